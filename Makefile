@@ -1,0 +1,115 @@
+# cudojo — build, test, bench, bundle.
+#
+#   make run        build and open the workbench (installs missing Debian packages as root)
+#   make test       build and run every test (no GPU needed)
+#   make test-gpu   the same plus the GPU-only tests, on a machine with an NVIDIA GPU
+#   make san        every test under ASan + UBSan (build-san/)
+#   make bench      performance figures (never part of the tests)
+#   make bundle     a relocatable dist/cudojo/ for a GPU server without -dev packages
+#   make clean
+
+CUDA_HOME ?= /usr/local/cuda
+BUILD     ?= build
+CC        ?= cc
+PKGS      := lua5.4 sqlite3 ncursesw jansson libcmark
+TEST_PKGS := cmocka
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+ifeq ($(CI),true)
+WARN    += -Werror
+endif
+OPT     ?= -O2 -g
+SAN_FLAGS :=
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT     := -O1 -g
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+CPPFLAGS := -I. -I$(CUDA_HOME)/include -D_GNU_SOURCE -DCUDOJO_VERSION='"0.1.0"'
+CFLAGS   := -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) -pthread $(PKG_CFLAGS)
+# The emulator's inner loops are the hot path: let the compiler vectorise them.
+EMU_CFLAGS := $(if $(filter 1,$(SAN)),,-O3)
+LDFLAGS  := $(SAN_FLAGS) -pthread -L$(CUDA_HOME)/lib64 \
+            -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,--enable-new-dtags
+LDLIBS   := $(PKG_LIBS) -lnvrtc -lcudart -lm -ldl
+
+MODULES  := base kernels kernels/cuda kernels/emu lua progress-db app app/tui
+LIB_SRC  := $(filter-out app/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ := $(BUILD)/obj/app/main.o
+LIB      := $(BUILD)/libcudojo.a
+BIN      := $(BUILD)/cudojo
+
+TEST_SRC     := $(wildcard tests/*/test_*.c)
+TEST_BIN     := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+SUPPORT_SRC  := $(wildcard tests/support/*.c)
+SUPPORT_OBJ  := $(SUPPORT_SRC:%.c=$(BUILD)/obj/%.o)
+BENCH_SRC    := $(wildcard bench/bench_*.c)
+BENCH_BIN    := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+.PHONY: all deps run test test-gpu test-unit san bench bundle clean tests-build
+
+all: deps $(BIN)
+
+deps:
+	@sh tools/deps.sh $(if $(filter test test-gpu san,$(MAKECMDGOALS)),--test) $(PKGS) -- $(TEST_PKGS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(findstring kernels/emu/,$<),$(EMU_CFLAGS)) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SUPPORT_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(LIB) $(LDLIBS) $(TEST_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+tests-build: $(BIN) $(TEST_BIN) $(FUZZ_BIN)
+
+# Every unit test, the emulator suites, the lessons verified on the emulator, the TUI in tmux.
+test: deps tests-build
+	@CUDOJO_BIN=$(BIN) BUILD=$(BUILD) sh tools/run-tests.sh $(TEST_BIN)
+
+test-gpu: deps tests-build
+	@CUDOJO_TEST_GPU=1 CUDOJO_BIN=$(BIN) BUILD=$(BUILD) sh tools/run-tests.sh $(TEST_BIN)
+
+san:
+	@$(MAKE) --no-print-directory SAN=1 BUILD=build-san test
+
+bench: deps $(BIN) $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+bundle: deps $(BIN)
+	@sh tools/bundle.sh $(BIN) dist/cudojo
+
+run: all
+	@$(BIN)
+
+clean:
+	rm -rf build build-san dist
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.d)

@@ -1,0 +1,3 @@
+/* app/main.c: PLACEHOLDER entry point while the CLI is written. */
+#include <stdio.h>
+int main(void) { puts("cudojo"); return 0; }

@@ -1,0 +1,197 @@
+/* base/diag.c: user-facing diagnostics. */
+#include "base/diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+static Diag *diag_vnew(DiagSeverity sev, const char *code, const char *file, int line, int col,
+                       const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
+
+static Diag *diag_vnew(DiagSeverity sev, const char *code, const char *file, int line, int col,
+                       const char *fmt, va_list ap) {
+    Diag *d = xcalloc(1, sizeof *d);
+    d->severity = sev;
+    d->code = xstrdup(code ? code : "error");
+    d->file = xstrdup(file);
+    d->line = line;
+    d->col = col;
+    d->message = xvasprintf(fmt, ap);
+    return d;
+}
+
+Diag *diag_new(DiagSeverity sev, const char *code, const char *file, int line, int col,
+               const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *d = diag_vnew(sev, code, file, line, col, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+Diag *diag_error(const char *code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    Diag *d = diag_vnew(DIAG_ERROR, code, NULL, 0, 0, fmt, ap);
+    va_end(ap);
+    return d;
+}
+
+void diag_free(Diag **dp) {
+    Diag *d = *dp;
+    while (d) {
+        Diag *next = d->next;
+        free(d->code);
+        free(d->file);
+        free(d->message);
+        free(d->excerpt);
+        free(d);
+        d = next;
+    }
+    *dp = NULL;
+}
+
+Diag *diag_append(Diag **list, Diag *d) {
+    Diag **tail = list;
+    while (*tail) tail = &(*tail)->next;
+    *tail = d;
+    return d;
+}
+
+int diag_count(const Diag *d) {
+    int n = 0;
+    for (; d; d = d->next) n++;
+    return n;
+}
+
+int diag_count_errors(const Diag *d) {
+    int n = 0;
+    for (; d; d = d->next)
+        if (d->severity == DIAG_ERROR) n++;
+    return n;
+}
+
+void diag_set_thread(Diag *d, const unsigned block[3], const unsigned thread[3]) {
+    d->has_thread = true;
+    memcpy(d->block, block, sizeof d->block);
+    memcpy(d->thread, thread, sizeof d->thread);
+}
+
+void diag_set_excerpt(Diag *d, const char *source) {
+    if (!source || d->line <= 0) return;
+    const char *p = source;
+    for (int ln = 1; ln < d->line && p; ln++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    if (!p || !*p) return;
+    size_t len = strcspn(p, "\r\n");
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_append_n(&sb, p, len);
+    if (d->col > 0 && (size_t)d->col <= len + 1) {
+        strbuf_append_char(&sb, '\n');
+        /* Keep tabs so the caret lines up under the same column in a terminal. */
+        for (int i = 0; i < d->col - 1; i++) strbuf_append_char(&sb, p[i] == '\t' ? '\t' : ' ');
+        strbuf_append_char(&sb, '^');
+    }
+    free(d->excerpt);
+    d->excerpt = strbuf_steal(&sb);
+    strbuf_fini(&sb);
+}
+
+const char *diag_severity_name(DiagSeverity sev) {
+    switch (sev) {
+    case DIAG_ERROR: return "error";
+    case DIAG_WARNING: return "warning";
+    case DIAG_NOTE: return "note";
+    }
+    return "error";
+}
+
+void diag_format(const Diag *d, StrBuf *out, bool color) {
+    static const char *sev_color[] = {"\033[1;31m", "\033[1;35m", "\033[1;36m"};
+    if (d->file) {
+        strbuf_printf(out, "%s%s", color ? "\033[1m" : "", d->file);
+        if (d->line > 0) strbuf_printf(out, ":%d", d->line);
+        if (d->line > 0 && d->col > 0) strbuf_printf(out, ":%d", d->col);
+        strbuf_printf(out, ":%s ", color ? "\033[0m" : "");
+    }
+    strbuf_printf(out, "%s%s:%s %s", color ? sev_color[d->severity] : "",
+                  diag_severity_name(d->severity), color ? "\033[0m" : "", d->message);
+    if (d->has_thread && !strstr(d->message, "block (")) {
+        strbuf_printf(out, " [block (%u,%u,%u), thread (%u,%u,%u)]", d->block[0], d->block[1],
+                      d->block[2], d->thread[0], d->thread[1], d->thread[2]);
+    }
+    strbuf_append_char(out, '\n');
+    if (d->excerpt) {
+        const char *p = d->excerpt;
+        while (*p) {
+            size_t len = strcspn(p, "\n");
+            strbuf_append(out, "    ");
+            strbuf_append_n(out, p, len);
+            strbuf_append_char(out, '\n');
+            p += len;
+            if (*p == '\n') p++;
+        }
+    }
+}
+
+char *diag_format_all(const Diag *d, bool color) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    for (; d; d = d->next) diag_format(d, &sb, color);
+    char *s = strbuf_steal(&sb);
+    strbuf_fini(&sb);
+    return s;
+}
+
+json_t *diag_to_json(const Diag *d) {
+    json_t *arr = json_array();
+    for (; d; d = d->next) {
+        json_t *o = json_pack("{s:s, s:s, s:s?, s:i, s:i, s:s, s:s?}", "severity",
+                              diag_severity_name(d->severity), "code", d->code, "file", d->file,
+                              "line", d->line, "col", d->col, "message", d->message, "excerpt",
+                              d->excerpt);
+        if (d->has_thread) {
+            json_object_set_new(o, "block", json_pack("[i,i,i]", d->block[0], d->block[1], d->block[2]));
+            json_object_set_new(o, "thread", json_pack("[i,i,i]", d->thread[0], d->thread[1], d->thread[2]));
+        }
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static const char *json_str(const json_t *o, const char *key) {
+    return json_string_value(json_object_get(o, key));
+}
+
+Diag *diag_from_json(const json_t *arr) {
+    Diag *list = NULL;
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        const char *sev = json_str(o, "severity");
+        DiagSeverity s = DIAG_ERROR;
+        if (sev && !strcmp(sev, "warning")) s = DIAG_WARNING;
+        if (sev && !strcmp(sev, "note")) s = DIAG_NOTE;
+        const char *msg = json_str(o, "message");
+        Diag *d = diag_new(s, json_str(o, "code"), json_str(o, "file"),
+                           (int)json_integer_value(json_object_get(o, "line")),
+                           (int)json_integer_value(json_object_get(o, "col")), "%s", msg ? msg : "");
+        d->excerpt = xstrdup(json_str(o, "excerpt"));
+        json_t *b = json_object_get(o, "block"), *t = json_object_get(o, "thread");
+        if (json_is_array(b) && json_is_array(t)) {
+            unsigned bb[3], tt[3];
+            for (int k = 0; k < 3; k++) {
+                bb[k] = (unsigned)json_integer_value(json_array_get(b, (size_t)k));
+                tt[k] = (unsigned)json_integer_value(json_array_get(t, (size_t)k));
+            }
+            diag_set_thread(d, bb, tt);
+        }
+        diag_append(&list, d);
+    }
+    return list;
+}

@@ -1,0 +1,168 @@
+/* base/result.c: RunResult lifecycle, JSON round trip and CLI rendering. */
+#include "base/result.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+static const char *const verdict_names[] = {
+    [VERDICT_PASS] = "pass",
+    [VERDICT_FAIL] = "fail",
+    [VERDICT_COMPILE_ERROR] = "compile-error",
+    [VERDICT_RUNTIME_ERROR] = "runtime-error",
+    [VERDICT_TIMEOUT] = "timeout",
+    [VERDICT_CRASH] = "crash",
+    [VERDICT_CANCELLED] = "cancelled",
+    [VERDICT_EXERCISE_ERROR] = "exercise-error",
+};
+#define N_VERDICTS ((int)(sizeof verdict_names / sizeof verdict_names[0]))
+
+const char *verdict_name(Verdict v) {
+    if ((int)v < 0 || (int)v >= N_VERDICTS) return "fail";
+    return verdict_names[v];
+}
+
+Verdict verdict_from_name(const char *s) {
+    for (int i = 0; s && i < N_VERDICTS; i++)
+        if (!strcmp(s, verdict_names[i])) return (Verdict)i;
+    return VERDICT_FAIL;
+}
+
+RunResult *run_result_new(Verdict v) {
+    RunResult *r = xcalloc(1, sizeof *r);
+    r->verdict = v;
+    return r;
+}
+
+void run_result_free(RunResult **rp) {
+    RunResult *r = *rp;
+    if (!r) return;
+    for (int i = 0; i < r->n_checks; i++) {
+        CheckResult *c = &r->checks[i];
+        free(c->name);
+        free(c->message);
+        for (int k = 0; k < c->n_mismatches; k++) {
+            free(c->mismatches[k].got);
+            free(c->mismatches[k].want);
+        }
+        free(c->mismatches);
+    }
+    free(r->checks);
+    free(r->exercise_id);
+    free(r->backend);
+    free(r->summary);
+    diag_free(&r->diags);
+    if (r->metrics) json_decref(r->metrics);
+    free(r->device_output);
+    free(r->log);
+    free(r);
+    *rp = NULL;
+}
+
+CheckResult *run_result_add_check(RunResult *r, const char *name, bool passed, const char *message) {
+    r->checks = xrealloc(r->checks, (size_t)(r->n_checks + 1) * sizeof *r->checks);
+    CheckResult *c = &r->checks[r->n_checks++];
+    memset(c, 0, sizeof *c);
+    c->name = xstrdup(name ? name : "check");
+    c->passed = passed;
+    c->message = xstrdup(message ? message : "");
+    return c;
+}
+
+void check_result_add_mismatch(CheckResult *c, long long index, const char *got, const char *want) {
+    c->mismatches = xrealloc(c->mismatches, (size_t)(c->n_mismatches + 1) * sizeof *c->mismatches);
+    Mismatch *m = &c->mismatches[c->n_mismatches++];
+    m->index = index;
+    m->got = xstrdup(got);
+    m->want = xstrdup(want);
+}
+
+json_t *run_result_to_json(const RunResult *r) {
+    json_t *checks = json_array();
+    for (int i = 0; i < r->n_checks; i++) {
+        const CheckResult *c = &r->checks[i];
+        json_t *mm = json_array();
+        for (int k = 0; k < c->n_mismatches; k++)
+            json_array_append_new(mm, json_pack("{s:I, s:s, s:s}", "index", (json_int_t)c->mismatches[k].index,
+                                                "got", c->mismatches[k].got, "want", c->mismatches[k].want));
+        json_array_append_new(checks, json_pack("{s:s, s:b, s:s, s:I, s:I, s:o}", "name", c->name, "passed",
+                                                c->passed, "message", c->message, "wrong",
+                                                (json_int_t)c->n_wrong, "total", (json_int_t)c->n_total,
+                                                "mismatches", mm));
+    }
+    json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:o, s:o, s:f}", "verdict", verdict_name(r->verdict),
+                          "exercise", r->exercise_id, "backend", r->backend, "summary", r->summary,
+                          "checks", checks, "diagnostics", diag_to_json(r->diags), "duration_ms",
+                          r->duration_ms);
+    json_object_set(j, "metrics", r->metrics ? r->metrics : json_null());
+    if (r->device_output) json_object_set_new(j, "device_output", json_string(r->device_output));
+    if (r->log) json_object_set_new(j, "log", json_string(r->log));
+    return j;
+}
+
+static const char *jstr(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
+
+RunResult *run_result_from_json(const json_t *j) {
+    RunResult *r = run_result_new(verdict_from_name(jstr(j, "verdict")));
+    r->exercise_id = xstrdup(jstr(j, "exercise"));
+    r->backend = xstrdup(jstr(j, "backend"));
+    r->summary = xstrdup(jstr(j, "summary"));
+    r->duration_ms = json_number_value(json_object_get(j, "duration_ms"));
+    r->device_output = xstrdup(jstr(j, "device_output"));
+    r->log = xstrdup(jstr(j, "log"));
+    json_t *m = json_object_get(j, "metrics");
+    if (json_is_object(m)) r->metrics = json_incref(m);
+    r->diags = diag_from_json(json_object_get(j, "diagnostics"));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(j, "checks"), i, c) {
+        CheckResult *cr = run_result_add_check(r, jstr(c, "name"), json_is_true(json_object_get(c, "passed")),
+                                               jstr(c, "message"));
+        cr->n_wrong = json_integer_value(json_object_get(c, "wrong"));
+        cr->n_total = json_integer_value(json_object_get(c, "total"));
+        size_t k;
+        json_t *mm;
+        json_array_foreach(json_object_get(c, "mismatches"), k, mm)
+            check_result_add_mismatch(cr, json_integer_value(json_object_get(mm, "index")), jstr(mm, "got"),
+                                      jstr(mm, "want"));
+    }
+    return r;
+}
+
+void run_result_print(const RunResult *r, FILE *out, bool color) {
+    const char *green = color ? "\033[1;32m" : "", *red = color ? "\033[1;31m" : "";
+    const char *dim = color ? "\033[2m" : "", *off = color ? "\033[0m" : "";
+    bool ok = r->verdict == VERDICT_PASS;
+    fprintf(out, "%s%s%s", ok ? green : red, ok ? "PASS" : "FAIL", off);
+    if (!ok) fprintf(out, " (%s)", verdict_name(r->verdict));
+    if (r->summary && *r->summary) fprintf(out, "  %s", r->summary);
+    fprintf(out, "  %s[%s, %.0f ms]%s\n", dim, r->backend ? r->backend : "?", r->duration_ms, off);
+    if (r->diags) {
+        char *s = diag_format_all(r->diags, color);
+        fputs(s, out);
+        free(s);
+    }
+    for (int i = 0; i < r->n_checks; i++) {
+        const CheckResult *c = &r->checks[i];
+        fprintf(out, "  %s%s%s %s: %s\n", c->passed ? green : red, c->passed ? "✓" : "✗", off, c->name,
+                c->message);
+        if (c->n_mismatches > 0) {
+            fprintf(out, "      %12s  %16s  %16s\n", "index", "got", "want");
+            for (int k = 0; k < c->n_mismatches; k++)
+                fprintf(out, "      %12lld  %16s  %16s\n", c->mismatches[k].index, c->mismatches[k].got,
+                        c->mismatches[k].want);
+        }
+    }
+    if (r->device_output && *r->device_output) {
+        fprintf(out, "  %sdevice printf:%s\n", dim, off);
+        const char *p = r->device_output;
+        while (*p) {
+            size_t len = strcspn(p, "\n");
+            fprintf(out, "    %.*s\n", (int)len, p);
+            p += len;
+            if (*p) p++;
+        }
+    }
+    if (r->log && *r->log) fputs(r->log, out);
+}

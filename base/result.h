@@ -1,0 +1,66 @@
+/* base/result.h: the outcome of one exercise run, as the worker returns it.
+ *
+ * A RunResult crosses the worker pipe as JSON (run_result_to_json /
+ * run_result_from_json), is printed by the CLI, drawn by the TUI and stored
+ * by progress-db (metrics and checks as JSON). */
+#ifndef CUDOJO_BASE_RESULT_H
+#define CUDOJO_BASE_RESULT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+
+typedef enum Verdict {
+    VERDICT_PASS = 0,          /* every check passed */
+    VERDICT_FAIL,              /* ran, a check failed or the kernel misbehaved (OOB, race...) */
+    VERDICT_COMPILE_ERROR,     /* the learner's .cu did not compile */
+    VERDICT_RUNTIME_ERROR,     /* launch failed, sticky CUDA error, trap */
+    VERDICT_TIMEOUT,           /* killed after the exercise's time limit */
+    VERDICT_CRASH,             /* the worker died (signal) */
+    VERDICT_CANCELLED,         /* the user stopped it */
+    VERDICT_EXERCISE_ERROR,    /* the exercise script itself is broken (author's bug) */
+} Verdict;
+
+typedef struct Mismatch {
+    long long index;           /* flat element index */
+    char *got, *want;          /* formatted values */
+} Mismatch;
+
+typedef struct CheckResult {
+    char *name;                /* "out", or the author's label */
+    bool passed;
+    char *message;             /* one line; for failures says what and how many */
+    long long n_wrong, n_total;
+    Mismatch *mismatches;      /* the first few, in index order */
+    int n_mismatches;
+} CheckResult;
+
+typedef struct RunResult {
+    Verdict verdict;
+    char *exercise_id;
+    char *backend;             /* "cuda" or "emu" */
+    char *summary;             /* one line for humans */
+    CheckResult *checks;
+    int n_checks;
+    Diag *diags;               /* compile errors, emulator findings, Lua errors... */
+    json_t *metrics;           /* object; owned; may be NULL (timings, emulator counters) */
+    char *device_output;       /* device printf, in order; may be NULL */
+    char *log;                 /* t:log() lines from the exercise; may be NULL */
+    double duration_ms;        /* wall time of the whole run in the worker */
+} RunResult;
+
+RunResult *run_result_new(Verdict v);
+void run_result_free(RunResult **r);
+/* Adds a check; strings are copied. Returns it so mismatches can be added. */
+CheckResult *run_result_add_check(RunResult *r, const char *name, bool passed, const char *message);
+void check_result_add_mismatch(CheckResult *c, long long index, const char *got, const char *want);
+json_t *run_result_to_json(const RunResult *r);           /* new reference */
+RunResult *run_result_from_json(const json_t *j);         /* never NULL for an object */
+const char *verdict_name(Verdict v);                      /* "pass", "fail", "compile-error"... */
+Verdict verdict_from_name(const char *s);
+/* Human rendering for the CLI. */
+void run_result_print(const RunResult *r, FILE *out, bool color);
+
+#endif

@@ -1,0 +1,68 @@
+/* base/strbuf.c: growable strings. */
+#include "base/strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+void strbuf_init(StrBuf *sb) {
+    sb->cap = 64;
+    sb->len = 0;
+    sb->data = xmalloc(sb->cap);
+    sb->data[0] = '\0';
+}
+
+void strbuf_fini(StrBuf *sb) {
+    free(sb->data);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
+}
+
+void strbuf_reset(StrBuf *sb) {
+    sb->len = 0;
+    sb->data[0] = '\0';
+}
+
+static void strbuf_reserve(StrBuf *sb, size_t extra) {
+    if (sb->len + extra + 1 <= sb->cap) return;
+    size_t cap = sb->cap ? sb->cap : 64;
+    while (cap < sb->len + extra + 1) cap *= 2;
+    sb->data = xrealloc(sb->data, cap);
+    sb->cap = cap;
+}
+
+void strbuf_append_n(StrBuf *sb, const char *s, size_t n) {
+    strbuf_reserve(sb, n);
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+}
+
+void strbuf_append(StrBuf *sb, const char *s) { strbuf_append_n(sb, s, strlen(s)); }
+
+void strbuf_append_char(StrBuf *sb, char c) { strbuf_append_n(sb, &c, 1); }
+
+void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n <= 0) return;
+    strbuf_reserve(sb, (size_t)n);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    sb->len += (size_t)n;
+}
+
+void strbuf_printf(StrBuf *sb, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(sb, fmt, ap);
+    va_end(ap);
+}
+
+char *strbuf_steal(StrBuf *sb) {
+    char *p = sb->data;
+    strbuf_init(sb);
+    return p;
+}

@@ -1,0 +1,24 @@
+/* base/strbuf.h: a growable, always NUL-terminated byte string. */
+#ifndef CUDOJO_BASE_STRBUF_H
+#define CUDOJO_BASE_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct StrBuf {
+    char *data;     /* never NULL after strbuf_init; NUL-terminated */
+    size_t len;
+    size_t cap;
+} StrBuf;
+
+void strbuf_init(StrBuf *sb);
+void strbuf_fini(StrBuf *sb);
+void strbuf_reset(StrBuf *sb);                       /* len = 0, keeps memory */
+void strbuf_append(StrBuf *sb, const char *s);
+void strbuf_append_n(StrBuf *sb, const char *s, size_t n);
+void strbuf_append_char(StrBuf *sb, char c);
+void strbuf_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+char *strbuf_steal(StrBuf *sb);                      /* caller frees; sb is re-initialised */
+
+#endif

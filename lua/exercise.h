@@ -1,0 +1,74 @@
+/* lua/exercise.h: the course (chapters and exercises written in Lua) and
+ * running one exercise against a learner's source on a Backend.
+ *
+ * Every Lua file is loaded in the sandbox (lua/sandbox.c) with chunkname
+ * "@lessons/<chapter dir>/<file>.lua" so errors name the author's file and
+ * line. See lua/API.md for what exercise authors can write. */
+#ifndef CUDOJO_LUA_EXERCISE_H
+#define CUDOJO_LUA_EXERCISE_H
+
+#include <stdbool.h>
+
+#include "base/diag.h"
+#include "base/result.h"
+#include "kernels/backend.h"
+
+typedef struct ExerciseMeta {
+    char *id;              /* stable, unique in the course ("vector-add"); never the folder name */
+    char *title;
+    char *chapter_id;      /* the chapter's stable id ("hello-gpu") */
+    char *lua_path;        /* absolute path of the exercise's .lua */
+    char *chunkname;       /* "@lessons/01-hello-gpu/vector-add.lua" */
+    char *source;          /* starter file, relative to the chapter dir ("vector-add.cu") */
+    char *solution;        /* relative to the chapter dir ("solutions/vector-add.cu") */
+    char **wrong;          /* relative paths of wrong variants that must fail */
+    int n_wrong;
+    char **hints;
+    int n_hints;
+    double timeout_s;      /* wall-clock limit for one run (default 10) */
+    bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
+    char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text) */
+} ExerciseMeta;
+
+typedef struct ChapterMeta {
+    char *id;              /* stable ("hello-gpu") */
+    char *title;
+    char *title_zh;        /* may be NULL */
+    char *dir;             /* absolute path of the chapter folder */
+    char *rel_dir;         /* "lessons/01-hello-gpu" as shown in messages */
+    int order;
+    ExerciseMeta *exercises;
+    int n_exercises;
+} ChapterMeta;
+
+typedef struct Course {
+    char *root;            /* absolute path of the lessons/ folder */
+    ChapterMeta *chapters; /* sorted by order */
+    int n_chapters;
+} Course;
+
+/* Loads every chapter folder (one holding chapter.lua) under `lessons_root`.
+ * Errors (with the author's file:line) come back as Diags; a broken chapter
+ * does not hide the others: *out is set whenever at least the root exists. */
+Diag *course_load(const char *lessons_root, Course **out);
+/* Loads only the chapter folders named (for `cudojo verify DIR...`). */
+Diag *course_load_dirs(const char *const *dirs, int n_dirs, Course **out);
+void course_free(Course **c);
+/* Finds by exercise id, or "chapter-id/exercise-id". *chapter may be NULL. */
+const ExerciseMeta *course_find_exercise(const Course *c, const char *id, const ChapterMeta **chapter);
+
+typedef struct ExerciseRunOptions {
+    const char *cu_path;        /* the file to compile (learner's copy, solution or wrong variant) */
+    const char *cu_display;     /* how messages name it ("vector-add.cu"); NULL = cu_path */
+    const char *const *param_keys;  /* overrides of t:param() defaults */
+    const char *const *param_values;
+    int n_params;
+    const char *cache_dir;      /* NVRTC cache; NULL = default */
+} ExerciseRunOptions;
+
+/* Runs ex's run(t) against opts->cu_path on `backend`. Never NULL. Compile
+ * errors, launch errors, failed checks, emulator findings and Lua errors are
+ * all inside the result. Must be called in the worker process. */
+RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts);
+
+#endif
