@@ -1,0 +1,74 @@
+/* lua/sandbox.h: a Lua 5.4 state fit for running other people's scripts.
+ *
+ * Exercise packs may come from anyone, so a script gets an allow-listed
+ * global table (no io, os.execute, debug, require, load, dofile,
+ * string.dump), a metatable on _G that makes any unknown global read or
+ * write an error naming the script's file:line, an instruction budget
+ * (count hook), a memory cap (counting allocator) and text-only loading.
+ * Errors come back as Diags in the author's file with a trimmed traceback
+ * (one note per calling frame of the author's code). */
+#ifndef CUDOJO_LUA_SANDBOX_H
+#define CUDOJO_LUA_SANDBOX_H
+
+#include <lua.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+
+/* Defaults; 0 in SandboxLimits means "use the default". */
+#define SANDBOX_DEFAULT_BUDGET 1000000000ull        /* VM instructions (a few seconds) */
+#define SANDBOX_DEFAULT_MEMORY ((size_t)512 << 20)  /* bytes of Lua heap */
+
+typedef struct SandboxLimits {
+    uint64_t instruction_budget;
+    size_t memory_cap;
+} SandboxLimits;
+
+typedef struct Sandbox Sandbox;
+
+/* A fresh state with the allow-listed globals; lim may be NULL. Caller frees. */
+Sandbox *sandbox_new(const SandboxLimits *lim);
+void sandbox_free(Sandbox **sb);
+lua_State *sandbox_lua(Sandbox *sb);
+/* The Sandbox that owns L (any thread of it). */
+Sandbox *sandbox_from_lua(lua_State *L);
+/* An opaque pointer for the layer above (the run context). */
+void sandbox_set_user(Sandbox *sb, void *user);
+void *sandbox_user(Sandbox *sb);
+
+/* Pops the value on top of the stack into global `name`, bypassing the
+ * unknown-global guard (this is how gpu, ref... are installed). */
+void sandbox_set_global(Sandbox *sb, const char *name);
+
+/* Loads the text chunk in `path`; `display` is how messages name the file
+ * ("lessons/01-hello-gpu/vector-add.lua"; chunkname "@" display). Pushes the
+ * function on success. Bytecode is refused. */
+Diag *sandbox_load_file(Sandbox *sb, const char *path, const char *display);
+Diag *sandbox_load_string(Sandbox *sb, const char *text, size_t len, const char *display);
+
+/* Calls the function below nargs arguments with the message handler; on
+ * success leaves nresults values. On error returns the Diag chain (code
+ * "lua", the author's file:line, notes for the calling frames). */
+Diag *sandbox_call(Sandbox *sb, int nargs, int nresults);
+
+/* Unwinds the script without blaming it: the layer above has recorded why
+ * (a compile error in the learner's kernel, a failed launch). sandbox_call
+ * then returns a Diag with code "abort" and sandbox_aborted() is true. */
+int sandbox_abort(lua_State *L) __attribute__((noreturn));
+bool sandbox_aborted(const Sandbox *sb);
+
+/* print() and t:log() lines, "\n"-terminated; NULL when none. */
+void sandbox_log_append(Sandbox *sb, const char *line);
+const char *sandbox_log(const Sandbox *sb);
+
+uint64_t sandbox_instructions_used(const Sandbox *sb);
+size_t sandbox_memory_used(const Sandbox *sb);
+
+/* Raises an error for an unknown key of an API table/object ("gpu has no
+ * field 'arary' (did you mean 'array'?)"); candidates are the keys of the
+ * table at index `keys_idx`. */
+int sandbox_unknown_key_error(lua_State *L, const char *what, const char *key, int keys_idx);
+
+#endif

@@ -1,0 +1,220 @@
+/* tests/lua/test_sandbox.c: the exercise sandbox refuses what a hostile
+ * lesson pack could use, stops runaway scripts and names the author's line. */
+#include <lua.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lua/sandbox.h"
+
+#define FILE_NAME "lessons/01-test/x.lua"
+
+/* Runs `code` as lessons/01-test/x.lua; returns the error (NULL = ran). */
+static Diag *run_code(Sandbox *sb, const char *code) {
+    Diag *d = sandbox_load_string(sb, code, strlen(code), FILE_NAME);
+    if (d) return d;
+    return sandbox_call(sb, 0, 0);
+}
+
+static Diag *run_fresh(const char *code, uint64_t budget, size_t mem) {
+    SandboxLimits lim = {budget, mem};
+    Sandbox *sb = sandbox_new(&lim);
+    Diag *d = run_code(sb, code);
+    sandbox_free(&sb);
+    return d;
+}
+
+static void assert_refused(const char *code, const char *needle) {
+    Diag *d = run_fresh(code, 0, 0);
+    assert_non_null(d);
+    if (!strstr(d->message, needle)) fail_msg("'%s': message '%s' lacks '%s'", code, d->message, needle);
+    assert_string_equal(d->file, FILE_NAME);
+    assert_int_equal(d->line, 1);
+    diag_free(&d);
+}
+
+static void sandbox__refuses_os_execute(void **state) {
+    (void)state;
+    assert_refused("os.execute('touch /tmp/cudojo-pwned')", "execute");
+    assert_refused("os.remove('/tmp/x')", "remove");
+    assert_refused("os.getenv('HOME')", "getenv");
+}
+
+static void sandbox__refuses_io(void **state) {
+    (void)state;
+    assert_refused("local f = io.open('/etc/passwd')", "unknown global 'io'");
+}
+
+static void sandbox__refuses_require_and_package(void **state) {
+    (void)state;
+    assert_refused("require('os')", "unknown global 'require'");
+    assert_refused("local p = package.loadlib", "unknown global 'package'");
+}
+
+static void sandbox__refuses_load_dofile_loadfile(void **state) {
+    (void)state;
+    assert_refused("load('\\27Lua\\84\\0')()", "unknown global 'load'");
+    assert_refused("dofile('/etc/passwd')", "unknown global 'dofile'");
+    assert_refused("loadfile('/etc/passwd')", "unknown global 'loadfile'");
+    assert_refused("collectgarbage('stop')", "unknown global 'collectgarbage'");
+}
+
+static void sandbox__refuses_bytecode_chunk(void **state) {
+    (void)state;
+    Sandbox *sb = sandbox_new(NULL);
+    static const char chunk[] = "\x1bLua\x54\x00\x19\x93\r\n\x1a\n";
+    Diag *d = sandbox_load_string(sb, chunk, sizeof chunk - 1, FILE_NAME);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "binary chunk"));
+    diag_free(&d);
+    sandbox_free(&sb);
+}
+
+static void sandbox__refuses_string_dump_and_debug(void **state) {
+    (void)state;
+    assert_refused("local s = string.dump(function() end)", "dump");
+    assert_refused("local s = ('x').dump(function() end)", "dump");
+    assert_refused("debug.sethook()", "unknown global 'debug'");
+}
+
+static void sandbox__allows_the_standard_tables(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local x = math.floor(2.5) + #string.format('%d', 42) + #table.concat({'a','b'})\n"
+                        "assert(x == 6)\n"
+                        "assert(utf8.char(72) == 'H')\n"
+                        "assert(type(os.clock()) == 'number' and type(os.time()) == 'number')\n"
+                        "assert(select('#', pcall(error, 'x')) == 2)\n"
+                        "assert(('abc'):upper() == 'ABC')\n",
+                        0, 0);
+    if (d) fail_msg("%s", d->message);
+}
+
+static void sandbox__stops_infinite_loop__with_budget(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local i = 0\nwhile true do\n  i = i + 1\nend\n", 2000000, 0);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "ran too long (instruction budget"));
+    assert_string_equal(d->file, FILE_NAME);
+    assert_true(d->line >= 2 && d->line <= 4);
+    diag_free(&d);
+}
+
+static void sandbox__budget_survives_pcall(void **state) {
+    (void)state;
+    /* A script cannot catch the budget error and keep going. */
+    Diag *d = run_fresh("for k = 1, 100 do pcall(function() while true do end end) end\n"
+                        "while true do end\n", 2000000, 0);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "instruction budget"));
+    diag_free(&d);
+}
+
+static void sandbox__stops_memory_bomb__with_cap(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local t = {}\nfor i = 1, 1e9 do t[i] = i end\n", 0, (size_t)16 << 20);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "more than 16 MiB of memory (memory cap)"));
+    diag_free(&d);
+    d = run_fresh("local s = string.rep('x', 1 << 30)\n", 0, (size_t)16 << 20);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "memory cap"));
+    diag_free(&d);
+}
+
+static void sandbox__names_file_line__when_global_misspelt(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local x = 1\n\nlocal y = mathh.floor(x)\n", 0, 0);
+    assert_non_null(d);
+    assert_string_equal(d->code, "lua");
+    assert_string_equal(d->file, FILE_NAME);
+    assert_int_equal(d->line, 3);
+    assert_string_equal(d->message, "unknown global 'mathh' (did you mean 'math'?)");
+    assert_non_null(d->excerpt);
+    assert_non_null(strstr(d->excerpt, "mathh.floor"));
+    diag_free(&d);
+}
+
+static void sandbox__refuses_global_write(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local a = 1\ncount = a + 1\n", 0, 0);
+    assert_non_null(d);
+    assert_int_equal(d->line, 2);
+    assert_non_null(strstr(d->message, "assignment to undeclared global 'count'"));
+    diag_free(&d);
+}
+
+static void sandbox__traceback_names_calling_lines(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local function inner(v)\n"
+                        "  error('bad value ' .. v)\n"
+                        "end\n"
+                        "local function outer()\n"
+                        "  inner(7)\n"
+                        "end\n"
+                        "outer()\n",
+                        0, 0);
+    assert_non_null(d);
+    assert_int_equal(d->line, 2);
+    assert_string_equal(d->message, "bad value 7");
+    assert_non_null(d->next);
+    assert_int_equal(d->next->severity, DIAG_NOTE);
+    assert_int_equal(d->next->line, 5);
+    assert_non_null(d->next->next);
+    assert_int_equal(d->next->next->line, 7);
+    assert_null(d->next->next->next);
+    diag_free(&d);
+}
+
+static void sandbox__print_goes_to_log(void **state) {
+    (void)state;
+    Sandbox *sb = sandbox_new(NULL);
+    Diag *d = run_code(sb, "print('n =', 42)\nprint(true)\n");
+    assert_null(d);
+    assert_string_equal(sandbox_log(sb), "n =\t42\ntrue\n");
+    sandbox_free(&sb);
+}
+
+static void sandbox__reports_syntax_error_line(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local x = 1\nlocal y = = 2\n", 0, 0);
+    assert_non_null(d);
+    assert_string_equal(d->file, FILE_NAME);
+    assert_int_equal(d->line, 2);
+    diag_free(&d);
+}
+
+static void sandbox__error_with_table_value_is_reported(void **state) {
+    (void)state;
+    Diag *d = run_fresh("\nerror({})\n", 0, 0);
+    assert_non_null(d);
+    assert_string_equal(d->message, "error object is a table value");
+    assert_int_equal(d->line, 2);
+    diag_free(&d);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sandbox__refuses_os_execute),
+        cmocka_unit_test(sandbox__refuses_io),
+        cmocka_unit_test(sandbox__refuses_require_and_package),
+        cmocka_unit_test(sandbox__refuses_load_dofile_loadfile),
+        cmocka_unit_test(sandbox__refuses_bytecode_chunk),
+        cmocka_unit_test(sandbox__refuses_string_dump_and_debug),
+        cmocka_unit_test(sandbox__allows_the_standard_tables),
+        cmocka_unit_test(sandbox__stops_infinite_loop__with_budget),
+        cmocka_unit_test(sandbox__budget_survives_pcall),
+        cmocka_unit_test(sandbox__stops_memory_bomb__with_cap),
+        cmocka_unit_test(sandbox__names_file_line__when_global_misspelt),
+        cmocka_unit_test(sandbox__refuses_global_write),
+        cmocka_unit_test(sandbox__traceback_names_calling_lines),
+        cmocka_unit_test(sandbox__print_goes_to_log),
+        cmocka_unit_test(sandbox__reports_syntax_error_line),
+        cmocka_unit_test(sandbox__error_with_table_value_is_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
