@@ -1,0 +1,526 @@
+/* kernels/compile.c: learner CUDA source → PTX (+ cubin) with NVRTC, cached.
+ *
+ * The PTX is always built for the virtual arch (compute_80 by default) with
+ * -lineinfo so the emulator and the GPU see the same code and every
+ * instruction maps back to the learner's line. A cubin for the local GPU is a
+ * second NVRTC program (-arch=sm_XX, ptxas -v) whose log gives registers,
+ * static shared memory and spills per kernel. Compile errors are parsed out
+ * of NVRTC's log into Diags in the learner's file (compile_log.c). Results are
+ * cached on disk by SHA-256 of everything that influences the output. */
+#include "kernels/compile.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <nvrtc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "kernels/compile_internal.h"
+
+#define CACHE_MAGIC "cudojo-nvrtc-cache 2\n"
+
+/* NVRTC ships no C library headers, yet every tutorial starts with
+ * `#include <stdio.h>`. These stand-ins make the common ones compile:
+ * printf, assert, malloc and the math functions are built into device code;
+ * the integer types come from the toolkit's libcu++. */
+static const char *const BUILTIN_HEADER_NAMES[] = {
+    "stdio.h", "cstdio", "stdlib.h", "cstdlib", "assert.h", "cassert",
+    "math.h", "cmath", "stdint.h", "cstdint", "limits.h", "climits", "float.h", "cfloat",
+};
+#define STDIO_H "/* cudojo: printf is built into CUDA device code. */\n#pragma once\n"
+#define ASSERT_H "/* cudojo: assert is built into CUDA device code. */\n#pragma once\n"
+#define MATH_H "/* cudojo: sqrtf, expf, fabsf ... are built into CUDA device code. */\n#pragma once\n"
+#define STDINT_H "#pragma once\n#include <cuda/std/cstdint>\n"
+#define LIMITS_H                                                                              \
+    "#pragma once\n#ifndef INT_MAX\n#define CHAR_BIT 8\n#define SCHAR_MIN (-128)\n"              \
+    "#define SCHAR_MAX 127\n#define UCHAR_MAX 255\n#define SHRT_MIN (-32768)\n"                  \
+    "#define SHRT_MAX 32767\n#define USHRT_MAX 65535\n#define INT_MIN (-2147483647 - 1)\n"      \
+    "#define INT_MAX 2147483647\n#define UINT_MAX 4294967295U\n"                                 \
+    "#define LONG_MIN (-9223372036854775807L - 1)\n#define LONG_MAX 9223372036854775807L\n"     \
+    "#define ULONG_MAX 18446744073709551615UL\n#define LLONG_MIN (-9223372036854775807LL - 1)\n" \
+    "#define LLONG_MAX 9223372036854775807LL\n#define ULLONG_MAX 18446744073709551615ULL\n#endif\n"
+#define FLOAT_H                                                                             \
+    "#pragma once\n#ifndef FLT_MAX\n#define FLT_MAX 3.402823466e+38F\n"                       \
+    "#define FLT_MIN 1.175494351e-38F\n#define FLT_EPSILON 1.192092896e-07F\n"                \
+    "#define DBL_MAX 1.7976931348623158e+308\n#define DBL_MIN 2.2250738585072014e-308\n"      \
+    "#define DBL_EPSILON 2.2204460492503131e-16\n#define FLT_DIG 6\n#define DBL_DIG 15\n#endif\n"
+static const char *const BUILTIN_HEADERS[] = {
+    STDIO_H, STDIO_H, STDIO_H, STDIO_H, ASSERT_H, ASSERT_H, MATH_H,
+    MATH_H, STDINT_H, STDINT_H, LIMITS_H, LIMITS_H, FLOAT_H, FLOAT_H,
+};
+#define N_BUILTIN_HEADERS ((int)(sizeof BUILTIN_HEADER_NAMES / sizeof BUILTIN_HEADER_NAMES[0]))
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+const char *compile_nvrtc_version(void) {
+    static char buf[32];
+    if (!buf[0]) {
+        int major = 0, minor = 0;
+        if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return NULL;
+        snprintf(buf, sizeof buf, "%d.%d", major, minor);
+    }
+    return buf;
+}
+
+static bool has_fp16_header(const char *dir) {
+    char *p = path_join(dir, "cuda_fp16.h");
+    bool ok = fs_exists(p);
+    free(p);
+    return ok;
+}
+
+/* Where the toolkit's headers are: $CUDOJO_CUDA_INCLUDE, $CUDA_HOME/include,
+ * next to the libnvrtc we loaded (../include: a bundle ships them there), then
+ * the usual install paths. NULL when none has cuda_fp16.h. Static storage. */
+const char *compile_cuda_include_dir(void) {
+    static char *found;
+    static bool searched;
+    if (searched) return found;
+    searched = true;
+    const char *env = getenv("CUDOJO_CUDA_INCLUDE");
+    if (env && *env && has_fp16_header(env)) return found = xstrdup(env);
+    const char *home = getenv("CUDA_HOME");
+    if (home && *home) {
+        char *p = path_join(home, "include");
+        if (has_fp16_header(p)) return found = p;
+        free(p);
+    }
+    Dl_info info;
+    if (dladdr((void *)nvrtcVersion, &info) && info.dli_fname) {
+        char *libdir = path_dirname(info.dli_fname);
+        char *up = path_join(libdir, "../include");
+        char *p = path_absolute(up);
+        free(libdir);
+        free(up);
+        if (has_fp16_header(p)) return found = p;
+        free(p);
+    }
+    static const char *const fixed[] = {"/usr/local/cuda/include", "/opt/cuda/include",
+                                        "/usr/include"};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (has_fp16_header(fixed[i])) return found = xstrdup(fixed[i]);
+    return NULL;
+}
+
+/* ---- options ---- */
+
+typedef struct OptList {
+    char **v;
+    int n, cap;
+} OptList;
+
+static void opts_add(OptList *o, char *owned) {
+    if (o->n == o->cap) {
+        o->cap = o->cap ? o->cap * 2 : 16;
+        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    }
+    o->v[o->n++] = owned;
+}
+
+static void opts_free(OptList *o) {
+    for (int i = 0; i < o->n; i++) free(o->v[i]);
+    free(o->v);
+    memset(o, 0, sizeof *o);
+}
+
+/* Options shared by both programs; the arch and ptxas flags are added per program. */
+static void opts_common(const CompileOptions *opts, OptList *o) {
+    opts_add(o, xstrdup("-lineinfo"));
+    opts_add(o, xstrdup("--std=c++17"));
+    const char *inc = compile_cuda_include_dir();
+    if (inc) {
+        opts_add(o, xasprintf("-I%s", inc));
+        /* CUDA 13 moved libcu++ (cuda/std/...), which cooperative_groups needs, here. */
+        char *cccl = path_join(inc, "cccl");
+        if (fs_is_dir(cccl)) opts_add(o, xasprintf("-I%s", cccl));
+        free(cccl);
+    }
+    if (opts->fast_math) opts_add(o, xstrdup("--use_fast_math"));
+    for (int i = 0; i < opts->n_extra_opts; i++) opts_add(o, xstrdup(opts->extra_opts[i]));
+}
+
+static int opt_level_of(const CompileOptions *opts) {
+    return opts->opt_level < 0 || opts->opt_level > 3 ? 3 : opts->opt_level;
+}
+
+/* ---- one NVRTC program ---- */
+
+typedef struct NvrtcOut {
+    nvrtcResult rc;
+    char *log;                      /* NULL when empty */
+    char *ptx;
+    size_t ptx_size;
+    void *cubin;
+    size_t cubin_size;
+    char **lowered;                 /* per name expression, NULL when not found */
+} NvrtcOut;
+
+static void nvrtc_out_fini(NvrtcOut *o, int n_names) {
+    free(o->log);
+    free(o->ptx);
+    free(o->cubin);
+    if (o->lowered)
+        for (int i = 0; i < n_names; i++) free(o->lowered[i]);
+    free(o->lowered);
+    memset(o, 0, sizeof *o);
+}
+
+static unsigned long nvrtc_runs;
+
+unsigned long compile_nvrtc_runs(void) { return nvrtc_runs; }
+
+static void nvrtc_run(const char *path, const char *source, const CompileOptions *opts,
+                      const OptList *ol, bool want_cubin, NvrtcOut *out) {
+    memset(out, 0, sizeof *out);
+    nvrtc_runs++;
+    nvrtcProgram prog;
+    out->rc = nvrtcCreateProgram(&prog, source, path, N_BUILTIN_HEADERS, BUILTIN_HEADERS,
+                                 BUILTIN_HEADER_NAMES);
+    if (out->rc != NVRTC_SUCCESS) return;
+    for (int i = 0; i < opts->n_name_exprs; i++) nvrtcAddNameExpression(prog, opts->name_exprs[i]);
+    out->rc = nvrtcCompileProgram(prog, ol->n, (const char *const *)ol->v);
+    size_t n = 0;
+    if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
+        out->log = xmalloc(n);
+        if (nvrtcGetProgramLog(prog, out->log) != NVRTC_SUCCESS) XFREE(out->log);
+    }
+    if (out->rc == NVRTC_SUCCESS) {
+        if (!want_cubin && nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+            out->ptx = xmalloc(n);
+            if (nvrtcGetPTX(prog, out->ptx) == NVRTC_SUCCESS) {
+                out->ptx[n - 1] = '\0';
+                out->ptx_size = strlen(out->ptx);
+            } else {
+                XFREE(out->ptx);
+            }
+        }
+        if (want_cubin && nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+            out->cubin = xmalloc(n);
+            if (nvrtcGetCUBIN(prog, out->cubin) == NVRTC_SUCCESS)
+                out->cubin_size = n;
+            else
+                XFREE(out->cubin);
+        }
+        if (opts->n_name_exprs > 0) {
+            out->lowered = xcalloc((size_t)opts->n_name_exprs, sizeof *out->lowered);
+            for (int i = 0; i < opts->n_name_exprs; i++) {
+                const char *low = NULL;
+                if (nvrtcGetLoweredName(prog, opts->name_exprs[i], &low) == NVRTC_SUCCESS && low)
+                    out->lowered[i] = xstrdup(low);
+            }
+        }
+    }
+    nvrtcDestroyProgram(&prog);
+}
+
+/* ---- kernels ---- */
+
+static void kernel_add(CompiledModule *m, const char *name, const char *lowered) {
+    m->kernels = xrealloc(m->kernels, (size_t)(m->n_kernels + 1) * sizeof *m->kernels);
+    KernelInfo *k = &m->kernels[m->n_kernels++];
+    k->name = xstrdup(name);
+    k->lowered = xstrdup(lowered);
+    k->registers = k->shared_static = k->local_bytes = k->spill_bytes = -1;
+}
+
+static KernelInfo *kernel_by_lowered(CompiledModule *m, const char *lowered) {
+    for (int i = 0; i < m->n_kernels; i++)
+        if (!strcmp(m->kernels[i].lowered, lowered)) return &m->kernels[i];
+    return NULL;
+}
+
+/* Name expressions first (so "scale<float>" names its instantiation), then
+ * every other .entry under its demangled name. */
+static void kernels_from_ptx(CompiledModule *m, const CompileOptions *opts, char **lowered) {
+    for (int i = 0; i < opts->n_name_exprs; i++)
+        if (lowered && lowered[i] && !kernel_by_lowered(m, lowered[i]))
+            kernel_add(m, opts->name_exprs[i], lowered[i]);
+    char **entries = NULL;
+    int n = compile_ptx_entries(m->ptx, &entries);
+    for (int i = 0; i < n; i++) {
+        if (!kernel_by_lowered(m, entries[i])) {
+            char *plain = compile_demangle(entries[i]);
+            kernel_add(m, plain, entries[i]);
+            free(plain);
+        }
+        free(entries[i]);
+    }
+    free(entries);
+}
+
+const KernelInfo *compiled_module_find(const CompiledModule *m, const char *name) {
+    if (!m || !name) return NULL;
+    for (int i = 0; i < m->n_kernels; i++)
+        if (!strcmp(m->kernels[i].name, name)) return &m->kernels[i];
+    for (int i = 0; i < m->n_kernels; i++)
+        if (!strcmp(m->kernels[i].lowered, name)) return &m->kernels[i];
+    /* "vector_add" finds "ns::vector_add" and a template instantiation of vector_add. */
+    for (int i = 0; i < m->n_kernels; i++) {
+        char *plain = compile_demangle(m->kernels[i].lowered);
+        const char *base = strrchr(plain, ':');
+        bool hit = !strcmp(base ? base + 1 : plain, name) || !strcmp(plain, name);
+        free(plain);
+        if (hit) return &m->kernels[i];
+    }
+    return NULL;
+}
+
+void compiled_module_free(CompiledModule **mp) {
+    CompiledModule *m = *mp;
+    if (!m) return;
+    free(m->source_path);
+    free(m->source);
+    free(m->ptx);
+    free(m->cubin);
+    for (int i = 0; i < m->n_kernels; i++) {
+        free(m->kernels[i].name);
+        free(m->kernels[i].lowered);
+    }
+    free(m->kernels);
+    free(m->log);
+    diag_free(&m->warnings);
+    free(m);
+    *mp = NULL;
+}
+
+/* ---- cache ---- */
+
+static void hash_item(Sha256 *s, const char *tag, const void *data, size_t len) {
+    uint64_t n = len;
+    sha256_update(s, tag, strlen(tag) + 1);
+    sha256_update(s, &n, sizeof n);
+    if (len) sha256_update(s, data, len);
+}
+
+static void cache_key(const char *path, const char *source, const CompileOptions *opts,
+                      const OptList *ptx_opts, const OptList *cubin_opts, char hex[65]) {
+    Sha256 s;
+    sha256_init(&s);
+    hash_item(&s, "magic", CACHE_MAGIC, strlen(CACHE_MAGIC));
+    const char *ver = compile_nvrtc_version();
+    hash_item(&s, "nvrtc", ver ? ver : "?", ver ? strlen(ver) : 1);
+    hash_item(&s, "path", path, strlen(path));
+    hash_item(&s, "source", source, strlen(source));
+    for (int i = 0; i < ptx_opts->n; i++) hash_item(&s, "ptx-opt", ptx_opts->v[i], strlen(ptx_opts->v[i]));
+    for (int i = 0; cubin_opts && i < cubin_opts->n; i++)
+        hash_item(&s, "cubin-opt", cubin_opts->v[i], strlen(cubin_opts->v[i]));
+    for (int i = 0; i < opts->n_name_exprs; i++)
+        hash_item(&s, "name", opts->name_exprs[i], strlen(opts->name_exprs[i]));
+    for (int i = 0; i < N_BUILTIN_HEADERS; i++)
+        hash_item(&s, BUILTIN_HEADER_NAMES[i], BUILTIN_HEADERS[i], strlen(BUILTIN_HEADERS[i]));
+    unsigned char d[32];
+    sha256_final(&s, d);
+    sha256_to_hex(d, hex);
+}
+
+static char *cache_dir_resolve(const CompileOptions *opts) {
+    if (opts->cache_dir) return opts->cache_dir[0] ? xstrdup(opts->cache_dir) : NULL;
+    char *base = xdg_cache_dir();
+    char *dir = path_join(base, "nvrtc");
+    free(base);
+    return dir;
+}
+
+char *compile_cache_path(const char *dir, const char *key) {
+    char *name = xasprintf("%s.nvrtc", key);
+    char *p = path_join(dir, name);
+    free(name);
+    return p;
+}
+
+/* Layout: magic, then sections "NAME LEN\n<LEN bytes>\n" (ptx, cubin, log,
+ * kernels), then "sha256 HEX\n" over everything before it, so a truncated or
+ * scribbled file is detected and recompiled. */
+static void cache_section(StrBuf *sb, const char *name, const void *data, size_t len) {
+    strbuf_printf(sb, "%s %zu\n", name, len);
+    strbuf_append_n(sb, data ? data : "", len);
+    strbuf_append_char(sb, '\n');
+}
+
+static void cache_store(const char *file, const CompiledModule *m) {
+    StrBuf sb, ks;
+    strbuf_init(&sb);
+    strbuf_init(&ks);
+    strbuf_append(&sb, CACHE_MAGIC);
+    cache_section(&sb, "ptx", m->ptx, m->ptx_size);
+    cache_section(&sb, "cubin", m->cubin, m->cubin_size);
+    cache_section(&sb, "log", m->log, m->log ? strlen(m->log) : 0);
+    strbuf_printf(&ks, "%d\n", m->cubin_arch);
+    for (int i = 0; i < m->n_kernels; i++) {
+        const KernelInfo *k = &m->kernels[i];
+        strbuf_printf(&ks, "%s\t%s\t%d\t%d\t%d\t%d\n", k->name, k->lowered, k->registers,
+                      k->shared_static, k->local_bytes, k->spill_bytes);
+    }
+    cache_section(&sb, "kernels", ks.data, ks.len);
+    char hex[65];
+    sha256_hex(sb.data, sb.len, hex);
+    strbuf_printf(&sb, "sha256 %s\n", hex);
+    char *dir = path_dirname(file);
+    Diag *d = fs_mkdir_p(dir);
+    if (!d) d = fs_write_file_atomic(file, sb.data, sb.len);
+    diag_free(&d);     /* a cache that cannot be written only costs time */
+    free(dir);
+    strbuf_fini(&sb);
+    strbuf_fini(&ks);
+}
+
+static bool cache_take(const char **p, const char *end, const char *name, const char **data,
+                       size_t *len) {
+    size_t nl = strlen(name);
+    if ((size_t)(end - *p) < nl + 2 || memcmp(*p, name, nl) || (*p)[nl] != ' ') return false;
+    char *after;
+    errno = 0;
+    unsigned long long n = strtoull(*p + nl + 1, &after, 10);
+    if (errno || *after != '\n' || (size_t)(end - (after + 1)) < n + 1 || after[1 + n] != '\n')
+        return false;
+    *data = after + 1;
+    *len = (size_t)n;
+    *p = after + 1 + n + 1;
+    return true;
+}
+
+/* Returns the module stored in `file`, or NULL if absent or corrupt. */
+static CompiledModule *cache_load(const char *file) {
+    char *buf = NULL;
+    size_t len = 0;
+    Diag *d = fs_read_file(file, &buf, &len);
+    if (d) {
+        diag_free(&d);
+        return NULL;
+    }
+    CompiledModule *m = NULL;
+    const char *end = buf + len, *p = buf;
+    const char *ptx, *cubin, *log, *ks;
+    size_t ptx_n, cubin_n, log_n, ks_n;
+    size_t magic_n = strlen(CACHE_MAGIC);
+    if (len < magic_n + 72 || memcmp(buf, CACHE_MAGIC, magic_n)) goto out;
+    const char *sum = end - 72;     /* "sha256 " + 64 hex + "\n" */
+    if (memcmp(sum, "sha256 ", 7) || end[-1] != '\n') goto out;
+    char hex[65];
+    sha256_hex(buf, (size_t)(sum - buf), hex);
+    if (memcmp(hex, sum + 7, 64)) goto out;
+    p += magic_n;
+    end = sum;
+    if (!cache_take(&p, end, "ptx", &ptx, &ptx_n) || !cache_take(&p, end, "cubin", &cubin, &cubin_n) ||
+        !cache_take(&p, end, "log", &log, &log_n) || !cache_take(&p, end, "kernels", &ks, &ks_n) ||
+        p != end || ptx_n == 0)
+        goto out;
+    m = xcalloc(1, sizeof *m);
+    m->ptx = xstrndup(ptx, ptx_n);
+    m->ptx_size = ptx_n;
+    if (cubin_n) {
+        m->cubin = xmalloc(cubin_n);
+        memcpy(m->cubin, cubin, cubin_n);
+        m->cubin_size = cubin_n;
+    }
+    m->log = log_n ? xstrndup(log, log_n) : NULL;
+    char *kt = xstrndup(ks, ks_n), *save = NULL;
+    char *line = strtok_r(kt, "\n", &save);
+    m->cubin_arch = line ? atoi(line) : 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char name[1024], lowered[1024];
+        int r, s, l, sp;
+        if (sscanf(line, "%1023[^\t]\t%1023[^\t]\t%d\t%d\t%d\t%d", name, lowered, &r, &s, &l, &sp) != 6)
+            continue;
+        kernel_add(m, name, lowered);
+        KernelInfo *k = &m->kernels[m->n_kernels - 1];
+        k->registers = r;
+        k->shared_static = s;
+        k->local_bytes = l;
+        k->spill_bytes = sp;
+    }
+    free(kt);
+out:
+    free(buf);
+    return m;
+}
+
+/* ---- compile ---- */
+
+Diag *compile_cuda(const char *path, const char *source, const CompileOptions *opts_in,
+                   CompiledModule **out) {
+    double t0 = now_ms();
+    *out = NULL;
+    CompileOptions defaults = {0};
+    const CompileOptions *opts = opts_in ? opts_in : &defaults;
+    if (!path) path = "kernel.cu";
+    if (!source) return diag_error("compile", "no source to compile for %s", path);
+    if (!compile_nvrtc_version())
+        return diag_error("compile", "NVRTC cannot be loaded: install the CUDA toolkit (libnvrtc)");
+
+    int varch = opts->virtual_arch > 0 ? opts->virtual_arch : 80;
+    OptList ptx_opts = {0}, cubin_opts = {0};
+    opts_add(&ptx_opts, xasprintf("-arch=compute_%d", varch));
+    opts_common(opts, &ptx_opts);
+    if (opts->cubin_arch > 0) {
+        opts_add(&cubin_opts, xasprintf("-arch=sm_%d", opts->cubin_arch));
+        opts_common(opts, &cubin_opts);
+        opts_add(&cubin_opts, xstrdup("--ptxas-options=-v"));
+        opts_add(&cubin_opts, xasprintf("--ptxas-options=-O%d", opt_level_of(opts)));
+    }
+
+    char key[65];
+    cache_key(path, source, opts, &ptx_opts, opts->cubin_arch > 0 ? &cubin_opts : NULL, key);
+    char *dir = cache_dir_resolve(opts);
+    char *file = dir ? compile_cache_path(dir, key) : NULL;
+    Diag *err = NULL;
+    CompiledModule *m = file ? cache_load(file) : NULL;
+    if (m) {
+        m->cache_hit = true;
+    } else {
+        NvrtcOut po, co = {0};
+        nvrtc_run(path, source, opts, &ptx_opts, false, &po);
+        Diag *warnings = NULL;
+        err = compile_log_parse(po.log, path, source, po.rc, &warnings);
+        if (!err && !po.ptx) err = diag_error("compile", "NVRTC produced no PTX for %s", path);
+        if (!err && opts->cubin_arch > 0) {
+            nvrtc_run(path, source, opts, &cubin_opts, true, &co);
+            if (co.rc != NVRTC_SUCCESS || !co.cubin)
+                err = compile_ptxas_failure(co.log, path, opts->cubin_arch, co.rc);
+        }
+        if (!err) {
+            m = xcalloc(1, sizeof *m);
+            m->ptx = po.ptx;
+            m->ptx_size = po.ptx_size;
+            po.ptx = NULL;
+            m->log = po.log;
+            po.log = NULL;
+            m->cubin = co.cubin;
+            m->cubin_size = co.cubin_size;
+            m->cubin_arch = co.cubin ? opts->cubin_arch : 0;
+            co.cubin = NULL;
+            kernels_from_ptx(m, opts, po.lowered);
+            if (co.log) compile_ptxas_info(co.log, m->kernels, m->n_kernels);
+            if (file) cache_store(file, m);
+        }
+        diag_free(&warnings);   /* re-derived below, the same way for hits and misses */
+        nvrtc_out_fini(&po, opts->n_name_exprs);
+        nvrtc_out_fini(&co, opts->n_name_exprs);
+    }
+    if (m) {
+        m->source_path = xstrdup(path);
+        m->source = xstrdup(source);
+        Diag *w = NULL;
+        Diag *e = compile_log_parse(m->log, path, source, NVRTC_SUCCESS, &w);
+        diag_free(&e);
+        m->warnings = w;
+        m->compile_ms = now_ms() - t0;
+    }
+    free(file);
+    free(dir);
+    opts_free(&ptx_opts);
+    opts_free(&cubin_opts);
+    *out = m;
+    return err;
+}

@@ -1,0 +1,33 @@
+/* kernels/compile_internal.h: pieces of the compile path shared between
+ * kernels/compile.c, kernels/compile_log.c, kernels/doctor.c and the tests.
+ * Not part of the engine's public interface (that is kernels/compile.h). */
+#ifndef CUDOJO_KERNELS_COMPILE_INTERNAL_H
+#define CUDOJO_KERNELS_COMPILE_INTERNAL_H
+
+#include "base/diag.h"
+#include "kernels/compile.h"
+
+/* The toolkit include directory handed to NVRTC, or NULL. Static storage. */
+const char *compile_cuda_include_dir(void);
+/* How many NVRTC programs this process has compiled (tests check cache hits). */
+unsigned long compile_nvrtc_runs(void);
+/* Path of the cache file for `key` in `dir`; caller frees. */
+char *compile_cache_path(const char *dir, const char *key);
+
+/* Parses NVRTC's log: errors become the returned chain (code "compile",
+ * learner's file:line:col with excerpt), warnings go to *warnings. When
+ * nvrtc_rc is not success and no error could be parsed, the returned Diag
+ * still says what failed (with the log's text). */
+Diag *compile_log_parse(const char *log, const char *path, const char *source, int nvrtc_rc,
+                        Diag **warnings);
+/* The Diag for a cubin build that failed after the PTX build worked (ptxas). */
+Diag *compile_ptxas_failure(const char *log, const char *path, int arch, int nvrtc_rc);
+/* Fills registers / shared / stack / spills of `kernels` from a ptxas -v log. */
+void compile_ptxas_info(const char *log, KernelInfo *kernels, int n);
+/* Every .entry name in the PTX; *out is an array the caller frees (and each name). */
+int compile_ptx_entries(const char *ptx, char ***out);
+/* "_Z10vector_addPKfS0_Pfi" → "vector_add", "_ZN2ns3fooEv" → "ns::foo";
+ * anything not mangled is returned as is. Caller frees. */
+char *compile_demangle(const char *lowered);
+
+#endif
