@@ -1,0 +1,31 @@
+/* app/attempt.h: one recorded run of an exercise, shared by run, watch,
+ * verify and the TUI: build the request, run it in the worker, record it. */
+#ifndef CUDOJO_APP_ATTEMPT_H
+#define CUDOJO_APP_ATTEMPT_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "app/cli.h"
+#include "app/runner.h"
+#include "app/workspace.h"
+
+typedef struct AttemptParams {
+    const char *const *keys;
+    const char *const *values;
+    int n;
+} AttemptParams;
+
+/* A Runner configured from the global options (caller frees). */
+Runner *attempt_runner_new(const Cli *cli);
+/* Runs `cu_path` (NULL = the learner's workspace copy) for ex; when `record`,
+ * stores the attempt (a store failure is added to the result's diags). */
+RunResult *attempt_run(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
+                       const char *cu_path, const AttemptParams *params, bool record,
+                       volatile sig_atomic_t *cancel);
+/* Kernel time in ms from a result's metrics (k:time), < 0 when none. */
+double attempt_kernel_ms(const RunResult *r);
+/* The first exercise not yet passed (in course order), NULL when all passed. */
+const ExerciseMeta *attempt_next_exercise(Workspace *ws, const ChapterMeta **ch);
+
+#endif

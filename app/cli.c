@@ -1,0 +1,128 @@
+/* app/cli.c: the command table, usage text and output helpers. */
+#include "app/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+
+static const char GLOBAL_OPTIONS[] =
+    "Options for every command:\n"
+    "  --json              machine-readable output on stdout\n"
+    "  --backend=B         cuda (the GPU), emu (the PTX emulator) or auto (default:\n"
+    "                      the GPU when one works, else the emulator)\n"
+    "  --emu-threads=N     host threads the emulator uses (default: all cores)\n"
+    "  -C, --workspace DIR use the workspace at DIR (default: the one holding the\n"
+    "                      current directory, else $XDG_DATA_HOME/cudojo)\n"
+    "  --lessons DIR       the course to use (default: the one shipped with cudojo)\n"
+    "  --no-color          no colours (NO_COLOR is honoured too)\n"
+    "  -h, --help          help for cudojo or a command\n";
+
+const Command CLI_COMMANDS[] = {
+    {"init", "[DIR]", "make a workspace: editable copies of every exercise + progress db",
+     "Makes DIR (default: the current directory) a workspace: one folder per chapter\n"
+     "with the starter of every exercise, and .cudojo/progress.db. Running it again\n"
+     "adds exercises that are new in the course and never overwrites your files.\n",
+     cmd_init},
+    {"list", "", "chapters and exercises with your status",
+     "Lists every chapter and exercise with its status (not started, failing,\n"
+     "passed) and the next exercise to do.\n",
+     cmd_list},
+    {"run", "EXERCISE", "compile, run and check one exercise; record the attempt",
+     "Compiles your copy of EXERCISE, runs it on the GPU or the emulator, checks\n"
+     "the results against the CPU reference and records the attempt.\n"
+     "EXERCISE is an exercise id (vector-add) or your file (hello-gpu/vector-add.cu).\n"
+     "Options:\n"
+     "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
+     "  --file F            run F instead of your workspace copy (not recorded)\n"
+     "Exit status: 0 pass, 1 fail, 2 usage or setup error.\n",
+     cmd_run},
+    {"watch", "[EXERCISE]", "re-run an exercise on every save of your file",
+     "Runs EXERCISE (default: the first one you have not passed) and again every\n"
+     "time you save its file; after a pass it moves on to the next exercise.\n"
+     "Ctrl-C stops a run in progress; a second Ctrl-C quits.\n",
+     cmd_watch},
+    {"hint", "EXERCISE", "show the next hint (recorded)",
+     "Shows the hints you have already seen plus the next one.\n", cmd_hint},
+    {"progress", "", "your progress: attempts, passes, best times",
+     "Shows, per chapter and exercise, attempts, first pass, best kernel time and\n"
+     "hints taken. With --json, the whole record (for instructors).\n",
+     cmd_progress},
+    {"reset", "EXERCISE", "put the starter back (your file is kept as a backup)",
+     "Copies the starter over your file after saving your version under\n"
+     ".cudojo/backups/. Your recorded attempts are kept.\n",
+     cmd_reset},
+    {"doctor", "", "what this machine has: GPU, driver, toolkit, NVRTC, backends",
+     "Reports the CUDA toolkit, NVRTC, the driver and GPUs, and which backends work\n"
+     "here (and why not).\n",
+     cmd_doctor},
+    {"verify", "[LESSON_DIR...]", "authors: every solution passes, every starter and wrong variant fails",
+     "For each exercise of the chapters given (default: the whole course), runs the\n"
+     "solution (must pass), the starter (must fail) and every wrong variant (must\n"
+     "fail). Exit status 0 when everything behaves.\n",
+     cmd_verify},
+    {"__worker", "", NULL, NULL, cmd_worker},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+const Command *cli_find_command(const char *name) {
+    for (const Command *c = CLI_COMMANDS; c->name; c++)
+        if (!strcmp(c->name, name)) return c;
+    return NULL;
+}
+
+void cli_print_usage(FILE *out) {
+    fprintf(out, "cudojo — learn CUDA by doing\n\n"
+                 "Usage: cudojo [OPTIONS]              open the workbench\n"
+                 "       cudojo COMMAND [ARGS] [OPTIONS]\n\nCommands:\n");
+    for (const Command *c = CLI_COMMANDS; c->name; c++) {
+        if (!c->summary) continue;
+        char left[64];
+        snprintf(left, sizeof left, "%s %s", c->name, c->args);
+        fprintf(out, "  %-24s %s\n", left, c->summary);
+    }
+    fprintf(out, "\n%s\n`cudojo COMMAND --help` tells more about one command.\n", GLOBAL_OPTIONS);
+}
+
+int cli_command_help(const char *name) {
+    const Command *c = cli_find_command(name);
+    if (!c || !c->summary) {
+        fprintf(stderr, "cudojo: unknown command '%s'\n", name);
+        return 2;
+    }
+    printf("Usage: cudojo %s %s\n\n%s\n%s", c->name, c->args, c->help, GLOBAL_OPTIONS);
+    return 0;
+}
+
+bool cli_wants_help(const Command *cmd, int argc, char **argv) {
+    if (!cmd->summary) return false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) break;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            cli_command_help(cmd->name);
+            return true;
+        }
+    }
+    return false;
+}
+
+void cli_print_diags(const Diag *d) {
+    const char *no_color = getenv("NO_COLOR");
+    char *s = diag_format_all(d, isatty(2) && !(no_color && *no_color));
+    fputs(s, stderr);
+    free(s);
+}
+
+int cli_fail(Diag *d) {
+    cli_print_diags(d);
+    diag_free(&d);
+    return 2;
+}
+
+void cli_print_json(json_t *j) {
+    char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII * 0);
+    if (s) printf("%s\n", s);
+    free(s);
+    json_decref(j);
+}

@@ -1,0 +1,63 @@
+/* app/cli.h: what every CLI command shares: global options, the command
+ * table, and the workspace/course/store/runner a command may need. */
+#ifndef CUDOJO_APP_CLI_H
+#define CUDOJO_APP_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+#include "kernels/backend.h"
+#include "lua/exercise.h"
+
+typedef struct Store Store;
+
+typedef struct Cli {
+    bool json;                  /* --json: machine-readable output on stdout */
+    bool color;                 /* stdout is a terminal and NO_COLOR is unset */
+    BackendChoice backend;      /* --backend=cuda|emu|auto */
+    int emu_threads;            /* --emu-threads=N (0 = all cores) */
+    const char *workspace_arg;  /* -C DIR / --workspace DIR */
+    const char *lessons_arg;    /* --lessons DIR */
+    const char *argv0;
+} Cli;
+
+typedef struct Command {
+    const char *name;
+    const char *args;           /* "EXERCISE", "[DIR]" ... for usage */
+    const char *summary;        /* one line for `cudojo --help` */
+    const char *help;           /* the command's own --help text (options etc.) */
+    int (*run)(Cli *cli, int argc, char **argv);   /* argv[0] is the command name */
+} Command;
+
+extern const Command CLI_COMMANDS[];
+
+/* Prints a Diag chain to stderr (colour when stderr is a terminal). */
+void cli_print_diags(const Diag *d);
+/* Prints d and frees it; returns exit status 2 (usage/setup errors) for `return cli_fail(d);`. */
+int cli_fail(Diag *d);
+/* Prints a JSON value to stdout, indented, followed by a newline; steals the reference. */
+void cli_print_json(json_t *j);
+/* True when argv has --help or -h; prints the command's help then. */
+bool cli_wants_help(const Command *cmd, int argc, char **argv);
+const Command *cli_find_command(const char *name);
+void cli_print_usage(FILE *out);
+/* Parses "--param k=v" pairs and the positional arguments of a command. */
+int cli_command_help(const char *name);
+
+/* The commands, one file each (app/cmd_<name>.c). */
+int cmd_init(Cli *cli, int argc, char **argv);
+int cmd_list(Cli *cli, int argc, char **argv);
+int cmd_run(Cli *cli, int argc, char **argv);
+int cmd_watch(Cli *cli, int argc, char **argv);
+int cmd_hint(Cli *cli, int argc, char **argv);
+int cmd_progress(Cli *cli, int argc, char **argv);
+int cmd_reset(Cli *cli, int argc, char **argv);
+int cmd_doctor(Cli *cli, int argc, char **argv);
+int cmd_verify(Cli *cli, int argc, char **argv);
+int cmd_worker(Cli *cli, int argc, char **argv);
+/* No command: the workbench (app/tui/). */
+int cmd_tui(Cli *cli, int argc, char **argv);
+
+#endif

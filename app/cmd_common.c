@@ -1,0 +1,53 @@
+/* app/cmd_common.c: argument parsing shared by run, watch and verify. */
+#include "app/cmd_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+int run_args_parse(RunArgs *ra, int argc, char **argv, const char *cmd) {
+    memset(ra, 0, sizeof *ra);
+    ra->positional = xcalloc((size_t)argc + 1, sizeof *ra->positional);
+    ra->keys = xcalloc((size_t)argc + 1, sizeof *ra->keys);
+    ra->values = xcalloc((size_t)argc + 1, sizeof *ra->values);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *kv = NULL;
+        if (!strcmp(a, "--param") && i + 1 < argc) kv = argv[++i];
+        else if (!strncmp(a, "--param=", 8)) kv = a + 8;
+        if (kv) {
+            const char *eq = strchr(kv, '=');
+            if (!eq || eq == kv) {
+                fprintf(stderr, "cudojo %s: --param needs NAME=VALUE (got '%s')\n", cmd, kv);
+                run_args_fini(ra);
+                return 2;
+            }
+            ra->keys[ra->n_params] = xstrndup(kv, (size_t)(eq - kv));
+            ra->values[ra->n_params++] = xstrdup(eq + 1);
+        } else if (!strcmp(a, "--file") && i + 1 < argc) {
+            ra->file = argv[++i];
+        } else if (!strncmp(a, "--file=", 7)) {
+            ra->file = a + 7;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "cudojo %s: unknown option '%s' (see `cudojo %s --help`)\n", cmd, a, cmd);
+            run_args_fini(ra);
+            return 2;
+        } else {
+            ra->positional[ra->n_positional++] = argv[i];
+        }
+    }
+    return 0;
+}
+
+void run_args_fini(RunArgs *ra) {
+    for (int i = 0; i < ra->n_params; i++) {
+        free(ra->keys[i]);
+        free(ra->values[i]);
+    }
+    free(ra->keys);
+    free(ra->values);
+    free(ra->positional);
+    memset(ra, 0, sizeof *ra);
+}

@@ -1,0 +1,43 @@
+/* app/cmd_hint.c: `cudojo hint EXERCISE`: the hints seen so far plus the next. */
+#include <stdio.h>
+
+#include "app/cli.h"
+#include "app/workspace.h"
+#include "progress-db/store.h"
+
+int cmd_hint(Cli *cli, int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "cudojo hint: expects one EXERCISE\n");
+        return 2;
+    }
+    Workspace *ws = NULL;
+    Diag *d = workspace_open(cli, &ws);
+    if (d) return cli_fail(d);
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    int taken = 0;
+    if ((d = workspace_find(ws, argv[1], &ch, &ex)) || (d = store_hints_taken(ws->store, ex->id, &taken))) {
+        workspace_close(&ws);
+        return cli_fail(d);
+    }
+    int shown = taken < ex->n_hints ? taken + 1 : ex->n_hints;
+    if (taken < ex->n_hints && (d = store_record_hint(ws->store, ex->id, taken))) {
+        workspace_close(&ws);
+        return cli_fail(d);
+    }
+    if (cli->json) {
+        json_t *hints = json_array();
+        for (int i = 0; i < shown; i++) json_array_append_new(hints, json_string(ex->hints[i]));
+        cli_print_json(json_pack("{s:s, s:o, s:i, s:i}", "exercise", ex->id, "hints", hints, "shown", shown,
+                                 "total", ex->n_hints));
+    } else if (ex->n_hints == 0) {
+        printf("%s has no hints.\n", ex->id);
+    } else {
+        for (int i = 0; i < shown; i++)
+            printf("%sHint %d/%d:%s %s\n", cli->color ? "\033[1m" : "", i + 1, ex->n_hints,
+                   cli->color ? "\033[0m" : "", ex->hints[i]);
+        if (shown == ex->n_hints && taken >= ex->n_hints) printf("(that was the last hint)\n");
+    }
+    workspace_close(&ws);
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* app/cmd_list.c: `cudojo list`: chapters and exercises with status. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/attempt.h"
+#include "app/cli.h"
+#include "app/workspace.h"
+#include "progress-db/store.h"
+
+/* "passed", "failing", "not started" from a stored status. */
+static const char *status_word(const ExerciseStatus *st) {
+    if (st->passed) return "passed";
+    if (st->attempts > 0) return "failing";
+    return "not started";
+}
+
+int cmd_list(Cli *cli, int argc, char **argv) {
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "cudojo list: takes no arguments\n");
+        return 2;
+    }
+    Workspace *ws = NULL;
+    Diag *d = workspace_open(cli, &ws);
+    if (d) return cli_fail(d);
+    const ChapterMeta *next_ch = NULL;
+    const ExerciseMeta *next = attempt_next_exercise(ws, &next_ch);
+    json_t *chapters = json_array();
+    int done = 0, total = 0;
+    for (int c = 0; c < ws->course->n_chapters; c++) {
+        const ChapterMeta *ch = &ws->course->chapters[c];
+        json_t *exs = json_array();
+        if (!cli->json) printf("%s%s%s\n", cli->color ? "\033[1m" : "", ch->title, cli->color ? "\033[0m" : "");
+        for (int e = 0; e < ch->n_exercises; e++) {
+            const ExerciseMeta *ex = &ch->exercises[e];
+            ExerciseStatus st;
+            memset(&st, 0, sizeof st);
+            Diag *sd = store_exercise_status(ws->store, ex->id, &st);
+            if (sd) diag_append(&d, sd);
+            total++;
+            done += st.passed;
+            const char *word = status_word(&st);
+            char *path = workspace_exercise_path(ws, ch, ex);
+            char *shown = workspace_display_path(path);
+            json_array_append_new(exs, json_pack("{s:s, s:s, s:s, s:i, s:b, s:s}", "id", ex->id, "title", ex->title,
+                                                 "status", word, "attempts", st.attempts, "next", ex == next,
+                                                 "file", path));
+            if (!cli->json) {
+                const char *mark = st.passed ? "✓" : st.attempts ? "✗" : "·";
+                const char *col = !cli->color ? "" : st.passed ? "\033[32m" : st.attempts ? "\033[31m" : "\033[2m";
+                printf("  %s%s%s %-22s %-36s %s%s\n", col, mark, cli->color ? "\033[0m" : "", ex->id, ex->title,
+                       shown, ex == next ? "   ← next" : "");
+            }
+            free(shown);
+            free(path);
+            exercise_status_fini(&st);
+        }
+        json_array_append_new(chapters, json_pack("{s:s, s:s, s:o}", "id", ch->id, "title", ch->title,
+                                                  "exercises", exs));
+        if (!cli->json) printf("\n");
+    }
+    if (cli->json) {
+        cli_print_json(json_pack("{s:s, s:o, s:i, s:i, s:s?}", "workspace", ws->dir, "chapters", chapters,
+                                 "passed", done, "total", total, "next", next ? next->id : NULL));
+    } else {
+        json_decref(chapters);
+        printf("%d of %d exercises passed.", done, total);
+        if (next) printf(" Next: cudojo run %s", next->id);
+        printf("\n");
+    }
+    if (ws->course_diags) cli_print_diags(ws->course_diags);
+    if (d) cli_print_diags(d);
+    diag_free(&d);
+    workspace_close(&ws);
+    return 0;
+}

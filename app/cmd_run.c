@@ -1,0 +1,66 @@
+/* app/cmd_run.c: `cudojo run EXERCISE`: compile, run, check, record, verdict. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/attempt.h"
+#include "app/cli.h"
+#include "app/cmd_common.h"
+#include "base/xalloc.h"
+
+static volatile sig_atomic_t run_cancelled;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    run_cancelled = 1;
+}
+
+int cmd_run(Cli *cli, int argc, char **argv) {
+    RunArgs ra;
+    if (run_args_parse(&ra, argc, argv, "run") != 0) return 2;
+    if (ra.n_positional != 1) {
+        fprintf(stderr, "cudojo run: expects one EXERCISE (see `cudojo list`)\n");
+        run_args_fini(&ra);
+        return 2;
+    }
+    Workspace *ws = NULL;
+    Diag *d = workspace_open(cli, &ws);
+    if (d) {
+        run_args_fini(&ra);
+        return cli_fail(d);
+    }
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    if ((d = workspace_find(ws, ra.positional[0], &ch, &ex))) {
+        workspace_close(&ws);
+        run_args_fini(&ra);
+        return cli_fail(d);
+    }
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigaction(SIGINT, &sa, NULL);
+    if (!cli->json && isatty(2)) fprintf(stderr, "running %s…\n", ex->id);
+    Runner *runner = attempt_runner_new(cli);
+    AttemptParams params = {(const char *const *)ra.keys, (const char *const *)ra.values, ra.n_params};
+    RunResult *res = attempt_run(ws, runner, ch, ex, ra.file, &params, ra.file == NULL, &run_cancelled);
+    int status = res->verdict == VERDICT_PASS ? 0 : 1;
+    if (cli->json) {
+        cli_print_json(run_result_to_json(res));
+    } else {
+        printf("%s — %s\n", ex->id, ex->title);
+        run_result_print(res, stdout, cli->color);
+        if (res->verdict == VERDICT_PASS) {
+            const ChapterMeta *nch;
+            const ExerciseMeta *next = attempt_next_exercise(ws, &nch);
+            if (next && ra.file == NULL) printf("\nNext: cudojo run %s\n", next->id);
+        } else if (res->verdict == VERDICT_FAIL && ex->n_hints > 0) {
+            printf("\nStuck? `cudojo hint %s`\n", ex->id);
+        }
+    }
+    run_result_free(&res);
+    runner_free(&runner);
+    workspace_close(&ws);
+    run_args_fini(&ra);
+    return status;
+}

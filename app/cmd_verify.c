@@ -1,0 +1,114 @@
+/* app/cmd_verify.c: `cudojo verify [LESSON_DIR...]` for authors: every
+ * solution passes, every starter and wrong variant fails. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/attempt.h"
+#include "app/cli.h"
+#include "app/workspace.h"
+#include "base/fs.h"
+#include "base/xalloc.h"
+
+typedef enum Role { ROLE_SOLUTION, ROLE_STARTER, ROLE_WRONG } Role;
+
+static const char *role_name(Role r) {
+    return r == ROLE_SOLUTION ? "solution" : r == ROLE_STARTER ? "starter" : "wrong";
+}
+
+/* Whether a verdict is what the author promised for this kind of file. */
+static bool verdict_ok(Role role, Verdict v) {
+    if (role == ROLE_SOLUTION) return v == VERDICT_PASS;
+    if (role == ROLE_STARTER) return v == VERDICT_FAIL;   /* compiles, runs, fails a check */
+    return v == VERDICT_FAIL || v == VERDICT_RUNTIME_ERROR || v == VERDICT_TIMEOUT;
+}
+
+static const char *expectation(Role role) {
+    return role == ROLE_SOLUTION ? "must pass" : role == ROLE_STARTER ? "must compile and fail" : "must fail";
+}
+
+typedef struct VerifyCtx {
+    Cli *cli;
+    Runner *runner;
+    json_t *rows;
+    int ok, bad, skipped;
+} VerifyCtx;
+
+static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta *ex, Role role, const char *rel) {
+    char *path = path_join(ch->dir, rel);
+    char *shown = xasprintf("%s/%s", ch->rel_dir, rel);
+    RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = path, .cu_display = shown,
+                      .timeout_s = ex->timeout_s};
+    RunResult *res = runner_run(vc->runner, &req, NULL);
+    bool ok = verdict_ok(role, res->verdict);
+    if (ok) vc->ok++;
+    else vc->bad++;
+    json_array_append_new(vc->rows, json_pack("{s:s, s:s, s:s, s:s, s:b, s:s?, s:f, s:s?}", "exercise", ex->id, "role",
+                                              role_name(role), "file", shown, "verdict", verdict_name(res->verdict),
+                                              "ok", ok, "summary", res->summary, "duration_ms", res->duration_ms,
+                                              "backend", res->backend));
+    if (!vc->cli->json) {
+        const char *c_ok = vc->cli->color ? "\033[32m" : "", *c_bad = vc->cli->color ? "\033[1;31m" : "";
+        const char *off = vc->cli->color ? "\033[0m" : "";
+        printf("  %s%s%s %-20s %-8s %-44s %s (%.0f ms)\n", ok ? c_ok : c_bad, ok ? "✓" : "✗", off, ex->id,
+               role_name(role), shown, verdict_name(res->verdict), res->duration_ms);
+        if (!ok) {
+            printf("      %s, but it gave: %s\n", expectation(role), res->summary ? res->summary : "");
+            if (res->diags) {
+                char *s = diag_format_all(res->diags, false);
+                for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) printf("        %s\n", line);
+                free(s);
+            }
+        }
+        fflush(stdout);
+    }
+    run_result_free(&res);
+    free(shown);
+    free(path);
+}
+
+int cmd_verify(Cli *cli, int argc, char **argv) {
+    Course *course = NULL;
+    Diag *d;
+    if (argc > 1) {
+        d = course_load_dirs((const char *const *)argv + 1, argc - 1, &course);
+    } else {
+        char *root = lessons_find_root(cli->lessons_arg, NULL, &d);
+        if (!root) return cli_fail(d);
+        d = course_load(root, &course);
+        free(root);
+    }
+    int load_errors = diag_count_errors(d);
+    if (d) cli_print_diags(d);
+    diag_free(&d);
+    if (!course) return 2;
+    VerifyCtx vc = {.cli = cli, .runner = attempt_runner_new(cli), .rows = json_array()};
+    for (int c = 0; c < course->n_chapters; c++) {
+        const ChapterMeta *ch = &course->chapters[c];
+        if (!cli->json) printf("%s (%s)\n", ch->title, ch->rel_dir);
+        for (int e = 0; e < ch->n_exercises; e++) {
+            const ExerciseMeta *ex = &ch->exercises[e];
+            if (ex->needs_gpu && cli->backend == BACKEND_EMU) {
+                vc.skipped++;
+                if (!cli->json) printf("  - %-20s skipped: needs a GPU\n", ex->id);
+                continue;
+            }
+            verify_one(&vc, ch, ex, ROLE_SOLUTION, ex->solution);
+            verify_one(&vc, ch, ex, ROLE_STARTER, ex->source);
+            for (int w = 0; w < ex->n_wrong; w++) verify_one(&vc, ch, ex, ROLE_WRONG, ex->wrong[w]);
+        }
+    }
+    int status = vc.bad == 0 && load_errors == 0 ? 0 : 1;
+    if (cli->json) {
+        cli_print_json(json_pack("{s:o, s:i, s:i, s:i, s:i, s:b}", "results", vc.rows, "ok", vc.ok, "failed",
+                                 vc.bad, "skipped", vc.skipped, "load_errors", load_errors, "passed", status == 0));
+    } else {
+        json_decref(vc.rows);
+        printf("\n%d as expected, %d not, %d skipped%s\n", vc.ok, vc.bad, vc.skipped,
+               load_errors ? " (and the course has loading errors, above)" : "");
+    }
+    runner_free(&vc.runner);
+    course_free(&course);
+    return status;
+}

@@ -1,0 +1,134 @@
+/* app/cmd_watch.c: `cudojo watch [EXERCISE]`: the rustlings loop in a plain
+ * terminal: run, wait for a save (inotify), run again; move on after a pass. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "app/attempt.h"
+#include "app/cli.h"
+#include "app/cmd_common.h"
+#include "base/fs.h"
+#include "base/xalloc.h"
+
+static volatile sig_atomic_t watch_interrupts;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    watch_interrupts++;
+}
+
+/* Waits until `path` is written (editors write in place or rename over it).
+ * Returns false when the user pressed Ctrl-C. */
+static bool wait_for_save(const char *path) {
+    int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (fd < 0) return false;
+    char *dir = path_dirname(path);
+    const char *name = path_basename(path);
+    int wd = inotify_add_watch(fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+    free(dir);
+    bool saved = false;
+    long long before = fs_mtime_ns(path);
+    while (wd >= 0 && !saved && !watch_interrupts) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int n = poll(&p, 1, 500);
+        if (n < 0 && errno != EINTR) break;
+        /* Some editors and network filesystems are missed by inotify: the mtime catches them. */
+        if (n <= 0) {
+            if (fs_mtime_ns(path) != before && fs_exists(path)) saved = true;
+            continue;
+        }
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        ssize_t len = read(fd, buf, sizeof buf);
+        for (char *p2 = buf; len > 0 && p2 < buf + len;) {
+            struct inotify_event *ev = (struct inotify_event *)p2;
+            if (ev->len && !strcmp(ev->name, name)) saved = true;
+            p2 += sizeof *ev + ev->len;
+        }
+    }
+    close(fd);
+    if (saved) usleep(50 * 1000);   /* let the editor finish its rename dance */
+    return saved;
+}
+
+int cmd_watch(Cli *cli, int argc, char **argv) {
+    RunArgs ra;
+    if (run_args_parse(&ra, argc, argv, "watch") != 0) return 2;
+    if (ra.n_positional > 1 || ra.file) {
+        fprintf(stderr, "cudojo watch: expects at most one EXERCISE\n");
+        run_args_fini(&ra);
+        return 2;
+    }
+    Workspace *ws = NULL;
+    Diag *d = workspace_open(cli, &ws);
+    if (d) {
+        run_args_fini(&ra);
+        return cli_fail(d);
+    }
+    const ChapterMeta *ch = NULL;
+    const ExerciseMeta *ex = NULL;
+    bool fixed = ra.n_positional == 1;
+    if (fixed) d = workspace_find(ws, ra.positional[0], &ch, &ex);
+    else ex = attempt_next_exercise(ws, &ch);
+    if (d) {
+        workspace_close(&ws);
+        run_args_fini(&ra);
+        return cli_fail(d);
+    }
+    if (!ex) {
+        printf("Every exercise passed. Well done! (`cudojo watch EXERCISE` to redo one)\n");
+        workspace_close(&ws);
+        run_args_fini(&ra);
+        return 0;
+    }
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigaction(SIGINT, &sa, NULL);
+    Runner *runner = attempt_runner_new(cli);
+    AttemptParams params = {(const char *const *)ra.keys, (const char *const *)ra.values, ra.n_params};
+    int status = 0;
+    while (ex) {
+        char *path = workspace_exercise_path(ws, ch, ex);
+        char *shown = workspace_display_path(path);
+        if (isatty(1) && !cli->json) printf("\033[H\033[2J");
+        printf("%s — %s   (%s)\n", ex->id, ex->title, shown);
+        fflush(stdout);
+        watch_interrupts = 0;
+        RunResult *res = attempt_run(ws, runner, ch, ex, NULL, &params, true, &watch_interrupts);
+        if (cli->json) cli_print_json(run_result_to_json(res));
+        else run_result_print(res, stdout, cli->color);
+        bool passed = res->verdict == VERDICT_PASS;
+        run_result_free(&res);
+        if (passed && !fixed) {
+            const ChapterMeta *nch;
+            const ExerciseMeta *next = attempt_next_exercise(ws, &nch);
+            if (!next) {
+                printf("\nThat was the last exercise. Well done!\n");
+                free(path);
+                free(shown);
+                break;
+            }
+            printf("\nPassed! Next up: %s\n", next->id);
+            sleep(2);
+            free(path);
+            free(shown);
+            ex = next;
+            ch = nch;
+            continue;
+        }
+        printf("\nWatching %s — save to re-run, Ctrl-C to quit.\n", shown);
+        fflush(stdout);
+        watch_interrupts = 0;
+        bool again = wait_for_save(path);
+        free(path);
+        free(shown);
+        if (!again) break;
+    }
+    runner_free(&runner);
+    workspace_close(&ws);
+    run_args_fini(&ra);
+    return status;
+}

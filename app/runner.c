@@ -1,0 +1,373 @@
+/* app/runner.c: the parent side of the worker protocol (spawn, send, wait,
+ * time out, cancel, replace) and the worker's request loop. */
+#include "app/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "lua/exercise.h"
+
+struct Runner {
+    RunnerConfig cfg;
+    char *worker_exe;
+    char *stderr_path;
+    pid_t pid;
+    int to_worker, from_worker;     /* pipe ends, -1 when no worker */
+    StrBuf inbuf;                   /* partial response line */
+    bool busy;
+    double started;                 /* monotonic seconds */
+    double timeout_s;
+    char *exercise_id;
+    char *backend_name;
+};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+Runner *runner_new(const RunnerConfig *cfg) {
+    Runner *r = xcalloc(1, sizeof *r);
+    r->cfg = *cfg;
+    if (cfg->worker_exe) {
+        r->worker_exe = xstrdup(cfg->worker_exe);
+    } else {
+        char buf[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+        buf[n > 0 ? n : 0] = '\0';
+        r->worker_exe = xstrdup(buf);
+    }
+    r->stderr_path = xstrdup(cfg->stderr_path);
+    r->cfg.worker_exe = r->worker_exe;
+    r->cfg.stderr_path = r->stderr_path;
+    r->pid = -1;
+    r->to_worker = r->from_worker = -1;
+    strbuf_init(&r->inbuf);
+    return r;
+}
+
+/* Kills and reaps the worker; returns a description of how it ended (caller frees). */
+static char *runner_stop_worker(Runner *r, bool kill_it) {
+    char *how = NULL;
+    if (r->to_worker >= 0) close(r->to_worker);
+    if (r->from_worker >= 0) close(r->from_worker);
+    r->to_worker = r->from_worker = -1;
+    if (r->pid > 0) {
+        if (kill_it) kill(r->pid, SIGKILL);
+        int status = 0;
+        while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
+        if (WIFSIGNALED(status))
+            how = xasprintf("killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else if (WIFEXITED(status))
+            how = xasprintf("exited with status %d", WEXITSTATUS(status));
+    }
+    r->pid = -1;
+    strbuf_reset(&r->inbuf);
+    return how;
+}
+
+void runner_free(Runner **rp) {
+    Runner *r = *rp;
+    if (!r) return;
+    free(runner_stop_worker(r, r->busy));
+    strbuf_fini(&r->inbuf);
+    free(r->worker_exe);
+    free(r->stderr_path);
+    free(r->exercise_id);
+    free(r->backend_name);
+    free(r);
+    *rp = NULL;
+}
+
+static const char *backend_arg(BackendChoice b) {
+    switch (b) {
+    case BACKEND_CUDA: return "--backend=cuda";
+    case BACKEND_EMU: return "--backend=emu";
+    case BACKEND_AUTO: break;
+    }
+    return "--backend=auto";
+}
+
+static Diag *runner_spawn(Runner *r) {
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return diag_error("worker", "cannot create a pipe: %s", strerror(errno));
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return diag_error("worker", "cannot create a pipe: %s", strerror(errno));
+    }
+    char threads[32];
+    snprintf(threads, sizeof threads, "--emu-threads=%d", r->cfg.emu_threads);
+    pid_t pid = fork();
+    if (pid < 0) return diag_error("worker", "cannot start the worker: %s", strerror(errno));
+    if (pid == 0) {
+        /* Own process group: a Ctrl-C in the terminal reaches the app, which
+           decides whether to cancel, and never the worker directly. */
+        setpgid(0, 0);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        if (r->cfg.stderr_path) {
+            int fd = open(r->cfg.stderr_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+            if (fd >= 0) dup2(fd, 2);
+        }
+        execl(r->worker_exe, r->worker_exe, backend_arg(r->cfg.backend), threads, "__worker", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    r->pid = pid;
+    r->to_worker = in[1];
+    r->from_worker = out[0];
+    return NULL;
+}
+
+static bool write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+Diag *runner_start(Runner *r, const RunRequest *req) {
+    if (r->busy) return diag_error("worker", "a run is already in progress");
+    json_t *params = json_object();
+    for (int i = 0; i < req->n_params; i++)
+        json_object_set_new(params, req->param_keys[i], json_string(req->param_values[i]));
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:o}", "exercise", req->exercise_id, "chapter_dir",
+                          req->chapter_dir, "cu", req->cu_path, "display",
+                          req->cu_display ? req->cu_display : req->cu_path, "params", params);
+    char *line = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    Diag *d = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (r->pid <= 0 && (d = runner_spawn(r))) break;
+        /* A worker that died between runs shows up as EPIPE here: replace it once. */
+        if (write_all(r->to_worker, line, strlen(line)) && write_all(r->to_worker, "\n", 1)) break;
+        free(runner_stop_worker(r, true));
+        if (attempt == 1) d = diag_error("worker", "cannot talk to the worker: %s", strerror(errno));
+    }
+    free(line);
+    if (d) return d;
+    r->busy = true;
+    r->started = now_s();
+    r->timeout_s = req->timeout_s > 0 ? req->timeout_s : 10.0;
+    free(r->exercise_id);
+    r->exercise_id = xstrdup(req->exercise_id);
+    return NULL;
+}
+
+static RunResult *runner_failure(Runner *r, Verdict v, const char *code, char *message /* freed */) {
+    RunResult *res = run_result_new(v);
+    res->exercise_id = xstrdup(r->exercise_id);
+    res->summary = xstrdup(message);
+    res->duration_ms = (now_s() - r->started) * 1000.0;
+    diag_append(&res->diags, diag_error(code, "%s", message));
+    free(message);
+    r->busy = false;
+    return res;
+}
+
+RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
+    *out = NULL;
+    if (!r->busy) return RUNNER_IDLE;
+    double deadline = r->started + r->timeout_s;
+    for (;;) {
+        double left = deadline - now_s();
+        if (left <= 0) {
+            free(runner_stop_worker(r, true));
+            *out = runner_failure(
+                r, VERDICT_TIMEOUT, "timeout",
+                xasprintf("did not finish within %.0f s and was stopped. A kernel that never ends usually "
+                          "loops on a condition that never changes, or waits at a barrier not every thread reaches.",
+                          r->timeout_s));
+            return RUNNER_DONE;
+        }
+        int wait_ms = (int)(left * 1000.0) + 1;
+        if (timeout_ms >= 0 && timeout_ms < wait_ms) wait_ms = timeout_ms;
+        struct pollfd pfd = {.fd = r->from_worker, .events = POLLIN};
+        int pr = poll(&pfd, 1, wait_ms);
+        if (pr < 0 && errno != EINTR) return RUNNER_BUSY;
+        if (pr <= 0) {
+            if (timeout_ms >= 0) return RUNNER_BUSY;
+            continue;
+        }
+        char buf[65536];
+        ssize_t n = read(r->from_worker, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            char *how = runner_stop_worker(r, true);
+            *out = runner_failure(r, VERDICT_CRASH, "crash",
+                                  xasprintf("the worker running the exercise crashed (%s); it has been restarted. "
+                                            "This is usually a bug in cudojo or the exercise, not in your kernel.",
+                                            how ? how : "no answer"));
+            free(how);
+            return RUNNER_DONE;
+        }
+        strbuf_append_n(&r->inbuf, buf, (size_t)n);
+        char *nl = memchr(r->inbuf.data, '\n', r->inbuf.len);
+        if (!nl) continue;
+        json_error_t err;
+        json_t *j = json_loadb(r->inbuf.data, (size_t)(nl - r->inbuf.data), 0, &err);
+        strbuf_reset(&r->inbuf);
+        r->busy = false;
+        if (!j) {
+            free(runner_stop_worker(r, true));
+            *out = runner_failure(r, VERDICT_CRASH, "crash", xasprintf("the worker sent a garbled answer (%s)", err.text));
+            return RUNNER_DONE;
+        }
+        *out = run_result_from_json(json_object_get(j, "result"));
+        if (json_is_true(json_object_get(j, "restart"))) free(runner_stop_worker(r, false));
+        json_decref(j);
+        return RUNNER_DONE;
+    }
+}
+
+void runner_cancel(Runner *r) {
+    if (!r->busy) return;
+    free(runner_stop_worker(r, true));
+    r->busy = false;
+}
+
+int runner_fd(const Runner *r) { return r->busy ? r->from_worker : -1; }
+
+double runner_elapsed_s(const Runner *r) { return r->busy ? now_s() - r->started : 0; }
+
+RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *cancel) {
+    Diag *d = runner_start(r, req);
+    if (d) {
+        RunResult *res = run_result_new(VERDICT_CRASH);
+        res->exercise_id = xstrdup(req->exercise_id);
+        res->summary = xstrdup(d->message);
+        res->diags = d;
+        return res;
+    }
+    for (;;) {
+        RunResult *res = NULL;
+        RunnerState st = runner_poll(r, 100, &res);
+        if (st == RUNNER_DONE) return res;
+        if (cancel && *cancel) {
+            runner_cancel(r);
+            RunResult *c = run_result_new(VERDICT_CANCELLED);
+            c->exercise_id = xstrdup(req->exercise_id);
+            c->summary = xstrdup("stopped by the user");
+            return c;
+        }
+    }
+}
+
+/* ---- worker side ---- */
+
+static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req) {
+    const char *id = json_string_value(json_object_get(req, "exercise"));
+    const char *chapter_dir = json_string_value(json_object_get(req, "chapter_dir"));
+    const char *cu = json_string_value(json_object_get(req, "cu"));
+    const char *display = json_string_value(json_object_get(req, "display"));
+    if (!id || !chapter_dir || !cu) {
+        RunResult *res = run_result_new(VERDICT_CRASH);
+        res->summary = xstrdup("malformed request to the worker");
+        return res;
+    }
+    if (!b) {
+        RunResult *res = run_result_new(VERDICT_RUNTIME_ERROR);
+        res->exercise_id = xstrdup(id);
+        res->summary = xstrdup(backend_why ? backend_why->message : "no backend");
+        diag_append(&res->diags, diag_error("backend", "%s", res->summary));
+        return res;
+    }
+    Course *course = NULL;
+    Diag *d = course_load_dirs(&chapter_dir, 1, &course);
+    const ExerciseMeta *ex = course ? course_find_exercise(course, id, NULL) : NULL;
+    if (!ex) {
+        RunResult *res = run_result_new(VERDICT_EXERCISE_ERROR);
+        res->exercise_id = xstrdup(id);
+        res->summary = xasprintf("cannot load exercise %s", id);
+        res->diags = d ? d : diag_error("exercise", "exercise %s is not in %s", id, chapter_dir);
+        course_free(&course);
+        return res;
+    }
+    diag_free(&d);
+    json_t *params = json_object_get(req, "params");
+    size_t np = json_object_size(params), i = 0;
+    const char **keys = xcalloc(np + 1, sizeof *keys), **vals = xcalloc(np + 1, sizeof *vals);
+    const char *k;
+    json_t *v;
+    json_object_foreach(params, k, v) {
+        keys[i] = k;
+        vals[i] = json_string_value(v);
+        i++;
+    }
+    ExerciseRunOptions opts = {.cu_path = cu, .cu_display = display, .param_keys = keys,
+                               .param_values = vals, .n_params = (int)np};
+    RunResult *res = exercise_run(ex, b, &opts);
+    free(keys);
+    free(vals);
+    course_free(&course);
+    return res;
+}
+
+int runner_worker_main(BackendChoice backend, int emu_threads) {
+    signal(SIGINT, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    /* Keep the protocol channel private: anything a library prints to stdout goes to stderr. */
+    int proto = dup(1);
+    dup2(2, 1);
+    FILE *out = fdopen(proto, "w");
+    if (!out) return 1;
+    if (emu_threads > 0) {
+        char buf[16];
+        snprintf(buf, sizeof buf, "%d", emu_threads);
+        setenv("CUDOJO_EMU_THREADS", buf, 1);
+    }
+    EmuOptions emu = {.threads = emu_threads, .adversarial = true, .metrics = true, .checks = true};
+    Backend *b = NULL;
+    Diag *why = NULL;
+    bool opened = false;
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, stdin) > 0) {
+        if (!opened) {
+            /* Opened lazily so a worker that is never used costs no CUDA context. */
+            b = backend_open(backend, &emu, &why, NULL);
+            opened = true;
+        }
+        json_error_t err;
+        json_t *req = json_loads(line, 0, &err);
+        RunResult *res = req ? worker_handle(b, why, req) : run_result_new(VERDICT_CRASH);
+        if (!res->backend && b) res->backend = xstrdup(b->ops->name);
+        /* A sticky GPU error poisons the context: answer, then let the parent start a fresh worker. */
+        bool restart = false;
+        for (Diag *d = res->diags; d; d = d->next)
+            if (d->code && !strcmp(d->code, "cuda-sticky")) restart = true;
+        json_t *resp = json_pack("{s:o, s:b}", "result", run_result_to_json(res), "restart", restart);
+        char *text = json_dumps(resp, JSON_COMPACT);
+        fprintf(out, "%s\n", text);
+        fflush(out);
+        free(text);
+        json_decref(resp);
+        run_result_free(&res);
+        if (req) json_decref(req);
+        if (restart) break;
+    }
+    free(line);
+    backend_close(&b);
+    diag_free(&why);
+    fclose(out);
+    return 0;
+}

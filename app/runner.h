@@ -1,0 +1,64 @@
+/* app/runner.h: runs exercises in a worker process so learner code can never
+ * take the app down.
+ *
+ * The worker is this same binary started as `cudojo __worker`; it owns the
+ * CUDA context and the Lua state. One JSON request line in, one JSON result
+ * line out. A run that outlives its timeout is killed (verdict timeout), a
+ * worker that dies is reported (verdict crash) and replaced on the next run,
+ * and cancel stops the run, not the program. The TUI uses the start/poll
+ * pair with runner_fd() in its event loop; the CLI uses runner_run. */
+#ifndef CUDOJO_APP_RUNNER_H
+#define CUDOJO_APP_RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "base/result.h"
+#include "kernels/backend.h"
+
+typedef struct Runner Runner;
+
+typedef struct RunnerConfig {
+    const char *worker_exe;     /* NULL = /proc/self/exe */
+    BackendChoice backend;
+    int emu_threads;            /* 0 = all cores */
+    const char *stderr_path;    /* worker's stderr goes here; NULL = inherit */
+} RunnerConfig;
+
+typedef struct RunRequest {
+    const char *exercise_id;
+    const char *chapter_dir;    /* absolute path of the exercise's chapter folder */
+    const char *cu_path;        /* file to compile */
+    const char *cu_display;     /* how messages name it */
+    const char *const *param_keys;
+    const char *const *param_values;
+    int n_params;
+    double timeout_s;           /* wall-clock limit; <= 0 = 10 s */
+} RunRequest;
+
+typedef enum RunnerState {
+    RUNNER_IDLE,
+    RUNNER_BUSY,
+    RUNNER_DONE,
+} RunnerState;
+
+Runner *runner_new(const RunnerConfig *cfg);
+void runner_free(Runner **r);
+/* Sends a request (starting the worker if needed). NULL on success. */
+Diag *runner_start(Runner *r, const RunRequest *req);
+/* Waits up to timeout_ms for the run in flight. On RUNNER_DONE *out holds the
+ * result (caller frees). Enforces the run's timeout. */
+RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out);
+/* Stops the run in flight: its result is verdict "cancelled". */
+void runner_cancel(Runner *r);
+/* The fd to watch for readability while BUSY (-1 when idle). */
+int runner_fd(const Runner *r);
+/* Seconds since the run in flight started. */
+double runner_elapsed_s(const Runner *r);
+/* start + poll until done; returns early as cancelled when *cancel becomes nonzero. Never NULL. */
+RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *cancel);
+
+/* The worker side: serves requests on stdin/stdout until EOF. */
+int runner_worker_main(BackendChoice backend, int emu_threads);
+
+#endif
