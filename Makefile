@@ -54,12 +54,19 @@ BENCH_BIN    := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-.PHONY: all deps run test test-gpu test-unit san bench bundle clean tests-build
+.PHONY: all deps deps-test run test test-gpu test-unit san bench bundle clean tests-build
 
-all: deps $(BIN)
+# Dependencies are checked (and installed as root) before anything compiles,
+# in a separate make so that -j never races the compiler against apt-get.
+all:
+	@sh tools/deps.sh $(PKGS)
+	@$(MAKE) --no-print-directory $(BIN)
 
 deps:
-	@sh tools/deps.sh $(if $(filter test test-gpu san,$(MAKECMDGOALS)),--test) $(PKGS) -- $(TEST_PKGS)
+	@sh tools/deps.sh $(PKGS)
+
+deps-test:
+	@sh tools/deps.sh --test $(PKGS) -- $(TEST_PKGS)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -91,19 +98,23 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
 tests-build: $(BIN) $(TEST_BIN) $(FUZZ_BIN)
 
 # Every unit test, the emulator suites, the lessons verified on the emulator, the TUI in tmux.
-test: deps tests-build
+test: deps-test
+	@$(MAKE) --no-print-directory tests-build
 	@CUDOJO_BIN=$(BIN) BUILD=$(BUILD) sh tools/run-tests.sh $(TEST_BIN)
 
-test-gpu: deps tests-build
+test-gpu: deps-test
+	@$(MAKE) --no-print-directory tests-build
 	@CUDOJO_TEST_GPU=1 CUDOJO_BIN=$(BIN) BUILD=$(BUILD) sh tools/run-tests.sh $(TEST_BIN)
 
 san:
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build-san test
 
-bench: deps $(BIN) $(BENCH_BIN)
+bench: deps
+	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
-bundle: deps $(BIN)
+bundle: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	@sh tools/bundle.sh $(BIN) dist/cudojo
 
 run: all
