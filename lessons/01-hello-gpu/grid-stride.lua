@@ -1,0 +1,39 @@
+-- grid-stride: SAXPY with a grid that is deliberately much smaller than the
+-- data, so only a correct grid-stride loop updates every element exactly once.
+return {
+  id = "grid-stride",
+  title = "SAXPY with a grid-stride loop",
+  source = "grid-stride.cu",
+  solution = "solutions/grid-stride.cu",
+  wrong = {
+    "solutions/wrong/grid-stride-block-stride.cu",
+    "solutions/wrong/grid-stride-no-blockidx.cu",
+  },
+  hints = {
+    "The grid has 8192 threads but there are 131075 elements: each thread must handle "
+      .. "about 16 of them, spaced so that no two threads ever take the same element.",
+    "The step between two elements of one thread is the number of threads in the whole "
+      .. "grid: blockDim.x * gridDim.x (not blockDim.x, which is only one block).",
+    "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) "
+      .. "y[i] = a * x[i] + y[i];",
+  },
+  run = function(t)
+    local n = t:param("n", (1 << 17) + 3)
+    local blocks = t:param("blocks", 32)
+    local threads = t:param("threads", 256)
+    local alpha = 2.5
+
+    local x = gpu.array("f32", n, "x"):random{ lo = -1, hi = 1, seed = 3 }
+    local y = gpu.array("f32", n, "y"):random{ lo = -1, hi = 1, seed = 4 }
+    -- The reference reads y before the kernel changes it.
+    local want = ref.axpy(alpha, x, y)
+
+    t:log("n = %d elements, fixed grid of %d blocks x %d threads = %d threads (~%d elements each)",
+          n, blocks, threads, blocks * threads, (n + blocks * threads - 1) // (blocks * threads))
+    t:kernel("saxpy"):launch{ grid = blocks, block = threads,
+                              args = { gpu.i32(n), gpu.f32(alpha), x, y } }
+
+    -- abs covers a fused multiply-add (one rounding) against a*x then +y (two).
+    t:expect_close(y, want, { rel = 1e-5, abs = 1e-6, name = "y" })
+  end,
+}

@@ -1,0 +1,55 @@
+-- vector-add: one thread per element, with a size that is not a multiple of the
+-- block, so a kernel without the bounds guard touches memory past the end.
+return {
+  id = "vector-add",
+  title = "Add two vectors (and guard the tail)",
+  source = "vector-add.cu",
+  solution = "solutions/vector-add.cu",
+  wrong = {
+    "solutions/wrong/vector-add-no-guard.cu",
+    "solutions/wrong/vector-add-no-blockidx.cu",
+  },
+  hints = {
+    "Every thread adds exactly one pair of elements: the one at its global index.",
+    "int i = blockIdx.x * blockDim.x + threadIdx.x; gives the global index. The grid has "
+      .. "more threads than elements (it is rounded up to whole blocks of 256).",
+    "Wrap the addition in a guard: if (i < n) c[i] = a[i] + b[i]; without it the last "
+      .. "block reads and writes past the end of the vectors.",
+  },
+  run = function(t)
+    local n = t:param("n", 1000003)
+    local block = t:param("block", 256)
+
+    -- The emulator knows the size of every array and reports a thread that
+    -- steps past one (with its line, block and thread). A real GPU does not check:
+    -- there c (and a, b, so the reference has the same length) get a guard zone
+    -- of extra elements, c's set to a sentinel the kernel must leave alone.
+    local guard = 0
+    if t:device().backend ~= "emu" then guard = 1024 end
+    local SENTINEL = -12345.0
+
+    local a = gpu.array("f32", n + guard, "a"):random{ lo = -1, hi = 1, seed = 1 }
+    local b = gpu.array("f32", n + guard, "b"):random{ lo = -1, hi = 1, seed = 2 }
+    local c = gpu.array("f32", n + guard, "c")   -- zero-filled
+    for i = n, n + guard - 1 do c[i] = SENTINEL end
+
+    local grid = (n + block - 1) // block
+    t:log("n = %d elements, %d blocks of %d threads = %d threads (%d with nothing to do)",
+          n, grid, block, grid * block, grid * block - n)
+    t:kernel("vector_add"):launch{ grid = grid, block = block, args = { a, b, c, gpu.i32(n) } }
+
+    if guard > 0 then
+      local past = 0
+      for i = n, n + guard - 1 do
+        if c[i] ~= SENTINEL then past = past + 1 end
+      end
+      t:expect(past == 0, string.format(
+        "the kernel wrote %d elements past the end of c (from c[%d] on): "
+          .. "threads with i >= n must not touch memory, guard with if (i < n)", past, n))
+    end
+
+    local want = ref.add(a, b)
+    for i = n, n + guard - 1 do want[i] = SENTINEL end
+    t:expect_close(c, want, { rel = 1e-6, abs = 1e-7, name = "c" })
+  end,
+}
