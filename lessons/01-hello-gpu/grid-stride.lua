@@ -3,6 +3,7 @@
 return {
   id = "grid-stride",
   title = "SAXPY with a grid-stride loop",
+  title_zh = "用网格跨步循环实现 SAXPY",
   source = "grid-stride.cu",
   solution = "solutions/grid-stride.cu",
   wrong = {
@@ -14,6 +15,14 @@ return {
       .. "about 16 of them, spaced so that no two threads ever take the same element.",
     "The step between two elements of one thread is the number of threads in the whole "
       .. "grid: blockDim.x * gridDim.x (not blockDim.x, which is only one block).",
+    "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) "
+      .. "y[i] = a * x[i] + y[i];",
+  },
+  hints_zh = {
+    "网格只有 8192 个线程，却有 131075 个元素：每个线程要处理大约 16 个，"
+      .. "而且间隔要安排好，保证任何两个线程都不会拿到同一个元素。",
+    "同一个线程相邻两次处理的元素之间，相隔整个网格的线程总数：blockDim.x * gridDim.x"
+      .. "（不是 blockDim.x，那只是一个线程块）。",
     "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) "
       .. "y[i] = a * x[i] + y[i];",
   },

@@ -3,6 +3,7 @@
 return {
   id = "hello-threads",
   title = "Hello, threads: who am I?",
+  title_zh = "你好，线程：我是谁？",
   source = "hello-threads.cu",
   solution = "solutions/hello-threads.cu",
   wrong = {
@@ -16,6 +17,13 @@ return {
       .. "for the block size: read it from blockDim.x so the kernel works for any launch.",
     "A warp is 32 consecutive threads of a block, so the warp number is threadIdx.x / 32 "
       .. "(CUDA also names 32 warpSize).",
+  },
+  hints_zh = {
+    "每个线程块有 blockDim.x 个线程，线程块一个接一个排列：0 号块占前 blockDim.x 个位置，"
+      .. "1 号块占接下来的 blockDim.x 个，依此类推。",
+    "全局索引是 i = blockIdx.x * blockDim.x + threadIdx.x。不要把线程块大小写成 256 或 96，"
+      .. "要从 blockDim.x 读取，这样核函数对任何启动配置都正确。",
+    "一个 warp 是线程块中连续的 32 个线程，所以 warp 编号是 threadIdx.x / 32（CUDA 中 32 也叫 warpSize）。",
   },
   run = function(t)
     -- Meet the hardware first: the same kernel runs on a GPU or on the emulator.

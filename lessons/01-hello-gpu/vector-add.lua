@@ -3,6 +3,7 @@
 return {
   id = "vector-add",
   title = "Add two vectors (and guard the tail)",
+  title_zh = "向量加法（别忘了末尾的边界检查）",
   source = "vector-add.cu",
   solution = "solutions/vector-add.cu",
   wrong = {
@@ -15,6 +16,12 @@ return {
       .. "more threads than elements (it is rounded up to whole blocks of 256).",
     "Wrap the addition in a guard: if (i < n) c[i] = a[i] + b[i]; without it the last "
       .. "block reads and writes past the end of the vectors.",
+  },
+  hints_zh = {
+    "每个线程只加一对元素：就是它的全局索引处的那一对。",
+    "int i = blockIdx.x * blockDim.x + threadIdx.x; 得到全局索引。网格的线程数比元素多"
+      .. "（向上取整到 256 的整数倍）。",
+    "用边界检查把加法包起来：if (i < n) c[i] = a[i] + b[i]; 没有它，最后一个线程块会越过数组末尾读写。",
   },
   run = function(t)
     local n = t:param("n", 1000003)
