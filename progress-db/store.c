@@ -172,6 +172,21 @@ static const char SQL_APPLICATION_ID[] = "PRAGMA application_id";
 static const char SQL_SCHEMA_OBJECTS[] = "SELECT count(*) FROM sqlite_schema";
 static const char SQL_QUICK_CHECK[] = "PRAGMA quick_check(5)";
 
+/* Appends the lines of a quick_check/integrity_check row to sb, "; "
+ * separated, leaving out "ok" and SQLite's "*** in database main ***". */
+static void store_append_problems(StrBuf *sb, const char *text) {
+    while (text && *text) {
+        size_t n = strcspn(text, "\n");
+        bool skip = (n == 2 && strncmp(text, "ok", 2) == 0) || (n > 0 && text[0] == '*');
+        if (n > 0 && !skip) {
+            if (sb->len) strbuf_append(sb, "; ");
+            strbuf_append_n(sb, text, n);
+        }
+        text += n;
+        if (*text == '\n') text++;
+    }
+}
+
 /* Looks at an existing database through a read-only connection: SQLite,
  * ours, a schema we know, intact. NULL when it is safe to open for writing. */
 static Diag *store_probe(const char *path) {
@@ -202,7 +217,7 @@ static Diag *store_probe(const char *path) {
                        app_id, version, objects);
     } else if (version > store_schema_latest()) {
         err = diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
-                       "progress database: was written by a newer cudojo (schema %lld, we know %d); "
+                       "this progress database was written by a newer cudojo (schema %lld, we know %d); "
                        "not touching it. Update cudojo to use this workspace.",
                        version, store_schema_latest());
     } else if (objects > 0) {
@@ -215,8 +230,7 @@ static Diag *store_probe(const char *path) {
             strbuf_init(&problems);
             int rc;
             while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-                const char *line = (const char *)sqlite3_column_text(st, 0);
-                if (line && strcmp(line, "ok") != 0) strbuf_printf(&problems, "%s%s", problems.len ? "; " : "", line);
+                store_append_problems(&problems, (const char *)sqlite3_column_text(st, 0));
             }
             if (rc != SQLITE_DONE)
                 err = store_db_error(db, path, "checking the database", SQL_QUICK_CHECK);
@@ -251,8 +265,8 @@ static Diag *store_migrate(Store *s) {
         err = store_query_int(s->db, s->path, SQL_USER_VERSION, &version);
         if (!err && version > STORE_MIGRATION_COUNT)
             err = diag_new(DIAG_ERROR, "progress-db", s->path, 0, 0,
-                           "progress database: was written by a newer cudojo (schema %lld, we know %d); "
-                           "not touching it",
+                           "this progress database was written by a newer cudojo (schema %lld, we "
+                           "know %d); not touching it",
                            version, STORE_MIGRATION_COUNT);
         if (!err && version == STORE_MIGRATION_COUNT) {
             return store_exec_script(s->db, s->path, "finishing the migrations", "COMMIT");
@@ -370,15 +384,16 @@ Diag *store_check_integrity(Store *s) {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(s->db, SQL_INTEGRITY, -1, &st, NULL) != SQLITE_OK)
         return store_error(s, "checking integrity", SQL_INTEGRITY);
-    Diag *err = NULL;
+    StrBuf problems;
+    strbuf_init(&problems);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *line = (const char *)sqlite3_column_text(st, 0);
-        if (line && strcmp(line, "ok") != 0)
-            diag_append(&err, diag_new(DIAG_ERROR, "progress-db", s->path, 0, 0,
-                                       "progress database is damaged: %s", line));
-    }
-    if (rc != SQLITE_DONE) diag_append(&err, store_error(s, "checking integrity", SQL_INTEGRITY));
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) store_append_problems(&problems, (const char *)sqlite3_column_text(st, 0));
+    Diag *err = NULL;
+    if (rc != SQLITE_DONE) err = store_error(s, "checking integrity", SQL_INTEGRITY);
+    else if (problems.len)
+        err = diag_new(DIAG_ERROR, "progress-db", s->path, 0, 0, "progress database: the file is damaged (%s)%s",
+                       problems.data, store_advice(SQLITE_CORRUPT));
+    strbuf_fini(&problems);
     sqlite3_finalize(st);
     return err;
 }

@@ -36,6 +36,13 @@ static void store_open__creates_schema_at_latest_version__when_file_missing(void
     assert_no_diag(store_check_integrity(s));
     store_close(&s);
     assert_null(s);
+    /* The header's read/write versions are 2 in WAL mode (SQLite file format). */
+    size_t len = 0;
+    unsigned char *header = (unsigned char *)store_fixture_read(f->db_path, &len);
+    assert_true(len >= 100);
+    assert_int_equal(header[18], 2);
+    assert_int_equal(header[19], 2);
+    free(header);
 }
 
 static void store_open__keeps_everything_and_changes_no_byte__when_reopened(void **state) {
