@@ -1,7 +1,625 @@
-/* kernels/cuda/cuda_backend.c: PLACEHOLDER until the GPU backend lands. */
-#include "kernels/backend.h"
+/* kernels/cuda/cuda_backend.c: the Backend on a real GPU, through cudart only.
+ *
+ * Modules are loaded with cudaLibraryLoadData (the cubin when it was built
+ * for this GPU's architecture, else the PTX, which the driver JIT-compiles),
+ * kernels found with cudaLibraryGetKernel and launched with cudaLaunchKernel.
+ * libcuda is never linked: the runtime finds the driver itself, so a machine
+ * without one gets a clean "no GPU: <reason>" from cuda_backend_new.
+ *
+ * Timing (cfg->timed_reps > 0): the first launch is the one whose results
+ * the exercise checks; then every allocation is saved on the device, the
+ * L2 is flushed before each of N launches timed with events, and the saved
+ * contents are restored, so a kernel that accumulates (atomicAdd into its
+ * output) still leaves the result of exactly one run.
+ *
+ * Device printf: the driver writes it to file descriptor 1 when the kernel
+ * is synchronized, which would land in the worker's protocol stream. A
+ * launch redirects fd 1 into a temporary file around launch + synchronize
+ * and returns the text in report->device_output (the first run's only). */
+#include "kernels/cuda/cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+#include "kernels/cuda/cuda_internal.h"
+
+#define FLUSH_BYTES_MIN (64u << 20)
+#define PEAK_BYTES (256u << 20)
+#define PEAK_REPS 10
+
+typedef struct CudaAlloc {
+    DevPtr ptr;
+    size_t bytes;
+    size_t elem_size;
+    char *label;
+} CudaAlloc;
+
+typedef struct CudaBackend {
+    Backend base;
+    int device;
+    DeviceInfo info;
+    bool broken;                    /* a sticky error happened: the context is lost */
+    char *broken_why;
+    CudaAlloc *allocs;
+    int n_allocs, cap_allocs;
+    cudaEvent_t ev_start, ev_stop;
+    void *flush_buf;                /* a buffer larger than L2, memset between timed runs */
+    size_t flush_bytes;
+    double peak_gbs;                /* 0 = not measured yet */
+} CudaBackend;
+
+typedef struct CudaKernel {
+    char *lowered;
+    cudaKernel_t handle;
+} CudaKernel;
+
+struct BackendModule {
+    cudaLibrary_t lib;
+    CompiledModule *meta;           /* kernel names, PTX (for parameter checks), source path */
+    CudaKernel *kernels;
+    int n_kernels;
+    bool from_cubin;
+};
+
+static CudaBackend *cb(Backend *b) { return (CudaBackend *)b; }
+
+bool cuda_backend_usable(const Backend *b) {
+    return b && b->ops && !strcmp(b->ops->name, "cuda") && !((const CudaBackend *)b)->broken;
+}
+
+/* Wraps a failed cudart call into a Diag; marks the backend broken on sticky errors. */
+static Diag *fail(CudaBackend *c, cudaError_t e, const char *what, const char *kernel,
+                  const char *file, const LaunchConfig *cfg, int regs) {
+    bool sticky = false;
+    Diag *d = cuda_error_diag((int)e, cudaGetErrorString(e), what, kernel, file, cfg, regs,
+                              &c->info, &sticky);
+    if (sticky && !c->broken) {
+        c->broken = true;
+        c->broken_why = xstrdup(d->message);
+    } else if (!sticky) {
+        (void)cudaGetLastError();   /* clear a non-sticky error so the next call starts clean */
+    }
+    return d;
+}
+
+static Diag *check_usable(CudaBackend *c) {
+    if (!c->broken) return NULL;
+    return diag_new(DIAG_ERROR, CUDA_DIAG_STICKY, NULL, 0, 0,
+                    "the GPU is unusable after an earlier error in this process (%s)",
+                    c->broken_why ? c->broken_why : "a sticky CUDA error");
+}
+
+/* ---- device ---- */
+
+static Diag *query_device(CudaBackend *c) {
+    struct cudaDeviceProp p;
+    cudaError_t e = cudaGetDeviceProperties(&p, c->device);
+    if (e != cudaSuccess) return fail(c, e, "cudaGetDeviceProperties", NULL, NULL, NULL, -1);
+    DeviceInfo *d = &c->info;
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", p.name);
+    d->cc_major = p.major;
+    d->cc_minor = p.minor;
+    d->sm_count = p.multiProcessorCount;
+    d->global_mem = p.totalGlobalMem;
+    d->shared_per_block = p.sharedMemPerBlock;
+    d->shared_per_block_optin = p.sharedMemPerBlockOptin;
+    d->shared_per_sm = p.sharedMemPerMultiprocessor;
+    d->regs_per_sm = p.regsPerMultiprocessor;
+    d->regs_per_block = p.regsPerBlock;
+    d->max_threads_per_block = p.maxThreadsPerBlock;
+    d->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    d->max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+    d->warp_size = p.warpSize;
+    for (int i = 0; i < 3; i++) {
+        d->max_grid[i] = p.maxGridSize[i];
+        d->max_block[i] = p.maxThreadsDim[i];
+    }
+    d->mem_bus_width = p.memoryBusWidth;
+    /* CUDA 13 removed memoryClockRate from cudaDeviceProp; it is an attribute now. */
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, c->device) == cudaSuccess)
+        d->mem_clock_khz = khz;
+    else
+        (void)cudaGetLastError();
+    /* Double data rate: two transfers per clock across the whole bus. */
+    d->peak_bandwidth_gbs = 2.0 * d->mem_clock_khz * 1e3 * (d->mem_bus_width / 8.0) / 1e9;
+    int v = 0;
+    if (cudaDriverGetVersion(&v) == cudaSuccess) d->driver_version = v;
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess) d->runtime_version = v;
+    return NULL;
+}
+
+static Diag *cuda_device_info(Backend *b, DeviceInfo *out) {
+    *out = cb(b)->info;
+    return NULL;
+}
+
+/* ---- memory ---- */
+
+static CudaAlloc *alloc_find(CudaBackend *c, DevPtr p, size_t bytes) {
+    for (int i = 0; i < c->n_allocs; i++) {
+        CudaAlloc *a = &c->allocs[i];
+        if (p >= a->ptr && p - a->ptr <= a->bytes && bytes <= a->bytes - (p - a->ptr)) return a;
+    }
+    return NULL;
+}
+
+static Diag *cuda_mem_alloc(Backend *b, size_t bytes, const char *label, size_t elem_size, DevPtr *out) {
+    CudaBackend *c = cb(b);
+    *out = 0;
+    Diag *d = check_usable(c);
+    if (d) return d;
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        size_t free_b = 0, total = 0;
+        (void)cudaGetLastError();
+        if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) (void)cudaGetLastError();
+        if (e == cudaErrorMemoryAllocation)
+            return diag_new(DIAG_ERROR, "gpu-memory", NULL, 0, 0,
+                            "could not allocate %zu bytes for %s on the GPU: only %zu MiB of %zu "
+                            "MiB are free",
+                            bytes, label ? label : "an array", free_b >> 20, total >> 20);
+        return fail(c, e, "cudaMalloc", NULL, NULL, NULL, -1);
+    }
+    if (c->n_allocs == c->cap_allocs) {
+        c->cap_allocs = c->cap_allocs ? c->cap_allocs * 2 : 16;
+        c->allocs = xrealloc(c->allocs, (size_t)c->cap_allocs * sizeof *c->allocs);
+    }
+    CudaAlloc *a = &c->allocs[c->n_allocs++];
+    a->ptr = (DevPtr)(uintptr_t)p;
+    a->bytes = bytes;
+    a->elem_size = elem_size;
+    a->label = xstrdup(label ? label : "array");
+    *out = a->ptr;
+    return NULL;
+}
+
+static Diag *cuda_mem_free(Backend *b, DevPtr p) {
+    CudaBackend *c = cb(b);
+    for (int i = 0; i < c->n_allocs; i++) {
+        if (c->allocs[i].ptr != p) continue;
+        free(c->allocs[i].label);
+        c->allocs[i] = c->allocs[--c->n_allocs];
+        if (c->broken) return NULL;         /* the context is gone; so is the memory */
+        cudaError_t e = cudaFree((void *)(uintptr_t)p);
+        return e == cudaSuccess ? NULL : fail(c, e, "cudaFree", NULL, NULL, NULL, -1);
+    }
+    return diag_error("gpu", "free of a device address that was not allocated (0x%llx)",
+                      (unsigned long long)p);
+}
+
+static Diag *range_diag(CudaBackend *c, DevPtr p, size_t bytes, const char *dir) {
+    for (int i = 0; i < c->n_allocs; i++) {
+        CudaAlloc *a = &c->allocs[i];
+        if (p >= a->ptr && p < a->ptr + (a->bytes ? a->bytes : 1))
+            return diag_error("gpu", "copy %s %s of %zu bytes at offset %llu, but %s has %zu bytes",
+                              dir, a->label, bytes, (unsigned long long)(p - a->ptr), a->label, a->bytes);
+    }
+    return diag_error("gpu", "copy %s a device address that is not allocated (0x%llx)", dir,
+                      (unsigned long long)p);
+}
+
+static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t bytes) {
+    CudaBackend *c = cb(b);
+    Diag *d = check_usable(c);
+    if (d) return d;
+    if (!bytes) return NULL;
+    if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "into");
+    cudaError_t e = cudaMemcpy((void *)(uintptr_t)dst, src, bytes, cudaMemcpyHostToDevice);
+    return e == cudaSuccess ? NULL : fail(c, e, "copy to the GPU", NULL, NULL, NULL, -1);
+}
+
+static Diag *cuda_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) {
+    CudaBackend *c = cb(b);
+    Diag *d = check_usable(c);
+    if (d) return d;
+    if (!bytes) return NULL;
+    if (!alloc_find(c, src, bytes)) return range_diag(c, src, bytes, "out of");
+    cudaError_t e = cudaMemcpy(dst, (const void *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
+    return e == cudaSuccess ? NULL : fail(c, e, "copy from the GPU", NULL, NULL, NULL, -1);
+}
+
+static Diag *cuda_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
+    CudaBackend *c = cb(b);
+    Diag *d = check_usable(c);
+    if (d) return d;
+    if (!bytes) return NULL;
+    if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "(memset) into");
+    cudaError_t e = cudaMemset((void *)(uintptr_t)dst, value, bytes);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    return e == cudaSuccess ? NULL : fail(c, e, "cudaMemset", NULL, NULL, NULL, -1);
+}
+
+/* ---- modules ---- */
+
+static CompiledModule *meta_copy(const CompiledModule *m) {
+    CompiledModule *x = xcalloc(1, sizeof *x);
+    x->source_path = xstrdup(m->source_path);
+    x->ptx = xstrdup(m->ptx);
+    x->ptx_size = m->ptx_size;
+    x->n_kernels = m->n_kernels;
+    x->kernels = xcalloc((size_t)(m->n_kernels ? m->n_kernels : 1), sizeof *x->kernels);
+    for (int i = 0; i < m->n_kernels; i++) {
+        x->kernels[i] = m->kernels[i];
+        x->kernels[i].name = xstrdup(m->kernels[i].name);
+        x->kernels[i].lowered = xstrdup(m->kernels[i].lowered);
+    }
+    return x;
+}
+
+static bool cubin_fits(const CompiledModule *m, const DeviceInfo *d) {
+    /* A cubin for sm_XY runs on sm_XZ with Z >= Y. */
+    return m->cubin && m->cubin_size && m->cubin_arch / 10 == d->cc_major &&
+           m->cubin_arch % 10 <= d->cc_minor;
+}
+
+static Diag *cuda_module_load(Backend *b, const CompiledModule *m, BackendModule **out) {
+    CudaBackend *c = cb(b);
+    *out = NULL;
+    Diag *d = check_usable(c);
+    if (d) return d;
+    cudaLibrary_t lib = NULL;
+    bool from_cubin = false;
+    cudaError_t e = cudaErrorInvalidValue;
+    if (cubin_fits(m, &c->info)) {
+        e = cudaLibraryLoadData(&lib, m->cubin, NULL, NULL, 0, NULL, NULL, 0);
+        if (e == cudaSuccess) from_cubin = true;
+        else (void)cudaGetLastError();
+    }
+    char jit_log[4096] = "";
+    if (!from_cubin) {
+        enum cudaJitOption jo[2] = {cudaJitErrorLogBuffer, cudaJitErrorLogBufferSizeBytes};
+        void *jv[2] = {jit_log, (void *)(uintptr_t)sizeof jit_log};
+        e = cudaLibraryLoadData(&lib, m->ptx, jo, jv, 2, NULL, NULL, 0);
+    }
+    if (e != cudaSuccess) {
+        d = fail(c, e, "loading the compiled kernels", NULL, m->source_path, NULL, -1);
+        if (jit_log[0]) {
+            char *msg = xasprintf("%s\n%s", d->message, jit_log);
+            free(d->message);
+            d->message = msg;
+        }
+        return d;
+    }
+    BackendModule *bm = xcalloc(1, sizeof *bm);
+    bm->lib = lib;
+    bm->meta = meta_copy(m);
+    bm->from_cubin = from_cubin;
+    *out = bm;
+    return NULL;
+}
+
+static void cuda_module_unload(Backend *b, BackendModule **mp) {
+    BackendModule *m = *mp;
+    if (!m) return;
+    if (!cb(b)->broken && m->lib) (void)cudaLibraryUnload(m->lib);
+    for (int i = 0; i < m->n_kernels; i++) free(m->kernels[i].lowered);
+    free(m->kernels);
+    compiled_module_free(&m->meta);
+    free(m);
+    *mp = NULL;
+}
+
+static Diag *kernel_handle(CudaBackend *c, BackendModule *m, const KernelInfo *k, cudaKernel_t *out) {
+    for (int i = 0; i < m->n_kernels; i++)
+        if (!strcmp(m->kernels[i].lowered, k->lowered)) {
+            *out = m->kernels[i].handle;
+            return NULL;
+        }
+    cudaKernel_t h = NULL;
+    cudaError_t e = cudaLibraryGetKernel(&h, m->lib, k->lowered);
+    if (e != cudaSuccess) return fail(c, e, "cudaLibraryGetKernel", k->name, m->meta->source_path, NULL, -1);
+    m->kernels = xrealloc(m->kernels, (size_t)(m->n_kernels + 1) * sizeof *m->kernels);
+    m->kernels[m->n_kernels].lowered = xstrdup(k->lowered);
+    m->kernels[m->n_kernels].handle = h;
+    m->n_kernels++;
+    *out = h;
+    return NULL;
+}
+
+/* ---- launch ---- */
+
+typedef struct Capture {
+    int saved_fd;                   /* -1 when not capturing */
+    FILE *tmp;
+} Capture;
+
+static void capture_begin(Capture *cap) {
+    cap->saved_fd = -1;
+    cap->tmp = tmpfile();
+    if (!cap->tmp) return;
+    fflush(stdout);
+    cap->saved_fd = dup(STDOUT_FILENO);
+    if (cap->saved_fd < 0 || dup2(fileno(cap->tmp), STDOUT_FILENO) < 0) {
+        if (cap->saved_fd >= 0) close(cap->saved_fd);
+        cap->saved_fd = -1;
+        fclose(cap->tmp);
+        cap->tmp = NULL;
+    }
+}
+
+/* Returns the text written since capture_begin up to `upto` bytes (-1 = all); caller frees. */
+static char *capture_end(Capture *cap, long upto) {
+    if (cap->saved_fd < 0) return NULL;
+    fflush(stdout);
+    dup2(cap->saved_fd, STDOUT_FILENO);
+    close(cap->saved_fd);
+    long n = (long)lseek(fileno(cap->tmp), 0, SEEK_END);
+    if (upto >= 0 && upto < n) n = upto;
+    char *text = NULL;
+    if (n > 0) {
+        text = xmalloc((size_t)n + 1);
+        size_t got = 0;
+        if (lseek(fileno(cap->tmp), 0, SEEK_SET) == 0) got = (size_t)read(fileno(cap->tmp), text, (size_t)n);
+        text[got] = '\0';
+        if (!got) XFREE(text);
+    }
+    fclose(cap->tmp);
+    cap->tmp = NULL;
+    cap->saved_fd = -1;
+    return text;
+}
+
+static long capture_mark(const Capture *cap) {
+    fflush(stdout);
+    return cap->saved_fd >= 0 ? (long)lseek(fileno(cap->tmp), 0, SEEK_END) : -1;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Saves every allocation on the device; NULL entries where memory ran short. */
+static void **snapshot_take(CudaBackend *c) {
+    void **saved = xcalloc((size_t)(c->n_allocs ? c->n_allocs : 1), sizeof *saved);
+    for (int i = 0; i < c->n_allocs; i++) {
+        if (!c->allocs[i].bytes) continue;
+        if (cudaMalloc(&saved[i], c->allocs[i].bytes) != cudaSuccess) {
+            (void)cudaGetLastError();
+            saved[i] = NULL;
+            continue;
+        }
+        if (cudaMemcpy(saved[i], (void *)(uintptr_t)c->allocs[i].ptr, c->allocs[i].bytes,
+                       cudaMemcpyDeviceToDevice) != cudaSuccess) {
+            (void)cudaGetLastError();
+            cudaFree(saved[i]);
+            saved[i] = NULL;
+        }
+    }
+    return saved;
+}
+
+/* Restores and frees the snapshot; false if some allocation could not be restored. */
+static bool snapshot_restore(CudaBackend *c, void **saved, int n) {
+    bool all = true;
+    for (int i = 0; i < n; i++) {
+        if (!saved[i]) {
+            all = all && !c->allocs[i].bytes;
+            continue;
+        }
+        if (cudaMemcpy((void *)(uintptr_t)c->allocs[i].ptr, saved[i], c->allocs[i].bytes,
+                       cudaMemcpyDeviceToDevice) != cudaSuccess) {
+            (void)cudaGetLastError();
+            all = false;
+        }
+        cudaFree(saved[i]);
+    }
+    free(saved);
+    return all;
+}
+
+static Diag *timed_runs(CudaBackend *c, cudaKernel_t h, const KernelInfo *k, const char *file,
+                        const LaunchConfig *cfg, void **argv, LaunchReport *report) {
+    dim3 grid = {cfg->grid.x, cfg->grid.y, cfg->grid.z};
+    dim3 block = {cfg->block.x, cfg->block.y, cfg->block.z};
+    int n = cfg->timed_reps;
+    int n_allocs = c->n_allocs;
+    void **saved = snapshot_take(c);
+    double *ms = xcalloc((size_t)n, sizeof *ms);
+    Diag *d = NULL;
+    for (int r = 0; r < n && !d; r++) {
+        cudaError_t e = cudaSuccess;
+        if (c->flush_buf) e = cudaMemset(c->flush_buf, r & 0xff, c->flush_bytes);
+        if (e == cudaSuccess) e = cudaEventRecord(c->ev_start, 0);
+        if (e == cudaSuccess) e = cudaLaunchKernel((const void *)h, grid, block, argv, cfg->shared_bytes, 0);
+        if (e == cudaSuccess) e = cudaEventRecord(c->ev_stop, 0);
+        if (e == cudaSuccess) e = cudaEventSynchronize(c->ev_stop);
+        float t = 0;
+        if (e == cudaSuccess) e = cudaEventElapsedTime(&t, c->ev_start, c->ev_stop);
+        if (e != cudaSuccess) d = fail(c, e, "timed launch", k->name, file, cfg, k->registers);
+        ms[r] = t;
+    }
+    if (!d) {
+        qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+        report->ms_min = ms[0];
+        report->ms_median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+        report->reps = n;
+        json_t *j = report->metrics ? report->metrics : json_object();
+        json_object_set_new(j, "ms_median", json_real(report->ms_median));
+        json_object_set_new(j, "ms_min", json_real(report->ms_min));
+        json_object_set_new(j, "reps", json_integer(n));
+        json_object_set_new(j, "l2_flushed", json_boolean(c->flush_buf != NULL));
+        report->metrics = j;
+        if (!snapshot_restore(c, saved, n_allocs))
+            diag_append(&report->findings,
+                        diag_new(DIAG_WARNING, "gpu-timing", file, 0, 0,
+                                 "not enough GPU memory to keep the first run's results while "
+                                 "timing: arrays hold the result of %d runs of %s", n + 1, k->name));
+        saved = NULL;
+    } else if (!c->broken) {
+        snapshot_restore(c, saved, n_allocs);
+        saved = NULL;
+    }
+    if (saved) free(saved);            /* broken context: the device memory is gone anyway */
+    free(ms);
+    return d;
+}
+
+static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const LaunchConfig *cfg,
+                         const KernelArg *args, int nargs, LaunchReport *report) {
+    CudaBackend *c = cb(b);
+    Diag *d = check_usable(c);
+    if (d) return d;
+    const char *file = m->meta->source_path;
+    const KernelInfo *k = compiled_module_find(m->meta, kernel);
+    if (!k) {
+        StrBuf names;
+        strbuf_init(&names);
+        for (int i = 0; i < m->meta->n_kernels; i++)
+            strbuf_printf(&names, "%s%s", i ? ", " : "", m->meta->kernels[i].name);
+        d = diag_new(DIAG_ERROR, "gpu-launch", file, 0, 0, "there is no kernel named %s in %s (%s%s)",
+                     kernel, file ? file : "the module", m->meta->n_kernels ? "it has: " : "it has none",
+                     names.data);
+        strbuf_fini(&names);
+        return d;
+    }
+    if ((d = cuda_check_launch(&c->info, cfg, k->name, file, k->registers))) return d;
+    if ((d = cuda_check_args(m->meta->ptx, k->lowered, k->name, file, args, nargs))) return d;
+    cudaKernel_t h = NULL;
+    if ((d = kernel_handle(c, m, k, &h))) return d;
+    cudaError_t e;
+    if (cfg->shared_bytes > c->info.shared_per_block) {
+        /* Above 48 KiB of dynamic shared memory a kernel must opt in. */
+        e = cudaFuncSetAttribute((const void *)h, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)cfg->shared_bytes);
+        if (e != cudaSuccess) return fail(c, e, "cudaFuncSetAttribute", k->name, file, cfg, k->registers);
+    }
+    void *argv[64];
+    if (nargs > 64) return diag_error("gpu-args", "kernel %s: at most 64 arguments", k->name);
+    for (int i = 0; i < nargs; i++) argv[i] = (void *)args[i].bytes;
+    dim3 grid = {cfg->grid.x, cfg->grid.y, cfg->grid.z};
+    dim3 block = {cfg->block.x, cfg->block.y, cfg->block.z};
+
+    Capture cap;
+    capture_begin(&cap);
+    e = cudaLaunchKernel((const void *)h, grid, block, nargs ? argv : NULL, cfg->shared_bytes, 0);
+    if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    long first_run_output = capture_mark(&cap);
+    if (e != cudaSuccess) d = fail(c, e, "launch", k->name, file, cfg, k->registers);
+    if (!d && cfg->timed_reps > 0) d = timed_runs(c, h, k, file, cfg, argv, report);
+    char *out = capture_end(&cap, first_run_output);
+    if (out) {
+        free(report->device_output);
+        report->device_output = out;
+    }
+    report->modeled = false;
+    return d;
+}
+
+/* ---- peak bandwidth ---- */
+
+static double cuda_peak_copy_gbs(Backend *b) {
+    CudaBackend *c = cb(b);
+    if (c->peak_gbs > 0) return c->peak_gbs;
+    if (c->broken) return -1;
+    size_t bytes = PEAK_BYTES;
+    if (c->info.global_mem && bytes > c->info.global_mem / 8) bytes = c->info.global_mem / 8;
+    void *src = NULL, *dst = NULL;
+    double best = -1;
+    float ms[PEAK_REPS];
+    if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) goto out;
+    if (cudaMemset(src, 1, bytes) != cudaSuccess) goto out;
+    if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice) != cudaSuccess) goto out;   /* warm-up */
+    for (int r = 0; r < PEAK_REPS; r++) {
+        if (cudaEventRecord(c->ev_start, 0) != cudaSuccess ||
+            cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0) != cudaSuccess ||
+            cudaEventRecord(c->ev_stop, 0) != cudaSuccess || cudaEventSynchronize(c->ev_stop) != cudaSuccess ||
+            cudaEventElapsedTime(&ms[r], c->ev_start, c->ev_stop) != cudaSuccess)
+            goto out;
+    }
+    double sorted[PEAK_REPS];
+    for (int r = 0; r < PEAK_REPS; r++) sorted[r] = ms[r];
+    qsort(sorted, PEAK_REPS, sizeof sorted[0], cmp_double);
+    double med = (sorted[PEAK_REPS / 2 - 1] + sorted[PEAK_REPS / 2]) / 2;
+    /* Each copied byte is read once and written once. */
+    if (med > 0) best = 2.0 * (double)bytes / (med * 1e-3) / 1e9;
+out:
+    (void)cudaGetLastError();
+    if (src) cudaFree(src);
+    if (dst) cudaFree(dst);
+    if (best > 0) c->peak_gbs = best;
+    return best;
+}
+
+/* ---- lifecycle ---- */
+
+static void cuda_destroy(Backend *b) {
+    CudaBackend *c = cb(b);
+    if (!c->broken) {
+        for (int i = 0; i < c->n_allocs; i++) cudaFree((void *)(uintptr_t)c->allocs[i].ptr);
+        if (c->flush_buf) cudaFree(c->flush_buf);
+        if (c->ev_start) cudaEventDestroy(c->ev_start);
+        if (c->ev_stop) cudaEventDestroy(c->ev_stop);
+    }
+    for (int i = 0; i < c->n_allocs; i++) free(c->allocs[i].label);
+    free(c->allocs);
+    free(c->broken_why);
+    free(c);
+}
+
+static const BackendOps CUDA_OPS = {
+    .name = "cuda",
+    .destroy = cuda_destroy,
+    .device_info = cuda_device_info,
+    .mem_alloc = cuda_mem_alloc,
+    .mem_free = cuda_mem_free,
+    .copy_to_device = cuda_copy_to_device,
+    .copy_to_host = cuda_copy_to_host,
+    .memset = cuda_memset,
+    .module_load = cuda_module_load,
+    .module_unload = cuda_module_unload,
+    .launch = cuda_launch,
+    .peak_copy_gbs = cuda_peak_copy_gbs,
+};
 
 Backend *cuda_backend_new(Diag **why) {
-    *why = diag_error("backend", "the GPU backend is not built yet");
-    return NULL;
+    *why = NULL;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: %s", cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    if (n <= 0) {
+        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: the driver found no CUDA device");
+        return NULL;
+    }
+    CudaBackend *c = xcalloc(1, sizeof *c);
+    c->base.ops = &CUDA_OPS;
+    c->device = 0;
+    e = cudaSetDevice(c->device);
+    if (e == cudaSuccess) e = cudaFree(NULL);       /* create the context now, not mid-launch */
+    if (e != cudaSuccess) {
+        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: %s", cudaGetErrorString(e));
+        free(c);
+        return NULL;
+    }
+    Diag *d = query_device(c);
+    if (!d && ((e = cudaEventCreate(&c->ev_start)) != cudaSuccess ||
+               (e = cudaEventCreate(&c->ev_stop)) != cudaSuccess))
+        d = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: cudaEventCreate: %s", cudaGetErrorString(e));
+    if (d) {
+        *why = d;
+        cuda_destroy(&c->base);
+        return NULL;
+    }
+    int l2 = 0;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, c->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        l2 = 0;
+    }
+    c->flush_bytes = (size_t)l2 * 2 > FLUSH_BYTES_MIN ? (size_t)l2 * 2 : FLUSH_BYTES_MIN;
+    if (cudaMalloc(&c->flush_buf, c->flush_bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        c->flush_buf = NULL;        /* timings then run with a warm L2; reported in metrics */
+    }
+    return &c->base;
 }

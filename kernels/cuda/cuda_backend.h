@@ -1,0 +1,23 @@
+/* kernels/cuda/cuda_backend.h: what the GPU backend offers beyond the
+ * Backend interface (kernels/backend.h). Includes no CUDA header, so app/
+ * may use it.
+ *
+ * Sticky errors: after an illegal address, misaligned access, failed assert,
+ * trap or watchdog timeout the CUDA context is unusable until the process
+ * exits. The backend then answers every call with a Diag of code
+ * CUDA_DIAG_STICKY and cuda_backend_usable() returns false: the runner
+ * worker must report the error and restart itself (DESIGN.md decision 3). */
+#ifndef CUDOJO_KERNELS_CUDA_BACKEND_H
+#define CUDOJO_KERNELS_CUDA_BACKEND_H
+
+#include <stdbool.h>
+
+#include "kernels/backend.h"
+
+/* Diag code of an error after which the process must restart to use the GPU again. */
+#define CUDA_DIAG_STICKY "gpu-fault"
+
+/* False once a sticky error happened (or b is not a cuda backend). */
+bool cuda_backend_usable(const Backend *b);
+
+#endif
