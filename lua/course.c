@@ -1,0 +1,495 @@
+/* lua/course.c: loading the course: every chapter folder holding
+ * chapter.lua, and the exercises it lists, each file run in its own sandbox.
+ *
+ * Loading never stops at the first broken file: every problem becomes a
+ * Diag naming the author's file (and the line of the offending field when
+ * it can be found in the text), the broken exercise or chapter is left out
+ * and the rest of the course still loads. */
+#include <dirent.h>
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "base/xalloc.h"
+#include "lua/api.h"
+#include "lua/exercise.h"
+#include "lua/sandbox.h"
+
+/* Course files only build tables: they get a small budget. */
+static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20};
+
+static const char *const exercise_fields[] = {
+    "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
+    "params", "description", "title_zh", "hints_zh", "tags", NULL,
+};
+static const char *const chapter_fields[] = {
+    "id", "title", "title_zh", "order", "exercises", "description", NULL,
+};
+
+/* Line (1-based) of the first line whose first token is `field =`, else 0. */
+static int field_line(const char *text, const char *field) {
+    size_t n = strlen(field);
+    int line = 1;
+    for (const char *p = text; p && *p; line++) {
+        const char *q = p + strspn(p, " \t");
+        if (!strncmp(q, field, n)) {
+            const char *r = q + n;
+            r += strspn(r, " \t");
+            if (r[0] == '=' && r[1] != '=') return line;
+        }
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return 0;
+}
+
+/* Line of the last top-level `return`, where a whole-table problem points. */
+static int return_line(const char *text) {
+    int line = 1, found = 0;
+    for (const char *p = text; p && *p; line++) {
+        if (!strncmp(p, "return", 6)) found = line;
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    return found;
+}
+
+static bool valid_id(const char *s) {
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '-' || *s == '_' || *s == '.'))
+            return false;
+    return true;
+}
+
+/* Context for diagnosing one file. */
+typedef struct FileCtx {
+    const char *display;
+    const char *text;
+    Diag **diags;
+} FileCtx;
+
+static void report(FileCtx *f, DiagSeverity sev, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void report(FileCtx *f, DiagSeverity sev, const char *field, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = xvasprintf(fmt, ap);
+    va_end(ap);
+    int line = field ? field_line(f->text, field) : 0;
+    if (!line) line = return_line(f->text);
+    Diag *d = diag_new(sev, "lesson", f->display, line, 0, "%s", msg);
+    diag_set_excerpt(d, f->text);
+    diag_append(f->diags, d);
+    free(msg);
+}
+
+/* Raw string field of the table at index t (no metamethods run). */
+static const char *get_string(lua_State *L, int t, const char *k, bool *wrong_type) {
+    lua_pushstring(L, k);
+    lua_rawget(L, t);
+    const char *s = NULL;
+    *wrong_type = false;
+    if (lua_type(L, -1) == LUA_TSTRING) s = lua_tostring(L, -1);
+    else if (!lua_isnil(L, -1)) *wrong_type = true;
+    lua_pop(L, 1); /* the string stays alive: it is referenced by the table */
+    return s;
+}
+
+static int get_type(lua_State *L, int t, const char *k) {
+    lua_pushstring(L, k);
+    return lua_rawget(L, t);
+}
+
+/* Reads an array of strings at field k; NULL/0 when absent. */
+static char **get_string_list(lua_State *L, int t, const char *k, int *n, FileCtx *f) {
+    *n = 0;
+    int ty = get_type(L, t, k);
+    char **out = NULL;
+    if (ty == LUA_TTABLE) {
+        lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= len; i++) {
+            if (lua_rawgeti(L, -1, i) == LUA_TSTRING) {
+                out = xrealloc(out, (size_t)(*n + 1) * sizeof *out);
+                out[(*n)++] = xstrdup(lua_tostring(L, -1));
+            } else {
+                report(f, DIAG_ERROR, k, "%s[%d] must be a string", k, (int)i);
+            }
+            lua_pop(L, 1);
+        }
+    } else if (ty != LUA_TNIL) {
+        report(f, DIAG_ERROR, k, "%s must be a list of strings, not a %s", k, lua_typename(L, ty));
+    }
+    lua_pop(L, 1);
+    return out;
+}
+
+static void warn_unknown_fields(lua_State *L, int t, const char *const *known, FileCtx *f) {
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) continue;
+        const char *k = lua_tostring(L, -1);
+        bool ok = false;
+        for (const char *const *p = known; *p && !ok; p++) ok = !strcmp(*p, k);
+        if (!ok) report(f, DIAG_WARNING, k, "unknown field '%s' (ignored)", k);
+    }
+}
+
+/* Runs `path` in a fresh sandbox; on success the returned table is on top
+ * of the sandbox's stack. */
+static Sandbox *run_file(const char *path, const char *display, char **text, Diag **diags) {
+    *text = NULL;
+    Diag *d = fs_read_file(path, text, NULL);
+    if (d) {
+        diag_free(&d);
+        diag_append(diags, diag_new(DIAG_ERROR, "lesson", display, 0, 0, "cannot read %s", path));
+        return NULL;
+    }
+    Sandbox *sb = sandbox_new(&load_limits);
+    api_install(sb);
+    d = sandbox_load_string(sb, *text, strlen(*text), display);
+    if (!d) d = sandbox_call(sb, 0, 1);
+    if (!d && !lua_istable(sandbox_lua(sb), -1)) {
+        FileCtx f = {display, *text, diags};
+        report(&f, DIAG_ERROR, NULL, "%s must return a table (got %s)", path_basename(display),
+               luaL_typename(sandbox_lua(sb), -1));
+        sandbox_free(&sb);
+        return NULL;
+    }
+    if (d) {
+        diag_append(diags, d);
+        sandbox_free(&sb);
+        return NULL;
+    }
+    return sb;
+}
+
+static bool check_file(FileCtx *f, const char *dir, const char *rel, const char *field, const char *what) {
+    char *p = path_join(dir, rel);
+    bool ok = fs_exists(p) && !fs_is_dir(p);
+    if (!ok) report(f, DIAG_ERROR, field, "%s file '%s' not found next to %s", what, rel, path_basename(f->display));
+    free(p);
+    return ok;
+}
+
+static void exercise_meta_fini(ExerciseMeta *e) {
+    free(e->id);
+    free(e->title);
+    free(e->chapter_id);
+    free(e->lua_path);
+    free(e->chunkname);
+    free(e->source);
+    free(e->solution);
+    for (int i = 0; i < e->n_wrong; i++) free(e->wrong[i]);
+    free(e->wrong);
+    for (int i = 0; i < e->n_hints; i++) free(e->hints[i]);
+    free(e->hints);
+    free(e->def_hash);
+    memset(e, 0, sizeof *e);
+}
+
+static void chapter_meta_fini(ChapterMeta *c) {
+    for (int i = 0; i < c->n_exercises; i++) exercise_meta_fini(&c->exercises[i]);
+    free(c->exercises);
+    free(c->id);
+    free(c->title);
+    free(c->title_zh);
+    free(c->dir);
+    free(c->rel_dir);
+    memset(c, 0, sizeof *c);
+}
+
+/* Loads one exercise; false (with Diags) when it cannot be used. */
+static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Diag **diags) {
+    memset(e, 0, sizeof *e);
+    char *file = xasprintf("%s.lua", stem);
+    char *path = path_join(ch->dir, file);
+    char *display = xasprintf("%s/%s", ch->rel_dir, file);
+    free(file);
+    char *text = NULL;
+    bool ok = false;
+    Sandbox *sb = run_file(path, display, &text, diags);
+    if (!sb) goto done;
+    lua_State *L = sandbox_lua(sb);
+    int t = lua_gettop(L);
+    FileCtx f = {display, text, diags};
+    int errors_before = diag_count_errors(*diags);
+    bool wt;
+
+    const char *id = get_string(L, t, "id", &wt);
+    if (!id) report(&f, DIAG_ERROR, wt ? "id" : NULL, "exercise has no string field 'id' (a stable id, e.g. id = \"%s\")", stem);
+    else if (!valid_id(id)) report(&f, DIAG_ERROR, "id", "id '%s' may hold only letters, digits, '-', '_' and '.'", id);
+    const char *title = get_string(L, t, "title", &wt);
+    if (wt) report(&f, DIAG_ERROR, "title", "title must be a string");
+    const char *source = get_string(L, t, "source", &wt);
+    if (!source) report(&f, DIAG_ERROR, wt ? "source" : NULL, "exercise has no string field 'source' (the starter .cu file)");
+    else check_file(&f, ch->dir, source, "source", "source");
+    const char *solution = get_string(L, t, "solution", &wt);
+    if (wt) report(&f, DIAG_ERROR, "solution", "solution must be a string (a path relative to the chapter folder)");
+    char *sol = solution ? xstrdup(solution) : source ? xasprintf("solutions/%s", source) : NULL;
+    if (sol) check_file(&f, ch->dir, sol, solution ? "solution" : "source", "solution");
+    e->wrong = get_string_list(L, t, "wrong", &e->n_wrong, &f);
+    for (int i = 0; i < e->n_wrong; i++) check_file(&f, ch->dir, e->wrong[i], "wrong", "wrong-variant");
+    e->hints = get_string_list(L, t, "hints", &e->n_hints, &f);
+    if (e->n_hints < 2) report(&f, DIAG_WARNING, e->n_hints ? "hints" : NULL, "an exercise should have at least 2 hints (has %d)", e->n_hints);
+    e->timeout_s = 10;
+    int ty = get_type(L, t, "timeout");
+    if (ty == LUA_TNUMBER && lua_tonumber(L, -1) > 0) e->timeout_s = lua_tonumber(L, -1);
+    else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "timeout", "timeout must be a positive number of seconds");
+    lua_pop(L, 1);
+    ty = get_type(L, t, "needs_gpu");
+    if (ty == LUA_TBOOLEAN) e->needs_gpu = lua_toboolean(L, -1);
+    else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "needs_gpu", "needs_gpu must be true or false");
+    lua_pop(L, 1);
+    ty = get_type(L, t, "run");
+    if (ty != LUA_TFUNCTION)
+        report(&f, DIAG_ERROR, ty == LUA_TNIL ? NULL : "run", "exercise has no function 'run' (run = function(t) ... end)");
+    lua_pop(L, 1);
+    warn_unknown_fields(L, t, exercise_fields, &f);
+
+    ok = diag_count_errors(*diags) == errors_before;
+    if (ok) {
+        e->id = xstrdup(id);
+        e->title = xstrdup(title ? title : id);
+        e->chapter_id = xstrdup(ch->id);
+        e->lua_path = xstrdup(path);
+        e->chunkname = xasprintf("@%s", display);
+        e->source = xstrdup(source);
+        e->solution = sol;
+        sol = NULL;
+        /* The definition hash changes when the exercise or its starter does. */
+        Sha256 h;
+        sha256_init(&h);
+        sha256_update(&h, text, strlen(text));
+        char *sp = path_join(ch->dir, source), *stext = NULL;
+        size_t slen = 0;
+        Diag *rd = fs_read_file(sp, &stext, &slen);
+        diag_free(&rd);
+        sha256_update(&h, "\0", 1);
+        if (stext) sha256_update(&h, stext, slen);
+        unsigned char dig[32];
+        sha256_final(&h, dig);
+        e->def_hash = xmalloc(65);
+        sha256_to_hex(dig, e->def_hash);
+        free(stext);
+        free(sp);
+    }
+    free(sol);
+    sandbox_free(&sb);
+done:
+    if (!ok) exercise_meta_fini(e);
+    free(text);
+    free(path);
+    free(display);
+    return ok;
+}
+
+/* Leading number of a folder name ("03-shared" → 3), the fallback order. */
+static int dir_number(const char *base) {
+    return (base[0] >= '0' && base[0] <= '9') ? atoi(base) : 1000;
+}
+
+static bool load_chapter(const char *dir_abs, ChapterMeta *ch, Diag **diags) {
+    memset(ch, 0, sizeof *ch);
+    ch->dir = xstrdup(dir_abs);
+    ch->rel_dir = xasprintf("lessons/%s", path_basename(dir_abs));
+    char *path = path_join(dir_abs, "chapter.lua");
+    char *display = xasprintf("%s/chapter.lua", ch->rel_dir);
+    char *text = NULL;
+    bool ok = false;
+    Sandbox *sb = run_file(path, display, &text, diags);
+    if (!sb) goto done;
+    lua_State *L = sandbox_lua(sb);
+    int t = lua_gettop(L);
+    FileCtx f = {display, text, diags};
+    bool wt;
+    const char *id = get_string(L, t, "id", &wt);
+    if (!id || !valid_id(id)) {
+        report(&f, DIAG_ERROR, id || wt ? "id" : NULL,
+               "chapter.lua needs id = \"...\" (letters, digits, '-', '_', '.'; stable across renumbering)");
+        goto done;
+    }
+    ch->id = xstrdup(id);
+    const char *title = get_string(L, t, "title", &wt);
+    ch->title = xstrdup(title ? title : id);
+    ch->title_zh = xstrdup(get_string(L, t, "title_zh", &wt));
+    int ty = get_type(L, t, "order");
+    if (ty == LUA_TNUMBER) {
+        ch->order = (int)lua_tointeger(L, -1);
+    } else {
+        ch->order = dir_number(path_basename(dir_abs));
+        report(&f, DIAG_WARNING, ty == LUA_TNIL ? NULL : "order",
+               "chapter.lua has no numeric 'order'; using %d from the folder name", ch->order);
+    }
+    lua_pop(L, 1);
+    if (get_type(L, t, "exercises") != LUA_TTABLE)
+        report(&f, DIAG_ERROR, "exercises", "chapter.lua needs exercises = { \"file-stem\", ... } listing its exercises in order");
+    lua_pop(L, 1);
+    warn_unknown_fields(L, t, chapter_fields, &f);
+    int n_stems = 0;
+    char **stems = get_string_list(L, t, "exercises", &n_stems, &f);
+    for (int i = 0; i < n_stems; i++) {
+        char *ep = xasprintf("%s/%s.lua", dir_abs, stems[i]);
+        if (!fs_exists(ep)) {
+            report(&f, DIAG_ERROR, "exercises", "exercise '%s' is listed but %s/%s.lua does not exist", stems[i],
+                   ch->rel_dir, stems[i]);
+        } else {
+            ch->exercises = xrealloc(ch->exercises, (size_t)(ch->n_exercises + 1) * sizeof *ch->exercises);
+            if (load_exercise(ch, stems[i], &ch->exercises[ch->n_exercises], diags)) ch->n_exercises++;
+        }
+        free(ep);
+        free(stems[i]);
+    }
+    free(stems);
+    ok = true;
+done:
+    sandbox_free(&sb);
+    if (!ok) chapter_meta_fini(ch);
+    free(text);
+    free(path);
+    free(display);
+    return ok;
+}
+
+static int chapter_cmp(const void *a, const void *b) {
+    const ChapterMeta *x = a, *y = b;
+    if (x->order != y->order) return x->order < y->order ? -1 : 1;
+    return strcmp(x->rel_dir, y->rel_dir);
+}
+
+/* Ids must be unique across the course: later duplicates are dropped. */
+static void drop_duplicates(Course *c, Diag **diags) {
+    for (int i = 0; i < c->n_chapters; i++) {
+        ChapterMeta *ch = &c->chapters[i];
+        for (int j = 0; j < i; j++) {
+            if (c->chapters[j].id && ch->id && !strcmp(c->chapters[j].id, ch->id))
+                diag_append(diags, diag_new(DIAG_ERROR, "lesson", ch->rel_dir, 0, 0,
+                                            "chapter id '%s' is also used by %s; chapter ids must be unique",
+                                            ch->id, c->chapters[j].rel_dir));
+        }
+        for (int k = 0; k < ch->n_exercises; k++) {
+            ExerciseMeta *e = &ch->exercises[k];
+            const ExerciseMeta *other = NULL;
+            for (int j = 0; j <= i && !other; j++)
+                for (int m = 0; m < (j == i ? k : c->chapters[j].n_exercises) && !other; m++)
+                    if (!strcmp(c->chapters[j].exercises[m].id, e->id)) other = &c->chapters[j].exercises[m];
+            if (!other) continue;
+            char *text = NULL;
+            Diag *rd = fs_read_file(e->lua_path, &text, NULL);
+            diag_free(&rd);
+            FileCtx f = {e->chunkname + 1, text ? text : "", diags};
+            report(&f, DIAG_ERROR, "id", "exercise id '%s' is also used by %s; ids must be unique across the course",
+                   e->id, other->chunkname + 1);
+            free(text);
+            exercise_meta_fini(e);
+            memmove(e, e + 1, (size_t)(ch->n_exercises - k - 1) * sizeof *e);
+            ch->n_exercises--;
+            k--;
+        }
+    }
+}
+
+static Diag *load_dirs(char **dirs, int n, const char *root, Course **out) {
+    Diag *diags = NULL;
+    Course *c = xcalloc(1, sizeof *c);
+    c->root = xstrdup(root);
+    for (int i = 0; i < n; i++) {
+        char *cl = path_join(dirs[i], "chapter.lua");
+        if (!fs_exists(cl)) {
+            diag_append(&diags, diag_error("lesson", "%s is not a chapter folder (it has no chapter.lua)", dirs[i]));
+        } else {
+            c->chapters = xrealloc(c->chapters, (size_t)(c->n_chapters + 1) * sizeof *c->chapters);
+            if (load_chapter(dirs[i], &c->chapters[c->n_chapters], &diags)) c->n_chapters++;
+        }
+        free(cl);
+    }
+    if (c->n_chapters > 1) qsort(c->chapters, (size_t)c->n_chapters, sizeof *c->chapters, chapter_cmp);
+    drop_duplicates(c, &diags);
+    *out = c;
+    return diags;
+}
+
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+Diag *course_load(const char *lessons_root, Course **out) {
+    *out = NULL;
+    char *root = path_absolute(lessons_root);
+    DIR *d = fs_is_dir(root) ? opendir(root) : NULL;
+    if (!d) {
+        Diag *e = diag_error("lesson", "no lessons folder at %s", lessons_root);
+        free(root);
+        return e;
+    }
+    char **dirs = NULL;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char *p = path_join(root, de->d_name);
+        char *cl = path_join(p, "chapter.lua");
+        if (fs_is_dir(p) && fs_exists(cl)) {
+            dirs = xrealloc(dirs, (size_t)(n + 1) * sizeof *dirs);
+            dirs[n++] = p;
+        } else {
+            free(p);
+        }
+        free(cl);
+    }
+    closedir(d);
+    if (n > 1) qsort(dirs, (size_t)n, sizeof *dirs, str_cmp);
+    Diag *diags = load_dirs(dirs, n, root, out);
+    for (int i = 0; i < n; i++) free(dirs[i]);
+    free(dirs);
+    free(root);
+    return diags;
+}
+
+Diag *course_load_dirs(const char *const *dirs, int n_dirs, Course **out) {
+    char **abs = xcalloc((size_t)(n_dirs > 0 ? n_dirs : 1), sizeof *abs);
+    for (int i = 0; i < n_dirs; i++) abs[i] = path_absolute(dirs[i]);
+    char *root = n_dirs > 0 ? path_dirname(abs[0]) : xstrdup(".");
+    Diag *diags = load_dirs(abs, n_dirs, root, out);
+    for (int i = 0; i < n_dirs; i++) free(abs[i]);
+    free(abs);
+    free(root);
+    return diags;
+}
+
+void course_free(Course **cp) {
+    Course *c = *cp;
+    if (!c) return;
+    for (int i = 0; i < c->n_chapters; i++) chapter_meta_fini(&c->chapters[i]);
+    free(c->chapters);
+    free(c->root);
+    free(c);
+    *cp = NULL;
+}
+
+const ExerciseMeta *course_find_exercise(const Course *c, const char *id, const ChapterMeta **chapter) {
+    if (chapter) *chapter = NULL;
+    if (!c || !id) return NULL;
+    const char *slash = strchr(id, '/');
+    for (int i = 0; i < c->n_chapters; i++) {
+        const ChapterMeta *ch = &c->chapters[i];
+        const char *eid = id;
+        if (slash) {
+            size_t n = (size_t)(slash - id);
+            if (strlen(ch->id) != n || strncmp(ch->id, id, n)) continue;
+            eid = slash + 1;
+        }
+        for (int k = 0; k < ch->n_exercises; k++) {
+            if (!strcmp(ch->exercises[k].id, eid)) {
+                if (chapter) *chapter = ch;
+                return &ch->exercises[k];
+            }
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,293 @@
+/* tests/lua/test_course.c: loading chapters and exercises, and the errors an
+ * author sees (file:line of their .lua) when a lesson is broken. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "lua/exercise.h"
+#include "tests/lua/lesson_fixture.h"
+
+static const char *const good_ex =
+    "return {\n"
+    "  id = \"vector-add\",\n"
+    "  title = \"Add two vectors\",\n"
+    "  source = \"vector-add.cu\",\n"
+    "  hints = { \"one\", \"two\" },\n"
+    "  run = function(t) end,\n"
+    "}\n";
+
+static void write_chapter(const char *root, const char *dir, const char *id, int order, const char *exercises) {
+    char *rel = xasprintf("%s/chapter.lua", dir);
+    char *text = xasprintf("return { id = \"%s\", title = \"T %s\", order = %d, exercises = { %s } }\n", id, id,
+                           order, exercises);
+    fixture_write(root, rel, text);
+    free(rel);
+    free(text);
+}
+
+static void write_ex(const char *root, const char *dir, const char *stem, const char *lua, bool with_files) {
+    char *p = xasprintf("%s/%s.lua", dir, stem);
+    fixture_write(root, p, lua);
+    free(p);
+    if (with_files) {
+        p = xasprintf("%s/%s.cu", dir, stem);
+        fixture_write(root, p, "__global__ void k() {}\n");
+        free(p);
+        p = xasprintf("%s/solutions/%s.cu", dir, stem);
+        fixture_write(root, p, "__global__ void k() {}\n");
+        free(p);
+    }
+}
+
+static const Diag *find_diag(const Diag *d, const char *needle) {
+    for (; d; d = d->next)
+        if (strstr(d->message, needle)) return d;
+    return NULL;
+}
+
+static void course__loads_chapters__sorted_by_order(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-late", "late", 2, "\"vector-add\"");
+    write_ex(root, "01-late", "vector-add", good_ex, true);
+    write_chapter(root, "02-early", "early", 1, "");
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    if (d) fail_msg("%s:%d: %s", d->file, d->line, d->message);
+    assert_non_null(c);
+    assert_int_equal(c->n_chapters, 2);
+    assert_string_equal(c->chapters[0].id, "early");
+    assert_string_equal(c->chapters[1].id, "late");
+    assert_string_equal(c->chapters[1].rel_dir, "lessons/01-late");
+    const ExerciseMeta *e = &c->chapters[1].exercises[0];
+    assert_int_equal(c->chapters[1].n_exercises, 1);
+    assert_string_equal(e->id, "vector-add");
+    assert_string_equal(e->title, "Add two vectors");
+    assert_string_equal(e->chapter_id, "late");
+    assert_string_equal(e->chunkname, "@lessons/01-late/vector-add.lua");
+    assert_string_equal(e->source, "vector-add.cu");
+    assert_string_equal(e->solution, "solutions/vector-add.cu");
+    assert_int_equal(e->n_hints, 2);
+    assert_string_equal(e->hints[1], "two");
+    assert_true(e->timeout_s == 10);
+    assert_false(e->needs_gpu);
+    assert_int_equal(strlen(e->def_hash), 64);
+    course_free(&c);
+    assert_null(c);
+    fixture_remove(&root);
+}
+
+static void course__reports_file_line__when_id_missing(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"ex\", \"vector-add\"");
+    write_ex(root, "01-a", "ex", "-- no id\nreturn {\n  source = \"ex.cu\",\n  run = function(t) end,\n}\n", true);
+    write_ex(root, "01-a", "vector-add", good_ex, true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "no string field 'id'");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/ex.lua");
+    assert_int_equal(e->line, 2); /* the return of the table */
+    /* The broken exercise is left out, the good one still loads. */
+    assert_int_equal(c->chapters[0].n_exercises, 1);
+    assert_string_equal(c->chapters[0].exercises[0].id, "vector-add");
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__reports_line__when_source_file_missing(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\"");
+    write_ex(root, "01-a", "vector-add", good_ex, false);
+    fixture_write(root, "01-a/vector-add.cu", "x");
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "solution file 'solutions/vector-add.cu' not found");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/vector-add.lua");
+    assert_int_equal(e->line, 4); /* the source = line: the default solution derives from it */
+    diag_free(&d);
+    course_free(&c);
+
+    fixture_write(root, "01-a/vector-add.lua",
+                  "return {\n  id = \"v\",\n  source = \"missing.cu\",\n  solution = \"solutions/vector-add.cu\",\n"
+                  "  hints = {'a','b'},\n  run = function(t) end,\n}\n");
+    fixture_write(root, "01-a/solutions/vector-add.cu", "x");
+    d = course_load(root, &c);
+    e = find_diag(d, "source file 'missing.cu' not found");
+    assert_non_null(e);
+    assert_int_equal(e->line, 3);
+    assert_int_equal(diag_count_errors(d), 1);
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__reports_duplicate_ids__across_chapters(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\"");
+    write_ex(root, "01-a", "vector-add", good_ex, true);
+    write_chapter(root, "02-b", "b", 2, "\"copy\"");
+    write_ex(root, "02-b", "copy",
+             "return {\n  title = 'copy',\n  id = \"vector-add\",\n  source = 'copy.cu',\n  hints = {'a','b'},\n"
+             "  run = function(t) end,\n}\n",
+             true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "exercise id 'vector-add' is also used by lessons/01-a/vector-add.lua");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/02-b/copy.lua");
+    assert_int_equal(e->line, 3);
+    assert_int_equal(c->chapters[1].n_exercises, 0);
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__reports_lua_error__with_author_line(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\"");
+    write_ex(root, "01-a", "vector-add", "local n = 3\nlocal m = nn + 1\nreturn {}\n", true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    assert_non_null(d);
+    assert_string_equal(d->code, "lua");
+    assert_string_equal(d->file, "lessons/01-a/vector-add.lua");
+    assert_int_equal(d->line, 2);
+    assert_non_null(strstr(d->message, "unknown global 'nn'"));
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__reports_missing_run_and_listed_file(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\", \"ghost\"");
+    write_ex(root, "01-a", "vector-add",
+             "return {\n  id = 'v',\n  source = 'vector-add.cu',\n  hints = {'a','b'},\n  rn = function(t) end,\n}\n",
+             true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "no function 'run'");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/vector-add.lua");
+    e = find_diag(d, "unknown field 'rn'");
+    assert_non_null(e);
+    assert_int_equal(e->severity, DIAG_WARNING);
+    assert_int_equal(e->line, 5);
+    e = find_diag(d, "exercise 'ghost' is listed but lessons/01-a/ghost.lua does not exist");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/chapter.lua");
+    assert_int_equal(e->line, 1);
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__broken_chapter__does_not_hide_others(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    fixture_write(root, "01-bad/chapter.lua", "return {\n  id = 'bad',\n  order = = 1,\n}\n");
+    write_chapter(root, "02-good", "good", 2, "\"vector-add\"");
+    write_ex(root, "02-good", "vector-add", good_ex, true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    assert_non_null(d);
+    assert_string_equal(d->file, "lessons/01-bad/chapter.lua");
+    assert_int_equal(d->line, 3);
+    assert_int_equal(c->n_chapters, 1);
+    assert_string_equal(c->chapters[0].id, "good");
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__finds_exercise__by_id_or_chapter_slash_id(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "hello", 1, "\"vector-add\"");
+    write_ex(root, "01-a", "vector-add", good_ex, true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    assert_null(d);
+    const ChapterMeta *ch = NULL;
+    assert_non_null(course_find_exercise(c, "vector-add", &ch));
+    assert_string_equal(ch->id, "hello");
+    assert_non_null(course_find_exercise(c, "hello/vector-add", NULL));
+    assert_null(course_find_exercise(c, "other/vector-add", NULL));
+    assert_null(course_find_exercise(c, "vector-sub", NULL));
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__def_hash__changes_with_starter(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\"");
+    write_ex(root, "01-a", "vector-add", good_ex, true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    assert_null(d);
+    char *h1 = xstrdup(c->chapters[0].exercises[0].def_hash);
+    course_free(&c);
+    fixture_write(root, "01-a/vector-add.cu", "__global__ void k(int *p) {}\n");
+    d = course_load(root, &c);
+    assert_null(d);
+    assert_string_not_equal(h1, c->chapters[0].exercises[0].def_hash);
+    free(h1);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
+static void course__load_dirs__loads_only_named_chapters(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\"");
+    write_ex(root, "01-a", "vector-add", good_ex, true);
+    write_chapter(root, "02-b", "b", 2, "");
+    char *dir = path_join(root, "01-a");
+    const char *dirs[] = {dir};
+    Course *c = NULL;
+    Diag *d = course_load_dirs(dirs, 1, &c);
+    assert_null(d);
+    assert_int_equal(c->n_chapters, 1);
+    assert_string_equal(c->chapters[0].id, "a");
+    course_free(&c);
+    free(dir);
+    fixture_remove(&root);
+}
+
+static void course__reports_missing_root(void **state) {
+    (void)state;
+    Course *c = NULL;
+    Diag *d = course_load("/nonexistent/cudojo/lessons", &c);
+    assert_non_null(d);
+    assert_null(c);
+    diag_free(&d);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(course__loads_chapters__sorted_by_order),
+        cmocka_unit_test(course__reports_file_line__when_id_missing),
+        cmocka_unit_test(course__reports_line__when_source_file_missing),
+        cmocka_unit_test(course__reports_duplicate_ids__across_chapters),
+        cmocka_unit_test(course__reports_lua_error__with_author_line),
+        cmocka_unit_test(course__reports_missing_run_and_listed_file),
+        cmocka_unit_test(course__broken_chapter__does_not_hide_others),
+        cmocka_unit_test(course__finds_exercise__by_id_or_chapter_slash_id),
+        cmocka_unit_test(course__def_hash__changes_with_starter),
+        cmocka_unit_test(course__load_dirs__loads_only_named_chapters),
+        cmocka_unit_test(course__reports_missing_root),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
