@@ -63,9 +63,10 @@ const char *const STORE_MIGRATIONS[] = {
 
     /* 1 -> 2: the index behind `cudojo list`. It covers every column the
      * status aggregate reads, so a status is computed from the index alone,
-     * and its order gives "newest attempt first" without a sort. */
+     * and its order (time, then id for ties) gives "newest attempt first"
+     * without a sort. */
     "CREATE INDEX attempts_by_exercise\n"
-    "    ON attempts (exercise_id, when_unix_ms, verdict, kernel_ms, duration_ms);\n",
+    "    ON attempts (exercise_id, when_unix_ms, id, verdict, kernel_ms, duration_ms);\n",
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

@@ -11,6 +11,10 @@
 
 #include "base/xalloc.h"
 
+#ifndef CUDOJO_VERSION
+#define CUDOJO_VERSION "unknown" /* the Makefile defines it */
+#endif
+
 /* Makes sure the exercise has a row, and notes the definition it was seen
  * with: the first one stays, the last one follows curriculum updates. */
 static const char SQL_UPSERT_EXERCISE[] =
@@ -57,7 +61,7 @@ static const char SQL_INSERT_ATTEMPT[] =
     "    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 
 Diag *store_record_attempt(Store *s, const Attempt *a, long long *attempt_id) {
-    assert(s && a && a->exercise_id && a->backend && a->verdict);
+    assert(s && a && a->exercise_id && a->exercise_id[0] && a->backend && a->verdict);
     Diag *err = store_check_json(s, "checks_json", a->checks_json);
     if (!err) err = store_check_json(s, "metrics_json", a->metrics_json);
     if (!err) err = store_check_json(s, "diags_json", a->diags_json);
@@ -98,7 +102,7 @@ static const char SQL_UPSERT_HINT[] =
     "    last_unix_ms = max(last_unix_ms, excluded.last_unix_ms)";
 
 Diag *store_record_hint(Store *s, const char *exercise_id, int hint_index) {
-    assert(s && exercise_id && hint_index >= 0);
+    assert(s && exercise_id && exercise_id[0] && hint_index >= 0);
     long long now = store_now_unix_ms();
     Diag *err = store_begin(s, true);
     if (err) return err;

@@ -13,6 +13,9 @@
  * damaged, written by a newer cudojo, some other program's database) is
  * reported and never modified.
  *
+ * A Store belongs to one process: open it after fork(), never before (the
+ * runner worker has none). Two processes may each hold one on the same file.
+ *
  * This header does not include sqlite3.h: only progress-db/ sees SQLite. */
 #ifndef CUDOJO_PROGRESS_DB_STORE_H
 #define CUDOJO_PROGRESS_DB_STORE_H
@@ -35,7 +38,8 @@ void store_close(Store **s);
 
 /* The schema version this build creates and understands (PRAGMA user_version). */
 int store_schema_latest(void);
-/* The schema version of an open store (equal to store_schema_latest()). */
+/* The schema version of an open store (equal to store_schema_latest()),
+ * -1 if it cannot be read. */
 int store_schema_version(Store *s);
 /* The workspace's uuid, made when the database was created (for merging a
  * class's workspaces). Owned by the store. */
