@@ -1,0 +1,150 @@
+/* kernels/doctor.c: a report of what this machine has for running CUDA.
+ *
+ * Every probe degrades to a reason instead of failing: no toolkit, no
+ * NVRTC, no driver and no GPU each show up as a field that says so, because
+ * `cudojo doctor` is what a learner runs when something does not work. */
+#include "kernels/doctor.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/xalloc.h"
+#include "kernels/backend.h"
+#include "kernels/compile.h"
+#include "kernels/compile_internal.h"
+
+static json_t *version_of(int raw) {
+    if (raw <= 0) return json_null();
+    char buf[32];
+    snprintf(buf, sizeof buf, "%d.%d", raw / 1000, (raw % 1000) / 10);
+    return json_string(buf);
+}
+
+/* "13.0.88" from version.json, else "13.0" from CUDART_VERSION in the headers. */
+static json_t *toolkit_version(const char *root, const char *include_dir) {
+    char *vj = path_join(root, "version.json");
+    json_t *doc = json_load_file(vj, 0, NULL);
+    free(vj);
+    if (doc) {
+        const char *v = json_string_value(json_object_get(json_object_get(doc, "cuda"), "version"));
+        json_t *out = v ? json_string(v) : NULL;
+        json_decref(doc);
+        if (out) return out;
+    }
+    if (!include_dir) return json_null();
+    char *hdr = path_join(include_dir, "cuda_runtime_api.h");
+    char *text = NULL;
+    Diag *d = fs_read_file(hdr, &text, NULL);
+    free(hdr);
+    json_t *out = json_null();
+    if (!d) {
+        const char *p = strstr(text, "#define CUDART_VERSION");
+        if (p) {
+            json_decref(out);
+            out = version_of(atoi(p + strlen("#define CUDART_VERSION")));
+        }
+    }
+    diag_free(&d);
+    free(text);
+    return out;
+}
+
+static json_t *doctor_toolkit(void) {
+    const char *home = getenv("CUDA_HOME");
+    const char *root = home && *home ? home : "/usr/local/cuda";
+    const char *inc = compile_cuda_include_dir();
+    json_t *t = json_object();
+    json_object_set_new(t, "path", json_string(root));
+    json_object_set_new(t, "found", json_boolean(fs_is_dir(root)));
+    json_object_set_new(t, "version", toolkit_version(root, inc));
+    json_object_set_new(t, "include_dir", inc ? json_string(inc) : json_null());
+    return t;
+}
+
+static json_t *doctor_nvrtc(void) {
+    json_t *n = json_object();
+    const char *v = compile_nvrtc_version();
+    json_object_set_new(n, "version", v ? json_string(v) : json_null());
+    CompileOptions o = {0};
+    o.cache_dir = "";
+    CompiledModule *m = NULL;
+    Diag *d = compile_cuda("doctor.cu", "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] += 1.0f; }\n",
+                           &o, &m);
+    json_object_set_new(n, "works", json_boolean(d == NULL && m != NULL));
+    if (m) json_object_set_new(n, "compile_ms", json_real(m->compile_ms));
+    if (d) {
+        char *text = diag_format_all(d, false);
+        json_object_set_new(n, "error", json_string(text));
+        free(text);
+    }
+    diag_free(&d);
+    compiled_module_free(&m);
+    return n;
+}
+
+static json_t *doctor_gpus(json_t *report) {
+    json_t *gpus = json_array();
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        json_object_set_new(report, "gpu_error", json_string(cudaGetErrorString(e)));
+        (void)cudaGetLastError();
+        return gpus;
+    }
+    if (count == 0) json_object_set_new(report, "gpu_error", json_string("the driver found no CUDA device"));
+    for (int i = 0; i < count; i++) {
+        struct cudaDeviceProp p;
+        json_t *g = json_object();
+        json_object_set_new(g, "index", json_integer(i));
+        if ((e = cudaGetDeviceProperties(&p, i)) != cudaSuccess) {
+            json_object_set_new(g, "error", json_string(cudaGetErrorString(e)));
+            (void)cudaGetLastError();
+        } else {
+            char cc[16];
+            snprintf(cc, sizeof cc, "%d.%d", p.major, p.minor);
+            json_object_set_new(g, "name", json_string(p.name));
+            json_object_set_new(g, "cc", json_string(cc));
+            json_object_set_new(g, "sms", json_integer(p.multiProcessorCount));
+            json_object_set_new(g, "memory_bytes", json_integer((json_int_t)p.totalGlobalMem));
+            json_object_set_new(g, "memory_gib", json_real((double)p.totalGlobalMem / (1u << 30)));
+        }
+        json_array_append_new(gpus, g);
+    }
+    return gpus;
+}
+
+json_t *kernels_doctor(void) {
+    json_t *r = json_object();
+    json_object_set_new(r, "toolkit", doctor_toolkit());
+    json_object_set_new(r, "nvrtc", doctor_nvrtc());
+
+    int rt = 0, drv = 0;
+    if (cudaRuntimeGetVersion(&rt) != cudaSuccess) rt = 0;
+    if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+    json_t *c = json_object();
+    json_object_set_new(c, "version", version_of(rt));
+    json_object_set_new(c, "raw", json_integer(rt));
+    json_object_set_new(r, "cudart", c);
+    json_t *d = json_object();
+    json_object_set_new(d, "version", version_of(drv));
+    json_object_set_new(d, "raw", json_integer(drv));
+    json_object_set_new(r, "driver", d);
+
+    json_object_set_new(r, "gpus", doctor_gpus(r));
+
+    json_t *backends = json_object();
+    json_t *cuda = json_object();
+    Diag *why = NULL;
+    Backend *b = cuda_backend_new(&why);
+    json_object_set_new(cuda, "works", json_boolean(b != NULL));
+    if (!b) json_object_set_new(cuda, "why", json_string(why ? why->message : "unknown"));
+    backend_close(&b);
+    diag_free(&why);
+    json_object_set_new(backends, "cuda", cuda);
+    json_object_set_new(backends, "emu", json_null());
+    json_object_set_new(r, "backends", backends);
+    return r;
+}

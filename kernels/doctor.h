@@ -1,0 +1,27 @@
+/* kernels/doctor.h: what this machine has for running CUDA, as JSON, for
+ * `cudojo doctor`: toolkit, NVRTC (and whether a trivial compile works),
+ * cudart, driver, GPUs, and whether the GPU backend works and why not. */
+#ifndef CUDOJO_KERNELS_DOCTOR_H
+#define CUDOJO_KERNELS_DOCTOR_H
+
+#include <jansson.h>
+
+/* Returns a new object (caller decrefs):
+ * {
+ *   "toolkit": {"path": "/usr/local/cuda", "found": true, "version": "13.0.88" | null,
+ *               "include_dir": "/usr/local/cuda/include" | null},
+ *   "nvrtc":   {"version": "13.0" | null, "works": true, "compile_ms": 41.5,
+ *               "error": "..." (only when it does not work)},
+ *   "cudart":  {"version": "13.0", "raw": 13000},
+ *   "driver":  {"version": "13.0" | null, "raw": 13000 (0 when there is no driver)},
+ *   "gpus":    [{"index": 0, "name": "NVIDIA H200", "cc": "9.0", "sms": 132,
+ *                "memory_bytes": 150..., "memory_gib": 139.8}],
+ *   "gpu_error": "CUDA driver version is insufficient ..." (only when no GPU is usable),
+ *   "backends": {"cuda": {"works": false, "why": "no GPU: ..."}, "emu": null}
+ * }
+ * "backends.emu" is left null for the caller to fill. Opening the GPU backend
+ * creates a CUDA context in this process (run it in the worker when that
+ * matters). Takes well under a second without a GPU. */
+json_t *kernels_doctor(void);
+
+#endif

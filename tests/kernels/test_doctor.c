@@ -1,0 +1,53 @@
+/* tests/kernels/test_doctor.c: the machine report behind `cudojo doctor`. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "kernels/doctor.h"
+
+static void doctor__reports_toolkit_nvrtc_and_versions__always(void **state) {
+    (void)state;
+    json_t *r = kernels_doctor();
+    assert_non_null(r);
+    json_t *nvrtc = json_object_get(r, "nvrtc");
+    assert_true(json_is_true(json_object_get(nvrtc, "works")));
+    assert_non_null(json_string_value(json_object_get(nvrtc, "version")));
+    assert_true(json_real_value(json_object_get(nvrtc, "compile_ms")) > 0);
+    json_t *tk = json_object_get(r, "toolkit");
+    assert_true(json_is_true(json_object_get(tk, "found")));
+    assert_non_null(json_string_value(json_object_get(tk, "version")));
+    assert_non_null(json_string_value(json_object_get(tk, "include_dir")));
+    assert_true(json_integer_value(json_object_get(json_object_get(r, "cudart"), "raw")) >= 12000);
+    assert_true(json_is_null(json_object_get(json_object_get(r, "backends"), "emu")));
+    json_decref(r);
+}
+
+static void doctor__says_why_gpu_backend_fails__when_no_gpu(void **state) {
+    (void)state;
+    json_t *r = kernels_doctor();
+    json_t *cuda = json_object_get(json_object_get(r, "backends"), "cuda");
+    if (json_is_true(json_object_get(cuda, "works"))) {
+        assert_true(json_array_size(json_object_get(r, "gpus")) > 0);
+        assert_non_null(json_string_value(json_object_get(json_array_get(json_object_get(r, "gpus"), 0), "name")));
+        json_decref(r);
+        skip();
+    }
+    const char *why = json_string_value(json_object_get(cuda, "why"));
+    assert_non_null(why);
+    assert_int_equal(strncmp(why, "no GPU: ", 8), 0);
+    assert_non_null(json_string_value(json_object_get(r, "gpu_error")));
+    assert_int_equal(json_array_size(json_object_get(r, "gpus")), 0);
+    json_decref(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(doctor__reports_toolkit_nvrtc_and_versions__always),
+        cmocka_unit_test(doctor__says_why_gpu_backend_fails__when_no_gpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
