@@ -1,0 +1,44 @@
+-- box-blur: a 3 x 3 box blur with edge handling on a 301 x 203 image of
+-- values in [-1, 1). The CPU reference averages only the neighbours inside
+-- the image, so both a missing edge test and a fixed divisor of 9 fail at the
+-- borders while the interior still matches.
+return {
+  id = "box-blur",
+  title = "A 2-D stencil: box blur with edges",
+  source = "box-blur.cu",
+  solution = "solutions/box-blur.cu",
+  wrong = {
+    "solutions/wrong/box-blur-no-edges.cu",
+    "solutions/wrong/box-blur-divide-by-nine.cu",
+  },
+  hints = {
+    "Two nested loops, dy and dx from -1 to 1, visit the 9 neighbours (xx, yy) = "
+      .. "(x + dx, y + dy). A neighbour counts only if 0 <= xx < width and 0 <= yy < height; "
+      .. "check that before you read it.",
+    "Keep a float sum and an int count: if (xx >= 0 && xx < width && yy >= 0 && yy < height) "
+      .. "{ sum += in[yy * width + xx]; count++; } and write out[y * width + x] = sum / count;",
+  },
+  run = function(t)
+    local w = t:param("width", 301)
+    local h = t:param("height", 203)
+
+    local img = gpu.array("f32", { h, w }, "img"):random{ lo = -1, hi = 1, seed = 11 }
+    local out = gpu.array("f32", { h, w }, "out")
+    local grid = { (w + 15) // 16, (h + 15) // 16 }
+    t:kernel("box_blur"):launch{ grid = grid, block = { 16, 16 },
+                                 args = { img, out, gpu.i32(w), gpu.i32(h) } }
+
+    local want = ref.map(img, function(_, i)
+      local x, y = i % w, i // w
+      local sum, count = 0.0, 0
+      for yy = math.max(y - 1, 0), math.min(y + 1, h - 1) do
+        for xx = math.max(x - 1, 0), math.min(x + 1, w - 1) do
+          sum = sum + img[yy * w + xx]
+          count = count + 1
+        end
+      end
+      return sum / count
+    end, "f32")
+    t:expect_close(out, want, { rel = 1e-5, abs = 1e-5, name = "out" })
+  end,
+}
