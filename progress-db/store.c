@@ -168,8 +168,12 @@ static Diag *store_query_int(sqlite3 *db, const char *path, const char *sql, lon
 }
 
 static const char SQL_USER_VERSION[] = "PRAGMA user_version";
-static const char SQL_APPLICATION_ID[] = "PRAGMA application_id";
-static const char SQL_SCHEMA_OBJECTS[] = "SELECT count(*) FROM sqlite_schema";
+/* One statement, so one snapshot: a cudojo creating the file meanwhile is
+ * seen before or after its first migration, never half-way. */
+static const char SQL_IDENTITY[] =
+    "SELECT (SELECT user_version FROM pragma_user_version),\n"
+    "       (SELECT application_id FROM pragma_application_id),\n"
+    "       (SELECT count(*) FROM sqlite_schema)";
 static const char SQL_QUICK_CHECK[] = "PRAGMA quick_check(5)";
 
 /* Appends the lines of a quick_check/integrity_check row to sb, "; "
@@ -198,9 +202,16 @@ static Diag *store_probe(const char *path) {
     }
     sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
     long long version = 0, app_id = 0, objects = 0;
-    Diag *err = store_query_int(db, path, SQL_USER_VERSION, &version);
-    if (!err) err = store_query_int(db, path, SQL_APPLICATION_ID, &app_id);
-    if (!err) err = store_query_int(db, path, SQL_SCHEMA_OBJECTS, &objects);
+    Diag *err = NULL;
+    sqlite3_stmt *id = NULL;
+    if (sqlite3_prepare_v2(db, SQL_IDENTITY, -1, &id, NULL) != SQLITE_OK || sqlite3_step(id) != SQLITE_ROW) {
+        err = store_db_error(db, path, "reading the database", SQL_IDENTITY);
+    } else {
+        version = sqlite3_column_int64(id, 0);
+        app_id = sqlite3_column_int64(id, 1);
+        objects = sqlite3_column_int64(id, 2);
+    }
+    sqlite3_finalize(id);
     if (err) {
         if ((sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB) {
             diag_free(&err);
@@ -246,11 +257,29 @@ static Diag *store_probe(const char *path) {
     return err;
 }
 
-/* Connection settings. WAL lets the TUI read while a run records; a full
- * sync on each commit means a committed attempt survives a power cut too,
- * not only a killed process (one fsync per run is cheap). */
+/* WAL lets the TUI read while a run records. */
+static const char SQL_WAL[] = "PRAGMA journal_mode = WAL";
+
+/* Switching a new file to WAL needs it to ourselves for a moment. When
+ * several cudojo start on a new workspace together, SQLite answers "busy"
+ * at once rather than wait (two readers both wanting to write could
+ * deadlock), so we wait here, as the busy timeout would. If the file system
+ * cannot do WAL the database stays in rollback-journal mode, which is just
+ * as crash-safe, only with less concurrency. */
+static Diag *store_set_wal(Store *s) {
+    for (int waited_ms = 0;; waited_ms += 10) {
+        int rc = sqlite3_exec(s->db, SQL_WAL, NULL, NULL, NULL);
+        if (rc == SQLITE_OK) return NULL;
+        if ((rc & 0xff) != SQLITE_BUSY || waited_ms >= STORE_BUSY_TIMEOUT_MS)
+            return store_error(s, "switching to WAL mode", SQL_WAL);
+        struct timespec ten_ms = {0, 10 * 1000 * 1000};
+        nanosleep(&ten_ms, NULL);
+    }
+}
+
+/* A full sync on each commit means a committed attempt survives a power
+ * cut too, not only a killed process (one fsync per run is cheap). */
 static const char SQL_CONNECTION[] =
-    "PRAGMA journal_mode = WAL;\n"
     "PRAGMA synchronous = FULL;\n"
     "PRAGMA foreign_keys = ON;\n";
 
@@ -338,7 +367,8 @@ Diag *store_open(const char *path, Store **out) {
     if (!err) {
         sqlite3_extended_result_codes(s->db, 1);
         sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
-        err = store_exec_script(s->db, path, "setting up the connection", SQL_CONNECTION);
+        err = store_set_wal(s);
+        if (!err) err = store_exec_script(s->db, path, "setting up the connection", SQL_CONNECTION);
     }
     if (!err) err = store_migrate(s);
     if (!err) err = store_load_meta(s);

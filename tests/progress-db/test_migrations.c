@@ -8,7 +8,9 @@
  * include sqlite3.h). */
 #include "tests/progress-db/store_fixture.h"
 
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 
 /* Schema version 1 exactly as released (progress-db/migrations.c, entry 0). */
 static const char SCHEMA_V1[] =
@@ -225,6 +227,50 @@ static void migrations__are_idempotent_across_two_opens(void **state) {
     assert_int_equal(raw_query_int(f->db_path, "SELECT count(*) FROM meta"), 2);
 }
 
+/* The TUI and a `cudojo run` in another terminal may start together on a
+ * workspace whose database does not exist yet. */
+static void store_open__succeeds_in_every_process__when_many_create_one_file_at_once(void **state) {
+    StoreFixture *f = *state;
+    enum { N = 6 };
+    int go[2];
+    assert_int_equal(pipe(go), 0);
+    pid_t pids[N];
+    for (int i = 0; i < N; i++) {
+        pids[i] = fork();
+        assert_true(pids[i] >= 0);
+        if (pids[i] == 0) {
+            close(go[1]);
+            char c;
+            if (read(go[0], &c, 1) != 0) _exit(5); /* released together when the pipe closes */
+            Store *s = NULL;
+            Diag *d = store_open(f->db_path, &s);
+            if (d) {
+                fprintf(stderr, "child %d: %s\n", i, d->message);
+                _exit(1);
+            }
+            Attempt a = store_fixture_attempt("vector-add", "fail", 0, -1);
+            d = store_record_attempt(s, &a, NULL);
+            if (d) {
+                fprintf(stderr, "child %d: %s\n", i, d->message);
+                _exit(2);
+            }
+            store_close(&s);
+            _exit(0);
+        }
+    }
+    close(go[0]);
+    close(go[1]);
+    int status[N];
+    for (int i = 0; i < N; i++) assert_int_equal(waitpid(pids[i], &status[i], 0), pids[i]);
+    for (int i = 0; i < N; i++) {
+        assert_true(WIFEXITED(status[i]));
+        assert_int_equal(WEXITSTATUS(status[i]), 0);
+    }
+    assert_int_equal(raw_query_int(f->db_path, "PRAGMA user_version"), store_schema_latest());
+    assert_int_equal(raw_query_int(f->db_path, "SELECT count(*) FROM attempts"), N);
+    assert_int_equal(raw_query_int(f->db_path, "SELECT count(*) FROM meta"), 2);
+}
+
 int main(void) {
 #define T(name) cmocka_unit_test_setup_teardown(name, store_fixture_setup, store_fixture_teardown)
     const struct CMUnitTest tests[] = {
@@ -238,6 +284,7 @@ int main(void) {
         T(store_open__refuses_and_keeps_bytes__when_db_belongs_to_another_program),
         T(store_open__says_which_folder_is_missing__when_parent_does_not_exist),
         T(migrations__are_idempotent_across_two_opens),
+        T(store_open__succeeds_in_every_process__when_many_create_one_file_at_once),
     };
 #undef T
     return cmocka_run_group_tests(tests, NULL, NULL);
