@@ -13,9 +13,11 @@
  * output) still leaves the result of exactly one run.
  *
  * Device printf: the driver writes it to file descriptor 1 when the kernel
- * is synchronized, which would land in the worker's protocol stream. A
- * launch redirects fd 1 into a temporary file around launch + synchronize
- * and returns the text in report->device_output (the first run's only). */
+ * is synchronized (and a failed assert's message to fd 2), which would land
+ * in the worker's protocol stream. A launch redirects fd 1 and 2 into a
+ * temporary file around launch + synchronize and returns the text in
+ * report->device_output (the first run's only). Not thread-safe: one launch
+ * at a time per process, which is how the worker runs them. */
 #include "kernels/cuda/cuda_backend.h"
 
 #include <cuda_runtime_api.h>
@@ -326,19 +328,31 @@ static Diag *kernel_handle(CudaBackend *c, BackendModule *m, const KernelInfo *k
 /* ---- launch ---- */
 
 typedef struct Capture {
-    int saved_fd;                   /* -1 when not capturing */
+    int saved_out, saved_err;       /* -1 when not capturing */
     FILE *tmp;
 } Capture;
 
+/* Points fd 1 and fd 2 at one temporary file: the driver prints device
+ * printf to stdout and failed assert() messages to stderr. */
 static void capture_begin(Capture *cap) {
-    cap->saved_fd = -1;
+    cap->saved_out = cap->saved_err = -1;
     cap->tmp = tmpfile();
     if (!cap->tmp) return;
     fflush(stdout);
-    cap->saved_fd = dup(STDOUT_FILENO);
-    if (cap->saved_fd < 0 || dup2(fileno(cap->tmp), STDOUT_FILENO) < 0) {
-        if (cap->saved_fd >= 0) close(cap->saved_fd);
-        cap->saved_fd = -1;
+    fflush(stderr);
+    cap->saved_out = dup(STDOUT_FILENO);
+    cap->saved_err = dup(STDERR_FILENO);
+    if (cap->saved_out < 0 || cap->saved_err < 0 || dup2(fileno(cap->tmp), STDOUT_FILENO) < 0 ||
+        dup2(fileno(cap->tmp), STDERR_FILENO) < 0) {
+        if (cap->saved_out >= 0) {
+            dup2(cap->saved_out, STDOUT_FILENO);
+            close(cap->saved_out);
+        }
+        if (cap->saved_err >= 0) {
+            dup2(cap->saved_err, STDERR_FILENO);
+            close(cap->saved_err);
+        }
+        cap->saved_out = cap->saved_err = -1;
         fclose(cap->tmp);
         cap->tmp = NULL;
     }
@@ -346,29 +360,33 @@ static void capture_begin(Capture *cap) {
 
 /* Returns the text written since capture_begin up to `upto` bytes (-1 = all); caller frees. */
 static char *capture_end(Capture *cap, long upto) {
-    if (cap->saved_fd < 0) return NULL;
+    if (cap->saved_out < 0) return NULL;
     fflush(stdout);
-    dup2(cap->saved_fd, STDOUT_FILENO);
-    close(cap->saved_fd);
+    fflush(stderr);
+    dup2(cap->saved_out, STDOUT_FILENO);
+    dup2(cap->saved_err, STDERR_FILENO);
+    close(cap->saved_out);
+    close(cap->saved_err);
     long n = (long)lseek(fileno(cap->tmp), 0, SEEK_END);
     if (upto >= 0 && upto < n) n = upto;
     char *text = NULL;
     if (n > 0) {
         text = xmalloc((size_t)n + 1);
-        size_t got = 0;
-        if (lseek(fileno(cap->tmp), 0, SEEK_SET) == 0) got = (size_t)read(fileno(cap->tmp), text, (size_t)n);
-        text[got] = '\0';
-        if (!got) XFREE(text);
+        ssize_t got = 0;
+        if (lseek(fileno(cap->tmp), 0, SEEK_SET) == 0) got = read(fileno(cap->tmp), text, (size_t)n);
+        text[got > 0 ? got : 0] = '\0';
+        if (got <= 0) XFREE(text);
     }
     fclose(cap->tmp);
     cap->tmp = NULL;
-    cap->saved_fd = -1;
+    cap->saved_out = cap->saved_err = -1;
     return text;
 }
 
 static long capture_mark(const Capture *cap) {
     fflush(stdout);
-    return cap->saved_fd >= 0 ? (long)lseek(fileno(cap->tmp), 0, SEEK_END) : -1;
+    fflush(stderr);
+    return cap->saved_out >= 0 ? (long)lseek(fileno(cap->tmp), 0, SEEK_END) : -1;
 }
 
 static int cmp_double(const void *a, const void *b) {

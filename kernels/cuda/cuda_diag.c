@@ -68,7 +68,8 @@ Diag *cuda_error_diag(int err, const char *err_text, const char *what, const cha
                       "local arrays.", k);
         break;
     case cudaErrorLaunchFailure:
-        m = xasprintf("%s crashed (%s). " EMU_HINT, k, err_text);
+        m = xasprintf("%s stopped abnormally (%s): a __trap() or asm(\"trap;\") in the kernel, or "
+                      "a fault the GPU could not name. " EMU_HINT, k, err_text);
         break;
     case cudaErrorLaunchTimeout:
         m = xasprintf("%s ran too long and was stopped by the watchdog: look for a loop that never "
