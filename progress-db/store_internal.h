@@ -39,7 +39,7 @@ struct Store {
     sqlite3_stmt *stmts[STMT_COUNT];
 };
 
-/* The schema: migrations[i] takes user_version i to i + 1 (migrations.c). */
+/* The schema: migrations[i] takes user_version i to i + 1 (store_migrations.c). */
 extern const char *const STORE_MIGRATIONS[];
 extern const int STORE_MIGRATION_COUNT;
 
@@ -55,6 +55,17 @@ Diag *store_error(const Store *s, const char *what, const char *sql);
 Diag *store_begin(Store *s, bool immediate);
 Diag *store_commit(Store *s);
 void store_rollback(Store *s);
+
+/* The same for a bare connection (before a Store exists); path names the file. */
+Diag *store_db_error(sqlite3 *db, const char *path, const char *what, const char *sql);
+/* What a learner can do about an error code ("; move it aside..."), or "". */
+const char *store_advice(int errcode);
+/* Runs every statement of a script; a failure quotes the failing statement. */
+Diag *store_exec_script(sqlite3 *db, const char *path, const char *what, const char *sql);
+/* The first column of the first row of a query. */
+Diag *store_query_int(sqlite3 *db, const char *path, const char *sql, long long *out);
+/* Appends the problem lines of a quick_check/integrity_check row to sb. */
+void store_append_problems(StrBuf *sb, const char *text);
 
 /* Binds text or NULL. */
 int store_bind_text(sqlite3_stmt *st, int idx, const char *text);

@@ -12,7 +12,7 @@
 #include <sqlite3.h>
 #include <sys/wait.h>
 
-/* Schema version 1 exactly as released (progress-db/migrations.c, entry 0). */
+/* Schema version 1 exactly as released (progress-db/store_migrations.c, entry 0). */
 static const char SCHEMA_V1[] =
     "PRAGMA application_id = 1667525231;"
     "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;"

@@ -1,4 +1,4 @@
-/* progress-db/queries.c: recording attempts and hints, and the status of an
+/* progress-db/store_queries.c: recording attempts and hints, and the status of an
  * exercise derived from them (attempts, first pass, best time, hints).
  *
  * Status is never stored, always computed: one aggregate over the covering

@@ -1,4 +1,4 @@
-/* progress-db/export.c: the store as JSON: an exercise's recent attempts
+/* progress-db/store_export.c: the store as JSON: an exercise's recent attempts
  * (`cudojo progress --json`, the TUI's history) and the whole store for an
  * instructor's gradebook. The shapes are documented in store.h; keys are
  * only ever added, so old graders keep reading new exports. */

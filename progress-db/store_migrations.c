@@ -1,4 +1,4 @@
-/* progress-db/migrations.c: the schema, as the list of steps that built it.
+/* progress-db/store_migrations.c: the schema, as the list of steps that built it.
  *
  * STORE_MIGRATIONS[i] takes a database from PRAGMA user_version i to i + 1;
  * store_open runs the missing ones in order, each in its own transaction
