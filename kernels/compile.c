@@ -9,14 +9,18 @@
  * cached on disk by SHA-256 of everything that influences the output. */
 #include "kernels/compile.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <nvrtc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -25,6 +29,8 @@
 #include "kernels/compile_internal.h"
 
 #define CACHE_MAGIC "cudojo-nvrtc-cache 2\n"
+/* Every save in `cudojo watch` adds an entry: keep the most recently used. */
+#define CACHE_KEEP 512
 
 /* NVRTC ships no C library headers, yet every tutorial starts with
  * `#include <stdio.h>`. These stand-ins make the common ones compile:
@@ -375,6 +381,43 @@ static void cache_store(const char *file, const CompiledModule *m) {
     strbuf_fini(&ks);
 }
 
+typedef struct CacheEntry {
+    char *path;
+    long long mtime_ns;
+} CacheEntry;
+
+static int cmp_entry_mtime(const void *a, const void *b) {
+    long long x = ((const CacheEntry *)a)->mtime_ns, y = ((const CacheEntry *)b)->mtime_ns;
+    return x < y ? -1 : x > y;
+}
+
+/* Removes the least recently used entries once there are more than CACHE_KEEP. */
+static void cache_prune(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    CacheEntry *v = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".nvrtc")) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = xrealloc(v, cap * sizeof *v);
+        }
+        v[n].path = path_join(dir, e->d_name);
+        v[n].mtime_ns = fs_mtime_ns(v[n].path);
+        n++;
+    }
+    closedir(d);
+    if (n > CACHE_KEEP) {
+        qsort(v, n, sizeof *v, cmp_entry_mtime);
+        for (size_t i = 0; i < n - CACHE_KEEP * 3 / 4; i++) unlink(v[i].path);
+    }
+    for (size_t i = 0; i < n; i++) free(v[i].path);
+    free(v);
+}
+
 static bool cache_take(const char **p, const char *end, const char *name, const char **data,
                        size_t *len) {
     size_t nl = strlen(name);
@@ -478,6 +521,7 @@ Diag *compile_cuda(const char *path, const char *source, const CompileOptions *o
     CompiledModule *m = file ? cache_load(file) : NULL;
     if (m) {
         m->cache_hit = true;
+        utimensat(AT_FDCWD, file, NULL, 0);     /* least recently used goes first */
     } else {
         NvrtcOut po, co = {0};
         nvrtc_run(path, source, opts, &ptx_opts, false, &po);
@@ -502,7 +546,10 @@ Diag *compile_cuda(const char *path, const char *source, const CompileOptions *o
             co.cubin = NULL;
             kernels_from_ptx(m, opts, po.lowered);
             if (co.log) compile_ptxas_info(co.log, m->kernels, m->n_kernels);
-            if (file) cache_store(file, m);
+            if (file) {
+                cache_store(file, m);
+                cache_prune(dir);
+            }
         }
         diag_free(&warnings);   /* re-derived below, the same way for hits and misses */
         nvrtc_out_fini(&po, opts->n_name_exprs);

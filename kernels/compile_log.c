@@ -174,6 +174,26 @@ Diag *compile_log_parse(const char *log, const char *path, const char *source, i
             col = off >= 2 ? off - 1 : 1;
         }
         bool ours = h.file && !strcmp(h.file, path);
+        if (h.file && !strcmp(h.file, "__nv_name_map")) {
+            /* A name expression (the exercise's kernel name, e.g. "scale<float>")
+             * that this file cannot instantiate: one error per expression. */
+            const char *pragma = src_line > 0 ? strstr(l.v[src_line], "nv_mangled_name ") : NULL;
+            char *expr = xstrdup(pragma ? skip_space(pragma + 16) : "?");
+            bool seen = false;
+            for (Diag *e = errors; e; e = e->next)
+                if (strstr(e->message, expr)) seen = true;
+            if (!seen && h.sev == DIAG_ERROR)
+                diag_append(&errors, diag_new(DIAG_ERROR, "compile", path, 0, 0,
+                                              "the exercise launches kernel %s, which cannot be made "
+                                              "from this file: %s",
+                                              expr, h.message));
+            free(expr);
+            strbuf_fini(&msg);
+            free(h.file);
+            free(h.message);
+            i = end - 1;
+            continue;
+        }
         Diag *d = diag_new(h.sev, "compile", h.file ? (ours ? path : h.file) : NULL, h.line,
                            h.file ? col : 0, "%s", msg.data);
         if (ours) {

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fs.h"
@@ -330,6 +333,49 @@ static void compile__says_what_failed__when_option_rejected(void **state) {
     diag_free(&d);
 }
 
+static void compile__names_the_expression__when_exercise_kernel_cannot_be_instantiated(void **state) {
+    Fixture *f = *state;
+    const char *src = "template <typename T> __global__ void scale(T *x) { x[0] *= 2; }\n";
+    const char *names[] = {"scale<floot>"};
+    f->opts.name_exprs = names;
+    f->opts.n_name_exprs = 1;
+    CompiledModule *m = NULL;
+    Diag *d = compile_cuda("t.cu", src, &f->opts, &m);
+    assert_null(m);
+    assert_int_equal(diag_count(d), 1);
+    assert_string_equal(d->file, "t.cu");
+    assert_non_null(strstr(d->message, "scale<floot>"));
+    assert_non_null(strstr(d->message, "\"floot\" is undefined"));
+    assert_null(strstr(d->message, "__nv_name_map"));
+    diag_free(&d);
+}
+
+static void compile__drops_least_recently_used__when_cache_grows_past_its_limit(void **state) {
+    Fixture *f = *state;
+    for (int i = 0; i < 600; i++) {
+        char *p = xasprintf("%s/old%03d.nvrtc", f->dir, i);
+        FILE *fp = fopen(p, "w");
+        assert_non_null(fp);
+        fclose(fp);
+        struct timespec t[2] = {{1000000 + i, 0}, {1000000 + i, 0}};
+        assert_int_equal(utimensat(AT_FDCWD, p, t, 0), 0);
+        free(p);
+    }
+    CompiledModule *m = NULL;
+    assert_null(compile_cuda("v.cu", VECTOR_ADD, &f->opts, &m));
+    compiled_module_free(&m);
+    int left = count_cache_files(f->dir);
+    assert_true(left > 100 && left < 600);
+    char *oldest = xasprintf("%s/old000.nvrtc", f->dir), *newest = xasprintf("%s/old599.nvrtc", f->dir);
+    assert_false(fs_exists(oldest));
+    assert_true(fs_exists(newest));
+    free(oldest);
+    free(newest);
+    assert_null(compile_cuda("v.cu", VECTOR_ADD, &f->opts, &m));
+    assert_true(m->cache_hit);             /* the entry just written survived */
+    compiled_module_free(&m);
+}
+
 static void compile__recovers_plain_names__when_mangled(void **state) {
     (void)state;
     static const char *cases[][2] = {
@@ -362,6 +408,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(compile__reports_registers_and_shared__when_cubin_requested, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__explains_limit__when_static_shared_too_large, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__says_what_failed__when_option_rejected, setup, teardown),
+        cmocka_unit_test_setup_teardown(compile__names_the_expression__when_exercise_kernel_cannot_be_instantiated, setup, teardown),
+        cmocka_unit_test_setup_teardown(compile__drops_least_recently_used__when_cache_grows_past_its_limit, setup, teardown),
         cmocka_unit_test(compile__recovers_plain_names__when_mangled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
