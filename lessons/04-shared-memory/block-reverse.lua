@@ -1,0 +1,38 @@
+-- block-reverse: the smallest shared-memory cooperation. Each thread reads an
+-- element that another thread (usually of another warp) stored, so the
+-- barrier is required; n = 100003 leaves a last block of 163 elements.
+return {
+  id = "block-reverse",
+  title = "Reverse inside a block: shared memory and the barrier",
+  source = "block-reverse.cu",
+  solution = "solutions/block-reverse.cu",
+  wrong = {
+    "solutions/wrong/block-reverse-no-sync.cu",
+    "solutions/wrong/block-reverse-whole-block.cu",
+  },
+  hints = {
+    "Shared memory is seen by the whole block, but a store by one thread is not "
+      .. "guaranteed to be there when another thread reads, unless both sides of a "
+      .. "barrier separate them.",
+    "Put __syncthreads(); after the store into s[t] (outside any if, so all threads of "
+      .. "the block reach it), then write out[base + t] = s[count - 1 - t];",
+  },
+  run = function(t)
+    local on_gpu = t:device().backend ~= "emu"
+    local n = t:param("n", on_gpu and (1 << 21) + 3 or 100003)
+    local block = 256
+    local x = gpu.array("i32", n, "in"):random{ lo = -1000000, hi = 1000000, seed = 21 }
+    local out = gpu.array("i32", n, "out")
+    local grid = (n + block - 1) // block
+    t:log("n = %d: %d blocks of %d, the last one owns %d elements",
+          n, grid, block, n - (grid - 1) * block)
+    t:kernel("reverse_blocks"):launch{ grid = grid, block = block, args = { x, out, gpu.i32(n) } }
+
+    local want = ref.map(x, function(_, i)
+      local base = (i // block) * block
+      local count = math.min(block, n - base)
+      return x[base + (count - 1 - (i - base))]
+    end, "i32")
+    t:expect_equal(out, want, { name = "out" })
+  end,
+}

@@ -1,0 +1,41 @@
+-- stencil-1d: a radius-3 weighted stencil with a shared-memory halo. Run for
+-- n = 100003 (a last block of 35 elements) and for n = 2 (smaller than the
+-- radius), values in [-2, 2); zero outside the array.
+return {
+  id = "stencil-1d",
+  title = "1-D stencil with a halo",
+  source = "stencil-1d.cu",
+  solution = "solutions/stencil-1d.cu",
+  wrong = {
+    "solutions/wrong/stencil-1d-no-halo.cu",
+    "solutions/wrong/stencil-1d-no-sync.cu",
+    "solutions/wrong/stencil-1d-halo-overrun.cu",
+  },
+  hints = {
+    "The tile is s[BLOCK + 2R]: element g of the block goes to s[t + R]. The R elements "
+      .. "before the block go to s[0..R-1] and the R after it to s[R + BLOCK ..]; let the "
+      .. "threads t < R load one of each. Outside 0 .. n-1 store 0.",
+    "if (t < R) { s[t] = g - R >= 0 ? in[g - R] : 0.0f; s[t + BLOCK + R] = g + BLOCK < n ? "
+      .. "in[g + BLOCK] : 0.0f; } then __syncthreads(); before anyone reads s.",
+  },
+  run = function(t)
+    local on_gpu = t:device().backend ~= "emu"
+    local R, block = 3, 128
+    local k = t:kernel("stencil")
+    local sizes = { 2, t:param("n", on_gpu and (1 << 20) + 35 or 100003) }
+    for _, n in ipairs(sizes) do
+      local x = gpu.array("f32", n, "in"):random{ lo = -2, hi = 2, seed = n }
+      local out = gpu.array("f32", n, "out")
+      k:launch{ grid = (n + block - 1) // block, block = block, args = { x, out, gpu.i32(n) } }
+      local want = ref.map(x, function(_, i)
+        local s = 0.0
+        for j = -R, R do
+          local idx = i + j
+          if idx >= 0 and idx < n then s = s + (R + 1 - math.abs(j)) * x[idx] end
+        end
+        return s / 16
+      end, "f32")
+      t:expect_close(out, want, { rel = 1e-5, abs = 1e-5, name = string.format("out (n = %d)", n) })
+    end
+  end,
+}

@@ -1,0 +1,71 @@
+-- transpose-tiled: a performance exercise. First a 37 x 53 matrix for
+-- correctness (partial tiles on both axes), then the measured run: 200 x 296
+-- on the emulator (rows 32-byte aligned, so a perfect kernel scores exactly 4
+-- sectors per request) with targets on coalescing and bank conflicts, or
+-- 8192 x 8192 on a GPU with a target of 85% of the device-to-device copy
+-- bandwidth.
+return {
+  id = "transpose-tiled",
+  title = "Tiled transpose: coalescing and bank conflicts",
+  source = "transpose-tiled.cu",
+  solution = "solutions/transpose-tiled.cu",
+  wrong = {
+    "solutions/wrong/transpose-tiled-no-padding.cu",
+    "solutions/wrong/transpose-tiled-blocks-not-swapped.cu",
+  },
+  hints = {
+    "Reading a row of `in` is coalesced; writing a column of `out` is not. Go through "
+      .. "shared memory: the block reads a 32 x 32 tile along rows of `in` into "
+      .. "tile[ty + j][tx], waits at __syncthreads(), and writes it along rows of `out` "
+      .. "taking tile[tx][ty + j].",
+    "For the write, the tile's place in `out` has the block indices swapped: "
+      .. "c = blockIdx.y * TILE + tx; r = blockIdx.x * TILE + ty; and out[(r + j) * rows + c] "
+      .. "= tile[tx][ty + j] with the guard c < rows && r + j < cols.",
+    "A column of a float tile[32][32] is 32 words 128 bytes apart, all in one bank: a "
+      .. "32-way conflict. Declare it tile[TILE][TILE + 1]; the extra column shifts each "
+      .. "row by one bank.",
+  },
+  run = function(t)
+    local on_gpu = t:device().backend ~= "emu"
+    local k = t:kernel("transpose")
+    local TILE, ROWS = 32, 8
+
+    local function run_one(rows, cols, seed)
+      local a = gpu.array("f32", { rows, cols }, "in"):random{ lo = -100, hi = 100, seed = seed }
+      local out = gpu.array("f32", { cols, rows }, "out")
+      local launch = { grid = { (cols + TILE - 1) // TILE, (rows + TILE - 1) // TILE },
+                       block = { TILE, ROWS }, args = { out, a, gpu.i32(rows), gpu.i32(cols) } }
+      k:launch(launch)
+      t:expect_equal(out, ref.transpose(a, rows, cols),
+                     { name = string.format("out (%d x %d)", cols, rows) })
+      return launch
+    end
+
+    run_one(37, 53, 1)
+
+    local rows = t:param("rows", on_gpu and 8192 or 200)
+    local cols = t:param("cols", on_gpu and 8192 or 296)
+    local launch = run_one(rows, cols, 2)
+
+    local m = t:emu_metrics()
+    if m then
+      local spr = m.sectors_per_request
+      local conflicts = m.bank_conflicts
+      t:log("global memory: %.2f sectors per request (ideal 4 for 32 floats); "
+            .. "shared memory: %d bank-conflict wavefronts", spr, conflicts)
+      t:expect(spr <= 4.0, string.format("global accesses use %.2f sectors per request; the "
+        .. "target is at most 4: a warp should read and write 32 consecutive floats", spr))
+      t:expect(conflicts == 0, string.format("%d extra shared-memory wavefronts from bank "
+        .. "conflicts; the target is 0: pad the tile", conflicts))
+    else
+      local ms = k:time(launch)
+      local bw = t:report_bandwidth{ bytes = 2 * 4 * rows * cols, ms = ms }
+      if bw and bw.fraction then
+        t:log("%.3f ms, %.0f GB/s = %.0f%% of the device-to-device copy bandwidth (target: 85%%)",
+              ms, bw.gbs, 100 * bw.fraction)
+        t:expect(bw.fraction >= 0.85, string.format("the transpose reached %.0f%% of the copy "
+          .. "bandwidth; the target is 85%%", 100 * bw.fraction))
+      end
+    end
+  end,
+}
