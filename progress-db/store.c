@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,48 +33,78 @@ static const char SQL_IDENTITY[] =
     "       (SELECT count(*) FROM sqlite_schema)";
 static const char SQL_QUICK_CHECK[] = "PRAGMA quick_check(5)";
 
+static Diag *store_not_sqlite(const char *path) {
+    return diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
+                    "progress database: this file is not an SQLite database, so it is not "
+                    "cudojo's progress; not touching it (move it aside and cudojo will make "
+                    "a fresh one)");
+}
+
+/* Whether a database with this identity is one we may open: ours (or a
+ * new, empty file) and not from a newer cudojo. */
+static Diag *store_judge_identity(const char *path, long long version, long long app_id, long long objects) {
+    if (app_id != STORE_APPLICATION_ID && (app_id != 0 || version != 0 || objects != 0))
+        return diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
+                        "progress database: this is another program's SQLite database "
+                        "(application_id %lld, user_version %lld, %lld schema objects), not "
+                        "cudojo's progress; not touching it",
+                        app_id, version, objects);
+    if (version > store_schema_latest())
+        return diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
+                        "this progress database was written by a newer cudojo (schema %lld, we know "
+                        "%d); not touching it. Update cudojo to use this workspace.",
+                        version, store_schema_latest());
+    return NULL;
+}
+
+static long long store_be32(const unsigned char *p) {
+    return (long long)((unsigned long)p[0] << 24 | (unsigned long)p[1] << 16 | (unsigned long)p[2] << 8 | p[3]);
+}
+
+/* Reads the 100-byte SQLite header (file format: magic string, user_version
+ * at offset 60, application_id at 68). A file that is plainly not ours is
+ * refused here, before SQLite opens it and leaves -wal/-shm files beside
+ * it. The header can be older than a WAL not yet checkpointed, so
+ * store_probe asks SQLite again. */
+static Diag *store_check_header(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL; /* SQLite will say why it cannot open it */
+    unsigned char h[100];
+    size_t n = fread(h, 1, sizeof h, fp);
+    fclose(fp);
+    if (n == 0) return NULL; /* an empty file becomes a new database */
+    if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0) return store_not_sqlite(path);
+    long long version = store_be32(h + 60), app_id = store_be32(h + 68);
+    if (app_id >= 0x80000000LL) app_id -= 0x100000000LL; /* SQLite reports it signed */
+    return store_judge_identity(path, version, app_id, 0);
+}
 
 /* Looks at an existing database through a read-only connection: SQLite,
  * ours, a schema we know, intact. NULL when it is safe to open for writing. */
 static Diag *store_probe(const char *path) {
+    Diag *err = store_check_header(path);
+    if (err) return err;
     sqlite3 *db = NULL;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        Diag *d = store_db_error(db, path, "opening", NULL);
+        err = store_db_error(db, path, "opening", NULL);
         sqlite3_close(db);
-        return d;
+        return err;
     }
     sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
     long long version = 0, app_id = 0, objects = 0;
-    Diag *err = NULL;
     sqlite3_stmt *id = NULL;
     if (sqlite3_prepare_v2(db, SQL_IDENTITY, -1, &id, NULL) != SQLITE_OK || sqlite3_step(id) != SQLITE_ROW) {
-        err = store_db_error(db, path, "reading the database", SQL_IDENTITY);
+        err = (sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB
+                  ? store_not_sqlite(path)
+                  : store_db_error(db, path, "reading the database", SQL_IDENTITY);
     } else {
         version = sqlite3_column_int64(id, 0);
         app_id = sqlite3_column_int64(id, 1);
         objects = sqlite3_column_int64(id, 2);
     }
     sqlite3_finalize(id);
-    if (err) {
-        if ((sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB) {
-            diag_free(&err);
-            err = diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
-                           "progress database: this file is not an SQLite database, so it is not "
-                           "cudojo's progress; not touching it (move it aside and cudojo will make "
-                           "a fresh one)");
-        }
-    } else if (app_id != STORE_APPLICATION_ID && (app_id != 0 || version != 0 || objects != 0)) {
-        err = diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
-                       "progress database: this is another program's SQLite database "
-                       "(application_id %lld, user_version %lld, %lld schema objects), not "
-                       "cudojo's progress; not touching it",
-                       app_id, version, objects);
-    } else if (version > store_schema_latest()) {
-        err = diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
-                       "this progress database was written by a newer cudojo (schema %lld, we know %d); "
-                       "not touching it. Update cudojo to use this workspace.",
-                       version, store_schema_latest());
-    } else if (objects > 0) {
+    if (!err) err = store_judge_identity(path, version, app_id, objects);
+    if (!err && objects > 0) {
         /* A damaged page is better found now than half-way through a write. */
         sqlite3_stmt *st = NULL;
         if (sqlite3_prepare_v2(db, SQL_QUICK_CHECK, -1, &st, NULL) != SQLITE_OK) {
@@ -82,9 +113,8 @@ static Diag *store_probe(const char *path) {
             StrBuf problems;
             strbuf_init(&problems);
             int rc;
-            while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            while ((rc = sqlite3_step(st)) == SQLITE_ROW)
                 store_append_problems(&problems, (const char *)sqlite3_column_text(st, 0));
-            }
             if (rc != SQLITE_DONE)
                 err = store_db_error(db, path, "checking the database", SQL_QUICK_CHECK);
             else if (problems.len)

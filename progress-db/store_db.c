@@ -32,8 +32,8 @@ const char *store_advice(int errcode) {
     switch (errcode & 0xff) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-        return "; cudojo will not modify it: move it aside to start a fresh progress "
-               "database (or try `sqlite3 FILE .recover`)";
+        return "; cudojo will not modify it: move it aside, with its -wal and -shm files if "
+               "any, to start a fresh progress database (or try `sqlite3 FILE .recover`)";
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
         return "; another cudojo is writing to it, try again";

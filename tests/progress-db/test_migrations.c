@@ -64,10 +64,16 @@ static long long raw_query_int(const char *path, const char *sql) {
 }
 
 /* Asserts store_open refuses path with a message containing each of the
- * NULL-terminated needles, and that the file's bytes did not change. */
-static void assert_refused_untouched(const char *path, ...) {
-    size_t len_before = 0, len_after = 0;
+ * NULL-terminated needles, and that neither the file's bytes nor those of a
+ * WAL beside it changed. With no_side_files, also that no -wal/-shm file
+ * appeared: a file refused on its header is never opened by SQLite. A WAL
+ * that SQLite made for its read-only look must be empty, so it cannot
+ * replay into a fresh database made after the learner moves the file. */
+static void assert_refused_untouched(const char *path, bool no_side_files, ...) {
+    char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
+    size_t len_before = 0, len_after = 0, wal_len_before = 0, wal_len_after = 0;
     char *before = store_fixture_read(path, &len_before);
+    char *wal_before = store_fixture_read(wal, &wal_len_before); /* NULL when there is none */
     assert_non_null(before);
     Store *s = NULL;
     Diag *d = store_open(path, &s);
@@ -76,7 +82,7 @@ static void assert_refused_untouched(const char *path, ...) {
     assert_int_equal(d->severity, DIAG_ERROR);
     assert_string_equal(d->file, path);
     va_list ap;
-    va_start(ap, path);
+    va_start(ap, no_side_files);
     for (const char *needle; (needle = va_arg(ap, const char *));) {
         if (!strstr(d->message, needle)) {
             print_error("message \"%s\" lacks \"%s\"\n", d->message, needle);
@@ -89,8 +95,34 @@ static void assert_refused_untouched(const char *path, ...) {
     assert_non_null(after);
     assert_int_equal(len_before, len_after);
     assert_memory_equal(before, after, len_before);
+    char *wal_after = store_fixture_read(wal, &wal_len_after);
+    if (wal_before) {
+        assert_non_null(wal_after);
+        assert_int_equal(wal_len_before, wal_len_after);
+        assert_memory_equal(wal_before, wal_after, wal_len_before);
+    } else if (no_side_files) {
+        assert_null(wal_after);
+        assert_false(fs_exists(shm));
+    } else if (wal_after) {
+        assert_int_equal(wal_len_after, 0);
+    }
     free(before);
     free(after);
+    free(wal_before);
+    free(wal_after);
+    free(wal);
+    free(shm);
+}
+
+/* Opens path with raw SQLite, runs sql and closes without checkpointing, so
+ * the change lives only in the -wal file and the main file's header is stale. */
+static void raw_exec_in_wal_only(const char *path, const char *sql) {
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_close(db), SQLITE_OK);
 }
 
 static void store_open__migrates_in_order_and_keeps_history__when_schema_is_version_1(void **state) {
@@ -148,7 +180,7 @@ static void store_open__refuses_and_keeps_bytes__when_schema_is_newer(void **sta
     raw_exec(f->db_path, SCHEMA_V1);
     raw_exec(f->db_path, "CREATE TABLE from_the_future (x); PRAGMA user_version = 7;");
     char *we_know = xasprintf("we know %d", store_schema_latest());
-    assert_refused_untouched(f->db_path, "newer cudojo", "schema 7", we_know, "not touching it", NULL);
+    assert_refused_untouched(f->db_path, true, "newer cudojo", "schema 7", we_know, "not touching it", NULL);
     free(we_know);
 }
 
@@ -156,7 +188,21 @@ static void store_open__refuses_and_keeps_bytes__when_newer_schema_is_in_wal_mod
     StoreFixture *f = *state;
     raw_exec(f->db_path, SCHEMA_V1);
     raw_exec(f->db_path, "PRAGMA journal_mode = WAL; PRAGMA user_version = 9;");
-    assert_refused_untouched(f->db_path, "schema 9", NULL);
+    assert_refused_untouched(f->db_path, true, "schema 9", NULL);
+}
+
+/* A newer cudojo was killed before checkpointing: its version bump is only
+ * in the WAL, the header still says 1. SQLite's view must win. */
+static void store_open__refuses_and_keeps_bytes__when_newer_schema_is_only_in_the_wal(void **state) {
+    StoreFixture *f = *state;
+    raw_exec(f->db_path, SCHEMA_V1);
+    raw_exec_in_wal_only(f->db_path, "CREATE TABLE from_the_future (x); PRAGMA user_version = 8;");
+    size_t len = 0;
+    unsigned char *header = (unsigned char *)store_fixture_read(f->db_path, &len);
+    assert_true(len >= 100);
+    assert_int_equal(header[63], 1); /* user_version in the main file: still 1 */
+    free(header);
+    assert_refused_untouched(f->db_path, false, "schema 8", NULL);
 }
 
 static void store_open__refuses_and_keeps_bytes__when_file_is_not_sqlite(void **state) {
@@ -164,13 +210,13 @@ static void store_open__refuses_and_keeps_bytes__when_file_is_not_sqlite(void **
     char garbage[8192];
     for (size_t i = 0; i < sizeof garbage; i++) garbage[i] = (char)("not a database\n"[i % 15] ^ (i >> 7));
     store_fixture_write(f->db_path, garbage, sizeof garbage);
-    assert_refused_untouched(f->db_path, "not an SQLite database", "not touching it", NULL);
+    assert_refused_untouched(f->db_path, true, "not an SQLite database", "not touching it", NULL);
 }
 
 static void store_open__refuses_and_keeps_bytes__when_file_is_short_text(void **state) {
     StoreFixture *f = *state;
     store_fixture_write(f->db_path, "hello\n", 6);
-    assert_refused_untouched(f->db_path, "not an SQLite database", NULL);
+    assert_refused_untouched(f->db_path, true, "not an SQLite database", NULL);
 }
 
 static void store_open__refuses_and_keeps_bytes__when_pages_are_damaged(void **state) {
@@ -192,14 +238,14 @@ static void store_open__refuses_and_keeps_bytes__when_pages_are_damaged(void **s
     for (size_t i = (size_t)page * 2; i < (size_t)page * 5; i++) bytes[i] = (char)(i * 7 + 3);
     store_fixture_write(f->db_path, bytes, len);
     free(bytes);
-    assert_refused_untouched(f->db_path, "damaged", "will not modify", NULL);
+    assert_refused_untouched(f->db_path, false, "damaged", "will not modify", NULL);
 }
 
 static void store_open__refuses_and_keeps_bytes__when_db_belongs_to_another_program(void **state) {
     StoreFixture *f = *state;
     raw_exec(f->db_path, "CREATE TABLE contacts (name TEXT, phone TEXT);"
                          "INSERT INTO contacts VALUES ('Ada', '555');");
-    assert_refused_untouched(f->db_path, "another program", "not touching it", NULL);
+    assert_refused_untouched(f->db_path, true, "another program", "not touching it", NULL);
 }
 
 static void store_open__says_which_folder_is_missing__when_parent_does_not_exist(void **state) {
@@ -278,6 +324,7 @@ int main(void) {
         T(store_open__rolls_back_the_step_and_names_the_sql__when_a_migration_fails),
         T(store_open__refuses_and_keeps_bytes__when_schema_is_newer),
         T(store_open__refuses_and_keeps_bytes__when_newer_schema_is_in_wal_mode),
+        T(store_open__refuses_and_keeps_bytes__when_newer_schema_is_only_in_the_wal),
         T(store_open__refuses_and_keeps_bytes__when_file_is_not_sqlite),
         T(store_open__refuses_and_keeps_bytes__when_file_is_short_text),
         T(store_open__refuses_and_keeps_bytes__when_pages_are_damaged),
