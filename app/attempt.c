@@ -76,6 +76,48 @@ RunResult *attempt_run(Workspace *ws, Runner *runner, const ChapterMeta *ch, con
     return res;
 }
 
+RunResult *attempt_start(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
+                         const char *cu_path, const AttemptParams *params) {
+    char *own = cu_path ? NULL : workspace_exercise_path(ws, ch, ex);
+    char *abs = path_absolute(cu_path ? cu_path : own);
+    char *display = workspace_display_path(abs);
+    RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = abs, .cu_display = display,
+                      .timeout_s = ex->timeout_s};
+    if (params) {
+        req.param_keys = params->keys;
+        req.param_values = params->values;
+        req.n_params = params->n;
+    }
+    RunResult *res = NULL;
+    if (!fs_exists(abs)) {
+        res = run_result_new(VERDICT_EXERCISE_ERROR);
+        res->exercise_id = xstrdup(ex->id);
+        res->summary = xasprintf("%s does not exist (`cudojo reset %s` brings the starter back)", display, ex->id);
+    } else {
+        Diag *d = runner_start(runner, &req);
+        if (d) {
+            res = run_result_new(VERDICT_CRASH);
+            res->exercise_id = xstrdup(ex->id);
+            res->summary = xstrdup(d->message);
+            res->diags = d;
+        }
+    }
+    free(display);
+    free(abs);
+    free(own);
+    return res;
+}
+
+void attempt_record(Workspace *ws, const ChapterMeta *ch, const ExerciseMeta *ex, const char *cu_path,
+                    RunResult *res) {
+    if (res->verdict == VERDICT_CANCELLED) return;
+    char *own = cu_path ? NULL : workspace_exercise_path(ws, ch, ex);
+    char *abs = path_absolute(cu_path ? cu_path : own);
+    record(ws, ex, abs, res);
+    free(abs);
+    free(own);
+}
+
 const ExerciseMeta *attempt_next_exercise(Workspace *ws, const ChapterMeta **chp) {
     for (int c = 0; c < ws->course->n_chapters; c++) {
         const ChapterMeta *ch = &ws->course->chapters[c];

@@ -23,6 +23,15 @@ Runner *attempt_runner_new(const Cli *cli);
 RunResult *attempt_run(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
                        const char *cu_path, const AttemptParams *params, bool record,
                        volatile sig_atomic_t *cancel);
+/* The non-blocking pair the TUI uses: attempt_start sends the run to the
+ * worker and returns NULL while it is in flight (then poll the runner with
+ * runner_fd/runner_poll); when it cannot start (missing file, no worker) it
+ * returns the result saying why (caller frees). attempt_record stores a
+ * finished result as attempt_run would (cancelled runs are not recorded). */
+RunResult *attempt_start(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
+                         const char *cu_path, const AttemptParams *params);
+void attempt_record(Workspace *ws, const ChapterMeta *ch, const ExerciseMeta *ex, const char *cu_path,
+                    RunResult *res);
 /* Kernel time in ms from a result's metrics (k:time), < 0 when none. */
 double attempt_kernel_ms(const RunResult *r);
 /* The first exercise not yet passed (in course order), NULL when all passed. */

@@ -15,6 +15,7 @@
 
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "kernels/cuda/cuda_backend.h"
 #include "lua/exercise.h"
 
 struct Runner {
@@ -352,9 +353,7 @@ int runner_worker_main(BackendChoice backend, int emu_threads) {
         RunResult *res = req ? worker_handle(b, why, req) : run_result_new(VERDICT_CRASH);
         if (!res->backend && b) res->backend = xstrdup(b->ops->name);
         /* A sticky GPU error poisons the context: answer, then let the parent start a fresh worker. */
-        bool restart = false;
-        for (Diag *d = res->diags; d; d = d->next)
-            if (d->code && !strcmp(d->code, "cuda-sticky")) restart = true;
+        bool restart = b && !strcmp(b->ops->name, "cuda") && !cuda_backend_usable(b);
         json_t *resp = json_pack("{s:o, s:b}", "result", run_result_to_json(res), "restart", restart);
         char *text = json_dumps(resp, JSON_COMPACT);
         fprintf(out, "%s\n", text);

@@ -1,0 +1,80 @@
+/* app/cmd_doctor.c: `cudojo doctor`: toolkit, NVRTC, driver, GPUs, backends. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/cli.h"
+#include "kernels/backend.h"
+#include "kernels/doctor.h"
+
+static const char *jstr(const json_t *o, const char *k, const char *dflt) {
+    const char *v = json_string_value(json_object_get(o, k));
+    return v ? v : dflt;
+}
+
+/* One "name: yes/no (why)" line for a backend. */
+static void print_backend(const char *name, const json_t *b) {
+    bool works = json_is_true(json_object_get(b, "works"));
+    printf("  %-8s %s", name, works ? "works" : "does not work");
+    if (!works) printf(": %s", jstr(b, "why", "unknown reason"));
+    printf("\n");
+}
+
+static void print_doctor(const json_t *j) {
+    const json_t *tk = json_object_get(j, "toolkit"), *nv = json_object_get(j, "nvrtc");
+    const json_t *rt = json_object_get(j, "cudart"), *drv = json_object_get(j, "driver");
+    printf("CUDA toolkit   %s (%s)%s\n", jstr(tk, "version", "?"), jstr(tk, "path", "?"),
+           json_is_true(json_object_get(tk, "found")) ? "" : "  NOT FOUND");
+    printf("NVRTC          %s, ", jstr(nv, "version", "missing"));
+    if (json_is_true(json_object_get(nv, "works")))
+        printf("compiles a test kernel in %.0f ms\n", json_number_value(json_object_get(nv, "compile_ms")));
+    else
+        printf("does not work: %s\n", jstr(nv, "error", "?"));
+    printf("CUDA runtime   %s\n", jstr(rt, "version", "?"));
+    printf("driver         %s\n", jstr(drv, "version", "none"));
+    const json_t *gpus = json_object_get(j, "gpus");
+    size_t i;
+    json_t *g;
+    if (json_array_size(gpus) == 0) printf("GPUs           none (%s)\n", jstr(j, "gpu_error", "none found"));
+    json_array_foreach(gpus, i, g) {
+        printf("GPU %zu          %s, compute capability %s, %lld SMs, %.1f GiB\n", i, jstr(g, "name", "?"),
+               jstr(g, "cc", "?"), (long long)json_integer_value(json_object_get(g, "sms")),
+               json_number_value(json_object_get(g, "memory_gib")));
+    }
+    printf("\nBackends\n");
+    const json_t *bs = json_object_get(j, "backends");
+    print_backend("cuda", json_object_get(bs, "cuda"));
+    print_backend("emu", json_object_get(bs, "emu"));
+}
+
+int cmd_doctor(Cli *cli, int argc, char **argv) {
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "cudojo doctor: takes no arguments\n");
+        return 2;
+    }
+    json_t *j = kernels_doctor();
+    EmuOptions emu = {.threads = cli->emu_threads};
+    Diag *why = NULL;
+    Backend *b = emu_backend_new(&emu, &why);
+    json_t *backends = json_object_get(j, "backends");
+    if (!backends) {
+        backends = json_object();
+        json_object_set_new(j, "backends", backends);
+    }
+    json_object_set_new(backends, "emu", b ? json_pack("{s:b}", "works", 1)
+                                           : json_pack("{s:b, s:s}", "works", 0, "why", why ? why->message : "?"));
+    backend_close(&b);
+    diag_free(&why);
+    json_t *cuda = json_object_get(backends, "cuda");
+    bool gpu = cuda && json_is_true(json_object_get(cuda, "works"));
+    const char *def = cli->backend == BACKEND_EMU ? "emu" : cli->backend == BACKEND_CUDA ? "cuda" : gpu ? "cuda" : "emu";
+    json_object_set_new(j, "default_backend", json_string(def));
+    if (cli->json) {
+        cli_print_json(j);
+        return 0;
+    }
+    print_doctor(j);
+    printf("\nRuns will use: %s%s\n", def, !gpu && cli->backend != BACKEND_CUDA ? " (no working GPU here)" : "");
+    json_decref(j);
+    return 0;
+}

@@ -1,0 +1,359 @@
+/* app/tui/tui_main.c: `cudojo` with no command: the workbench's screen
+ * manager. It opens the workspace, owns curses and the panel stack, and is
+ * the only place that reads input: one poll() over the terminal, the
+ * worker's pipe and the fds screens ask it to watch, so a run in flight
+ * never blocks a key. The terminal is restored on every way out: quit, a
+ * fatal error (xalloc's hook), SIGTERM/SIGHUP, and a crash signal. */
+#include "app/tui/tui.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/xalloc.h"
+
+static volatile sig_atomic_t got_term;   /* SIGTERM/SIGHUP: leave cleanly */
+static volatile sig_atomic_t got_int;    /* Ctrl-C: cancel a run, else quit */
+static bool curses_on;
+
+double tui_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Gives the terminal back; safe to call twice. */
+static void tui_restore_terminal(void) {
+    if (!curses_on) return;
+    curses_on = false;
+    endwin();
+}
+
+static void on_term(int sig) {
+    (void)sig;
+    got_term = 1;
+}
+
+static void on_int(int sig) {
+    (void)sig;
+    got_int = 1;
+}
+
+/* A crash must not leave the learner's terminal in raw mode: restore, then die as before. */
+static void on_crash(int sig) {
+    tui_restore_terminal();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_int;
+    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
+    sigaction(SIGABRT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+void tui_push(Tui *t, Panel *p) {
+    if (t->depth == (int)(sizeof t->stack / sizeof *t->stack)) {
+        p->free(p);
+        return;
+    }
+    t->stack[t->depth++] = p;
+}
+
+static void tui_pop(Tui *t) {
+    if (t->depth == 0) return;
+    Panel *p = t->stack[--t->depth];
+    p->free(p);
+    if (t->depth > 0 && t->stack[t->depth - 1]->resume) t->stack[t->depth - 1]->resume(t->stack[t->depth - 1], t);
+}
+
+void tui_notify(Tui *t, bool error, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    free(t->message);
+    t->message = xvasprintf(fmt, ap);
+    va_end(ap);
+    t->message_error = error;
+    t->message_until = tui_now() + (error ? 6.0 : 3.0);
+}
+
+void tui_watch_fd(Tui *t, int fd, TuiFdHandler h, void *ctx) {
+    for (int i = 0; i < 4; i++)
+        if (t->watch_fds[i] < 0 || t->watch_fds[i] == fd) {
+            t->watch_fds[i] = fd;
+            t->watch_handlers[i] = h;
+            t->watch_ctx[i] = ctx;
+            return;
+        }
+}
+
+void tui_unwatch_fd(Tui *t, int fd) {
+    for (int i = 0; i < 4; i++)
+        if (t->watch_fds[i] == fd) t->watch_fds[i] = -1;
+}
+
+int tui_run_foreground(Tui *t, const char *shell_cmd) {
+    (void)t;
+    def_prog_mode();
+    endwin();
+    /* The child gets a normal terminal: default Ctrl-C, and we ignore ours meanwhile. */
+    struct sigaction ign, old;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &old);
+    int rc = system(shell_cmd);
+    sigaction(SIGINT, &old, NULL);
+    reset_prog_mode();
+    clearok(curscr, TRUE);
+    refresh();
+    return rc;
+}
+
+const char *tui_chapter_title(const Tui *t, const ChapterMeta *ch) {
+    return t->zh && ch->title_zh && *ch->title_zh ? ch->title_zh : ch->title;
+}
+
+static void draw_too_small(Tui *t) {
+    erase();
+    const char *msg = "terminal too small";
+    char need[64];
+    snprintf(need, sizeof need, "need %dx%d, have %dx%d", TUI_MIN_COLS, TUI_MIN_ROWS, t->cols, t->rows);
+    int y = t->rows / 2 - 1;
+    if (y < 0) y = 0;
+    tui_put(y, (t->cols - (int)strlen(msg)) / 2 > 0 ? (t->cols - (int)strlen(msg)) / 2 : 0, t->cols, ROLE_WARN, msg);
+    if (t->rows > 1)
+        tui_put(y + 1, (t->cols - (int)strlen(need)) / 2 > 0 ? (t->cols - (int)strlen(need)) / 2 : 0, t->cols,
+                ROLE_NORMAL, need);
+    if (t->rows > 2) tui_put(y + 2, 0, t->cols, ROLE_DIM, "q quits");
+}
+
+static void tui_draw(Tui *t) {
+    getmaxyx(stdscr, t->rows, t->cols);
+    if (t->message && tui_now() > t->message_until) XFREE(t->message);
+    if (t->rows < TUI_MIN_ROWS || t->cols < TUI_MIN_COLS) {
+        draw_too_small(t);
+        refresh();
+        return;
+    }
+    erase();
+    Panel *p = t->stack[t->depth - 1];
+    p->draw(p, t, 1, t->rows - 2, t->cols);
+    refresh();
+}
+
+/* Hands one key to the top panel, then the global keys. */
+static void tui_key(Tui *t, int key) {
+    if (t->rows < TUI_MIN_ROWS || t->cols < TUI_MIN_COLS) {
+        if (key == 'q' || key == 'Q') t->quit = true;
+        return;
+    }
+    Panel *p = t->stack[t->depth - 1];
+    int flags = p->key(p, t, key);
+    if (flags & TUI_QUIT) {
+        t->quit = true;
+        return;
+    }
+    if (flags & TUI_POP) {
+        tui_pop(t);
+        if (t->depth == 0) t->quit = true;
+        return;
+    }
+    if (flags & TUI_HANDLED) return;
+    switch (key) {
+    case '?':
+    case KEY_F(1): tui_push(t, tui_help_new(t, p)); break;
+    case 'q':
+    case 27:
+        tui_pop(t);
+        if (t->depth == 0) t->quit = true;
+        break;
+    case 'Q': t->quit = true; break;
+    case 'L':
+        t->zh = !t->zh;
+        tui_notify(t, false, t->zh ? "中文 (where the course has it)" : "English");
+        if (p->resume) p->resume(p, t);
+        break;
+    case 'P': tui_push(t, tui_progress_new(t)); break;
+    case 'D': tui_push(t, tui_device_new(t)); break;
+    case 12: clearok(curscr, TRUE); break;   /* Ctrl-L */
+    default: break;
+    }
+}
+
+static bool locale_is_zh(void) {
+    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return !strncmp(v, "zh", 2);
+    }
+    return false;
+}
+
+/* One turn of the loop: wait for a key, the worker or a watched fd, then handle what came. */
+static void tui_wait(Tui *t) {
+    struct pollfd fds[6];
+    int nfds = 0;
+    fds[nfds++] = (struct pollfd){.fd = 0, .events = POLLIN};
+    int rfd = runner_fd(t->runner);
+    int runner_slot = -1;
+    if (rfd >= 0) {
+        runner_slot = nfds;
+        fds[nfds++] = (struct pollfd){.fd = rfd, .events = POLLIN};
+    }
+    int first_watch = nfds;
+    int slot_of[4];
+    for (int i = 0; i < 4; i++) {
+        slot_of[i] = -1;
+        if (t->watch_fds[i] >= 0) {
+            slot_of[i] = nfds;
+            fds[nfds++] = (struct pollfd){.fd = t->watch_fds[i], .events = POLLIN};
+        }
+    }
+    (void)first_watch;
+    int timeout = -1;
+    if (t->on_tick) timeout = t->on_tick(t, t->tick_ctx);
+    if (t->message) {
+        int left = (int)((t->message_until - tui_now()) * 1000) + 10;
+        if (left < 10) left = 10;
+        if (timeout < 0 || left < timeout) timeout = left;
+    }
+    int n = poll(fds, (nfds_t)nfds, timeout);
+    if (n < 0 && errno != EINTR) return;
+    if (got_term) {
+        t->quit = true;
+        return;
+    }
+    if (got_int) {
+        got_int = 0;
+        if (runner_fd(t->runner) >= 0) ungetch(27);   /* the exercise view cancels on Esc */
+        else t->quit = true;
+    }
+    if (runner_slot >= 0 && n > 0 && (fds[runner_slot].revents & (POLLIN | POLLHUP | POLLERR))) {
+        RunResult *res = NULL;
+        if (runner_poll(t->runner, 0, &res) == RUNNER_DONE) {
+            if (t->on_run_done) t->on_run_done(t, t->run_ctx, res);
+            else run_result_free(&res);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        if (slot_of[i] >= 0 && n > 0 && (fds[slot_of[i]].revents & (POLLIN | POLLHUP | POLLERR)) &&
+            t->watch_fds[i] >= 0)
+            t->watch_handlers[i](t, t->watch_ctx[i]);
+    /* Keys: drain everything typed (EINTR from SIGWINCH also lands here as KEY_RESIZE). */
+    for (;;) {
+        wint_t wk;
+        int r = get_wch(&wk);
+        if (r == ERR) break;
+        int key = (int)wk;
+        if (r == KEY_CODE_YES && wk == KEY_RESIZE) {
+            getmaxyx(stdscr, t->rows, t->cols);
+            clearok(curscr, TRUE);
+            /* Screens re-lay their text when the width changes. */
+            Panel *p = t->stack[t->depth - 1];
+            if (p->resume) p->resume(p, t);
+            continue;
+        }
+        if (r == KEY_CODE_YES && wk == KEY_MOUSE) {
+            MEVENT ev;
+            if (getmouse(&ev) == OK) {
+                if (ev.bstate & BUTTON4_PRESSED) tui_key(t, KEY_UP);
+                else if (ev.bstate & BUTTON5_PRESSED) tui_key(t, KEY_DOWN);
+            }
+            continue;
+        }
+        tui_key(t, key);
+        if (t->quit) break;
+    }
+    /* A run that finished inside runner_poll's read of the pipe is handled above; a
+       run whose time ran out is noticed here, since a hung worker sends nothing. */
+    if (runner_fd(t->runner) >= 0 && runner_elapsed_s(t->runner) > 0) {
+        RunResult *res = NULL;
+        if (runner_poll(t->runner, 0, &res) == RUNNER_DONE) {
+            if (t->on_run_done) t->on_run_done(t, t->run_ctx, res);
+            else run_result_free(&res);
+        }
+    }
+}
+
+int cmd_tui(Cli *cli, int argc, char **argv) {
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "cudojo: unexpected argument\n");
+        return 2;
+    }
+    if (!isatty(0) || !isatty(1)) {
+        fprintf(stderr, "cudojo: the workbench needs a terminal; try `cudojo list` or `cudojo --help`\n");
+        return 2;
+    }
+    Workspace *ws = NULL;
+    Diag *d = workspace_open(cli, &ws);
+    if (d) return cli_fail(d);
+    Tui tui;
+    memset(&tui, 0, sizeof tui);
+    Tui *t = &tui;
+    t->cli = cli;
+    t->ws = ws;
+    for (int i = 0; i < 4; i++) t->watch_fds[i] = -1;
+    t->zh = locale_is_zh();
+    const char *cs = nl_langinfo(CODESET);
+    t->utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+    const char *no_color = getenv("NO_COLOR");
+    /* The worker's stderr would scribble over the screen: it goes to a log in the workspace. */
+    char *log = path_join(ws->state_dir, "worker.log");
+    RunnerConfig rc = {.backend = cli->backend, .emu_threads = cli->emu_threads, .stderr_path = log};
+    t->runner = runner_new(&rc);
+    free(log);
+
+    install_signals();
+    xalloc_set_fail_hook(tui_restore_terminal);
+    if (!getenv("ESCDELAY")) set_escdelay(25);
+    initscr();
+    curses_on = true;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    curs_set(0);
+    mousemask(BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    t->color = !(no_color && *no_color) && has_colors();
+    tui_colors_init(t->color);
+    getmaxyx(stdscr, t->rows, t->cols);
+
+    tui_push(t, tui_map_new(t));
+    if (ws->course->n_chapters == 0) tui_notify(t, true, "No chapters found in %s", ws->lessons_root);
+    while (!t->quit && t->depth > 0) {
+        tui_draw(t);
+        tui_wait(t);
+    }
+    while (t->depth > 0) {
+        Panel *p = t->stack[--t->depth];
+        p->free(p);
+    }
+    tui_restore_terminal();
+    xalloc_set_fail_hook(NULL);
+    runner_free(&t->runner);
+    free(t->message);
+    workspace_close(&ws);
+    return got_term ? 128 + SIGTERM : 0;
+}
