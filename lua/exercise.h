@@ -8,6 +8,8 @@
 #define CUDOJO_LUA_EXERCISE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "base/diag.h"
 #include "base/result.h"
@@ -64,6 +66,9 @@ typedef struct ExerciseRunOptions {
     const char *const *param_values;
     int n_params;
     const char *cache_dir;      /* NVRTC cache; NULL = default */
+    uint64_t instruction_budget;  /* Lua VM instructions for the whole run; 0 = default (1e9) */
+    size_t memory_cap;          /* bytes of Lua heap; 0 = default (512 MiB) */
+    size_t array_cap;           /* bytes of gpu.array host data alive at once; 0 = default (4 GiB) */
 } ExerciseRunOptions;
 
 /* Runs ex's run(t) against opts->cu_path on `backend`. Never NULL. Compile

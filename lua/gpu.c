@@ -296,7 +296,11 @@ static void push_elem(lua_State *L, const GpuArray *a, size_t i) {
 /* Stores the Lua value at idx; integers must be integers. */
 static void store_elem(lua_State *L, GpuArray *a, size_t i, int idx) {
     if (dtype_is_float(a->dtype)) {
-        array_set(a, i, luaL_checknumber(L, idx));
+        int isnum = 0;
+        double v = lua_tonumberx(L, idx, &isnum);
+        if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
+            luaL_error(L, "%s holds numbers, not %s", array_name(L, a, 1), luaL_typename(L, idx));
+        array_set(a, i, v);
         return;
     }
     int isint = 0;

@@ -1,0 +1,429 @@
+/* lua/exercise_run.c: running one exercise: a fresh sandbox, the exercise
+ * file, its run(t), and the verdict.
+ *
+ * The `t` object is the exercise's view of the run: parameters, kernels,
+ * checks, log lines, device facts and metrics. The verdict is decided here,
+ * in this order: an abort (compile error, failed launch) wins, then a Lua
+ * error in the exercise (the author's bug), then error-severity findings of
+ * a launch and failed checks (fail), else pass. */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/fs.h"
+#include "base/xalloc.h"
+#include "lua/run.h"
+
+#define T_MT "cudojo.t"
+
+static RunCtx *check_t(lua_State *L, const char *method) {
+    if (!luaL_testudata(L, 1, T_MT)) luaL_error(L, "call it as t:%s(...) (with a colon)", method);
+    return run_ctx(L);
+}
+
+/* Lua value at idx as JSON (numbers, strings, booleans; else its tostring). */
+static json_t *lua_to_json(lua_State *L, int idx) {
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        return lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx)) : json_real(lua_tonumber(L, idx));
+    case LUA_TBOOLEAN: return json_boolean(lua_toboolean(L, idx));
+    case LUA_TSTRING: return json_string(lua_tostring(L, idx));
+    default: return json_null();
+    }
+}
+
+static void push_json(lua_State *L, json_t *j, int depth) {
+    luaL_checkstack(L, 4, "json");
+    if (json_is_object(j) && depth < 8) {
+        lua_newtable(L);
+        const char *k;
+        json_t *v;
+        json_object_foreach(j, k, v) {
+            if (json_is_null(v)) continue;
+            push_json(L, v, depth + 1);
+            lua_setfield(L, -2, k);
+        }
+    } else if (json_is_array(j) && depth < 8) {
+        lua_newtable(L);
+        size_t i;
+        json_t *v;
+        json_array_foreach(j, i, v) {
+            push_json(L, v, depth + 1);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+    } else if (json_is_integer(j)) {
+        lua_pushinteger(L, (lua_Integer)json_integer_value(j));
+    } else if (json_is_number(j)) {
+        lua_pushnumber(L, json_number_value(j));
+    } else if (json_is_string(j)) {
+        lua_pushstring(L, json_string_value(j));
+    } else if (json_is_boolean(j)) {
+        lua_pushboolean(L, json_is_true(j));
+    } else {
+        lua_pushnil(L);
+    }
+}
+
+static int t_param(lua_State *L) {
+    RunCtx *ctx = check_t(L, "param");
+    const char *name = luaL_checkstring(L, 2);
+    const char *over = NULL;
+    for (int i = 0; i < ctx->opts->n_params; i++)
+        if (!strcmp(ctx->opts->param_keys[i], name)) over = ctx->opts->param_values[i];
+    if (!over) {
+        lua_settop(L, 3);
+    } else if (lua_type(L, 3) == LUA_TNUMBER) {
+        if (!lua_stringtonumber(L, over)) luaL_error(L, "--param %s=%s: %s must be a number", name, over, name);
+        if (lua_isinteger(L, 3) && !lua_isinteger(L, -1)) luaL_error(L, "--param %s=%s: %s must be an integer", name, over, name);
+    } else if (lua_type(L, 3) == LUA_TBOOLEAN) {
+        if (strcmp(over, "true") && strcmp(over, "false") && strcmp(over, "1") && strcmp(over, "0"))
+            luaL_error(L, "--param %s=%s: %s must be true or false", name, over, name);
+        lua_pushboolean(L, !strcmp(over, "true") || !strcmp(over, "1"));
+    } else if (!lua_isnoneornil(L, 3) || !lua_stringtonumber(L, over)) {
+        lua_pushstring(L, over);
+    }
+    json_object_set_new(run_metrics_obj(ctx, NULL, "params"), name, lua_to_json(L, -1));
+    return 1;
+}
+
+static void read_check_opts(lua_State *L, int idx, CheckOpts *o) {
+    if (lua_isnoneornil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?";
+        if (!strcmp(k, "rel") && o->close) o->rel = luaL_checknumber(L, -1);
+        else if (!strcmp(k, "abs") && o->close) o->abs = luaL_checknumber(L, -1);
+        else if (!strcmp(k, "name")) o->name = luaL_checkstring(L, -1);
+        else luaL_error(L, "%s has no option '%s' (%s)", o->close ? "expect_close" : "expect_equal", k,
+                        o->close ? "rel, abs, name" : "name");
+        lua_pop(L, 1);
+    }
+}
+
+static int t_expect_cmp(lua_State *L, bool close) {
+    RunCtx *ctx = check_t(L, close ? "expect_close" : "expect_equal");
+    CheckOpts o = {close, close ? 1e-5 : 0, close ? 1e-6 : 0, NULL};
+    read_check_opts(L, 4, &o);
+    if (o.rel < 0 || o.abs < 0) luaL_error(L, "tolerances must not be negative");
+    GpuArray *g = array_test(L, 2);
+    bool ok;
+    if (g) {
+        if (!o.name) o.name = array_name(L, g, 2);
+        array_host_read(L, g);
+        GpuArray *w = array_test(L, 3);
+        if (w) {
+            array_host_read(L, w);
+            ok = check_arrays(ctx->r, g, w, &o);
+        } else if (lua_type(L, 3) == LUA_TNUMBER) {
+            ok = check_array_scalar(ctx->r, g, lua_tonumber(L, 3), &o);
+        } else if (lua_istable(L, 3)) {
+            size_t n = (size_t)lua_rawlen(L, 3);
+            w = array_push_new(L, dtype_is_float(g->dtype) ? DT_F64 : DT_I64, 1, &n);
+            for (size_t i = 0; i < n; i++) {
+                lua_rawgeti(L, 3, (lua_Integer)i + 1);
+                int isnum = 0;
+                if (lua_isinteger(L, -1)) array_set_i64(w, i, lua_tointeger(L, -1));
+                else array_set(w, i, lua_tonumberx(L, -1, &isnum));
+                if (!isnum && !lua_isinteger(L, -1)) luaL_error(L, "want[%I] is not a number", (lua_Integer)i + 1);
+                lua_pop(L, 1);
+            }
+            ok = check_arrays(ctx->r, g, w, &o);
+        } else {
+            return luaL_error(L, "the expected value must be an array, a number or a table of numbers, not %s",
+                              luaL_typename(L, 3));
+        }
+    } else if (lua_type(L, 2) == LUA_TNUMBER) {
+        if (lua_type(L, 3) != LUA_TNUMBER)
+            return luaL_error(L, "got is a number, so the expected value must be a number, not %s", luaL_typename(L, 3));
+        ok = check_scalars(ctx->r, lua_tonumber(L, 2), lua_tonumber(L, 3), &o);
+    } else {
+        return luaL_error(L, "got must be a gpu array or a number, not %s", luaL_typename(L, 2));
+    }
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+static int t_expect_equal(lua_State *L) { return t_expect_cmp(L, false); }
+static int t_expect_close(lua_State *L) { return t_expect_cmp(L, true); }
+
+static int t_expect(lua_State *L) {
+    RunCtx *ctx = check_t(L, "expect");
+    luaL_checkany(L, 2);
+    bool ok = lua_toboolean(L, 2);
+    const char *msg = luaL_optstring(L, 3, ok ? "ok" : "expectation failed");
+    run_result_add_check(ctx->r, "expect", ok, msg);
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+static int t_fail(lua_State *L) {
+    RunCtx *ctx = check_t(L, "fail");
+    run_result_add_check(ctx->r, "fail", false, luaL_optstring(L, 2, "failed"));
+    return 0;
+}
+
+static int t_log(lua_State *L) {
+    check_t(L, "log");
+    int n = lua_gettop(L);
+    if (n <= 2) {
+        luaL_tolstring(L, 2, NULL);
+    } else {
+        /* string.format from the registry: the author's `string` global may be shadowed. */
+        luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+        lua_getfield(L, -1, "string");
+        lua_getfield(L, -1, "format");
+        for (int i = 2; i <= n; i++) lua_pushvalue(L, i);
+        lua_call(L, n - 1, 1);
+    }
+    sandbox_log_append(sandbox_from_lua(L), lua_tostring(L, -1));
+    return 0;
+}
+
+static int t_device(lua_State *L) {
+    RunCtx *ctx = check_t(L, "device");
+    const DeviceInfo *d = &ctx->dev;
+    lua_newtable(L);
+    lua_pushstring(L, ctx->b->ops->name);
+    lua_setfield(L, -2, "backend");
+    if (!ctx->have_dev) return 1;
+    lua_pushstring(L, d->name);
+    lua_setfield(L, -2, "name");
+#define SETI(field, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, field))
+    SETI("cc", d->cc_major * 10 + d->cc_minor);
+    SETI("cc_major", d->cc_major);
+    SETI("cc_minor", d->cc_minor);
+    SETI("sm_count", d->sm_count);
+    SETI("global_mem", d->global_mem);
+    SETI("shared_per_block", d->shared_per_block);
+    SETI("shared_per_block_optin", d->shared_per_block_optin);
+    SETI("shared_per_sm", d->shared_per_sm);
+    SETI("regs_per_sm", d->regs_per_sm);
+    SETI("regs_per_block", d->regs_per_block);
+    SETI("max_threads_per_block", d->max_threads_per_block);
+    SETI("max_threads_per_sm", d->max_threads_per_sm);
+    SETI("max_blocks_per_sm", d->max_blocks_per_sm);
+    SETI("warp_size", d->warp_size);
+#undef SETI
+    lua_pushnumber(L, d->peak_bandwidth_gbs);
+    lua_setfield(L, -2, "peak_bandwidth_gbs");
+    return 1;
+}
+
+static int t_metric(lua_State *L) {
+    RunCtx *ctx = check_t(L, "metric");
+    const char *name = luaL_checkstring(L, 2);
+    double v = luaL_checknumber(L, 3);
+    const char *unit = luaL_optstring(L, 4, NULL);
+    json_t *m = json_pack("{s:f}", "value", v);
+    if (unit) json_object_set_new(m, "unit", json_string(unit));
+    json_object_set_new(run_metrics_obj(ctx, NULL, "custom"), name, m);
+    return 0;
+}
+
+static int t_report_bandwidth(lua_State *L) {
+    RunCtx *ctx = check_t(L, "report_bandwidth");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_getfield(L, 2, "bytes");
+    double bytes = luaL_checknumber(L, -1);
+    lua_getfield(L, 2, "ms");
+    if (lua_isnil(L, -1)) return 0; /* no measured time (emulator): nothing honest to report */
+    double ms = luaL_checknumber(L, -1);
+    if (ms <= 0) return luaL_error(L, "report_bandwidth: ms must be positive");
+    double gbs = bytes / (ms * 1e6);
+    double peak = ctx->b->ops->peak_copy_gbs ? ctx->b->ops->peak_copy_gbs(ctx->b) : -1;
+    json_t *bw = run_metrics_obj(ctx, NULL, "bandwidth");
+    json_object_set_new(bw, "gbs", json_real(gbs));
+    json_object_set_new(bw, "bytes", json_real(bytes));
+    json_object_set_new(bw, "ms", json_real(ms));
+    lua_pushnumber(L, gbs);
+    if (peak > 0) {
+        json_object_set_new(bw, "peak_gbs", json_real(peak));
+        json_object_set_new(bw, "fraction_of_peak", json_real(gbs / peak));
+        lua_pushnumber(L, gbs / peak);
+        return 2;
+    }
+    return 1;
+}
+
+static int t_emu_metrics(lua_State *L) {
+    RunCtx *ctx = check_t(L, "emu_metrics");
+    if (!ctx->last_emu) {
+        lua_pushnil(L);
+        return 1;
+    }
+    json_t *tot = json_object_get(ctx->last_emu, "totals");
+    push_json(L, json_is_object(tot) ? tot : ctx->last_emu, 0);
+    return 1;
+}
+
+static int t_index(lua_State *L) {
+    const char *k = luaL_checkstring(L, 2);
+    luaL_getmetatable(L, T_MT);
+    lua_getfield(L, -1, "methods");
+    if (lua_getfield(L, -1, k) == LUA_TNIL) sandbox_unknown_key_error(L, "t has no method", k, -2);
+    return 1;
+}
+
+static void install_t(Sandbox *sb) {
+    lua_State *L = sandbox_lua(sb);
+    static const luaL_Reg methods[] = {
+        {"param", t_param},
+        {"kernel", run_t_kernel},
+        {"expect_equal", t_expect_equal},
+        {"expect_close", t_expect_close},
+        {"expect", t_expect},
+        {"fail", t_fail},
+        {"log", t_log},
+        {"device", t_device},
+        {"metric", t_metric},
+        {"report_bandwidth", t_report_bandwidth},
+        {"emu_metrics", t_emu_metrics},
+        {NULL, NULL},
+    };
+    luaL_newmetatable(L, T_MT);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "methods");
+    lua_pushcfunction(L, t_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+    run_kernel_install(L);
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *where(const Diag *d) {
+    if (d->file && d->line > 0) return xasprintf("%s:%d: %s", d->file, d->line, d->message);
+    return xstrdup(d->message);
+}
+
+static void decide(RunCtx *ctx, Diag *lua_err) {
+    RunResult *r = ctx->r;
+    Diag *first = NULL;
+    if (ctx->api.aborted) {
+        r->verdict = ctx->api.abort_verdict;
+        first = ctx->api.abort_diags;
+        diag_append(&ctx->api.abort_diags, ctx->diags);
+        r->diags = ctx->api.abort_diags;
+        ctx->api.abort_diags = NULL;
+        ctx->diags = NULL;
+        diag_free(&lua_err);
+    } else if (lua_err) {
+        r->verdict = VERDICT_EXERCISE_ERROR;
+        first = lua_err;
+        diag_append(&lua_err, ctx->diags);
+        r->diags = lua_err;
+        ctx->diags = NULL;
+    } else {
+        r->diags = ctx->diags;
+        ctx->diags = NULL;
+    }
+    int failed = 0;
+    const CheckResult *ff = NULL;
+    for (int i = 0; i < r->n_checks; i++)
+        if (!r->checks[i].passed && !failed++) ff = &r->checks[i];
+    const Diag *ferr = NULL;
+    for (const Diag *d = r->diags; d && !ferr; d = d->next)
+        if (d->severity == DIAG_ERROR) ferr = d;
+    char *s = NULL;
+    if (first) {
+        char *w = where(first);
+        s = r->verdict == VERDICT_EXERCISE_ERROR ? xasprintf("exercise script error: %s", w) : xstrdup(w);
+        free(w);
+    } else if (ctx->finding_error || failed) {
+        r->verdict = VERDICT_FAIL;
+        if (ctx->finding_error && ferr) s = where(ferr);
+        else if (ff->n_total > 1 || ff->n_wrong > 1)
+            s = xasprintf("%s: %lld element%s wrong of %lld", ff->name, ff->n_wrong, ff->n_wrong == 1 ? "" : "s",
+                          ff->n_total);
+        else s = xasprintf("%s: %s", ff->name, ff->message);
+        if (failed > 1 && !(ctx->finding_error && ferr)) {
+            char *t = xasprintf("%s (and %d more failed check%s)", s, failed - 1, failed > 2 ? "s" : "");
+            free(s);
+            s = t;
+        }
+    } else {
+        r->verdict = VERDICT_PASS;
+        s = r->n_checks ? xasprintf("%d check%s passed", r->n_checks, r->n_checks == 1 ? "" : "s")
+                        : xstrdup("ran (the exercise has no checks)");
+    }
+    r->summary = s;
+}
+
+/* Loads the exercise file and calls its run(t); returns the Lua error. */
+static Diag *run_script(RunCtx *ctx, Sandbox *sb) {
+    lua_State *L = sandbox_lua(sb);
+    const char *display = ctx->ex->chunkname && ctx->ex->chunkname[0] == '@' ? ctx->ex->chunkname + 1
+                                                                             : ctx->ex->lua_path;
+    Diag *d = sandbox_load_file(sb, ctx->ex->lua_path, display);
+    if (!d) d = sandbox_call(sb, 0, 1);
+    if (d) return d;
+    if (!lua_istable(L, -1)) return diag_new(DIAG_ERROR, "lua", display, 0, 0, "the exercise must return a table");
+    lua_pushliteral(L, "run");
+    if (lua_rawget(L, -2) != LUA_TFUNCTION)
+        return diag_new(DIAG_ERROR, "lua", display, 0, 0, "the exercise has no function 'run'");
+    lua_newuserdatauv(L, 0, 0);
+    luaL_setmetatable(L, T_MT);
+    d = sandbox_call(sb, 1, 0);
+    lua_settop(L, 0);
+    return d;
+}
+
+RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts) {
+    double t0 = now_ms();
+    RunResult *r = run_result_new(VERDICT_PASS);
+    r->exercise_id = xstrdup(ex->id);
+    r->backend = xstrdup(backend->ops->name);
+    RunCtx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.api.backend = backend;
+    ctx.api.array_cap = opts->array_cap;
+    ctx.ex = ex;
+    ctx.opts = opts;
+    ctx.b = backend;
+    ctx.r = r;
+    ctx.cu_display = opts->cu_display ? opts->cu_display : opts->cu_path;
+    ctx.metrics = json_object();
+    strbuf_init(&ctx.devout);
+
+    Diag *d = fs_read_file(opts->cu_path, &ctx.cu_text, NULL);
+    if (d) {
+        diag_free(&d);
+        r->verdict = VERDICT_COMPILE_ERROR;
+        r->diags = diag_new(DIAG_ERROR, "io", ctx.cu_display, 0, 0, "cannot read %s", opts->cu_path);
+        r->summary = xasprintf("cannot read %s", ctx.cu_display);
+    } else {
+        d = backend->ops->device_info(backend, &ctx.dev);
+        ctx.have_dev = d == NULL;
+        diag_free(&d);
+        SandboxLimits lim = {opts->instruction_budget, opts->memory_cap};
+        Sandbox *sb = sandbox_new(&lim);
+        sandbox_set_user(sb, &ctx.api);
+        api_install(sb);
+        install_t(sb);
+        Diag *lua_err = run_script(&ctx, sb);
+        if (sandbox_aborted(sb)) diag_free(&lua_err);
+        if (sandbox_log(sb)) r->log = xstrdup(sandbox_log(sb));
+        json_object_set_new(ctx.metrics, "lua_instructions", json_integer((json_int_t)sandbox_instructions_used(sb)));
+        /* Closing the state runs every array's __gc: device buffers are freed here. */
+        sandbox_free(&sb);
+        decide(&ctx, lua_err);
+    }
+    run_modules_free(&ctx);
+    if (ctx.has_devout) r->device_output = strbuf_steal(&ctx.devout);
+    strbuf_fini(&ctx.devout);
+    if (ctx.last_emu) json_decref(ctx.last_emu);
+    diag_free(&ctx.diags);
+    diag_free(&ctx.api.abort_diags);
+    r->metrics = ctx.metrics;
+    free(ctx.cu_text);
+    r->duration_ms = now_ms() - t0;
+    return r;
+}

@@ -1,0 +1,352 @@
+/* lua/kernel.c: t:kernel(), k:launch{} and k:time{}: the learner's source
+ * compiled (NVRTC, cached), loaded on the backend and launched with arrays
+ * that move to the device by themselves.
+ *
+ * A compile error, a missing kernel or a failed launch is the learner's
+ * problem, not the author's: the run is aborted with the matching verdict
+ * (compile-error, runtime-error) instead of a Lua error in the lesson. */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "lua/run.h"
+
+#define KERNEL_MT "cudojo.kernel"
+#define MAX_ARGS 64
+#define MAX_DEFINES 32
+
+typedef struct KernelObj {
+    int mod;                    /* index into ctx->mods */
+    const KernelInfo *ki;
+} KernelObj;
+
+Diag *run_diag_clone(const Diag *d) {
+    Diag *out = NULL;
+    for (; d; d = d->next) {
+        Diag *c = diag_new(d->severity, d->code, d->file, d->line, d->col, "%s", d->message);
+        c->excerpt = xstrdup(d->excerpt);
+        if (d->has_thread) diag_set_thread(c, d->block, d->thread);
+        diag_append(&out, c);
+    }
+    return out;
+}
+
+json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key) {
+    if (!parent) parent = ctx->metrics;
+    json_t *o = json_object_get(parent, key);
+    if (!json_is_object(o)) {
+        o = json_object();
+        json_object_set_new(parent, key, o);
+    }
+    return o;
+}
+
+void run_modules_free(RunCtx *ctx) {
+    for (int i = 0; i < ctx->n_mods; i++) {
+        if (ctx->mods[i].bm) ctx->b->ops->module_unload(ctx->b, &ctx->mods[i].bm);
+        compiled_module_free(&ctx->mods[i].cm);
+        free(ctx->mods[i].key);
+    }
+    XFREE(ctx->mods);
+    ctx->n_mods = 0;
+}
+
+static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void check_keys(lua_State *L, int t, const char *what, const char *const *allowed) {
+    t = lua_absindex(L, t);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        bool ok = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (const char *const *p = allowed; *p && !ok; p++) ok = !strcmp(*p, lua_tostring(L, -1));
+        if (!ok) {
+            lua_newtable(L);
+            for (const char *const *p = allowed; *p; p++) {
+                lua_pushboolean(L, 1);
+                lua_setfield(L, -2, *p);
+            }
+            sandbox_unknown_key_error(L, what, luaL_tolstring(L, -2, NULL), -2);
+        }
+    }
+}
+
+/* Compiles (or reuses) the module for this set of options; returns its index. */
+static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math, const char *const *defs,
+                      int n_defs, const char *expr) {
+    for (int i = 0; i < ctx->n_mods; i++)
+        if (!strcmp(ctx->mods[i].key, key)) return i;
+    bool gpu = !strcmp(ctx->b->ops->name, "cuda");
+    CompileOptions co;
+    memset(&co, 0, sizeof co);
+    co.cubin_arch = gpu && ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0;
+    co.opt_level = -1;
+    co.fast_math = fast_math;
+    co.name_exprs = expr ? &expr : NULL;
+    co.n_name_exprs = expr ? 1 : 0;
+    co.extra_opts = defs;
+    co.n_extra_opts = n_defs;
+    co.cache_dir = ctx->opts->cache_dir;
+    CompiledModule *cm = NULL;
+    Diag *d = compile_cuda(ctx->cu_display, ctx->cu_text, &co, &cm);
+    if (d) api_abort(L, VERDICT_COMPILE_ERROR, d);
+    /* ctx owns the module before anything else can raise an error. */
+    ctx->mods = xrealloc(ctx->mods, (size_t)(ctx->n_mods + 1) * sizeof *ctx->mods);
+    int idx = ctx->n_mods++;
+    ctx->mods[idx] = (ModuleEntry){xstrdup(key), cm, NULL};
+    if (cm->warnings) diag_append(&ctx->diags, run_diag_clone(cm->warnings));
+    json_t *comp = run_metrics_obj(ctx, NULL, "compile");
+    json_object_set_new(comp, "ms", json_real(json_number_value(json_object_get(comp, "ms")) + cm->compile_ms));
+    json_object_set_new(comp, "cache_hit", json_boolean(cm->cache_hit));
+    d = ctx->b->ops->module_load(ctx->b, cm, &ctx->mods[idx].bm);
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+    return idx;
+}
+
+int run_t_kernel(lua_State *L) {
+    RunCtx *ctx = run_ctx(L);
+    const char *name = luaL_checkstring(L, 2);
+    bool fast_math = false;
+    const char *tmpl = NULL;
+    const char *defs[MAX_DEFINES];
+    int n_defs = 0;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        static const char *const keys[] = {"fast_math", "defines", "template", NULL};
+        check_keys(L, 3, "t:kernel has no option", keys);
+        lua_getfield(L, 3, "fast_math");
+        fast_math = lua_toboolean(L, -1);
+        lua_getfield(L, 3, "template");
+        tmpl = lua_isnil(L, -1) ? NULL : luaL_checkstring(L, -1);
+        lua_getfield(L, 3, "defines");
+        if (!lua_isnil(L, -1)) {
+            luaL_checktype(L, -1, LUA_TTABLE);
+            int dt = lua_gettop(L);
+            lua_pushnil(L);
+            while (lua_next(L, dt)) {
+                if (n_defs == MAX_DEFINES) luaL_error(L, "t:kernel: more than %d defines", MAX_DEFINES);
+                luaL_checkstack(L, 4, "defines");
+                if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "t:kernel: defines = { NAME = value, ... }");
+                const char *k = lua_tostring(L, -2);
+                if (lua_type(L, -1) == LUA_TBOOLEAN) {
+                    if (lua_toboolean(L, -1)) lua_pushfstring(L, "-D%s", k);
+                    else lua_pushfstring(L, "-U%s", k);
+                } else {
+                    lua_pushfstring(L, "-D%s=%s", k, luaL_tolstring(L, -1, NULL));
+                    lua_remove(L, -2);
+                }
+                lua_insert(L, dt);  /* keep the string alive below the table */
+                dt++;
+                defs[n_defs++] = lua_tostring(L, dt - 1);
+                lua_pop(L, 1);
+            }
+            /* Sorted, so the same defines always hit the same cache entry. */
+            qsort(defs, (size_t)n_defs, sizeof *defs, str_ptr_cmp);
+        }
+    }
+    const char *launch_name = tmpl ? tmpl : name;
+    const char *expr = strchr(launch_name, '<') ? launch_name : NULL;
+    luaL_Buffer kb;
+    luaL_buffinit(L, &kb);
+    luaL_addstring(&kb, fast_math ? "fm|" : "|");
+    for (int i = 0; i < n_defs; i++) {
+        luaL_addstring(&kb, defs[i]);
+        luaL_addchar(&kb, ' ');
+    }
+    luaL_addchar(&kb, '|');
+    if (expr) luaL_addstring(&kb, expr);
+    luaL_pushresult(&kb);
+    int mi = module_for(L, ctx, lua_tostring(L, -1), fast_math, defs, n_defs, expr);
+    const CompiledModule *cm = ctx->mods[mi].cm;
+    const KernelInfo *ki = compiled_module_find(cm, launch_name);
+    if (!ki) {
+        StrBuf have;
+        strbuf_init(&have);
+        for (int i = 0; i < cm->n_kernels; i++) strbuf_printf(&have, "%s%s", i ? ", " : "", cm->kernels[i].name);
+        Diag *d = diag_new(DIAG_ERROR, "kernel-missing", ctx->cu_display, 0, 0,
+                           "there is no kernel named '%s' in %s (%s%s); keep the name the exercise uses",
+                           launch_name, ctx->cu_display, cm->n_kernels ? "it has: " : "it has no __global__ function",
+                           have.data);
+        strbuf_fini(&have);
+        api_abort(L, VERDICT_COMPILE_ERROR, d);
+    }
+    KernelObj *k = lua_newuserdatauv(L, sizeof *k, 1);
+    k->mod = mi;
+    k->ki = ki;
+    lua_pushstring(L, launch_name);
+    lua_setiuservalue(L, -2, 1);
+    luaL_setmetatable(L, KERNEL_MT);
+    return 1;
+}
+
+static unsigned dim_part(lua_State *L, int idx, const char *field) {
+    int ok = 0;
+    lua_Integer v = lua_tointegerx(L, idx, &ok);
+    if (!ok || v < 1 || v > (lua_Integer)UINT32_MAX)
+        luaL_error(L, "launch: %s must be a positive integer or {x, y, z} of them, got %s", field,
+                   luaL_tolstring(L, idx, NULL));
+    return (unsigned)v;
+}
+
+static Dim3 get_dim(lua_State *L, int t, const char *field) {
+    Dim3 d = {1, 1, 1};
+    int ty = lua_getfield(L, t, field);
+    if (ty == LUA_TNIL) luaL_error(L, "launch: '%s' is missing", field);
+    if (ty == LUA_TTABLE) {
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n < 1 || n > 3) luaL_error(L, "launch: %s = {x, y, z} takes 1 to 3 numbers", field);
+        unsigned *parts[3] = {&d.x, &d.y, &d.z};
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            *parts[i - 1] = dim_part(L, -1, field);
+            lua_pop(L, 1);
+        }
+    } else {
+        d.x = dim_part(L, -1, field);
+    }
+    lua_pop(L, 1);
+    return d;
+}
+
+/* Moves what a launch produced into the run. */
+static void absorb_report(RunCtx *ctx, LaunchReport *rep, const char *name) {
+    for (Diag *f = rep->findings; f; f = f->next)
+        if (f->severity == DIAG_ERROR) ctx->finding_error = true;
+    diag_append(&ctx->diags, rep->findings);
+    rep->findings = NULL;
+    if (rep->device_output && *rep->device_output) {
+        strbuf_append(&ctx->devout, rep->device_output);
+        ctx->has_devout = true;
+    }
+    ctx->n_launches++;
+    json_object_set_new(ctx->metrics, "launches", json_integer(ctx->n_launches));
+    json_t *k = run_metrics_obj(ctx, run_metrics_obj(ctx, NULL, "kernels"), name);
+    json_object_set_new(k, "launches", json_integer(json_integer_value(json_object_get(k, "launches")) + 1));
+    if (rep->metrics && !strcmp(ctx->b->ops->name, "emu")) {
+        if (ctx->last_emu) json_decref(ctx->last_emu);
+        ctx->last_emu = json_incref(rep->metrics);
+        json_object_set(ctx->metrics, "emu", rep->metrics);
+    }
+}
+
+static int do_launch(lua_State *L, bool timed) {
+    RunCtx *ctx = run_ctx(L);
+    KernelObj *k = luaL_checkudata(L, 1, KERNEL_MT);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    static const char *const keys[] = {"grid", "block", "shared", "args", "reps", NULL};
+    check_keys(L, 2, timed ? "k:time has no field" : "k:launch has no field", keys);
+    LaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.grid = get_dim(L, 2, "grid");
+    cfg.block = get_dim(L, 2, "block");
+    lua_getfield(L, 2, "shared");
+    lua_Integer sh = luaL_optinteger(L, -1, 0);
+    if (sh < 0) luaL_error(L, "launch: shared must be a number of bytes");
+    cfg.shared_bytes = (size_t)sh;
+    lua_getfield(L, 2, "reps");
+    lua_Integer reps = luaL_optinteger(L, -1, 20);
+    if (timed && (reps < 1 || reps > 10000)) luaL_error(L, "k:time: reps must be 1..10000");
+    cfg.timed_reps = timed ? (int)reps : 0;
+    lua_pop(L, 2);
+    if (lua_getfield(L, 2, "args") != LUA_TTABLE) luaL_error(L, "launch: args = { ... } is missing");
+    int at = lua_gettop(L);
+    lua_Integer nargs = (lua_Integer)lua_rawlen(L, at);
+    if (nargs > MAX_ARGS) luaL_error(L, "launch: more than %d arguments", MAX_ARGS);
+    KernelArg args[MAX_ARGS];
+    GpuArray *arrs[MAX_ARGS];
+    int n_arrs = 0;
+    for (lua_Integer i = 1; i <= nargs; i++) {
+        lua_rawgeti(L, at, i);
+        GpuArray *a = array_test(L, -1);
+        GpuScalar *s = a ? NULL : scalar_test(L, -1);
+        if (a) {
+            args[i - 1] = kernel_arg_ptr(array_device(L, a, lua_gettop(L)));
+            arrs[n_arrs++] = a;
+        } else if (s) {
+            args[i - 1] = s->arg;
+        } else if (lua_type(L, -1) == LUA_TNUMBER) {
+            luaL_error(L, "launch: args[%I] is a plain Lua number (%s); say the type the kernel expects, "
+                          "e.g. gpu.i32(n) or gpu.f32(x)", i, lua_tostring(L, -1));
+        } else {
+            luaL_error(L, "launch: args[%I] is %s; arguments are gpu arrays or gpu.i32(...)-style scalars", i,
+                       luaL_typename(L, -1));
+        }
+        lua_pop(L, 1);
+    }
+    lua_getiuservalue(L, 1, 1);
+    const char *name = lua_tostring(L, -1);
+    LaunchReport rep;
+    launch_report_init(&rep);
+    Diag *ld = ctx->b->ops->launch(ctx->b, ctx->mods[k->mod].bm, name, &cfg, args, (int)nargs, &rep);
+    for (int i = 0; i < n_arrs; i++) arrs[i]->dev_dirty = true;
+    absorb_report(ctx, &rep, name);
+    double ms = rep.ms_median, ms_min = rep.ms_min;
+    bool measured = timed && !rep.modeled && ms >= 0;
+    if (timed && rep.metrics && strcmp(ctx->b->ops->name, "emu"))
+        json_object_set(run_metrics_obj(ctx, run_metrics_obj(ctx, NULL, "kernels"), name), "timing", rep.metrics);
+    launch_report_fini(&rep);
+    if (ld) api_abort(L, VERDICT_RUNTIME_ERROR, ld);
+    if (!timed) return 0;
+    if (!measured) {
+        lua_pushnil(L);
+        return 1;
+    }
+    json_t *km = run_metrics_obj(ctx, run_metrics_obj(ctx, NULL, "kernels"), name);
+    json_object_set_new(km, "time_ms", json_real(ms));
+    if (ms_min >= 0) json_object_set_new(km, "time_ms_min", json_real(ms_min));
+    json_object_set_new(km, "reps", json_integer(reps));
+    json_object_set_new(ctx->metrics, "time_ms", json_real(ms));
+    lua_pushnumber(L, ms);
+    return 1;
+}
+
+static int k_launch(lua_State *L) { return do_launch(L, false); }
+static int k_time(lua_State *L) { return do_launch(L, true); }
+
+static void push_opt_int(lua_State *L, int v) {
+    if (v >= 0) lua_pushinteger(L, v);
+    else lua_pushnil(L);
+}
+
+static int k_index(lua_State *L) {
+    KernelObj *k = luaL_checkudata(L, 1, KERNEL_MT);
+    const char *key = luaL_checkstring(L, 2);
+    if (!strcmp(key, "launch")) lua_pushcfunction(L, k_launch);
+    else if (!strcmp(key, "time")) lua_pushcfunction(L, k_time);
+    else if (!strcmp(key, "registers")) push_opt_int(L, k->ki->registers);
+    else if (!strcmp(key, "shared_static")) push_opt_int(L, k->ki->shared_static);
+    else if (!strcmp(key, "local_bytes")) push_opt_int(L, k->ki->local_bytes);
+    else if (!strcmp(key, "spill_bytes")) push_opt_int(L, k->ki->spill_bytes);
+    else if (!strcmp(key, "name")) lua_getiuservalue(L, 1, 1);
+    else {
+        lua_newtable(L);
+        static const char *const fields[] = {"launch", "time", "registers", "shared_static", "local_bytes",
+                                             "spill_bytes", "name", NULL};
+        for (const char *const *p = fields; *p; p++) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, *p);
+        }
+        sandbox_unknown_key_error(L, "kernels have no field", key, -1);
+    }
+    return 1;
+}
+
+static int k_tostring(lua_State *L) {
+    luaL_checkudata(L, 1, KERNEL_MT);
+    lua_getiuservalue(L, 1, 1);
+    lua_pushfstring(L, "kernel %s", lua_tostring(L, -1));
+    return 1;
+}
+
+void run_kernel_install(lua_State *L) {
+    luaL_newmetatable(L, KERNEL_MT);
+    lua_pushcfunction(L, k_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, k_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}

@@ -1,0 +1,56 @@
+/* lua/run.h: the state of one exercise run, shared by exercise_run.c (the
+ * `t` object and the verdict) and kernel.c (compiling, loading and
+ * launching the learner's kernels). Not for use outside lua/. */
+#ifndef CUDOJO_LUA_RUN_H
+#define CUDOJO_LUA_RUN_H
+
+#include <jansson.h>
+#include <lua.h>
+
+#include "base/strbuf.h"
+#include "kernels/compile.h"
+#include "lua/api.h"
+#include "lua/exercise.h"
+
+/* One compiled variant of the learner's source (per distinct t:kernel opts). */
+typedef struct ModuleEntry {
+    char *key;
+    CompiledModule *cm;
+    BackendModule *bm;
+} ModuleEntry;
+
+typedef struct RunCtx {
+    ApiCtx api;                 /* first: the sandbox's user pointer is &api */
+    const ExerciseMeta *ex;
+    const ExerciseRunOptions *opts;
+    Backend *b;
+    DeviceInfo dev;
+    bool have_dev;
+    char *cu_text;
+    const char *cu_display;
+    RunResult *r;               /* checks are added as they run */
+    ModuleEntry *mods;
+    int n_mods;
+    json_t *metrics;            /* object, owned */
+    json_t *last_emu;           /* the last emulator launch's metrics, owned */
+    Diag *diags;                /* compile warnings and launch findings, in order */
+    bool finding_error;         /* a finding of severity error: the run fails */
+    StrBuf devout;
+    bool has_devout;
+    int n_launches;
+} RunCtx;
+
+static inline RunCtx *run_ctx(lua_State *L) { return (RunCtx *)api_ctx(L); }
+
+/* kernel.c: t:kernel(name [, opts]) */
+int run_t_kernel(lua_State *L);
+/* Registers the kernel object's metatable. */
+void run_kernel_install(lua_State *L);
+/* Unloads and frees every module of the run (after the Lua state closed). */
+void run_modules_free(RunCtx *ctx);
+/* The object metrics[key] (created when absent); borrowed. */
+json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key);
+/* A deep copy of a Diag chain (caller frees). */
+Diag *run_diag_clone(const Diag *d);
+
+#endif
