@@ -32,7 +32,7 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
             workspace_close(&ws);
             return cli_fail(d);
         }
-        json_object_set_new(j, "workspace", json_string(ws->dir));
+        json_object_set_new(j, "workspace_dir", json_string(ws->dir));
         cli_print_json(j);
         workspace_close(&ws);
         return 0;
