@@ -26,7 +26,13 @@ int cmd_list(Cli *cli, int argc, char **argv) {
     const ChapterMeta *next_ch = NULL;
     const ExerciseMeta *next = attempt_next_exercise(ws, &next_ch);
     json_t *chapters = json_array();
-    int done = 0, total = 0;
+    int done = 0, total = 0, id_width = 8;
+    for (int c = 0; c < ws->course->n_chapters; c++)
+        for (int e = 0; e < ws->course->chapters[c].n_exercises; e++) {
+            int w = (int)strlen(ws->course->chapters[c].exercises[e].id);
+            if (w > id_width) id_width = w;
+        }
+    if (!cli->json) printf("Workspace %s\n\n", ws->dir);
     for (int c = 0; c < ws->course->n_chapters; c++) {
         const ChapterMeta *ch = &ws->course->chapters[c];
         json_t *exs = json_array();
@@ -48,8 +54,9 @@ int cmd_list(Cli *cli, int argc, char **argv) {
             if (!cli->json) {
                 const char *mark = st.passed ? "✓" : st.attempts ? "✗" : "·";
                 const char *col = !cli->color ? "" : st.passed ? "\033[32m" : st.attempts ? "\033[31m" : "\033[2m";
-                printf("  %s%s%s %-22s %-36s %s%s\n", col, mark, cli->color ? "\033[0m" : "", ex->id, ex->title,
-                       shown, ex == next ? "   ← next" : "");
+                printf("  %s%s%s %-*s %s", col, mark, cli->color ? "\033[0m" : "", id_width, ex->id, ex->title);
+                if (ex == next) printf("   %s← next: %s%s", cli->color ? "\033[1m" : "", shown, cli->color ? "\033[0m" : "");
+                printf("\n");
             }
             free(shown);
             free(path);
