@@ -17,6 +17,10 @@ return {
     "Put __syncthreads(); after the store into s[t] (outside any if, so all threads of "
       .. "the block reach it), then write out[base + t] = s[count - 1 - t];",
   },
+  hints_zh = {
+    "共享内存整个线程块都能看到，但一个线程写入的值，另一个线程读的时候不保证已经在那里——除非读和写被一道屏障隔开。",
+    "在写 s[t] 之后加上 __syncthreads();（放在任何 if 之外，让线程块的所有线程都能到达），然后写 out[base + t] = s[count - 1 - t];",
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local n = t:param("n", on_gpu and (1 << 21) + 3 or 100003)

@@ -23,6 +23,11 @@ return {
       .. "another after the inner loop (everyone is done reading before the next loads). "
       .. "Never return early: every thread must reach every barrier.",
   },
+  hints_zh = {
+    "第 k0 步，线程块需要 A 中第 blockIdx.y*16.. 行、第 k0..k0+15 列，以及 B 中第 k0..k0+15 行、第 blockIdx.x*16.. 列；线程 (tx, ty) 各装一个：As[ty][tx] = A[row * K + k0 + tx]; Bs[ty][tx] = B[(k0 + ty) * N + col];",
+    "每次装入都用三元表达式处理越界，矩阵之外存 0：(row < M && k0 + tx < K) ? A[...] : 0.0f 和 (k0 + ty < K && col < N) ? B[...] : 0.0f。0 对求和没有影响，所以内层循环不需要判断。",
+    "每步两道屏障：装入之后一个 __syncthreads()（分块已完整），内层循环之后再一个（大家都读完了，才能装下一块）。不要提前 return：每个线程都必须到达每一道屏障。",
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local M = t:param("M", on_gpu and 1021 or 75)

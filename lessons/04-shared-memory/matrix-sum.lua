@@ -20,6 +20,10 @@ return {
       .. "for (int stride = BLOCK / 2; stride > 0; stride /= 2) { __syncthreads(); "
       .. "if (t < stride) s[t] += s[t + stride]; }",
   },
+  hints_zh = {
+    "每一步让活跃线程数减半：stride = 128, 64, ..., 1 时，t < stride 的线程执行 s[t] += s[t + stride]；最后一步之后 s[0] 就是本线程块之和。",
+    "每一步都要读其他线程（其他 warp）在上一步写的值，所以步与步之间要有 __syncthreads()，而且所有线程都必须到达它：for (int stride = BLOCK / 2; stride > 0; stride /= 2) { __syncthreads(); if (t < stride) s[t] += s[t + stride]; }",
+  },
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend ~= "emu"

@@ -18,6 +18,10 @@ return {
     "if (t < R) { s[t] = g - R >= 0 ? in[g - R] : 0.0f; s[t + BLOCK + R] = g + BLOCK < n ? "
       .. "in[g + BLOCK] : 0.0f; } then __syncthreads(); before anyone reads s.",
   },
+  hints_zh = {
+    "分块是 s[BLOCK + 2R]：本线程块的元素 g 放在 s[t + R]。线程块前面的 R 个元素放在 s[0..R-1]，后面的 R 个放在 s[R + BLOCK ..]；让 t < R 的线程各装一个。0 .. n-1 之外存 0。",
+    "if (t < R) { s[t] = g - R >= 0 ? in[g - R] : 0.0f; s[t + BLOCK + R] = g + BLOCK < n ? in[g + BLOCK] : 0.0f; } 然后在任何线程读 s 之前 __syncthreads();",
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local R, block = 3, 128
