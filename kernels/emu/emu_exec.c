@@ -1,0 +1,615 @@
+/* kernels/emu/emu_exec.c: runs the warps of one block.
+ *
+ * Each warp keeps a small list of (pc, mask) groups sorted by pc; the
+ * lowest unparked group runs, and groups that reach the same pc merge
+ * (thread-frontier reconvergence: no post-dominator analysis, handles any
+ * control flow). Warp-synchronous ops (.sync with a member mask) park a
+ * group until the named lanes arrive, as on Volta and later. Warps run
+ * until they park at a barrier, finish, or use up a slice (so spin-waits on
+ * other warps progress); when every warp waits the barrier is released, or
+ * the block is reported as deadlocked. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "kernels/emu/emu_alu.h"
+#include "kernels/emu/emu_worker.h"
+
+#define SLICE 2048
+
+Worker *emu_worker_new(EmuLaunch *L, int index) {
+    Worker *W = xcalloc(1, sizeof *W);
+    W->L = L;
+    W->k = L->k;
+    W->index = index;
+    W->nthreads = L->block.x * L->block.y * L->block.z;
+    W->nwarps = (int)((W->nthreads + 31) / 32);
+    const Kernel *k = L->k;
+    W->warps = xcalloc((size_t)W->nwarps, sizeof *W->warps);
+    W->regs = xcalloc((size_t)W->nwarps * (size_t)k->n_regs * 32, sizeof(uint64_t));
+    W->preds = xcalloc((size_t)W->nwarps * (size_t)k->n_preds, sizeof(uint32_t));
+    for (int i = 0; i < W->nwarps; i++) {
+        Warp *w = &W->warps[i];
+        w->r = W->regs + (size_t)i * (size_t)k->n_regs * 32;
+        w->p = W->preds + (size_t)i * (size_t)k->n_preds;
+        w->index = i;
+        for (int c = 0; c < k->n_consts; c++) {
+            uint64_t *R = w->r + (size_t)k->consts[c].reg * 32;
+            for (int l = 0; l < 32; l++) R[l] = k->consts[c].value;
+        }
+    }
+    W->shared_size = L->shared_total;
+    W->shared = xcalloc(W->shared_size + 16, 1);
+    if (L->checks) W->shadow = xcalloc(W->shared_size / 4 + 4, sizeof(Shadow));
+    W->local = xcalloc((size_t)W->nthreads * k->local_size + 16, 1);
+    W->n_lines = k->max_line + 1;
+    W->lines = xcalloc((size_t)W->n_lines, sizeof(LineStats));
+    W->order = xcalloc((size_t)W->nwarps, sizeof(int));
+    W->hint = -1;
+    W->rng = L->seed * 0x9e3779b97f4a7c15ull + (uint64_t)index + 1;
+    return W;
+}
+
+void emu_worker_free(Worker **wp) {
+    Worker *W = *wp;
+    if (!W) return;
+    free(W->warps);
+    free(W->regs);
+    free(W->preds);
+    free(W->shared);
+    free(W->shadow);
+    free(W->local);
+    free(W->lines);
+    free(W->order);
+    for (int i = 0; i < W->nf; i++) free(W->f[i].message);
+    free(W->f);
+    for (int i = 0; i < W->npr; i++) free(W->pr[i].text);
+    free(W->pr);
+    free(W);
+    *wp = NULL;
+}
+
+/* Moves a worker's statistics, findings and output into the launch. */
+void emu_worker_merge(Worker *W, EmuLaunch *L) {
+    pthread_mutex_lock(&L->lock);
+    uint64_t *dst = (uint64_t *)&L->totals, *src = (uint64_t *)&W->t;
+    for (size_t i = 0; i < sizeof(Totals) / sizeof(uint64_t); i++) dst[i] += src[i];
+    for (int i = 0; i < W->n_lines && i < L->n_lines; i++) {
+        uint64_t *d = (uint64_t *)&L->lines[i], *s = (uint64_t *)&W->lines[i];
+        for (size_t j = 0; j < sizeof(LineStats) / sizeof(uint64_t); j++) d[j] += s[j];
+    }
+    for (int i = 0; i < W->nf; i++) {
+        Finding *f = &W->f[i];
+        emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, f->code, f->severity, f->line,
+                        f->order, f->block, f->thread, f->count, f->message);
+        f->message = NULL;
+    }
+    W->nf = 0;
+    for (int i = 0; i < W->npr; i++) {
+        if (L->n_prints == L->cap_prints) {
+            L->cap_prints = L->cap_prints ? L->cap_prints * 2 : 64;
+            L->prints = xrealloc(L->prints, sizeof *L->prints * (size_t)L->cap_prints);
+        }
+        L->prints[L->n_prints++] = W->pr[i];
+    }
+    W->npr = 0;
+    pthread_mutex_unlock(&L->lock);
+}
+
+/* ---- groups ----------------------------------------------------------------------- */
+static void groups_normalize(Warp *w) {
+    int n = w->ng;
+    for (int i = 1; i < n; i++) {
+        Group g = w->g[i];
+        int j = i - 1;
+        while (j >= 0 && w->g[j].pc > g.pc) { w->g[j + 1] = w->g[j]; j--; }
+        w->g[j + 1] = g;
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!w->g[i].mask) continue;
+        if (k > 0 && w->g[k - 1].pc == w->g[i].pc) {
+            w->g[k - 1].mask |= w->g[i].mask;
+            if (w->g[k - 1].parked != w->g[i].parked) w->g[k - 1].parked = PARK_NONE;
+            continue;
+        }
+        w->g[k++] = w->g[i];
+    }
+    w->ng = k;
+}
+
+static int first_runnable(const Warp *w) {
+    for (int i = 0; i < w->ng; i++)
+        if (w->g[i].parked == PARK_NONE || w->g[i].parked == PARK_FORCE) return i;
+    return -1;
+}
+
+static void fill_specials(Worker *W, Warp *w) {
+    const Kernel *k = W->k;
+    EmuLaunch *L = W->L;
+    for (int i = 0; i < k->n_specials; i++) {
+        uint64_t *R = w->r + (size_t)k->specials[i].reg * 32;
+        for (int l = 0; l < 32; l++) {
+            unsigned tid = (unsigned)(w->index * 32 + l), c[3];
+            emu_thread_coords(W, tid, c);
+            uint64_t v = 0;
+            switch (k->specials[i].kind) {
+            case SR_TID_X: v = c[0]; break;
+            case SR_TID_Y: v = c[1]; break;
+            case SR_TID_Z: v = c[2]; break;
+            case SR_NTID_X: v = L->block.x; break;
+            case SR_NTID_Y: v = L->block.y; break;
+            case SR_NTID_Z: v = L->block.z; break;
+            case SR_CTAID_X: v = W->block[0]; break;
+            case SR_CTAID_Y: v = W->block[1]; break;
+            case SR_CTAID_Z: v = W->block[2]; break;
+            case SR_NCTAID_X: v = L->grid.x; break;
+            case SR_NCTAID_Y: v = L->grid.y; break;
+            case SR_NCTAID_Z: v = L->grid.z; break;
+            case SR_LANEID: v = (unsigned)l; break;
+            case SR_WARPID: v = (unsigned)w->index; break;
+            case SR_NWARPID: v = (unsigned)W->nwarps; break;
+            case SR_LANEMASK_EQ: v = 1u << l; break;
+            case SR_LANEMASK_LT: v = (1u << l) - 1; break;
+            case SR_LANEMASK_LE: v = (uint32_t)((2ull << l) - 1); break;
+            case SR_LANEMASK_GT: v = (uint32_t)~((2ull << l) - 1); break;
+            case SR_LANEMASK_GE: v = (uint32_t)~((1u << l) - 1); break;
+            case SR_NSMID: v = 132; break;
+            case SR_DYN_SMEM: v = L->dyn_shared; break;
+            case SR_TOTAL_SMEM: v = L->shared_total; break;
+            case SR_DYNBASE: v = k->shared_dyn_off; break;
+            default: v = 0; break;
+            }
+            R[l] = v;
+        }
+    }
+}
+
+/* ---- warp-level ops ----------------------------------------------------------------- */
+/* true when the lanes named by the member mask are all in this group; otherwise parks */
+static bool warp_sync_ready(Worker *W, Warp *w, Group *g, uint32_t mm, const Instr *in) {
+    uint32_t exited = mm & w->valid & ~w->live;
+    if (exited) {
+        int lane = __builtin_ctz(g->mask);
+        emu_report(W, w, lane, "warp-sync-exited", DIAG_ERROR, in->line,
+                   "A warp-synchronous operation (__shfl_sync, __ballot_sync, __syncwarp...) names lanes "
+                   "0x%08x in its mask, but those threads have already exited; on a GPU the result is undefined.",
+                   exited);
+    }
+    if (g->parked == PARK_FORCE) { g->parked = PARK_NONE; return true; }
+    uint32_t need = mm & w->live;
+    if (need & ~g->mask) { g->parked = PARK_WSYNC; return false; }
+    return true;
+}
+
+static void exec_shfl(Warp *w, const Instr *in, uint32_t m) {
+    uint64_t src[32];
+    const uint64_t *A = w->r + (size_t)in->a[0] * 32, *B = w->r + (size_t)in->b * 32, *C = w->r + (size_t)in->c * 32;
+    memcpy(src, A, sizeof src);
+    uint64_t *D = w->r + (size_t)in->d[0] * 32;
+    uint32_t pv = 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint32_t b = (uint32_t)B[l] & 31, c = (uint32_t)C[l];
+        uint32_t seg = (c >> 8) & 31, clamp = c & 31;
+        uint32_t maxl = ((uint32_t)l & seg) | (clamp & ~seg), minl = (uint32_t)l & seg;
+        int j;
+        bool ok;
+        switch (in->sub) {
+        case SHFL_UP: j = l - (int)b; ok = j >= (int)minl; break;
+        case SHFL_DOWN: j = l + (int)b; ok = j <= (int)maxl; break;
+        case SHFL_BFLY: j = l ^ (int)b; ok = j <= (int)maxl; break;
+        default: j = (int)(minl | (b & ~seg)); ok = j <= (int)maxl; break;
+        }
+        if (!ok) j = l;
+        D[l] = src[j & 31] & 0xffffffffu;
+        if (ok) pv |= 1u << l;
+    }
+    if (in->d[1] >= 0) w->p[in->d[1]] = (w->p[in->d[1]] & ~m) | (pv & m);
+}
+
+static void exec_vote(Warp *w, const Instr *in, uint32_t m) {
+    uint32_t q = w->p[in->a[0]];
+    if (in->flags & F_NEGA) q = ~q;
+    q &= m;
+    if (in->sub == VOTE_BALLOT) {
+        uint64_t *D = w->r + (size_t)in->d[0] * 32;
+        for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = q;
+        return;
+    }
+    bool v = in->sub == VOTE_ALL ? q == m : in->sub == VOTE_ANY ? q != 0 : (q == 0 || q == m);
+    uint32_t *P = &w->p[in->d[0]];
+    *P = (*P & ~m) | (v ? m : 0);
+}
+
+static void exec_match(Warp *w, const Instr *in, uint32_t m) {
+    const uint64_t *A = w->r + (size_t)in->a[0] * 32;
+    uint64_t *D = w->r + (size_t)in->d[0] * 32;
+    uint64_t vals[32];
+    bool wide = in->type == T_B64 || in->type == T_U64 || in->type == T_S64;
+    for (int l = 0; l < 32; l++) vals[l] = wide ? A[l] : (uint32_t)A[l];
+    uint32_t res[32];
+    bool all = true;
+    int first = m ? __builtin_ctz(m) : 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint32_t mk = 0;
+        for (int j = 0; j < 32; j++) if ((m >> j & 1) && vals[j] == vals[l]) mk |= 1u << j;
+        res[l] = mk;
+        if (vals[l] != vals[first]) all = false;
+    }
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        D[l] = in->sub == VOTE_ALL ? (all ? m : 0) : res[l];
+    }
+    if (in->d[1] >= 0) w->p[in->d[1]] = (w->p[in->d[1]] & ~m) | (all ? m : 0);
+}
+
+static void exec_redux(Warp *w, const Instr *in, uint32_t m) {
+    const uint64_t *A = w->r + (size_t)in->a[0] * 32;
+    uint64_t *D = w->r + (size_t)in->d[0] * 32;
+    bool sgn = in->type == T_S32;
+    uint32_t acc = in->sub == AOP_AND ? ~0u : 0;
+    int64_t sacc = 0;
+    bool first = true;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint32_t v = (uint32_t)A[l];
+        switch (in->sub) {
+        case AOP_ADD: acc += v; break;
+        case AOP_AND: acc &= v; break;
+        case AOP_OR: acc |= v; break;
+        case AOP_XOR: acc ^= v; break;
+        case AOP_MIN: case AOP_MAX:
+            if (sgn) {
+                int64_t s = (int32_t)v;
+                if (first || (in->sub == AOP_MIN ? s < sacc : s > sacc)) sacc = s;
+                acc = (uint32_t)sacc;
+            } else if (first || (in->sub == AOP_MIN ? v < acc : v > acc)) acc = v;
+            break;
+        default: break;
+        }
+        first = false;
+    }
+    for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = acc;
+}
+
+/* ---- the interpreter loop ------------------------------------------------------------- */
+static void trap_report(Worker *W, Warp *w, uint32_t m, const Instr *in) {
+    int lane = __builtin_ctz(m);
+    unsigned c[3];
+    emu_thread_coords(W, (unsigned)(w->index * 32 + lane), c);
+    emu_report(W, w, lane, "trap", DIAG_ERROR, in->line,
+               "thread (%u,%u,%u) of block (%u,%u,%u) executed a trap (on a GPU: \"unspecified launch "
+               "failure\"); the kernel stops here.", c[0], c[1], c[2], W->block[0], W->block[1], W->block[2]);
+    W->stop = true;
+    W->L->abort_flag = 1;
+}
+
+/* Runs warp w for up to `slice` instructions; returns the number executed. */
+static int warp_run(Worker *W, Warp *w, int slice) {
+    const Instr *code = W->k->code;
+    const bool metrics = W->L->metrics;
+    int done = 0;
+    while (done < slice && !W->stop) {
+        int gi = w->ng == 1 ? (w->g[0].parked == PARK_NONE || w->g[0].parked == PARK_FORCE ? 0 : -1)
+                            : first_runnable(w);
+        if (gi < 0) break;
+        Group *g = &w->g[gi];
+        const Instr *in = &code[g->pc];
+        uint32_t m = g->mask;
+        if (in->guard >= 0) {
+            uint32_t pm = w->p[in->guard];
+            m &= in->gneg ? ~pm : pm;
+        }
+        done++;
+        if (metrics && in->line > 0 && in->line < W->n_lines) {
+            W->lines[in->line].executions++;
+            W->lines[in->line].active_lanes += (uint64_t)__builtin_popcount(m);
+        }
+        W->t.thread_instructions += (uint64_t)__builtin_popcount(m);
+        bool advance = true;
+        switch (in->op) {
+        case OP_LD:
+            if (m) emu_exec_ld(W, w, in, m);
+            break;
+        case OP_ST:
+            if (m) emu_exec_st(W, w, in, m);
+            break;
+        case OP_LD_PARAM: {
+            uint64_t v = 0;
+            if (in->imm >= 0 && (size_t)in->imm + in->size <= W->L->k->param_size)
+                memcpy(&v, W->L->params + in->imm, in->size);
+            if ((in->type == T_S8 || in->type == T_S16 || in->type == T_S32) && in->size < 8) {
+                int bits = in->size * 8;
+                int64_t s = (int64_t)(v << (64 - bits)) >> (64 - bits);
+                v = in->dbits >= 64 ? (uint64_t)s : (uint64_t)s & ((1ull << in->dbits) - 1);
+            }
+            uint64_t *D = w->r + (size_t)in->d[0] * 32;
+            for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = v;
+            break;
+        }
+        case OP_ATOM: case OP_RED:
+            if (m) emu_exec_atom(W, w, in, m);
+            break;
+        case OP_CVTA: case OP_CVTA_TO: {
+            uint64_t base = in->space == SP_SHARED ? EMU_SHARED_WIN : in->space == SP_LOCAL ? EMU_LOCAL_WIN : 0;
+            uint64_t *D = w->r + (size_t)in->d[0] * 32;
+            const uint64_t *A = w->r + (size_t)in->a[0] * 32;
+            bool to = in->op == OP_CVTA_TO;
+            bool narrow = in->type == T_U32 || in->type == T_B32;
+            for (int l = 0; l < 32; l++) {
+                if (!(m >> l & 1)) continue;
+                uint64_t v = A[l];
+                if (to) v = base && (v & EMU_WIN_MASK) == base ? v - base : (base ? v & ~EMU_WIN_MASK : v);
+                else v = (base && v == 0) ? 0 : v + base;
+                D[l] = narrow ? (uint32_t)v : v;
+            }
+            break;
+        }
+        case OP_BRA: {
+            uint32_t taken = m, stay = g->mask & ~m;
+            W->t.branches++;
+            if (metrics && in->line > 0 && in->line < W->n_lines) W->lines[in->line].branches++;
+            if (!taken) break;
+            if (!stay) { g->pc = in->target; advance = false; if (w->ng > 1) groups_normalize(w); break; }
+            W->t.divergent_branches++;
+            if (metrics && in->line > 0 && in->line < W->n_lines) W->lines[in->line].divergent++;
+            g->mask = stay;
+            g->pc++;
+            w->g[w->ng++] = (Group){in->target, taken, PARK_NONE};
+            groups_normalize(w);
+            advance = false;
+            break;
+        }
+        case OP_EXIT:
+            w->live &= ~m;
+            g->mask &= ~m;
+            if (!g->mask) {
+                g->pc++;   /* removed by normalize (mask 0) */
+                groups_normalize(w);
+                advance = false;
+            }
+            break;
+        case OP_TRAP: case OP_BRKPT:
+            if (m) { trap_report(W, w, m, in); advance = false; }
+            break;
+        case OP_BAR: {
+            if (!m) break;
+            if (in->sub == BAR_ARRIVE) break;
+            uint32_t fresh = m & ~w->bar_mask;
+            if (W->bar_pc >= 0 && W->bar_pc != g->pc) {
+                int lane = __builtin_ctz(m);
+                emu_report(W, w, lane, "barrier-divergence", DIAG_ERROR, in->line,
+                           "Threads of block (%u,%u,%u) wait at different __syncthreads() (line %d and line %d): "
+                           "every thread of a block must reach the same barrier.", W->block[0], W->block[1],
+                           W->block[2], W->k->code[W->bar_pc].line, in->line);
+            }
+            if (W->bar_pc < 0) W->bar_pc = g->pc;
+            if (in->sub >= BAR_RED_POPC && fresh) {
+                uint32_t q = w->p[in->c];
+                if (in->flags & F_NEGC) q = ~q;
+                q &= fresh;
+                W->bar_popc += (uint32_t)__builtin_popcount(q);
+                if (q != fresh) W->bar_and = false;
+                if (q) W->bar_or = true;
+            }
+            w->bar_mask |= m;
+            g->parked = PARK_BAR;
+            if (m != g->mask) {
+                /* guarded barrier: lanes without the guard go on */
+                uint32_t rest = g->mask & ~m;
+                g->mask = m;
+                w->g[w->ng++] = (Group){g->pc + 1, rest, PARK_NONE};
+                groups_normalize(w);
+            }
+            advance = false;
+            break;
+        }
+        case OP_BAR_WARP: {
+            uint32_t mm = (uint32_t)w->r[(size_t)in->e * 32 + __builtin_ctz(g->mask)];
+            if (!warp_sync_ready(W, w, g, mm, in)) { advance = false; break; }
+            w->wsync++;
+            break;
+        }
+        case OP_MEMBAR: case OP_NOP: case OP_PREFETCH:
+            break;
+        case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: {
+            if (!m) break;
+            uint32_t mm = (uint32_t)w->r[(size_t)in->e * 32 + __builtin_ctz(m)];
+            if (!warp_sync_ready(W, w, g, mm, in)) { advance = false; break; }
+            if (in->op == OP_SHFL) exec_shfl(w, in, m);
+            else if (in->op == OP_VOTE) exec_vote(w, in, m);
+            else if (in->op == OP_MATCH) exec_match(w, in, m);
+            else exec_redux(w, in, m);
+            break;
+        }
+        case OP_ACTIVEMASK: {
+            uint64_t *D = w->r + (size_t)in->d[0] * 32;
+            for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = g->mask;
+            break;
+        }
+        case OP_CLOCK: {
+            uint64_t *D = w->r + (size_t)in->d[0] * 32;
+            uint64_t v = (w->clock + (uint64_t)done) * 4;
+            for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = in->type == T_U64 || in->type == T_B64 ? v : (uint32_t)v;
+            break;
+        }
+        case OP_CALL_PRINTF: case OP_CALL_MALLOC: case OP_CALL_FREE: case OP_CALL_ASSERT:
+            if (m) emu_exec_native(W, w, in, m);
+            if (W->stop) advance = false;
+            break;
+        default:
+            if (m) emu_alu(in, w->r, w->p, m);
+            break;
+        }
+        if (advance) {
+            g->pc++;
+            if (gi + 1 < w->ng && w->g[gi + 1].pc == g->pc) groups_normalize(w);
+        }
+        if (w->ng == 0) break;
+    }
+    w->clock += (uint64_t)done;
+    return done;
+}
+
+/* ---- the block ------------------------------------------------------------------------- */
+static uint64_t rng_next(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Every warp waits: release the barrier (reporting partial arrival) or force a
+ * warp-synchronous op. Returns false when nothing can move (the block ends). */
+static bool unblock(Worker *W) {
+    uint32_t arrived = 0, live = 0;
+    for (int i = 0; i < W->nwarps; i++) {
+        arrived += (uint32_t)__builtin_popcount(W->warps[i].bar_mask);
+        live += (uint32_t)__builtin_popcount(W->warps[i].live);
+    }
+    if (arrived) {
+        const Instr *bar = &W->k->code[W->bar_pc];
+        if (arrived < live) {
+            /* someone waits elsewhere (a warp-synchronous op): a GPU hangs here */
+            Warp *w = NULL;
+            int lane = 0;
+            for (int i = 0; i < W->nwarps && !w; i++)
+                if (W->warps[i].bar_mask) { w = &W->warps[i]; lane = __builtin_ctz(w->bar_mask); }
+            emu_report(W, w, lane, "deadlock", DIAG_ERROR, bar->line,
+                       "Deadlock in block (%u,%u,%u): %u threads wait at __syncthreads() (line %d) while %u others "
+                       "wait at a warp-synchronous operation; on a GPU this block hangs.", W->block[0],
+                       W->block[1], W->block[2], arrived, bar->line, live - arrived);
+        } else if (arrived < W->nthreads) {
+            Warp *w = NULL;
+            int lane = 0;
+            for (int i = 0; i < W->nwarps && !w; i++)
+                if (W->warps[i].bar_mask) { w = &W->warps[i]; lane = __builtin_ctz(w->bar_mask); }
+            emu_report(W, w, lane, "barrier-divergence", DIAG_ERROR, bar->line,
+                       "__syncthreads() was reached by only %u of the %u threads of block (%u,%u,%u); the others "
+                       "had already returned. Every thread of a block must reach each __syncthreads() "
+                       "(move the barrier out of the if, or don't return early).", arrived, W->nthreads,
+                       W->block[0], W->block[1], W->block[2]);
+        }
+        for (int i = 0; i < W->nwarps; i++) {
+            Warp *w = &W->warps[i];
+            for (int j = 0; j < w->ng; j++) {
+                Group *g = &w->g[j];
+                if (g->parked != PARK_BAR) continue;
+                const Instr *in = &W->k->code[g->pc];
+                if (in->op == OP_BAR && in->sub >= BAR_RED_POPC) {
+                    if (in->sub == BAR_RED_POPC) {
+                        uint64_t *D = w->r + (size_t)in->d[0] * 32;
+                        for (int l = 0; l < 32; l++) if (g->mask >> l & 1) D[l] = W->bar_popc;
+                    } else {
+                        bool v = in->sub == BAR_RED_AND ? W->bar_and : W->bar_or;
+                        w->p[in->d[0]] = (w->p[in->d[0]] & ~g->mask) | (v ? g->mask : 0);
+                    }
+                }
+                g->parked = PARK_NONE;
+                g->pc++;
+            }
+            w->bar_mask = 0;
+            groups_normalize(w);
+        }
+        W->bar_pc = -1;
+        W->bar_popc = 0;
+        W->bar_and = true;
+        W->bar_or = false;
+        W->epoch++;
+        W->t.barriers++;
+        return true;
+    }
+    /* only warp-synchronous waits: let the lowest one go, and say so */
+    bool moved = false;
+    for (int i = 0; i < W->nwarps; i++) {
+        Warp *w = &W->warps[i];
+        for (int j = 0; j < w->ng; j++) {
+            Group *g = &w->g[j];
+            if (g->parked != PARK_WSYNC) continue;
+            const Instr *in = &W->k->code[g->pc];
+            int lane = __builtin_ctz(g->mask);
+            uint32_t mm = (uint32_t)w->r[(size_t)in->e * 32 + lane];
+            emu_report(W, w, lane, "warp-sync-mask", DIAG_ERROR, in->line,
+                       "A warp-synchronous operation (__shfl_sync, __ballot_sync, __syncwarp...) names lanes 0x%08x "
+                       "in its mask, but only lanes 0x%08x of warp %d reach it; the other lanes took another path. "
+                       "Use a mask of the lanes that actually execute it (__activemask()) or call it outside the if.",
+                       mm, g->mask, w->index);
+            g->parked = PARK_FORCE;
+            moved = true;
+            break;
+        }
+    }
+    return moved;
+}
+
+void emu_block_run(Worker *W, uint64_t b) {
+    EmuLaunch *L = W->L;
+    uint64_t gx = L->grid.x, gy = L->grid.y;
+    W->block_linear = b;
+    W->block[0] = (unsigned)(b % gx);
+    W->block[1] = (unsigned)((b / gx) % gy);
+    W->block[2] = (unsigned)(b / (gx * gy));
+    W->stop = false;
+    W->bar_pc = -1;
+    W->bar_popc = 0;
+    W->bar_and = true;
+    W->bar_or = false;
+    W->pseq = 0;
+    W->epoch += 2;
+    W->epoch0 = W->epoch;
+    memset(W->shared, L->adversarial ? 0xff : 0, W->shared_size);
+    if (W->k->local_size) memset(W->local, 0, (size_t)W->nthreads * W->k->local_size);
+    for (int i = 0; i < W->nwarps; i++) {
+        Warp *w = &W->warps[i];
+        unsigned first = (unsigned)i * 32;
+        unsigned n = W->nthreads - first < 32 ? W->nthreads - first : 32;
+        w->valid = n == 32 ? EMU_FULL : (1u << n) - 1;
+        w->live = w->valid;
+        w->ng = 1;
+        w->g[0] = (Group){0, w->valid, PARK_NONE};
+        w->bar_mask = 0;
+        w->wsync = 0;
+        w->clock = 0;
+        memset(w->p, 0, sizeof(uint32_t) * (size_t)W->k->n_preds);
+        fill_specials(W, w);
+        W->order[i] = i;
+    }
+    uint64_t budget = L->budget;
+    for (;;) {
+        bool ran = false, all_done = true;
+        if (L->adversarial) {
+            for (int i = W->nwarps - 1; i > 0; i--) {
+                int j = (int)(rng_next(&W->rng) % (uint64_t)(i + 1));
+                int t = W->order[i];
+                W->order[i] = W->order[j];
+                W->order[j] = t;
+            }
+        }
+        for (int oi = 0; oi < W->nwarps && !W->stop; oi++) {
+            Warp *w = &W->warps[W->order[oi]];
+            if (w->ng == 0) continue;
+            all_done = false;
+            if (first_runnable(w) < 0) continue;
+            int n = warp_run(W, w, SLICE);
+            if (n > 0) ran = true;
+            W->pending += (uint64_t)n;
+        }
+        if (W->pending >= 65536 || all_done || W->stop) {
+            uint64_t total = __atomic_add_fetch(&L->executed, W->pending, __ATOMIC_RELAXED);
+            W->t.warp_instructions += W->pending;
+            W->pending = 0;
+            if (budget && total > budget) {
+                L->budget_hit = true;
+                L->abort_flag = 1;
+                W->stop = true;
+            }
+        }
+        if (W->stop || all_done) break;
+        if (!ran && !unblock(W)) break;
+    }
+    W->t.warp_instructions += W->pending;
+    __atomic_add_fetch(&L->executed, W->pending, __ATOMIC_RELAXED);
+    W->pending = 0;
+}

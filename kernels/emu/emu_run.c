@@ -1,0 +1,264 @@
+/* kernels/emu/emu_run.c: one launch: validate like a GPU, run the blocks on
+ * a pool of host threads, and turn what the workers saw into the report.
+ *
+ * Workers pull block ids from an atomic counter, so the work spreads over
+ * all cores; everything a worker records is keyed so the merged result does
+ * not depend on which worker ran which block (findings keep the example
+ * with the smallest block and thread, printf output is sorted by block and
+ * then by order within the block). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+#include "kernels/emu/emu_run.h"
+#include "kernels/emu/emu_worker.h"
+
+void emu_finding_add(Finding **v, int *n, int *cap, const char *code, int severity, int line, uint64_t order,
+                     const unsigned block[3], const unsigned thread[3], uint64_t count, char *message) {
+    for (int i = 0; i < *n; i++) {
+        Finding *f = &(*v)[i];
+        if (f->line != line || strcmp(f->code, code)) continue;
+        f->count += count;
+        if (order < f->order && message) {
+            free(f->message);
+            f->message = message;
+            f->order = order;
+            memcpy(f->block, block, sizeof f->block);
+            memcpy(f->thread, thread, sizeof f->thread);
+        } else free(message);
+        return;
+    }
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *v = xrealloc(*v, sizeof **v * (size_t)*cap);
+    }
+    Finding *f = &(*v)[(*n)++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->code, sizeof f->code, "%s", code);
+    f->severity = severity;
+    f->line = line;
+    f->count = count;
+    f->order = order;
+    memcpy(f->block, block, sizeof f->block);
+    memcpy(f->thread, thread, sizeof f->thread);
+    f->message = message;
+}
+
+static Diag *validate(const EmuRunRequest *rq) {
+    const LaunchConfig *c = rq->cfg;
+    const Kernel *k = rq->kernel;
+    Dim3 g = c->grid, b = c->block;
+    if (!b.x || !b.y || !b.z || !g.x || !g.y || !g.z)
+        return diag_error("launch", "invalid configuration argument: grid (%u,%u,%u) and block (%u,%u,%u) must "
+                          "have every dimension at least 1.", g.x, g.y, g.z, b.x, b.y, b.z);
+    uint64_t threads = (uint64_t)b.x * b.y * b.z;
+    if (b.x > 1024 || b.y > 1024 || b.z > 64 || threads > 1024)
+        return diag_error("launch", "invalid configuration argument: a block may have at most 1024 threads "
+                          "(x, y ≤ 1024, z ≤ 64), but this launch asked for (%u,%u,%u) = %llu threads.",
+                          b.x, b.y, b.z, (unsigned long long)threads);
+    if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+        return diag_error("launch", "invalid configuration argument: the grid may be at most "
+                          "(2147483647, 65535, 65535) blocks, but this launch asked for (%u,%u,%u).", g.x, g.y, g.z);
+    if (k->maxntid && threads > (uint64_t)k->maxntid)
+        return diag_error("launch", "too many resources requested for launch: the kernel was compiled for at most "
+                          "%d threads per block (__launch_bounds__), but the block has %llu.", k->maxntid,
+                          (unsigned long long)threads);
+    size_t shared = k->shared_dyn_off + c->shared_bytes;
+    if (k->shared_static > EMU_SHARED_DEFAULT)
+        return diag_error("launch", "too many resources requested for launch: the kernel declares %zu bytes of "
+                          "static shared memory, more than the %zu a block may use.", k->shared_static,
+                          EMU_SHARED_DEFAULT);
+    if (shared > EMU_SHARED_DEFAULT)
+        return diag_error("launch", "invalid argument: the block needs %zu bytes of shared memory (%zu static + "
+                          "%zu dynamic), but a block may use at most %zu bytes unless the kernel opts in with "
+                          "cudaFuncSetAttribute.", shared, k->shared_static, c->shared_bytes, EMU_SHARED_DEFAULT);
+    return NULL;
+}
+
+typedef struct Pool {
+    EmuLaunch *L;
+    Worker *w;
+} Pool;
+
+static void *worker_main(void *arg) {
+    Pool *p = arg;
+    EmuLaunch *L = p->L;
+    for (;;) {
+        if (L->abort_flag) break;
+        uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
+        if (b >= L->n_blocks) break;
+        emu_block_run(p->w, b);
+    }
+    return NULL;
+}
+
+static int host_threads(const EmuOptions *o, uint64_t blocks) {
+    long n = o->threads;
+    if (o->deterministic) n = 1;
+    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 0) n = 1;
+    if (n > 256) n = 256;
+    if ((uint64_t)n > blocks) n = (long)blocks;
+    return (int)(n ? n : 1);
+}
+
+static int cmp_print(const void *a, const void *b) {
+    const PrintRec *x = a, *y = b;
+    if (x->block != y->block) return x->block < y->block ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_finding(const void *a, const void *b) {
+    const Finding *x = a, *y = b;
+    if (x->severity != y->severity) return x->severity - y->severity;
+    if (x->line != y->line) return x->line - y->line;
+    return strcmp(x->code, y->code);
+}
+
+static json_t *metrics_json(EmuLaunch *L) {
+    Totals *t = &L->totals;
+    json_t *tot = json_object();
+    json_object_set_new(tot, "warp_instructions", json_integer((json_int_t)t->warp_instructions));
+    json_object_set_new(tot, "thread_instructions", json_integer((json_int_t)t->thread_instructions));
+    json_object_set_new(tot, "global_requests", json_integer((json_int_t)t->global_requests));
+    json_object_set_new(tot, "global_sectors", json_integer((json_int_t)t->global_sectors));
+    json_object_set_new(tot, "global_ideal_sectors", json_integer((json_int_t)t->global_ideal_sectors));
+    json_object_set_new(tot, "shared_requests", json_integer((json_int_t)t->shared_requests));
+    json_object_set_new(tot, "bank_conflict_wavefronts", json_integer((json_int_t)t->bank_conflict_wavefronts));
+    json_object_set_new(tot, "shared_ideal_wavefronts", json_integer((json_int_t)t->shared_ideal_wavefronts));
+    json_object_set_new(tot, "divergent_branches", json_integer((json_int_t)t->divergent_branches));
+    json_object_set_new(tot, "branches", json_integer((json_int_t)t->branches));
+    json_object_set_new(tot, "barriers", json_integer((json_int_t)t->barriers));
+    json_object_set_new(tot, "atomics", json_integer((json_int_t)t->atomics));
+    json_object_set_new(tot, "local_requests", json_integer((json_int_t)t->local_requests));
+    json_object_set_new(tot, "blocks", json_integer((json_int_t)L->n_blocks));
+    json_object_set_new(tot, "active_lanes_avg",
+                        json_real(t->warp_instructions ? (double)t->thread_instructions / (double)t->warp_instructions : 0));
+    json_t *lines = json_array();
+    for (int i = 1; i < L->n_lines; i++) {
+        LineStats *s = &L->lines[i];
+        if (!s->executions) continue;
+        json_t *o = json_object();
+        json_object_set_new(o, "line", json_integer(i));
+        json_object_set_new(o, "executions", json_integer((json_int_t)s->executions));
+        json_object_set_new(o, "active_lanes_avg", json_real((double)s->active_lanes / (double)s->executions));
+        if (s->global_requests) {
+            json_object_set_new(o, "global_requests", json_integer((json_int_t)s->global_requests));
+            json_object_set_new(o, "sectors_per_request", json_real((double)s->global_sectors / (double)s->global_requests));
+            json_object_set_new(o, "ideal_sectors_per_request", json_real((double)s->global_ideal / (double)s->global_requests));
+        }
+        if (s->shared_requests) {
+            json_object_set_new(o, "shared_requests", json_integer((json_int_t)s->shared_requests));
+            json_object_set_new(o, "bank_conflict_degree", json_real((double)s->shared_wavefronts / (double)s->shared_ideal));
+        }
+        if (s->branches) {
+            json_object_set_new(o, "branches", json_integer((json_int_t)s->branches));
+            json_object_set_new(o, "divergent", json_integer((json_int_t)s->divergent));
+        }
+        json_array_append_new(lines, o);
+    }
+    json_t *root = json_object();
+    json_object_set_new(root, "totals", tot);
+    json_object_set_new(root, "lines", lines);
+    return root;
+}
+
+Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
+    launch_report_init(report);
+    Diag *d = validate(rq);
+    if (d) return d;
+    const Kernel *k = rq->kernel;
+    const LaunchConfig *c = rq->cfg;
+    EmuLaunch *L = xcalloc(1, sizeof *L);
+    L->k = k;
+    L->allocs = rq->allocs;
+    L->grid = c->grid;
+    L->block = c->block;
+    L->dyn_shared = c->shared_bytes;
+    L->shared_total = k->shared_dyn_off + c->shared_bytes;
+    L->params = xcalloc(k->param_size + 16, 1);
+    for (int i = 0; i < rq->nargs; i++) {
+        size_t n = rq->args[i].size < k->param_sizes[i] ? rq->args[i].size : k->param_sizes[i];
+        memcpy(L->params + k->param_offsets[i], rq->args[i].bytes, n);
+    }
+    L->budget = rq->opts->instruction_budget ? rq->opts->instruction_budget : EMU_DEFAULT_BUDGET;
+    L->n_blocks = (uint64_t)c->grid.x * c->grid.y * c->grid.z;
+    L->metrics = rq->opts->metrics;
+    L->checks = rq->opts->checks;
+    L->adversarial = rq->opts->adversarial;
+    L->seed = 12345;
+    L->n_lines = k->max_line + 1;
+    L->lines = xcalloc((size_t)L->n_lines, sizeof *L->lines);
+    L->heap = rq->heap;
+    L->heap_size = rq->heap_size;
+    L->heap_base = (uint64_t)(uintptr_t)rq->heap;
+    pthread_mutex_init(&L->lock, NULL);
+
+    int nt = host_threads(rq->opts, L->n_blocks);
+    Pool *pools = xcalloc((size_t)nt, sizeof *pools);
+    pthread_t *tids = xcalloc((size_t)nt, sizeof *tids);
+    for (int i = 0; i < nt; i++) {
+        pools[i].L = L;
+        pools[i].w = emu_worker_new(L, i);
+    }
+    int started = 0;
+    for (int i = 1; i < nt; i++)
+        if (pthread_create(&tids[i], NULL, worker_main, &pools[i]) == 0) started = i;
+        else break;
+    worker_main(&pools[0]);
+    for (int i = 1; i <= started; i++) pthread_join(tids[i], NULL);
+    for (int i = 0; i < nt; i++) {
+        emu_worker_merge(pools[i].w, L);
+        emu_worker_free(&pools[i].w);
+    }
+    free(pools);
+    free(tids);
+
+    /* findings → Diags */
+    if (L->budget_hit) {
+        unsigned z[3] = {0, 0, 0};
+        emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "did-not-finish", DIAG_ERROR, 0, 0, z, z, 1,
+                        xasprintf("The kernel did not finish: it ran more than %llu warp-instructions, so the "
+                                  "emulator stopped it. Look for a loop whose condition never changes, or a "
+                                  "thread waiting for another block.", (unsigned long long)L->budget));
+    }
+    qsort(L->findings, (size_t)L->n_findings, sizeof *L->findings, cmp_finding);
+    for (int i = 0; i < L->n_findings; i++) {
+        Finding *f = &L->findings[i];
+        const char *msg = f->message ? f->message : f->code;
+        Diag *fd;
+        if (f->count > 1)
+            fd = diag_new((DiagSeverity)f->severity, f->code, f->line > 0 ? rq->source_path : NULL, f->line, 0,
+                          "%s (%llu times in all)", msg, (unsigned long long)f->count);
+        else
+            fd = diag_new((DiagSeverity)f->severity, f->code, f->line > 0 ? rq->source_path : NULL, f->line, 0,
+                          "%s", msg);
+        if (f->line > 0 && rq->source) diag_set_excerpt(fd, rq->source);
+        if (strcmp(f->code, "did-not-finish")) diag_set_thread(fd, f->block, f->thread);
+        diag_append(&report->findings, fd);
+        free(f->message);
+    }
+    free(L->findings);
+    if (L->n_prints) {
+        qsort(L->prints, (size_t)L->n_prints, sizeof *L->prints, cmp_print);
+        StrBuf out;
+        strbuf_init(&out);
+        for (int i = 0; i < L->n_prints; i++) {
+            strbuf_append(&out, L->prints[i].text);
+            free(L->prints[i].text);
+        }
+        report->device_output = strbuf_steal(&out);
+    }
+    free(L->prints);
+    report->metrics = metrics_json(L);
+    report->modeled = true;
+    report->ms_median = -1;
+    report->ms_min = -1;
+    report->reps = 0;
+    free(L->lines);
+    free(L->params);
+    pthread_mutex_destroy(&L->lock);
+    free(L);
+    return NULL;
+}

@@ -1,0 +1,88 @@
+/* kernels/emu/emu_worker.h: per-host-thread state for running blocks.
+ *
+ * A Worker owns everything one block needs (register files of every warp,
+ * shared memory and its shadow for race checks, local memory) and the
+ * statistics and findings it gathered; emu_run.c merges them after the
+ * launch. Nothing here is shared between host threads except EmuLaunch. */
+#ifndef CUDOJO_KERNELS_EMU_WORKER_H
+#define CUDOJO_KERNELS_EMU_WORKER_H
+
+#include "kernels/emu/emu_internal.h"
+
+enum { PARK_NONE = 0, PARK_BAR, PARK_WSYNC, PARK_FORCE };
+
+typedef struct Group {
+    int pc;
+    uint32_t mask;
+    uint8_t parked;
+} Group;
+
+typedef struct Warp {
+    uint64_t *r;            /* n_regs × 32 */
+    uint32_t *p;            /* n_preds */
+    Group g[34];
+    int ng;
+    uint32_t valid, live;   /* lanes that exist / have not exited */
+    uint32_t bar_mask;      /* lanes waiting at a barrier */
+    uint16_t wsync;         /* __syncwarp count, for intra-warp hazards */
+    int index;
+    uint64_t clock;
+} Warp;
+
+/* Shadow of one 4-byte shared-memory word (checks on). */
+typedef struct Shadow {
+    uint32_t w_epoch, r_epoch;
+    uint16_t w_tid, r_tid, r_tid2;
+    uint8_t w_atomic, r_atomic;
+    uint16_t w_wsync, r_wsync;
+    int32_t w_line;
+} Shadow;
+
+struct Worker {
+    EmuLaunch *L;
+    const Kernel *k;
+    int index;
+    int nwarps;
+    unsigned nthreads;
+    Warp *warps;
+    uint64_t *regs;
+    uint32_t *preds;
+    unsigned char *shared;
+    size_t shared_size;
+    Shadow *shadow;
+    unsigned char *local;
+    unsigned block[3];
+    uint64_t block_linear;
+    uint32_t epoch, epoch0;
+    uint64_t pending;       /* instructions not yet added to L->executed */
+    bool stop;
+    int bar_pc;             /* pc of the barrier the block waits at; -1 none */
+    uint32_t bar_popc;
+    bool bar_and, bar_or;
+    LineStats *lines;
+    int n_lines;
+    Totals t;
+    Finding *f;
+    int nf, capf;
+    PrintRec *pr;
+    int npr, cappr;
+    uint64_t pseq;
+    int hint;
+    uint64_t rng;
+    int *order;
+};
+
+/* memory (emu_mem.c) */
+void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m);
+void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m);
+void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m);
+void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m);
+/* Finding bookkeeping: returns the slot to fill when this occurrence becomes
+ * the example (first seen or smallest block/thread), else NULL (only counted). */
+Finding *emu_finding(Worker *W, const char *code, int sev, int line, uint64_t order);
+void emu_thread_coords(const Worker *W, unsigned tid, unsigned out[3]);
+/* Records a finding for lane `lane` of warp w with a formatted message. */
+void emu_report(Worker *W, Warp *w, int lane, const char *code, int sev, int line, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+#endif
