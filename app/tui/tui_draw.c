@@ -229,7 +229,7 @@ void tui_draw_status(Tui *t, const char *keys) {
         const char *ws = p;
         while (*p && !(p[0] == ' ' && p[1] == ' ')) p++;
         char *what = xstrndup(ws, (size_t)(p - ws));
-        int need = text_width(key) + text_width(what) + 2;
+        int need = text_width(key) + text_width(what) + 1;
         if (x + need > t->cols) {
             free(key);
             free(what);
@@ -238,7 +238,7 @@ void tui_draw_status(Tui *t, const char *keys) {
         x += tui_put(y, x, t->cols - x, ROLE_KEY, key);
         x += tui_put(y, x, t->cols - x, ROLE_STATUS, " ");
         x += tui_put(y, x, t->cols - x, ROLE_STATUS, what);
-        x += tui_put(y, x, t->cols - x, ROLE_STATUS, " ");
+        x += tui_put(y, x, t->cols - x, ROLE_STATUS, "  ");
         free(key);
         free(what);
     }

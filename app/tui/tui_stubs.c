@@ -1,11 +1,5 @@
 /* app/tui/tui_stubs.c: screens not written yet (temporary). */
 #include "app/tui/tui.h"
 
-Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
-    (void)ch;
-    TextDoc *d = text_doc_new();
-    text_doc_add_text(d, ROLE_NORMAL, ex->title);
-    return tui_textview_new(t, ex->id, d);
-}
 Panel *tui_progress_new(Tui *t) { return tui_textview_new(t, "Progress", text_doc_new()); }
 Panel *tui_device_new(Tui *t) { return tui_textview_new(t, "Device", text_doc_new()); }

@@ -1,0 +1,652 @@
+/* app/tui/tui_exercise.c: the exercise view, where the learner works: the
+ * learner's source (highlighted, with the heat column and the lines a
+ * diagnostic points at) and the statement + results + hints, side by side or
+ * stacked on narrow terminals. Every save of the file (inotify) re-runs it;
+ * `r` runs by hand; a run never blocks (spinner, elapsed time, Esc cancels). */
+#include "app/tui/tui.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/tui/tui_highlight.h"
+#include "base/fs.h"
+#include "base/xalloc.h"
+#include "progress-db/store.h"
+
+typedef struct ExercisePanel {
+    Panel base;
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    char *path;              /* the learner's file (absolute) */
+    char *shown;             /* how to name it */
+    TextDoc *src;            /* highlighted source, tag = line number */
+    long long src_mtime;
+    TextDoc *info;           /* statement, results, hints; laid out for info_width */
+    int info_width;
+    TextScroll src_scroll, info_scroll;
+    bool focus_src;
+    RunResult *result;       /* the last run (or the last stored attempt) */
+    bool result_is_stored;
+    int *heat;
+    char **heat_notes;
+    int heat_lines;
+    bool *err_lines;         /* per source line: a diagnostic points here */
+    int n_err_lines;
+    ExerciseStatus st;
+    int hints_taken;
+    bool running;
+    double run_started;
+    double pending_run_at;   /* a save was seen: run at this time (0 = none) */
+    double next_mtime_check;
+    bool confirm_reset;
+    int ino_fd, ino_wd;
+} ExercisePanel;
+
+static const TuiKeyHelp EX_HELP[] = {
+    {"r", "run now (saving the file runs it too)"},
+    {"e", "edit the file in $VISUAL / $EDITOR"},
+    {"Esc", "stop a run in progress; else back to the map"},
+    {"h", "reveal the next hint (recorded)"},
+    {"s", "see the solution (after you passed)"},
+    {"x", "reset the file to the starter (yours is backed up)"},
+    {"] / [", "next / previous exercise"},
+    {"Tab", "switch between the source and the results pane"},
+    {"j/k ↑/↓ PgUp/PgDn g/G", "scroll the focused pane"},
+    {"/ n N", "search in the focused pane"},
+    {"l", "read the chapter's lesson"},
+    {"q", "back to the map"},
+    {NULL, NULL},
+};
+
+static void ex_stop_watch(ExercisePanel *xp, Tui *t) {
+    if (xp->ino_fd >= 0) {
+        tui_unwatch_fd(t, xp->ino_fd);
+        close(xp->ino_fd);
+    }
+    xp->ino_fd = xp->ino_wd = -1;
+}
+
+/* Reads the learner's file into the highlighted source doc. */
+static void ex_load_source(ExercisePanel *xp) {
+    text_doc_free(&xp->src);
+    xp->src = text_doc_new();
+    xp->src_mtime = fs_mtime_ns(xp->path);
+    char *text = NULL;
+    Diag *d = fs_read_file(xp->path, &text, NULL);
+    if (d) {
+        text_doc_addf(xp->src, ROLE_FAIL, "%s", d->message);
+        text_doc_add_text(xp->src, ROLE_DIM, "x brings the starter back.");
+        diag_free(&d);
+        return;
+    }
+    HlState hs = {0};
+    const char *p = text;
+    int ln = 1;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *one = xstrndup(p, len);
+        if (len && one[len - 1] == '\r') one[len - 1] = '\0';
+        TextLine *l = text_doc_add_line(xp->src);
+        l->tag = ln++;
+        hl_line(l, one, &hs, ROLE_NORMAL);
+        free(one);
+        p += len + (nl ? 1 : 0);
+    }
+    free(text);
+}
+
+static void ex_load_status(ExercisePanel *xp, Tui *t) {
+    exercise_status_fini(&xp->st);
+    memset(&xp->st, 0, sizeof xp->st);
+    Diag *d = store_exercise_status(t->ws->store, xp->ex->id, &xp->st);
+    if (!d) d = store_hints_taken(t->ws->store, xp->ex->id, &xp->hints_taken);
+    if (d) {
+        tui_notify(t, true, "progress: %s", d->message);
+        diag_free(&d);
+    }
+}
+
+/* Marks the source lines that diagnostics point at, and the heat per line. */
+static void ex_index_result(ExercisePanel *xp) {
+    results_heat_free(&xp->heat, &xp->heat_notes, xp->heat_lines);
+    free(xp->err_lines);
+    xp->err_lines = NULL;
+    xp->heat_lines = 0;
+    xp->n_err_lines = xp->src->n;
+    if (!xp->result) return;
+    xp->heat_lines = xp->src->n;
+    if (!results_line_heat(xp->result, xp->heat_lines, &xp->heat, &xp->heat_notes)) xp->heat_lines = 0;
+    xp->err_lines = xcalloc((size_t)xp->n_err_lines + 2, sizeof *xp->err_lines);
+    const char *base = path_basename(xp->path);
+    for (const Diag *d = xp->result->diags; d; d = d->next) {
+        if (d->line < 1 || d->line > xp->n_err_lines || d->severity == DIAG_NOTE) continue;
+        /* Only diagnostics about the learner's file mark its lines (not the lesson's .lua). */
+        if (d->file && strcmp(path_basename(d->file), base) != 0) continue;
+        xp->err_lines[d->line] = true;
+    }
+}
+
+static void ex_layout_info(ExercisePanel *xp, Tui *t, int width) {
+    text_doc_free(&xp->info);
+    TextDoc *doc = xp->info = text_doc_new();
+    xp->info_width = width;
+    const ExerciseMeta *ex = xp->ex;
+    TextLine *l = text_doc_add_line(doc);
+    text_line_add(l, ROLE_H2, ex->title);
+    l = text_doc_add_line(doc);
+    text_line_add(l, ROLE_DIM, "file ");
+    text_line_add(l, ROLE_BOLD, xp->shown);
+    l = text_doc_add_line(doc);
+    text_line_addf(l, ROLE_DIM, "attempts %d", xp->st.attempts);
+    if (xp->st.passed) {
+        text_line_add(l, ROLE_DIM, "  ");
+        text_line_add(l, ROLE_PASS, "passed");
+        if (xp->st.best_kernel_ms >= 0) text_line_addf(l, ROLE_DIM, "  best %.3f ms", xp->st.best_kernel_ms);
+    }
+    text_line_addf(l, ROLE_DIM, "  hints %d/%d", xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints,
+                   ex->n_hints);
+    text_doc_add_line(doc);
+    if (xp->running) {
+        text_doc_add_text(doc, ROLE_WARN, "running…");
+    } else if (xp->result) {
+        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
+        results_render(doc, xp->result, width, t->utf8);
+    } else {
+        TextLine para = {0};
+        text_line_add(&para, ROLE_NORMAL, "Open the file with ");
+        text_line_add(&para, ROLE_KEY, "e");
+        text_line_add(&para, ROLE_NORMAL, " (or in any editor); every save runs it. ");
+        text_line_add(&para, ROLE_KEY, "r");
+        text_line_add(&para, ROLE_NORMAL, " runs it now, ");
+        text_line_add(&para, ROLE_KEY, "l");
+        text_line_add(&para, ROLE_NORMAL, " reads the lesson, ");
+        text_line_add(&para, ROLE_KEY, "h");
+        text_line_add(&para, ROLE_NORMAL, " gives a hint.");
+        text_wrap(doc, &para, width, NULL, NULL);
+        text_line_fini(&para);
+    }
+    int shown = xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints;
+    if (shown > 0) {
+        text_doc_add_line(doc);
+        text_doc_add_text(doc, ROLE_H3, "Hints");
+        for (int i = 0; i < shown; i++) {
+            TextLine para = {0}, first = {0}, rest = {0};
+            text_line_addf(&first, ROLE_BOLD, "%d. ", i + 1);
+            text_line_add(&rest, ROLE_NORMAL, "   ");
+            text_line_add(&para, ROLE_NORMAL, ex->hints[i]);
+            text_wrap(doc, &para, width, &first, &rest);
+            text_line_fini(&para);
+            text_line_fini(&first);
+            text_line_fini(&rest);
+        }
+    }
+}
+
+/* The last recorded attempt, so a learner coming back sees where they were. */
+static void ex_load_stored_result(ExercisePanel *xp, Tui *t) {
+    json_t *arr = NULL;
+    Diag *d = store_attempts_json(t->ws->store, xp->ex->id, 1, &arr);
+    if (!d && json_array_size(arr) == 1) {
+        json_t *a = json_array_get(arr, 0);
+        json_t *j = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?}", "verdict", json_object_get(a, "verdict"),
+                              "backend", json_object_get(a, "backend"), "checks", json_object_get(a, "checks"),
+                              "diagnostics", json_object_get(a, "diags"), "metrics", json_object_get(a, "metrics"),
+                              "duration_ms", json_object_get(a, "duration_ms"));
+        if (j) {
+            xp->result = run_result_from_json(j);
+            xp->result_is_stored = true;
+            json_decref(j);
+        }
+    }
+    diag_free(&d);
+    json_decref(arr);
+}
+
+static void ex_inotify(Tui *t, void *ctx);
+
+static void ex_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
+    ex_stop_watch(xp, t);
+    run_result_free(&xp->result);
+    free(xp->path);
+    free(xp->shown);
+    xp->ch = ch;
+    xp->ex = ex;
+    xp->path = workspace_exercise_path(t->ws, ch, ex);
+    xp->shown = workspace_display_path(xp->path);
+    xp->src_scroll = (TextScroll){0};
+    text_scroll_fini(&xp->info_scroll);
+    xp->info_scroll = (TextScroll){0};
+    xp->confirm_reset = false;
+    xp->pending_run_at = 0;
+    ex_load_source(xp);
+    ex_load_status(xp, t);
+    ex_load_stored_result(xp, t);
+    ex_index_result(xp);
+    xp->info_width = 0;
+    /* Watch the directory, not the file: editors often save by renaming a new file over it. */
+    xp->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (xp->ino_fd >= 0) {
+        char *dir = path_dirname(xp->path);
+        xp->ino_wd = inotify_add_watch(xp->ino_fd, dir, IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE);
+        free(dir);
+        tui_watch_fd(t, xp->ino_fd, ex_inotify, xp);
+    }
+}
+
+static void ex_start_run(ExercisePanel *xp, Tui *t) {
+    /* The latest save wins: a run still in flight (this view's or another's) is stopped. */
+    if (runner_fd(t->runner) >= 0) runner_cancel(t->runner);
+    xp->running = false;
+    xp->pending_run_at = 0;
+    ex_load_source(xp);
+    RunResult *res = attempt_start(t->ws, t->runner, xp->ch, xp->ex, NULL, NULL);
+    if (res) {
+        run_result_free(&xp->result);
+        xp->result = res;
+        xp->result_is_stored = false;
+        ex_index_result(xp);
+    } else {
+        xp->running = true;
+        xp->run_started = tui_now();
+    }
+    xp->info_width = 0;
+}
+
+static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
+    ExercisePanel *xp = ctx;
+    xp->running = false;
+    attempt_record(t->ws, xp->ch, xp->ex, NULL, res);
+    run_result_free(&xp->result);
+    xp->result = res;
+    xp->result_is_stored = false;
+    ex_load_source(xp);
+    ex_load_status(xp, t);
+    ex_index_result(xp);
+    xp->info_width = 0;
+    xp->info_scroll.top = 0;
+    /* Bring the first line a diagnostic points at into view. */
+    for (int l = 1; xp->err_lines && l <= xp->n_err_lines; l++)
+        if (xp->err_lines[l]) {
+            xp->src_scroll.top = l - 3 > 0 ? l - 3 : 0;
+            break;
+        }
+    if (res->verdict == VERDICT_PASS) tui_notify(t, false, "Passed! ] goes to the next exercise.");
+}
+
+static void ex_inotify(Tui *t, void *ctx) {
+    ExercisePanel *xp = ctx;
+    (void)t;
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    const char *name = path_basename(xp->path);
+    for (;;) {
+        ssize_t len = read(xp->ino_fd, buf, sizeof buf);
+        if (len <= 0) break;
+        for (char *p = buf; p < buf + len;) {
+            struct inotify_event *ev = (struct inotify_event *)p;
+            if (ev->len && !strcmp(ev->name, name)) xp->pending_run_at = tui_now() + 0.08;
+            p += sizeof *ev + ev->len;
+        }
+    }
+}
+
+/* Timers: the spinner while running, the debounced re-run after a save, and
+ * an mtime check for file systems inotify misses. */
+static int ex_tick(Tui *t, void *ctx) {
+    ExercisePanel *xp = ctx;
+    double now = tui_now();
+    if (now >= xp->next_mtime_check) {
+        xp->next_mtime_check = now + 1.0;
+        long long m = fs_mtime_ns(xp->path);
+        if (m != xp->src_mtime && !xp->pending_run_at) xp->pending_run_at = now;
+    }
+    if (xp->pending_run_at && now >= xp->pending_run_at) {
+        ex_start_run(xp, t);
+        return 100;
+    }
+    if (xp->running) return 100;
+    if (xp->pending_run_at) {
+        int ms = (int)((xp->pending_run_at - now) * 1000) + 1;
+        return ms < 1 ? 1 : ms;
+    }
+    return (int)((xp->next_mtime_check - now) * 1000) + 1;
+}
+
+static void ex_draw_source(ExercisePanel *xp, Tui *t, int top, int h, int x, int w) {
+    int gut = 6;    /* "1234" + heat + space */
+    TextScroll *s = &xp->src_scroll;
+    s->height = h;
+    int max_top = xp->src->n - h;
+    if (s->top > max_top) s->top = max_top;
+    if (s->top < 0) s->top = 0;
+    for (int i = 0; i < h; i++) {
+        int li = s->top + i;
+        int y = top + i;
+        if (li >= xp->src->n) {
+            tui_fill(y, x, w, ROLE_NORMAL);
+            continue;
+        }
+        const TextLine *line = &xp->src->lines[li];
+        int ln = line->tag;
+        bool err = xp->err_lines && ln >= 1 && ln <= xp->n_err_lines && xp->err_lines[ln];
+        char num[16];
+        snprintf(num, sizeof num, "%4d", ln);
+        if (ln == 0) snprintf(num, sizeof num, "    ");
+        tui_put(y, x, 4, err ? ROLE_ERRLINE : ROLE_LINENO, num);
+        int heat = xp->heat && ln >= 1 && ln <= xp->heat_lines ? xp->heat[ln] : 0;
+        static const int HEAT_ROLE[4] = {ROLE_NORMAL, ROLE_HEAT_LOW, ROLE_HEAT_MID, ROLE_HEAT_HIGH};
+        const char *glyph = heat == 0 ? " " : heat == 1 ? tui_glyph(t, "░", ".") : heat == 2 ? tui_glyph(t, "▒", "o")
+                                                                                         : tui_glyph(t, "█", "#");
+        tui_put(y, x + 4, 1, HEAT_ROLE[heat], glyph);
+        tui_put(y, x + 5, 1, err ? ROLE_FAIL : ROLE_NORMAL, err ? tui_glyph(t, "▶", ">") : " ");
+        tui_put_line(y, x + gut, w - gut, line, s->hscroll, s->search, err ? ROLE_ERRLINE : -1,
+                     err ? ROLE_ERRLINE : ROLE_NORMAL);
+    }
+}
+
+static void ex_pane_header(Tui *t, int y, int x, int w, bool focused, const char *text) {
+    (void)t;
+    tui_fill(y, x, w, focused ? ROLE_SELECTED : ROLE_BORDER);
+    tui_put(y, x + 1, w - 2, focused ? ROLE_SELECTED : ROLE_BORDER, text);
+}
+
+static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
+    ExercisePanel *xp = (ExercisePanel *)p;
+    char *title = xasprintf("cudojo — %s › %s", tui_chapter_title(t, xp->ch), xp->ex->id);
+    const char *badge = xp->running ? "running" : xp->result ? results_verdict_label(xp->result->verdict)
+                                                             : xp->st.passed ? "passed" : NULL;
+    tui_draw_title(t, title, badge);
+    free(title);
+
+    bool side = w >= 100;
+    int src_w = side ? w * 11 / 20 : w;
+    int info_x = side ? src_w + 1 : 0;
+    int info_w = side ? w - info_x : w;
+    if (!xp->info || xp->info_width != info_w - 2) ex_layout_info(xp, t, info_w - 2);
+
+    int src_top = top, src_h, info_top, info_h;
+    if (side) {
+        src_h = info_h = h;
+        info_top = top;
+        for (int y = top; y < top + h; y++) tui_put(y, src_w, 1, ROLE_BORDER, tui_glyph(t, "│", "|"));
+    } else {
+        src_h = (h - 1) / 2;
+        if (src_h > xp->src->n + 1) src_h = xp->src->n + 1 < 4 ? 4 : xp->src->n + 1;
+        info_top = top + src_h;
+        info_h = h - src_h;
+    }
+    char head[512];
+    snprintf(head, sizeof head, "%s%s", xp->shown,
+             xp->heat_lines ? "   heat: ░ fine ▒ look █ costly" : "");
+    if (!t->utf8 && xp->heat_lines) snprintf(head, sizeof head, "%s   heat: . fine o look # costly", xp->shown);
+    ex_pane_header(t, src_top, 0, src_w, xp->focus_src, head);
+    ex_draw_source(xp, t, src_top + 1, src_h - 1, 0, src_w);
+
+    char ihead[128];
+    if (xp->running) {
+        static const char *const SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
+        static const char *const SPIN_ASCII[] = {"|", "/", "-", "\\"};
+        double el = tui_now() - xp->run_started;
+        int f = (int)(el * 10);
+        snprintf(ihead, sizeof ihead, "%s running %.1f s — Esc stops it", t->utf8 ? SPIN[f % 10] : SPIN_ASCII[f % 4],
+                 el);
+    } else {
+        snprintf(ihead, sizeof ihead, "Exercise and result");
+    }
+    ex_pane_header(t, info_top, info_x, info_w, !xp->focus_src, ihead);
+    for (int y = info_top + 1; y < info_top + info_h; y++) tui_fill(y, info_x, info_w, ROLE_NORMAL);
+    text_scroll_draw(&xp->info_scroll, xp->info, info_top + 1, info_h - 1, info_x + 1, info_w - 1);
+
+    if (xp->confirm_reset) {
+        char *q = xasprintf("Reset %s to the starter? Your version is backed up first. y/N", xp->shown);
+        tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
+        tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
+        free(q);
+        return;
+    }
+    TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
+    if (!text_scroll_draw_prompt(fs, t))
+        tui_draw_status(t, xp->running ? "Esc stop  e edit  Tab pane  ? help"
+                                       : "r run  e edit  h hint  s solution  x reset  ] next  [ prev  Tab pane  l lesson  ? help  q back");
+}
+
+/* Same as `cudojo reset`: the learner's file goes to .cudojo/backups, then the starter is copied. */
+static void ex_reset(ExercisePanel *xp, Tui *t) {
+    char *starter = path_join(xp->ch->dir, xp->ex->source);
+    char *backup = NULL;
+    Diag *d = NULL;
+    if (fs_exists(xp->path)) {
+        char *dir = path_join(t->ws->state_dir, "backups");
+        char stamp[32];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
+        char *name = xasprintf("%s.%s.cu", xp->ex->id, stamp);
+        backup = path_join(dir, name);
+        d = fs_mkdir_p(dir);
+        if (!d) d = fs_copy_file(xp->path, backup);
+        free(name);
+        free(dir);
+    }
+    if (!d) d = fs_copy_file(starter, xp->path);
+    if (d) {
+        tui_notify(t, true, "reset failed: %s", d->message);
+        diag_free(&d);
+    } else {
+        tui_notify(t, false, "%s is the starter again%s%s", xp->shown, backup ? "; yours is in " : "",
+                   backup ? backup : "");
+        ex_load_source(xp);
+    }
+    free(starter);
+    free(backup);
+}
+
+static void ex_show_solution(ExercisePanel *xp, Tui *t) {
+    if (!xp->st.passed) {
+        tui_notify(t, true, "The solution opens once you have passed this exercise (h gives a hint).");
+        return;
+    }
+    if (!xp->ex->solution) {
+        tui_notify(t, true, "This exercise has no solution file.");
+        return;
+    }
+    char *sp = path_join(xp->ch->dir, xp->ex->solution);
+    char *text = NULL;
+    Diag *d = fs_read_file(sp, &text, NULL);
+    free(sp);
+    if (d) {
+        tui_notify(t, true, "%s", d->message);
+        diag_free(&d);
+        return;
+    }
+    TextDoc *doc = text_doc_new();
+    HlState hs = {0};
+    const char *p = text;
+    int ln = 1;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *one = xstrndup(p, len);
+        TextLine *l = text_doc_add_line(doc);
+        text_line_addf(l, ROLE_LINENO, "%4d  ", ln++);
+        hl_line(l, one, &hs, ROLE_NORMAL);
+        free(one);
+        p += len + (nl ? 1 : 0);
+    }
+    free(text);
+    char *title = xasprintf("cudojo — Solution: %s", xp->ex->id);
+    tui_push(t, tui_textview_new(t, title, doc));
+    free(title);
+}
+
+/* The exercise before/after this one in course order. */
+static bool ex_step(ExercisePanel *xp, Tui *t, int dir) {
+    const Course *c = t->ws->course;
+    int ci = (int)(xp->ch - c->chapters), ei = (int)(xp->ex - xp->ch->exercises);
+    for (;;) {
+        ei += dir;
+        while (ci >= 0 && ci < c->n_chapters && (ei < 0 || ei >= c->chapters[ci].n_exercises)) {
+            ci += dir;
+            if (ci < 0 || ci >= c->n_chapters) return false;
+            ei = dir > 0 ? 0 : c->chapters[ci].n_exercises - 1;
+        }
+        if (ci < 0 || ci >= c->n_chapters) return false;
+        if (ei >= 0 && ei < c->chapters[ci].n_exercises) break;
+    }
+    if (xp->running) {
+        runner_cancel(t->runner);
+        xp->running = false;
+    }
+    ex_set(xp, t, &c->chapters[ci], &c->chapters[ci].exercises[ei]);
+    return true;
+}
+
+static void ex_edit(ExercisePanel *xp, Tui *t) {
+    const char *ed = getenv("VISUAL");
+    if (!ed || !*ed) ed = getenv("EDITOR");
+    if (!ed || !*ed) ed = "vi";
+    /* The path is single-quoted for the shell; a quote inside becomes '\''. */
+    StrBuf cmd;
+    strbuf_init(&cmd);
+    strbuf_printf(&cmd, "%s '", ed);
+    for (const char *p = xp->path; *p; p++) {
+        if (*p == '\'') strbuf_append(&cmd, "'\\''");
+        else strbuf_append_char(&cmd, *p);
+    }
+    strbuf_append(&cmd, "'");
+    int rc = tui_run_foreground(t, cmd.data);
+    if (rc != 0) tui_notify(t, true, "the editor (%s) exited with status %d", ed, rc);
+    strbuf_fini(&cmd);
+}
+
+static int ex_key(Panel *p, Tui *t, int key) {
+    ExercisePanel *xp = (ExercisePanel *)p;
+    if (xp->confirm_reset) {
+        xp->confirm_reset = false;
+        if (key == 'y' || key == 'Y') ex_reset(xp, t);
+        else tui_notify(t, false, "reset cancelled");
+        return TUI_HANDLED;
+    }
+    TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
+    if (fs->typing || (key != 27 && key != 'q')) {
+        int r = text_scroll_key(fs, xp->focus_src ? xp->src : xp->info, t, key);
+        if (r != TUI_UNHANDLED) return r;
+    }
+    switch (key) {
+    case 27:
+        if (xp->running) {
+            runner_cancel(t->runner);
+            xp->running = false;
+            xp->info_width = 0;
+            tui_notify(t, false, "run stopped");
+            return TUI_HANDLED;
+        }
+        return TUI_POP;
+    case 'q': return TUI_POP;
+    case 'r':
+    case KEY_F(5): ex_start_run(xp, t); return TUI_HANDLED;
+    case 'e': ex_edit(xp, t); return TUI_HANDLED;
+    case '\t':
+    case KEY_BTAB: xp->focus_src = !xp->focus_src; return TUI_HANDLED;
+    case 'h':
+        if (xp->ex->n_hints == 0) {
+            tui_notify(t, false, "This exercise has no hints.");
+        } else if (xp->hints_taken >= xp->ex->n_hints) {
+            tui_notify(t, false, "That was the last hint.");
+        } else {
+            Diag *d = store_record_hint(t->ws->store, xp->ex->id, xp->hints_taken);
+            if (d) {
+                tui_notify(t, true, "%s", d->message);
+                diag_free(&d);
+            }
+            xp->hints_taken++;
+            xp->info_width = 0;
+            xp->focus_src = false;
+            /* Show the new hint: it is at the end of the info pane. */
+            xp->info_scroll.top = 1 << 20;
+        }
+        return TUI_HANDLED;
+    case 's': ex_show_solution(xp, t); return TUI_HANDLED;
+    case 'x':
+    case KEY_DC: xp->confirm_reset = true; return TUI_HANDLED;
+    case ']':
+    case '>':
+        if (!ex_step(xp, t, 1)) tui_notify(t, false, "This is the last exercise.");
+        return TUI_HANDLED;
+    case '[':
+    case '<':
+        if (!ex_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
+        return TUI_HANDLED;
+    case 'l': tui_push(t, tui_lesson_new(t, xp->ch)); return TUI_HANDLED;
+    default: return TUI_UNHANDLED;
+    }
+}
+
+static void ex_resume(Panel *p, Tui *t) {
+    ExercisePanel *xp = (ExercisePanel *)p;
+    ex_load_status(xp, t);
+    xp->info_width = 0;
+    /* Another exercise view may have been opened on top (from a lesson) and taken the hooks. */
+    if (xp->running && runner_fd(t->runner) < 0) xp->running = false;
+    t->on_run_done = ex_on_run_done;
+    t->run_ctx = xp;
+    t->on_tick = ex_tick;
+    t->tick_ctx = xp;
+    if (xp->ino_fd >= 0) tui_watch_fd(t, xp->ino_fd, ex_inotify, xp);
+}
+
+static void ex_free(Panel *p) {
+    ExercisePanel *xp = (ExercisePanel *)p;
+    free(xp->path);
+    free(xp->shown);
+    text_doc_free(&xp->src);
+    text_doc_free(&xp->info);
+    text_scroll_fini(&xp->src_scroll);
+    text_scroll_fini(&xp->info_scroll);
+    run_result_free(&xp->result);
+    results_heat_free(&xp->heat, &xp->heat_notes, xp->heat_lines);
+    free(xp->err_lines);
+    exercise_status_fini(&xp->st);
+    free(xp);
+}
+
+/* Freeing needs the Tui (to stop the run and the watch), which Panel.free
+ * does not get: the panel keeps a pointer for that. */
+static Tui *ex_tui;
+
+static void ex_free_hook(Panel *p) {
+    ExercisePanel *xp = (ExercisePanel *)p;
+    Tui *t = ex_tui;
+    if (t) {
+        ex_stop_watch(xp, t);
+        if (xp->running) runner_cancel(t->runner);
+        if (t->run_ctx == xp) {
+            t->on_run_done = NULL;
+            t->run_ctx = NULL;
+        }
+        if (t->tick_ctx == xp) {
+            t->on_tick = NULL;
+            t->tick_ctx = NULL;
+        }
+    }
+    ex_free(p);
+}
+
+Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
+    ExercisePanel *xp = xcalloc(1, sizeof *xp);
+    xp->base = (Panel){.title = "Exercise", .help = EX_HELP, .draw = ex_draw, .key = ex_key, .resume = ex_resume,
+                       .free = ex_free_hook};
+    xp->ino_fd = xp->ino_wd = -1;
+    ex_tui = t;
+    ex_set(xp, t, ch, ex);
+    xp->next_mtime_check = tui_now() + 1.0;
+    t->on_run_done = ex_on_run_done;
+    t->run_ctx = xp;
+    t->on_tick = ex_tick;
+    t->tick_ctx = xp;
+    return &xp->base;
+}
