@@ -15,22 +15,21 @@ return {
       .. "block 0 owns the first blockDim.x places, block 1 the next blockDim.x, and so on.",
     "The global index is i = blockIdx.x * blockDim.x + threadIdx.x. Do not write 256 or 96 "
       .. "for the block size: read it from blockDim.x so the kernel works for any launch.",
-    "A warp is 32 consecutive threads of a block, so the warp number is threadIdx.x / 32 "
-      .. "(CUDA also names 32 warpSize).",
+    "A warp is 32 consecutive threads of a block, so the warp number is threadIdx.x / 32.",
   },
   hints_zh = {
     "每个线程块有 blockDim.x 个线程，线程块一个接一个排列：0 号块占前 blockDim.x 个位置，"
       .. "1 号块占接下来的 blockDim.x 个，依此类推。",
     "全局索引是 i = blockIdx.x * blockDim.x + threadIdx.x。不要把线程块大小写成 256 或 96，"
       .. "要从 blockDim.x 读取，这样核函数对任何启动配置都正确。",
-    "一个 warp 是线程块中连续的 32 个线程，所以 warp 编号是 threadIdx.x / 32（CUDA 中 32 也叫 warpSize）。",
+    "一个 warp 是线程块中连续的 32 个线程，所以 warp 编号是 threadIdx.x / 32。",
   },
   run = function(t)
     -- Meet the hardware first: the same kernel runs on a GPU or on the emulator.
     local d = t:device()
     local cc = d.cc
     if type(cc) == "number" then cc = string.format("%d.%d", cc // 10, cc % 10) end
-    t:log("device: %s (backend %s), compute capability %s, %s SMs",
+    t:log("device: %s, %s backend, compute capability %s, %s SMs",
           tostring(d.name), tostring(d.backend), tostring(cc), tostring(d.sm_count))
     if d.sm_count and d.max_threads_per_sm then
       t:log("it can keep %d threads in flight at once (%d per SM)",

@@ -7,5 +7,5 @@ extern "C" __global__ void hello_threads(int *block, int *thread, int *warp)
 
     block[i] = blockIdx.x;
     thread[i] = threadIdx.x;
-    warp[i] = threadIdx.x / warpSize;   // warpSize is 32 on every NVIDIA GPU so far
+    warp[i] = threadIdx.x / 32;   // a warp is 32 threads on every NVIDIA GPU so far
 }
