@@ -332,6 +332,12 @@ static void parse_mods(const char *op, Mods *m) {
             "nc", "mmio", "x4", "b1", "to", "shiftamt_", "ptr",
         };
         bool done = false;
+        bool is_cmp_op = !strcmp(m->base, "setp") || !strcmp(m->base, "set");
+        if (!is_cmp_op && (!strcmp(w, "hi") || !strcmp(w, "lo"))) {
+            if (w[0] == 'h') m->flags |= F_HI;
+            else m->lo = true;
+            continue;
+        }
         if (t != T_NONE) {
             if (m->nt < 3) m->t[m->nt++] = t;
             continue;

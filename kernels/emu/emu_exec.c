@@ -342,7 +342,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
                 if (!(m >> l & 1)) continue;
                 uint64_t v = A[l];
                 if (to) v = base && (v & EMU_WIN_MASK) == base ? v - base : (base ? v & ~EMU_WIN_MASK : v);
-                else v = (base && v == 0) ? 0 : v + base;
+                else v = v + base;
                 D[l] = narrow ? (uint32_t)v : v;
             }
             break;

@@ -1,0 +1,396 @@
+/* tests/emu/test_exec.c: the emulator runs real NVRTC output correctly:
+ * results, printf, calls, atomics, warp operations, launch validation. */
+#include "tests/emu/emu_fixture.h"
+
+#include <math.h>
+
+static const char VECTOR_ADD[] =
+    "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) c[i] = a[i] + b[i];\n"
+    "}\n";
+
+static void exec__adds_vectors__when_guarded(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, true);
+    fx_load(&f, VECTOR_ADD, &o);
+    enum { N = 100003 };
+    float *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), *c = malloc(N * sizeof *c);
+    for (int i = 0; i < N; i++) { a[i] = (float)i * 0.5f; b[i] = 1.0f / (float)(i + 1); }
+    DevPtr da = fx_array(&f, "a", 4, N, a), db = fx_array(&f, "b", 4, N, b), dc = fx_array(&f, "c", 4, N, NULL);
+    KernelArg args[] = {kernel_arg_ptr(da), kernel_arg_ptr(db), kernel_arg_ptr(dc), kernel_arg_i32(N)};
+    fx_run(&f, "vector_add", (N + 255) / 256, 256, args, 4);
+    fx_get(&f, c, dc, N * sizeof *c);
+    for (int i = 0; i < N; i++) assert_true(c[i] == a[i] + b[i]);
+    assert_null(f.r.findings);
+    assert_true(f.r.modeled);
+    assert_true(f.r.ms_median < 0);
+    /* coalesced: 4 sectors per request, as ideal */
+    assert_true(fabs(fx_line(&f, 3, "sectors_per_request") - fx_line(&f, 3, "ideal_sectors_per_request")) < 0.01);
+    assert_true(fx_total(&f, "warp_instructions") > 0);
+    free(a); free(b); free(c);
+    fx_free(&f);
+}
+
+static void exec__reports_oob_with_line_and_allocation__when_guard_missing(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "extern \"C\" __global__ void vector_add(const float *a, const float *b, float *c, int n) {\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    c[i] = a[i] + b[i];\n"
+            "}\n", &o);
+    enum { N = 1000 };
+    DevPtr da = fx_array(&f, "a", 4, N, NULL), db = fx_array(&f, "b", 4, N, NULL), dc = fx_array(&f, "c", 4, N, NULL);
+    KernelArg args[] = {kernel_arg_ptr(da), kernel_arg_ptr(db), kernel_arg_ptr(dc), kernel_arg_i32(N)};
+    fx_run(&f, "vector_add", 4, 256, args, 4);
+    const Diag *d = fx_finding(&f, "oob-global");
+    assert_non_null(d);
+    assert_int_equal(d->line, 3);
+    assert_string_equal(d->file, "k.cu");
+    assert_int_equal(d->severity, DIAG_ERROR);
+    assert_true(d->has_thread);
+    assert_int_equal(d->block[0], 3);
+    assert_int_equal(d->thread[0], 232);
+    assert_non_null(strstr(d->message, "read a[1000] but a has 1000 elements"));
+    assert_non_null(d->excerpt);
+    assert_int_equal(diag_count(f.r.findings), 1);   /* merged per (kind, line) */
+    fx_free(&f);
+}
+
+static const char REDUCE[] =
+    "extern \"C\" __global__ void block_sum(const float *x, float *out) {\n"
+    "    __shared__ float s[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    s[t] = x[blockIdx.x * 256 + t];\n"
+    "    __syncthreads();\n"
+    "    for (int k = 128; k > 0; k >>= 1) {\n"
+    "        if (t < k) s[t] += s[t + k];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (t == 0) out[blockIdx.x] = s[0];\n"
+    "}\n";
+
+static void exec__sums_blocks_in_shared_memory(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, true);
+    fx_load(&f, REDUCE, &o);
+    enum { B = 64, N = B * 256 };
+    float *x = malloc(N * sizeof *x), out[B];
+    for (int i = 0; i < N; i++) x[i] = (float)(i % 7);
+    DevPtr dx = fx_array(&f, "x", 4, N, x), dout = fx_array(&f, "out", 4, B, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_ptr(dout)};
+    fx_run(&f, "block_sum", B, 256, args, 2);
+    fx_get(&f, out, dout, sizeof out);
+    for (int b = 0; b < B; b++) {
+        float want = 0;
+        for (int i = 0; i < 256; i++) want += x[b * 256 + i];
+        assert_true(out[b] == want);   /* small integers: exact in any order */
+    }
+    assert_null(f.r.findings);
+    assert_int_equal((int)fx_total(&f, "barriers"), B * 9);
+    assert_true(fx_line(&f, 7, "bank_conflict_degree") == 1.0);
+    free(x);
+    fx_free(&f);
+}
+
+static void exec__reduces_a_warp_with_shuffles(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "extern \"C\" __global__ void warp_sum(const int *x, int *out, unsigned *ballot) {\n"
+            "    int v = x[threadIdx.x];\n"
+            "    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+            "    unsigned b = __ballot_sync(0xffffffff, x[threadIdx.x] & 1);\n"
+            "    int w = __shfl_sync(0xffffffff, x[threadIdx.x], 31 - threadIdx.x);\n"
+            "    int any = __any_sync(0xffffffff, x[threadIdx.x] == 7);\n"
+            "    if (threadIdx.x == 0) { out[0] = v; out[1] = w; out[2] = any; ballot[0] = b; }\n"
+            "}\n", &o);
+    int x[32], out[3];
+    unsigned ballot;
+    for (int i = 0; i < 32; i++) x[i] = i * 3 + 1;
+    DevPtr dx = fx_array(&f, "x", 4, 32, x), dout = fx_array(&f, "out", 4, 3, NULL), db = fx_array(&f, "ballot", 4, 1, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_ptr(dout), kernel_arg_ptr(db)};
+    fx_run(&f, "warp_sum", 1, 32, args, 3);
+    fx_get(&f, out, dout, sizeof out);
+    fx_get(&f, &ballot, db, sizeof ballot);
+    int sum = 0;
+    unsigned want_b = 0;
+    for (int i = 0; i < 32; i++) { sum += x[i]; if (x[i] & 1) want_b |= 1u << i; }
+    assert_int_equal(out[0], sum);
+    assert_int_equal(out[1], x[31]);
+    assert_int_equal(out[2], 1);
+    assert_int_equal(ballot, want_b);
+    assert_null(f.r.findings);
+    fx_free(&f);
+}
+
+static void exec__prints_per_thread_in_order__when_printf(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    o.threads = 4;
+    fx_load(&f,
+            "#include <cstdio>\n"
+            "extern \"C\" __global__ void hello(int k) {\n"
+            "    printf(\"block %d thread %d k=%d %.2f %s\\n\", blockIdx.x, threadIdx.x, k, 1.5, \"ok\");\n"
+            "}\n", &o);
+    KernelArg args[] = {kernel_arg_i32(7)};
+    fx_run(&f, "hello", 3, 2, args, 1);
+    assert_non_null(f.r.device_output);
+    assert_string_equal(f.r.device_output,
+                        "block 0 thread 0 k=7 1.50 ok\nblock 0 thread 1 k=7 1.50 ok\n"
+                        "block 1 thread 0 k=7 1.50 ok\nblock 1 thread 1 k=7 1.50 ok\n"
+                        "block 2 thread 0 k=7 1.50 ok\nblock 2 thread 1 k=7 1.50 ok\n");
+    fx_free(&f);
+}
+
+static void exec__calls_noinline_functions_and_device_malloc(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "__device__ __noinline__ int triple_plus(int x, const int *p) { return 3 * x + p[x]; }\n"
+            "extern \"C\" __global__ void k(int *p) {\n"
+            "    int i = threadIdx.x;\n"
+            "    int *tmp = (int *)malloc(2 * sizeof(int));\n"
+            "    tmp[0] = i; tmp[1] = triple_plus(i, p);\n"
+            "    __syncthreads();\n"
+            "    p[i] = tmp[0] + tmp[1];\n"
+            "    free(tmp);\n"
+            "}\n", &o);
+    int p[64];
+    for (int i = 0; i < 64; i++) p[i] = 100 + i;
+    DevPtr dp = fx_array(&f, "p", 4, 64, p);
+    KernelArg args[] = {kernel_arg_ptr(dp)};
+    fx_run(&f, "k", 1, 64, args, 1);
+    int out[64];
+    fx_get(&f, out, dp, sizeof out);
+    for (int i = 0; i < 64; i++) assert_int_equal(out[i], i + 3 * i + 100 + i);
+    fx_free(&f);
+}
+
+static void exec__counts_with_atomics_in_shared_and_global(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    o.threads = 3;
+    fx_load(&f,
+            "extern \"C\" __global__ void hist(const unsigned char *x, int n, unsigned *bins, float *fsum) {\n"
+            "    __shared__ unsigned s[16];\n"
+            "    if (threadIdx.x < 16) s[threadIdx.x] = 0;\n"
+            "    __syncthreads();\n"
+            "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
+            "        atomicAdd(&s[x[i] & 15], 1u);\n"
+            "    __syncthreads();\n"
+            "    if (threadIdx.x < 16) atomicAdd(&bins[threadIdx.x], s[threadIdx.x]);\n"
+            "    atomicAdd(fsum, 0.5f);\n"
+            "    atomicMax((unsigned *)&bins[16], (unsigned)threadIdx.x);\n"
+            "}\n", &o);
+    enum { N = 10000 };
+    unsigned char *x = malloc(N);
+    unsigned want[17] = {0};
+    for (int i = 0; i < N; i++) { x[i] = (unsigned char)(i * 7 + i / 3); want[x[i] & 15]++; }
+    want[16] = 127;
+    DevPtr dx = fx_array(&f, "x", 1, N, x), db = fx_array(&f, "bins", 4, 17, NULL), ds = fx_array(&f, "fsum", 4, 1, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_i32(N), kernel_arg_ptr(db), kernel_arg_ptr(ds)};
+    fx_run(&f, "hist", 8, 128, args, 4);
+    unsigned bins[17];
+    float fs;
+    fx_get(&f, bins, db, sizeof bins);
+    fx_get(&f, &fs, ds, sizeof fs);
+    for (int i = 0; i < 17; i++) assert_int_equal(bins[i], want[i]);
+    assert_true(fs == 512.0f);
+    if (f.r.findings) fail_msg("unexpected findings: %s", f.findings);
+    free(x);
+    fx_free(&f);
+}
+
+static void exec__uses_dynamic_shared_memory(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "extern \"C\" __global__ void rev(int *d, int n) {\n"
+            "    extern __shared__ int s[];\n"
+            "    int t = threadIdx.x;\n"
+            "    s[t] = d[t];\n"
+            "    __syncthreads();\n"
+            "    d[t] = s[n - t - 1];\n"
+            "}\n", &o);
+    int d[100];
+    for (int i = 0; i < 100; i++) d[i] = i * i;
+    DevPtr dd = fx_array(&f, "d", 4, 100, d);
+    KernelArg args[] = {kernel_arg_ptr(dd), kernel_arg_i32(100)};
+    Diag *err = fx_launch(&f, "rev", (Dim3){1, 1, 1}, (Dim3){100, 1, 1}, 100 * sizeof(int), args, 2);
+    assert_null(err);
+    int out[100];
+    fx_get(&f, out, dd, sizeof out);
+    for (int i = 0; i < 100; i++) assert_int_equal(out[i], (99 - i) * (99 - i));
+    assert_null(f.r.findings);
+    fx_free(&f);
+}
+
+static void exec__computes_ieee_results_bit_exactly(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(false, false);
+    fx_load(&f,
+            "extern \"C\" __global__ void m(const float *x, float *yf, double *yd, int *yi) {\n"
+            "    int i = threadIdx.x;\n"
+            "    float v = x[i];\n"
+            "    yf[4 * i + 0] = v / 3.0f;\n"
+            "    yf[4 * i + 1] = sqrtf(v);\n"
+            "    yf[4 * i + 2] = fmaf(v, 1.1f, -0.3f);\n"
+            "    yf[4 * i + 3] = (float)(int)v + __float2int_rn(v * 0.5f);\n"
+            "    yd[i] = (double)v / 7.0 + sqrt((double)v);\n"
+            "    yi[2 * i] = (int)v / 3 - (int)v % 5;\n"
+            "    yi[2 * i + 1] = __popc((unsigned)(int)v) + __clz((int)v) + __brev((unsigned)i);\n"
+            "}\n", &o);
+    float x[64];
+    for (int i = 0; i < 64; i++) x[i] = (float)i * 1.37f - 20.0f;
+    DevPtr dx = fx_array(&f, "x", 4, 64, x), dyf = fx_array(&f, "yf", 4, 256, NULL);
+    DevPtr dyd = fx_array(&f, "yd", 8, 64, NULL), dyi = fx_array(&f, "yi", 4, 128, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_ptr(dyf), kernel_arg_ptr(dyd), kernel_arg_ptr(dyi)};
+    fx_run(&f, "m", 1, 64, args, 4);
+    float yf[256];
+    double yd[64];
+    int yi[128];
+    fx_get(&f, yf, dyf, sizeof yf);
+    fx_get(&f, yd, dyd, sizeof yd);
+    fx_get(&f, yi, dyi, sizeof yi);
+    for (int i = 0; i < 64; i++) {
+        float v = x[i];
+        assert_true(yf[4 * i] == v / 3.0f);
+        float s = sqrtf(v);
+        assert_true(memcmp(&yf[4 * i + 1], &s, 4) == 0 || (isnan(s) && isnan(yf[4 * i + 1])));
+        assert_true(yf[4 * i + 2] == fmaf(v, 1.1f, -0.3f));
+        assert_true(yf[4 * i + 3] == (float)(int)v + (float)(int)nearbyintf(v * 0.5f));
+        double wd = (double)v / 7.0 + sqrt((double)v);
+        assert_true(yd[i] == wd || (isnan(wd) && isnan(yd[i])));
+        assert_int_equal(yi[2 * i], (int)v / 3 - (int)v % 5);
+        unsigned r = 0, u = (unsigned)i;
+        for (int b = 0; b < 32; b++) if (u >> b & 1) r |= 1u << (31 - b);
+        int clz = (int)v == 0 ? 32 : __builtin_clz((unsigned)(int)v);
+        assert_int_equal(yi[2 * i + 1], (int)(__builtin_popcount((unsigned)(int)v) + clz + r));
+    }
+    fx_free(&f);
+}
+
+static void exec__rejects_launch__when_block_too_large(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(false, false);
+    fx_load(&f, VECTOR_ADD, &o);
+    KernelArg args[] = {kernel_arg_ptr(0), kernel_arg_ptr(0), kernel_arg_ptr(0), kernel_arg_i32(0)};
+    Diag *d = fx_launch(&f, "vector_add", (Dim3){1, 1, 1}, (Dim3){2048, 1, 1}, 0, args, 4);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "invalid configuration argument"));
+    assert_non_null(strstr(d->message, "1024"));
+    diag_free(&d);
+    d = fx_launch(&f, "vector_add", (Dim3){1, 1, 1}, (Dim3){32, 1, 1}, 64 * 1024, args, 4);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "shared memory"));
+    diag_free(&d);
+    fx_free(&f);
+}
+
+static void exec__stops_runaway_kernel__when_budget_exceeded(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(false, false);
+    o.instruction_budget = 200000;
+    fx_load(&f,
+            "extern \"C\" __global__ void spin(volatile int *flag) {\n"
+            "    while (*flag == 0) { }\n"
+            "}\n", &o);
+    DevPtr d = fx_array(&f, "flag", 4, 1, NULL);
+    KernelArg args[] = {kernel_arg_ptr(d)};
+    fx_run(&f, "spin", 4, 64, args, 1);
+    const Diag *fd = fx_finding(&f, "did-not-finish");
+    assert_non_null(fd);
+    assert_non_null(strstr(fd->message, "did not finish"));
+    fx_free(&f);
+}
+
+static void exec__gives_same_output__with_any_thread_count(void **state) {
+    (void)state;
+    char *outs[3];
+    int threads[3] = {1, 2, 5};
+    for (int k = 0; k < 3; k++) {
+        EmuFx f;
+        EmuOptions o = fx_opts(true, true);
+        o.threads = threads[k];
+        o.deterministic = k == 0;
+        fx_load(&f,
+                "#include <cstdio>\n"
+                "extern \"C\" __global__ void k(int *p) {\n"
+                "    if (threadIdx.x % 8 == 0) printf(\"%d:%d \", blockIdx.x, threadIdx.x);\n"
+                "    p[blockIdx.x * blockDim.x + threadIdx.x + 1] = 1;\n"
+                "}\n", &o);
+        DevPtr d = fx_array(&f, "p", 4, 64 * 16, NULL);
+        KernelArg args[] = {kernel_arg_ptr(d)};
+        fx_run(&f, "k", 16, 64, args, 1);
+        char *metrics = json_dumps(f.r.metrics, JSON_SORT_KEYS);
+        outs[k] = malloc(strlen(f.r.device_output) + strlen(f.findings) + strlen(metrics) + 3);
+        sprintf(outs[k], "%s|%s|%s", f.r.device_output, f.findings, metrics);
+        free(metrics);
+        fx_free(&f);
+    }
+    assert_string_equal(outs[0], outs[1]);
+    assert_string_equal(outs[0], outs[2]);
+    assert_non_null(strstr(outs[0], "p[1024] but p has 1024 elements"));
+    for (int k = 0; k < 3; k++) free(outs[k]);
+}
+
+static void exec__runs_template_kernels_by_name_expression(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    const char *names[] = {"scale<float>", "scale<int>"};
+    CompileOptions co;
+    memset(&co, 0, sizeof co);
+    co.cache_dir = "";
+    co.name_exprs = names;
+    co.n_name_exprs = 2;
+    fx_load_opts(&f,
+                 "template <typename T> __global__ void scale(T *x, T s) { x[threadIdx.x] *= s; }\n", &o, &co);
+    float xf[32];
+    int xi[32];
+    for (int i = 0; i < 32; i++) { xf[i] = (float)i; xi[i] = i; }
+    DevPtr df = fx_array(&f, "xf", 4, 32, xf), di = fx_array(&f, "xi", 4, 32, xi);
+    KernelArg af[] = {kernel_arg_ptr(df), kernel_arg_f32(2.5f)};
+    KernelArg ai[] = {kernel_arg_ptr(di), kernel_arg_i32(-3)};
+    fx_run(&f, "scale<float>", 1, 32, af, 2);
+    fx_run(&f, "scale<int>", 1, 32, ai, 2);
+    fx_get(&f, xf, df, sizeof xf);
+    fx_get(&f, xi, di, sizeof xi);
+    for (int i = 0; i < 32; i++) {
+        assert_true(xf[i] == (float)i * 2.5f);
+        assert_int_equal(xi[i], -3 * i);
+    }
+    fx_free(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exec__adds_vectors__when_guarded),
+        cmocka_unit_test(exec__reports_oob_with_line_and_allocation__when_guard_missing),
+        cmocka_unit_test(exec__sums_blocks_in_shared_memory),
+        cmocka_unit_test(exec__reduces_a_warp_with_shuffles),
+        cmocka_unit_test(exec__prints_per_thread_in_order__when_printf),
+        cmocka_unit_test(exec__calls_noinline_functions_and_device_malloc),
+        cmocka_unit_test(exec__counts_with_atomics_in_shared_and_global),
+        cmocka_unit_test(exec__uses_dynamic_shared_memory),
+        cmocka_unit_test(exec__computes_ieee_results_bit_exactly),
+        cmocka_unit_test(exec__rejects_launch__when_block_too_large),
+        cmocka_unit_test(exec__stops_runaway_kernel__when_budget_exceeded),
+        cmocka_unit_test(exec__gives_same_output__with_any_thread_count),
+        cmocka_unit_test(exec__runs_template_kernels_by_name_expression),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
