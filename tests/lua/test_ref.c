@@ -1,0 +1,153 @@
+/* tests/lua/test_ref.c: the C references give the answers a CPU loop
+ * would, at the dtypes exercises use. Each case is a Lua snippet run in
+ * the sandbox with the gpu and ref modules (host-only arrays). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lua/api.h"
+#include "lua/sandbox.h"
+
+static void run_lua(const char *code) {
+    Sandbox *sb = sandbox_new(NULL);
+    api_install(sb);
+    Diag *d = sandbox_load_string(sb, code, strlen(code), "lessons/test/ref.lua");
+    if (!d) d = sandbox_call(sb, 0, 0);
+    if (d) {
+        char *s = diag_format_all(d, false);
+        diag_free(&d);
+        sandbox_free(&sb);
+        fail_msg("%s", s);
+    }
+    sandbox_free(&sb);
+}
+
+static void ref__add_axpy_scale(void **state) {
+    (void)state;
+    run_lua("local a = gpu.array('f32', 5):iota(1)\n"
+            "local b = gpu.array('f32', 5):fill(0.5)\n"
+            "local c = ref.add(a, b)\n"
+            "assert(c.dtype == 'f32' and #c == 5)\n"
+            "for i = 0, 4 do assert(c[i] == i + 1.5, 'add ' .. i) end\n"
+            "local y = ref.axpy(2, a, b)\n"
+            "for i = 0, 4 do assert(y[i] == 2 * (i + 1) + 0.5, 'axpy ' .. i) end\n"
+            "local s = ref.scale(a, -3)\n"
+            "assert(s[4] == -15)\n"
+            "local ia = gpu.array('i32', 2):set{ 2147483647, 1 }\n"
+            "local ib = gpu.array('i32', 2):set{ 1, 1 }\n"
+            "assert(ref.add(ia, ib)[0] == -2147483648, 'i32 add wraps like the GPU')\n"
+            "assert(not pcall(ref.add, a, gpu.array('f32', 4)), 'length mismatch is an error')\n");
+}
+
+static void ref__sum_dot_exact_enough(void **state) {
+    (void)state;
+    run_lua("local n = 1000000\n"
+            "local a = gpu.array('f32', n):iota(1)\n"
+            "assert(ref.sum(a) == n * (n + 1) / 2, 'sum ' .. ref.sum(a))\n"
+            "local x = gpu.array('f64', 3):set{ 1e100, 1, -1e100 }\n"
+            "assert(ref.sum(x) == 1, 'compensated sum ' .. ref.sum(x))\n"
+            "local i = gpu.array('i64', 3):set{ 1 << 62, 1 << 62, -(1 << 62) }\n"
+            "assert(ref.sum(i) == 1 << 62 and math.type(ref.sum(i)) == 'integer')\n"
+            "local b = gpu.array('f32', n):fill(2)\n"
+            "assert(ref.dot(a, b) == n * (n + 1), 'dot')\n");
+}
+
+static void ref__matmul_row_major(void **state) {
+    (void)state;
+    run_lua("local A = gpu.array('f32', {2, 3}):set{ {1, 2, 3}, {4, 5, 6} }\n"
+            "local B = gpu.array('f32', {3, 2}):set{ {7, 8}, {9, 10}, {11, 12} }\n"
+            "local C = ref.matmul(A, B)\n"
+            "assert(C.shape[1] == 2 and C.shape[2] == 2)\n"
+            "assert(C[0] == 58 and C[1] == 64 and C[2] == 139 and C[3] == 154)\n"
+            "local A1 = gpu.array('f32', 6):iota(1)\n"
+            "local C1 = ref.matmul(A1, B, 2, 2, 3)\n"
+            "assert(C1[3] == 154)\n"
+            "assert(not pcall(ref.matmul, A1, B, 3, 2, 3), 'bad sizes are an error')\n"
+            "local n = 256\n"
+            "local X = gpu.array('f32', {n, n}):random{ seed = 1 }\n"
+            "local I = gpu.array('f32', {n, n})\n"
+            "for k = 0, n - 1 do I[k * n + k] = 1 end\n"
+            "local Y = ref.matmul(X, I)\n"
+            "for k = 0, n * n - 1, 97 do assert(Y[k] == X[k], 'identity') end\n");
+}
+
+static void ref__transpose(void **state) {
+    (void)state;
+    run_lua("local a = gpu.array('i16', {2, 3}):iota()\n"
+            "local t = ref.transpose(a)\n"
+            "assert(t.shape[1] == 3 and t.shape[2] == 2)\n"
+            "local want = { 0, 3, 1, 4, 2, 5 }\n"
+            "for i = 0, 5 do assert(t[i] == want[i + 1], 'transpose ' .. i) end\n"
+            "local b = ref.transpose(gpu.array('f64', 6):iota(), 3, 2)\n"
+            "assert(b[1] == 2 and b[3] == 1 and b[5] == 5)\n");
+}
+
+static void ref__histogram(void **state) {
+    (void)state;
+    run_lua("local a = gpu.array('u8', 10):set{ 0, 1, 1, 255, 3, 3, 3, 200, 7, 7 }\n"
+            "local h = ref.histogram(a, 256)\n"
+            "assert(h.dtype == 'u32' and #h == 256)\n"
+            "assert(h[0] == 1 and h[1] == 2 and h[3] == 3 and h[7] == 2 and h[200] == 1 and h[255] == 1)\n"
+            "local f = gpu.array('f32', 4):set{ -1, 0.1, 0.5, 0.99 }\n"
+            "local hf = ref.histogram(f, 2, 0, 1)\n"
+            "assert(hf[0] == 1 and hf[1] == 2, 'values outside [lo, hi) are ignored')\n"
+            "local x = gpu.array('i32', 100):iota()\n"
+            "local hx = ref.histogram(x, 10, 0, 100)\n"
+            "for b = 0, 9 do assert(hx[b] == 10, 'bin ' .. b .. ' = ' .. hx[b]) end\n");
+}
+
+static void ref__scan_inclusive_exclusive(void **state) {
+    (void)state;
+    run_lua("local a = gpu.array('i32', 5):set{ 3, 1, 4, 1, 5 }\n"
+            "local inc = ref.scan(a)\n"
+            "local exc = ref.scan(a, { inclusive = false })\n"
+            "local wi, we = { 3, 4, 8, 9, 14 }, { 0, 3, 4, 8, 9 }\n"
+            "for i = 0, 4 do assert(inc[i] == wi[i + 1] and exc[i] == we[i + 1], 'scan ' .. i) end\n"
+            "local u = gpu.array('u32', 2):set{ 4294967295, 2 }\n"
+            "assert(ref.scan(u)[1] == 1, 'u32 scan wraps')\n"
+            "local f = ref.scan(gpu.array('f32', 1000):fill(0.1))\n"
+            "assert(math.abs(f[999] - 100) < 1e-4)\n");
+}
+
+static void ref__sort(void **state) {
+    (void)state;
+    run_lua("local a = gpu.array('f32', 1000):random{ lo = -5, hi = 5, seed = 9 }\n"
+            "local s = ref.sort(a)\n"
+            "for i = 1, 999 do assert(s[i - 1] <= s[i], 'sorted at ' .. i) end\n"
+            "assert(ref.sum(s) == ref.sum(a))\n"
+            "local u = ref.sort(gpu.array('u64', 3):set{ 3, 1, 2 })\n"
+            "assert(u[0] == 1 and u[2] == 3)\n"
+            "local n = ref.sort(gpu.array('i8', 3):set{ 5, -7, 0 })\n"
+            "assert(n[0] == -7 and n[1] == 0)\n");
+}
+
+static void ref__map_block_sums_minmax(void **state) {
+    (void)state;
+    run_lua("local a = gpu.array('f32', 10):iota()\n"
+            "local m = ref.map(a, function(x, i) return x * x + i end)\n"
+            "assert(m[3] == 12 and m.dtype == 'f32')\n"
+            "local mi = ref.map(a, function(x) return math.floor(x) // 2 end, 'i32')\n"
+            "assert(mi.dtype == 'i32' and mi[9] == 4)\n"
+            "assert(not pcall(ref.map, a, function(x) return x / 3 end, 'i32'), 'fractions into i32')\n"
+            "local bs = ref.block_sums(gpu.array('i32', 10):fill(1), 4)\n"
+            "assert(#bs == 3 and bs[0] == 4 and bs[2] == 2)\n"
+            "assert(ref.max(a) == 9 and ref.min(a) == 0)\n");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ref__add_axpy_scale),
+        cmocka_unit_test(ref__sum_dot_exact_enough),
+        cmocka_unit_test(ref__matmul_row_major),
+        cmocka_unit_test(ref__transpose),
+        cmocka_unit_test(ref__histogram),
+        cmocka_unit_test(ref__scan_inclusive_exclusive),
+        cmocka_unit_test(ref__sort),
+        cmocka_unit_test(ref__map_block_sums_minmax),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
