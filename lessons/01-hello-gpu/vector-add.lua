@@ -43,6 +43,10 @@ return {
     local grid = (n + block - 1) // block
     t:log("n = %d elements, %d blocks of %d threads = %d threads (%d with nothing to do)",
           n, grid, block, grid * block, grid * block - n)
+    if guard > 0 then
+      t:log("a GPU does not check bounds, so c has %d extra guard elements after c[%d] "
+              .. "that the kernel must leave alone", guard, n - 1)
+    end
     t:kernel("vector_add"):launch{ grid = grid, block = block, args = { a, b, c, gpu.i32(n) } }
 
     if guard > 0 then
