@@ -1,0 +1,52 @@
+-- coalescing: the same element-wise kernel with two assignments of elements
+-- to threads. n = 100003 on the emulator (the last block is partial), 2^26 + 3
+-- on a GPU; 8 elements per thread. Targets: <= 4 sectors per request (a warp
+-- touching 32 consecutive floats) on the emulator, 80% of the device-to-device
+-- copy bandwidth on a GPU.
+return {
+  id = "coalescing",
+  title = "Coalesced access: who takes which element",
+  source = "coalescing.cu",
+  solution = "solutions/coalescing.cu",
+  wrong = {
+    "solutions/wrong/coalescing-warp-stride.cu",
+  },
+  hints = {
+    "Memory is fetched in 32-byte sectors. At one step of the loop, the 32 threads of a "
+      .. "warp should touch 32 neighbouring floats (4 sectors), not 32 floats that are 8 "
+      .. "apart (32 sectors).",
+    "int first = blockIdx.x * blockDim.x * PER_THREAD + threadIdx.x; and in the loop "
+      .. "i = first + k * blockDim.x; the block still covers its blockDim.x * 8 elements.",
+  },
+  run = function(t)
+    local on_gpu = t:device().backend ~= "emu"
+    local n = t:param("n", on_gpu and (1 << 26) + 3 or 100003)
+    local per_thread, block = 8, 256
+    local x = gpu.array("f32", n, "x"):random{ lo = -3, hi = 3, seed = 51 }
+    local y = gpu.array("f32", n, "y")
+    local s = -1.75
+    local launch = { grid = (n + block * per_thread - 1) // (block * per_thread), block = block,
+                     args = { x, y, gpu.f32(s), gpu.i32(n) } }
+    local k = t:kernel("scale")
+    k:launch(launch)
+    t:expect_close(y, ref.scale(x, s), { rel = 1e-6, abs = 1e-7, name = "y" })
+
+    local m = t:emu_metrics()
+    if m then
+      local spr = m.global_sectors / math.max(1, m.global_requests)
+      t:log("%.2f sectors per request (target: at most 4, i.e. 32 consecutive floats per warp)", spr)
+      t:expect(spr <= 4.0, string.format("each load or store of a warp touches %.1f sectors on "
+        .. "average; the target is at most 4: neighbouring threads must take neighbouring "
+        .. "elements", spr))
+    else
+      local ms = k:time(launch)
+      local gbs, fraction = t:report_bandwidth{ bytes = 2 * 4 * n, ms = ms }
+      if fraction then
+        t:log("%.3f ms, %.0f GB/s = %.0f%% of the device-to-device copy bandwidth (target: 80%%)",
+              ms, gbs, 100 * fraction)
+        t:expect(fraction >= 0.80, string.format("%.0f%% of the copy bandwidth; the target "
+          .. "is 80%%", 100 * fraction))
+      end
+    end
+  end,
+}

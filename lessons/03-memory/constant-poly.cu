@@ -1,0 +1,22 @@
+// constant-poly.cu: evaluate a polynomial at every x[i]:
+//   y[i] = c[0] + c[1] x + c[2] x^2 + ... + c[NCOEF-1] x^(NCOEF-1)
+// The exercise compiles this file with -DNCOEF=<count> -DCOEFFS=<c0, c1, ...>
+// (two different polynomials, so do not copy the numbers). Put the
+// coefficients in __constant__ memory: every thread reads the same c[k] at the
+// same time, which the constant cache delivers to a whole warp in one go.
+
+// TODO: declare the coefficients here, initialised from the COEFFS list:
+//   __constant__ float coef[NCOEF] = { COEFFS };
+
+extern "C" __global__ void poly(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+
+    float v = x[i];
+    float acc = 0.0f;
+    // TODO: Horner's rule, from the highest coefficient down:
+    //       for k = NCOEF-1 .. 0: acc = acc * v + coef[k]
+    y[i] = acc;
+}

@@ -1,0 +1,58 @@
+-- median-5: a width-5 median filter (clamped ends) whose starter is correct
+-- but keeps its window in local memory. Target: no local memory, read from
+-- ptxas's figure (k.local_bytes) or, failing that, the emulator's count of
+-- local-memory requests. n = 100003, values in [-50, 50) with repeats.
+return {
+  id = "median-5",
+  title = "Registers, not local memory: a median filter",
+  source = "median-5.cu",
+  solution = "solutions/median-5.cu",
+  wrong = {
+    "solutions/wrong/median-5-no-clamp.cu",
+    "solutions/wrong/median-5-short-network.cu",
+  },
+  hints = {
+    "A per-thread array stays in registers only if every index into it is known at "
+      .. "compile time (after loops with constant bounds are unrolled). The while loop "
+      .. "of the insertion sort moves by j, a run-time value.",
+    "Use five variables a..e and a helper that orders two of them, e.g. "
+      .. "__device__ void sort2(float &x, float &y) { float lo = fminf(x, y), hi = fmaxf(x, y); "
+      .. "x = lo; y = hi; }, then the 9 steps (a,b) (d,e) (c,e) (c,d) (b,e) (a,d) (a,c) (b,d) "
+      .. "(b,c): c is the median.",
+  },
+  run = function(t)
+    local n = t:param("n", 100003)
+    local x = gpu.array("f32", n, "in"):random{ lo = -50, hi = 50, seed = 41 }
+    -- Repeated values, so that ties are exercised too.
+    for i = 0, n - 1, 7 do x[i] = math.floor(x[i]) end
+    local out = gpu.array("f32", n, "out")
+    local k = t:kernel("median5")
+    k:launch{ grid = (n + 255) // 256, block = 256, args = { x, out, gpu.i32(n) } }
+
+    local want = ref.map(x, function(_, i)
+      local w = {}
+      for d = -2, 2 do w[#w + 1] = x[math.min(math.max(i + d, 0), n - 1)] end
+      table.sort(w)
+      return w[3]
+    end, "f32")
+    t:expect_equal(out, want, { name = "out" })
+
+    local local_bytes = k.local_bytes
+    if local_bytes then
+      t:log("local memory per thread: %d bytes (target: 0); registers: %s",
+            local_bytes, tostring(k.registers))
+      t:expect(local_bytes == 0, string.format("the kernel uses %d bytes of local memory per "
+        .. "thread: w[] is indexed with run-time values, so it cannot live in registers",
+        local_bytes))
+    else
+      local m = t:emu_metrics()
+      if m and m.local_requests then
+        t:log("local-memory requests: %d (target: 0)", m.local_requests)
+        t:expect(m.local_requests == 0, string.format("%d local-memory requests: w[] is "
+          .. "indexed with run-time values, so it cannot live in registers", m.local_requests))
+      else
+        t:log("(local memory use is not known on this backend)")
+      end
+    end
+  end,
+}
