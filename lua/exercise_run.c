@@ -357,6 +357,17 @@ static void decide(RunCtx *ctx, Diag *lua_err) {
     r->summary = s;
 }
 
+/* Inside the sandbox's protection: takes the exercise table, calls run(t). */
+static int call_run(lua_State *L) {
+    if (!lua_istable(L, 1)) return luaL_error(L, "the exercise must return a table, not %s", luaL_typename(L, 1));
+    lua_pushliteral(L, "run");
+    if (lua_rawget(L, 1) != LUA_TFUNCTION) return luaL_error(L, "the exercise has no function 'run'");
+    lua_newuserdatauv(L, 0, 0);
+    luaL_setmetatable(L, T_MT);
+    lua_call(L, 1, 0);
+    return 0;
+}
+
 /* Loads the exercise file and calls its run(t); returns the Lua error. */
 static Diag *run_script(RunCtx *ctx, Sandbox *sb) {
     lua_State *L = sandbox_lua(sb);
@@ -365,14 +376,15 @@ static Diag *run_script(RunCtx *ctx, Sandbox *sb) {
     Diag *d = sandbox_load_file(sb, ctx->ex->lua_path, display);
     if (!d) d = sandbox_call(sb, 0, 1);
     if (d) return d;
-    if (!lua_istable(L, -1)) return diag_new(DIAG_ERROR, "lua", display, 0, 0, "the exercise must return a table");
-    lua_pushliteral(L, "run");
-    if (lua_rawget(L, -2) != LUA_TFUNCTION)
-        return diag_new(DIAG_ERROR, "lua", display, 0, 0, "the exercise has no function 'run'");
-    lua_newuserdatauv(L, 0, 0);
-    luaL_setmetatable(L, T_MT);
+    /* Everything from here, even making `t`, runs protected: a memory cap
+     * hit must become a Diag, never a panic. */
+    lua_pushcfunction(L, call_run);
+    lua_insert(L, -2);
     d = sandbox_call(sb, 1, 0);
     lua_settop(L, 0);
+    if (d && !d->file) {
+        d->file = xstrdup(display);
+    }
     return d;
 }
 
