@@ -223,6 +223,7 @@ static int src(Ctx *c, const RawOpnd *o, EmuType t) {
         int64_t val;
         int reg;
         EmuSpace sp;
+        if (!strcmp(o->name, "WARP_SZ")) return const_reg(c, 32);
         if (!symbol_value(c, o->name, &val, &reg, &sp)) { fail(c, "unknown symbol %s", o->name); return 0; }
         if (reg >= 0) {
             if (o->imm) fail(c, "offsets from extern shared symbols are not supported: %s", o->name);

@@ -179,24 +179,30 @@ static unsigned char *resolve(Worker *W, Warp *w, int lane, const Instr *in, int
 }
 
 /* ---- shared-memory shadow ------------------------------------------------------- */
+/* A race between this access (line in->line) and another thread's access at
+ * other_line; reported at the later of the two lines, where the missing
+ * barrier belongs before. */
 static void race_report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, const char *what,
                         unsigned other, int other_line, bool same_warp) {
     unsigned c[6], o[3];
     thr_args(W, w, lane, c);
     emu_thread_coords(W, other, o);
-    char where[64] = "";
-    if (other_line > 0) snprintf(where, sizeof where, " at line %d", other_line);
+    int line = other_line > in->line ? other_line : in->line;
+    int first = other_line > 0 && other_line < in->line ? other_line : in->line;
+    char lines[64];
+    if (other_line > 0 && other_line != in->line) snprintf(lines, sizeof lines, "lines %d and %d", first, line);
+    else snprintf(lines, sizeof lines, "line %d", line);
     if (same_warp)
-        emu_report(W, w, lane, "race-warp", DIAG_WARNING, in->line,
-                   "Intra-warp hazard (%s): " THR " accessed shared memory byte %llu, which thread (%u,%u,%u) "
-                   "of the same warp accessed%s with no __syncwarp() in between; lanes of a warp are not "
-                   "guaranteed to run in lockstep.", what, c[0], c[1], c[2], c[3], c[4], c[5],
-                   (unsigned long long)off, o[0], o[1], o[2], where);
+        emu_report(W, w, lane, "race-warp", DIAG_WARNING, line,
+                   "Intra-warp hazard (%s, %s): " THR " and thread (%u,%u,%u) of the same warp access shared "
+                   "memory byte %llu with no __syncwarp() in between; since Volta the lanes of a warp are not "
+                   "guaranteed to run in lockstep.", what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0], o[1],
+                   o[2], (unsigned long long)off);
     else
-        emu_report(W, w, lane, "race-shared", DIAG_ERROR, in->line,
-                   "Shared-memory race (%s): " THR " accessed shared memory byte %llu, which thread (%u,%u,%u) "
-                   "accessed%s with no __syncthreads() in between.", what, c[0], c[1], c[2], c[3], c[4], c[5],
-                   (unsigned long long)off, o[0], o[1], o[2], where);
+        emu_report(W, w, lane, "race-shared", DIAG_ERROR, line,
+                   "Shared-memory race (%s, %s): " THR " and thread (%u,%u,%u) access shared memory byte %llu "
+                   "with no __syncthreads() in between.", what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0],
+                   o[1], o[2], (unsigned long long)off);
 }
 
 static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes, int kind) {
@@ -224,7 +230,11 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
                     s->r_tid = s->r_tid2 = tid;
                     s->r_atomic = 0;
                     s->r_wsync = w->wsync;
-                } else if (s->r_tid != tid) s->r_tid2 = tid;
+                    s->r_line = in->line;
+                } else if (s->r_tid != tid) {
+                    s->r_tid2 = tid;
+                    s->r_line = in->line;
+                }
             }
         }
         if (kind == ACC_WRITE || atomic) {
@@ -239,7 +249,7 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
                     if (other != tid) {
                         bool same = other / 32 == tid / 32;
                         if (!same || s->r_wsync == w->wsync)
-                            race_report(W, w, lane, in, word * 4, "write after read", other, 0, same);
+                            race_report(W, w, lane, in, word * 4, "write after read", other, s->r_line, same);
                     }
                 }
             }

@@ -35,7 +35,7 @@ typedef struct Shadow {
     uint16_t w_tid, r_tid, r_tid2;
     uint8_t w_atomic, r_atomic;
     uint16_t w_wsync, r_wsync;
-    int32_t w_line;
+    int32_t w_line, r_line;
 } Shadow;
 
 struct Worker {

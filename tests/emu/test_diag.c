@@ -1,0 +1,313 @@
+/* tests/emu/test_diag.c: the emulator names the learner's mistake, with the
+ * right line, thread and block; and measures coalescing, bank conflicts and
+ * divergence exactly for known access patterns. */
+#include "tests/emu/emu_fixture.h"
+
+/* Runs `src`'s kernel k(int *p) on a grid of `grid` × `block` threads with an
+ * int array p of n elements filled with 0..n-1. */
+static DevPtr run_k(EmuFx *f, const char *src, unsigned grid, unsigned block, size_t n, bool adversarial) {
+    EmuOptions o = fx_opts(true, true);
+    o.adversarial = adversarial;
+    fx_load(f, src, &o);
+    int *h = malloc(n * sizeof *h);
+    for (size_t i = 0; i < n; i++) h[i] = (int)i;
+    DevPtr p = fx_array(f, "p", 4, n, h);
+    free(h);
+    KernelArg args[] = {kernel_arg_ptr(p)};
+    fx_run(f, "k", grid, block, args, 1);
+    return p;
+}
+
+static void diag__reports_race__when_barrier_missing(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int s[128];\n"
+          "    int t = threadIdx.x;\n"
+          "    s[t] = p[t];\n"
+          "    int left = s[(t + 127) % 128];\n"
+          "    p[t] = left;\n"
+          "}\n", 1, 128, 128, false);
+    const Diag *d = fx_finding(&f, "race-shared");
+    if (!d) fail_msg("no race found: %s", f.findings);
+    assert_int_equal(d->line, 5);
+    assert_non_null(strstr(d->message, "read after write"));
+    assert_non_null(strstr(d->message, "__syncthreads"));
+    fx_free(&f);
+}
+
+static void diag__reports_no_race__when_barrier_present(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int s[128];\n"
+          "    int t = threadIdx.x;\n"
+          "    s[t] = p[t];\n"
+          "    __syncthreads();\n"
+          "    int left = s[(t + 127) % 128];\n"
+          "    __syncthreads();\n"
+          "    s[t] = left * 2;\n"
+          "    p[t] = s[t];\n"
+          "}\n", 2, 128, 256, true);
+    if (f.r.findings) fail_msg("unexpected: %s", f.findings);
+    fx_free(&f);
+}
+
+static void diag__reports_write_after_read__when_second_barrier_missing(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int s[64];\n"
+          "    int t = threadIdx.x;\n"
+          "    s[t] = p[t];\n"
+          "    __syncthreads();\n"
+          "    int v = s[63 - t];\n"
+          "    s[t] = v + 1;\n"
+          "    p[t] = v;\n"
+          "}\n", 1, 64, 64, false);
+    const Diag *d = fx_finding(&f, "race-shared");
+    if (!d) fail_msg("no race found: %s", f.findings);
+    assert_int_equal(d->line, 7);
+    assert_non_null(strstr(d->message, "lines 6 and 7"));
+    fx_free(&f);
+}
+
+static void diag__reports_barrier_divergence__when_syncthreads_in_if(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int s[64];\n"
+          "    int t = threadIdx.x;\n"
+          "    if (t < 32) {\n"
+          "        s[t] = p[t];\n"
+          "        __syncthreads();\n"
+          "        p[t] = s[31 - t];\n"
+          "    }\n"
+          "}\n", 1, 64, 64, false);
+    const Diag *d = fx_finding(&f, "barrier-divergence");
+    if (!d) fail_msg("no barrier divergence: %s", f.findings);
+    assert_int_equal(d->line, 6);
+    assert_non_null(strstr(d->message, "32 of the 64 threads"));
+    fx_free(&f);
+}
+
+static void diag__reports_uninitialised_shared_read(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int s[64];\n"
+          "    int t = threadIdx.x;\n"
+          "    if (t < 63) s[t] = p[t];\n"
+          "    __syncthreads();\n"
+          "    p[t] = s[t];\n"
+          "}\n", 1, 64, 64, false);
+    const Diag *d = fx_finding(&f, "uninit-shared");
+    if (!d) fail_msg("no uninitialised read: %s", f.findings);
+    assert_int_equal(d->line, 6);
+    assert_int_equal(d->thread[0], 63);
+    fx_free(&f);
+}
+
+static void diag__reports_shared_oob__when_tile_off_by_one(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int s[32];\n"
+          "    int t = threadIdx.x;\n"
+          "    s[t + 1] = p[t];\n"
+          "    __syncthreads();\n"
+          "    p[t] = s[t];\n"
+          "}\n", 1, 32, 32, false);
+    const Diag *d = fx_finding(&f, "oob-shared");
+    if (!d) fail_msg("no shared oob: %s", f.findings);
+    assert_int_equal(d->line, 4);
+    assert_int_equal(d->thread[0], 31);
+    fx_free(&f);
+}
+
+static void diag__reports_misaligned_access(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int *q = (int *)((char *)p + 2);\n"
+          "    p[threadIdx.x] = q[threadIdx.x];\n"
+          "}\n", 1, 32, 64, false);
+    const Diag *d = fx_finding(&f, "misaligned");
+    if (!d) fail_msg("no misaligned: %s", f.findings);
+    assert_int_equal(d->line, 3);
+    fx_free(&f);
+}
+
+static void diag__reports_assert_with_thread(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "#include <cassert>\n"
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "    assert(p[t] != 70);\n"
+          "}\n", 4, 32, 128, false);
+    const Diag *d = fx_finding(&f, "assert");
+    if (!d) fail_msg("no assert: %s", f.findings);
+    assert_int_equal(d->line, 4);
+    assert_int_equal(d->block[0], 2);
+    assert_int_equal(d->thread[0], 6);
+    assert_non_null(strstr(d->message, "p[t] != 70"));
+    fx_free(&f);
+}
+
+static void diag__reports_intra_warp_hazard__when_warp_reduce_lacks_syncwarp(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int s[64];\n"
+          "    int t = threadIdx.x;\n"
+          "    s[t] = p[t];\n"
+          "    __syncthreads();\n"
+          "    if (t < 32) {\n"
+          "        s[t] += s[t + 16];\n"
+          "        s[t] += s[t + 8];\n"
+          "    }\n"
+          "    if (t == 0) p[0] = s[0];\n"
+          "}\n", 1, 64, 64, false);
+    const Diag *d = fx_finding(&f, "race-warp");
+    if (!d) fail_msg("no intra-warp hazard: %s", f.findings);
+    assert_int_equal(d->severity, DIAG_WARNING);
+    assert_non_null(strstr(d->message, "__syncwarp"));
+    assert_null(fx_finding(&f, "race-shared"));
+    fx_free(&f);
+}
+
+static void diag__reports_shuffle_mask__when_called_in_divergent_branch(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int v = p[threadIdx.x];\n"
+          "    if (threadIdx.x < 16)\n"
+          "        v += __shfl_down_sync(0xffffffff, v, 8);\n"
+          "    p[threadIdx.x] = v;\n"
+          "}\n", 1, 32, 32, false);
+    const Diag *d = fx_finding(&f, "warp-sync-mask");
+    if (!d) fail_msg("no mask finding: %s", f.findings);
+    assert_int_equal(d->line, 4);
+    fx_free(&f);
+}
+
+static void diag__reports_trap(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    if (p[threadIdx.x] == 5) __trap();\n"
+          "    p[threadIdx.x] = 1;\n"
+          "}\n", 1, 32, 32, false);
+    const Diag *d = fx_finding(&f, "trap");
+    if (!d) fail_msg("no trap: %s", f.findings);
+    assert_int_equal(d->line, 2);
+    assert_int_equal(d->thread[0], 5);
+    fx_free(&f);
+}
+
+static void diag__fails_every_time__when_adversarial_and_barrier_missing(void **state) {
+    (void)state;
+    /* warp 1 reads what warp 0 writes: without the barrier the adversarial
+     * order (and poisoned shared memory) must show a wrong result */
+    int wrong = 0;
+    for (int rep = 0; rep < 3; rep++) {
+        EmuFx f;
+        DevPtr p = run_k(&f,
+              "extern \"C\" __global__ void k(int *p) {\n"
+              "    __shared__ int s[256];\n"
+              "    int t = threadIdx.x;\n"
+              "    s[t] = p[t] + 1;\n"
+              "    p[t] = s[255 - t];\n"
+              "}\n", 1, 256, 256, true);
+        int out[256];
+        fx_get(&f, out, p, sizeof out);
+        bool ok = true;
+        for (int t = 0; t < 256; t++) if (out[t] != 255 - t + 1) ok = false;
+        if (!ok && fx_finding(&f, "race-shared")) wrong++;
+        fx_free(&f);
+    }
+    assert_int_equal(wrong, 3);
+}
+
+static void diag__measures_uncoalesced_access(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int t = threadIdx.x;\n"
+          "    p[t * 32] = p[t];\n"
+          "}\n", 1, 32, 32 * 32, false);
+    /* the load is 1 request of 4 sectors; the strided store is 32 sectors */
+    assert_true(fx_line(&f, 3, "sectors_per_request") == (4.0 + 32.0) / 2);
+    assert_true(fx_line(&f, 3, "ideal_sectors_per_request") == 4.0);
+    fx_free(&f);
+}
+
+static void diag__measures_bank_conflicts__when_tile_read_by_column(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int tile[32][32];\n"
+          "    __shared__ int padded[32][33];\n"
+          "    int x = threadIdx.x, y = threadIdx.y;\n"
+          "    tile[y][x] = p[y * 32 + x];\n"
+          "    padded[y][x] = p[y * 32 + x];\n"
+          "    __syncthreads();\n"
+          "    int a = tile[x][y];\n"
+          "    int b = padded[x][y];\n"
+          "    p[y * 32 + x] = a + b;\n"
+          "}\n", 1, 32, 32 * 32, false);
+    /* block is 32×1 here: column reads by 32 lanes hit one bank 32 times */
+    assert_true(fx_line(&f, 8, "bank_conflict_degree") == 32.0);
+    assert_true(fx_line(&f, 9, "bank_conflict_degree") == 1.0);
+    assert_true(fx_line(&f, 5, "bank_conflict_degree") == 1.0);
+    fx_free(&f);
+}
+
+static void diag__measures_divergence(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int t = threadIdx.x;\n"
+          "    if (t % 2 == 0) p[t] = p[t] * 3 + 1;\n"
+          "    else p[t] = p[t] / 2;\n"
+          "}\n", 2, 64, 128, false);
+    assert_true(fx_total(&f, "divergent_branches") >= 4);   /* every warp diverges */
+    assert_true(fx_line(&f, 3, "active_lanes_avg") < 32.0);
+    fx_free(&f);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(diag__reports_race__when_barrier_missing),
+        cmocka_unit_test(diag__reports_no_race__when_barrier_present),
+        cmocka_unit_test(diag__reports_write_after_read__when_second_barrier_missing),
+        cmocka_unit_test(diag__reports_barrier_divergence__when_syncthreads_in_if),
+        cmocka_unit_test(diag__reports_uninitialised_shared_read),
+        cmocka_unit_test(diag__reports_shared_oob__when_tile_off_by_one),
+        cmocka_unit_test(diag__reports_misaligned_access),
+        cmocka_unit_test(diag__reports_assert_with_thread),
+        cmocka_unit_test(diag__reports_intra_warp_hazard__when_warp_reduce_lacks_syncwarp),
+        cmocka_unit_test(diag__reports_shuffle_mask__when_called_in_divergent_branch),
+        cmocka_unit_test(diag__reports_trap),
+        cmocka_unit_test(diag__fails_every_time__when_adversarial_and_barrier_missing),
+        cmocka_unit_test(diag__measures_uncoalesced_access),
+        cmocka_unit_test(diag__measures_bank_conflicts__when_tile_read_by_column),
+        cmocka_unit_test(diag__measures_divergence),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
