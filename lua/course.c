@@ -191,6 +191,9 @@ static void exercise_meta_fini(ExerciseMeta *e) {
     free(e->wrong);
     for (int i = 0; i < e->n_hints; i++) free(e->hints[i]);
     free(e->hints);
+    for (int i = 0; i < e->n_hints_zh; i++) free(e->hints_zh[i]);
+    free(e->hints_zh);
+    free(e->title_zh);
     free(e->def_hash);
     memset(e, 0, sizeof *e);
 }
@@ -238,6 +241,8 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     e->wrong = get_string_list(L, t, "wrong", &e->n_wrong, &f);
     for (int i = 0; i < e->n_wrong; i++) check_file(&f, ch->dir, e->wrong[i], "wrong", "wrong-variant");
     e->hints = get_string_list(L, t, "hints", &e->n_hints, &f);
+    e->hints_zh = get_string_list(L, t, "hints_zh", &e->n_hints_zh, &f);
+    const char *title_zh = get_string(L, t, "title_zh", &wt);
     if (e->n_hints < 2) report(&f, DIAG_WARNING, e->n_hints ? "hints" : NULL, "an exercise should have at least 2 hints (has %d)", e->n_hints);
     e->timeout_s = 10;
     int ty = get_type(L, t, "timeout");
@@ -258,6 +263,7 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     if (ok) {
         e->id = xstrdup(id);
         e->title = xstrdup(title ? title : id);
+        e->title_zh = xstrdup(title_zh);
         e->chapter_id = xstrdup(ch->id);
         e->lua_path = xstrdup(path);
         e->chunkname = xasprintf("@%s", display);

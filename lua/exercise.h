@@ -30,6 +30,9 @@ typedef struct ExerciseMeta {
     double timeout_s;      /* wall-clock limit for one run (default 10) */
     bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
     char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text) */
+    char *title_zh;        /* may be NULL */
+    char **hints_zh;       /* Chinese hints, may be empty */
+    int n_hints_zh;
 } ExerciseMeta;
 
 typedef struct ChapterMeta {

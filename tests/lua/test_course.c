@@ -17,6 +17,7 @@ static const char *const good_ex =
     "  source = \"vector-add.cu\",\n"
     "  hints = { \"one\", \"two\" },\n"
     "  run = function(t) end,\n"
+    "  title_zh = \"向量加法\", hints_zh = { \"一\", \"二\" },\n"
     "}\n";
 
 static void write_chapter(const char *root, const char *dir, const char *id, int order, const char *exercises) {
@@ -72,6 +73,9 @@ static void course__loads_chapters__sorted_by_order(void **state) {
     assert_string_equal(e->solution, "solutions/vector-add.cu");
     assert_int_equal(e->n_hints, 2);
     assert_string_equal(e->hints[1], "two");
+    assert_string_equal(e->title_zh, "向量加法");
+    assert_int_equal(e->n_hints_zh, 2);
+    assert_string_equal(e->hints_zh[0], "一");
     assert_true(e->timeout_s == 10);
     assert_false(e->needs_gpu);
     assert_int_equal(strlen(e->def_hash), 64);

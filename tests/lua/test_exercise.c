@@ -365,6 +365,31 @@ static void exercise__array_api__works_from_lua(void **state) {
     assert_int_equal(r->n_checks, 7);
 }
 
+
+static void exercise__memory_bomb_and_huge_array__are_exercise_errors(void **state) {
+    Fixture *f = *state;
+    RunResult *r = run_ex(f,
+                          "return {\n  id = 'vector-add',\n  source = 'vector-add.cu',\n  hints = {'a','b'},\n"
+                          "  run = function(t)\n"
+                          "    local a = gpu.array('f32', 1 << 40)\n"
+                          "  end,\n}\n",
+                          NULL, NULL, NULL, 0);
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_int_equal(r->diags->line, 6);
+    assert_non_null(strstr(r->diags->message, "exceed what an exercise may allocate"));
+    char *cu_path = path_join(f->root, "lessons/01-a/vector-add.cu");
+    fixture_write(f->root, "lessons/01-a/vector-add.lua",
+                  "return {\n  id = 'vector-add',\n  source = 'vector-add.cu',\n  hints = {'a','b'},\n"
+                  "  run = function(t)\n    local s = {}\n    for i = 1, 1e9 do s[i] = i end\n  end,\n}\n");
+    ExerciseRunOptions o = {.cu_path = cu_path, .cache_dir = f->cache, .memory_cap = (size_t)32 << 20};
+    run_result_free(&f->r);
+    f->r = exercise_run(course_find_exercise(f->course, "vector-add", NULL), f->b, &o);
+    free(cu_path);
+    assert_int_equal(f->r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_non_null(strstr(f->r->diags->message, "memory cap"));
+    assert_string_equal(f->r->diags->file, "lessons/01-a/vector-add.lua");
+}
+
 int main(void) {
     if (!compile_nvrtc_version()) {
         fprintf(stderr, "NVRTC not available: exercise tests need it\n");
@@ -385,6 +410,7 @@ int main(void) {
         T(exercise__budget_stops_runaway_script),
         T(exercise__reports_2d_index__in_check_message),
         T(exercise__array_api__works_from_lua),
+        T(exercise__memory_bomb_and_huge_array__are_exercise_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
