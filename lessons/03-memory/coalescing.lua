@@ -33,7 +33,7 @@ return {
 
     local m = t:emu_metrics()
     if m then
-      local spr = m.global_sectors / math.max(1, m.global_requests)
+      local spr = m.sectors_per_request or m.global_sectors / math.max(1, m.global_requests)
       t:log("%.2f sectors per request (target: at most 4, i.e. 32 consecutive floats per warp)", spr)
       t:expect(spr <= 4.0, string.format("each load or store of a warp touches %.1f sectors on "
         .. "average; the target is at most 4: neighbouring threads must take neighbouring "

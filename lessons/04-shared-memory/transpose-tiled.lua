@@ -54,8 +54,9 @@ return {
 
     local m = t:emu_metrics()
     if m then
-      local spr = m.global_sectors / math.max(1, m.global_requests)
-      local conflicts = m.bank_conflict_wavefronts
+      local spr = m.sectors_per_request or m.global_sectors / math.max(1, m.global_requests)
+      local conflicts = m.bank_conflicts
+        or (m.bank_conflict_wavefronts - m.shared_ideal_wavefronts)
       t:log("global memory: %.2f sectors per request (ideal: 4 for 32 floats); "
             .. "shared memory: %d extra wavefronts from bank conflicts", spr, conflicts)
       t:expect(spr <= 4.0, string.format("global accesses use %.2f sectors per request; the "
