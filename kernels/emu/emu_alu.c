@@ -188,18 +188,16 @@ static uint64_t int_op(int op, TypeInfo ti, unsigned flags, uint64_t a, uint64_t
         return (flags & F_SHFL_L) ? (uint64_t)(bits - 1 - pos) : (uint64_t)pos;  /* .shiftamt reuses F_SHFL_L */
     }
     case OP_BFE: {
+        /* bits beyond the msb read as the sign bit (signed) or zero */
         unsigned pos = (unsigned)(b & 0xff), len = (unsigned)(c & 0xff);
         uint64_t x = zx(a, bits);
         if (len == 0) return 0;
-        bool sbit;
-        if (pos >= (unsigned)bits) { sbit = ti.sgn && ((x >> (bits - 1)) & 1); r = 0; }
-        else {
-            r = x >> pos;
-            unsigned top = pos + len - 1 < (unsigned)bits ? pos + len - 1 : (unsigned)bits - 1;
-            sbit = ti.sgn && ((x >> top) & 1);
-            if (len < 64) r &= (1ull << len) - 1;
-        }
-        if (sbit && len < 64) r |= ~0ull << len;
+        unsigned top = pos + len - 1 < (unsigned)bits ? pos + len - 1 : (unsigned)bits - 1;
+        bool sbit = ti.sgn && ((x >> top) & 1);
+        unsigned nvalid = pos >= (unsigned)bits ? 0 : ((unsigned)bits - pos < len ? (unsigned)bits - pos : len);
+        r = nvalid ? x >> pos : 0;
+        if (nvalid < 64) r &= (1ull << nvalid) - 1;
+        if (sbit && nvalid < 64) r |= ~0ull << nvalid;
         break;
     }
     case OP_BFI: {  /* bfi d, a(insert), b(base), c(pos), e(len) handled by caller */
@@ -477,6 +475,37 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
         }
         p[in->d[0]] = (p[in->d[0]] & ~m) | (res & m);
         if (in->d[1] >= 0) p[in->d[1]] = (p[in->d[1]] & ~m) | (res2 & m);
+        return true;
+    }
+    case OP_SET: {
+        int st = in->type2;
+        bool half2 = st == T_F16X2 || st == T_BF16X2;
+        int ht = st == T_BF16X2 ? T_BF16 : T_F16;
+        uint32_t q = in->c >= 0 ? p[in->c] : 0;
+        if (fl & F_NEGC) q = ~q;
+        for (int l = 0; l < 32; l++) {
+            if (!(m >> l & 1)) continue;
+            uint64_t out = 0;
+            for (int h = 0; h < (half2 ? 2 : 1); h++) {
+                bool v;
+                if (half2) v = cmp_flt(in->sub, fval(A[l] >> (16 * h) & 0xffff, ht), fval(B[l] >> (16 * h) & 0xffff, ht));
+                else if (type_info(st).flt) v = cmp_flt(in->sub, fval(A[l], st), fval(B[l], st));
+                else v = cmp_int(in->sub, type_info(st).sgn, type_info(st).bits, A[l], B[l]);
+                bool qb = q >> l & 1;
+                if (in->sub2 == BOP_AND) v = v && qb;
+                else if (in->sub2 == BOP_OR) v = v || qb;
+                else if (in->sub2 == BOP_XOR) v = v != qb;
+                uint64_t r1;
+                switch (t) {
+                case T_F32: r1 = v ? 0x3f800000u : 0; break;
+                case T_F16: case T_F16X2: r1 = v ? 0x3c00u : 0; break;
+                case T_BF16: case T_BF16X2: r1 = v ? 0x3f80u : 0; break;
+                default: r1 = v ? (ti.bits >= 64 ? ~0ull : (1ull << ti.bits) - 1) : 0; break;
+                }
+                out |= r1 << (16 * h);
+            }
+            D[l] = out;
+        }
         return true;
     }
     case OP_SELP: {

@@ -224,6 +224,11 @@ static int src(Ctx *c, const RawOpnd *o, EmuType t) {
         int reg;
         EmuSpace sp;
         if (!strcmp(o->name, "WARP_SZ")) return const_reg(c, 32);
+        {
+            int idx;
+            Name *n = lookup(c, o->name, &idx);   /* inline asm registers need no '%' */
+            if (n && n->kind == N_REG && !o->imm) return n->base + idx;
+        }
         if (!symbol_value(c, o->name, &val, &reg, &sp)) { fail(c, "unknown symbol %s", o->name); return 0; }
         if (reg >= 0) {
             if (o->imm) fail(c, "offsets from extern shared symbols are not supported: %s", o->name);
@@ -240,7 +245,7 @@ static int src(Ctx *c, const RawOpnd *o, EmuType t) {
 
 static int pred(Ctx *c, const RawOpnd *o, bool *neg) {
     if (neg) *neg = false;
-    if (o->kind != RO_REG) { fail(c, "expected a predicate%s", ""); return 0; }
+    if (o->kind != RO_REG && o->kind != RO_SYM) { fail(c, "expected a predicate%s", ""); return 0; }
     int idx;
     Name *n = lookup(c, o->name, &idx);
     if (!n || n->kind != N_PRED) { fail(c, "%s is not a predicate", o->name); return 0; }
@@ -257,7 +262,7 @@ static int pred_name(Ctx *c, const char *name) {
 }
 
 static bool is_pred_opnd(Ctx *c, const RawOpnd *o) {
-    if (o->kind != RO_REG) return false;
+    if (o->kind != RO_REG && o->kind != RO_SYM) return false;
     int idx;
     Name *n = lookup(c, o->name, &idx);
     return n && n->kind == N_PRED;
@@ -269,7 +274,7 @@ static int dst(Ctx *c, const RawOpnd *o, int *bits) {
         if (bits) *bits = 64;
         return c->sink;
     }
-    if (o->kind != RO_REG) { fail(c, "expected a destination register%s", ""); return 0; }
+    if (o->kind != RO_REG && o->kind != RO_SYM) { fail(c, "expected a destination register%s", ""); return 0; }
     int idx;
     Name *n = lookup(c, o->name, &idx);
     if (!n || n->kind != N_REG) { fail(c, "unknown destination register %s", o->name); return 0; }
@@ -418,7 +423,9 @@ static bool mem_operand(Ctx *c, const RawOpnd *o, int *reg, int64_t *off, EmuSpa
     if (o->kind != RO_MEM) { fail(c, "expected a memory operand [..]%s", ""); return false; }
     *off = o->imm;
     if (!o->name) { *reg = const_reg(c, 0); return true; }
-    if (o->name[0] == '%') {
+    int ridx;
+    Name *rn = lookup(c, o->name, &ridx);
+    if (o->name[0] == '%' || (rn && rn->kind == N_REG)) {
         int idx;
         Name *n = lookup(c, o->name, &idx);
         if (!n || n->kind != N_REG) { fail(c, "unknown address register %s", o->name); return false; }
@@ -777,7 +784,9 @@ static void decode_instr(Ctx *c, const RawStmt *s) {
     c->op = s->op;
     const char *b = m.base;
     EmuType t = last_type(&m);
-    if (m.unknown[0] && strcmp(b, "call")) { fail(c, "unsupported modifier .%s", m.unknown); return; }
+    bool lenient = !strcmp(b, "call") || !strcmp(b, "membar") || !strcmp(b, "fence") ||
+                   !strncmp(b, "prefetch", 8) || !strcmp(b, "discard") || !strcmp(b, "applypriority");
+    if (m.unknown[0] && !lenient) { fail(c, "unsupported modifier .%s", m.unknown); return; }
     struct { const char *name; int op; int nsrc; } alu[] = {
         {"add", OP_ADD, 2}, {"sub", OP_SUB, 2}, {"mul", OP_MUL, 2}, {"mad", OP_MAD, 3},
         {"div", OP_DIV, 2}, {"rem", OP_REM, 2}, {"min", OP_MIN, 2}, {"max", OP_MAX, 2},
@@ -851,14 +860,24 @@ static void decode_instr(Ctx *c, const RawStmt *s) {
     if (!strcmp(b, "mov")) { decode_mov(c, s, &m); return; }
     if (!strcmp(b, "setp")) { decode_setp(c, s, &m); return; }
     if (!strcmp(b, "set")) {
-        decode_setp(c, s, &m);
-        if (c->err) return;
-        /* set.cmp.dtype.stype d, a, b: reuse setp's decode for sources, then retarget */
-        Instr *in = &c->code[c->n_code - 1];
-        in->op = OP_SET;
-        in->type = (uint8_t)m.t[m.nt > 1 ? 1 : 0];
-        in->type2 = (uint8_t)m.t[0];
-        fail(c, "set is not supported; NVRTC emits setp%s", "");
+        /* set.cmp[.bop].dtype.stype d, a, b[, {!}c]: 1.0 / all ones when true */
+        if (!need_ops(c, s->nops, 3) || m.nt < 2 || m.cmp < 0) { fail(c, "set needs a comparison and two types%s", ""); return; }
+        Instr *in = emit(c, OP_SET);
+        set_guard(c, in, s);
+        in->type = (uint8_t)m.t[0];
+        in->type2 = (uint8_t)m.t[1];
+        in->sub = (uint8_t)m.cmp;
+        in->sub2 = (uint8_t)m.bop;
+        in->flags = (uint16_t)m.flags;
+        in->d[0] = dst(c, &s->ops[0], NULL);
+        in->a[0] = src(c, &s->ops[1], m.t[1]);
+        in->b = src(c, &s->ops[2], m.t[1]);
+        if (m.bop) {
+            if (s->nops < 4) { fail(c, "set with a combining op needs a predicate%s", ""); return; }
+            bool neg;
+            in->c = pred(c, &s->ops[3], &neg);
+            if (neg) in->flags |= F_NEGC;
+        }
         return;
     }
     if (!strcmp(b, "cvt")) {
