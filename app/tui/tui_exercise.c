@@ -137,8 +137,17 @@ static void ex_layout_info(ExercisePanel *xp, Tui *t, int width) {
     TextDoc *doc = xp->info = text_doc_new();
     xp->info_width = width;
     const ExerciseMeta *ex = xp->ex;
+    /* The result comes first: on 80x24 the pane is small and the verdict is what matters. */
+    if (xp->running) {
+        text_doc_add_text(doc, ROLE_WARN, "running…");
+        text_doc_add_line(doc);
+    } else if (xp->result) {
+        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
+        results_render(doc, xp->result, width, t->utf8);
+        text_doc_add_line(doc);
+    }
     TextLine *l = text_doc_add_line(doc);
-    text_line_add(l, ROLE_H2, ex->title);
+    text_line_add(l, ROLE_H3, ex->title);
     l = text_doc_add_line(doc);
     text_line_add(l, ROLE_DIM, "file ");
     text_line_add(l, ROLE_BOLD, xp->shown);
@@ -151,13 +160,8 @@ static void ex_layout_info(ExercisePanel *xp, Tui *t, int width) {
     }
     text_line_addf(l, ROLE_DIM, "  hints %d/%d", xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints,
                    ex->n_hints);
-    text_doc_add_line(doc);
-    if (xp->running) {
-        text_doc_add_text(doc, ROLE_WARN, "running…");
-    } else if (xp->result) {
-        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
-        results_render(doc, xp->result, width, t->utf8);
-    } else {
+    if (!xp->result && !xp->running) {
+        text_doc_add_line(doc);
         TextLine para = {0};
         text_line_add(&para, ROLE_NORMAL, "Open the file with ");
         text_line_add(&para, ROLE_KEY, "e");
@@ -367,7 +371,7 @@ static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
     int src_w = side ? w * 11 / 20 : w;
     int info_x = side ? src_w + 1 : 0;
     int info_w = side ? w - info_x : w;
-    if (!xp->info || xp->info_width != info_w - 2) ex_layout_info(xp, t, info_w - 2);
+    if (!xp->info || xp->info_width != info_w - 3) ex_layout_info(xp, t, info_w - 3);
 
     int src_top = top, src_h, info_top, info_h;
     if (side) {

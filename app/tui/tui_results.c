@@ -93,7 +93,7 @@ static void render_checks(TextDoc *doc, const RunResult *r, int width, bool utf8
             text_line_add(l, ROLE_PASS, m->want ? m->want : "?");
         }
         if (c->n_wrong > c->n_mismatches)
-            text_doc_addf(doc, ROLE_DIM, "      … %lld wrong of %lld", c->n_wrong, c->n_total);
+            text_doc_addf(doc, ROLE_DIM, "      … and %lld more (%lld of %lld wrong)", c->n_wrong - c->n_mismatches, c->n_wrong, c->n_total);
     }
     (void)any_failed;
 }
@@ -163,7 +163,7 @@ static void each_lines_array(json_t *j, void (*fn)(json_t *arr, void *ctx), void
 }
 
 typedef struct LineStat {
-    double executions, spr, bank;
+    double executions, spr, ideal, bank;
     bool divergent, seen;
 } LineStat;
 
@@ -187,9 +187,13 @@ static void merge_lines(json_t *arr, void *vctx) {
         LineStat *s = &c->stats[line];
         s->seen = true;
         s->executions += num(e, "executions");
-        if (num(e, "sectors_per_request") > s->spr) s->spr = num(e, "sectors_per_request");
+        if (num(e, "sectors_per_request") > s->spr) {
+            s->spr = num(e, "sectors_per_request");
+            s->ideal = num(e, "ideal_sectors_per_request");
+        }
         if (num(e, "bank_conflict_degree") > s->bank) s->bank = num(e, "bank_conflict_degree");
         json_t *dv = json_object_get(e, "divergent");
+        if (!dv) dv = json_object_get(e, "divergent_branches");
         if (json_is_true(dv) || (json_is_number(dv) && json_number_value(dv) > 0)) s->divergent = true;
     }
 }
@@ -211,10 +215,13 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
         StrBuf sb;
         strbuf_init(&sb);
         strbuf_printf(&sb, "line %d: %.0f executions", l, s->executions);
-        /* 32 lanes reading consecutive 4-byte words touch 4 sectors of 32 bytes. */
+        /* 32 lanes reading consecutive 4-byte words touch 4 sectors of 32 bytes:
+           the ideal, when the emulator does not give it. */
         if (s->spr > 0) {
-            strbuf_printf(&sb, ", %.1f sectors/request", s->spr);
-            int lv = s->spr <= 4.5 ? 1 : s->spr <= 8.5 ? 2 : 3;
+            double ideal = s->ideal > 0 ? s->ideal : 4.0;
+            strbuf_printf(&sb, ", %.1f sectors/request (ideal %.1f)", s->spr, ideal);
+            double ratio = s->spr / ideal;
+            int lv = ratio <= 1.25 ? 1 : ratio <= 2.5 ? 2 : 3;
             if (lv > 1) strbuf_append(&sb, lv == 3 ? " (uncoalesced)" : " (partly coalesced)");
             if (lv > level) level = lv;
         }
@@ -250,26 +257,30 @@ void results_heat_free(int **heat, char ***notes, int n_lines) {
     *heat = NULL;
 }
 
+/* Numbers in the metrics, flattened to "compile.ms"-style names; zeros and
+ * the per-line arrays (shown as heat) are left out. */
+static void flatten_metrics(TextDoc *doc, json_t *j, const char *prefix, bool *header) {
+    const char *k;
+    json_t *v;
+    json_object_foreach(j, k, v) {
+        char *name = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
+        if (json_is_object(v) && strcmp(k, "params") != 0) {
+            flatten_metrics(doc, v, name, header);
+        } else if ((json_is_number(v) && json_number_value(v) != 0) || json_is_true(v)) {
+            if (!*header) section(doc, "Metrics");
+            *header = true;
+            if (json_is_true(v)) text_doc_addf(doc, ROLE_NORMAL, "  %-32s yes", name);
+            else if (json_is_integer(v)) text_doc_addf(doc, ROLE_NORMAL, "  %-32s %lld", name, (long long)json_integer_value(v));
+            else text_doc_addf(doc, ROLE_NORMAL, "  %-32s %.4g", name, json_number_value(v));
+        }
+        free(name);
+    }
+}
+
 static void render_metrics(TextDoc *doc, const RunResult *r, int width) {
     if (!r->metrics || !json_is_object(r->metrics)) return;
     bool header = false;
-    const char *k;
-    json_t *v;
-    json_object_foreach(r->metrics, k, v) {
-        if (!json_is_number(v)) continue;
-        if (!header) section(doc, "Metrics");
-        header = true;
-        text_doc_addf(doc, ROLE_NORMAL, "  %-22s %g", k, json_number_value(v));
-    }
-    json_t *totals = json_object_get(r->metrics, "totals");
-    if (json_is_object(totals)) {
-        json_object_foreach(totals, k, v) {
-            if (!json_is_number(v)) continue;
-            if (!header) section(doc, "Metrics");
-            header = true;
-            text_doc_addf(doc, ROLE_NORMAL, "  %-22s %g", k, json_number_value(v));
-        }
-    }
+    flatten_metrics(doc, r->metrics, "", &header);
     if (json_is_true(json_object_get(r->metrics, "modeled")))
         text_doc_add_text(doc, ROLE_DIM, "  (times on the emulator are modeled, not measured)");
     /* The lines worth a look, as the heat column shows them. */
