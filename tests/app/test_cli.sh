@@ -14,39 +14,41 @@ nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "    $l"; done; }
 check() { # name, command (string), then a test expression on $out/$rc
     name=$1; cmd=$2; test=$3
     out=$(eval "$cmd" 2>&1); rc=$?
-    if eval "$test"; then ok "$name"; else nok "$name" "rc=$rc" "$(echo "$out" | head -20)"; fi
+    if eval "$test"; then ok "$name"; else nok "$name" "rc=$rc" "$(printf "%s\n" "$out" | head -20)"; fi
 }
 has_json() { # json text on stdin, jq-less key check with python3 when present, else grep
     python3 -c "import json,sys; d=json.load(sys.stdin); sys.exit(0 if eval(sys.argv[1]) else 1)" "$1"
 }
 
 check "help lists every command" "$BIN --help" \
-    '[ $rc = 0 ] && for c in init list run watch hint progress reset doctor verify; do echo "$out" | grep -q "^  $c" || exit 1; done'
-check "help of a command" "$BIN run --help" '[ $rc = 0 ] && echo "$out" | grep -q -- "--param K=V"'
-check "unknown command is a usage error" "$BIN frobnicate" '[ $rc = 2 ] && echo "$out" | grep -q "unknown command"'
-check "bad backend is a usage error" "$BIN --backend=tpu list" '[ $rc = 2 ] && echo "$out" | grep -q "cuda, emu or auto"'
+    '[ $rc = 0 ] && for c in init list run watch hint progress reset doctor verify; do printf "%s\n" "$out" | grep -q "^  $c" || exit 1; done'
+check "help of a command" "$BIN run --help" '[ $rc = 0 ] && printf "%s\n" "$out" | grep -q -- "--param K=V"'
+check "unknown command is a usage error" "$BIN frobnicate" '[ $rc = 2 ] && printf "%s\n" "$out" | grep -q "unknown command"'
+check "bad backend is a usage error" "$BIN --backend=tpu list" '[ $rc = 2 ] && printf "%s\n" "$out" | grep -q "cuda, emu or auto"'
 check "init makes a workspace" "$BIN --lessons $LESSONS init ws" \
     '[ $rc = 0 ] && [ -f ws/.cudojo/progress.db ] && [ -f ws/hello-gpu/vector-add.cu ]'
 cd ws || exit 1
 check "init again keeps the learner's file" "echo '// mine' >> hello-gpu/vector-add.cu; $BIN init ." \
     '[ $rc = 0 ] && tail -1 hello-gpu/vector-add.cu | grep -q "// mine"'
-check "list --json has chapters and a next exercise" "$BIN list --json" \
-    '[ $rc = 0 ] && echo "$out" | has_json "d[\"chapters\"][0][\"exercises\"] and d[\"next\"] and d[\"total\"] > 0"'
-check "unknown exercise suggests a close one" "$BIN run vector-ad" '[ $rc = 2 ] && echo "$out" | grep -q "Did you mean: vector-add"'
+check "list --json has chapters and a next exercise" "$BIN list --json 2>/dev/null" \
+    '[ $rc = 0 ] && printf "%s\n" "$out" | has_json "d[\"chapters\"][0][\"exercises\"] and d[\"next\"] and d[\"total\"] > 0"'
+check "unknown exercise suggests a close one" "$BIN run vector-ad" '[ $rc = 2 ] && printf "%s\n" "$out" | grep -q "Did you mean: vector-add"'
 check "run on the starter fails with a verdict" "$BIN --backend=emu run vector-add" \
-    '[ $rc = 1 ] && echo "$out" | grep -q "FAIL"'
-check "run --json on the solution passes" "$BIN --backend=emu run vector-add --json --file $LESSONS/01-hello-gpu/solutions/vector-add.cu" \
-    '[ $rc = 0 ] && echo "$out" | has_json "d[\"verdict\"] == \"pass\" and d[\"backend\"] == \"emu\" and isinstance(d[\"checks\"], list)"'
-check "a compile error names the learner's file and line" \
-    "cp hello-gpu/vector-add.cu /tmp/keep-$$.cu; printf 'int x = ;\n' >> hello-gpu/vector-add.cu; $BIN --backend=emu run vector-add; cp /tmp/keep-$$.cu hello-gpu/vector-add.cu; rm -f /tmp/keep-$$.cu" \
-    '[ $rc = 1 ] && echo "$out" | grep -q "hello-gpu/vector-add.cu:[0-9]*:[0-9]*: error"'
-check "hint shows one more hint each time" "$BIN hint vector-add >/dev/null; $BIN hint vector-add --json" \
-    '[ $rc = 0 ] && echo "$out" | has_json "d[\"shown\"] == 2"'
+    '[ $rc = 1 ] && printf "%s\n" "$out" | grep -q "FAIL"'
+check "run --json on the solution passes" "$BIN --backend=emu run vector-add --json --file $LESSONS/01-hello-gpu/solutions/vector-add.cu 2>/dev/null" \
+    '[ $rc = 0 ] && printf "%s\n" "$out" | has_json "d[\"verdict\"] == \"pass\" and d[\"backend\"] == \"emu\" and isinstance(d[\"checks\"], list)"'
+cp hello-gpu/vector-add.cu keep.cu
+printf '__device__ int x = ;\n' >> hello-gpu/vector-add.cu
+check "a compile error names the learner's file, line and column" "$BIN --backend=emu run vector-add" \
+    '[ $rc = 1 ] && printf "%s\n" "$out" | grep -q "^hello-gpu/vector-add.cu:[0-9]*:[0-9]*: error: expected an expression"'
+mv keep.cu hello-gpu/vector-add.cu
+check "hint shows one more hint each time" "$BIN hint vector-add >/dev/null 2>&1; $BIN hint vector-add --json 2>/dev/null" \
+    '[ $rc = 0 ] && printf "%s\n" "$out" | has_json "d[\"shown\"] == 2"'
 check "progress --json records the attempts" "$BIN progress --json" \
-    '[ $rc = 0 ] && echo "$out" | grep -q "vector-add"'
+    '[ $rc = 0 ] && printf "%s\n" "$out" | grep -q "vector-add"'
 check "reset restores the starter and keeps a backup" "$BIN reset vector-add" \
     '[ $rc = 0 ] && ! grep -q "// mine" hello-gpu/vector-add.cu && grep -l "// mine" .cudojo/backups/* >/dev/null'
-check "doctor --json names both backends" "$BIN doctor --json" \
-    '[ $rc = 0 ] && echo "$out" | has_json "\"emu\" in d[\"backends\"] and \"cuda\" in d[\"backends\"]"'
-check "outside a workspace the default one is used" "cd $T && $BIN --lessons $LESSONS list --json" \
+check "doctor --json names both backends" "$BIN doctor --json 2>/dev/null" \
+    '[ $rc = 0 ] && printf "%s\n" "$out" | has_json "\"emu\" in d[\"backends\"] and \"cuda\" in d[\"backends\"]"'
+check "outside a workspace the default one is used" "cd $T && $BIN --lessons $LESSONS list --json 2>/dev/null" \
     '[ $rc = 0 ] && [ -f "$T/data/cudojo/.cudojo/progress.db" ]'
