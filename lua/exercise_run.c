@@ -339,7 +339,7 @@ static void decide(RunCtx *ctx, Diag *lua_err) {
         free(w);
     } else if (ctx->finding_error || failed) {
         r->verdict = VERDICT_FAIL;
-        if (ctx->finding_error && ferr) s = where(ferr);
+        if ((ctx->finding_error && ferr) || !ff) s = ferr ? where(ferr) : xstrdup("the kernel misbehaved");
         else if (ff->n_total > 1 || ff->n_wrong > 1)
             s = xasprintf("%s: %lld element%s wrong of %lld", ff->name, ff->n_wrong, ff->n_wrong == 1 ? "" : "s",
                           ff->n_total);
