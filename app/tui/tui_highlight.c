@@ -37,6 +37,9 @@ void hl_line(TextLine *out, const char *line, HlState *st, int plain) {
     size_t first = 0;
     while (first < n && (line[first] == ' ' || line[first] == '\t')) first++;
     bool preproc = !st->in_comment && first < n && line[first] == '#';
+    if (preproc) {
+        for (; i < first; i++) text_line_add(out, plain, line[i] == '\t' ? "    " : " ");
+    }
     while (i < n) {
         char c = line[i];
         if (c == '\t') {
