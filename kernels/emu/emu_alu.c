@@ -419,6 +419,20 @@ static uint64_t cvt_one(const Instr *in, uint64_t v) {
     return 0;
 }
 
+/* fmaf is a library call unless the compiler may use the FMA instruction:
+ * compile one loop for FMA hardware and pick it at run time. */
+__attribute__((target("fma"))) static void fma_loop_hw(uint64_t *D, const uint64_t *A, const uint64_t *B,
+                                                       const uint64_t *C) {
+    for (int l = 0; l < 32; l++) D[l] = b32(__builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
+}
+
+static void fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
+    static int has_fma = -1;
+    if (has_fma < 0) has_fma = __builtin_cpu_supports("fma") ? 1 : 0;
+    if (has_fma) { fma_loop_hw(D, A, B, C); return; }
+    for (int l = 0; l < 32; l++) D[l] = b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
+}
+
 /* ---- dispatcher -------------------------------------------------------------------- */
 bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
     uint64_t *D = in->d[0] >= 0 ? r + (size_t)in->d[0] * 32 : NULL;
@@ -633,7 +647,10 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
                 case OP_ADD: LOOP(b32(f32(A[l]) + f32(B[l]))); goto done;
                 case OP_SUB: LOOP(b32(f32(A[l]) - f32(B[l]))); goto done;
                 case OP_MUL: LOOP(b32(f32(A[l]) * f32(B[l]))); goto done;
-                case OP_FMA: case OP_MAD: LOOP(b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l])))); goto done;
+                case OP_FMA: case OP_MAD:
+                    if (m == EMU_FULL) fma_loop(D, A, B, C);
+                    else LOOP(b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
+                    goto done;
                 default: break;
                 }
             }

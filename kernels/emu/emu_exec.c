@@ -17,6 +17,12 @@
 
 #define SLICE 2048
 
+static inline int popcount32(uint32_t x) {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
 Worker *emu_worker_new(EmuLaunch *L, int index) {
     Worker *W = xcalloc(1, sizeof *W);
     W->L = L;
@@ -124,10 +130,14 @@ static int first_runnable(const Warp *w) {
     return -1;
 }
 
-static void fill_specials(Worker *W, Warp *w) {
+/* Fills the special registers; after the worker's first block only the
+ * block-dependent ones (%ctaid) change. */
+static void fill_specials(Worker *W, Warp *w, bool all) {
     const Kernel *k = W->k;
     EmuLaunch *L = W->L;
     for (int i = 0; i < k->n_specials; i++) {
+        int kind = k->specials[i].kind;
+        if (!all && kind != SR_CTAID_X && kind != SR_CTAID_Y && kind != SR_CTAID_Z) continue;
         uint64_t *R = w->r + (size_t)k->specials[i].reg * 32;
         for (int l = 0; l < 32; l++) {
             unsigned tid = (unsigned)(w->index * 32 + l), c[3];
@@ -303,11 +313,14 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             m &= in->gneg ? ~pm : pm;
         }
         done++;
-        if (metrics && in->line > 0 && in->line < W->n_lines) {
-            W->lines[in->line].executions++;
-            W->lines[in->line].active_lanes += (uint64_t)__builtin_popcount(m);
+        if (metrics) {
+            uint64_t pc = (uint64_t)popcount32(m);
+            W->t.thread_instructions += pc;
+            if (in->line > 0 && in->line < W->n_lines) {
+                W->lines[in->line].executions++;
+                W->lines[in->line].active_lanes += pc;
+            }
         }
-        W->t.thread_instructions += (uint64_t)__builtin_popcount(m);
         bool advance = true;
         switch (in->op) {
         case OP_LD:
@@ -390,7 +403,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
                 uint32_t q = w->p[in->c];
                 if (in->flags & F_NEGC) q = ~q;
                 q &= fresh;
-                W->bar_popc += (uint32_t)__builtin_popcount(q);
+                W->bar_popc += (uint32_t)popcount32(q);
                 if (q != fresh) W->bar_and = false;
                 if (q) W->bar_or = true;
             }
@@ -466,8 +479,8 @@ static uint64_t rng_next(uint64_t *s) {
 static bool unblock(Worker *W) {
     uint32_t arrived = 0, live = 0;
     for (int i = 0; i < W->nwarps; i++) {
-        arrived += (uint32_t)__builtin_popcount(W->warps[i].bar_mask);
-        live += (uint32_t)__builtin_popcount(W->warps[i].live);
+        arrived += (uint32_t)popcount32(W->warps[i].bar_mask);
+        live += (uint32_t)popcount32(W->warps[i].live);
     }
     if (arrived) {
         const Instr *bar = &W->k->code[W->bar_pc];
@@ -573,9 +586,10 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->wsync = 0;
         w->clock = 0;
         memset(w->p, 0, sizeof(uint32_t) * (size_t)W->k->n_preds);
-        fill_specials(W, w);
+        fill_specials(W, w, W->blocks_run == 0);
         W->order[i] = i;
     }
+    W->blocks_run++;
     uint64_t budget = L->budget;
     for (;;) {
         bool ran = false, all_done = true;

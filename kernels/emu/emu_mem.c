@@ -273,28 +273,80 @@ static void sort_u64(uint64_t *v, int n) {
 }
 
 static void metrics_global(Worker *W, const Instr *in, const uint64_t *addr, uint32_t ok, int bytes) {
-    uint64_t sec[128];
-    int n = 0, active = 0;
-    for (int l = 0; l < 32; l++) {
+    int active = 0;
+    uint64_t distinct = 0, last = 0;
+    bool have = false, sorted = true;
+    for (int l = 0; l < 32 && sorted; l++) {
         if (!(ok >> l & 1)) continue;
         active++;
-        for (uint64_t s = addr[l] >> 5; s <= (addr[l] + (uint64_t)bytes - 1) >> 5 && n < 128; s++) sec[n++] = s;
+        uint64_t s0 = addr[l] >> 5, s1 = (addr[l] + (uint64_t)bytes - 1) >> 5;
+        if (!have) distinct += s1 - s0 + 1;
+        else if (s0 > last) distinct += s1 - s0 + 1;
+        else if (s0 == last) distinct += s1 - s0;
+        else sorted = false;
+        last = s1;
+        have = true;
+    }
+    if (!sorted) {   /* lanes out of address order: sort the sectors */
+        uint64_t sec[128];
+        int n = 0;
+        active = 0;
+        for (int l = 0; l < 32; l++) {
+            if (!(ok >> l & 1)) continue;
+            active++;
+            for (uint64_t s = addr[l] >> 5; s <= (addr[l] + (uint64_t)bytes - 1) >> 5 && n < 128; s++) sec[n++] = s;
+        }
+        sort_u64(sec, n);
+        distinct = 0;
+        for (int i = 0; i < n; i++)
+            if (i == 0 || sec[i] != sec[i - 1]) distinct++;
     }
     if (!active) return;
-    sort_u64(sec, n);
-    int distinct = 0;
-    for (int i = 0; i < n; i++)
-        if (i == 0 || sec[i] != sec[i - 1]) distinct++;
     uint64_t ideal = ((uint64_t)active * (uint64_t)bytes + 31) / 32;
     W->t.global_requests++;
-    W->t.global_sectors += (uint64_t)distinct;
+    W->t.global_sectors += distinct;
     W->t.global_ideal_sectors += ideal;
     if (in->line > 0 && in->line < W->n_lines) {
         LineStats *ls = &W->lines[in->line];
         ls->global_requests++;
-        ls->global_sectors += (uint64_t)distinct;
+        ls->global_sectors += distinct;
         ls->global_ideal += ideal;
     }
+}
+
+/* Wavefronts of one phase: the most distinct words in any one bank (the same
+ * word is a broadcast). */
+static uint64_t phase_wavefronts(const uint64_t *off, uint32_t ok, int lo, int hi, int bytes) {
+    uint64_t first[32];
+    uint32_t used = 0;
+    bool simple = true;
+    int n = 0;
+    for (int l = lo; l < hi && simple; l++) {
+        if (!(ok >> l & 1)) continue;
+        for (uint64_t wd = off[l] >> 2; wd <= (off[l] + (uint64_t)bytes - 1) >> 2; wd++) {
+            int b = (int)(wd & 31);
+            n++;
+            if (!(used >> b & 1)) { used |= 1u << b; first[b] = wd; }
+            else if (first[b] != wd) { simple = false; break; }
+        }
+    }
+    if (!n) return 0;
+    if (simple) return 1;
+    uint64_t words[128];
+    n = 0;
+    for (int l = lo; l < hi; l++) {
+        if (!(ok >> l & 1)) continue;
+        for (uint64_t wd = off[l] >> 2; wd <= (off[l] + (uint64_t)bytes - 1) >> 2 && n < 128; wd++) words[n++] = wd;
+    }
+    sort_u64(words, n);
+    int per_bank[32] = {0};
+    int worst = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && words[i] == words[i - 1]) continue;
+        int b = (int)(words[i] & 31);
+        if (++per_bank[b] > worst) worst = per_bank[b];
+    }
+    return (uint64_t)worst;
 }
 
 static void metrics_shared(Worker *W, const Instr *in, const uint64_t *off, uint32_t ok, int bytes) {
@@ -302,23 +354,8 @@ static void metrics_shared(Worker *W, const Instr *in, const uint64_t *off, uint
     int per = 32 / phases;
     uint64_t wavefronts = 0, ideal = 0;
     for (int ph = 0; ph < phases; ph++) {
-        uint64_t words[128];
-        int n = 0;
-        for (int l = ph * per; l < (ph + 1) * per; l++) {
-            if (!(ok >> l & 1)) continue;
-            for (uint64_t wd = off[l] >> 2; wd <= (off[l] + (uint64_t)bytes - 1) >> 2 && n < 128; wd++) words[n++] = wd;
-        }
-        if (!n) continue;
-        ideal++;
-        sort_u64(words, n);
-        int per_bank[32] = {0};
-        int worst = 0;
-        for (int i = 0; i < n; i++) {
-            if (i && words[i] == words[i - 1]) continue;   /* same word: broadcast */
-            int b = (int)(words[i] & 31);
-            if (++per_bank[b] > worst) worst = per_bank[b];
-        }
-        wavefronts += (uint64_t)worst;
+        uint64_t wf = phase_wavefronts(off, ok, ph * per, (ph + 1) * per, bytes);
+        if (wf) { ideal++; wavefronts += wf; }
     }
     if (!ideal) return;
     W->t.shared_requests++;
@@ -375,16 +412,105 @@ static inline uint64_t extend(uint64_t v, const Instr *in) {
     return v;
 }
 
+/* Shadow updates with no hazard possible, inline; anything else takes the
+ * full check in shadow_access. Only for accesses inside one 4-byte word. */
+static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
+    uint16_t tid = (uint16_t)(w->index * 32 + lane);
+    Shadow *s = &W->shadow[off >> 2];
+    if (bytes <= 4 && s->w_epoch >= W->epoch0 && (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic)) {
+        if (s->r_epoch != W->epoch) {
+            s->r_epoch = W->epoch;
+            s->r_tid = s->r_tid2 = tid;
+            s->r_atomic = 0;
+            s->r_wsync = w->wsync;
+            s->r_line = in->line;
+        } else if (s->r_tid != tid) {
+            s->r_tid2 = tid;
+            s->r_line = in->line;
+        }
+        return;
+    }
+    shadow_access(W, w, lane, in, off, bytes, ACC_READ);
+}
+
+static inline void shadow_write_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
+    uint16_t tid = (uint16_t)(w->index * 32 + lane);
+    Shadow *s = &W->shadow[off >> 2];
+    if (bytes <= 4 && (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic) &&
+        (s->r_epoch != W->epoch || (s->r_tid == tid && s->r_tid2 == tid))) {
+        s->w_epoch = W->epoch;
+        s->w_tid = tid;
+        s->w_atomic = 0;
+        s->w_wsync = w->wsync;
+        s->w_line = in->line;
+        return;
+    }
+    shadow_access(W, w, lane, in, off, bytes, ACC_WRITE);
+}
+
+/* The common case, checked for the whole warp at once: every active lane
+ * in one space, aligned and inside shared memory or inside the allocation
+ * that the last access hit. Returns the host base to add to each address
+ * (shared: the block's shared memory; global: 0), or NULL for the careful path. */
+static unsigned char *fast_base(Worker *W, const Instr *in, const uint64_t *addr, uint32_t m, int total, int *space) {
+    int first = __builtin_ctz(m);
+    int sp = in->space == SP_CONST ? SP_GLOBAL : in->space;
+    uint64_t bias = 0;
+    if (sp == SP_GENERIC) {
+        uint64_t win = addr[first] & EMU_WIN_MASK;
+        if (win == EMU_SHARED_WIN) { sp = SP_SHARED; bias = EMU_SHARED_WIN; }
+        else if (win == 0) sp = SP_GLOBAL;
+        else return NULL;
+    }
+    uint64_t align = (uint64_t)total - 1;
+    if (sp == SP_SHARED) {
+        uint64_t lim = W->shared_size - (uint64_t)total + bias;
+        if (W->shared_size < (uint64_t)total) return NULL;
+        for (int l = first; l < 32; l++)
+            if ((m >> l & 1) && ((addr[l] & align) || addr[l] - bias > lim - bias || addr[l] < bias)) return NULL;
+        *space = SP_SHARED;
+        return W->shared - bias;
+    }
+    if (sp != SP_GLOBAL) return NULL;
+    AllocTable *t = W->L->allocs;
+    if (W->hint < 0 || W->hint >= t->n || addr[first] < t->v[W->hint].base ||
+        addr[first] >= t->v[W->hint].base + t->v[W->hint].size) {
+        int i = emu_alloc_find(t, addr[first]);
+        if (i < 0) return NULL;
+        W->hint = i;
+    }
+    uint64_t lo = t->v[W->hint].base, hi = lo + t->v[W->hint].size - (uint64_t)total;
+    if (t->v[W->hint].size < (uint64_t)total) return NULL;
+    for (int l = first; l < 32; l++)
+        if ((m >> l & 1) && ((addr[l] & align) || addr[l] < lo || addr[l] > hi)) return NULL;
+    *space = SP_GLOBAL;
+    return (unsigned char *)0;
+}
+
 void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     const uint64_t *A = w->r + (size_t)in->a[0] * 32;
     int size = in->size, vec = in->vec, total = size * vec;
     uint64_t addr[32];
-    uint32_t ok = 0;
-    int sp0 = -1;
     bool checks = W->L->checks;
+    for (int l = 0; l < 32; l++) addr[l] = A[l] + (uint64_t)in->imm;
+    int sp0 = -1;
+    unsigned char *base = fast_base(W, in, addr, m, total, &sp0);
+    if (sp0 >= 0 && vec == 1 && !(in->type == T_S8 || in->type == T_S16 || in->type == T_S32)) {
+        uint64_t *D = w->r + (size_t)in->d[0] * 32;
+        bool shadow = checks && sp0 == SP_SHARED;
+        for (int l = 0; l < 32; l++) {
+            if (!(m >> l & 1)) continue;
+            const unsigned char *p = base + addr[l];
+            if (shadow) shadow_read_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
+            D[l] = load_n(p, size);
+        }
+        access_metrics(W, in, addr, m, sp0, total);
+        return;
+    }
+    uint32_t ok = 0;
+    sp0 = -1;
     for (int l = 0; l < 32; l++) {
         if (!(m >> l & 1)) continue;
-        addr[l] = A[l] + (uint64_t)in->imm;
         uint64_t soff = UINT64_MAX;
         unsigned char *p = resolve(W, w, l, in, in->space, addr[l], total, ACC_READ, &soff);
         if (!p) {
@@ -403,12 +529,26 @@ void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     const uint64_t *A = w->r + (size_t)in->a[0] * 32;
     int size = in->size, vec = in->vec, total = size * vec;
     uint64_t addr[32];
-    uint32_t ok = 0;
-    int sp0 = -1;
     bool checks = W->L->checks;
+    for (int l = 0; l < 32; l++) addr[l] = A[l] + (uint64_t)in->imm;
+    int sp0 = -1;
+    unsigned char *base = fast_base(W, in, addr, m, total, &sp0);
+    if (sp0 >= 0 && vec == 1) {
+        const uint64_t *V = w->r + (size_t)in->d[0] * 32;
+        bool shadow = checks && sp0 == SP_SHARED;
+        for (int l = 0; l < 32; l++) {
+            if (!(m >> l & 1)) continue;
+            unsigned char *p = base + addr[l];
+            if (shadow) shadow_write_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
+            store_n(p, V[l], size);
+        }
+        access_metrics(W, in, addr, m, sp0, total);
+        return;
+    }
+    uint32_t ok = 0;
+    sp0 = -1;
     for (int l = 0; l < 32; l++) {
         if (!(m >> l & 1)) continue;
-        addr[l] = A[l] + (uint64_t)in->imm;
         uint64_t soff = UINT64_MAX;
         unsigned char *p = resolve(W, w, l, in, in->space, addr[l], total, ACC_WRITE, &soff);
         if (!p) continue;

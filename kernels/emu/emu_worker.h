@@ -70,6 +70,7 @@ struct Worker {
     int hint;
     uint64_t rng;
     int *order;
+    uint64_t blocks_run;
 };
 
 /* memory (emu_mem.c) */
