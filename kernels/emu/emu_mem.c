@@ -452,6 +452,18 @@ static inline void shadow_write_fast(Worker *W, Warp *w, int lane, const Instr *
  * in one space, aligned and inside shared memory or inside the allocation
  * that the last access hit. Returns the host base to add to each address
  * (shared: the block's shared memory; global: 0), or NULL for the careful path. */
+/* true when every lane in m has lo <= addr <= lo + span and is aligned */
+static inline bool lanes_inside(const uint64_t *addr, uint32_t m, uint64_t lo, uint64_t span, uint64_t align) {
+    uint64_t bad = 0;
+    if (m == EMU_FULL) {
+        for (int l = 0; l < 32; l++) bad |= (addr[l] & align) | (uint64_t)(addr[l] - lo > span);
+        return !bad;
+    }
+    for (int l = 0; l < 32; l++)
+        if (m >> l & 1) bad |= (addr[l] & align) | (uint64_t)(addr[l] - lo > span);
+    return !bad;
+}
+
 static unsigned char *fast_base(Worker *W, const Instr *in, const uint64_t *addr, uint32_t m, int total, int *space) {
     int first = __builtin_ctz(m);
     int sp = in->space == SP_CONST ? SP_GLOBAL : in->space;
@@ -464,10 +476,8 @@ static unsigned char *fast_base(Worker *W, const Instr *in, const uint64_t *addr
     }
     uint64_t align = (uint64_t)total - 1;
     if (sp == SP_SHARED) {
-        uint64_t lim = W->shared_size - (uint64_t)total + bias;
         if (W->shared_size < (uint64_t)total) return NULL;
-        for (int l = first; l < 32; l++)
-            if ((m >> l & 1) && ((addr[l] & align) || addr[l] - bias > lim - bias || addr[l] < bias)) return NULL;
+        if (!lanes_inside(addr, m, bias, W->shared_size - (uint64_t)total, align)) return NULL;
         *space = SP_SHARED;
         return W->shared - bias;
     }
@@ -479,10 +489,9 @@ static unsigned char *fast_base(Worker *W, const Instr *in, const uint64_t *addr
         if (i < 0) return NULL;
         W->hint = i;
     }
-    uint64_t lo = t->v[W->hint].base, hi = lo + t->v[W->hint].size - (uint64_t)total;
-    if (t->v[W->hint].size < (uint64_t)total) return NULL;
-    for (int l = first; l < 32; l++)
-        if ((m >> l & 1) && ((addr[l] & align) || addr[l] < lo || addr[l] > hi)) return NULL;
+    const Alloc *a = &t->v[W->hint];
+    if (a->size < (uint64_t)total) return NULL;
+    if (!lanes_inside(addr, m, a->base, a->size - (uint64_t)total, align)) return NULL;
     *space = SP_GLOBAL;
     return (unsigned char *)0;
 }
@@ -498,6 +507,15 @@ void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     if (sp0 >= 0 && vec == 1 && !(in->type == T_S8 || in->type == T_S16 || in->type == T_S32)) {
         uint64_t *D = w->r + (size_t)in->d[0] * 32;
         bool shadow = checks && sp0 == SP_SHARED;
+        if (!shadow && m == EMU_FULL && size == 4) {
+            for (int l = 0; l < 32; l++) {
+                uint32_t v;
+                memcpy(&v, base + addr[l], 4);
+                D[l] = v;
+            }
+            access_metrics(W, in, addr, m, sp0, total);
+            return;
+        }
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
             const unsigned char *p = base + addr[l];
