@@ -24,10 +24,11 @@ return {
     "每一步让活跃线程数减半：stride = 128, 64, ..., 1 时，t < stride 的线程执行 s[t] += s[t + stride]；最后一步之后 s[0] 就是本线程块之和。",
     "每一步都要读其他线程（其他 warp）在上一步写的值，所以步与步之间要有 __syncthreads()，而且所有线程都必须到达它：for (int stride = BLOCK / 2; stride > 0; stride /= 2) { __syncthreads(); if (t < stride) s[t] += s[t + stride]; }",
   },
+  timeout = 30,
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend ~= "emu"
-    local rows = t:param("rows", on_gpu and 2049 or 517)
+    local rows = t:param("rows", on_gpu and 1025 or 517)
     local cols = t:param("cols", on_gpu and 2051 or 389)
     local n = rows * cols
     local block = 256

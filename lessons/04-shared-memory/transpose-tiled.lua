@@ -30,6 +30,7 @@ return {
     "写出时，分块在 out 中的位置要把线程块下标互换：c = blockIdx.y * TILE + tx; r = blockIdx.x * TILE + ty; 然后 out[(r + j) * rows + c] = tile[tx][ty + j]，条件是 c < rows && r + j < cols。",
     "float tile[32][32] 的一列是 32 个相隔 128 字节的字，全在同一个 bank：32 路冲突。声明成 tile[TILE][TILE + 1]，多出的一列让每一行错开一个 bank。",
   },
+  timeout = 60,
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local k = t:kernel("transpose")
