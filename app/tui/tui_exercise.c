@@ -258,6 +258,9 @@ static void ex_start_run(ExercisePanel *xp, Tui *t) {
     } else {
         xp->running = true;
         xp->run_started = tui_now();
+        /* The old result's line marks and heat describe a source that is gone. */
+        run_result_free(&xp->result);
+        ex_index_result(xp);
     }
     xp->info_width = 0;
 }
@@ -546,6 +549,11 @@ static int ex_key(Panel *p, Tui *t, int key) {
             runner_cancel(t->runner);
             xp->running = false;
             xp->info_width = 0;
+            run_result_free(&xp->result);
+            xp->result = run_result_new(VERDICT_CANCELLED);
+            xp->result->summary = xasprintf("stopped by you after %.1f s (r runs it again)", tui_now() - xp->run_started);
+            xp->result_is_stored = false;
+            ex_index_result(xp);
             tui_notify(t, false, "run stopped");
             return TUI_HANDLED;
         }

@@ -7,7 +7,7 @@ BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
 CASES="map_renders_80x24 help_shows_keys lesson_reader_and_search chinese_lesson_aligned exercise_fails_on_starter
-save_runs_pass_without_key map_shows_passed_and_store_has_attempt hint_revealed_and_recorded editor_key_runs_on_save
+save_runs_pass_without_key map_shows_passed_and_store_has_attempt hint_revealed_and_recorded esc_stops_a_run editor_key_runs_on_save
 resize_60x20 resize_200x50 too_small_says_so no_color_draws_without_colour colour_by_default q_restores_terminal
 sigterm_restores_terminal"
 if ! command -v tmux >/dev/null 2>&1; then
@@ -110,6 +110,24 @@ if wait_for "Hints" 3 && screen | grep -q "hints 1/" &&
     echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); e=[x for x in d["exercises"] if x["id"]=="hello-threads"]; sys.exit(0 if e and e[0]["hints_taken"]==1 else 1)'; then
     ok hint_revealed_and_recorded
 else nok hint_revealed_and_recorded "$(dump)" "$out"; fi
+keys q
+
+# --- a run that never ends shows a spinner and Esc stops it ---
+keys g
+keys j
+keys j
+keys Enter
+wait_for "vector-add\.cu" 3
+cat > "$WS/hello-gpu/vector-add.cu.tmp" <<'EOF_CU'
+extern "C" __global__ void vector_add(const float *a, const float *b, float *c, int n)
+{
+    while (a[0] < 1e30f) { c[0] += 1.0f; }
+}
+EOF_CU
+mv "$WS/hello-gpu/vector-add.cu.tmp" "$WS/hello-gpu/vector-add.cu"
+if wait_for "running [0-9.]+ s" 10 && keys Escape && wait_for "CANCELLED" 3 && ! screen | grep -Eq "running [0-9.]+ s"; then
+    ok esc_stops_a_run
+else nok esc_stops_a_run "$(dump)"; fi
 keys q
 
 # --- e opens $VISUAL; its save is run (the "editor" here copies the solution in) ---
