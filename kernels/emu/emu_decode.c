@@ -235,7 +235,7 @@ static int src(Ctx *c, const RawOpnd *o, EmuType t) {
             return reg;
         }
         if (sp == SP_PARAM) { fail(c, "taking the address of kernel parameter %s is not supported", o->name); return 0; }
-        return const_reg(c, (uint64_t)(val + o->imm));
+        return const_reg(c, (uint64_t)val + (uint64_t)o->imm);
     }
     default:
         fail(c, "unexpected operand%s", "");
@@ -436,9 +436,9 @@ static bool mem_operand(Ctx *c, const RawOpnd *o, int *reg, int64_t *off, EmuSpa
     int sreg;
     if (!symbol_value(c, o->name, &val, &sreg, sym_space)) { fail(c, "unknown symbol %s", o->name); return false; }
     if (sreg >= 0) { *reg = sreg; return true; }
-    if (*sym_space == SP_PARAM) { *reg = -1; *off += val; return true; }
+    if (*sym_space == SP_PARAM) { *reg = -1; *off = (int64_t)((uint64_t)*off + (uint64_t)val); return true; }
     *reg = const_reg(c, 0);
-    *off += val;
+    *off = (int64_t)((uint64_t)*off + (uint64_t)val);
     return true;
 }
 

@@ -764,6 +764,7 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
                 W->pr = xrealloc(W->pr, sizeof *W->pr * (size_t)W->cappr);
             }
             W->pr[W->npr++] = (PrintRec){W->block_linear, W->pseq++, strbuf_steal(&out)};
+            strbuf_fini(&out);
             if (in->d[0] >= 0) set_local_param(W, w, l, in->d[0], 0, 4);
             break;
         }

@@ -261,7 +261,7 @@ static bool parse_list(Lexer *L, RawOpnd *o, char open, char close) {
     lex_next(L);
     o->nvec = n;
     o->vec = arena_alloc(L->arena, sizeof(RawOpnd) * (size_t)(n ? n : 1));
-    memcpy(o->vec, tmp, sizeof(RawOpnd) * (size_t)n);
+    if (n) memcpy(o->vec, tmp, sizeof(RawOpnd) * (size_t)n);
     return true;
 }
 
@@ -272,7 +272,7 @@ static bool parse_signed_int(Lexer *L, int64_t *v) {
     RawOpnd t;
     memset(&t, 0, sizeof t);
     if (!parse_number(L->tok, L->len, &t) || t.kind != RO_INT) { lex_error(L, "bad integer"); return false; }
-    *v = neg ? -t.imm : t.imm;
+    *v = neg ? (int64_t)(0 - (uint64_t)t.imm) : t.imm;
     lex_next(L);
     return true;
 }
@@ -295,7 +295,7 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
             lex_next(L);
             int64_t v;
             if (!parse_signed_int(L, &v)) return false;
-            o->imm += neg ? -v : v;
+            o->imm = (int64_t)((uint64_t)o->imm + (neg ? 0 - (uint64_t)v : (uint64_t)v));
         }
         return expect(L, ']');
     }
@@ -321,7 +321,7 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
         if (punct(L, '-')) { neg = true; lex_next(L); }
         if (L->kind != TK_NUM || !parse_number(L->tok, L->len, o)) { lex_error(L, "bad number"); return false; }
         if (neg) {
-            if (o->kind == RO_INT) o->imm = -o->imm;
+            if (o->kind == RO_INT) o->imm = (int64_t)(0 - (uint64_t)o->imm);
             else if (o->kind == RO_FLT) o->fval = -o->fval;
             else if (o->kind == RO_F32) o->bits ^= 0x80000000u;
             else o->bits ^= 0x8000000000000000ull;
@@ -344,7 +344,7 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
             lex_next(L);
             int64_t v;
             if (!parse_signed_int(L, &v)) return false;
-            o->imm = neg ? -v : v;
+            o->imm = neg ? (int64_t)(0 - (uint64_t)v) : v;
         }
         if (punct(L, '|')) {
             lex_next(L);
@@ -438,7 +438,7 @@ static bool parse_params(Lexer *L, RawParam **out, int *n) {
     }
     lex_next(L);
     *out = arena_alloc(L->arena, sizeof(RawParam) * (size_t)(k ? k : 1));
-    memcpy(*out, tmp, sizeof(RawParam) * (size_t)k);
+    if (k) memcpy(*out, tmp, sizeof(RawParam) * (size_t)k);
     *n = k;
     return true;
 }
@@ -653,10 +653,10 @@ static bool parse_body(Lexer *L, RawFunc *f) {
         s = &sv.v[idx];
         s->nops = n;
         s->ops = arena_alloc(L->arena, sizeof(RawOpnd) * (size_t)(n ? n : 1));
-        memcpy(s->ops, tmp, sizeof(RawOpnd) * (size_t)n);
+        if (n) memcpy(s->ops, tmp, sizeof(RawOpnd) * (size_t)n);
     }
     f->body = arena_alloc(L->arena, sizeof(RawStmt) * (size_t)(sv.n ? sv.n : 1));
-    memcpy(f->body, sv.v, sizeof(RawStmt) * (size_t)sv.n);
+    if (sv.n) memcpy(f->body, sv.v, sizeof(RawStmt) * (size_t)sv.n);
     f->n_body = sv.n;
     f->has_body = true;
     free(sv.v);

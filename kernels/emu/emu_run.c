@@ -223,7 +223,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
                                   "emulator stopped it. Look for a loop whose condition never changes, or a "
                                   "thread waiting for another block.", (unsigned long long)L->budget));
     }
-    qsort(L->findings, (size_t)L->n_findings, sizeof *L->findings, cmp_finding);
+    if (L->n_findings) qsort(L->findings, (size_t)L->n_findings, sizeof *L->findings, cmp_finding);
     for (int i = 0; i < L->n_findings; i++) {
         Finding *f = &L->findings[i];
         const char *msg = f->message ? f->message : f->code;
@@ -249,6 +249,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
             free(L->prints[i].text);
         }
         report->device_output = strbuf_steal(&out);
+        strbuf_fini(&out);
     }
     free(L->prints);
     report->metrics = metrics_json(L);
