@@ -330,16 +330,18 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             if (m) emu_exec_st(W, w, in, m);
             break;
         case OP_LD_PARAM: {
-            uint64_t v = 0;
-            if (in->imm >= 0 && (size_t)in->imm + in->size <= W->L->k->param_size)
-                memcpy(&v, W->L->params + in->imm, in->size);
-            if ((in->type == T_S8 || in->type == T_S16 || in->type == T_S32) && in->size < 8) {
-                int bits = in->size * 8;
-                int64_t s = (int64_t)(v << (64 - bits)) >> (64 - bits);
-                v = in->dbits >= 64 ? (uint64_t)s : (uint64_t)s & ((1ull << in->dbits) - 1);
+            for (int i = 0; i < in->vec; i++) {
+                uint64_t v = 0;
+                size_t off = (size_t)in->imm + (size_t)i * in->size;
+                if (in->imm >= 0 && off + in->size <= W->L->k->param_size) memcpy(&v, W->L->params + off, in->size);
+                if ((in->type == T_S8 || in->type == T_S16 || in->type == T_S32) && in->size < 8) {
+                    int bits = in->size * 8;
+                    int64_t sv = (int64_t)(v << (64 - bits)) >> (64 - bits);
+                    v = in->dbits >= 64 ? (uint64_t)sv : (uint64_t)sv & ((1ull << in->dbits) - 1);
+                }
+                uint64_t *D = w->r + (size_t)in->d[i] * 32;
+                for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = v;
             }
-            uint64_t *D = w->r + (size_t)in->d[0] * 32;
-            for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = v;
             break;
         }
         case OP_ATOM: case OP_RED:

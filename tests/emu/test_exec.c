@@ -376,6 +376,137 @@ static void exec__runs_template_kernels_by_name_expression(void **state) {
     fx_free(&f);
 }
 
+
+static void exec__counts_votes_with_syncthreads_count_and_or(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "extern \"C\" __global__ void k(const int *x, int *out) {\n"
+            "    int v = x[threadIdx.x];\n"
+            "    int c = __syncthreads_count(v > 10);\n"
+            "    int a = __syncthreads_and(v >= 0);\n"
+            "    int o = __syncthreads_or(v == 99);\n"
+            "    if (threadIdx.x == 0) { out[0] = c; out[1] = a; out[2] = o; }\n"
+            "}\n", &o);
+    int x[96];
+    for (int i = 0; i < 96; i++) x[i] = i;
+    DevPtr dx = fx_array(&f, "x", 4, 96, x), dout = fx_array(&f, "out", 4, 3, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_ptr(dout)};
+    fx_run(&f, "k", 1, 96, args, 2);
+    int out[3];
+    fx_get(&f, out, dout, sizeof out);
+    assert_int_equal(out[0], 85);
+    assert_int_equal(out[1], 1);
+    assert_int_equal(out[2], 0);
+    assert_null(f.r.findings);
+    fx_free(&f);
+}
+
+static void exec__uses_local_arrays_constants_and_globals(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "__constant__ float coef[4] = {0.5f, 1.5f, -2.0f, 4.0f};\n"
+            "__device__ int table[8] = {1, 2, 3};\n"
+            "__device__ unsigned counter;\n"
+            "extern \"C\" __global__ void k(const int *idx, float *out, int n) {\n"
+            "    float local[16];\n"
+            "    int i = threadIdx.x;\n"
+            "    for (int j = 0; j < 16; j++) local[j] = coef[j % 4] * (float)(i + j);\n"
+            "    out[i] = local[idx[i] % 16] + (float)table[i % 8];\n"
+            "    atomicAdd(&counter, 1u);\n"
+            "    __syncthreads();\n"
+            "    if (i == 0) out[n] = (float)counter;\n"
+            "}\n", &o);
+    int idx[64];
+    for (int i = 0; i < 64; i++) idx[i] = (i * 7) % 23;
+    DevPtr di = fx_array(&f, "idx", 4, 64, idx), dout = fx_array(&f, "out", 4, 65, NULL);
+    KernelArg args[] = {kernel_arg_ptr(di), kernel_arg_ptr(dout), kernel_arg_i32(64)};
+    fx_run(&f, "k", 1, 64, args, 3);
+    float out[65];
+    fx_get(&f, out, dout, sizeof out);
+    const float coef[4] = {0.5f, 1.5f, -2.0f, 4.0f};
+    const int table[8] = {1, 2, 3, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 64; i++) {
+        int j = idx[i] % 16;
+        assert_true(out[i] == coef[j % 4] * (float)(i + j) + (float)table[i % 8]);
+    }
+    assert_true(out[64] == 64.0f);
+    if (f.r.findings) fail_msg("unexpected: %s", f.findings);
+    fx_free(&f);
+}
+
+static void exec__runs_half_precision_and_2d_blocks(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "#include <cuda_fp16.h>\n"
+            "extern \"C\" __global__ void k(const float *x, float *out, int w) {\n"
+            "    int cx = blockIdx.x * blockDim.x + threadIdx.x, cy = blockIdx.y * blockDim.y + threadIdx.y;\n"
+            "    int i = cy * w + cx;\n"
+            "    __half h = __float2half(x[i]);\n"
+            "    __half2 p = __halves2half2(h, __float2half(2.0f));\n"
+            "    p = __hmul2(p, p);\n"
+            "    out[i] = __half2float(__low2half(p)) + __half2float(__high2half(p));\n"
+            "}\n", &o);
+    enum { W = 16, H = 8 };
+    float x[W * H], out[W * H];
+    for (int i = 0; i < W * H; i++) x[i] = (float)i * 0.25f;
+    DevPtr dx = fx_array(&f, "x", 4, W * H, x), dout = fx_array(&f, "out", 4, W * H, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_ptr(dout), kernel_arg_i32(W)};
+    Diag *d = fx_launch(&f, "k", (Dim3){W / 8, H / 4, 1}, (Dim3){8, 4, 1}, 0, args, 3);
+    assert_null(d);
+    fx_get(&f, out, dout, sizeof out);
+    /* x = i/4 ≤ 31.75 is exact in half; its square rounds to half precision */
+    for (int i = 0; i < W * H; i++) {
+        float sq = x[i] * x[i];
+        float lo = sq;
+        if (sq > 0) {
+            int e;
+            frexpf(sq, &e);
+            float ulp = ldexpf(1.0f, e - 11);
+            lo = nearbyintf(sq / ulp) * ulp;
+        }
+        assert_true(out[i] == lo + 4.0f);
+    }
+    fx_free(&f);
+}
+
+static void exec__runs_fast_math_within_documented_bounds(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(false, false);
+    CompileOptions co;
+    memset(&co, 0, sizeof co);
+    co.cache_dir = "";
+    co.fast_math = true;
+    fx_load_opts(&f,
+                 "extern \"C\" __global__ void k(const float *x, float *out) {\n"
+                 "    int i = threadIdx.x;\n"
+                 "    float v = x[i];\n"
+                 "    out[4 * i] = __sinf(v);\n"
+                 "    out[4 * i + 1] = expf(v);\n"
+                 "    out[4 * i + 2] = logf(v + 2.0f);\n"
+                 "    out[4 * i + 3] = v / 3.0f;\n"
+                 "}\n", &o, &co);
+    float x[64], out[256];
+    for (int i = 0; i < 64; i++) x[i] = (float)i / 16.0f - 1.5f;
+    DevPtr dx = fx_array(&f, "x", 4, 64, x), dout = fx_array(&f, "out", 4, 256, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_ptr(dout)};
+    fx_run(&f, "k", 1, 64, args, 2);
+    fx_get(&f, out, dout, sizeof out);
+    for (int i = 0; i < 64; i++) {
+        assert_true(fabs(out[4 * i] - sin(x[i])) < 1e-6);
+        assert_true(fabs(out[4 * i + 1] - exp(x[i])) <= 4e-7 * exp(x[i]) + 1e-7);
+        assert_true(fabs(out[4 * i + 2] - log(x[i] + 2.0)) < 2e-6);
+        assert_true(fabs(out[4 * i + 3] - x[i] / 3.0) <= 2.4e-7 * fabs(x[i] / 3.0));
+    }
+    fx_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exec__adds_vectors__when_guarded),
@@ -391,6 +522,10 @@ int main(void) {
         cmocka_unit_test(exec__stops_runaway_kernel__when_budget_exceeded),
         cmocka_unit_test(exec__gives_same_output__with_any_thread_count),
         cmocka_unit_test(exec__runs_template_kernels_by_name_expression),
+        cmocka_unit_test(exec__counts_votes_with_syncthreads_count_and_or),
+        cmocka_unit_test(exec__uses_local_arrays_constants_and_globals),
+        cmocka_unit_test(exec__runs_half_precision_and_2d_blocks),
+        cmocka_unit_test(exec__runs_fast_math_within_documented_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
