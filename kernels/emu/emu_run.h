@@ -6,7 +6,7 @@
 
 #define EMU_SHARED_DEFAULT ((size_t)48 * 1024)
 #define EMU_SHARED_OPTIN ((size_t)227 * 1024)
-#define EMU_DEFAULT_BUDGET 2000000000ull
+#define EMU_DEFAULT_BUDGET 1000000000ull
 
 typedef struct EmuRunRequest {
     const Kernel *kernel;
