@@ -291,6 +291,73 @@ static void diag__measures_divergence(void **state) {
     fx_free(&f);
 }
 
+
+static void diag__reports_local_oob__when_local_array_overrun(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int a[8];\n"
+          "    for (int i = 0; i < 8; i++) a[i] = p[i];\n"
+          "    p[threadIdx.x] = a[p[threadIdx.x] + 100];\n"
+          "}\n", 1, 32, 64, false);
+    const Diag *d = fx_finding(&f, "oob-local");
+    if (!d) fail_msg("no local oob: %s", f.findings);
+    assert_int_equal(d->line, 4);
+    fx_free(&f);
+}
+
+static void diag__reports_deadlock__when_barrier_waits_for_shuffle(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int v = p[threadIdx.x];\n"
+          "    if (threadIdx.x < 16) {\n"
+          "        __syncthreads();\n"
+          "    } else {\n"
+          "        v = __shfl_sync(0xffffffff, v, 0);\n"
+          "    }\n"
+          "    p[threadIdx.x] = v;\n"
+          "}\n", 1, 32, 32, false);
+    const Diag *d = fx_finding(&f, "deadlock");
+    if (!d && !fx_finding(&f, "warp-sync-mask")) fail_msg("no deadlock: %s", f.findings);
+    fx_free(&f);
+}
+
+static void diag__reports_global_oob_below_start(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int i = threadIdx.x;\n"
+          "    p[i] = p[i - 1];\n"
+          "}\n", 1, 32, 32, false);
+    const Diag *d = fx_finding(&f, "oob-global");
+    if (!d) fail_msg("no oob: %s", f.findings);
+    assert_non_null(strstr(d->message, "read p[-1] but p has 32 elements"));
+    assert_int_equal(d->thread[0], 0);
+    fx_free(&f);
+}
+
+static void diag__measures_bank_conflicts_of_8_byte_accesses(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ double d[64 * 2];\n"
+          "    int t = threadIdx.x;\n"
+          "    d[t] = p[t];\n"
+          "    d[t * 2 + 64] = p[t];\n"
+          "    __syncthreads();\n"
+          "    p[t] = (int)d[t] + (int)d[t * 2 + 64];\n"
+          "}\n", 1, 32, 32, false);
+    /* consecutive doubles: 2 phases, no conflict; stride 2 doubles: 2-way per phase */
+    assert_true(fx_line(&f, 4, "bank_conflict_degree") == 1.0);
+    assert_true(fx_line(&f, 5, "bank_conflict_degree") == 2.0);
+    fx_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(diag__reports_race__when_barrier_missing),
@@ -308,6 +375,10 @@ int main(void) {
         cmocka_unit_test(diag__measures_uncoalesced_access),
         cmocka_unit_test(diag__measures_bank_conflicts__when_tile_read_by_column),
         cmocka_unit_test(diag__measures_divergence),
+        cmocka_unit_test(diag__reports_local_oob__when_local_array_overrun),
+        cmocka_unit_test(diag__reports_deadlock__when_barrier_waits_for_shuffle),
+        cmocka_unit_test(diag__reports_global_oob_below_start),
+        cmocka_unit_test(diag__measures_bank_conflicts_of_8_byte_accesses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
