@@ -1,0 +1,55 @@
+-- block-scan: each block's inclusive scan, built from warp scans. Integers in
+-- [-50, 50] (so sums are exact); n = 100003 on the emulator (partial last
+-- block), 2^20 + 3 on a GPU; blocks of 256, 1024 (32 warps: warp 0 scans a
+-- full warp of totals) and 96 threads.
+return {
+  id = "block-scan",
+  title = "Block-wide inclusive scan from warp scans",
+  title_zh = "由 warp 扫描搭出线程块级的包含扫描",
+  source = "block-scan.cu",
+  solution = "solutions/block-scan.cu",
+  wrong = {
+    "solutions/wrong/block-scan-no-lane-test.cu",
+    "solutions/wrong/block-scan-no-second-sync.cu",
+    "solutions/wrong/block-scan-own-total.cu",
+  },
+  hints = {
+    "Warp level: for (int d = 1; d < 32; d *= 2) { int below = __shfl_up_sync(FULL_MASK, v, d); "
+      .. "if (lane >= d) v += below; }  Call the shuffle in every lane, add only where lane >= d.",
+    "Block level: if (lane == 31) warp_sums[warp] = v; __syncthreads(); warp 0 scans "
+      .. "warp_sums[lane] (0 for lane >= warps) with warp_inclusive_scan and writes it back; "
+      .. "__syncthreads(); then if (warp > 0) v += warp_sums[warp - 1];",
+    "Both barriers are needed: the first so warp 0 sees every warp's total, the second so no "
+      .. "warp reads warp_sums before warp 0 has finished rewriting it.",
+  },
+  hints_zh = {
+    "warp 级：for (int d = 1; d < 32; d *= 2) { int below = __shfl_up_sync(FULL_MASK, v, d); "
+      .. "if (lane >= d) v += below; }  每个 lane 都要调用 shuffle，只有 lane >= d 时才相加。",
+    "线程块级：if (lane == 31) warp_sums[warp] = v; __syncthreads(); warp 0 用 warp_inclusive_scan "
+      .. "扫描 warp_sums[lane]（lane >= warps 时取 0）并写回；__syncthreads(); 然后 "
+      .. "if (warp > 0) v += warp_sums[warp - 1];",
+    "两道屏障都不能少：第一道保证 warp 0 看到每个 warp 的总和，第二道保证 warp 0 改写完之前"
+      .. "没有 warp 去读 warp_sums。",
+  },
+  run = function(t)
+    local on_gpu = t:device().backend ~= "emu"
+    local n = t:param("n", on_gpu and (1 << 20) + 3 or 100003)
+    local x = gpu.array("i32", n, "in"):random{ lo = -50, hi = 50, seed = 101 }
+    local k = t:kernel("block_scan")
+    for _, block in ipairs{ 256, 1024, 96 } do
+      local out = gpu.array("i32", n, "out")
+      k:launch{ grid = (n + block - 1) // block, block = block, args = { x, out, gpu.i32(n) } }
+      -- The CPU reference: a running sum that restarts at every block.
+      local want = gpu.array("i32", n, "want")
+      local s = 0
+      for i = 0, n - 1 do
+        if i % block == 0 then s = 0 end
+        s = s + x[i]
+        want[i] = s
+      end
+      if not t:expect_equal(out, want, { name = string.format("out (blocks of %d)", block) }) then
+        return
+      end
+    end
+  end,
+}
