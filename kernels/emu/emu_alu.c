@@ -426,7 +426,7 @@ __attribute__((target("fma"))) static void fma_loop_hw(uint64_t *D, const uint64
     for (int l = 0; l < 32; l++) D[l] = b32(__builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
 }
 
-static void fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
+void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
     static int has_fma = -1;
     if (has_fma < 0) has_fma = __builtin_cpu_supports("fma") ? 1 : 0;
     if (has_fma) { fma_loop_hw(D, A, B, C); return; }
@@ -648,7 +648,7 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
                 case OP_SUB: LOOP(b32(f32(A[l]) - f32(B[l]))); goto done;
                 case OP_MUL: LOOP(b32(f32(A[l]) * f32(B[l]))); goto done;
                 case OP_FMA: case OP_MAD:
-                    if (m == EMU_FULL) fma_loop(D, A, B, C);
+                    if (m == EMU_FULL) emu_fma_loop(D, A, B, C);
                     else LOOP(b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
                     goto done;
                 default: break;
@@ -731,4 +731,52 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
     default:
         return false;
     }
+}
+
+/* Chooses a specialised opcode (emu_fast.h) when the instruction is one of
+ * the hot, plain forms: no rounding modifier, ftz, sat or combining op. */
+void emu_specialise(Instr *in) {
+    int t = in->type, op = in->op;
+    unsigned fl = in->flags;
+    bool i32 = t == T_B32 || t == T_U32 || t == T_S32, i64 = t == T_B64 || t == T_U64 || t == T_S64;
+    bool plain = !(fl & (F_FTZ | F_SAT | F_HI | F_WIDE | F_APPROX)) && in->rnd == RND_DEF;
+    int nop = -1;
+    switch (op) {
+    case OP_MOV: if (i32 || t == T_F32) nop = OPF_MOV32; else if (i64 || t == T_F64) nop = OPF_MOV64; break;
+    case OP_ADD:
+        if (plain && i32) nop = OPF_ADD32;
+        else if (plain && i64) nop = OPF_ADD64;
+        else if (t == T_F32 && !(fl & (F_FTZ | F_SAT)) && (in->rnd == RND_DEF || in->rnd == RND_RN)) nop = OPF_FADD;
+        break;
+    case OP_SUB:
+        if (plain && i32) nop = OPF_SUB32;
+        else if (plain && i64) nop = OPF_SUB64;
+        else if (t == T_F32 && !(fl & (F_FTZ | F_SAT)) && (in->rnd == RND_DEF || in->rnd == RND_RN)) nop = OPF_FSUB;
+        break;
+    case OP_MUL:
+        if (plain && i32) nop = OPF_MUL32;
+        else if ((fl & F_WIDE) && !(fl & F_HI) && t == T_S32) nop = OPF_MULWS32;
+        else if ((fl & F_WIDE) && !(fl & F_HI) && (t == T_U32 || t == T_B32)) nop = OPF_MULWU32;
+        else if (t == T_F32 && !(fl & (F_FTZ | F_SAT)) && (in->rnd == RND_DEF || in->rnd == RND_RN)) nop = OPF_FMUL;
+        break;
+    case OP_MAD: if (plain && i32) nop = OPF_MAD32; break;
+    case OP_FMA: if (t == T_F32 && !(fl & (F_FTZ | F_SAT)) && (in->rnd == RND_DEF || in->rnd == RND_RN)) nop = OPF_FFMA; break;
+    case OP_SHL: if (i32) nop = OPF_SHL32; break;
+    case OP_SHR: if (t == T_S32) nop = OPF_SHRS32; else if (i32) nop = OPF_SHRU32; break;
+    case OP_AND: if (i32) nop = OPF_AND32; break;
+    case OP_OR: if (i32) nop = OPF_OR32; break;
+    case OP_XOR: if (i32) nop = OPF_XOR32; break;
+    case OP_SELP: nop = OPF_SELP; break;
+    case OP_CVTA: case OP_CVTA_TO:
+        if ((in->space == SP_GLOBAL || in->space == SP_CONST) && (t == T_U64 || t == T_B64)) nop = OPF_MOV64;
+        break;
+    case OP_SETP:
+        if (in->sub2 != BOP_NONE) break;
+        if (t == T_S32 && in->sub <= CMP_GE) nop = OPF_SETPS32;
+        else if ((t == T_U32 || t == T_B32) && (in->sub <= CMP_HS)) nop = OPF_SETPU32;
+        else if (t == T_F32 && !(fl & F_FTZ) && in->sub <= CMP_GE && in->sub != CMP_NE) nop = OPF_SETPF32;
+        break;
+    default: break;
+    }
+    if (nop >= 0) in->op = (uint16_t)nop;
 }

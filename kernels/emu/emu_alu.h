@@ -7,5 +7,9 @@
 /* Executes `in` for the lanes in m on a warp's registers r (n_regs × 32)
  * and predicates p. Returns false when `in` is not an ALU instruction. */
 bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m);
+/* Rewrites `in` to a specialised opcode (emu_fast.h) when one applies. */
+void emu_specialise(Instr *in);
+/* D = fma(A, B, C) for 32 f32 lanes, with the FMA instruction when the CPU has it. */
+void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C);
 
 #endif

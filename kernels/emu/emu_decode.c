@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "kernels/emu/emu_alu.h"
 #include "kernels/emu/emu_raw.h"
 
 enum { N_REG, N_PRED, N_VAR_SHARED, N_VAR_LOCAL, N_KPARAM, N_DYNSHARED };
@@ -1095,6 +1096,7 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
             fail(&c, "unresolved branch%s", "");
         }
     }
+    for (int i = 0; i < c.n_code; i++) emu_specialise(&c.code[i]);
     Kernel *k = c.k;
     k->code = c.code;
     k->n_code = c.n_code;

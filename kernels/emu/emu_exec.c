@@ -13,6 +13,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/emu/emu_alu.h"
+#include "kernels/emu/emu_fast.h"
 #include "kernels/emu/emu_worker.h"
 
 #define SLICE 2048
@@ -323,6 +324,9 @@ static int warp_run(Worker *W, Warp *w, int slice) {
         }
         bool advance = true;
         switch (in->op) {
+        case OPF_FIRST ... OPF_LAST:
+            if (m) fast_exec(in, w->r, w->p, m);
+            break;
         case OP_LD:
             if (m) emu_exec_ld(W, w, in, m);
             break;

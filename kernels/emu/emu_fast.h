@@ -1,0 +1,74 @@
+/* kernels/emu/emu_fast.h: the hottest instructions, specialised at decode
+ * time (emu_specialise) so the interpreter runs them without looking at
+ * types or modifiers. Included by emu_exec.c only. */
+#ifndef CUDOJO_KERNELS_EMU_FAST_H
+#define CUDOJO_KERNELS_EMU_FAST_H
+
+#include <string.h>
+
+#include "kernels/emu/emu_alu.h"
+
+#define FLOOP(EXPR) do { \
+    if (m == EMU_FULL) { for (int l = 0; l < 32; l++) D[l] = (EXPR); } \
+    else { for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = (EXPR); } } while (0)
+
+static inline float ff32(uint64_t v) { uint32_t u = (uint32_t)v; float f; memcpy(&f, &u, 4); return f; }
+static inline uint64_t fb32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+
+static inline void fast_exec(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
+    uint64_t *D = r + (size_t)in->d[0] * 32;
+    const uint64_t *A = r + (size_t)in->a[0] * 32;
+    const uint64_t *B = r + (size_t)(in->b < 0 ? 0 : in->b) * 32;
+    const uint64_t *C = r + (size_t)(in->c < 0 ? 0 : in->c) * 32;
+    switch (in->op) {
+    case OPF_MOV32: FLOOP(A[l] & 0xffffffffu); break;
+    case OPF_MOV64: FLOOP(A[l]); break;
+    case OPF_ADD32: FLOOP((uint32_t)(A[l] + B[l])); break;
+    case OPF_SUB32: FLOOP((uint32_t)(A[l] - B[l])); break;
+    case OPF_MUL32: FLOOP((uint32_t)(A[l] * B[l])); break;
+    case OPF_MAD32: FLOOP((uint32_t)(A[l] * B[l] + C[l])); break;
+    case OPF_ADD64: FLOOP(A[l] + B[l]); break;
+    case OPF_SUB64: FLOOP(A[l] - B[l]); break;
+    case OPF_MULWS32: FLOOP((uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l])); break;
+    case OPF_MULWU32: FLOOP((uint64_t)(uint32_t)A[l] * (uint32_t)B[l]); break;
+    case OPF_SHL32: FLOOP((uint32_t)B[l] >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << (uint32_t)B[l])); break;
+    case OPF_SHRU32: FLOOP((uint32_t)B[l] >= 32 ? 0 : (uint32_t)A[l] >> (uint32_t)B[l]); break;
+    case OPF_SHRS32: FLOOP((uint32_t)((int32_t)A[l] >> ((uint32_t)B[l] >= 32 ? 31 : (uint32_t)B[l]))); break;
+    case OPF_AND32: FLOOP(A[l] & B[l] & 0xffffffffu); break;
+    case OPF_OR32: FLOOP((A[l] | B[l]) & 0xffffffffu); break;
+    case OPF_XOR32: FLOOP((A[l] ^ B[l]) & 0xffffffffu); break;
+    case OPF_FADD: FLOOP(fb32(ff32(A[l]) + ff32(B[l]))); break;
+    case OPF_FSUB: FLOOP(fb32(ff32(A[l]) - ff32(B[l]))); break;
+    case OPF_FMUL: FLOOP(fb32(ff32(A[l]) * ff32(B[l]))); break;
+    case OPF_FFMA:
+        if (m == EMU_FULL) emu_fma_loop(D, A, B, C);
+        else for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = fb32(__builtin_fmaf(ff32(A[l]), ff32(B[l]), ff32(C[l])));
+        break;
+    case OPF_SELP: {
+        uint32_t q = p[in->c];
+        if (in->flags & F_NEGC) q = ~q;
+        FLOOP((q >> l & 1) ? A[l] : B[l]);
+        break;
+    }
+    case OPF_SETPS32: case OPF_SETPU32: case OPF_SETPF32: {
+        uint32_t res = 0;
+        int cmp = in->sub;
+#define CMPS(T, CV) do { for (int l = 0; l < 32; l++) { T x = CV(A[l]), y = CV(B[l]); bool v; \
+            switch (cmp) { case CMP_EQ: v = x == y; break; case CMP_NE: v = x != y; break; \
+            case CMP_LT: case CMP_LO: v = x < y; break; case CMP_LE: case CMP_LS: v = x <= y; break; \
+            case CMP_GT: case CMP_HI: v = x > y; break; default: v = x >= y; break; } \
+            res |= (uint32_t)v << l; } } while (0)
+        if (in->op == OPF_SETPS32) CMPS(int32_t, (int32_t));
+        else if (in->op == OPF_SETPU32) CMPS(uint32_t, (uint32_t));
+        else CMPS(float, ff32);   /* ordered compares only: NaN gives false, ne included (specialise) */
+#undef CMPS
+        p[in->d[0]] = (p[in->d[0]] & ~m) | (res & m);
+        if (in->d[1] >= 0) p[in->d[1]] = (p[in->d[1]] & ~m) | (~res & m);
+        break;
+    }
+    default: break;
+    }
+}
+
+#endif
