@@ -34,6 +34,7 @@ typedef struct ApiCtx {
     Backend *backend;            /* NULL: no device (course loading, tests of refs) */
     size_t array_bytes;          /* host bytes held by live arrays */
     size_t array_cap;            /* 0 = ARRAY_DEFAULT_CAP */
+    size_t since_gc;             /* array bytes allocated since the last full collection */
     int n_arrays;                /* numbering for "array#N" */
     Diag *abort_diags;           /* why the run was aborted (device error...) */
     Verdict abort_verdict;
@@ -90,6 +91,13 @@ void array_set(GpuArray *a, size_t i, double v);
 int64_t array_get_i64(const GpuArray *a, size_t i);
 uint64_t array_get_u64(const GpuArray *a, size_t i);
 void array_set_i64(GpuArray *a, size_t i, int64_t v);
+/* Bulk conversions of elements [i0, i0+n) (the switch on dtype is hoisted
+ * out of the loop: the hot paths of ref.c and the generators use these). */
+#define ARRAY_CHUNK 2048
+void array_load_f64(const GpuArray *a, size_t i0, size_t n, double *out);
+void array_store_f64(GpuArray *a, size_t i0, size_t n, const double *in);
+void array_load_i64(const GpuArray *a, size_t i0, size_t n, int64_t *out);
+void array_store_i64(GpuArray *a, size_t i0, size_t n, const int64_t *in);
 /* "%.9g" for f32, "%.17g" f64, integers exactly. */
 void array_format_elem(const GpuArray *a, size_t i, char *buf, size_t n);
 /* "[i]", "[r][c]" or "[i][j][k]". */

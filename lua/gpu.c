@@ -136,6 +136,61 @@ void array_set(GpuArray *a, size_t i, double v) {
     else array_set_i64(a, i, clamp_i64(v));
 }
 
+#define LOOP_T(T, body) do { T *p = (T *)a->host + i0; for (size_t k = 0; k < n; k++) { body; } } while (0)
+
+void array_load_f64(const GpuArray *a, size_t i0, size_t n, double *out) {
+    switch (a->dtype) {
+    case DT_F32: LOOP_T(const float, out[k] = p[k]); break;
+    case DT_F64: memcpy(out, (const double *)a->host + i0, n * sizeof *out); break;
+    case DT_I32: LOOP_T(const int32_t, out[k] = p[k]); break;
+    case DT_U32: LOOP_T(const uint32_t, out[k] = p[k]); break;
+    case DT_I64: LOOP_T(const int64_t, out[k] = (double)p[k]); break;
+    case DT_U64: LOOP_T(const uint64_t, out[k] = (double)p[k]); break;
+    case DT_I8: LOOP_T(const int8_t, out[k] = p[k]); break;
+    case DT_U8: LOOP_T(const uint8_t, out[k] = p[k]); break;
+    case DT_I16: LOOP_T(const int16_t, out[k] = p[k]); break;
+    case DT_U16: LOOP_T(const uint16_t, out[k] = p[k]); break;
+    default: break;
+    }
+}
+
+void array_store_f64(GpuArray *a, size_t i0, size_t n, const double *in) {
+    switch (a->dtype) {
+    case DT_F32: LOOP_T(float, p[k] = (float)in[k]); break;
+    case DT_F64: memcpy((double *)a->host + i0, in, n * sizeof *in); break;
+    default:
+        for (size_t k = 0; k < n; k++) array_set(a, i0 + k, in[k]);
+        break;
+    }
+}
+
+void array_load_i64(const GpuArray *a, size_t i0, size_t n, int64_t *out) {
+    switch (a->dtype) {
+    case DT_I32: LOOP_T(const int32_t, out[k] = p[k]); break;
+    case DT_U32: LOOP_T(const uint32_t, out[k] = p[k]); break;
+    case DT_I64: memcpy(out, (const int64_t *)a->host + i0, n * sizeof *out); break;
+    case DT_U64: LOOP_T(const uint64_t, out[k] = (int64_t)p[k]); break;
+    case DT_I8: LOOP_T(const int8_t, out[k] = p[k]); break;
+    case DT_U8: LOOP_T(const uint8_t, out[k] = p[k]); break;
+    case DT_I16: LOOP_T(const int16_t, out[k] = p[k]); break;
+    case DT_U16: LOOP_T(const uint16_t, out[k] = p[k]); break;
+    default:
+        for (size_t k = 0; k < n; k++) out[k] = array_get_i64(a, i0 + k);
+        break;
+    }
+}
+
+void array_store_i64(GpuArray *a, size_t i0, size_t n, const int64_t *in) {
+    switch (a->dtype) {
+    case DT_I32: LOOP_T(int32_t, p[k] = (int32_t)(uint32_t)in[k]); break;
+    case DT_U32: LOOP_T(uint32_t, p[k] = (uint32_t)in[k]); break;
+    case DT_I64: memcpy((int64_t *)a->host + i0, in, n * sizeof *in); break;
+    default:
+        for (size_t k = 0; k < n; k++) array_set_i64(a, i0 + k, in[k]);
+        break;
+    }
+}
+
 void array_format_elem(const GpuArray *a, size_t i, char *buf, size_t n) {
     switch (a->dtype) {
     case DT_F32: snprintf(buf, n, "%.9g", (double)((const float *)a->host)[i]); break;
@@ -173,6 +228,13 @@ GpuArray *array_push_new(lua_State *L, DType dt, int ndim, const size_t *shape) 
         luaL_error(L, "gpu.array: %I elements of %s (%I MiB) exceed what an exercise may allocate (%I MiB in all)",
                    (lua_Integer)n, dtype_name(dt), (lua_Integer)((double)n * (double)es / 1048576.0),
                    (lua_Integer)(cap >> 20));
+    /* Lua sees only the small userdata, not the buffer behind it: collect
+     * dead arrays every 256 MiB so a loop that makes big arrays does not
+     * pile up gigabytes of host (and device) memory. */
+    if (c && (c->since_gc += n * es) > ((size_t)256 << 20)) {
+        c->since_gc = 0;
+        lua_gc(L, LUA_GCCOLLECT);
+    }
     GpuArray *a = lua_newuserdatauv(L, sizeof *a, 0);
     memset(a, 0, sizeof *a);
     a->dtype = dt;
@@ -389,11 +451,17 @@ static int array_random(lua_State *L) {
     if (!(hi >= lo)) return luaL_error(L, "random: hi (%f) must not be below lo (%f)", hi, lo);
     array_host_write(L, a, true);
     if (fl) {
-        for (size_t i = 0; i < a->n; i++) {
-            double u = (double)(splitmix(&state) >> 11) * 0x1.0p-53;
-            double v = lo + (hi - lo) * u;
-            if (a->dtype == DT_F32 && (float)v >= (float)hi && hi > lo) v = nextafterf((float)hi, (float)lo);
-            array_set(a, i, v);
+        double buf[ARRAY_CHUNK];
+        float top = nextafterf((float)hi, (float)lo);
+        for (size_t i0 = 0; i0 < a->n; i0 += ARRAY_CHUNK) {
+            size_t m = a->n - i0 < ARRAY_CHUNK ? a->n - i0 : ARRAY_CHUNK;
+            for (size_t k = 0; k < m; k++) {
+                double v = lo + (hi - lo) * ((double)(splitmix(&state) >> 11) * 0x1.0p-53);
+                /* rounding to f32 must not reach hi: the range is [lo, hi) */
+                if (a->dtype == DT_F32 && (float)v >= (float)hi && hi > lo) v = top;
+                buf[k] = v;
+            }
+            array_store_f64(a, i0, m, buf);
         }
     } else {
         int64_t ilo = clamp_i64(ceil(lo)), ihi = clamp_i64(floor(hi));

@@ -28,10 +28,22 @@ static GpuArray *new_like(lua_State *L, const GpuArray *a, DType dt) {
     return array_push_new(L, dt, a->ndim, a->shape);
 }
 
+/* Chunked loops: convert ARRAY_CHUNK elements at a time into stack
+ * buffers, so the per-element work is a tight loop over doubles. */
+#define FOR_CHUNKS(n, i0, m) \
+    for (size_t i0 = 0, m = 0; m = ((n) - i0 < ARRAY_CHUNK ? (n) - i0 : ARRAY_CHUNK), i0 < (n); i0 += m)
+
 /* Stores v computed in double (floats) or exactly (integers). */
 static void put(GpuArray *r, size_t i, double v, int64_t iv) {
     if (dtype_is_float(r->dtype)) array_set(r, i, v);
     else array_set_i64(r, i, iv);
+}
+
+/* Stores doubles; integer dtypes get the nearest integer. */
+static void store_rounded(GpuArray *r, size_t i0, size_t m, double *v) {
+    if (!dtype_is_float(r->dtype))
+        for (size_t k = 0; k < m; k++) v[k] = nearbyint(v[k]);
+    array_store_f64(r, i0, m, v);
 }
 
 static int ref_add(lua_State *L) {
@@ -40,8 +52,23 @@ static int ref_add(lua_State *L) {
     rd(L, a);
     rd(L, b);
     GpuArray *r = new_like(L, a, a->dtype);
-    for (size_t i = 0; i < a->n; i++)
-        put(r, i, array_get(a, i) + array_get(b, i), (int64_t)((uint64_t)array_get_i64(a, i) + (uint64_t)array_get_i64(b, i)));
+    if (dtype_is_float(a->dtype)) {
+        double x[ARRAY_CHUNK], y[ARRAY_CHUNK];
+        FOR_CHUNKS(a->n, i0, m) {
+            array_load_f64(a, i0, m, x);
+            array_load_f64(b, i0, m, y);
+            for (size_t k = 0; k < m; k++) x[k] += y[k];
+            array_store_f64(r, i0, m, x);
+        }
+    } else {
+        int64_t x[ARRAY_CHUNK], y[ARRAY_CHUNK];
+        FOR_CHUNKS(a->n, i0, m) {
+            array_load_i64(a, i0, m, x);
+            array_load_i64(b, i0, m, y);
+            for (size_t k = 0; k < m; k++) x[k] = (int64_t)((uint64_t)x[k] + (uint64_t)y[k]);
+            array_store_i64(r, i0, m, x);
+        }
+    }
     return 1;
 }
 
@@ -52,9 +79,12 @@ static int ref_axpy(lua_State *L) {
     rd(L, x);
     rd(L, y);
     GpuArray *r = new_like(L, y, y->dtype);
-    for (size_t i = 0; i < x->n; i++) {
-        double v = alpha * array_get(x, i) + array_get(y, i);
-        put(r, i, v, (int64_t)llround(v));
+    double xb[ARRAY_CHUNK], yb[ARRAY_CHUNK];
+    FOR_CHUNKS(x->n, i0, m) {
+        array_load_f64(x, i0, m, xb);
+        array_load_f64(y, i0, m, yb);
+        for (size_t k = 0; k < m; k++) yb[k] += alpha * xb[k];
+        store_rounded(r, i0, m, yb);
     }
     return 1;
 }
@@ -64,9 +94,11 @@ static int ref_scale(lua_State *L) {
     double s = luaL_checknumber(L, 2);
     rd(L, a);
     GpuArray *r = new_like(L, a, a->dtype);
-    for (size_t i = 0; i < a->n; i++) {
-        double v = array_get(a, i) * s;
-        put(r, i, v, (int64_t)llround(v));
+    double b[ARRAY_CHUNK];
+    FOR_CHUNKS(a->n, i0, m) {
+        array_load_f64(a, i0, m, b);
+        for (size_t k = 0; k < m; k++) b[k] *= s;
+        store_rounded(r, i0, m, b);
     }
     return 1;
 }
@@ -76,16 +108,23 @@ static int ref_sum(lua_State *L) {
     rd(L, a);
     if (!dtype_is_float(a->dtype)) {
         uint64_t s = 0;
-        for (size_t i = 0; i < a->n; i++) s += (uint64_t)array_get_i64(a, i);
+        int64_t b[ARRAY_CHUNK];
+        FOR_CHUNKS(a->n, i0, m) {
+            array_load_i64(a, i0, m, b);
+            for (size_t k = 0; k < m; k++) s += (uint64_t)b[k];
+        }
         lua_pushinteger(L, (lua_Integer)s);
         return 1;
     }
     /* Kahan–Babuška summation in double: exact enough to judge any float kernel. */
-    double s = 0, c = 0;
-    for (size_t i = 0; i < a->n; i++) {
-        double v = array_get(a, i), t = s + v;
-        c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
-        s = t;
+    double s = 0, c = 0, b[ARRAY_CHUNK];
+    FOR_CHUNKS(a->n, i0, m) {
+        array_load_f64(a, i0, m, b);
+        for (size_t k = 0; k < m; k++) {
+            double v = b[k], t = s + v;
+            c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
+            s = t;
+        }
     }
     lua_pushnumber(L, s + c);
     return 1;
@@ -96,11 +135,15 @@ static int ref_dot(lua_State *L) {
     check_same_len(L, "dot", a, b);
     rd(L, a);
     rd(L, b);
-    double s = 0, c = 0;
-    for (size_t i = 0; i < a->n; i++) {
-        double v = array_get(a, i) * array_get(b, i), t = s + v;
-        c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
-        s = t;
+    double s = 0, c = 0, x[ARRAY_CHUNK], y[ARRAY_CHUNK];
+    FOR_CHUNKS(a->n, i0, m) {
+        array_load_f64(a, i0, m, x);
+        array_load_f64(b, i0, m, y);
+        for (size_t k = 0; k < m; k++) {
+            double v = x[k] * y[k], t = s + v;
+            c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
+            s = t;
+        }
     }
     lua_pushnumber(L, s + c);
     return 1;
@@ -134,7 +177,7 @@ static int ref_matmul(lua_State *L) {
         free(acc);
         return luaL_error(L, "ref.matmul: out of memory");
     }
-    for (size_t i = 0; i < K * N; i++) bd[i] = array_get(B, i);
+    array_load_f64(B, 0, K * N, bd);
     for (size_t i = 0; i < M; i++) {
         memset(acc, 0, N * sizeof *acc);
         for (size_t k = 0; k < K; k++) {
@@ -142,7 +185,7 @@ static int ref_matmul(lua_State *L) {
             const double *brow = bd + k * N;
             for (size_t j = 0; j < N; j++) acc[j] += a * brow[j];
         }
-        for (size_t j = 0; j < N; j++) put(C, i * N + j, acc[j], (int64_t)llround(acc[j]));
+        store_rounded(C, i * N, N, acc);
     }
     free(bd);
     free(acc);
