@@ -452,12 +452,28 @@ static inline void shadow_write_fast(Worker *W, Warp *w, int lane, const Instr *
  * in one space, aligned and inside shared memory or inside the allocation
  * that the last access hit. Returns the host base to add to each address
  * (shared: the block's shared memory; global: 0), or NULL for the careful path. */
+/* The full-warp check, compiled twice: for AVX2 (64-bit compares in vector
+ * registers) and for the x86-64 baseline, picked at run time. */
+__attribute__((target("avx2"))) static bool lanes_inside_avx2(const uint64_t *addr, uint64_t lo, uint64_t span,
+                                                              uint64_t align) {
+    uint64_t bad = 0;
+    for (int l = 0; l < 32; l++) bad |= (addr[l] & align) | (uint64_t)(addr[l] - lo > span);
+    return !bad;
+}
+
+static bool lanes_inside_base(const uint64_t *addr, uint64_t lo, uint64_t span, uint64_t align) {
+    uint64_t bad = 0;
+    for (int l = 0; l < 32; l++) bad |= (addr[l] & align) | (uint64_t)(addr[l] - lo > span);
+    return !bad;
+}
+
 /* true when every lane in m has lo <= addr <= lo + span and is aligned */
 static inline bool lanes_inside(const uint64_t *addr, uint32_t m, uint64_t lo, uint64_t span, uint64_t align) {
     uint64_t bad = 0;
     if (m == EMU_FULL) {
-        for (int l = 0; l < 32; l++) bad |= (addr[l] & align) | (uint64_t)(addr[l] - lo > span);
-        return !bad;
+        static int avx2 = -1;
+        if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+        return avx2 ? lanes_inside_avx2(addr, lo, span, align) : lanes_inside_base(addr, lo, span, align);
     }
     for (int l = 0; l < 32; l++)
         if (m >> l & 1) bad |= (addr[l] & align) | (uint64_t)(addr[l] - lo > span);
