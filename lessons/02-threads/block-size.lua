@@ -19,6 +19,10 @@ return {
       .. "The stride is the number of threads in the whole grid, so that no two threads "
       .. "ever visit the same element.",
   },
+  hints_zh = {
+    "核函数不能假设线程块大小：启动配置会告诉每个线程一个线程块有多大（blockDim.x）、一共有多少个线程块（gridDim.x）。",
+    "int start = blockIdx.x * blockDim.x + threadIdx.x; int stride = blockDim.x * gridDim.x; 步长是整个网格的线程数，这样两个线程永远不会访问同一个元素。",
+  },
   timeout = 30,
   run = function(t)
     local dev = t:device()

@@ -18,6 +18,10 @@ return {
     "Keep a float sum and an int count: if (xx >= 0 && xx < width && yy >= 0 && yy < height) "
       .. "{ sum += in[yy * width + xx]; count++; } and write out[y * width + x] = sum / count;",
   },
+  hints_zh = {
+    "两层循环，dy 和 dx 都从 -1 到 1，遍历 9 个邻居 (xx, yy) = (x + dx, y + dy)。只有 0 <= xx < width 且 0 <= yy < height 的邻居才算数；读之前先检查。",
+    "用一个 float sum 和一个 int count：if (xx >= 0 && xx < width && yy >= 0 && yy < height) { sum += in[yy * width + xx]; count++; } 最后 out[y * width + x] = sum / count;",
+  },
   run = function(t)
     local w = t:param("width", 301)
     local h = t:param("height", 203)

@@ -16,6 +16,10 @@ return {
     "Put the whole body inside the guard: if (i < n) { float v = x[i]; y[i] = ...; } "
       .. "The comparison is <, not <=.",
   },
+  hints_zh = {
+    "合法的下标是 0 .. n-1。全局索引 i 大于等于 n 的线程没有对应的元素，不能碰 x 和 y，连读都不行。",
+    "把整个函数体放进检查里：if (i < n) { float v = x[i]; y[i] = ...; } 比较用 <，不是 <=。",
+  },
   run = function(t)
     local block = t:param("block", 64)
     local sizes = { 1, 2, 3, 31, 33, 1000, 65539 }

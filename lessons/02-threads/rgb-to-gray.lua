@@ -18,6 +18,10 @@ return {
       .. "threadIdx.y; then if (x >= width || y >= height) return; The image is stored row "
       .. "by row, so pixel (x, y) is at y * width + x (the row times the row length).",
   },
+  hints_zh = {
+    "二维启动让每个线程有两个坐标：x 由 blockIdx、blockDim、threadIdx 的 .x 分量算出，y 由 .y 分量算出，算法和一维全局索引相同。",
+    "int x = blockIdx.x * blockDim.x + threadIdx.x; int y = blockIdx.y * blockDim.y + threadIdx.y; 然后 if (x >= width || y >= height) return; 图像按行存储，所以像素 (x, y) 在 y * width + x（行号乘以行长）。",
+  },
   run = function(t)
     local w = t:param("width", 333)
     local h = t:param("height", 197)

@@ -16,6 +16,10 @@ return {
     "if (x >= nx || y >= ny || z >= nz) return; then out[(x * ny + y) * nz + z] = "
       .. "in[(z * ny + y) * nx + x]; (read each formula as [slowest][middle][fastest]).",
   },
+  hints_zh = {
+    "z 来自 .z 分量，和 x、y 一样：blockIdx.z * blockDim.z + threadIdx.z。网格在每个方向上都向上取整，所以 x、y、z 都需要检查。",
+    "if (x >= nx || y >= ny || z >= nz) return; 然后 out[(x * ny + y) * nz + z] = in[(z * ny + y) * nx + x];（把每个公式读作 [最慢][中间][最快]）。",
+  },
   run = function(t)
     local nx = t:param("nx", 45)
     local ny = t:param("ny", 19)

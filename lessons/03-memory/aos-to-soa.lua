@@ -15,6 +15,10 @@ return {
     "float4 q = reinterpret_cast<const float4 *>(p)[i]; then x[i] = q.x; y[i] = q.y; "
       .. "z[i] = q.z; m[i] = q.w; (index the float4 pointer with i, not 4 * i).",
   },
+  hints_zh = {
+    "CUDA 有内置的 16 字节类型 float4，字段是 .x .y .z .w。一个 warp 每个线程读一个 float4，就是读 512 个连续字节，取来的每个字节都有用。",
+    "float4 q = reinterpret_cast<const float4 *>(p)[i]; 然后 x[i] = q.x; y[i] = q.y; z[i] = q.z; m[i] = q.w;（float4 指针的下标是 i，不是 4 * i）。",
+  },
   run = function(t)
     local n = t:param("n", 50003)
     local p = gpu.array("f32", 4 * n, "p"):random{ lo = -20, hi = 20, seed = 61 }

@@ -17,6 +17,10 @@ return {
     "Horner's rule: float acc = coef[NCOEF - 1]; for (int k = NCOEF - 2; k >= 0; k--) "
       .. "acc = acc * v + coef[k]; It needs no pow() and rounds less than summing powers.",
   },
+  hints_zh = {
+    "在文件作用域（核函数之外）写：__constant__ float coef[NCOEF] = { COEFFS }; NCOEF 和 COEFFS 是练习编译你的文件时定义的宏。",
+    "霍纳法则：float acc = coef[NCOEF - 1]; for (int k = NCOEF - 2; k >= 0; k--) acc = acc * v + coef[k]; 不需要 pow()，舍入误差也比逐项求幂再相加小。",
+  },
   run = function(t)
     local n = t:param("n", 40001)
     local polys = {

@@ -20,6 +20,10 @@ return {
       .. "x = lo; y = hi; }, then the 9 steps (a,b) (d,e) (c,e) (c,d) (b,e) (a,d) (a,c) (b,d) "
       .. "(b,c): c is the median.",
   },
+  hints_zh = {
+    "线程内的数组只有在每个下标都是编译期已知（循环展开之后）时才能留在寄存器里。插入排序的 while 循环按运行时的 j 移动。",
+    "用五个变量 a..e，再写一个把两个值排好序的辅助函数，例如 __device__ void sort2(float &x, float &y) { float lo = fminf(x, y), hi = fmaxf(x, y); x = lo; y = hi; }，然后依次对 (a,b) (d,e) (c,e) (c,d) (b,e) (a,d) (a,c) (b,d) (b,c) 做 9 次：c 就是中值。",
+  },
   run = function(t)
     local n = t:param("n", 100003)
     local x = gpu.array("f32", n, "in"):random{ lo = -50, hi = 50, seed = 41 }

@@ -17,6 +17,10 @@ return {
     "Replace __noinline__ with __forceinline__. Inlined, *r = ... is just rr = ..., and "
       .. "the stack frame goes away.",
   },
+  hints_zh = {
+    "真正被调用（没有内联）的函数收到的是 &rr 和 &tt 这两个地址，而寄存器没有地址：编译器只好把 rr 和 tt 放进内存，也就是线程的栈上。",
+    "把 __noinline__ 换成 __forceinline__。内联之后，*r = ... 就只是 rr = ...，栈帧随之消失。",
+  },
   run = function(t)
     local n = t:param("n", 20011)
     local x = gpu.array("f32", n, "x"):random{ lo = -10, hi = 10, seed = 91 }

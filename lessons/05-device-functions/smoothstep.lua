@@ -16,6 +16,10 @@ return {
     "float t = clampf((x - e0) / (e1 - e0), 0.0f, 1.0f); return t * t * (3.0f - 2.0f * t); "
       .. "Without the clamp the cubic keeps going outside [e0, e1].",
   },
+  hints_zh = {
+    "clampf 用内置的 fminf 和 fmaxf 一行就能写完：先取 v 和 lo 中较大的，再取它和 hi 中较小的。",
+    "float t = clampf((x - e0) / (e1 - e0), 0.0f, 1.0f); return t * t * (3.0f - 2.0f * t); 不截断的话，三次曲线在 [e0, e1] 之外会继续弯下去或翘上来。",
+  },
   run = function(t)
     local n = t:param("n", 30011)
     local e0, e1 = -1.25, 1.5

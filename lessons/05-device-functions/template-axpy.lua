@@ -16,6 +16,10 @@ return {
       .. "types through float.",
     "The whole body is: if (i < n) y[i] = a * x[i] + y[i]; No casts are needed.",
   },
+  hints_zh = {
+    "模板里的运算只用 T：a、x[i]、y[i] 都是 T 类型时，a * x[i] + y[i] 本身就是 T 类型。表达式里出现任何 float，都会把其他类型拖进 float 计算。",
+    "整个函数体就是：if (i < n) y[i] = a * x[i] + y[i]; 不需要任何类型转换。",
+  },
   run = function(t)
     local n = t:param("n", 10007)
     local grid, block = (n + 255) // 256, 256

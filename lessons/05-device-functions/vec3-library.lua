@@ -18,6 +18,10 @@ return {
     "cross3(p, q) = make_float3(p.y*q.z - p.z*q.y, p.z*q.x - p.x*q.z, p.x*q.y - p.y*q.x); "
       .. "normalize3(p): float len = sqrtf(dot3(p, p)); return make_float3(p.x/len, p.y/len, p.z/len);",
   },
+  hints_zh = {
+    "每个辅助函数一行就够。float3 是有 .x .y .z 三个字段的结构体；make_float3(x, y, z) 构造一个。两个核函数调用同一批辅助函数，所以每个错误都会出现两次。",
+    "cross3(p, q) = make_float3(p.y*q.z - p.z*q.y, p.z*q.x - p.x*q.z, p.x*q.y - p.y*q.x); normalize3(p)：float len = sqrtf(dot3(p, p)); return make_float3(p.x/len, p.y/len, p.z/len);",
+  },
   run = function(t)
     local T = t:param("triangles", 10007)
     local v = gpu.array("f32", 9 * T, "v"):random{ lo = -1, hi = 1, seed = 111 }
