@@ -131,7 +131,8 @@ static void mutate_once(Input *in, const Input *corpus, int ncorpus) {
     case 4: { /* duplicate a line */
         size_t s, n;
         line_at(in, at < in->len ? at : (in->len ? in->len - 1 : 0), &s, &n);
-        char *copy = xstrndup(in->data + s, n);
+        char *copy = xmalloc(n + 1);   /* not xstrndup: the input may hold NUL bytes */
+        memcpy(copy, in->data + s, n);
         buf_insert(in, rnd_below(in->len + 1), copy, n);
         free(copy);
         break;
@@ -277,7 +278,9 @@ int main(int argc, char **argv) {
     for (; done < iterations; done++) {
         if (max_seconds > 0 && (done & 15) == 0 && now_s() - t0 > max_seconds) break;
         const Input *src = &corpus[rnd_below((size_t)ncorpus)];
-        Input in = {xstrndup(src->data, src->len), src->len};
+        Input in = {xmalloc(src->len + 1), src->len};
+        memcpy(in.data, src->data, src->len);
+        in.data[in.len] = 0;
         int rounds = 1 + (int)rnd_below(3);
         for (int k = 0; k < rounds; k++) mutate_once(&in, corpus, ncorpus);
         rejected += check_one(in.data, in.len);
