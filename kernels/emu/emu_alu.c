@@ -620,19 +620,25 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
         }
         return true;
     }
-    case OP_DP4A: case OP_DP2A:
+    case OP_DP4A: case OP_DP2A: {
+        /* type: a's signedness, type2: b's; dp2a.hi uses b's upper two bytes */
+        bool sa = in->type == T_S32, sb = in->type2 == T_S32;
+        int boff = (op == OP_DP2A && (fl & F_HI)) ? 2 : 0;
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
             uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
-            int64_t acc = (int64_t)(int32_t)C[l];
+            int64_t acc = (sa || sb) ? (int64_t)(int32_t)C[l] : (int64_t)(uint32_t)C[l];
             for (int i = 0; i < (op == OP_DP4A ? 4 : 2); i++) {
-                int64_t x = op == OP_DP4A ? (int64_t)(int8_t)(a >> (8 * i)) : (int64_t)(int16_t)(a >> (16 * i));
-                int64_t y = (int64_t)(int8_t)(b >> (8 * (op == OP_DP4A ? i : i)));
+                int64_t x = op == OP_DP4A ? (sa ? (int64_t)(int8_t)(a >> (8 * i)) : (int64_t)(uint8_t)(a >> (8 * i)))
+                                          : (sa ? (int64_t)(int16_t)(a >> (16 * i)) : (int64_t)(uint16_t)(a >> (16 * i)));
+                uint32_t bb = b >> (8 * (i + boff));
+                int64_t y = sb ? (int64_t)(int8_t)bb : (int64_t)(uint8_t)bb;
                 acc += x * y;
             }
             D[l] = (uint32_t)acc;
         }
         return true;
+    }
     default: break;
     }
 

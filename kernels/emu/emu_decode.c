@@ -852,6 +852,14 @@ static void decode_instr(Ctx *c, const RawStmt *s) {
         in->a[0] = src(c, &s->ops[1], t);
         return;
     }
+    if ((!strcmp(b, "dp4a") || !strcmp(b, "dp2a")) && m.nt == 2) {
+        decode_alu(c, s, &m, b[2] == '4' ? OP_DP4A : OP_DP2A, 3);
+        if (!c->err) {
+            c->code[c->n_code - 1].type = (uint8_t)m.t[0];
+            c->code[c->n_code - 1].type2 = (uint8_t)m.t[1];
+        }
+        return;
+    }
     for (size_t i = 0; i < sizeof alu / sizeof alu[0]; i++)
         if (!strcmp(b, alu[i].name)) {
             if (alu[i].op == OP_MUL && m.lo) m.flags &= ~(unsigned)F_HI;

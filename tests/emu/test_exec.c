@@ -507,6 +507,36 @@ static void exec__runs_fast_math_within_documented_bounds(void **state) {
     fx_free(&f);
 }
 
+static void exec__computes_byte_dot_products__when_nvrtc_uses_dp4a(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "extern \"C\" __global__ void gray(const unsigned char *rgb, unsigned char *g, int n) {\n"
+            "    int p = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (p >= n) return;\n"
+            "    int r = rgb[3 * p], gg = rgb[3 * p + 1], b = rgb[3 * p + 2];\n"
+            "    g[p] = (unsigned char)((77 * r + 150 * gg + 29 * b + 128) >> 8);\n"
+            "    int s = __dp4a((int)0x80ff7f01, (int)0x02fe0304, 5);\n"
+            "    unsigned u = __dp4a(0x80ff7f01u, 0x02fe0304u, 5u);\n"
+            "    if (p == 0) { g[n] = (unsigned char)s; g[n + 1] = (unsigned char)(s >> 8); g[n + 2] = (unsigned char)u; g[n + 3] = (unsigned char)(u >> 8); }\n"
+            "}\n", &o);
+    enum { N = 300 };
+    unsigned char rgb[3 * N], out[N + 4];
+    for (int i = 0; i < 3 * N; i++) rgb[i] = (unsigned char)(i * 37 + 11);
+    DevPtr dr = fx_array(&f, "rgb", 1, 3 * N, rgb), dg = fx_array(&f, "g", 1, N + 4, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dr), kernel_arg_ptr(dg), kernel_arg_i32(N)};
+    fx_run(&f, "gray", 3, 128, args, 3);
+    fx_get(&f, out, dg, sizeof out);
+    for (int p = 0; p < N; p++)
+        assert_int_equal(out[p], (77 * rgb[3 * p] + 150 * rgb[3 * p + 1] + 29 * rgb[3 * p + 2] + 128) >> 8);
+    int s = 5 + 1 * 4 + 127 * 3 + (-1) * (-2) + (-128) * 2;
+    unsigned u = 5u + 1u * 4u + 127u * 3u + 255u * 254u + 128u * 2u;
+    assert_int_equal(out[N] | out[N + 1] << 8, (unsigned)s & 0xffff);
+    assert_int_equal(out[N + 2] | out[N + 3] << 8, u & 0xffff);
+    fx_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exec__adds_vectors__when_guarded),
@@ -526,6 +556,7 @@ int main(void) {
         cmocka_unit_test(exec__uses_local_arrays_constants_and_globals),
         cmocka_unit_test(exec__runs_half_precision_and_2d_blocks),
         cmocka_unit_test(exec__runs_fast_math_within_documented_bounds),
+        cmocka_unit_test(exec__computes_byte_dot_products__when_nvrtc_uses_dp4a),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
