@@ -29,6 +29,15 @@ static void fmt_spent(char *buf, size_t n, double ms) {
     else snprintf(buf, n, "%ldh%02ldm", s / 3600, (s / 60) % 60);
 }
 
+/* Appends text padded (or cut) to `cols` display columns, aligned left or right. */
+static void cell(TextLine *l, int role, const char *text, int cols, bool right) {
+    size_t fit = text_fit(text, cols);
+    int w = text_width_n(text, fit);
+    if (right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
+    text_line_addn(l, role, text, fit);
+    if (!right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
+}
+
 /* Builds the progress document from the store. Caller frees. */
 static TextDoc *progress_doc(Tui *t) {
     TextDoc *doc = text_doc_new();
@@ -47,8 +56,16 @@ static TextDoc *progress_doc(Tui *t) {
         text_doc_add_line(doc);
         text_doc_addf(doc, ROLE_H2, "%d  %s", ch->order, tui_chapter_title(t, ch));
         TextLine *h = text_doc_add_line(doc);
-        text_line_addf(h, ROLE_DIM, "  %-*s  %-8s %8s  %-16s %10s %5s %8s", id_w, "exercise", "status", "attempts",
-                       "first pass", "best ms", "hints", "time");
+        text_line_add(h, ROLE_DIM, "  ");
+        cell(h, ROLE_DIM, "exercise", id_w, false);
+        text_line_add(h, ROLE_DIM, "  ");
+        cell(h, ROLE_DIM, "status", 8, false);
+        cell(h, ROLE_DIM, "attempts", 9, true);
+        text_line_add(h, ROLE_DIM, "  ");
+        cell(h, ROLE_DIM, "first pass", 16, false);
+        cell(h, ROLE_DIM, "best ms", 9, true);
+        cell(h, ROLE_DIM, "hints", 6, true);
+        cell(h, ROLE_DIM, "time", 8, true);
         for (int e = 0; e < ch->n_exercises; e++) {
             const ExerciseMeta *ex = &ch->exercises[e];
             ExerciseStatus st;
@@ -70,13 +87,20 @@ static TextDoc *progress_doc(Tui *t) {
             else snprintf(best, sizeof best, "—");
             fmt_spent(tspent, sizeof tspent, st.time_spent_ms);
             TextLine *l = text_doc_add_line(doc);
-            text_line_addf(l, ROLE_BOLD, "  %-*.*s  ", id_w, id_w, ex->id);
+            text_line_add(l, ROLE_NORMAL, "  ");
+            cell(l, ROLE_BOLD, ex->id, id_w, false);
+            text_line_add(l, ROLE_NORMAL, "  ");
             const char *word = st.passed ? "passed" : st.attempts ? "failing" : "—";
-            text_line_addf(l, st.passed ? ROLE_PASS : st.attempts ? ROLE_FAIL : ROLE_DIM, "%-8s", word);
-            text_line_addf(l, ROLE_NORMAL, " %8d  ", st.attempts);
-            text_line_add(l, ROLE_NORMAL, when);
-            text_line_addf(l, ROLE_NORMAL, "%*s", 17 - text_width(when), "");
-            text_line_addf(l, ROLE_NORMAL, "%10s %5d %8s", best, st.hints_taken, tspent);
+            cell(l, st.passed ? ROLE_PASS : st.attempts ? ROLE_FAIL : ROLE_DIM, word, 8, false);
+            char num[32];
+            snprintf(num, sizeof num, "%d", st.attempts);
+            cell(l, ROLE_NORMAL, num, 9, true);
+            text_line_add(l, ROLE_NORMAL, "  ");
+            cell(l, ROLE_NORMAL, when, 16, false);
+            cell(l, ROLE_NORMAL, best, 9, true);
+            snprintf(num, sizeof num, "%d", st.hints_taken);
+            cell(l, ROLE_NORMAL, num, 6, true);
+            cell(l, ROLE_NORMAL, tspent, 8, true);
             exercise_status_fini(&st);
         }
     }

@@ -236,6 +236,7 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
         }
         h[l] = level;
         nt[l] = strbuf_steal(&sb);
+        strbuf_fini(&sb);   /* steal leaves a fresh buffer behind */
     }
     free(c.stats);
     if (!covered) {

@@ -156,7 +156,8 @@ static const TuiKeyHelp DOC_HELP[] = {
 static void doc_draw(Panel *p, Tui *t, int top, int h, int w) {
     DocPanel *dp = (DocPanel *)p;
     tui_draw_title(t, dp->title, NULL);
-    text_scroll_draw(&dp->scroll, dp->doc, top, h, 0, w);
+    for (int i = 0; i < h; i++) tui_fill(top + i, 0, w, ROLE_NORMAL);
+    text_scroll_draw(&dp->scroll, dp->doc, top, h, 1, w - 1);
     if (!text_scroll_draw_prompt(&dp->scroll, t)) tui_draw_status(t, "q back  / search  ? help");
 }
 
