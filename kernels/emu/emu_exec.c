@@ -563,6 +563,43 @@ static bool unblock(Worker *W) {
     return moved;
 }
 
+/* The instruction budget ran out while `last` was running: remember where,
+ * and if part of the block waits at a barrier for the others (which spin),
+ * call it the deadlock it would be on a GPU. */
+static void budget_stop(Worker *W, Warp *last) {
+    EmuLaunch *L = W->L;
+    int line = 0, lane = 0;
+    if (last && last->ng > 0) {
+        int gi = first_runnable(last);
+        if (gi < 0) gi = 0;
+        line = W->k->code[last->g[gi].pc].line;
+        lane = __builtin_ctz(last->g[gi].mask);
+    }
+    pthread_mutex_lock(&L->lock);
+    if (!L->budget_hit) {
+        L->budget_hit = true;
+        L->budget_line = line;
+        memcpy(L->budget_block, W->block, sizeof W->block);
+        if (last) emu_thread_coords(W, (unsigned)(last->index * 32 + lane), L->budget_thread);
+    }
+    pthread_mutex_unlock(&L->lock);
+    L->abort_flag = 1;
+    if (W->bar_pc >= 0) {
+        uint32_t waiting = 0;
+        Warp *ww = NULL;
+        for (int i = 0; i < W->nwarps; i++) {
+            waiting += (uint32_t)popcount32(W->warps[i].bar_mask);
+            if (W->warps[i].bar_mask && !ww) ww = &W->warps[i];
+        }
+        const Instr *bar = &W->k->code[W->bar_pc];
+        if (ww)
+            emu_report(W, ww, __builtin_ctz(ww->bar_mask), "deadlock", DIAG_ERROR, bar->line,
+                       "Deadlock in block (%u,%u,%u): %u threads wait at __syncthreads() (line %d) for threads "
+                       "that never arrive (they keep looping at line %d); on a GPU this block hangs.",
+                       W->block[0], W->block[1], W->block[2], waiting, bar->line, line);
+    }
+}
+
 void emu_block_run(Worker *W, uint64_t b) {
     EmuLaunch *L = W->L;
     uint64_t gx = L->grid.x, gy = L->grid.y;
@@ -597,6 +634,7 @@ void emu_block_run(Worker *W, uint64_t b) {
     }
     W->blocks_run++;
     uint64_t budget = L->budget;
+    Warp *last = NULL;
     for (;;) {
         bool ran = false, all_done = true;
         if (L->adversarial) {
@@ -613,7 +651,7 @@ void emu_block_run(Worker *W, uint64_t b) {
             all_done = false;
             if (first_runnable(w) < 0) continue;
             int n = warp_run(W, w, SLICE);
-            if (n > 0) ran = true;
+            if (n > 0) { ran = true; last = w; }
             W->pending += (uint64_t)n;
         }
         if (W->pending >= 65536 || all_done || W->stop) {
@@ -621,8 +659,7 @@ void emu_block_run(Worker *W, uint64_t b) {
             W->t.warp_instructions += W->pending;
             W->pending = 0;
             if (budget && total > budget) {
-                L->budget_hit = true;
-                L->abort_flag = 1;
+                budget_stop(W, last);
                 W->stop = true;
             }
         }

@@ -232,6 +232,8 @@ typedef struct EmuLaunch {
     PrintRec *prints;
     int n_prints, cap_prints;
     bool budget_hit;
+    int budget_line;             /* where a warp was when the budget ran out */
+    unsigned budget_block[3], budget_thread[3];
     /* device heap for malloc in kernels */
     unsigned char *heap;
     size_t heap_size, heap_used;

@@ -139,7 +139,8 @@ static unsigned char *resolve(Worker *W, Warp *w, int lane, const Instr *in, int
     }
     switch (space) {
     case SP_SHARED:
-        if (addr + (uint64_t)bytes > W->shared_size || addr >= W->shared_size) {
+        if (addr + (uint64_t)bytes > W->shared_size || addr >= W->shared_size ||
+            (addr + (uint64_t)bytes > W->k->shared_static && addr < W->k->shared_dyn_off)) {
             unsigned c[6];
             thr_args(W, w, lane, c);
             emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
@@ -494,6 +495,12 @@ static unsigned char *fast_base(Worker *W, const Instr *in, const uint64_t *addr
     if (sp == SP_SHARED) {
         if (W->shared_size < (uint64_t)total) return NULL;
         if (!lanes_inside(addr, m, bias, W->shared_size - (uint64_t)total, align)) return NULL;
+        if (W->k->shared_static < W->k->shared_dyn_off && W->L->dyn_shared) {
+            /* the padding between static and dynamic shared memory is out of bounds */
+            for (int l = first; l < 32; l++)
+                if ((m >> l & 1) && addr[l] - bias + (uint64_t)total > W->k->shared_static &&
+                    addr[l] - bias < W->k->shared_dyn_off) return NULL;
+        }
         *space = SP_SHARED;
         return W->shared - bias;
     }

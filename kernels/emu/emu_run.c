@@ -176,7 +176,9 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     L->grid = c->grid;
     L->block = c->block;
     L->dyn_shared = c->shared_bytes;
-    L->shared_total = k->shared_dyn_off + c->shared_bytes;
+    /* without dynamic shared memory the block has exactly the static bytes, so
+     * an access in the alignment padding is out of bounds too */
+    L->shared_total = c->shared_bytes ? k->shared_dyn_off + c->shared_bytes : k->shared_static;
     L->params = xcalloc(k->param_size + 16, 1);
     for (int i = 0; i < rq->nargs; i++) {
         size_t n = rq->args[i].size < k->param_sizes[i] ? rq->args[i].size : k->param_sizes[i];
@@ -217,8 +219,8 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
 
     /* findings → Diags */
     if (L->budget_hit) {
-        unsigned z[3] = {0, 0, 0};
-        emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "did-not-finish", DIAG_ERROR, 0, 0, z, z, 1,
+        emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "did-not-finish", DIAG_ERROR,
+                        L->budget_line, 0, L->budget_block, L->budget_thread, 1,
                         xasprintf("The kernel did not finish: it ran more than %llu warp-instructions, so the "
                                   "emulator stopped it. Look for a loop whose condition never changes, or a "
                                   "thread waiting for another block.", (unsigned long long)L->budget));
@@ -235,7 +237,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
             fd = diag_new((DiagSeverity)f->severity, f->code, f->line > 0 ? rq->source_path : NULL, f->line, 0,
                           "%s", msg);
         if (f->line > 0 && rq->source) diag_set_excerpt(fd, rq->source);
-        if (strcmp(f->code, "did-not-finish")) diag_set_thread(fd, f->block, f->thread);
+        diag_set_thread(fd, f->block, f->thread);
         diag_append(&report->findings, fd);
         free(f->message);
     }
