@@ -69,10 +69,12 @@ static Diag *validate(const EmuRunRequest *rq) {
         return diag_error("launch", "too many resources requested for launch: the kernel declares %zu bytes of "
                           "static shared memory, more than the %zu a block may use.", k->shared_static,
                           EMU_SHARED_DEFAULT);
-    if (shared > EMU_SHARED_DEFAULT)
+    /* the GPU backend opts in to more than 48 KiB of dynamic shared memory
+     * when a launch asks for it; so does the emulator, up to the profile's limit */
+    if (shared > EMU_SHARED_OPTIN)
         return diag_error("launch", "invalid argument: the block needs %zu bytes of shared memory (%zu static + "
-                          "%zu dynamic), but a block may use at most %zu bytes unless the kernel opts in with "
-                          "cudaFuncSetAttribute.", shared, k->shared_static, c->shared_bytes, EMU_SHARED_DEFAULT);
+                          "%zu dynamic), but a block may use at most %zu bytes on this device (sm_90 profile).",
+                          shared, k->shared_static, c->shared_bytes, EMU_SHARED_OPTIN);
     return NULL;
 }
 

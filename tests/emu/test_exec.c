@@ -292,7 +292,7 @@ static void exec__rejects_launch__when_block_too_large(void **state) {
     assert_non_null(strstr(d->message, "invalid configuration argument"));
     assert_non_null(strstr(d->message, "1024"));
     diag_free(&d);
-    d = fx_launch(&f, "vector_add", (Dim3){1, 1, 1}, (Dim3){32, 1, 1}, 64 * 1024, args, 4);
+    d = fx_launch(&f, "vector_add", (Dim3){1, 1, 1}, (Dim3){32, 1, 1}, 256 * 1024, args, 4);
     assert_non_null(d);
     assert_non_null(strstr(d->message, "shared memory"));
     diag_free(&d);
