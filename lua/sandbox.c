@@ -9,6 +9,7 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,8 @@ struct Sandbox {
     uint64_t budget, used;
     size_t cap, mem;
     bool mem_hit;
+    char mem_file[128];     /* where the cap was hit (no malloc in the allocator) */
+    int mem_line;
     bool aborted;
     bool has_log;
     StrBuf log;
@@ -54,6 +57,19 @@ static char abort_key;
 
 /* ---- allocator, hook ---------------------------------------------------- */
 
+/* Remembers the innermost author's line: memory errors skip the message
+ * handler, so this is the only chance to know where the script was. Only
+ * reads the call stack (lua_getinfo "Sl" allocates nothing). */
+static void note_mem_place(Sandbox *sb) {
+    lua_Debug ar;
+    for (int level = 0; level < 32 && lua_getstack(sb->L, level, &ar); level++) {
+        if (!lua_getinfo(sb->L, "Sl", &ar) || ar.currentline <= 0 || ar.source[0] != '@') continue;
+        snprintf(sb->mem_file, sizeof sb->mem_file, "%s", ar.source + 1);
+        sb->mem_line = ar.currentline;
+        return;
+    }
+}
+
 static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     Sandbox *sb = ud;
     size_t old = ptr ? osize : 0;
@@ -63,6 +79,7 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     if (nsize > old && sb->mem - old + nsize > sb->cap) {
+        if (!sb->mem_hit && sb->L) note_mem_place(sb);
         sb->mem_hit = true;
         return NULL;
     }
@@ -368,9 +385,13 @@ static Diag *error_diag(Sandbox *sb, int status) {
         return diag_error("abort", "the run was stopped");
     }
     if (status == LUA_ERRMEM) {
+        Diag *d = diag_new(DIAG_ERROR, "lua", sb->mem_file[0] ? sb->mem_file : NULL, sb->mem_line, 0,
+                           "exercise script used more than %zu MiB of memory (memory cap)", sb->cap >> 20);
+        if (d->file) diag_set_excerpt(d, file_text(sb, d->file));
         sb->mem_hit = false;
-        return diag_error("lua", "exercise script used more than %zu MiB of memory (memory cap)",
-                          sb->cap >> 20);
+        sb->mem_file[0] = '\0';
+        sb->mem_line = 0;
+        return d;
     }
     const char *msg = lua_tostring(L, -1);
     if (!msg) msg = "error object is not a string";

@@ -388,6 +388,7 @@ static void exercise__memory_bomb_and_huge_array__are_exercise_errors(void **sta
     assert_int_equal(f->r->verdict, VERDICT_EXERCISE_ERROR);
     assert_non_null(strstr(f->r->diags->message, "memory cap"));
     assert_string_equal(f->r->diags->file, "lessons/01-a/vector-add.lua");
+    assert_int_equal(f->r->diags->line, 7);
 }
 
 int main(void) {

@@ -119,6 +119,8 @@ static void sandbox__stops_memory_bomb__with_cap(void **state) {
     Diag *d = run_fresh("local t = {}\nfor i = 1, 1e9 do t[i] = i end\n", 0, (size_t)16 << 20);
     assert_non_null(d);
     assert_non_null(strstr(d->message, "more than 16 MiB of memory (memory cap)"));
+    assert_string_equal(d->file, FILE_NAME);
+    assert_int_equal(d->line, 2);
     diag_free(&d);
     d = run_fresh("local s = string.rep('x', 1 << 30)\n", 0, (size_t)16 << 20);
     assert_non_null(d);
