@@ -50,6 +50,8 @@ struct Panel {
     void (*resume)(Panel *p, Tui *t);
     /* The key bar for the bottom line ("r run  e edit ..."), may be NULL. */
     const char *(*keybar)(Panel *p, Tui *t);
+    /* A mouse click at screen (y, x); may be NULL. */
+    int (*click)(Panel *p, Tui *t, int y, int x, bool double_click);
     void (*free)(Panel *p);
 };
 

@@ -44,6 +44,7 @@ typedef struct ExercisePanel {
     double pending_run_at;   /* a save was seen: run at this time (0 = none) */
     double next_mtime_check;
     bool confirm_reset;
+    int src_y0, src_y1, src_x1;  /* the source pane's rows and right edge at the last draw (for clicks) */
     int ino_fd, ino_wd;
 } ExercisePanel;
 
@@ -391,6 +392,9 @@ static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
     snprintf(head, sizeof head, "%s%s", xp->shown,
              xp->heat_lines ? "   heat: ░ fine ▒ look █ costly" : "");
     if (!t->utf8 && xp->heat_lines) snprintf(head, sizeof head, "%s   heat: . fine o look # costly", xp->shown);
+    xp->src_y0 = src_top;
+    xp->src_y1 = src_top + src_h;
+    xp->src_x1 = src_w;
     ex_pane_header(t, src_top, 0, src_w, xp->focus_src, head);
     ex_draw_source(xp, t, src_top + 1, src_h - 1, 0, src_w);
 
@@ -598,6 +602,15 @@ static int ex_key(Panel *p, Tui *t, int key) {
     }
 }
 
+/* A click in a pane gives it the focus (the wheel then scrolls it). */
+static int ex_click(Panel *p, Tui *t, int y, int x, bool dbl) {
+    ExercisePanel *xp = (ExercisePanel *)p;
+    (void)t;
+    (void)dbl;
+    xp->focus_src = y >= xp->src_y0 && y < xp->src_y1 && x < xp->src_x1;
+    return TUI_HANDLED;
+}
+
 static void ex_resume(Panel *p, Tui *t) {
     ExercisePanel *xp = (ExercisePanel *)p;
     ex_load_status(xp, t);
@@ -651,7 +664,7 @@ static void ex_free_hook(Panel *p) {
 Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     ExercisePanel *xp = xcalloc(1, sizeof *xp);
     xp->base = (Panel){.title = "Exercise", .help = EX_HELP, .draw = ex_draw, .key = ex_key, .resume = ex_resume,
-                       .free = ex_free_hook};
+                       .free = ex_free_hook, .click = ex_click};
     xp->ino_fd = xp->ino_wd = -1;
     ex_tui = t;
     ex_set(xp, t, ch, ex);

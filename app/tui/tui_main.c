@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,7 +114,6 @@ void tui_unwatch_fd(Tui *t, int fd) {
 }
 
 int tui_run_foreground(Tui *t, const char *shell_cmd) {
-    (void)t;
     def_prog_mode();
     endwin();
     /* The child gets a normal terminal: default Ctrl-C, and we ignore ours meanwhile. */
@@ -124,6 +124,12 @@ int tui_run_foreground(Tui *t, const char *shell_cmd) {
     int rc = system(shell_cmd);
     sigaction(SIGINT, &old, NULL);
     reset_prog_mode();
+    /* The terminal may have been resized while the editor had it; curses missed the signal. */
+    struct winsize wsz;
+    if (ioctl(1, TIOCGWINSZ, &wsz) == 0 && wsz.ws_row > 0 && wsz.ws_col > 0 &&
+        (wsz.ws_row != LINES || wsz.ws_col != COLS))
+        resize_term(wsz.ws_row, wsz.ws_col);
+    getmaxyx(stdscr, t->rows, t->cols);
     clearok(curscr, TRUE);
     refresh();
     return rc;
@@ -276,8 +282,16 @@ static void tui_wait(Tui *t) {
         if (r == KEY_CODE_YES && wk == KEY_MOUSE) {
             MEVENT ev;
             if (getmouse(&ev) == OK) {
-                if (ev.bstate & BUTTON4_PRESSED) tui_key(t, KEY_UP);
-                else if (ev.bstate & BUTTON5_PRESSED) tui_key(t, KEY_DOWN);
+                Panel *p = t->stack[t->depth - 1];
+                bool small = t->rows < TUI_MIN_ROWS || t->cols < TUI_MIN_COLS;
+                if (ev.bstate & BUTTON4_PRESSED) {
+                    tui_key(t, KEY_UP);
+                } else if (ev.bstate & BUTTON5_PRESSED) {
+                    tui_key(t, KEY_DOWN);
+                } else if ((ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)) && p->click && !small) {
+                    int flags = p->click(p, t, ev.y, ev.x, (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
+                    if (flags & TUI_QUIT) t->quit = true;
+                }
             }
             continue;
         }
@@ -335,13 +349,17 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
     curs_set(0);
-    mousemask(BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     t->color = !(no_color && *no_color) && has_colors();
     tui_colors_init(t->color);
     getmaxyx(stdscr, t->rows, t->cols);
 
     tui_push(t, tui_map_new(t));
     if (ws->course->n_chapters == 0) tui_notify(t, true, "No chapters found in %s", ws->lessons_root);
+    else if (ws->course_diags)
+        tui_notify(t, true, "%d problem(s) loading the course, e.g. %s:%d: %s (`cudojo list` shows all)",
+                   diag_count(ws->course_diags), ws->course_diags->file ? ws->course_diags->file : "?",
+                   ws->course_diags->line, ws->course_diags->message);
     while (!t->quit && t->depth > 0) {
         tui_draw(t);
         tui_wait(t);

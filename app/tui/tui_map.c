@@ -26,6 +26,7 @@ typedef struct MapPanel {
     int n_status;
     int sel, top;
     int next_row;             /* row of the next exercise, -1 when all passed */
+    int list_y, list_h;       /* where the rows were drawn (for clicks) */
     int passed, total;
     double spent_ms;
 } MapPanel;
@@ -105,6 +106,8 @@ static void map_draw(Panel *p, Tui *t, int top, int h, int w) {
     h -= 2;
     if (h < 1) return;
 
+    m->list_y = top;
+    m->list_h = h;
     if (m->sel < m->top) m->top = m->sel;
     if (m->sel >= m->top + h) m->top = m->sel - h + 1;
     if (m->top < 0) m->top = 0;
@@ -209,6 +212,19 @@ static int map_key(Panel *p, Tui *t, int key) {
     return TUI_HANDLED;
 }
 
+/* A click selects a row; a double click (or a click on the selected row) opens it. */
+static int map_click(Panel *p, Tui *t, int y, int x, bool dbl) {
+    MapPanel *m = (MapPanel *)p;
+    (void)x;
+    if (y < m->list_y || y >= m->list_y + m->list_h) return TUI_HANDLED;
+    int row = m->top + (y - m->list_y);
+    if (row >= m->n_rows) return TUI_HANDLED;
+    bool again = row == m->sel;
+    m->sel = row;
+    if (dbl || again) return map_key(p, t, '\n');
+    return TUI_HANDLED;
+}
+
 static void map_free(Panel *p) {
     MapPanel *m = (MapPanel *)p;
     for (int i = 0; i < m->n_status; i++) exercise_status_fini(&m->status[i]);
@@ -220,7 +236,7 @@ static void map_free(Panel *p) {
 Panel *tui_map_new(Tui *t) {
     MapPanel *m = xcalloc(1, sizeof *m);
     m->base = (Panel){.title = "Course map", .help = MAP_HELP, .draw = map_draw, .key = map_key,
-                      .resume = map_resume, .free = map_free};
+                      .resume = map_resume, .free = map_free, .click = map_click};
     map_load(m, t);
     m->sel = m->next_row >= 0 ? m->next_row : 0;
     return &m->base;
