@@ -141,8 +141,8 @@ static void fill_specials(Worker *W, Warp *w, bool all) {
         if (!all && kind != SR_CTAID_X && kind != SR_CTAID_Y && kind != SR_CTAID_Z) continue;
         uint64_t *R = w->r + (size_t)k->specials[i].reg * 32;
         for (int l = 0; l < 32; l++) {
-            unsigned tid = (unsigned)(w->index * 32 + l), c[3];
-            emu_thread_coords(W, tid, c);
+            unsigned tid = (unsigned)(w->index * 32 + l), c[3] = {0, 0, 0};
+            if (kind <= SR_TID_Z) emu_thread_coords(W, tid, c);
             uint64_t v = 0;
             switch (k->specials[i].kind) {
             case SR_TID_X: v = c[0]; break;
@@ -530,7 +530,7 @@ static bool unblock(Worker *W) {
                 g->pc++;
             }
             w->bar_mask = 0;
-            groups_normalize(w);
+            if (w->ng > 1) groups_normalize(w);
         }
         W->bar_pc = -1;
         W->bar_popc = 0;
