@@ -93,8 +93,10 @@ int tui_run_foreground(Tui *t, const char *shell_cmd);
 void tui_watch_fd(Tui *t, int fd, TuiFdHandler h, void *ctx);
 void tui_unwatch_fd(Tui *t, int fd);
 double tui_now(void);
-/* The chapter's title in the language shown. */
+/* The chapter's / exercise's title and an exercise's hint i in the language shown. */
 const char *tui_chapter_title(const Tui *t, const ChapterMeta *ch);
+const char *tui_exercise_title(const Tui *t, const ExerciseMeta *ex);
+const char *tui_hint(const Tui *t, const ExerciseMeta *ex, int i);
 
 /* ---- tui_draw.c ---- */
 void tui_colors_init(bool color);

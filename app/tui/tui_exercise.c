@@ -148,7 +148,7 @@ static void ex_layout_info(ExercisePanel *xp, Tui *t, int width) {
         text_doc_add_line(doc);
     }
     TextLine *l = text_doc_add_line(doc);
-    text_line_add(l, ROLE_H3, ex->title);
+    text_line_add(l, ROLE_H3, tui_exercise_title(t, ex));
     l = text_doc_add_line(doc);
     text_line_add(l, ROLE_DIM, "file ");
     text_line_add(l, ROLE_BOLD, xp->shown);
@@ -184,7 +184,7 @@ static void ex_layout_info(ExercisePanel *xp, Tui *t, int width) {
             TextLine para = {0}, first = {0}, rest = {0};
             text_line_addf(&first, ROLE_BOLD, "%d. ", i + 1);
             text_line_add(&rest, ROLE_NORMAL, "   ");
-            text_line_add(&para, ROLE_NORMAL, ex->hints[i]);
+            text_line_add(&para, ROLE_NORMAL, tui_hint(t, ex, i));
             text_wrap(doc, &para, width, &first, &rest);
             text_line_fini(&para);
             text_line_fini(&first);

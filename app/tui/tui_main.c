@@ -139,6 +139,15 @@ const char *tui_chapter_title(const Tui *t, const ChapterMeta *ch) {
     return t->zh && ch->title_zh && *ch->title_zh ? ch->title_zh : ch->title;
 }
 
+const char *tui_exercise_title(const Tui *t, const ExerciseMeta *ex) {
+    return t->zh && ex->title_zh && *ex->title_zh ? ex->title_zh : ex->title;
+}
+
+const char *tui_hint(const Tui *t, const ExerciseMeta *ex, int i) {
+    if (t->zh && i < ex->n_hints_zh && ex->hints_zh[i] && *ex->hints_zh[i]) return ex->hints_zh[i];
+    return ex->hints[i];
+}
+
 static void draw_too_small(Tui *t) {
     erase();
     const char *msg = "terminal too small";

@@ -167,7 +167,7 @@ static void map_draw(Panel *p, Tui *t, int top, int h, int w) {
         tui_put(y, x, id_w, sel ? base : next ? ROLE_NEXT : ROLE_BOLD, ex->id);
         x += id_w + 2;
         int title_w = w - x - st_w - 2;
-        if (title_w > 0) tui_put_clip(t, y, x, title_w, base, ex->title);
+        if (title_w > 0) tui_put_clip(t, y, x, title_w, base, tui_exercise_title(t, ex));
         tui_put(y, w - st_w, st_w - 1, sel ? base : mark_role == ROLE_DIM ? ROLE_DIM : mark_role, word);
     }
     tui_draw_status(t, "Enter open  l lesson  n next  p progress  d device  L lang  ? help  q quit");
