@@ -335,7 +335,11 @@ static void decide(RunCtx *ctx, Diag *lua_err) {
     char *s = NULL;
     if (first) {
         char *w = where(first);
-        s = r->verdict == VERDICT_EXERCISE_ERROR ? xasprintf("exercise script error: %s", w) : xstrdup(w);
+        int n_err = diag_count_errors(r->diags);
+        if (r->verdict == VERDICT_EXERCISE_ERROR) s = xasprintf("exercise script error: %s", w);
+        else if (r->verdict == VERDICT_COMPILE_ERROR && first->file && n_err > 0)
+            s = xasprintf("%s did not compile (%d error%s)", first->file, n_err, n_err == 1 ? "" : "s");
+        else s = xstrdup(w);
         free(w);
     } else if (ctx->finding_error || failed) {
         r->verdict = VERDICT_FAIL;
