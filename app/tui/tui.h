@@ -48,8 +48,6 @@ struct Panel {
     int (*key)(Panel *p, Tui *t, int key);
     /* Called when the panel comes back on top (a pushed panel closed). */
     void (*resume)(Panel *p, Tui *t);
-    /* The key bar for the bottom line ("r run  e edit ..."), may be NULL. */
-    const char *(*keybar)(Panel *p, Tui *t);
     /* A mouse click at screen (y, x); may be NULL. */
     int (*click)(Panel *p, Tui *t, int y, int x, bool double_click);
     void (*free)(Panel *p);

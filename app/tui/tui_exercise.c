@@ -61,6 +61,9 @@ static const TuiKeyHelp EX_HELP[] = {
     {"/ n N", "search in the focused pane"},
     {"l", "read the chapter's lesson"},
     {"q", "back to the map"},
+    {"", ""},
+    {"heat column", "░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)"},
+    {"▶ red line", "a line a compile error or a finding points at"},
     {NULL, NULL},
 };
 
