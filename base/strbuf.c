@@ -2,6 +2,7 @@
 #include "base/strbuf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
