@@ -68,32 +68,41 @@ deps:
 deps-test:
 	@sh tools/deps.sh --test $(PKGS) -- $(TEST_PKGS)
 
+# `make V=1` shows the full commands.
+Q := $(if $(filter 1,$(V)),,@)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(findstring kernels/emu/,$<),$(EMU_CFLAGS)) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(findstring kernels/emu/,$<),$(EMU_CFLAGS)) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(BIN): $(MAIN_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(SUPPORT_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(LIB) $(LDLIBS) $(TEST_LIBS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(SUPPORT_OBJ) $(LIB) $(LDLIBS) $(TEST_LIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+	@$(if $(Q),echo "  CC+LD   $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+	@$(if $(Q),echo "  CC+LD   $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
 tests-build: $(BIN) $(TEST_BIN) $(FUZZ_BIN)
 
