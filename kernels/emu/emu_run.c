@@ -135,6 +135,15 @@ static json_t *metrics_json(EmuLaunch *L) {
     json_object_set_new(tot, "atomics", json_integer((json_int_t)t->atomics));
     json_object_set_new(tot, "local_requests", json_integer((json_int_t)t->local_requests));
     json_object_set_new(tot, "blocks", json_integer((json_int_t)L->n_blocks));
+    /* derived, as Nsight Compute shows them */
+    if (t->global_requests) {
+        json_object_set_new(tot, "sectors_per_request", json_real((double)t->global_sectors / (double)t->global_requests));
+        json_object_set_new(tot, "ideal_sectors_per_request",
+                            json_real((double)t->global_ideal_sectors / (double)t->global_requests));
+    }
+    if (t->shared_requests)
+        json_object_set_new(tot, "bank_conflict_degree",
+                            json_real((double)t->bank_conflict_wavefronts / (double)t->shared_ideal_wavefronts));
     json_object_set_new(tot, "active_lanes_avg",
                         json_real(t->warp_instructions ? (double)t->thread_instructions / (double)t->warp_instructions : 0));
     json_t *lines = json_array();
