@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -215,6 +216,20 @@ static void tui_key(Tui *t, int key) {
     }
 }
 
+static bool locale_is_utf8(void) {
+    const char *cs = nl_langinfo(CODESET);
+    return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+static bool env_says_utf8(void) {
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG", NULL};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+    }
+    return false;
+}
+
 static bool locale_is_zh(void) {
     const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG", NULL};
     for (int i = 0; vars[i]; i++) {
@@ -338,8 +353,10 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     t->ws = ws;
     for (int i = 0; i < 4; i++) t->watch_fds[i] = -1;
     t->zh = locale_is_zh();
-    const char *cs = nl_langinfo(CODESET);
-    t->utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+    t->utf8 = locale_is_utf8();
+    /* LANG=zh_CN.UTF-8 on a machine without that locale leaves us in "C": keep
+       UTF-8 (and so CJK widths) by falling back to C.UTF-8. */
+    if (!t->utf8 && env_says_utf8() && setlocale(LC_CTYPE, "C.UTF-8")) t->utf8 = locale_is_utf8();
     const char *no_color = getenv("NO_COLOR");
     /* The worker's stderr would scribble over the screen: it goes to a log in the workspace. */
     char *log = path_join(ws->state_dir, "worker.log");

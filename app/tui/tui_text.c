@@ -174,6 +174,16 @@ static bool no_break_before(const char *s, size_t n) {
     return false;
 }
 
+/* CJK opening punctuation that must not end a line (it sticks to what follows). */
+static bool ends_with_opener(const Atom *a) {
+    static const char *const OPENERS[] = {"（", "“", "‘", "「", "『", "《", NULL};
+    for (int i = 0; OPENERS[i]; i++) {
+        size_t k = strlen(OPENERS[i]);
+        if (a->len >= k && !memcmp(a->text + a->len - k, OPENERS[i], k)) return true;
+    }
+    return false;
+}
+
 static void atoms_split(Atoms *as, const TextLine *para) {
     bool space = false, soft = false;
     for (int s = 0; s < para->n; s++) {
@@ -229,6 +239,13 @@ static void atoms_split(Atoms *as, const TextLine *para) {
                     text_char(prev->text + j, prev->len - j, &lastw);
                 }
                 space = !wide && lastw != 2;
+            }
+            Atom *prev = as->n ? &as->a[as->n - 1] : NULL;
+            if (prev && !space && !prev->hard_break && prev->text + prev->len == t + start && ends_with_opener(prev)) {
+                prev->len += i - start;
+                prev->width += w;
+                space = soft = false;
+                continue;
             }
             atoms_push(as, (Atom){.text = t + start, .len = i - start, .role = para->spans[s].role, .width = w,
                                   .space_before = space});

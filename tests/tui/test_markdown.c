@@ -72,6 +72,11 @@ static void md__counts_cjk_as_two_columns__when_wrapping_chinese(void **state) {
         assert_true(strncmp(plain(d, i), "，", strlen("，")) != 0);
         assert_true(strncmp(plain(d, i), "。", strlen("。")) != 0);
     }
+    text_doc_free(&d);
+    /* An opening bracket never ends a line: it goes down with what it opens. */
+    d = render("一二三四五六七八（九十）", 18);
+    assert_string_equal(plain(d, 0), "一二三四五六七八");
+    assert_string_equal(plain(d, 1), "（九十）");
     assert_int_equal(text_width("你好，GPU"), 9);
     text_doc_free(&d);
 }
