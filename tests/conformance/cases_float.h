@@ -225,15 +225,17 @@ static void check_round_f2i(Run *r) {
     for (int i = 0; i < n; i++) {
         double x = a[i], y = d[i];
         for (int m = 0; m < 4; m++) {
-            w[(size_t)m * n + i] = (int32_t)ref_f2s(x, ROUND_MODES[m], INT32_MIN, INT32_MAX);
-            w[(size_t)(4 + m) * n + i] = (int32_t)(uint32_t)ref_f2u(x, ROUND_MODES[m], UINT32_MAX);
-            w[(size_t)(8 + m) * n + i] = (int32_t)ref_f2s(y, ROUND_MODES[m], INT32_MIN, INT32_MAX);
-            q[(size_t)m * n + i] = ref_f2s(x, ROUND_MODES[m], INT64_MIN, INT64_MAX);
+            w[(size_t)m * n + i] = (int32_t)ref_f2s_nan(x, ROUND_MODES[m], INT32_MIN, INT32_MAX, nan_to_int(false, 32));
+            w[(size_t)(4 + m) * n + i] =
+                (int32_t)(uint32_t)ref_f2u_nan(x, ROUND_MODES[m], UINT32_MAX, (uint64_t)nan_to_int(false, 32));
+            w[(size_t)(8 + m) * n + i] = (int32_t)ref_f2s_nan(y, ROUND_MODES[m], INT32_MIN, INT32_MAX, nan_to_int(true, 32));
+            q[(size_t)m * n + i] = ref_f2s_nan(x, ROUND_MODES[m], INT64_MIN, INT64_MAX, nan_to_int(false, 64));
         }
-        w[(size_t)12 * n + i] = (int32_t)(uint32_t)ref_f2u(y, FE_TOWARDZERO, UINT32_MAX);
-        q[(size_t)4 * n + i] = ref_f2s(y, FE_TONEAREST, INT64_MIN, INT64_MAX);
-        q[(size_t)5 * n + i] = ref_f2s(y, FE_TOWARDZERO, INT64_MIN, INT64_MAX);
-        q[(size_t)6 * n + i] = (int64_t)ref_f2u(y, FE_TOWARDZERO, UINT64_MAX);
+        w[(size_t)12 * n + i] =
+            (int32_t)(uint32_t)ref_f2u_nan(y, FE_TOWARDZERO, UINT32_MAX, (uint32_t)nan_to_int(true, 32));
+        q[(size_t)4 * n + i] = ref_f2s_nan(y, FE_TONEAREST, INT64_MIN, INT64_MAX, nan_to_int(true, 64));
+        q[(size_t)5 * n + i] = ref_f2s_nan(y, FE_TOWARDZERO, INT64_MIN, INT64_MAX, nan_to_int(true, 64));
+        q[(size_t)6 * n + i] = (int64_t)ref_f2u_nan(y, FE_TOWARDZERO, UINT64_MAX, (uint64_t)nan_to_int(true, 64));
     }
     expect_buf(r, 2, w);
     expect_buf(r, 3, q);
@@ -338,10 +340,11 @@ static void check_fm_ftz(Run *r) {
     float *w = xcalloc(6 * (size_t)n, 4);
     for (int i = 0; i < n; i++) {
         float x = ftz(a[i]), y = ftz(b[i]), z = ftz(c[i]);
-        w[0 * n + i] = ftz(ref_f32(FO_ADD, FE_TONEAREST, x, y, 0));
-        w[1 * n + i] = ftz(ref_f32(FO_SUB, FE_TONEAREST, x, y, 0));
-        w[2 * n + i] = ftz(ref_f32(FO_MUL, FE_TONEAREST, x, y, 0));
-        w[3 * n + i] = ftz(ref_f32(FO_FMA, FE_TONEAREST, x, y, z));
+        double dx = x, dy = y, dz = z;   /* sums and products of two floats are exact in double */
+        w[0 * n + i] = ftz_result(dx + dy, ref_f32(FO_ADD, FE_TONEAREST, x, y, 0));
+        w[1 * n + i] = ftz_result(dx - dy, ref_f32(FO_SUB, FE_TONEAREST, x, y, 0));
+        w[2 * n + i] = ftz_result(dx * dy, ref_f32(FO_MUL, FE_TONEAREST, x, y, 0));
+        w[3 * n + i] = ftz_result(fma(dx, dy, dz), ref_f32(FO_FMA, FE_TONEAREST, x, y, z));
         w[4 * n + i] = fminf(x, y);
         w[5 * n + i] = fmaxf(x, y);
     }

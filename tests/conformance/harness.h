@@ -453,13 +453,38 @@ static double round_integral(double v, int mode) {
     }
 }
 
-/* cvt.{rni,...}.sNN.fXX: saturates to [lo, hi], NaN -> 0. */
+/* What float -> integer cvt makes of NaN. The PTX ISA leaves it open; measured
+ * on an H200 (sm_90, driver 580): 0 when converting f32 (or f16) to an integer
+ * of 32 bits or fewer; the sign bit alone (0x80000000) for f64 to 32 bits,
+ * and 0x8000000000000000 for any conversion to 64 bits. */
+static int64_t nan_to_int(bool from_f64, int bits) {
+    if (bits == 64) return INT64_MIN;
+    return from_f64 ? (int64_t)(int32_t)INT32_MIN : 0;
+}
+
+/* cvt.{rni,...}.sNN.fXX: saturates to [lo, hi]; NaN gives nan_to_int(). */
+static int64_t ref_f2s_nan(double v, int mode, int64_t lo, int64_t hi, int64_t nan_value) {
+    if (isnan(v)) return nan_value;
+    double r = round_integral(v, mode);
+    if (r <= (double)lo) return lo;
+    if (r >= (double)hi) return hi;
+    return (int64_t)r;
+}
+
 static int64_t ref_f2s(double v, int mode, int64_t lo, int64_t hi) {
     if (isnan(v)) return 0;
     double r = round_integral(v, mode);
     if (r <= (double)lo) return lo;
     if (r >= (double)hi) return hi;
     return (int64_t)r;
+}
+
+static uint64_t ref_f2u_nan(double v, int mode, uint64_t hi, uint64_t nan_value) {
+    if (isnan(v)) return nan_value;
+    double r = round_integral(v, mode);
+    if (r <= 0) return 0;
+    if (r >= (double)hi) return hi;
+    return (uint64_t)r;
 }
 
 static uint64_t ref_f2u(double v, int mode, uint64_t hi) {
@@ -516,9 +541,18 @@ static float ref_d2f(double v, int mode) {
     return res;
 }
 
-/* Flush-to-zero of a float (sign preserved), as .ftz does to inputs and results. */
+/* Flush-to-zero of a float (sign preserved), as .ftz does to inputs. */
 static inline float ftz(float x) {
     return (fpclassify(x) == FP_SUBNORMAL) ? copysignf(0.0f, x) : x;
+}
+
+/* .ftz on a result: the hardware flushes when the exact result is below
+ * FLT_MIN in magnitude, even if it would round up to FLT_MIN (tininess
+ * before rounding; measured on an H200). `exact` is the result before
+ * rounding (or close enough to decide), `rounded` the float result. */
+static inline float ftz_result(double exact, float rounded) {
+    if (exact != 0 && fabs(exact) < (double)FLT_MIN) return copysignf(0.0f, (float)exact);
+    return ftz(rounded);
 }
 
 /* ---- half precision ------------------------------------------------- */
