@@ -54,6 +54,8 @@ typedef struct Ctx {
     const char *op;         /* current opcode text, for messages */
     size_t local_size;
     size_t shared_size;
+    SharedVar *svars;
+    int n_svars, cap_svars;
     const char *stack[16];
     int depth;
     int sink;
@@ -401,6 +403,28 @@ static void parse_mods(const char *op, Mods *m) {
         m->has_aop = false;
         m->aop = -1;
     }
+}
+
+/* Records a shared variable under its source name: NVRTC mangles function
+ * statics as _ZZ<len><function>E<len><name>[_<n>]. */
+static void add_svar(Ctx *c, const char *mangled, size_t off, size_t size, size_t align) {
+    GROW(c->svars, c->n_svars, c->cap_svars);
+    SharedVar *v = &c->svars[c->n_svars++];
+    memset(v, 0, sizeof *v);
+    const char *name = mangled;
+    size_t len = strlen(mangled);
+    const char *e = strncmp(mangled, "_ZZ", 3) == 0 ? strrchr(mangled, 'E') : NULL;
+    if (e && e[1] >= '0' && e[1] <= '9') {
+        char *end;
+        long n = strtol(e + 1, &end, 10);
+        if (n > 0 && (size_t)n <= strlen(end)) { name = end; len = (size_t)n; }
+    }
+    if (len >= sizeof v->name) len = sizeof v->name - 1;
+    memcpy(v->name, name, len);
+    v->name[len] = 0;
+    v->off = off;
+    v->size = size;
+    v->elem = align >= 8 ? 8 : align >= 4 ? 4 : align >= 2 ? 2 : 1;
 }
 
 /* ---- instructions --------------------------------------------------------- */
@@ -1029,10 +1053,15 @@ static void walk_func(Ctx *c, RawFunc *f, const int64_t *arg_offs, const int64_t
         case RS_VAR: {
             size_t al = s->align ? s->align : 1;
             if (s->space == SP_SHARED) {
-                if (s->is_extern) { add_name(c, s->op, N_DYNSHARED); break; }
+                if (s->is_extern) {
+                    add_name(c, s->op, N_DYNSHARED);
+                    add_svar(c, s->op, (size_t)-1, 0, al);
+                    break;
+                }
                 c->shared_size = (c->shared_size + al - 1) / al * al;
                 Name *n = add_name(c, s->op, N_VAR_SHARED);
                 n->val = (int64_t)c->shared_size;
+                add_svar(c, s->op, c->shared_size, s->size, al);
                 c->shared_size += s->size;
             } else {
                 c->local_size = (c->local_size + al - 1) / al * al;
@@ -1093,8 +1122,12 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
         size_t al = v->align ? v->align : 1;
         c.shared_size = (c.shared_size + al - 1) / al * al;
         v->shared_off = c.shared_size;
+        add_svar(&c, v->name, c.shared_size, v->size, al);
         c.shared_size += v->size;
     }
+    for (int i = 0; i < p->n_vars; i++)
+        if (p->vars[i].space == SP_SHARED && p->vars[i].is_extern)
+            add_svar(&c, p->vars[i].name, (size_t)-1, 0, p->vars[i].align ? p->vars[i].align : 1);
     walk_func(&c, f, NULL, NULL);
     if (!c.err && (c.n_code == 0 || c.code[c.n_code - 1].op != OP_EXIT)) emit(&c, OP_EXIT);
     for (int i = 0; i < c.n_code && !c.err; i++) {
@@ -1114,6 +1147,10 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
     k->n_specials = c.n_specials;
     k->shared_static = c.shared_size;
     k->shared_dyn_off = (c.shared_size + 15) / 16 * 16;
+    for (int i = 0; i < c.n_svars; i++)
+        if (c.svars[i].off == (size_t)-1) c.svars[i].off = k->shared_dyn_off;
+    k->svars = c.svars;
+    k->n_svars = c.n_svars;
     k->local_size = (c.local_size + 15) / 16 * 16;
     if (k->n_regs == 0) k->n_regs = 1;
     if (k->n_preds == 0) k->n_preds = 1;
@@ -1133,6 +1170,7 @@ void emu_kernel_free(Kernel **kp) {
     Kernel *k = *kp;
     if (!k) return;
     free(k->name);
+    free(k->svars);
     free(k->code);
     free(k->consts);
     free(k->specials);

@@ -109,8 +109,17 @@ typedef enum SpecialKind {
 typedef struct ConstReg { int32_t reg; uint64_t value; } ConstReg;
 typedef struct SpecialReg { int32_t reg; int kind; } SpecialReg;
 
+/* A shared-memory variable, for messages ("s[258]" rather than "byte 1032"). */
+typedef struct SharedVar {
+    char name[48];          /* demangled: _ZZ9block_sumE1s → s */
+    size_t off, size;       /* size 0 = dynamic (extern __shared__): the launch's bytes */
+    size_t elem;            /* element size guessed from the alignment (1..8) */
+} SharedVar;
+
 typedef struct Kernel {
     char *name;
+    SharedVar *svars;
+    int n_svars;
     Instr *code;
     int n_code;
     int n_regs, n_preds;

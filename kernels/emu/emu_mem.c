@@ -72,6 +72,32 @@ static void thr_args(Worker *W, Warp *w, int lane, unsigned c[6]) {
     c[5] = W->block[2];
 }
 
+/* "s[5]" for shared byte `off`: the variable that holds it, or the one just
+ * before it (an access past its end); "shared memory byte N" if none. */
+static void shared_name(const Worker *W, const Instr *in, uint64_t off, char *buf, size_t n) {
+    const SharedVar *best = NULL;
+    for (int i = 0; i < W->k->n_svars; i++) {
+        const SharedVar *v = &W->k->svars[i];
+        if (v->off <= off && (!best || v->off >= best->off)) best = v;
+    }
+    if (!best) { snprintf(buf, n, "shared memory byte %llu", (unsigned long long)off); return; }
+    /* PTX declares shared arrays as bytes: index in units of the access */
+    size_t elem = in && in->size ? in->size : best->elem;
+    snprintf(buf, n, "%s[%llu]", best->name, (unsigned long long)((off - best->off) / elem));
+}
+
+static size_t shared_elems(const Worker *W, const Instr *in, uint64_t off, const char **name) {
+    const SharedVar *best = NULL;
+    for (int i = 0; i < W->k->n_svars; i++) {
+        const SharedVar *v = &W->k->svars[i];
+        if (v->off <= off && (!best || v->off >= best->off)) best = v;
+    }
+    if (!best) { *name = NULL; return 0; }
+    *name = best->name;
+    size_t size = best->size ? best->size : W->L->dyn_shared;
+    return size / (in && in->size ? in->size : best->elem);
+}
+
 /* ---- address resolution ------------------------------------------------------ */
 int emu_alloc_find(AllocTable *t, uint64_t addr) {
     int lo = 0, hi = t->n - 1, best = -1;
@@ -143,9 +169,18 @@ static unsigned char *resolve(Worker *W, Warp *w, int lane, const Instr *in, int
             (addr + (uint64_t)bytes > W->k->shared_static && addr < W->k->shared_dyn_off)) {
             unsigned c[6];
             thr_args(W, w, lane, c);
-            emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
-                       THR " %s shared memory at byte %lld, but the block has only %zu bytes of shared memory.",
-                       c[0], c[1], c[2], c[3], c[4], c[5], verb(kind), (long long)addr, W->shared_size);
+            const char *var = NULL;
+            size_t elems = addr < (1ull << 40) ? shared_elems(W, in, addr, &var) : 0;
+            char nm[96];
+            if (elems || (var && addr < (1ull << 40))) {
+                shared_name(W, in, addr, nm, sizeof nm);
+                emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
+                           THR " %s %s but %s has %zu elements (in shared memory).", c[0], c[1], c[2], c[3],
+                           c[4], c[5], verb(kind), nm, var, elems);
+            } else
+                emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
+                           THR " %s shared memory at byte %lld, but the block has only %zu bytes of shared memory.",
+                           c[0], c[1], c[2], c[3], c[4], c[5], verb(kind), (long long)addr, W->shared_size);
             return NULL;
         }
         *shared_off = addr;
@@ -190,20 +225,21 @@ static void race_report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
     emu_thread_coords(W, other, o);
     int line = other_line > in->line ? other_line : in->line;
     int first = other_line > 0 && other_line < in->line ? other_line : in->line;
-    char lines[64];
+    char lines[64], nm[80];
+    shared_name(W, in, off, nm, sizeof nm);
     if (other_line > 0 && other_line != in->line) snprintf(lines, sizeof lines, "lines %d and %d", first, line);
     else snprintf(lines, sizeof lines, "line %d", line);
     if (same_warp)
         emu_report(W, w, lane, "race-warp", DIAG_WARNING, line,
-                   "Intra-warp hazard (%s, %s): " THR " and thread (%u,%u,%u) of the same warp access shared "
-                   "memory byte %llu with no __syncwarp() in between; since Volta the lanes of a warp are not "
+                   "Intra-warp hazard (%s, %s): " THR " and thread (%u,%u,%u) of the same warp access %s "
+                   "with no __syncwarp() in between; since Volta the lanes of a warp are not "
                    "guaranteed to run in lockstep.", what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0], o[1],
-                   o[2], (unsigned long long)off);
+                   o[2], nm);
     else
         emu_report(W, w, lane, "race-shared", DIAG_ERROR, line,
-                   "Shared-memory race (%s, %s): " THR " and thread (%u,%u,%u) access shared memory byte %llu "
+                   "Shared-memory race (%s, %s): " THR " and thread (%u,%u,%u) access %s "
                    "with no __syncthreads() in between.", what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0],
-                   o[1], o[2], (unsigned long long)off);
+                   o[1], o[2], nm);
 }
 
 static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes, int kind) {
@@ -215,10 +251,12 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
             if (s->w_epoch < W->epoch0) {
                 if (!atomic) {
                     unsigned c[6];
+                    char nm[80];
                     thr_args(W, w, lane, c);
+                    shared_name(W, in, word * 4 > off ? word * 4 : off, nm, sizeof nm);
                     emu_report(W, w, lane, "uninit-shared", DIAG_ERROR, in->line,
-                               THR " read shared memory byte %llu before any thread of the block wrote it.",
-                               c[0], c[1], c[2], c[3], c[4], c[5], (unsigned long long)(word * 4));
+                               THR " read %s before any thread of the block wrote it.",
+                               c[0], c[1], c[2], c[3], c[4], c[5], nm);
                 }
             } else if (!atomic && !s->w_atomic && s->w_tid != tid) {
                 bool same = s->w_tid / 32 == tid / 32;
