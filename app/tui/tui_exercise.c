@@ -44,6 +44,7 @@ typedef struct ExercisePanel {
     double pending_run_at;   /* a save was seen: run at this time (0 = none) */
     double next_mtime_check;
     bool confirm_reset;
+    bool zoom;               /* the focused pane fills the screen */
     int src_y0, src_y1, src_x1;  /* the source pane's rows and right edge at the last draw (for clicks) */
     int ino_fd, ino_wd;
 } ExercisePanel;
@@ -57,6 +58,7 @@ static const TuiKeyHelp EX_HELP[] = {
     {"x", "reset the file to the starter (yours is backed up)"},
     {"] / [", "next / previous exercise"},
     {"Tab", "switch between the source and the results pane"},
+    {"z", "zoom: the focused pane fills the screen (again: both)"},
     {"j/k ↑/↓ PgUp/PgDn g/G", "scroll the focused pane"},
     {"/ n N", "search in the focused pane"},
     {"l", "read the chapter's lesson"},
@@ -369,19 +371,25 @@ static void ex_pane_header(Tui *t, int y, int x, int w, bool focused, const char
 static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
     ExercisePanel *xp = (ExercisePanel *)p;
     char *title = xasprintf("cudojo — %s › %s", tui_chapter_title(t, xp->ch), xp->ex->id);
-    const char *badge = xp->running ? "running" : xp->result ? results_verdict_label(xp->result->verdict)
-                                                             : xp->st.passed ? "passed" : NULL;
+    char running[48];
+    snprintf(running, sizeof running, "running %.1f s", tui_now() - xp->run_started);
+    const char *badge = xp->running ? running : xp->result ? results_verdict_label(xp->result->verdict)
+                                                           : xp->st.passed ? "passed" : NULL;
     tui_draw_title(t, title, badge);
     free(title);
 
-    bool side = w >= 100;
+    bool side = w >= 100 && !xp->zoom;
     int src_w = side ? w * 11 / 20 : w;
     int info_x = side ? src_w + 1 : 0;
     int info_w = side ? w - info_x : w;
     if (!xp->info || xp->info_width != info_w - 3) ex_layout_info(xp, t, info_w - 3);
 
     int src_top = top, src_h, info_top, info_h;
-    if (side) {
+    bool draw_src = !xp->zoom || xp->focus_src, draw_info = !xp->zoom || !xp->focus_src;
+    if (xp->zoom) {
+        src_h = info_h = h;
+        info_top = top;
+    } else if (side) {
         src_h = info_h = h;
         info_top = top;
         for (int y = top; y < top + h; y++) tui_put(y, src_w, 1, ROLE_BORDER, tui_glyph(t, "│", "|"));
@@ -396,10 +404,12 @@ static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
              xp->heat_lines ? "   heat: ░ fine ▒ look █ costly" : "");
     if (!t->utf8 && xp->heat_lines) snprintf(head, sizeof head, "%s   heat: . fine o look # costly", xp->shown);
     xp->src_y0 = src_top;
-    xp->src_y1 = src_top + src_h;
+    xp->src_y1 = draw_src ? src_top + src_h : src_top;
     xp->src_x1 = src_w;
-    ex_pane_header(t, src_top, 0, src_w, xp->focus_src, head);
-    ex_draw_source(xp, t, src_top + 1, src_h - 1, 0, src_w);
+    if (draw_src) {
+        ex_pane_header(t, src_top, 0, src_w, xp->focus_src, head);
+        ex_draw_source(xp, t, src_top + 1, src_h - 1, 0, src_w);
+    }
 
     char ihead[128];
     if (xp->running) {
@@ -412,9 +422,11 @@ static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
     } else {
         snprintf(ihead, sizeof ihead, "Exercise and result");
     }
-    ex_pane_header(t, info_top, info_x, info_w, !xp->focus_src, ihead);
-    for (int y = info_top + 1; y < info_top + info_h; y++) tui_fill(y, info_x, info_w, ROLE_NORMAL);
-    text_scroll_draw(&xp->info_scroll, xp->info, info_top + 1, info_h - 1, info_x + 1, info_w - 1);
+    if (draw_info) {
+        ex_pane_header(t, info_top, info_x, info_w, !xp->focus_src, ihead);
+        for (int y = info_top + 1; y < info_top + info_h; y++) tui_fill(y, info_x, info_w, ROLE_NORMAL);
+        text_scroll_draw(&xp->info_scroll, xp->info, info_top + 1, info_h - 1, info_x + 1, info_w - 1);
+    }
 
     if (xp->confirm_reset) {
         char *q = xasprintf("Reset %s to the starter? Your version is backed up first. y/N", xp->shown);
@@ -426,7 +438,7 @@ static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
     TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
     if (!text_scroll_draw_prompt(fs, t))
         tui_draw_status(t, xp->running ? "Esc stop  e edit  Tab pane  ? help"
-                                       : "r run  e edit  h hint  s solution  x reset  ] next  [ prev  Tab pane  l lesson  ? help  q back");
+                                       : "r run  e edit  h hint  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  ? help  q back");
 }
 
 /* Same as `cudojo reset`: the learner's file goes to .cudojo/backups, then the starter is copied. */
@@ -571,6 +583,7 @@ static int ex_key(Panel *p, Tui *t, int key) {
     case 'e': ex_edit(xp, t); return TUI_HANDLED;
     case '\t':
     case KEY_BTAB: xp->focus_src = !xp->focus_src; return TUI_HANDLED;
+    case 'z': xp->zoom = !xp->zoom; return TUI_HANDLED;
     case 'h':
         if (xp->ex->n_hints == 0) {
             tui_notify(t, false, "This exercise has no hints.");

@@ -7,7 +7,7 @@ BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
 CASES="map_renders_80x24 help_shows_keys lesson_reader_and_search chinese_lesson_aligned exercise_fails_on_starter
-save_runs_pass_without_key map_shows_passed_and_store_has_attempt hint_revealed_and_recorded esc_stops_a_run editor_key_runs_on_save
+save_runs_pass_without_key map_shows_passed_and_store_has_attempt hint_revealed_and_recorded solution_only_after_passing reset_asks_then_restores_starter esc_stops_a_run editor_key_runs_on_save
 resize_60x20 resize_200x50 too_small_says_so no_color_draws_without_colour colour_by_default q_restores_terminal
 sigterm_restores_terminal"
 if ! command -v tmux >/dev/null 2>&1; then
@@ -113,6 +113,39 @@ if wait_for "Hints" 3 && screen | grep -q "hints 1/" &&
     echo "$out" | py -c 'import json,sys; d=json.load(sys.stdin); e=[x for x in d["exercises"] if x["id"]=="hello-threads"]; sys.exit(0 if e and e[0]["hints_taken"]==1 else 1)'; then
     ok hint_revealed_and_recorded
 else nok hint_revealed_and_recorded "$(dump)" "$out"; fi
+keys q
+
+# --- the solution opens only after a pass ---
+keys g
+keys j
+keys Enter
+wait_for "hello-threads\.cu" 3
+keys s
+if wait_for "once you have passed" 3 && ! screen | grep -q "Solution:"; then gate=1; else gate=0; fi
+keys q
+keys g
+keys j
+keys j
+keys Enter
+wait_for "vector-add\.cu" 3
+keys s
+if [ $gate = 1 ] && wait_for "Solution: vector-add" 3 && screen | grep -q "__global__"; then ok solution_only_after_passing
+else nok solution_only_after_passing "$(dump)"; fi
+keys q
+
+# --- reset asks first, keeps a backup, brings the starter back ---
+mine="$WS/hello-gpu/vector-add.cu"
+keys x
+wait_for "y/N" 3
+keys n
+cancelled=0
+wait_for "reset cancelled" 3 && cmp -s "$mine" "$LESSONS/01-hello-gpu/solutions/vector-add.cu" && cancelled=1
+keys x
+wait_for "y/N" 3
+keys y
+if [ $cancelled = 1 ] && wait_for "starter again" 3 && cmp -s "$mine" "$LESSONS/01-hello-gpu/vector-add.cu" &&
+    ls "$WS"/.cudojo/backups/vector-add.*.cu >/dev/null 2>&1; then ok reset_asks_then_restores_starter
+else nok reset_asks_then_restores_starter "cancelled=$cancelled" "$(dump)"; fi
 keys q
 
 # --- a run that never ends shows a spinner and Esc stops it ---
