@@ -360,7 +360,13 @@ static uint64_t cvt_one(const Instr *in, uint64_t v) {
     if (st.flt && !dt.flt) {
         double x = fval(v, stype);
         if (ftz && stype == T_F32) x = ftz32((float)x);
-        if (isnan(x)) return 0;
+        if (isnan(x)) {
+            /* the ISA leaves it open; measured on an H200: 0 from f32/f16 to 32 bits or
+             * fewer, the sign bit alone from f64 to 32 bits, and for 64-bit results */
+            if (dt.bits == 64) return 0x8000000000000000ull;
+            if (stype == T_F64 && dt.bits == 32) return 0x80000000u;
+            return 0;
+        }
         switch (in->rnd) {
         case RND_RNI: x = nearbyint(x); break;
         case RND_RMI: x = floor(x); break;
@@ -666,7 +672,15 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
                 if (ftz) { a = ftz32(a); b = ftz32(b); c = ftz32(c); }
                 volatile float res = f32_op(op, fl, a, b, c);
                 float x = res;
-                if (ftz) x = ftz32(x);
+                if (ftz) {
+                    /* tininess before rounding (measured on an H200): a result whose exact
+                     * value is below FLT_MIN is flushed even if it rounds up to FLT_MIN */
+                    double ex = op == OP_ADD ? (double)a + b : op == OP_SUB ? (double)a - b
+                              : op == OP_MUL ? (double)a * b
+                              : (op == OP_FMA || op == OP_MAD) ? fma((double)a, (double)b, (double)c) : (double)x;
+                    if (ex != 0 && fabs(ex) < 1.17549435e-38) x = copysignf(0.0f, (float)ex);
+                    else x = ftz32(x);
+                }
                 if (sat) x = sat32(x);
                 D[l] = b32(x);
             }
