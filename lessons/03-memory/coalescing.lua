@@ -1,8 +1,9 @@
 -- coalescing: the same element-wise kernel with two assignments of elements
 -- to threads. n = 100003 on the emulator (the last block is partial), 2^26 + 3
 -- on a GPU; 8 elements per thread. Targets: <= 4 sectors per request (a warp
--- touching 32 consecutive floats) on the emulator, 80% of the device-to-device
--- copy bandwidth on a GPU.
+-- touching 32 consecutive floats) on the emulator, 75% of the device-to-device
+-- copy bandwidth on a GPU (the solution measured 79% on an H200, the
+-- starter 22%).
 return {
   id = "coalescing",
   title = "Coalesced access: who takes which element",
@@ -46,10 +47,10 @@ return {
       local ms = k:time(launch)
       local gbs, fraction = t:report_bandwidth{ bytes = 2 * 4 * n, ms = ms }
       if fraction then
-        t:log("%.3f ms, %.0f GB/s = %.0f%% of the device-to-device copy bandwidth (target: 80%%)",
+        t:log("%.3f ms, %.0f GB/s = %.0f%% of the device-to-device copy bandwidth (target: 75%%)",
               ms, gbs, 100 * fraction)
-        t:expect(fraction >= 0.80, string.format("%.0f%% of the copy bandwidth; the target "
-          .. "is 80%%", 100 * fraction))
+        t:expect(fraction >= 0.75, string.format("%.0f%% of the copy bandwidth; the target "
+          .. "is 75%%", 100 * fraction))
       end
     end
   end,

@@ -8,7 +8,6 @@ return {
   solution = "solutions/matrix-sum.cu",
   wrong = {
     "solutions/wrong/matrix-sum-no-sync.cu",
-    "solutions/wrong/matrix-sum-sync-in-if.cu",
     "solutions/wrong/matrix-sum-one-pass.cu",
   },
   hints = {

@@ -9,7 +9,6 @@ return {
   wrong = {
     "solutions/wrong/stencil-1d-no-halo.cu",
     "solutions/wrong/stencil-1d-no-sync.cu",
-    "solutions/wrong/stencil-1d-halo-overrun.cu",
   },
   hints = {
     "The tile is s[BLOCK + 2R]: element g of the block goes to s[t + R]. The R elements "

@@ -24,10 +24,15 @@ return {
     local n = t:param("n", 10007)
     local grid, block = (n + 255) // 256, 256
 
-    -- float
-    local xf = gpu.array("f32", n, "x"):random{ lo = -4, hi = 4, seed = 101 }
-    local yf = gpu.array("f32", n, "y"):random{ lo = -4, hi = 4, seed = 102 }
+    -- float. On a GPU (no bounds checks) x and y get a guard zone past n, y's
+    -- filled with a sentinel that a guarded kernel leaves alone.
+    local guard = 0
+    if t:device().backend ~= "emu" then guard = 256 end
+    local xf = gpu.array("f32", n + guard, "x"):random{ lo = -4, hi = 4, seed = 101 }
+    local yf = gpu.array("f32", n + guard, "y"):random{ lo = -4, hi = 4, seed = 102 }
+    for i = n, n + guard - 1 do yf[i] = -999.0 end
     local want = ref.axpy(1.5, xf, yf)
+    for i = n, n + guard - 1 do want[i] = -999.0 end
     t:kernel("axpy", { template = "axpy<float>" }):launch{
       grid = grid, block = block, args = { gpu.f32(1.5), xf, yf, gpu.i32(n) } }
     t:expect_close(yf, want, { rel = 1e-6, abs = 1e-6, name = "y (axpy<float>)" })

@@ -1,6 +1,7 @@
-// rgb-to-gray.cu (typical mistake): the row and column are swapped in the
-// pixel index (x * height + y, as if the image were stored column by column).
-// Every index stays inside the image, but most pixels land in the wrong place.
+// rgb-to-gray.cu (typical mistake): the pixel is read at its row-major place
+// but written at x * height + y, the column-major index (as if gray were
+// stored column by column). Every index stays inside the image, but the grey
+// image comes out transposed and scrambled.
 
 extern "C" __global__ void rgb_to_gray(const unsigned char *rgb, unsigned char *gray,
                                        int width, int height)
@@ -10,9 +11,9 @@ extern "C" __global__ void rgb_to_gray(const unsigned char *rgb, unsigned char *
     if (x >= width || y >= height)
         return;
 
-    int p = x * height + y;
+    int p = y * width + x;
     int r = rgb[3 * p + 0];
     int g = rgb[3 * p + 1];
     int b = rgb[3 * p + 2];
-    gray[p] = (unsigned char)((77 * r + 150 * g + 29 * b + 128) >> 8);
+    gray[x * height + y] = (unsigned char)((77 * r + 150 * g + 29 * b + 128) >> 8);
 }
