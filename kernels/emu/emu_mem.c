@@ -682,6 +682,41 @@ static uint64_t atom_new(int aop, int t, int size, uint64_t old, uint64_t b, uin
     }
 }
 
+/* Shared-memory atomics of a whole warp that is in bounds: the block runs on
+ * one host thread, so plain read-modify-write in lane order is atomic. */
+static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, const uint64_t *addr) {
+    int sp = -1;
+    unsigned char *base = fast_base(W, in, addr, m, in->size, &sp);
+    if (sp != SP_SHARED) return false;
+    const uint64_t *B = w->r + (size_t)in->b * 32;
+    const uint64_t *C = in->c >= 0 ? w->r + (size_t)in->c * 32 : NULL;
+    uint64_t *D = in->op == OP_ATOM ? w->r + (size_t)in->d[0] * 32 : NULL;
+    bool checks = W->L->checks;
+    int size = in->size;
+    bool add32 = in->sub == AOP_ADD && size == 4 && in->type != T_F32;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        unsigned char *p = base + addr[l];
+        if (checks) {
+            uint64_t off = (uint64_t)(p - W->shared);
+            Shadow *sh = &W->shadow[off >> 2];
+            if (sh->w_epoch >= W->epoch0 && (sh->w_epoch != W->epoch || sh->w_atomic) && sh->r_epoch != W->epoch) {
+                sh->w_epoch = W->epoch;
+                sh->w_tid = (uint16_t)(w->index * 32 + l);
+                sh->w_atomic = 1;
+                sh->w_wsync = w->wsync;
+                sh->w_line = in->line;
+            } else shadow_access(W, w, l, in, off, size, ACC_ATOMIC);
+        }
+        uint64_t old = load_n(p, size);
+        if (add32) store_n(p, (uint32_t)(old + B[l]), 4);
+        else store_n(p, atom_new(in->sub, in->type, size, old, B[l], C ? C[l] : 0), size);
+        if (D) D[l] = old;
+    }
+    access_metrics(W, in, addr, m, SP_SHARED, size);
+    return true;
+}
+
 void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     const uint64_t *A = w->r + (size_t)in->a[0] * 32;
     const uint64_t *B = w->r + (size_t)in->b * 32;
@@ -691,9 +726,10 @@ void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     uint32_t ok = 0;
     int sp0 = -1;
     W->t.atomics++;
+    for (int l = 0; l < 32; l++) addr[l] = A[l] + (uint64_t)in->imm;
+    if (in->space != SP_GLOBAL && atom_shared_fast(W, w, in, m, addr)) return;
     for (int l = 0; l < 32; l++) {
         if (!(m >> l & 1)) continue;
-        addr[l] = A[l] + (uint64_t)in->imm;
         uint64_t soff = UINT64_MAX;
         int sp = space_of(in, addr[l]);
         unsigned char *p = resolve(W, w, l, in, in->space, addr[l], size, ACC_ATOMIC, &soff);
