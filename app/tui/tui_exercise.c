@@ -3,7 +3,7 @@
  * diagnostic points at) and the statement + results + hints, side by side or
  * stacked on narrow terminals. Every save of the file (inotify) re-runs it;
  * `r` runs by hand; a run never blocks (spinner, elapsed time, Esc cancels). */
-#include "app/tui/tui.h"
+#include "app/tui/tui_exercise.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,37 +17,6 @@
 #include "base/fs.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
-
-typedef struct ExercisePanel {
-    Panel base;
-    const ChapterMeta *ch;
-    const ExerciseMeta *ex;
-    char *path;              /* the learner's file (absolute) */
-    char *shown;             /* how to name it */
-    TextDoc *src;            /* highlighted source, tag = line number */
-    long long src_mtime;
-    TextDoc *info;           /* statement, results, hints; laid out for info_width */
-    int info_width;
-    TextScroll src_scroll, info_scroll;
-    bool focus_src;
-    RunResult *result;       /* the last run (or the last stored attempt) */
-    bool result_is_stored;
-    int *heat;
-    char **heat_notes;
-    int heat_lines;
-    bool *err_lines;         /* per source line: a diagnostic points here */
-    int n_err_lines;
-    ExerciseStatus st;
-    int hints_taken;
-    bool running;
-    double run_started;
-    double pending_run_at;   /* a save was seen: run at this time (0 = none) */
-    double next_mtime_check;
-    bool confirm_reset;
-    bool zoom;               /* the focused pane fills the screen */
-    int src_y0, src_y1, src_x1;  /* the source pane's rows and right edge at the last draw (for clicks) */
-    int ino_fd, ino_wd;
-} ExercisePanel;
 
 static const TuiKeyHelp EX_HELP[] = {
     {"r", "run now (saving the file runs it too)"},
@@ -78,7 +47,7 @@ static void ex_stop_watch(ExercisePanel *xp, Tui *t) {
 }
 
 /* Reads the learner's file into the highlighted source doc. */
-static void ex_load_source(ExercisePanel *xp) {
+void exview_load_source(ExercisePanel *xp) {
     text_doc_free(&xp->src);
     xp->src = text_doc_new();
     xp->src_mtime = fs_mtime_ns(xp->path);
@@ -119,7 +88,7 @@ static void ex_load_status(ExercisePanel *xp, Tui *t) {
 }
 
 /* Marks the source lines that diagnostics point at, and the heat per line. */
-static void ex_index_result(ExercisePanel *xp) {
+void exview_index_result(ExercisePanel *xp) {
     results_heat_free(&xp->heat, &xp->heat_notes, xp->heat_lines);
     free(xp->err_lines);
     xp->err_lines = NULL;
@@ -135,66 +104,6 @@ static void ex_index_result(ExercisePanel *xp) {
         /* Only diagnostics about the learner's file mark its lines (not the lesson's .lua). */
         if (d->file && strcmp(path_basename(d->file), base) != 0) continue;
         xp->err_lines[d->line] = true;
-    }
-}
-
-static void ex_layout_info(ExercisePanel *xp, Tui *t, int width) {
-    text_doc_free(&xp->info);
-    TextDoc *doc = xp->info = text_doc_new();
-    xp->info_width = width;
-    const ExerciseMeta *ex = xp->ex;
-    /* The result comes first: on 80x24 the pane is small and the verdict is what matters. */
-    if (xp->running) {
-        text_doc_add_text(doc, ROLE_WARN, "running…");
-        text_doc_add_line(doc);
-    } else if (xp->result) {
-        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
-        results_render(doc, xp->result, width, t->utf8);
-        text_doc_add_line(doc);
-    }
-    TextLine *l = text_doc_add_line(doc);
-    text_line_add(l, ROLE_H3, tui_exercise_title(t, ex));
-    l = text_doc_add_line(doc);
-    text_line_add(l, ROLE_DIM, "file ");
-    text_line_add(l, ROLE_BOLD, xp->shown);
-    l = text_doc_add_line(doc);
-    text_line_addf(l, ROLE_DIM, "attempts %d", xp->st.attempts);
-    if (xp->st.passed) {
-        text_line_add(l, ROLE_DIM, "  ");
-        text_line_add(l, ROLE_PASS, "passed");
-        if (xp->st.best_kernel_ms >= 0) text_line_addf(l, ROLE_DIM, "  best %.3f ms", xp->st.best_kernel_ms);
-    }
-    text_line_addf(l, ROLE_DIM, "  hints %d/%d", xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints,
-                   ex->n_hints);
-    if (!xp->result && !xp->running) {
-        text_doc_add_line(doc);
-        TextLine para = {0};
-        text_line_add(&para, ROLE_NORMAL, "Open the file with ");
-        text_line_add(&para, ROLE_KEY, "e");
-        text_line_add(&para, ROLE_NORMAL, " (or in any editor); every save runs it. ");
-        text_line_add(&para, ROLE_KEY, "r");
-        text_line_add(&para, ROLE_NORMAL, " runs it now, ");
-        text_line_add(&para, ROLE_KEY, "l");
-        text_line_add(&para, ROLE_NORMAL, " reads the lesson, ");
-        text_line_add(&para, ROLE_KEY, "h");
-        text_line_add(&para, ROLE_NORMAL, " gives a hint.");
-        text_wrap(doc, &para, width, NULL, NULL);
-        text_line_fini(&para);
-    }
-    int shown = xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints;
-    if (shown > 0) {
-        text_doc_add_line(doc);
-        text_doc_add_text(doc, ROLE_H3, "Hints");
-        for (int i = 0; i < shown; i++) {
-            TextLine para = {0}, first = {0}, rest = {0};
-            text_line_addf(&first, ROLE_BOLD, "%d. ", i + 1);
-            text_line_add(&rest, ROLE_NORMAL, "   ");
-            text_line_add(&para, ROLE_NORMAL, tui_hint(t, ex, i));
-            text_wrap(doc, &para, width, &first, &rest);
-            text_line_fini(&para);
-            text_line_fini(&first);
-            text_line_fini(&rest);
-        }
     }
 }
 
@@ -220,7 +129,7 @@ static void ex_load_stored_result(ExercisePanel *xp, Tui *t) {
 
 static void ex_inotify(Tui *t, void *ctx);
 
-static void ex_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
+void exview_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     ex_stop_watch(xp, t);
     run_result_free(&xp->result);
     free(xp->path);
@@ -234,10 +143,10 @@ static void ex_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const Exerc
     xp->info_scroll = (TextScroll){0};
     xp->confirm_reset = false;
     xp->pending_run_at = 0;
-    ex_load_source(xp);
+    exview_load_source(xp);
     ex_load_status(xp, t);
     ex_load_stored_result(xp, t);
-    ex_index_result(xp);
+    exview_index_result(xp);
     xp->info_width = 0;
     /* Watch the directory, not the file: editors often save by renaming a new file over it. */
     xp->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -254,19 +163,19 @@ static void ex_start_run(ExercisePanel *xp, Tui *t) {
     if (runner_fd(t->runner) >= 0) runner_cancel(t->runner);
     xp->running = false;
     xp->pending_run_at = 0;
-    ex_load_source(xp);
+    exview_load_source(xp);
     RunResult *res = attempt_start(t->ws, t->runner, xp->ch, xp->ex, NULL, NULL);
     if (res) {
         run_result_free(&xp->result);
         xp->result = res;
         xp->result_is_stored = false;
-        ex_index_result(xp);
+        exview_index_result(xp);
     } else {
         xp->running = true;
         xp->run_started = tui_now();
         /* The old result's line marks and heat describe a source that is gone. */
         run_result_free(&xp->result);
-        ex_index_result(xp);
+        exview_index_result(xp);
     }
     xp->info_width = 0;
 }
@@ -278,9 +187,9 @@ static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
     run_result_free(&xp->result);
     xp->result = res;
     xp->result_is_stored = false;
-    ex_load_source(xp);
+    exview_load_source(xp);
     ex_load_status(xp, t);
-    ex_index_result(xp);
+    exview_index_result(xp);
     xp->info_width = 0;
     xp->info_scroll.top = 0;
     /* Bring the first line a diagnostic points at into view. */
@@ -330,230 +239,11 @@ static int ex_tick(Tui *t, void *ctx) {
     return (int)((xp->next_mtime_check - now) * 1000) + 1;
 }
 
-static void ex_draw_source(ExercisePanel *xp, Tui *t, int top, int h, int x, int w) {
-    int gut = 6;    /* "1234" + heat + space */
-    TextScroll *s = &xp->src_scroll;
-    s->height = h;
-    int max_top = xp->src->n - h;
-    if (s->top > max_top) s->top = max_top;
-    if (s->top < 0) s->top = 0;
-    for (int i = 0; i < h; i++) {
-        int li = s->top + i;
-        int y = top + i;
-        if (li >= xp->src->n) {
-            tui_fill(y, x, w, ROLE_NORMAL);
-            continue;
-        }
-        const TextLine *line = &xp->src->lines[li];
-        int ln = line->tag;
-        bool err = xp->err_lines && ln >= 1 && ln <= xp->n_err_lines && xp->err_lines[ln];
-        char num[16];
-        snprintf(num, sizeof num, "%4d", ln);
-        if (ln == 0) snprintf(num, sizeof num, "    ");
-        tui_put(y, x, 4, err ? ROLE_ERRLINE : ROLE_LINENO, num);
-        int heat = xp->heat && ln >= 1 && ln <= xp->heat_lines ? xp->heat[ln] : 0;
-        static const int HEAT_ROLE[4] = {ROLE_NORMAL, ROLE_HEAT_LOW, ROLE_HEAT_MID, ROLE_HEAT_HIGH};
-        const char *glyph = heat == 0 ? " " : heat == 1 ? tui_glyph(t, "░", ".") : heat == 2 ? tui_glyph(t, "▒", "o")
-                                                                                         : tui_glyph(t, "█", "#");
-        tui_put(y, x + 4, 1, HEAT_ROLE[heat], glyph);
-        tui_put(y, x + 5, 1, err ? ROLE_FAIL : ROLE_NORMAL, err ? tui_glyph(t, "▶", ">") : " ");
-        tui_put_line(y, x + gut, w - gut, line, s->hscroll, s->search, err ? ROLE_ERRLINE : -1,
-                     err ? ROLE_ERRLINE : ROLE_NORMAL);
-    }
-}
-
-static void ex_pane_header(Tui *t, int y, int x, int w, bool focused, const char *text) {
-    (void)t;
-    tui_fill(y, x, w, focused ? ROLE_SELECTED : ROLE_BORDER);
-    tui_put(y, x + 1, w - 2, focused ? ROLE_SELECTED : ROLE_BORDER, text);
-}
-
-static void ex_draw(Panel *p, Tui *t, int top, int h, int w) {
-    ExercisePanel *xp = (ExercisePanel *)p;
-    char *title = xasprintf("cudojo — %s › %s", tui_chapter_title(t, xp->ch), xp->ex->id);
-    char running[48];
-    snprintf(running, sizeof running, "running %.1f s", tui_now() - xp->run_started);
-    const char *badge = xp->running ? running : xp->result ? results_verdict_label(xp->result->verdict)
-                                                           : xp->st.passed ? "passed" : NULL;
-    tui_draw_title(t, title, badge);
-    free(title);
-
-    bool side = w >= 100 && !xp->zoom;
-    int src_w = side ? w * 11 / 20 : w;
-    int info_x = side ? src_w + 1 : 0;
-    int info_w = side ? w - info_x : w;
-    if (!xp->info || xp->info_width != info_w - 3) ex_layout_info(xp, t, info_w - 3);
-
-    int src_top = top, src_h, info_top, info_h;
-    bool draw_src = !xp->zoom || xp->focus_src, draw_info = !xp->zoom || !xp->focus_src;
-    if (xp->zoom) {
-        src_h = info_h = h;
-        info_top = top;
-    } else if (side) {
-        src_h = info_h = h;
-        info_top = top;
-        for (int y = top; y < top + h; y++) tui_put(y, src_w, 1, ROLE_BORDER, tui_glyph(t, "│", "|"));
-    } else {
-        src_h = (h - 1) / 2;
-        if (src_h > xp->src->n + 1) src_h = xp->src->n + 1 < 4 ? 4 : xp->src->n + 1;
-        info_top = top + src_h;
-        info_h = h - src_h;
-    }
-    char head[512];
-    snprintf(head, sizeof head, "%s%s", xp->shown,
-             xp->heat_lines ? "   heat: ░ fine ▒ look █ costly" : "");
-    if (!t->utf8 && xp->heat_lines) snprintf(head, sizeof head, "%s   heat: . fine o look # costly", xp->shown);
-    xp->src_y0 = src_top;
-    xp->src_y1 = draw_src ? src_top + src_h : src_top;
-    xp->src_x1 = src_w;
-    if (draw_src) {
-        ex_pane_header(t, src_top, 0, src_w, xp->focus_src, head);
-        ex_draw_source(xp, t, src_top + 1, src_h - 1, 0, src_w);
-    }
-
-    char ihead[128];
-    if (xp->running) {
-        static const char *const SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
-        static const char *const SPIN_ASCII[] = {"|", "/", "-", "\\"};
-        double el = tui_now() - xp->run_started;
-        int f = (int)(el * 10);
-        snprintf(ihead, sizeof ihead, "%s running %.1f s — Esc stops it", t->utf8 ? SPIN[f % 10] : SPIN_ASCII[f % 4],
-                 el);
-    } else {
-        snprintf(ihead, sizeof ihead, "Exercise and result");
-    }
-    if (draw_info) {
-        ex_pane_header(t, info_top, info_x, info_w, !xp->focus_src, ihead);
-        for (int y = info_top + 1; y < info_top + info_h; y++) tui_fill(y, info_x, info_w, ROLE_NORMAL);
-        text_scroll_draw(&xp->info_scroll, xp->info, info_top + 1, info_h - 1, info_x + 1, info_w - 1);
-    }
-
-    if (xp->confirm_reset) {
-        char *q = xasprintf("Reset %s to the starter? Your version is backed up first. y/N", xp->shown);
-        tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
-        tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
-        free(q);
-        return;
-    }
-    TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
-    if (!text_scroll_draw_prompt(fs, t))
-        tui_draw_status(t, xp->running ? "Esc stop  e edit  Tab pane  ? help"
-                                       : "r run  e edit  h hint  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  ? help  q back");
-}
-
-/* Same as `cudojo reset`: the learner's file goes to .cudojo/backups, then the starter is copied. */
-static void ex_reset(ExercisePanel *xp, Tui *t) {
-    char *starter = path_join(xp->ch->dir, xp->ex->source);
-    char *backup = NULL;
-    Diag *d = NULL;
-    if (fs_exists(xp->path)) {
-        char *dir = path_join(t->ws->state_dir, "backups");
-        char stamp[32];
-        time_t now = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-        char *name = xasprintf("%s.%s.cu", xp->ex->id, stamp);
-        backup = path_join(dir, name);
-        d = fs_mkdir_p(dir);
-        if (!d) d = fs_copy_file(xp->path, backup);
-        free(name);
-        free(dir);
-    }
-    if (!d) d = fs_copy_file(starter, xp->path);
-    if (d) {
-        tui_notify(t, true, "reset failed: %s", d->message);
-        diag_free(&d);
-    } else {
-        tui_notify(t, false, "%s is the starter again%s%s", xp->shown, backup ? "; yours is in " : "",
-                   backup ? backup : "");
-        ex_load_source(xp);
-    }
-    free(starter);
-    free(backup);
-}
-
-static void ex_show_solution(ExercisePanel *xp, Tui *t) {
-    if (!xp->st.passed) {
-        tui_notify(t, true, "The solution opens once you have passed this exercise (h gives a hint).");
-        return;
-    }
-    if (!xp->ex->solution) {
-        tui_notify(t, true, "This exercise has no solution file.");
-        return;
-    }
-    char *sp = path_join(xp->ch->dir, xp->ex->solution);
-    char *text = NULL;
-    Diag *d = fs_read_file(sp, &text, NULL);
-    free(sp);
-    if (d) {
-        tui_notify(t, true, "%s", d->message);
-        diag_free(&d);
-        return;
-    }
-    TextDoc *doc = text_doc_new();
-    HlState hs = {0};
-    const char *p = text;
-    int ln = 1;
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        char *one = xstrndup(p, len);
-        TextLine *l = text_doc_add_line(doc);
-        text_line_addf(l, ROLE_LINENO, "%4d  ", ln++);
-        hl_line(l, one, &hs, ROLE_NORMAL);
-        free(one);
-        p += len + (nl ? 1 : 0);
-    }
-    free(text);
-    char *title = xasprintf("cudojo — Solution: %s", xp->ex->id);
-    tui_push(t, tui_textview_new(t, title, doc));
-    free(title);
-}
-
-/* The exercise before/after this one in course order. */
-static bool ex_step(ExercisePanel *xp, Tui *t, int dir) {
-    const Course *c = t->ws->course;
-    int ci = (int)(xp->ch - c->chapters), ei = (int)(xp->ex - xp->ch->exercises);
-    for (;;) {
-        ei += dir;
-        while (ci >= 0 && ci < c->n_chapters && (ei < 0 || ei >= c->chapters[ci].n_exercises)) {
-            ci += dir;
-            if (ci < 0 || ci >= c->n_chapters) return false;
-            ei = dir > 0 ? 0 : c->chapters[ci].n_exercises - 1;
-        }
-        if (ci < 0 || ci >= c->n_chapters) return false;
-        if (ei >= 0 && ei < c->chapters[ci].n_exercises) break;
-    }
-    if (xp->running) {
-        runner_cancel(t->runner);
-        xp->running = false;
-    }
-    ex_set(xp, t, &c->chapters[ci], &c->chapters[ci].exercises[ei]);
-    return true;
-}
-
-static void ex_edit(ExercisePanel *xp, Tui *t) {
-    const char *ed = getenv("VISUAL");
-    if (!ed || !*ed) ed = getenv("EDITOR");
-    if (!ed || !*ed) ed = "vi";
-    /* The path is single-quoted for the shell; a quote inside becomes '\''. */
-    StrBuf cmd;
-    strbuf_init(&cmd);
-    strbuf_printf(&cmd, "%s '", ed);
-    for (const char *p = xp->path; *p; p++) {
-        if (*p == '\'') strbuf_append(&cmd, "'\\''");
-        else strbuf_append_char(&cmd, *p);
-    }
-    strbuf_append(&cmd, "'");
-    int rc = tui_run_foreground(t, cmd.data);
-    if (rc != 0) tui_notify(t, true, "the editor (%s) exited with status %d", ed, rc);
-    strbuf_fini(&cmd);
-}
-
 static int ex_key(Panel *p, Tui *t, int key) {
     ExercisePanel *xp = (ExercisePanel *)p;
     if (xp->confirm_reset) {
         xp->confirm_reset = false;
-        if (key == 'y' || key == 'Y') ex_reset(xp, t);
+        if (key == 'y' || key == 'Y') exview_reset(xp, t);
         else tui_notify(t, false, "reset cancelled");
         return TUI_HANDLED;
     }
@@ -572,7 +262,7 @@ static int ex_key(Panel *p, Tui *t, int key) {
             xp->result = run_result_new(VERDICT_CANCELLED);
             xp->result->summary = xasprintf("stopped by you after %.1f s (r runs it again)", tui_now() - xp->run_started);
             xp->result_is_stored = false;
-            ex_index_result(xp);
+            exview_index_result(xp);
             tui_notify(t, false, "run stopped");
             return TUI_HANDLED;
         }
@@ -580,7 +270,7 @@ static int ex_key(Panel *p, Tui *t, int key) {
     case 'q': return TUI_POP;
     case 'r':
     case KEY_F(5): ex_start_run(xp, t); return TUI_HANDLED;
-    case 'e': ex_edit(xp, t); return TUI_HANDLED;
+    case 'e': exview_edit(xp, t); return TUI_HANDLED;
     case '\t':
     case KEY_BTAB: xp->focus_src = !xp->focus_src; return TUI_HANDLED;
     case 'z': xp->zoom = !xp->zoom; return TUI_HANDLED;
@@ -602,16 +292,16 @@ static int ex_key(Panel *p, Tui *t, int key) {
             xp->info_scroll.top = 1 << 20;
         }
         return TUI_HANDLED;
-    case 's': ex_show_solution(xp, t); return TUI_HANDLED;
+    case 's': exview_show_solution(xp, t); return TUI_HANDLED;
     case 'x':
     case KEY_DC: xp->confirm_reset = true; return TUI_HANDLED;
     case ']':
     case '>':
-        if (!ex_step(xp, t, 1)) tui_notify(t, false, "This is the last exercise.");
+        if (!exview_step(xp, t, 1)) tui_notify(t, false, "This is the last exercise.");
         return TUI_HANDLED;
     case '[':
     case '<':
-        if (!ex_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
+        if (!exview_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
         return TUI_HANDLED;
     case 'l': tui_push(t, tui_lesson_new(t, xp->ch)); return TUI_HANDLED;
     default: return TUI_UNHANDLED;
@@ -679,11 +369,11 @@ static void ex_free_hook(Panel *p) {
 
 Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     ExercisePanel *xp = xcalloc(1, sizeof *xp);
-    xp->base = (Panel){.title = "Exercise", .help = EX_HELP, .draw = ex_draw, .key = ex_key, .resume = ex_resume,
+    xp->base = (Panel){.title = "Exercise", .help = EX_HELP, .draw = exview_draw, .key = ex_key, .resume = ex_resume,
                        .free = ex_free_hook, .click = ex_click};
     xp->ino_fd = xp->ino_wd = -1;
     ex_tui = t;
-    ex_set(xp, t, ch, ex);
+    exview_set(xp, t, ch, ex);
     xp->next_mtime_check = tui_now() + 1.0;
     t->on_run_done = ex_on_run_done;
     t->run_ctx = xp;

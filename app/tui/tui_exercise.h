@@ -1,0 +1,59 @@
+/* app/tui/tui_exercise.h: the exercise view's state, shared by its three
+ * files: tui_exercise.c (runs, watching the file, keys), tui_exercise_draw.c
+ * (the panes) and tui_exercise_actions.c (reset, solution, editor, next). */
+#ifndef CUDOJO_APP_TUI_EXERCISE_H
+#define CUDOJO_APP_TUI_EXERCISE_H
+
+#include "app/tui/tui.h"
+#include "progress-db/store.h"
+
+typedef struct ExercisePanel {
+    Panel base;
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    char *path;              /* the learner's file (absolute) */
+    char *shown;             /* how to name it */
+    TextDoc *src;            /* highlighted source, tag = line number */
+    long long src_mtime;
+    TextDoc *info;           /* statement, results, hints; laid out for info_width */
+    int info_width;
+    TextScroll src_scroll, info_scroll;
+    bool focus_src;
+    RunResult *result;       /* the last run (or the last stored attempt) */
+    bool result_is_stored;
+    int *heat;
+    char **heat_notes;
+    int heat_lines;
+    bool *err_lines;         /* per source line: a diagnostic points here */
+    int n_err_lines;
+    ExerciseStatus st;
+    int hints_taken;
+    bool running;
+    double run_started;
+    double pending_run_at;   /* a save was seen: run at this time (0 = none) */
+    double next_mtime_check;
+    bool confirm_reset;
+    bool zoom;               /* the focused pane fills the screen */
+    int src_y0, src_y1, src_x1;  /* the source pane's rows and right edge at the last draw (for clicks) */
+    int ino_fd, ino_wd;
+} ExercisePanel;
+
+/* Shows exercise ex (loads its file, status, last attempt; watches the file). */
+void exview_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex);
+/* Reads the learner's file into the highlighted source doc. */
+void exview_load_source(ExercisePanel *xp);
+/* Marks the source lines that diagnostics point at, and the heat per line. */
+void exview_index_result(ExercisePanel *xp);
+/* Lays out the statement, result and hints for the info pane. */
+void exview_layout_info(ExercisePanel *xp, Tui *t, int width);
+void exview_draw(Panel *p, Tui *t, int top, int h, int w);
+/* Same as `cudojo reset`: the learner's file goes to .cudojo/backups, then the starter is copied. */
+void exview_reset(ExercisePanel *xp, Tui *t);
+/* Opens the solution, once the exercise has been passed. */
+void exview_show_solution(ExercisePanel *xp, Tui *t);
+/* Moves to the exercise before (dir = -1) or after (1) in course order; false at either end. */
+bool exview_step(ExercisePanel *xp, Tui *t, int dir);
+/* Opens the file in $VISUAL / $EDITOR (curses suspended meanwhile). */
+void exview_edit(ExercisePanel *xp, Tui *t);
+
+#endif

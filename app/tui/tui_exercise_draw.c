@@ -1,0 +1,181 @@
+/* app/tui/tui_exercise_draw.c: the exercise view's panes: the source with
+ * line numbers, heat column and marked lines, and the statement + result +
+ * hints pane; side by side from 100 columns, stacked below, or one zoomed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/tui/tui_exercise.h"
+#include "base/xalloc.h"
+
+void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
+    text_doc_free(&xp->info);
+    TextDoc *doc = xp->info = text_doc_new();
+    xp->info_width = width;
+    const ExerciseMeta *ex = xp->ex;
+    /* The result comes first: on 80x24 the pane is small and the verdict is what matters. */
+    if (xp->running) {
+        text_doc_add_text(doc, ROLE_WARN, "running…");
+        text_doc_add_line(doc);
+    } else if (xp->result) {
+        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
+        results_render(doc, xp->result, width, t->utf8);
+        text_doc_add_line(doc);
+    }
+    TextLine *l = text_doc_add_line(doc);
+    text_line_add(l, ROLE_H3, tui_exercise_title(t, ex));
+    l = text_doc_add_line(doc);
+    text_line_add(l, ROLE_DIM, "file ");
+    text_line_add(l, ROLE_BOLD, xp->shown);
+    l = text_doc_add_line(doc);
+    text_line_addf(l, ROLE_DIM, "attempts %d", xp->st.attempts);
+    if (xp->st.passed) {
+        text_line_add(l, ROLE_DIM, "  ");
+        text_line_add(l, ROLE_PASS, "passed");
+        if (xp->st.best_kernel_ms >= 0) text_line_addf(l, ROLE_DIM, "  best %.3f ms", xp->st.best_kernel_ms);
+    }
+    text_line_addf(l, ROLE_DIM, "  hints %d/%d", xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints,
+                   ex->n_hints);
+    if (!xp->result && !xp->running) {
+        text_doc_add_line(doc);
+        TextLine para = {0};
+        text_line_add(&para, ROLE_NORMAL, "Open the file with ");
+        text_line_add(&para, ROLE_KEY, "e");
+        text_line_add(&para, ROLE_NORMAL, " (or in any editor); every save runs it. ");
+        text_line_add(&para, ROLE_KEY, "r");
+        text_line_add(&para, ROLE_NORMAL, " runs it now, ");
+        text_line_add(&para, ROLE_KEY, "l");
+        text_line_add(&para, ROLE_NORMAL, " reads the lesson, ");
+        text_line_add(&para, ROLE_KEY, "h");
+        text_line_add(&para, ROLE_NORMAL, " gives a hint.");
+        text_wrap(doc, &para, width, NULL, NULL);
+        text_line_fini(&para);
+    }
+    int shown = xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints;
+    if (shown > 0) {
+        text_doc_add_line(doc);
+        text_doc_add_text(doc, ROLE_H3, "Hints");
+        for (int i = 0; i < shown; i++) {
+            TextLine para = {0}, first = {0}, rest = {0};
+            text_line_addf(&first, ROLE_BOLD, "%d. ", i + 1);
+            text_line_add(&rest, ROLE_NORMAL, "   ");
+            text_line_add(&para, ROLE_NORMAL, tui_hint(t, ex, i));
+            text_wrap(doc, &para, width, &first, &rest);
+            text_line_fini(&para);
+            text_line_fini(&first);
+            text_line_fini(&rest);
+        }
+    }
+}
+
+static void exview_draw_source(ExercisePanel *xp, Tui *t, int top, int h, int x, int w) {
+    int gut = 6;    /* "1234" + heat + space */
+    TextScroll *s = &xp->src_scroll;
+    s->height = h;
+    int max_top = xp->src->n - h;
+    if (s->top > max_top) s->top = max_top;
+    if (s->top < 0) s->top = 0;
+    for (int i = 0; i < h; i++) {
+        int li = s->top + i;
+        int y = top + i;
+        if (li >= xp->src->n) {
+            tui_fill(y, x, w, ROLE_NORMAL);
+            continue;
+        }
+        const TextLine *line = &xp->src->lines[li];
+        int ln = line->tag;
+        bool err = xp->err_lines && ln >= 1 && ln <= xp->n_err_lines && xp->err_lines[ln];
+        char num[16];
+        snprintf(num, sizeof num, "%4d", ln);
+        if (ln == 0) snprintf(num, sizeof num, "    ");
+        tui_put(y, x, 4, err ? ROLE_ERRLINE : ROLE_LINENO, num);
+        int heat = xp->heat && ln >= 1 && ln <= xp->heat_lines ? xp->heat[ln] : 0;
+        static const int HEAT_ROLE[4] = {ROLE_NORMAL, ROLE_HEAT_LOW, ROLE_HEAT_MID, ROLE_HEAT_HIGH};
+        const char *glyph = heat == 0 ? " " : heat == 1 ? tui_glyph(t, "░", ".") : heat == 2 ? tui_glyph(t, "▒", "o")
+                                                                                         : tui_glyph(t, "█", "#");
+        tui_put(y, x + 4, 1, HEAT_ROLE[heat], glyph);
+        tui_put(y, x + 5, 1, err ? ROLE_FAIL : ROLE_NORMAL, err ? tui_glyph(t, "▶", ">") : " ");
+        tui_put_line(y, x + gut, w - gut, line, s->hscroll, s->search, err ? ROLE_ERRLINE : -1,
+                     err ? ROLE_ERRLINE : ROLE_NORMAL);
+    }
+}
+
+static void ex_pane_header(Tui *t, int y, int x, int w, bool focused, const char *text) {
+    (void)t;
+    tui_fill(y, x, w, focused ? ROLE_SELECTED : ROLE_BORDER);
+    tui_put(y, x + 1, w - 2, focused ? ROLE_SELECTED : ROLE_BORDER, text);
+}
+
+void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
+    ExercisePanel *xp = (ExercisePanel *)p;
+    char *title = xasprintf("cudojo — %s › %s", tui_chapter_title(t, xp->ch), xp->ex->id);
+    char running[48];
+    snprintf(running, sizeof running, "running %.1f s", tui_now() - xp->run_started);
+    const char *badge = xp->running ? running : xp->result ? results_verdict_label(xp->result->verdict)
+                                                           : xp->st.passed ? "passed" : NULL;
+    tui_draw_title(t, title, badge);
+    free(title);
+
+    bool side = w >= 100 && !xp->zoom;
+    int src_w = side ? w * 11 / 20 : w;
+    int info_x = side ? src_w + 1 : 0;
+    int info_w = side ? w - info_x : w;
+    if (!xp->info || xp->info_width != info_w - 3) exview_layout_info(xp, t, info_w - 3);
+
+    int src_top = top, src_h, info_top, info_h;
+    bool draw_src = !xp->zoom || xp->focus_src, draw_info = !xp->zoom || !xp->focus_src;
+    if (xp->zoom) {
+        src_h = info_h = h;
+        info_top = top;
+    } else if (side) {
+        src_h = info_h = h;
+        info_top = top;
+        for (int y = top; y < top + h; y++) tui_put(y, src_w, 1, ROLE_BORDER, tui_glyph(t, "│", "|"));
+    } else {
+        src_h = (h - 1) / 2;
+        if (src_h > xp->src->n + 1) src_h = xp->src->n + 1 < 4 ? 4 : xp->src->n + 1;
+        info_top = top + src_h;
+        info_h = h - src_h;
+    }
+    char head[512];
+    snprintf(head, sizeof head, "%s%s", xp->shown,
+             xp->heat_lines ? "   heat: ░ fine ▒ look █ costly" : "");
+    if (!t->utf8 && xp->heat_lines) snprintf(head, sizeof head, "%s   heat: . fine o look # costly", xp->shown);
+    xp->src_y0 = src_top;
+    xp->src_y1 = draw_src ? src_top + src_h : src_top;
+    xp->src_x1 = src_w;
+    if (draw_src) {
+        ex_pane_header(t, src_top, 0, src_w, xp->focus_src, head);
+        exview_draw_source(xp, t, src_top + 1, src_h - 1, 0, src_w);
+    }
+
+    char ihead[128];
+    if (xp->running) {
+        static const char *const SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
+        static const char *const SPIN_ASCII[] = {"|", "/", "-", "\\"};
+        double el = tui_now() - xp->run_started;
+        int f = (int)(el * 10);
+        snprintf(ihead, sizeof ihead, "%s running %.1f s — Esc stops it", t->utf8 ? SPIN[f % 10] : SPIN_ASCII[f % 4],
+                 el);
+    } else {
+        snprintf(ihead, sizeof ihead, "Exercise and result");
+    }
+    if (draw_info) {
+        ex_pane_header(t, info_top, info_x, info_w, !xp->focus_src, ihead);
+        for (int y = info_top + 1; y < info_top + info_h; y++) tui_fill(y, info_x, info_w, ROLE_NORMAL);
+        text_scroll_draw(&xp->info_scroll, xp->info, info_top + 1, info_h - 1, info_x + 1, info_w - 1);
+    }
+
+    if (xp->confirm_reset) {
+        char *q = xasprintf("Reset %s to the starter? Your version is backed up first. y/N", xp->shown);
+        tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
+        tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
+        free(q);
+        return;
+    }
+    TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
+    if (!text_scroll_draw_prompt(fs, t))
+        tui_draw_status(t, xp->running ? "Esc stop  e edit  Tab pane  ? help"
+                                       : "r run  e edit  h hint  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  ? help  q back");
+}
+
