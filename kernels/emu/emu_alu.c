@@ -471,17 +471,6 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
                 double x = fval(A[l], t), y = fval(B[l], t);
                 res |= (uint32_t)cmp_flt(cmp, x, y) << l;
             }
-        } else if (ti.bits == 32 && ti.sgn) {
-            for (int l = 0; l < 32; l++) {
-                int32_t x = (int32_t)A[l], y = (int32_t)B[l];
-                bool v;
-                switch (cmp) {
-                case CMP_EQ: v = x == y; break; case CMP_NE: v = x != y; break;
-                case CMP_LT: v = x < y; break; case CMP_LE: v = x <= y; break;
-                case CMP_GT: v = x > y; break; default: v = x >= y; break;
-                }
-                res |= (uint32_t)v << l;
-            }
         } else {
             for (int l = 0; l < 32; l++) res |= (uint32_t)cmp_int(cmp, ti.sgn, ti.bits, A[l], B[l]) << l;
         }

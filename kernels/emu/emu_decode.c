@@ -1137,7 +1137,22 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
             fail(&c, "unresolved branch%s", "");
         }
     }
-    for (int i = 0; i < c.n_code; i++) emu_specialise(&c.code[i]);
+    for (int i = 0; i < c.n_code; i++) {
+        Instr *in = &c.code[i];
+        emu_specialise(in);
+        /* shifts by an immediate: the amount is one number for the whole warp */
+        if ((in->op == OPF_SHL32 || in->op == OPF_SHRU32 || in->op == OPF_SHRS32) && in->b >= 0) {
+            for (int j = 0; j < c.n_consts; j++) {
+                if (c.consts[j].reg != in->b) continue;
+                uint32_t n = (uint32_t)c.consts[j].value;
+                if (n < 32) {
+                    in->imm = n;
+                    in->op = in->op == OPF_SHL32 ? OPF_SHL32I : in->op == OPF_SHRU32 ? OPF_SHRU32I : OPF_SHRS32I;
+                }
+                break;
+            }
+        }
+    }
     Kernel *k = c.k;
     k->code = c.code;
     k->n_code = c.n_code;

@@ -51,18 +51,22 @@ static inline void fast_exec(const Instr *in, uint64_t *r, uint32_t *p, uint32_t
         FLOOP((q >> l & 1) ? A[l] : B[l]);
         break;
     }
+    case OPF_SHL32I: { unsigned n = (unsigned)in->imm; FLOOP((uint32_t)((uint32_t)A[l] << n)); break; }
+    case OPF_SHRU32I: { unsigned n = (unsigned)in->imm; FLOOP((uint32_t)A[l] >> n); break; }
+    case OPF_SHRS32I: { unsigned n = (unsigned)in->imm; FLOOP((uint32_t)((int32_t)A[l] >> n)); break; }
     case OPF_SETPS32: case OPF_SETPU32: case OPF_SETPF32: {
         uint32_t res = 0;
-        int cmp = in->sub;
-#define CMPS(T, CV) do { for (int l = 0; l < 32; l++) { T x = CV(A[l]), y = CV(B[l]); bool v; \
-            switch (cmp) { case CMP_EQ: v = x == y; break; case CMP_NE: v = x != y; break; \
-            case CMP_LT: case CMP_LO: v = x < y; break; case CMP_LE: case CMP_LS: v = x <= y; break; \
-            case CMP_GT: case CMP_HI: v = x > y; break; default: v = x >= y; break; } \
-            res |= (uint32_t)v << l; } } while (0)
-        if (in->op == OPF_SETPS32) CMPS(int32_t, (int32_t));
-        else if (in->op == OPF_SETPU32) CMPS(uint32_t, (uint32_t));
-        else CMPS(float, ff32);   /* ordered compares only: NaN gives false, ne included (specialise) */
-#undef CMPS
+        /* one loop per comparison, so each loop is branch-free */
+#define SETP1(T, CV, OP) do { for (int l = 0; l < 32; l++) res |= (uint32_t)((T)CV(A[l]) OP (T)CV(B[l])) << l; } while (0)
+#define SETP_ALL(T, CV) do { switch (in->sub) { \
+        case CMP_EQ: SETP1(T, CV, ==); break; case CMP_NE: SETP1(T, CV, !=); break; \
+        case CMP_LT: case CMP_LO: SETP1(T, CV, <); break; case CMP_LE: case CMP_LS: SETP1(T, CV, <=); break; \
+        case CMP_GT: case CMP_HI: SETP1(T, CV, >); break; default: SETP1(T, CV, >=); break; } } while (0)
+        if (in->op == OPF_SETPS32) SETP_ALL(int32_t, (int32_t));
+        else if (in->op == OPF_SETPU32) SETP_ALL(uint32_t, (uint32_t));
+        else SETP_ALL(float, ff32);   /* ordered compares only (no ne): NaN gives false */
+#undef SETP_ALL
+#undef SETP1
         p[in->d[0]] = (p[in->d[0]] & ~m) | (res & m);
         if (in->d[1] >= 0) p[in->d[1]] = (p[in->d[1]] & ~m) | (~res & m);
         break;
