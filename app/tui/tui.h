@@ -50,7 +50,8 @@ struct Panel {
     void (*resume)(Panel *p, Tui *t);
     /* A mouse click at screen (y, x); may be NULL. */
     int (*click)(Panel *p, Tui *t, int y, int x, bool double_click);
-    void (*free)(Panel *p);
+    /* Frees the panel and stops what it started (runs, watched fds). */
+    void (*free)(Panel *p, Tui *t);
 };
 
 /* Something the manager must wake for besides keys: called when fd is readable. */

@@ -204,7 +204,8 @@ static int device_key(Panel *p, Tui *t, int key) {
     return text_scroll_key(&dp->scroll, dp->doc, t, key);
 }
 
-static void device_free(Panel *p) {
+static void device_free(Panel *p, Tui *t) {
+    (void)t;
     DevicePanel *dp = (DevicePanel *)p;
     device_reap(dp);
     text_doc_free(&dp->doc);

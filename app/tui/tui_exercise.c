@@ -330,8 +330,19 @@ static void ex_resume(Panel *p, Tui *t) {
     if (xp->ino_fd >= 0) tui_watch_fd(t, xp->ino_fd, ex_inotify, xp);
 }
 
-static void ex_free(Panel *p) {
+/* Stops what the view started (its run, its watch, its hooks), then frees it. */
+static void ex_free(Panel *p, Tui *t) {
     ExercisePanel *xp = (ExercisePanel *)p;
+    ex_stop_watch(xp, t);
+    if (xp->running) runner_cancel(t->runner);
+    if (t->run_ctx == xp) {
+        t->on_run_done = NULL;
+        t->run_ctx = NULL;
+    }
+    if (t->tick_ctx == xp) {
+        t->on_tick = NULL;
+        t->tick_ctx = NULL;
+    }
     free(xp->path);
     free(xp->shown);
     text_doc_free(&xp->src);
@@ -345,34 +356,11 @@ static void ex_free(Panel *p) {
     free(xp);
 }
 
-/* Freeing needs the Tui (to stop the run and the watch), which Panel.free
- * does not get: the panel keeps a pointer for that. */
-static Tui *ex_tui;
-
-static void ex_free_hook(Panel *p) {
-    ExercisePanel *xp = (ExercisePanel *)p;
-    Tui *t = ex_tui;
-    if (t) {
-        ex_stop_watch(xp, t);
-        if (xp->running) runner_cancel(t->runner);
-        if (t->run_ctx == xp) {
-            t->on_run_done = NULL;
-            t->run_ctx = NULL;
-        }
-        if (t->tick_ctx == xp) {
-            t->on_tick = NULL;
-            t->tick_ctx = NULL;
-        }
-    }
-    ex_free(p);
-}
-
 Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     ExercisePanel *xp = xcalloc(1, sizeof *xp);
     xp->base = (Panel){.title = "Exercise", .help = EX_HELP, .draw = exview_draw, .key = ex_key, .resume = ex_resume,
-                       .free = ex_free_hook, .click = ex_click};
+                       .free = ex_free, .click = ex_click};
     xp->ino_fd = xp->ino_wd = -1;
-    ex_tui = t;
     exview_set(xp, t, ch, ex);
     xp->next_mtime_check = tui_now() + 1.0;
     t->on_run_done = ex_on_run_done;

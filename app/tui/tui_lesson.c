@@ -139,7 +139,8 @@ static void lesson_resume(Panel *p, Tui *t) {
     lp->doc_width = 0;   /* re-layout at the next draw (the width may have changed) */
 }
 
-static void lesson_free(Panel *p) {
+static void lesson_free(Panel *p, Tui *t) {
+    (void)t;
     LessonPanel *lp = (LessonPanel *)p;
     free(lp->text);
     text_doc_free(&lp->doc);

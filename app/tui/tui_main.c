@@ -76,7 +76,7 @@ static void install_signals(void) {
 
 void tui_push(Tui *t, Panel *p) {
     if (t->depth == (int)(sizeof t->stack / sizeof *t->stack)) {
-        p->free(p);
+        p->free(p, t);
         return;
     }
     t->stack[t->depth++] = p;
@@ -85,7 +85,7 @@ void tui_push(Tui *t, Panel *p) {
 static void tui_pop(Tui *t) {
     if (t->depth == 0) return;
     Panel *p = t->stack[--t->depth];
-    p->free(p);
+    p->free(p, t);
     if (t->depth > 0 && t->stack[t->depth - 1]->resume) t->stack[t->depth - 1]->resume(t->stack[t->depth - 1], t);
 }
 
@@ -392,7 +392,7 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     }
     while (t->depth > 0) {
         Panel *p = t->stack[--t->depth];
-        p->free(p);
+        p->free(p, t);
     }
     tui_restore_terminal();
     xalloc_set_fail_hook(NULL);

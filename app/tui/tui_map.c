@@ -225,7 +225,8 @@ static int map_click(Panel *p, Tui *t, int y, int x, bool dbl) {
     return TUI_HANDLED;
 }
 
-static void map_free(Panel *p) {
+static void map_free(Panel *p, Tui *t) {
+    (void)t;
     MapPanel *m = (MapPanel *)p;
     for (int i = 0; i < m->n_status; i++) exercise_status_fini(&m->status[i]);
     free(m->status);

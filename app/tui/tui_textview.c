@@ -166,7 +166,8 @@ static int doc_key(Panel *p, Tui *t, int key) {
     return text_scroll_key(&dp->scroll, dp->doc, t, key);
 }
 
-static void doc_free(Panel *p) {
+static void doc_free(Panel *p, Tui *t) {
+    (void)t;
     DocPanel *dp = (DocPanel *)p;
     free(dp->title);
     text_doc_free(&dp->doc);
