@@ -1,0 +1,46 @@
+// aos-soa.cu: the kinetic energy e[i] = 1/2 m |v|^2 of n particles, from two
+// layouts of the same data:
+//
+//   array of structures (AoS):  x y z vx vy vz m q | x y z vx vy vz m q | ...
+//   structure of arrays (SoA):  vx: vx0 vx1 vx2 ...   vy: ...   vz: ...   m: ...
+//
+// energy_aos is written. Write energy_soa: the same energies, reading the four
+// arrays it needs. A warp then reads 32 consecutive floats from each array
+// (4 sectors per request, every byte used) instead of 32 floats 32 bytes apart.
+
+struct Particle {              // 32 bytes: one sector per particle
+    float x, y, z;             // position
+    float vx, vy, vz;          // velocity
+    float mass, charge;
+};
+
+// Given: the array-of-structures version. Thread i reads p[i].mass and
+// p[i].vx, vy, vz: 16 useful bytes, but the memory system moves whole 32-byte
+// sectors, so the whole particle (32 bytes) travels for every one of them.
+extern "C" __global__ void energy_aos(const Particle *p, float *e, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v2 = p[i].vx * p[i].vx + p[i].vy * p[i].vy + p[i].vz * p[i].vz;
+        e[i] = 0.5f * p[i].mass * v2;
+    }
+}
+
+// Given: the exercise uses this to make the SoA copy of the particles.
+extern "C" __global__ void split_fields(const Particle *p, float *vx, float *vy, float *vz,
+                                        float *mass, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        vx[i] = p[i].vx;
+        vy[i] = p[i].vy;
+        vz[i] = p[i].vz;
+        mass[i] = p[i].mass;
+    }
+}
+
+extern "C" __global__ void energy_soa(const float *vx, const float *vy, const float *vz,
+                                      const float *mass, float *e, int n)
+{
+    // TODO: one thread per particle (guard i < n): e[i] = 0.5f * mass[i] * |v|^2.
+}

@@ -1,0 +1,45 @@
+// divergence.cu (typical mistake): the branch still alternates inside a warp:
+// threadIdx.x % 2 instead of i % 2 is the same divergence in other words.
+
+#ifndef ITERS
+#define ITERS 128
+#endif
+
+// Two different computations, each a chain of ITERS dependent steps.
+__device__ float path_even(float v)
+{
+    for (int k = 0; k < ITERS; k++)
+        v = v * 0.99f + 0.01f;
+    return v;
+}
+
+__device__ float path_odd(float v)
+{
+    for (int k = 0; k < ITERS; k++)
+        v = v * v * 0.5f - 0.25f;
+    return v;
+}
+
+// Given: one thread per element. Even and odd elements alternate across the
+// lanes of every warp, so every warp runs BOTH loops, half its lanes idle each time.
+extern "C" __global__ void eval_divergent(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        if (i % 2 == 0)
+            y[i] = path_even(x[i]);
+        else
+            y[i] = path_odd(x[i]);
+    }
+}
+
+extern "C" __global__ void eval_uniform(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        if (threadIdx.x % 2 == 0)
+            y[i] = path_even(x[i]);
+        else
+            y[i] = path_odd(x[i]);
+    }
+}
