@@ -5,6 +5,9 @@
 #define CUDOJO_KERNELS_EMU_FAST_H
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kernels/emu/emu_alu.h"
 
@@ -15,6 +18,51 @@
 static inline float ff32(uint64_t v) { uint32_t u = (uint32_t)v; float f; memcpy(&f, &u, 4); return f; }
 static inline uint64_t fb32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
+
+#ifdef __SSE2__
+/* The low 32 bits of four 64-bit register slots, as four 32-bit lanes. */
+static inline __m128i low4(const uint64_t *v) {
+    __m128 a = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)v));
+    __m128 b = _mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(const void *)(v + 2)));
+    return _mm_castps_si128(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+}
+
+/* setp on 32-bit integers (signed, or unsigned via the sign-bit flip) and
+ * ordered f32 compares, four lanes per step; one bit per lane. */
+static inline uint32_t setp32_sse(const uint64_t *A, const uint64_t *B, int cmp, int kind) {
+    uint32_t res = 0;
+    const __m128i flip = _mm_set1_epi32((int)0x80000000u);
+    for (int l = 0; l < 32; l += 4) {
+        __m128i a = low4(A + l), b = low4(B + l);
+        int bits;
+        if (kind == 2) {
+            __m128 x = _mm_castsi128_ps(a), y = _mm_castsi128_ps(b), c;
+            switch (cmp) {
+            case CMP_EQ: c = _mm_cmpeq_ps(x, y); break;
+            case CMP_LT: c = _mm_cmplt_ps(x, y); break;
+            case CMP_LE: c = _mm_cmple_ps(x, y); break;
+            case CMP_GT: c = _mm_cmplt_ps(y, x); break;
+            default: c = _mm_cmple_ps(y, x); break;
+            }
+            bits = _mm_movemask_ps(c);
+        } else {
+            if (kind == 1) { a = _mm_xor_si128(a, flip); b = _mm_xor_si128(b, flip); }
+            __m128i c;
+            switch (cmp) {
+            case CMP_EQ: c = _mm_cmpeq_epi32(a, b); break;
+            case CMP_NE: c = _mm_xor_si128(_mm_cmpeq_epi32(a, b), _mm_set1_epi32(-1)); break;
+            case CMP_LT: case CMP_LO: c = _mm_cmplt_epi32(a, b); break;
+            case CMP_LE: case CMP_LS: c = _mm_xor_si128(_mm_cmpgt_epi32(a, b), _mm_set1_epi32(-1)); break;
+            case CMP_GT: case CMP_HI: c = _mm_cmpgt_epi32(a, b); break;
+            default: c = _mm_xor_si128(_mm_cmplt_epi32(a, b), _mm_set1_epi32(-1)); break;
+            }
+            bits = _mm_movemask_ps(_mm_castsi128_ps(c));
+        }
+        res |= (uint32_t)bits << l;
+    }
+    return res;
+}
+#endif
 
 static inline void fast_exec(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
     uint64_t *D = r + (size_t)in->d[0] * 32;
@@ -62,9 +110,13 @@ static inline void fast_exec(const Instr *in, uint64_t *r, uint32_t *p, uint32_t
         case CMP_EQ: SETP1(T, CV, ==); break; case CMP_NE: SETP1(T, CV, !=); break; \
         case CMP_LT: case CMP_LO: SETP1(T, CV, <); break; case CMP_LE: case CMP_LS: SETP1(T, CV, <=); break; \
         case CMP_GT: case CMP_HI: SETP1(T, CV, >); break; default: SETP1(T, CV, >=); break; } } while (0)
+#ifdef __SSE2__
+        res = setp32_sse(A, B, in->sub, in->op == OPF_SETPS32 ? 0 : in->op == OPF_SETPU32 ? 1 : 2);
+#else
         if (in->op == OPF_SETPS32) SETP_ALL(int32_t, (int32_t));
         else if (in->op == OPF_SETPU32) SETP_ALL(uint32_t, (uint32_t));
         else SETP_ALL(float, ff32);   /* ordered compares only (no ne): NaN gives false */
+#endif
 #undef SETP_ALL
 #undef SETP1
         p[in->d[0]] = (p[in->d[0]] & ~m) | (res & m);
