@@ -1129,10 +1129,12 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
         if (p->vars[i].space == SP_SHARED && p->vars[i].is_extern)
             add_svar(&c, p->vars[i].name, (size_t)-1, 0, p->vars[i].align ? p->vars[i].align : 1);
     walk_func(&c, f, NULL, NULL);
-    if (!c.err && (c.n_code == 0 || c.code[c.n_code - 1].op != OP_EXIT)) emit(&c, OP_EXIT);
+    /* an unguarded exit at the end: falling off the code, or a branch to a
+     * label after the last instruction, ends the thread */
+    if (!c.err) emit(&c, OP_EXIT);
     for (int i = 0; i < c.n_code && !c.err; i++) {
         const Instr *in = &c.code[i];
-        if (in->op == OP_BRA && (in->target < 0 || in->target > c.n_code)) {
+        if (in->op == OP_BRA && (in->target < 0 || in->target >= c.n_code)) {
             c.ptx_line = in->ptx_line;
             fail(&c, "unresolved branch%s", "");
         }
