@@ -136,6 +136,7 @@ typedef struct TextScroll {
     int hscroll;
     int height;          /* rows shown at the last draw */
     char *search;        /* the last search term (owned), NULL if none */
+    int match;           /* line of the last match; n/N go on from there */
     bool typing;         /* the search prompt is open */
     char input[256];
     int input_len;

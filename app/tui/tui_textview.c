@@ -47,11 +47,12 @@ static bool line_matches(const TextLine *l, const char *term) {
 /* Moves to the next (dir = 1) or previous (-1) line matching the search. */
 static bool search_step(TextScroll *s, const TextDoc *doc, int dir, bool include_current) {
     if (!s->search || !*s->search || doc->n == 0) return false;
-    int start = s->top + (include_current ? 0 : dir);
+    int start = include_current ? s->top : s->match + dir;
     for (int k = 0; k < doc->n; k++) {
         int i = ((start + dir * k) % doc->n + doc->n) % doc->n;
         if (line_matches(&doc->lines[i], s->search)) {
-            s->top = i;
+            s->match = i;
+            s->top = i > 2 ? i - 2 : 0;   /* two lines of context above the match */
             return true;
         }
     }
