@@ -15,6 +15,7 @@
 
 #include "app/tui/tui_highlight.h"
 #include "base/fs.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
 
@@ -107,6 +108,58 @@ void exview_index_result(ExercisePanel *xp) {
     }
 }
 
+/* The exercise's statement: the comment the starter opens with (the
+ * lesson's copy, so the learner's edits do not change it). Caller frees. */
+static char *ex_statement(const ChapterMeta *ch, const ExerciseMeta *ex) {
+    char *starter = path_join(ch->dir, ex->source);
+    char *text = NULL;
+    Diag *d = fs_read_file(starter, &text, NULL);
+    free(starter);
+    if (d) {
+        diag_free(&d);
+        return NULL;
+    }
+    StrBuf sb;
+    strbuf_init(&sb);
+    const char *p = text;
+    bool first = true, keep_break = false;
+    while (*p) {
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "//", 2) != 0) break;
+        p += 2;
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        int indent = 0;
+        while (len && (*p == ' ' || *p == '/')) {
+            indent += *p == ' ';
+            p++;
+            len--;
+        }
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\r')) len--;
+        /* An indented comment line is a table or a formula: it keeps its own line. */
+        bool own_line = indent >= 2;
+        if (len == 0) {
+            if (sb.len && !first) strbuf_append(&sb, "\n\n");
+            first = true;
+        } else {
+            if (!first) strbuf_append(&sb, own_line || keep_break ? "\n" : " ");
+            strbuf_append_n(&sb, p, len);
+            first = false;
+        }
+        keep_break = own_line;
+        p += len;
+        p = strchr(p, '\n');
+        if (!p) break;
+        p++;
+    }
+    free(text);
+    if (sb.len == 0) {
+        strbuf_fini(&sb);
+        return NULL;
+    }
+    return strbuf_steal(&sb);
+}
+
 /* The last recorded attempt, so a learner coming back sees where they were. */
 static void ex_load_stored_result(ExercisePanel *xp, Tui *t) {
     json_t *arr = NULL;
@@ -146,6 +199,8 @@ void exview_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const Exercise
     exview_load_source(xp);
     ex_load_status(xp, t);
     ex_load_stored_result(xp, t);
+    free(xp->statement);
+    xp->statement = ex_statement(ch, ex);
     exview_index_result(xp);
     xp->info_width = 0;
     /* Watch the directory, not the file: editors often save by renaming a new file over it. */
@@ -345,6 +400,7 @@ static void ex_free(Panel *p, Tui *t) {
     }
     free(xp->path);
     free(xp->shown);
+    free(xp->statement);
     text_doc_free(&xp->src);
     text_doc_free(&xp->info);
     text_scroll_fini(&xp->src_scroll);

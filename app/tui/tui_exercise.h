@@ -26,6 +26,7 @@ typedef struct ExercisePanel {
     int heat_lines;
     bool *err_lines;         /* per source line: a diagnostic points here */
     int n_err_lines;
+    char *statement;         /* the starter's opening comment, as paragraphs ('\n\n' between) */
     ExerciseStatus st;
     int hints_taken;
     bool running;

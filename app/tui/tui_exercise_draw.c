@@ -36,6 +36,20 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
     }
     text_line_addf(l, ROLE_DIM, "  hints %d/%d", xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints,
                    ex->n_hints);
+    if (xp->statement) {
+        /* Paragraphs of the statement are separated by blank lines. */
+        const char *p = xp->statement;
+        while (*p) {
+            const char *end = strstr(p, "\n\n");
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            TextLine para = {0};
+            text_line_addn(&para, ROLE_NORMAL, p, len);
+            text_doc_add_line(doc);
+            text_wrap(doc, &para, width, NULL, NULL);
+            text_line_fini(&para);
+            p += len + (end ? 2 : 0);
+        }
+    }
     if (!xp->result && !xp->running) {
         text_doc_add_line(doc);
         TextLine para = {0};
