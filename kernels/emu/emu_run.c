@@ -175,6 +175,34 @@ static json_t *metrics_json(EmuLaunch *L) {
     return root;
 }
 
+/* Performance notes (warnings) for lines whose accesses cost at least twice
+ * the ideal: uncoalesced global memory, shared-memory bank conflicts. */
+static void perf_notes(EmuLaunch *L) {
+    unsigned z[3] = {0, 0, 0};
+    for (int i = 1; i < L->n_lines; i++) {
+        LineStats *s = &L->lines[i];
+        if (s->global_requests && s->global_sectors >= 2 * s->global_ideal) {
+            double spr = (double)s->global_sectors / (double)s->global_requests;
+            double ideal = (double)s->global_ideal / (double)s->global_requests;
+            emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "uncoalesced", DIAG_WARNING, i,
+                            UINT64_MAX, z, z, 1,
+                            xasprintf("Uncoalesced global memory access: each warp request on this line touches "
+                                      "%.1f sectors of 32 bytes where %.1f would hold the data (%.0f%% of the "
+                                      "bytes moved are used). Let neighbouring threads access neighbouring "
+                                      "addresses.", spr, ideal, 100.0 * ideal / spr));
+        }
+        if (s->shared_requests && s->shared_wavefronts >= 2 * s->shared_ideal) {
+            double deg = (double)s->shared_wavefronts / (double)s->shared_ideal;
+            emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "bank-conflict", DIAG_WARNING, i,
+                            UINT64_MAX, z, z, 1,
+                            xasprintf("Shared-memory bank conflicts: accesses on this line are %.1f-way conflicted "
+                                      "on average (threads of a warp hit different words in the same bank, so "
+                                      "the access is split). Padding the array (e.g. [32][33]) or changing the "
+                                      "index order usually removes them.", deg));
+        }
+    }
+}
+
 Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     launch_report_init(report);
     Diag *d = validate(rq);
@@ -236,6 +264,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
                                   "emulator stopped it. Look for a loop whose condition never changes, or a "
                                   "thread waiting for another block.", (unsigned long long)L->budget));
     }
+    if (L->metrics) perf_notes(L);
     if (L->n_findings) qsort(L->findings, (size_t)L->n_findings, sizeof *L->findings, cmp_finding);
     for (int i = 0; i < L->n_findings; i++) {
         Finding *f = &L->findings[i];
@@ -248,7 +277,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
             fd = diag_new((DiagSeverity)f->severity, f->code, f->line > 0 ? rq->source_path : NULL, f->line, 0,
                           "%s", msg);
         if (f->line > 0 && rq->source) diag_set_excerpt(fd, rq->source);
-        diag_set_thread(fd, f->block, f->thread);
+        if (f->order != UINT64_MAX) diag_set_thread(fd, f->block, f->thread);
         diag_append(&report->findings, fd);
         free(f->message);
     }

@@ -252,6 +252,10 @@ static void diag__measures_uncoalesced_access(void **state) {
     /* the load is 1 request of 4 sectors; the strided store is 32 sectors */
     assert_true(fx_line(&f, 3, "sectors_per_request") == (4.0 + 32.0) / 2);
     assert_true(fx_line(&f, 3, "ideal_sectors_per_request") == 4.0);
+    const Diag *d = fx_finding(&f, "uncoalesced");
+    assert_non_null(d);
+    assert_int_equal(d->severity, DIAG_WARNING);
+    assert_int_equal(d->line, 3);
     fx_free(&f);
 }
 
@@ -274,6 +278,11 @@ static void diag__measures_bank_conflicts__when_tile_read_by_column(void **state
     assert_true(fx_line(&f, 8, "bank_conflict_degree") == 32.0);
     assert_true(fx_line(&f, 9, "bank_conflict_degree") == 1.0);
     assert_true(fx_line(&f, 5, "bank_conflict_degree") == 1.0);
+    const Diag *d = fx_finding(&f, "bank-conflict");
+    assert_non_null(d);
+    assert_int_equal(d->severity, DIAG_WARNING);
+    assert_int_equal(d->line, 8);
+    for (d = f.r.findings; d; d = d->next) assert_false(d->line == 9 && !strcmp(d->code, "bank-conflict"));
     fx_free(&f);
 }
 
