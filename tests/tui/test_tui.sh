@@ -109,7 +109,7 @@ keys Enter
 wait_for "hello-threads\.cu" 3
 keys h
 out=$("$BIN" -C "$WS" progress --json 2>/dev/null)
-if wait_for "Hints" 3 && screen | grep -q "hints 1/" &&
+if wait_for "Hints" 3 && screen | grep -Eq "^ 1\. [A-Za-z]" && ! screen | grep -Eq "^ 2\. " &&
     echo "$out" | py -c 'import json,sys; d=json.load(sys.stdin); e=[x for x in d["exercises"] if x["id"]=="hello-threads"]; sys.exit(0 if e and e[0]["hints_taken"]==1 else 1)'; then
     ok hint_revealed_and_recorded
 else nok hint_revealed_and_recorded "$(dump)" "$out"; fi
