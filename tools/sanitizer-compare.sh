@@ -30,7 +30,7 @@ if [ ! -x "$SAN" ]; then
     echo "compute-sanitizer not found at $SAN (set SANITIZER or CUDA_HOME)" >&2
     exit 2
 fi
-if ! "$NVCC" -O2 -o "$DRIVER" tests/bugs/driver.cu -lnvrtc -lcuda; then
+if ! "$NVCC" -O2 -o "$DRIVER" tests/bugs/driver.cu -L"$CUDA_HOME/lib64/stubs" -lnvrtc -lcuda; then
     echo "could not build $DRIVER" >&2
     exit 2
 fi
