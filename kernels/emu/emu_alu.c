@@ -695,6 +695,38 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
         return true;
     }
 
+    /* extended precision: add.cc / addc / sub.cc / subc / mad.cc / madc */
+    if ((fl & (F_CC | F_USECC)) && in->f >= 0) {
+        uint32_t cf = p[in->f], out = 0;
+        bool wide64 = ti.bits == 64;
+        for (int l = 0; l < 32; l++) {
+            if (!(m >> l & 1)) continue;
+            unsigned __int128 cin = (fl & F_USECC) ? (cf >> l & 1) : 0;
+            unsigned __int128 a = wide64 ? A[l] : (uint32_t)A[l], b = wide64 ? B[l] : (uint32_t)B[l];
+            unsigned __int128 full;
+            bool carry;
+            int w = wide64 ? 64 : 32;
+            unsigned __int128 lim = (unsigned __int128)1 << w;
+            if (op == OP_SUB) {
+                full = a - b - cin;               /* wraps in 128 bits */
+                carry = a < b + cin;              /* borrow out */
+            } else {
+                unsigned __int128 x = a;
+                if (op == OP_MAD) {
+                    unsigned __int128 prod = a * b;
+                    x = (fl & F_HI) ? prod >> w : prod & (lim - 1);
+                    b = wide64 ? C[l] : (uint32_t)C[l];
+                }
+                full = x + b + cin;
+                carry = full >= lim;
+            }
+            D[l] = wide64 ? (uint64_t)full : (uint32_t)full;
+            if (carry) out |= 1u << l;
+        }
+        if (fl & F_CC) p[in->f] = (cf & ~m) | (out & m);
+        return true;
+    }
+
     /* integer hot paths */
     if (ti.bits == 32 && !(fl & (F_HI | F_WIDE))) {
         switch (op) {
@@ -748,7 +780,8 @@ void emu_specialise(Instr *in) {
     int t = in->type, op = in->op;
     unsigned fl = in->flags;
     bool i32 = t == T_B32 || t == T_U32 || t == T_S32, i64 = t == T_B64 || t == T_U64 || t == T_S64;
-    bool plain = !(fl & (F_FTZ | F_SAT | F_HI | F_WIDE | F_APPROX)) && in->rnd == RND_DEF;
+    bool plain = !(fl & (F_FTZ | F_SAT | F_HI | F_WIDE | F_APPROX | F_CC | F_USECC)) && in->rnd == RND_DEF;
+    if (fl & (F_CC | F_USECC)) return;
     int nop = -1;
     switch (op) {
     case OP_MOV: if (i32 || t == T_F32) nop = OPF_MOV32; else if (i64 || t == T_F64) nop = OPF_MOV64; break;

@@ -59,6 +59,7 @@ typedef struct Ctx {
     const char *stack[16];
     int depth;
     int sink;
+    int cc;                 /* predicate index holding the carry flag (CC.CF); -1 until used */
     Diag *err;
 } Ctx;
 
@@ -884,6 +885,18 @@ static void decode_instr(Ctx *c, const RawStmt *s) {
         }
         return;
     }
+    if (!strcmp(b, "addc") || !strcmp(b, "subc") || !strcmp(b, "madc") ||
+        ((!strcmp(b, "add") || !strcmp(b, "sub") || !strcmp(b, "mad")) && (m.flags & F_CC))) {
+        /* extended precision: the carry flag is a hidden predicate */
+        if (t != T_U32 && t != T_S32 && t != T_U64 && t != T_S64) { fail(c, "carry arithmetic needs a 32- or 64-bit integer type%s", ""); return; }
+        m.flags &= ~(unsigned)F_USECC;
+        if (b[3] == 'c') m.flags |= F_USECC;
+        decode_alu(c, s, &m, b[0] == 'a' ? OP_ADD : b[0] == 's' ? OP_SUB : OP_MAD, b[0] == 'm' ? 3 : 2);
+        if (c->err) return;
+        if (c->cc < 0) c->cc = c->k->n_preds++;
+        c->code[c->n_code - 1].f = c->cc;
+        return;
+    }
     for (size_t i = 0; i < sizeof alu / sizeof alu[0]; i++)
         if (!strcmp(b, alu[i].name)) {
             if (alu[i].op == OP_MUL && m.lo) m.flags &= ~(unsigned)F_HI;
@@ -1113,6 +1126,7 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
     memset(&c, 0, sizeof c);
     c.p = p;
     c.sink = -1;
+    c.cc = -1;
     c.k = xcalloc(1, sizeof *c.k);
     c.k->name = xstrdup(name);
     /* module-scope static shared variables come first in every kernel */

@@ -538,9 +538,14 @@ static bool parse_body(Lexer *L, RawFunc *f) {
                 if (!parse_loc(L, s)) goto fail;
                 continue;
             }
-            if (tok_is(L, ".reg")) {
-                lex_next(L);
+            if (tok_is(L, ".reg") || (L->len > 5 && !memcmp(L->tok, ".reg.", 5))) {
+                /* ".reg .b32" or, in inline asm, ".reg.b32" as one token */
                 EmuType t = T_NONE;
+                if (L->len > 5) {
+                    t = emu_type_parse(L->tok + 5, L->len - 5);
+                    if (t == T_NONE) { lex_error(L, "unsupported .reg qualifier"); goto fail; }
+                }
+                lex_next(L);
                 while (L->kind == TK_IDENT && L->tok[0] == '.') {
                     EmuType tt = emu_type_parse(L->tok + 1, L->len - 1);
                     if (tt == T_NONE) { lex_error(L, "unsupported .reg qualifier"); goto fail; }

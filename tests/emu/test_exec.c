@@ -537,6 +537,44 @@ static void exec__computes_byte_dot_products__when_nvrtc_uses_dp4a(void **state)
     fx_free(&f);
 }
 
+/* ulps between two floats of the same sign */
+static long ulp_diff(float a, float b) {
+    int32_t x, y;
+    memcpy(&x, &a, 4);
+    memcpy(&y, &b, 4);
+    return labs((long)x - (long)y);
+}
+
+static void exec__runs_sinf_with_carry_arithmetic__when_argument_is_large(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(false, false);
+    fx_load(&f,
+            "struct P { float scale[3]; int n; };\n"
+            "extern \"C\" __global__ void k(const float *x, float *out, P p) {\n"
+            "    int i = threadIdx.x;\n"
+            "    float v = x[i] * p.scale[i % 3];\n"
+            "    out[i] = sinf(v) + (float)p.n;\n"
+            "}\n", &o);
+    float x[64], out[64];
+    for (int i = 0; i < 64; i++) x[i] = (float)(i + 1) * 98765.4321f;   /* Payne-Hanek range reduction */
+    DevPtr dx = fx_array(&f, "x", 4, 64, x), dout = fx_array(&f, "out", 4, 64, NULL);
+    struct { float scale[3]; int n; } p = {{1.0f, -1.0f, 3.0f}, 0};
+    KernelArg pa;
+    memset(&pa, 0, sizeof pa);
+    pa.size = sizeof p;
+    memcpy(pa.bytes, &p, sizeof p);
+    KernelArg args[] = {kernel_arg_ptr(dx), kernel_arg_ptr(dout), pa};
+    fx_run(&f, "k", 1, 64, args, 3);
+    fx_get(&f, out, dout, sizeof out);
+    for (int i = 0; i < 64; i++) {
+        float v = x[i] * p.scale[i % 3];
+        float want = (float)sin((double)v);
+        if (ulp_diff(out[i], want) > 2) fail_msg("sinf(%.9g): got %.9g want %.9g", v, out[i], want);
+    }
+    fx_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exec__adds_vectors__when_guarded),
@@ -557,6 +595,7 @@ int main(void) {
         cmocka_unit_test(exec__runs_half_precision_and_2d_blocks),
         cmocka_unit_test(exec__runs_fast_math_within_documented_bounds),
         cmocka_unit_test(exec__computes_byte_dot_products__when_nvrtc_uses_dp4a),
+        cmocka_unit_test(exec__runs_sinf_with_carry_arithmetic__when_argument_is_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
