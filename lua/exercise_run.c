@@ -337,7 +337,7 @@ static void decide(RunCtx *ctx, Diag *lua_err) {
         char *w = where(first);
         int n_err = diag_count_errors(r->diags);
         if (r->verdict == VERDICT_EXERCISE_ERROR) s = xasprintf("exercise script error: %s", w);
-        else if (r->verdict == VERDICT_COMPILE_ERROR && first->file && n_err > 0)
+        else if (r->verdict == VERDICT_COMPILE_ERROR && first->file && n_err > 0 && !strcmp(first->code, "compile"))
             s = xasprintf("%s did not compile (%d error%s)", first->file, n_err, n_err == 1 ? "" : "s");
         else s = xstrdup(w);
         free(w);
