@@ -1,0 +1,92 @@
+// european.cu: the Monte Carlo price of a European call option.
+//
+// Under geometric Brownian motion (the Black-Scholes model) the stock price at
+// the option's maturity T is
+//
+//     S_T = S_0 exp((r - sigma^2 / 2) T + sigma sqrt(T) Z),   Z ~ N(0, 1)
+//
+// (the -sigma^2/2 makes the expected growth exactly e^{rT}), the call pays
+// max(S_T - K, 0), and its price is e^{-rT} E[payoff]. Monte Carlo: simulate N
+// paths, average the payoffs. The error of the average is its standard
+// error, sqrt(Var / N): 4x more paths halve it, which is why the GPU helps.
+//
+// Your kernel: one path per thread (path i uses philox((i, 0, 0, 0), key) and
+// the first normal of the Box-Muller pair), then each block sums its payoffs
+// and its squared payoffs: block_sum[b], block_sumsq[b]. The exercise does the
+// rest (discounting, the mean, the standard error, the checks).
+// ---- Philox-4x32-10 (from the philox exercise) -------------------------------
+#define PHILOX_M0 0xD2511F53u       // round multipliers
+#define PHILOX_M1 0xCD9E8D57u
+#define PHILOX_W0 0x9E3779B9u       // key schedule: the golden ratio ...
+#define PHILOX_W1 0xBB67AE85u       // ... and sqrt(3) - 1, as 32-bit fractions
+
+__device__ uint4 philox_round(uint4 c, uint2 k)
+{
+    unsigned int hi0 = __umulhi(PHILOX_M0, c.x), lo0 = PHILOX_M0 * c.x;
+    unsigned int hi1 = __umulhi(PHILOX_M1, c.z), lo1 = PHILOX_M1 * c.z;
+    return make_uint4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+}
+
+__device__ uint4 philox4x32_10(uint4 c, uint2 k)
+{
+    for (int r = 0; r < 10; r++) {
+        c = philox_round(c, k);
+        k.x += PHILOX_W0;                  // bump the key after every round
+        k.y += PHILOX_W1;                  // (the last bump is not used)
+    }
+    return c;
+}
+
+// ---- uniforms and normals (from the normals exercise) ---------------------------
+// A uniform float in (0, 1) from 32 random bits: the top 23 bits, centred in
+// their interval, so never exactly 0 (log(0) = -inf) nor 1.
+__device__ float uniform01(unsigned int x)
+{
+    return ((x >> 9) + 0.5f) * (1.0f / 8388608.0f);
+}
+
+// Box-Muller: two independent uniforms -> two independent standard normals.
+__device__ float2 box_muller(float u1, float u2)
+{
+    float radius = sqrtf(-2.0f * logf(u1));
+    float s, c;
+    sincosf(6.2831853f * u2, &s, &c);
+    return make_float2(radius * c, radius * s);
+}
+
+// ---- block reduction helper ---------------------------------------------------
+#define FULL_MASK 0xffffffffu
+
+__device__ float warp_sum(float v)
+{
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_down_sync(FULL_MASK, v, offset);
+    return v;
+}
+
+// One path per thread: the terminal price of geometric Brownian motion,
+//   S_T = S_0 exp((r - sigma^2 / 2) T + sigma sqrt(T) Z),  Z ~ N(0, 1),
+// the call's payoff max(S_T - K, 0), and per block the sum of the payoffs and
+// of their squares (for the standard error). The exercise discounts and averages.
+extern "C" __global__ void european_call(float s0, float strike, float rate, float sigma,
+                                         float maturity, unsigned int key0, unsigned int key1,
+                                         int paths, float *block_sum, float *block_sumsq)
+{
+    __shared__ float sums[32], sumsqs[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+    float payoff = 0.0f;                          // threads past the last path add 0
+    if (i < paths) {
+        uint4 r = philox4x32_10(make_uint4(i, 0, 0, 0), make_uint2(key0, key1));
+        float z = box_muller(uniform01(r.x), uniform01(r.y)).x;
+        // TODO 1: the terminal price S_T from s0, rate, sigma, maturity and z,
+        //         and the payoff max(S_T - strike, 0).
+        payoff = z * 0.0f;
+    }
+
+    // TODO 2: the block's sum of payoff and of payoff * payoff: warp_sum in each
+    //         warp, lane 0 stores into sums[warp] / sumsqs[warp], a barrier,
+    //         then warp 0 adds those up; thread 0 writes block_sum[blockIdx.x]
+    //         and block_sumsq[blockIdx.x].
+    (void)sums; (void)sumsqs;
+}
