@@ -1,0 +1,23 @@
+#!/bin/sh
+# tools/gpu-check.sh: what `make test-gpu` does, for a GPU machine that has
+# the NVIDIA driver and CUDA toolkit but none of our -dev packages (a lab
+# server, the H200 we test on). Build here first:
+#   make tests-build bundle && cp -L $(pkg-config --variable=libdir cmocka)/libcmocka.so.0 dist/cudojo/lib/
+# then, on the GPU machine, from the repo root: sh tools/gpu-check.sh [OUTDIR]
+# It runs the bundle's doctor, verifies every lesson on the GPU, and runs every
+# test with CUDOJO_TEST_GPU=1 (GPU tests must run, not skip).
+out=${1:-${OUT:-/tmp/cudojo-gpu}}
+mkdir -p "$out"
+here=$(pwd)
+export LD_LIBRARY_PATH="$here/dist/cudojo/lib:${CUDA_HOME:-/usr/local/cuda}/lib64"
+export XDG_CACHE_HOME=/tmp/cudojo-gpu-cache XDG_DATA_HOME=/tmp/cudojo-gpu-data NO_COLOR=1
+bin=$here/dist/cudojo/cudojo.sh
+nvidia-smi -L 2>&1 | tee "$out/nvidia-smi.txt"
+echo "== doctor (from the bundle)"; $bin doctor 2>&1 | tee "$out/doctor.txt"
+echo "== verify --backend=cuda"
+$bin verify --backend=cuda ${VERIFY_DIRS:-lessons/[0-9]*} > "$out/verify-cuda.txt" 2>&1
+tail -3 "$out/verify-cuda.txt"
+echo "== tests with CUDOJO_TEST_GPU=1"
+CUDOJO_TEST_GPU=1 CUDOJO_BIN=$here/dist/cudojo/cudojo sh tools/run-tests.sh build/tests/*/test_* > "$out/test-gpu.txt" 2>&1
+grep -E "^\[  FAILED  \] [a-z]|^not ok" "$out/test-gpu.txt" | sort -u
+tail -2 "$out/test-gpu.txt"
