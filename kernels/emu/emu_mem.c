@@ -519,7 +519,7 @@ static inline bool lanes_inside(const uint64_t *addr, uint32_t m, uint64_t lo, u
     return !bad;
 }
 
-static unsigned char *fast_base(Worker *W, const Instr *in, const uint64_t *addr, uint32_t m, int total, int *space) {
+static uintptr_t fast_base(Worker *W, const Instr *in, const uint64_t *addr, uint32_t m, int total, int *space) {
     int first = __builtin_ctz(m);
     int sp = in->space == SP_CONST ? SP_GLOBAL : in->space;
     uint64_t bias = 0;
@@ -527,34 +527,34 @@ static unsigned char *fast_base(Worker *W, const Instr *in, const uint64_t *addr
         uint64_t win = addr[first] & EMU_WIN_MASK;
         if (win == EMU_SHARED_WIN) { sp = SP_SHARED; bias = EMU_SHARED_WIN; }
         else if (win == 0) sp = SP_GLOBAL;
-        else return NULL;
+        else return 0;
     }
     uint64_t align = (uint64_t)total - 1;
     if (sp == SP_SHARED) {
-        if (W->shared_size < (uint64_t)total) return NULL;
-        if (!lanes_inside(addr, m, bias, W->shared_size - (uint64_t)total, align)) return NULL;
+        if (W->shared_size < (uint64_t)total) return 0;
+        if (!lanes_inside(addr, m, bias, W->shared_size - (uint64_t)total, align)) return 0;
         if (W->k->shared_static < W->k->shared_dyn_off && W->L->dyn_shared) {
             /* the padding between static and dynamic shared memory is out of bounds */
             for (int l = first; l < 32; l++)
                 if ((m >> l & 1) && addr[l] - bias + (uint64_t)total > W->k->shared_static &&
-                    addr[l] - bias < W->k->shared_dyn_off) return NULL;
+                    addr[l] - bias < W->k->shared_dyn_off) return 0;
         }
         *space = SP_SHARED;
-        return W->shared - bias;
+        return (uintptr_t)W->shared - (uintptr_t)bias;   /* host pointer = address + this */
     }
-    if (sp != SP_GLOBAL) return NULL;
+    if (sp != SP_GLOBAL) return 0;
     AllocTable *t = W->L->allocs;
     if (W->hint < 0 || W->hint >= t->n || addr[first] < t->v[W->hint].base ||
         addr[first] >= t->v[W->hint].base + t->v[W->hint].size) {
         int i = emu_alloc_find(t, addr[first]);
-        if (i < 0) return NULL;
+        if (i < 0) return 0;
         W->hint = i;
     }
     const Alloc *a = &t->v[W->hint];
-    if (a->size < (uint64_t)total) return NULL;
-    if (!lanes_inside(addr, m, a->base, a->size - (uint64_t)total, align)) return NULL;
+    if (a->size < (uint64_t)total) return 0;
+    if (!lanes_inside(addr, m, a->base, a->size - (uint64_t)total, align)) return 0;
     *space = SP_GLOBAL;
-    return (unsigned char *)0;
+    return 0;
 }
 
 void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
@@ -564,14 +564,14 @@ void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     bool checks = W->L->checks;
     for (int l = 0; l < 32; l++) addr[l] = A[l] + (uint64_t)in->imm;
     int sp0 = -1;
-    unsigned char *base = fast_base(W, in, addr, m, total, &sp0);
+    uintptr_t base = fast_base(W, in, addr, m, total, &sp0);
     if (sp0 >= 0 && vec == 1 && !(in->type == T_S8 || in->type == T_S16 || in->type == T_S32)) {
         uint64_t *D = w->r + (size_t)in->d[0] * 32;
         bool shadow = checks && sp0 == SP_SHARED;
         if (!shadow && m == EMU_FULL && size == 4) {
             for (int l = 0; l < 32; l++) {
                 uint32_t v;
-                memcpy(&v, base + addr[l], 4);
+                memcpy(&v, (const unsigned char *)(uintptr_t)(addr[l] + base), 4);
                 D[l] = v;
             }
             access_metrics(W, in, addr, m, sp0, total);
@@ -579,7 +579,7 @@ void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         }
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
-            const unsigned char *p = base + addr[l];
+            const unsigned char *p = (const unsigned char *)(uintptr_t)(addr[l] + base);
             if (shadow) shadow_read_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
             D[l] = load_n(p, size);
         }
@@ -611,13 +611,13 @@ void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     bool checks = W->L->checks;
     for (int l = 0; l < 32; l++) addr[l] = A[l] + (uint64_t)in->imm;
     int sp0 = -1;
-    unsigned char *base = fast_base(W, in, addr, m, total, &sp0);
+    uintptr_t base = fast_base(W, in, addr, m, total, &sp0);
     if (sp0 >= 0 && vec == 1) {
         const uint64_t *V = w->r + (size_t)in->d[0] * 32;
         bool shadow = checks && sp0 == SP_SHARED;
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
-            unsigned char *p = base + addr[l];
+            unsigned char *p = (unsigned char *)(uintptr_t)(addr[l] + base);
             if (shadow) shadow_write_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
             store_n(p, V[l], size);
         }
@@ -686,7 +686,7 @@ static uint64_t atom_new(int aop, int t, int size, uint64_t old, uint64_t b, uin
  * one host thread, so plain read-modify-write in lane order is atomic. */
 static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, const uint64_t *addr) {
     int sp = -1;
-    unsigned char *base = fast_base(W, in, addr, m, in->size, &sp);
+    uintptr_t base = fast_base(W, in, addr, m, in->size, &sp);
     if (sp != SP_SHARED) return false;
     const uint64_t *B = w->r + (size_t)in->b * 32;
     const uint64_t *C = in->c >= 0 ? w->r + (size_t)in->c * 32 : NULL;
@@ -696,7 +696,7 @@ static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, co
     bool add32 = in->sub == AOP_ADD && size == 4 && in->type != T_F32;
     for (int l = 0; l < 32; l++) {
         if (!(m >> l & 1)) continue;
-        unsigned char *p = base + addr[l];
+        unsigned char *p = (unsigned char *)(uintptr_t)(addr[l] + base);
         if (checks) {
             uint64_t off = (uint64_t)(p - W->shared);
             Shadow *sh = &W->shadow[off >> 2];
