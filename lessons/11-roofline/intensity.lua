@@ -78,8 +78,9 @@ return {
 
     local degrees = on_gpu and { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024 } or { 1, 16, 200 }
     local rows = {}
+    local y = gpu.array("f32", n, "y")
     for _, d in ipairs(degrees) do
-      local y = gpu.array("f32", n, "y")
+      y:fill(0)
       local k = t:kernel("poly", { defines = { DEGREE = d } })
       local launch = { grid = blocks, block = block, args = { x, y, gpu.i32(n) } }
       k:launch(launch)

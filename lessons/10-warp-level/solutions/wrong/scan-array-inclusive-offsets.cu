@@ -73,9 +73,20 @@ extern "C" __global__ void tile_sums(const int *in, int *sums, int n)
 {
     int tile_start = blockIdx.x * blockDim.x * 4 * ROUNDS;
     int s = 0;
-    for (int r = 0; r < ROUNDS; r++) {
-        int4 q = load4(in, tile_start + (r * blockDim.x + threadIdx.x) * 4, n);
-        s += q.x + q.y + q.z + q.w;
+    if (tile_start + blockDim.x * 4 * ROUNDS <= n) {
+        // A whole tile (every block but maybe the last): no bounds checks, so
+        // the compiler can issue all ROUNDS loads at once.
+        const int4 *p = reinterpret_cast<const int4 *>(in + tile_start) + threadIdx.x;
+#pragma unroll
+        for (int r = 0; r < ROUNDS; r++) {
+            int4 q = p[r * blockDim.x];
+            s += (q.x + q.y) + (q.z + q.w);
+        }
+    } else {
+        for (int r = 0; r < ROUNDS; r++) {
+            int4 q = load4(in, tile_start + (r * blockDim.x + threadIdx.x) * 4, n);
+            s += (q.x + q.y) + (q.z + q.w);
+        }
     }
     int total;
     block_inclusive_scan(s, &total);
@@ -101,9 +112,11 @@ extern "C" __global__ void tile_scan(const int *in, int *out, const int *offsets
 {
     int tile_start = blockIdx.x * blockDim.x * 4 * ROUNDS;
     int carry = offsets[blockIdx.x];           // everything before this tile
+    int i = tile_start + threadIdx.x * 4;
+    int4 q = load4(in, i, n);
     for (int r = 0; r < ROUNDS; r++) {
-        int i = tile_start + (r * blockDim.x + threadIdx.x) * 4;
-        int4 q = load4(in, i, n);
+        int i_next = i + blockDim.x * 4;       // prefetch the next round: its load is
+        int4 q_next = (r + 1 < ROUNDS) ? load4(in, i_next, n) : q;   // in flight meanwhile
         q.y += q.x;
         q.z += q.y;
         q.w += q.z;
@@ -116,5 +129,7 @@ extern "C" __global__ void tile_scan(const int *in, int *out, const int *offsets
         q.w += before;
         store4(out, i, n, q);
         carry += total;
+        q = q_next;
+        i = i_next;
     }
 }
