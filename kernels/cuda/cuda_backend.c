@@ -503,8 +503,9 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
     cudaKernel_t h = NULL;
     if ((d = kernel_handle(c, m, k, &h))) return d;
     cudaError_t e;
-    if (cfg->shared_bytes > c->info.shared_per_block) {
-        /* Above 48 KiB of dynamic shared memory a kernel must opt in. */
+    size_t static_shared = k->shared_static > 0 ? (size_t)k->shared_static : 0;
+    if (cfg->shared_bytes > 0 && cfg->shared_bytes + static_shared > c->info.shared_per_block) {
+        /* Above 48 KiB of shared memory (static + dynamic) a kernel must opt in. */
         e = cudaFuncSetAttribute((const void *)h, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  (int)cfg->shared_bytes);
         if (e != cudaSuccess) return fail(c, e, "cudaFuncSetAttribute", k->name, file, cfg, k->registers);
@@ -529,6 +530,38 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
     }
     report->modeled = false;
     return d;
+}
+
+/* ---- occupancy ---- */
+
+Diag *cuda_backend_occupancy(Backend *b, BackendModule *m, const char *kernel, int block, size_t dyn_smem,
+                             int *blocks_per_sm, int *registers) {
+    CudaBackend *c = cb(b);
+    Diag *d = check_usable(c);
+    if (d) return d;
+    const KernelInfo *k = compiled_module_find(m->meta, kernel);
+    if (!k) return diag_error("gpu-occupancy", "there is no kernel named %s", kernel);
+    cudaKernel_t h = NULL;
+    if ((d = kernel_handle(c, m, k, &h))) return d;
+    cudaError_t e;
+    /* The same opt-in as cuda_launch, so the answer is about that launch. */
+    size_t static_shared = k->shared_static > 0 ? (size_t)k->shared_static : 0;
+    if (dyn_smem > 0 && dyn_smem + static_shared > c->info.shared_per_block) {
+        e = cudaFuncSetAttribute((const void *)h, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn_smem);
+        if (e != cudaSuccess) return fail(c, e, "cudaFuncSetAttribute", k->name, m->meta->source_path, NULL, -1);
+    }
+    int n = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, (const void *)h, block, dyn_smem);
+    if (e != cudaSuccess)
+        return fail(c, e, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", k->name, m->meta->source_path, NULL, -1);
+    *blocks_per_sm = n;
+    if (registers) {
+        struct cudaFuncAttributes fa;
+        e = cudaFuncGetAttributes(&fa, (const void *)h);
+        if (e != cudaSuccess) return fail(c, e, "cudaFuncGetAttributes", k->name, m->meta->source_path, NULL, -1);
+        *registers = fa.numRegs;
+    }
+    return NULL;
 }
 
 /* ---- peak bandwidth ---- */

@@ -20,4 +20,11 @@
 /* False once a sticky error happened (or b is not a cuda backend). */
 bool cuda_backend_usable(const Backend *b);
 
+/* What cudaOccupancyMaxActiveBlocksPerMultiprocessor says for `kernel` of
+ * module m with `block` threads and dyn_smem bytes of dynamic shared memory
+ * (opting in above 48 KiB as a launch does); *registers (may be NULL) gets
+ * the register count the runtime sees (cudaFuncGetAttributes). */
+Diag *cuda_backend_occupancy(Backend *b, BackendModule *m, const char *kernel, int block, size_t dyn_smem,
+                             int *blocks_per_sm, int *registers);
+
 #endif

@@ -1,0 +1,121 @@
+/* kernels/profiles.c: the bundled device profiles.
+ *
+ * Sources, checked against each other:
+ *  - CUDA C++ Programming Guide, "Technical Specifications per Compute
+ *    Capability": resident warps, blocks and threads per SM, registers per
+ *    SM/block/thread, shared memory per SM and per block (default, opt-in);
+ *  - the toolkit's cuda_occupancy.h (CUDA 13.0, __CUDA_OCC_MAJOR__ 12.1):
+ *    blocks per SM, shared-memory allocation granularity (256 B up to
+ *    sm_7x, 128 B from sm_80), register allocation unit (256 per warp),
+ *    4 register sub-partitions, and the shared carveouts (the largest is
+ *    shared_per_sm);
+ *  - the 1 KiB reserved per block from sm_80 is why opt-in is 1 KiB below
+ *    the SM's carveout (163 of 164 KiB on sm_80, 227 of 228 KiB on sm_90).
+ * SM counts are those of the named part; other parts of the same
+ * architecture differ (an L4 is sm_89 with 58 SMs, an RTX 4090 has 128).
+ * sm_121 is the newest architecture both NVRTC 13.0 (nvrtcGetSupportedArchs:
+ * 75 80 86 87 88 89 90 100 103 110 120 121) and cuda_occupancy.h know. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/profiles.h"
+
+#define KIB ((size_t)1024)
+
+/* arch, part, cc, SMs, warp, threads/block, warps/SM, blocks/SM, regs/SM,
+ * regs/block, regs/thread, reg unit, sub-partitions, shared/SM, shared/block,
+ * opt-in, shared unit, reserved */
+static const DeviceProfile PROFILES[] = {
+    {"sm_75", "Tesla T4", 7, 5, 40, 32, 1024, 32, 16, 65536, 65536, 255, 256, 4,
+     64 * KIB, 48 * KIB, 64 * KIB, 256, 0},
+    {"sm_80", "A100 SXM4", 8, 0, 108, 32, 1024, 64, 32, 65536, 65536, 255, 256, 4,
+     164 * KIB, 48 * KIB, 163 * KIB, 128, 1 * KIB},
+    {"sm_86", "GeForce RTX 3090", 8, 6, 82, 32, 1024, 48, 16, 65536, 65536, 255, 256, 4,
+     100 * KIB, 48 * KIB, 99 * KIB, 128, 1 * KIB},
+    {"sm_89", "GeForce RTX 4090", 8, 9, 128, 32, 1024, 48, 24, 65536, 65536, 255, 256, 4,
+     100 * KIB, 48 * KIB, 99 * KIB, 128, 1 * KIB},
+    {"sm_90", "H100 SXM5", 9, 0, 132, 32, 1024, 64, 32, 65536, 65536, 255, 256, 4,
+     228 * KIB, 48 * KIB, 227 * KIB, 128, 1 * KIB},
+    {"sm_100", "B200", 10, 0, 148, 32, 1024, 64, 32, 65536, 65536, 255, 256, 4,
+     228 * KIB, 48 * KIB, 227 * KIB, 128, 1 * KIB},
+    {"sm_120", "GeForce RTX 5090", 12, 0, 170, 32, 1024, 48, 24, 65536, 65536, 255, 256, 4,
+     100 * KIB, 48 * KIB, 99 * KIB, 128, 1 * KIB},
+    {"sm_121", "DGX Spark (GB10)", 12, 1, 48, 32, 1024, 48, 24, 65536, 65536, 255, 256, 4,
+     100 * KIB, 48 * KIB, 99 * KIB, 128, 1 * KIB},
+};
+
+#define N_PROFILES ((int)(sizeof PROFILES / sizeof PROFILES[0]))
+
+int profile_count(void) { return N_PROFILES; }
+
+const DeviceProfile *profile_at(int i) { return i >= 0 && i < N_PROFILES ? &PROFILES[i] : NULL; }
+
+const DeviceProfile *profile_newest(void) { return &PROFILES[N_PROFILES - 1]; }
+
+const DeviceProfile *profile_find_cc(int cc_major, int cc_minor) {
+    for (int i = 0; i < N_PROFILES; i++)
+        if (PROFILES[i].cc_major == cc_major && PROFILES[i].cc_minor == cc_minor) return &PROFILES[i];
+    return NULL;
+}
+
+const DeviceProfile *profile_find(const char *arch) {
+    if (!arch) return NULL;
+    const char *p = arch;
+    if (!strncmp(p, "sm_", 3) || !strncmp(p, "sm", 2)) p += p[2] == '_' ? 3 : 2;
+    else if (!strncmp(p, "compute_", 8)) p += 8;
+    char *end;
+    long major = strtol(p, &end, 10);
+    if (end == p) return NULL;
+    if (*end == '.') { /* "9.0" */
+        const char *q = end + 1;
+        long minor = strtol(q, &end, 10);
+        if (end == q || *end) return NULL;
+        return profile_find_cc((int)major, (int)minor);
+    }
+    if (*end || major < 10) return NULL;
+    return profile_find_cc((int)(major / 10), (int)(major % 10));
+}
+
+const char *profile_names(void) {
+    static char buf[256];
+    if (!buf[0]) {
+        size_t n = 0;
+        for (int i = 0; i < N_PROFILES; i++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? ", " : "", PROFILES[i].arch);
+    }
+    return buf;
+}
+
+/* The bundled profile of the same architecture, else the newest older one. */
+static const DeviceProfile *nearest(int cc_major, int cc_minor) {
+    const DeviceProfile *best = NULL;
+    int cc = cc_major * 10 + cc_minor;
+    for (int i = 0; i < N_PROFILES; i++)
+        if (PROFILES[i].cc_major * 10 + PROFILES[i].cc_minor <= cc) best = &PROFILES[i];
+    return best ? best : &PROFILES[0];
+}
+
+void profile_from_device(const DeviceInfo *d, DeviceProfile *out) {
+    const DeviceProfile *base = nearest(d->cc_major, d->cc_minor);
+    *out = *base;
+    snprintf(out->arch, sizeof out->arch, "sm_%d%d", d->cc_major, d->cc_minor);
+    snprintf(out->part, sizeof out->part, "%s", d->name);
+    out->cc_major = d->cc_major;
+    out->cc_minor = d->cc_minor;
+#define TAKE(field, v) \
+    do { \
+        if ((v) > 0) out->field = (v); \
+    } while (0)
+    TAKE(sm_count, d->sm_count);
+    TAKE(warp_size, d->warp_size);
+    TAKE(max_threads_per_block, d->max_threads_per_block);
+    if (d->max_threads_per_sm > 0 && out->warp_size > 0) out->max_warps_per_sm = d->max_threads_per_sm / out->warp_size;
+    TAKE(max_blocks_per_sm, d->max_blocks_per_sm);
+    TAKE(regs_per_sm, d->regs_per_sm);
+    TAKE(regs_per_block, d->regs_per_block);
+    TAKE(shared_per_sm, d->shared_per_sm);
+    TAKE(shared_per_block, d->shared_per_block);
+    TAKE(shared_per_block_optin, d->shared_per_block_optin);
+#undef TAKE
+}
