@@ -16,7 +16,7 @@ return {
     "solutions/wrong/scan-array-inclusive-offsets.cu",
     "solutions/wrong/scan-array-no-round-carry.cu",
   },
-  timeout = 30,
+  timeout = 60,
   hints = {
     "Two carries, the same idea twice: scan_sums walks over the tile sums in chunks of "
       .. "blockDim.x and must add the total of the earlier chunks; tile_scan walks over its tile "
