@@ -344,7 +344,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
                     v = in->dbits >= 64 ? (uint64_t)sv : (uint64_t)sv & ((1ull << in->dbits) - 1);
                 }
                 uint64_t *D = w->r + (size_t)in->d[i] * 32;
-                for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = v;
+                for (int l = 0; l < 32; l++) D[l] = (m >> l & 1) ? v : D[l];
             }
             break;
         }
@@ -600,6 +600,11 @@ static void budget_stop(Worker *W, Warp *last) {
     }
 }
 
+/* Compiled twice (AVX2 and the x86-64 baseline) and picked at load time:
+ * the lane loops of the inlined interpreter vectorise four 64-bit lanes wide. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 void emu_block_run(Worker *W, uint64_t b) {
     EmuLaunch *L = W->L;
     uint64_t gx = L->grid.x, gy = L->grid.y;

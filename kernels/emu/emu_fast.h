@@ -11,9 +11,11 @@
 
 #include "kernels/emu/emu_alu.h"
 
+/* Pure operations: a partial mask computes every lane and selects, which
+ * vectorises as well as the full-mask loop. */
 #define FLOOP(EXPR) do { \
     if (m == EMU_FULL) { for (int l = 0; l < 32; l++) D[l] = (EXPR); } \
-    else { for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = (EXPR); } } while (0)
+    else { for (int l = 0; l < 32; l++) { uint64_t v_ = (EXPR); D[l] = (m >> l & 1) ? v_ : D[l]; } } } while (0)
 
 static inline float ff32(uint64_t v) { uint32_t u = (uint32_t)v; float f; memcpy(&f, &u, 4); return f; }
 static inline uint64_t fb32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
@@ -28,39 +30,34 @@ static inline __m128i low4(const uint64_t *v) {
 }
 
 /* setp on 32-bit integers (signed, or unsigned via the sign-bit flip) and
- * ordered f32 compares, four lanes per step; one bit per lane. */
+ * ordered f32 compares, four lanes per step, no branches in the loop: the
+ * less-than, equal and unordered masks, combined once at the end. */
 static inline uint32_t setp32_sse(const uint64_t *A, const uint64_t *B, int cmp, int kind) {
-    uint32_t res = 0;
-    const __m128i flip = _mm_set1_epi32((int)0x80000000u);
+    uint32_t lt = 0, eq = 0, un = 0;
+    const __m128i flip = _mm_set1_epi32(kind == 1 ? (int)0x80000000u : 0);
     for (int l = 0; l < 32; l += 4) {
         __m128i a = low4(A + l), b = low4(B + l);
-        int bits;
         if (kind == 2) {
-            __m128 x = _mm_castsi128_ps(a), y = _mm_castsi128_ps(b), c;
-            switch (cmp) {
-            case CMP_EQ: c = _mm_cmpeq_ps(x, y); break;
-            case CMP_LT: c = _mm_cmplt_ps(x, y); break;
-            case CMP_LE: c = _mm_cmple_ps(x, y); break;
-            case CMP_GT: c = _mm_cmplt_ps(y, x); break;
-            default: c = _mm_cmple_ps(y, x); break;
-            }
-            bits = _mm_movemask_ps(c);
+            __m128 x = _mm_castsi128_ps(a), y = _mm_castsi128_ps(b);
+            lt |= (uint32_t)_mm_movemask_ps(_mm_cmplt_ps(x, y)) << l;
+            eq |= (uint32_t)_mm_movemask_ps(_mm_cmpeq_ps(x, y)) << l;
+            un |= (uint32_t)_mm_movemask_ps(_mm_cmpunord_ps(x, y)) << l;
         } else {
-            if (kind == 1) { a = _mm_xor_si128(a, flip); b = _mm_xor_si128(b, flip); }
-            __m128i c;
-            switch (cmp) {
-            case CMP_EQ: c = _mm_cmpeq_epi32(a, b); break;
-            case CMP_NE: c = _mm_xor_si128(_mm_cmpeq_epi32(a, b), _mm_set1_epi32(-1)); break;
-            case CMP_LT: case CMP_LO: c = _mm_cmplt_epi32(a, b); break;
-            case CMP_LE: case CMP_LS: c = _mm_xor_si128(_mm_cmpgt_epi32(a, b), _mm_set1_epi32(-1)); break;
-            case CMP_GT: case CMP_HI: c = _mm_cmpgt_epi32(a, b); break;
-            default: c = _mm_xor_si128(_mm_cmplt_epi32(a, b), _mm_set1_epi32(-1)); break;
-            }
-            bits = _mm_movemask_ps(_mm_castsi128_ps(c));
+            a = _mm_xor_si128(a, flip);
+            b = _mm_xor_si128(b, flip);
+            lt |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(a, b))) << l;
+            eq |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(a, b))) << l;
         }
-        res |= (uint32_t)bits << l;
     }
-    return res;
+    uint32_t gt = ~(lt | eq | un);
+    switch (cmp) {
+    case CMP_EQ: return eq;
+    case CMP_NE: return ~eq & ~un;
+    case CMP_LT: case CMP_LO: return lt;
+    case CMP_LE: case CMP_LS: return lt | eq;
+    case CMP_GT: case CMP_HI: return gt;
+    default: return gt | eq;
+    }
 }
 #endif
 
