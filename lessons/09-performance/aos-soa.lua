@@ -29,12 +29,18 @@ return {
     local grid = (n + 255) // 256
 
     -- The same particles in both layouts (fields: x y z vx vy vz mass charge);
-    -- the given split_fields kernel makes the SoA copy.
+    -- the SoA copy is made on the CPU (emulator) or by the given split_fields kernel (GPU).
     local aos = gpu.array("f32", 8 * n, "particles"):random{ lo = 0.1, hi = 2, seed = 181 }
     local vx, vy = gpu.array("f32", n, "vx"), gpu.array("f32", n, "vy")
     local vz, mass = gpu.array("f32", n, "vz"), gpu.array("f32", n, "mass")
-    t:kernel("split_fields"):launch{ grid = grid, block = 256,
-                                     args = { aos, vx, vy, vz, mass, gpu.i32(n) } }
+    if on_gpu then
+      t:kernel("split_fields"):launch{ grid = grid, block = 256,
+                                       args = { aos, vx, vy, vz, mass, gpu.i32(n) } }
+    else
+      for i = 0, n - 1 do
+        vx[i], vy[i], vz[i], mass[i] = aos[8 * i + 3], aos[8 * i + 4], aos[8 * i + 5], aos[8 * i + 6]
+      end
+    end
 
     local e_aos = gpu.array("f32", n, "e_aos")
     local e_soa = gpu.array("f32", n, "e")

@@ -19,7 +19,7 @@ extern "C" __global__ void energy_aos(const Particle *p, float *e, int n)
     }
 }
 
-// Given: the exercise uses this to make the SoA copy of the particles.
+// Given: on a GPU the exercise uses this to make the SoA copy of the particles.
 extern "C" __global__ void split_fields(const Particle *p, float *vx, float *vy, float *vz,
                                         float *mass, int n)
 {
