@@ -113,11 +113,14 @@ extern "C" __global__ void tile_scan(const int *in, int *out, const int *offsets
 {
     int tile_start = blockIdx.x * blockDim.x * 4 * ROUNDS;
     int carry = offsets[blockIdx.x];           // everything before this tile
+    // Prefetch: the loads of the next two rounds are in flight while this
+    // round is scanned (a load takes about a microsecond to come back).
+    int step = blockDim.x * 4;
     int i = tile_start + threadIdx.x * 4;
     int4 q = load4(in, i, n);
+    int4 q1 = (ROUNDS > 1) ? load4(in, i + step, n) : q;
     for (int r = 0; r < ROUNDS; r++) {
-        int i_next = i + blockDim.x * 4;       // prefetch the next round: its load is
-        int4 q_next = (r + 1 < ROUNDS) ? load4(in, i_next, n) : q;   // in flight meanwhile
+        int4 q2 = (r + 2 < ROUNDS) ? load4(in, i + 2 * step, n) : q;
         q.y += q.x;
         q.z += q.y;
         q.w += q.z;
@@ -129,7 +132,8 @@ extern "C" __global__ void tile_scan(const int *in, int *out, const int *offsets
         q.z += before;
         q.w += before;
         store4(out, i, n, q);
-        q = q_next;
-        i = i_next;
+        q = q1;                                // shift the prefetch pipeline
+        q1 = q2;
+        i += step;
     }
 }
