@@ -140,37 +140,37 @@ static void fill_specials(Worker *W, Warp *w, bool all) {
         int kind = k->specials[i].kind;
         if (!all && kind != SR_CTAID_X && kind != SR_CTAID_Y && kind != SR_CTAID_Z) continue;
         uint64_t *R = w->r + (size_t)k->specials[i].reg * 32;
+        uint64_t u = 0;   /* the value when it is the same for every lane */
+        switch (kind) {
+        case SR_NTID_X: u = L->block.x; break;
+        case SR_NTID_Y: u = L->block.y; break;
+        case SR_NTID_Z: u = L->block.z; break;
+        case SR_CTAID_X: u = W->block[0]; break;
+        case SR_CTAID_Y: u = W->block[1]; break;
+        case SR_CTAID_Z: u = W->block[2]; break;
+        case SR_NCTAID_X: u = L->grid.x; break;
+        case SR_NCTAID_Y: u = L->grid.y; break;
+        case SR_NCTAID_Z: u = L->grid.z; break;
+        case SR_WARPID: u = (unsigned)w->index; break;
+        case SR_NWARPID: u = (unsigned)W->nwarps; break;
+        case SR_NSMID: u = 132; break;
+        case SR_DYN_SMEM: u = L->dyn_shared; break;
+        case SR_TOTAL_SMEM: u = L->shared_total; break;
+        case SR_DYNBASE: u = k->shared_dyn_off; break;
+        default: break;
+        }
         for (int l = 0; l < 32; l++) {
-            unsigned tid = (unsigned)(w->index * 32 + l), c[3] = {0, 0, 0};
-            if (kind <= SR_TID_Z) emu_thread_coords(W, tid, c);
-            uint64_t v = 0;
-            switch (k->specials[i].kind) {
-            case SR_TID_X: v = c[0]; break;
-            case SR_TID_Y: v = c[1]; break;
-            case SR_TID_Z: v = c[2]; break;
-            case SR_NTID_X: v = L->block.x; break;
-            case SR_NTID_Y: v = L->block.y; break;
-            case SR_NTID_Z: v = L->block.z; break;
-            case SR_CTAID_X: v = W->block[0]; break;
-            case SR_CTAID_Y: v = W->block[1]; break;
-            case SR_CTAID_Z: v = W->block[2]; break;
-            case SR_NCTAID_X: v = L->grid.x; break;
-            case SR_NCTAID_Y: v = L->grid.y; break;
-            case SR_NCTAID_Z: v = L->grid.z; break;
-            case SR_LANEID: v = (unsigned)l; break;
-            case SR_WARPID: v = (unsigned)w->index; break;
-            case SR_NWARPID: v = (unsigned)W->nwarps; break;
-            case SR_LANEMASK_EQ: v = 1u << l; break;
-            case SR_LANEMASK_LT: v = (1u << l) - 1; break;
-            case SR_LANEMASK_LE: v = (uint32_t)((2ull << l) - 1); break;
-            case SR_LANEMASK_GT: v = (uint32_t)~((2ull << l) - 1); break;
-            case SR_LANEMASK_GE: v = (uint32_t)~((1u << l) - 1); break;
-            case SR_NSMID: v = 132; break;
-            case SR_DYN_SMEM: v = L->dyn_shared; break;
-            case SR_TOTAL_SMEM: v = L->shared_total; break;
-            case SR_DYNBASE: v = k->shared_dyn_off; break;
-            default: v = 0; break;
-            }
+            uint64_t v = u;
+            if (kind <= SR_TID_Z) {
+                unsigned c[3];
+                emu_thread_coords(W, (unsigned)(w->index * 32 + l), c);
+                v = c[kind - SR_TID_X];
+            } else if (kind == SR_LANEID) v = (unsigned)l;
+            else if (kind == SR_LANEMASK_EQ) v = 1u << l;
+            else if (kind == SR_LANEMASK_LT) v = (1u << l) - 1;
+            else if (kind == SR_LANEMASK_LE) v = (uint32_t)((2ull << l) - 1);
+            else if (kind == SR_LANEMASK_GT) v = (uint32_t)~((2ull << l) - 1);
+            else if (kind == SR_LANEMASK_GE) v = (uint32_t)~((1u << l) - 1);
             R[l] = v;
         }
     }
@@ -344,7 +344,8 @@ static int warp_run(Worker *W, Warp *w, int slice) {
                     v = in->dbits >= 64 ? (uint64_t)sv : (uint64_t)sv & ((1ull << in->dbits) - 1);
                 }
                 uint64_t *D = w->r + (size_t)in->d[i] * 32;
-                for (int l = 0; l < 32; l++) D[l] = (m >> l & 1) ? v : D[l];
+                if (m == EMU_FULL) for (int l = 0; l < 32; l++) D[l] = v;
+                else for (int l = 0; l < 32; l++) D[l] = (m >> l & 1) ? v : D[l];
             }
             break;
         }
