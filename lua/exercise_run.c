@@ -280,6 +280,7 @@ static void install_t(Sandbox *sb) {
         {"metric", t_metric},
         {"report_bandwidth", t_report_bandwidth},
         {"emu_metrics", t_emu_metrics},
+        {"expect_occupancy", run_t_expect_occupancy},
         {NULL, NULL},
     };
     luaL_newmetatable(L, T_MT);

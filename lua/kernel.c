@@ -12,14 +12,8 @@
 #include "base/xalloc.h"
 #include "lua/run.h"
 
-#define KERNEL_MT "cudojo.kernel"
 #define MAX_ARGS 64
 #define MAX_DEFINES 32
-
-typedef struct KernelObj {
-    int mod;                    /* index into ctx->mods */
-    const KernelInfo *ki;
-} KernelObj;
 
 Diag *run_diag_clone(const Diag *d) {
     Diag *out = NULL;
@@ -172,11 +166,26 @@ int run_t_kernel(lua_State *L) {
         strbuf_fini(&have);
         api_abort(L, VERDICT_COMPILE_ERROR, d);
     }
-    KernelObj *k = lua_newuserdatauv(L, sizeof *k, 1);
+    KernelObj *k = lua_newuserdatauv(L, sizeof *k, 2);
     k->mod = mi;
     k->ki = ki;
     lua_pushstring(L, launch_name);
     lua_setiuservalue(L, -2, 1);
+    /* The options again, so k:occupancy can build a cubin for another arch. */
+    lua_createtable(L, 0, 3);
+    lua_pushboolean(L, fast_math);
+    lua_setfield(L, -2, "fast_math");
+    if (expr) {
+        lua_pushstring(L, expr);
+        lua_setfield(L, -2, "expr");
+    }
+    lua_createtable(L, n_defs, 0);
+    for (int i = 0; i < n_defs; i++) {
+        lua_pushstring(L, defs[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "defines");
+    lua_setiuservalue(L, -2, 2);
     luaL_setmetatable(L, KERNEL_MT);
     return 1;
 }
@@ -288,6 +297,7 @@ static int do_launch(lua_State *L, bool timed) {
         json_object_set(run_metrics_obj(ctx, run_metrics_obj(ctx, NULL, "kernels"), name), "timing", rep.metrics);
     launch_report_fini(&rep);
     if (ld) api_abort(L, VERDICT_RUNTIME_ERROR, ld);
+    run_kernel_record_launch(L, ctx, 1, name, &cfg);
     if (!timed) return 0;
     if (!measured) {
         lua_pushnil(L);
@@ -315,6 +325,7 @@ static int k_index(lua_State *L) {
     const char *key = luaL_checkstring(L, 2);
     if (!strcmp(key, "launch")) lua_pushcfunction(L, k_launch);
     else if (!strcmp(key, "time")) lua_pushcfunction(L, k_time);
+    else if (!strcmp(key, "occupancy")) lua_pushcfunction(L, run_k_occupancy);
     else if (!strcmp(key, "registers")) push_opt_int(L, k->ki->registers);
     else if (!strcmp(key, "shared_static")) push_opt_int(L, k->ki->shared_static);
     else if (!strcmp(key, "local_bytes")) push_opt_int(L, k->ki->local_bytes);
@@ -322,8 +333,8 @@ static int k_index(lua_State *L) {
     else if (!strcmp(key, "name")) lua_getiuservalue(L, 1, 1);
     else {
         lua_newtable(L);
-        static const char *const fields[] = {"launch", "time", "registers", "shared_static", "local_bytes",
-                                             "spill_bytes", "name", NULL};
+        static const char *const fields[] = {"launch", "time", "occupancy", "registers", "shared_static",
+                                             "local_bytes", "spill_bytes", "name", NULL};
         for (const char *const *p = fields; *p; p++) {
             lua_pushboolean(L, 1);
             lua_setfield(L, -2, *p);

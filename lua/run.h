@@ -42,6 +42,15 @@ typedef struct RunCtx {
 
 static inline RunCtx *run_ctx(lua_State *L) { return (RunCtx *)api_ctx(L); }
 
+/* The userdata behind t:kernel()'s object. User values: 1 the launch name,
+ * 2 the compile options {fast_math=, defines={...}, expr=} (to rebuild the
+ * module for another architecture). */
+#define KERNEL_MT "cudojo.kernel"
+typedef struct KernelObj {
+    int mod;                    /* index into ctx->mods */
+    const KernelInfo *ki;
+} KernelObj;
+
 /* kernel.c: t:kernel(name [, opts]) */
 int run_t_kernel(lua_State *L);
 /* Registers the kernel object's metatable. */
@@ -52,5 +61,13 @@ void run_modules_free(RunCtx *ctx);
 json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key);
 /* A deep copy of a Diag chain (caller frees). */
 Diag *run_diag_clone(const Diag *d);
+
+/* kernel_occupancy.c: k:occupancy{...} (the kernel object at index 1). */
+int run_k_occupancy(lua_State *L);
+/* t:expect_occupancy(k, {block=, shared=, arch=, min=, max=, predicted=}). */
+int run_t_expect_occupancy(lua_State *L);
+/* Records metrics.kernels[name] = {registers, shared_static, shared_dynamic,
+ * block, arch} for the kernel object at index kidx after a launch. */
+void run_kernel_record_launch(lua_State *L, RunCtx *ctx, int kidx, const char *name, const LaunchConfig *cfg);
 
 #endif
