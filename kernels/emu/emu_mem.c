@@ -98,6 +98,12 @@ static size_t shared_elems(const Worker *W, const Instr *in, uint64_t off, const
     return size / (in && in->size ? in->size : best->elem);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EMU_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define EMU_CLONES
+#endif
+
 /* ---- address resolution ------------------------------------------------------ */
 int emu_alloc_find(AllocTable *t, uint64_t addr) {
     int lo = 0, hi = t->n - 1, best = -1;
@@ -557,7 +563,7 @@ static uintptr_t fast_base(Worker *W, const Instr *in, const uint64_t *addr, uin
     return 0;
 }
 
-void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
+EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     const uint64_t *A = w->r + (size_t)in->a[0] * 32;
     int size = in->size, vec = in->vec, total = size * vec;
     uint64_t addr[32];
@@ -604,7 +610,7 @@ void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     if (sp0 >= 0) access_metrics(W, in, addr, ok, sp0, total);
 }
 
-void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
+EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     const uint64_t *A = w->r + (size_t)in->a[0] * 32;
     int size = in->size, vec = in->vec, total = size * vec;
     uint64_t addr[32];
