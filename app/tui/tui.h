@@ -127,6 +127,8 @@ Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex);
 Panel *tui_help_new(Tui *t, const Panel *about);
 Panel *tui_progress_new(Tui *t);
 Panel *tui_device_new(Tui *t);
+/* Occupancy of the kernels `res` launched (its metrics), for the exercise titled `exercise`. */
+Panel *tui_occupancy_new(Tui *t, const char *exercise, const RunResult *res);
 /* A read-only scrollable document (solution, a long message); takes doc. */
 Panel *tui_textview_new(Tui *t, const char *title, TextDoc *doc);
 

@@ -32,6 +32,7 @@ static const TuiKeyHelp EX_HELP[] = {
     {"j/k ↑/↓ PgUp/PgDn g/G", "scroll the focused pane"},
     {"/ n N", "search in the focused pane"},
     {"l", "read the chapter's lesson"},
+    {"o", "occupancy of the kernels the last run launched (try other block sizes and GPUs)"},
     {"q", "back to the map"},
     {"", ""},
     {"heat column", "░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)"},
@@ -359,6 +360,7 @@ static int ex_key(Panel *p, Tui *t, int key) {
         if (!exview_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
         return TUI_HANDLED;
     case 'l': tui_push(t, tui_lesson_new(t, xp->ch)); return TUI_HANDLED;
+    case 'o': tui_push(t, tui_occupancy_new(t, tui_exercise_title(t, xp->ex), xp->result)); return TUI_HANDLED;
     default: return TUI_UNHANDLED;
     }
 }

@@ -361,6 +361,8 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     /* The worker's stderr would scribble over the screen: it goes to a log in the workspace. */
     char *log = path_join(ws->state_dir, "worker.log");
     RunnerConfig rc = {.backend = cli->backend, .emu_threads = cli->emu_threads, .stderr_path = log};
+    /* Emulator runs count registers too (a cubin build) for the occupancy screen. */
+    setenv("CUDOJO_OCCUPANCY", "1", 0);
     t->runner = runner_new(&rc);
     free(log);
 
