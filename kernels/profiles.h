@@ -16,7 +16,7 @@
 
 typedef struct DeviceProfile {
     char arch[16];                  /* "sm_90" */
-    char part[64];                  /* the product the SM count is from: "H100 SXM5" */
+    char part[256];                 /* the product the SM count is from: "H100 SXM5" */
     int cc_major, cc_minor;
     int sm_count;
     int warp_size;                  /* 32 */
