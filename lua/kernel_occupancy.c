@@ -7,8 +7,9 @@
  * GPU); for any other architecture the learner's source is compiled again
  * with the same options for sm_XX (NVRTC's cache makes repeats cheap). On
  * the emulator a launch records registers only when CUDOJO_OCCUPANCY=1 (the
- * TUI sets it): the extra cubin build costs ~75-120 ms per changed source,
- * which `verify` and `grade` over many files should not pay. */
+ * TUI sets it): the extra build (PTX + cubin, as compile_cuda always makes
+ * the PTX) took 117-146 ms for a small kernel on a 2-core machine, per
+ * changed source, which `verify` and `grade` over many files should not pay. */
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
