@@ -64,6 +64,7 @@ static void explain(const DeviceProfile *p, const OccupancyInput *in, Occupancy 
     char shared[32], sm_shared[32], limit[32];
     fmt_bytes(shared, sizeof shared, o->shared_per_block);
     fmt_bytes(sm_shared, sizeof sm_shared, p->shared_per_sm);
+    const char *fits = o->blocks_per_sm == 1 ? " block fits" : " blocks fit";
     char tail[96];
     snprintf(tail, sizeof tail, "%d of %d warps, %.0f%%", o->warps_per_sm, o->max_warps_per_sm, o->occupancy * 100);
     switch (o->limiter) {
@@ -84,10 +85,9 @@ static void explain(const DeviceProfile *p, const OccupancyInput *in, Occupancy 
             return;
         }
         snprintf(e, n, "Each thread uses %d registers, so a block of %d threads takes %d of the SM's %d registers: "
-                       "only %d block%s fit (%s). Fewer registers per thread (__launch_bounds__, simpler code) would "
-                       "let more blocks in.",
-                 in->registers, in->block, o->registers_per_block, p->regs_per_sm, o->blocks_per_sm,
-                 o->blocks_per_sm == 1 ? "" : "s", tail);
+                       "only %d%s (%s). Fewer registers per thread (__launch_bounds__, simpler code) would let more "
+                       "blocks in.",
+                 in->registers, in->block, o->registers_per_block, p->regs_per_sm, o->blocks_per_sm, fits, tail);
         return;
     case OCCUPANCY_LIMIT_SHARED:
         if (o->blocks_per_sm == 0) {
@@ -98,15 +98,15 @@ static void explain(const DeviceProfile *p, const OccupancyInput *in, Occupancy 
             return;
         }
         snprintf(e, n, "Each block takes %s of shared memory (static + dynamic + %zu B the driver reserves, rounded "
-                       "up to %zu B); the SM has %s, so only %d block%s fit (%s). Less shared memory per block would "
-                       "let more blocks in.",
-                 shared, p->shared_reserved, p->shared_alloc_unit, sm_shared, o->blocks_per_sm,
-                 o->blocks_per_sm == 1 ? "" : "s", tail);
+                       "up to %zu B); the SM has %s, so only %d%s (%s). Less shared memory per block would let "
+                       "more blocks in.",
+                 shared, p->shared_reserved, p->shared_alloc_unit, sm_shared, o->blocks_per_sm, fits, tail);
         return;
     case OCCUPANCY_LIMIT_BLOCKS:
         snprintf(e, n, "Blocks of %d threads (%d warp%s) are small: an SM runs at most %d blocks at a time, so only "
-                       "%s are used. Bigger blocks would fill it.",
-                 in->block, wpb, wpb == 1 ? "" : "s", p->max_blocks_per_sm, tail);
+                       "%d of its %d warp slots are used (%.0f%%). Bigger blocks would fill it.",
+                 in->block, wpb, wpb == 1 ? "" : "s", p->max_blocks_per_sm, o->warps_per_sm, o->max_warps_per_sm,
+                 o->occupancy * 100);
         return;
     case OCCUPANCY_LIMIT_BARRIERS:
         snprintf(e, n, "The SM has barriers for %d blocks of this kernel, so only %d fit (%s).", o->limit_barriers,
@@ -114,14 +114,14 @@ static void explain(const DeviceProfile *p, const OccupancyInput *in, Occupancy 
         return;
     case OCCUPANCY_LIMIT_WARPS:
         if (o->warps_per_sm == o->max_warps_per_sm)
-            snprintf(e, n, "Each block of %d threads is %d warp%s and %d blocks fill all %d warp slots of the SM "
+            snprintf(e, n, "Each block of %d threads is %d warp%s and %d block%s all %d warp slots of the SM "
                            "(100%%): nothing else limits this launch.",
-                     in->block, wpb, wpb == 1 ? "" : "s", o->blocks_per_sm, o->max_warps_per_sm);
-        else
-            snprintf(e, n, "Each block of %d threads is %d warps; the SM holds %d warps, so %d block%s fit and the "
-                           "rest of the warp slots stay empty (%s). A block size that divides %d warps would fill it.",
-                     in->block, wpb, o->max_warps_per_sm, o->blocks_per_sm, o->blocks_per_sm == 1 ? "" : "s", tail,
+                     in->block, wpb, wpb == 1 ? "" : "s", o->blocks_per_sm, o->blocks_per_sm == 1 ? " fills" : "s fill",
                      o->max_warps_per_sm);
+        else
+            snprintf(e, n, "Each block of %d threads is %d warps; the SM holds %d warps, so %d%s and the rest of the "
+                           "warp slots stay empty (%s). A block size that divides %d warps would fill it.",
+                     in->block, wpb, o->max_warps_per_sm, o->blocks_per_sm, fits, tail, o->max_warps_per_sm);
         return;
     case OCCUPANCY_LIMIT_NONE: break;
     }
