@@ -68,6 +68,7 @@ void emu_worker_free(Worker **wp) {
     free(W->local);
     free(W->lines);
     free(W->order);
+    emu_gshadow_free(W);
     for (int i = 0; i < W->nf; i++) free(W->f[i].message);
     free(W->f);
     for (int i = 0; i < W->npr; i++) free(W->pr[i].text);
@@ -622,6 +623,7 @@ void emu_block_run(Worker *W, uint64_t b) {
     W->epoch += 2;
     W->epoch0 = W->epoch;
     memset(W->shared, L->adversarial ? 0xff : 0, W->shared_size);
+    if (L->checks) emu_gshadow_begin_block(W);
     if (W->k->local_size) memset(W->local, 0, (size_t)W->nthreads * W->k->local_size);
     for (int i = 0; i < W->nwarps; i++) {
         Warp *w = &W->warps[i];

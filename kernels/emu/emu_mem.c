@@ -248,11 +248,49 @@ static void race_report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
                    o[1], o[2], nm);
 }
 
+/* Records a read of `mask` by tid: two readers per epoch are remembered,
+ * each with the bytes it read. */
+static inline void note_read(Shadow *s, uint32_t ep, uint16_t tid, uint8_t mask, const Warp *w, int line) {
+    if (s->r_epoch != ep) {
+        s->r_epoch = ep;
+        s->r_tid = s->r_tid2 = tid;
+        s->r_mask = s->r_mask2 = mask;
+        s->r_atomic = 0;
+        s->r_wsync = w->wsync;
+        s->r_line = line;
+    } else if (s->r_tid == tid) {
+        s->r_mask |= mask;
+    } else {
+        s->r_mask2 = s->r_tid2 == tid ? (uint8_t)(s->r_mask2 | mask) : mask;
+        s->r_tid2 = tid;
+        s->r_line = line;
+    }
+}
+
+static inline void note_write(Shadow *s, uint32_t ep, uint16_t tid, uint8_t mask, bool atomic, const Warp *w,
+                              int line) {
+    s->w_mask = (s->w_epoch == ep && s->w_tid == tid) ? (uint8_t)(s->w_mask | mask) : mask;
+    s->w_epoch = ep;
+    s->w_tid = tid;
+    s->w_atomic = atomic;
+    s->w_wsync = w->wsync;
+    s->w_line = line;
+}
+
+/* The other reader of this epoch whose bytes overlap `mask`, or tid if none. */
+static inline uint16_t other_reader(const Shadow *s, uint16_t tid, uint8_t mask) {
+    if (s->r_tid != tid && (s->r_mask & mask)) return s->r_tid;
+    if (s->r_tid2 != tid && (s->r_mask2 & mask)) return s->r_tid2;
+    return tid;
+}
+
 static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes, int kind) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     bool atomic = kind == ACC_ATOMIC;
+    uint32_t ep = W->epoch;
     for (uint64_t word = off >> 2; word <= (off + (uint64_t)bytes - 1) >> 2; word++) {
         Shadow *s = &W->shadow[word];
+        uint8_t mask = emu_word_mask(word, off, bytes);
         if (kind == ACC_READ || atomic) {
             if (s->w_epoch < W->epoch0) {
                 if (!atomic) {
@@ -264,33 +302,22 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
                                THR " read %s before any thread of the block wrote it.",
                                c[0], c[1], c[2], c[3], c[4], c[5], nm);
                 }
-            } else if (!atomic && !s->w_atomic && s->w_tid != tid) {
+            } else if (!atomic && !s->w_atomic && s->w_tid != tid && (s->w_mask & mask)) {
                 bool same = s->w_tid / 32 == tid / 32;
-                if (same ? (s->w_wsync == w->wsync && s->w_epoch == W->epoch) : s->w_epoch == W->epoch)
+                if (same ? (s->w_wsync == w->wsync && s->w_epoch == ep) : s->w_epoch == ep)
                     race_report(W, w, lane, in, word * 4, "read after write", s->w_tid, s->w_line, same);
             }
-            if (!atomic) {
-                if (s->r_epoch != W->epoch) {
-                    s->r_epoch = W->epoch;
-                    s->r_tid = s->r_tid2 = tid;
-                    s->r_atomic = 0;
-                    s->r_wsync = w->wsync;
-                    s->r_line = in->line;
-                } else if (s->r_tid != tid) {
-                    s->r_tid2 = tid;
-                    s->r_line = in->line;
-                }
-            }
+            if (!atomic) note_read(s, ep, tid, mask, w, in->line);
         }
         if (kind == ACC_WRITE || atomic) {
             if (!atomic) {
-                if (s->w_epoch == W->epoch && s->w_tid != tid && !s->w_atomic) {
+                if (s->w_epoch == ep && s->w_tid != tid && !s->w_atomic && (s->w_mask & mask)) {
                     bool same = s->w_tid / 32 == tid / 32;
                     if (!same || s->w_wsync == w->wsync)
                         race_report(W, w, lane, in, word * 4, "write after write", s->w_tid, s->w_line, same);
                 }
-                if (s->r_epoch == W->epoch) {
-                    uint16_t other = s->r_tid != tid ? s->r_tid : s->r_tid2;
+                if (s->r_epoch == ep) {
+                    uint16_t other = other_reader(s, tid, mask);
                     if (other != tid) {
                         bool same = other / 32 == tid / 32;
                         if (!same || s->r_wsync == w->wsync)
@@ -298,11 +325,7 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
                     }
                 }
             }
-            s->w_epoch = W->epoch;
-            s->w_tid = tid;
-            s->w_atomic = atomic;
-            s->w_wsync = w->wsync;
-            s->w_line = in->line;
+            note_write(s, ep, tid, mask, atomic, w, in->line);
         }
     }
 }
@@ -462,17 +485,10 @@ static inline uint64_t extend(uint64_t v, const Instr *in) {
 static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     Shadow *s = &W->shadow[off >> 2];
-    if (bytes <= 4 && s->w_epoch >= W->epoch0 && (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic)) {
-        if (s->r_epoch != W->epoch) {
-            s->r_epoch = W->epoch;
-            s->r_tid = s->r_tid2 = tid;
-            s->r_atomic = 0;
-            s->r_wsync = w->wsync;
-            s->r_line = in->line;
-        } else if (s->r_tid != tid) {
-            s->r_tid2 = tid;
-            s->r_line = in->line;
-        }
+    uint8_t mask = bytes <= 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
+    if (bytes <= 4 && s->w_epoch >= W->epoch0 &&
+        (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic || !(s->w_mask & mask))) {
+        note_read(s, W->epoch, tid, mask, w, in->line);
         return;
     }
     shadow_access(W, w, lane, in, off, bytes, ACC_READ);
@@ -481,22 +497,15 @@ static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *i
 static inline void shadow_write_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     Shadow *s = &W->shadow[off >> 2];
-    if (bytes <= 4 && (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic) &&
-        (s->r_epoch != W->epoch || (s->r_tid == tid && s->r_tid2 == tid))) {
-        s->w_epoch = W->epoch;
-        s->w_tid = tid;
-        s->w_atomic = 0;
-        s->w_wsync = w->wsync;
-        s->w_line = in->line;
+    uint8_t mask = bytes <= 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
+    if (bytes <= 4 && (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic || !(s->w_mask & mask)) &&
+        (s->r_epoch != W->epoch || other_reader(s, tid, mask) == tid)) {
+        note_write(s, W->epoch, tid, mask, false, w, in->line);
         return;
     }
     shadow_access(W, w, lane, in, off, bytes, ACC_WRITE);
 }
 
-/* The common case, checked for the whole warp at once: every active lane
- * in one space, aligned and inside shared memory or inside the allocation
- * that the last access hit. Returns the host base to add to each address
- * (shared: the block's shared memory; global: 0), or NULL for the careful path. */
 /* The full-warp check, compiled twice: for AVX2 (64-bit compares in vector
  * registers) and for the x86-64 baseline, picked at run time. */
 __attribute__((target("avx2"))) static bool lanes_inside_avx2(const uint64_t *addr, uint64_t lo, uint64_t span,
@@ -525,6 +534,10 @@ static inline bool lanes_inside(const uint64_t *addr, uint32_t m, uint64_t lo, u
     return !bad;
 }
 
+/* The common case, checked for the whole warp at once: every active lane
+ * in one space, aligned and inside shared memory or inside the allocation
+ * that the last access hit. Sets *space and returns what to add to an
+ * address to get the host pointer; *space stays -1 for the careful path. */
 static uintptr_t fast_base(Worker *W, const Instr *in, const uint64_t *addr, uint32_t m, int total, int *space) {
     int first = __builtin_ctz(m);
     int sp = in->space == SP_CONST ? SP_GLOBAL : in->space;
@@ -573,8 +586,9 @@ EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     uintptr_t base = fast_base(W, in, addr, m, total, &sp0);
     if (sp0 >= 0 && vec == 1 && !(in->type == T_S8 || in->type == T_S16 || in->type == T_S32)) {
         uint64_t *D = w->r + (size_t)in->d[0] * 32;
-        bool shadow = checks && sp0 == SP_SHARED;
-        if (!shadow && m == EMU_FULL && size == 4) {
+        bool shadow = checks && sp0 == SP_SHARED, gshadow = checks && sp0 == SP_GLOBAL;
+        w->stamp++;
+        if (!shadow && !gshadow && m == EMU_FULL && size == 4) {
             for (int l = 0; l < 32; l++) {
                 uint32_t v;
                 memcpy(&v, (const unsigned char *)(uintptr_t)(addr[l] + base), 4);
@@ -587,6 +601,7 @@ EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             if (!(m >> l & 1)) continue;
             const unsigned char *p = (const unsigned char *)(uintptr_t)(addr[l] + base);
             if (shadow) shadow_read_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
+            else if (gshadow) emu_gshadow_access(W, w, l, in, addr[l], total, 0, false);
             D[l] = load_n(p, size);
         }
         access_metrics(W, in, addr, m, sp0, total);
@@ -594,6 +609,7 @@ EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     }
     uint32_t ok = 0;
     sp0 = -1;
+    w->stamp++;
     for (int l = 0; l < 32; l++) {
         if (!(m >> l & 1)) continue;
         uint64_t soff = UINT64_MAX;
@@ -605,6 +621,7 @@ EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (sp0 < 0) sp0 = space_of(in, addr[l]);
         ok |= 1u << l;
         if (checks && soff != UINT64_MAX) shadow_access(W, w, l, in, soff, total, ACC_READ);
+        else if (checks && space_of(in, addr[l]) == SP_GLOBAL) emu_gshadow_access(W, w, l, in, addr[l], total, 0, false);
         for (int i = 0; i < vec; i++) w->r[(size_t)in->d[i] * 32 + l] = extend(load_n(p + i * size, size), in);
     }
     if (sp0 >= 0) access_metrics(W, in, addr, ok, sp0, total);
@@ -620,11 +637,14 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     uintptr_t base = fast_base(W, in, addr, m, total, &sp0);
     if (sp0 >= 0 && vec == 1) {
         const uint64_t *V = w->r + (size_t)in->d[0] * 32;
-        bool shadow = checks && sp0 == SP_SHARED;
+        bool shadow = checks && sp0 == SP_SHARED, gshadow = checks && sp0 == SP_GLOBAL;
+        uint64_t vmask = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
+        w->stamp++;
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
             unsigned char *p = (unsigned char *)(uintptr_t)(addr[l] + base);
             if (shadow) shadow_write_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
+            else if (gshadow) emu_gshadow_access(W, w, l, in, addr[l], total, 1, load_n(p, size) == (V[l] & vmask));
             store_n(p, V[l], size);
         }
         access_metrics(W, in, addr, m, sp0, total);
@@ -632,6 +652,7 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     }
     uint32_t ok = 0;
     sp0 = -1;
+    w->stamp++;
     for (int l = 0; l < 32; l++) {
         if (!(m >> l & 1)) continue;
         uint64_t soff = UINT64_MAX;
@@ -640,6 +661,13 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (sp0 < 0) sp0 = space_of(in, addr[l]);
         ok |= 1u << l;
         if (checks && soff != UINT64_MAX) shadow_access(W, w, l, in, soff, total, ACC_WRITE);
+        else if (checks && space_of(in, addr[l]) == SP_GLOBAL) {
+            bool same = true;
+            uint64_t vmask = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
+            for (int i = 0; i < vec; i++)
+                if (load_n(p + i * size, size) != (w->r[(size_t)in->d[i] * 32 + l] & vmask)) same = false;
+            emu_gshadow_access(W, w, l, in, addr[l], total, 1, same);
+        }
         for (int i = 0; i < vec; i++) store_n(p + i * size, w->r[(size_t)in->d[i] * 32 + l], size);
     }
     if (sp0 >= 0) access_metrics(W, in, addr, ok, sp0, total);
@@ -706,13 +734,10 @@ static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, co
         if (checks) {
             uint64_t off = (uint64_t)(p - W->shared);
             Shadow *sh = &W->shadow[off >> 2];
-            if (sh->w_epoch >= W->epoch0 && (sh->w_epoch != W->epoch || sh->w_atomic) && sh->r_epoch != W->epoch) {
-                sh->w_epoch = W->epoch;
-                sh->w_tid = (uint16_t)(w->index * 32 + l);
-                sh->w_atomic = 1;
-                sh->w_wsync = w->wsync;
-                sh->w_line = in->line;
-            } else shadow_access(W, w, l, in, off, size, ACC_ATOMIC);
+            if (sh->w_epoch >= W->epoch0 && (sh->w_epoch != W->epoch || sh->w_atomic) && sh->r_epoch != W->epoch)
+                note_write(sh, W->epoch, (uint16_t)(w->index * 32 + l), emu_word_mask(off >> 2, off, size), true, w,
+                           in->line);
+            else shadow_access(W, w, l, in, off, size, ACC_ATOMIC);
         }
         uint64_t old = load_n(p, size);
         if (add32) store_n(p, (uint32_t)(old + B[l]), 4);
@@ -743,6 +768,7 @@ void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (sp0 < 0) sp0 = sp;
         ok |= 1u << l;
         if (W->L->checks && soff != UINT64_MAX) shadow_access(W, w, l, in, soff, size, ACC_ATOMIC);
+        else if (W->L->checks && sp == SP_GLOBAL) emu_gshadow_access(W, w, l, in, addr[l], size, 2, false);
         uint64_t old;
         uint64_t cv = C ? C[l] : 0;
         if (sp == SP_GLOBAL) {

@@ -27,6 +27,7 @@ typedef struct Warp {
     uint16_t wsync;         /* __syncwarp count, for intra-warp hazards */
     int index;
     uint64_t clock;
+    uint32_t stamp;         /* counts memory instructions: same stamp = same execution */
 } Warp;
 
 /* Shadow of one 4-byte shared-memory word (checks on). */
@@ -34,9 +35,17 @@ typedef struct Shadow {
     uint32_t w_epoch, r_epoch;
     uint16_t w_tid, r_tid, r_tid2;
     uint8_t w_atomic, r_atomic;
+    uint8_t w_mask, r_mask, r_mask2;    /* bytes of the word the writer / the two readers touched */
     uint16_t w_wsync, r_wsync;
     int32_t w_line, r_line;
 } Shadow;
+
+/* The bytes of 4-byte word `word` that an access of `bytes` at `off` covers. */
+static inline uint8_t emu_word_mask(uint64_t word, uint64_t off, int bytes) {
+    uint64_t lo = word * 4 > off ? word * 4 : off;
+    uint64_t hi = word * 4 + 4 < off + (uint64_t)bytes ? word * 4 + 4 : off + (uint64_t)bytes;
+    return (uint8_t)(((1u << (hi - lo)) - 1) << (lo - word * 4));
+}
 
 struct Worker {
     EmuLaunch *L;
@@ -71,7 +80,16 @@ struct Worker {
     uint64_t rng;
     int *order;
     uint64_t blocks_run;
+    struct GShadow *gs;     /* global-memory shadow (emu_gshadow.c) */
+    size_t gs_cap, gs_count;
+    uint32_t gs_gen;
 };
+
+/* global-memory races inside a block (emu_gshadow.c); kind 0 read, 1 write, 2 atomic */
+void emu_gshadow_begin_block(Worker *W);
+void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr, int bytes, int kind,
+                        bool same_value);
+void emu_gshadow_free(Worker *W);
 
 /* memory (emu_mem.c) */
 void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m);

@@ -367,6 +367,45 @@ static void diag__measures_bank_conflicts_of_8_byte_accesses(void **state) {
     fx_free(&f);
 }
 
+static void diag__reports_global_race__when_sum_is_not_atomic(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int v = p[threadIdx.x + 1];\n"
+          "    p[0] += v;\n"
+          "}\n", 1, 64, 65, false);
+    const Diag *d = fx_finding(&f, "race-global");
+    if (!d) fail_msg("no global race: %s", f.findings);
+    assert_int_equal(d->line, 3);
+    assert_non_null(strstr(d->message, "p[0]"));
+    assert_non_null(strstr(d->message, "atomic"));
+    fx_free(&f);
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    int v = p[threadIdx.x + 1];\n"
+          "    atomicAdd(&p[0], v);\n"
+          "}\n", 1, 64, 65, false);
+    if (f.r.findings) fail_msg("atomics flagged: %s", f.findings);
+    fx_free(&f);
+}
+
+static void diag__reports_no_race__when_threads_write_neighbouring_bytes(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ unsigned char s[128];\n"
+          "    __shared__ short h[128];\n"
+          "    int t = threadIdx.x;\n"
+          "    s[t] = (unsigned char)p[t];\n"
+          "    h[t] = (short)p[t];\n"
+          "    ((unsigned char *)(p + 128))[t] = (unsigned char)(s[t] + h[t]);\n"
+          "}\n", 1, 128, 160, false);
+    if (f.r.findings) fail_msg("unexpected: %s", f.findings);
+    fx_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(diag__reports_race__when_barrier_missing),
@@ -388,6 +427,8 @@ int main(void) {
         cmocka_unit_test(diag__reports_deadlock__when_barrier_waits_for_shuffle),
         cmocka_unit_test(diag__reports_global_oob_below_start),
         cmocka_unit_test(diag__measures_bank_conflicts_of_8_byte_accesses),
+        cmocka_unit_test(diag__reports_global_race__when_sum_is_not_atomic),
+        cmocka_unit_test(diag__reports_no_race__when_threads_write_neighbouring_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,179 @@
+/* kernels/emu/emu_gshadow.c: races on global memory between threads of one
+ * block (checks on).
+ *
+ * `*sum += x[i]` from every thread, or an in-place stencil on global memory,
+ * loses updates on a GPU; compute-sanitizer's racecheck only looks at shared
+ * memory, so these show up as wrong numbers with no explanation. Here every
+ * 4-byte global word a block touches gets a shadow entry in an open-addressing
+ * hash table (cleared per block by a generation number) with the last
+ * writer and readers of the current barrier epoch. Reported: read after
+ * write, write after read, and write after write of a different value by
+ * different threads with no barrier between; atomics never race. Races
+ * between different blocks are not tracked. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "kernels/emu/emu_worker.h"
+
+typedef struct GShadow {
+    uint64_t word;          /* address >> 2 */
+    uint32_t gen, w_epoch, r_epoch, w_stamp;
+    uint16_t w_tid, r_tid, r_tid2, w_wsync, r_wsync;
+    uint8_t w_atomic, w_mask, r_mask, r_mask2;   /* bytes of the word touched (as in Shadow) */
+    int32_t w_line, r_line;
+} GShadow;
+
+static size_t slot_of(uint64_t word, size_t cap) {
+    uint64_t h = word * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 20) & (cap - 1);
+}
+
+static void grow(Worker *W) {
+    size_t ncap = W->gs_cap ? W->gs_cap * 2 : 4096;
+    GShadow *old = W->gs, *nt = xcalloc(ncap, sizeof *nt);
+    for (size_t i = 0; i < W->gs_cap; i++) {
+        if (old[i].gen != W->gs_gen) continue;
+        size_t j = slot_of(old[i].word, ncap);
+        while (nt[j].gen == W->gs_gen) j = (j + 1) & (ncap - 1);
+        nt[j] = old[i];
+    }
+    free(old);
+    W->gs = nt;
+    W->gs_cap = ncap;
+}
+
+static GShadow *entry(Worker *W, uint64_t word) {
+    if ((W->gs_count + 1) * 2 > W->gs_cap) grow(W);
+    GShadow *t = W->gs;
+    size_t j = slot_of(word, W->gs_cap);
+    while (t[j].gen == W->gs_gen) {
+        if (t[j].word == word) return &t[j];
+        j = (j + 1) & (W->gs_cap - 1);
+    }
+    memset(&t[j], 0, sizeof t[j]);
+    t[j].gen = W->gs_gen;
+    t[j].word = word;
+    W->gs_count++;
+    return &t[j];
+}
+
+void emu_gshadow_begin_block(Worker *W) {
+    W->gs_gen++;
+    W->gs_count = 0;
+    if (W->gs_gen == 0) {   /* wrapped: stale entries could look current */
+        memset(W->gs, 0, W->gs_cap * sizeof(GShadow));
+        W->gs_gen = 1;
+    }
+}
+
+void emu_gshadow_free(Worker *W) {
+    free(W->gs);
+    W->gs = NULL;
+    W->gs_cap = 0;
+}
+
+/* "out[3]" for a global address, from the allocation table. */
+static void global_name(Worker *W, uint64_t addr, char *buf, size_t n) {
+    AllocTable *t = W->L->allocs;
+    int i = emu_alloc_find(t, addr);
+    if (i < 0 || addr >= t->v[i].base + t->v[i].size) {
+        snprintf(buf, n, "global address 0x%llx", (unsigned long long)addr);
+        return;
+    }
+    size_t elem = t->v[i].elem ? t->v[i].elem : 1;
+    snprintf(buf, n, "%s[%llu]", t->v[i].label, (unsigned long long)((addr - t->v[i].base) / elem));
+}
+
+static void report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr, const char *what, unsigned other,
+                   int other_line, int kind) {
+    unsigned c[3], o[3];
+    emu_thread_coords(W, (unsigned)(w->index * 32 + lane), c);
+    emu_thread_coords(W, other, o);
+    char nm[96], lines[64];
+    global_name(W, addr, nm, sizeof nm);
+    int line = other_line > in->line ? other_line : in->line;
+    int first = other_line > 0 && other_line < in->line ? other_line : in->line;
+    if (other_line > 0 && other_line != in->line) snprintf(lines, sizeof lines, "lines %d and %d", first, line);
+    else snprintf(lines, sizeof lines, "line %d", line);
+    if (kind == 1)
+        emu_report(W, w, lane, "race-warp", DIAG_WARNING, line,
+                   "Intra-warp hazard on global memory (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of "
+                   "block (%u,%u,%u), in the same warp, access %s with no __syncwarp() in between.", what, lines,
+                   c[0], c[1], c[2], o[0], o[1], o[2], W->block[0], W->block[1], W->block[2], nm);
+    else
+        emu_report(W, w, lane, "race-global", DIAG_ERROR, line,
+                   "Global-memory race (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of block (%u,%u,%u) "
+                   "access %s with no __syncthreads() in between and no atomic; the result depends on timing "
+                   "(updates get lost). Use atomicAdd & co., or give each thread its own element.", what, lines,
+                   c[0], c[1], c[2], o[0], o[1], o[2], W->block[0], W->block[1], W->block[2], nm);
+}
+
+/* How two accesses of one word relate: 0 unordered (race), 1 same warp with
+ * no __syncwarp between (hazard), 2 ordered. `stamp_same`: the same
+ * instruction execution, where lanes really do collide. */
+static int relation(const Warp *w, unsigned tid, unsigned other, uint16_t other_wsync, bool stamp_same) {
+    if (other / 32 != tid / 32) return 0;
+    if (stamp_same) return 0;
+    return other_wsync == w->wsync ? 1 : 2;
+}
+
+void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr, int bytes, int kind,
+                        bool same_value) {
+    uint16_t tid = (uint16_t)(w->index * 32 + lane);
+    uint32_t ep = W->epoch;
+    for (uint64_t word = addr >> 2; word <= (addr + (uint64_t)bytes - 1) >> 2; word++) {
+        GShadow *e = entry(W, word);
+        uint8_t mask = emu_word_mask(word, addr, bytes);
+        if (kind == 2) {   /* atomic */
+            e->w_mask = mask;
+            e->w_epoch = ep;
+            e->w_tid = tid;
+            e->w_atomic = 1;
+            e->w_wsync = w->wsync;
+            e->w_line = in->line;
+            e->w_stamp = w->stamp;
+            continue;
+        }
+        if (kind == 0) {
+            if (e->w_epoch == ep && e->w_tid != tid && !e->w_atomic && (e->w_mask & mask)) {
+                int rel = relation(w, tid, e->w_tid, e->w_wsync, e->w_stamp == w->stamp);
+                if (rel < 2) report(W, w, lane, in, addr, "read after write", e->w_tid, e->w_line, rel);
+            }
+            if (e->r_epoch != ep) {
+                e->r_epoch = ep;
+                e->r_tid = e->r_tid2 = tid;
+                e->r_mask = e->r_mask2 = mask;
+                e->r_wsync = w->wsync;
+                e->r_line = in->line;
+            } else if (e->r_tid == tid) {
+                e->r_mask |= mask;
+            } else {
+                e->r_mask2 = e->r_tid2 == tid ? (uint8_t)(e->r_mask2 | mask) : mask;
+                e->r_tid2 = tid;
+                e->r_line = in->line;
+            }
+            continue;
+        }
+        if (!same_value) {
+            if (e->w_epoch == ep && e->w_tid != tid && !e->w_atomic && (e->w_mask & mask)) {
+                int rel = relation(w, tid, e->w_tid, e->w_wsync, e->w_stamp == w->stamp);
+                if (rel < 2) report(W, w, lane, in, addr, "write after write", e->w_tid, e->w_line, rel);
+            } else if (e->r_epoch == ep) {
+                uint16_t other = (e->r_tid != tid && (e->r_mask & mask)) ? e->r_tid
+                               : (e->r_tid2 != tid && (e->r_mask2 & mask)) ? e->r_tid2 : tid;
+                if (other != tid) {
+                    int rel = relation(w, tid, other, e->r_wsync, false);
+                    if (rel < 2) report(W, w, lane, in, addr, "write after read", other, e->r_line, rel);
+                }
+            }
+        }
+        e->w_mask = (e->w_epoch == ep && e->w_tid == tid) ? (uint8_t)(e->w_mask | mask) : mask;
+        e->w_epoch = ep;
+        e->w_tid = tid;
+        e->w_atomic = 0;
+        e->w_wsync = w->wsync;
+        e->w_line = in->line;
+        e->w_stamp = w->stamp;
+    }
+}
