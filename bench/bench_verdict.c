@@ -4,7 +4,8 @@
  * path `cudojo watch` and the TUI take) and times until the verdict is back.
  * Reports the first run (worker start + cold compile) and p50/p90 of warm
  * runs whose compile is cached. Goal (issue 2): p50 ≤ 250 ms when cached.
- * Usage: build/bench/bench_verdict [EXERCISE] [REPS]   (default vector-add 20) */
+ * Usage: build/bench/bench_verdict [EXERCISE] [REPS]   (default vector-add 20)
+ * The worker is $CUDOJO_BIN (default build/cudojo). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", d->message);
         return 1;
     }
-    char *exe = path_absolute("build/cudojo");
+    const char *bin = getenv("CUDOJO_BIN");
+    char *exe = path_absolute(bin && *bin ? bin : "build/cudojo");
     RunnerConfig cfg = {.worker_exe = exe, .backend = BACKEND_AUTO};
     Runner *r = runner_new(&cfg);
     RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = file, .cu_display = "bench.cu",

@@ -113,7 +113,7 @@ return {
           .. "%.1f flop/byte (DEGREE about %.0f)", peak_gbs, peak_flops, peak_flops / peak_gbs,
           4 * peak_flops / peak_gbs)
     t:metric("peak_gflops_measured", peak_flops, "GFLOP/s")
-    t:expect(fraction1 >= 0.75, string.format("DEGREE = 1 (memory-bound) reached %.0f%% of the "
-      .. "copy bandwidth; the target is 75%%", 100 * fraction1))
+    t:expect(fraction1 >= 0.65, string.format("DEGREE = 1 (memory-bound) reached %.0f%% of the "
+      .. "copy bandwidth; the target is 65%%", 100 * fraction1))
   end,
 }
