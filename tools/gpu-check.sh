@@ -3,13 +3,18 @@
 # the NVIDIA driver and CUDA toolkit but none of our -dev packages (a lab
 # server, the H200 we test on). Build here first:
 #   make tests-build bundle && cp -L $(pkg-config --variable=libdir cmocka)/libcmocka.so.0 dist/cudojo/lib/
+# and carry dist, build/tests, build/bench and build/fuzz.
 # then, on the GPU machine, from the repo root: sh tools/gpu-check.sh [OUTDIR]
 # It runs the bundle's doctor, verifies every lesson on the GPU, and runs every
 # test with CUDOJO_TEST_GPU=1 (GPU tests must run, not skip).
 out=${1:-${OUT:-/tmp/cudojo-gpu}}
 mkdir -p "$out"
 here=$(pwd)
-export LD_LIBRARY_PATH="$here/dist/cudojo/lib:${CUDA_HOME:-/usr/local/cuda}/lib64"
+# Test binaries find the bundle's libraries through their $ORIGIN/lib rpath;
+# LD_LIBRARY_PATH is left alone so system programs (tmux) keep their own.
+for d in build/tests/*/ build/bench/ build/fuzz/; do
+    [ -d "$d" ] && ln -sfn "$here/dist/cudojo/lib" "$d/lib"
+done
 export XDG_CACHE_HOME=/tmp/cudojo-gpu-cache XDG_DATA_HOME=/tmp/cudojo-gpu-data NO_COLOR=1
 bin=$here/dist/cudojo/cudojo.sh
 nvidia-smi -L 2>&1 | tee "$out/nvidia-smi.txt"
