@@ -63,7 +63,7 @@ static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t e
         return diag_error("emu", "out of memory: cannot allocate %zu bytes for %s on the emulator", bytes,
                           label ? label : "an array");
     Alloc a = {(uint64_t)(uintptr_t)p, bytes, (uint64_t)(uintptr_t)p + len, elem ? elem : 1,
-               xstrdup(label ? label : "array"), p, len};
+               xstrdup(label ? label : "array"), p, len, 0};
     table_insert(&e->allocs, a);
     *out = a.base;
     return NULL;
@@ -214,7 +214,7 @@ static Diag *emu_module_load(Backend *b, const CompiledModule *cm, BackendModule
         ModVar *v = &m->prog->vars[i];
         if (v->space == SP_SHARED || !v->data) continue;
         Alloc a = {(uint64_t)(uintptr_t)v->data, v->size, (uint64_t)(uintptr_t)v->data + v->size, 1,
-                   xstrdup(v->name), NULL, 0};
+                   xstrdup(v->name), NULL, 0, 0};
         table_insert(&e->allocs, a);
     }
     *out = m;
@@ -271,7 +271,7 @@ static Diag *emu_launch(Backend *b, BackendModule *m, const char *kernel, const 
         if (e->heap == MAP_FAILED) { e->heap = NULL; return diag_error("emu", "out of memory for the device heap"); }
         table_insert(&e->allocs, (Alloc){(uint64_t)(uintptr_t)e->heap, e->heap_size,
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
-                                         xstrdup("the device heap (malloc)"), NULL, 0});
+                                         xstrdup("the device heap (malloc)"), NULL, 0, 0});
     }
     EmuRunRequest rq = {
         .kernel = k, .allocs = &e->allocs, .cfg = cfg, .args = args, .nargs = nargs,

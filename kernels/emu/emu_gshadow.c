@@ -120,6 +120,19 @@ static int relation(const Warp *w, unsigned tid, unsigned other, uint16_t other_
 
 void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr, int bytes, int kind,
                         bool same_value) {
+    /* Reads of arrays no kernel has written (the inputs) cannot race: skip
+     * them, which keeps the table small. A read before the first write of
+     * an array is missed in that block only. */
+    AllocTable *t = W->L->allocs;
+    int ai = W->hint;
+    if (ai < 0 || ai >= t->n || addr < t->v[ai].base || addr >= t->v[ai].base + t->v[ai].size)
+        ai = emu_alloc_find(t, addr);
+    if (ai < 0) return;
+    if (kind == 0) {
+        if (!__atomic_load_n(&t->v[ai].written, __ATOMIC_RELAXED)) return;
+    } else if (!t->v[ai].written) {
+        __atomic_store_n(&t->v[ai].written, 1, __ATOMIC_RELAXED);
+    }
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     uint32_t ep = W->epoch;
     for (uint64_t word = addr >> 2; word <= (addr + (uint64_t)bytes - 1) >> 2; word++) {

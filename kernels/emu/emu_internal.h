@@ -174,6 +174,7 @@ typedef struct Alloc {
     char *label;
     unsigned char *map;       /* mmap base */
     size_t map_len;
+    int written;              /* a kernel has stored to it (race checks track its reads from then on) */
 } Alloc;
 
 typedef struct AllocTable {

@@ -389,6 +389,21 @@ static uint64_t phase_wavefronts(const uint64_t *off, uint32_t ok, int lo, int h
     uint32_t used = 0;
     bool simple = true;
     int n = 0;
+    if (bytes <= 4) {   /* one word per lane: the common case, no inner loop */
+        for (int l = lo; l < hi; l++) {
+            if (!(ok >> l & 1)) continue;
+            uint64_t wd = off[l] >> 2;
+            int b = (int)(wd & 31);
+            n++;
+            if (!(used >> b & 1)) { used |= 1u << b; first[b] = wd; }
+            else if (first[b] != wd) { simple = false; break; }
+        }
+        if (!n) return 0;
+        if (simple) return 1;
+        n = 0;
+        used = 0;
+        simple = true;
+    }
     for (int l = lo; l < hi && simple; l++) {
         if (!(ok >> l & 1)) continue;
         for (uint64_t wd = off[l] >> 2; wd <= (off[l] + (uint64_t)bytes - 1) >> 2; wd++) {
@@ -485,7 +500,7 @@ static inline uint64_t extend(uint64_t v, const Instr *in) {
 static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     Shadow *s = &W->shadow[off >> 2];
-    uint8_t mask = bytes <= 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
+    uint8_t mask = bytes == 4 ? 0xf : bytes < 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
     if (bytes <= 4 && s->w_epoch >= W->epoch0 &&
         (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic || !(s->w_mask & mask))) {
         note_read(s, W->epoch, tid, mask, w, in->line);
@@ -497,7 +512,7 @@ static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *i
 static inline void shadow_write_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     Shadow *s = &W->shadow[off >> 2];
-    uint8_t mask = bytes <= 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
+    uint8_t mask = bytes == 4 ? 0xf : bytes < 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
     if (bytes <= 4 && (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic || !(s->w_mask & mask)) &&
         (s->r_epoch != W->epoch || other_reader(s, tid, mask) == tid)) {
         note_write(s, W->epoch, tid, mask, false, w, in->line);
