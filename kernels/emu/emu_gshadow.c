@@ -168,17 +168,23 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
             }
             continue;
         }
-        if (!same_value) {
-            if (e->w_epoch == ep && e->w_tid != tid && !e->w_atomic && (e->w_mask & mask)) {
-                int rel = relation(w, tid, e->w_tid, e->w_wsync, e->w_stamp == w->stamp);
+        /* the value already there changes nothing, unless lanes of one store
+         * collide after reading the word (a lost update: counter++ by a warp) */
+        if (e->w_epoch == ep && e->w_tid != tid && !e->w_atomic && (e->w_mask & mask)) {
+            bool same_instr = e->w_tid / 32 == tid / 32 && e->w_stamp == w->stamp;
+            bool rmw = e->r_epoch == ep && (e->r_tid / 32 == tid / 32 || e->r_tid2 / 32 == tid / 32);
+            if (same_instr && (!same_value || rmw))
+                report(W, w, lane, in, addr, "write after write", e->w_tid, e->w_line, 0);
+            else if (!same_value) {
+                int rel = relation(w, tid, e->w_tid, e->w_wsync, false);
                 if (rel < 2) report(W, w, lane, in, addr, "write after write", e->w_tid, e->w_line, rel);
-            } else if (e->r_epoch == ep) {
-                uint16_t other = (e->r_tid != tid && (e->r_mask & mask)) ? e->r_tid
-                               : (e->r_tid2 != tid && (e->r_mask2 & mask)) ? e->r_tid2 : tid;
-                if (other != tid) {
-                    int rel = relation(w, tid, other, e->r_wsync, false);
-                    if (rel < 2) report(W, w, lane, in, addr, "write after read", other, e->r_line, rel);
-                }
+            }
+        } else if (!same_value && e->r_epoch == ep) {
+            uint16_t other = (e->r_tid != tid && (e->r_mask & mask)) ? e->r_tid
+                           : (e->r_tid2 != tid && (e->r_mask2 & mask)) ? e->r_tid2 : tid;
+            if (other != tid) {
+                int rel = relation(w, tid, other, e->r_wsync, false);
+                if (rel < 2) report(W, w, lane, in, addr, "write after read", other, e->r_line, rel);
             }
         }
         e->w_mask = (e->w_epoch == ep && e->w_tid == tid) ? (uint8_t)(e->w_mask | mask) : mask;

@@ -275,6 +275,7 @@ static inline void note_write(Shadow *s, uint32_t ep, uint16_t tid, uint8_t mask
     s->w_atomic = atomic;
     s->w_wsync = w->wsync;
     s->w_line = line;
+    s->w_stamp = w->stamp;
 }
 
 /* The other reader of this epoch whose bytes overlap `mask`, or tid if none. */
@@ -310,19 +311,24 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
             if (!atomic) note_read(s, ep, tid, mask, w, in->line);
         }
         if (kind == ACC_WRITE || atomic) {
-            if (!atomic) {
-                if (s->w_epoch == ep && s->w_tid != tid && !s->w_atomic && (s->w_mask & mask)) {
-                    bool same = s->w_tid / 32 == tid / 32;
-                    if (!same || s->w_wsync == w->wsync)
-                        race_report(W, w, lane, in, word * 4, "write after write", s->w_tid, s->w_line, same);
-                }
-                if (s->r_epoch == ep) {
-                    uint16_t other = other_reader(s, tid, mask);
-                    if (other != tid) {
-                        bool same = other / 32 == tid / 32;
-                        if (!same || s->r_wsync == w->wsync)
-                            race_report(W, w, lane, in, word * 4, "write after read", other, s->r_line, same);
-                    }
+            /* Writing the value that is already there changes nothing, unless lanes of
+             * one store instruction collide after reading the word: a lost update
+             * (counter++ by a whole warp). */
+            if (!atomic && s->w_epoch == ep && s->w_tid != tid && !s->w_atomic && (s->w_mask & mask)) {
+                bool same = s->w_tid / 32 == tid / 32;
+                bool same_instr = same && s->w_stamp == w->stamp;
+                bool rmw = s->r_epoch == ep && (s->r_tid / 32 == tid / 32 || s->r_tid2 / 32 == tid / 32);
+                if (same_instr && (!W->store_same || rmw))
+                    race_report(W, w, lane, in, word * 4, "write after write", s->w_tid, s->w_line, false);
+                else if (!W->store_same && (!same || s->w_wsync == w->wsync))
+                    race_report(W, w, lane, in, word * 4, "write after write", s->w_tid, s->w_line, same);
+            }
+            if (!atomic && !W->store_same && s->r_epoch == ep) {
+                uint16_t other = other_reader(s, tid, mask);
+                if (other != tid) {
+                    bool same = other / 32 == tid / 32;
+                    if (!same || s->r_wsync == w->wsync)
+                        race_report(W, w, lane, in, word * 4, "write after read", other, s->r_line, same);
                 }
             }
             note_write(s, ep, tid, mask, atomic, w, in->line);
@@ -658,7 +664,10 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
             unsigned char *p = (unsigned char *)(uintptr_t)(addr[l] + base);
-            if (shadow) shadow_write_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
+            if (shadow) {
+                W->store_same = load_n(p, size) == (V[l] & vmask);
+                shadow_write_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
+            }
             else if (gshadow) emu_gshadow_access(W, w, l, in, addr[l], total, 1, load_n(p, size) == (V[l] & vmask));
             store_n(p, V[l], size);
         }
@@ -675,7 +684,14 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (!p) continue;
         if (sp0 < 0) sp0 = space_of(in, addr[l]);
         ok |= 1u << l;
-        if (checks && soff != UINT64_MAX) shadow_access(W, w, l, in, soff, total, ACC_WRITE);
+        if (checks && soff != UINT64_MAX) {
+            bool same = true;
+            uint64_t vmask = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
+            for (int i = 0; i < vec; i++)
+                if (load_n(p + i * size, size) != (w->r[(size_t)in->d[i] * 32 + l] & vmask)) same = false;
+            W->store_same = same;
+            shadow_access(W, w, l, in, soff, total, ACC_WRITE);
+        }
         else if (checks && space_of(in, addr[l]) == SP_GLOBAL) {
             bool same = true;
             uint64_t vmask = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;

@@ -38,6 +38,7 @@ typedef struct Shadow {
     uint8_t w_mask, r_mask, r_mask2;    /* bytes of the word the writer / the two readers touched */
     uint16_t w_wsync, r_wsync;
     int32_t w_line, r_line;
+    uint32_t w_stamp;                   /* the writer's memory-instruction stamp */
 } Shadow;
 
 /* The bytes of 4-byte word `word` that an access of `bytes` at `off` covers. */
@@ -83,6 +84,7 @@ struct Worker {
     struct GShadow *gs;     /* global-memory shadow (emu_gshadow.c) */
     size_t gs_cap, gs_count;
     uint32_t gs_gen;
+    bool store_same;        /* the store being checked writes the value already there */
 };
 
 /* global-memory races inside a block (emu_gshadow.c); kind 0 read, 1 write, 2 atomic */

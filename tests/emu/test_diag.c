@@ -388,6 +388,14 @@ static void diag__reports_global_race__when_sum_is_not_atomic(void **state) {
           "}\n", 1, 64, 65, false);
     if (f.r.findings) fail_msg("atomics flagged: %s", f.findings);
     fx_free(&f);
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    p[0]++;\n"
+          "}\n", 4, 32, 1, false);   /* block 0 teaches the checker that p is written */
+    d = fx_finding(&f, "race-global");
+    if (!d) fail_msg("no lost update: %s", f.findings);
+    assert_int_equal(d->line, 2);
+    fx_free(&f);
 }
 
 static void diag__reports_no_race__when_threads_write_neighbouring_bytes(void **state) {
@@ -402,6 +410,42 @@ static void diag__reports_no_race__when_threads_write_neighbouring_bytes(void **
           "    h[t] = (short)p[t];\n"
           "    ((unsigned char *)(p + 128))[t] = (unsigned char)(s[t] + h[t]);\n"
           "}\n", 1, 128, 160, false);
+    if (f.r.findings) fail_msg("unexpected: %s", f.findings);
+    fx_free(&f);
+}
+
+static void diag__reports_lost_update__when_one_warp_increments_shared_counter(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int bins[4];\n"
+          "    if (threadIdx.x < 4) bins[threadIdx.x] = 0;\n"
+          "    __syncthreads();\n"
+          "    bins[p[threadIdx.x] % 4]++;\n"
+          "    __syncthreads();\n"
+          "    if (threadIdx.x < 4) p[threadIdx.x] = bins[threadIdx.x];\n"
+          "}\n", 1, 32, 32, false);
+    const Diag *d = fx_finding(&f, "race-shared");
+    if (!d) fail_msg("no lost update: %s", f.findings);
+    assert_int_equal(d->line, 5);
+    assert_int_equal(d->severity, DIAG_ERROR);
+    fx_free(&f);
+}
+
+static void diag__reports_nothing__when_threads_set_a_flag_to_the_same_value(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    __shared__ int found;\n"
+          "    if (threadIdx.x == 0) found = 0;\n"
+          "    __syncthreads();\n"
+          "    if (p[threadIdx.x] > 40) found = 1;\n"
+          "    if (p[threadIdx.x] > 50) p[0] = -1;\n"
+          "    __syncthreads();\n"
+          "    if (threadIdx.x == 1) p[1] = found;\n"
+          "}\n", 1, 64, 64, false);
     if (f.r.findings) fail_msg("unexpected: %s", f.findings);
     fx_free(&f);
 }
@@ -429,6 +473,8 @@ int main(void) {
         cmocka_unit_test(diag__measures_bank_conflicts_of_8_byte_accesses),
         cmocka_unit_test(diag__reports_global_race__when_sum_is_not_atomic),
         cmocka_unit_test(diag__reports_no_race__when_threads_write_neighbouring_bytes),
+        cmocka_unit_test(diag__reports_lost_update__when_one_warp_increments_shared_counter),
+        cmocka_unit_test(diag__reports_nothing__when_threads_set_a_flag_to_the_same_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
