@@ -122,6 +122,15 @@ int cli_fail(Diag *d) {
     return 2;
 }
 
+bool cli_prefers_chinese(void) {
+    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return !strncmp(v, "zh", 2);
+    }
+    return false;
+}
+
 void cli_print_json(json_t *j) {
     char *s = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII * 0);
     if (s) printf("%s\n", s);

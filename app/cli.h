@@ -37,6 +37,8 @@ extern const Command CLI_COMMANDS[];
 void cli_print_diags(const Diag *d);
 /* Prints d and frees it; returns exit status 2 (usage/setup errors) for `return cli_fail(d);`. */
 int cli_fail(Diag *d);
+/* True when the user's locale asks for Chinese (LC_ALL, LC_MESSAGES or LANG starting "zh"). */
+bool cli_prefers_chinese(void);
 /* Prints a JSON value to stdout, indented, followed by a newline; steals the reference. */
 void cli_print_json(json_t *j);
 /* True when argv has --help or -h; prints the command's help then. */

@@ -21,21 +21,23 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
         return cli_fail(d);
     }
     int shown = taken < ex->n_hints ? taken + 1 : ex->n_hints;
+    /* Chinese hints when the locale asks and the author wrote all of them. */
+    char **hints = cli_prefers_chinese() && ex->n_hints_zh == ex->n_hints ? ex->hints_zh : ex->hints;
     if (taken < ex->n_hints && (d = store_record_hint(ws->store, ex->id, taken))) {
         workspace_close(&ws);
         return cli_fail(d);
     }
     if (cli->json) {
-        json_t *hints = json_array();
-        for (int i = 0; i < shown; i++) json_array_append_new(hints, json_string(ex->hints[i]));
-        cli_print_json(json_pack("{s:s, s:o, s:i, s:i}", "exercise", ex->id, "hints", hints, "shown", shown,
+        json_t *list = json_array();
+        for (int i = 0; i < shown; i++) json_array_append_new(list, json_string(hints[i]));
+        cli_print_json(json_pack("{s:s, s:o, s:i, s:i}", "exercise", ex->id, "hints", list, "shown", shown,
                                  "total", ex->n_hints));
     } else if (ex->n_hints == 0) {
         printf("%s has no hints.\n", ex->id);
     } else {
         for (int i = 0; i < shown; i++)
             printf("%sHint %d/%d:%s %s\n", cli->color ? "\033[1m" : "", i + 1, ex->n_hints,
-                   cli->color ? "\033[0m" : "", ex->hints[i]);
+                   cli->color ? "\033[0m" : "", hints[i]);
         if (shown == ex->n_hints && taken >= ex->n_hints) printf("(that was the last hint)\n");
     }
     workspace_close(&ws);

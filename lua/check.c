@@ -90,7 +90,8 @@ static bool compare(RunResult *r, const GpuArray *g, const GpuArray *w, double w
     StrBuf sb;
     strbuf_init(&sb);
     if (wrong == 0) {
-        strbuf_printf(&sb, "all %zu elements %s", n, o->close ? "within tolerance" : "equal");
+        if (n == 1) strbuf_printf(&sb, "the value %s", o->close ? "is within tolerance" : "matches");
+        else strbuf_printf(&sb, "all %zu elements %s", n, o->close ? "within tolerance" : "equal");
     } else {
         char idx[64], got[64], want[64];
         size_t i0 = first[0];

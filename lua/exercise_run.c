@@ -255,6 +255,19 @@ static int t_emu_metrics(lua_State *L) {
     }
     json_t *tot = json_object_get(ctx->last_emu, "totals");
     push_json(L, json_is_object(tot) ? tot : ctx->last_emu, 0);
+    /* The ratios API.md promises, derived from the emulator's counts. */
+    double req = json_number_value(json_object_get(tot, "global_requests"));
+    if (req > 0) {
+        lua_pushnumber(L, json_number_value(json_object_get(tot, "global_sectors")) / req);
+        lua_setfield(L, -2, "sectors_per_request");
+        lua_pushnumber(L, json_number_value(json_object_get(tot, "global_ideal_sectors")) / req);
+        lua_setfield(L, -2, "ideal_sectors_per_request");
+    }
+    json_t *wf = json_object_get(tot, "bank_conflict_wavefronts"), *ideal = json_object_get(tot, "shared_ideal_wavefronts");
+    if (json_is_number(wf) && json_is_number(ideal)) {
+        lua_pushinteger(L, (lua_Integer)(json_number_value(wf) - json_number_value(ideal)));
+        lua_setfield(L, -2, "bank_conflicts");
+    }
     return 1;
 }
 

@@ -52,3 +52,4 @@ check "doctor --json names both backends" "$BIN doctor --json 2>/dev/null" \
     '[ $rc = 0 ] && printf "%s\n" "$out" | has_json "\"emu\" in d[\"backends\"] and \"cuda\" in d[\"backends\"]"'
 check "outside a workspace the default one is used" "cd $T && $BIN --lessons $LESSONS list --json 2>/dev/null" \
     '[ $rc = 0 ] && [ -f "$T/data/cudojo/.cudojo/progress.db" ]'
+check "hint in Chinese when the locale asks" "LANG=zh_CN.UTF-8 $BIN hint vector-add 2>/dev/null" '[ $rc = 0 ] && printf "%s\\n" "$out" | grep -q "线程"'

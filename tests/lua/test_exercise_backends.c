@@ -41,7 +41,10 @@ static const char *const ex_lua =
     "    local ms = k:time{ grid = (n + 255) // 256, block = 256, args = { a, b, c, gpu.i32(n) }, reps = 5 }\n"
     "    local gbs = t:report_bandwidth{ bytes = 12 * n, ms = ms }\n"
     "    if t:device().backend == 'emu' then\n"
-    "      t:expect(ms == nil and gbs == nil, 'no fake times on the emulator')\n"
+    "      local m = t:emu_metrics()\n"
+    "      t:expect(ms == nil and gbs == nil and m.sectors_per_request == m.ideal_sectors_per_request\n"
+    "               and m.sectors_per_request > 3.9 and m.bank_conflicts == 0,\n"
+    "               'no fake times on the emulator; coalesced: ' .. tostring(m.sectors_per_request))\n"
     "    else\n"
     "      t:expect(ms ~= nil and ms > 0 and gbs > 0, 'measured: ' .. tostring(ms))\n"
     "    end\n"
@@ -89,7 +92,7 @@ static RunResult *run_on(Backend *b, const char *cu) {
 }
 
 static Backend *open_emu(void) {
-    EmuOptions eo = {0};
+    EmuOptions eo = {.metrics = true, .checks = true};   /* as the worker runs it */
     Diag *why = NULL;
     Backend *b = emu_backend_new(&eo, &why);
     if (!b) fail_msg("emulator: %s", why ? why->message : "?");
