@@ -49,6 +49,7 @@ static void parse_mods(const char *op, Mods *m) {
         static const char *const ignore[] = {
             "uni", "sync", "aligned", "volatile", "relaxed", "acquire", "release", "acq_rel", "weak",
             "sys", "gpu", "cta", "cluster", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "noftz", "sc",
+            "async", "commit_group", "wait_group", "wait_all",
             "nc", "mmio", "x4", "b1", "to", "shiftamt_", "ptr",
         };
         bool done = false;
@@ -680,5 +681,30 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
     if (!strcmp(b, "match")) { decode_warp_op(c, s, &m, OP_MATCH); return; }
     if (!strcmp(b, "redux")) { decode_warp_op(c, s, &m, OP_REDUX); return; }
     if (!strcmp(b, "call")) { decode_call(c, s); return; }
+    if (!strcmp(b, "cp") && !strncmp(s->op, "cp.async", 8)) {
+        /* cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size}: done at once;
+         * commit_group / wait_group / wait_all have nothing left to wait for */
+        if (strstr(s->op, "commit_group") || strstr(s->op, "wait_group") || strstr(s->op, "wait_all")) {
+            set_guard(c, emu_decode_emit(c, OP_MEMBAR), s);
+            return;
+        }
+        if (!need_ops(c, s->nops, 3)) return;
+        if (s->ops[2].kind != RO_INT || (s->ops[2].imm != 4 && s->ops[2].imm != 8 && s->ops[2].imm != 16)) {
+            emu_decode_fail(c, "cp.async needs a copy size of 4, 8 or 16%s", "");
+            return;
+        }
+        Instr *in = emu_decode_emit(c, OP_CPASYNC);
+        set_guard(c, in, s);
+        EmuSpace sp1, sp2;
+        if (!mem_operand(c, &s->ops[0], &in->a[0], &in->imm, &sp1)) return;
+        int64_t off2;
+        if (!mem_operand(c, &s->ops[1], &in->b, &off2, &sp2)) return;
+        if (in->a[0] < 0 || in->b < 0) { emu_decode_fail(c, "unsupported cp.async operand%s", ""); return; }
+        in->f = (int32_t)off2;
+        if ((int64_t)in->f != off2) { emu_decode_fail(c, "cp.async offset too large%s", ""); return; }
+        in->size = (uint8_t)s->ops[2].imm;
+        in->c = s->nops > 3 ? emu_decode_src(c, &s->ops[3], T_U32) : emu_decode_const(c, (uint64_t)s->ops[2].imm);
+        return;
+    }
     emu_decode_fail(c, "unsupported instruction '%s'", s->op);
 }

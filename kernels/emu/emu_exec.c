@@ -353,6 +353,9 @@ static int warp_run(Worker *W, Warp *w, int slice) {
         case OP_ATOM: case OP_RED:
             if (m) emu_exec_atom(W, w, in, m);
             break;
+        case OP_CPASYNC:
+            if (m) emu_exec_cpasync(W, w, in, m);
+            break;
         case OP_CVTA: case OP_CVTA_TO: {
             uint64_t base = in->space == SP_SHARED ? EMU_SHARED_WIN : in->space == SP_LOCAL ? EMU_LOCAL_WIN : 0;
             uint64_t *D = w->r + (size_t)in->d[0] * 32;

@@ -704,6 +704,36 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     if (sp0 >= 0) access_metrics(W, in, addr, ok, sp0, total);
 }
 
+/* cp.async: copied at once (the wait that follows has nothing to wait for),
+ * each side checked like a load from global and a store to shared. */
+void emu_exec_cpasync(Worker *W, Warp *w, const Instr *in, uint32_t m) {
+    const uint64_t *D = w->r + (size_t)in->a[0] * 32, *S = w->r + (size_t)in->b * 32;
+    const uint64_t *N = w->r + (size_t)in->c * 32;
+    int size = in->size;
+    bool checks = W->L->checks;
+    w->stamp++;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint64_t dst = D[l] + (uint64_t)in->imm, src = S[l] + (uint64_t)(int64_t)in->f;
+        uint64_t soff = UINT64_MAX, dummy = UINT64_MAX;
+        unsigned char tmp[16] = {0};
+        uint64_t n = N[l] < (uint64_t)size ? N[l] : (uint64_t)size;
+        if (n) {
+            const unsigned char *p = resolve(W, w, l, in, SP_GLOBAL, src, size, ACC_READ, &dummy);
+            if (!p) continue;
+            if (checks) emu_gshadow_access(W, w, l, in, src, size, 0, false);
+            memcpy(tmp, p, (size_t)n);
+        }
+        unsigned char *q = resolve(W, w, l, in, SP_SHARED, dst, size, ACC_WRITE, &soff);
+        if (!q) continue;
+        if (checks && soff != UINT64_MAX) {
+            W->store_same = !memcmp(q, tmp, (size_t)size);
+            shadow_access(W, w, l, in, soff, size, ACC_WRITE);
+        }
+        memcpy(q, tmp, (size_t)size);
+    }
+}
+
 /* ---- atomics -------------------------------------------------------------------- */
 static uint64_t atom_new(int aop, int t, int size, uint64_t old, uint64_t b, uint64_t c) {
     int bits = size * 8;

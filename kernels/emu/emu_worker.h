@@ -98,6 +98,7 @@ void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m);
+void emu_exec_cpasync(Worker *W, Warp *w, const Instr *in, uint32_t m);
 /* Finding bookkeeping: returns the slot to fill when this occurrence becomes
  * the example (first seen or smallest block/thread), else NULL (only counted). */
 Finding *emu_finding(Worker *W, const char *code, int sev, int line, uint64_t order);

@@ -575,6 +575,31 @@ static void exec__runs_sinf_with_carry_arithmetic__when_argument_is_large(void *
     fx_free(&f);
 }
 
+static void exec__copies_asynchronously__when_cp_async(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "#include <cuda_pipeline.h>\n"
+            "extern \"C\" __global__ void k(const float *g, float *out) {\n"
+            "    __shared__ float s[128];\n"
+            "    __pipeline_memcpy_async(&s[threadIdx.x], &g[threadIdx.x], sizeof(float));\n"
+            "    __pipeline_commit();\n"
+            "    __pipeline_wait_prior(0);\n"
+            "    __syncthreads();\n"
+            "    out[threadIdx.x] = s[127 - threadIdx.x];\n"
+            "}\n", &o);
+    float g[128], out[128];
+    for (int i = 0; i < 128; i++) g[i] = (float)i * 1.5f;
+    DevPtr dg = fx_array(&f, "g", 4, 128, g), dout = fx_array(&f, "out", 4, 128, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dg), kernel_arg_ptr(dout)};
+    fx_run(&f, "k", 1, 128, args, 2);
+    fx_get(&f, out, dout, sizeof out);
+    for (int i = 0; i < 128; i++) assert_true(out[i] == g[127 - i]);
+    if (f.r.findings) fail_msg("unexpected: %s", f.findings);
+    fx_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exec__adds_vectors__when_guarded),
@@ -596,6 +621,7 @@ int main(void) {
         cmocka_unit_test(exec__runs_fast_math_within_documented_bounds),
         cmocka_unit_test(exec__computes_byte_dot_products__when_nvrtc_uses_dp4a),
         cmocka_unit_test(exec__runs_sinf_with_carry_arithmetic__when_argument_is_large),
+        cmocka_unit_test(exec__copies_asynchronously__when_cp_async),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
