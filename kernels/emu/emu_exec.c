@@ -644,6 +644,8 @@ void emu_block_run(Worker *W, uint64_t b) {
         W->order[i] = i;
     }
     W->blocks_run++;
+    /* the shuffle depends on the block, not on which host thread runs it */
+    W->rng = (L->seed ^ (b + 1) * 0x9e3779b97f4a7c15ull) | 1;
     uint64_t budget = L->budget;
     Warp *last = NULL;
     for (;;) {
