@@ -295,7 +295,7 @@ static void trap_report(Worker *W, Warp *w, uint32_t m, const Instr *in) {
                "thread (%u,%u,%u) of block (%u,%u,%u) executed a trap (on a GPU: \"unspecified launch "
                "failure\"); the kernel stops here.", c[0], c[1], c[2], W->block[0], W->block[1], W->block[2]);
     W->stop = true;
-    W->L->abort_flag = 1;
+    __atomic_store_n(&W->L->abort_flag, 1, __ATOMIC_RELAXED);
 }
 
 /* Runs warp w for up to `slice` instructions; returns the number executed. */
@@ -588,7 +588,7 @@ static void budget_stop(Worker *W, Warp *last) {
         if (last) emu_thread_coords(W, (unsigned)(last->index * 32 + lane), L->budget_thread);
     }
     pthread_mutex_unlock(&L->lock);
-    L->abort_flag = 1;
+    __atomic_store_n(&L->abort_flag, 1, __ATOMIC_RELAXED);
     if (W->bar_pc >= 0) {
         uint32_t waiting = 0;
         Warp *ww = NULL;

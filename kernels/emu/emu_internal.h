@@ -226,9 +226,10 @@ typedef struct EmuLaunch {
     size_t dyn_shared, shared_total;
     unsigned char *params;
     uint64_t budget;
-    _Atomic uint64_t executed;   /* warp instructions, all workers */
-    _Atomic uint64_t next_block;
-    _Atomic int abort_flag;      /* trap/assert/budget: stop starting blocks */
+    /* shared by the workers, only through __atomic builtins */
+    uint64_t executed;           /* warp instructions, all workers */
+    uint64_t next_block;
+    int abort_flag;              /* trap/assert/budget: stop starting blocks */
     uint64_t n_blocks;
     bool metrics, checks, adversarial;
     uint64_t seed;

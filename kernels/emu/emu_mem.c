@@ -984,7 +984,7 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
                        c[0], c[1], c[2], c[3], c[4], c[5]);
             strbuf_fini(&msg);
             W->stop = true;
-            L->abort_flag = 1;
+            __atomic_store_n(&L->abort_flag, 1, __ATOMIC_RELAXED);
             break;
         }
         default: break;

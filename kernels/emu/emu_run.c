@@ -87,7 +87,7 @@ static void *worker_main(void *arg) {
     Pool *p = arg;
     EmuLaunch *L = p->L;
     for (;;) {
-        if (L->abort_flag) break;
+        if (__atomic_load_n(&L->abort_flag, __ATOMIC_RELAXED)) break;
         uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
         if (b >= L->n_blocks) break;
         emu_block_run(p->w, b);
