@@ -298,6 +298,54 @@ static void trap_report(Worker *W, Warp *w, uint32_t m, const Instr *in) {
     __atomic_store_n(&W->L->abort_flag, 1, __ATOMIC_RELAXED);
 }
 
+/* Releases named barrier `id`: every group parked there moves on. */
+static void named_release(Worker *W, unsigned id) {
+    for (int i = 0; i < W->nwarps; i++) {
+        Warp *w = &W->warps[i];
+        bool moved = false;
+        for (int j = 0; j < w->ng; j++) {
+            Group *g = &w->g[j];
+            if (g->parked != PARK_NBAR) continue;
+            const Instr *in = &W->k->code[g->pc];
+            unsigned gid = (unsigned)w->r[(size_t)in->a[0] * 32 + __builtin_ctz(g->mask)] & 15;
+            if (gid != id) continue;
+            g->parked = PARK_NONE;
+            g->pc++;
+            moved = true;
+        }
+        w->nb_mask[id] = 0;
+        if (moved && w->ng > 1) groups_normalize(w);
+    }
+    W->nb_arrived[id] = 0;
+    W->epoch++;
+    W->t.barriers++;
+}
+
+/* bar.sync id, count / bar.arrive id, count (named barriers, producer and
+ * consumer warps): released when `count` threads (all, if 0) have arrived.
+ * Returns true when the group now waits. */
+static bool named_barrier(Worker *W, Warp *w, Group *g, const Instr *in, uint32_t m, unsigned id, uint32_t count) {
+    uint32_t fresh = m & ~w->nb_mask[id];
+    W->nb_arrived[id] += (uint32_t)popcount32(fresh);
+    uint32_t need = count;
+    if (!need) {
+        for (int i = 0; i < W->nwarps; i++) need += (uint32_t)popcount32(W->warps[i].live);
+    }
+    bool wait = in->sub != BAR_ARRIVE;
+    if (wait) {
+        w->nb_mask[id] |= m;
+        g->parked = PARK_NBAR;
+        if (m != g->mask) {
+            uint32_t rest = g->mask & ~m;
+            g->mask = m;
+            w->g[w->ng++] = (Group){g->pc + 1, rest, PARK_NONE};
+            groups_normalize(w);
+        }
+    }
+    if (W->nb_arrived[id] >= need) named_release(W, id);
+    return wait;
+}
+
 /* Runs warp w for up to `slice` instructions; returns the number executed. */
 static int warp_run(Worker *W, Warp *w, int slice) {
     const Instr *code = W->k->code;
@@ -400,7 +448,13 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             break;
         case OP_BAR: {
             if (!m) break;
-            if (in->sub == BAR_ARRIVE) break;
+            int lane0 = __builtin_ctz(m);
+            unsigned id = (unsigned)w->r[(size_t)in->a[0] * 32 + lane0] & 15;
+            uint32_t count = in->b >= 0 ? (uint32_t)w->r[(size_t)in->b * 32 + lane0] : 0;
+            if (id != 0 || count != 0 || in->sub == BAR_ARRIVE) {
+                if (named_barrier(W, w, g, in, m, id, count)) advance = false;
+                break;
+            }
             uint32_t fresh = m & ~w->bar_mask;
             if (W->bar_pc >= 0 && W->bar_pc != g->pc) {
                 int lane = __builtin_ctz(m);
@@ -545,6 +599,24 @@ static bool unblock(Worker *W) {
         W->t.barriers++;
         return true;
     }
+    /* named barriers that can never fill up */
+    for (unsigned id = 0; id < 16; id++) {
+        if (!W->nb_arrived[id]) continue;
+        Warp *w = NULL;
+        for (int i = 0; i < W->nwarps && !w; i++)
+            if (W->warps[i].nb_mask[id]) w = &W->warps[i];
+        if (!w) { W->nb_arrived[id] = 0; continue; }
+        int lane = __builtin_ctz(w->nb_mask[id]);
+        const Instr *in = NULL;
+        for (int j = 0; j < w->ng; j++)
+            if (w->g[j].parked == PARK_NBAR) in = &W->k->code[w->g[j].pc];
+        emu_report(W, w, lane, "deadlock", DIAG_ERROR, in ? in->line : 0,
+                   "Deadlock in block (%u,%u,%u): %u threads wait at named barrier %u, which never gets the "
+                   "number of threads it waits for; on a GPU this block hangs.", W->block[0], W->block[1],
+                   W->block[2], W->nb_arrived[id], id);
+        named_release(W, id);
+        return true;
+    }
     /* only warp-synchronous waits: let the lowest one go, and say so */
     bool moved = false;
     for (int i = 0; i < W->nwarps; i++) {
@@ -622,6 +694,7 @@ void emu_block_run(Worker *W, uint64_t b) {
     W->bar_popc = 0;
     W->bar_and = true;
     W->bar_or = false;
+    memset(W->nb_arrived, 0, sizeof W->nb_arrived);
     W->pseq = 0;
     W->epoch += 2;
     W->epoch0 = W->epoch;
@@ -637,6 +710,7 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->ng = 1;
         w->g[0] = (Group){0, w->valid, PARK_NONE};
         w->bar_mask = 0;
+        memset(w->nb_mask, 0, sizeof w->nb_mask);
         w->wsync = 0;
         w->clock = 0;
         memset(w->p, 0, sizeof(uint32_t) * (size_t)W->k->n_preds);

@@ -9,7 +9,7 @@
 
 #include "kernels/emu/emu_internal.h"
 
-enum { PARK_NONE = 0, PARK_BAR, PARK_WSYNC, PARK_FORCE };
+enum { PARK_NONE = 0, PARK_BAR, PARK_WSYNC, PARK_FORCE, PARK_NBAR };
 
 typedef struct Group {
     int pc;
@@ -24,6 +24,7 @@ typedef struct Warp {
     int ng;
     uint32_t valid, live;   /* lanes that exist / have not exited */
     uint32_t bar_mask;      /* lanes waiting at a barrier */
+    uint32_t nb_mask[16];   /* lanes waiting at named barrier i (bar.sync i, count) */
     uint16_t wsync;         /* __syncwarp count, for intra-warp hazards */
     int index;
     uint64_t clock;
@@ -69,6 +70,7 @@ struct Worker {
     int bar_pc;             /* pc of the barrier the block waits at; -1 none */
     uint32_t bar_popc;
     bool bar_and, bar_or;
+    uint32_t nb_arrived[16];   /* threads arrived at named barrier i */
     LineStats *lines;
     int n_lines;
     Totals t;

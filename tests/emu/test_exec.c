@@ -600,6 +600,37 @@ static void exec__copies_asynchronously__when_cp_async(void **state) {
     fx_free(&f);
 }
 
+static void exec__hands_data_over__when_warps_use_a_named_barrier(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    o.adversarial = true;
+    fx_load(&f,
+            "extern \"C\" __global__ void k(int *p) {\n"
+            "    __shared__ int buf[32];\n"
+            "    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n"
+            "    if (warp == 0) {\n"
+            "        buf[lane] = p[lane] * 2;\n"
+            "        asm volatile(\"bar.arrive 1, 64;\" ::: \"memory\");\n"
+            "    } else {\n"
+            "        asm volatile(\"bar.sync 1, 64;\" ::: \"memory\");\n"
+            "        p[32 + lane] = buf[lane];\n"
+            "    }\n"
+            "}\n", &o);
+    int p[64];
+    for (int i = 0; i < 64; i++) p[i] = i + 5;
+    DevPtr dp = fx_array(&f, "p", 4, 64, p);
+    KernelArg args[] = {kernel_arg_ptr(dp)};
+    for (int rep = 0; rep < 3; rep++) {
+        fx_run(&f, "k", 4, 64, args, 1);
+        int out[64];
+        fx_get(&f, out, dp, sizeof out);
+        for (int i = 0; i < 32; i++) assert_int_equal(out[32 + i], 2 * (i + 5));
+        if (f.r.findings) fail_msg("unexpected: %s", f.findings);
+    }
+    fx_free(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exec__adds_vectors__when_guarded),
@@ -622,6 +653,7 @@ int main(void) {
         cmocka_unit_test(exec__computes_byte_dot_products__when_nvrtc_uses_dp4a),
         cmocka_unit_test(exec__runs_sinf_with_carry_arithmetic__when_argument_is_large),
         cmocka_unit_test(exec__copies_asynchronously__when_cp_async),
+        cmocka_unit_test(exec__hands_data_over__when_warps_use_a_named_barrier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
