@@ -260,6 +260,7 @@ static bool uses_malloc(const Kernel *k) {
 static Diag *emu_launch(Backend *b, BackendModule *m, const char *kernel, const LaunchConfig *cfg,
                         const KernelArg *args, int nargs, LaunchReport *report) {
     EmuBackend *e = (EmuBackend *)b;
+    launch_report_init(report);
     const Kernel *k = find_kernel(m, kernel);
     if (!k) return diag_error("emu", "named symbol not found: the module has no kernel called %s", kernel);
     if (k->n_params != nargs)
