@@ -337,7 +337,7 @@ void emu_decode_walk(Ctx *c, RawFunc *f, const int64_t *arg_offs, const int64_t 
                 n->base = c->k->n_regs;
                 for (int r = 0; r < cnt; r++) new_reg(c, bits);
             }
-            if (c->k->n_regs > 1 << 20 || c->k->n_preds > 1 << 16) emu_decode_fail(c, "too many registers%s", "");
+            if (c->k->n_regs > 1 << 17 || c->k->n_preds > 1 << 16) emu_decode_fail(c, "too many registers%s", "");
             break;
         }
         case RS_VAR: {

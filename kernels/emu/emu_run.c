@@ -69,6 +69,11 @@ static Diag *validate(const EmuRunRequest *rq) {
         return diag_error("launch", "too many resources requested for launch: the kernel declares %zu bytes of "
                           "static shared memory, more than the %zu a block may use.", k->shared_static,
                           EMU_SHARED_DEFAULT);
+    uint64_t warps = (threads + 31) / 32;
+    if (warps * (uint64_t)k->n_regs * 256 + threads * (uint64_t)k->local_size > (1ull << 31))
+        return diag_error("launch", "too many resources requested for launch: %s needs %d registers and %zu bytes "
+                          "of local memory per thread, more than the emulator holds for %llu threads.",
+                          k->name, k->n_regs, k->local_size, (unsigned long long)threads);
     /* the GPU backend opts in to more than 48 KiB of dynamic shared memory
      * when a launch asks for it; so does the emulator, up to the profile's limit */
     if (shared > EMU_SHARED_OPTIN)
