@@ -50,29 +50,10 @@ static void record(Workspace *ws, const ExerciseMeta *ex, const char *cu_path, R
 RunResult *attempt_run(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
                        const char *cu_path, const AttemptParams *params, bool record_it,
                        volatile sig_atomic_t *cancel) {
-    char *own = cu_path ? NULL : workspace_exercise_path(ws, ch, ex);
-    const char *path = cu_path ? cu_path : own;
-    char *abs = path_absolute(path);
-    char *display = workspace_display_path(abs);
-    RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = abs, .cu_display = display,
-                      .timeout_s = ex->timeout_s};
-    if (params) {
-        req.param_keys = params->keys;
-        req.param_values = params->values;
-        req.n_params = params->n;
-    }
-    RunResult *res;
-    if (!fs_exists(abs)) {
-        res = run_result_new(VERDICT_EXERCISE_ERROR);
-        res->exercise_id = xstrdup(ex->id);
-        res->summary = xasprintf("%s does not exist (`cudojo reset %s` brings the starter back)", display, ex->id);
-    } else {
-        res = runner_run(runner, &req, cancel);
-        if (record_it && res->verdict != VERDICT_CANCELLED) record(ws, ex, abs, res);
-    }
-    free(display);
-    free(abs);
-    free(own);
+    RunResult *res = attempt_start(ws, runner, ch, ex, cu_path, params);
+    if (res) return res;
+    res = runner_wait(runner, cancel);
+    if (record_it) attempt_record(ws, ch, ex, cu_path, res);
     return res;
 }
 

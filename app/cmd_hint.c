@@ -11,12 +11,12 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
         return 2;
     }
     Workspace *ws = NULL;
-    Diag *d = workspace_open(cli, &ws);
-    if (d) return cli_fail(d);
     const ChapterMeta *ch;
     const ExerciseMeta *ex;
+    Diag *d = workspace_open_exercise(cli, argv[1], &ws, &ch, &ex);
+    if (d) return cli_fail(d);
     int taken = 0;
-    if ((d = workspace_find(ws, argv[1], &ch, &ex)) || (d = store_hints_taken(ws->store, ex->id, &taken))) {
+    if ((d = store_hints_taken(ws->store, ex->id, &taken))) {
         workspace_close(&ws);
         return cli_fail(d);
     }

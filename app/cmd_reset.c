@@ -14,14 +14,10 @@ int cmd_reset(Cli *cli, int argc, char **argv) {
         return 2;
     }
     Workspace *ws = NULL;
-    Diag *d = workspace_open(cli, &ws);
-    if (d) return cli_fail(d);
     const ChapterMeta *ch;
     const ExerciseMeta *ex;
-    if ((d = workspace_find(ws, argv[1], &ch, &ex))) {
-        workspace_close(&ws);
-        return cli_fail(d);
-    }
+    Diag *d = workspace_open_exercise(cli, argv[1], &ws, &ch, &ex);
+    if (d) return cli_fail(d);
     char *mine = workspace_exercise_path(ws, ch, ex);
     char *starter = path_join(ch->dir, ex->source);
     char *backup = NULL;

@@ -26,15 +26,10 @@ int cmd_run(Cli *cli, int argc, char **argv) {
         return 2;
     }
     Workspace *ws = NULL;
-    Diag *d = workspace_open(cli, &ws);
-    if (d) {
-        run_args_fini(&ra);
-        return cli_fail(d);
-    }
     const ChapterMeta *ch;
     const ExerciseMeta *ex;
-    if ((d = workspace_find(ws, ra.positional[0], &ch, &ex))) {
-        workspace_close(&ws);
+    Diag *d = workspace_open_exercise(cli, ra.positional[0], &ws, &ch, &ex);
+    if (d) {
         run_args_fini(&ra);
         return cli_fail(d);
     }

@@ -250,6 +250,26 @@ int runner_fd(const Runner *r) { return r->busy ? r->from_worker : -1; }
 
 double runner_elapsed_s(const Runner *r) { return r->busy ? now_s() - r->started : 0; }
 
+RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel) {
+    for (;;) {
+        RunResult *res = NULL;
+        RunnerState st = runner_poll(r, 100, &res);
+        if (st == RUNNER_DONE) return res;
+        if (st == RUNNER_IDLE) {
+            res = run_result_new(VERDICT_CRASH);
+            res->summary = xstrdup("no run in progress");
+            return res;
+        }
+        if (cancel && *cancel) {
+            RunResult *c = run_result_new(VERDICT_CANCELLED);
+            c->exercise_id = xstrdup(r->exercise_id);
+            c->summary = xstrdup("stopped by the user");
+            runner_cancel(r);
+            return c;
+        }
+    }
+}
+
 RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *cancel) {
     Diag *d = runner_start(r, req);
     if (d) {
@@ -259,18 +279,7 @@ RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *c
         res->diags = d;
         return res;
     }
-    for (;;) {
-        RunResult *res = NULL;
-        RunnerState st = runner_poll(r, 100, &res);
-        if (st == RUNNER_DONE) return res;
-        if (cancel && *cancel) {
-            runner_cancel(r);
-            RunResult *c = run_result_new(VERDICT_CANCELLED);
-            c->exercise_id = xstrdup(req->exercise_id);
-            c->summary = xstrdup("stopped by the user");
-            return c;
-        }
-    }
+    return runner_wait(r, cancel);
 }
 
 /* ---- worker side ---- */

@@ -55,6 +55,9 @@ void runner_cancel(Runner *r);
 int runner_fd(const Runner *r);
 /* Seconds since the run in flight started. */
 double runner_elapsed_s(const Runner *r);
+/* Polls the run in flight until it is done; returns early as cancelled when
+ * *cancel (may be NULL) becomes nonzero. Never NULL. */
+RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel);
 /* start + poll until done; returns early as cancelled when *cancel becomes nonzero. Never NULL. */
 RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *cancel);
 

@@ -222,28 +222,6 @@ Diag *workspace_copy_missing(Workspace *ws, int *n_copied) {
     return NULL;
 }
 
-/* Edit distance, for "did you mean" suggestions. */
-static int edit_distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64) return 99;
-    int row[65];
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int prev = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int cur = row[j];
-            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            int best = prev + cost;
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
-
 Diag *workspace_find(const Workspace *ws, const char *id, const ChapterMeta **ch, const ExerciseMeta **ex) {
     /* Accept a path to the learner's file too ("hello-gpu/vector-add.cu"). */
     const char *base = path_basename(id);
@@ -270,12 +248,19 @@ Diag *workspace_find(const Workspace *ws, const char *id, const ChapterMeta **ch
     for (int c = 0; c < ws->course->n_chapters; c++)
         for (int e = 0; e < ws->course->chapters[c].n_exercises; e++) {
             const char *cand = ws->course->chapters[c].exercises[e].id;
-            if (edit_distance(stem, cand) <= 3 || strstr(cand, stem))
+            if (str_edit_distance(stem, cand) <= 3 || strstr(cand, stem))
                 strbuf_printf(&sb, "%s%s", sb.len ? ", " : "", cand);
         }
     Diag *d = sb.len ? diag_error("usage", "no exercise '%s'. Did you mean: %s? (`cudojo list` shows them all)", id, sb.data)
                      : diag_error("usage", "no exercise '%s' (`cudojo list` shows them all)", id);
     strbuf_fini(&sb);
     free(stem);
+    return d;
+}
+
+Diag *workspace_open_exercise(const Cli *cli, const char *id, Workspace **ws, const ChapterMeta **ch,
+                              const ExerciseMeta **ex) {
+    Diag *d = workspace_open(cli, ws);
+    if (!d && (d = workspace_find(*ws, id, ch, ex))) workspace_close(ws);
     return d;
 }

@@ -40,6 +40,9 @@ char *workspace_exercise_path(const Workspace *ws, const ChapterMeta *ch, const 
 char *workspace_display_path(const char *abs_path);
 /* Copies starters that are missing in the workspace; *n_copied may be NULL. */
 Diag *workspace_copy_missing(Workspace *ws, int *n_copied);
+/* workspace_open + workspace_find in one: on failure nothing stays open. */
+Diag *workspace_open_exercise(const Cli *cli, const char *id, Workspace **ws, const ChapterMeta **ch,
+                              const ExerciseMeta **ex);
 /* Looks an exercise up by id; a Diag that lists close matches when unknown. */
 Diag *workspace_find(const Workspace *ws, const char *id, const ChapterMeta **ch, const ExerciseMeta **ex);
 

@@ -21,4 +21,8 @@ void strbuf_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(print
 void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 char *strbuf_steal(StrBuf *sb);                      /* caller frees; sb is re-initialised */
 
+/* Levenshtein distance between two short strings, for "did you mean"
+ * suggestions; strings over 64 bytes count as far apart (returns 99). */
+int str_edit_distance(const char *a, const char *b);
+
 #endif

@@ -105,26 +105,6 @@ static void sb_hook(lua_State *L, lua_Debug *ar) {
 
 /* ---- globals ------------------------------------------------------------ */
 
-static int levenshtein(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40) return 99;
-    int row[41];
-    for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int prev = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int cur = row[j];
-            int best = prev + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
-
 int sandbox_unknown_key_error(lua_State *L, const char *what, const char *key, int keys_idx) {
     keys_idx = lua_absindex(L, keys_idx);
     char best[64] = "";
@@ -135,7 +115,7 @@ int sandbox_unknown_key_error(lua_State *L, const char *what, const char *key, i
         if (lua_type(L, -1) != LUA_TSTRING) continue;
         const char *k = lua_tostring(L, -1);
         if (k[0] == '_') continue;
-        int d = levenshtein(key, k);
+        int d = str_edit_distance(key, k);
         if (d < best_d && strlen(k) < sizeof best) {
             best_d = d;
             strcpy(best, k);
