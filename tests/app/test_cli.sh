@@ -53,3 +53,15 @@ check "doctor --json names both backends" "$BIN doctor --json 2>/dev/null" \
 check "outside a workspace the default one is used" "cd $T && $BIN --lessons $LESSONS list --json 2>/dev/null" \
     '[ $rc = 0 ] && [ -f "$T/data/cudojo/.cudojo/progress.db" ]'
 check "hint in Chinese when the locale asks" "LANG=zh_CN.UTF-8 $BIN hint vector-add 2>/dev/null" '[ $rc = 0 ] && printf "%s\\n" "$out" | grep -q "线程"'
+# watch: the first run fails on the starter; saving the solution re-runs it and passes.
+cudojo_watch_case() {
+    $BIN reset vector-add >/dev/null 2>&1
+    $BIN --backend=emu watch vector-add > watch.out 2>&1 &
+    wpid=$!
+    i=0; while [ $i -lt 100 ] && ! grep -q "Watching" watch.out; do sleep 0.1; i=$((i + 1)); done
+    cp "$LESSONS/01-hello-gpu/solutions/vector-add.cu" hello-gpu/vector-add.cu
+    i=0; while [ $i -lt 100 ] && ! grep -q "^PASS" watch.out; do sleep 0.1; i=$((i + 1)); done
+    kill -INT $wpid 2>/dev/null; sleep 0.3; kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+    grep -q "^FAIL" watch.out && grep -q "^PASS" watch.out
+}
+if cudojo_watch_case; then ok "watch re-runs on save"; else nok "watch re-runs on save" "$(head -c 2000 watch.out)"; fi
