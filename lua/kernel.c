@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "kernels/cuda/cuda_backend.h"
 #include "lua/run.h"
 
 #define MAX_ARGS 64
@@ -169,6 +170,19 @@ int run_t_kernel(lua_State *L) {
     KernelObj *k = lua_newuserdatauv(L, sizeof *k, 2);
     k->mod = mi;
     k->ki = ki;
+    k->registers = ki->registers;
+    k->local_bytes = ki->local_bytes;
+    k->shared_static = ki->shared_static;
+    if (cuda_backend_usable(ctx->b)) {
+        int regs, local, shared;
+        Diag *rd = cuda_backend_kernel_resources(ctx->b, ctx->mods[mi].bm, launch_name, &regs, &local, &shared);
+        if (!rd) {
+            k->registers = regs;
+            k->local_bytes = local;
+            k->shared_static = shared;
+        }
+        diag_free(&rd);     /* the launch will report a broken GPU in its own words */
+    }
     lua_pushstring(L, launch_name);
     lua_setiuservalue(L, -2, 1);
     /* The options again, so k:occupancy can build a cubin for another arch. */
@@ -326,9 +340,9 @@ static int k_index(lua_State *L) {
     if (!strcmp(key, "launch")) lua_pushcfunction(L, k_launch);
     else if (!strcmp(key, "time")) lua_pushcfunction(L, k_time);
     else if (!strcmp(key, "occupancy")) lua_pushcfunction(L, run_k_occupancy);
-    else if (!strcmp(key, "registers")) push_opt_int(L, k->ki->registers);
-    else if (!strcmp(key, "shared_static")) push_opt_int(L, k->ki->shared_static);
-    else if (!strcmp(key, "local_bytes")) push_opt_int(L, k->ki->local_bytes);
+    else if (!strcmp(key, "registers")) push_opt_int(L, k->registers);
+    else if (!strcmp(key, "shared_static")) push_opt_int(L, k->shared_static);
+    else if (!strcmp(key, "local_bytes")) push_opt_int(L, k->local_bytes);
     else if (!strcmp(key, "spill_bytes")) push_opt_int(L, k->ki->spill_bytes);
     else if (!strcmp(key, "name")) lua_getiuservalue(L, 1, 1);
     else {

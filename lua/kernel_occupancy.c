@@ -17,6 +17,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/occupancy.h"
+#include "kernels/cuda/cuda_backend.h"
 #include "kernels/profiles.h"
 #include "lua/run.h"
 
@@ -34,9 +35,9 @@ static Diag *kernel_resources(lua_State *L, RunCtx *ctx, int kidx, int cc, int *
     kidx = lua_absindex(L, kidx);
     KernelObj *k = luaL_checkudata(L, kidx, KERNEL_MT);
     const ModuleEntry *me = &ctx->mods[k->mod];
-    if (me->cm->cubin_arch == cc && k->ki->registers >= 0) {
-        *regs = k->ki->registers;
-        *shared = k->ki->shared_static;
+    if ((me->cm->cubin_arch == cc || (cuda_backend_usable(ctx->b) && cc == local_cc(ctx))) && k->registers >= 0) {
+        *regs = k->registers;
+        *shared = k->shared_static;
         return NULL;
     }
     int top = lua_gettop(L);
@@ -107,7 +108,7 @@ static Diag *kernel_resources(lua_State *L, RunCtx *ctx, int kidx, int cc, int *
 void run_kernel_record_launch(lua_State *L, RunCtx *ctx, int kidx, const char *name, const LaunchConfig *cfg) {
     KernelObj *k = luaL_checkudata(L, kidx, KERNEL_MT);
     int cc = local_cc(ctx);
-    int regs = k->ki->registers, shared = k->ki->shared_static;
+    int regs = k->registers, shared = k->shared_static;
     bool is_emu = !strcmp(ctx->b->ops->name, "emu");
     if (regs < 0 && is_emu) {
         const char *env = getenv("CUDOJO_OCCUPANCY");

@@ -49,6 +49,9 @@ static inline RunCtx *run_ctx(lua_State *L) { return (RunCtx *)api_ctx(L); }
 typedef struct KernelObj {
     int mod;                    /* index into ctx->mods */
     const KernelInfo *ki;
+    /* Resources per thread (registers, local bytes) and per block (static
+     * shared): from the loaded function on a GPU, else from ptxas; -1 unknown. */
+    int registers, local_bytes, shared_static;
 } KernelObj;
 
 /* kernel.c: t:kernel(name [, opts]) */

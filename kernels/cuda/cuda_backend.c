@@ -564,6 +564,24 @@ Diag *cuda_backend_occupancy(Backend *b, BackendModule *m, const char *kernel, i
     return NULL;
 }
 
+Diag *cuda_backend_kernel_resources(Backend *b, BackendModule *m, const char *kernel, int *registers,
+                                    int *local_bytes, int *shared_static) {
+    CudaBackend *c = cb(b);
+    Diag *d = check_usable(c);
+    if (d) return d;
+    const KernelInfo *k = compiled_module_find(m->meta, kernel);
+    if (!k) return diag_error("gpu-kernel", "there is no kernel named %s", kernel);
+    cudaKernel_t h = NULL;
+    if ((d = kernel_handle(c, m, k, &h))) return d;
+    struct cudaFuncAttributes fa;
+    cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)h);
+    if (e != cudaSuccess) return fail(c, e, "cudaFuncGetAttributes", k->name, m->meta->source_path, NULL, -1);
+    *registers = fa.numRegs;
+    *local_bytes = (int)fa.localSizeBytes;
+    *shared_static = (int)fa.sharedSizeBytes;
+    return NULL;
+}
+
 /* ---- peak bandwidth ---- */
 
 static double cuda_peak_copy_gbs(Backend *b) {

@@ -27,4 +27,11 @@ bool cuda_backend_usable(const Backend *b);
 Diag *cuda_backend_occupancy(Backend *b, BackendModule *m, const char *kernel, int block, size_t dyn_smem,
                              int *blocks_per_sm, int *registers);
 
+/* What the loaded function really uses (cudaFuncGetAttributes): registers per
+ * thread, local memory per thread and static shared memory. On a GPU these are
+ * the numbers of the code that runs (a cubin, or the driver's JIT of the PTX),
+ * so they win over ptxas's log. */
+Diag *cuda_backend_kernel_resources(Backend *b, BackendModule *m, const char *kernel, int *registers,
+                                    int *local_bytes, int *shared_static);
+
 #endif

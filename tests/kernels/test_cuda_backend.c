@@ -348,6 +348,42 @@ static void launch__captures_printf__when_kernel_prints(void **state) {
     compiled_module_free(&m);
 }
 
+static void kernel_resources__agree_with_ptxas__when_loaded_from_cubin_or_ptx(void **state) {
+    (void)state;
+    need_gpu();
+    Backend *b = gpu.b;
+    static const char *src =
+        "extern \"C\" __global__ void spill(const int *idx, float *out) {\n"
+        "    float w[16];\n"
+        "    for (int i = 0; i < 16; i++) w[i] = out[i] * i;\n"
+        "    out[threadIdx.x] = w[idx[threadIdx.x] & 15];   // run-time index: w lives in local memory\n"
+        "}\n";
+    DeviceInfo di;
+    assert_null(b->ops->device_info(b, &di));
+    for (int cubin = 0; cubin < 2; cubin++) {
+        CompileOptions o = {0};
+        o.cache_dir = "";
+        o.cubin_arch = cubin ? di.cc_major * 10 + di.cc_minor : 0;
+        CompiledModule *m = NULL;
+        Diag *d = compile_cuda("spill.cu", src, &o, &m);
+        if (d) fail_msg("%s", diag_format_all(d, false));
+        BackendModule *bm = NULL;
+        assert_null(b->ops->module_load(b, m, &bm));
+        int regs = -1, local = -1, shared = -1;
+        assert_null(cuda_backend_kernel_resources(b, bm, "spill", &regs, &local, &shared));
+        assert_true(regs > 0);
+        assert_true(local >= 64);   /* 16 floats */
+        assert_int_equal(shared, 0);
+        if (cubin) {                /* the same numbers ptxas printed */
+            const KernelInfo *k = compiled_module_find(m, "spill");
+            assert_int_equal(regs, k->registers);
+            assert_int_equal(local, k->local_bytes);
+        }
+        b->ops->module_unload(b, &bm);
+        compiled_module_free(&m);
+    }
+}
+
 static void launch__explains__when_block_oversized_or_kernel_missing(void **state) {
     (void)state;
     need_gpu();
@@ -429,6 +465,7 @@ int main(void) {
         cmocka_unit_test(launch__captures_printf__when_kernel_prints),
         cmocka_unit_test(launch__explains__when_block_oversized_or_kernel_missing),
         cmocka_unit_test(peak_copy_gbs__measures_bandwidth__when_gpu_present),
+        cmocka_unit_test(kernel_resources__agree_with_ptxas__when_loaded_from_cubin_or_ptx),
         cmocka_unit_test(launch__reports_illegal_address_and_becomes_unusable__when_kernel_writes_wild),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
