@@ -36,7 +36,11 @@ const Command CLI_COMMANDS[] = {
      "Options:\n"
      "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
      "  --file F            run F instead of your workspace copy (not recorded)\n"
-     "Exit status: 0 pass, 1 fail, 2 usage or setup error.\n",
+     "  --trace FILE.json   write the run's timeline (copies, kernels, host work per\n"
+     "                      stream) as Chrome trace JSON for Perfetto or\n"
+     "                      chrome://tracing; a modeled timeline says so\n"
+     "Exit status: 0 pass, 1 fail, 2 usage or setup error (or the trace could not\n"
+     "be written: the attempt is still recorded).\n",
      cmd_run},
     {"watch", "[EXERCISE]", "re-run an exercise on every save of your file",
      "Runs EXERCISE (default: the first one you have not passed) and again every\n"

@@ -30,6 +30,14 @@ int run_args_parse(RunArgs *ra, int argc, char **argv, const char *cmd) {
             ra->file = argv[++i];
         } else if (!strncmp(a, "--file=", 7)) {
             ra->file = a + 7;
+        } else if (!strcmp(cmd, "run") && (!strcmp(a, "--trace") || !strncmp(a, "--trace=", 8))) {
+            const char *f = a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : NULL;
+            if (!f || !*f) {
+                fprintf(stderr, "cudojo %s: --trace needs a file name (e.g. --trace timeline.json)\n", cmd);
+                run_args_fini(ra);
+                return 2;
+            }
+            ra->trace = f;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "cudojo %s: unknown option '%s' (see `cudojo %s --help`)\n", cmd, a, cmd);
             run_args_fini(ra);

@@ -8,6 +8,7 @@ typedef struct RunArgs {
     char **keys, **values;  /* --param K=V */
     int n_params;
     const char *file;       /* --file F */
+    const char *trace;      /* --trace FILE.json (run only) */
 } RunArgs;
 
 /* Parses argv[1..]; prints a usage error naming `cmd` and returns 2 on bad input. */

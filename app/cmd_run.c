@@ -1,4 +1,5 @@
-/* app/cmd_run.c: `cudojo run EXERCISE`: compile, run, check, record, verdict. */
+/* app/cmd_run.c: `cudojo run EXERCISE`: compile, run, check, record, verdict;
+ * with --trace, the run's timeline as Chrome trace JSON. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "app/attempt.h"
 #include "app/cli.h"
 #include "app/cmd_common.h"
+#include "app/trace.h"
 #include "base/xalloc.h"
 
 static volatile sig_atomic_t run_cancelled;
@@ -52,6 +54,22 @@ int cmd_run(Cli *cli, int argc, char **argv) {
         } else if (res->verdict == VERDICT_FAIL && ex->n_hints > 0) {
             printf("\nStuck? `cudojo hint %s`\n", ex->id);
         }
+    }
+    /* The trace is written last: the attempt is recorded and the verdict
+     * shown whatever happens to the file. */
+    if (ra.trace) {
+        Diag *td = trace_write(res, ra.trace);
+        if (td && td->severity == DIAG_ERROR) {
+            fprintf(stderr, "cudojo run: --trace: %s\n", td->message);
+            status = 2;
+        } else if (td) {
+            fprintf(stderr, "cudojo run: --trace: %s\n", td->message);
+        } else if (!cli->json) {
+            const json_t *tl = trace_timeline_of(res);
+            printf("\nTimeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n",
+                   json_is_true(json_object_get(tl, "modeled")) ? " (modeled)" : "", ra.trace);
+        }
+        diag_free(&td);
     }
     run_result_free(&res);
     runner_free(&runner);
