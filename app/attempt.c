@@ -35,7 +35,8 @@ static void record(Workspace *ws, const ExerciseMeta *ex, const char *cu_path, R
     Attempt a = {.exercise_id = ex->id, .def_hash = ex->def_hash, .source_hash = hash,
                  .backend = res->backend ? res->backend : "?", .verdict = verdict_name(res->verdict),
                  .duration_ms = res->duration_ms, .kernel_ms = attempt_kernel_ms(res),
-                 .checks_json = checks_json, .metrics_json = metrics_json, .diags_json = diags_json};
+                 .checks_json = checks_json, .metrics_json = metrics_json, .diags_json = diags_json,
+                 .fast = run_result_fast(res)};
     d = store_record_attempt(ws->store, &a, NULL);
     if (d) {
         d->severity = DIAG_WARNING;

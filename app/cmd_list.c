@@ -9,6 +9,7 @@
 
 /* "passed", "failing", "not started" from a stored status. */
 static const char *status_word(const ExerciseStatus *st) {
+    if (st->passed_fast) return "passed-fast";
     if (st->passed) return "passed";
     if (st->attempts > 0) return "failing";
     return "not started";
@@ -52,7 +53,7 @@ int cmd_list(Cli *cli, int argc, char **argv) {
                                                  "status", word, "attempts", st.attempts, "next", ex == next,
                                                  "file", path));
             if (!cli->json) {
-                const char *mark = st.passed ? "✓" : st.attempts ? "✗" : "·";
+                const char *mark = st.passed_fast ? "★" : st.passed ? "✓" : st.attempts ? "✗" : "·";
                 const char *col = !cli->color ? "" : st.passed ? "\033[32m" : st.attempts ? "\033[31m" : "\033[2m";
                 printf("  %s%s%s %-*s %s", col, mark, cli->color ? "\033[0m" : "", id_width, ex->id, ex->title);
                 if (ex == next) printf("   %s← next: %s%s", cli->color ? "\033[1m" : "", shown, cli->color ? "\033[0m" : "");

@@ -64,7 +64,7 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
             format_when(st.first_pass_unix_ms, when, sizeof when);
             if (st.best_kernel_ms >= 0) snprintf(best, sizeof best, "%.3f ms", st.best_kernel_ms);
             else snprintf(best, sizeof best, "-");
-            const char *word = st.passed ? "passed" : st.attempts ? "failing" : "not started";
+            const char *word = st.passed_fast ? "passed-fast" : st.passed ? "passed" : st.attempts ? "failing" : "not started";
             printf("  %-22s %-12s %8d  %-16s %10s %3d/%d\n", ex->id, word, st.attempts, when, best, st.hints_taken,
                    ex->n_hints);
             total++;

@@ -78,6 +78,17 @@ void check_result_add_mismatch(CheckResult *c, long long index, const char *got,
     m->want = xstrdup(want);
 }
 
+bool run_result_fast(const RunResult *r) {
+    if (r->verdict != VERDICT_PASS) return false;
+    int goals = 0;
+    for (int i = 0; i < r->n_checks; i++) {
+        if (!r->checks[i].stretch) continue;
+        if (!r->checks[i].passed) return false;
+        goals++;
+    }
+    return goals > 0;
+}
+
 json_t *run_result_to_json(const RunResult *r) {
     json_t *checks = json_array();
     for (int i = 0; i < r->n_checks; i++) {
@@ -86,16 +97,18 @@ json_t *run_result_to_json(const RunResult *r) {
         for (int k = 0; k < c->n_mismatches; k++)
             json_array_append_new(mm, json_pack("{s:I, s:s, s:s}", "index", (json_int_t)c->mismatches[k].index,
                                                 "got", c->mismatches[k].got, "want", c->mismatches[k].want));
-        json_array_append_new(checks, json_pack("{s:s, s:b, s:s, s:I, s:I, s:o}", "name", c->name, "passed",
-                                                c->passed, "message", c->message, "wrong",
-                                                (json_int_t)c->n_wrong, "total", (json_int_t)c->n_total,
-                                                "mismatches", mm));
+        json_t *cj = json_pack("{s:s, s:b, s:s, s:I, s:I, s:o}", "name", c->name, "passed", c->passed, "message",
+                               c->message, "wrong", (json_int_t)c->n_wrong, "total", (json_int_t)c->n_total,
+                               "mismatches", mm);
+        if (c->stretch) json_object_set_new(cj, "stretch", json_true());
+        json_array_append_new(checks, cj);
     }
     json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:o, s:o, s:f}", "verdict", verdict_name(r->verdict),
                           "exercise", r->exercise_id, "backend", r->backend, "summary", r->summary,
                           "checks", checks, "diagnostics", diag_to_json(r->diags), "duration_ms",
                           r->duration_ms);
     json_object_set(j, "metrics", r->metrics ? r->metrics : json_null());
+    json_object_set_new(j, "fast", json_boolean(run_result_fast(r)));
     if (r->device_output) json_object_set_new(j, "device_output", json_string(r->device_output));
     if (r->log) json_object_set_new(j, "log", json_string(r->log));
     return j;
@@ -119,6 +132,7 @@ RunResult *run_result_from_json(const json_t *j) {
     json_array_foreach(json_object_get(j, "checks"), i, c) {
         CheckResult *cr = run_result_add_check(r, jstr(c, "name"), json_is_true(json_object_get(c, "passed")),
                                                jstr(c, "message"));
+        cr->stretch = json_is_true(json_object_get(c, "stretch"));
         cr->n_wrong = json_integer_value(json_object_get(c, "wrong"));
         cr->n_total = json_integer_value(json_object_get(c, "total"));
         size_t k;
@@ -134,7 +148,7 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
     const char *green = color ? "\033[1;32m" : "", *red = color ? "\033[1;31m" : "";
     const char *dim = color ? "\033[2m" : "", *off = color ? "\033[0m" : "";
     bool ok = r->verdict == VERDICT_PASS;
-    fprintf(out, "%s%s%s", ok ? green : red, ok ? "PASS" : "FAIL", off);
+    fprintf(out, "%s%s%s", ok ? green : red, ok ? (run_result_fast(r) ? "PASS (fast)" : "PASS") : "FAIL", off);
     if (!ok) fprintf(out, " (%s)", verdict_name(r->verdict));
     if (r->summary && *r->summary) fprintf(out, "  %s", r->summary);
     fprintf(out, "  %s[%s, %.0f ms]%s\n", dim, r->backend ? r->backend : "?", r->duration_ms, off);
@@ -145,8 +159,9 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
     }
     for (int i = 0; i < r->n_checks; i++) {
         const CheckResult *c = &r->checks[i];
-        fprintf(out, "  %s%s%s %s: %s\n", c->passed ? green : red, c->passed ? "✓" : "✗", off, c->name,
-                c->message);
+        const char *miss = color ? "\033[33m" : "";   /* a missed stretch goal is not a failure */
+        fprintf(out, "  %s%s%s %s: %s\n", c->passed ? green : c->stretch ? miss : red,
+                c->passed ? "✓" : c->stretch ? "○" : "✗", off, c->name, c->message);
         if (c->n_mismatches > 0) {
             fprintf(out, "      %12s  %16s  %16s\n", "index", "got", "want");
             for (int k = 0; k < c->n_mismatches; k++)

@@ -31,6 +31,7 @@ typedef struct Mismatch {
 typedef struct CheckResult {
     char *name;                /* "out", or the author's label */
     bool passed;
+    bool stretch;              /* a stretch goal (t:stretch): missing it does not fail the run */
     char *message;             /* one line; for failures says what and how many */
     long long n_wrong, n_total;
     Mismatch *mismatches;      /* the first few, in index order */
@@ -58,6 +59,8 @@ CheckResult *run_result_add_check(RunResult *r, const char *name, bool passed, c
 void check_result_add_mismatch(CheckResult *c, long long index, const char *got, const char *want);
 json_t *run_result_to_json(const RunResult *r);           /* new reference */
 RunResult *run_result_from_json(const json_t *j);         /* never NULL for an object */
+/* Passed, has at least one stretch goal, and met every one: "passed-fast". */
+bool run_result_fast(const RunResult *r);
 const char *verdict_name(Verdict v);                      /* "pass", "fail", "compile-error"... */
 Verdict verdict_from_name(const char *s);
 /* Human rendering for the CLI. */

@@ -62,6 +62,7 @@ typedef struct Attempt {
     const char *metrics_json;  /* may be NULL; must be JSON when given */
     const char *diags_json;    /* may be NULL; must be JSON when given */
     long long when_unix_ms;    /* 0 = now */
+    bool fast;                 /* passed and met every stretch goal (see t:stretch) */
 } Attempt;
 
 /* Records one attempt in one transaction; *attempt_id (may be NULL) gets its id. */
@@ -76,6 +77,7 @@ typedef struct ExerciseStatus {
     char *exercise_id;
     int attempts;
     bool passed;                   /* ever passed */
+    bool passed_fast;              /* ever passed meeting every stretch goal */
     long long first_pass_unix_ms;  /* 0 if never */
     double best_kernel_ms;         /* best passing kernel time, < 0 if none */
     char *last_verdict;            /* NULL if no attempt */

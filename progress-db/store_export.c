@@ -17,6 +17,7 @@ json_t *exercise_status_to_json(const ExerciseStatus *st) {
     json_object_set_new(o, "id", json_string(st->exercise_id ? st->exercise_id : ""));
     json_object_set_new(o, "attempts", json_integer(st->attempts));
     json_object_set_new(o, "passed", json_boolean(st->passed));
+    json_object_set_new(o, "passed_fast", json_boolean(st->passed_fast));
     json_object_set_new(o, "first_pass_unix_ms", st->passed ? json_integer(st->first_pass_unix_ms) : json_null());
     json_object_set_new(o, "best_kernel_ms", st->best_kernel_ms >= 0 ? json_real(st->best_kernel_ms) : json_null());
     json_object_set_new(o, "last_verdict", st->last_verdict ? json_string(st->last_verdict) : json_null());

@@ -67,6 +67,14 @@ const char *const STORE_MIGRATIONS[] = {
      * without a sort. */
     "CREATE INDEX attempts_by_exercise\n"
     "    ON attempts (exercise_id, when_unix_ms, id, verdict, kernel_ms, duration_ms);\n",
+
+    /* 2 -> 3: `fast` marks a passing attempt that also met the exercise's
+     * stretch goals (t:stretch), behind the "passed-fast" status. The index
+     * is rebuilt so the status aggregate still reads it alone. */
+    "ALTER TABLE attempts ADD COLUMN fast INTEGER NOT NULL DEFAULT 0;\n"
+    "DROP INDEX attempts_by_exercise;\n"
+    "CREATE INDEX attempts_by_exercise\n"
+    "    ON attempts (exercise_id, when_unix_ms, id, verdict, kernel_ms, duration_ms, fast);\n",
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);

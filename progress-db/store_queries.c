@@ -57,8 +57,8 @@ static Diag *store_check_json(const Store *s, const char *field, const char *tex
 static const char SQL_INSERT_ATTEMPT[] =
     "INSERT INTO attempts (exercise_id, when_unix_ms, verdict, backend, duration_ms, kernel_ms,\n"
     "                      def_hash, source_hash, app_version,\n"
-    "                      checks_json, metrics_json, diags_json)\n"
-    "    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+    "                      checks_json, metrics_json, diags_json, fast)\n"
+    "    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
 
 Diag *store_record_attempt(Store *s, const Attempt *a, long long *attempt_id) {
     assert(s && a && a->exercise_id && a->exercise_id[0] && a->backend && a->verdict);
@@ -85,6 +85,7 @@ Diag *store_record_attempt(Store *s, const Attempt *a, long long *attempt_id) {
         store_bind_text(st, 10, a->checks_json);
         store_bind_text(st, 11, a->metrics_json);
         store_bind_text(st, 12, a->diags_json);
+        sqlite3_bind_int(st, 13, a->fast && !strcmp(a->verdict, "pass"));
         if (sqlite3_step(st) != SQLITE_DONE) err = store_error(s, "recording the attempt", SQL_INSERT_ATTEMPT);
         else if (attempt_id) *attempt_id = sqlite3_last_insert_rowid(s->db);
         store_stmt_done(st);
@@ -146,6 +147,7 @@ static void store_read_status(sqlite3_stmt *st, ExerciseStatus *out) {
     out->time_spent_ms = sqlite3_column_double(st, 5);
     out->hints_taken = sqlite3_column_int(st, 6);
     out->last_verdict = store_column_strdup(st, 7);
+    out->passed_fast = sqlite3_column_int(st, 8) != 0;
 }
 
 /* 'pass' is verdict_name(VERDICT_PASS); a test keeps the two in step. */
@@ -158,7 +160,8 @@ static const char SQL_STATUS_ONE[] =
     "       total(a.duration_ms),\n"
     "       (SELECT count(*) FROM hints h WHERE h.exercise_id = e.exercise_id),\n"
     "       (SELECT l.verdict FROM attempts l WHERE l.exercise_id = e.exercise_id\n"
-    "        ORDER BY l.when_unix_ms DESC, l.id DESC LIMIT 1)\n"
+    "        ORDER BY l.when_unix_ms DESC, l.id DESC LIMIT 1),\n"
+    "       max(a.fast)\n"
     "FROM exercises e LEFT JOIN attempts a ON a.exercise_id = e.exercise_id\n"
     "WHERE e.exercise_id = ?1\n"
     "GROUP BY e.exercise_id";
@@ -192,7 +195,8 @@ static const char SQL_STATUS_ALL[] =
     "       total(a.duration_ms),\n"
     "       (SELECT count(*) FROM hints h WHERE h.exercise_id = e.exercise_id),\n"
     "       (SELECT l.verdict FROM attempts l WHERE l.exercise_id = e.exercise_id\n"
-    "        ORDER BY l.when_unix_ms DESC, l.id DESC LIMIT 1)\n"
+    "        ORDER BY l.when_unix_ms DESC, l.id DESC LIMIT 1),\n"
+    "       max(a.fast)\n"
     "FROM exercises e LEFT JOIN attempts a ON a.exercise_id = e.exercise_id\n"
     "GROUP BY e.exercise_id\n"
     "ORDER BY e.exercise_id";

@@ -31,7 +31,7 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
     text_line_addf(l, ROLE_DIM, "attempts %d", xp->st.attempts);
     if (xp->st.passed) {
         text_line_add(l, ROLE_DIM, "  ");
-        text_line_add(l, ROLE_PASS, "passed");
+        text_line_add(l, ROLE_PASS, xp->st.passed_fast ? "passed-fast" : "passed");
         if (xp->st.best_kernel_ms >= 0) text_line_addf(l, ROLE_DIM, "  best %.3f ms", xp->st.best_kernel_ms);
     }
     text_line_addf(l, ROLE_DIM, "  hints %d/%d", xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints,
@@ -126,7 +126,7 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     char running[48];
     snprintf(running, sizeof running, "running %.1f s", tui_now() - xp->run_started);
     const char *badge = xp->running ? running : xp->result ? results_verdict_label(xp->result->verdict)
-                                                           : xp->st.passed ? "passed" : NULL;
+                                                           : xp->st.passed_fast ? "passed-fast" : xp->st.passed ? "passed" : NULL;
     tui_draw_title(t, title, badge);
     free(title);
 

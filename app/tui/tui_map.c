@@ -148,9 +148,9 @@ static void map_draw(Panel *p, Tui *t, int top, int h, int w) {
         int mark_role;
         char word[32];
         if (st->passed) {
-            mark = tui_glyph(t, "✓", "+");
+            mark = st->passed_fast ? tui_glyph(t, "★", "*") : tui_glyph(t, "✓", "+");
             mark_role = ROLE_PASS;
-            snprintf(word, sizeof word, "passed");
+            snprintf(word, sizeof word, st->passed_fast ? "passed-fast" : "passed");
         } else if (st->attempts > 0) {
             mark = tui_glyph(t, "✗", "x");
             mark_role = ROLE_FAIL;

@@ -391,6 +391,52 @@ static void exercise__memory_bomb_and_huge_array__are_exercise_errors(void **sta
     assert_int_equal(f->r->diags->line, 7);
 }
 
+/* An exercise whose stretch goal is met when the param says so. */
+static const char *const stretch_lua =
+    "return {\n"
+    "  id = 'vector-add',\n"
+    "  source = 'vector-add.cu',\n"
+    "  hints = { 'a', 'b' },\n"
+    "  run = function(t)\n"
+    "    local n = 64\n"
+    "    local a = gpu.array('f32', n):iota(1, 1)\n"
+    "    local b = gpu.array('f32', n):fill(1)\n"
+    "    local c = gpu.array('f32', n)\n"
+    "    t:kernel('vector_add'):launch{ grid = 1, block = 64, args = { a, b, c, gpu.i32(n) } }\n"
+    "    t:expect_close(c, ref.add(a, b), { rel = 1e-5 })\n"
+    "    t:stretch(t:param('fast', false), 'fast enough')\n"
+    "  end,\n"
+    "}\n";
+
+static void exercise__passes_but_not_fast__when_stretch_goal_missed(void **state) {
+    Fixture *f = *state;
+    fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
+    RunResult *r = run_ex(f, stretch_lua, NULL, NULL, NULL, 0);
+    print_result(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_false(run_result_fast(r));
+    assert_string_equal(r->summary, "1 check passed; stretch goal not met yet");
+    assert_true(r->checks[1].stretch);
+    assert_false(r->checks[1].passed);
+}
+
+static void exercise__passes_fast__when_stretch_goal_met(void **state) {
+    Fixture *f = *state;
+    fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
+    const char *keys[] = {"fast"}, *vals[] = {"true"};
+    RunResult *r = run_ex(f, stretch_lua, NULL, keys, vals, 1);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_true(run_result_fast(r));
+    assert_string_equal(r->summary, "1 check passed; stretch goal met");
+    /* The flag survives the worker pipe. */
+    json_t *j = run_result_to_json(r);
+    assert_true(json_is_true(json_object_get(j, "fast")));
+    RunResult *back = run_result_from_json(j);
+    assert_true(run_result_fast(back));
+    run_result_free(&back);
+    json_decref(j);
+}
+
 int main(void) {
     if (!compile_nvrtc_version()) {
         fprintf(stderr, "NVRTC not available: exercise tests need it\n");
@@ -412,6 +458,8 @@ int main(void) {
         T(exercise__reports_2d_index__in_check_message),
         T(exercise__array_api__works_from_lua),
         T(exercise__memory_bomb_and_huge_array__are_exercise_errors),
+        T(exercise__passes_but_not_fast__when_stretch_goal_missed),
+        T(exercise__passes_fast__when_stretch_goal_met),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,34 @@ static void status__first_pass_and_best_time_come_only_from_passes(void **state)
     store_close(&s);
 }
 
+static void status__passed_fast_only_from_a_fast_pass(void **state) {
+    StoreFixture *f = *state;
+    Store *s = open_store(f);
+    Attempt a = store_fixture_attempt("vector-add", "fail", 1000, -1);
+    a.fast = true;                      /* a failing run is never fast */
+    assert_no_diag(store_record_attempt(s, &a, NULL));
+    record(s, "vector-add", "pass", 2000, 1.0);
+    ExerciseStatus st;
+    assert_no_diag(store_exercise_status(s, "vector-add", &st));
+    assert_true(st.passed);
+    assert_false(st.passed_fast);
+    exercise_status_fini(&st);
+    a = store_fixture_attempt("vector-add", "pass", 3000, 0.5);
+    a.fast = true;
+    assert_no_diag(store_record_attempt(s, &a, NULL));
+    record(s, "vector-add", "pass", 4000, 1.0);   /* a later slower pass keeps the star */
+    assert_no_diag(store_exercise_status(s, "vector-add", &st));
+    assert_true(st.passed_fast);
+    exercise_status_fini(&st);
+    ExerciseStatus *all = NULL;
+    int n = 0;
+    assert_no_diag(store_all_status(s, &all, &n));
+    assert_int_equal(n, 1);
+    assert_true(all[0].passed_fast);
+    exercise_status_free_array(&all, n);
+    store_close(&s);
+}
+
 static void status__best_time_is_none__when_passes_have_no_kernel_time(void **state) {
     StoreFixture *f = *state;
     Store *s = open_store(f);
@@ -392,6 +420,7 @@ int main(void) {
         T(store_open__keeps_everything_and_changes_no_byte__when_reopened),
         T(store_open__initialises__when_file_is_zero_bytes),
         T(status__counts_attempts_and_gives_last_verdict),
+        T(status__passed_fast_only_from_a_fast_pass),
         T(status__last_verdict_is_the_latest_by_time__when_recorded_out_of_order),
         T(status__first_pass_and_best_time_come_only_from_passes),
         T(status__best_time_is_none__when_passes_have_no_kernel_time),
