@@ -57,7 +57,7 @@ static Diag *kernel_resources(lua_State *L, RunCtx *ctx, int kidx, int cc, int *
     const char *defs[64];
     int n_defs = 0;
     lua_getfield(L, ot, "defines");
-    for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, -1) && n_defs < 64; i++) {
+    for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, ot + 1) && n_defs < 64; i++) {
         lua_rawgeti(L, ot + 1, i);
         defs[n_defs++] = lua_tostring(L, -1);   /* stays on the stack until settop */
     }
