@@ -129,6 +129,8 @@ Panel *tui_progress_new(Tui *t);
 Panel *tui_device_new(Tui *t);
 /* Occupancy of the kernels `res` launched (its metrics), for the exercise titled `exercise`. */
 Panel *tui_occupancy_new(Tui *t, const char *exercise, const RunResult *res);
+/* The timeline (metrics.timeline) of `res`, the last run of the exercise titled `exercise`. */
+Panel *tui_timeline_new(Tui *t, const char *exercise, const RunResult *res);
 /* A read-only scrollable document (solution, a long message); takes doc. */
 Panel *tui_textview_new(Tui *t, const char *title, TextDoc *doc);
 

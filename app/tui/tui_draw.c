@@ -59,6 +59,14 @@ static const RoleLook LOOKS[ROLE_COUNT] = {
     [ROLE_BAR_DONE] = {COLOR_BLACK, COLOR_GREEN, A_NORMAL, A_REVERSE},
     [ROLE_BAR_TODO] = {-1, -1, A_DIM, A_DIM},
     [ROLE_BORDER] = {COLOR_CYAN, -1, A_NORMAL, A_DIM},
+    /* Timeline bars: a colour per kind; in monochrome their fill characters tell them apart. */
+    [ROLE_TL_H2D] = {COLOR_GREEN, -1, A_BOLD, A_BOLD},
+    [ROLE_TL_D2H] = {COLOR_MAGENTA, -1, A_BOLD, A_BOLD},
+    [ROLE_TL_D2D] = {COLOR_CYAN, -1, A_NORMAL, A_NORMAL},
+    [ROLE_TL_MEMSET] = {COLOR_YELLOW, -1, A_NORMAL, A_NORMAL},
+    [ROLE_TL_KERNEL] = {COLOR_BLUE, -1, A_BOLD, A_BOLD},
+    [ROLE_TL_HOST] = {-1, -1, A_NORMAL, A_NORMAL},
+    [ROLE_TL_SYNC] = {COLOR_RED, -1, A_NORMAL, A_DIM},
 };
 
 static bool use_color;

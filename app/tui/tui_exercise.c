@@ -33,6 +33,7 @@ static const TuiKeyHelp EX_HELP[] = {
     {"/ n N", "search in the focused pane"},
     {"l", "read the chapter's lesson"},
     {"o", "occupancy of the kernels the last run launched (try other block sizes and GPUs)"},
+    {"t", "timeline of the last run: copies, kernels and host work per stream (zoom, pan, select)"},
     {"q", "back to the map"},
     {"", ""},
     {"heat column", "░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)"},
@@ -361,6 +362,7 @@ static int ex_key(Panel *p, Tui *t, int key) {
         return TUI_HANDLED;
     case 'l': tui_push(t, tui_lesson_new(t, xp->ch)); return TUI_HANDLED;
     case 'o': tui_push(t, tui_occupancy_new(t, tui_exercise_title(t, xp->ex), xp->result)); return TUI_HANDLED;
+    case 't': tui_push(t, tui_timeline_new(t, tui_exercise_title(t, xp->ex), xp->result)); return TUI_HANDLED;
     default: return TUI_UNHANDLED;
     }
 }

@@ -52,6 +52,14 @@ typedef enum TextRole {
     ROLE_BAR_DONE,
     ROLE_BAR_TODO,
     ROLE_BORDER,
+    /* timeline bars by kind (tui_timeline.c) */
+    ROLE_TL_H2D,
+    ROLE_TL_D2H,
+    ROLE_TL_D2D,
+    ROLE_TL_MEMSET,
+    ROLE_TL_KERNEL,
+    ROLE_TL_HOST,
+    ROLE_TL_SYNC,
     ROLE_COUNT
 } TextRole;
 

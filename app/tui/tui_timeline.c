@@ -1,0 +1,334 @@
+/* app/tui/tui_timeline.c: the timeline screen (t in the exercise view).
+ *
+ * What the device and the host did during the last run, in time: one row
+ * per stream plus the host, a bar per copy, kernel, memset, host work or
+ * wait, each kind with its colour and its own fill character (so it reads
+ * in monochrome too), against a time axis with nice ticks and units. Work
+ * that overlaps sits in the same columns of different rows, which is the
+ * point of the streams chapter. The learner zooms (+/-), pans (←/→,
+ * Home/End) and moves a cursor between bars (Tab, j/k, [/]); the detail
+ * lines show the selected bar's name, start, duration, bytes and GB/s. A
+ * modeled timeline (the emulator's cost model) says so in the title bar
+ * and a banner. The numbers all come from metrics.timeline of the run's
+ * result; the arithmetic lives in tui_timeline_layout.c. */
+#include "app/tui/tui.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/trace.h"
+#include "app/tui/tui_timeline.h"
+#include "base/xalloc.h"
+
+typedef struct TimelinePanel {
+    Panel base;
+    char *exercise;
+    TlvModel *m;             /* NULL: the run has no timeline */
+    bool no_run;             /* there was no result at all */
+    TlvWindow win;
+    int sel;                 /* the selected bar */
+    int row_top;             /* first row shown when they do not all fit */
+    /* Geometry of the last draw, for clicks. */
+    int rows_y0, rows_shown, bars_x, bars_w;
+} TimelinePanel;
+
+static const TuiKeyHelp TL_HELP[] = {
+    {"+ / -", "zoom in / out (around the selected bar when it is on screen)"},
+    {"0 f", "fit the whole run"},
+    {"←/→ h/l", "pan earlier / later by a quarter of the screen"},
+    {"Home/End g/G", "to the start / the end of the run"},
+    {"Tab / S-Tab n/p", "select the next / previous bar in time"},
+    {"j/k ↓/↑", "select the bar on the row below / above (nearest in time)"},
+    {"] / [", "next / previous bar on the same row"},
+    {"click", "select the bar under the mouse"},
+    {"q Esc", "back to the exercise (r there runs it again)"},
+    {"", ""},
+    {"rows", "the host (CPU work, waits), then one row per stream; bars in the same columns ran at the same time"},
+    {"bars", "» H2D copy   « D2H copy   ≈ D2D copy   ░ memset   █ kernel   ▒ host work   ╌ sync (host waits)   │ event"},
+    {"modeled", "on the emulator the times come from a cost model of the device, not from a GPU"},
+    {"GB/s", "bytes copied / duration (10^9 bytes per second)"},
+    {NULL, NULL},
+};
+
+static const struct {
+    const char *utf8, *ascii;
+    int role;
+} LOOK[TLV_KIND_COUNT] = {
+    [TLV_H2D] = {"»", ">", ROLE_TL_H2D},       [TLV_D2H] = {"«", "<", ROLE_TL_D2H},
+    [TLV_D2D] = {"≈", "=", ROLE_TL_D2D},       [TLV_MEMSET] = {"░", ":", ROLE_TL_MEMSET},
+    [TLV_KERNEL] = {"█", "#", ROLE_TL_KERNEL}, [TLV_HOST] = {"▒", "%", ROLE_TL_HOST},
+    [TLV_SYNC] = {"╌", "-", ROLE_TL_SYNC},     [TLV_EVENT] = {"│", "|", ROLE_WARN},
+    [TLV_OTHER] = {"?", "?", ROLE_DIM},
+};
+
+static const TlvBar *sel_bar(const TimelinePanel *tp) {
+    return tp->m && tp->sel >= 0 && tp->sel < tp->m->n_bars ? &tp->m->bars[tp->sel] : NULL;
+}
+
+/* Fills columns [x, x+n) with a glyph in a role. */
+static void fill_glyph(int y, int x, int n, int role, const char *glyph) {
+    if (n <= 0) return;
+    size_t gl = strlen(glyph);
+    char *s = xmalloc((size_t)n * gl + 1);
+    for (int i = 0; i < n; i++) memcpy(s + (size_t)i * gl, glyph, gl);
+    s[(size_t)n * gl] = '\0';
+    tui_put(y, x, n, role, s);
+    free(s);
+}
+
+static void draw_bar(Tui *t, const TimelinePanel *tp, const TlvBar *b, int y, bool selected) {
+    int x0, x1;
+    if (!tlview_bar_cols(&tp->win, tp->bars_w, b->start_us, b->dur_us, &x0, &x1)) return;
+    int role = selected ? ROLE_SELECTED : LOOK[b->kind].role;
+    fill_glyph(y, tp->bars_x + x0, x1 - x0, role, tui_glyph(t, LOOK[b->kind].utf8, LOOK[b->kind].ascii));
+    /* The name inside the bar when it fits with a blank either side. */
+    int nw = text_width(b->name);
+    if (b->kind != TLV_EVENT && x1 - x0 >= nw + 2) {
+        tui_put(y, tp->bars_x + x0 + 1, nw, selected ? ROLE_SELECTED : ROLE_BOLD, b->name);
+    }
+}
+
+/* The legend: the kinds this run has, each in its look. */
+static void draw_legend(Tui *t, const TlvModel *m, int y, int w) {
+    bool has[TLV_KIND_COUNT] = {0};
+    for (int i = 0; i < m->n_bars; i++) has[m->bars[i].kind] = true;
+    int x = 1;
+    for (int k = 0; k < TLV_KIND_COUNT && x < w - 2; k++) {
+        if (!has[k]) continue;
+        x += tui_put(y, x, w - x - 1, LOOK[k].role, tui_glyph(t, LOOK[k].utf8, LOOK[k].ascii));
+        x += tui_put(y, x, w - x - 1, LOOK[k].role, tui_glyph(t, LOOK[k].utf8, LOOK[k].ascii));
+        x += tui_put(y, x, w - x - 1, ROLE_NORMAL, " ");
+        x += tui_put(y, x, w - x - 1, ROLE_NORMAL, tlview_kind_label((TlvKind)k));
+        x += tui_put(y, x, w - x - 1, ROLE_NORMAL, "   ");
+    }
+}
+
+/* Tick labels above an axis line; the unit at the left, over the row labels. */
+static void draw_axis(Tui *t, const TimelinePanel *tp, int y, int label_w) {
+    const TlvWindow *w = &tp->win;
+    double step = tlview_tick_step(w->span, tp->bars_w, 10);
+    double scale;
+    const char *unit = tlview_unit(step, t->utf8, &scale);
+    char buf[48];
+    snprintf(buf, sizeof buf, label_w >= 9 ? "time (%s)" : "%s", unit);
+    int uw = text_width(buf);
+    tui_put(y, 1 + (label_w > uw ? label_w - uw : 0), label_w, ROLE_DIM, buf);
+    fill_glyph(y + 1, tp->bars_x, tp->bars_w, ROLE_DIM, tui_glyph(t, "─", "-"));
+    int last_end = -1;
+    for (double tt = ceil(w->t0 / step - 1e-9) * step; tt <= w->t0 + w->span + step * 1e-9; tt += step) {
+        int c = tlview_col(w, tp->bars_w, tt);
+        if (c < 0 || c >= tp->bars_w) continue;
+        tui_put(y + 1, tp->bars_x + c, 1, ROLE_DIM, tui_glyph(t, "┬", "+"));
+        tlview_format_tick(buf, sizeof buf, tt, step);
+        int lw = (int)strlen(buf);
+        int lx = c + lw <= tp->bars_w ? c : tp->bars_w - lw;
+        if (lx <= last_end) continue;
+        tui_put(y, tp->bars_x + lx, lw, ROLE_NORMAL, buf);
+        last_end = lx + lw;
+    }
+}
+
+/* Two lines about the selected bar, and one about the window. */
+static void draw_detail(Tui *t, const TimelinePanel *tp, int y, int w, bool summary) {
+    const TlvBar *b = sel_bar(tp);
+    const TlvModel *m = tp->m;
+    char line[640], a[48], d[48], e[48], by[48];
+    if (b) {
+        const char *row = m->rows[b->row].name;
+        int x = 1;
+        x += tui_put(y, x, w - x - 1, ROLE_KEY, tui_glyph(t, "▶", ">"));
+        x += tui_put(y, x, w - x - 1, ROLE_NORMAL, " ");
+        x += tui_put_clip(t, y, x, w - x - 1 > 40 ? 40 : w - x - 1, ROLE_BOLD, b->name);
+        const char *by3 = tui_glyph(t, "×", "x");
+        if (b->kind == TLV_KERNEL && b->grid[0] > 0)
+            snprintf(line, sizeof line, "  %s on %s  grid %d%s%d%s%d  block %d%s%d%s%d", tlview_kind_label(b->kind), row,
+                     b->grid[0], by3, b->grid[1], by3, b->grid[2], b->block[0], by3, b->block[1], by3, b->block[2]);
+        else
+            snprintf(line, sizeof line, "  %s on %s%s", b->kind == TLV_OTHER ? b->kind_name : tlview_kind_label(b->kind),
+                     row, b->pinned == 1 ? "  pinned" : b->pinned == 0 ? "  pageable" : "");
+        tui_put_clip(t, y, x, w - x - 1, ROLE_NORMAL, line);
+        tlview_format_time(a, sizeof a, b->start_us, t->utf8);
+        tlview_format_time(d, sizeof d, b->dur_us, t->utf8);
+        tlview_format_time(e, sizeof e, b->start_us + b->dur_us, t->utf8);
+        int n = snprintf(line, sizeof line, "start %s   duration %s   end %s", a, d, e);
+        if (b->bytes > 0) {
+            tlview_format_bytes(by, sizeof by, b->bytes);
+            n += snprintf(line + n, sizeof line - (size_t)n, "   %s", by);
+            double g = trace_gbps(b->bytes, b->dur_us);
+            if (g >= 0) snprintf(line + n, sizeof line - (size_t)n, "   %.2f GB/s", g);
+        }
+        x = 3 + tui_put_clip(t, y + 1, 3, w - 4, ROLE_NORMAL, line);
+        if (m->modeled && x + 10 < w) tui_put(y + 1, x, w - x - 1, ROLE_WARN, "  (modeled)");
+    }
+    if (!summary) return;
+    tlview_format_time(a, sizeof a, tp->win.t0, t->utf8);
+    tlview_format_time(d, sizeof d, tp->win.t0 + tp->win.span, t->utf8);
+    tlview_format_time(e, sizeof e, m->end_us, t->utf8);
+    int n = snprintf(line, sizeof line, "bar %d of %d   showing %s %s %s of %s   zoom %s%.1f", tp->sel + 1, m->n_bars, a,
+                     tui_glyph(t, "–", "-"), d, e, tui_glyph(t, "×", "x"), tlview_zoom_level(&tp->win, m));
+    if (m->dropped > 0)
+        snprintf(line + n, sizeof line - (size_t)n, "   (%ld more entries were not recorded)", m->dropped);
+    tui_put_clip(t, y + 2, 1, w - 2, ROLE_DIM, line);
+}
+
+static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
+    TimelinePanel *tp = (TimelinePanel *)pn;
+    const TlvModel *m = tp->m;
+    char *ttl = xasprintf("cudojo %s Timeline: %s", tui_glyph(t, "—", "-"), tp->exercise);
+    tui_draw_title(t, ttl, m ? (m->modeled ? "MODELED" : "measured") : NULL);
+    free(ttl);
+    tui_draw_status(t, "+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  ? help  q back");
+    if (!m || m->n_bars == 0) {
+        const char *why =
+            tp->no_run ? "No run yet. Run the exercise (r in the exercise view): its copies, kernels and host work "
+                         "appear here, one row per stream."
+            : !m ? "The last run recorded no timeline (it stopped before anything ran, or this backend records none). "
+                   "Run it again with r in the exercise view."
+                 : "The last run's timeline is empty: it made no copies, kernel launches or host work.";
+        tui_put_clip(t, top + 1, 2, w - 4, ROLE_NORMAL, why);
+        return;
+    }
+    int y = top;
+    char line[512];
+    if (m->modeled)
+        snprintf(line, sizeof line, "MODELED, not measured: the emulator's cost model%s%s; order and overlap follow "
+                 "CUDA's stream rules", m->device ? " of " : "", m->device ? m->device : "");
+    else
+        snprintf(line, sizeof line, "Measured%s%s (%s)", m->device ? " on " : "", m->device ? m->device : "",
+                 m->source ? m->source : "GPU");
+    tui_put_clip(t, y++, 1, w - 2, m->modeled ? ROLE_WARN : ROLE_PASS, line);
+    /* Rows get what is left after the fixed lines; the legend, the window
+     * line and a blank go first when the terminal is short. */
+    int fixed = 1 + 2 + 2;   /* banner, axis (labels + line), detail */
+    int spare = h - fixed - m->n_rows;
+    bool legend = spare-- > 0, summary = spare-- > 0, blank = spare-- > 0;
+    int rows_h = h - fixed - legend - summary - blank;
+    if (rows_h < 1) rows_h = 1;
+    if (legend) draw_legend(t, m, y++, w);
+    /* The label column: as wide as the longest row name, within reason. */
+    int label_w = 4;
+    for (int r = 0; r < m->n_rows; r++)
+        if (text_width(m->rows[r].name) > label_w) label_w = text_width(m->rows[r].name);
+    int cap = w / 4 < 18 ? w / 4 : 18;
+    if (label_w > cap) label_w = cap;
+    tp->bars_x = label_w + 2;
+    tp->bars_w = w - tp->bars_x - 1;
+    if (tp->bars_w < 1) return;
+    draw_axis(t, tp, y, label_w);
+    y += 2;
+    /* Keep the selected bar's row on screen. */
+    const TlvBar *sb = sel_bar(tp);
+    int shown = m->n_rows < rows_h ? m->n_rows : rows_h;
+    if (tp->row_top > m->n_rows - shown) tp->row_top = m->n_rows - shown;
+    if (sb && sb->row < tp->row_top) tp->row_top = sb->row;
+    if (sb && sb->row >= tp->row_top + shown) tp->row_top = sb->row - shown + 1;
+    if (tp->row_top < 0) tp->row_top = 0;
+    tp->rows_y0 = y;
+    tp->rows_shown = shown;
+    double step = tlview_tick_step(tp->win.span, tp->bars_w, 10);
+    for (int i = 0; i < shown; i++, y++) {
+        int r = tp->row_top + i;
+        bool cur = sb && sb->row == r;
+        if (cur) tui_put(y, 0, 1, ROLE_KEY, tui_glyph(t, "▶", ">"));
+        tui_put_clip(t, y, 1, label_w, cur ? ROLE_BOLD : ROLE_NORMAL, m->rows[r].name);
+        /* Faint tick marks through the rows make "at the same time" easy to read. */
+        for (double tt = ceil(tp->win.t0 / step - 1e-9) * step; tt <= tp->win.t0 + tp->win.span; tt += step) {
+            int c = tlview_col(&tp->win, tp->bars_w, tt);
+            if (c >= 0 && c < tp->bars_w) tui_put(y, tp->bars_x + c, 1, ROLE_DIM, tui_glyph(t, "·", "."));
+        }
+        for (int b = 0; b < m->n_bars; b++)
+            if (m->bars[b].row == r && b != tp->sel) draw_bar(t, tp, &m->bars[b], y, false);
+        if (cur) draw_bar(t, tp, sb, y, true);
+    }
+    if (m->n_rows > shown) {
+        snprintf(line, sizeof line, "%d of %d rows (j/k)", shown, m->n_rows);
+        tui_put_clip(t, y - 1, w - 1 - text_width(line), text_width(line), ROLE_DIM, line);
+    }
+    y += blank;
+    draw_detail(t, tp, y, w, summary);
+}
+
+static double window_center(const TimelinePanel *tp) {
+    const TlvBar *b = sel_bar(tp);
+    if (b) {
+        double mid = b->start_us + b->dur_us / 2;
+        if (mid >= tp->win.t0 && mid <= tp->win.t0 + tp->win.span) return mid;
+    }
+    return tp->win.t0 + tp->win.span / 2;
+}
+
+static void select_bar(TimelinePanel *tp, int i) {
+    if (!tp->m || i < 0 || i >= tp->m->n_bars) return;
+    tp->sel = i;
+    tlview_show(&tp->win, tp->m, &tp->m->bars[i]);
+}
+
+static int tl_key(Panel *pn, Tui *t, int key) {
+    TimelinePanel *tp = (TimelinePanel *)pn;
+    (void)t;
+    if (key == 'q' || key == 27) return TUI_POP;
+    TlvModel *m = tp->m;
+    if (!m || m->n_bars == 0) return TUI_UNHANDLED;
+    double full = m->end_us + 1;
+    switch (key) {
+    case '+':
+    case '=': tlview_zoom(&tp->win, m, 2, window_center(tp)); return TUI_HANDLED;
+    case '-':
+    case '_': tlview_zoom(&tp->win, m, 0.5, window_center(tp)); return TUI_HANDLED;
+    case '0':
+    case 'f': tlview_fit(&tp->win, m); return TUI_HANDLED;
+    case KEY_LEFT:
+    case 'h': tlview_pan(&tp->win, m, -tp->win.span / 4); return TUI_HANDLED;
+    case KEY_RIGHT:
+    case 'l': tlview_pan(&tp->win, m, tp->win.span / 4); return TUI_HANDLED;
+    case KEY_HOME:
+    case 'g': tlview_pan(&tp->win, m, -full); return TUI_HANDLED;
+    case KEY_END:
+    case 'G': tlview_pan(&tp->win, m, full); return TUI_HANDLED;
+    case '\t':
+    case 'n': select_bar(tp, tp->sel + 1 < m->n_bars ? tp->sel + 1 : 0); return TUI_HANDLED;
+    case KEY_BTAB:
+    case 'p': select_bar(tp, tp->sel > 0 ? tp->sel - 1 : m->n_bars - 1); return TUI_HANDLED;
+    case KEY_DOWN:
+    case 'j': select_bar(tp, tlview_row_jump(m, tp->sel, 1)); return TUI_HANDLED;
+    case KEY_UP:
+    case 'k': select_bar(tp, tlview_row_jump(m, tp->sel, -1)); return TUI_HANDLED;
+    case ']': select_bar(tp, tlview_step_in_row(m, tp->sel, 1)); return TUI_HANDLED;
+    case '[': select_bar(tp, tlview_step_in_row(m, tp->sel, -1)); return TUI_HANDLED;
+    default: return TUI_UNHANDLED;
+    }
+}
+
+static int tl_click(Panel *pn, Tui *t, int y, int x, bool dbl) {
+    TimelinePanel *tp = (TimelinePanel *)pn;
+    (void)t;
+    (void)dbl;
+    if (!tp->m || y < tp->rows_y0 || y >= tp->rows_y0 + tp->rows_shown || x < tp->bars_x || tp->bars_w <= 0)
+        return TUI_UNHANDLED;
+    double at = tp->win.t0 + (x - tp->bars_x + 0.5) / tp->bars_w * tp->win.span;
+    int i = tlview_bar_at(tp->m, tp->row_top + (y - tp->rows_y0), at);
+    if (i >= 0) tp->sel = i;
+    return TUI_HANDLED;
+}
+
+static void tl_free(Panel *pn, Tui *t) {
+    (void)t;
+    TimelinePanel *tp = (TimelinePanel *)pn;
+    tlview_model_free(&tp->m);
+    free(tp->exercise);
+    free(tp);
+}
+
+Panel *tui_timeline_new(Tui *t, const char *exercise, const RunResult *res) {
+    (void)t;
+    TimelinePanel *tp = xcalloc(1, sizeof *tp);
+    tp->base = (Panel){.title = "Timeline", .help = TL_HELP, .draw = tl_draw, .key = tl_key, .click = tl_click,
+                       .free = tl_free};
+    tp->exercise = xstrdup(exercise);
+    tp->no_run = res == NULL;
+    tp->m = tlview_model_new(trace_timeline_of(res));
+    tlview_fit(&tp->win, tp->m);
+    return &tp->base;
+}
