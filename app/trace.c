@@ -162,7 +162,6 @@ json_t *trace_from_timeline(const json_t *tl, const char *title) {
 
 /* Why a run has nothing to write, in words for the learner. */
 static const char *why_no_timeline(const RunResult *res, const json_t *tl) {
-    if (tl) return "the run made no copies, launches or host work, so its timeline is empty";
     if (!res) return "there is no run";
     switch (res->verdict) {
     case VERDICT_COMPILE_ERROR: return "the kernel did not compile, so nothing ran";
@@ -170,7 +169,9 @@ static const char *why_no_timeline(const RunResult *res, const json_t *tl) {
     case VERDICT_TIMEOUT:
     case VERDICT_CRASH:
     case VERDICT_CANCELLED: return "the run ended before it returned a timeline";
-    default: return "this run recorded no timeline (this backend or exercise does not record one yet)";
+    default:
+        return tl ? "the run made no copies, launches or host work, so its timeline is empty"
+                  : "this run recorded no timeline (this backend or exercise does not record one yet)";
     }
 }
 
