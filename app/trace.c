@@ -45,11 +45,11 @@ static double num(const json_t *o, const char *k, double dflt) {
 
 static const char *str(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
-/* Appends a metadata event; takes args. */
+/* Appends a metadata event; takes args. A process's own metadata (tid < 0)
+ * says tid 0, as Chrome writes it; ts 0 keeps strict readers happy. */
 static void add_meta(json_t *evs, const char *what, int pid, int tid, json_t *args) {
-    json_t *m = json_pack("{s:s, s:s, s:i, s:o}", "name", what, "ph", "M", "pid", pid, "args", args);
-    if (tid >= 0) json_object_set_new(m, "tid", json_integer(tid));
-    json_array_append_new(evs, m);
+    json_array_append_new(evs, json_pack("{s:s, s:s, s:i, s:i, s:i, s:o}", "name", what, "ph", "M", "ts", 0, "pid",
+                                         pid, "tid", tid < 0 ? 0 : tid, "args", args));
 }
 
 /* A stream's row: its thread id in the device process (stream 0 is tid 1,
@@ -151,13 +151,19 @@ json_t *trace_from_timeline(const json_t *tl, const char *title) {
     }
     json_t *other = json_pack("{s:s, s:b}", "generator", "cudojo " CUDOJO_VERSION, "modeled", modeled);
     if (title) json_object_set_new(other, "exercise", json_string(title));
+    if (json_integer_value(json_object_get(tl, "dropped")) > 0)
+        json_object_set(other, "dropped_entries", json_object_get(tl, "dropped"));
     if (source) json_object_set_new(other, "source", json_string(source));
     if (device) json_object_set_new(other, "device", json_string(device));
     json_object_set_new(other, "note",
                         json_string(modeled ? "MODELED: durations come from the emulator's cost model for the device "
                                               "profile, not from a GPU; the order and overlap follow CUDA's stream rules"
                                             : "measured on the GPU"));
-    return json_pack("{s:o, s:s, s:o}", "traceEvents", evs, "displayTimeUnit", "ns", "otherData", other);
+    /* displayTimeUnit first: some readers look for it only at the start of
+     * the file. "ns" only changes how times are shown (ts and dur are µs
+     * whatever it says), and keeps chrome://tracing from rounding short
+     * back-to-back copies into each other. */
+    return json_pack("{s:s, s:o, s:o}", "displayTimeUnit", "ns", "traceEvents", evs, "otherData", other);
 }
 
 /* Why a run has nothing to write, in words for the learner. */

@@ -64,7 +64,7 @@ static json_t *find_event(json_t *tr, const char *ph, const char *name) {
     return NULL;
 }
 
-/* The metadata event `what` for (pid, tid) (tid < 0: a process's), NULL when none. */
+/* The metadata event `what` for (pid, tid) (tid < 0: a process's, any tid), NULL when none. */
 static json_t *find_meta(json_t *tr, const char *what, int pid, int tid) {
     size_t i;
     json_t *e;
@@ -73,8 +73,7 @@ static json_t *find_meta(json_t *tr, const char *what, int pid, int tid) {
             strcmp(json_string_value(json_object_get(e, "name")), what))
             continue;
         if (json_integer_value(json_object_get(e, "pid")) != pid) continue;
-        json_t *t = json_object_get(e, "tid");
-        if (tid < 0 ? t == NULL : json_integer_value(t) == tid) return e;
+        if (tid < 0 || json_integer_value(json_object_get(e, "tid")) == tid) return e;
     }
     return NULL;
 }
@@ -92,6 +91,10 @@ static void trace__has_complete_events_with_ph_ts_dur_pid_tid__in_microseconds(v
     size_t i, n_x = 0;
     json_t *e;
     json_array_foreach(json_object_get(tr, "traceEvents"), i, e) {
+        /* Every event, metadata included, has a phase, a pid and a tid. */
+        assert_true(json_is_string(json_object_get(e, "ph")));
+        assert_true(json_is_integer(json_object_get(e, "pid")));
+        assert_true(json_is_integer(json_object_get(e, "tid")));
         if (strcmp(json_string_value(json_object_get(e, "ph")), "X")) continue;
         n_x++;
         assert_true(json_is_string(json_object_get(e, "name")));
