@@ -31,11 +31,11 @@ typedef struct TimelinePanel {
     int sel;                 /* the selected bar */
     int row_top;             /* first row shown when they do not all fit */
     /* Geometry of the last draw, for clicks. */
-    int rows_y0, rows_shown, bars_x, bars_w;
+    int rows_y0, rows_shown, row_h, bars_x, bars_w;
 } TimelinePanel;
 
 static const TuiKeyHelp TL_HELP[] = {
-    {"+ / -", "zoom in / out (around the selected bar when it is on screen)"},
+    {"+ / -", "zoom in / out (around the selected bar if it is on screen)"},
     {"0 f", "fit the whole run"},
     {"←/→ h/l", "pan earlier / later by a quarter of the screen"},
     {"Home/End g/G", "to the start / the end of the run"},
@@ -45,9 +45,11 @@ static const TuiKeyHelp TL_HELP[] = {
     {"click", "select the bar under the mouse"},
     {"q Esc", "back to the exercise (r there runs it again)"},
     {"", ""},
-    {"rows", "the host (CPU work, waits), then one row per stream; bars in the same columns ran at the same time"},
-    {"bars", "» H2D copy   « D2H copy   ≈ D2D copy   ░ memset   █ kernel   ▒ host work   ╌ sync (host waits)   │ event"},
-    {"modeled", "on the emulator the times come from a cost model of the device, not from a GPU"},
+    {"rows", "the host (CPU work, waits), then one row per stream"},
+    {"", "bars in the same columns ran at the same time: overlap"},
+    {"bars", "» H2D copy   « D2H copy   ≈ D2D copy   ░ memset"},
+    {"", "█ kernel   ▒ host work   ╌ host waits (sync)   │ event"},
+    {"modeled", "emulator: times from a cost model of the device, no GPU"},
     {"GB/s", "bytes copied / duration (10^9 bytes per second)"},
     {NULL, NULL},
 };
@@ -78,14 +80,14 @@ static void fill_glyph(int y, int x, int n, int role, const char *glyph) {
     free(s);
 }
 
-static void draw_bar(Tui *t, const TimelinePanel *tp, const TlvBar *b, int y, bool selected) {
+static void draw_bar(Tui *t, const TimelinePanel *tp, const TlvBar *b, int y, bool selected, bool label) {
     int x0, x1;
     if (!tlview_bar_cols(&tp->win, tp->bars_w, b->start_us, b->dur_us, &x0, &x1)) return;
     int role = selected ? ROLE_SELECTED : LOOK[b->kind].role;
     fill_glyph(y, tp->bars_x + x0, x1 - x0, role, tui_glyph(t, LOOK[b->kind].utf8, LOOK[b->kind].ascii));
     /* The name inside the bar when it fits with a blank either side. */
     int nw = text_width(b->name);
-    if (b->kind != TLV_EVENT && x1 - x0 >= nw + 2) {
+    if (label && b->kind != TLV_EVENT && x1 - x0 >= nw + 2) {
         tui_put(y, tp->bars_x + x0 + 1, nw, selected ? ROLE_SELECTED : ROLE_BOLD, b->name);
     }
 }
@@ -192,10 +194,13 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     }
     int y = top;
     char line[512];
-    if (m->modeled)
+    if (m->modeled) {
         snprintf(line, sizeof line, "MODELED, not measured: the emulator's cost model%s%s; order and overlap follow "
                  "CUDA's stream rules", m->device ? " of " : "", m->device ? m->device : "");
-    else
+        if (text_width(line) > w - 2)
+            snprintf(line, sizeof line, "MODELED, not measured: the emulator's cost model%s%s",
+                     m->device ? " of " : "", m->device ? m->device : "");
+    } else
         snprintf(line, sizeof line, "Measured%s%s (%s)", m->device ? " on " : "", m->device ? m->device : "",
                  m->source ? m->source : "GPU");
     tui_put_clip(t, y++, 1, w - 2, m->modeled ? ROLE_WARN : ROLE_PASS, line);
@@ -206,6 +211,8 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     bool legend = spare-- > 0, summary = spare-- > 0, blank = spare-- > 0;
     int rows_h = h - fixed - legend - summary - blank;
     if (rows_h < 1) rows_h = 1;
+    /* With room to spare, rows are two lines tall: thicker bars read better. */
+    int rh = rows_h >= 2 * m->n_rows ? 2 : 1;
     if (legend) draw_legend(t, m, y++, w);
     /* The label column: as wide as the longest row name, within reason. */
     int label_w = 4;
@@ -220,27 +227,29 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     y += 2;
     /* Keep the selected bar's row on screen. */
     const TlvBar *sb = sel_bar(tp);
-    int shown = m->n_rows < rows_h ? m->n_rows : rows_h;
+    int shown = m->n_rows < rows_h / rh ? m->n_rows : rows_h / rh;
     if (tp->row_top > m->n_rows - shown) tp->row_top = m->n_rows - shown;
     if (sb && sb->row < tp->row_top) tp->row_top = sb->row;
     if (sb && sb->row >= tp->row_top + shown) tp->row_top = sb->row - shown + 1;
     if (tp->row_top < 0) tp->row_top = 0;
     tp->rows_y0 = y;
     tp->rows_shown = shown;
+    tp->row_h = rh;
     double step = tlview_tick_step(tp->win.span, tp->bars_w, 10);
-    for (int i = 0; i < shown; i++, y++) {
-        int r = tp->row_top + i;
+    for (int i = 0; i < shown * rh; i++, y++) {
+        int r = tp->row_top + i / rh;
+        bool first = i % rh == 0;
         bool cur = sb && sb->row == r;
-        if (cur) tui_put(y, 0, 1, ROLE_KEY, tui_glyph(t, "▶", ">"));
-        tui_put_clip(t, y, 1, label_w, cur ? ROLE_BOLD : ROLE_NORMAL, m->rows[r].name);
+        if (cur && first) tui_put(y, 0, 1, ROLE_KEY, tui_glyph(t, "▶", ">"));
+        if (first) tui_put_clip(t, y, 1, label_w, cur ? ROLE_BOLD : ROLE_NORMAL, m->rows[r].name);
         /* Faint tick marks through the rows make "at the same time" easy to read. */
         for (double tt = ceil(tp->win.t0 / step - 1e-9) * step; tt <= tp->win.t0 + tp->win.span; tt += step) {
             int c = tlview_col(&tp->win, tp->bars_w, tt);
             if (c >= 0 && c < tp->bars_w) tui_put(y, tp->bars_x + c, 1, ROLE_DIM, tui_glyph(t, "·", "."));
         }
         for (int b = 0; b < m->n_bars; b++)
-            if (m->bars[b].row == r && b != tp->sel) draw_bar(t, tp, &m->bars[b], y, false);
-        if (cur) draw_bar(t, tp, sb, y, true);
+            if (m->bars[b].row == r && b != tp->sel) draw_bar(t, tp, &m->bars[b], y, false, first);
+        if (cur) draw_bar(t, tp, sb, y, true, first);
     }
     if (m->n_rows > shown) {
         snprintf(line, sizeof line, "%d of %d rows (j/k)", shown, m->n_rows);
@@ -305,10 +314,11 @@ static int tl_click(Panel *pn, Tui *t, int y, int x, bool dbl) {
     TimelinePanel *tp = (TimelinePanel *)pn;
     (void)t;
     (void)dbl;
-    if (!tp->m || y < tp->rows_y0 || y >= tp->rows_y0 + tp->rows_shown || x < tp->bars_x || tp->bars_w <= 0)
+    if (!tp->m || tp->row_h < 1 || y < tp->rows_y0 || y >= tp->rows_y0 + tp->rows_shown * tp->row_h ||
+        x < tp->bars_x || tp->bars_w <= 0)
         return TUI_UNHANDLED;
     double at = tp->win.t0 + (x - tp->bars_x + 0.5) / tp->bars_w * tp->win.span;
-    int i = tlview_bar_at(tp->m, tp->row_top + (y - tp->rows_y0), at);
+    int i = tlview_bar_at(tp->m, tp->row_top + (y - tp->rows_y0) / tp->row_h, at);
     if (i >= 0) tp->sel = i;
     return TUI_HANDLED;
 }
