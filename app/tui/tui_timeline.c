@@ -247,8 +247,14 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
             int c = tlview_col(&tp->win, tp->bars_w, tt);
             if (c >= 0 && c < tp->bars_w) tui_put(y, tp->bars_x + c, 1, ROLE_DIM, tui_glyph(t, "·", "."));
         }
-        for (int b = 0; b < m->n_bars; b++)
-            if (m->bars[b].row == r && b != tp->sel) draw_bar(t, tp, &m->bars[b], y, false, first);
+        /* Kernels, then events, are drawn over copies: a 2 µs kernel between
+         * two long copies still gets its column when zoomed out. */
+        for (int pass = 0; pass < 3; pass++)
+            for (int b = 0; b < m->n_bars; b++) {
+                const TlvBar *bar = &m->bars[b];
+                int want = bar->kind == TLV_KERNEL ? 1 : bar->kind == TLV_EVENT ? 2 : 0;
+                if (bar->row == r && b != tp->sel && want == pass) draw_bar(t, tp, bar, y, false, first);
+            }
         if (cur) draw_bar(t, tp, sb, y, true, first);
     }
     if (m->n_rows > shown) {
