@@ -7,5 +7,5 @@ return {
   title = "Occupancy: what limits the warps on an SM",
   title_zh = "占用率：是什么限制了 SM 上的线程束",
   order = 8,
-  exercises = { "predict-occupancy", "launch-bounds", "tile-size", "latency-hiding" },
+  exercises = { "predict-occupancy", "pick-block-size", "launch-bounds", "tile-size", "latency-hiding" },
 }

@@ -1,7 +1,7 @@
 // launch-bounds.cu (solution): __launch_bounds__(256, 4) promises blocks of
 // at most 256 threads and asks for 4 of them per SM: 1024 threads sharing
 // 65536 registers, so ptxas keeps the kernel at 64 registers per thread (it
-// needed about 70; the difference is scheduling slack, so nothing spills).
+// needed about 80; the difference is scheduling slack, so nothing spills).
 // 4 blocks x 8 warps = 32 of 64 warps: 50%.
 
 #ifndef TM
@@ -14,10 +14,11 @@
 extern "C" __global__ void __launch_bounds__(256, 4)
 matmul_tile(const float *A, const float *B, float *C, int M, int N, int K)
 {
-    int tiles_n = (N + TN - 1) / TN;
+    int cols = (N + TN - 1) / TN;              // threads per group of TM rows
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    int r0 = (t / tiles_n) * TM, c0 = (t % tiles_n) * TN;
-    if (r0 >= M) return;
+    int r0 = (t / cols) * TM;                  // this thread's rows: r0 .. r0 + TM - 1
+    int c0 = t % cols;                         // its columns: c0, c0 + cols, c0 + 2 cols, ...
+    if (r0 >= M) return;                       // (neighbouring threads, neighbouring columns)
 
     float acc[TM][TN];
 #pragma unroll
@@ -30,7 +31,7 @@ matmul_tile(const float *A, const float *B, float *C, int M, int N, int K)
 #pragma unroll
         for (int i = 0; i < TM; i++) a[i] = r0 + i < M ? A[(r0 + i) * K + k] : 0.0f;
 #pragma unroll
-        for (int j = 0; j < TN; j++) b[j] = c0 + j < N ? B[k * N + c0 + j] : 0.0f;
+        for (int j = 0; j < TN; j++) b[j] = c0 + j * cols < N ? B[k * N + c0 + j * cols] : 0.0f;
 #pragma unroll
         for (int i = 0; i < TM; i++)
 #pragma unroll
@@ -41,5 +42,5 @@ matmul_tile(const float *A, const float *B, float *C, int M, int N, int K)
     for (int i = 0; i < TM; i++)
 #pragma unroll
         for (int j = 0; j < TN; j++)
-            if (r0 + i < M && c0 + j < N) C[(r0 + i) * N + c0 + j] = acc[i][j];
+            if (r0 + i < M && c0 + j * cols < N) C[(r0 + i) * N + c0 + j * cols] = acc[i][j];
 }
