@@ -113,13 +113,15 @@ return {
     end
     t:log("%s", little)
 
-    -- The GPU table. Caps: the largest dynamic shared memory that still lets
-    -- `cap` blocks in (1 KiB reserved per block), checked with k:occupancy.
+    -- The GPU table. Caps: dynamic shared memory that lets `cap` blocks in
+    -- and not cap + 1 (1 KiB reserved per block), sized halfway between the
+    -- two so no rounding of the driver's can tip it (90 KiB for 2 blocks on
+    -- sm_90, as on the emulator); each cell shows k:occupancy's figure.
     local n = t:param("n", 1 << 26)
     local per_sm = dev.shared_per_sm or (228 * 1024)
     local function pad_for(cap)
       if cap >= 8 then return 0 end
-      return (per_sm // cap // 128) * 128 - 1024
+      return (per_sm * 2 // (2 * cap + 1)) // 1024 * 1024 - 1024
     end
     local caps = { 2, 4, 8 }
     local rows = { 1, 4, 16, 64 }
