@@ -122,6 +122,18 @@ static void k_occupancy__names_shared_memory__when_a_block_holds_48_kib(void **s
     assert_string_equal(json_string_value(json_object_get(occ, "limiter")), "shared memory");
 }
 
+/* Regression: with defines, asking about another arch rebuilt the kernel with
+ * garbage options (the defines list was read from the wrong stack slot). */
+static void k_occupancy__rebuilds_with_the_same_defines__when_asked_about_another_arch(void **state) {
+    Fixture *f = *state;
+    RunResult *r = run_body(f, "    local k = t:kernel('tiled', { defines = { N = 256, FAST = true } })\n"
+                               "    local h = k:occupancy{ block = 256, arch = 'sm_90' }\n"
+                               "    t:metric('occ90', h.occupancy)\n");
+    if (r->verdict != VERDICT_PASS) run_result_print(r, stderr, false);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_true(custom(r, "occ90") == 0.5);
+}
+
 static void k_occupancy__is_an_error_in_the_lesson__when_the_arch_is_unknown(void **state) {
     Fixture *f = *state;
     RunResult *r = run_body(f, "    t:kernel('tiled'):occupancy{ block = 256, arch = 'sm_42' }\n");
@@ -189,6 +201,8 @@ static void launch__records_the_numbers_the_tui_needs(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(k_occupancy__names_shared_memory__when_a_block_holds_48_kib, setup, teardown),
+        cmocka_unit_test_setup_teardown(k_occupancy__rebuilds_with_the_same_defines__when_asked_about_another_arch,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(k_occupancy__is_an_error_in_the_lesson__when_the_arch_is_unknown, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(expect_occupancy__passes_and_fails_with_the_reason, setup, teardown),
