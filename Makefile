@@ -132,4 +132,4 @@ run: all
 clean:
 	rm -rf build build-san dist
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_BIN:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SUPPORT_OBJ:.o=.d) $(TEST_BIN:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.d)

@@ -16,6 +16,7 @@
 
 #include "base/diag.h"
 #include "kernels/compile.h"
+#include "kernels/timeline.h"
 
 typedef uint64_t DevPtr;
 
@@ -34,7 +35,33 @@ typedef struct LaunchConfig {
     Dim3 grid, block;
     size_t shared_bytes;            /* dynamic shared memory */
     int timed_reps;                 /* 0 = run once; N > 0 = warm-up + N timed runs, median */
+    int stream;                     /* 0 = the legacy default stream, else from stream_create */
+    bool async;                     /* return once enqueued (CUDA semantics); false = the launch
+                                       also waits for the kernel (what run-and-check needs) */
 } LaunchConfig;
+
+/* Streams and events are small integers the backend hands out (> 0);
+ * stream 0 is the legacy default stream. */
+typedef enum CopyDir { COPY_H2D = 0, COPY_D2H, COPY_D2D } CopyDir;
+
+/* One asynchronous copy (copy_async). A pageable host side (pinned = false)
+ * makes it synchronous for the host, as in CUDA. */
+typedef struct CopyRequest {
+    CopyDir dir;
+    int stream;
+    DevPtr dev;                     /* the device side (destination of D2D) */
+    DevPtr dev_src;                 /* D2D only: the source */
+    void *host;                     /* H2D source or D2H destination */
+    size_t bytes;
+    bool pinned;                    /* host memory came from host_alloc */
+    const char *name;               /* for the timeline ("copy a -> device"); may be NULL */
+} CopyRequest;
+
+typedef struct StreamOptions {
+    int priority;                   /* lower is higher priority, as in CUDA (0 default) */
+    bool non_blocking;              /* does not synchronise with the legacy default stream */
+    const char *name;               /* for the timeline; NULL = "stream N" */
+} StreamOptions;
 
 /* Emulator execution modes (ignored by the GPU backend). */
 typedef struct EmuOptions {
@@ -103,6 +130,41 @@ typedef struct BackendOps {
     /* Device-to-device copy bandwidth in GB/s (bytes read + written per second),
      * measured once and cached; < 0 when not measurable (emulator). */
     double (*peak_copy_gbs)(Backend *b);
+
+    /* ---- streams, events, asynchronous work, timeline (NULL when a backend
+     * lacks them; both real backends have all). The legacy default stream (0)
+     * waits for, and is waited for by, every blocking stream; work in one
+     * stream runs in order. The plain copy/memset/launch above stay
+     * synchronous and go on stream 0. */
+    Diag *(*stream_create)(Backend *b, const StreamOptions *o, int *out);
+    Diag *(*stream_destroy)(Backend *b, int stream);
+    Diag *(*stream_synchronize)(Backend *b, int stream);
+    Diag *(*device_synchronize)(Backend *b);
+    Diag *(*event_create)(Backend *b, int *out);
+    Diag *(*event_destroy)(Backend *b, int event);
+    Diag *(*event_record)(Backend *b, int event, int stream);
+    Diag *(*event_synchronize)(Backend *b, int event);
+    /* Whether the event has completed (true when never recorded), without
+     * waiting; on the emulator each query costs the modeled host a call. */
+    Diag *(*event_query)(Backend *b, int event, bool *done);
+    /* Milliseconds from ev0 to ev1; both must have completed (else an error,
+     * like cudaErrorNotReady). *modeled says it is the cost model's figure. */
+    Diag *(*event_elapsed_ms)(Backend *b, int ev0, int ev1, double *ms, bool *modeled);
+    /* Page-locked (pinned) host memory, zeroed; host_free(NULL) is a no-op. */
+    Diag *(*host_alloc)(Backend *b, size_t bytes, void **out);
+    void (*host_free)(Backend *b, void *p);
+    Diag *(*copy_async)(Backend *b, const CopyRequest *rq);
+    Diag *(*memset_async)(Backend *b, DevPtr dst, int value, size_t bytes, int stream, const char *name);
+    /* Host work for the timeline's host row: begin, then end with its
+     * duration in µs (measured by the caller, or chosen for a model). */
+    void (*host_work_begin)(Backend *b, const char *name);
+    void (*host_work_end)(Backend *b, double us);
+    /* Forgets the timeline's entries (a new run starts). */
+    void (*timeline_reset)(Backend *b);
+    /* The timeline so far (a copy; caller frees; set even when a Diag says
+     * the GPU failed). On a GPU this waits for the device so every entry has
+     * its times. */
+    Diag *(*timeline_get)(Backend *b, Timeline **out);
 } BackendOps;
 
 struct Backend {

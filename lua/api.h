@@ -57,6 +57,9 @@ typedef struct GpuArray {
     bool has_dev;
     bool host_dirty;             /* host changed since the last upload */
     bool dev_dirty;              /* a launch may have changed the device copy */
+    bool pinned;                 /* host buffer from the backend's host_alloc (page-locked) */
+    bool pending;                /* an async copy on pending_stream may still use the host buffer */
+    int pending_stream;
 } GpuArray;
 
 typedef struct GpuScalar {
@@ -104,6 +107,14 @@ void array_format_elem(const GpuArray *a, size_t i, char *buf, size_t n);
 void array_format_index(const GpuArray *a, size_t i, char *buf, size_t n);
 
 GpuScalar *scalar_test(lua_State *L, int idx);
+
+/* stream.c: streams and events. Registers their metatables and adds
+ * gpu.stream and gpu.default_stream to the (gpu) table on top. */
+void stream_install(lua_State *L);
+/* The id of the stream object at idx (0 = the legacy default stream). */
+int stream_check_id(lua_State *L, int idx);
+/* The `stream` field of the options table at idx: its id, -1 when absent. */
+int stream_opt(lua_State *L, int idx);
 
 /* ref.c: pushes the ref table. */
 void ref_push_module(lua_State *L);

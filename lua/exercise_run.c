@@ -311,6 +311,7 @@ static void install_t(Sandbox *sb) {
     };
     luaL_newmetatable(L, T_MT);
     luaL_newlib(L, methods);
+    run_stream_add_methods(L);
     lua_setfield(L, -2, "methods");
     lua_pushcfunction(L, t_index);
     lua_setfield(L, -2, "__index");
@@ -457,6 +458,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         d = backend->ops->device_info(backend, &ctx.dev);
         ctx.have_dev = d == NULL;
         diag_free(&d);
+        run_timeline_begin(&ctx);
         SandboxLimits lim = {opts->instruction_budget, opts->memory_cap};
         Sandbox *sb = sandbox_new(&lim);
         sandbox_set_user(sb, &ctx.api);
@@ -468,6 +470,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         json_object_set_new(ctx.metrics, "lua_instructions", json_integer((json_int_t)sandbox_instructions_used(sb)));
         /* Closing the state runs every array's __gc: device buffers are freed here. */
         sandbox_free(&sb);
+        run_timeline_finish(&ctx);
         decide(&ctx, lua_err);
     }
     run_modules_free(&ctx);

@@ -5,7 +5,13 @@
  * Lua name (so the emulator can say "read a[1000064] but a has 1000003
  * elements"). Data moves by itself: uploads before a launch when the host
  * copy changed, downloads on the first host read after a launch. __gc frees
- * both, so closing the state frees every device buffer of the run. */
+ * both, so closing the state frees every device buffer of the run.
+ *
+ * Explicit movement for stream exercises: a:upload{stream=s} and
+ * a:download{stream=s} are asynchronous copies on s (from page-locked host
+ * memory when the array is pinned: gpu.pinned / {pinned=true}), a:memset.
+ * While such a copy may still use the host buffer, reading or writing the
+ * array on the host first waits for its stream, so values are never torn. */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -257,18 +263,36 @@ GpuArray *array_push_new(lua_State *L, DType dt, int ndim, const size_t *shape) 
 
 static int array_gc(lua_State *L) {
     GpuArray *a = luaL_checkudata(L, 1, ARRAY_MT);
-    if (a->has_dev && a->ctx && a->ctx->backend) {
-        Diag *d = a->ctx->backend->ops->mem_free(a->ctx->backend, a->dev);
+    Backend *b = a->ctx ? a->ctx->backend : NULL;
+    if (a->pending && b && b->ops->stream_synchronize) {
+        Diag *d = b->ops->stream_synchronize(b, a->pending_stream);   /* the copy must not outlive the buffer */
+        diag_free(&d);
+    }
+    if (a->has_dev && b) {
+        Diag *d = b->ops->mem_free(b, a->dev);
         diag_free(&d);
     }
     a->has_dev = false;
     if (a->ctx && a->host) a->ctx->array_bytes -= a->n * dtype_size(a->dtype);
-    XFREE(a->host);
+    if (a->pinned && b && b->ops->host_free) b->ops->host_free(b, a->host);
+    else free(a->host);
+    a->host = NULL;
+    a->pinned = false;
     XFREE(a->name);
     return 0;
 }
 
+/* Waits for the stream of an async copy that may still use a's host buffer. */
+static void wait_pending(lua_State *L, GpuArray *a) {
+    if (!a->pending) return;
+    a->pending = false;
+    Backend *b = a->ctx->backend;
+    Diag *d = b->ops->stream_synchronize(b, a->pending_stream);
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+}
+
 const void *array_host_read(lua_State *L, GpuArray *a) {
+    wait_pending(L, a);
     if (a->dev_dirty && a->has_dev) {
         Backend *b = a->ctx->backend;
         Diag *d = a->n ? b->ops->copy_to_host(b, a->host, a->dev, a->n * dtype_size(a->dtype)) : NULL;
@@ -279,6 +303,7 @@ const void *array_host_read(lua_State *L, GpuArray *a) {
 }
 
 void *array_host_write(lua_State *L, GpuArray *a, bool whole) {
+    wait_pending(L, a);
     if (!whole) array_host_read(L, a);
     a->dev_dirty = false;
     a->host_dirty = true;
@@ -317,18 +342,24 @@ const char *array_name(lua_State *L, GpuArray *a, int idx) {
     return a->name;
 }
 
-DevPtr array_device(lua_State *L, GpuArray *a, int idx) {
+/* The device buffer, allocated (not uploaded) when there is none yet. */
+static Backend *device_alloc(lua_State *L, GpuArray *a, int idx) {
     ApiCtx *c = a->ctx;
     if (!c || !c->backend) luaL_error(L, "arrays can only go to the device inside run(t)");
     Backend *b = c->backend;
-    size_t bytes = a->n * dtype_size(a->dtype);
     if (!a->has_dev) {
         const char *label = array_name(L, a, idx);
-        Diag *d = b->ops->mem_alloc(b, bytes, label, dtype_size(a->dtype), &a->dev);
+        Diag *d = b->ops->mem_alloc(b, a->n * dtype_size(a->dtype), label, dtype_size(a->dtype), &a->dev);
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
         a->has_dev = true;
         a->host_dirty = true;
     }
+    return b;
+}
+
+DevPtr array_device(lua_State *L, GpuArray *a, int idx) {
+    Backend *b = device_alloc(L, a, idx);
+    size_t bytes = a->n * dtype_size(a->dtype);
     if (a->host_dirty) {
         Diag *d = bytes ? b->ops->copy_to_device(b, a->dev, a->host, bytes) : NULL;
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
@@ -553,6 +584,21 @@ static int array_named(lua_State *L) {
 
 /* ---- the gpu table ------------------------------------------------------ */
 
+/* Moves a's host buffer into page-locked memory from the backend. */
+static void make_pinned(lua_State *L, GpuArray *a) {
+    ApiCtx *c = a->ctx;
+    if (!c || !c->backend) luaL_error(L, "pinned arrays exist only inside run(t)");
+    if (!c->backend->ops->host_alloc) luaL_error(L, "the %s backend has no pinned memory", c->backend->ops->name);
+    size_t bytes = a->n * dtype_size(a->dtype);
+    void *p = NULL;
+    Diag *d = c->backend->ops->host_alloc(c->backend, bytes, &p);
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+    memcpy(p, a->host, bytes);
+    free(a->host);
+    a->host = p;
+    a->pinned = true;
+}
+
 static int gpu_array(lua_State *L) {
     DType dt = check_dtype(L, 1);
     size_t shape[ARRAY_MAX_DIMS];
@@ -576,10 +622,30 @@ static int gpu_array(lua_State *L) {
                                                 luaL_tolstring(L, 2, NULL)));
         shape[ndim++] = (size_t)n;
     }
-    const char *name = luaL_optstring(L, 3, NULL);
+    int opt = lua_istable(L, 3) ? 3 : 4;   /* gpu.array(dt, n, name, opts) or gpu.array(dt, n, opts) */
+    const char *name = opt == 3 ? NULL : luaL_optstring(L, 3, NULL);
+    bool pinned = false;
+    if (!lua_isnoneornil(L, opt)) {
+        luaL_checktype(L, opt, LUA_TTABLE);
+        lua_getfield(L, opt, "pinned");
+        pinned = lua_toboolean(L, -1);
+        lua_getfield(L, opt, "name");
+        if (!lua_isnil(L, -1)) name = luaL_checkstring(L, -1);
+        lua_pop(L, 2);   /* the option table keeps the name alive */
+    }
     GpuArray *a = array_push_new(L, dt, ndim, shape);
     if (name) a->name = xstrdup(name);
+    if (pinned) make_pinned(L, a);
     return 1;
+}
+
+/* gpu.pinned(dtype, n [, name]): gpu.array with page-locked host memory. */
+static int gpu_pinned(lua_State *L) {
+    lua_settop(L, 3);
+    lua_createtable(L, 0, 1);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "pinned");
+    return gpu_array(L);
 }
 
 static int push_scalar(lua_State *L, DType dt) {
@@ -638,15 +704,93 @@ static void make_strict(lua_State *L, const char *what) {
     lua_setmetatable(L, -2);
 }
 
+/* The stream of an options table at idx for an async operation; raises
+ * when the backend has no streams. -1 = no stream given (synchronous). */
+static int async_stream(lua_State *L, GpuArray *a, int idx, const char *what) {
+    if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
+    int s = stream_opt(L, idx);
+    if (s >= 0 && (!a->ctx || !a->ctx->backend || !a->ctx->backend->ops->copy_async))
+        luaL_error(L, "%s: this backend has no streams", what);
+    return s;
+}
+
+/* a:upload([{stream = s}]): host -> device now (synchronous), or enqueued on s. */
+static int array_upload(lua_State *L) {
+    GpuArray *a = array_check(L, 1);
+    int s = async_stream(L, a, 2, "upload");
+    wait_pending(L, a);
+    Backend *b = device_alloc(L, a, 1);
+    size_t bytes = a->n * dtype_size(a->dtype);
+    Diag *d = NULL;
+    if (s < 0) {
+        d = bytes ? b->ops->copy_to_device(b, a->dev, a->host, bytes) : NULL;
+    } else {
+        CopyRequest rq = {COPY_H2D, s, a->dev, 0, a->host, bytes, a->pinned, NULL};
+        d = b->ops->copy_async(b, &rq);
+        a->pending = bytes > 0;
+        a->pending_stream = s;
+    }
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+    a->host_dirty = false;
+    a->dev_dirty = false;
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* a:download([{stream = s}]): device -> host now, or enqueued on s (the host
+ * copy is valid once s is synchronized; reading it waits for s). */
+static int array_download(lua_State *L) {
+    GpuArray *a = array_check(L, 1);
+    int s = async_stream(L, a, 2, "download");
+    wait_pending(L, a);
+    if (!a->has_dev) luaL_error(L, "download: %s has never been on the device", array_name(L, a, 1));
+    Backend *b = a->ctx->backend;
+    size_t bytes = a->n * dtype_size(a->dtype);
+    Diag *d = NULL;
+    if (s < 0) {
+        d = bytes ? b->ops->copy_to_host(b, a->host, a->dev, bytes) : NULL;
+    } else {
+        CopyRequest rq = {COPY_D2H, s, a->dev, 0, a->host, bytes, a->pinned, NULL};
+        d = b->ops->copy_async(b, &rq);
+        a->pending = bytes > 0;
+        a->pending_stream = s;
+    }
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+    a->dev_dirty = false;
+    a->host_dirty = false;
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* a:memset(byte [, {stream = s}]): every byte of the device copy set to byte. */
+static int array_memset(lua_State *L) {
+    GpuArray *a = array_check(L, 1);
+    lua_Integer v = luaL_checkinteger(L, 2);
+    if (v < 0 || v > 255) luaL_error(L, "memset: the value is one byte (0..255), got %I", v);
+    int s = async_stream(L, a, 3, "memset");
+    wait_pending(L, a);
+    Backend *b = device_alloc(L, a, 1);
+    size_t bytes = a->n * dtype_size(a->dtype);
+    Diag *d = s < 0 ? b->ops->memset(b, a->dev, (int)v, bytes)
+                    : b->ops->memset_async(b, a->dev, (int)v, bytes, s, NULL);
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+    a->host_dirty = false;
+    a->dev_dirty = true;
+    lua_settop(L, 1);
+    return 1;
+}
+
 static const luaL_Reg array_methods[] = {
     {"random", array_random}, {"iota", array_iota},         {"fill", array_fill},
     {"copy", array_copy},     {"set", array_set_table},      {"to_table", array_to_table},
-    {"named", array_named},   {NULL, NULL},
+    {"named", array_named},   {"upload", array_upload},      {"download", array_download},
+    {"memset", array_memset}, {NULL, NULL},
 };
 
 static const luaL_Reg gpu_funcs[] = {
     {"array", gpu_array}, {"i32", gpu_i32}, {"u32", gpu_u32}, {"i64", gpu_i64},
-    {"u64", gpu_u64},     {"f32", gpu_f32}, {"f64", gpu_f64}, {NULL, NULL},
+    {"u64", gpu_u64},     {"f32", gpu_f32}, {"f64", gpu_f64}, {"pinned", gpu_pinned},
+    {NULL, NULL},
 };
 
 void api_install(Sandbox *sb) {
@@ -671,6 +815,7 @@ void api_install(Sandbox *sb) {
     lua_pop(L, 1);
 
     luaL_newlib(L, gpu_funcs);
+    stream_install(L);
     make_strict(L, "gpu has no field");
     sandbox_set_global(sb, "gpu");
     ref_push_module(L);

@@ -258,7 +258,7 @@ static int do_launch(lua_State *L, bool timed) {
     RunCtx *ctx = run_ctx(L);
     KernelObj *k = luaL_checkudata(L, 1, KERNEL_MT);
     luaL_checktype(L, 2, LUA_TTABLE);
-    static const char *const keys[] = {"grid", "block", "shared", "args", "reps", NULL};
+    static const char *const keys[] = {"grid", "block", "shared", "args", "reps", "stream", NULL};
     check_keys(L, 2, timed ? "k:time has no field" : "k:launch has no field", keys);
     LaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -273,6 +273,15 @@ static int do_launch(lua_State *L, bool timed) {
     if (timed && (reps < 1 || reps > 10000)) luaL_error(L, "k:time: reps must be 1..10000");
     cfg.timed_reps = timed ? (int)reps : 0;
     lua_pop(L, 2);
+    /* stream = s: enqueue on s and return (CUDA's asynchronous launch);
+     * without it the launch waits for the kernel, as it always has. */
+    int stream = stream_opt(L, 2);
+    if (stream >= 0) {
+        if (timed) luaL_error(L, "k:time runs on the default stream; time a stream's work with events");
+        if (!ctx->b->ops->stream_create) luaL_error(L, "launch: the %s backend has no streams", ctx->b->ops->name);
+        cfg.stream = stream;
+        cfg.async = true;
+    }
     if (lua_getfield(L, 2, "args") != LUA_TTABLE) luaL_error(L, "launch: args = { ... } is missing");
     int at = lua_gettop(L);
     lua_Integer nargs = (lua_Integer)lua_rawlen(L, at);

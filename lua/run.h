@@ -73,4 +73,13 @@ int run_t_expect_occupancy(lua_State *L);
  * block, arch} for the kernel object at index kidx after a launch. */
 void run_kernel_record_launch(lua_State *L, RunCtx *ctx, int kidx, const char *name, const LaunchConfig *cfg);
 
+/* stream.c: adds t:event, t:synchronize, t:elapsed_ms, t:host_work,
+ * t:timeline, t:expect_overlap and t:expect_no_default_stream_work to the
+ * methods table on top of the stack. */
+void run_stream_add_methods(lua_State *L);
+/* A run starts with an empty timeline; at its end metrics.timeline gets
+ * the timeline (kernels/timeline.h's JSON) when anything is on it. */
+void run_timeline_begin(RunCtx *ctx);
+void run_timeline_finish(RunCtx *ctx);
+
 #endif

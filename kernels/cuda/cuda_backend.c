@@ -17,7 +17,13 @@
  * in the worker's protocol stream. A launch redirects fd 1 and 2 into a
  * temporary file around launch + synchronize and returns the text in
  * report->device_output (the first run's only). Not thread-safe: one launch
- * at a time per process, which is how the worker runs them. */
+ * at a time per process, which is how the worker runs them.
+ *
+ * Streams, events, pinned memory and asynchronous copies live in
+ * cuda_streams.c; every copy, memset and launch here is also bracketed by
+ * events for the run's timeline. A launch with cfg->async returns once
+ * enqueued on its stream: its errors surface at the next synchronization,
+ * and its device printf is not captured (the worker sends stdout to stderr). */
 #include "kernels/cuda/cuda_backend.h"
 
 #include <cuda_runtime_api.h>
@@ -28,6 +34,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/cuda/cuda_internal.h"
+#include "kernels/cuda/cuda_streams.h"
 
 #define FLUSH_BYTES_MIN (64u << 20)
 #define PEAK_BYTES (256u << 20)
@@ -52,6 +59,7 @@ typedef struct CudaBackend {
     void *flush_buf;                /* a buffer larger than L2, memset between timed runs */
     size_t flush_bytes;
     double peak_gbs;                /* 0 = not measured yet */
+    CudaStreams *streams;           /* streams, events, the event-timed timeline */
 } CudaBackend;
 
 typedef struct CudaKernel {
@@ -207,13 +215,37 @@ static Diag *range_diag(CudaBackend *c, DevPtr p, size_t bytes, const char *dir)
                       (unsigned long long)p);
 }
 
+/* ---- what cuda_streams.c shares ---- */
+
+Diag *cuda_backend_fail(Backend *b, int err, const char *what) {
+    return fail(cb(b), (cudaError_t)err, what, NULL, NULL, NULL, -1);
+}
+
+Diag *cuda_backend_check(Backend *b) { return check_usable(cb(b)); }
+
+CudaStreams *cuda_backend_streams(Backend *b) { return cb(b)->streams; }
+
+Diag *cuda_backend_check_range(Backend *b, DevPtr p, size_t bytes, const char *dir) {
+    return alloc_find(cb(b), p, bytes) ? NULL : range_diag(cb(b), p, bytes, dir);
+}
+
+const char *cuda_backend_label(Backend *b, DevPtr p) {
+    CudaAlloc *a = alloc_find(cb(b), p, 0);
+    return a ? a->label : "memory";
+}
+
+/* The plain copies and memset are synchronous, on the legacy default stream. */
 static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t bytes) {
     CudaBackend *c = cb(b);
     Diag *d = check_usable(c);
     if (d) return d;
     if (!bytes) return NULL;
     if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "into");
+    char name[160];
+    snprintf(name, sizeof name, "copy %.120s -> device", cuda_backend_label(b, dst));
+    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy((void *)(uintptr_t)dst, src, bytes, cudaMemcpyHostToDevice);
+    cuda_streams_mark_end(c->streams, mark, 0, TL_H2D, 0, name, bytes, false, NULL);
     return e == cudaSuccess ? NULL : fail(c, e, "copy to the GPU", NULL, NULL, NULL, -1);
 }
 
@@ -223,7 +255,11 @@ static Diag *cuda_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) 
     if (d) return d;
     if (!bytes) return NULL;
     if (!alloc_find(c, src, bytes)) return range_diag(c, src, bytes, "out of");
+    char name[160];
+    snprintf(name, sizeof name, "copy %.120s -> host", cuda_backend_label(b, src));
+    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy(dst, (const void *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
+    cuda_streams_mark_end(c->streams, mark, 0, TL_D2H, 0, name, bytes, false, NULL);
     return e == cudaSuccess ? NULL : fail(c, e, "copy from the GPU", NULL, NULL, NULL, -1);
 }
 
@@ -233,7 +269,11 @@ static Diag *cuda_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
     if (d) return d;
     if (!bytes) return NULL;
     if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "(memset) into");
+    char name[160];
+    snprintf(name, sizeof name, "memset %.120s", cuda_backend_label(b, dst));
+    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemset((void *)(uintptr_t)dst, value, bytes);
+    cuda_streams_mark_end(c->streams, mark, 0, TL_MEMSET, 0, name, bytes, false, NULL);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     return e == cudaSuccess ? NULL : fail(c, e, "cudaMemset", NULL, NULL, NULL, -1);
 }
@@ -515,10 +555,22 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
     for (int i = 0; i < nargs; i++) argv[i] = (void *)args[i].bytes;
     dim3 grid = {cfg->grid.x, cfg->grid.y, cfg->grid.z};
     dim3 block = {cfg->block.x, cfg->block.y, cfg->block.z};
+    cudaStream_t st = NULL;
+    if ((d = cuda_streams_get(c->streams, cfg->stream, &st))) return d;
 
+    if (cfg->async) {
+        /* Enqueue only: errors and printf come at the next synchronization. */
+        cudaEvent_t mark = cuda_streams_mark_begin(c->streams, st);
+        e = cudaLaunchKernel((const void *)h, grid, block, nargs ? argv : NULL, cfg->shared_bytes, st);
+        cuda_streams_mark_end(c->streams, mark, st, TL_KERNEL, cfg->stream, kernel, 0, false, cfg);
+        report->modeled = false;
+        return e == cudaSuccess ? NULL : fail(c, e, "launch", k->name, file, cfg, k->registers);
+    }
     Capture cap;
     capture_begin(&cap);
-    e = cudaLaunchKernel((const void *)h, grid, block, nargs ? argv : NULL, cfg->shared_bytes, 0);
+    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, st);
+    e = cudaLaunchKernel((const void *)h, grid, block, nargs ? argv : NULL, cfg->shared_bytes, st);
+    cuda_streams_mark_end(c->streams, mark, st, TL_KERNEL, cfg->stream, kernel, 0, false, cfg);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     long first_run_output = capture_mark(&cap);
     if (e != cudaSuccess) d = fail(c, e, "launch", k->name, file, cfg, k->registers);
@@ -627,6 +679,7 @@ static void cuda_destroy(Backend *b) {
         if (c->ev_start) cudaEventDestroy(c->ev_start);
         if (c->ev_stop) cudaEventDestroy(c->ev_stop);
     }
+    cuda_streams_free(&c->streams, c->broken);
     for (int i = 0; i < c->n_allocs; i++) free(c->allocs[i].label);
     free(c->allocs);
     free(c->broken_why);
@@ -646,6 +699,24 @@ static const BackendOps CUDA_OPS = {
     .module_unload = cuda_module_unload,
     .launch = cuda_launch,
     .peak_copy_gbs = cuda_peak_copy_gbs,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_synchronize = cuda_stream_synchronize,
+    .device_synchronize = cuda_device_synchronize,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_synchronize = cuda_event_synchronize,
+    .event_query = cuda_event_query,
+    .event_elapsed_ms = cuda_event_elapsed_ms,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .copy_async = cuda_copy_async,
+    .memset_async = cuda_memset_async,
+    .host_work_begin = cuda_host_work_begin,
+    .host_work_end = cuda_host_work_end,
+    .timeline_reset = cuda_timeline_reset,
+    .timeline_get = cuda_timeline_get,
 };
 
 Backend *cuda_backend_new(Diag **why) {
@@ -672,6 +743,7 @@ Backend *cuda_backend_new(Diag **why) {
         return NULL;
     }
     Diag *d = query_device(c);
+    c->streams = cuda_streams_new(c->info.name);
     if (!d && ((e = cudaEventCreate(&c->ev_start)) != cudaSuccess ||
                (e = cudaEventCreate(&c->ev_stop)) != cudaSuccess))
         d = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: cudaEventCreate: %s", cudaGetErrorString(e));

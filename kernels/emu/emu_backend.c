@@ -6,7 +6,11 @@
  * touching someone else's data. Modules are parsed and every kernel decoded
  * at load time, so a PTX problem shows before anything runs. A launch is
  * validated like a GPU launch, then blocks run on a pool of host threads
- * (emu_run.c), and findings, metrics and printf output go into the report. */
+ * (emu_run.c), and findings, metrics and printf output go into the report.
+ *
+ * Streams, events and asynchronous copies (emu_streams.c): every operation
+ * runs at once, in program order, so results are exact; the scheduler keeps
+ * the modeled timeline of when it would have run on the profile's GPU. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +19,8 @@
 #include "base/xalloc.h"
 #include "kernels/emu/emu.h"
 #include "kernels/emu/emu_run.h"
+#include "kernels/emu/emu_streams.h"
+#include "kernels/profiles.h"
 
 typedef struct EmuBackend {
     Backend base;
@@ -22,6 +28,7 @@ typedef struct EmuBackend {
     AllocTable allocs;
     unsigned char *heap;
     size_t heap_size;
+    EmuSched *sched;                /* streams, events, the modeled timeline */
 } EmuBackend;
 
 struct BackendModule {
@@ -94,25 +101,48 @@ static Diag *check_range(EmuBackend *e, DevPtr p, size_t bytes, const char *what
     return NULL;
 }
 
+/* "copy a -> device" for the timeline, from the allocation's label. */
+static void op_name(EmuBackend *e, DevPtr p, const char *fmt, char *buf, size_t n) {
+    int i = emu_alloc_find(&e->allocs, p);
+    snprintf(buf, n, fmt, i >= 0 ? e->allocs.v[i].label : "memory");
+}
+
+/* The plain copies and memset are synchronous, on the legacy default
+ * stream, from pageable memory: what cudaMemcpy/cudaMemset do. */
 static Diag *emu_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t bytes) {
+    EmuBackend *e = (EmuBackend *)b;
     if (!bytes) return NULL;
-    Diag *d = check_range((EmuBackend *)b, dst, bytes, "copy to device");
-    if (!d) memcpy((void *)(uintptr_t)dst, src, bytes);
-    return d;
+    Diag *d = check_range(e, dst, bytes, "copy to device");
+    if (d) return d;
+    memcpy((void *)(uintptr_t)dst, src, bytes);
+    char name[160];
+    op_name(e, dst, "copy %.120s -> device", name, sizeof name);
+    emu_sched_copy(e->sched, COPY_H2D, 0, bytes, false, name);
+    return NULL;
 }
 
 static Diag *emu_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) {
+    EmuBackend *e = (EmuBackend *)b;
     if (!bytes) return NULL;
-    Diag *d = check_range((EmuBackend *)b, src, bytes, "copy to host");
-    if (!d) memcpy(dst, (const void *)(uintptr_t)src, bytes);
-    return d;
+    Diag *d = check_range(e, src, bytes, "copy to host");
+    if (d) return d;
+    memcpy(dst, (const void *)(uintptr_t)src, bytes);
+    char name[160];
+    op_name(e, src, "copy %.120s -> host", name, sizeof name);
+    emu_sched_copy(e->sched, COPY_D2H, 0, bytes, false, name);
+    return NULL;
 }
 
 static Diag *emu_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
+    EmuBackend *e = (EmuBackend *)b;
     if (!bytes) return NULL;
-    Diag *d = check_range((EmuBackend *)b, dst, bytes, "memset");
-    if (!d) memset((void *)(uintptr_t)dst, value, bytes);
-    return d;
+    Diag *d = check_range(e, dst, bytes, "memset");
+    if (d) return d;
+    memset((void *)(uintptr_t)dst, value, bytes);
+    char name[160];
+    op_name(e, dst, "memset %.120s", name, sizeof name);
+    emu_sched_memset(e->sched, 0, bytes, false, name);
+    return NULL;
 }
 
 /* ---- device ------------------------------------------------------------------------- */
@@ -274,12 +304,21 @@ static Diag *emu_launch(Backend *b, BackendModule *m, const char *kernel, const 
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
                                          xstrdup("the device heap (malloc)"), NULL, 0, 0});
     }
+    Diag *sd = emu_sched_stream_check(e->sched, cfg->stream);
+    if (sd) return sd;
     EmuRunRequest rq = {
         .kernel = k, .allocs = &e->allocs, .cfg = cfg, .args = args, .nargs = nargs,
         .opts = &e->opts, .source_path = m->source_path, .source = m->source,
         .heap = e->heap, .heap_size = e->heap_size,
     };
-    return emu_run(&rq, report);
+    Diag *d = emu_run(&rq, report);
+    if (d) return d;
+    /* The modeled duration comes from what this launch executed. */
+    json_t *tot = report->metrics ? json_object_get(report->metrics, "totals") : NULL;
+    uint64_t wi = (uint64_t)json_integer_value(json_object_get(tot, "warp_instructions"));
+    uint64_t sec = (uint64_t)json_integer_value(json_object_get(tot, "global_sectors"));
+    emu_sched_kernel(e->sched, cfg->stream, cfg->async, kernel, cfg->grid, cfg->block, wi, sec);
+    return NULL;
 }
 
 static void emu_destroy(Backend *b) {
@@ -291,7 +330,91 @@ static void emu_destroy(Backend *b) {
     free(e->allocs.v);
     if (e->heap) munmap(e->heap, e->heap_size);
     pthread_rwlock_destroy(&e->allocs.lock);
+    emu_sched_free(&e->sched);
     free(e);
+}
+
+/* ---- streams, events, asynchronous work ------------------------------------------------ */
+static EmuSched *sched(Backend *b) { return ((EmuBackend *)b)->sched; }
+
+static Diag *emu_stream_create(Backend *b, const StreamOptions *o, int *out) {
+    return emu_sched_stream_create(sched(b), o, out);
+}
+static Diag *emu_stream_destroy(Backend *b, int s) { return emu_sched_stream_destroy(sched(b), s); }
+static Diag *emu_stream_synchronize(Backend *b, int s) { return emu_sched_stream_synchronize(sched(b), s); }
+static Diag *emu_device_synchronize(Backend *b) {
+    emu_sched_device_synchronize(sched(b));
+    return NULL;
+}
+static Diag *emu_event_create(Backend *b, int *out) { return emu_sched_event_create(sched(b), out); }
+static Diag *emu_event_destroy(Backend *b, int ev) { return emu_sched_event_destroy(sched(b), ev); }
+static Diag *emu_event_record(Backend *b, int ev, int s) { return emu_sched_event_record(sched(b), ev, s); }
+static Diag *emu_event_synchronize(Backend *b, int ev) { return emu_sched_event_synchronize(sched(b), ev); }
+static Diag *emu_event_query(Backend *b, int ev, bool *done) { return emu_sched_event_query(sched(b), ev, done); }
+
+static Diag *emu_event_elapsed_ms(Backend *b, int ev0, int ev1, double *ms, bool *modeled) {
+    *modeled = true;
+    return emu_sched_event_elapsed_ms(sched(b), ev0, ev1, ms);
+}
+
+/* Host memory is host memory here; "pinned" only changes the model. */
+static Diag *emu_host_alloc(Backend *b, size_t bytes, void **out) {
+    (void)b;
+    *out = calloc(bytes ? bytes : 1, 1);
+    return *out ? NULL : diag_error("emu", "out of host memory for %zu pinned bytes", bytes);
+}
+
+static void emu_host_free(Backend *b, void *p) {
+    (void)b;
+    free(p);
+}
+
+static Diag *emu_copy_async(Backend *b, const CopyRequest *rq) {
+    EmuBackend *e = (EmuBackend *)b;
+    Diag *d = emu_sched_stream_check(e->sched, rq->stream);
+    if (d || !rq->bytes) return d;
+    char name[160];
+    switch (rq->dir) {
+    case COPY_H2D:
+        if ((d = check_range(e, rq->dev, rq->bytes, "copy to device"))) return d;
+        memcpy((void *)(uintptr_t)rq->dev, rq->host, rq->bytes);
+        op_name(e, rq->dev, "copy %.120s -> device", name, sizeof name);
+        break;
+    case COPY_D2H:
+        if ((d = check_range(e, rq->dev, rq->bytes, "copy to host"))) return d;
+        memcpy(rq->host, (const void *)(uintptr_t)rq->dev, rq->bytes);
+        op_name(e, rq->dev, "copy %.120s -> host", name, sizeof name);
+        break;
+    default:
+        if ((d = check_range(e, rq->dev, rq->bytes, "device copy destination"))) return d;
+        if ((d = check_range(e, rq->dev_src, rq->bytes, "device copy source"))) return d;
+        memmove((void *)(uintptr_t)rq->dev, (const void *)(uintptr_t)rq->dev_src, rq->bytes);
+        op_name(e, rq->dev_src, "copy %.120s on device", name, sizeof name);
+        break;
+    }
+    emu_sched_copy(e->sched, rq->dir, rq->stream, rq->bytes, rq->pinned, rq->name ? rq->name : name);
+    return NULL;
+}
+
+static Diag *emu_memset_async(Backend *b, DevPtr dst, int value, size_t bytes, int stream, const char *label) {
+    EmuBackend *e = (EmuBackend *)b;
+    Diag *d = emu_sched_stream_check(e->sched, stream);
+    if (d || !bytes) return d;
+    if ((d = check_range(e, dst, bytes, "memset"))) return d;
+    memset((void *)(uintptr_t)dst, value, bytes);
+    char name[160];
+    op_name(e, dst, "memset %.120s", name, sizeof name);
+    emu_sched_memset(e->sched, stream, bytes, true, label ? label : name);
+    return NULL;
+}
+
+static void emu_host_work_begin(Backend *b, const char *name) { emu_sched_host_begin(sched(b), name); }
+static void emu_host_work_end(Backend *b, double us) { emu_sched_host_end(sched(b), us); }
+static void emu_timeline_reset(Backend *b) { emu_sched_reset(sched(b)); }
+
+static Diag *emu_timeline_get(Backend *b, Timeline **out) {
+    *out = timeline_copy(emu_sched_timeline(sched(b)));
+    return NULL;
 }
 
 static const BackendOps EMU_OPS = {
@@ -307,6 +430,24 @@ static const BackendOps EMU_OPS = {
     .module_unload = emu_module_unload,
     .launch = emu_launch,
     .peak_copy_gbs = emu_peak_copy_gbs,
+    .stream_create = emu_stream_create,
+    .stream_destroy = emu_stream_destroy,
+    .stream_synchronize = emu_stream_synchronize,
+    .device_synchronize = emu_device_synchronize,
+    .event_create = emu_event_create,
+    .event_destroy = emu_event_destroy,
+    .event_record = emu_event_record,
+    .event_synchronize = emu_event_synchronize,
+    .event_query = emu_event_query,
+    .event_elapsed_ms = emu_event_elapsed_ms,
+    .host_alloc = emu_host_alloc,
+    .host_free = emu_host_free,
+    .copy_async = emu_copy_async,
+    .memset_async = emu_memset_async,
+    .host_work_begin = emu_host_work_begin,
+    .host_work_end = emu_host_work_end,
+    .timeline_reset = emu_timeline_reset,
+    .timeline_get = emu_timeline_get,
 };
 
 Backend *emu_backend_new(const EmuOptions *opts, Diag **why) {
@@ -322,5 +463,8 @@ Backend *emu_backend_new(const EmuOptions *opts, Diag **why) {
         if (!*end && n >= 0 && n <= 1024) e->opts.threads = (int)n;
     }
     pthread_rwlock_init(&e->allocs.lock, NULL);
+    CostModel cm;
+    costmodel_for_profile(profile_find("sm_90"), &cm);
+    e->sched = emu_sched_new(&cm);
     return &e->base;
 }

@@ -1,0 +1,469 @@
+/* kernels/cuda/cuda_streams.c: CUDA streams, events, pinned host memory and
+ * asynchronous copies, and a timeline timed with CUDA events.
+ *
+ * Every operation that goes on the timeline is bracketed by two events on
+ * its stream; their times are read back (after a device synchronize) when
+ * the timeline is asked for, relative to a base event recorded when the
+ * first operation of the run was issued. Host rows (host work, waits) use
+ * the host's monotonic clock from the moment the base event completed, so
+ * the two clocks agree to within a few microseconds. Until CUPTI lands this
+ * is the GPU's timeline: source "events", modeled false.
+ *
+ * Ids: stream 0 is the legacy default stream (the NULL stream); created
+ * streams and events are numbered from 1 and never reused in a process. */
+#include "kernels/cuda/cuda_streams.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/xalloc.h"
+
+typedef struct Pending {
+    int entry;                      /* index in tl->v */
+    cudaEvent_t a, b;
+} Pending;
+
+struct CudaStreams {
+    cudaStream_t *streams;          /* index = id; [0] = NULL (legacy default) */
+    bool *stream_live;
+    int n_streams;
+    cudaEvent_t *events;            /* index = id; [0] unused */
+    int n_events;
+    Timeline *tl;
+    cudaEvent_t base;
+    bool have_base;
+    double host_base_us;
+    Pending *pend;
+    int n_pend, cap_pend;
+    cudaEvent_t *pool;              /* spare timing events */
+    int n_pool, cap_pool;
+    char *host_name;
+    double host_start_us;
+};
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+CudaStreams *cuda_streams_new(const char *device) {
+    CudaStreams *s = xcalloc(1, sizeof *s);
+    s->streams = xcalloc(1, sizeof *s->streams);
+    s->stream_live = xcalloc(1, sizeof *s->stream_live);
+    s->stream_live[0] = true;
+    s->n_streams = 1;
+    s->events = xcalloc(1, sizeof *s->events);
+    s->n_events = 1;
+    s->tl = timeline_new(false, "events", device);
+    return s;
+}
+
+void cuda_streams_free(CudaStreams **sp, bool broken) {
+    CudaStreams *s = *sp;
+    if (!s) return;
+    if (!broken) {
+        for (int i = 1; i < s->n_streams; i++)
+            if (s->stream_live[i]) cudaStreamDestroy(s->streams[i]);
+        for (int i = 1; i < s->n_events; i++)
+            if (s->events[i]) cudaEventDestroy(s->events[i]);
+        for (int i = 0; i < s->n_pend; i++) {
+            if (s->pend[i].a) cudaEventDestroy(s->pend[i].a);
+            if (s->pend[i].b) cudaEventDestroy(s->pend[i].b);
+        }
+        for (int i = 0; i < s->n_pool; i++) cudaEventDestroy(s->pool[i]);
+        if (s->have_base) cudaEventDestroy(s->base);
+    }
+    free(s->streams);
+    free(s->stream_live);
+    free(s->events);
+    free(s->pend);
+    free(s->pool);
+    free(s->host_name);
+    timeline_free(&s->tl);
+    free(s);
+    *sp = NULL;
+}
+
+Diag *cuda_streams_get(CudaStreams *s, int id, cudaStream_t *out) {
+    *out = NULL;
+    if (id == 0) return NULL;
+    if (id > 0 && id < s->n_streams && s->stream_live[id]) {
+        *out = s->streams[id];
+        return NULL;
+    }
+    return diag_error("gpu", "invalid resource handle: stream %d does not exist (or was destroyed)", id);
+}
+
+/* ---- timing marks ---- */
+
+static cudaEvent_t pool_take(CudaStreams *s) {
+    if (s->n_pool) return s->pool[--s->n_pool];
+    cudaEvent_t e = NULL;
+    if (cudaEventCreate(&e) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return e;
+}
+
+static void pool_give(CudaStreams *s, cudaEvent_t e) {
+    if (!e) return;
+    if (s->n_pool == s->cap_pool) {
+        s->cap_pool = s->cap_pool ? s->cap_pool * 2 : 32;
+        s->pool = xrealloc(s->pool, (size_t)s->cap_pool * sizeof *s->pool);
+    }
+    s->pool[s->n_pool++] = e;
+}
+
+/* The zero of the timeline: an event on the legacy stream, waited for, and
+ * the host clock at that moment. */
+static bool ensure_base(CudaStreams *s) {
+    if (s->have_base) return true;
+    if (cudaEventCreate(&s->base) != cudaSuccess) goto fail;
+    if (cudaEventRecord(s->base, 0) != cudaSuccess || cudaEventSynchronize(s->base) != cudaSuccess) {
+        cudaEventDestroy(s->base);
+        goto fail;
+    }
+    s->host_base_us = now_us();
+    s->have_base = true;
+    return true;
+fail:
+    (void)cudaGetLastError();
+    return false;
+}
+
+cudaEvent_t cuda_streams_mark_begin(CudaStreams *s, cudaStream_t st) {
+    if (!s || !ensure_base(s)) return NULL;
+    cudaEvent_t a = pool_take(s);
+    if (a && cudaEventRecord(a, st) != cudaSuccess) {
+        (void)cudaGetLastError();
+        pool_give(s, a);
+        return NULL;
+    }
+    return a;
+}
+
+void cuda_streams_mark_end(CudaStreams *s, cudaEvent_t a, cudaStream_t st, TimelineKind kind, int stream,
+                           const char *name, size_t bytes, bool pinned, const LaunchConfig *cfg) {
+    if (!s || !a) return;
+    cudaEvent_t b = pool_take(s);
+    if (!b || cudaEventRecord(b, st) != cudaSuccess) {
+        (void)cudaGetLastError();
+        pool_give(s, a);
+        pool_give(s, b);
+        return;
+    }
+    TimelineEntry *e = timeline_add(s->tl, kind, stream, name, 0, 0);
+    if (!e) {
+        pool_give(s, a);
+        pool_give(s, b);
+        return;
+    }
+    e->bytes = bytes;
+    e->pinned = pinned;
+    if (cfg) {
+        e->grid[0] = cfg->grid.x, e->grid[1] = cfg->grid.y, e->grid[2] = cfg->grid.z;
+        e->block[0] = cfg->block.x, e->block[1] = cfg->block.y, e->block[2] = cfg->block.z;
+    }
+    if (s->n_pend == s->cap_pend) {
+        s->cap_pend = s->cap_pend ? s->cap_pend * 2 : 32;
+        s->pend = xrealloc(s->pend, (size_t)s->cap_pend * sizeof *s->pend);
+    }
+    s->pend[s->n_pend++] = (Pending){s->tl->n - 1, a, b};
+}
+
+/* Host-clock entry (host work, waits) in the timeline's time base. */
+static void host_entry(CudaStreams *s, TimelineKind kind, const char *name, double t0, double t1) {
+    if (!s->have_base) return;
+    timeline_add(s->tl, kind, TIMELINE_HOST, name, t0 - s->host_base_us, t1 - t0);
+}
+
+/* ---- streams ---- */
+
+Diag *cuda_stream_create(Backend *b, const StreamOptions *o, int *out) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaStream_t st = NULL;
+    cudaError_t e = cudaStreamCreateWithPriority(&st, o && o->non_blocking ? cudaStreamNonBlocking : cudaStreamDefault,
+                                                 o ? o->priority : 0);
+    if (e != cudaSuccess) return cuda_backend_fail(b, e, "cudaStreamCreateWithPriority");
+    s->streams = xrealloc(s->streams, (size_t)(s->n_streams + 1) * sizeof *s->streams);
+    s->stream_live = xrealloc(s->stream_live, (size_t)(s->n_streams + 1) * sizeof *s->stream_live);
+    int id = s->n_streams++;
+    s->streams[id] = st;
+    s->stream_live[id] = true;
+    char buf[32];
+    snprintf(buf, sizeof buf, "stream %d", id);
+    int prio = o ? o->priority : 0;
+    if (cudaStreamGetPriority(st, &prio) != cudaSuccess) (void)cudaGetLastError();  /* clamped to the range */
+    timeline_set_stream(s->tl, id, o && o->name ? o->name : buf, prio);
+    *out = id;
+    return NULL;
+}
+
+Diag *cuda_stream_destroy(Backend *b, int id) {
+    CudaStreams *s = cuda_backend_streams(b);
+    if (id == 0) return diag_error("gpu", "invalid resource handle: the default stream cannot be destroyed");
+    cudaStream_t st;
+    Diag *d = cuda_streams_get(s, id, &st);
+    if (d) return d;
+    s->stream_live[id] = false;
+    if (cuda_backend_check(b)) return NULL;     /* context lost: nothing to destroy */
+    cudaError_t e = cudaStreamDestroy(st);
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaStreamDestroy");
+}
+
+Diag *cuda_stream_synchronize(Backend *b, int id) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaStream_t st;
+    if ((d = cuda_streams_get(s, id, &st))) return d;
+    double t0 = now_us();
+    cudaError_t e = cudaStreamSynchronize(st);
+    char what[64];
+    snprintf(what, sizeof what, "wait for stream %d", id);
+    host_entry(s, TL_SYNC, what, t0, now_us());
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaStreamSynchronize");
+}
+
+Diag *cuda_device_synchronize(Backend *b) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    double t0 = now_us();
+    cudaError_t e = cudaDeviceSynchronize();
+    host_entry(cuda_backend_streams(b), TL_SYNC, "wait for the device", t0, now_us());
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaDeviceSynchronize");
+}
+
+/* ---- events ---- */
+
+static Diag *event_get(CudaStreams *s, int id, cudaEvent_t *out) {
+    if (id > 0 && id < s->n_events && s->events[id]) {
+        *out = s->events[id];
+        return NULL;
+    }
+    return diag_error("gpu", "invalid resource handle: event %d does not exist (or was destroyed)", id);
+}
+
+Diag *cuda_event_create(Backend *b, int *out) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaEvent_t ev = NULL;
+    cudaError_t e = cudaEventCreate(&ev);
+    if (e != cudaSuccess) return cuda_backend_fail(b, e, "cudaEventCreate");
+    s->events = xrealloc(s->events, (size_t)(s->n_events + 1) * sizeof *s->events);
+    *out = s->n_events;
+    s->events[s->n_events++] = ev;
+    return NULL;
+}
+
+Diag *cuda_event_destroy(Backend *b, int id) {
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaEvent_t ev = NULL;
+    Diag *d = event_get(s, id, &ev);
+    if (d) return d;
+    s->events[id] = NULL;
+    if (cuda_backend_check(b)) return NULL;
+    cudaError_t e = cudaEventDestroy(ev);
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventDestroy");
+}
+
+Diag *cuda_event_record(Backend *b, int id, int stream) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaEvent_t ev = NULL;
+    cudaStream_t st;
+    if ((d = event_get(s, id, &ev)) || (d = cuda_streams_get(s, stream, &st))) return d;
+    cudaEvent_t a = cuda_streams_mark_begin(s, st);
+    cudaError_t e = cudaEventRecord(ev, st);
+    char name[32];
+    snprintf(name, sizeof name, "event %d", id);
+    cuda_streams_mark_end(s, a, st, TL_EVENT, stream, name, 0, false, NULL);
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventRecord");
+}
+
+Diag *cuda_event_synchronize(Backend *b, int id) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaEvent_t ev = NULL;
+    if ((d = event_get(s, id, &ev))) return d;
+    double t0 = now_us();
+    cudaError_t e = cudaEventSynchronize(ev);
+    char what[48];
+    snprintf(what, sizeof what, "wait for event %d", id);
+    host_entry(s, TL_SYNC, what, t0, now_us());
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventSynchronize");
+}
+
+Diag *cuda_event_query(Backend *b, int id, bool *done) {
+    *done = true;
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    cudaEvent_t ev = NULL;
+    if ((d = event_get(cuda_backend_streams(b), id, &ev))) return d;
+    cudaError_t e = cudaEventQuery(ev);
+    if (e == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        *done = false;
+        return NULL;
+    }
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventQuery");
+}
+
+Diag *cuda_event_elapsed_ms(Backend *b, int ev0, int ev1, double *ms, bool *modeled) {
+    *ms = 0;
+    *modeled = false;
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaEvent_t a = NULL, z = NULL;
+    if ((d = event_get(s, ev0, &a)) || (d = event_get(s, ev1, &z))) return d;
+    float f = 0;
+    cudaError_t e = cudaEventElapsedTime(&f, a, z);
+    if (e != cudaSuccess) return cuda_backend_fail(b, e, "cudaEventElapsedTime");
+    *ms = f;
+    return NULL;
+}
+
+/* ---- memory and copies ---- */
+
+Diag *cuda_host_alloc(Backend *b, size_t bytes, void **out) {
+    *out = NULL;
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    cudaError_t e = cudaMallocHost(out, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *out = NULL;
+        return cuda_backend_fail(b, e, "cudaMallocHost");
+    }
+    memset(*out, 0, bytes ? bytes : 1);
+    return NULL;
+}
+
+void cuda_host_free(Backend *b, void *p) {
+    if (!p) return;
+    if (cuda_backend_check(b)) return;  /* lost context: the process restarts anyway */
+    if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+Diag *cuda_copy_async(Backend *b, const CopyRequest *rq) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaStream_t st;
+    if ((d = cuda_streams_get(s, rq->stream, &st))) return d;
+    if (!rq->bytes) return NULL;
+    char name[160];
+    void *dst;
+    const void *src;
+    enum cudaMemcpyKind kind;
+    TimelineKind tk;
+    if (rq->dir == COPY_H2D) {
+        if ((d = cuda_backend_check_range(b, rq->dev, rq->bytes, "into"))) return d;
+        dst = (void *)(uintptr_t)rq->dev, src = rq->host, kind = cudaMemcpyHostToDevice, tk = TL_H2D;
+        snprintf(name, sizeof name, "copy %.120s -> device", cuda_backend_label(b, rq->dev));
+    } else if (rq->dir == COPY_D2H) {
+        if ((d = cuda_backend_check_range(b, rq->dev, rq->bytes, "out of"))) return d;
+        dst = rq->host, src = (const void *)(uintptr_t)rq->dev, kind = cudaMemcpyDeviceToHost, tk = TL_D2H;
+        snprintf(name, sizeof name, "copy %.120s -> host", cuda_backend_label(b, rq->dev));
+    } else {
+        if ((d = cuda_backend_check_range(b, rq->dev, rq->bytes, "into")) ||
+            (d = cuda_backend_check_range(b, rq->dev_src, rq->bytes, "out of")))
+            return d;
+        dst = (void *)(uintptr_t)rq->dev, src = (const void *)(uintptr_t)rq->dev_src;
+        kind = cudaMemcpyDeviceToDevice, tk = TL_D2D;
+        snprintf(name, sizeof name, "copy %.120s on device", cuda_backend_label(b, rq->dev_src));
+    }
+    cudaEvent_t a = cuda_streams_mark_begin(s, st);
+    /* From pageable memory CUDA makes this synchronous by itself. */
+    cudaError_t e = cudaMemcpyAsync(dst, src, rq->bytes, kind, st);
+    cuda_streams_mark_end(s, a, st, tk, rq->stream, rq->name ? rq->name : name, rq->bytes, rq->pinned, NULL);
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaMemcpyAsync");
+}
+
+Diag *cuda_memset_async(Backend *b, DevPtr dst, int value, size_t bytes, int stream, const char *label) {
+    Diag *d = cuda_backend_check(b);
+    if (d) return d;
+    CudaStreams *s = cuda_backend_streams(b);
+    cudaStream_t st;
+    if ((d = cuda_streams_get(s, stream, &st))) return d;
+    if (!bytes) return NULL;
+    if ((d = cuda_backend_check_range(b, dst, bytes, "(memset) into"))) return d;
+    char name[160];
+    snprintf(name, sizeof name, "memset %.120s", cuda_backend_label(b, dst));
+    cudaEvent_t a = cuda_streams_mark_begin(s, st);
+    cudaError_t e = cudaMemsetAsync((void *)(uintptr_t)dst, value, bytes, st);
+    cuda_streams_mark_end(s, a, st, TL_MEMSET, stream, label ? label : name, bytes, false, NULL);
+    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaMemsetAsync");
+}
+
+/* ---- host work and the timeline ---- */
+
+void cuda_host_work_begin(Backend *b, const char *name) {
+    CudaStreams *s = cuda_backend_streams(b);
+    if (!cuda_backend_check(b)) ensure_base(s);
+    free(s->host_name);
+    s->host_name = xstrdup(name ? name : "host work");
+    s->host_start_us = now_us();
+}
+
+void cuda_host_work_end(Backend *b, double us) {
+    CudaStreams *s = cuda_backend_streams(b);
+    if (!s->host_name) return;
+    host_entry(s, TL_HOST, s->host_name, s->host_start_us, s->host_start_us + (us >= 0 ? us : 0));
+    XFREE(s->host_name);
+}
+
+void cuda_timeline_reset(Backend *b) {
+    CudaStreams *s = cuda_backend_streams(b);
+    bool ok = !cuda_backend_check(b);
+    if (ok && cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+    for (int i = 0; i < s->n_pend; i++) {
+        pool_give(s, s->pend[i].a);
+        pool_give(s, s->pend[i].b);
+    }
+    s->n_pend = 0;
+    timeline_clear(s->tl);
+    if (s->have_base && ok) cudaEventDestroy(s->base);
+    s->have_base = false;
+}
+
+Diag *cuda_timeline_get(Backend *b, Timeline **out) {
+    CudaStreams *s = cuda_backend_streams(b);
+    *out = NULL;
+    Diag *d = cuda_backend_check(b);
+    if (!d) {
+        cudaError_t e = cudaDeviceSynchronize();
+        if (e != cudaSuccess) d = cuda_backend_fail(b, e, "cudaDeviceSynchronize");
+    }
+    if (!d) {
+        for (int i = 0; i < s->n_pend; i++) {
+            Pending *p = &s->pend[i];
+            float t0 = 0, dur = 0;
+            if (cudaEventElapsedTime(&t0, s->base, p->a) != cudaSuccess ||
+                cudaEventElapsedTime(&dur, p->a, p->b) != cudaSuccess) {
+                (void)cudaGetLastError();
+                continue;                   /* stays at 0: better than no entry */
+            }
+            s->tl->v[p->entry].start_us = (double)t0 * 1e3;
+            s->tl->v[p->entry].dur_us = (double)dur * 1e3;
+            pool_give(s, p->a);
+            pool_give(s, p->b);
+            p->a = p->b = NULL;
+        }
+        int w = 0;
+        for (int i = 0; i < s->n_pend; i++)
+            if (s->pend[i].a) s->pend[w++] = s->pend[i];
+        s->n_pend = w;
+    }
+    *out = timeline_copy(s->tl);
+    return d;
+}
