@@ -22,7 +22,7 @@ void strbuf_fini(StrBuf *sb) {
 
 void strbuf_reset(StrBuf *sb) {
     sb->len = 0;
-    sb->data[0] = '\0';
+    if (sb->data) sb->data[0] = '\0';
 }
 
 static void strbuf_reserve(StrBuf *sb, size_t extra) {
@@ -64,7 +64,8 @@ void strbuf_printf(StrBuf *sb, const char *fmt, ...) {
 
 char *strbuf_steal(StrBuf *sb) {
     char *p = sb->data;
-    strbuf_init(sb);
+    sb->data = NULL;
+    sb->len = sb->cap = 0;
     return p;
 }
 

@@ -19,7 +19,9 @@ void strbuf_append_n(StrBuf *sb, const char *s, size_t n);
 void strbuf_append_char(StrBuf *sb, char c);
 void strbuf_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
-char *strbuf_steal(StrBuf *sb);                      /* caller frees; sb is re-initialised */
+/* Hands the string to the caller (caller frees). sb is left empty and owns no
+ * memory: strbuf_init it before reuse; strbuf_fini on it is harmless. */
+char *strbuf_steal(StrBuf *sb);
 
 /* Levenshtein distance between two short strings, for "did you mean"
  * suggestions; strings over 64 bytes count as far apart (returns 99). */

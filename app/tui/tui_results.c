@@ -236,7 +236,7 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
         }
         h[l] = level;
         nt[l] = strbuf_steal(&sb);
-        strbuf_fini(&sb);   /* steal leaves a fresh buffer behind */
+        strbuf_fini(&sb);
     }
     free(c.stats);
     if (!covered) {
