@@ -190,6 +190,6 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
     if (!text_scroll_draw_prompt(fs, t))
         tui_draw_status(t, xp->running ? "Esc stop  e edit  Tab pane  ? help"
-                                       : "r run  e edit  h hint  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  ? help  q back");
+                                       : "r run  e edit  h hint  t timeline  o occupancy  ? help  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  q back");
 }
 
