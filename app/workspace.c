@@ -118,9 +118,11 @@ static Diag *workspace_load(const Cli *cli, const char *dir, bool create, Worksp
     if (create && (d = fs_mkdir_p(ws->state_dir))) goto fail;
     char *recorded = read_recorded_lessons(ws->state_dir);
     ws->lessons_root = lessons_find_root(cli->lessons_arg, recorded, &d);
+    bool same = recorded && ws->lessons_root && !strcmp(recorded, ws->lessons_root);
     free(recorded);
     if (!ws->lessons_root) goto fail;
-    if ((d = write_config(ws))) goto fail;
+    /* Written only when it changes: most commands just read the workspace. */
+    if (!same && (d = write_config(ws))) goto fail;
     ws->course_diags = course_load(ws->lessons_root, &ws->course);
     if (!ws->course) {
         d = ws->course_diags;
