@@ -24,7 +24,7 @@ local function record(t, spec)
   t:kernel("host_program", { defines = spec.defines }):launch{ grid = 1, block = 1, args = { ops }, stream = rs }
   ops:download{ stream = rs }
   rs:synchronize()
-  local prog = {}
+  local prog = { rs = rs }
   for i = 0, 510 do
     if ops[8 * i] == 0 then break end
     prog[#prog + 1] = { op = ops[8 * i], ops[8 * i + 1], ops[8 * i + 2], ops[8 * i + 3],
@@ -41,14 +41,7 @@ local function replay(t, spec)
   if not prog then return nil, why end
   local H = { streams = { [0] = gpu.default_stream }, events = {}, recorded = {}, bufs = {},
               arrays = {}, launches = {}, copies = {}, elapsed = {}, polls = {}, clocks = {},
-              pageable_copies = {}, sync_copies = {}, used_streams = { [0] = true }, nstreams = 0 }
-  -- timeline entries issued from here on: the n-th of a kind is counted from now
-  local base = {}
-  for _, e in ipairs(t:timeline().events) do base[e.kind] = (base[e.kind] or 0) + 1 end
-  local function entry_ref(kind)
-    base[kind] = (base[kind] or 0) + 1
-    return { kind = kind, n = base[kind] }
-  end
+              pageable_copies = {}, sync_copies = {}, input_of = {}, used_streams = { [0] = true }, nstreams = 0 }
 
   -- buffers: id -> { id, bytes, where = "device"|"pinned"|"pageable" }; pairs of host and device
   -- buffers (joined by the copies between them) become one gpu.array.
@@ -97,7 +90,10 @@ local function replay(t, spec)
     local name
     if role == "in" then name = "in" .. n_in; n_in = n_in + 1 else name = "out" .. n_out; n_out = n_out + 1 end
     local a = gpu.array("f32", dev.bytes // 4, name, { pinned = host ~= nil and host.where == "pinned" })
-    if role == "in" then a:random{ lo = -1, hi = 1, seed = 7 + dev.id } end
+    if role == "in" then
+      a:random{ lo = -1, hi = 1, seed = 7 + dev.id }
+      H.input_of[a] = a:copy()   -- the reference reads this, never the device's array
+    end
     H.arrays[dev.id] = a
     dev.array, dev.host, dev.role = a, host, role
     return a
@@ -119,6 +115,20 @@ local function replay(t, spec)
       if y.role == "in" then return nil, spec.kernels[c.op].name .. " writes its output over an input buffer" end
       array_of(y, "out")
     end
+  end
+
+  -- Outputs start as NaN (cudaMalloc does not clear memory), on the record
+  -- stream: cudojo's setup, not the learner's work.
+  for _, b in pairs(H.bufs) do
+    if b.role == "out" then b.array:memset(0xff, { stream = prog.rs }) end
+  end
+  prog.rs:synchronize()
+  -- timeline entries issued from here on: the n-th of a kind is counted from now
+  local base = {}
+  for _, e in ipairs(t:timeline().events) do base[e.kind] = (base[e.kind] or 0) + 1 end
+  local function entry_ref(kind)
+    base[kind] = (base[kind] or 0) + 1
+    return { kind = kind, n = base[kind] }
   end
 
   local function stream(s, call)
@@ -182,6 +192,9 @@ local function replay(t, spec)
       local dst, src = buf_of(c[1], ""), buf_of(c[2], "")
       local h2d = c[4] == 1
       local dev, host = h2d and dst or src, h2d and src or dst
+      if not h2d and not written[dev.id] then
+        return nil, "a cudaMemcpy DeviceToHost copies a device buffer that nothing has written yet"
+      end
       local a = dev.array or array_of(dev, "in")
       local opts = nil
       if c[5] >= 0 then
@@ -207,6 +220,7 @@ local function replay(t, spec)
         a:memset(c[2] & 0xff)
       end
       written[dev.id] = true
+      H.memsets = (H.memsets or 0) + 1
       entry_ref("memset")
     elseif op == 14 then
       H.clocks[#H.clocks + 1] = { entry = entry_ref("host"), pos = i }
@@ -235,7 +249,11 @@ local function replay(t, spec)
   -- Did host_main wait for its work before returning (before the host reads the results)?
   local ev = t:event()
   local pending = {}
-  for s, _ in pairs(H.used_streams) do
+  local ids = {}
+  for s, _ in pairs(H.used_streams) do if s ~= 0 then ids[#ids + 1] = s end end
+  table.sort(ids)
+  ids[#ids + 1] = 0   -- last: an event on the legacy default stream also waits for the others
+  for _, s in ipairs(ids) do
     ev:record(H.streams[s])
     if not ev:query() then pending[#pending + 1] = s == 0 and "the default stream" or H.streams[s].name end
   end
@@ -270,7 +288,7 @@ local function check_outputs(t, H, want_of)
   for _, l in ipairs(H.launches) do
     if not seen[l.y] then
       seen[l.y] = true
-      ok = t:expect_close(l.y, want_of(l.x), { rel = 1e-6, abs = 0, name = l.y.name }) and ok
+      ok = t:expect_close(l.y, want_of(H.input_of[l.x]), { rel = 1e-6, abs = 0, name = l.y.name }) and ok
     end
   end
   return ok
