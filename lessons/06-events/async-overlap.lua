@@ -40,7 +40,7 @@ local function replay(t, spec)
   if not prog then return nil, why end
   local H = { streams = { [0] = gpu.default_stream }, events = {}, recorded = {}, bufs = {},
               arrays = {}, launches = {}, copies = {}, elapsed = {}, polls = {}, clocks = {},
-              pageable_copies = {}, sync_copies = {}, input_of = {}, used_streams = { [0] = true }, nstreams = 0 }
+              pageable_copies = {}, sync_copies = {}, input_of = {}, default_memset_at = {}, used_streams = { [0] = true }, nstreams = 0 }
 
   -- buffers: id -> { id, bytes, where = "device"|"pinned"|"pageable" }; pairs of host and device
   -- buffers (joined by the copies between them) become one gpu.array.
@@ -87,7 +87,9 @@ local function replay(t, spec)
     if H.arrays[dev.id] then return H.arrays[dev.id] end
     local host = pair[dev.id] and H.bufs[pair[dev.id]]
     local name
-    if role == "in" then name = "in" .. n_in; n_in = n_in + 1 else name = "out" .. n_out; n_out = n_out + 1 end
+    if role == "in" then name = "in" .. n_in; n_in = n_in + 1
+    elseif role == "out" then name = "out" .. n_out; n_out = n_out + 1
+    else name = role .. dev.id end
     local a = gpu.array("f32", dev.bytes // 4, name, { pinned = host ~= nil and host.where == "pinned" })
     if role == "in" then
       a:random{ lo = -1, hi = 1, seed = 7 + dev.id }
@@ -137,7 +139,7 @@ local function replay(t, spec)
     return st
   end
   local written = {}
-  H.record_at = {}
+  H.record_at, H.record_stream = {}, {}
   for i, c in ipairs(prog) do
     local op = c.op
     if op == 1 then
@@ -154,6 +156,7 @@ local function replay(t, spec)
         ev:record(st)
         H.recorded[c[1]] = true
         H.record_at[c[1]] = i
+        H.record_stream[c[1]] = c[2]
       elseif not H.recorded[c[1]] then
         return nil, OP[op] .. " of an event that was never recorded (cudaEventRecord)"
       elseif op == 4 then
@@ -210,7 +213,8 @@ local function replay(t, spec)
       local dev, e = buf_of(c[1], "cudaMemset's pointer")
       if not dev then return nil, e end
       if dev.where ~= "device" then return nil, "cudaMemset sets device memory (from cudaMalloc)" end
-      local a = dev.array or array_of(dev, "out")
+      local a = dev.array or array_of(dev, "scratch")
+      if c[4] < 0 then H.default_memset_at[#H.default_memset_at + 1] = i end
       if c[4] >= 0 then
         local st, e2 = stream(c[4], "cudaMemsetAsync")
         if not st then return nil, e2 end

@@ -8,5 +8,5 @@ return {
   title = "Events: timing the GPU, and not waiting for it",
   title_zh = "事件：为 GPU 计时，以及不必干等 GPU",
   order = 6,
-  exercises = { "time-kernel", "host-timer", "async-overlap" },
+  exercises = { "time-kernel", "host-timer", "async-overlap", "stream-events" },
 }

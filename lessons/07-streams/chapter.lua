@@ -8,5 +8,5 @@ return {
   title = "Streams: copies and kernels side by side",
   title_zh = "流：让拷贝和核函数并排运行",
   order = 7,
-  exercises = { "pinned-memory", "chunked-overlap", "default-stream" },
+  exercises = { "pinned-memory", "chunked-overlap", "default-stream", "nonblocking-streams" },
 }

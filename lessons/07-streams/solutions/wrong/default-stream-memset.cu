@@ -8,7 +8,7 @@
 // went to the DEFAULT stream (stream 0) without anyone asking:
 //
 //   - cudaMemset(ptr, value, bytes) has no stream argument: it runs on the
-//     default stream, and the host waits for it;
+//     default stream;
 //   - a stream argument left out defaults to 0, the default stream.
 //
 // The legacy default stream is a barrier: an operation on it waits for all
