@@ -4,8 +4,9 @@
  * and measures (1) exec → first frame of the course map with the whole course
  * loaded (goal ≤ 50 ms), and (2) key latency while a run is in flight: `r`
  * starts a run of the starter (worker start, compile, emulation: 100 ms and
- * more), `?` follows 5 ms later and is timed until the help screen is drawn (its "saving the file" line: ncurses sends only what changed)
- * (goal: no visible lag, i.e. well under 100 ms).
+ * more), `?` follows 5 ms later and is timed until the help screen is drawn
+ * (found by its "saving" line: ncurses sends only what changed) (goal: no
+ * visible lag, i.e. well under 100 ms).
  * Usage: build/bench/bench_tui [REPS]   (the binary is $CUDOJO_BIN or build/cudojo) */
 #include <errno.h>
 #include <poll.h>
