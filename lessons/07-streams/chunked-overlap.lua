@@ -35,8 +35,9 @@ local function record(t, spec)
   return prog
 end
 
--- spec.kernels[op] = { name =, block =, n_args = function(n) -> extra args }
--- spec.out_names(role, k) optional. Returns H or nil, message.
+-- spec.defines: compile options of the learner's file (N or CHUNK);
+-- spec.kernels[op] = { name =, block =, args = function(n) -> the kernel's
+-- arguments after (x, y) }. Returns H, or nil and the learner's message.
 local function replay(t, spec)
   local prog, why = record(t, spec)
   if not prog then return nil, why end
