@@ -41,6 +41,11 @@ LDLIBS   := $(PKG_LIBS) -lnvrtc -lcudart -lm -ldl
 MODULES  := base kernels kernels/cuda kernels/emu lua progress-db app app/tui
 LIB_SRC  := $(filter-out app/main.c,$(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# Lua preludes built into the binary (tools/embed.sh turns each into a C array).
+PRELUDE_SRC := $(wildcard lua/prelude/*.lua)
+PRELUDE_C   := $(PRELUDE_SRC:lua/prelude/%.lua=$(BUILD)/gen/prelude_%.c)
+PRELUDE_OBJ := $(PRELUDE_C:%.c=%.o)
+LIB_OBJ  += $(PRELUDE_OBJ)
 MAIN_OBJ := $(BUILD)/obj/app/main.o
 LIB      := $(BUILD)/libcudojo.a
 BIN      := $(BUILD)/cudojo
@@ -80,6 +85,14 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/prelude_%.c: lua/prelude/%.lua tools/embed.sh
+	@mkdir -p $(dir $@)
+	$(Q)sh tools/embed.sh $(subst -,_,prelude_$*_lua) $< > $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

@@ -70,6 +70,8 @@ typedef struct GpuScalar {
 
 /* Installs the gpu and ref globals into a sandbox. */
 void api_install(Sandbox *sb);
+/* Pushes the `host` table (lua/prelude/host_replay.lua, loaded on first use). */
+void prelude_push_host(lua_State *L);
 ApiCtx *api_ctx(lua_State *L);   /* NULL when host-only */
 
 /* Records why the run stops (the Diag chain is taken) and unwinds Lua. */

@@ -821,4 +821,6 @@ void api_install(Sandbox *sb) {
     ref_push_module(L);
     make_strict(L, "ref has no function");
     sandbox_set_global(sb, "ref");
+    prelude_push_host(L);
+    sandbox_set_global(sb, "host");
 }

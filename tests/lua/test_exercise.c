@@ -437,6 +437,24 @@ static void exercise__passes_fast__when_stretch_goal_met(void **state) {
     json_decref(j);
 }
 
+static void exercise__host_prelude__loads_on_first_use(void **state) {
+    Fixture *f = *state;
+    fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
+    RunResult *r = run_ex(f,
+                          "return {\n"
+                          "  id = 'vector-add', source = 'vector-add.cu', hints = { 'a', 'b' },\n"
+                          "  run = function(t)\n"
+                          "    t:expect(type(host.replay) == 'function' and host.OP[1] == 'cudaEventCreate', 'host')\n"
+                          "    local ok, err = pcall(function() return host.nope end)\n"
+                          "    t:expect(not ok and err:find('host has no field') ~= nil, tostring(err))\n"
+                          "  end,\n"
+                          "}\n",
+                          NULL, NULL, NULL, 0);
+    print_result(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(r->n_checks, 2);
+}
+
 int main(void) {
     if (!compile_nvrtc_version()) {
         fprintf(stderr, "NVRTC not available: exercise tests need it\n");
@@ -460,6 +478,7 @@ int main(void) {
         T(exercise__memory_bomb_and_huge_array__are_exercise_errors),
         T(exercise__passes_but_not_fast__when_stretch_goal_missed),
         T(exercise__passes_fast__when_stretch_goal_met),
+        T(exercise__host_prelude__loads_on_first_use),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
