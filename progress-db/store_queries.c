@@ -150,19 +150,23 @@ static void store_read_status(sqlite3_stmt *st, ExerciseStatus *out) {
     out->passed_fast = sqlite3_column_int(st, 8) != 0;
 }
 
-/* 'pass' is verdict_name(VERDICT_PASS); a test keeps the two in step. */
-static const char SQL_STATUS_ONE[] =
-    "SELECT e.exercise_id,\n"
-    "       count(a.id),\n"
-    "       min(CASE WHEN a.verdict = 'pass' THEN a.when_unix_ms END),\n"
-    "       min(CASE WHEN a.verdict = 'pass' THEN a.kernel_ms END),\n"
-    "       max(a.when_unix_ms),\n"
-    "       total(a.duration_ms),\n"
-    "       (SELECT count(*) FROM hints h WHERE h.exercise_id = e.exercise_id),\n"
-    "       (SELECT l.verdict FROM attempts l WHERE l.exercise_id = e.exercise_id\n"
-    "        ORDER BY l.when_unix_ms DESC, l.id DESC LIMIT 1),\n"
-    "       max(a.fast)\n"
+/* The columns store_read_status reads, shared by both status queries.
+ * 'pass' is verdict_name(VERDICT_PASS); a test keeps the two in step. */
+#define SQL_STATUS_SELECT \
+    "SELECT e.exercise_id,\n" \
+    "       count(a.id),\n" \
+    "       min(CASE WHEN a.verdict = 'pass' THEN a.when_unix_ms END),\n" \
+    "       min(CASE WHEN a.verdict = 'pass' THEN a.kernel_ms END),\n" \
+    "       max(a.when_unix_ms),\n" \
+    "       total(a.duration_ms),\n" \
+    "       (SELECT count(*) FROM hints h WHERE h.exercise_id = e.exercise_id),\n" \
+    "       (SELECT l.verdict FROM attempts l WHERE l.exercise_id = e.exercise_id\n" \
+    "        ORDER BY l.when_unix_ms DESC, l.id DESC LIMIT 1),\n" \
+    "       max(a.fast)\n" \
     "FROM exercises e LEFT JOIN attempts a ON a.exercise_id = e.exercise_id\n"
+
+static const char SQL_STATUS_ONE[] =
+    SQL_STATUS_SELECT
     "WHERE e.exercise_id = ?1\n"
     "GROUP BY e.exercise_id";
 
@@ -187,17 +191,7 @@ Diag *store_exercise_status(Store *s, const char *exercise_id, ExerciseStatus *o
 }
 
 static const char SQL_STATUS_ALL[] =
-    "SELECT e.exercise_id,\n"
-    "       count(a.id),\n"
-    "       min(CASE WHEN a.verdict = 'pass' THEN a.when_unix_ms END),\n"
-    "       min(CASE WHEN a.verdict = 'pass' THEN a.kernel_ms END),\n"
-    "       max(a.when_unix_ms),\n"
-    "       total(a.duration_ms),\n"
-    "       (SELECT count(*) FROM hints h WHERE h.exercise_id = e.exercise_id),\n"
-    "       (SELECT l.verdict FROM attempts l WHERE l.exercise_id = e.exercise_id\n"
-    "        ORDER BY l.when_unix_ms DESC, l.id DESC LIMIT 1),\n"
-    "       max(a.fast)\n"
-    "FROM exercises e LEFT JOIN attempts a ON a.exercise_id = e.exercise_id\n"
+    SQL_STATUS_SELECT
     "GROUP BY e.exercise_id\n"
     "ORDER BY e.exercise_id";
 
