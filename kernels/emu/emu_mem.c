@@ -684,20 +684,19 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (!p) continue;
         if (sp0 < 0) sp0 = space_of(in, addr[l]);
         ok |= 1u << l;
-        if (checks && soff != UINT64_MAX) {
+        bool shared = soff != UINT64_MAX, global = !shared && space_of(in, addr[l]) == SP_GLOBAL;
+        if (checks && (shared || global)) {
+            /* Writing the value already there is no race: compare before storing. */
             bool same = true;
             uint64_t vmask = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
             for (int i = 0; i < vec; i++)
                 if (load_n(p + i * size, size) != (w->r[(size_t)in->d[i] * 32 + l] & vmask)) same = false;
-            W->store_same = same;
-            shadow_access(W, w, l, in, soff, total, ACC_WRITE);
-        }
-        else if (checks && space_of(in, addr[l]) == SP_GLOBAL) {
-            bool same = true;
-            uint64_t vmask = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
-            for (int i = 0; i < vec; i++)
-                if (load_n(p + i * size, size) != (w->r[(size_t)in->d[i] * 32 + l] & vmask)) same = false;
-            emu_gshadow_access(W, w, l, in, addr[l], total, 1, same);
+            if (shared) {
+                W->store_same = same;
+                shadow_access(W, w, l, in, soff, total, ACC_WRITE);
+            } else {
+                emu_gshadow_access(W, w, l, in, addr[l], total, 1, same);
+            }
         }
         for (int i = 0; i < vec; i++) store_n(p + i * size, w->r[(size_t)in->d[i] * 32 + l], size);
     }
