@@ -85,6 +85,7 @@ return {
     "solutions/wrong/chunked-overlap-one-stream.cu",
     "solutions/wrong/chunked-overlap-split-streams.cu",
     "solutions/wrong/chunked-overlap-no-wait.cu",
+    "solutions/wrong/chunked-overlap-waits-for-last.cu",
   },
   timeout = 30,
   hints = {

@@ -143,6 +143,35 @@ local function replay(t, spec)
   end
   local written = {}
   H.record_at, H.record_stream = {}, {}
+  -- Completion by CUDA's rules: position of the last work issued on each
+  -- stream, and the position up to which each stream's work is known done.
+  -- Work on the legacy default stream (0) waits for all earlier work on
+  -- blocking streams, and later work on blocking streams waits for it.
+  H.last_work, H.done, H.blocking = {}, {}, { [0] = true }
+  local ops = {}     -- stream -> positions of its operations (work and event records), in order
+  local function op_at(s, i)
+    ops[s] = ops[s] or {}
+    table.insert(ops[s], i)
+  end
+  local function work(s, i) H.last_work[s] = i; op_at(s, i) end
+  local function last_op_before(s, upto)
+    local p = 0
+    for _, q in ipairs(ops[s] or {}) do if q <= upto then p = q end end
+    return p
+  end
+  local function raise(s, upto) if (H.done[s] or 0) < upto then H.done[s] = upto end end
+  -- The host saw stream s's operations up to position `upto` complete.
+  local function finished(s, upto)
+    raise(s, upto)
+    local barrier = last_op_before(s, upto)
+    if s == 0 then
+      for b, blocking in pairs(H.blocking) do
+        if b ~= 0 and blocking then raise(b, barrier) end
+      end
+    elseif H.blocking[s] then
+      raise(0, barrier)
+    end
+  end
   for i, c in ipairs(prog) do
     local op = c.op
     if op == 1 then
@@ -150,6 +179,7 @@ local function replay(t, spec)
     elseif op == 2 then
       H.nstreams = H.nstreams + 1
       H.streams[c[1]] = gpu.stream{ name = "stream " .. (H.nstreams - 1), blocking = c[2] ~= 1 }
+      H.blocking[c[1]] = c[2] ~= 1
     elseif op == 3 or op == 4 or op == 13 then
       local ev = H.events[c[1]]
       if not ev then return nil, OP[op] .. ": that event was never created (cudaEventCreate)" end
@@ -157,6 +187,7 @@ local function replay(t, spec)
         local st, e = stream(c[2], "cudaEventRecord")
         if not st then return nil, e end
         ev:record(st)
+        op_at(c[2], i)
         H.recorded[c[1]] = true
         H.record_at[c[1]] = i
         H.record_stream[c[1]] = c[2]
@@ -164,6 +195,7 @@ local function replay(t, spec)
         return nil, OP[op] .. " of an event that was never recorded (cudaEventRecord)"
       elseif op == 4 then
         ev:synchronize()
+        finished(H.record_stream[c[1]], H.record_at[c[1]])
       else
         H.polls[#H.polls + 1] = t:host_work(function()
           local n = 0
@@ -171,6 +203,7 @@ local function replay(t, spec)
           return n
         end, { name = "count_while_busy" })
         H.count_entry = entry_ref("host")
+        finished(H.record_stream[c[1]], H.record_at[c[1]])
       end
     elseif op >= 8 and op <= 10 then
       -- allocations: the buffers were made above
@@ -178,8 +211,10 @@ local function replay(t, spec)
       local st, e = stream(c[1], "cudaStreamSynchronize")
       if not st then return nil, e end
       st:synchronize()
+      finished(c[1], i)
     elseif op == 6 then
       t:synchronize()
+      for s2, _ in pairs(H.used_streams) do finished(s2, i) end
     elseif op == 7 then
       local e0, e1 = H.events[c[1]], H.events[c[2]]
       if not e0 or not e1 then return nil, "cudaEventElapsedTime: an event that was never created" end
@@ -210,6 +245,11 @@ local function replay(t, spec)
       if host.where == "pageable" then H.pageable_copies[#H.pageable_copies + 1] = a.name end
       if c[5] < 0 then H.sync_copies[#H.sync_copies + 1] = a.name end
       if h2d then a:upload(opts); written[dev.id] = true else a:download(opts) end
+      local on = c[5] < 0 and 0 or c[5]
+      work(on, i)
+      -- cudaMemcpy returns when the copy is done; so does an "async" copy
+      -- into pageable host memory
+      if c[5] < 0 or (not h2d and host.where == "pageable") then finished(on, i) end
       H.copies[#H.copies + 1] = { h2d = h2d, array = a, stream = c[5] < 0 and 0 or c[5],
                                   entry = entry_ref(h2d and "h2d" or "d2h") }
     elseif op == 12 then
@@ -225,6 +265,7 @@ local function replay(t, spec)
       else
         a:memset(c[2] & 0xff)
       end
+      work(c[4] >= 0 and c[4] or 0, i)
       written[dev.id] = true
       H.memsets = (H.memsets or 0) + 1
       entry_ref("memset")
@@ -245,6 +286,7 @@ local function replay(t, spec)
       for _, v in ipairs(k.args(n)) do args[#args + 1] = v end
       t:kernel(k.name, { defines = spec.defines }):launch{ grid = (n + k.block - 1) // k.block, block = k.block, args = args, stream = st }
       written[y.id] = true
+      work(c[3], i)
       H.launches[#H.launches + 1] = { name = k.name, x = x.array, y = y.array, stream = c[3],
                                       entry = entry_ref("kernel"), pos = i }
     else
@@ -252,16 +294,18 @@ local function replay(t, spec)
     end
     c.done = true
   end
-  -- Did host_main wait for its work before returning (before the host reads the results)?
-  local ev = t:event()
+  -- Did host_main wait for its work before returning (before the host reads
+  -- the results)? Decided from CUDA's rules, not by asking the device, so the
+  -- answer is the same on a GPU (where the last copy may still be landing
+  -- when the host asks) and on the emulator.
   local pending = {}
   local ids = {}
-  for s, _ in pairs(H.used_streams) do if s ~= 0 then ids[#ids + 1] = s end end
+  for s, _ in pairs(H.used_streams) do ids[#ids + 1] = s end
   table.sort(ids)
-  ids[#ids + 1] = 0   -- last: an event on the legacy default stream also waits for the others
   for _, s in ipairs(ids) do
-    ev:record(H.streams[s])
-    if not ev:query() then pending[#pending + 1] = s == 0 and "the default stream" or H.streams[s].name end
+    if (H.last_work[s] or 0) > (H.done[s] or 0) then
+      pending[#pending + 1] = s == 0 and "the default stream" or H.streams[s].name
+    end
   end
   H.pending = pending
   H.prog = prog
