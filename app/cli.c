@@ -127,7 +127,9 @@ int cli_fail(Diag *d) {
 }
 
 bool cli_prefers_chinese(void) {
-    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    /* GNU's order for messages: LANGUAGE (a list, first entry wins), then
+     * LC_ALL, LC_MESSAGES, LANG. */
+    const char *vars[] = {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i]);
         if (v && *v) return !strncmp(v, "zh", 2);

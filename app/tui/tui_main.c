@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/cli.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 
@@ -230,15 +231,6 @@ static bool env_says_utf8(void) {
     return false;
 }
 
-static bool locale_is_zh(void) {
-    const char *vars[] = {"LC_ALL", "LC_MESSAGES", "LANG", NULL};
-    for (int i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return !strncmp(v, "zh", 2);
-    }
-    return false;
-}
-
 /* One turn of the loop: wait for a key, the worker or a watched fd, then handle what came. */
 static void tui_wait(Tui *t) {
     struct pollfd fds[6];
@@ -352,7 +344,7 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     t->cli = cli;
     t->ws = ws;
     for (int i = 0; i < 4; i++) t->watch_fds[i] = -1;
-    t->zh = locale_is_zh();
+    t->zh = cli_prefers_chinese();
     t->utf8 = locale_is_utf8();
     /* LANG=zh_CN.UTF-8 on a machine without that locale leaves us in "C": keep
        UTF-8 (and so CJK widths) by falling back to C.UTF-8. */

@@ -52,7 +52,10 @@ check "doctor --json names both backends" "$BIN doctor --json 2>/dev/null" \
     '[ $rc = 0 ] && printf "%s\n" "$out" | has_json "\"emu\" in d[\"backends\"] and \"cuda\" in d[\"backends\"]"'
 check "outside a workspace the default one is used" "cd $T && $BIN --lessons $LESSONS list --json 2>/dev/null" \
     '[ $rc = 0 ] && [ -f "$T/data/cudojo/.cudojo/progress.db" ]'
-check "hint in Chinese when the locale asks" "LANG=zh_CN.UTF-8 $BIN hint vector-add 2>/dev/null" '[ $rc = 0 ] && printf "%s\\n" "$out" | grep -q "线程"'
+check "hint in Chinese when the locale asks" "LANGUAGE= LC_ALL= LC_MESSAGES= LANG=zh_CN.UTF-8 $BIN hint vector-add 2>/dev/null" '[ $rc = 0 ] && printf "%s\\n" "$out" | grep -q "线程"'
+# LC_ALL set by the machine (C.UTF-8 on many servers) wins over LANG; LANGUAGE wins over both.
+check "hint in Chinese when LANGUAGE asks" "LANGUAGE=zh_CN:en LC_ALL=C.UTF-8 LANG=en_US.UTF-8 $BIN hint vector-add 2>/dev/null" '[ $rc = 0 ] && printf "%s\\n" "$out" | grep -q "线程"'
+check "hint in English when LC_ALL says so" "LANGUAGE= LC_ALL=C.UTF-8 LANG=zh_CN.UTF-8 $BIN hint vector-add 2>/dev/null" '[ $rc = 0 ] && ! printf "%s\\n" "$out" | grep -q "线程"'
 # watch: the first run fails on the starter; saving the solution re-runs it and passes.
 cudojo_watch_case() {
     $BIN reset vector-add >/dev/null 2>&1
