@@ -16,6 +16,9 @@ static void print_backend(const char *name, const json_t *b) {
     bool works = json_is_true(json_object_get(b, "works"));
     printf("  %-8s %s", name, works ? "works" : "does not work");
     if (!works) printf(": %s", jstr(b, "why", "unknown reason"));
+    const char *tl = jstr(b, "timeline", NULL);
+    if (tl && !strcmp(tl, "cupti")) printf(", timeline from CUPTI activity records");
+    else if (tl) printf(", timeline from CUDA events (no CUPTI: %s)", jstr(b, "cupti_why", "?"));
     printf("\n");
 }
 

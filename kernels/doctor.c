@@ -14,6 +14,7 @@
 #include "base/xalloc.h"
 #include "kernels/backend.h"
 #include "kernels/compile.h"
+#include "kernels/cuda/cupti.h"
 #include "kernels/compile_internal.h"
 
 static json_t *version_of(int raw) {
@@ -141,6 +142,12 @@ json_t *kernels_doctor(void) {
     Backend *b = cuda_backend_new(&why);
     json_object_set_new(cuda, "works", json_boolean(b != NULL));
     if (!b) json_object_set_new(cuda, "why", json_string(why ? why->message : "unknown"));
+    if (b) {    /* where the GPU's timeline comes from */
+        char cupti_why[200] = "";
+        bool cupti = cupti_start(cupti_why, sizeof cupti_why);
+        json_object_set_new(cuda, "timeline", json_string(cupti ? "cupti" : "events"));
+        if (!cupti) json_object_set_new(cuda, "cupti_why", json_string(cupti_why));
+    }
     backend_close(&b);
     diag_free(&why);
     json_object_set_new(backends, "cuda", cuda);

@@ -35,6 +35,7 @@
 #include "base/xalloc.h"
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_streams.h"
+#include "kernels/cuda/cupti.h"
 
 #define FLUSH_BYTES_MIN (64u << 20)
 #define PEAK_BYTES (256u << 20)
@@ -243,7 +244,7 @@ static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t
     if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "into");
     char name[160];
     snprintf(name, sizeof name, "copy %.120s -> device", cuda_backend_label(b, dst));
-    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, 0);
+    TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy((void *)(uintptr_t)dst, src, bytes, cudaMemcpyHostToDevice);
     cuda_streams_mark_end(c->streams, mark, 0, TL_H2D, 0, name, bytes, false, NULL);
     return e == cudaSuccess ? NULL : fail(c, e, "copy to the GPU", NULL, NULL, NULL, -1);
@@ -257,7 +258,7 @@ static Diag *cuda_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) 
     if (!alloc_find(c, src, bytes)) return range_diag(c, src, bytes, "out of");
     char name[160];
     snprintf(name, sizeof name, "copy %.120s -> host", cuda_backend_label(b, src));
-    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, 0);
+    TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy(dst, (const void *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
     cuda_streams_mark_end(c->streams, mark, 0, TL_D2H, 0, name, bytes, false, NULL);
     return e == cudaSuccess ? NULL : fail(c, e, "copy from the GPU", NULL, NULL, NULL, -1);
@@ -271,7 +272,7 @@ static Diag *cuda_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
     if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "(memset) into");
     char name[160];
     snprintf(name, sizeof name, "memset %.120s", cuda_backend_label(b, dst));
-    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, 0);
+    TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemset((void *)(uintptr_t)dst, value, bytes);
     cuda_streams_mark_end(c->streams, mark, 0, TL_MEMSET, 0, name, bytes, false, NULL);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
@@ -560,7 +561,7 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
 
     if (cfg->async) {
         /* Enqueue only: errors and printf come at the next synchronization. */
-        cudaEvent_t mark = cuda_streams_mark_begin(c->streams, st);
+        TlMark mark = cuda_streams_mark_begin(c->streams, st);
         e = cudaLaunchKernel((const void *)h, grid, block, nargs ? argv : NULL, cfg->shared_bytes, st);
         cuda_streams_mark_end(c->streams, mark, st, TL_KERNEL, cfg->stream, kernel, 0, false, cfg);
         report->modeled = false;
@@ -568,7 +569,7 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
     }
     Capture cap;
     capture_begin(&cap);
-    cudaEvent_t mark = cuda_streams_mark_begin(c->streams, st);
+    TlMark mark = cuda_streams_mark_begin(c->streams, st);
     e = cudaLaunchKernel((const void *)h, grid, block, nargs ? argv : NULL, cfg->shared_bytes, st);
     cuda_streams_mark_end(c->streams, mark, st, TL_KERNEL, cfg->stream, kernel, 0, false, cfg);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
@@ -732,6 +733,9 @@ Backend *cuda_backend_new(Diag **why) {
         *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: the driver found no CUDA device");
         return NULL;
     }
+    /* CUPTI before the context exists, so it sees everything from the start;
+     * without it the timeline is timed with events (cuda_streams.c). */
+    cupti_start(NULL, 0);
     CudaBackend *c = xcalloc(1, sizeof *c);
     c->base.ops = &CUDA_OPS;
     c->device = 0;

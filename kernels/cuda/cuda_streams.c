@@ -1,13 +1,23 @@
 /* kernels/cuda/cuda_streams.c: CUDA streams, events, pinned host memory and
- * asynchronous copies, and a timeline timed with CUDA events.
+ * asynchronous copies, and the GPU's timeline.
  *
- * Every operation that goes on the timeline is bracketed by two events on
- * its stream; their times are read back (after a device synchronize) when
- * the timeline is asked for, relative to a base event recorded when the
- * first operation of the run was issued. Host rows (host work, waits) use
- * the host's monotonic clock from the moment the base event completed, so
- * the two clocks agree to within a few microseconds. Until CUPTI lands this
- * is the GPU's timeline: source "events", modeled false.
+ * Every operation that goes on the timeline is bracketed (mark_begin/end).
+ * Where the times come from (cuda_streams_source):
+ *   "cupti"   CUPTI activity records (kernels/cuda/cupti.h), matched to the
+ *             entry by the correlation ids of the CUDA calls in its bracket:
+ *             exact device start/end, bytes, pinned or pageable; waits get
+ *             CUPTI's synchronization records. Nothing is added to the
+ *             streams, so the overlap learners see is the one they made.
+ *   "events"  when CUPTI is unavailable (or CUDOJO_TIMELINE=events): two
+ *             CUDA events around each operation, read back when the timeline
+ *             is asked for, relative to a base event.
+ *   "off"     CUDOJO_TIMELINE=off: entries without times (the baseline
+ *             `make bench` measures CUPTI's overhead against).
+ * Host rows (host work, waits) use the host's monotonic clock from the
+ * moment the base was taken; CUPTI's clock and the events' base are read at
+ * that same moment, so the clocks agree to within a few microseconds.
+ * Recorded events have no activity record: with CUPTI an event sits where
+ * the work before it on its stream ended (when CUDA marks it complete).
  *
  * Ids: stream 0 is the legacy default stream (the NULL stream); created
  * streams and events are numbered from 1 and never reused in a process. */
@@ -19,10 +29,15 @@
 #include <time.h>
 
 #include "base/xalloc.h"
+#include "kernels/cuda/cupti.h"
+
+typedef enum TlMode { TL_MODE_EVENTS, TL_MODE_CUPTI, TL_MODE_OFF } TlMode;
 
 typedef struct Pending {
     int entry;                      /* index in tl->v */
-    cudaEvent_t a, b;
+    cudaEvent_t a, b;               /* events mode */
+    CuptiBracket br;                /* cupti mode */
+    bool host;                      /* a host row: its host-clock times stand unless CUPTI has better */
 } Pending;
 
 struct CudaStreams {
@@ -32,9 +47,11 @@ struct CudaStreams {
     cudaEvent_t *events;            /* index = id; [0] unused */
     int n_events;
     Timeline *tl;
+    TlMode mode;
     cudaEvent_t base;
     bool have_base;
     double host_base_us;
+    uint64_t cupti_base_ns;
     Pending *pend;
     int n_pend, cap_pend;
     cudaEvent_t *pool;              /* spare timing events */
@@ -57,7 +74,11 @@ CudaStreams *cuda_streams_new(const char *device) {
     s->n_streams = 1;
     s->events = xcalloc(1, sizeof *s->events);
     s->n_events = 1;
-    s->tl = timeline_new(false, "events", device);
+    const char *env = getenv("CUDOJO_TIMELINE");
+    if (env && !strcmp(env, "off")) s->mode = TL_MODE_OFF;
+    else if (env && !strcmp(env, "events")) s->mode = TL_MODE_EVENTS;
+    else s->mode = cupti_active() ? TL_MODE_CUPTI : TL_MODE_EVENTS;
+    s->tl = timeline_new(false, cuda_streams_source(s), device);
     return s;
 }
 
@@ -85,6 +106,10 @@ void cuda_streams_free(CudaStreams **sp, bool broken) {
     timeline_free(&s->tl);
     free(s);
     *sp = NULL;
+}
+
+const char *cuda_streams_source(const CudaStreams *s) {
+    return s->mode == TL_MODE_CUPTI ? "cupti" : s->mode == TL_MODE_OFF ? "off" : "events";
 }
 
 Diag *cuda_streams_get(CudaStreams *s, int id, cudaStream_t *out) {
@@ -119,9 +144,15 @@ static void pool_give(CudaStreams *s, cudaEvent_t e) {
 }
 
 /* The zero of the timeline: an event on the legacy stream, waited for, and
- * the host clock at that moment. */
+ * the host clock (and CUPTI's) at that moment. */
 static bool ensure_base(CudaStreams *s) {
     if (s->have_base) return true;
+    if (s->mode != TL_MODE_EVENTS) {
+        s->cupti_base_ns = cupti_now_ns();
+        s->host_base_us = now_us();
+        s->have_base = true;
+        return true;
+    }
     if (cudaEventCreate(&s->base) != cudaSuccess) goto fail;
     if (cudaEventRecord(s->base, 0) != cudaSuccess || cudaEventSynchronize(s->base) != cudaSuccess) {
         cudaEventDestroy(s->base);
@@ -135,30 +166,58 @@ fail:
     return false;
 }
 
-cudaEvent_t cuda_streams_mark_begin(CudaStreams *s, cudaStream_t st) {
-    if (!s || !ensure_base(s)) return NULL;
+TlMark cuda_streams_mark_begin(CudaStreams *s, cudaStream_t st) {
+    TlMark m = {0};
+    if (!s || !ensure_base(s)) return m;
+    m.issue_us = now_us() - s->host_base_us;
+    if (s->mode == TL_MODE_OFF) return m;
+    if (s->mode == TL_MODE_CUPTI) {
+        cupti_bracket_open();
+        m.on = true;
+        return m;
+    }
     cudaEvent_t a = pool_take(s);
     if (a && cudaEventRecord(a, st) != cudaSuccess) {
         (void)cudaGetLastError();
         pool_give(s, a);
-        return NULL;
+        return m;
     }
-    return a;
+    m.ev = a;
+    m.on = a != NULL;
+    return m;
 }
 
-void cuda_streams_mark_end(CudaStreams *s, cudaEvent_t a, cudaStream_t st, TimelineKind kind, int stream,
-                           const char *name, size_t bytes, bool pinned, const LaunchConfig *cfg) {
-    if (!s || !a) return;
-    cudaEvent_t b = pool_take(s);
-    if (!b || cudaEventRecord(b, st) != cudaSuccess) {
-        (void)cudaGetLastError();
-        pool_give(s, a);
-        pool_give(s, b);
-        return;
+static Pending *pending_add(CudaStreams *s, int entry) {
+    if (s->n_pend == s->cap_pend) {
+        s->cap_pend = s->cap_pend ? s->cap_pend * 2 : 32;
+        s->pend = xrealloc(s->pend, (size_t)s->cap_pend * sizeof *s->pend);
     }
-    TimelineEntry *e = timeline_add(s->tl, kind, stream, name, 0, 0);
+    Pending *p = &s->pend[s->n_pend++];
+    memset(p, 0, sizeof *p);
+    p->entry = entry;
+    return p;
+}
+
+void cuda_streams_mark_end(CudaStreams *s, TlMark m, cudaStream_t st, TimelineKind kind, int stream,
+                           const char *name, size_t bytes, bool pinned, const LaunchConfig *cfg) {
+    if (!s) return;
+    CuptiBracket br = {0};
+    cudaEvent_t b = NULL;
+    if (m.on && s->mode == TL_MODE_CUPTI) {
+        cupti_bracket_close(&br);
+    } else if (m.on) {
+        b = pool_take(s);
+        if (!b || cudaEventRecord(b, st) != cudaSuccess) {
+            (void)cudaGetLastError();
+            pool_give(s, m.ev);
+            pool_give(s, b);
+            m.on = false;
+        }
+    }
+    if (!s->have_base) return;
+    TimelineEntry *e = timeline_add(s->tl, kind, stream, name, m.issue_us, 0);
     if (!e) {
-        pool_give(s, a);
+        if (m.ev) pool_give(s, m.ev);
         pool_give(s, b);
         return;
     }
@@ -168,17 +227,39 @@ void cuda_streams_mark_end(CudaStreams *s, cudaEvent_t a, cudaStream_t st, Timel
         e->grid[0] = cfg->grid.x, e->grid[1] = cfg->grid.y, e->grid[2] = cfg->grid.z;
         e->block[0] = cfg->block.x, e->block[1] = cfg->block.y, e->block[2] = cfg->block.z;
     }
-    if (s->n_pend == s->cap_pend) {
-        s->cap_pend = s->cap_pend ? s->cap_pend * 2 : 32;
-        s->pend = xrealloc(s->pend, (size_t)s->cap_pend * sizeof *s->pend);
-    }
-    s->pend[s->n_pend++] = (Pending){s->tl->n - 1, a, b};
+    if (!m.on) return;
+    Pending *p = pending_add(s, s->tl->n - 1);
+    p->a = m.ev, p->b = b, p->br = br;
 }
 
-/* Host-clock entry (host work, waits) in the timeline's time base. */
-static void host_entry(CudaStreams *s, TimelineKind kind, const char *name, double t0, double t1) {
+/* A host row (host work, waits) from the host clock; with CUPTI a wait's
+ * bracket `br` may bring CUPTI's synchronization record instead. */
+static void host_entry(CudaStreams *s, TimelineKind kind, const char *name, double t0, double t1,
+                       const CuptiBracket *br) {
     if (!s->have_base) return;
-    timeline_add(s->tl, kind, TIMELINE_HOST, name, t0 - s->host_base_us, t1 - t0);
+    if (!timeline_add(s->tl, kind, TIMELINE_HOST, name, t0 - s->host_base_us, t1 - t0)) return;
+    if (br && br->n && s->mode == TL_MODE_CUPTI) {
+        Pending *p = pending_add(s, s->tl->n - 1);
+        p->br = *br;
+        p->host = true;
+    }
+}
+
+/* A wait, bracketed for CUPTI. */
+typedef struct Wait {
+    double t0;
+    CuptiBracket br;
+} Wait;
+
+static Wait wait_begin(CudaStreams *s) {
+    Wait w = {now_us(), {{0}, 0}};
+    if (s->mode == TL_MODE_CUPTI && s->have_base) cupti_bracket_open();
+    return w;
+}
+
+static void wait_end(CudaStreams *s, Wait *w, const char *what) {
+    if (s->mode == TL_MODE_CUPTI && s->have_base) cupti_bracket_close(&w->br);
+    host_entry(s, TL_SYNC, what, w->t0, now_us(), &w->br);
 }
 
 /* ---- streams ---- */
@@ -223,20 +304,21 @@ Diag *cuda_stream_synchronize(Backend *b, int id) {
     CudaStreams *s = cuda_backend_streams(b);
     cudaStream_t st;
     if ((d = cuda_streams_get(s, id, &st))) return d;
-    double t0 = now_us();
+    Wait w = wait_begin(s);
     cudaError_t e = cudaStreamSynchronize(st);
     char what[64];
     snprintf(what, sizeof what, "wait for stream %d", id);
-    host_entry(s, TL_SYNC, what, t0, now_us());
+    wait_end(s, &w, what);
     return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaStreamSynchronize");
 }
 
 Diag *cuda_device_synchronize(Backend *b) {
     Diag *d = cuda_backend_check(b);
     if (d) return d;
-    double t0 = now_us();
+    CudaStreams *s = cuda_backend_streams(b);
+    Wait w = wait_begin(s);
     cudaError_t e = cudaDeviceSynchronize();
-    host_entry(cuda_backend_streams(b), TL_SYNC, "wait for the device", t0, now_us());
+    wait_end(s, &w, "wait for the device");
     return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaDeviceSynchronize");
 }
 
@@ -281,7 +363,7 @@ Diag *cuda_event_record(Backend *b, int id, int stream) {
     cudaEvent_t ev = NULL;
     cudaStream_t st;
     if ((d = event_get(s, id, &ev)) || (d = cuda_streams_get(s, stream, &st))) return d;
-    cudaEvent_t a = cuda_streams_mark_begin(s, st);
+    TlMark a = cuda_streams_mark_begin(s, st);
     cudaError_t e = cudaEventRecord(ev, st);
     char name[32];
     snprintf(name, sizeof name, "event %d", id);
@@ -295,11 +377,11 @@ Diag *cuda_event_synchronize(Backend *b, int id) {
     CudaStreams *s = cuda_backend_streams(b);
     cudaEvent_t ev = NULL;
     if ((d = event_get(s, id, &ev))) return d;
-    double t0 = now_us();
+    Wait w = wait_begin(s);
     cudaError_t e = cudaEventSynchronize(ev);
     char what[48];
     snprintf(what, sizeof what, "wait for event %d", id);
-    host_entry(s, TL_SYNC, what, t0, now_us());
+    wait_end(s, &w, what);
     return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventSynchronize");
 }
 
@@ -382,7 +464,7 @@ Diag *cuda_copy_async(Backend *b, const CopyRequest *rq) {
         kind = cudaMemcpyDeviceToDevice, tk = TL_D2D;
         snprintf(name, sizeof name, "copy %.120s on device", cuda_backend_label(b, rq->dev_src));
     }
-    cudaEvent_t a = cuda_streams_mark_begin(s, st);
+    TlMark a = cuda_streams_mark_begin(s, st);
     /* From pageable memory CUDA makes this synchronous by itself. */
     cudaError_t e = cudaMemcpyAsync(dst, src, rq->bytes, kind, st);
     cuda_streams_mark_end(s, a, st, tk, rq->stream, rq->name ? rq->name : name, rq->bytes, rq->pinned, NULL);
@@ -399,7 +481,7 @@ Diag *cuda_memset_async(Backend *b, DevPtr dst, int value, size_t bytes, int str
     if ((d = cuda_backend_check_range(b, dst, bytes, "(memset) into"))) return d;
     char name[160];
     snprintf(name, sizeof name, "memset %.120s", cuda_backend_label(b, dst));
-    cudaEvent_t a = cuda_streams_mark_begin(s, st);
+    TlMark a = cuda_streams_mark_begin(s, st);
     cudaError_t e = cudaMemsetAsync((void *)(uintptr_t)dst, value, bytes, st);
     cuda_streams_mark_end(s, a, st, TL_MEMSET, stream, label ? label : name, bytes, false, NULL);
     return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaMemsetAsync");
@@ -418,7 +500,7 @@ void cuda_host_work_begin(Backend *b, const char *name) {
 void cuda_host_work_end(Backend *b, double us) {
     CudaStreams *s = cuda_backend_streams(b);
     if (!s->host_name) return;
-    host_entry(s, TL_HOST, s->host_name, s->host_start_us, s->host_start_us + (us >= 0 ? us : 0));
+    host_entry(s, TL_HOST, s->host_name, s->host_start_us, s->host_start_us + (us >= 0 ? us : 0), NULL);
     XFREE(s->host_name);
 }
 
@@ -431,9 +513,123 @@ void cuda_timeline_reset(Backend *b) {
         pool_give(s, s->pend[i].b);
     }
     s->n_pend = 0;
+    if (s->mode == TL_MODE_CUPTI) {     /* the records of the last run are not this one's */
+        CuptiRecord *r = NULL;
+        cupti_take(&r, NULL);
+        free(r);
+    }
     timeline_clear(s->tl);
-    if (s->have_base && ok) cudaEventDestroy(s->base);
+    if (s->have_base && ok && s->base) cudaEventDestroy(s->base);
+    s->base = NULL;
     s->have_base = false;
+}
+
+static void resolve_events(CudaStreams *s) {
+    for (int i = 0; i < s->n_pend; i++) {
+        Pending *p = &s->pend[i];
+        float t0 = 0, dur = 0;
+        if (cudaEventElapsedTime(&t0, s->base, p->a) != cudaSuccess ||
+            cudaEventElapsedTime(&dur, p->a, p->b) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;                   /* stays at its issue time: better than no entry */
+        }
+        s->tl->v[p->entry].start_us = (double)t0 * 1e3;
+        s->tl->v[p->entry].dur_us = (double)dur * 1e3;
+        pool_give(s, p->a);
+        pool_give(s, p->b);
+        p->a = p->b = NULL;
+    }
+    int w = 0;
+    for (int i = 0; i < s->n_pend; i++)
+        if (s->pend[i].a) s->pend[w++] = s->pend[i];
+    s->n_pend = w;
+}
+
+/* Correlation id -> pending index, open addressing (ids are never 0). */
+typedef struct CorrMap {
+    uint32_t *key;
+    int *val;
+    size_t cap;
+} CorrMap;
+
+static void corr_put(CorrMap *m, uint32_t k, int v) {
+    size_t i = (k * 2654435761u) & (m->cap - 1);
+    while (m->key[i] && m->key[i] != k) i = (i + 1) & (m->cap - 1);
+    m->key[i] = k;
+    m->val[i] = v;
+}
+
+static int corr_get(const CorrMap *m, uint32_t k) {
+    size_t i = (k * 2654435761u) & (m->cap - 1);
+    while (m->key[i]) {
+        if (m->key[i] == k) return m->val[i];
+        i = (i + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
+/* CUPTI's records onto the bracketed entries; events get the end of the
+ * work before them on their stream. */
+static void resolve_cupti(CudaStreams *s) {
+    CuptiRecord *r = NULL;
+    long lost = 0;
+    int n = cupti_take(&r, &lost);
+    s->tl->dropped += lost;
+    size_t ids = 0;
+    for (int i = 0; i < s->n_pend; i++) ids += (size_t)s->pend[i].br.n;
+    CorrMap m = {0};
+    m.cap = 16;
+    while (m.cap < ids * 2) m.cap *= 2;
+    m.key = xcalloc(m.cap, sizeof *m.key);
+    m.val = xcalloc(m.cap, sizeof *m.val);
+    for (int i = 0; i < s->n_pend; i++)
+        for (int j = 0; j < s->pend[i].br.n; j++)
+            if (s->pend[i].br.ids[j]) corr_put(&m, s->pend[i].br.ids[j], i);
+    bool *hit = xcalloc((size_t)s->n_pend + 1, sizeof *hit);
+    for (int k = 0; k < n; k++) {
+        int i = corr_get(&m, r[k].corr);
+        if (i < 0) continue;            /* not ours (cudart's own work), or a run that was reset */
+        TimelineEntry *e = &s->tl->v[s->pend[i].entry];
+        if (s->pend[i].host != (r[k].kind == TL_SYNC)) continue;
+        double t0 = (double)(int64_t)(r[k].start_ns - s->cupti_base_ns) / 1e3;
+        double t1 = (double)(int64_t)(r[k].end_ns - s->cupti_base_ns) / 1e3;
+        if (hit[i]) {                   /* a call CUDA split into several (a large pageable copy) */
+            double end = e->start_us + e->dur_us;
+            if (t0 < e->start_us) e->start_us = t0;
+            if (t1 > end) end = t1;
+            e->dur_us = end - e->start_us;
+            if (r[k].kind != TL_SYNC && r[k].kind != TL_KERNEL) e->bytes += r[k].bytes;
+            continue;
+        }
+        hit[i] = true;
+        e->start_us = t0;
+        e->dur_us = t1 - t0;
+        if (r[k].kind == TL_H2D || r[k].kind == TL_D2H || r[k].kind == TL_D2D || r[k].kind == TL_MEMSET) {
+            e->bytes = r[k].bytes;
+            if (r[k].kind != TL_MEMSET) e->pinned = r[k].pinned;
+        }
+    }
+    /* Event records: complete when the work queued before them on their
+     * stream has ended (the legacy stream also waits for blocking streams,
+     * which this leaves out: an event there sits at least that late). */
+    for (int i = 0; i < s->n_pend; i++) {
+        TimelineEntry *e = &s->tl->v[s->pend[i].entry];
+        if (e->kind != TL_EVENT) continue;
+        double at = e->start_us;
+        for (int j = s->pend[i].entry - 1; j >= 0; j--) {
+            const TimelineEntry *q = &s->tl->v[j];
+            if (q->stream != e->stream || q->kind == TL_EVENT) continue;
+            if (q->start_us + q->dur_us > at) at = q->start_us + q->dur_us;
+            break;
+        }
+        e->start_us = at;
+        e->dur_us = 0;
+    }
+    s->n_pend = 0;                      /* after a synchronize and a forced flush nothing more comes */
+    free(hit);
+    free(m.key);
+    free(m.val);
+    free(r);
 }
 
 Diag *cuda_timeline_get(Backend *b, Timeline **out) {
@@ -444,26 +640,8 @@ Diag *cuda_timeline_get(Backend *b, Timeline **out) {
         cudaError_t e = cudaDeviceSynchronize();
         if (e != cudaSuccess) d = cuda_backend_fail(b, e, "cudaDeviceSynchronize");
     }
-    if (!d) {
-        for (int i = 0; i < s->n_pend; i++) {
-            Pending *p = &s->pend[i];
-            float t0 = 0, dur = 0;
-            if (cudaEventElapsedTime(&t0, s->base, p->a) != cudaSuccess ||
-                cudaEventElapsedTime(&dur, p->a, p->b) != cudaSuccess) {
-                (void)cudaGetLastError();
-                continue;                   /* stays at 0: better than no entry */
-            }
-            s->tl->v[p->entry].start_us = (double)t0 * 1e3;
-            s->tl->v[p->entry].dur_us = (double)dur * 1e3;
-            pool_give(s, p->a);
-            pool_give(s, p->b);
-            p->a = p->b = NULL;
-        }
-        int w = 0;
-        for (int i = 0; i < s->n_pend; i++)
-            if (s->pend[i].a) s->pend[w++] = s->pend[i];
-        s->n_pend = w;
-    }
+    if (!d && s->mode == TL_MODE_EVENTS) resolve_events(s);
+    if (!d && s->mode == TL_MODE_CUPTI) resolve_cupti(s);
     *out = timeline_copy(s->tl);
     return d;
 }

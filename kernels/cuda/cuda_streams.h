@@ -28,12 +28,21 @@ CudaStreams *cuda_streams_new(const char *device);
 void cuda_streams_free(CudaStreams **s, bool broken);
 /* The cudaStream_t of stream id (0 = the legacy default stream). */
 Diag *cuda_streams_get(CudaStreams *s, int id, cudaStream_t *out);
-/* Timeline marks around one operation on `st`: begin returns the start
- * event (NULL when timing is unavailable; the operation still runs); end
- * records the stop event and adds the entry, resolved by timeline_get. */
-cudaEvent_t cuda_streams_mark_begin(CudaStreams *s, cudaStream_t st);
-void cuda_streams_mark_end(CudaStreams *s, cudaEvent_t start, cudaStream_t st, TimelineKind kind, int stream,
+/* Timeline marks around one operation on `st`. With CUPTI, begin opens a
+ * bracket that catches the correlation ids of the CUDA calls made until end;
+ * with events (no CUPTI, or CUDOJO_TIMELINE=events), begin records the start
+ * event (none when timing is unavailable; the operation still runs). end adds
+ * the entry; timeline_get fills in its times. */
+typedef struct TlMark {
+    cudaEvent_t ev;                 /* events: the start event */
+    double issue_us;                /* host clock when the call was made, in the timeline's base */
+    bool on;                        /* false: no timing (the entry still appears) */
+} TlMark;
+TlMark cuda_streams_mark_begin(CudaStreams *s, cudaStream_t st);
+void cuda_streams_mark_end(CudaStreams *s, TlMark m, cudaStream_t st, TimelineKind kind, int stream,
                            const char *name, size_t bytes, bool pinned, const LaunchConfig *cfg);
+/* "cupti", "events" or "off": where the times come from. */
+const char *cuda_streams_source(const CudaStreams *s);
 
 /* BackendOps entries (see kernels/backend.h). */
 Diag *cuda_stream_create(Backend *b, const StreamOptions *o, int *out);

@@ -1,5 +1,7 @@
 /* tests/kernels/test_cuda_streams.c: streams, events, pinned memory,
- * asynchronous copies and the event-timed timeline of the GPU backend.
+ * asynchronous copies and the timeline of the GPU backend: from CUPTI by
+ * default (CUPTI must load under `make test-gpu`), from events when run
+ * with CUDOJO_TIMELINE=events (tools/gpu-check.sh runs both).
  * Every test needs a GPU: skipped without one, a failure under
  * `make test-gpu` (CUDOJO_TEST_GPU=1). Without a GPU the stream semantics
  * are covered on the emulator (tests/emu/test_streams.c). */
@@ -67,6 +69,12 @@ static void need_gpu(void) {
     skip();
 }
 
+/* The source the timeline must report: CUPTI unless the run forces events. */
+static const char *want_source(void) {
+    const char *env = getenv("CUDOJO_TIMELINE");
+    return env && !strcmp(env, "events") ? "events" : "cupti";
+}
+
 static void launch_spin(DevPtr x, int n, int iters, int stream) {
     KernelArg a[3] = {kernel_arg_ptr(x), kernel_arg_i32(n), kernel_arg_i32(iters)};
     LaunchConfig cfg;
@@ -117,7 +125,7 @@ static void async_copies__round_trip_and_are_timed__when_pinned(void **state) {
     Timeline *t = NULL;
     assert_null(b->ops->timeline_get(b, &t));
     assert_false(t->modeled);
-    assert_string_equal(t->source, "events");
+    assert_string_equal(t->source, want_source());
     const TimelineEntry *c = timeline_find(t, TL_H2D, NULL, s, 1), *k = timeline_find(t, TL_KERNEL, "spin", s, 1);
     const TimelineEntry *o = timeline_find(t, TL_D2H, NULL, s, 1);
     assert_non_null(c);
@@ -193,8 +201,86 @@ static void elapsed__fails__when_event_not_complete(void **state) {
     assert_null(b->ops->event_destroy(b, e1));
 }
 
+/* CUPTI's record says what the host memory was, whatever the caller claimed. */
+static void copies__say_pinned_or_pageable__from_cupti(void **state) {
+    (void)state;
+    need_gpu();
+    if (strcmp(want_source(), "cupti")) skip();
+    Backend *b = gpu.b;
+    enum { N = 1 << 20 };
+    b->ops->timeline_reset(b);
+    float *pinned, *pageable = calloc(N, sizeof(float));
+    assert_non_null(pageable);
+    assert_null(b->ops->host_alloc(b, N * sizeof(float), (void **)&pinned));
+    DevPtr d;
+    assert_null(b->ops->mem_alloc(b, N * sizeof(float), "x", 4, &d));
+    CopyRequest a = {COPY_H2D, 0, d, 0, pinned, N * sizeof(float), false, "from pinned"};
+    CopyRequest c = {COPY_D2H, 0, d, 0, pageable, N * sizeof(float), true, "to pageable"};
+    assert_null(b->ops->copy_async(b, &a));
+    assert_null(b->ops->copy_async(b, &c));
+    Timeline *t = NULL;
+    assert_null(b->ops->timeline_get(b, &t));
+    const TimelineEntry *up = timeline_find(t, TL_H2D, "from pinned", INT_MIN, 1);
+    const TimelineEntry *down = timeline_find(t, TL_D2H, "to pageable", INT_MIN, 1);
+    assert_non_null(up);
+    assert_non_null(down);
+    assert_true(up->pinned);
+    assert_false(down->pinned);
+    assert_int_equal(up->bytes, N * sizeof(float));
+    assert_int_equal(down->bytes, N * sizeof(float));
+    assert_true(up->dur_us > 0 && down->dur_us > 0);
+    assert_true(down->start_us >= up->start_us + up->dur_us - 0.5);
+    timeline_free(&t);
+    assert_null(b->ops->mem_free(b, d));
+    b->ops->host_free(b, pinned);
+    free(pageable);
+}
+
+/* What chapter 06 teaches: events around a long kernel time it to within
+ * 10% of the timeline's own figure (CUPTI's, or the bracketing events'). */
+static void event_timed_kernel__agrees_with_the_timeline(void **state) {
+    (void)state;
+    need_gpu();
+    Backend *b = gpu.b;
+    enum { N = 8 << 20 };
+    b->ops->timeline_reset(b);
+    DevPtr d;
+    assert_null(b->ops->mem_alloc(b, N * sizeof(float), "x", 4, &d));
+    int e0, e1;
+    assert_null(b->ops->event_create(b, &e0));
+    assert_null(b->ops->event_create(b, &e1));
+    launch_spin(d, N, 100, 0);                  /* warm-up */
+    assert_null(b->ops->event_record(b, e0, 0));
+    launch_spin(d, N, 2000, 0);
+    assert_null(b->ops->event_record(b, e1, 0));
+    assert_null(b->ops->event_synchronize(b, e1));
+    double ms = 0;
+    bool modeled = true;
+    assert_null(b->ops->event_elapsed_ms(b, e0, e1, &ms, &modeled));
+    Timeline *t = NULL;
+    assert_null(b->ops->timeline_get(b, &t));
+    const TimelineEntry *k = timeline_find(t, TL_KERNEL, "spin", 0, 2);
+    assert_non_null(k);
+    double ratio = ms * 1e3 / k->dur_us;
+    print_message("events %.3f ms, %s %.3f ms (ratio %.4f)\n", ms, t->source, k->dur_us / 1e3, ratio);
+    assert_true(k->dur_us > 1000);              /* long enough for 10% to mean something */
+    assert_true(ratio > 0.9 && ratio < 1.1);
+    /* The wait for e1 is on the host row, and the events sit where the work before them ended. */
+    const TimelineEntry *w = timeline_find(t, TL_SYNC, NULL, TIMELINE_HOST, 1);
+    assert_non_null(w);
+    const TimelineEntry *ev = timeline_find(t, TL_EVENT, NULL, 0, 2);
+    assert_non_null(ev);
+    assert_true(ev->start_us >= k->start_us + k->dur_us - 50.0);
+    timeline_free(&t);
+    assert_null(b->ops->event_destroy(b, e0));
+    assert_null(b->ops->event_destroy(b, e1));
+    assert_null(b->ops->mem_free(b, d));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(copies__say_pinned_or_pageable__from_cupti),
+        cmocka_unit_test(event_timed_kernel__agrees_with_the_timeline),
         cmocka_unit_test(async_copies__round_trip_and_are_timed__when_pinned),
         cmocka_unit_test(copy_overlaps_kernel__when_pinned_on_two_streams),
         cmocka_unit_test(elapsed__fails__when_event_not_complete),
