@@ -4,7 +4,8 @@
  * (copies, memsets, kernels, recorded events, host waits and host work), in
  * the order the program issued them. On the emulator the times come from
  * the cost model (kernels/costmodel.h) and the timeline is `modeled`; on a
- * GPU from CUDA events around each operation (source "events"). The JSON
+ * GPU from CUPTI activity records (source "cupti"), or CUDA events around
+ * each operation where CUPTI is missing (source "events"). The JSON
  * form is the one agreed for RunResult.metrics.timeline: see
  * timeline_to_json. Host rows use the pseudo-stream TIMELINE_HOST (-1). */
 #ifndef CUDOJO_KERNELS_TIMELINE_H
