@@ -372,9 +372,12 @@ static void kernel_resources__agree_with_ptxas__when_loaded_from_cubin_or_ptx(vo
         int regs = -1, local = -1, shared = -1;
         assert_null(cuda_backend_kernel_resources(b, bm, "spill", &regs, &local, &shared));
         assert_true(regs > 0);
-        assert_true(local >= 64);   /* 16 floats */
         assert_int_equal(shared, 0);
+        /* From PTX the driver's JIT decides (on the H200 it kept w[] out of
+         * local memory); from our cubin the numbers are ptxas's. */
+        assert_true(local >= 0);
         if (cubin) {                /* the same numbers ptxas printed */
+            assert_true(local >= 64);   /* 16 floats */
             const KernelInfo *k = compiled_module_find(m, "spill");
             assert_int_equal(regs, k->registers);
             assert_int_equal(local, k->local_bytes);
