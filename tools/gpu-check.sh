@@ -3,7 +3,7 @@
 # the NVIDIA driver and CUDA toolkit but none of our -dev packages (a lab
 # server, the H200 we test on). Build here first:
 #   make tests-build bundle && cp -L $(pkg-config --variable=libdir cmocka)/libcmocka.so.0 dist/cudojo/lib/
-# and carry dist, build/tests, build/bench and build/fuzz.
+# and carry dist, build/tests, build/bench and build/fuzz (make build/bench/bench_timeline: the CUPTI overhead).
 # then, on the GPU machine, from the repo root: sh tools/gpu-check.sh [OUTDIR]
 # It runs the bundle's doctor, verifies every lesson on the GPU, and runs every
 # test with CUDOJO_TEST_GPU=1 (GPU tests must run, not skip).
@@ -26,3 +26,6 @@ echo "== tests with CUDOJO_TEST_GPU=1"
 CUDOJO_TEST_GPU=1 CUDOJO_BIN=$here/dist/cudojo/cudojo sh tools/run-tests.sh build/tests/*/test_* > "$out/test-gpu.txt" 2>&1
 grep -E "^\[  FAILED  \] [a-z]|^not ok" "$out/test-gpu.txt" | sort -u
 tail -2 "$out/test-gpu.txt"
+echo "== the GPU timeline without CUPTI (CUDOJO_TIMELINE=events)"
+CUDOJO_TEST_GPU=1 CUDOJO_TIMELINE=events build/tests/kernels/test_cuda_streams > "$out/test-gpu-events.txt" 2>&1
+tail -1 "$out/test-gpu-events.txt"
