@@ -34,7 +34,7 @@ return {
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and 1024 or 1000)
-    local iters = t:param("iters", on_gpu and 100000 or 20000)
+    local iters = t:param("iters", on_gpu and 1000000 or 20000)
     local spec = { defines = { N = n }, kernels = {
       [20] = { name = "busy", block = 256, args = function(m) return { gpu.i32(m), gpu.i32(iters) } end } } }
     local H, why = replay(t, spec)

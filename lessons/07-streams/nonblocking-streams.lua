@@ -13,10 +13,10 @@ local replay, entry, check_outputs = host.replay, host.entry, host.check_outputs
 -- legacy default stream.
 local function chunk_setup(t)
   local on_gpu = t:device().backend == "cuda"
-  local chunk = t:param("chunk", on_gpu and (1 << 20) or 32768)
+  local chunk = t:param("chunk", on_gpu and (1 << 24) or 32768)
   -- copy-bound on purpose (a chunk's copy takes longer than its kernel), so
   -- that the copy of chunk c overlaps the kernel of chunk c-1
-  local iters = t:param("iters", on_gpu and 200 or 300)
+  local iters = t:param("iters", on_gpu and 1000 or 300)
   return { defines = { CHUNK = chunk }, kernels = {
     [20] = { name = "busy", block = 256, args = function(m) return { gpu.i32(m), gpu.i32(iters) } end } } }
 end
