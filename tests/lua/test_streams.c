@@ -11,6 +11,10 @@
 
 #include <cmocka.h>
 
+#include <stdlib.h>
+#include <string.h>
+
+
 #include "lua/exercise.h"
 #include "tests/lua/lesson_fixture.h"
 
