@@ -38,7 +38,9 @@ const Command CLI_COMMANDS[] = {
      "  --file F            run F instead of your workspace copy (not recorded)\n"
      "  --trace FILE.json   write the run's timeline (copies, kernels, host work per\n"
      "                      stream) as Chrome trace JSON for Perfetto or\n"
-     "                      chrome://tracing; a modeled timeline says so\n"
+     "                      chrome://tracing; a modeled timeline says so. On a GPU\n"
+     "                      the times are CUPTI's (CUDOJO_TIMELINE=events: CUDA\n"
+     "                      events around each call instead)\n"
      "Exit status: 0 pass, 1 fail, 2 usage or setup error (or the trace could not\n"
      "be written: the attempt is still recorded).\n",
      cmd_run},
