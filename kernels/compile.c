@@ -3,8 +3,10 @@
  * The PTX is always built for the virtual arch (compute_80 by default) with
  * -lineinfo so the emulator and the GPU see the same code and every
  * instruction maps back to the learner's line. A cubin for the local GPU is a
- * second NVRTC program (-arch=sm_XX, ptxas -v) whose log gives registers,
- * static shared memory and spills per kernel. Compile errors are parsed out
+ * second NVRTC program (-arch=sm_XX, ptxas -v); registers, stack frame and
+ * static shared memory per kernel are read from the cubin itself
+ * (cubin_info.c), spills from ptxas's log, which NVRTC leaves empty when the
+ * driver's compute cache answered instead of ptxas. Compile errors are parsed out
  * of NVRTC's log into Diags in the learner's file (compile_log.c). Results are
  * cached on disk by SHA-256 of everything that influences the output. */
 #include "kernels/compile.h"
@@ -27,8 +29,11 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/compile_internal.h"
+#include "kernels/cubin_info.h"
 
-#define CACHE_MAGIC "cudojo-nvrtc-cache 2\n"
+/* 3: resources come from the cubin; entries of 2 may hold -1 registers
+ * (written when the driver's compute cache left ptxas's log empty). */
+#define CACHE_MAGIC "cudojo-nvrtc-cache 3\n"
 /* Every save in `cudojo watch` adds an entry: keep the most recently used. */
 #define CACHE_KEEP 512
 
@@ -265,6 +270,22 @@ static void kernels_from_ptx(CompiledModule *m, const CompileOptions *opts, char
     free(entries);
 }
 
+Diag *compile_kernel_resources(const void *cubin, size_t cubin_size, const char *ptxas_log,
+                               KernelInfo *kernels, int n) {
+    if (ptxas_log) compile_ptxas_info(ptxas_log, kernels, n);
+    CubinInfo *info = NULL;
+    Diag *d = cubin_info_parse(cubin, cubin_size, &info);
+    for (int i = 0; info && i < n; i++) {
+        const CubinKernel *ck = cubin_info_find(info, kernels[i].lowered);
+        if (!ck) continue;
+        if (ck->registers >= 0) kernels[i].registers = ck->registers;
+        if (ck->local_bytes >= 0) kernels[i].local_bytes = ck->local_bytes;
+        if (ck->shared_static >= 0) kernels[i].shared_static = ck->shared_static;
+    }
+    cubin_info_free(&info);
+    return d;
+}
+
 const KernelInfo *compiled_module_find(const CompiledModule *m, const char *name) {
     if (!m || !name) return NULL;
     for (int i = 0; i < m->n_kernels; i++)
@@ -491,10 +512,16 @@ out:
 
 /* ---- compile ---- */
 
-Diag *compile_cuda(const char *path, const char *source, const CompileOptions *opts_in,
+Diag *compile_cuda(const char *path, const char *source, const CompileOptions *opts,
                    CompiledModule **out) {
+    return compile_cuda_logged(path, source, opts, out, NULL);
+}
+
+Diag *compile_cuda_logged(const char *path, const char *source, const CompileOptions *opts_in,
+                          CompiledModule **out, char **ptxas_log) {
     double t0 = now_ms();
     *out = NULL;
+    if (ptxas_log) *ptxas_log = NULL;
     CompileOptions defaults = {0};
     const CompileOptions *opts = opts_in ? opts_in : &defaults;
     if (!path) path = "kernel.cu";
@@ -545,7 +572,17 @@ Diag *compile_cuda(const char *path, const char *source, const CompileOptions *o
             m->cubin_arch = co.cubin ? opts->cubin_arch : 0;
             co.cubin = NULL;
             kernels_from_ptx(m, opts, po.lowered);
-            if (co.log) compile_ptxas_info(co.log, m->kernels, m->n_kernels);
+            if (m->cubin) {
+                /* A cubin we cannot read leaves the log's numbers (or -1,
+                 * "unknown", which the features that need them report). */
+                Diag *cd = compile_kernel_resources(m->cubin, m->cubin_size, co.log, m->kernels,
+                                                    m->n_kernels);
+                diag_free(&cd);
+            }
+            if (ptxas_log) {
+                *ptxas_log = co.log;
+                co.log = NULL;
+            }
             if (file) {
                 cache_store(file, m);
                 cache_prune(dir);

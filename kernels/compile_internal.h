@@ -24,6 +24,17 @@ Diag *compile_log_parse(const char *log, const char *path, const char *source, i
 Diag *compile_ptxas_failure(const char *log, const char *path, int arch, int nvrtc_rc);
 /* Fills registers / shared / stack / spills of `kernels` from a ptxas -v log. */
 void compile_ptxas_info(const char *log, KernelInfo *kernels, int n);
+/* Fills the resources of `kernels` from a cubin build: spills (and, as a
+ * fallback, everything else) from ptxas's -v log, which may be NULL (NVRTC
+ * gives none when the driver's compute cache served the cubin), then
+ * registers, stack frame and static shared from the cubin itself. Returns
+ * why the cubin could not be read (the log's numbers then stand). */
+Diag *compile_kernel_resources(const void *cubin, size_t cubin_size, const char *ptxas_log,
+                               KernelInfo *kernels, int n);
+/* compile_cuda that also hands back the cubin program's ptxas log (NULL on a
+ * cache hit, without a cubin, or when NVRTC gave none). Caller frees it. */
+Diag *compile_cuda_logged(const char *path, const char *source, const CompileOptions *opts,
+                          CompiledModule **out, char **ptxas_log);
 /* Every .entry name in the PTX; *out is an array the caller frees (and each name). */
 int compile_ptx_entries(const char *ptx, char ***out);
 /* "_Z10vector_addPKfS0_Pfi" → "vector_add", "_ZN2ns3fooEv" → "ns::foo";
