@@ -344,4 +344,95 @@ local function check_outputs(t, H, want_of)
   return ok
 end
 
-return { OP = OP, replay = replay, entry = entry, check_outputs = check_outputs }
+-- Chapter 7's chunked pipeline: host.chunk_spec(t) is the replay spec of
+-- its exercises (chunks and kernel length per backend); host.check_pipeline
+-- checks the values, every chunk's copy in -> kernel -> copy out in order,
+-- the overlap of copies with other chunks' kernels and (unless allowed)
+-- nothing on the legacy default stream.
+local function chunk_spec(t)
+  local on_gpu = t:device().backend == "cuda"
+  local chunk = t:param("chunk", on_gpu and (1 << 24) or 32768)
+  -- copy-bound on purpose (a chunk's copy takes longer than its kernel), so
+  -- that every copy in but the first overlaps another chunk's kernel
+  local iters = t:param("iters", on_gpu and 1000 or 300)
+  return { defines = { CHUNK = chunk }, kernels = {
+    [20] = { name = "busy", block = 256, args = function(m) return { gpu.i32(m), gpu.i32(iters) } end } } }
+end
+
+local function check_pipeline(t, H, want_of, allow_default)
+  local on_gpu = t:device().backend == "cuda"
+  local unit = on_gpu and "" or " (modeled)"
+  if not check_outputs(t, H, want_of) then return false end
+  local tl = t:timeline()
+  local chunks = {}
+  for c, l in ipairs(H.launches) do
+    local ch = { kernel = entry(tl, l.entry) }
+    for _, cp in ipairs(H.copies) do
+      if cp.h2d and cp.array == l.x then ch.h2d = entry(tl, cp.entry) end
+      if not cp.h2d and cp.array == l.y then ch.d2h = entry(tl, cp.entry) end
+    end
+    chunks[c] = ch
+    local function ends(e) return e.start_us + e.dur_us end
+    if ch.h2d and ch.kernel.start_us < ends(ch.h2d) - 1e-6 then
+      t:fail(string.format("the kernel of chunk %d started at %.1f us%s, before its input had "
+        .. "arrived (%.1f us): nothing orders two streams. Queue a chunk's copy in, kernel and "
+        .. "copy out on the same stream", c - 1, ch.kernel.start_us, unit, ends(ch.h2d)))
+      return false
+    end
+    if ch.d2h.start_us < ends(ch.kernel) - 1e-6 then
+      t:fail(string.format("the copy of chunk %d's result started at %.1f us%s, before its kernel "
+        .. "had finished (%.1f us): queue it on the kernel's stream", c - 1, ch.d2h.start_us,
+        unit, ends(ch.kernel)))
+      return false
+    end
+  end
+  -- The pipeline's signature: every chunk's copy in, but the first to run,
+  -- overlaps the kernel of another chunk. Not "chunk c's copy with chunk
+  -- c-1's kernel": on the H200 the copy engine took the streams' copies in
+  -- another order than the host issued them (in0, in2, in3, in1).
+  local ok = true
+  local order = {}
+  for c = 1, #chunks do order[c] = c end
+  table.sort(order, function(p, q)
+    local a, b = chunks[p].h2d, chunks[q].h2d
+    if not a or not b then return a ~= nil and b == nil end
+    return a.start_us < b.start_us
+  end)
+  local function overlap(a, b)
+    return a and b and a.start_us < b.start_us + b.dur_us and b.start_us < a.start_us + a.dur_us
+  end
+  for i = 2, #order do
+    local c, with = order[i], nil
+    for o = 1, #chunks do
+      if o ~= c and overlap(chunks[c].h2d, chunks[o].kernel) then with = o break end
+    end
+    local name = string.format("the copy of chunk %d overlaps another chunk's kernel", c - 1)
+    if with then
+      ok = t:expect_overlap(chunks[c].h2d, chunks[with].kernel, string.format(
+        "the copy of chunk %d overlaps the kernel of chunk %d", c - 1, with - 1)) and ok
+    else   -- fails, showing the copy beside the kernel that ran before it
+      ok = t:expect_overlap(chunks[c].h2d, chunks[order[i - 1]].kernel, name) and ok
+    end
+  end
+  if not allow_default then
+    ok = t:expect_no_default_stream_work("no work on the legacy default stream") and ok
+  end
+  if not ok and #H.pageable_copies > 0 then
+    t:log("pageable host memory (malloc) in the copies of %s: each such copy keeps the host "
+      .. "until it is done, so nothing issued after it can overlap it", table.concat(H.pageable_copies, ", "))
+  end
+  local first, last, busy_us = math.huge, 0, 0
+  for _, ch in ipairs(chunks) do
+    for _, e in ipairs{ ch.h2d, ch.kernel, ch.d2h } do
+      first = math.min(first, e.start_us)
+      last = math.max(last, e.start_us + e.dur_us)
+      busy_us = busy_us + e.dur_us
+    end
+  end
+  t:log("%d chunks in %.1f us%s; one after another they would take %.1f us", #chunks,
+    last - first, unit, busy_us)
+  return ok
+end
+
+return { OP = OP, replay = replay, entry = entry, check_outputs = check_outputs,
+         chunk_spec = chunk_spec, check_pipeline = check_pipeline }
