@@ -263,7 +263,10 @@ local function replay(t, spec)
         if not st then return nil, e2 end
         a:memset(c[2] & 0xff, { stream = st })
       else
-        a:memset(c[2] & 0xff)
+        -- cudaMemset of device memory is asynchronous to the host: it queues on
+        -- the legacy default stream (which waits for blocking streams only).
+        -- a:memset() without a stream would also wait for the whole device.
+        a:memset(c[2] & 0xff, { stream = H.streams[0] })
       end
       work(c[4] >= 0 and c[4] or 0, i)
       written[dev.id] = true
