@@ -126,6 +126,25 @@ local function replay(t, spec)
   for _, b in pairs(H.bufs) do
     if b.role == "out" then b.array:memset(0xff, { stream = prog.rs }) end
   end
+  -- Warm-up: each kernel once with n = 0 (it writes nothing), so the replay's
+  -- first launch does not pay the one-time costs (on the H200 they delayed the
+  -- next copy by more than a millisecond and broke the pipeline).
+  local warm = {}
+  for _, c in ipairs(prog) do
+    local k = c.op >= 20 and spec.kernels[c.op]
+    if k and not warm[c.op] and H.bufs[c[2] >> 32] then
+      -- the output twice: it lives on the device already (an input would be
+      -- uploaded first, on the legacy stream)
+      local y = H.bufs[c[2] >> 32].array
+      if y then
+        warm[c.op] = true
+        local args = { y, y }
+        for _, v in ipairs(k.args(0)) do args[#args + 1] = v end
+        args[3] = gpu.i32(0)
+        t:kernel(k.name, { defines = spec.defines }):launch{ grid = 1, block = k.block, args = args, stream = prog.rs }
+      end
+    end
+  end
   prog.rs:synchronize()
   -- timeline entries issued from here on: the n-th of a kind is counted from now
   local base = {}
