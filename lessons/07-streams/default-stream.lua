@@ -6,9 +6,7 @@
 
 -- The host replay of chapters 06 and 07 is built into cudojo
 -- (lua/prelude/host_replay.lua; see lua/API.md, `host`).
-local replay, entry, check_outputs = host.replay, host.entry, host.check_outputs
-
-local chunk_setup, check_pipeline = host.chunk_spec, host.check_pipeline
+local replay, chunk_spec, check_pipeline = host.replay, host.chunk_spec, host.check_pipeline
 
 return {
   id = "default-stream",
@@ -35,7 +33,7 @@ return {
       .. "cudaMemcpyAsync(h_out[c], d_out[c], CHUNK_BYTES, cudaMemcpyDeviceToHost, s);",
   },
   run = function(t)
-    local spec = chunk_setup(t)
+    local spec = chunk_spec(t)
     spec.kernels[21] = { name = "busy_add", block = 256, args = spec.kernels[20].args }
     local H, why = replay(t, spec)
     if not H then t:fail(why) return end

@@ -7,9 +7,7 @@
 
 -- The host replay of chapters 06 and 07 is built into cudojo
 -- (lua/prelude/host_replay.lua; see lua/API.md, `host`).
-local replay, entry, check_outputs = host.replay, host.entry, host.check_outputs
-
-local chunk_setup, check_pipeline = host.chunk_spec, host.check_pipeline
+local replay, chunk_spec, check_pipeline = host.replay, host.chunk_spec, host.check_pipeline
 
 return {
   id = "pinned-memory",
@@ -33,7 +31,7 @@ return {
       .. "代替那两个 malloc。",
   },
   run = function(t)
-    local H, why = replay(t, chunk_setup(t))
+    local H, why = replay(t, chunk_spec(t))
     if not H then t:fail(why) return end
     check_pipeline(t, H, function(x) return ref.scale(x, 2) end)
   end,

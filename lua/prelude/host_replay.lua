@@ -132,17 +132,14 @@ local function replay(t, spec)
   local warm = {}
   for _, c in ipairs(prog) do
     local k = c.op >= 20 and spec.kernels[c.op]
-    if k and not warm[c.op] and H.bufs[c[2] >> 32] then
-      -- the output twice: it lives on the device already (an input would be
-      -- uploaded first, on the legacy stream)
-      local y = H.bufs[c[2] >> 32].array
-      if y then
-        warm[c.op] = true
-        local args = { y, y }
-        for _, v in ipairs(k.args(0)) do args[#args + 1] = v end
-        args[3] = gpu.i32(0)
-        t:kernel(k.name, { defines = spec.defines }):launch{ grid = 1, block = k.block, args = args, stream = prog.rs }
-      end
+    -- the output twice: it lives on the device already (an input would be
+    -- uploaded first, on the legacy stream)
+    local y = k and not warm[c.op] and H.bufs[c[2] >> 32] and H.bufs[c[2] >> 32].array
+    if y then
+      warm[c.op] = true
+      local args = { y, y }
+      for _, v in ipairs(k.args(0)) do args[#args + 1] = v end
+      t:kernel(k.name, { defines = spec.defines }):launch{ grid = 1, block = k.block, args = args, stream = prog.rs }
     end
   end
   prog.rs:synchronize()
