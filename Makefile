@@ -11,7 +11,7 @@
 CUDA_HOME ?= /usr/local/cuda
 BUILD     ?= build
 CC        ?= cc
-PKGS      := lua5.4 sqlite3 ncursesw jansson libcmark
+PKGS      := lua5.4 sqlite3 ncursesw jansson libcmark libzstd
 TEST_PKGS := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -98,7 +98,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(LIB)
+$(BIN): $(MAIN_OBJ) $(LIB) $(RUNTIME_LIBS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -117,7 +117,28 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
 	@$(if $(Q),echo "  CC+LD   $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
-tests-build: $(BIN) $(TEST_BIN) $(FUZZ_BIN)
+# Position-independent objects of the engine (base, kernels, the emulator),
+# for the shared libraries loaded into learners' programs (mk/*.mk).
+PIC_SRC := $(foreach m,base kernels kernels/emu,$(wildcard $(m)/*.c))
+PIC_OBJ := $(PIC_SRC:%.c=$(BUILD)/pic/%.o)
+PIC_LIB := $(BUILD)/libcudojo_pic.a
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC PIC  $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC $(if $(findstring kernels/emu/,$<),$(EMU_CFLAGS)) -MMD -MP -c $< -o $@
+
+$(PIC_LIB): $(PIC_OBJ)
+	@rm -f $@
+	$(Q)ar rcs $@ $^
+
+# The libraries loaded into a learner's program: the emulator runtime
+# (mk/emurt.mk) and the CUPTI injection library (mk/inject.mk). They define
+# RUNTIME_LIBS.
+RUNTIME_LIBS :=
+-include mk/*.mk
+
+tests-build: $(BIN) $(TEST_BIN) $(FUZZ_BIN) $(RUNTIME_LIBS)
 
 # Every unit test, the emulator suites, the lessons verified on the emulator, the TUI in tmux.
 test: deps-test
@@ -145,4 +166,5 @@ run: all
 clean:
 	rm -rf build build-san dist
 
+-include $(PIC_OBJ:.o=.d)
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(SUPPORT_OBJ:.o=.d) $(TEST_BIN:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.d)

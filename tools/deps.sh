@@ -13,6 +13,7 @@ deb_for() {
         jansson) echo libjansson-dev ;;
         libcmark) echo libcmark-dev ;;
         cmocka) echo libcmocka-dev ;;
+        libzstd) echo libzstd-dev ;;
         *) echo "$1" ;;
     esac
 }

@@ -1,0 +1,138 @@
+/* kernels/program.h: whole CUDA programs — the learner's main(), host code,
+ * <<<...>>> and any CUDA runtime call — compiled by nvcc and run as a child
+ * process of the worker, on the GPU's libcudart or on cudojo's emulator
+ * runtime (kernels/emurt/, our libcudart.so.<major> over the emulator).
+ *
+ * program_compile (kernels/program_compile.c): nvcc is found the way NVRTC
+ * is (CUDA_HOME, /usr/local/cuda, PATH). Options: -lineinfo -g -cudart
+ * shared, PTX for compute_80 embedded plus SASS for `sass_arch`. The
+ * executable is cached under $XDG_CACHE_HOME/cudojo/nvcc keyed by the
+ * SHA-256 of (source, display path, options, nvcc version); nvcc's and the
+ * host compiler's errors come back as Diags in the learner's file (line,
+ * column, caret excerpt), never a temp path.
+ *
+ * program_run (kernels/program_run.c): the child gets its own process
+ * group, a fresh temporary directory as cwd (the input files written there
+ * first), rlimits (CPU seconds, address space on the emulator, file size,
+ * processes), the timeout, stdout/stderr captured up to a cap. The runtime
+ * library inside the child reports over a pipe (kernels/progwire.h); what
+ * it says becomes the ProgramResult. Nothing the child does can take the
+ * worker down: a crash, a hang, a fork bomb or a flood of output all end
+ * in a result that says what happened. */
+#ifndef CUDOJO_KERNELS_PROGRAM_H
+#define CUDOJO_KERNELS_PROGRAM_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/diag.h"
+#include "kernels/backend.h"
+#include "kernels/timeline.h"
+
+/* ---- compiling ------------------------------------------------------------ */
+
+typedef struct ProgramCompileOptions {
+    int sass_arch;                  /* also SASS for sm_XX (90 on an H200); 0 = PTX only */
+    const char *const *defines;     /* "N=1000" → -DN=1000 */
+    int n_defines;
+    const char *cache_dir;          /* NULL = default XDG cache; "" = no cache */
+} ProgramCompileOptions;
+
+typedef struct CompiledProgram {
+    char *exe;                      /* absolute path of the executable (in the cache; do not delete) */
+    char *display_path;             /* the learner's file as shown in messages */
+    Diag *warnings;                 /* nvcc/host compiler warnings in the learner's file */
+    bool cache_hit;
+    double compile_ms;
+} CompiledProgram;
+
+/* Compiles `source` (the text of display_path). On error returns the Diag
+ * chain and *out is NULL; a missing nvcc is a Diag with code "no-nvcc"
+ * saying what to install. Caller frees *out. */
+Diag *program_compile(const char *display_path, const char *source, const ProgramCompileOptions *opts,
+                      CompiledProgram **out);
+void compiled_program_free(CompiledProgram **p);
+/* nvcc's absolute path, or NULL when there is none. Static storage. */
+const char *program_nvcc_path(void);
+/* "13.0" (from nvcc --version), or NULL. Static storage. */
+const char *program_nvcc_version(void);
+
+/* ---- running -------------------------------------------------------------- */
+
+typedef enum ProgramRuntime {
+    PROGRAM_RT_EMU = 0,             /* cudojo's libcudart over the emulator */
+    PROGRAM_RT_CUDA,                /* NVIDIA's libcudart + cudojo's CUPTI injection */
+} ProgramRuntime;
+
+typedef struct ProgramFile {
+    char *name;                     /* one path component, no "/" and no ".." */
+    unsigned char *data;
+    size_t size;
+} ProgramFile;
+
+typedef struct ProgramRunOptions {
+    ProgramRuntime runtime;
+    const char *const *args;        /* argv[1..]; argv[0] is the executable */
+    int n_args;
+    const void *stdin_data;         /* NULL = /dev/null */
+    size_t stdin_size;
+    const ProgramFile *files;       /* written into the child's cwd before it starts */
+    int n_files;
+    const char *const *want_files;  /* read back from the cwd after it ends */
+    int n_want;
+    double timeout_s;               /* wall clock; 0 = 10 s */
+    double cpu_s;                   /* RLIMIT_CPU; 0 = timeout_s + 5 */
+    size_t output_cap;              /* bytes kept per stream (the rest counted); 0 = 1 MiB */
+    int emu_devices;                /* emulated devices (cudaGetDeviceCount); 0 = 1 */
+    const EmuOptions *emu;          /* the emulator's options; NULL = defaults */
+    const char *display_path;       /* the learner's file, for host crash lines; may be NULL */
+    const char *source;             /* its text, for excerpts; may be NULL */
+    volatile int *cancel;           /* set non-zero (another thread) to kill the child; may be NULL */
+    int tee_out, tee_err;           /* also copy the child's stdout/stderr here as it comes
+                                       (cudojo exec); -1 = no (the zero value 0 means fd 0: set both) */
+    bool keep_env;                  /* pass the caller's environment (cudojo exec); else a minimal one */
+} ProgramRunOptions;
+
+typedef struct ProgramResult {
+    bool started;                   /* the child ran main() (false: exec failed) */
+    int exit_code;                  /* valid when !signaled && !timed_out */
+    bool signaled;
+    int signal;                     /* the signal that ended it */
+    bool timed_out;
+    bool cancelled;
+    double wall_ms;
+    char *out;                      /* stdout, NUL-terminated, up to the cap */
+    size_t out_len, out_total;      /* kept / produced */
+    char *err;                      /* stderr likewise */
+    size_t err_len, err_total;
+    ProgramFile *files;             /* the want_files that exist (a missing one is absent) */
+    int n_files;
+    char *runtime_name;             /* from the hello record: "emu", "cuda"; NULL if none came */
+    char *device;                   /* the device the program saw */
+    json_t *calls;                  /* array of the call records (fn, args, stream, rc, error, t_us) */
+    long calls_dropped;
+    json_t *kernels;                /* array of the kernel records */
+    Timeline *timeline;             /* NULL when the program sent none */
+    Diag *findings;                 /* emulator findings, the crash place, unimplemented calls,
+                                       limits hit: in the learner's file where known */
+    bool touched_gpu;               /* at least one CUDA runtime call */
+} ProgramResult;
+
+/* Runs `exe` and fills *out (caller frees with program_result_fini, also
+ * after an error). Returns a Diag only when the run could not be attempted
+ * (no emulator runtime library, cannot make the temp dir, a bad file name);
+ * everything the program itself does is in *out. */
+Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult *out);
+void program_result_fini(ProgramResult *r);
+/* One line saying how the program ended: "exited with status 0",
+ * "was killed by SIGSEGV (segmentation fault) at vector-add.cu:31 (host code)",
+ * "did not finish within 10 s (killed)". Caller frees. */
+char *program_result_ending(const ProgramResult *r);
+/* Where the emulator runtime library lives (the directory holding
+ * libcudart.so.<major>), NULL when it was not built/bundled. Static. */
+const char *program_emurt_dir(void);
+/* Where the CUPTI injection library lives (its full path), or NULL. Static. */
+const char *program_inject_path(void);
+
+#endif

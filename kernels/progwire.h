@@ -1,0 +1,76 @@
+/* kernels/progwire.h: what a learner's CUDA program tells the worker about
+ * itself while it runs, and how it is said.
+ *
+ * A whole program (kernels/program.h) runs as a child of the worker with one
+ * of two cudojo libraries loaded into it: the emulator runtime (our own
+ * libcudart.so.<major>, kernels/emurt/) or, on a GPU, the CUPTI injection
+ * library (kernels/cuda/inject.c) beside NVIDIA's libcudart. Both write the
+ * same records, one JSON object per line, to the file descriptor named by
+ * the environment variable CUDOJO_REPORT_FD (when it is unset or not a
+ * valid descriptor, nothing is written and findings go to stderr instead).
+ * The worker (kernels/program_run.c) reads them back into a ProgramResult.
+ *
+ * Records (every one has "type"; unknown types and fields are ignored, so
+ * either side may grow):
+ *
+ *   {"type":"hello", "runtime":"emu"|"cuda", "pid":N, "device":"NVIDIA H200",
+ *    "exe":"/abs/path"}                                 first, at load
+ *   {"type":"call", "fn":"cudaMemcpyAsync", "args":"d_x, h_x, 4000,
+ *    cudaMemcpyHostToDevice, stream 1", "stream":1, "rc":0,
+ *    "error":"cudaSuccess", "t_us":12.5}               one per runtime call
+ *                                                      (capped: see below)
+ *   {"type":"kernel", "name":"busy" (demangled), "mangled":"_Z4busyPKfPfii",
+ *    "grid":[x,y,z], "block":[x,y,z], "shared":0, "stream":0,
+ *    "registers":N, "local_bytes":N, "shared_static":N (-1 unknown),
+ *    "ms":0.042 (GPU: measured by CUPTI; emu: modeled), "modeled":bool,
+ *    "metrics":{...}  (emulator: the LaunchReport metrics object)}
+ *   {"type":"finding", "diag":[ ...diag_to_json... ]}  emulator findings
+ *                                                      (oob, races, ...),
+ *                                                      with the learner's
+ *                                                      file:line
+ *   {"type":"unimplemented", "fn":"cudaGraphFoo"}      a runtime function the
+ *                                                      emulator runtime lacks
+ *                                                      was called (it returned
+ *                                                      cudaErrorNotSupported)
+ *   {"type":"timeline", "timeline":{ ...timeline_to_json... }}
+ *                                                      at exit (and at
+ *                                                      cudaDeviceReset)
+ *   {"type":"crash", "signal":11, "addr":"0x0", "frames":["0x1234",...],
+ *    "exe":"/abs/path"}                                from the fatal-signal
+ *                                                      handler; frames are
+ *                                                      offsets into exe (for
+ *                                                      addr2line), innermost
+ *                                                      first
+ *   {"type":"exit", "code":N}                          from exit()/return of
+ *                                                      main
+ *
+ * Limits: at most PROGWIRE_MAX_CALLS call records are written (then one
+ * {"type":"calls_dropped","count":N} at exit); a string field is cut at
+ * PROGWIRE_MAX_STRING bytes. A byte that is not part of valid UTF-8 is
+ * carried as the code point of the same value (byte 0xE9 becomes "\u00e9"),
+ * so no text is ever dropped. */
+#ifndef CUDOJO_KERNELS_PROGWIRE_H
+#define CUDOJO_KERNELS_PROGWIRE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#define PROGWIRE_ENV_FD "CUDOJO_REPORT_FD"
+#define PROGWIRE_MAX_CALLS 20000
+#define PROGWIRE_MAX_STRING 4096
+
+/* ---- the child's side (linked into the emulator runtime and the injection
+ * library; thread-safe; never allocates in the signal handler) ---- */
+
+/* Opens the channel from the environment and installs the fatal-signal
+ * handler (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) that writes a "crash"
+ * record and then re-raises the signal with the default action. Idempotent. */
+void progwire_init(const char *runtime);
+/* Whether records go anywhere (CUDOJO_REPORT_FD was valid). */
+bool progwire_active(void);
+/* Writes one record (steals the reference). Adds "type". */
+void progwire_send(const char *type, json_t *fields);
+/* Writes a "call" record unless PROGWIRE_MAX_CALLS were written already. */
+void progwire_call(const char *fn, const char *args, int stream, int rc, const char *error, double t_us);
+
+#endif
