@@ -712,14 +712,17 @@ static bool parse_function(Lexer *L, ProgBuild *pb, bool is_entry, bool is_exter
     while (L->kind == TK_IDENT && L->tok[0] == '.') {
         bool is_maxntid = tok_is(L, ".maxntid") || tok_is(L, ".reqntid");
         lex_next(L);
-        int prod = 1;
+        /* 64-bit and saturated: a directive may list any number of sizes
+         * (".maxntid 60000, 60000, 60000" overflowed an int). */
+        int64_t prod = 1;
         while (L->kind == TK_NUM) {
             int64_t v;
             if (!parse_signed_int(L, &v)) return false;
-            prod *= (int)(v > 0 && v < 65536 ? v : 1);
+            prod *= v > 0 && v < 65536 ? v : 1;
+            if (prod > INT32_MAX) prod = INT32_MAX;
             if (punct(L, ',')) lex_next(L);
         }
-        if (is_maxntid) maxntid = prod;
+        if (is_maxntid) maxntid = (int)prod;
     }
     RawFunc *f = func_get(pb, L->arena, name);
     if (f->has_body && punct(L, '{')) { lex_error(L, "function defined twice"); return false; }

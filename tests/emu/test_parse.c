@@ -171,6 +171,16 @@ static void parse__survives_random_mutations(void **state) {
     free(s);
 }
 
+/* Found by the UBSan fuzz build: the product of a .maxntid list overflowed
+ * an int (a signed overflow that `make san` stops on). It saturates now. */
+static void parse__accepts_launch_bounds_whose_product_overflows_an_int(void **state) {
+    (void)state;
+    char *s = edit(")\n{\n", ")\n.maxntid 60000, 60000, 60000, 60000, 60000\n{\n");
+    Diag *d = emu_parse_check(s, strlen(s));
+    if (d) fail_msg("%s", d->message);
+    free(s);
+}
+
 static void parse__rejects_garbage_and_empty_input(void **state) {
     (void)state;
     const char *bad[] = {"", "\x01\x02\x03", ".entry", ".visible .entry k(", "{{{{", ".global .u32 x[",
@@ -196,6 +206,7 @@ int main(void) {
         cmocka_unit_test(parse__survives_every_truncation),
         cmocka_unit_test(parse__survives_random_mutations),
         cmocka_unit_test(parse__rejects_garbage_and_empty_input),
+        cmocka_unit_test(parse__accepts_launch_bounds_whose_product_overflows_an_int),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
