@@ -24,7 +24,7 @@ static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20};
 
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
-    "params", "description", "title_zh", "hints_zh", "tags", NULL,
+    "params", "description", "title_zh", "hints_zh", "tags", "kind", NULL,
 };
 static const char *const chapter_fields[] = {
     "id", "title", "title_zh", "order", "exercises", "description", NULL,
@@ -209,6 +209,18 @@ static void chapter_meta_fini(ChapterMeta *c) {
     memset(c, 0, sizeof *c);
 }
 
+/* kind = "kernel" (the default: NVRTC, t:kernel) or "program" (a whole
+ * program with main(): nvcc, t:program). */
+static void read_kind(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
+    bool wt;
+    const char *kind = get_string(L, t, "kind", &wt);
+    if (wt || (kind && strcmp(kind, "kernel") && strcmp(kind, "program")))
+        report(f, DIAG_ERROR, "kind",
+               "kind must be \"kernel\" (the default) or \"program\" (a whole program with main())%s%s%s",
+               kind ? ", not \"" : "", kind ? kind : "", kind ? "\"" : "");
+    e->program = kind && !strcmp(kind, "program");
+}
+
 /* Loads one exercise; false (with Diags) when it cannot be used. */
 static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Diag **diags) {
     memset(e, 0, sizeof *e);
@@ -253,6 +265,7 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     if (ty == LUA_TBOOLEAN) e->needs_gpu = lua_toboolean(L, -1);
     else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "needs_gpu", "needs_gpu must be true or false");
     lua_pop(L, 1);
+    read_kind(L, t, e, &f);
     ty = get_type(L, t, "run");
     if (ty != LUA_TFUNCTION)
         report(&f, DIAG_ERROR, ty == LUA_TNIL ? NULL : "run", "exercise has no function 'run' (run = function(t) ... end)");

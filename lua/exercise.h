@@ -29,6 +29,7 @@ typedef struct ExerciseMeta {
     int n_hints;
     double timeout_s;      /* wall-clock limit for one run (default 10) */
     bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
+    bool program;          /* kind = "program": the source is a whole program (nvcc, t:program), not kernels */
     char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text) */
     char *title_zh;        /* may be NULL */
     char **hints_zh;       /* Chinese hints, may be empty */
