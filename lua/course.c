@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -18,6 +19,9 @@
 #include "lua/api.h"
 #include "lua/exercise.h"
 #include "lua/sandbox.h"
+
+/* The largest course .lua file read (they hold a table and a run function). */
+#define COURSE_FILE_MAX (4 << 20)
 
 /* Course files only build tables: they get a small budget. */
 static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20};
@@ -58,13 +62,44 @@ static int return_line(const char *text) {
     return found;
 }
 
+/* An id names a folder or file of the learner's workspace, so it must be
+ * one harmless path component: ".." or ".bashrc" as a chapter id wrote
+ * outside the workspace (or into a hidden file). */
 static bool valid_id(const char *s) {
-    if (!*s) return false;
+    if (!*s || *s == '.' || strlen(s) > 100) return false;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
               *s == '-' || *s == '_' || *s == '.'))
             return false;
     return true;
+}
+
+/* True when the real path of `p` is `dir_real` or below it. */
+static bool course_path_inside(const char *p, const char *dir_real) {
+    size_t n = strlen(dir_real);
+    return !strncmp(p, dir_real, n) && (p[n] == '/' || p[n] == '\0' || (n == 1 && dir_real[0] == '/'));
+}
+
+/* Why `rel`, a path a course file names, does not stay inside the folder
+ * `dir`; NULL when it does (or when it does not exist: the caller says
+ * "not found"). Course packs come from anyone: an absolute path, a ".."
+ * or a symlink out of the folder would copy /etc/passwd into a workspace.
+ * `folder` names dir in messages ("chapter folder"). Caller frees. */
+static char *course_path_problem(const char *dir, const char *rel, const char *folder) {
+    if (!*rel) return xstrdup("is empty");
+    if (rel[0] == '/') return xasprintf("is absolute; paths are relative to the %s", folder);
+    for (const char *c = rel; *c; c = strchr(c, '/') ? strchr(c, '/') + 1 : c + strlen(c))
+        if (!strncmp(c, "..", 2) && (c[2] == '/' || c[2] == '\0'))
+            return xasprintf("leaves the %s ('..'); paths must stay inside it", folder);
+    char *p = path_join(dir, rel);
+    char *real = realpath(p, NULL), *dir_real = realpath(dir, NULL);
+    char *why = NULL;
+    if (real && dir_real && !course_path_inside(real, dir_real))
+        why = xasprintf("is a symlink leading outside the %s (to %s)", folder, real);
+    free(real);
+    free(dir_real);
+    free(p);
+    return why;
 }
 
 /* Context for diagnosing one file. */
@@ -146,6 +181,14 @@ static void warn_unknown_fields(lua_State *L, int t, const char *const *known, F
  * of the sandbox's stack. */
 static Sandbox *run_file(const char *path, const char *display, char **text, Diag **diags) {
     *text = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > COURSE_FILE_MAX)) {
+        if (S_ISREG(st.st_mode))
+            diag_append(diags, diag_new(DIAG_ERROR, "lesson", display, 0, 0, "%s is larger than %d MiB", display,
+                                        COURSE_FILE_MAX >> 20));
+        else diag_append(diags, diag_new(DIAG_ERROR, "lesson", display, 0, 0, "%s is not a regular file", display));
+        return NULL;
+    }
     Diag *d = fs_read_file(path, text, NULL);
     if (d) {
         diag_free(&d);
@@ -172,6 +215,12 @@ static Sandbox *run_file(const char *path, const char *display, char **text, Dia
 }
 
 static bool check_file(FileCtx *f, const char *dir, const char *rel, const char *field, const char *what) {
+    char *why = course_path_problem(dir, rel, "chapter folder");
+    if (why) {
+        report(f, DIAG_ERROR, field, "%s file '%s' %s", what, rel, why);
+        free(why);
+        return false;
+    }
     char *p = path_join(dir, rel);
     bool ok = fs_exists(p) && !fs_is_dir(p);
     if (!ok) report(f, DIAG_ERROR, field, "%s file '%s' not found next to %s", what, rel, path_basename(f->display));
@@ -240,7 +289,9 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
 
     const char *id = get_string(L, t, "id", &wt);
     if (!id) report(&f, DIAG_ERROR, wt ? "id" : NULL, "exercise has no string field 'id' (a stable id, e.g. id = \"%s\")", stem);
-    else if (!valid_id(id)) report(&f, DIAG_ERROR, "id", "id '%s' may hold only letters, digits, '-', '_' and '.'", id);
+    else if (!valid_id(id))
+        report(&f, DIAG_ERROR, "id", "id '%s' must be one name of letters, digits, '-', '_' and '.' (not starting with '.')",
+               id);
     const char *title = get_string(L, t, "title", &wt);
     if (wt) report(&f, DIAG_ERROR, "title", "title must be a string");
     const char *source = get_string(L, t, "source", &wt);
@@ -323,7 +374,14 @@ static bool load_chapter(const char *dir_abs, ChapterMeta *ch, Diag **diags) {
     char *display = xasprintf("%s/chapter.lua", ch->rel_dir);
     char *text = NULL;
     bool ok = false;
-    Sandbox *sb = run_file(path, display, &text, diags);
+    Sandbox *sb = NULL;
+    char *why = course_path_problem(dir_abs, "chapter.lua", "chapter folder");
+    if (why) {
+        diag_append(diags, diag_new(DIAG_ERROR, "lesson", display, 0, 0, "%s %s", display, why));
+        free(why);
+        goto done;
+    }
+    sb = run_file(path, display, &text, diags);
     if (!sb) goto done;
     lua_State *L = sandbox_lua(sb);
     int t = lua_gettop(L);
@@ -332,7 +390,8 @@ static bool load_chapter(const char *dir_abs, ChapterMeta *ch, Diag **diags) {
     const char *id = get_string(L, t, "id", &wt);
     if (!id || !valid_id(id)) {
         report(&f, DIAG_ERROR, id || wt ? "id" : NULL,
-               "chapter.lua needs id = \"...\" (letters, digits, '-', '_', '.'; stable across renumbering)");
+               "chapter.lua needs id = \"...\" (one name of letters, digits, '-', '_', '.', not starting with '.'; "
+               "stable across renumbering)");
         goto done;
     }
     ch->id = xstrdup(id);
@@ -356,13 +415,20 @@ static bool load_chapter(const char *dir_abs, ChapterMeta *ch, Diag **diags) {
     char **stems = get_string_list(L, t, "exercises", &n_stems, &f);
     for (int i = 0; i < n_stems; i++) {
         char *ep = xasprintf("%s/%s.lua", dir_abs, stems[i]);
-        if (!fs_exists(ep)) {
+        char *bad = NULL;
+        if (!valid_id(stems[i])) {
+            report(&f, DIAG_ERROR, "exercises", "exercise '%s' must name a file of this folder, without '.lua' "
+                   "(letters, digits, '-', '_', '.', not starting with '.')", stems[i]);
+        } else if ((bad = course_path_problem(dir_abs, path_basename(ep), "chapter folder"))) {
+            report(&f, DIAG_ERROR, "exercises", "exercise file %s/%s.lua %s", ch->rel_dir, stems[i], bad);
+        } else if (!fs_exists(ep)) {
             report(&f, DIAG_ERROR, "exercises", "exercise '%s' is listed but %s/%s.lua does not exist", stems[i],
                    ch->rel_dir, stems[i]);
         } else {
             ch->exercises = xrealloc(ch->exercises, (size_t)(ch->n_exercises + 1) * sizeof *ch->exercises);
             if (load_exercise(ch, stems[i], &ch->exercises[ch->n_exercises], diags)) ch->n_exercises++;
         }
+        free(bad);
         free(ep);
         free(stems[i]);
     }
@@ -449,11 +515,17 @@ Diag *course_load(const char *lessons_root, Course **out) {
     char **dirs = NULL;
     int n = 0;
     struct dirent *de;
+    Diag *outside = NULL;
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.') continue;
         char *p = path_join(root, de->d_name);
         char *cl = path_join(p, "chapter.lua");
-        if (fs_is_dir(p) && fs_exists(cl)) {
+        char *why = NULL;
+        if (fs_is_dir(p) && (why = course_path_problem(root, de->d_name, "course folder"))) {
+            diag_append(&outside, diag_error("lesson", "lessons/%s %s", de->d_name, why));
+            free(why);
+            free(p);
+        } else if (fs_is_dir(p) && fs_exists(cl)) {
             dirs = xrealloc(dirs, (size_t)(n + 1) * sizeof *dirs);
             dirs[n++] = p;
         } else {
@@ -464,6 +536,8 @@ Diag *course_load(const char *lessons_root, Course **out) {
     closedir(d);
     if (n > 1) qsort(dirs, (size_t)n, sizeof *dirs, str_cmp);
     Diag *diags = load_dirs(dirs, n, root, out);
+    diag_append(&outside, diags);
+    diags = outside;
     for (int i = 0; i < n; i++) free(dirs[i]);
     free(dirs);
     free(root);

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -279,6 +281,103 @@ static void course__reports_missing_root(void **state) {
     diag_free(&d);
 }
 
+/* ---- hostile packs (tests/lua/hostile/, issue 16) ---------------------- */
+
+#define HOSTILE "tests/lua/hostile/"
+
+/* The diag whose message holds `needle`, asserted to point at file:line. */
+static void expect_refusal(const Diag *d, const char *needle, const char *file, int line) {
+    const Diag *e = find_diag(d, needle);
+    if (!e) {
+        for (; d; d = d->next) fprintf(stderr, "  have: %s:%d: %s\n", d->file, d->line, d->message);
+        fail_msg("no diagnostic with '%s'", needle);
+    }
+    if (!e->file || strcmp(e->file, file)) fail_msg("'%s' names %s, not %s", needle, e->file, file);
+    if (line) assert_int_equal(e->line, line);
+    assert_int_equal(e->severity, DIAG_ERROR);
+}
+
+static void course__refuses_chapter_id_dotdot__with_file_line(void **state) {
+    (void)state;
+    Course *c = NULL;
+    Diag *d = course_load(HOSTILE "dotdot-chapter", &c);
+    expect_refusal(d, "chapter.lua needs id", "lessons/01-evil/chapter.lua", 3);
+    assert_int_equal(c->n_chapters, 0);
+    diag_free(&d);
+    course_free(&c);
+}
+
+static void course__refuses_paths_leaving_the_chapter__with_file_line(void **state) {
+    (void)state;
+    Course *c = NULL;
+    Diag *d = course_load(HOSTILE "bad-paths", &c);
+    const char *dir = "lessons/01-paths/";
+    char *f = xasprintf("%sabs-solution.lua", dir);
+    expect_refusal(d, "solution file '/etc/passwd' is absolute", f, 5);
+    expect_refusal(d, "wrong-variant file '../../../x.cu' leaves the chapter folder", f, 6);
+    free(f);
+    f = xasprintf("%sup-source.lua", dir);
+    expect_refusal(d, "source file '../../x' leaves the chapter folder", f, 4);
+    free(f);
+    f = xasprintf("%slink-out.lua", dir);
+    expect_refusal(d, "source file 'link-out.cu' is a symlink leading outside the chapter folder", f, 4);
+    free(f);
+    f = xasprintf("%sdotdot-id.lua", dir);
+    expect_refusal(d, "id '..' must be one name", f, 2);
+    free(f);
+    f = xasprintf("%schapter.lua", dir);
+    expect_refusal(d, "exercise '../../escape' must name a file of this folder", f, 6);
+    expect_refusal(d, "link-lua.lua is a symlink leading outside the chapter folder", f, 6);
+    free(f);
+    /* Only the sound exercise is left, and nothing names a file outside. */
+    assert_int_equal(c->n_chapters, 1);
+    assert_int_equal(c->chapters[0].n_exercises, 1);
+    assert_string_equal(c->chapters[0].exercises[0].id, "good");
+    diag_free(&d);
+    course_free(&c);
+}
+
+static void course__refuses_chapter_folder_symlinked_out_of_the_course(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir(), *elsewhere = fixture_tmpdir();
+    write_chapter(elsewhere, "01-a", "a", 1, "\"vector-add\"");
+    write_ex(elsewhere, "01-a", "vector-add", good_ex, true);
+    write_chapter(root, "02-b", "b", 2, "");
+    char *target = path_join(elsewhere, "01-a"), *link = path_join(root, "01-a");
+    assert_int_equal(symlink(target, link), 0);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "lessons/01-a is a symlink leading outside the course folder");
+    assert_non_null(e);
+    assert_int_equal(c->n_chapters, 1);
+    assert_string_equal(c->chapters[0].id, "b");
+    diag_free(&d);
+    course_free(&c);
+    free(target);
+    free(link);
+    fixture_remove(&root);
+    fixture_remove(&elsewhere);
+}
+
+static void course__refuses_a_fifo_as_a_course_file__without_blocking(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\"");
+    fixture_write(root, "01-a/vector-add.cu", "x");
+    char *fifo = path_join(root, "01-a/vector-add.lua");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(20); /* a blocking open would hang the suite: fail instead */
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    alarm(0);
+    expect_refusal(d, "is not a regular file", "lessons/01-a/vector-add.lua", 0);
+    assert_int_equal(c->chapters[0].n_exercises, 0);
+    diag_free(&d);
+    course_free(&c);
+    free(fifo);
+    fixture_remove(&root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(course__loads_chapters__sorted_by_order),
@@ -292,6 +391,10 @@ int main(void) {
         cmocka_unit_test(course__def_hash__changes_with_starter),
         cmocka_unit_test(course__load_dirs__loads_only_named_chapters),
         cmocka_unit_test(course__reports_missing_root),
+        cmocka_unit_test(course__refuses_chapter_id_dotdot__with_file_line),
+        cmocka_unit_test(course__refuses_paths_leaving_the_chapter__with_file_line),
+        cmocka_unit_test(course__refuses_chapter_folder_symlinked_out_of_the_course),
+        cmocka_unit_test(course__refuses_a_fifo_as_a_course_file__without_blocking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

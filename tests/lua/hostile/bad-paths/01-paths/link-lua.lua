@@ -1,0 +1,1 @@
+../../dotdot-chapter/01-evil/bashrc.lua
