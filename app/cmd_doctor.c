@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "app/cli.h"
+#include "base/bytes.h"
 #include "kernels/backend.h"
 #include "kernels/doctor.h"
 
@@ -65,7 +66,7 @@ int cmd_doctor(Cli *cli, int argc, char **argv) {
         json_object_set_new(j, "backends", backends);
     }
     json_object_set_new(backends, "emu", b ? json_pack("{s:b}", "works", 1)
-                                           : json_pack("{s:b, s:s}", "works", 0, "why", why ? why->message : "?"));
+                                           : json_pack("{s:b, s:o}", "works", 0, "why", bytes_to_json(why ? why->message : "?")));
     backend_close(&b);
     diag_free(&why);
     json_t *cuda = json_object_get(backends, "cuda");

@@ -3,6 +3,7 @@
 
 #include "app/cli.h"
 #include "app/workspace.h"
+#include "base/bytes.h"
 #include "progress-db/store.h"
 
 int cmd_hint(Cli *cli, int argc, char **argv) {
@@ -29,8 +30,8 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
     }
     if (cli->json) {
         json_t *list = json_array();
-        for (int i = 0; i < shown; i++) json_array_append_new(list, json_string(hints[i]));
-        cli_print_json(json_pack("{s:s, s:o, s:i, s:i}", "exercise", ex->id, "hints", list, "shown", shown,
+        for (int i = 0; i < shown; i++) json_array_append_new(list, bytes_to_json(hints[i]));
+        cli_print_json(json_pack("{s:o, s:o, s:i, s:i}", "exercise", bytes_to_json(ex->id), "hints", list, "shown", shown,
                                  "total", ex->n_hints));
     } else if (ex->n_hints == 0) {
         printf("%s has no hints.\n", ex->id);

@@ -3,6 +3,7 @@
 
 #include "app/cli.h"
 #include "app/workspace.h"
+#include "base/bytes.h"
 
 int cmd_init(Cli *cli, int argc, char **argv) {
     if (argc > 2) {
@@ -17,8 +18,8 @@ int cmd_init(Cli *cli, int argc, char **argv) {
     int total = 0;
     for (int c = 0; c < ws->course->n_chapters; c++) total += ws->course->chapters[c].n_exercises;
     if (cli->json) {
-        cli_print_json(json_pack("{s:s, s:s, s:s, s:i, s:i}", "workspace", ws->dir, "lessons", ws->lessons_root,
-                                 "database", ws->db_path, "exercises", total, "copied", copied));
+        cli_print_json(json_pack("{s:o, s:o, s:o, s:i, s:i}", "workspace", bytes_to_json(ws->dir), "lessons",
+                                 bytes_to_json(ws->lessons_root), "database", bytes_to_json(ws->db_path), "exercises", total, "copied", copied));
     } else {
         printf("Workspace ready in %s\n", ws->dir);
         printf("  %d exercises in %d chapters (%d starter files copied, existing files untouched)\n", total,

@@ -5,6 +5,7 @@
 #include "app/attempt.h"
 #include "app/cli.h"
 #include "app/workspace.h"
+#include "base/bytes.h"
 #include "progress-db/store.h"
 
 /* "passed", "failing", "not started" from a stored status. */
@@ -49,9 +50,9 @@ int cmd_list(Cli *cli, int argc, char **argv) {
             const char *word = status_word(&st);
             char *path = workspace_exercise_path(ws, ch, ex);
             char *shown = workspace_display_path(path);
-            json_array_append_new(exs, json_pack("{s:s, s:s, s:s, s:i, s:b, s:s}", "id", ex->id, "title", ex->title,
-                                                 "status", word, "attempts", st.attempts, "next", ex == next,
-                                                 "file", path));
+            json_array_append_new(exs, json_pack("{s:o, s:o, s:s, s:i, s:b, s:o}", "id", bytes_to_json(ex->id), "title",
+                                                 bytes_to_json(ex->title), "status", word, "attempts", st.attempts,
+                                                 "next", ex == next, "file", bytes_to_json(path)));
             if (!cli->json) {
                 const char *mark = st.passed_fast ? "★" : st.passed ? "✓" : st.attempts ? "✗" : "·";
                 const char *col = !cli->color ? "" : st.passed ? "\033[32m" : st.attempts ? "\033[31m" : "\033[2m";
@@ -63,13 +64,13 @@ int cmd_list(Cli *cli, int argc, char **argv) {
             free(path);
             exercise_status_fini(&st);
         }
-        json_array_append_new(chapters, json_pack("{s:s, s:s, s:o}", "id", ch->id, "title", ch->title,
-                                                  "exercises", exs));
+        json_array_append_new(chapters, json_pack("{s:o, s:o, s:o}", "id", bytes_to_json(ch->id), "title",
+                                                  bytes_to_json(ch->title), "exercises", exs));
         if (!cli->json) printf("\n");
     }
     if (cli->json) {
-        cli_print_json(json_pack("{s:s, s:o, s:i, s:i, s:s?}", "workspace", ws->dir, "chapters", chapters,
-                                 "passed", done, "total", total, "next", next ? next->id : NULL));
+        cli_print_json(json_pack("{s:o, s:o, s:i, s:i, s:o?}", "workspace", bytes_to_json(ws->dir), "chapters",
+                                 chapters, "passed", done, "total", total, "next", bytes_to_json(next ? next->id : NULL)));
     } else {
         json_decref(chapters);
         printf("%d of %d exercises passed.", done, total);

@@ -5,6 +5,7 @@
 
 #include "app/cli.h"
 #include "app/workspace.h"
+#include "base/bytes.h"
 #include "progress-db/store.h"
 
 static void format_when(long long unix_ms, char *buf, size_t n) {
@@ -32,7 +33,7 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
             workspace_close(&ws);
             return cli_fail(d);
         }
-        json_object_set_new(j, "workspace_dir", json_string(ws->dir));
+        json_object_set_new(j, "workspace_dir", bytes_to_json(ws->dir));
         cli_print_json(j);
         workspace_close(&ws);
         return 0;

@@ -8,6 +8,7 @@
 #include "app/attempt.h"
 #include "app/cli.h"
 #include "app/workspace.h"
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 
@@ -64,9 +65,10 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
     }
     if (ok) vc->ok++;
     else vc->bad++;
-    json_array_append_new(vc->rows, json_pack("{s:s, s:s, s:s, s:s, s:b, s:s?, s:f, s:s?, s:s?}", "exercise", ex->id, "role",
-                                              role_name(role), "file", shown, "verdict", verdict_name(res->verdict),
-                                              "ok", ok, "summary", res->summary, "duration_ms", res->duration_ms,
+    json_array_append_new(vc->rows, json_pack("{s:o, s:s, s:o, s:s, s:b, s:o?, s:f, s:s?, s:s?}", "exercise",
+                                              bytes_to_json(ex->id), "role", role_name(role), "file",
+                                              bytes_to_json(shown), "verdict", verdict_name(res->verdict), "ok", ok,
+                                              "summary", bytes_to_json(res->summary), "duration_ms", res->duration_ms,
                                               "backend", res->backend, "note", note));
     if (!vc->cli->json) {
         const char *c_ok = vc->cli->color ? "\033[32m" : "", *c_bad = vc->cli->color ? "\033[1;31m" : "";

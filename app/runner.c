@@ -2,6 +2,7 @@
  * time out, cancel, replace) and the worker's request loop. */
 #include "app/runner.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/cuda/cuda_backend.h"
@@ -148,12 +150,17 @@ static bool write_all(int fd, const char *p, size_t n) {
 
 Diag *runner_start(Runner *r, const RunRequest *req) {
     if (r->busy) return diag_error("worker", "a run is already in progress");
+    /* Paths, ids and --param values may be any bytes: base/bytes.h carries them exactly. */
     json_t *params = json_object();
-    for (int i = 0; i < req->n_params; i++)
-        json_object_set_new(params, req->param_keys[i], json_string(req->param_values[i]));
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:o}", "exercise", req->exercise_id, "chapter_dir",
-                          req->chapter_dir, "cu", req->cu_path, "display",
-                          req->cu_display ? req->cu_display : req->cu_path, "params", params);
+    for (int i = 0; i < req->n_params; i++) {
+        json_t *key = bytes_to_json(req->param_keys[i]);
+        json_object_set_new(params, json_string_value(key), bytes_to_json(req->param_values[i]));
+        json_decref(key);
+    }
+    json_t *j = json_pack("{s:o, s:o, s:o, s:o, s:o}", "exercise", bytes_to_json(req->exercise_id), "chapter_dir",
+                          bytes_to_json(req->chapter_dir), "cu", bytes_to_json(req->cu_path), "display",
+                          bytes_to_json(req->cu_display ? req->cu_display : req->cu_path), "params", params);
+    assert(j);
     char *line = json_dumps(j, JSON_COMPACT);
     json_decref(j);
     Diag *d = NULL;
@@ -284,16 +291,8 @@ RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *c
 
 /* ---- worker side ---- */
 
-static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req) {
-    const char *id = json_string_value(json_object_get(req, "exercise"));
-    const char *chapter_dir = json_string_value(json_object_get(req, "chapter_dir"));
-    const char *cu = json_string_value(json_object_get(req, "cu"));
-    const char *display = json_string_value(json_object_get(req, "display"));
-    if (!id || !chapter_dir || !cu) {
-        RunResult *res = run_result_new(VERDICT_CRASH);
-        res->summary = xstrdup("malformed request to the worker");
-        return res;
-    }
+static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, const char *chapter_dir,
+                             const char *cu, const char *display, const json_t *params) {
     if (!b) {
         RunResult *res = run_result_new(VERDICT_RUNTIME_ERROR);
         res->exercise_id = xstrdup(id);
@@ -313,22 +312,47 @@ static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req
         return res;
     }
     diag_free(&d);
-    json_t *params = json_object_get(req, "params");
     size_t np = json_object_size(params), i = 0;
-    const char **keys = xcalloc(np + 1, sizeof *keys), **vals = xcalloc(np + 1, sizeof *vals);
+    char **keys = xcalloc(np + 1, sizeof *keys), **vals = xcalloc(np + 1, sizeof *vals);
     const char *k;
     json_t *v;
-    json_object_foreach(params, k, v) {
-        keys[i] = k;
-        vals[i] = json_string_value(v);
+    json_object_foreach((json_t *)params, k, v) {
+        json_t *kj = json_string(k);
+        keys[i] = bytes_from_json(kj);
+        json_decref(kj);
+        vals[i] = bytes_from_json(v);
+        if (!vals[i]) vals[i] = xstrdup("");
         i++;
     }
-    ExerciseRunOptions opts = {.cu_path = cu, .cu_display = display, .param_keys = keys,
-                               .param_values = vals, .n_params = (int)np};
+    ExerciseRunOptions opts = {.cu_path = cu, .cu_display = display, .param_keys = (const char *const *)keys,
+                               .param_values = (const char *const *)vals, .n_params = (int)np};
     RunResult *res = exercise_run(ex, b, &opts);
+    for (i = 0; i < np; i++) {
+        free(keys[i]);
+        free(vals[i]);
+    }
     free(keys);
     free(vals);
     course_free(&course);
+    return res;
+}
+
+static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req) {
+    char *id = bytes_from_json(json_object_get(req, "exercise"));
+    char *chapter_dir = bytes_from_json(json_object_get(req, "chapter_dir"));
+    char *cu = bytes_from_json(json_object_get(req, "cu"));
+    char *display = bytes_from_json(json_object_get(req, "display"));
+    RunResult *res;
+    if (!id || !chapter_dir || !cu) {
+        res = run_result_new(VERDICT_CRASH);
+        res->summary = xstrdup("malformed request to the worker");
+    } else {
+        res = worker_run(b, backend_why, id, chapter_dir, cu, display, json_object_get(req, "params"));
+    }
+    free(id);
+    free(chapter_dir);
+    free(cu);
+    free(display);
     return res;
 }
 
@@ -364,11 +388,13 @@ int runner_worker_main(BackendChoice backend, int emu_threads) {
         /* A sticky GPU error poisons the context: answer, then let the parent start a fresh worker. */
         bool restart = b && !strcmp(b->ops->name, "cuda") && !cuda_backend_usable(b);
         json_t *resp = json_pack("{s:o, s:b}", "result", run_result_to_json(res), "restart", restart);
-        char *text = json_dumps(resp, JSON_COMPACT);
+        char *text = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
+        if (!text) text = xstrdup("{\"result\": {\"verdict\": \"crash\", \"summary\": \"the worker could not encode "
+                                  "the result as JSON (a bug in cudojo)\"}}");
         fprintf(out, "%s\n", text);
         fflush(out);
         free(text);
-        json_decref(resp);
+        if (resp) json_decref(resp);
         run_result_free(&res);
         if (req) json_decref(req);
         if (restart) break;

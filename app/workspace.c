@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
@@ -87,13 +88,13 @@ static char *read_recorded_lessons(const char *state_dir) {
     char *cfg = path_join(state_dir, "workspace.json");
     json_t *j = json_load_file(cfg, 0, NULL);
     free(cfg);
-    char *lessons = j ? xstrdup(json_string_value(json_object_get(j, "lessons"))) : NULL;
+    char *lessons = j ? bytes_from_json(json_object_get(j, "lessons")) : NULL;
     if (j) json_decref(j);
     return lessons;
 }
 
 static Diag *write_config(const Workspace *ws) {
-    json_t *j = json_pack("{s:i, s:s}", "version", 1, "lessons", ws->lessons_root);
+    json_t *j = json_pack("{s:i, s:o}", "version", 1, "lessons", bytes_to_json(ws->lessons_root));
     char *text = json_dumps(j, JSON_INDENT(2));
     json_decref(j);
     char *cfg = path_join(ws->state_dir, "workspace.json");
@@ -121,14 +122,20 @@ static Diag *workspace_load(const Cli *cli, const char *dir, bool create, Worksp
     bool same = recorded && ws->lessons_root && !strcmp(recorded, ws->lessons_root);
     free(recorded);
     if (!ws->lessons_root) goto fail;
-    /* Written only when it changes: most commands just read the workspace. */
-    if (!same && (d = write_config(ws))) goto fail;
     ws->course_diags = course_load(ws->lessons_root, &ws->course);
     if (!ws->course) {
         d = ws->course_diags;
         ws->course_diags = NULL;
         goto fail;
     }
+    if (ws->course->n_chapters == 0) {
+        d = diag_error("lessons", "%s holds no course (no chapter folder with a chapter.lua); pass --lessons with "
+                       "a cudojo course folder", ws->lessons_root);
+        goto fail;
+    }
+    /* Saved only once it loaded as a course, so a one-off mistyped --lessons does
+       not stick; written only when it changes: most commands just read the workspace. */
+    if (!same && (d = write_config(ws))) goto fail;
     if ((d = store_open(ws->db_path, &ws->store))) goto fail;
     *out = ws;
     return NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/xalloc.h"
 
 static Diag *diag_vnew(DiagSeverity sev, const char *code, const char *file, int line, int col,
@@ -114,13 +115,15 @@ const char *diag_severity_name(DiagSeverity sev) {
 void diag_format(const Diag *d, StrBuf *out, bool color) {
     static const char *sev_color[] = {"\033[1;31m", "\033[1;35m", "\033[1;36m"};
     if (d->file) {
-        strbuf_printf(out, "%s%s", color ? "\033[1m" : "", d->file);
+        strbuf_append(out, color ? "\033[1m" : "");
+        bytes_append_printable(out, d->file);
         if (d->line > 0) strbuf_printf(out, ":%d", d->line);
         if (d->line > 0 && d->col > 0) strbuf_printf(out, ":%d", d->col);
         strbuf_printf(out, ":%s ", color ? "\033[0m" : "");
     }
-    strbuf_printf(out, "%s%s:%s %s", color ? sev_color[d->severity] : "",
-                  diag_severity_name(d->severity), color ? "\033[0m" : "", d->message);
+    strbuf_printf(out, "%s%s:%s ", color ? sev_color[d->severity] : "", diag_severity_name(d->severity),
+                  color ? "\033[0m" : "");
+    bytes_append_printable(out, d->message);
     if (d->has_thread && !strstr(d->message, "block (")) {
         strbuf_printf(out, " [block (%u,%u,%u), thread (%u,%u,%u)]", d->block[0], d->block[1],
                       d->block[2], d->thread[0], d->thread[1], d->thread[2]);
@@ -130,9 +133,11 @@ void diag_format(const Diag *d, StrBuf *out, bool color) {
         const char *p = d->excerpt;
         while (*p) {
             size_t len = strcspn(p, "\n");
+            char *line = xstrndup(p, len);
             strbuf_append(out, "    ");
-            strbuf_append_n(out, p, len);
+            bytes_append_printable(out, line);
             strbuf_append_char(out, '\n');
+            free(line);
             p += len;
             if (*p == '\n') p++;
         }
@@ -151,10 +156,11 @@ char *diag_format_all(const Diag *d, bool color) {
 json_t *diag_to_json(const Diag *d) {
     json_t *arr = json_array();
     for (; d; d = d->next) {
-        json_t *o = json_pack("{s:s, s:s, s:s?, s:i, s:i, s:s, s:s?}", "severity",
-                              diag_severity_name(d->severity), "code", d->code, "file", d->file,
-                              "line", d->line, "col", d->col, "message", d->message, "excerpt",
-                              d->excerpt);
+        /* file, message and excerpt are the user's text: any bytes (base/bytes.h). */
+        json_t *o = json_pack("{s:s, s:o, s:o?, s:i, s:i, s:o, s:o?}", "severity",
+                              diag_severity_name(d->severity), "code", bytes_to_json(d->code), "file",
+                              bytes_to_json(d->file), "line", d->line, "col", d->col, "message",
+                              bytes_to_json(d->message), "excerpt", bytes_to_json(d->excerpt));
         if (d->has_thread) {
             json_object_set_new(o, "block", json_pack("[i,i,i]", d->block[0], d->block[1], d->block[2]));
             json_object_set_new(o, "thread", json_pack("[i,i,i]", d->thread[0], d->thread[1], d->thread[2]));
@@ -177,11 +183,15 @@ Diag *diag_from_json(const json_t *arr) {
         DiagSeverity s = DIAG_ERROR;
         if (sev && !strcmp(sev, "warning")) s = DIAG_WARNING;
         if (sev && !strcmp(sev, "note")) s = DIAG_NOTE;
-        const char *msg = json_str(o, "message");
-        Diag *d = diag_new(s, json_str(o, "code"), json_str(o, "file"),
-                           (int)json_integer_value(json_object_get(o, "line")),
+        char *code = bytes_from_json(json_object_get(o, "code"));
+        char *file = bytes_from_json(json_object_get(o, "file"));
+        char *msg = bytes_from_json(json_object_get(o, "message"));
+        Diag *d = diag_new(s, code, file, (int)json_integer_value(json_object_get(o, "line")),
                            (int)json_integer_value(json_object_get(o, "col")), "%s", msg ? msg : "");
-        d->excerpt = xstrdup(json_str(o, "excerpt"));
+        free(code);
+        free(file);
+        free(msg);
+        d->excerpt = bytes_from_json(json_object_get(o, "excerpt"));
         json_t *b = json_object_get(o, "block"), *t = json_object_get(o, "thread");
         if (json_is_array(b) && json_is_array(t)) {
             unsigned bb[3], tt[3];

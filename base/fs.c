@@ -12,30 +12,94 @@
 
 #include "base/xalloc.h"
 
-Diag *fs_read_file(const char *path, char **out, size_t *len) {
+const char *fs_kind_name(unsigned mode) {
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFIFO: return "a FIFO (named pipe)";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symbolic link";
+    }
+    return "not a regular file";
+}
+
+static void mib_text(char *buf, size_t n, size_t bytes) {
+    if (bytes >= ((size_t)1 << 20)) snprintf(buf, n, "%.1f MiB", (double)bytes / (1 << 20));
+    else snprintf(buf, n, "%zu bytes", bytes);
+}
+
+static Diag *too_big(const char *path, size_t max) {
+    char lim[32];
+    mib_text(lim, sizeof lim, max);
+    return diag_error("io", "%s is larger than %s, the most cudojo reads from one file", path, lim);
+}
+
+Diag *fs_read_file_max(const char *path, size_t max, char **out, size_t *len) {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return diag_error("io", "cannot read %s: %s", path, strerror(errno));
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return diag_error("io", "cannot read %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        Diag *d = diag_error("io", "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+        return d;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return diag_error("io", "cannot read %s: it is %s; cudojo reads only regular files", path,
+                          fs_kind_name(st.st_mode));
+    }
+    if ((unsigned long long)st.st_size > max) {
+        close(fd);
+        return too_big(path, max);
+    }
     StrBuf sb;
     strbuf_init(&sb);
     char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) strbuf_append_n(&sb, buf, n);
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        strbuf_fini(&sb);
-        return diag_error("io", "error while reading %s", path);
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            Diag *d = diag_error("io", "error while reading %s: %s", path, strerror(errno));
+            close(fd);
+            strbuf_fini(&sb);
+            return d;
+        }
+        if (n == 0) break;
+        if (sb.len + (size_t)n > max) {   /* it grew while we read */
+            close(fd);
+            strbuf_fini(&sb);
+            return too_big(path, max);
+        }
+        strbuf_append_n(&sb, buf, (size_t)n);
     }
+    close(fd);
     if (len) *len = sb.len;
     *out = strbuf_steal(&sb);
     strbuf_fini(&sb);
     return NULL;
 }
 
-Diag *fs_write_file_atomic(const char *path, const void *data, size_t len) {
-    char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+Diag *fs_read_file(const char *path, char **out, size_t *len) { return fs_read_file_max(path, FS_READ_MAX, out, len); }
+
+/* Writes data to a fresh temporary file beside path (created exclusively,
+ * fsynced); *tmp_out is its name (caller frees). */
+static Diag *write_temp_beside(const char *path, const void *data, size_t len, char **tmp_out) {
+    static unsigned counter;
+    *tmp_out = NULL;
+    char *tmp = NULL;
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        free(tmp);
+        unsigned c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+        tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), c);
+        /* O_EXCL: never write through something already at the temporary name. */
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
     if (fd < 0) {
         Diag *d = diag_error("io", "cannot write %s: %s", path, strerror(errno));
         free(tmp);
@@ -43,27 +107,66 @@ Diag *fs_write_file_atomic(const char *path, const void *data, size_t len) {
     }
     const char *p = data;
     size_t left = len;
-    while (left > 0) {
+    bool ok = true;
+    while (ok && left > 0) {
         ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
         if (w < 0) {
-            if (errno == EINTR) continue;
-            Diag *d = diag_error("io", "cannot write %s: %s", path, strerror(errno));
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return d;
+            ok = false;
+            break;
         }
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-        Diag *d = diag_error("io", "cannot write %s: %s", path, strerror(errno));
+    ok = ok && fsync(fd) == 0;
+    int err = errno;
+    ok = close(fd) == 0 && ok;
+    if (!ok) {
+        if (err == 0) err = errno;
         unlink(tmp);
         free(tmp);
-        return d;
+        return diag_error("io", "cannot write %s: %s", path, strerror(err ? err : EIO));
+    }
+    *tmp_out = tmp;
+    return NULL;
+}
+
+Diag *fs_write_file_atomic(const char *path, const void *data, size_t len) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return diag_error("io", "cannot write %s: it is %s, and cudojo replaces only regular files", path,
+                          fs_kind_name(st.st_mode));
+    char *tmp;
+    Diag *d = write_temp_beside(path, data, len, &tmp);
+    if (d) return d;
+    if (rename(tmp, path) != 0) {
+        d = diag_error("io", "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
     }
     free(tmp);
-    return NULL;
+    return d;
+}
+
+Diag *fs_write_file_new(const char *path, const void *data, size_t len) {
+    char *tmp;
+    Diag *d = write_temp_beside(path, data, len, &tmp);
+    if (d) return d;
+    /* No-replace rename (or link() where the file system lacks it) fails with
+       EEXIST rather than replace: two writers never overwrite each other. */
+    int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
+    int err = errno;
+    if (rc != 0 && (err == EINVAL || err == ENOSYS)) {
+        rc = link(tmp, path);
+        err = errno;
+        unlink(tmp);
+    }
+    if (rc != 0) {
+        d = err == EEXIST ? diag_error("exists", "%s already exists", path)
+                          : diag_error("io", "cannot write %s: %s", path, strerror(err));
+        unlink(tmp);
+    }
+    free(tmp);
+    return d;
 }
 
 Diag *fs_mkdir_p(const char *path) {
@@ -94,6 +197,16 @@ Diag *fs_copy_file(const char *src, const char *dst) {
     Diag *d = fs_read_file(src, &data, &len);
     if (d) return d;
     d = fs_write_file_atomic(dst, data, len);
+    free(data);
+    return d;
+}
+
+Diag *fs_copy_file_new(const char *src, const char *dst) {
+    char *data;
+    size_t len;
+    Diag *d = fs_read_file(src, &data, &len);
+    if (d) return d;
+    d = fs_write_file_new(dst, data, len);
     free(data);
     return d;
 }

@@ -7,14 +7,33 @@
 
 #include "base/diag.h"
 
-/* Reads a whole file; *out is NUL-terminated (caller frees), *len may be NULL. */
+/* The most fs_read_file reads (64 MiB): learners' and authors' files are
+ * small, and a path that leads somewhere huge must not take the memory. */
+#define FS_READ_MAX ((size_t)64 << 20)
+
+/* Reads a whole regular file of at most FS_READ_MAX bytes; *out is
+ * NUL-terminated (caller frees), *len may be NULL. Anything else (a FIFO, a
+ * device such as /dev/zero, a directory, a file over the limit) is an error
+ * that says what it is, and never blocks. Symlinks are followed. */
 Diag *fs_read_file(const char *path, char **out, size_t *len);
-/* Writes via a temporary file + fsync + rename, so a crash leaves old or new, never half. */
+/* fs_read_file with its own limit in bytes. */
+Diag *fs_read_file_max(const char *path, size_t max, char **out, size_t *len);
+/* Writes via a temporary file (created exclusively, beside it) + fsync +
+ * rename, so a crash leaves old or new, never half. Replaces only a regular
+ * file: when path is a symlink, a directory, a FIFO, a device or a socket it
+ * writes nothing and says so. */
 Diag *fs_write_file_atomic(const char *path, const void *data, size_t len);
+/* What kind of thing st_mode is, for messages ("a FIFO", "a directory"...). */
+const char *fs_kind_name(unsigned mode);
+/* Like fs_write_file_atomic, but never replaces anything: when path already
+ * exists it writes nothing and returns a Diag with code "exists". */
+Diag *fs_write_file_new(const char *path, const void *data, size_t len);
 /* mkdir -p with mode 0755. */
 Diag *fs_mkdir_p(const char *path);
 /* Copies a file (atomically at the destination). */
 Diag *fs_copy_file(const char *src, const char *dst);
+/* Copies a file to a path that must not exist yet (fs_write_file_new). */
+Diag *fs_copy_file_new(const char *src, const char *dst);
 bool fs_exists(const char *path);
 bool fs_is_dir(const char *path);
 /* Modification time in nanoseconds, 0 when missing. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/xalloc.h"
 
 static const char *const verdict_names[] = {
@@ -95,53 +96,71 @@ json_t *run_result_to_json(const RunResult *r) {
         const CheckResult *c = &r->checks[i];
         json_t *mm = json_array();
         for (int k = 0; k < c->n_mismatches; k++)
-            json_array_append_new(mm, json_pack("{s:I, s:s, s:s}", "index", (json_int_t)c->mismatches[k].index,
-                                                "got", c->mismatches[k].got, "want", c->mismatches[k].want));
-        json_t *cj = json_pack("{s:s, s:b, s:s, s:I, s:I, s:o}", "name", c->name, "passed", c->passed, "message",
-                               c->message, "wrong", (json_int_t)c->n_wrong, "total", (json_int_t)c->n_total,
+            json_array_append_new(mm, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)c->mismatches[k].index,
+                                                "got", bytes_to_json(c->mismatches[k].got), "want",
+                                                bytes_to_json(c->mismatches[k].want)));
+        json_t *cj = json_pack("{s:o, s:b, s:o, s:I, s:I, s:o}", "name", bytes_to_json(c->name), "passed", c->passed,
+                               "message", bytes_to_json(c->message), "wrong", (json_int_t)c->n_wrong, "total", (json_int_t)c->n_total,
                                "mismatches", mm);
         if (c->stretch) json_object_set_new(cj, "stretch", json_true());
         json_array_append_new(checks, cj);
     }
-    json_t *j = json_pack("{s:s, s:s?, s:s?, s:s?, s:o, s:o, s:f}", "verdict", verdict_name(r->verdict),
-                          "exercise", r->exercise_id, "backend", r->backend, "summary", r->summary,
+    json_t *j = json_pack("{s:s, s:o?, s:s?, s:o?, s:o, s:o, s:f}", "verdict", verdict_name(r->verdict),
+                          "exercise", bytes_to_json(r->exercise_id), "backend", r->backend, "summary",
+                          bytes_to_json(r->summary),
                           "checks", checks, "diagnostics", diag_to_json(r->diags), "duration_ms",
                           r->duration_ms);
     json_object_set(j, "metrics", r->metrics ? r->metrics : json_null());
     json_object_set_new(j, "fast", json_boolean(run_result_fast(r)));
-    if (r->device_output) json_object_set_new(j, "device_output", json_string(r->device_output));
-    if (r->log) json_object_set_new(j, "log", json_string(r->log));
+    if (r->device_output) json_object_set_new(j, "device_output", bytes_to_json(r->device_output));
+    if (r->log) json_object_set_new(j, "log", bytes_to_json(r->log));
     return j;
 }
 
 static const char *jstr(const json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
 
+/* A field that may hold any bytes (bytes_to_json); caller frees. */
+static char *jbytes(const json_t *o, const char *k) { return bytes_from_json(json_object_get(o, k)); }
+
 RunResult *run_result_from_json(const json_t *j) {
     RunResult *r = run_result_new(verdict_from_name(jstr(j, "verdict")));
-    r->exercise_id = xstrdup(jstr(j, "exercise"));
+    r->exercise_id = jbytes(j, "exercise");
     r->backend = xstrdup(jstr(j, "backend"));
-    r->summary = xstrdup(jstr(j, "summary"));
+    r->summary = jbytes(j, "summary");
     r->duration_ms = json_number_value(json_object_get(j, "duration_ms"));
-    r->device_output = xstrdup(jstr(j, "device_output"));
-    r->log = xstrdup(jstr(j, "log"));
+    r->device_output = jbytes(j, "device_output");
+    r->log = jbytes(j, "log");
     json_t *m = json_object_get(j, "metrics");
     if (json_is_object(m)) r->metrics = json_incref(m);
     r->diags = diag_from_json(json_object_get(j, "diagnostics"));
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(j, "checks"), i, c) {
-        CheckResult *cr = run_result_add_check(r, jstr(c, "name"), json_is_true(json_object_get(c, "passed")),
-                                               jstr(c, "message"));
+        char *name = jbytes(c, "name"), *message = jbytes(c, "message");
+        CheckResult *cr = run_result_add_check(r, name, json_is_true(json_object_get(c, "passed")), message);
+        free(name);
+        free(message);
         cr->stretch = json_is_true(json_object_get(c, "stretch"));
         cr->n_wrong = json_integer_value(json_object_get(c, "wrong"));
         cr->n_total = json_integer_value(json_object_get(c, "total"));
         size_t k;
         json_t *mm;
-        json_array_foreach(json_object_get(c, "mismatches"), k, mm)
-            check_result_add_mismatch(cr, json_integer_value(json_object_get(mm, "index")), jstr(mm, "got"),
-                                      jstr(mm, "want"));
+        json_array_foreach(json_object_get(c, "mismatches"), k, mm) {
+            char *got = jbytes(mm, "got"), *want = jbytes(mm, "want");
+            check_result_add_mismatch(cr, json_integer_value(json_object_get(mm, "index")), got ? got : "",
+                                      want ? want : "");
+            free(got);
+            free(want);
+        }
     }
     return r;
+}
+
+/* Learner- and author-chosen text as the terminal should see it. */
+static void print_text(FILE *out, const char *fmt, const char *text) {
+    char *t = bytes_printable(text ? text : "");
+    fprintf(out, fmt, t);
+    free(t);
 }
 
 void run_result_print(const RunResult *r, FILE *out, bool color) {
@@ -150,7 +169,7 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
     bool ok = r->verdict == VERDICT_PASS;
     fprintf(out, "%s%s%s", ok ? green : red, ok ? (run_result_fast(r) ? "PASS (fast)" : "PASS") : "FAIL", off);
     if (!ok) fprintf(out, " (%s)", verdict_name(r->verdict));
-    if (r->summary && *r->summary) fprintf(out, "  %s", r->summary);
+    if (r->summary && *r->summary) print_text(out, "  %s", r->summary);
     fprintf(out, "  %s[%s, %.0f ms]%s\n", dim, r->backend ? r->backend : "?", r->duration_ms, off);
     if (r->diags) {
         char *s = diag_format_all(r->diags, color);
@@ -160,24 +179,30 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
     for (int i = 0; i < r->n_checks; i++) {
         const CheckResult *c = &r->checks[i];
         const char *miss = color ? "\033[33m" : "";   /* a missed stretch goal is not a failure */
-        fprintf(out, "  %s%s%s %s: %s\n", c->passed ? green : c->stretch ? miss : red,
-                c->passed ? "✓" : c->stretch ? "○" : "✗", off, c->name, c->message);
+        fprintf(out, "  %s%s%s ", c->passed ? green : c->stretch ? miss : red,
+                c->passed ? "✓" : c->stretch ? "○" : "✗", off);
+        print_text(out, "%s: ", c->name);
+        print_text(out, "%s\n", c->message);
         if (c->n_mismatches > 0) {
             fprintf(out, "      %12s  %16s  %16s\n", "index", "got", "want");
-            for (int k = 0; k < c->n_mismatches; k++)
-                fprintf(out, "      %12lld  %16s  %16s\n", c->mismatches[k].index, c->mismatches[k].got,
-                        c->mismatches[k].want);
+            for (int k = 0; k < c->n_mismatches; k++) {
+                fprintf(out, "      %12lld", c->mismatches[k].index);
+                print_text(out, "  %16s", c->mismatches[k].got);
+                print_text(out, "  %16s\n", c->mismatches[k].want);
+            }
         }
     }
     if (r->device_output && *r->device_output) {
         fprintf(out, "  %sdevice printf:%s\n", dim, off);
-        const char *p = r->device_output;
+        char *text = bytes_printable(r->device_output);
+        const char *p = text;
         while (*p) {
             size_t len = strcspn(p, "\n");
             fprintf(out, "    %.*s\n", (int)len, p);
             p += len;
             if (*p) p++;
         }
+        free(text);
     }
-    if (r->log && *r->log) fputs(r->log, out);
+    if (r->log && *r->log) print_text(out, "%s", r->log);
 }
