@@ -9,6 +9,7 @@
 
 #include "base/strbuf.h"
 #include "kernels/compile.h"
+#include "kernels/program.h"
 #include "lua/api.h"
 #include "lua/exercise.h"
 
@@ -18,6 +19,12 @@ typedef struct ModuleEntry {
     CompiledModule *cm;
     BackendModule *bm;
 } ModuleEntry;
+
+/* One nvcc build of the learner's program (per distinct t:program defines). */
+typedef struct ProgramEntry {
+    char *key;
+    CompiledProgram *cp;
+} ProgramEntry;
 
 typedef struct RunCtx {
     ApiCtx api;                 /* first: the sandbox's user pointer is &api */
@@ -38,6 +45,12 @@ typedef struct RunCtx {
     StrBuf devout;
     bool has_devout;
     int n_launches;
+    double t0_ms;               /* when the run started (monotonic), for t:program's share of the timeout */
+    ProgramEntry *progs;
+    int n_progs;
+    int n_programs_run;
+    bool ran_program;           /* t:program ran: its timeline is the run's */
+    Timeline *prog_timeline;    /* the last program's timeline (owned; NULL when it sent none) */
 } RunCtx;
 
 static inline RunCtx *run_ctx(lua_State *L) { return (RunCtx *)api_ctx(L); }
@@ -73,6 +86,19 @@ int run_t_expect_occupancy(lua_State *L);
  * block, arch} for the kernel object at index kidx after a launch. */
 void run_kernel_record_launch(lua_State *L, RunCtx *ctx, int kidx, const char *name, const LaunchConfig *cfg);
 
+/* program.c: adds t:program, t:expect_exit and t:expect_output to the
+ * methods table on top of the stack. */
+void run_program_add_methods(lua_State *L);
+/* Frees the run's compiled programs and the last program's timeline. */
+void run_programs_free(RunCtx *ctx);
+/* Monotonic milliseconds. */
+double run_now_ms(void);
+
+/* exercise_run.c: pushes a JSON value as Lua values (objects and arrays as
+ * tables, nulls left out; `depth` is the caller's level, 0 at the top:
+ * below level 8 a container becomes nil). */
+void run_push_json(lua_State *L, json_t *j, int depth);
+
 /* stream.c: adds t:event, t:synchronize, t:elapsed_ms, t:host_work,
  * t:timeline, t:expect_overlap and t:expect_no_default_stream_work to the
  * methods table on top of the stack. */
@@ -81,5 +107,7 @@ void run_stream_add_methods(lua_State *L);
  * the timeline (kernels/timeline.h's JSON) when anything is on it. */
 void run_timeline_begin(RunCtx *ctx);
 void run_timeline_finish(RunCtx *ctx);
+/* Pushes a timeline (NULL = empty) as t:timeline() returns it. */
+void run_push_timeline(lua_State *L, const Timeline *t);
 
 #endif

@@ -8,7 +8,8 @@
  * the device aborts the run (runtime-error, the learner's problem); misuse
  * of the API (elapsed time of an event not yet complete, a destroyed
  * stream) is a Lua error at the author's line. On the emulator every time
- * is the cost model's, and the values say so (modeled = true). */
+ * is the cost model's, and the values say so (modeled = true). Once
+ * t:program has run, the timeline these read is the program's. */
 #include <lauxlib.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -322,7 +323,15 @@ static Timeline *get_timeline(lua_State *L) {
     *box = NULL;
     luaL_setmetatable(L, TIMELINE_BOX_MT);
     ApiCtx *c = api_ctx(L);
-    if (!c || !c->backend || !c->backend->ops->timeline_get) return NULL;
+    if (!c || !c->backend) return NULL;
+    /* After t:program the run's timeline is the program's (the run's own
+     * backend did nothing worth showing meanwhile). */
+    RunCtx *ctx = run_ctx(L);
+    if (ctx->ran_program) {
+        if (ctx->prog_timeline) *box = timeline_copy(ctx->prog_timeline);
+        return *box;
+    }
+    if (!c->backend->ops->timeline_get) return NULL;
     Diag *d = c->backend->ops->timeline_get(c->backend, box);
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     return *box;
@@ -344,7 +353,7 @@ static void push_dim(lua_State *L, const unsigned d[3], const char *k) {
 
 /* Pushes the timeline as the JSON's shape (times from the first entry).
  * The Timeline is freed by the caller; this raises only on out of memory. */
-static void push_timeline(lua_State *L, const Timeline *t) {
+void run_push_timeline(lua_State *L, const Timeline *t) {
     lua_createtable(L, 0, 6);
     lua_pushboolean(L, t ? t->modeled : 0);
     lua_setfield(L, -2, "modeled");
@@ -400,7 +409,7 @@ static void push_timeline(lua_State *L, const Timeline *t) {
 static int t_timeline(lua_State *L) {
     check_self(L, "timeline");
     Timeline *t = get_timeline(L);
-    push_timeline(L, t);
+    run_push_timeline(L, t);
     return 1;
 }
 
@@ -525,6 +534,11 @@ void run_timeline_begin(RunCtx *ctx) {
 }
 
 void run_timeline_finish(RunCtx *ctx) {
+    if (ctx->ran_program) {
+        if (ctx->prog_timeline && ctx->prog_timeline->n > 0)
+            json_object_set_new(ctx->metrics, "timeline", timeline_to_json(ctx->prog_timeline));
+        return;
+    }
     if (!ctx->b->ops->timeline_get) return;
     Timeline *t = NULL;
     Diag *d = ctx->b->ops->timeline_get(ctx->b, &t);

@@ -1,0 +1,870 @@
+/* lua/program.c: program exercises (kind = "program"): t:program{...} builds
+ * the learner's whole program (main(), host code, <<<...>>>) with nvcc and
+ * runs it as a child of the worker (kernels/program.h) on the GPU's
+ * libcudart or on cudojo's emulator runtime; t:expect_exit and
+ * t:expect_output check what it did.
+ *
+ * What the program does is the learner's: a compile error ends the run with
+ * compile-error, a crash or a hang with fail or timeout (nothing after it
+ * could mean anything), error findings (out of bounds, races, a call the
+ * emulator runtime lacks) fail the run like a kernel launch's do. Misuse of
+ * the API (a bad option, an output file that was never asked for) is a Lua
+ * error at the author's line. The program's stdout and stderr become the
+ * run's device output, its timeline the run's timeline, its kernels the
+ * run's kernel metrics. */
+#include <lauxlib.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "base/xalloc.h"
+#include "lua/run.h"
+
+#define MAX_ARGS 256
+#define MAX_DEFINES 32
+#define MAX_FILES 64
+#define MAX_DEVICES 16
+/* Kept back from the exercise's timeout so the worker, not its parent's
+ * watchdog, is the one that reports a program that ran out of time. */
+#define TIMEOUT_MARGIN_S 0.5
+#define RESULT_MT_NAME "cudojo.program_result"
+#define BOX_MT "cudojo.program_box"
+#define TAIL_LINES 3
+#define LINE_CAP 160
+
+/* The ProgramResult behind one r, freed by __gc: nothing malloc'ed is held
+ * by C across a call that can raise. */
+typedef struct ProgramBox {
+    ProgramResult pr;
+} ProgramBox;
+
+static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices", NULL};
+static const char *const result_fields[] = {
+    "exit_code", "signal", "timed_out", "ending", "stdout", "stderr", "stdout_truncated", "stderr_truncated",
+    "files", "missing", "calls", "calls_dropped", "kernels", "wall_ms", "runtime", "device", "touched_gpu",
+    "count", "calls_of", "timeline", NULL,
+};
+
+void run_programs_free(RunCtx *ctx) {
+    for (int i = 0; i < ctx->n_progs; i++) {
+        compiled_program_free(&ctx->progs[i].cp);
+        free(ctx->progs[i].key);
+    }
+    XFREE(ctx->progs);
+    ctx->n_progs = 0;
+    timeline_free(&ctx->prog_timeline);
+}
+
+static void check_self(lua_State *L, const char *method) {
+    if (lua_type(L, 1) != LUA_TUSERDATA) luaL_error(L, "call it as t:%s(...) (with a colon)", method);
+}
+
+static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Raises "what 'key' (did you mean ...)" unless every key of the table at
+ * idx is one of `allowed`. */
+static void check_keys(lua_State *L, int idx, const char *what, const char *const *allowed) {
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        bool ok = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (const char *const *p = allowed; *p && !ok; p++) ok = !strcmp(*p, lua_tostring(L, -1));
+        if (!ok) {
+            lua_newtable(L);
+            for (const char *const *p = allowed; *p; p++) {
+                lua_pushboolean(L, 1);
+                lua_setfield(L, -2, *p);
+            }
+            sandbox_unknown_key_error(L, what, luaL_tolstring(L, -2, NULL), -2);
+        }
+    }
+}
+
+/* Pushes up to n lines of s (the last ones when `tail`, else the first),
+ * each cut at LINE_CAP bytes, joined by " | "; "" when s has no text. */
+static void push_lines(lua_State *L, const char *s, size_t len, bool tail, int n) {
+    const char *starts[16];
+    size_t lens[16];
+    int k = 0;
+    if (n > 16) n = 16;
+    if (tail) {
+        size_t end = len;
+        while (k < n && end > 0) {
+            while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r')) end--;
+            if (!end) break;
+            size_t b = end;
+            while (b > 0 && s[b - 1] != '\n') b--;
+            starts[k] = s + b;
+            lens[k++] = end - b;
+            end = b;
+        }
+        for (int i = 0; i < k / 2; i++) {     /* oldest first */
+            const char *ts = starts[i];
+            size_t tl = lens[i];
+            starts[i] = starts[k - 1 - i], lens[i] = lens[k - 1 - i];
+            starts[k - 1 - i] = ts, lens[k - 1 - i] = tl;
+        }
+    } else {
+        size_t b = 0;
+        while (k < n && b < len) {
+            size_t e = b;
+            while (e < len && s[e] != '\n') e++;
+            if (e > b) {
+                starts[k] = s + b;
+                lens[k++] = e - b;
+            }
+            b = e + 1;
+        }
+    }
+    luaL_Buffer buf;
+    luaL_buffinit(L, &buf);
+    for (int i = 0; i < k; i++) {
+        if (i) luaL_addstring(&buf, " | ");
+        size_t l = lens[i];
+        while (l > 0 && starts[i][l - 1] == '\r') l--;
+        luaL_addlstring(&buf, starts[i], l > LINE_CAP ? LINE_CAP : l);
+        if (l > LINE_CAP) luaL_addstring(&buf, "...");
+    }
+    luaL_pushresult(&buf);
+}
+
+static const char *signal_name(int sig) {
+    static const struct {
+        int sig;
+        const char *name;
+    } names[] = {
+        {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},
+        {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
+        {SIGXFSZ, "SIGXFSZ"}, {SIGPIPE, "SIGPIPE"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},
+        {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"}, {SIGALRM, "SIGALRM"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].sig == sig) return names[i].name;
+    return NULL;
+}
+
+/* A number or a string option value as a string (anchored in the table at
+ * `anchor` so the pointer stays valid). */
+static const char *anchored_string(lua_State *L, int idx, int anchor, const char *what) {
+    idx = lua_absindex(L, idx);
+    if (lua_type(L, idx) != LUA_TSTRING && lua_type(L, idx) != LUA_TNUMBER)
+        luaL_error(L, "t:program: %s must be a string or a number, not %s", what, luaL_typename(L, idx));
+    luaL_tolstring(L, idx, NULL);
+    const char *s = lua_tostring(L, -1);
+    lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
+    return s;
+}
+
+/* One path component: what the program finds in (or leaves in) its cwd. */
+static const char *check_file_name(lua_State *L, int idx, const char *field) {
+    if (lua_type(L, idx) != LUA_TSTRING)
+        luaL_error(L, "t:program: %s = { [\"name.bin\"] = ... }: file names are strings, not %s", field,
+                   luaL_typename(L, idx));
+    size_t len;
+    const char *s = lua_tolstring(L, idx, &len);
+    if (!len || len > 255 || strlen(s) != len || strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+        luaL_error(L, "t:program: %s: '%s' is not a plain file name (one name in the program's folder, no '/')",
+                   field, s);
+    return s;
+}
+
+/* Compiles (or reuses) the learner's program for these defines. */
+static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char *key, const char *const *defs,
+                                          int n_defs) {
+    for (int i = 0; i < ctx->n_progs; i++)
+        if (!strcmp(ctx->progs[i].key, key)) return ctx->progs[i].cp;
+    bool gpu = !strcmp(ctx->b->ops->name, "cuda");
+    ProgramCompileOptions co;
+    memset(&co, 0, sizeof co);
+    co.sass_arch = gpu && ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0;
+    co.defines = defs;
+    co.n_defines = n_defs;
+    /* Beside the run's NVRTC cache when it has its own (tests, bundles). */
+    char *dir = ctx->opts->cache_dir && ctx->opts->cache_dir[0] ? path_join(ctx->opts->cache_dir, "nvcc") : NULL;
+    co.cache_dir = dir ? dir : ctx->opts->cache_dir;
+    CompiledProgram *cp = NULL;
+    Diag *d = program_compile(ctx->cu_display, ctx->cu_text, &co, &cp);
+    free(dir);
+    if (d) {
+        bool no_nvcc = false;
+        for (const Diag *e = d; e && !no_nvcc; e = e->next) no_nvcc = e->code && !strcmp(e->code, "no-nvcc");
+        api_abort(L, no_nvcc ? VERDICT_RUNTIME_ERROR : VERDICT_COMPILE_ERROR, d);
+    }
+    ctx->progs = xrealloc(ctx->progs, (size_t)(ctx->n_progs + 1) * sizeof *ctx->progs);
+    ctx->progs[ctx->n_progs++] = (ProgramEntry){xstrdup(key), cp};
+    if (cp->warnings) diag_append(&ctx->diags, run_diag_clone(cp->warnings));
+    json_t *comp = run_metrics_obj(ctx, NULL, "compile");
+    json_object_set_new(comp, "ms", json_real(json_number_value(json_object_get(comp, "ms")) + cp->compile_ms));
+    json_object_set_new(comp, "cache_hit", json_boolean(cp->cache_hit));
+    json_object_set_new(comp, "compiler", json_string("nvcc"));
+    return cp;
+}
+
+/* ---- reading t:program's options (the table at index 2) ---- */
+
+typedef struct ProgramCall {
+    const char *args[MAX_ARGS];
+    int n_args;
+    const char *defs[MAX_DEFINES];
+    int n_defs;
+    ProgramFile files[MAX_FILES];
+    int n_files;
+    const char *want[MAX_FILES];
+    int want_type[MAX_FILES];       /* a DType, or -1 for "bytes" (a string) */
+    int n_want;
+    const char *stdin_data;
+    size_t stdin_size;
+    double timeout_s;               /* 0 = the rest of the exercise's timeout */
+    int devices;
+} ProgramCall;
+
+static void read_args(lua_State *L, ProgramCall *pc, int anchor) {
+    if (lua_getfield(L, 2, "args") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n > MAX_ARGS) luaL_error(L, "t:program: more than %d args", MAX_ARGS);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, -1, i);
+            char what[32];
+            snprintf(what, sizeof what, "args[%d]", (int)i);
+            pc->args[pc->n_args++] = anchored_string(L, -1, anchor, what);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+static void read_defines(lua_State *L, ProgramCall *pc, int anchor) {
+    if (lua_getfield(L, 2, "defines") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        int dt = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, dt)) {
+            if (pc->n_defs == MAX_DEFINES) luaL_error(L, "t:program: more than %d defines", MAX_DEFINES);
+            if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "t:program: defines = { NAME = value, ... }");
+            const char *k = lua_tostring(L, -2);
+            if (lua_type(L, -1) == LUA_TBOOLEAN) {
+                if (lua_toboolean(L, -1)) lua_pushstring(L, k);     /* -DNAME */
+                else lua_pushnil(L);                                /* left undefined */
+            } else if (lua_type(L, -1) == LUA_TNUMBER || lua_type(L, -1) == LUA_TSTRING) {
+                lua_pushfstring(L, "%s=%s", k, luaL_tolstring(L, -1, NULL));
+                lua_remove(L, -2);
+            } else {
+                luaL_error(L, "t:program: defines.%s must be a number, a string or a boolean, not %s", k,
+                           luaL_typename(L, -1));
+            }
+            if (!lua_isnil(L, -1)) {
+                pc->defs[pc->n_defs++] = lua_tostring(L, -1);
+                lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
+            } else {
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+        /* Sorted, so the same defines always find the same build. */
+        qsort(pc->defs, (size_t)pc->n_defs, sizeof *pc->defs, str_ptr_cmp);
+    }
+    lua_pop(L, 1);
+}
+
+static void read_files(lua_State *L, ProgramCall *pc) {
+    if (lua_getfield(L, 2, "files") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        int ft = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, ft)) {
+            if (pc->n_files == MAX_FILES) luaL_error(L, "t:program: more than %d files", MAX_FILES);
+            const char *name = check_file_name(L, -2, "files");
+            ProgramFile *f = &pc->files[pc->n_files++];
+            f->name = (char *)name;     /* the key string lives in the options table */
+            GpuArray *g = array_test(L, -1);
+            if (g) {
+                f->data = (unsigned char *)array_host_read(L, g);
+                f->size = g->n * dtype_size(g->dtype);
+            } else if (lua_type(L, -1) == LUA_TSTRING) {
+                f->data = (unsigned char *)lua_tolstring(L, -1, &f->size);
+            } else {
+                luaL_error(L, "t:program: files[\"%s\"] must be a gpu.array (its raw bytes) or a string, not %s",
+                           name, luaL_typename(L, -1));
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+static void read_outputs(lua_State *L, ProgramCall *pc) {
+    if (lua_getfield(L, 2, "outputs") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TTABLE);
+        int ot = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, ot)) {
+            if (pc->n_want == MAX_FILES) luaL_error(L, "t:program: more than %d outputs", MAX_FILES);
+            const char *name = check_file_name(L, -2, "outputs");
+            const char *ty = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            DType dt = DT_F32;
+            if (!ty || (strcmp(ty, "bytes") && !dtype_parse(ty, &dt)))
+                luaL_error(L, "t:program: outputs[\"%s\"] must name a type: \"f32\" \"f64\" \"i32\" \"u32\" \"i64\" "
+                              "\"u64\" \"i8\" \"u8\" \"i16\" \"u16\" or \"bytes\" (a string)", name);
+            pc->want[pc->n_want] = name;
+            pc->want_type[pc->n_want++] = strcmp(ty, "bytes") ? (int)dt : -1;
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
+    memset(pc, 0, sizeof *pc);
+    pc->devices = 1;
+    if (lua_isnoneornil(L, 2)) return;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_keys(L, 2, "t:program has no option", option_keys);
+    read_args(L, pc, anchor);
+    read_defines(L, pc, anchor);
+    read_files(L, pc);
+    read_outputs(L, pc);
+    if (lua_getfield(L, 2, "stdin") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "t:program: stdin must be a string");
+        pc->stdin_data = lua_tolstring(L, -1, &pc->stdin_size);
+    }
+    if (lua_getfield(L, 2, "timeout") != LUA_TNIL) {
+        pc->timeout_s = luaL_checknumber(L, -1);
+        if (!(pc->timeout_s > 0)) luaL_error(L, "t:program: timeout must be a positive number of seconds");
+    }
+    if (lua_getfield(L, 2, "devices") != LUA_TNIL) {
+        lua_Integer n = luaL_checkinteger(L, -1);
+        if (n < 1 || n > MAX_DEVICES) luaL_error(L, "t:program: devices must be 1..%d", MAX_DEVICES);
+        pc->devices = (int)n;
+    }
+    lua_pop(L, 3);  /* the stdin string stays alive: the options table holds it */
+}
+
+/* ---- what the program did, into the run ---- */
+
+static void absorb_output(RunCtx *ctx, const ProgramResult *pr) {
+    bool more = ctx->n_programs_run > 1;
+    if (more && (pr->out_len || pr->err_len))
+        strbuf_printf(&ctx->devout, "%s--- program run %d ---\n", ctx->has_devout ? "\n" : "", ctx->n_programs_run);
+    if (pr->out_len) {
+        strbuf_append(&ctx->devout, pr->out);
+        if (pr->out[pr->out_len - 1] != '\n') strbuf_append(&ctx->devout, "\n");
+    }
+    if (pr->out_total > pr->out_len)
+        strbuf_printf(&ctx->devout, "[... %zu more bytes of output not kept]\n", pr->out_total - pr->out_len);
+    if (pr->err_len) {
+        strbuf_append(&ctx->devout, "--- stderr ---\n");
+        strbuf_append(&ctx->devout, pr->err);
+        if (pr->err[pr->err_len - 1] != '\n') strbuf_append(&ctx->devout, "\n");
+    }
+    if (pr->err_total > pr->err_len)
+        strbuf_printf(&ctx->devout, "[... %zu more bytes of stderr not kept]\n", pr->err_total - pr->err_len);
+    if (pr->out_len || pr->err_len || pr->out_total || pr->err_total) ctx->has_devout = true;
+}
+
+static double median(json_t *arr) {
+    size_t n = json_array_size(arr);
+    double *v = xmalloc((n ? n : 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) v[i] = json_number_value(json_array_get(arr, i));
+    for (size_t i = 1; i < n; i++)     /* insertion sort: a few hundred launches at most per kernel */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    double m = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+    free(v);
+    return m;
+}
+
+/* metrics.kernels[name] like t:kernel's launches: count, block, resources,
+ * and the median time (time_ms measured on a GPU, modeled_ms on the
+ * emulator: a model is never shown as a measurement). */
+static void absorb_kernels(RunCtx *ctx, ProgramResult *pr, bool emu) {
+    size_t n = json_array_size(pr->kernels);
+    if (!n) return;
+    int cc = ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 90;
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d", cc);
+    json_t *times = json_object();      /* name -> [ms...], then name+"\1" -> modeled */
+    json_t *kernels = run_metrics_obj(ctx, NULL, "kernels");
+    json_t *last_metrics = NULL;
+    for (size_t i = 0; i < n; i++) {
+        json_t *k = json_array_get(pr->kernels, i);
+        const char *name = json_string_value(json_object_get(k, "name"));
+        if (!name) continue;
+        json_t *km = run_metrics_obj(ctx, kernels, name);
+        json_object_set_new(km, "launches", json_integer(json_integer_value(json_object_get(km, "launches")) + 1));
+        json_object_set_new(km, "arch", json_string(arch));
+        json_t *block = json_object_get(k, "block");
+        json_int_t threads = 1;
+        for (size_t d = 0; d < 3; d++)
+            if (json_is_integer(json_array_get(block, d))) threads *= json_integer_value(json_array_get(block, d));
+        json_object_set_new(km, "block", json_integer(threads));
+        json_object_set_new(km, "shared_dynamic", json_integer(json_integer_value(json_object_get(k, "shared"))));
+        static const char *const res[] = {"registers", "shared_static", "local_bytes"};
+        for (int r = 0; r < 3; r++) {
+            json_t *v = json_object_get(k, res[r]);
+            if (json_is_integer(v) && json_integer_value(v) >= 0) json_object_set(km, res[r], v);
+        }
+        json_t *ms = json_object_get(k, "ms");
+        if (json_is_number(ms) && json_number_value(ms) >= 0) {
+            json_t *a = json_object_get(times, name);
+            if (!a) {
+                a = json_array();
+                json_object_set_new(times, name, a);
+            }
+            json_array_append(a, ms);
+            json_object_set_new(km, "modeled", json_boolean(json_is_true(json_object_get(k, "modeled"))));
+        }
+        json_t *m = json_object_get(k, "metrics");
+        if (json_is_object(m)) last_metrics = m;
+    }
+    const char *name;
+    json_t *a;
+    json_object_foreach(times, name, a) {
+        json_t *km = json_object_get(kernels, name);
+        bool modeled = json_is_true(json_object_get(km, "modeled"));
+        json_object_set_new(km, modeled ? "modeled_ms" : "time_ms", json_real(median(a)));
+        json_object_set_new(km, "program_launches", json_integer((json_int_t)json_array_size(a)));
+    }
+    json_decref(times);
+    ctx->n_launches += (int)n;
+    json_object_set_new(ctx->metrics, "launches", json_integer(ctx->n_launches));
+    if (emu && last_metrics) {
+        if (ctx->last_emu) json_decref(ctx->last_emu);
+        ctx->last_emu = json_incref(last_metrics);
+        json_object_set(ctx->metrics, "emu", last_metrics);
+    }
+}
+
+static void absorb_findings(RunCtx *ctx, ProgramResult *pr) {
+    for (const Diag *f = pr->findings; f; f = f->next)
+        if (f->severity == DIAG_ERROR) ctx->finding_error = true;
+    diag_append(&ctx->diags, pr->findings);
+    pr->findings = NULL;
+}
+
+static void record_program_metrics(RunCtx *ctx, const ProgramResult *pr, const char *ending) {
+    json_t *m = json_object();
+    json_object_set_new(m, "runtime", json_string(pr->runtime_name ? pr->runtime_name : ""));
+    if (pr->device) json_object_set_new(m, "device", json_string(pr->device));
+    json_object_set_new(m, "ending", json_string(ending));
+    if (pr->started && !pr->signaled && !pr->timed_out && !pr->cancelled)
+        json_object_set_new(m, "exit_code", json_integer(pr->exit_code));
+    if (pr->signaled && signal_name(pr->signal)) json_object_set_new(m, "signal", json_string(signal_name(pr->signal)));
+    json_object_set_new(m, "timed_out", json_boolean(pr->timed_out));
+    json_object_set_new(m, "wall_ms", json_real(pr->wall_ms));
+    json_object_set_new(m, "calls", json_integer((json_int_t)json_array_size(pr->calls) + pr->calls_dropped));
+    json_object_set_new(m, "kernels", json_integer((json_int_t)json_array_size(pr->kernels)));
+    json_object_set_new(m, "stdout_bytes", json_integer((json_int_t)pr->out_total));
+    json_object_set_new(m, "stderr_bytes", json_integer((json_int_t)pr->err_total));
+    json_object_set_new(m, "touched_gpu", json_boolean(pr->touched_gpu));
+    json_object_set_new(m, "runs", json_integer(ctx->n_programs_run));
+    json_object_set_new(ctx->metrics, "program", m);
+}
+
+/* ---- the result table ---- */
+
+static int box_gc(lua_State *L) {
+    ProgramBox *b = luaL_checkudata(L, 1, BOX_MT);
+    program_result_fini(&b->pr);
+    memset(&b->pr, 0, sizeof b->pr);
+    return 0;
+}
+
+/* The ProgramBox of the result table at idx, NULL when it is not one. */
+static ProgramBox *result_box(lua_State *L, int idx) {
+    if (!lua_istable(L, idx) || !lua_getmetatable(L, idx)) return NULL;
+    ProgramBox *b = NULL;
+    if (lua_getfield(L, -1, "__name") == LUA_TSTRING && !strcmp(lua_tostring(L, -1), RESULT_MT_NAME)) {
+        lua_getfield(L, -2, "box");
+        b = luaL_testudata(L, -1, BOX_MT);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    return b;
+}
+
+static void check_result(lua_State *L, int idx, const char *what) {
+    if (!result_box(L, idx))
+        luaL_error(L, "%s: the first argument is what t:program returned, not %s", what, luaL_typename(L, idx));
+}
+
+/* r:count(fn) -> how many calls of fn (exact name) the program made */
+static int r_count(lua_State *L) {
+    check_result(L, 1, "r:count");
+    const char *fn = luaL_checkstring(L, 2);
+    lua_getfield(L, 1, "calls");
+    lua_Integer n = 0, len = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= len; i++) {
+        lua_rawgeti(L, -1, i);
+        lua_getfield(L, -1, "fn");
+        n += lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), fn);
+        lua_pop(L, 2);
+    }
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+/* r:calls_of(fn) -> the call records of fn, in order */
+static int r_calls_of(lua_State *L) {
+    check_result(L, 1, "r:calls_of");
+    const char *fn = luaL_checkstring(L, 2);
+    lua_getfield(L, 1, "calls");
+    int calls = lua_gettop(L);
+    lua_newtable(L);
+    lua_Integer n = 0, len = (lua_Integer)lua_rawlen(L, calls);
+    for (lua_Integer i = 1; i <= len; i++) {
+        lua_rawgeti(L, calls, i);
+        lua_getfield(L, -1, "fn");
+        bool match = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), fn);
+        lua_pop(L, 1);
+        if (match) lua_rawseti(L, -2, ++n);
+        else lua_pop(L, 1);
+    }
+    return 1;
+}
+
+/* r:timeline() -> the program's timeline, shaped like t:timeline()'s */
+static int r_timeline(lua_State *L) {
+    check_result(L, 1, "r:timeline");
+    run_push_timeline(L, result_box(L, 1)->pr.timeline);
+    return 1;
+}
+
+/* A field the result can lack (exit_code of a killed program) reads as nil;
+ * anything else is a misspelling. */
+static int r_index(lua_State *L) {
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_tolstring(L, 2, NULL);
+    if (!strcmp(k, "count")) lua_pushcfunction(L, r_count);
+    else if (!strcmp(k, "calls_of")) lua_pushcfunction(L, r_calls_of);
+    else if (!strcmp(k, "timeline")) lua_pushcfunction(L, r_timeline);
+    else {
+        for (const char *const *p = result_fields; *p; p++)
+            if (!strcmp(*p, k)) {
+                lua_pushnil(L);
+                return 1;
+            }
+        lua_newtable(L);
+        for (const char *const *p = result_fields; *p; p++) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, *p);
+        }
+        sandbox_unknown_key_error(L, "program results have no field", k, -1);
+    }
+    return 1;
+}
+
+/* r.files[name] of an output the program did not leave (or left broken)
+ * fails the run with the reason: the learner's program is at fault, not
+ * the exercise. A name that was never an output is the author's mistake. */
+static int files_index(lua_State *L) {
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_tolstring(L, 2, NULL);
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "reasons");
+    if (lua_getfield(L, -1, k) == LUA_TSTRING)
+        api_abort(L, VERDICT_FAIL, diag_new(DIAG_ERROR, "program-output", NULL, 0, 0, "%s", lua_tostring(L, -1)));
+    return luaL_error(L, "r.files[\"%s\"]: %s is not among t:program's outputs = { ... }", k, k);
+}
+
+static void push_opt_string(lua_State *L, const char *k, const char *v) {
+    if (v) {
+        lua_pushstring(L, v);
+        lua_setfield(L, -2, k);
+    }
+}
+
+/* Pushes r.files (and leaves r.missing's list under it, set by the caller). */
+static void push_files(lua_State *L, const ProgramCall *pc, const ProgramResult *pr, const char *ending) {
+    lua_createtable(L, 0, pc->n_want);              /* files */
+    int files = lua_gettop(L);
+    lua_createtable(L, 0, 3);                        /* its metatable */
+    lua_createtable(L, 0, 0);                        /* reasons */
+    int reasons = lua_gettop(L);
+    lua_createtable(L, 0, 0);                        /* missing */
+    int missing = lua_gettop(L);
+    for (int w = 0; w < pc->n_want; w++) {
+        const char *name = pc->want[w];
+        const ProgramFile *f = NULL;
+        for (int i = 0; i < pr->n_files && !f; i++)
+            if (!strcmp(pr->files[i].name, name)) f = &pr->files[i];
+        bool exited0 = pr->started && !pr->signaled && !pr->timed_out && pr->exit_code == 0;
+        if (!f) {
+            lua_pushfstring(L, "the program did not write %s%s%s%s", name, exited0 ? "" : " (it ",
+                            exited0 ? "" : ending, exited0 ? "" : ")");
+            lua_setfield(L, reasons, name);
+            lua_pushstring(L, name);
+            lua_rawseti(L, missing, (lua_Integer)lua_rawlen(L, missing) + 1);
+            continue;
+        }
+        if (pc->want_type[w] < 0) {
+            lua_pushlstring(L, (const char *)f->data, f->size);
+            lua_setfield(L, files, name);
+            continue;
+        }
+        DType dt = (DType)pc->want_type[w];
+        size_t es = dtype_size(dt);
+        if (f->size % es) {
+            lua_pushfstring(L, "%s has %I bytes, not a whole number of %s values (%d bytes each)", name,
+                            (lua_Integer)f->size, dtype_name(dt), (int)es);
+            lua_setfield(L, reasons, name);
+            lua_pushstring(L, name);
+            lua_rawseti(L, missing, (lua_Integer)lua_rawlen(L, missing) + 1);
+            continue;
+        }
+        size_t n = f->size / es;
+        GpuArray *g = array_push_new(L, dt, 1, &n);
+        if (n) memcpy(array_host_write(L, g, true), f->data, f->size);
+        g->name = xstrdup(name);
+        lua_setfield(L, files, name);
+    }
+    lua_pushvalue(L, reasons);
+    lua_setfield(L, reasons - 1, "reasons");
+    lua_pushcfunction(L, files_index);
+    lua_setfield(L, reasons - 1, "__index");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, reasons - 1, "__metatable");
+    /* stack: files, mt, reasons, missing */
+    lua_insert(L, files + 1);                       /* files, missing, mt, reasons */
+    lua_pop(L, 1);                                  /* files, missing, mt */
+    lua_setmetatable(L, files);                     /* files, missing */
+}
+
+static void push_result(lua_State *L, const ProgramCall *pc, int box_idx, const char *ending) {
+    ProgramResult *pr = &((ProgramBox *)lua_touserdata(L, box_idx))->pr;
+    lua_createtable(L, 0, 20);
+    int r = lua_gettop(L);
+    bool exited = pr->started && !pr->signaled && !pr->timed_out && !pr->cancelled;
+    if (exited) {
+        lua_pushinteger(L, pr->exit_code);
+        lua_setfield(L, r, "exit_code");
+    }
+    if (pr->signaled) {
+        const char *s = signal_name(pr->signal);
+        if (s) lua_pushstring(L, s);
+        else lua_pushfstring(L, "SIG%d", pr->signal);
+        lua_setfield(L, r, "signal");
+    }
+    lua_pushboolean(L, pr->timed_out);
+    lua_setfield(L, r, "timed_out");
+    lua_pushstring(L, ending);
+    lua_setfield(L, r, "ending");
+    lua_pushlstring(L, pr->out ? pr->out : "", pr->out_len);
+    lua_setfield(L, r, "stdout");
+    lua_pushlstring(L, pr->err ? pr->err : "", pr->err_len);
+    lua_setfield(L, r, "stderr");
+    lua_pushboolean(L, pr->out_total > pr->out_len);
+    lua_setfield(L, r, "stdout_truncated");
+    lua_pushboolean(L, pr->err_total > pr->err_len);
+    lua_setfield(L, r, "stderr_truncated");
+    push_files(L, pc, pr, ending);
+    lua_setfield(L, r, "missing");
+    lua_setfield(L, r, "files");
+    if (pr->calls) run_push_json(L, pr->calls, 0);
+    else lua_newtable(L);
+    lua_setfield(L, r, "calls");
+    lua_pushinteger(L, pr->calls_dropped);
+    lua_setfield(L, r, "calls_dropped");
+    /* Kernels without their emulator metrics (t:emu_metrics() has the last). */
+    lua_createtable(L, (int)json_array_size(pr->kernels), 0);
+    for (size_t i = 0; i < json_array_size(pr->kernels); i++) {
+        json_t *k = json_deep_copy(json_array_get(pr->kernels, i));
+        json_object_del(k, "metrics");
+        run_push_json(L, k, 1);
+        json_decref(k);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, r, "kernels");
+    lua_pushnumber(L, pr->wall_ms);
+    lua_setfield(L, r, "wall_ms");
+    push_opt_string(L, "runtime", pr->runtime_name);
+    push_opt_string(L, "device", pr->device);
+    lua_pushboolean(L, pr->touched_gpu);
+    lua_setfield(L, r, "touched_gpu");
+    lua_createtable(L, 0, 4);
+    lua_pushliteral(L, RESULT_MT_NAME);
+    lua_setfield(L, -2, "__name");
+    lua_pushcfunction(L, r_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_pushvalue(L, box_idx);
+    lua_setfield(L, -2, "box");
+    lua_setmetatable(L, r);
+}
+
+/* How the program ended, in words, with the tail of its stderr: the abort
+ * message of a program that crashed, hung or never started. */
+static Diag *ending_diag(lua_State *L, RunCtx *ctx, const ProgramResult *pr, const char *ending) {
+    push_lines(L, pr->err ? pr->err : "", pr->err_len, true, TAIL_LINES);
+    const char *tail = lua_tostring(L, -1);
+    Diag *d = diag_new(DIAG_ERROR, "program", ctx->cu_display, 0, 0, "the program %s%s%s", ending,
+                       *tail ? "; its stderr ends: " : "", tail);
+    lua_pop(L, 1);
+    return d;
+}
+
+/* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices= } -> r */
+static int t_program(lua_State *L) {
+    check_self(L, "program");
+    RunCtx *ctx = run_ctx(L);
+    if (!ctx->ex->program)
+        return luaL_error(L, "t:program: %s is a kernel exercise; a whole program needs kind = \"program\" in "
+                             "the exercise table", ctx->ex->id);
+    lua_settop(L, 2);
+    lua_newtable(L);                    /* 3: anchors the strings made from numbers */
+    ProgramCall *pc = lua_newuserdatauv(L, sizeof *pc, 0);  /* 4: big; collected with the call */
+    read_options(L, pc, 3);
+
+    luaL_Buffer kb;
+    luaL_buffinit(L, &kb);
+    for (int i = 0; i < pc->n_defs; i++) {
+        luaL_addstring(&kb, pc->defs[i]);
+        luaL_addchar(&kb, '\n');
+    }
+    luaL_pushresult(&kb);
+    const CompiledProgram *cp = program_for(L, ctx, lua_tostring(L, -1), pc->defs, pc->n_defs);
+    lua_pop(L, 1);
+
+    /* The program's share of the exercise's time: what is left of it. */
+    double left = ctx->ex->timeout_s - (run_now_ms() - ctx->t0_ms) / 1e3 - TIMEOUT_MARGIN_S;
+    if (left < 0.1) left = 0.1;
+    double timeout = pc->timeout_s > 0 && pc->timeout_s < left ? pc->timeout_s : left;
+
+    bool cuda = !strcmp(ctx->b->ops->name, "cuda");
+    EmuOptions emu = {.metrics = true, .checks = true, .adversarial = true};
+    const char *threads = getenv("CUDOJO_EMU_THREADS");    /* the worker's --emu-threads */
+    if (threads) emu.threads = atoi(threads);
+    ProgramRunOptions ro;
+    memset(&ro, 0, sizeof ro);
+    ro.runtime = cuda ? PROGRAM_RT_CUDA : PROGRAM_RT_EMU;
+    ro.args = pc->args;
+    ro.n_args = pc->n_args;
+    ro.stdin_data = pc->stdin_data;
+    ro.stdin_size = pc->stdin_size;
+    ro.files = pc->files;
+    ro.n_files = pc->n_files;
+    ro.want_files = pc->want;
+    ro.n_want = pc->n_want;
+    ro.timeout_s = timeout;
+    ro.emu_devices = pc->devices;
+    ro.emu = &emu;
+    ro.display_path = ctx->cu_display;
+    ro.source = ctx->cu_text;
+    ro.tee_out = ro.tee_err = -1;
+
+    ProgramBox *box = lua_newuserdatauv(L, sizeof *box, 0);
+    memset(box, 0, sizeof *box);
+    luaL_setmetatable(L, BOX_MT);
+    int box_idx = lua_gettop(L);
+    Diag *d = program_run(cp->exe, &ro, &box->pr);
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+    ProgramResult *pr = &box->pr;
+    ctx->n_programs_run++;
+
+    char *e = program_result_ending(pr);
+    lua_pushstring(L, e);
+    free(e);
+    const char *ending = lua_tostring(L, -1);   /* anchored on the stack */
+
+    absorb_output(ctx, pr);
+    absorb_findings(ctx, pr);
+    absorb_kernels(ctx, pr, !cuda);
+    timeline_free(&ctx->prog_timeline);
+    ctx->prog_timeline = pr->timeline ? timeline_copy(pr->timeline) : NULL;
+    ctx->ran_program = true;
+    record_program_metrics(ctx, pr, ending);
+
+    if (!pr->started) api_abort(L, VERDICT_RUNTIME_ERROR, ending_diag(L, ctx, pr, ending));
+    if (pr->timed_out) api_abort(L, VERDICT_TIMEOUT, ending_diag(L, ctx, pr, ending));
+    if (pr->signaled || pr->cancelled) api_abort(L, VERDICT_FAIL, ending_diag(L, ctx, pr, ending));
+    push_result(L, pc, box_idx, ending);
+    return 1;
+}
+
+/* t:expect_exit(r [, code = 0] [, message]) -> ok */
+static int t_expect_exit(lua_State *L) {
+    check_self(L, "expect_exit");
+    RunCtx *ctx = run_ctx(L);
+    check_result(L, 2, "t:expect_exit");
+    lua_Integer want = 0;
+    int msg_idx = 3;
+    if (lua_type(L, 3) == LUA_TNUMBER) {
+        want = luaL_checkinteger(L, 3);
+        msg_idx = 4;
+    }
+    const char *msg = luaL_optstring(L, msg_idx, NULL);
+    lua_getfield(L, 2, "exit_code");
+    bool ok = lua_isinteger(L, -1) && lua_tointeger(L, -1) == want;
+    lua_getfield(L, 2, "ending");
+    const char *ending = lua_tostring(L, -1);
+    if (ok) {
+        lua_pushstring(L, msg ? msg : ending);
+    } else {
+        lua_getfield(L, 2, "stderr");
+        size_t len;
+        const char *err = lua_tolstring(L, -1, &len);
+        push_lines(L, err ? err : "", err ? len : 0, true, TAIL_LINES);
+        const char *tail = lua_tostring(L, -1);
+        lua_pushfstring(L, "%s%sthe program %s, expected status %I%s%s", msg ? msg : "", msg ? ": " : "", ending,
+                        want, *tail ? "; its stderr ends: " : "", tail);
+    }
+    run_result_add_check(ctx->r, "exit", ok, lua_tostring(L, -1));
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+/* t:expect_output(r, pattern [, message]) -> ok: string.find(r.stdout, pattern) */
+static int t_expect_output(lua_State *L) {
+    check_self(L, "expect_output");
+    RunCtx *ctx = run_ctx(L);
+    check_result(L, 2, "t:expect_output");
+    const char *pat = luaL_checkstring(L, 3);
+    const char *msg = luaL_optstring(L, 4, NULL);
+    lua_settop(L, 4);
+    lua_getfield(L, 2, "stdout");
+    int out = lua_gettop(L);
+    /* string.find from the registry: the author's `string` may be shadowed. */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "string");
+    lua_getfield(L, -1, "find");
+    lua_pushvalue(L, out);
+    lua_pushvalue(L, 3);
+    lua_call(L, 2, 1);
+    bool ok = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (ok) {
+        if (msg) lua_pushstring(L, msg);
+        else lua_pushfstring(L, "the output has '%s'", pat);
+    } else {
+        size_t len;
+        const char *s = lua_tolstring(L, out, &len);
+        push_lines(L, s, len, false, TAIL_LINES);
+        const char *head = lua_tostring(L, -1);
+        lua_pushfstring(L, "%s%sexpected the output to match '%s' (a Lua pattern); %s%s", msg ? msg : "",
+                        msg ? ": " : "", pat, *head ? "it begins: " : "the program printed nothing", head);
+    }
+    run_result_add_check(ctx->r, "output", ok, lua_tostring(L, -1));
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+void run_program_add_methods(lua_State *L) {
+    static const luaL_Reg methods[] = {
+        {"program", t_program},
+        {"expect_exit", t_expect_exit},
+        {"expect_output", t_expect_output},
+        {NULL, NULL},
+    };
+    luaL_setfuncs(L, methods, 0);
+    luaL_newmetatable(L, BOX_MT);
+    lua_pushcfunction(L, box_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
+}
