@@ -1,0 +1,140 @@
+#!/bin/sh
+# tests/programs/run.sh: the conformance suite of whole CUDA programs. Each
+# tests/programs/NAME.cu is compiled by nvcc (cached in $BUILD/programs by the
+# SHA-256 of its source, flags and nvcc version), run on the emulator runtime
+# ($BUILD/emurt/libcudart.so.<major>) or on NVIDIA's libcudart, and its stdout
+# is compared with tests/programs/expected/NAME.out (the H200's answer).
+#
+#   sh tests/programs/run.sh [--runtime=emu|cuda] [--out DIR] [--timeout S] [NAME...]
+#
+# Prints "ok - NAME" or "not ok - NAME (why)" with the diff and the end of
+# stderr indented below it; exit status 1 if any program failed. With --out
+# DIR each program's stdout/stderr go to DIR/NAME.out and DIR/NAME.err and a
+# table to DIR/compare.txt (its last line is the summary).
+#
+# Tags, one per line anywhere in a source, "// cudojo: KEY=VALUE":
+#   devices=N     CUDOJO_EMU_DEVICES for the emulator runtime (default 1)
+#   args=A B      argv[1..] (split on blanks)
+#   stdin=FILE    stdin from tests/programs/FILE (default /dev/null)
+#   nvcc=FLAGS    extra nvcc flags (e.g. --default-stream per-thread)
+#   timeout=S     seconds before the program is killed (default 30)
+#   exit=N        the exit status it must end with (default 0)
+# Each program runs in a fresh temporary directory as its cwd, so the files it
+# writes go nowhere else. Environment: BUILD (default build), CUDA_HOME
+# (default /usr/local/cuda).
+here=$(cd "$(dirname "$0")" && pwd)
+runtime=emu; outdir=""; names=""; deftimeout=30
+while [ $# -gt 0 ]; do
+    case $1 in
+        --runtime=*) runtime=${1#--runtime=} ;;
+        --out) outdir=$2; shift ;;
+        --out=*) outdir=${1#--out=} ;;
+        --timeout) deftimeout=$2; shift ;;
+        --timeout=*) deftimeout=${1#--timeout=} ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+        *) names="$names ${1%.cu}" ;;
+    esac
+    shift
+done
+case $runtime in emu|cuda) ;; *) echo "run.sh: --runtime is emu or cuda, not $runtime" >&2; exit 2 ;; esac
+BUILD=${BUILD:-build}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+nvcc=$CUDA_HOME/bin/nvcc
+if [ ! -x "$nvcc" ]; then echo "run.sh: no nvcc at $nvcc (set CUDA_HOME)" >&2; exit 2; fi
+mkdir -p "$BUILD/programs" || exit 2
+cache=$(cd "$BUILD/programs" && pwd)
+nvver=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+major=${nvver%%.*}
+emurt=""
+if [ "$runtime" = emu ]; then
+    emurt=$(cd "$BUILD/emurt" 2>/dev/null && pwd)
+    if [ -z "$emurt" ] || [ ! -f "$emurt/libcudart.so.$major" ]; then
+        echo "run.sh: no emulator runtime at $BUILD/emurt/libcudart.so.$major (make BUILD=$BUILD $BUILD/emurt/libcudart.so.$major)" >&2
+        exit 2
+    fi
+fi
+if [ -n "$outdir" ]; then
+    mkdir -p "$outdir" || exit 2
+    outdir=$(cd "$outdir" && pwd)
+    printf '%-24s %-8s %-6s %s\n' NAME RESULT EXIT "FIRST DIFFERENCE (expected | got)" > "$outdir/compare.txt"
+fi
+[ -n "$names" ] || names=$(cd "$here" && ls *.cu | sed 's/\.cu$//')
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+basecflags="-lineinfo -g -cudart shared -gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=sm_90"
+
+tag() { # tag KEY FILE: the value of "// cudojo: KEY=" in FILE, or nothing
+    sed -n "s|^[[:space:]]*// cudojo: $1=\(.*\)|\1|p" "$2" | head -1 | sed 's/[[:space:]]*$//'
+}
+indent() { sed 's/^/    /'; }
+
+npass=0; nfail=0
+for name in $names; do
+    src=$here/$name.cu
+    if [ ! -f "$src" ]; then echo "not ok - $name (no $src)"; nfail=$((nfail + 1)); continue; fi
+    extra=$(tag nvcc "$src")
+    key=$( { cat "$src"; echo "$basecflags $extra"; echo "$nvver"; } | sha256sum | cut -c1-16)
+    exe=$cache/$name-$key
+    why=""
+    if [ ! -x "$exe" ]; then
+        rm -rf "$tmp/c"; mkdir -p "$tmp/c"
+        cp "$src" "$tmp/c/$name.cu"
+        # Compiled from a copy named NAME.cu in an empty directory, so __FILE__
+        # and device assert messages say "NAME.cu" wherever the suite runs.
+        # shellcheck disable=SC2086
+        if (cd "$tmp/c" && "$nvcc" $basecflags $extra -o "$name" "$name.cu") > "$tmp/compile.log" 2>&1; then
+            mv "$tmp/c/$name" "$exe.tmp$$" && mv "$exe.tmp$$" "$exe"
+        else
+            why="compile failed"
+        fi
+    fi
+    got=$tmp/$name.out; err=$tmp/$name.err
+    rc=""
+    if [ -z "$why" ]; then
+        devices=$(tag devices "$src"); args=$(tag args "$src"); stdin=$(tag stdin "$src")
+        t=$(tag timeout "$src"); want_rc=$(tag exit "$src")
+        in=/dev/null; [ -n "$stdin" ] && in=$here/$stdin
+        rm -rf "$tmp/cwd"; mkdir -p "$tmp/cwd"
+        # shellcheck disable=SC2086
+        if [ "$runtime" = emu ]; then
+            (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$emurt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+                LD_PRELOAD="$emurt/libcudart.so.$major" CUDOJO_EMU_DEVICES="${devices:-1}" \
+                timeout -k 2 "${t:-$deftimeout}" "$exe" $args) < "$in" > "$got" 2> "$err"
+        else
+            (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+                timeout -k 2 "${t:-$deftimeout}" "$exe" $args) < "$in" > "$got" 2> "$err"
+        fi
+        rc=$?
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="did not finish within ${t:-$deftimeout} s"
+        elif [ $rc -gt 128 ]; then why="killed by signal $((rc - 128))"
+        elif [ "$rc" != "${want_rc:-0}" ]; then why="exit status $rc, expected ${want_rc:-0}"
+        fi
+        exp=$here/expected/$name.out
+        if [ ! -f "$exp" ]; then why="${why:+$why; }no expected/$name.out"
+        elif ! cmp -s "$exp" "$got"; then why="${why:+$why; }stdout differs"
+        fi
+    else
+        : > "$got"; cp "$tmp/compile.log" "$err"
+    fi
+    if [ -z "$why" ]; then
+        echo "ok - $name"; npass=$((npass + 1)); result=same
+    else
+        echo "not ok - $name ($why)"; nfail=$((nfail + 1)); result=differs
+        [ -f "$here/expected/$name.out" ] && diff -u "$here/expected/$name.out" "$got" | tail -n +3 | head -40 | indent
+        if [ -s "$err" ]; then echo "    --- stderr (last lines)"; tail -12 "$err" | indent; fi
+    fi
+    if [ -n "$outdir" ]; then
+        cp "$got" "$outdir/$name.out"; cp "$err" "$outdir/$name.err"
+        first=""
+        if [ -f "$here/expected/$name.out" ] && ! cmp -s "$here/expected/$name.out" "$got"; then
+            first=$(diff "$here/expected/$name.out" "$got" | awk '/^</ && !e { e = substr($0, 3) } /^>/ && !g { g = substr($0, 3) } END { print e " | " g }')
+        fi
+        [ -n "$why" ] && [ -z "$first" ] && first=$why
+        printf '%-24s %-8s %-6s %s\n' "$name" "$result" "${rc:--}" "$first" >> "$outdir/compare.txt"
+    fi
+done
+summary="$npass of $((npass + nfail)) programs print what expected/ says on runtime=$runtime, $nfail differ"
+[ -n "$outdir" ] && echo "$summary" >> "$outdir/compare.txt"
+echo "# $summary"
+[ $nfail -eq 0 ]
