@@ -45,6 +45,8 @@ typedef struct CompiledProgram {
     Diag *warnings;                 /* nvcc/host compiler warnings in the learner's file */
     bool cache_hit;
     double compile_ms;
+    char *temp_dir;                 /* set when not cached: the directory holding exe, which
+                                       compiled_program_free removes */
 } CompiledProgram;
 
 /* Compiles `source` (the text of display_path). On error returns the Diag

@@ -1,0 +1,481 @@
+/* kernels/program_compile.c: a learner's whole program (.cu with main) →
+ * an executable, with the toolkit's nvcc, cached.
+ *
+ * Options: -lineinfo -g -cudart shared, PTX for compute_80 embedded (what
+ * the emulator runtime runs and what the driver JITs for any newer GPU),
+ * plus SASS for `sass_arch`, the -D defines, -o.
+ *
+ * Where nvcc sees the learner's file. nvcc runs in a private directory
+ * (under the cache, so the executable can be renamed into place) on a copy
+ * of the source named like it, whose first line is `#line 1 "DISPLAY"`:
+ * every later line keeps its number, and cudafe++, gcc and __FILE__ all
+ * name the display path, so errors need no rewriting and a learner's
+ * CHECK() macro prints their own file. DWARF (-g) and the PTX's .file are
+ * made absolute by nvcc: "<private dir>/DISPLAY" for a relative display
+ * path; program_path_is() recognises that form (addr2line for host
+ * crashes, the emulator's findings), and program_log.c strips the private
+ * directory from anything printed, so no temporary path is ever shown.
+ *
+ * Cache: $XDG_CACHE_HOME/cudojo/nvcc/<sha256>/ holds the executable and
+ * warnings.json, keyed by (source, display path, options, nvcc's path and
+ * version). An entry is built as <sha256>.part* and renamed whole, so a
+ * reader sees all of it or nothing; the least recently used entries go
+ * once there are more than CACHE_KEEP. */
+#include "kernels/program.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "kernels/program_internal.h"
+
+#define CACHE_MAGIC "cudojo-nvcc-cache 1"
+#define CACHE_KEEP 128
+#define COMPILE_TIMEOUT_S 120.0
+#define LOG_CAP (1u << 20)
+#define STALE_TEMP_S 3600
+
+/* ---- finding nvcc ---- */
+
+static bool is_exe(const char *p) {
+    struct stat st;
+    return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+/* Where nvcc is: $CUDOJO_NVCC; $CUDA_HOME/bin when CUDA_HOME is set (then
+ * it is the toolkit: the usual places are not searched); else
+ * /usr/local/cuda/bin and /opt/cuda/bin; then $PATH. Searched again when
+ * those variables change (tests and `cudojo doctor` change them). */
+const char *program_nvcc_path(void) {
+    static char found[4096], key[8192];
+    static bool have;
+    const char *env = getenv("CUDOJO_NVCC"), *home = getenv("CUDA_HOME"), *path = getenv("PATH");
+    char now[8192];
+    snprintf(now, sizeof now, "%s\n%s\n%s", env ? env : "", home ? home : "-", path ? path : "");
+    if (have && !strcmp(now, key)) return found[0] ? found : NULL;
+    snprintf(key, sizeof key, "%s", now);
+    have = true;
+    found[0] = '\0';
+    char *hit = NULL;
+    if (env && *env && is_exe(env)) hit = path_absolute(env);
+    if (!hit && home && *home) {
+        char *bin = path_join(home, "bin/nvcc");
+        if (is_exe(bin)) hit = bin;
+        else free(bin);
+    } else if (!hit) {
+        static const char *const fixed[] = {"/usr/local/cuda/bin/nvcc", "/opt/cuda/bin/nvcc"};
+        for (size_t i = 0; i < sizeof fixed / sizeof fixed[0] && !hit; i++)
+            if (is_exe(fixed[i])) hit = xstrdup(fixed[i]);
+    }
+    if (!hit) {
+        char *p = proc_find_in_path("nvcc");
+        if (p) hit = path_absolute(p);
+        free(p);
+    }
+    if (hit) snprintf(found, sizeof found, "%s", hit);
+    free(hit);
+    return found[0] ? found : NULL;
+}
+
+const char *program_nvcc_version(void) {
+    static char version[32], for_path[4096];
+    const char *nvcc = program_nvcc_path();
+    if (!nvcc) return NULL;
+    if (version[0] && !strcmp(for_path, nvcc)) return version;
+    version[0] = '\0';
+    snprintf(for_path, sizeof for_path, "%s", nvcc);
+    const char *argv[] = {nvcc, "--version", NULL};
+    ProcCapture c;
+    Diag *d = proc_capture(argv, NULL, NULL, 30, 64 * 1024, &c);
+    const char *rel = c.out ? strstr(c.out, "release ") : NULL;
+    int major = 0, minor = 0;
+    if (!d && c.status == 0 && rel && sscanf(rel, "release %d.%d", &major, &minor) == 2)
+        snprintf(version, sizeof version, "%d.%d", major, minor);
+    diag_free(&d);
+    proc_capture_fini(&c);
+    return version[0] ? version : NULL;
+}
+
+static Diag *no_nvcc(void) {
+    const char *home = getenv("CUDA_HOME");
+    char *where = home && *home ? xasprintf("%s/bin (CUDA_HOME)", home)
+                                : xstrdup("/usr/local/cuda/bin, /opt/cuda/bin");
+    Diag *d = diag_error("no-nvcc",
+                         "nvcc, the CUDA compiler driver, was not found (cudojo looked in %s and in "
+                         "PATH). Programs with main() need it: install the CUDA toolkit's nvcc (e.g. "
+                         "`apt-get install cuda-nvcc-13-0` from NVIDIA's repository), or set CUDA_HOME "
+                         "to the toolkit's directory. Kernel exercises still work without it.",
+                         where);
+    free(where);
+    return d;
+}
+
+/* ---- options and names ---- */
+
+typedef struct Args {
+    char **v;
+    int n, cap;
+} Args;
+
+static void args_add(Args *a, char *owned) {
+    if (a->n + 1 >= a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 32;
+        a->v = xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
+    }
+    a->v[a->n++] = owned;
+    a->v[a->n] = NULL;
+}
+
+static void args_free(Args *a) {
+    for (int i = 0; i < a->n; i++) free(a->v[i]);
+    free(a->v);
+    memset(a, 0, sizeof *a);
+}
+
+/* The options that change the output (the key), without -o and the input. */
+static void build_options(const ProgramCompileOptions *o, Args *a) {
+    args_add(a, xstrdup("-lineinfo"));
+    args_add(a, xstrdup("-g"));
+    args_add(a, xstrdup("-cudart"));
+    args_add(a, xstrdup("shared"));
+    args_add(a, xstrdup("-gencode"));
+    args_add(a, xstrdup("arch=compute_80,code=compute_80"));
+    if (o->sass_arch > 0) {
+        args_add(a, xstrdup("-gencode"));
+        args_add(a, xasprintf("arch=compute_%d,code=sm_%d", o->sass_arch, o->sass_arch));
+    }
+    for (int i = 0; i < o->n_defines; i++) args_add(a, xasprintf("-D%s", o->defines[i]));
+}
+
+/* "hello-gpu/vector-add.cu" → "vector-add" (letters, digits, "-_." only). */
+static char *exe_name_of(const char *display) {
+    const char *base = path_basename(display);
+    size_t n = strlen(base);
+    if (n > 3 && !strcmp(base + n - 3, ".cu")) n -= 3;
+    StrBuf sb;
+    strbuf_init(&sb);
+    for (size_t i = 0; i < n && sb.len < 64; i++) {
+        unsigned char c = (unsigned char)base[i];
+        strbuf_append_char(&sb, (c < 128 && (c == '-' || c == '_' || c == '.' || (c >= '0' && c <= '9') ||
+                                             ((c | 32) >= 'a' && (c | 32) <= 'z')))
+                                    ? (char)c
+                                    : '_');
+    }
+    if (!sb.len || sb.data[0] == '.') strbuf_append(&sb, "program");
+    char *s = strbuf_steal(&sb);
+    strbuf_fini(&sb);
+    return s;
+}
+
+/* The copy nvcc compiles: `#line 1 "DISPLAY"` then the source. */
+static char *source_with_line(const char *display, const char *source) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_append(&sb, "#line 1 \"");
+    for (const char *p = display; *p; p++) {
+        if (*p == '"' || *p == '\\') strbuf_append_char(&sb, '\\');
+        if (*p == '\n') continue;
+        strbuf_append_char(&sb, *p);
+    }
+    strbuf_append(&sb, "\"\n");
+    strbuf_append(&sb, source);
+    char *s = strbuf_steal(&sb);
+    strbuf_fini(&sb);
+    return s;
+}
+
+static void hash_item(Sha256 *s, const char *tag, const char *text) {
+    uint64_t n = strlen(text);
+    sha256_update(s, tag, strlen(tag) + 1);
+    sha256_update(s, &n, sizeof n);
+    sha256_update(s, text, n);
+}
+
+static void cache_key(const char *display, const char *source, const Args *opts, const char *nvcc,
+                      const char *version, char hex[65]) {
+    Sha256 s;
+    sha256_init(&s);
+    hash_item(&s, "magic", CACHE_MAGIC);
+    hash_item(&s, "nvcc", nvcc);
+    hash_item(&s, "version", version ? version : "?");
+    hash_item(&s, "display", display);
+    hash_item(&s, "source", source);
+    for (int i = 0; i < opts->n; i++) hash_item(&s, "opt", opts->v[i]);
+    unsigned char d[32];
+    sha256_final(&s, d);
+    sha256_to_hex(d, hex);
+}
+
+/* ---- cache ---- */
+
+typedef struct Entry {
+    char *path;
+    long long mtime_ns;
+} Entry;
+
+static int cmp_mtime(const void *a, const void *b) {
+    long long x = ((const Entry *)a)->mtime_ns, y = ((const Entry *)b)->mtime_ns;
+    return x < y ? -1 : x > y;
+}
+
+static bool is_key_name(const char *s) {
+    if (strlen(s) != 64) return false;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) return false;
+    return true;
+}
+
+/* Drops the least recently used entries past CACHE_KEEP, and work
+ * directories left by a compile that died (older than an hour). */
+static void cache_prune(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    Entry *v = NULL;
+    size_t n = 0, cap = 0;
+    long long now = (long long)time(NULL) * 1000000000LL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char *p = path_join(dir, e->d_name);
+        if (!strncmp(e->d_name, "tmp-", 4) || strstr(e->d_name, ".part")) {
+            if (now - fs_mtime_ns(p) > STALE_TEMP_S * 1000000000LL) proc_remove_tree(p);
+            free(p);
+            continue;
+        }
+        if (!is_key_name(e->d_name)) {
+            free(p);
+            continue;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = xrealloc(v, cap * sizeof *v);
+        }
+        v[n].path = p;
+        v[n].mtime_ns = fs_mtime_ns(p);
+        n++;
+    }
+    closedir(d);
+    if (n > CACHE_KEEP) {
+        qsort(v, n, sizeof *v, cmp_mtime);
+        for (size_t i = 0; i < n - CACHE_KEEP * 3 / 4; i++) proc_remove_tree(v[i].path);
+    }
+    for (size_t i = 0; i < n; i++) free(v[i].path);
+    free(v);
+}
+
+static Diag *warnings_load(const char *entry) {
+    char *p = path_join(entry, "warnings.json");
+    json_t *j = json_load_file(p, 0, NULL);
+    free(p);
+    Diag *w = j ? diag_from_json(j) : NULL;
+    json_decref(j);
+    return w;
+}
+
+static void warnings_store(const char *entry, const Diag *w) {
+    char *p = path_join(entry, "warnings.json");
+    json_t *j = diag_to_json(w);
+    json_dump_file(j, p, JSON_COMPACT);
+    json_decref(j);
+    free(p);
+}
+
+/* Moves the built executable into the cache as entry `key`; returns the
+ * executable's path there (caller frees), or NULL (then it stays put). */
+static char *cache_publish(const char *dir, const char *key, const char *built, const char *name,
+                           const Diag *warnings) {
+    char *entry = path_join(dir, key);
+    char *tmpl = xasprintf("%s.partXXXXXX", entry);
+    char *exe = NULL;
+    if (mkdtemp(tmpl)) {
+        char *dst = path_join(tmpl, name);
+        if (rename(built, dst) == 0) {
+            warnings_store(tmpl, warnings);
+            chmod(tmpl, 0755);
+            if (rename(tmpl, entry) == 0 || fs_is_dir(entry))
+                exe = path_join(entry, name);
+            else
+                rename(dst, built);     /* keep it where it was */
+        }
+        free(dst);
+        if (fs_is_dir(tmpl)) proc_remove_tree(tmpl);     /* another compile got there first */
+    }
+    free(tmpl);
+    free(entry);
+    return exe;
+}
+
+/* ---- compile ---- */
+
+static double now_ms(void) { return proc_now_ms(); }
+
+void compiled_program_free(CompiledProgram **pp) {
+    CompiledProgram *p = *pp;
+    if (!p) return;
+    if (p->temp_dir) proc_remove_tree(p->temp_dir);
+    free(p->temp_dir);
+    free(p->exe);
+    free(p->display_path);
+    diag_free(&p->warnings);
+    free(p);
+    *pp = NULL;
+}
+
+static char *cache_dir_of(const ProgramCompileOptions *o) {
+    if (o->cache_dir) return o->cache_dir[0] ? xstrdup(o->cache_dir) : NULL;
+    char *base = xdg_cache_dir();
+    char *dir = path_join(base, "nvcc");
+    free(base);
+    return dir;
+}
+
+/* A fresh private directory: under the cache (same file system, so the
+ * executable can be renamed in), else under $TMPDIR. Caller frees. */
+static char *make_workdir(const char *cache) {
+    char *tmpl;
+    if (cache) {
+        Diag *d = fs_mkdir_p(cache);
+        if (d) {
+            diag_free(&d);
+            return NULL;
+        }
+        tmpl = path_join(cache, "tmp-XXXXXX");
+    } else {
+        const char *t = getenv("TMPDIR");
+        char *base = path_join(t && *t ? t : "/tmp", "cudojo-nvcc-XXXXXX");
+        tmpl = base;
+    }
+    if (!mkdtemp(tmpl)) XFREE(tmpl);
+    return tmpl;
+}
+
+static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, const char *src_name,
+                      const char *exe_name, const char *display, const char *source, Diag **warnings) {
+    Args a = {0};
+    args_add(&a, xstrdup(nvcc));
+    for (int i = 0; i < opts->n; i++) args_add(&a, xstrdup(opts->v[i]));
+    args_add(&a, xstrdup("-o"));
+    args_add(&a, xstrdup(exe_name));
+    args_add(&a, xstrdup(src_name));
+    ProcCapture c;
+    Diag *err = proc_capture((const char *const *)a.v, NULL, workdir, COMPILE_TIMEOUT_S, LOG_CAP, &c);
+    args_free(&a);
+    if (err) return err;
+    if (!c.started)
+        err = diag_error("no-nvcc", "nvcc (%s) could not be started: %s", nvcc, strerror(c.exec_errno));
+    else if (c.timed_out)
+        err = diag_new(DIAG_ERROR, "compile-timeout", display, 0, 0,
+                       "compiling this file took longer than %.0f s: nvcc was stopped (a template or "
+                       "constexpr computation that never ends?)",
+                       COMPILE_TIMEOUT_S);
+    else
+        err = program_log_parse(c.out, display, source, workdir, c.status, warnings);
+    if (!err && c.status != 0)
+        err = diag_new(DIAG_ERROR, "compile", display, 0, 0, "nvcc failed (exit status %d)", c.status);
+    if (err && c.status == 0 && !c.timed_out && c.started) {
+        /* nvcc said it worked: whatever we read as an error was not one. */
+        diag_free(&err);
+    }
+    proc_capture_fini(&c);
+    return err;
+}
+
+Diag *program_compile(const char *display, const char *source, const ProgramCompileOptions *opts_in,
+                      CompiledProgram **out) {
+    double t0 = now_ms();
+    *out = NULL;
+    ProgramCompileOptions defaults = {0};
+    const ProgramCompileOptions *o = opts_in ? opts_in : &defaults;
+    if (!display || !*display) display = "program.cu";
+    if (!source) return diag_error("compile", "no source to compile for %s", display);
+    const char *nvcc = program_nvcc_path();
+    if (!nvcc) return no_nvcc();
+    const char *version = program_nvcc_version();
+
+    Args opts = {0};
+    build_options(o, &opts);
+    char key[65];
+    cache_key(display, source, &opts, nvcc, version, key);
+    char *name = exe_name_of(display);
+    char *cache = cache_dir_of(o);
+    Diag *err = NULL, *warnings = NULL;
+    char *exe = NULL, *temp_dir = NULL;
+    bool hit = false;
+
+    if (cache) {
+        char *entry = path_join(cache, key);
+        char *p = path_join(entry, name);
+        if (is_exe(p)) {
+            hit = true;
+            exe = p;
+            warnings = warnings_load(entry);
+            utimensat(AT_FDCWD, entry, NULL, 0);    /* least recently used goes first */
+        } else {
+            free(p);
+        }
+        free(entry);
+    }
+    if (!hit) {
+        char *workdir = make_workdir(cache);
+        if (!workdir && cache) {    /* an unwritable cache only costs time */
+            free(cache);
+            cache = NULL;
+            workdir = make_workdir(NULL);
+        }
+        if (!workdir) {
+            err = diag_error("io", "cannot make a temporary directory to compile %s in: %s", display,
+                             strerror(errno));
+        } else {
+            char *src_name = xasprintf("%s.cu", name);
+            char *src_path = path_join(workdir, src_name);
+            char *text = source_with_line(display, source);
+            err = fs_write_file_atomic(src_path, text, strlen(text));
+            free(text);
+            if (!err) err = run_nvcc(nvcc, &opts, workdir, src_name, name, display, source, &warnings);
+            char *built = path_join(workdir, name);
+            if (!err && !is_exe(built))
+                err = diag_new(DIAG_ERROR, "compile", display, 0, 0, "nvcc reported success but made no executable");
+            if (!err && cache) {
+                exe = cache_publish(cache, key, built, name, warnings);
+                if (exe) cache_prune(cache);
+            }
+            if (!err && !exe) {
+                exe = xstrdup(built);
+                temp_dir = xstrdup(workdir);
+            }
+            if (!temp_dir) proc_remove_tree(workdir);
+            free(built);
+            free(src_path);
+            free(src_name);
+            free(workdir);
+        }
+    }
+    if (!err) {
+        CompiledProgram *p = xcalloc(1, sizeof *p);
+        p->exe = exe;
+        p->display_path = xstrdup(display);
+        p->warnings = warnings;
+        p->cache_hit = hit;
+        p->temp_dir = temp_dir;
+        p->compile_ms = now_ms() - t0;
+        *out = p;
+    } else {
+        free(exe);
+        free(temp_dir);
+        diag_free(&warnings);
+    }
+    free(cache);
+    free(name);
+    args_free(&opts);
+    return err;
+}

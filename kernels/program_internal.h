@@ -1,0 +1,107 @@
+/* kernels/program_internal.h: pieces of the whole-program path shared
+ * between kernels/program_compile.c, program_log.c, program_run.c,
+ * program_report.c, program_sandbox.c, program_proc.c, kernels/doctor.c and
+ * the tests. Not part of the engine's interface (that is kernels/program.h). */
+#ifndef CUDOJO_KERNELS_PROGRAM_INTERNAL_H
+#define CUDOJO_KERNELS_PROGRAM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/diag.h"
+#include "kernels/program.h"
+
+/* ---- running a helper tool (nvcc, addr2line): program_proc.c ---- */
+
+typedef struct ProcCapture {
+    char *out;                      /* stdout and stderr interleaved, NUL-terminated (caller frees) */
+    size_t len;
+    int status;                     /* exit status; -1 when killed or not started */
+    bool timed_out;
+    bool started;                   /* false: execve failed (errno in `exec_errno`) */
+    int exec_errno;
+} ProcCapture;
+
+/* Runs argv[0] (an absolute path) with `envp` (NULL = this process's
+ * environment) in `cwd` (NULL = here), in its own process group, stdin
+ * /dev/null, stdout+stderr captured up to `cap` bytes; after `timeout_s`
+ * the whole group is killed. Returns a Diag only when it could not try. */
+Diag *proc_capture(const char *const *argv, const char *const *envp, const char *cwd, double timeout_s,
+                   size_t cap, ProcCapture *out);
+void proc_capture_fini(ProcCapture *c);
+/* The first executable `name` in $PATH, or NULL; caller frees. */
+char *proc_find_in_path(const char *name);
+/* rm -rf `dir` (does not follow symlinks); best effort. */
+void proc_remove_tree(const char *dir);
+/* Monotonic milliseconds. */
+double proc_now_ms(void);
+
+/* ---- nvcc's output: program_log.c ---- */
+
+/* Turns nvcc's output (cudafe/EDG, gcc, ld, ptxas, nvlink, nvcc itself)
+ * into Diags in the learner's file: errors are returned, warnings in the
+ * learner's file go to *warnings. `workdir` is the private directory nvcc
+ * ran in: any path under it is shown as the part after it, and nvcc's own
+ * temporary files are never named. `rc` is nvcc's exit status: non-zero
+ * with nothing parseable still gives an error quoting the output. */
+Diag *program_log_parse(const char *log, const char *display, const char *source, const char *workdir,
+                        int rc, Diag **warnings);
+/* Whether `file` (from DWARF, a PTX .file or a finding) names the learner's
+ * `display` file: equal, or `display` (relative) compiled under some
+ * directory ("/tmp/cudojo-nvcc-x/hello/a.cu" names "hello/a.cu"). */
+bool program_path_is(const char *file, const char *display);
+
+/* ---- the child's cage: program_sandbox.c ---- */
+
+typedef struct SandboxLimits {
+    long cpu_s;                     /* RLIMIT_CPU soft; the hard limit is one more */
+    long long fsize;                /* RLIMIT_FSIZE bytes */
+    long long as_bytes;             /* RLIMIT_AS; 0 = leave alone */
+    long nproc;                     /* RLIMIT_NPROC; 0 = leave alone (root ignores it anyway) */
+    bool no_fork;                   /* the seccomp filter against fork/vfork/clone */
+} SandboxLimits;
+
+/* In the forked child before execve: async-signal-safe only. Sets the
+ * rlimits, then PR_SET_NO_NEW_PRIVS and the seccomp filter that makes
+ * fork, vfork and clone without CLONE_THREAD fail with EAGAIN (clone3 with
+ * ENOSYS, so glibc falls back to clone). Returns false when the filter
+ * could not be installed (the rlimits still are). */
+bool sandbox_enter(const SandboxLimits *l);
+/* A value for RLIMIT_NPROC: the tasks this user runs now plus `headroom`
+ * (threads count against it). 0 as root. */
+long sandbox_nproc_for_user(long headroom);
+
+/* ---- the report pipe: program_report.c ---- */
+
+typedef struct ReportReader {
+    char *line;                     /* the partial line so far */
+    size_t len, cap;
+    bool skipping;                  /* inside a line past the per-line cap */
+    size_t total;                   /* bytes taken, for the total cap */
+    bool truncated;                 /* some report data was thrown away */
+    int n_findings;
+    /* the crash record, for after the exit */
+    int crash_signal;
+    char *crash_addr;
+    char **crash_frames;
+    int n_crash_frames;
+} ReportReader;
+
+void report_reader_init(ReportReader *rr);
+void report_reader_fini(ReportReader *rr);
+/* Feeds bytes read from the pipe; whole lines become records in *res. */
+void report_reader_feed(ReportReader *rr, const char *data, size_t n, ProgramResult *res,
+                        const ProgramRunOptions *opts);
+/* After the child ended: the partial last line, the crash place (addr2line
+ * on `exe`), limits hit. */
+void report_reader_finish(ReportReader *rr, ProgramResult *res, const ProgramRunOptions *opts,
+                          const char *exe);
+/* Parses one record (a JSON object) into *res; false when it is not one. */
+bool report_apply_line(ReportReader *rr, const char *line, size_t len, ProgramResult *res,
+                       const ProgramRunOptions *opts);
+/* "SIGSEGV" and "segmentation fault" for a signal number. Static strings. */
+const char *program_signal_name(int sig);
+const char *program_signal_meaning(int sig);
+
+#endif
