@@ -9,7 +9,10 @@
 
 static const char GLOBAL_OPTIONS[] =
     "Options for every command:\n"
-    "  --json              machine-readable output on stdout\n"
+    "  --json              machine-readable output on stdout: one JSON document\n"
+    "                      (watch: JSON Lines); messages go to stderr. Text that is\n"
+    "                      not UTF-8 (a path, kernel output) keeps its bytes: each\n"
+    "                      byte that is not UTF-8 becomes U+EF00 + the byte\n"
     "  --backend=B         cuda (the GPU), emu (the PTX emulator) or auto (default:\n"
     "                      the GPU when one works, else the emulator)\n"
     "  --emu-threads=N     host threads the emulator uses (default: all cores)\n"
@@ -47,7 +50,10 @@ const Command CLI_COMMANDS[] = {
     {"watch", "[EXERCISE]", "re-run an exercise on every save of your file",
      "Runs EXERCISE (default: the first one you have not passed) and again every\n"
      "time you save its file; after a pass it moves on to the next exercise.\n"
-     "Ctrl-C stops a run in progress; a second Ctrl-C quits.\n",
+     "Ctrl-C stops a run in progress; a second Ctrl-C quits.\n"
+     "With --json: JSON Lines, one object per line: {\"event\": \"result\", \"exercise\",\n"
+     "\"file\", \"result\"} after each run, \"watching\" while it waits for a save,\n"
+     "\"next\" when it moves on, \"done\" when nothing is left.\n",
      cmd_watch},
     {"hint", "EXERCISE", "show the next hint (recorded)",
      "Shows the hints you have already seen plus the next one.\n", cmd_hint},

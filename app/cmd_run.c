@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/attempt.h"
 #include "app/cli.h"
 #include "app/cmd_common.h"
 #include "app/trace.h"
+#include "base/fs.h"
 #include "base/xalloc.h"
 
 static volatile sig_atomic_t run_cancelled;
@@ -24,6 +26,13 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     if (run_args_parse(&ra, argc, argv, "run") != 0) return 2;
     if (ra.n_positional != 1) {
         fprintf(stderr, "cudojo run: expects one EXERCISE (see `cudojo list`)\n");
+        run_args_fini(&ra);
+        return 2;
+    }
+    struct stat tst;
+    if (ra.trace && lstat(ra.trace, &tst) == 0 && !S_ISREG(tst.st_mode)) {
+        fprintf(stderr, "cudojo run: --trace %s: it is %s; the trace replaces only a regular file\n", ra.trace,
+                fs_kind_name(tst.st_mode));
         run_args_fini(&ra);
         return 2;
     }

@@ -1,5 +1,9 @@
 /* app/cmd_watch.c: `cudojo watch [EXERCISE]`: the rustlings loop in a plain
- * terminal: run, wait for a save (inotify), run again; move on after a pass. */
+ * terminal: run, wait for a save (inotify), run again; move on after a pass.
+ * With --json it writes JSON Lines, one compact object per line with an
+ * "event": "result" (a run: exercise, file, result), "watching" (waiting for
+ * a save of file), "next" (moving on to exercise) or "done" (nothing left),
+ * and never any plain text on stdout. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,6 +16,7 @@
 #include "app/attempt.h"
 #include "app/cli.h"
 #include "app/cmd_common.h"
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 
@@ -55,6 +60,20 @@ static bool wait_for_save(const char *path) {
     return saved;
 }
 
+/* One JSON Lines event: {"event": what, "exercise": id, "file": path, "result": result}
+ * (exercise, file and result only when given; takes result). */
+static void watch_event(const char *what, const char *id, const char *file, json_t *result) {
+    json_t *j = json_pack("{s:s}", "event", what);
+    if (id) json_object_set_new(j, "exercise", bytes_to_json(id));
+    if (file) json_object_set_new(j, "file", bytes_to_json(file));
+    if (result) json_object_set_new(j, "result", result);
+    char *text = json_dumps(j, JSON_COMPACT);
+    if (text) printf("%s\n", text);
+    fflush(stdout);
+    free(text);
+    json_decref(j);
+}
+
 int cmd_watch(Cli *cli, int argc, char **argv) {
     RunArgs ra;
     if (run_args_parse(&ra, argc, argv, "watch") != 0) return 2;
@@ -80,7 +99,8 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
         return cli_fail(d);
     }
     if (!ex) {
-        printf("Every exercise passed. Well done! (`cudojo watch EXERCISE` to redo one)\n");
+        if (cli->json) watch_event("done", NULL, NULL, NULL);
+        else printf("Every exercise passed. Well done! (`cudojo watch EXERCISE` to redo one)\n");
         workspace_close(&ws);
         run_args_fini(&ra);
         return 0;
@@ -93,33 +113,42 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
     while (ex) {
         char *path = workspace_exercise_path(ws, ch, ex);
         char *shown = workspace_display_path(path);
-        if (isatty(1) && !cli->json) printf("\033[H\033[2J");
-        printf("%s — %s   (%s)\n", ex->id, ex->title, shown);
-        fflush(stdout);
+        if (!cli->json) {
+            if (isatty(1)) printf("\033[H\033[2J");
+            printf("%s — %s   (%s)\n", ex->id, ex->title, shown);
+            fflush(stdout);
+        }
         watch_interrupts = 0;
         RunResult *res = attempt_run(ws, runner, ch, ex, NULL, &params, true, &watch_interrupts);
-        if (cli->json) cli_print_json(run_result_to_json(res));
+        if (cli->json) watch_event("result", ex->id, path, run_result_to_json(res));
         else run_result_print(res, stdout, cli->color);
+        fflush(stdout);
         bool passed = res->verdict == VERDICT_PASS;
         run_result_free(&res);
         if (passed && !fixed) {
             const ChapterMeta *nch;
             const ExerciseMeta *next = attempt_next_exercise(ws, &nch);
             if (!next) {
-                printf("\nThat was the last exercise. Well done!\n");
+                if (cli->json) watch_event("done", NULL, NULL, NULL);
+                else printf("\nThat was the last exercise. Well done!\n");
                 free(path);
                 free(shown);
                 break;
             }
-            printf("\nPassed! Next up: %s\n", next->id);
-            sleep(2);
+            if (cli->json) {
+                watch_event("next", next->id, NULL, NULL);
+            } else {
+                printf("\nPassed! Next up: %s\n", next->id);
+                sleep(2);
+            }
             free(path);
             free(shown);
             ex = next;
             ch = nch;
             continue;
         }
-        printf("\nWatching %s — save to re-run, Ctrl-C to quit.\n", shown);
+        if (cli->json) watch_event("watching", ex->id, path, NULL);
+        else printf("\nWatching %s — save to re-run, Ctrl-C to quit.\n", shown);
         fflush(stdout);
         watch_interrupts = 0;
         bool again = wait_for_save(path);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,9 +113,14 @@ static Diag *runner_spawn(Runner *r) {
     }
     char threads[32];
     snprintf(threads, sizeof threads, "--emu-threads=%d", r->cfg.emu_threads);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) return diag_error("worker", "cannot start the worker: %s", strerror(errno));
     if (pid == 0) {
+        /* The worker dies with the app, whatever kills it (SIGKILL, a closed
+           terminal's SIGHUP, SIGTERM): the kernel sends SIGKILL when the
+           parent goes. A parent that died before prctl shows up as a new ppid. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
         /* Own process group: a Ctrl-C in the terminal reaches the app, which
            decides whether to cancel, and never the worker directly. */
         setpgid(0, 0);
