@@ -1,0 +1,117 @@
+// tests/programs/per_thread_stream.cu: the per-thread default stream
+// (compiled with --default-stream per-thread). Each host thread's
+// <<<...>>> without a stream goes to its own default stream: thread B's
+// kernels finish while thread A's default stream is held. The per-thread
+// stream still waits for the legacy default stream (cudaStreamLegacy), and
+// cudaStreamPerThread names the calling thread's stream explicitly.
+// Streams are held by a host function waiting on a gate the main thread
+// opens (see streams.cu), so the answers do not depend on timing.
+// cudojo: nvcc=--default-stream per-thread
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <cuda_runtime.h>
+
+#define cudaCheck(call) cuda_check((call), #call, __FILE__, __LINE__)
+static void cuda_check(cudaError_t e, const char *what, const char *file, int line) {
+    if (e != cudaSuccess) {
+        fprintf(stderr, "[CUDA ERROR] at file %s:%d: %s\n%s\n", file, line, what, cudaGetErrorString(e));
+        exit(EXIT_FAILURE);
+    }
+}
+
+struct Gate {
+    std::mutex m;
+    std::condition_variable cv;
+    bool is_open = false;
+    static void CUDART_CB wait(void *p) {
+        Gate *g = (Gate *)p;
+        std::unique_lock<std::mutex> lk(g->m);
+        g->cv.wait_for(lk, std::chrono::seconds(10), [g] { return g->is_open; });
+    }
+    void open() {
+        { std::lock_guard<std::mutex> lk(m); is_open = true; }
+        cv.notify_all();
+    }
+};
+
+__global__ void fill(int *x, int n, int v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v + i;
+}
+
+static int failures = 0;
+
+static void expect(const char *what, cudaError_t got, cudaError_t want) {
+    printf("%-52s %s\n", what, cudaGetErrorName(got));
+    if (got != want) failures++;
+}
+
+int main(void) {
+    const int n = 1024;
+    int *d_a, *d_b, h[n];
+    cudaCheck(cudaMalloc(&d_a, n * sizeof(int)));
+    cudaCheck(cudaMalloc(&d_b, n * sizeof(int)));
+
+    // thread A holds its own default stream; thread B computes meanwhile
+    Gate ga;
+    std::mutex order;
+    std::condition_variable held_cv;
+    bool held = false;
+    cudaError_t a_query = cudaSuccess, a_sync = cudaErrorUnknown, b_sync = cudaErrorUnknown;
+    std::thread a([&] {
+        cudaCheck(cudaLaunchHostFunc(cudaStreamPerThread, Gate::wait, &ga));
+        fill<<<n / 128, 128>>>(d_a, n, 100);
+        a_query = cudaStreamQuery(cudaStreamPerThread);
+        { std::lock_guard<std::mutex> lk(order); held = true; }
+        held_cv.notify_all();
+        std::unique_lock<std::mutex> lk(order);
+        held_cv.wait(lk, [&] { return ga.is_open; });
+        lk.unlock();
+        a_sync = cudaStreamSynchronize(cudaStreamPerThread);
+    });
+    {
+        std::unique_lock<std::mutex> lk(order);
+        held_cv.wait(lk, [&] { return held; });
+    }
+    std::thread b([&] {
+        fill<<<n / 128, 128>>>(d_b, n, 200);
+        b_sync = cudaStreamSynchronize(0);  // 0 is this thread's default stream here
+    });
+    b.join();
+    expect("thread A's default stream, held:", a_query, cudaErrorNotReady);
+    expect("thread B's default stream synchronized meanwhile:", b_sync, cudaSuccess);
+    {
+        std::lock_guard<std::mutex> lk(order);
+        ga.open();
+    }
+    held_cv.notify_all();
+    a.join();
+    expect("thread A after the gate opened:", a_sync, cudaSuccess);
+    cudaCheck(cudaMemcpy(h, d_a, sizeof h, cudaMemcpyDeviceToHost));
+    int a1 = h[1];
+    cudaCheck(cudaMemcpy(h, d_b, sizeof h, cudaMemcpyDeviceToHost));
+    printf("a[1] = %d, b[1] = %d\n", a1, h[1]);
+    if (a1 != 101 || h[1] != 201) failures++;
+
+    // the per-thread stream waits for work on the legacy stream
+    Gate gl;
+    cudaCheck(cudaLaunchHostFunc(cudaStreamLegacy, Gate::wait, &gl));
+    fill<<<n / 128, 128>>>(d_a, n, 300);
+    cudaCheck(cudaGetLastError());
+    expect("per-thread stream behind the held legacy stream:", cudaStreamQuery(cudaStreamPerThread),
+           cudaErrorNotReady);
+    gl.open();
+    expect("synchronize after opening:", cudaStreamSynchronize(cudaStreamPerThread), cudaSuccess);
+    cudaCheck(cudaMemcpy(h, d_a, sizeof h, cudaMemcpyDeviceToHost));
+    printf("a[1] = %d\n", h[1]);
+    if (h[1] != 301) failures++;
+
+    cudaCheck(cudaFree(d_a));
+    cudaCheck(cudaFree(d_b));
+    printf("%s\n", failures == 0 ? "PASS" : "FAIL");
+    return failures == 0 ? 0 : 1;
+}
