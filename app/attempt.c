@@ -39,6 +39,9 @@ static void record(Workspace *ws, const ExerciseMeta *ex, const char *cu_path, R
                  .fast = run_result_fast(res)};
     d = store_record_attempt(ws->store, &a, NULL);
     if (d) {
+        char *why = xasprintf("this attempt was not recorded: %s", d->message);
+        free(d->message);
+        d->message = why;
         d->severity = DIAG_WARNING;
         diag_append(&res->diags, d);
     }

@@ -16,13 +16,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/fs.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
-
-/* Waiting for another cudojo (TUI and a `cudojo run` in a second terminal)
- * to finish its write is normal; 5 s without progress is not. */
-#define STORE_BUSY_TIMEOUT_MS 5000
 
 static const char SQL_USER_VERSION[] = "PRAGMA user_version";
 /* One statement, so one snapshot: a cudojo creating the file meanwhile is
@@ -79,13 +77,66 @@ static Diag *store_check_header(const char *path) {
     return store_judge_identity(path, version, app_id, 0);
 }
 
+/* The files SQLite adds beside a database while it is in use. */
+static bool store_has_side_files(const char *path) {
+    static const char *const side[] = {"-wal", "-shm", "-journal"};
+    bool any = false;
+    for (size_t i = 0; i < sizeof side / sizeof side[0] && !any; i++) {
+        char *p = xasprintf("%s%s", path, side[i]);
+        any = fs_exists(p);
+        free(p);
+    }
+    return any;
+}
+
+/* A read-only SQLite URI for path, immutable when asked: an immutable
+ * connection takes no locks and creates no -wal/-shm files. Caller frees. */
+static char *store_probe_uri(const char *path, bool immutable) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_append(&sb, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("/-._~", *p))
+            strbuf_append_char(&sb, (char)*p);
+        else
+            strbuf_printf(&sb, "%%%02X", *p);
+    }
+    strbuf_append(&sb, immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+    char *uri = strbuf_steal(&sb);
+    strbuf_fini(&sb);
+    return uri;
+}
+
+static Diag *store_probe_with(const char *path, bool immutable);
+
 /* Looks at an existing database through a read-only connection: SQLite,
- * ours, a schema we know, intact. NULL when it is safe to open for writing. */
+ * ours, a schema we know, intact. NULL when it is safe to open for writing.
+ * A database nobody has open (no -wal, -shm or -journal beside it) is read
+ * immutably, so refusing it leaves its folder exactly as it was; when the
+ * file changed meanwhile (another cudojo started writing), the verdict is
+ * taken again through an ordinary read-only connection. */
 static Diag *store_probe(const char *path) {
     Diag *err = store_check_header(path);
     if (err) return err;
+    struct stat before, after;
+    bool quiet = !store_has_side_files(path) && stat(path, &before) == 0;
+    err = store_probe_with(path, quiet);
+    if (!err || !quiet) return err;
+    bool same = stat(path, &after) == 0 && !store_has_side_files(path) && after.st_ino == before.st_ino &&
+                after.st_size == before.st_size && after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+                after.st_mtim.tv_nsec == before.st_mtim.tv_nsec;
+    if (same) return err;
+    diag_free(&err);
+    return store_probe_with(path, false);
+}
+
+static Diag *store_probe_with(const char *path, bool immutable) {
+    Diag *err = NULL;
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    char *uri = store_probe_uri(path, immutable);
+    int orc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (orc != SQLITE_OK) {
         err = store_db_error(db, path, "opening", NULL);
         sqlite3_close(db);
         return err;
@@ -139,6 +190,17 @@ static const char SQL_WAL[] = "PRAGMA journal_mode = WAL";
  * cannot do WAL the database stays in rollback-journal mode, which is just
  * as crash-safe, only with less concurrency. */
 static Diag *store_set_wal(Store *s) {
+    /* Already WAL (every database but a new one): nothing to switch, no lock needed. */
+    static const char SQL_MODE[] = "PRAGMA journal_mode";
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, SQL_MODE, -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+        Diag *err = store_error(s, "opening", SQL_MODE);
+        sqlite3_finalize(st);
+        return err;
+    }
+    bool wal = !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    if (wal) return NULL;
     for (int waited_ms = 0;; waited_ms += 10) {
         int rc = sqlite3_exec(s->db, SQL_WAL, NULL, NULL, NULL);
         if (rc == SQLITE_OK) return NULL;
@@ -159,6 +221,12 @@ static const char SQL_CONNECTION[] =
  * is read again under the write lock: another cudojo may have migrated
  * while we waited for it. */
 static Diag *store_migrate(Store *s) {
+    /* Up to date (the usual case): no write lock, so a command that only reads
+       works while another program holds the lock. */
+    long long current = -1;
+    Diag *first = store_query_int(s->db, s->path, SQL_USER_VERSION, &current);
+    if (first) return first;
+    if (current == STORE_MIGRATION_COUNT) return NULL;
     for (;;) {
         Diag *err = store_exec_script(s->db, s->path, "starting a migration", "BEGIN IMMEDIATE");
         if (err) return err;

@@ -5,10 +5,16 @@
 #include "progress-db/store_internal.h"
 
 #include <assert.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "base/fs.h"
 #include "base/xalloc.h"
 
 long long store_now_unix_ms(void) {
@@ -42,15 +48,103 @@ const char *store_advice(int errcode) {
     case SQLITE_PERM:
         return "; check that the file and its folder are writable";
     case SQLITE_FULL:
-        return "; the disk is full";
+        return "; free some space on its disk and try again";
     default:
         return "";
     }
 }
 
+/* Whether p names the database or one of its -wal, -shm or -journal files. */
+static bool store_is_db_file(const char *p, const char *db) {
+    size_t n = strlen(db);
+    if (strncmp(p, db, n) != 0) return false;
+    return !p[n] || !strcmp(p + n, "-wal") || !strcmp(p + n, "-shm") || !strcmp(p + n, "-journal");
+}
+
+char *store_lock_holders(const char *path) {
+    char real[PATH_MAX];
+    if (!realpath(path, real)) return NULL;
+    DIR *proc = opendir("/proc");
+    if (!proc) return NULL;
+    StrBuf sb;
+    strbuf_init(&sb);
+    int found = 0;
+    long self = (long)getpid();
+    struct dirent *pe;
+    while ((pe = readdir(proc)) && found < 5) {
+        char *end;
+        long pid = strtol(pe->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == self) continue;
+        char fddir[64];
+        snprintf(fddir, sizeof fddir, "/proc/%ld/fd", pid);
+        DIR *fds = opendir(fddir);
+        if (!fds) continue;   /* another user's process: we cannot tell */
+        bool holds = false;
+        struct dirent *fe;
+        while (!holds && (fe = readdir(fds))) {
+            char link[384], target[PATH_MAX];
+            snprintf(link, sizeof link, "%s/%s", fddir, fe->d_name);
+            ssize_t n = readlink(link, target, sizeof target - 1);
+            if (n <= 0) continue;
+            target[n] = '\0';
+            holds = store_is_db_file(target, real);
+        }
+        closedir(fds);
+        if (!holds) continue;
+        char comm_path[64], comm[64] = "?";
+        snprintf(comm_path, sizeof comm_path, "/proc/%ld/comm", pid);
+        FILE *f = fopen(comm_path, "r");
+        if (f) {
+            if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = '\0';
+            fclose(f);
+        }
+        strbuf_printf(&sb, "%s%s (pid %ld)", found ? ", " : "", comm, pid);
+        found++;
+    }
+    closedir(proc);
+    if (!found) {
+        strbuf_fini(&sb);
+        return NULL;
+    }
+    char *r = strbuf_steal(&sb);
+    strbuf_fini(&sb);
+    return r;
+}
+
+/* Whether the file system holding path has no room left (an I/O error
+ * there is then the full disk, whatever SQLite calls it). */
+static bool store_disk_full(const char *path) {
+    char *dir = path_dirname(path);
+    struct statvfs v;
+    bool full = statvfs(dir, &v) == 0 && (unsigned long long)v.f_bavail * v.f_frsize < 64 * 1024;
+    free(dir);
+    return full;
+}
+
 Diag *store_db_error(sqlite3 *db, const char *path, const char *what, const char *sql) {
     int code = db ? sqlite3_extended_errcode(db) : SQLITE_NOMEM;
     const char *msg = db ? sqlite3_errmsg(db) : "out of memory";
+    int primary = code & 0xff;
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
+        /* Said in words, without our step's name: `list` is not "starting a migration". */
+        char *who = store_lock_holders(path);
+        Diag *d = diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
+                           "progress database is busy: another program has held its lock for more than %d s "
+                           "(%s). Close it or let it finish, then try again.",
+                           STORE_BUSY_TIMEOUT_MS / 1000,
+                           who ? who : "probably another cudojo window or an sqlite3 shell on this file");
+        free(who);
+        return d;
+    }
+    if ((primary == SQLITE_FULL || primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN) && store_disk_full(path)) {
+        char *dir = path_dirname(path);
+        Diag *d = diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
+                           "progress database: the disk holding %s is full, so %s failed. Free some space "
+                           "there and try again; nothing was lost.",
+                           dir, what);
+        free(dir);
+        return d;
+    }
     Diag *d = diag_new(DIAG_ERROR, "progress-db", path, 0, 0,
                        "progress database: %s failed: %s%s (SQL: %s)", what, msg,
                        store_advice(code), sql ? sql : "none");

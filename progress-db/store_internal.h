@@ -8,6 +8,10 @@
 
 #include "progress-db/store.h"
 
+/* Waiting for another cudojo (TUI and a `cudojo run` in a second terminal)
+ * to finish its write is normal; 5 s without progress is not. */
+#define STORE_BUSY_TIMEOUT_MS 5000
+
 /* "cdjo": marks a database as ours (PRAGMA application_id), so we never
  * migrate some other program's SQLite file that happens to be at our path. */
 #define STORE_APPLICATION_ID 0x63646a6f
@@ -60,6 +64,9 @@ void store_rollback(Store *s);
 Diag *store_db_error(sqlite3 *db, const char *path, const char *what, const char *sql);
 /* What a learner can do about an error code ("; move it aside..."), or "". */
 const char *store_advice(int errcode);
+/* Who else has the database (or its -wal/-shm) open, as "comm (pid N), ...";
+ * NULL when nobody we can see does. Caller frees. */
+char *store_lock_holders(const char *path);
 /* Runs every statement of a script; a failure quotes the failing statement. */
 Diag *store_exec_script(sqlite3 *db, const char *path, const char *what, const char *sql);
 /* The first column of the first row of a query. */
