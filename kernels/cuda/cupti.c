@@ -33,6 +33,8 @@ typedef CUptiResult (*FnResultString)(CUptiResult, const char **);
 static struct {
     pthread_once_t once;
     bool ok;
+    void *lib;                      /* the libcupti handle, for cupti_symbol */
+    CuptiHooks hooks;
     char why[200];
     FnFlushAll flush_all;
     FnNextRecord next_record;
@@ -50,7 +52,8 @@ static _Thread_local struct {
 } T;
 
 static void CUPTIAPI on_api(void *user, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *data) {
-    (void)user, (void)dom, (void)cbid;
+    (void)user;
+    if (C.hooks.api) C.hooks.api(C.hooks.user, (uint32_t)dom, (uint32_t)cbid, data);
     if (!T.open) return;
     const CUpti_CallbackData *cb = data;
     if (cb->callbackSite != CUPTI_API_ENTER) return;
@@ -86,6 +89,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     CUpti_Activity *a = NULL;
     pthread_mutex_lock(&C.mu);
     while (valid && C.next_record(buf, valid, &a) == CUPTI_SUCCESS) {
+        if (C.hooks.activity) {
+            C.hooks.activity(C.hooks.user, a);
+            continue;
+        }
         CuptiRecord r = {0};
         switch (a->kind) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
@@ -162,7 +169,7 @@ static void start_once(void) {
     const char *step = "cuptiSubscribe";
     CUptiResult r = subscribe(&sub, on_api, NULL);
     if (r == CUPTI_SUCCESS) step = "cuptiEnableDomain", r = enable_domain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
-    if (r == CUPTI_SUCCESS) r = enable_domain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+    if (r == CUPTI_SUCCESS && !C.hooks.runtime_only) r = enable_domain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
     if (r == CUPTI_SUCCESS) step = "cuptiActivityRegisterCallbacks", r = reg(buffer_requested, buffer_completed);
     static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                                CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
@@ -174,6 +181,7 @@ static void start_once(void) {
         snprintf(C.why, sizeof C.why, "%s: %s", step, s);   /* e.g. another profiler holds CUPTI */
         return;
     }
+    C.lib = h;
     C.ok = true;
 }
 
@@ -215,6 +223,26 @@ int cupti_take(CuptiRecord **out, long *dropped) {
     if (dropped) *dropped = C.lost;
     C.recs = NULL;
     C.n = C.cap = 0;
+    C.lost = 0;
+    pthread_mutex_unlock(&C.mu);
+    return n;
+}
+
+void cupti_set_hooks(const CuptiHooks *h) {
+    if (!C.ok && !C.lib) C.hooks = *h;
+}
+
+void *cupti_symbol(const char *name) {
+    return C.lib ? dlsym(C.lib, name) : NULL;
+}
+
+void cupti_flush(void) {
+    if (C.ok) C.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+long cupti_take_dropped(void) {
+    pthread_mutex_lock(&C.mu);
+    long n = C.lost;
     C.lost = 0;
     pthread_mutex_unlock(&C.mu);
     return n;

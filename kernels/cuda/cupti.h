@@ -13,7 +13,11 @@
  *
  * A record belongs to the bracket whose ids contain its correlationId; that
  * is how the timeline entry cudojo named ("copy x -> device", stream 2) gets
- * CUPTI's start, end, bytes and pinned/pageable. Internal to kernels/cuda/. */
+ * CUPTI's start, end, bytes and pinned/pageable. Internal to kernels/cuda/.
+ *
+ * The injection library (kernels/cuda/inject.c) shares this one subscriber
+ * (CUPTI allows one per process): it sets hooks before cupti_start and then
+ * sees every API callback and every activity record itself. */
 #ifndef CUDOJO_KERNELS_CUDA_CUPTI_H
 #define CUDOJO_KERNELS_CUDA_CUPTI_H
 
@@ -52,5 +56,31 @@ void cupti_bracket_close(CuptiBracket *br);
  * (caller frees); returns how many. *dropped gets the number CUPTI lost
  * since the last call (its buffers were full). */
 int cupti_take(CuptiRecord **out, long *dropped);
+
+/* ---- for the injection library ---- */
+
+/* `cbdata` is the CUpti_CallbackData of a runtime or driver API callback
+ * (enter and exit), `record` a CUpti_Activity; void * keeps CUPTI's headers
+ * out of this one. */
+typedef void (*CuptiApiHook)(void *user, uint32_t domain, uint32_t cbid, const void *cbdata);
+typedef void (*CuptiActivityHook)(void *user, const void *record);
+
+typedef struct CuptiHooks {
+    CuptiApiHook api;               /* every callback of the enabled domains; may be NULL */
+    CuptiActivityHook activity;     /* every activity record, on the thread CUPTI hands buffers
+                                       back on; when set, records are not kept for cupti_take */
+    void *user;
+    bool runtime_only;              /* do not enable the driver API domain (less overhead) */
+} CuptiHooks;
+
+/* Before cupti_start (later calls have no effect). */
+void cupti_set_hooks(const CuptiHooks *h);
+/* An entry point of the loaded libcupti, NULL when it is not loaded or lacks
+ * it: for the optional activity kinds and queries the hooks need. */
+void *cupti_symbol(const char *name);
+/* Hands every completed record to the hook (or keeps it for cupti_take). */
+void cupti_flush(void);
+/* Records CUPTI lost since the last call (its buffers were full). */
+long cupti_take_dropped(void);
 
 #endif

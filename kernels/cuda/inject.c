@@ -1,0 +1,155 @@
+/* kernels/cuda/inject.c: the entry point of libcudojo_inject.so, the library
+ * CUDA_INJECTION64_PATH names when a learner's program runs on a GPU.
+ *
+ * The driver calls InitializeInjection inside the program's first cuInit.
+ * It opens the report channel (kernels/progwire.h), loads CUPTI through
+ * kernels/cuda/cupti.c with hooks that feed one Injector
+ * (kernels/cuda/inject.h), enables the activity kinds the timeline needs
+ * and registers the exit handler that flushes CUPTI and sends the kernel
+ * records and the timeline. Nothing here calls the CUDA runtime (we run
+ * inside its callbacks); the driver is asked only for the device's name,
+ * after cuInit has finished. Without CUPTI the program still runs: the
+ * "hello" goes out and the calls are simply not seen. */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cuda/cupti.h"
+#include "kernels/cuda/inject.h"
+#include "kernels/progwire.h"
+
+int InitializeInjection(void);
+
+typedef CUptiResult (*FnEnable)(CUpti_ActivityKind);
+typedef CUptiResult (*FnStreamId)(CUcontext, CUstream, uint8_t, uint32_t *);
+typedef CUptiResult (*FnDeviceId)(CUcontext, uint32_t *);
+typedef CUptiResult (*FnConfigureUm)(CUpti_ActivityUnifiedMemoryCounterConfig *, uint32_t);
+typedef CUptiResult (*FnEventTimestamps)(uint8_t);
+typedef CUresult (*FnDeviceGet)(CUdevice *, int);
+typedef CUresult (*FnDeviceGetName)(char *, int, CUdevice);
+
+static Injector *g_ij;
+static FnStreamId g_stream_id;
+static FnDeviceId g_device_id;
+
+/* ---- the hooks the Injector is given ---- */
+
+static void hook_call(void *user, const char *fn, const char *args, int stream, int rc, const char *error,
+                      double t_us) {
+    (void)user;
+    progwire_call(fn, args, stream, rc, error, t_us);
+}
+
+static void hook_send(void *user, const char *type, json_t *fields) {
+    (void)user;
+    progwire_send(type, fields);
+}
+
+static void hook_hello(void *user, const char *device) {
+    (void)user;
+    progwire_hello(device);
+}
+
+static bool hook_stream_id(void *user, CUcontext ctx, const void *stream, uint32_t *id) {
+    (void)user;
+    return g_stream_id && ctx && g_stream_id(ctx, (CUstream)stream, 0, id) == CUPTI_SUCCESS;
+}
+
+static bool hook_device_name(void *user, CUcontext ctx, char *buf, size_t len) {
+    (void)user;
+    /* libcudart loaded the driver; we only look it up (RTLD_NOLOAD). */
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return false;
+    FnDeviceGet get = (FnDeviceGet)dlsym(h, "cuDeviceGet");
+    FnDeviceGetName get_name = (FnDeviceGetName)dlsym(h, "cuDeviceGetName");
+    uint32_t ordinal = 0;
+    if (ctx && g_device_id && g_device_id(ctx, &ordinal) != CUPTI_SUCCESS) ordinal = 0;
+    CUdevice dev;
+    bool ok = get && get_name && get(&dev, (int)ordinal) == CUDA_SUCCESS &&
+              get_name(buf, (int)len, dev) == CUDA_SUCCESS;
+    dlclose(h);
+    return ok;
+}
+
+/* ---- what CUPTI calls ---- */
+
+static void on_api(void *user, uint32_t domain, uint32_t cbid, const void *cbdata) {
+    (void)user;
+    const CUpti_CallbackData *cb = cbdata;
+    /* cudaDeviceReset destroys the context and with it CUPTI's buffers for
+     * it: hand them over first (never under the Injector's lock). */
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cb->callbackSite == CUPTI_API_ENTER &&
+        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020)
+        cupti_flush();
+    injector_api(g_ij, domain, cbid, cb, cupti_now_ns());
+}
+
+static void on_activity(void *user, const void *record) {
+    (void)user;
+    injector_activity(g_ij, record);
+}
+
+static void at_exit(void) {
+    cupti_flush();
+    injector_finish(g_ij, cupti_take_dropped());
+}
+
+/* The optional kinds: CUDA events with their device times, managed-memory
+ * migrations and page faults. A refusal (an old driver, a GPU without
+ * unified-memory profiling) only leaves them out. */
+static void enable_extras(void) {
+    FnEnable enable = (FnEnable)cupti_symbol("cuptiActivityEnable");
+    FnEventTimestamps event_ts = (FnEventTimestamps)cupti_symbol("cuptiActivityEnableCudaEventDeviceTimestamps");
+    FnConfigureUm configure = (FnConfigureUm)cupti_symbol("cuptiActivityConfigureUnifiedMemoryCounter");
+    if (!enable) return;
+    if (event_ts && event_ts(1) == CUPTI_SUCCESS) enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+    const char *um = getenv("CUDOJO_INJECT_UM");
+    if (!configure || (um && !strcmp(um, "0"))) return;
+    static const CUpti_ActivityUnifiedMemoryCounterKind kinds[] = {
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT};
+    CUpti_ActivityUnifiedMemoryCounterConfig cfg[sizeof kinds / sizeof kinds[0]];
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        cfg[i] = (CUpti_ActivityUnifiedMemoryCounterConfig){
+            .scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE,
+            .kind = kinds[i], .deviceId = 0, .enable = 1};
+    if (configure(cfg, sizeof kinds / sizeof kinds[0]) == CUPTI_SUCCESS)
+        enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+}
+
+static void initialize_once(void) {
+    progwire_init("cuda");
+    InjectHooks ih = {.call = hook_call, .send = hook_send, .hello = hook_hello, .stream_id = hook_stream_id,
+                      .device_name = hook_device_name};
+    g_ij = injector_new(&ih, 0);   /* before CUPTI can call us */
+    CuptiHooks hooks = {.api = on_api, .activity = on_activity, .runtime_only = true};
+    cupti_set_hooks(&hooks);
+    char why[200] = "";
+    if (!cupti_start(why, sizeof why)) {
+        /* The program runs untraced; say why on the channel's stderr side. */
+        progwire_hello("");
+        if (!progwire_active()) fprintf(stderr, "cudojo: no CUDA trace: %s\n", why);
+        else {
+            json_t *o = json_object();
+            json_object_set_new(o, "why", progwire_string(why));
+            progwire_send("trace_unavailable", o);
+        }
+        return;
+    }
+    g_stream_id = (FnStreamId)cupti_symbol("cuptiGetStreamIdEx");
+    g_device_id = (FnDeviceId)cupti_symbol("cuptiGetDeviceId");
+    enable_extras();
+    atexit(at_exit);   /* runs before libcudart's teardown, registered earlier */
+}
+
+/* Called by the CUDA driver (CUDA_INJECTION64_PATH); 1 = success. */
+__attribute__((visibility("default"))) int InitializeInjection(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, initialize_once);
+    return 1;
+}
