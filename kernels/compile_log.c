@@ -135,6 +135,49 @@ static bool is_noise(const char *s) {
            !strncmp(s, "ptxas", 5);
 }
 
+/* Line `n` (1-based) of `text`, or NULL; caller frees. */
+static char *nth_line(const char *text, int n) {
+    for (int i = 1; text && *text; i++) {
+        size_t len = strcspn(text, "\n");
+        if (i == n) return xstrndup(text, len);
+        text += len;
+        if (*text == '\n') text++;
+    }
+    return NULL;
+}
+
+static bool is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* The front end echoes a line after macro expansion (nvcc shows
+ * `__global__` as `__attribute__((global))`), so the caret's column in the
+ * echo is not the learner's. The token under the caret is found in the
+ * learner's line instead: the occurrence with as many of the same token
+ * after it (expansions sit before it, at the start of a declaration).
+ * Returns the learner's column, or `col` when the lines agree or the
+ * token cannot be placed. */
+static int learner_column(const char *echo, int col, const char *line) {
+    if (!echo || !line || col < 1 || !strcmp(echo, line)) return col;
+    size_t elen = strlen(echo);
+    size_t at = (size_t)col - 1;
+    if (at >= elen) return col;
+    size_t tlen = 1;
+    if (is_ident(echo[at]))
+        while (at + tlen < elen && is_ident(echo[at + tlen])) tlen++;
+    int after = 0;
+    for (const char *q = echo + at + 1; *q; q++)
+        if (!strncmp(q, echo + at, tlen) && (!is_ident(echo[at]) || (!is_ident(q[-1]) && !is_ident(q[tlen]))))
+            after++;
+    size_t llen = strlen(line);
+    int seen = 0;
+    for (size_t i = llen; i-- > 0;) {
+        const char *q = line + i;
+        if (strncmp(q, echo + at, tlen)) continue;
+        if (is_ident(echo[at]) && ((i > 0 && is_ident(q[-1])) || is_ident(q[tlen]))) continue;
+        if (seen++ == after) return (int)i + 1;
+    }
+    return col;
+}
+
 Diag *compile_log_parse(const char *log, const char *path, const char *source, int nvrtc_rc,
                         Diag **warnings) {
     Diag *errors = NULL;
@@ -197,6 +240,12 @@ Diag *compile_log_parse(const char *log, const char *path, const char *source, i
         Diag *d = diag_new(h.sev, "compile", h.file ? (ours ? path : h.file) : NULL, h.line,
                            h.file ? col : 0, "%s", msg.data);
         if (ours) {
+            if (caret >= 0 && src_line > 0) {
+                char *mine = nth_line(source, h.line);
+                const char *echo = l.v[src_line] + (strncmp(l.v[src_line], "  ", 2) ? 0 : 2);
+                d->col = learner_column(echo, d->col, mine);
+                free(mine);
+            }
             diag_set_excerpt(d, source);
         } else if (src_line > 0) {
             /* A toolkit header: show NVRTC's own echo of the line. */

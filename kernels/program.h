@@ -94,6 +94,10 @@ typedef struct ProgramRunOptions {
     int tee_out, tee_err;           /* also copy the child's stdout/stderr here as it comes
                                        (cudojo exec); -1 = no (the zero value 0 means fd 0: set both) */
     bool keep_env;                  /* pass the caller's environment (cudojo exec); else a minimal one */
+    const char *cwd;                /* run in this directory (cudojo exec: the user's), not a fresh
+                                       temporary one; NULL = fresh (removed afterwards) */
+    bool inherit_stdin;             /* the child reads the caller's stdin (cudojo exec); overrides
+                                       stdin_data */
 } ProgramRunOptions;
 
 typedef struct ProgramResult {

@@ -54,23 +54,23 @@ bool program_path_is(const char *file, const char *display);
 
 /* ---- the child's cage: program_sandbox.c ---- */
 
-typedef struct SandboxLimits {
+typedef struct ChildLimits {
     long cpu_s;                     /* RLIMIT_CPU soft; the hard limit is one more */
     long long fsize;                /* RLIMIT_FSIZE bytes */
     long long as_bytes;             /* RLIMIT_AS; 0 = leave alone */
     long nproc;                     /* RLIMIT_NPROC; 0 = leave alone (root ignores it anyway) */
     bool no_fork;                   /* the seccomp filter against fork/vfork/clone */
-} SandboxLimits;
+} ChildLimits;
 
 /* In the forked child before execve: async-signal-safe only. Sets the
  * rlimits, then PR_SET_NO_NEW_PRIVS and the seccomp filter that makes
  * fork, vfork and clone without CLONE_THREAD fail with EAGAIN (clone3 with
  * ENOSYS, so glibc falls back to clone). Returns false when the filter
  * could not be installed (the rlimits still are). */
-bool sandbox_enter(const SandboxLimits *l);
+bool program_sandbox_enter(const ChildLimits *l);
 /* A value for RLIMIT_NPROC: the tasks this user runs now plus `headroom`
  * (threads count against it). 0 as root. */
-long sandbox_nproc_for_user(long headroom);
+long program_sandbox_nproc(long headroom);
 
 /* ---- the report pipe: program_report.c ---- */
 

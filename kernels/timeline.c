@@ -156,3 +156,42 @@ json_t *timeline_to_json(const Timeline *t) {
     if (t->dropped > 0) json_object_set_new(root, "dropped", json_integer(t->dropped));
     return root;
 }
+
+static void dim_from_json(const json_t *a, unsigned d[3]) {
+    for (size_t i = 0; i < 3; i++) {
+        json_int_t v = json_integer_value(json_array_get(a, i));
+        d[i] = v > 0 && v <= (json_int_t)UINT_MAX ? (unsigned)v : 0;
+    }
+}
+
+Timeline *timeline_from_json(const json_t *j) {
+    if (!json_is_object(j)) return NULL;
+    Timeline *t = timeline_new(json_is_true(json_object_get(j, "modeled")),
+                               json_string_value(json_object_get(j, "source")),
+                               json_string_value(json_object_get(j, "device")));
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(j, "streams"), i, o) {
+        json_t *id = json_object_get(o, "id");
+        if (!json_is_integer(id)) continue;
+        timeline_set_stream(t, (int)json_integer_value(id), json_string_value(json_object_get(o, "name")),
+                            (int)json_integer_value(json_object_get(o, "priority")));
+    }
+    json_array_foreach(json_object_get(j, "events"), i, o) {
+        TimelineKind kind;
+        if (!timeline_kind_parse(json_string_value(json_object_get(o, "kind")), &kind)) continue;
+        TimelineEntry *e = timeline_add(t, kind, (int)json_integer_value(json_object_get(o, "stream")),
+                                        json_string_value(json_object_get(o, "name")),
+                                        json_number_value(json_object_get(o, "start_us")),
+                                        json_number_value(json_object_get(o, "dur_us")));
+        if (!e) continue;
+        json_int_t bytes = json_integer_value(json_object_get(o, "bytes"));
+        e->bytes = bytes > 0 ? (size_t)bytes : 0;
+        e->pinned = json_is_true(json_object_get(o, "pinned"));
+        dim_from_json(json_object_get(o, "grid"), e->grid);
+        dim_from_json(json_object_get(o, "block"), e->block);
+    }
+    json_int_t dropped = json_integer_value(json_object_get(j, "dropped"));
+    if (dropped > 0) t->dropped += (long)dropped;
+    return t;
+}

@@ -76,6 +76,10 @@ bool timeline_overlap(const TimelineEntry *a, const TimelineEntry *b);
  * with times in µs from the earliest entry's start; "dropped" when > 0.
  * New reference. */
 json_t *timeline_to_json(const Timeline *t);
+/* The inverse of timeline_to_json (what a program's runtime library sends
+ * back). Tolerant: unknown kinds and malformed events are skipped, missing
+ * fields are left empty; NULL when `j` is not an object. Caller frees. */
+Timeline *timeline_from_json(const json_t *j);
 const char *timeline_kind_name(TimelineKind k);
 /* "h2d", "kernel", ...; false when unknown. */
 bool timeline_kind_parse(const char *s, TimelineKind *out);

@@ -1,0 +1,496 @@
+/* kernels/program_run.c: running a learner's compiled program as a child
+ * of the worker, so that nothing it does can take the worker down.
+ *
+ * The child: its own process group; cwd a fresh directory (the input files
+ * written there first, removed afterwards); stdin from the given bytes (a
+ * memfd) or /dev/null; stdout, stderr and the report channel (fd 3, named
+ * by CUDOJO_REPORT_FD) are pipes; every other descriptor closed; signal
+ * dispositions and mask reset; the rlimits and the anti-fork filter of
+ * program_sandbox.c; a minimal environment plus what the runtime needs:
+ * on the emulator LD_PRELOAD of cudojo's libcudart (so a program with an
+ * RPATH to NVIDIA's still gets ours: the loader matches DT_NEEDED by
+ * soname) and the CUDOJO_EMU_* options; on a GPU the CUPTI injection
+ * library (CUDA_INJECTION64_PATH).
+ *
+ * The parent polls the three pipes: output is kept up to the cap and
+ * counted past it (never stored, so a flood cannot grow the worker), and
+ * optionally copied to tee descriptors as it comes; report lines become
+ * the result (program_report.c). The timeout and the cancel flag kill the
+ * whole process group; so does the child's exit, for anything it left. */
+#include "kernels/program.h"
+
+#include <cuda_runtime_api.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "kernels/program_internal.h"
+#include "kernels/progwire.h"
+
+#define DEFAULT_TIMEOUT_S 10.0
+#define DEFAULT_OUTPUT_CAP (1u << 20)
+#define FSIZE_LIMIT (256ll << 20)
+#define EMU_AS_LIMIT (16ll << 30)
+#define WANT_FILE_MAX (256u << 20)
+#define REPORT_FD 3
+#define STATUS_FD 4
+
+extern char **environ;
+
+/* ---- where the runtime libraries are ---- */
+
+static char *exe_dir(void) {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return NULL;
+    buf[n] = '\0';
+    return path_dirname(buf);
+}
+
+/* `rel` under $ENV, then next to the running executable (DIR/sub,
+ * DIR/../sub, DIR/../../sub: a bundle, the build dir, a test binary in
+ * build/tests/x/), then the build dir compiled in. Caller frees. */
+static char *find_beside(const char *env, const char *sub, const char *file) {
+    const char *e = getenv(env);
+    if (e && *e) {
+        char *p = path_join(e, file);
+        bool ok = fs_exists(p);
+        free(p);
+        if (ok) return path_absolute(e);
+    }
+    char *dir = exe_dir();
+    static const char *const ups[] = {"", "..", "../.."};
+    for (size_t i = 0; dir && i < sizeof ups / sizeof ups[0]; i++) {
+        char *base = *ups[i] ? path_join(dir, ups[i]) : xstrdup(dir);
+        char *d = path_join(base, sub);
+        char *p = path_join(d, file);
+        bool ok = fs_exists(p);
+        free(p);
+        free(base);
+        if (ok) {
+            free(dir);
+            char *abs = path_absolute(d);
+            free(d);
+            return abs;
+        }
+        free(d);
+    }
+    free(dir);
+#ifdef CUDOJO_BUILD_DIR
+    char *d = path_join(CUDOJO_BUILD_DIR, sub);
+    char *p = path_join(d, file);
+    bool ok = fs_exists(p);
+    free(p);
+    if (ok) return d;
+    free(d);
+#endif
+    return NULL;
+}
+
+static const char *cudart_soname(void) {
+    static char name[32];
+    if (!name[0]) snprintf(name, sizeof name, "libcudart.so.%d", CUDART_VERSION / 1000);
+    return name;
+}
+
+const char *program_emurt_dir(void) {
+    static char *dir;
+    static bool searched;
+    if (!searched) {
+        searched = true;
+        dir = find_beside("CUDOJO_EMURT_DIR", "emurt", cudart_soname());
+    }
+    return dir;
+}
+
+const char *program_inject_path(void) {
+    static char *path;
+    static bool searched;
+    if (!searched) {
+        searched = true;
+        char *d = find_beside("CUDOJO_INJECT_DIR", "inject", "libcudojo_inject.so");
+        if (d) path = path_join(d, "libcudojo_inject.so");
+        free(d);
+    }
+    return path;
+}
+
+/* ---- environment ---- */
+
+typedef struct Env {
+    char **v;
+    int n, cap;
+} Env;
+
+static void env_put(Env *e, char *owned) {
+    size_t k = strcspn(owned, "=");
+    for (int i = 0; i < e->n; i++)
+        if (!strncmp(e->v[i], owned, k + 1)) {
+            free(e->v[i]);
+            e->v[i] = owned;
+            return;
+        }
+    if (e->n + 1 >= e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 32;
+        e->v = xrealloc(e->v, (size_t)e->cap * sizeof *e->v);
+    }
+    e->v[e->n++] = owned;
+    e->v[e->n] = NULL;
+}
+
+static void env_free(Env *e) {
+    for (int i = 0; i < e->n; i++) free(e->v[i]);
+    free(e->v);
+}
+
+static const char *cuda_home(void) {
+    const char *h = getenv("CUDA_HOME");
+    return h && *h ? h : "/usr/local/cuda";
+}
+
+static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
+    if (o->keep_env) {
+        for (char **p = environ; p && *p; p++)
+            if (strncmp(*p, "CUDOJO_", 7) && strncmp(*p, "LD_PRELOAD=", 11) &&
+                strncmp(*p, "CUDA_INJECTION64_PATH=", 22))
+                env_put(e, xstrdup(*p));
+    } else {
+        const char *path = getenv("PATH"), *lang = getenv("LANG");
+        env_put(e, xasprintf("PATH=%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin"));
+        env_put(e, xasprintf("HOME=%s", cwd));
+        env_put(e, xasprintf("TMPDIR=%s", cwd));
+        env_put(e, xasprintf("LANG=%s", lang && *lang ? lang : "C.UTF-8"));
+    }
+    env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_FD, REPORT_FD));
+    const char *old_ld = o->keep_env ? getenv("LD_LIBRARY_PATH") : NULL;
+    char *lib64 = path_join(cuda_home(), "lib64");
+    if (o->runtime == PROGRAM_RT_EMU) {
+        const char *emurt = program_emurt_dir();
+        env_put(e, xasprintf("LD_LIBRARY_PATH=%s:%s%s%s", emurt, lib64, old_ld && *old_ld ? ":" : "",
+                             old_ld ? old_ld : ""));
+        env_put(e, xasprintf("LD_PRELOAD=%s/%s", emurt, cudart_soname()));
+        env_put(e, xasprintf("CUDOJO_EMU_DEVICES=%d", o->emu_devices > 0 ? o->emu_devices : 1));
+        if (o->emu) {
+            env_put(e, xasprintf("CUDOJO_EMU_THREADS=%d", o->emu->threads));
+            env_put(e, xasprintf("CUDOJO_EMU_CHECKS=%d", o->emu->checks));
+            env_put(e, xasprintf("CUDOJO_EMU_METRICS=%d", o->emu->metrics));
+            env_put(e, xasprintf("CUDOJO_EMU_DETERMINISTIC=%d", o->emu->deterministic));
+            env_put(e, xasprintf("CUDOJO_EMU_ADVERSARIAL=%d", o->emu->adversarial));
+            if (o->emu->instruction_budget)
+                env_put(e, xasprintf("CUDOJO_EMU_BUDGET=%llu", (unsigned long long)o->emu->instruction_budget));
+        }
+    } else {
+        env_put(e, xasprintf("LD_LIBRARY_PATH=%s%s%s", lib64, old_ld && *old_ld ? ":" : "", old_ld ? old_ld : ""));
+        const char *inj = program_inject_path();
+        if (inj) env_put(e, xasprintf("CUDA_INJECTION64_PATH=%s", inj));
+    }
+    free(lib64);
+}
+
+/* ---- the child ---- */
+
+typedef struct ChildSetup {
+    const char *exe;
+    char *const *argv;
+    char *const *envp;
+    const char *cwd;
+    int fd_in, fd_out, fd_err, fd_rep, fd_status;
+    ChildLimits limits;
+} ChildSetup;
+
+/* Between fork and execve: async-signal-safe calls only. */
+static void child_main(const ChildSetup *c) {
+    setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int s = 1; s < 32; s++)
+        if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
+    int src[5] = {c->fd_in, c->fd_out, c->fd_err, c->fd_rep, c->fd_status};
+    for (int i = 0; i < 5; i++) {    /* out of the way of 0..4 first */
+        src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10);
+        if (src[i] < 0) goto fail;
+    }
+    for (int i = 0; i < 5; i++)
+        if (dup2(src[i], i) < 0) goto fail;
+    fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC);
+    if (syscall(SYS_close_range, STATUS_FD + 1, ~0u, 0) != 0)
+        for (int fd = STATUS_FD + 1; fd < 4096; fd++) close(fd);
+    if (chdir(c->cwd) != 0) goto fail;
+    program_sandbox_enter(&c->limits);
+    execve(c->exe, c->argv, c->envp);
+fail:;
+    int e = errno;
+    ssize_t w = write(STATUS_FD, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+/* ---- output ---- */
+
+typedef struct Stream {
+    int fd;                         /* -1 once at EOF */
+    StrBuf kept;
+    size_t total, cap;
+    int tee;                        /* -1 = none (or it failed) */
+} Stream;
+
+static void stream_take(Stream *s, const char *buf, size_t n) {
+    if (s->kept.len < s->cap) strbuf_append_n(&s->kept, buf, n < s->cap - s->kept.len ? n : s->cap - s->kept.len);
+    s->total += n;
+    for (size_t off = 0; s->tee >= 0 && off < n;) {
+        ssize_t w = write(s->tee, buf + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            s->tee = -1;    /* a closed terminal or pipe: stop copying, keep capturing */
+            break;
+        }
+        off += (size_t)w;
+    }
+}
+
+static bool valid_name(const char *n) {
+    return n && *n && !strchr(n, '/') && strcmp(n, ".") && strcmp(n, "..") && strlen(n) < 256;
+}
+
+static Diag *write_inputs(const char *cwd, const ProgramRunOptions *o) {
+    for (int i = 0; i < o->n_files; i++) {
+        char *p = path_join(cwd, o->files[i].name);
+        Diag *d = fs_write_file_atomic(p, o->files[i].data, o->files[i].size);
+        free(p);
+        if (d) return d;
+    }
+    return NULL;
+}
+
+static int stdin_fd(const ProgramRunOptions *o) {
+    if (o->inherit_stdin) return fcntl(0, F_DUPFD_CLOEXEC, 3);
+    if (!o->stdin_data) return open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int fd = memfd_create("cudojo-stdin", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    for (size_t off = 0; off < o->stdin_size;) {
+        ssize_t w = write(fd, (const char *)o->stdin_data + off, o->stdin_size - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            close(fd);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    lseek(fd, 0, SEEK_SET);
+    return fd;
+}
+
+static void read_back(ProgramResult *r, const char *cwd, const ProgramRunOptions *o) {
+    for (int i = 0; i < o->n_want; i++) {
+        if (!valid_name(o->want_files[i])) continue;
+        char *p = path_join(cwd, o->want_files[i]);
+        struct stat st;
+        char *data = NULL;
+        size_t len = 0;
+        Diag *d = lstat(p, &st) == 0 && S_ISREG(st.st_mode) ? fs_read_file_max(p, WANT_FILE_MAX, &data, &len)
+                                                           : diag_error("io", "absent");
+        free(p);
+        if (d) {
+            diag_free(&d);
+            continue;
+        }
+        r->files = xrealloc(r->files, (size_t)(r->n_files + 1) * sizeof *r->files);
+        r->files[r->n_files++] = (ProgramFile){xstrdup(o->want_files[i]), (unsigned char *)data, len};
+    }
+}
+
+static Diag *check_options(const char *exe, const ProgramRunOptions *o) {
+    if (!exe || !*exe) return diag_error("run", "no program to run");
+    for (int i = 0; i < o->n_files; i++)
+        if (!valid_name(o->files[i].name))
+            return diag_error("bad-file", "input file name '%s' must be one path component (no '/', not '.' or '..')",
+                              o->files[i].name ? o->files[i].name : "");
+    if (o->runtime == PROGRAM_RT_EMU && !program_emurt_dir())
+        return diag_error("no-emurt",
+                          "cudojo's emulator runtime (%s) was not found, so CUDA programs cannot run "
+                          "without a GPU: build it with `make` (it goes to BUILD/emurt/), or set "
+                          "CUDOJO_EMURT_DIR to the directory holding it",
+                          cudart_soname());
+    return NULL;
+}
+
+static void close_fd(int *fd) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+}
+
+/* Polls the pipes until they close and the child is gone, or the deadline
+ * or the cancel flag kills the group. Returns the wait status. */
+static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader *rr, ProgramResult *r,
+                     const ProgramRunOptions *o, double deadline) {
+    char buf[65536];
+    bool exited = false, killed = false;
+    double exited_at = 0;
+    for (;;) {
+        if (!killed && o->cancel && *o->cancel) {
+            r->cancelled = killed = true;
+            kill(-pid, SIGKILL);
+        }
+        if (!killed && proc_now_ms() > deadline) {
+            r->timed_out = killed = true;
+            kill(-pid, SIGKILL);
+        }
+        if (!exited) {
+            siginfo_t si;
+            memset(&si, 0, sizeof si);
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+                exited = true;
+                exited_at = proc_now_ms();
+                kill(-pid, SIGKILL);    /* whatever it left behind; it is still a zombie */
+            }
+        }
+        if (exited && out->fd < 0 && err->fd < 0 && *rep < 0) break;
+        struct pollfd p[3] = {{out->fd, POLLIN, 0}, {err->fd, POLLIN, 0}, {*rep, POLLIN, 0}};
+        int n = poll(p, 3, 20);
+        if (n < 0 && errno != EINTR) break;
+        for (int i = 0; n > 0 && i < 3; i++) {
+            if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t got = read(p[i].fd, buf, sizeof buf);
+            if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            if (got <= 0) {
+                if (i == 0) close_fd(&out->fd);
+                if (i == 1) close_fd(&err->fd);
+                if (i == 2) close_fd(rep);
+                continue;
+            }
+            if (i == 0) stream_take(out, buf, (size_t)got);
+            if (i == 1) stream_take(err, buf, (size_t)got);
+            if (i == 2) report_reader_feed(rr, buf, (size_t)got, r, o);
+        }
+        /* The child is gone and killed its group: what is left in the pipes
+         * comes now; a descendant that escaped cannot hold them forever. */
+        if (exited && proc_now_ms() > exited_at + 2000) break;
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult *r) {
+    memset(r, 0, sizeof *r);
+    ProgramRunOptions defaults = {.tee_out = -1, .tee_err = -1};
+    const ProgramRunOptions *o = opts ? opts : &defaults;
+    Diag *d = check_options(exe, o);
+    if (d) return d;
+    double timeout = o->timeout_s > 0 ? o->timeout_s : DEFAULT_TIMEOUT_S;
+
+    char *cwd = NULL;
+    bool own_cwd = !o->cwd;
+    if (own_cwd) {
+        const char *t = getenv("TMPDIR");
+        cwd = path_join(t && *t ? t : "/tmp", "cudojo-run-XXXXXX");
+        if (!mkdtemp(cwd)) {
+            d = diag_error("io", "cannot make a directory to run the program in: %s", strerror(errno));
+            free(cwd);
+            return d;
+        }
+    } else {
+        cwd = path_absolute(o->cwd);
+    }
+    if ((d = write_inputs(cwd, o))) {
+        if (own_cwd) proc_remove_tree(cwd);
+        free(cwd);
+        return d;
+    }
+
+    /* Everything the child needs is made before fork. */
+    Env env = {0};
+    build_env(&env, o, cwd);
+    char **argv = xcalloc((size_t)o->n_args + 2, sizeof *argv);
+    argv[0] = (char *)exe;
+    for (int i = 0; i < o->n_args; i++) argv[i + 1] = (char *)o->args[i];
+    int pout[2] = {-1, -1}, perr[2] = {-1, -1}, prep[2] = {-1, -1}, pstat[2] = {-1, -1};
+    int in = stdin_fd(o);
+    if (in < 0 || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC) || pipe2(prep, O_CLOEXEC) ||
+        pipe2(pstat, O_CLOEXEC))
+        d = diag_error("io", "cannot set up the program's input and output: %s", strerror(errno));
+    ChildSetup cs = {
+        .exe = exe, .argv = argv, .envp = env.v, .cwd = cwd,
+        .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1],
+        .limits = {
+            .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
+            .fsize = FSIZE_LIMIT,
+            .as_bytes = o->runtime == PROGRAM_RT_EMU ? EMU_AS_LIMIT : 0,
+            .nproc = program_sandbox_nproc(512),
+            .no_fork = true,
+        },
+    };
+    const char *as_mb = getenv("CUDOJO_RUN_AS_MB");
+    if (as_mb && *as_mb) cs.limits.as_bytes = atoll(as_mb) << 20;
+    double t0 = proc_now_ms();
+    pid_t pid = d ? -1 : fork();
+    if (pid == 0) child_main(&cs);
+    if (!d && pid < 0) d = diag_error("io", "cannot start the program: %s", strerror(errno));
+    int fds[] = {in, pout[1], perr[1], prep[1], pstat[1]};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    if (!d) {
+        setpgid(pid, pid);
+        int e = 0;
+        ssize_t got;
+        do got = read(pstat[0], &e, sizeof e);
+        while (got < 0 && errno == EINTR);
+        r->started = got != (ssize_t)sizeof e;
+        if (!r->started)
+            diag_append(&r->findings, diag_error("exec", "cannot run %s: %s", exe, strerror(e)));
+        Stream out = {.fd = pout[0], .cap = o->output_cap ? o->output_cap : DEFAULT_OUTPUT_CAP, .tee = o->tee_out};
+        Stream err = {.fd = perr[0], .cap = out.cap, .tee = o->tee_err};
+        strbuf_init(&out.kept);
+        strbuf_init(&err.kept);
+        ReportReader rr;
+        report_reader_init(&rr);
+        int st = supervise(pid, &out, &err, &prep[0], &rr, r, o, t0 + timeout * 1e3);
+        close_fd(&out.fd);
+        close_fd(&err.fd);
+        pout[0] = perr[0] = -1;     /* they were out.fd and err.fd */
+        r->wall_ms = proc_now_ms() - t0;
+        if (!r->timed_out && !r->cancelled) {
+            if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
+            if (WIFSIGNALED(st)) {
+                r->signaled = true;
+                r->signal = WTERMSIG(st);
+            }
+        }
+        r->out_len = out.kept.len;
+        r->out_total = out.total;
+        r->out = strbuf_steal(&out.kept);
+        r->err_len = err.kept.len;
+        r->err_total = err.total;
+        r->err = strbuf_steal(&err.kept);
+        strbuf_fini(&out.kept);
+        strbuf_fini(&err.kept);
+        read_back(r, cwd, o);
+        report_reader_finish(&rr, r, o, exe);
+        report_reader_fini(&rr);
+    }
+    int rest[] = {pout[0], perr[0], prep[0], pstat[0]};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        if (rest[i] >= 0) close(rest[i]);
+    if (own_cwd) proc_remove_tree(cwd);
+    free(cwd);
+    free(argv);
+    env_free(&env);
+    return d;
+}
