@@ -153,11 +153,11 @@ san:
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build-san test
 
 bench: deps
-	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN)
+	@$(MAKE) --no-print-directory $(BIN) $(BENCH_BIN) $(RUNTIME_LIBS)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
 bundle: deps
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(MAKE) --no-print-directory $(BIN) $(RUNTIME_LIBS)
 	@sh tools/bundle.sh $(BIN) dist/cudojo
 
 run: all

@@ -2,7 +2,12 @@
 # tools/bundle.sh BIN DEST: a relocatable cudojo for a machine with an NVIDIA
 # driver but no -dev packages (a lab's GPU server). DEST gets the binary, the
 # lessons, and every non-glibc shared library it loads (found with ldd) in
-# DEST/lib, which the binary's $ORIGIN/lib rpath finds first. NVRTC (~110 MB)
+# DEST/lib, which the binary's $ORIGIN/lib rpath finds first. The libraries
+# loaded into learners' programs travel next to the binary, where
+# kernels/program_run.c looks for them: the emulator runtime (BIN's dir/emurt/
+# -> DEST/emurt/libcudart.so.N) and the CUPTI injection library (BIN's
+# dir/inject/ -> DEST/inject/libcudojo_inject.so); what they load (jansson,
+# zstd) goes to DEST/lib too, found by their $ORIGIN/../lib rpath. NVRTC (~110 MB)
 # is taken from the CUDA toolkit there (CUDA_HOME or /usr/local/cuda) unless
 # BUNDLE_NVRTC=1 puts it in the bundle too.
 set -eu
@@ -15,13 +20,33 @@ cp -r lessons "$dest/lessons"
 cp README.md "$dest/" 2>/dev/null || true
 # glibc and the loader must come from the target system; everything else travels.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libgcc_s|libstdc\+\+)'
-ldd "$bin" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
-    if echo "$name" | grep -Eq "$skip"; then continue; fi
-    case "$name" in
-        libnvrtc*) [ "${BUNDLE_NVRTC:-0}" = 1 ] || continue ;;
-    esac
-    cp -L "$path" "$dest/lib/$name"
+copy_deps() { # FILE [PATTERN]: its non-glibc libraries into DEST/lib, except names matching PATTERN
+    ldd "$1" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
+        if echo "$name" | grep -Eq "$skip"; then continue; fi
+        if [ -n "${2:-}" ] && echo "$name" | grep -Eq "$2"; then continue; fi
+        case "$name" in
+            libnvrtc*) [ "${BUNDLE_NVRTC:-0}" = 1 ] || continue ;;
+        esac
+        [ -f "$dest/lib/$name" ] || cp -L "$path" "$dest/lib/$name"
+    done
+}
+copy_deps "$bin"
+# The libraries loaded into a learner's program (only the .so files, not the
+# build's gen/); NVIDIA's libraries they meet come from the target machine.
+build=$(dirname "$bin")
+for sub in emurt inject; do
+    [ -d "$build/$sub" ] || continue
+    mkdir -p "$dest/$sub"
+    for so in "$build/$sub"/*.so "$build/$sub"/*.so.*; do
+        [ -f "$so" ] || continue
+        cp -L "$so" "$dest/$sub/"
+        copy_deps "$so" '^(libcudart|libcuda\.so|libcupti)'
+    done
 done
+ls "$dest"/emurt/libcudart.so.* >/dev/null 2>&1 ||
+    echo "bundle: no emulator runtime in $build/emurt (programs cannot run without a GPU)" >&2
+[ -f "$dest/inject/libcudojo_inject.so" ] ||
+    echo "bundle: no CUPTI injection library in $build/inject (programs on a GPU run untraced)" >&2
 if [ "${BUNDLE_NVRTC:-0}" = 1 ]; then
     cuda=${CUDA_HOME:-/usr/local/cuda}
     cp -L "$cuda"/lib64/libnvrtc-builtins.so.* "$dest/lib/" 2>/dev/null || true
