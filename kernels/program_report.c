@@ -8,9 +8,9 @@
  * so), a partial last line is tried once the child is gone. A crash record
  * gives offsets into the executable; addr2line (binutils, when present)
  * turns them into file:line, and the innermost frame in the learner's file
- * is where the host code crashed. Frame 0 is the faulting instruction,
- * the others are return addresses (looked up one byte earlier, inside the
- * call). */
+ * is where the host code crashed. The sender already moved return
+ * addresses one byte back into their call (progwire.c), so the offsets are
+ * looked up as they are. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -263,7 +263,7 @@ static bool crash_place(const ReportReader *rr, const char *exe, const char *dis
     argv[k++] = (char *)exe;
     for (int i = 0; i < n; i++) {
         unsigned long long a = strtoull(rr->crash_frames[i], NULL, 0);
-        owned[i] = xasprintf("0x%llx", i > 0 && a > 0 ? a - 1 : a);
+        owned[i] = xasprintf("0x%llx", a);
         argv[k++] = owned[i];
     }
     ProcCapture c;
