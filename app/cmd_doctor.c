@@ -1,4 +1,5 @@
-/* app/cmd_doctor.c: `cudojo doctor`: toolkit, NVRTC, driver, GPUs, backends. */
+/* app/cmd_doctor.c: `cudojo doctor`: toolkit, NVRTC, nvcc and cudojo's
+ * runtime libraries for whole programs, driver, GPUs, backends. */
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,24 @@ static void print_doctor(const json_t *j) {
         printf("compiles a test kernel in %.0f ms\n", json_number_value(json_object_get(nv, "compile_ms")));
     else
         printf("does not work: %s\n", jstr(nv, "error", "?"));
+    const json_t *nvcc = json_object_get(j, "nvcc");
+    printf("nvcc           ");
+    if (json_is_true(json_object_get(nvcc, "works")))
+        printf("%s (%s), compiles a test program in %.0f ms\n", jstr(nvcc, "version", "?"), jstr(nvcc, "path", "?"),
+               json_number_value(json_object_get(nvcc, "compile_ms")));
+    else
+        printf("%s: %s\n", json_is_string(json_object_get(nvcc, "path")) ? "does not work" : "missing",
+               jstr(nvcc, "error", "?"));
+    const json_t *emurt = json_object_get(j, "emurt"), *inject = json_object_get(j, "inject");
+    if (json_is_true(json_object_get(emurt, "found")))
+        printf("emu runtime    %s in %s (whole programs without a GPU)\n", jstr(emurt, "library", "?"),
+               jstr(emurt, "dir", "?"));
+    else
+        printf("emu runtime    not built: programs with main() cannot run without a GPU (`make` builds "
+               "it; CUDOJO_EMURT_DIR names another place)\n");
+    printf("GPU recorder   %s\n", json_is_true(json_object_get(inject, "found")) ? jstr(inject, "path", "?")
+                                                                              : "not built (programs on a GPU run "
+                                                                                "without calls or timeline)");
     printf("CUDA runtime   %s\n", jstr(rt, "version", "?"));
     printf("driver         %s\n", jstr(drv, "version", "none"));
     const json_t *gpus = json_object_get(j, "gpus");

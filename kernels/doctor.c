@@ -16,6 +16,7 @@
 #include "kernels/compile.h"
 #include "kernels/cuda/cupti.h"
 #include "kernels/compile_internal.h"
+#include "kernels/program.h"
 
 static json_t *version_of(int raw) {
     if (raw <= 0) return json_null();
@@ -86,6 +87,43 @@ static json_t *doctor_nvrtc(void) {
     return n;
 }
 
+/* nvcc for whole programs: where, which version, and a timed compile of a
+ * tiny program (uncached, so the time is a real cold compile). */
+static json_t *doctor_nvcc(void) {
+    json_t *n = json_object();
+    const char *path = program_nvcc_path();
+    const char *v = program_nvcc_version();
+    json_object_set_new(n, "path", path ? json_string(path) : json_null());
+    json_object_set_new(n, "version", v ? json_string(v) : json_null());
+    ProgramCompileOptions o = {0};
+    o.cache_dir = "";
+    CompiledProgram *p = NULL;
+    Diag *d = program_compile("doctor.cu",
+                              "#include <cstdio>\n__global__ void k(int *x) { x[threadIdx.x] = 1; }\n"
+                              "int main() { printf(\"ok\\n\"); return 0; }\n",
+                              &o, &p);
+    json_object_set_new(n, "works", json_boolean(d == NULL && p != NULL));
+    if (p) json_object_set_new(n, "compile_ms", json_real(p->compile_ms));
+    if (d) json_object_set_new(n, "error", json_string(d->message));
+    diag_free(&d);
+    compiled_program_free(&p);
+    return n;
+}
+
+/* cudojo's own runtime libraries for whole programs. */
+static json_t *doctor_program_libs(void) {
+    json_t *r = json_object();
+    const char *emurt = program_emurt_dir();
+    char lib[32];
+    snprintf(lib, sizeof lib, "libcudart.so.%d", CUDART_VERSION / 1000);
+    json_object_set_new(r, "emurt", json_pack("{s:b, s:o, s:s}", "found", emurt != NULL, "dir",
+                                              emurt ? json_string(emurt) : json_null(), "library", lib));
+    const char *inject = program_inject_path();
+    json_object_set_new(r, "inject", json_pack("{s:b, s:o}", "found", inject != NULL, "path",
+                                               inject ? json_string(inject) : json_null()));
+    return r;
+}
+
 static json_t *doctor_gpus(json_t *report) {
     json_t *gpus = json_array();
     int count = 0;
@@ -121,6 +159,10 @@ json_t *kernels_doctor(void) {
     json_t *r = json_object();
     json_object_set_new(r, "toolkit", doctor_toolkit());
     json_object_set_new(r, "nvrtc", doctor_nvrtc());
+    json_object_set_new(r, "nvcc", doctor_nvcc());
+    json_t *libs = doctor_program_libs();
+    json_object_update(r, libs);
+    json_decref(libs);
 
     int rt = 0, drv = 0;
     if (cudaRuntimeGetVersion(&rt) != cudaSuccess) rt = 0;

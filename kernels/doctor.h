@@ -12,6 +12,11 @@
  *               "include_dir": "/usr/local/cuda/include" | null},
  *   "nvrtc":   {"version": "13.0" | null, "works": true, "compile_ms": 41.5,
  *               "error": "..." (only when it does not work)},
+ *   "nvcc":    {"path": "/usr/local/cuda/bin/nvcc" | null, "version": "13.0" | null,
+ *               "works": true, "compile_ms": 900.5 (an uncached test program),
+ *               "error": "..." (only when it does not work)},
+ *   "emurt":   {"found": true, "dir": ".../emurt" | null, "library": "libcudart.so.13"},
+ *   "inject":  {"found": false, "path": ".../libcudojo_inject.so" | null},
  *   "cudart":  {"version": "13.0", "raw": 13000},
  *   "driver":  {"version": "13.0" | null, "raw": 13000 (0 when there is no driver)},
  *   "gpus":    [{"index": 0, "name": "NVIDIA H200", "cc": "9.0", "sms": 132,
@@ -21,7 +26,8 @@
  * }
  * "backends.emu" is left null for the caller to fill. Opening the GPU backend
  * creates a CUDA context in this process (run it in the worker when that
- * matters). Takes well under a second without a GPU. */
+ * matters). Takes about a second without a GPU, most of it the test
+ * compile with nvcc. */
 json_t *kernels_doctor(void);
 
 #endif
