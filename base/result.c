@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 static const char *const verdict_names[] = {
@@ -30,6 +31,8 @@ Verdict verdict_from_name(const char *s) {
     return VERDICT_FAIL;
 }
 
+static void check_result_fini(CheckResult *c);
+
 RunResult *run_result_new(Verdict v) {
     RunResult *r = xcalloc(1, sizeof *r);
     r->verdict = v;
@@ -39,17 +42,10 @@ RunResult *run_result_new(Verdict v) {
 void run_result_free(RunResult **rp) {
     RunResult *r = *rp;
     if (!r) return;
-    for (int i = 0; i < r->n_checks; i++) {
-        CheckResult *c = &r->checks[i];
-        free(c->name);
-        free(c->message);
-        for (int k = 0; k < c->n_mismatches; k++) {
-            free(c->mismatches[k].got);
-            free(c->mismatches[k].want);
-        }
-        free(c->mismatches);
-    }
+    for (int i = 0; i < r->n_checks; i++) check_result_fini(&r->checks[i]);
     free(r->checks);
+    if (r->spill) check_result_fini(r->spill);
+    free(r->spill);
     free(r->exercise_id);
     free(r->backend);
     free(r->summary);
@@ -61,13 +57,45 @@ void run_result_free(RunResult **rp) {
     *rp = NULL;
 }
 
+static void check_result_fini(CheckResult *c) {
+    free(c->name);
+    free(c->message);
+    for (int k = 0; k < c->n_mismatches; k++) {
+        free(c->mismatches[k].got);
+        free(c->mismatches[k].want);
+    }
+    free(c->mismatches);
+    memset(c, 0, sizeof *c);
+}
+
+/* The last slot counts every check past the cap: n_total of them, n_wrong failed. */
+static CheckResult *run_result_fold_check(RunResult *r, bool passed) {
+    CheckResult *f = &r->checks[r->n_checks - 1];
+    f->n_total++;
+    f->n_wrong += !passed;
+    f->passed = f->n_wrong == 0;
+    free(f->message);
+    f->message = xasprintf("%lld more checks, not kept one by one (a run keeps %d); %lld of them failed",
+                           f->n_total, RESULT_MAX_CHECKS - 1, f->n_wrong);
+    if (!r->spill) r->spill = xcalloc(1, sizeof *r->spill);
+    check_result_fini(r->spill);
+    return r->spill;
+}
+
 CheckResult *run_result_add_check(RunResult *r, const char *name, bool passed, const char *message) {
+    if (!name) name = "check";
+    if (!message) message = "";
+    if (r->n_checks >= RESULT_MAX_CHECKS) return run_result_fold_check(r, passed);
     r->checks = xrealloc(r->checks, (size_t)(r->n_checks + 1) * sizeof *r->checks);
     CheckResult *c = &r->checks[r->n_checks++];
     memset(c, 0, sizeof *c);
-    c->name = xstrdup(name ? name : "check");
+    if (r->n_checks == RESULT_MAX_CHECKS) {
+        c->name = xasprintf("checks past the %dth", RESULT_MAX_CHECKS - 1);
+        return run_result_fold_check(r, passed);
+    }
+    c->name = str_cut(name, strlen(name), RESULT_MAX_NAME);
     c->passed = passed;
-    c->message = xstrdup(message ? message : "");
+    c->message = str_cut(message, strlen(message), RESULT_MAX_TEXT);
     return c;
 }
 
@@ -75,8 +103,8 @@ void check_result_add_mismatch(CheckResult *c, long long index, const char *got,
     c->mismatches = xrealloc(c->mismatches, (size_t)(c->n_mismatches + 1) * sizeof *c->mismatches);
     Mismatch *m = &c->mismatches[c->n_mismatches++];
     m->index = index;
-    m->got = xstrdup(got);
-    m->want = xstrdup(want);
+    m->got = str_cut(got, strlen(got), RESULT_MAX_TEXT);
+    m->want = str_cut(want, strlen(want), RESULT_MAX_TEXT);
 }
 
 bool run_result_fast(const RunResult *r) {

@@ -50,11 +50,21 @@ typedef struct RunResult {
     char *device_output;       /* device printf, in order; may be NULL */
     char *log;                 /* t:log() lines from the exercise; may be NULL */
     double duration_ms;        /* wall time of the whole run in the worker */
+    CheckResult *spill;        /* internal: where a check past RESULT_MAX_CHECKS is written before it is folded */
 } RunResult;
+
+/* What one result keeps, so a script checking in a loop cannot grow the
+ * worker or progress.db without bound: the checks past the cap fold into
+ * the last one (how many, how many failed); names and messages are cut. */
+#define RESULT_MAX_CHECKS 1000
+#define RESULT_MAX_NAME 200       /* bytes of a check's name */
+#define RESULT_MAX_TEXT 4096      /* bytes of a check's message or a mismatch's value */
 
 RunResult *run_result_new(Verdict v);
 void run_result_free(RunResult **r);
-/* Adds a check; strings are copied. Returns it so mismatches can be added. */
+/* Adds a check; strings are copied (cut to the limits above). Returns it so
+ * mismatches can be added (past RESULT_MAX_CHECKS: a scratch check whose
+ * pass/fail has been counted in the last one). */
 CheckResult *run_result_add_check(RunResult *r, const char *name, bool passed, const char *message);
 void check_result_add_mismatch(CheckResult *c, long long index, const char *got, const char *want);
 json_t *run_result_to_json(const RunResult *r);           /* new reference */

@@ -88,3 +88,10 @@ int str_edit_distance(const char *a, const char *b) {
     }
     return row[lb];
 }
+
+char *str_cut(const char *s, size_t len, size_t max) {
+    if (len <= max) return xstrndup(s, len);
+    size_t keep = max;
+    while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80) keep--;
+    return xasprintf("%.*s… (%zu bytes cut)", (int)keep, s, len - keep);
+}

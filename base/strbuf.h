@@ -27,4 +27,9 @@ char *strbuf_steal(StrBuf *sb);
  * suggestions; strings over 64 bytes count as far apart (returns 99). */
 int str_edit_distance(const char *a, const char *b);
 
+/* The first `len` bytes of s, or, when len > max, at most `max` of them
+ * (never half a UTF-8 character) followed by "… (N bytes cut)": how text a
+ * script or a learner chose is kept bounded. Caller frees. */
+char *str_cut(const char *s, size_t len, size_t max);
+
 #endif

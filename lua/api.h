@@ -70,8 +70,10 @@ typedef struct GpuScalar {
 
 /* Installs the gpu and ref globals into a sandbox. */
 void api_install(Sandbox *sb);
-/* Pushes the `host` table (lua/prelude/host_replay.lua, loaded on first use). */
-void prelude_push_host(lua_State *L);
+/* Pushes the prelude table named `global` ("host": lua/prelude/host_replay.lua,
+ * "hostcheck": lua/prelude/hostcheck.lua; loaded on first use); false when
+ * there is no such prelude (nothing pushed). */
+bool prelude_push(lua_State *L, const char *global);
 ApiCtx *api_ctx(lua_State *L);   /* NULL when host-only */
 
 /* Records why the run stops (the Diag chain is taken) and unwinds Lua. */

@@ -23,8 +23,13 @@
 /* The largest course .lua file read (they hold a table and a run function). */
 #define COURSE_FILE_MAX (4 << 20)
 
-/* Course files only build tables: they get a small budget. */
-static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20};
+/* Course files only build tables: loading runs in the CLI's own process,
+ * so each file gets a small budget, memory cap and wall-clock limit, and a
+ * message naming the file that hit one. */
+static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "loading this course file"};
+
+/* The longest run an exercise may ask for with `timeout`. */
+#define COURSE_TIMEOUT_MAX 600.0
 
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
@@ -311,6 +316,11 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     int ty = get_type(L, t, "timeout");
     if (ty == LUA_TNUMBER && lua_tonumber(L, -1) > 0) e->timeout_s = lua_tonumber(L, -1);
     else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "timeout", "timeout must be a positive number of seconds");
+    if (e->timeout_s > COURSE_TIMEOUT_MAX) {
+        report(&f, DIAG_WARNING, "timeout", "timeout = %g is above the ceiling of %.0f s; using %.0f s", e->timeout_s,
+               COURSE_TIMEOUT_MAX, COURSE_TIMEOUT_MAX);
+        e->timeout_s = COURSE_TIMEOUT_MAX;
+    }
     lua_pop(L, 1);
     ty = get_type(L, t, "needs_gpu");
     if (ty == LUA_TBOOLEAN) e->needs_gpu = lua_toboolean(L, -1);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/fs.h"
 #include "base/strbuf.h"
@@ -33,6 +34,11 @@ typedef struct LoadedFile {
 struct Sandbox {
     lua_State *L;
     uint64_t budget, used;
+    double deadline;        /* monotonic seconds; 0 = none */
+    double wall;
+    const char *what;       /* "exercise script" */
+    char *dead_msg;         /* set once a limit was hit: raised at every instruction */
+    bool log_full;
     size_t cap, mem;
     bool mem_hit;
     char mem_file[128];     /* where the cap was hit (no malloc in the allocator) */
@@ -54,6 +60,8 @@ static const char *const allowed_base[] = {
 };
 
 static char abort_key;
+
+static void sb_hook(lua_State *L, lua_Debug *ar);
 
 /* ---- allocator, hook ---------------------------------------------------- */
 
@@ -89,18 +97,46 @@ static void *sb_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return p;
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Marks the state dead with `why` (at the running line) and raises it. From
+ * now on the hook runs at every instruction and raises it again: a pcall
+ * catches one raise, the next instruction outside it raises the next. */
+static int sb_kill(lua_State *L, lua_Debug *ar, const char *why) {
+    Sandbox *sb = sandbox_from_lua(L);
+    const char *src = "";
+    int line = 0;
+    if (ar && lua_getinfo(L, "Sl", ar)) {
+        src = ar->source[0] == '@' ? ar->source + 1 : ar->short_src;
+        line = ar->currentline;
+    }
+    sb->dead_msg = line > 0 ? xasprintf("%s:%d: %s", src, line, why) : xstrdup(why);
+    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
+    lua_pushstring(L, sb->dead_msg);
+    return lua_error(L);
+}
+
 static void sb_hook(lua_State *L, lua_Debug *ar) {
     Sandbox *sb = sandbox_from_lua(L);
+    if (sb->dead_msg) {
+        lua_pushstring(L, sb->dead_msg);
+        lua_error(L);
+    }
     sb->used += HOOK_STEP;
-    if (sb->used <= sb->budget) return;
-    lua_getinfo(L, "Sl", ar);
-    const char *src = ar->source[0] == '@' ? ar->source + 1 : ar->short_src;
-    if (ar->currentline > 0) lua_pushfstring(L, "%s:%d: ", src, ar->currentline);
-    else lua_pushliteral(L, "");
-    lua_pushfstring(L, "exercise script ran too long (instruction budget of %I instructions)",
-                    (lua_Integer)sb->budget);
-    lua_concat(L, 2);
-    lua_error(L);
+    char why[160];
+    if (sb->used > sb->budget) {
+        snprintf(why, sizeof why, "%s ran too long (instruction budget of %llu instructions)", sb->what,
+                 (unsigned long long)sb->budget);
+        sb_kill(L, ar, why);
+    }
+    if (sb->deadline > 0 && now_s() > sb->deadline) {
+        snprintf(why, sizeof why, "%s ran longer than %.3g s (its wall-clock limit)", sb->what, sb->wall);
+        sb_kill(L, ar, why);
+    }
 }
 
 /* ---- globals ------------------------------------------------------------ */
@@ -151,6 +187,44 @@ static int g_print(lua_State *L) {
     return 0;
 }
 
+/* setmetatable without finalizers: Lua runs __gc with hooks off, so a
+ * looping __gc would escape every limit. Lua marks an object for
+ * finalization only when its metatable has __gc at this moment, so adding
+ * __gc to the metatable later does nothing. */
+static int g_setmetatable(lua_State *L) {
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        lua_pushliteral(L, "__gc");
+        if (lua_rawget(L, 2) != LUA_TNIL)
+            return luaL_error(L, "setmetatable: a metatable with __gc is not allowed in exercise scripts "
+                                 "(a finalizer cannot be stopped)");
+        lua_pop(L, 1);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* xpcall whose handler runs after the unwinding, as a plain call: Lua calls
+ * a message handler with hooks off when the error came from the hook, so a
+ * looping handler escaped the budget. A sandboxed script has no debug
+ * library to look at the stack with, so it cannot tell the difference. An
+ * error in the handler becomes the second result. */
+static int g_xpcall(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2); /* f, h, true, f, args... */
+    if (lua_pcall(L, n - 2, LUA_MULTRET, 0) == LUA_OK) return lua_gettop(L) - 2;
+    lua_pushvalue(L, 2);
+    lua_insert(L, -2);
+    lua_pcall(L, 1, 1, 0);
+    lua_pushboolean(L, 0);
+    lua_insert(L, -2);
+    return 2;
+}
+
 static bool in_list(const char *k, const char *const *list) {
     for (; *list; list++)
         if (!strcmp(k, *list)) return true;
@@ -175,6 +249,11 @@ static void open_libs(Sandbox *sb) {
     }
     lua_pushcfunction(L, g_print);
     lua_setfield(L, -2, "print");
+    lua_getfield(L, -1, "setmetatable");
+    lua_pushcclosure(L, g_setmetatable, 1);
+    lua_setfield(L, -2, "setmetatable");
+    lua_pushcfunction(L, g_xpcall);
+    lua_setfield(L, -2, "xpcall");
 
     luaL_requiref(L, "string", luaopen_string, 1);
     lua_pushnil(L);
@@ -209,6 +288,9 @@ Sandbox *sandbox_new(const SandboxLimits *lim) {
     Sandbox *sb = xcalloc(1, sizeof *sb);
     sb->budget = lim && lim->instruction_budget ? lim->instruction_budget : SANDBOX_DEFAULT_BUDGET;
     sb->cap = lim && lim->memory_cap ? lim->memory_cap : SANDBOX_DEFAULT_MEMORY;
+    sb->what = lim && lim->what ? lim->what : "exercise script";
+    sb->wall = lim ? lim->wall_seconds : 0;
+    if (sb->wall > 0) sb->deadline = now_s() + sb->wall;
     strbuf_init(&sb->log);
     sb->L = lua_newstate(sb_alloc, sb);
     if (!sb->L) abort(); /* not even a state fits: out of memory */
@@ -236,6 +318,7 @@ void sandbox_free(Sandbox **sbp) {
     }
     free(sb->files);
     strbuf_fini(&sb->log);
+    free(sb->dead_msg);
     free(sb);
     *sbp = NULL;
 }
@@ -245,13 +328,27 @@ Sandbox *sandbox_from_lua(lua_State *L) { return *(Sandbox **)lua_getextraspace(
 void sandbox_set_user(Sandbox *sb, void *user) { sb->user = user; }
 void *sandbox_user(Sandbox *sb) { return sb->user; }
 bool sandbox_aborted(const Sandbox *sb) { return sb->aborted; }
+bool sandbox_dead(const Sandbox *sb) { return sb->dead_msg != NULL; }
 uint64_t sandbox_instructions_used(const Sandbox *sb) { return sb->used; }
 size_t sandbox_memory_used(const Sandbox *sb) { return sb->mem; }
 const char *sandbox_log(const Sandbox *sb) { return sb->has_log ? sb->log.data : NULL; }
 
+/* The log lives outside the Lua heap, so it has its own cap: a print loop
+ * reached 4 GB in 9 s before it had one. */
 void sandbox_log_append(Sandbox *sb, const char *line) {
     sb->has_log = true;
-    strbuf_append(&sb->log, line);
+    if (sb->log_full) return;
+    size_t n = strlen(line);
+    if (sb->log.len + n > SANDBOX_LOG_CAP) {
+        size_t keep = sb->log.len < SANDBOX_LOG_CAP ? SANDBOX_LOG_CAP - sb->log.len : 0;
+        while (keep > 0 && ((unsigned char)line[keep] & 0xC0) == 0x80) keep--;
+        strbuf_append_n(&sb->log, line, keep);
+        strbuf_printf(&sb->log, "\n… (the rest of the output was cut: a run keeps at most %zu KiB of print and "
+                                "t:log)\n", SANDBOX_LOG_CAP >> 10);
+        sb->log_full = true;
+        return;
+    }
+    strbuf_append_n(&sb->log, line, n);
     if (sb->log.len == 0 || sb->log.data[sb->log.len - 1] != '\n') strbuf_append_char(&sb->log, '\n');
 }
 
@@ -318,14 +415,9 @@ Diag *sandbox_load_file(Sandbox *sb, const char *path, const char *display) {
 static int msgh(lua_State *L) {
     Sandbox *sb = sandbox_from_lua(L);
     if (lua_touserdata(L, 1) == &abort_key) return 1;
-    if (!lua_isstring(L, 1)) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
-            lua_replace(L, 1);
-        } else {
-            lua_pushfstring(L, "error object is a %s value", luaL_typename(L, 1));
-            lua_replace(L, 1);
-        }
-    }
+    /* No Lua runs here (not even __tostring): a handler called for an error
+     * the hook raised runs with hooks off, so a loop in it could not be
+     * stopped. error_diag converts the object once hooks are back on. */
     frames_clear(sb);
     lua_Debug ar;
     for (int level = 1; lua_getstack(L, level, &ar) && sb->n_frames < 32; level++) {
@@ -358,6 +450,11 @@ static bool split_location(const char *msg, char **file, int *line, const char *
     return false;
 }
 
+static int tostring_protected(lua_State *L) {
+    if (!luaL_callmeta(L, 1, "__tostring")) lua_pushnil(L);
+    return 1;
+}
+
 static Diag *error_diag(Sandbox *sb, int status) {
     lua_State *L = sb->L;
     if (lua_touserdata(L, -1) == &abort_key) {
@@ -366,12 +463,22 @@ static Diag *error_diag(Sandbox *sb, int status) {
     }
     if (status == LUA_ERRMEM) {
         Diag *d = diag_new(DIAG_ERROR, "lua", sb->mem_file[0] ? sb->mem_file : NULL, sb->mem_line, 0,
-                           "exercise script used more than %zu MiB of memory (memory cap)", sb->cap >> 20);
+                           "%s used more than %zu MiB of memory (memory cap)", sb->what, sb->cap >> 20);
         if (d->file) diag_set_excerpt(d, file_text(sb, d->file));
         sb->mem_hit = false;
         sb->mem_file[0] = '\0';
         sb->mem_line = 0;
         return d;
+    }
+    if (!lua_isstring(L, -1)) {
+        /* __tostring of the author's error object, with the limits on. */
+        lua_pushcfunction(L, tostring_protected);
+        lua_pushvalue(L, -2);
+        if (lua_pcall(L, 1, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
+            lua_pop(L, 1);
+            lua_pushfstring(L, "error object is a %s value", luaL_typename(L, -1));
+        }
+        lua_replace(L, -2);
     }
     const char *msg = lua_tostring(L, -1);
     if (!msg) msg = "error object is not a string";
@@ -382,7 +489,9 @@ static Diag *error_diag(Sandbox *sb, int status) {
         file = xstrdup(sb->frames[0].file);
         line = sb->frames[0].line;
     }
-    Diag *d = diag_new(DIAG_ERROR, "lua", file, line, 0, "%s", rest);
+    char *text = str_cut(rest, strlen(rest), SANDBOX_MESSAGE_CAP);
+    Diag *d = diag_new(DIAG_ERROR, "lua", file, line, 0, "%s", text);
+    free(text);
     if (file) diag_set_excerpt(d, file_text(sb, file));
     int notes = 0;
     for (int i = 0; i < sb->n_frames && notes < MAX_NOTES; i++) {

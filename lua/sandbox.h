@@ -3,8 +3,16 @@
  * Exercise packs may come from anyone, so a script gets an allow-listed
  * global table (no io, os.execute, debug, require, load, dofile,
  * string.dump), a metatable on _G that makes any unknown global read or
- * write an error naming the script's file:line, an instruction budget
- * (count hook), a memory cap (counting allocator) and text-only loading.
+ * write an error naming the script's file:line, an instruction budget and
+ * a wall-clock limit (count hook), a memory cap (counting allocator), a cap
+ * on what print/t:log keep, and text-only loading.
+ *
+ * The limits cannot be caught: once one is hit the state is dead, and every
+ * Lua instruction that runs after that raises the same error again, so a
+ * pcall or xpcall only delays the end by one instruction. Finalizers can
+ * not be bounded (Lua runs __gc with hooks off), so setmetatable refuses a
+ * metatable with __gc; patterns whose matching could take long on the text
+ * they are given are refused before they run (the matcher is C: no hook). 
  * Errors come back as Diags in the author's file with a trimmed traceback
  * (one note per calling frame of the author's code). */
 #ifndef CUDOJO_LUA_SANDBOX_H
@@ -21,9 +29,16 @@
 #define SANDBOX_DEFAULT_BUDGET 1000000000ull        /* VM instructions (a few seconds) */
 #define SANDBOX_DEFAULT_MEMORY ((size_t)512 << 20)  /* bytes of Lua heap */
 
+/* What a state may print and keep with print() and t:log(). */
+#define SANDBOX_LOG_CAP ((size_t)1 << 20)
+/* Error messages longer than this are cut ("… (N bytes cut)"). */
+#define SANDBOX_MESSAGE_CAP 4096
+
 typedef struct SandboxLimits {
     uint64_t instruction_budget;
     size_t memory_cap;
+    double wall_seconds;        /* 0 = no wall-clock limit */
+    const char *what;           /* how messages name the script: NULL = "exercise script" */
 } SandboxLimits;
 
 typedef struct Sandbox Sandbox;
@@ -63,6 +78,8 @@ bool sandbox_aborted(const Sandbox *sb);
 void sandbox_log_append(Sandbox *sb, const char *line);
 const char *sandbox_log(const Sandbox *sb);
 
+/* True once a limit was hit: the state raises at every instruction. */
+bool sandbox_dead(const Sandbox *sb);
 uint64_t sandbox_instructions_used(const Sandbox *sb);
 size_t sandbox_memory_used(const Sandbox *sb);
 

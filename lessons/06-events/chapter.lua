@@ -1,8 +1,9 @@
 -- Chapter 6: CUDA events. Timing a kernel correctly (warm-up, events
 -- queued around the launch, waiting before reading the time), why host
 -- timers lie about asynchronous work, and keeping the CPU busy while the
--- GPU works (cuda-samples' asyncAPI). The host side is written in
--- host_main() with CUDA's own calls and replayed by the exercise.
+-- GPU works (cuda-samples' asyncAPI). Each exercise is a whole CUDA
+-- program (kind = "program"): its calls, timeline and output are checked
+-- with the built-in `hostcheck` (lua/prelude/hostcheck.lua).
 return {
   id = "events",
   title = "Events: timing the GPU, and not waiting for it",

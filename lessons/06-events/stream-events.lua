@@ -1,17 +1,15 @@
 -- stream-events: two kernels on two streams, each timed with its own
 -- events. Events recorded without a stream go to the legacy default stream,
--- which serialises the two streams (or, with non-blocking streams, times
--- nothing). Checks: values; the events of each kernel on the kernel's
--- stream; the kernels overlap on the timeline; each elapsed time within 10%
--- of its kernel's duration. Small grids (4 blocks) so the two kernels fit
--- side by side on the emulator's model and on a GPU.
-
--- The host replay of chapters 06 and 07 is built into cudojo
--- (lua/prelude/host_replay.lua; see lua/API.md, `host`).
-local replay, entry, check_outputs = host.replay, host.entry, host.check_outputs
+-- which serialises the two streams (or, beside non-blocking streams, times
+-- nothing). Checks: the results; the events around each kernel are
+-- recorded on the kernel's stream (the call trace); the two kernels overlap
+-- on the timeline; each printed time within 10% of its kernel's duration.
+-- On a GPU few elements (4 blocks) and many steps, so that the two kernels
+-- fit side by side and run for milliseconds.
 
 return {
   id = "stream-events",
+  kind = "program",
   title = "An event belongs to a stream",
   title_zh = "事件属于某一个流",
   source = "stream-events.cu",
@@ -20,64 +18,73 @@ return {
     "solutions/wrong/stream-events-nonblocking.cu",
     "solutions/wrong/stream-events-one-stream.cu",
   },
-  timeout = 30,
+  timeout = 60,
   hints = {
     "cudaEventRecord takes a second argument, the stream, and it defaults to 0. An event "
       .. "measures the queue it is in: put each pair where its kernel is.",
-    "cudaEventRecord(start[k], s[k]); launch_busy(d_x[k], d_y[k], s[k]); cudaEventRecord(stop[k], s[k]);",
+    "cudaCheck(cudaEventRecord(start[k], s[k])); busy<<<grid, block, 0, s[k]>>>(...); "
+      .. "cudaCheck(cudaGetLastError()); cudaCheck(cudaEventRecord(stop[k], s[k]));",
   },
   hints_zh = {
     "cudaEventRecord 的第二个参数是流，默认是 0。事件量的是它所在的那个队列：每一对事件都要放在"
       .. "它们的核函数所在的流里。",
-    "cudaEventRecord(start[k], s[k]); launch_busy(d_x[k], d_y[k], s[k]); cudaEventRecord(stop[k], s[k]);",
+    "cudaCheck(cudaEventRecord(start[k], s[k])); busy<<<grid, block, 0, s[k]>>>(...); "
+      .. "cudaCheck(cudaGetLastError()); cudaCheck(cudaEventRecord(stop[k], s[k]));",
   },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and 1024 or 1000)
     local iters = t:param("iters", on_gpu and 1000000 or 20000)
-    local spec = { defines = { N = n }, kernels = {
-      [20] = { name = "busy", block = 256, args = function(m) return { gpu.i32(m), gpu.i32(iters) } end } } }
-    local H, why = replay(t, spec)
-    if not H then t:fail(why) return end
-    if not check_outputs(t, H, function(x) return ref.scale(x, 2) end) then return end
-    if #H.launches ~= 2 then
-      t:fail(string.format("host_main launches busy %d times; this exercise runs it twice, once "
-        .. "per stream", #H.launches))
+    local r = t:program{ defines = { N = n, ITERS = iters } }
+    local unit = on_gpu and "" or " (modeled)"
+    if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n), hostcheck.ramp_sum(n) }) then return end
+    local launches = hostcheck.launches(r, "busy")
+    if #launches < 2 then
+      t:fail(string.format("the program launches busy %d times; this exercise runs it once per "
+        .. "stream (after the warm-up)", #launches))
       return
     end
-    local unit = on_gpu and "" or " (modeled)"
-    local tl = t:timeline()
-    -- the measurement of each kernel: the elapsed pair whose records bracket it
-    local timed = {}
-    for k, l in ipairs(H.launches) do
-      for _, e in ipairs(H.elapsed) do
-        if H.record_at[e.start] < l.pos and H.record_at[e.stop] > l.pos then timed[k] = e end
+    local timed = { launches[#launches - 1], launches[#launches] }
+    -- the records around each kernel: the closest before and after its launch
+    for k, l in ipairs(timed) do
+      local rec = {}
+      for i = l.call - 1, 1, -1 do
+        if r.calls[i].fn == "cudaEventRecord" then rec[1] = r.calls[i] break end
       end
-      local e = timed[k]
-      if not e then
-        t:fail(string.format("kernel %d is not between the start and stop events of any "
-          .. "cudaEventElapsedTime", k - 1))
+      for i = l.call + 1, #r.calls do
+        if r.calls[i].fn == "cudaEventRecord" then rec[2] = r.calls[i] break end
+      end
+      if not rec[1] or not rec[2] then
+        t:fail(string.format("kernel %d is not between two cudaEventRecord calls: record start[%d] "
+          .. "before its launch and stop[%d] after it", k - 1, k - 1, k - 1))
         return
       end
-      local s0, s1 = H.record_stream[e.start], H.record_stream[e.stop]
-      if s0 ~= l.stream or s1 ~= l.stream then
-        local where = (s0 == 0 or s1 == 0) and "the default stream (cudaEventRecord(e) without a "
-          .. "stream means stream 0)" or "another stream"
-        t:fail(string.format("the events that time kernel %d are recorded on %s, but the kernel "
-          .. "runs on its own stream. An event marks a point in its own stream: on the legacy "
-          .. "default stream it waits for the other streams and they wait for it (no overlap); "
-          .. "beside non-blocking streams it waits for nothing (it times nothing). Record them on the kernel's stream", k - 1, where))
-        return
+      for _, c in ipairs(rec) do
+        if c.stream ~= l.stream then
+          local where = c.stream == 0 and "the default stream (cudaEventRecord(e) without a stream "
+            .. "means stream 0)" or "another stream"
+          t:fail(string.format("the events that time kernel %d are recorded on %s, but the kernel "
+            .. "runs on stream %d. An event marks a point in its own stream: on the legacy default "
+            .. "stream it waits for the other streams and they wait for it (no overlap); beside "
+            .. "non-blocking streams it waits for nothing (it times nothing). Record them on the "
+            .. "kernel's stream", k - 1, where, l.stream))
+          return
+        end
       end
     end
-    local a, b = entry(tl, H.launches[1].entry), entry(tl, H.launches[2].entry)
+    local kern = hostcheck.entries(t:timeline(), "kernel")
+    local a, b = kern[timed[1].n], kern[timed[2].n]
     local ok = t:expect_overlap(a, b, "the two kernels run at the same time")
-    for k, l in ipairs(H.launches) do
-      local kd = entry(tl, l.entry).dur_us / 1000
-      local e = timed[k]
-      ok = t:expect(math.abs(e.ms - kd) <= 0.1 * kd + (on_gpu and 0.03 or 0.008), string.format(
-        "the events of kernel %d measured %.4f ms%s; it ran %.4f ms%s", k - 1, e.ms, unit,
-        kd, unit)) and ok
+    if not ok and timed[1].stream == timed[2].stream then
+      t:log("both kernels are on stream %d, which runs them one after the other: give each its "
+        .. "own stream", timed[1].stream)
+    end
+    for k, e in ipairs{ a, b } do
+      local ms = hostcheck.number(r, "kernel " .. (k - 1) .. ": ([%d%.]+) ms")
+      local kd = e.dur_us / 1000
+      ok = t:expect(ms ~= nil and math.abs(ms - kd) <= 0.1 * kd + (on_gpu and 0.03 or 0.008), string.format(
+        "the events of kernel %d measured %s ms%s; it ran %.4f ms%s", k - 1,
+        ms and string.format("%.4f", ms) or "(nothing printed)", unit, kd, unit)) and ok
     end
   end,
 }

@@ -1,17 +1,15 @@
--- time-kernel: time one kernel with CUDA events: a warm-up launch first,
--- cudaEventRecord(stop) after the launch, cudaEventSynchronize(stop) before
--- cudaEventElapsedTime. The learner writes the host calls in host_main()
--- (recorded on the device, replayed here with the exercise API); the check
--- compares the learner's elapsed time with the timed kernel's span on the
--- timeline (modeled on the emulator; on a GPU CUPTI's activity records, or
--- events around each operation where CUPTI is missing), within 10%.
-
--- The host replay of chapters 06 and 07 is built into cudojo
--- (lua/prelude/host_replay.lua; see lua/API.md, `host`).
-local replay, entry, check_outputs = host.replay, host.entry, host.check_outputs
+-- time-kernel: time a kernel with CUDA events. The learner's program
+-- validates busy once (its warm-up), then times REPS launches between two
+-- events. Checks, from what the program did: cudaEventElapsedTime did not
+-- fail (cudaErrorNotReady: no wait for stop); the results (sums printed
+-- against the CPU's); a launch came before cudaEventRecord(start) (warm-up);
+-- the launches are between the two records; the printed time per launch
+-- is the timed launches' span on the timeline / REPS, within 10% (modeled
+-- on the emulator, CUPTI on a GPU).
 
 return {
   id = "time-kernel",
+  kind = "program",
   title = "Time a kernel with events",
   title_zh = "用事件为核函数计时",
   source = "time-kernel.cu",
@@ -21,65 +19,83 @@ return {
     "solutions/wrong/time-kernel-stop-first.cu",
     "solutions/wrong/time-kernel-no-warmup.cu",
   },
-  timeout = 30,
+  timeout = 60,
   hints = {
-    "Read host_main as a queue: cudaEventRecord puts a marker into the stream, it does not "
+    "Read the program as a queue: cudaEventRecord puts a marker into the stream, it does not "
       .. "read a clock. The time between two markers is what ran between them in the stream. "
       .. "And the host runs ahead of the GPU: it must wait before it asks for the time.",
-    "launch_busy(d_x, d_y); cudaEventRecord(start); launch_busy(d_x, d_y); "
-      .. "cudaEventRecord(stop); cudaEventSynchronize(stop); cudaEventElapsedTime(&ms, start, stop);",
+    "cudaCheck(cudaEventRecord(start)); for (...) { busy<<<grid, block>>>(...); "
+      .. "cudaCheck(cudaGetLastError()); } cudaCheck(cudaEventRecord(stop)); "
+      .. "cudaCheck(cudaEventSynchronize(stop)); cudaCheck(cudaEventElapsedTime(&ms, start, stop));",
   },
   hints_zh = {
-    "把 host_main 看成一个队列：cudaEventRecord 是往流里放一个标记，而不是读时钟。两个标记之间的时间，"
+    "把程序看成一个队列：cudaEventRecord 是往流里放一个标记，而不是读时钟。两个标记之间的时间，"
       .. "就是流里夹在它们中间的工作所花的时间。主机跑在 GPU 前面，要先等一等，才能问时间。",
-    "launch_busy(d_x, d_y); cudaEventRecord(start); launch_busy(d_x, d_y); "
-      .. "cudaEventRecord(stop); cudaEventSynchronize(stop); cudaEventElapsedTime(&ms, start, stop);",
+    "cudaCheck(cudaEventRecord(start)); for (...) { busy<<<grid, block>>>(...); "
+      .. "cudaCheck(cudaGetLastError()); } cudaCheck(cudaEventRecord(stop)); "
+      .. "cudaCheck(cudaEventSynchronize(stop)); cudaCheck(cudaEventElapsedTime(&ms, start, stop));",
   },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 22) or 1000)
     local iters = t:param("iters", on_gpu and 4000 or 20000)
-    local spec = { defines = { N = n }, kernels = {
-      [20] = { name = "busy", block = 256, args = function(m) return { gpu.i32(m), gpu.i32(iters) } end } } }
-    local H, why = replay(t, spec)
-    if not H then t:fail(why) return end
-    if not check_outputs(t, H, function(x) return ref.scale(x, 2) end) then return end
-
-    if #H.elapsed == 0 then
-      t:fail("host_main never reads the time: float ms; cudaEventElapsedTime(&ms, start, stop);")
-      return
-    end
-    local e = H.elapsed[#H.elapsed]
-    local at0, at1 = H.record_at[e.start], H.record_at[e.stop]
-    if at1 < at0 then
-      t:fail("stop is recorded before start: cudaEventElapsedTime(&ms, start, stop) wants start first")
-      return
-    end
-    local timed, first = {}, nil
-    for _, l in ipairs(H.launches) do
-      first = first or l.pos
-      if l.pos > at0 and l.pos < at1 then timed[#timed + 1] = l end
-    end
+    local reps = t:param("reps", on_gpu and 10 or 3)
+    local r = t:program{ defines = { N = n, ITERS = iters, REPS = reps } }
     local unit = on_gpu and "" or " (modeled)"
+
+    for _, c in ipairs(r:calls_of("cudaEventElapsedTime")) do
+      if c.rc == 600 or c.error == "cudaErrorNotReady" then
+        t:fail("cudaEventElapsedTime returned cudaErrorNotReady: the stop event had not happened "
+          .. "yet when the host asked (the launches were still running). Wait for it first: "
+          .. "cudaEventSynchronize(stop)")
+        return
+      end
+    end
+    if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) then return end
+
+    -- where the events were recorded, among the launches
+    local records = {}
+    for i, c in ipairs(r.calls) do
+      if c.fn == "cudaEventRecord" and c.rc == 0 then records[#records + 1] = i end
+    end
+    if #records < 2 or r:count("cudaEventElapsedTime") == 0 then
+      t:fail("time the launches with two events: cudaEventRecord(start), the launches, "
+        .. "cudaEventRecord(stop), then cudaEventElapsedTime(&ms, start, stop)")
+      return
+    end
+    local at0, at1 = records[1], records[#records]
+    local launches = hostcheck.launches(r, "busy")
+    local timed = {}
+    for _, l in ipairs(launches) do
+      if l.call > at0 and l.call < at1 then timed[#timed + 1] = l end
+    end
+    local ms = hostcheck.number(r, "busy: ([%d%.]+) ms per launch")
     if #timed == 0 then
       t:fail(string.format("no kernel is launched between cudaEventRecord(start) and "
-        .. "cudaEventRecord(stop), so the events measured %.4f ms%s of nothing: record stop "
-        .. "after the launch", e.ms, unit))
+        .. "cudaEventRecord(stop), so the events measured %s ms%s of nothing: record stop after "
+        .. "the launches", ms and string.format("%.4f", ms) or "nothing", unit))
       return
     end
-    if first == timed[1].pos then
-      t:fail("the timed launch is the kernel's first: it pays one-time costs (loading the module, "
-        .. "cold caches) that later launches do not. Launch it once before cudaEventRecord(start)")
+    if launches[1].call > at0 then
+      t:fail("the timed launches include the kernel's first: it pays one-time costs (loading the "
+        .. "module onto the GPU, cold caches) that later launches do not. Run (and validate) it "
+        .. "once before cudaEventRecord(start)")
       return
     end
-    local tl = t:timeline()
-    local k0, k1 = entry(tl, timed[1].entry), entry(tl, timed[#timed].entry)
-    local span_ms = (k1.start_us + k1.dur_us - k0.start_us) / 1000
-    local slack_ms = 0.1 * span_ms + (on_gpu and 0.03 or 0.008)
-    local by = tl.source == "cupti" and " (CUPTI)" or unit
-    local ok = t:expect(math.abs(e.ms - span_ms) <= slack_ms, string.format(
-      "your events measured %.4f ms%s; the timed kernel ran %.4f ms%s on the timeline",
-      e.ms, unit, span_ms, by))
-    if ok then t:log("the host did not wait for the kernel: it waited for the stop event") end
+    if not ms then
+      t:fail("the program did not print its time: keep the line printf(\"busy: %.4f ms per launch "
+        .. "(%d launches)\\n\", ms / REPS, REPS)")
+      return
+    end
+    -- the events' span: from the first timed kernel's start to the last one's end
+    local kern = hostcheck.entries(t:timeline(), "kernel")
+    local k0, k1 = kern[timed[1].n], kern[timed[#timed].n]
+    local span_ms = (k1.start_us + k1.dur_us - k0.start_us) / 1000 / #timed
+    local slack_ms = 0.1 * span_ms + (on_gpu and 0.01 or 0.003)
+    local by = t:timeline().source == "cupti" and " (CUPTI)" or unit
+    local ok = t:expect(math.abs(ms - span_ms) <= slack_ms, string.format(
+      "your events measured %.4f ms%s per launch; the timed kernels ran %.4f ms%s per launch on "
+      .. "the timeline", ms, unit, span_ms, by))
+    if ok then t:log("the host did not wait for the kernels: it waited for the stop event") end
   end,
 }

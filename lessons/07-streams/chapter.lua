@@ -1,8 +1,8 @@
 -- Chapter 7: streams. Pinned vs pageable host memory, chunked copy/compute
 -- overlap across streams, and the legacy default stream that serialises
--- everything; the timeline is the feedback. The host side is written in
--- host_main() with CUDA's own calls and replayed by the exercise (the same
--- replay block as chapter 6).
+-- everything; the timeline is the feedback. Each exercise is a whole CUDA
+-- program (kind = "program"), checked by hostcheck.pipeline
+-- (lua/prelude/hostcheck.lua).
 return {
   id = "streams",
   title = "Streams: copies and kernels side by side",

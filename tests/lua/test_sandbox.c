@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -22,7 +24,7 @@ static Diag *run_code(Sandbox *sb, const char *code) {
 }
 
 static Diag *run_fresh(const char *code, uint64_t budget, size_t mem) {
-    SandboxLimits lim = {budget, mem};
+    SandboxLimits lim = {budget, mem, 0, NULL};
     Sandbox *sb = sandbox_new(&lim);
     Diag *d = run_code(sb, code);
     sandbox_free(&sb);
@@ -199,6 +201,140 @@ static void sandbox__error_with_table_value_is_reported(void **state) {
     diag_free(&d);
 }
 
+/* ---- limits that must hold (issue 16) ----------------------------------- */
+
+static double elapsed_since(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Runs `code` with a small budget; it must stop within 10 s (an alarm
+ * fails the test instead of hanging it) with `needle` in the message. */
+static void expect_stopped(const char *code, const SandboxLimits *lim, const char *needle) {
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    alarm(30);
+    Sandbox *sb = sandbox_new(lim);
+    Diag *d = run_code(sb, code);
+    assert_true(sandbox_dead(sb) || !strstr(needle, "budget"));
+    sandbox_free(&sb);
+    alarm(0);
+    assert_non_null(d);
+    if (!strstr(d->message, needle)) fail_msg("'%s': message '%s' lacks '%s'", code, d->message, needle);
+    assert_string_equal(d->file, FILE_NAME);
+    assert_true(d->line >= 1);
+    assert_true(elapsed_since(&t0) < 10);
+    diag_free(&d);
+}
+
+static void sandbox__budget_cannot_be_caught__by_a_pcall_loop(void **state) {
+    (void)state;
+    SandboxLimits lim = {2000000, 0, 0, NULL};
+    expect_stopped("while true do pcall(function() while true do end end) end\n", &lim, "instruction budget");
+    expect_stopped("while true do pcall(pcall, pcall, function() while true do end end) end\n", &lim,
+                   "instruction budget");
+    /* Catching the error and looping on inside the same protected call. */
+    expect_stopped("pcall(function()\n  while true do\n    pcall(function() while true do end end)\n  end\nend)\n"
+                   "while true do end\n", &lim, "instruction budget");
+}
+
+static void sandbox__budget_cannot_be_caught__by_xpcall_or_its_handler(void **state) {
+    (void)state;
+    SandboxLimits lim = {2000000, 0, 0, NULL};
+    expect_stopped("while true do\n  xpcall(function() while true do end end, function(m) while true do end end)\nend\n",
+                   &lim, "instruction budget");
+    expect_stopped("local function again() return xpcall(again, again) end\nwhile true do again() end\n", &lim,
+                   "instruction budget");
+}
+
+static void sandbox__has_no_coroutines(void **state) {
+    (void)state;
+    /* coroutine.wrap would give a script its own stack to catch errors in. */
+    assert_refused("local f = coroutine.wrap(function() while true do end end)", "unknown global 'coroutine'");
+}
+
+static void sandbox__refuses_finalizers(void **state) {
+    (void)state;
+    /* Lua runs __gc with hooks off: a looping finalizer would escape every limit. */
+    assert_refused("setmetatable({}, { __gc = function() while true do end end })", "__gc is not allowed");
+    /* Adding __gc after setmetatable does not make the object finalizable. */
+    SandboxLimits lim = {2000000, 0, 0, NULL};
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    alarm(30);
+    Sandbox *sb = sandbox_new(&lim);
+    Diag *d = run_code(sb, "local mt = {}\nfor i = 1, 100 do setmetatable({}, mt) end\n"
+                           "mt.__gc = function() while true do end end\n");
+    if (d) fail_msg("%s", d->message);
+    sandbox_free(&sb); /* closing the state would run the finalizers */
+    alarm(0);
+    assert_true(elapsed_since(&t0) < 10);
+    /* setmetatable still works, and returns its table. */
+    d = run_fresh("local t = setmetatable({}, { __index = function() return 7 end })\nassert(t.x == 7)\n", 0, 0);
+    if (d) fail_msg("%s", d->message);
+}
+
+static void sandbox__stops_at_the_wall_clock_limit(void **state) {
+    (void)state;
+    SandboxLimits lim = {(uint64_t)1 << 50, 0, 0.3, NULL};
+    expect_stopped("while true do pcall(function() while true do end end) end\n", &lim, "wall-clock limit");
+    SandboxLimits load = {(uint64_t)1 << 50, 0, 0.3, "loading this course file"};
+    expect_stopped("while true do end\n", &load, "loading this course file ran longer than 0.3 s");
+}
+
+static void sandbox__caps_the_log__of_a_print_flood(void **state) {
+    (void)state;
+    Sandbox *sb = sandbox_new(NULL);
+    Diag *d = run_code(sb, "local s = string.rep('x', 1 << 20)\nfor i = 1, 200 do print(s) end\nprint('end')\n");
+    if (d) fail_msg("%s", d->message);
+    const char *log = sandbox_log(sb);
+    assert_non_null(log);
+    assert_true(strlen(log) <= SANDBOX_LOG_CAP + 200);
+    assert_non_null(strstr(log, "the rest of the output was cut"));
+    assert_null(strstr(log, "end\n"));
+    sandbox_free(&sb);
+}
+
+static void sandbox__cuts_huge_error_messages(void **state) {
+    (void)state;
+    Diag *d = run_fresh("error(string.rep('x', 10000000))\n", 0, 0);
+    assert_non_null(d);
+    assert_true(strlen(d->message) <= SANDBOX_MESSAGE_CAP + 40);
+    assert_non_null(strstr(d->message, "bytes cut)"));
+    assert_int_equal(d->line, 1);
+    diag_free(&d);
+}
+
+static void sandbox__xpcall_gives_the_handlers_answer(void **state) {
+    (void)state;
+    Diag *d = run_fresh("local ok, m = xpcall(error, function(e) return 'h:' .. e end, 'x', 0)\n"
+                        "assert(ok == false and m == 'h:x', tostring(m))\n"
+                        "local a, b, c = xpcall(function(p, q) return p + q, 'r' end, print, 1, 2)\n"
+                        "assert(a == true and b == 3 and c == 'r')\n"
+                        "local ok2, m2 = xpcall(error, function(e) error('again', 0) end, 'x')\n"
+                        "assert(ok2 == false and m2 == 'again', tostring(m2))\n",
+                        0, 0);
+    if (d) fail_msg("%s:%d: %s", d->file, d->line, d->message);
+}
+
+static void sandbox__error_objects_tostring_runs_under_the_budget(void **state) {
+    (void)state;
+    SandboxLimits lim = {2000000, 0, 0, NULL};
+    alarm(30);
+    Sandbox *sb = sandbox_new(&lim);
+    Diag *d = run_code(sb, "error(setmetatable({}, { __tostring = function() while true do end end }))\n");
+    sandbox_free(&sb);
+    alarm(0);
+    assert_non_null(d);
+    assert_string_equal(d->message, "error object is a table value");
+    diag_free(&d);
+    d = run_fresh("error(setmetatable({}, { __tostring = function() return 'mine' end }))\n", 0, 0);
+    assert_non_null(d);
+    assert_string_equal(d->message, "mine");
+    diag_free(&d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sandbox__refuses_os_execute),
@@ -217,6 +353,15 @@ int main(void) {
         cmocka_unit_test(sandbox__print_goes_to_log),
         cmocka_unit_test(sandbox__reports_syntax_error_line),
         cmocka_unit_test(sandbox__error_with_table_value_is_reported),
+        cmocka_unit_test(sandbox__budget_cannot_be_caught__by_a_pcall_loop),
+        cmocka_unit_test(sandbox__budget_cannot_be_caught__by_xpcall_or_its_handler),
+        cmocka_unit_test(sandbox__has_no_coroutines),
+        cmocka_unit_test(sandbox__refuses_finalizers),
+        cmocka_unit_test(sandbox__stops_at_the_wall_clock_limit),
+        cmocka_unit_test(sandbox__caps_the_log__of_a_print_flood),
+        cmocka_unit_test(sandbox__cuts_huge_error_messages),
+        cmocka_unit_test(sandbox__xpcall_gives_the_handlers_answer),
+        cmocka_unit_test(sandbox__error_objects_tostring_runs_under_the_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

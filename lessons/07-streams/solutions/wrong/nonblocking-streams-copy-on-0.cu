@@ -2,23 +2,48 @@
 //
 // nonblocking-streams.cu: when you cannot keep stream 0 clean.
 //
-// host_main() below is the chunked pipeline again, but after queueing each
-// chunk it calls legacy_library_call(): code you cannot change (a library,
-// an old part of the program) that clears a scratch buffer of its own with
-// cudaMemset, on the legacy default stream. Each call is a barrier: it
-// waits for everything queued on the (blocking) streams so far, and the
-// next chunk waits for it. The pipeline is serial again.
+//   nvcc -O2 -lineinfo -DCHUNK=16777216 -DITERS=1000 nonblocking-streams.cu -o nonblocking-streams && ./nonblocking-streams
 //
-// A stream created with cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)
-// does not synchronise with the legacy default stream, in either direction.
-//
-// TODO: make the pipeline overlap again, leaving legacy_library_call()
-// where it is.
+// The chunked pipeline again, but after queueing each chunk it calls
+// legacy_library_call(): code you cannot change (a library, an old part of
+// the program) that clears a scratch buffer of its own with cudaMemset, on
+// the legacy default stream. Each such call is a barrier for blocking
+// streams. A stream created with cudaStreamCreateWithFlags(&s,
+// cudaStreamNonBlocking) does not synchronise with the legacy default
+// stream, in either direction, so the pipeline overlaps anyway.
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime.h>
+
+// CHUNKS chunks of CHUNK floats, ITERS steps per element. cudojo sets CHUNK
+// and ITERS: small on the emulator; on a GPU 2^24 floats per chunk and a
+// kernel shorter than a chunk's copy, as in a real copy-bound pipeline.
+#define CHUNKS 4
+#ifndef CHUNK
+#define CHUNK 32768
+#endif
+#ifndef ITERS
+#define ITERS 300
+#endif
+
+// ---------------------------------------------------------------------------
+// error checking: every CUDA call goes through cudaCheck
+
+static void cuda_check(cudaError_t error, const char *file, int line)
+{
+    if (error != cudaSuccess) {
+        fprintf(stderr, "[CUDA ERROR] at file %s:%d:\n%s\n", file, line, cudaGetErrorString(error));
+        exit(EXIT_FAILURE);
+    }
+}
+#define cudaCheck(err) (cuda_check(err, __FILE__, __LINE__))
+
+// ---------------------------------------------------------------------------
+// the kernel (finished: this chapter is about the host side)
 
 // y[i] = 2 * x[i], the long way: every step leaves acc equal to x[i]
 // (x/2 + x/2 is exact), so the kernel takes a while and its answer is exact.
-// Finished: this chapter is about the host side.
-extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
+__global__ void busy(const float *x, float *y, int n, int iters)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -27,106 +52,88 @@ extern "C" __global__ void busy(const float *x, float *y, int n, int iters)
     y[i] = 2.0f * acc;
 }
 
-// ---- cudojo's host notation: leave this part as it is ----------------------
-// This file is compiled for the GPU only, and a kernel cannot call the CUDA
-// runtime. So host_main() runs once, before anything else, only to RECORD
-// the CUDA calls you write in it; cudojo then makes the same calls in the
-// same order with the real runtime (the emulator: its model of it) and
-// checks what happened on the timeline. The calls take CUDA's arguments;
-// what they measure (cudaEventElapsedTime's milliseconds) is known only then.
-typedef int cudojoHandle;
-#define cudaStream_t cudojoHandle
-#define cudaEvent_t cudojoHandle
-#define cudaMemcpyHostToDevice 1
-#define cudaMemcpyDeviceToHost 2
-#ifndef cudaStreamNonBlocking
-#define cudaStreamNonBlocking 1
-#endif
-__device__ long long *cudojo_ops;
-__device__ int cudojo_n, cudojo_ids;
-__device__ void cudojo_op(int op, long long a = 0, long long b = 0, long long c = 0,
-                          long long d = 0, long long e = 0)
+// ---------------------------------------------------------------------------
+// the input and the CPU reference
+
+// chunk c of a ramp 0, 1/1024, ..., 1023/1024, repeated: exact in float
+static void make_input(float *x, int n, int c)
 {
-    long long *o = cudojo_ops + 8 * cudojo_n;
-    if (cudojo_n < 511) cudojo_n++;
-    o[0] = op; o[1] = a; o[2] = b; o[3] = c; o[4] = d; o[5] = e;
+    for (int i = 0; i < n; i++) x[i] = (float)((c * n + i) % 1024) / 1024.0f;
 }
-#define cudojo_addr(p) ((long long)(size_t)(p))
-__device__ void *cudojo_alloc(int op, size_t bytes)
+
+// Compares chunk c's result y with 2 * x, prints the first mismatch, adds
+// y to *sum. Returns the number of wrong elements.
+static int validate(const float *x, const float *y, int n, int c, double *sum)
 {
-    long long id = ++cudojo_ids;
-    cudojo_op(op, id, (long long)bytes);
-    return (void *)(size_t)(id << 32);
+    int wrong = 0;
+    for (int i = 0; i < n; i++) {
+        if (y[i] != 2.0f * x[i] && wrong++ == 0)
+            printf("chunk %d: out[%d] = %f, want %f\n", c, i, y[i], 2.0f * x[i]);
+        *sum += y[i];
+    }
+    return wrong;
 }
-template <typename T> __device__ void cudaMalloc(T **p, size_t bytes) { *p = (T *)cudojo_alloc(8, bytes); }
-template <typename T> __device__ void cudaMallocHost(T **p, size_t bytes) { *p = (T *)cudojo_alloc(9, bytes); }
-#define malloc(bytes) cudojo_alloc(10, bytes)
-__device__ void cudaEventCreate(cudaEvent_t *e) { *e = ++cudojo_ids; cudojo_op(1, *e); }
-__device__ void cudaStreamCreate(cudaStream_t *s) { *s = ++cudojo_ids; cudojo_op(2, *s, 0); }
-__device__ void cudaStreamCreateWithFlags(cudaStream_t *s, int flags) { *s = ++cudojo_ids; cudojo_op(2, *s, flags); }
-__device__ void cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0) { cudojo_op(3, e, s); }
-__device__ void cudaEventSynchronize(cudaEvent_t e) { cudojo_op(4, e); }
-__device__ void cudaStreamSynchronize(cudaStream_t s) { cudojo_op(5, s); }
-__device__ void cudaDeviceSynchronize() { cudojo_op(6); }
-__device__ void cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop) { *ms = 0; cudojo_op(7, start, stop); }
-__device__ void cudaMemcpy(void *dst, const void *src, size_t bytes, int kind)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, -1); }
-__device__ void cudaMemcpyAsync(void *dst, const void *src, size_t bytes, int kind, cudaStream_t s = 0)
-{ cudojo_op(11, cudojo_addr(dst), cudojo_addr(src), (long long)bytes, kind, s); }
-__device__ void cudaMemset(void *dst, int value, size_t bytes)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, -1); }
-__device__ void cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t s = 0)
-{ cudojo_op(12, cudojo_addr(dst), value, (long long)bytes, s); }
-// ---- end of the notation -----------------------------------------------------
 
-// The input is CHUNKS chunks of CHUNK floats each. CHUNK is set by cudojo:
-// small on the emulator, 2^20 on a GPU.
-#ifndef CHUNK
-#define CHUNK 32768
-#endif
-#define CHUNKS 4
-#define CHUNK_BYTES (CHUNK * sizeof(float))
-
-// launch_busy(x, y, stream) stands for
-//     busy<<<(CHUNK + 255) / 256, 256, 0, stream>>>(x, y, CHUNK, iters);
-__device__ void launch_busy(const float *x, float *y, cudaStream_t stream = 0)
-{ cudojo_op(20, cudojo_addr(x), cudojo_addr(y), stream); }
-
+// ---------------------------------------------------------------------------
 // legacy_library_call(scratch) stands for code you cannot change: it
-// clears its own scratch buffer with cudaMemset (no stream argument: the
+// clears its own scratch buffer with cudaMemset (no stream parameter: the
 // legacy default stream).
 #define SCRATCH_BYTES 4096
-__device__ void legacy_library_call(float *scratch) { cudaMemset(scratch, 0, SCRATCH_BYTES); }
-
-__device__ void host_main()
+static void legacy_library_call(float *scratch)
 {
-    float *h_in[CHUNKS], *h_out[CHUNKS], *d_in[CHUNKS], *d_out[CHUNKS], *d_scratch;
+    cudaCheck(cudaMemset(scratch, 0, SCRATCH_BYTES));
+}
+
+// ---------------------------------------------------------------------------
+
+int main(void)
+{
+    size_t chunk_bytes = CHUNK * sizeof(float);
+    float *h_in[CHUNKS], *h_out[CHUNKS], *d_in[CHUNKS], *d_out[CHUNKS];
     for (int c = 0; c < CHUNKS; c++) {
-        cudaMallocHost(&h_in[c], CHUNK_BYTES);     // pinned; cudojo fills it with chunk c
-        cudaMallocHost(&h_out[c], CHUNK_BYTES);
-        cudaMalloc(&d_in[c], CHUNK_BYTES);
-        cudaMalloc(&d_out[c], CHUNK_BYTES);
+        cudaCheck(cudaMallocHost(&h_in[c], chunk_bytes));   // pinned (see pinned-memory)
+        cudaCheck(cudaMallocHost(&h_out[c], chunk_bytes));
+        cudaCheck(cudaMalloc(&d_in[c], chunk_bytes));
+        cudaCheck(cudaMalloc(&d_out[c], chunk_bytes));
+        make_input(h_in[c], CHUNK, c);
     }
-    cudaMalloc(&d_scratch, SCRATCH_BYTES);
+    float *d_scratch;
+    cudaCheck(cudaMalloc(&d_scratch, SCRATCH_BYTES));
     cudaStream_t stream[CHUNKS];
     for (int c = 0; c < CHUNKS; c++)
-        cudaStreamCreateWithFlags(&stream[c], cudaStreamNonBlocking);
+        cudaCheck(cudaStreamCreateWithFlags(&stream[c], cudaStreamNonBlocking));
+    int block = 256, grid = (CHUNK + block - 1) / block;
+
+    // warm-up (chapter 6): the first launch of a kernel loads it onto the
+    // GPU, which must not stall the pipeline. n = 0: it computes nothing.
+    busy<<<1, block>>>(d_in[0], d_out[0], 0, ITERS);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaDeviceSynchronize());
 
     for (int c = 0; c < CHUNKS; c++) {
         cudaStream_t s = stream[c];
-        cudaMemcpyAsync(d_in[c], h_in[c], CHUNK_BYTES, cudaMemcpyHostToDevice, s);
-        launch_busy(d_in[c], d_out[c], s);
-        cudaMemcpyAsync(h_out[c], d_out[c], CHUNK_BYTES, cudaMemcpyDeviceToHost);
-        legacy_library_call(d_scratch);            // leave this call here
+        cudaCheck(cudaMemcpyAsync(d_in[c], h_in[c], chunk_bytes, cudaMemcpyHostToDevice, s));
+        busy<<<grid, block, 0, s>>>(d_in[c], d_out[c], CHUNK, ITERS);
+        cudaCheck(cudaGetLastError());
+        cudaCheck(cudaMemcpyAsync(h_out[c], d_out[c], chunk_bytes, cudaMemcpyDeviceToHost));
+        legacy_library_call(d_scratch);           // leave this call here
     }
-    cudaDeviceSynchronize();
-}
+    cudaCheck(cudaDeviceSynchronize());           // before the host reads h_out
 
-// cudojo calls this once to record host_main (leave it as it is).
-extern "C" __global__ void host_program(long long *ops)
-{
-    cudojo_ops = ops;
-    cudojo_n = 0;
-    cudojo_ids = 0;
-    host_main();
+    int wrong = 0;
+    double sum = 0;
+    for (int c = 0; c < CHUNKS; c++) wrong += validate(h_in[c], h_out[c], CHUNK, c, &sum);
+    printf("sum of out: %.4f\n", sum);
+    if (wrong) { printf("FAIL: %d of %d wrong\n", wrong, CHUNKS * CHUNK); return EXIT_FAILURE; }
+    printf("PASS\n");
+
+    for (int c = 0; c < CHUNKS; c++) {
+        cudaCheck(cudaStreamDestroy(stream[c]));
+        cudaCheck(cudaFree(d_in[c]));
+        cudaCheck(cudaFree(d_out[c]));
+        cudaCheck(cudaFreeHost(h_in[c]));
+        cudaCheck(cudaFreeHost(h_out[c]));
+    }
+    cudaCheck(cudaFree(d_scratch));
+    return EXIT_SUCCESS;
 }
