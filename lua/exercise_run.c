@@ -12,12 +12,10 @@
 #include <time.h>
 
 #include "base/fs.h"
-#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "lua/run.h"
 
 #define T_MT "cudojo.t"
-#define RUN_MAX_METRICS 1000    /* t:metric names per run */
 
 static RunCtx *check_t(lua_State *L, const char *method) {
     if (!luaL_testudata(L, 1, T_MT)) luaL_error(L, "call it as t:%s(...) (with a colon)", method);
@@ -30,20 +28,12 @@ static json_t *lua_to_json(lua_State *L, int idx) {
     case LUA_TNUMBER:
         return lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx)) : json_real(lua_tonumber(L, idx));
     case LUA_TBOOLEAN: return json_boolean(lua_toboolean(L, idx));
-    case LUA_TSTRING: {
-        /* Stored in progress.db with the attempt: cut like every author's text. */
-        size_t n;
-        const char *s = lua_tolstring(L, idx, &n);
-        char *cut = str_cut(s, n, RESULT_MAX_TEXT);
-        json_t *j = json_string(cut);
-        free(cut);
-        return j;
-    }
+    case LUA_TSTRING: return json_string(lua_tostring(L, idx));
     default: return json_null();
     }
 }
 
-static void push_json(lua_State *L, json_t *j, int depth) {
+void run_push_json(lua_State *L, json_t *j, int depth) {
     luaL_checkstack(L, 4, "json");
     if (json_is_object(j) && depth < 8) {
         lua_newtable(L);
@@ -51,7 +41,7 @@ static void push_json(lua_State *L, json_t *j, int depth) {
         json_t *v;
         json_object_foreach(j, k, v) {
             if (json_is_null(v)) continue;
-            push_json(L, v, depth + 1);
+            run_push_json(L, v, depth + 1);
             lua_setfield(L, -2, k);
         }
     } else if (json_is_array(j) && depth < 8) {
@@ -59,7 +49,7 @@ static void push_json(lua_State *L, json_t *j, int depth) {
         size_t i;
         json_t *v;
         json_array_foreach(j, i, v) {
-            push_json(L, v, depth + 1);
+            run_push_json(L, v, depth + 1);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
     } else if (json_is_integer(j)) {
@@ -78,7 +68,6 @@ static void push_json(lua_State *L, json_t *j, int depth) {
 static int t_param(lua_State *L) {
     RunCtx *ctx = check_t(L, "param");
     const char *name = luaL_checkstring(L, 2);
-    if (strlen(name) > RESULT_MAX_NAME) luaL_error(L, "t:param: a name of %d bytes or less", RESULT_MAX_NAME);
     const char *over = NULL;
     for (int i = 0; i < ctx->opts->n_params; i++)
         if (!strcmp(ctx->opts->param_keys[i], name)) over = ctx->opts->param_values[i];
@@ -239,11 +228,6 @@ static int t_metric(lua_State *L) {
     const char *name = luaL_checkstring(L, 2);
     double v = luaL_checknumber(L, 3);
     const char *unit = luaL_optstring(L, 4, NULL);
-    /* Metrics are stored with every attempt: a 100 MB name reached progress.db. */
-    if (strlen(name) > RESULT_MAX_NAME) luaL_error(L, "t:metric: a name of %d bytes or less", RESULT_MAX_NAME);
-    if (unit && strlen(unit) > RESULT_MAX_NAME) luaL_error(L, "t:metric: a unit of %d bytes or less", RESULT_MAX_NAME);
-    if (json_object_size(run_metrics_obj(ctx, NULL, "custom")) >= RUN_MAX_METRICS)
-        luaL_error(L, "t:metric: at most %d metrics per run", RUN_MAX_METRICS);
     json_t *m = json_pack("{s:f}", "value", v);
     if (unit) json_object_set_new(m, "unit", json_string(unit));
     json_object_set_new(run_metrics_obj(ctx, NULL, "custom"), name, m);
@@ -282,7 +266,7 @@ static int t_emu_metrics(lua_State *L) {
         return 1;
     }
     json_t *tot = json_object_get(ctx->last_emu, "totals");
-    push_json(L, json_is_object(tot) ? tot : ctx->last_emu, 0);
+    run_push_json(L, json_is_object(tot) ? tot : ctx->last_emu, 0);
     /* The ratios API.md promises, derived from the emulator's counts. */
     double req = json_number_value(json_object_get(tot, "global_requests"));
     if (req > 0) {
@@ -299,6 +283,16 @@ static int t_emu_metrics(lua_State *L) {
     return 1;
 }
 
+/* t:kernel, except in a program exercise, whose source is a whole program
+ * for nvcc: NVRTC is never tried on it. */
+static int t_kernel(lua_State *L) {
+    RunCtx *ctx = check_t(L, "kernel");
+    if (ctx->ex->program)
+        return luaL_error(L, "t:kernel: %s is a program exercise (kind = \"program\"); run the learner's "
+                             "program with t:program{...}", ctx->ex->id);
+    return run_t_kernel(L);
+}
+
 static int t_index(lua_State *L) {
     const char *k = luaL_checkstring(L, 2);
     luaL_getmetatable(L, T_MT);
@@ -311,7 +305,7 @@ static void install_t(Sandbox *sb) {
     lua_State *L = sandbox_lua(sb);
     static const luaL_Reg methods[] = {
         {"param", t_param},
-        {"kernel", run_t_kernel},
+        {"kernel", t_kernel},
         {"expect_equal", t_expect_equal},
         {"expect_close", t_expect_close},
         {"expect", t_expect},
@@ -328,6 +322,7 @@ static void install_t(Sandbox *sb) {
     luaL_newmetatable(L, T_MT);
     luaL_newlib(L, methods);
     run_stream_add_methods(L);
+    run_program_add_methods(L);
     lua_setfield(L, -2, "methods");
     lua_pushcfunction(L, t_index);
     lua_setfield(L, -2, "__index");
@@ -337,7 +332,7 @@ static void install_t(Sandbox *sb) {
     run_kernel_install(L);
 }
 
-static double now_ms(void) {
+double run_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -448,7 +443,7 @@ static Diag *run_script(RunCtx *ctx, Sandbox *sb) {
 }
 
 RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts) {
-    double t0 = now_ms();
+    double t0 = run_now_ms();
     RunResult *r = run_result_new(VERDICT_PASS);
     r->exercise_id = xstrdup(ex->id);
     r->backend = xstrdup(backend->ops->name);
@@ -462,6 +457,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     ctx.r = r;
     ctx.cu_display = opts->cu_display ? opts->cu_display : opts->cu_path;
     ctx.metrics = json_object();
+    ctx.t0_ms = t0;
     strbuf_init(&ctx.devout);
 
     Diag *d = fs_read_file(opts->cu_path, &ctx.cu_text, NULL);
@@ -475,10 +471,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         ctx.have_dev = d == NULL;
         diag_free(&d);
         run_timeline_begin(&ctx);
-        /* The script's own wall-clock limit ends it (at its line) a little
-         * before the worker's parent kills the run. */
-        SandboxLimits lim = {.instruction_budget = opts->instruction_budget, .memory_cap = opts->memory_cap,
-                             .wall_seconds = ex->timeout_s > 0 ? ex->timeout_s * 0.9 : 0};
+        SandboxLimits lim = {opts->instruction_budget, opts->memory_cap};
         Sandbox *sb = sandbox_new(&lim);
         sandbox_set_user(sb, &ctx.api);
         api_install(sb);
@@ -493,6 +486,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         decide(&ctx, lua_err);
     }
     run_modules_free(&ctx);
+    run_programs_free(&ctx);
     if (ctx.has_devout) r->device_output = strbuf_steal(&ctx.devout);
     strbuf_fini(&ctx.devout);
     if (ctx.last_emu) json_decref(ctx.last_emu);
@@ -500,6 +494,6 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     diag_free(&ctx.api.abort_diags);
     r->metrics = ctx.metrics;
     free(ctx.cu_text);
-    r->duration_ms = now_ms() - t0;
+    r->duration_ms = run_now_ms() - t0;
     return r;
 }

@@ -25,9 +25,11 @@
 #define MAX_DEFINES 32
 #define MAX_FILES 64
 #define MAX_DEVICES 16
-/* Kept back from the exercise's timeout so the worker, not its parent's
- * watchdog, is the one that reports a program that ran out of time. */
-#define TIMEOUT_MARGIN_S 0.5
+/* The share of the exercise's timeout a program may run to: the rest is
+ * for the checks after it, under the script's own wall-clock limit (90%,
+ * exercise_run.c), and for the worker, not its parent's watchdog, to be
+ * the one that reports a program that ran out of time. */
+#define TIMEOUT_SHARE 0.85
 #define RESULT_MT_NAME "cudojo.program_result"
 #define BOX_MT "cudojo.program_box"
 #define TAIL_LINES 3
@@ -189,9 +191,11 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     Diag *d = program_compile(ctx->cu_display, ctx->cu_text, &co, &cp);
     free(dir);
     if (d) {
-        bool no_nvcc = false;
-        for (const Diag *e = d; e && !no_nvcc; e = e->next) no_nvcc = e->code && !strcmp(e->code, "no-nvcc");
-        api_abort(L, no_nvcc ? VERDICT_RUNTIME_ERROR : VERDICT_COMPILE_ERROR, d);
+        /* No nvcc, no temp dir: this machine's problem, not the learner's code. */
+        bool machine = false;
+        for (const Diag *e = d; e && !machine; e = e->next)
+            machine = e->code && (!strcmp(e->code, "no-nvcc") || !strcmp(e->code, "io"));
+        api_abort(L, machine ? VERDICT_RUNTIME_ERROR : VERDICT_COMPILE_ERROR, d);
     }
     ctx->progs = xrealloc(ctx->progs, (size_t)(ctx->n_progs + 1) * sizeof *ctx->progs);
     ctx->progs[ctx->n_progs++] = (ProgramEntry){xstrdup(key), cp};
@@ -731,7 +735,7 @@ static int t_program(lua_State *L) {
     lua_pop(L, 1);
 
     /* The program's share of the exercise's time: what is left of it. */
-    double left = ctx->ex->timeout_s - (run_now_ms() - ctx->t0_ms) / 1e3 - TIMEOUT_MARGIN_S;
+    double left = ctx->ex->timeout_s * TIMEOUT_SHARE - (run_now_ms() - ctx->t0_ms) / 1e3;
     if (left < 0.1) left = 0.1;
     double timeout = pc->timeout_s > 0 && pc->timeout_s < left ? pc->timeout_s : left;
 

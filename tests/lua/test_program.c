@@ -1,0 +1,637 @@
+/* tests/lua/test_program.c: program exercises (kind = "program") end to
+ * end: the learner's whole .cu built by the real nvcc, run as a child
+ * through t:program on the fake backend (so the emulator runtime), and the
+ * verdict, checks, messages and metrics a learner or an author reads.
+ *
+ * The host-only program needs no runtime of ours: until the emulator
+ * runtime library is built ($(BUILD)/emurt/libcudart.so.13, or
+ * CUDOJO_EMURT_DIR) those tests run on a stand-in (the toolkit's own
+ * libcudart.so.<major>), and the
+ * tests with a real kernel skip, saying why. Everything skips without
+ * nvcc. nvcc's builds are cached for the whole file (one cache folder), so
+ * each distinct source is built once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "kernels/program.h"
+#include "lua/exercise.h"
+#include "tests/lua/lesson_fixture.h"
+#include "tests/support/fake_backend.h"
+
+/* Host code only. The line numbers matter: CRASH_LINE is `return *p;`. */
+static const char *const prog_cu =
+    "// prog.cu: what the tests ask of a program, by argv[1]\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "\n"
+    "static int deref(volatile int *p) {\n"
+    "    return *p;\n"
+    "}\n"
+    "\n"
+    "#ifndef SCALE\n"
+    "#define SCALE 1\n"
+    "#endif\n"
+    "\n"
+    "int main(int argc, char **argv) {\n"
+    "    const char *mode = argc > 1 ? argv[1] : \"\";\n"
+    "    if (!strcmp(mode, \"crash\")) return deref(NULL);\n"
+    "    if (!strcmp(mode, \"fail\")) {\n"
+    "        printf(\"starting\\n\");\n"
+    "        fprintf(stderr, \"warming up\\ncannot open the input\\n\");\n"
+    "        return 3;\n"
+    "    }\n"
+    "    if (!strcmp(mode, \"hang\")) for (;;) {}\n"
+    "    if (!strcmp(mode, \"echo\")) {\n"
+    "        char buf[64];\n"
+    "        if (fgets(buf, sizeof buf, stdin)) printf(\"read: %s\", buf);\n"
+    "        return 0;\n"
+    "    }\n"
+    "    int n = argc > 2 ? atoi(argv[2]) : 0;\n"
+    "    float *x = (float *)calloc(n ? n : 1, sizeof *x);\n"
+    "    FILE *f = fopen(\"x.bin\", \"rb\");\n"
+    "    if (!f || fread(x, sizeof *x, n, f) != (size_t)n) {\n"
+    "        fprintf(stderr, \"cannot read x.bin\\n\");\n"
+    "        return 1;\n"
+    "    }\n"
+    "    fclose(f);\n"
+    "    double sum = 0;\n"
+    "    for (int i = 0; i < n; i++) sum += x[i] *= SCALE;\n"
+    "    f = fopen(\"y.bin\", \"wb\");\n"
+    "    fwrite(x, sizeof *x, n, f);\n"
+    "    fclose(f);\n"
+    "    printf(\"N = %d\\nsum = %.1f\\n\", n, sum);\n"
+    "    free(x);\n"
+    "    return 0;\n"
+    "}\n";
+#define CRASH_LINE 7
+
+/* The program exercise around prog.cu; RUN is the body of run(t). */
+#define PROG_LUA(RUN)                                                      \
+    "return {\n"                                                           \
+    "  id = 'prog',\n"                                                     \
+    "  kind = 'program',\n"                                                \
+    "  source = 'prog.cu',\n"                                              \
+    "  hints = { 'a', 'b' },\n"                                            \
+    "  timeout = 60,\n"                                                    \
+    "  run = function(t)\n" RUN "  end,\n"                                 \
+    "}\n"
+
+static const char *const doubling_lua = PROG_LUA(
+    "    local x = gpu.array('f32', 4):iota(1, 1)\n"
+    "    local r = t:program{ args = { 'double', #x }, defines = { SCALE = 2 },\n"
+    "                         files = { ['x.bin'] = x }, outputs = { ['y.bin'] = 'f32' } }\n"
+    "    t:expect_exit(r)\n"
+    "    t:expect_output(r, 'sum = 20%.0')\n"
+    "    t:expect_equal(r.files['y.bin'], { 2, 4, 6, 8 })\n"
+    "    t:expect(r.files['y.bin'].name == 'y.bin' and #r.calls == 0 and r:count('cudaMalloc') == 0,\n"
+    "             'the output array is named after its file; a host-only program makes no CUDA call')\n");
+
+/* The worked example of lua/API.md ("Program exercises"), verbatim. */
+static const char *const saxpy_cu =
+    "// saxpy.cu: out = a*x + y for N floats read from x.bin and y.bin, written to out.bin.\n"
+    "#include <cstdio>\n"
+    "#include <cstdlib>\n"
+    "#include <vector>\n"
+    "\n"
+    "#define CHECK(call)                                                                   \\\n"
+    "    do {                                                                              \\\n"
+    "        cudaError_t err_ = (call);                                                    \\\n"
+    "        if (err_ != cudaSuccess) {                                                    \\\n"
+    "            fprintf(stderr, \"%s:%d: %s\\n\", __FILE__, __LINE__, cudaGetErrorString(err_)); \\\n"
+    "            exit(1);                                                                  \\\n"
+    "        }                                                                             \\\n"
+    "    } while (0)\n"
+    "\n"
+    "__global__ void saxpy(int n, float a, const float *x, const float *y, float *out) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) out[i] = a * x[i] + y[i];\n"
+    "}\n"
+    "\n"
+    "static std::vector<float> read_floats(const char *path, int n) {\n"
+    "    std::vector<float> v(n);\n"
+    "    FILE *f = fopen(path, \"rb\");\n"
+    "    if (!f || fread(v.data(), sizeof(float), n, f) != (size_t)n) {\n"
+    "        fprintf(stderr, \"cannot read %d floats from %s\\n\", n, path);\n"
+    "        exit(1);\n"
+    "    }\n"
+    "    fclose(f);\n"
+    "    return v;\n"
+    "}\n"
+    "\n"
+    "int main(int argc, char **argv) {\n"
+    "    if (argc < 3) {\n"
+    "        fprintf(stderr, \"usage: %s N A\\n\", argv[0]);\n"
+    "        return 2;\n"
+    "    }\n"
+    "    int n = atoi(argv[1]);\n"
+    "    float a = (float)atof(argv[2]);\n"
+    "    std::vector<float> x = read_floats(\"x.bin\", n), y = read_floats(\"y.bin\", n), out(n);\n"
+    "    size_t bytes = n * sizeof(float);\n"
+    "    float *d_x, *d_y, *d_out;\n"
+    "    CHECK(cudaMalloc(&d_x, bytes));\n"
+    "    CHECK(cudaMalloc(&d_y, bytes));\n"
+    "    CHECK(cudaMalloc(&d_out, bytes));\n"
+    "    CHECK(cudaMemcpy(d_x, x.data(), bytes, cudaMemcpyHostToDevice));\n"
+    "    CHECK(cudaMemcpy(d_y, y.data(), bytes, cudaMemcpyHostToDevice));\n"
+    "    saxpy<<<(n + 255) / 256, 256>>>(n, a, d_x, d_y, d_out);\n"
+    "    CHECK(cudaGetLastError());\n"
+    "    CHECK(cudaMemcpy(out.data(), d_out, bytes, cudaMemcpyDeviceToHost));\n"
+    "    FILE *f = fopen(\"out.bin\", \"wb\");\n"
+    "    fwrite(out.data(), sizeof(float), n, f);\n"
+    "    fclose(f);\n"
+    "    printf(\"saxpy: %d elements\\n\", n);\n"
+    "    CHECK(cudaFree(d_x));\n"
+    "    CHECK(cudaFree(d_y));\n"
+    "    CHECK(cudaFree(d_out));\n"
+    "    return 0;\n"
+    "}\n";
+#define SAXPY_GUARD_LINE 17
+
+static const char *const saxpy_lua =
+    "return {\n"
+    "  id = 'saxpy-program',\n"
+    "  kind = 'program',\n"
+    "  title = 'SAXPY, the whole program',\n"
+    "  source = 'saxpy.cu',\n"
+    "  hints = { 'Copy x and y to the device before the launch, the result back after it.',\n"
+    "            'Wrap every call in CHECK(...) and call cudaGetLastError() after the launch.' },\n"
+    "  timeout = 30,\n"
+    "  run = function(t)\n"
+    "    local n = t:param('n', 1000)\n"
+    "    local x = gpu.array('f32', n):random{ seed = 1 }\n"
+    "    local y = gpu.array('f32', n):random{ seed = 2 }\n"
+    "    local r = t:program{\n"
+    "      args = { n, 2.5 },\n"
+    "      files = { ['x.bin'] = x, ['y.bin'] = y },\n"
+    "      outputs = { ['out.bin'] = 'f32' },\n"
+    "    }\n"
+    "    t:expect_exit(r)\n"
+    "    t:expect_output(r, 'saxpy: %d+ elements')\n"
+    "    t:expect_close(r.files['out.bin'], ref.axpy(2.5, x, y), { rel = 1e-6 })\n"
+    "    t:expect(r:count('cudaFree') == 3, 'frees its three device buffers')\n"
+    "    t:expect(r.kernels[1] and r.kernels[1].name == 'saxpy', 'launches saxpy')\n"
+    "  end,\n"
+    "}\n";
+
+static char *g_cache;   /* nvcc's cache, shared by every test of this file */
+static char *g_standin; /* the stand-in runtime's folder, when the real one is not built */
+
+typedef struct Fixture {
+    char *root;
+    Course *course;
+    Backend *b;
+    RunResult *r;
+} Fixture;
+
+/* Whether the emulator runtime is built, asked in a child: the answer is
+ * cached on first use, and the stand-in must be in place before it. */
+static bool emurt_built(void) {
+    pid_t pid = fork();
+    if (pid == 0) _exit(program_emurt_dir() ? 0 : 1);
+    int st = 0;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* NVIDIA's own libcudart.so.<major> in the stand-in's place: a program
+ * without CUDA calls runs on it without a GPU (nvcc's registration calls
+ * are all it makes). */
+static void make_standin(void) {
+    const char *v = program_nvcc_version(), *nvcc = program_nvcc_path();
+    if (!v || !nvcc) return;
+    char *bin = path_dirname(nvcc);
+    char *lib = xasprintf("%s/../lib64/libcudart.so.%d", bin, atoi(v));
+    g_standin = fixture_tmpdir();
+    char *link = xasprintf("%s/libcudart.so.%d", g_standin, atoi(v));
+    if (!fs_exists(lib) || symlink(lib, link) != 0) fail_msg("no %s for the stand-in runtime", lib);
+    setenv("CUDOJO_EMURT_DIR", g_standin, 1);
+    free(link);
+    free(lib);
+    free(bin);
+}
+
+static int group_setup(void **state) {
+    (void)state;
+    g_cache = fixture_tmpdir();
+    if (program_nvcc_path() && !emurt_built()) make_standin();
+    return 0;
+}
+
+static int group_teardown(void **state) {
+    (void)state;
+    fixture_remove(&g_cache);
+    fixture_remove(&g_standin);
+    return 0;
+}
+
+static int setup(void **state) {
+    Fixture *f = xcalloc(1, sizeof *f);
+    f->root = fixture_tmpdir();
+    fixture_write(f->root, "lessons/01-p/chapter.lua", "return { id = 'p', order = 1, exercises = { 'prog' } }\n");
+    f->b = fake_backend_new();
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    Fixture *f = *state;
+    run_result_free(&f->r);
+    course_free(&f->course);
+    backend_close(&f->b);
+    fixture_remove(&f->root);
+    free(f);
+    return 0;
+}
+
+#define NEED_NVCC()                                                      \
+    do {                                                                 \
+        if (!program_nvcc_path()) {                                      \
+            print_message("skip: no nvcc (install the CUDA toolkit)\n"); \
+            skip();                                                      \
+        }                                                                \
+    } while (0)
+
+#define NEED_EMURT()                                                                                         \
+    do {                                                                                                     \
+        NEED_NVCC();                                                                                         \
+        if (g_standin || !program_emurt_dir()) {                                                             \
+            print_message("skip: the emulator runtime is not built ($(BUILD)/emurt/libcudart.so.13; "        \
+                          "CUDOJO_EMURT_DIR names another folder)\n");                                      \
+            skip();                                                                                          \
+        }                                                                                                    \
+    } while (0)
+
+/* Writes the exercise and the learner's .cu (as prog.cu, or `cu_name`),
+ * loads the course and runs the exercise with id `id`. */
+static RunResult *run_named(Fixture *f, const char *id, const char *lua, const char *cu_name, const char *cu) {
+    char *rel = xasprintf("lessons/01-p/%s", cu_name);
+    char *sol = xasprintf("lessons/01-p/solutions/%s", cu_name);
+    fixture_write(f->root, "lessons/01-p/prog.lua", lua);
+    fixture_write(f->root, rel, cu);
+    fixture_write(f->root, sol, cu);
+    course_free(&f->course);
+    char *lessons = path_join(f->root, "lessons");
+    Diag *d = course_load(lessons, &f->course);
+    free(lessons);
+    if (diag_count_errors(d)) fail_msg("course: %s:%d: %s", d->file, d->line, d->message);
+    diag_free(&d);
+    const ExerciseMeta *ex = course_find_exercise(f->course, id, NULL);
+    assert_non_null(ex);
+    char *cu_path = path_join(f->root, rel);
+    ExerciseRunOptions o = {.cu_path = cu_path, .cu_display = cu_name, .cache_dir = g_cache};
+    run_result_free(&f->r);
+    f->r = exercise_run(ex, f->b, &o);
+    free(cu_path);
+    free(rel);
+    free(sol);
+    return f->r;
+}
+
+static RunResult *run_prog(Fixture *f, const char *lua, const char *cu) {
+    return run_named(f, "prog", lua, "prog.cu", cu ? cu : prog_cu);
+}
+
+static void show(const RunResult *r) { run_result_print(r, stderr, false); }
+
+static const CheckResult *check_named(const RunResult *r, const char *name) {
+    for (int i = 0; i < r->n_checks; i++)
+        if (!strcmp(r->checks[i].name, name)) return &r->checks[i];
+    fail_msg("no check named %s", name);
+    return NULL;
+}
+
+static void program__passes__when_it_exits_0_prints_and_writes_its_output(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, doubling_lua, NULL);
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_string_equal(r->summary, "4 checks passed");
+    assert_string_equal(check_named(r, "exit")->message, "exited with status 0");
+    /* Its stdout is the run's device output, as a kernel's printf is. */
+    assert_non_null(r->device_output);
+    assert_non_null(strstr(r->device_output, "N = 4\nsum = 20.0\n"));
+    json_t *prog = json_object_get(r->metrics, "program");
+    assert_int_equal(json_integer_value(json_object_get(prog, "exit_code")), 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r->metrics, "compile"), "compiler")),
+                        "nvcc");
+}
+
+static void program__defines_and_args_reach_the_program__with_a_build_per_defines(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local x = gpu.array('f32', 3):fill(1)\n"
+        "    local function run(scale)\n"
+        "      return t:program{ args = { 'double', 3 }, defines = { SCALE = scale },\n"
+        "                        files = { ['x.bin'] = x }, outputs = { ['y.bin'] = 'f32' } }\n"
+        "    end\n"
+        "    t:expect_equal(run(3).files['y.bin'], 3, { name = 'times 3' })\n"
+        "    t:expect_equal(run(5).files['y.bin'], 5, { name = 'times 5' })\n"
+        "    t:expect_equal(run(3).files['y.bin'], 3, { name = 'times 3 again' })\n"), NULL);
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r->metrics, "program"), "runs")), 3);
+}
+
+static void program__expect_exit_fails_with_status_and_stderr_tail__when_it_exits_nonzero(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ args = { 'fail' } }\n"
+        "    t:expect(r.exit_code == 3 and r.stdout == 'starting\\n', 'the status and stdout are in r')\n"
+        "    t:expect_exit(r, 'the program must succeed')\n"
+        "    t:expect_exit(r, 3)\n"), NULL);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_int_equal(r->n_checks, 3);
+    assert_true(r->checks[0].passed);
+    assert_false(r->checks[1].passed);
+    assert_string_equal(r->checks[1].message,
+                        "the program must succeed: the program exited with status 3, expected status 0; its stderr "
+                        "ends: warming up | cannot open the input");
+    assert_true(r->checks[2].passed);
+    /* stderr is shown with the output. */
+    assert_non_null(strstr(r->device_output, "starting\n--- stderr ---\nwarming up\ncannot open the input\n"));
+}
+
+static void program__expect_output_fails_showing_the_pattern_and_first_lines__when_absent(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local x = gpu.array('f32', 2):fill(1)\n"
+        "    local r = t:program{ args = { 'double', 2 }, defines = { SCALE = 2 }, files = { ['x.bin'] = x } }\n"
+        "    t:expect_output(r, '^N = 2\\n')\n"
+        "    t:expect_output(r, 'total = %d+')\n"), NULL);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_true(r->checks[0].passed);
+    assert_string_equal(r->checks[1].message,
+                        "expected the output to match 'total = %d+' (a Lua pattern); it begins: N = 2 | sum = 4.0");
+    assert_string_equal(r->summary, "output: expected the output to match 'total = %d+' (a Lua pattern); it begins: "
+                                    "N = 2 | sum = 4.0");
+}
+
+static void program__reads_its_stdin(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ args = { 'echo' }, stdin = 'hello there\\n' }\n"
+        "    t:expect_output(r, '^read: hello there\\n$')\n"), NULL);
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+}
+
+static void program__compile_error__maps_to_the_cu_line(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, doubling_lua,
+                            "#include <stdio.h>\n"
+                            "\n"
+                            "int main(void) {\n"
+                            "    int n = 4\n"
+                            "    printf(\"%d\\n\", n);\n"
+                            "    return 0;\n"
+                            "}\n");
+    if (r->verdict != VERDICT_COMPILE_ERROR) show(r);
+    assert_int_equal(r->verdict, VERDICT_COMPILE_ERROR);
+    assert_non_null(r->diags);
+    assert_string_equal(r->diags->file, "prog.cu");
+    assert_true(r->diags->line == 4 || r->diags->line == 5);
+    assert_non_null(strstr(r->summary, "prog.cu did not compile"));
+    assert_int_equal(r->n_checks, 0);
+}
+
+static void program__crash_fails_the_run_with_the_signal_and_host_line(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ args = { 'crash' } }\n"
+        "    t:expect_exit(r)\n"), NULL);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_non_null(strstr(r->summary, "the program was killed by SIGSEGV"));
+    assert_int_equal(r->n_checks, 0);   /* nothing after a crash runs */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r->metrics, "program"), "signal")),
+                        "SIGSEGV");
+    if (g_standin) {
+        print_message("note: the host line of a crash needs the emulator runtime; not checked\n");
+        return;
+    }
+    char *where = xasprintf("prog.cu:%d", CRASH_LINE);
+    bool found = strstr(r->summary, where) != NULL;
+    for (const Diag *d = r->diags; d && !found; d = d->next) found = d->file && !strcmp(d->file, "prog.cu") &&
+                                                                    d->line == CRASH_LINE;
+    if (!found) show(r);
+    assert_true(found);
+    free(where);
+}
+
+static void program__hang_ends_with_the_timeout_verdict(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ args = { 'hang' }, timeout = 1 }\n"
+        "    t:expect_exit(r)\n"), NULL);
+    assert_int_equal(r->verdict, VERDICT_TIMEOUT);
+    assert_non_null(strstr(r->summary, "did not finish within"));
+    assert_true(json_is_true(json_object_get(json_object_get(r->metrics, "program"), "timed_out")));
+}
+
+static void program__reading_an_output_it_did_not_write_fails_the_run_naming_the_file(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ args = { 'fail' }, outputs = { ['y.bin'] = 'f32' } }\n"
+        "    t:expect(r.missing[1] == 'y.bin' and rawget(r.files, 'y.bin') == nil, 'r.missing lists it')\n"
+        "    t:expect_equal(r.files['y.bin'], 0)\n"), NULL);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_string_equal(r->summary, "the program did not write y.bin (it exited with status 3)");
+    assert_int_equal(r->n_checks, 1);
+    assert_true(r->checks[0].passed);
+}
+
+static void program__output_of_a_partial_element_fails_the_run(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    /* 3 floats written, read back as f64: 12 bytes are not whole doubles. */
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local x = gpu.array('f32', 3):fill(1)\n"
+        "    local r = t:program{ args = { 'double', 3 }, defines = { SCALE = 1 },\n"
+        "                         files = { ['x.bin'] = x }, outputs = { ['y.bin'] = 'f64' } }\n"
+        "    t:expect_equal(r.files['y.bin'], 1)\n"), NULL);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_string_equal(r->summary, "y.bin has 12 bytes, not a whole number of f64 values (8 bytes each)");
+}
+
+static void program__misuse_is_an_exercise_error_at_the_authors_line(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    static const struct {
+        const char *run;
+        const char *says;
+    } cases[] = {
+        {"    t:program{ arg = { 'x' } }\n", "t:program has no option 'arg' (did you mean 'args'?)"},
+        {"    t:program{ outputs = { ['y.bin'] = 'float' } }\n", "outputs[\"y.bin\"] must name a type"},
+        {"    t:program{ files = { ['../x.bin'] = 'x' } }\n", "'../x.bin' is not a plain file name"},
+        {"    t:program{ files = { ['x.bin'] = 5 } }\n", "must be a gpu.array (its raw bytes) or a string, not number"},
+        {"    t:kernel('k')\n", "prog is a program exercise (kind = \"program\")"},
+        {"    local r = t:program{ args = { 'echo' } }\n    local c = r.exit_cod\n",
+         "program results have no field 'exit_cod' (did you mean 'exit_code'?)"},
+        {"    local r = t:program{ args = { 'echo' } }\n    local c = r.files['z.bin']\n",
+         "z.bin is not among t:program's outputs"},
+        {"    t:expect_exit({ exit_code = 0 })\n", "the first argument is what t:program returned, not table"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *lua = xasprintf(PROG_LUA("%s"), cases[i].run);
+        RunResult *r = run_prog(f, lua, NULL);
+        free(lua);
+        if (r->verdict != VERDICT_EXERCISE_ERROR || !strstr(r->summary, cases[i].says)) {
+            show(r);
+            fail_msg("case %zu: want an exercise error saying: %s", i, cases[i].says);
+        }
+        assert_non_null(strstr(r->summary, "lessons/01-p/prog.lua:"));
+    }
+}
+
+static void program__t_program_in_a_kernel_exercise_is_an_exercise_error(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f,
+                            "return { id = 'prog', source = 'prog.cu', hints = { 'a', 'b' },\n"
+                            "  run = function(t) t:program{} end }\n",
+                            NULL);
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_non_null(strstr(r->summary, "prog is a kernel exercise; a whole program needs kind = \"program\""));
+}
+
+static void course__kind_other_than_kernel_or_program__is_an_error_at_its_line(void **state) {
+    Fixture *f = *state;
+    fixture_write(f->root, "lessons/01-p/prog.lua",
+                  "return {\n  id = 'prog',\n  source = 'prog.cu',\n  hints = { 'a', 'b' },\n"
+                  "  kind = 'script',\n  run = function(t) end,\n}\n");
+    fixture_write(f->root, "lessons/01-p/prog.cu", prog_cu);
+    fixture_write(f->root, "lessons/01-p/solutions/prog.cu", prog_cu);
+    char *lessons = path_join(f->root, "lessons");
+    Diag *d = course_load(lessons, &f->course);
+    free(lessons);
+    assert_int_equal(diag_count_errors(d), 1);
+    const Diag *e = d;
+    while (e->severity != DIAG_ERROR) e = e->next;
+    assert_string_equal(e->file, "lessons/01-p/prog.lua");
+    assert_int_equal(e->line, 5);
+    assert_string_equal(e->message, "kind must be \"kernel\" (the default) or \"program\" (a whole program with "
+                                    "main()), not \"script\"");
+    assert_null(course_find_exercise(f->course, "prog", NULL));
+    diag_free(&d);
+    /* The two kinds load, and say which they are. */
+    fixture_write(f->root, "lessons/01-p/prog.lua", PROG_LUA(""));
+    course_free(&f->course);
+    lessons = path_join(f->root, "lessons");
+    d = course_load(lessons, &f->course);
+    assert_int_equal(diag_count_errors(d), 0);
+    diag_free(&d);
+    assert_true(course_find_exercise(f->course, "prog", NULL)->program);
+    fixture_write(f->root, "lessons/01-p/prog.lua",
+                  "return { id = 'prog', kind = 'kernel', source = 'prog.cu', hints = { 'a', 'b' },\n"
+                  "  run = function(t) end }\n");
+    course_free(&f->course);
+    d = course_load(lessons, &f->course);
+    free(lessons);
+    assert_int_equal(diag_count_errors(d), 0);
+    diag_free(&d);
+    assert_false(course_find_exercise(f->course, "prog", NULL)->program);
+}
+
+/* ---- with a real kernel, on the emulator runtime ---- */
+
+static void emurt__worked_example_passes_with_its_calls_kernels_and_timeline(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    RunResult *r = run_named(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu);
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_string_equal(r->summary, "4 checks passed");
+    json_t *k = json_object_get(json_object_get(r->metrics, "kernels"), "saxpy");
+    assert_int_equal(json_integer_value(json_object_get(k, "launches")), 1);
+    assert_int_equal(json_integer_value(json_object_get(k, "block")), 256);
+    /* The emulator's time is a model, never shown as a measurement. */
+    assert_null(json_object_get(k, "time_ms"));
+    json_t *tl = json_object_get(r->metrics, "timeline");
+    assert_non_null(tl);
+    assert_true(json_is_true(json_object_get(tl, "modeled")));
+    bool kernel = false;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(tl, "events"), i, e) {
+        kernel |= !strcmp(json_string_value(json_object_get(e, "kind")), "kernel");
+    }
+    assert_true(kernel);
+}
+
+static void emurt__timeline_checks_read_the_programs_timeline(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    char *lua = xasprintf("%.*s%s", (int)(strstr(saxpy_lua, "    t:expect_exit(r)") - saxpy_lua), saxpy_lua,
+                          "    local tl = t:timeline()\n"
+                          "    t:expect(tl:find{ kind = 'kernel', name = 'saxpy' } ~= nil, 'saxpy on t:timeline()')\n"
+                          "    t:expect(r:timeline():find{ kind = 'h2d', n = 2 } ~= nil, 'two copies in')\n"
+                          "    t:expect(#r:calls_of('cudaMemcpy') == 3, 'three cudaMemcpy')\n"
+                          "    t:expect_no_default_stream_work('all on the legacy stream')\n"
+                          "  end,\n}\n");
+    RunResult *r = run_named(f, "saxpy-program", lua, "saxpy.cu", saxpy_cu);
+    free(lua);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_int_equal(r->n_checks, 4);
+    for (int c = 0; c < 3; c++) {
+        if (!r->checks[c].passed) show(r);
+        assert_true(r->checks[c].passed);
+    }
+    assert_false(r->checks[3].passed);
+    assert_non_null(strstr(r->checks[3].message, "ran on the legacy default stream"));
+}
+
+static void emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    /* Without the guard the last block writes past out (1000 is not a multiple of 256). */
+    const char *guard = "    if (i < n) out[i] = a * x[i] + y[i];\n";
+    const char *at = strstr(saxpy_cu, guard);
+    char *cu = xasprintf("%.*s    out[i] = a * x[i] + y[i];\n%s", (int)(at - saxpy_cu), saxpy_cu, at + strlen(guard));
+    RunResult *r = run_named(f, "saxpy-program", saxpy_lua, "saxpy.cu", cu);
+    free(cu);
+    if (r->verdict != VERDICT_FAIL) show(r);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    const Diag *oob = NULL;
+    for (const Diag *d = r->diags; d && !oob; d = d->next)
+        if (d->severity == DIAG_ERROR && d->line == SAXPY_GUARD_LINE) oob = d;
+    if (!oob) show(r);
+    assert_non_null(oob);
+    assert_string_equal(oob->file, "saxpy.cu");
+}
+
+int main(void) {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(program__passes__when_it_exits_0_prints_and_writes_its_output),
+        T(program__defines_and_args_reach_the_program__with_a_build_per_defines),
+        T(program__expect_exit_fails_with_status_and_stderr_tail__when_it_exits_nonzero),
+        T(program__expect_output_fails_showing_the_pattern_and_first_lines__when_absent),
+        T(program__reads_its_stdin),
+        T(program__compile_error__maps_to_the_cu_line),
+        T(program__crash_fails_the_run_with_the_signal_and_host_line),
+        T(program__hang_ends_with_the_timeout_verdict),
+        T(program__reading_an_output_it_did_not_write_fails_the_run_naming_the_file),
+        T(program__output_of_a_partial_element_fails_the_run),
+        T(program__misuse_is_an_exercise_error_at_the_authors_line),
+        T(program__t_program_in_a_kernel_exercise_is_an_exercise_error),
+        T(course__kind_other_than_kernel_or_program__is_an_error_at_its_line),
+        T(emurt__worked_example_passes_with_its_calls_kernels_and_timeline),
+        T(emurt__timeline_checks_read_the_programs_timeline),
+        T(emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
