@@ -12,10 +12,12 @@
 #include <time.h>
 
 #include "base/fs.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "lua/run.h"
 
 #define T_MT "cudojo.t"
+#define RUN_MAX_METRICS 1000    /* t:metric names per run */
 
 static RunCtx *check_t(lua_State *L, const char *method) {
     if (!luaL_testudata(L, 1, T_MT)) luaL_error(L, "call it as t:%s(...) (with a colon)", method);
@@ -28,7 +30,15 @@ static json_t *lua_to_json(lua_State *L, int idx) {
     case LUA_TNUMBER:
         return lua_isinteger(L, idx) ? json_integer(lua_tointeger(L, idx)) : json_real(lua_tonumber(L, idx));
     case LUA_TBOOLEAN: return json_boolean(lua_toboolean(L, idx));
-    case LUA_TSTRING: return json_string(lua_tostring(L, idx));
+    case LUA_TSTRING: {
+        /* Stored in progress.db with the attempt: cut like every author's text. */
+        size_t n;
+        const char *s = lua_tolstring(L, idx, &n);
+        char *cut = str_cut(s, n, RESULT_MAX_TEXT);
+        json_t *j = json_string(cut);
+        free(cut);
+        return j;
+    }
     default: return json_null();
     }
 }
@@ -68,6 +78,7 @@ void run_push_json(lua_State *L, json_t *j, int depth) {
 static int t_param(lua_State *L) {
     RunCtx *ctx = check_t(L, "param");
     const char *name = luaL_checkstring(L, 2);
+    if (strlen(name) > RESULT_MAX_NAME) luaL_error(L, "t:param: a name of %d bytes or less", RESULT_MAX_NAME);
     const char *over = NULL;
     for (int i = 0; i < ctx->opts->n_params; i++)
         if (!strcmp(ctx->opts->param_keys[i], name)) over = ctx->opts->param_values[i];
@@ -228,6 +239,11 @@ static int t_metric(lua_State *L) {
     const char *name = luaL_checkstring(L, 2);
     double v = luaL_checknumber(L, 3);
     const char *unit = luaL_optstring(L, 4, NULL);
+    /* Metrics are stored with every attempt: a 100 MB name reached progress.db. */
+    if (strlen(name) > RESULT_MAX_NAME) luaL_error(L, "t:metric: a name of %d bytes or less", RESULT_MAX_NAME);
+    if (unit && strlen(unit) > RESULT_MAX_NAME) luaL_error(L, "t:metric: a unit of %d bytes or less", RESULT_MAX_NAME);
+    if (json_object_size(run_metrics_obj(ctx, NULL, "custom")) >= RUN_MAX_METRICS)
+        luaL_error(L, "t:metric: at most %d metrics per run", RUN_MAX_METRICS);
     json_t *m = json_pack("{s:f}", "value", v);
     if (unit) json_object_set_new(m, "unit", json_string(unit));
     json_object_set_new(run_metrics_obj(ctx, NULL, "custom"), name, m);
@@ -471,7 +487,10 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         ctx.have_dev = d == NULL;
         diag_free(&d);
         run_timeline_begin(&ctx);
-        SandboxLimits lim = {opts->instruction_budget, opts->memory_cap};
+        /* The script's own wall-clock limit ends it (at its line) a little
+         * before the worker's parent kills the run. */
+        SandboxLimits lim = {.instruction_budget = opts->instruction_budget, .memory_cap = opts->memory_cap,
+                             .wall_seconds = ex->timeout_s > 0 ? ex->timeout_s * 0.9 : 0};
         Sandbox *sb = sandbox_new(&lim);
         sandbox_set_user(sb, &ctx.api);
         api_install(sb);
