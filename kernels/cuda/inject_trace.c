@@ -25,6 +25,11 @@
 #define PER_THREAD_HANDLE ((const void *)0x2)   /* cudaStreamPerThread */
 #define LEGACY_HANDLE ((const void *)0x1)       /* cudaStreamLegacy */
 #define MAX_KERNEL_RECORDS PROGWIRE_MAX_CALLS
+/* A loop of a million launches must not grow the program by gigabytes: past
+ * these, activity records are only counted (as the timeline's dropped) and
+ * calls no longer remember their stream for them. */
+#define MAX_ACTS (2 * TIMELINE_MAX_ENTRIES)
+#define MAX_CORR (8 * TIMELINE_MAX_ENTRIES)
 
 typedef enum ActWhat { ACT_KERNEL, ACT_COPY, ACT_MEMSET, ACT_SYNC, ACT_EVENT, ACT_UM } ActWhat;
 
@@ -71,6 +76,7 @@ struct Injector {
     size_t corr_cap, corr_n;
     Act *acts;
     size_t n_acts, cap_acts;
+    long acts_dropped;
     uint64_t um_h2d, um_d2h, um_cpu_faults, um_gpu_faults, um_h2d_n, um_d2h_n;
     bool um_seen;
 };
@@ -228,7 +234,7 @@ static size_t corr_slot(const CorrInfo *t, size_t cap, uint32_t corr) {
 }
 
 static void corr_put(Injector *ij, uint32_t corr, int stream, int event, const char *fn) {
-    if (!corr) return;
+    if (!corr || ij->corr_n >= MAX_CORR) return;
     if ((ij->corr_n + 1) * 2 > ij->corr_cap) {
         size_t cap = ij->corr_cap ? ij->corr_cap * 2 : 1024;
         CorrInfo *t = xcalloc(cap, sizeof *t);
@@ -639,12 +645,18 @@ static TimelineKind copy_kind(uint8_t k) {
     }
 }
 
-static void act_push(Injector *ij, const Act *a) {
+/* Keeps a copy of *a (taking its name); false when full. */
+static bool act_push(Injector *ij, const Act *a) {
+    if (ij->n_acts >= MAX_ACTS) {
+        ij->acts_dropped++;
+        return false;
+    }
     if (ij->n_acts == ij->cap_acts) {
         ij->cap_acts = ij->cap_acts ? ij->cap_acts * 2 : 256;
         ij->acts = xrealloc(ij->acts, ij->cap_acts * sizeof *ij->acts);
     }
     ij->acts[ij->n_acts++] = *a;
+    return true;
 }
 
 static void um_counter(Injector *ij, const CUpti_ActivityUnifiedMemoryCounter3 *u) {
@@ -719,7 +731,7 @@ void injector_activity(Injector *ij, const CUpti_Activity *rec) {
     pthread_mutex_lock(&ij->mu);
     if (!ij->finished) {
         if (a.what == ACT_KERNEL) a.name = xstrdup(((const CUpti_ActivityKernel10 *)rec)->name);
-        act_push(ij, &a);
+        if (!act_push(ij, &a)) free(a.name);
     }
     pthread_mutex_unlock(&ij->mu);
 }
@@ -843,7 +855,7 @@ static Timeline *build(Injector *ij, json_t *kernels, long dropped) {
             timeline_set_stream(tl, n, name, 0);
         }
     }
-    tl->dropped += dropped;
+    tl->dropped += dropped + ij->acts_dropped;
     return tl;
 }
 

@@ -28,6 +28,8 @@
 
 #include "base/xalloc.h"
 #include "kernels/cuda/inject.h"
+#include "kernels/progwire.h"
+#include "kernels/timeline.h"
 
 /* ---- helpers ---- */
 
@@ -479,6 +481,18 @@ static void timeline__shows_managed_memory_migrations_and_totals(void **state) {
     assert_int_equal(num(m, "bytes"), 65536);
 }
 
+static void finish__counts_what_a_million_launch_loop_leaves_out(void **state) {
+    (void)state;
+    int n = 2 * TIMELINE_MAX_ENTRIES + 5;
+    for (int i = 0; i < n; i++) kernel_done("_Z1kv", 0, 7, 1000 + (uint64_t)i * 10, 1005 + (uint64_t)i * 10);
+    injector_finish(ij, 1);
+    json_t *tl = json_object_get(record(fake.recs, "timeline", NULL, 1), "timeline");
+    assert_int_equal(json_array_size(json_object_get(tl, "events")), TIMELINE_MAX_ENTRIES);
+    assert_int_equal(num(tl, "dropped"), n - TIMELINE_MAX_ENTRIES + 1);
+    assert_non_null(record(fake.recs, "kernel", NULL, PROGWIRE_MAX_CALLS));
+    assert_null(record(fake.recs, "kernel", NULL, PROGWIRE_MAX_CALLS + 1));
+}
+
 static void finish__sends_hello_and_an_empty_timeline__when_no_call_came(void **state) {
     (void)state;
     injector_finish(ij, 0);
@@ -641,6 +655,7 @@ int main(void) {
         T(timeline__keeps_a_copy_overlapping_a_kernel_on_another_stream),
         T(timeline__finds_the_stream_by_cuptis_id__when_the_call_is_unknown),
         T(timeline__shows_managed_memory_migrations_and_totals),
+        T(finish__counts_what_a_million_launch_loop_leaves_out),
         T(finish__sends_hello_and_an_empty_timeline__when_no_call_came),
         cmocka_unit_test(kernel_name__drops_parameters_and_return_type),
         cmocka_unit_test(error_name__covers_the_toolkits_codes),
