@@ -24,6 +24,8 @@ static int parse_globals(Cli *cli, int argc, char **argv) {
         const char *a = argv[i];
         const char *v;
         if (after_dashdash || a[0] != '-') {
+            /* `cudojo exec PROGRAM ARGS...`: the rest is exec's and the program's. */
+            if (!after_dashdash && out == 1 && !strcmp(a, "exec")) after_dashdash = true;
             argv[out++] = argv[i];
             continue;
         }
@@ -85,6 +87,7 @@ int main(int argc, char **argv) {
         cli_print_usage(stderr);
         return 2;
     }
-    if (cli_wants_help(cmd, argc - 1, argv + 1)) return 0;
+    /* exec reads its own --help: one after PROGRAM is the program's. */
+    if (cmd->run != cmd_exec && cli_wants_help(cmd, argc - 1, argv + 1)) return 0;
     return cmd->run(&cli, argc - 1, argv + 1);
 }

@@ -1,0 +1,394 @@
+/* app/cmd_exec.c: `cudojo exec [OPTIONS] PROGRAM [ARGS...]`: any program
+ * built with `nvcc -cudart shared`, run on the GPU with cudojo's recorder
+ * or, without one, on cudojo's emulator runtime; its output and exit
+ * status pass through, then its findings and a summary of what it did.
+ *
+ * Everything after PROGRAM belongs to the program (main.c stops taking
+ * global options at "exec"; this file reads the ones before PROGRAM).
+ * The program runs in the current directory with the user's environment
+ * and stdin, like any command, but as a child in its own process group
+ * under kernels/program_run.c's limits; Ctrl-C kills that group. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "app/trace.h"
+#include "base/bytes.h"
+#include "base/fs.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "kernels/program.h"
+
+#define EXIT_SETUP 125      /* cudojo could not run it (as GNU timeout and env say) */
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+#define EXIT_TIMEOUT 124
+#define NO_TIMEOUT_S 1e9
+
+static volatile int exec_cancel;
+
+static void on_signal(int sig) {
+    (void)sig;
+    exec_cancel = 1;
+}
+
+typedef struct ExecArgs {
+    const char *trace;
+    double timeout_s;               /* 0 = none */
+    int devices;
+    char **prog;                    /* PROGRAM and its arguments */
+    int n_prog;
+} ExecArgs;
+
+static const char *opt_value(int *i, int argc, char **argv, const char *name, bool *bad) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (!strncmp(a, name, n) && a[n] == '=') return a + n + 1;
+    if (!strcmp(a, name)) {
+        if (*i + 1 < argc) return argv[++*i];
+        fprintf(stderr, "cudojo exec: %s needs a value\n", name);
+        *bad = true;
+    }
+    return NULL;
+}
+
+static bool parse_number(const char *v, double lo, double hi, double *out) {
+    char *end;
+    double d = strtod(v, &end);
+    if (!*v || *end || !(d >= lo && d <= hi)) return false;
+    *out = d;
+    return true;
+}
+
+/* Returns -1 to go on, else the exit status (help, usage error). */
+static int parse_args(Cli *cli, int argc, char **argv, ExecArgs *ea) {
+    memset(ea, 0, sizeof *ea);
+    ea->devices = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        bool bad = false;
+        double num;
+        if (!strcmp(a, "--") || a[0] != '-') {
+            int first = !strcmp(a, "--") ? i + 1 : i;
+            ea->prog = argv + first;
+            ea->n_prog = argc - first;
+            break;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return cli_command_help("exec");
+        if (!strcmp(a, "--json")) {
+            cli->json = true;
+        } else if (!strcmp(a, "--no-color")) {
+            cli->color = false;
+        } else if ((v = opt_value(&i, argc, argv, "--backend", &bad))) {
+            bool ok;
+            cli->backend = backend_choice_parse(v, &ok);
+            if (!ok) {
+                fprintf(stderr, "cudojo exec: --backend must be cuda, emu or auto (got '%s')\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(&i, argc, argv, "--trace", &bad))) {
+            ea->trace = v;
+        } else if ((v = opt_value(&i, argc, argv, "--timeout", &bad))) {
+            if (!parse_number(v, 0, 1e7, &ea->timeout_s)) {
+                fprintf(stderr, "cudojo exec: --timeout takes seconds (0 = none), got '%s'\n", v);
+                return 2;
+            }
+        } else if ((v = opt_value(&i, argc, argv, "--devices", &bad))) {
+            if (!parse_number(v, 1, 16, &num) || num != (int)num) {
+                fprintf(stderr, "cudojo exec: --devices takes a number from 1 to 16, got '%s'\n", v);
+                return 2;
+            }
+            ea->devices = (int)num;
+        } else if ((v = opt_value(&i, argc, argv, "--emu-threads", &bad))) {
+            if (!parse_number(v, 0, 1024, &num)) {
+                fprintf(stderr, "cudojo exec: --emu-threads takes a number from 0 (all cores) to 1024\n");
+                return 2;
+            }
+            cli->emu_threads = (int)num;
+        } else if (!bad) {
+            fprintf(stderr, "cudojo exec: unknown option '%s' (cudojo's options go before PROGRAM; "
+                            "see `cudojo exec --help`)\n", a);
+            return 2;
+        }
+        if (bad) return 2;
+    }
+    if (ea->n_prog < 1) {
+        fprintf(stderr, "cudojo exec: which program? (cudojo exec [OPTIONS] PROGRAM [ARGS...])\n");
+        return 2;
+    }
+    return -1;
+}
+
+/* PROGRAM as the shell finds it: a path when it has a "/", else $PATH. */
+static char *resolve_program(const char *name, int *status) {
+    char *p = strchr(name, '/') ? path_absolute(name) : NULL;
+    if (!p) {
+        char *in_path = NULL;
+        const char *path = getenv("PATH");
+        char *copy = xstrdup(path ? path : ""), *save = NULL;
+        for (char *dir = strtok_r(copy, ":", &save); dir && !in_path; dir = strtok_r(NULL, ":", &save)) {
+            char *c = path_join(*dir ? dir : ".", name);
+            if (access(c, X_OK) == 0 && !fs_is_dir(c)) in_path = path_absolute(c);
+            free(c);
+        }
+        free(copy);
+        p = in_path;
+    }
+    if (!p || !fs_exists(p)) {
+        fprintf(stderr, "cudojo exec: %s: not found%s\n", name,
+                strchr(name, '/') ? "" : " in PATH (for a program here, write ./" );
+        if (!strchr(name, '/')) fprintf(stderr, "%s)\n", name);
+        *status = EXIT_NOT_FOUND;
+        free(p);
+        return NULL;
+    }
+    if (fs_is_dir(p) || access(p, X_OK) != 0) {
+        fprintf(stderr, "cudojo exec: %s: not an executable file\n", name);
+        *status = EXIT_CANNOT_EXEC;
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static ProgramRuntime pick_runtime(const Cli *cli, char **note) {
+    *note = NULL;
+    if (cli->backend == BACKEND_EMU) return PROGRAM_RT_EMU;
+    if (cli->backend == BACKEND_CUDA) return PROGRAM_RT_CUDA;
+    Diag *why = NULL;
+    Backend *b = cuda_backend_new(&why);
+    bool gpu = b != NULL;
+    backend_close(&b);
+    if (!gpu) *note = xasprintf("no working GPU (%s): running on cudojo's emulator runtime", why ? why->message : "?");
+    diag_free(&why);
+    return gpu ? PROGRAM_RT_CUDA : PROGRAM_RT_EMU;
+}
+
+static int exit_status_of(const ProgramResult *r) {
+    if (!r->started) return EXIT_CANNOT_EXEC;
+    if (r->cancelled) return 130;
+    if (r->timed_out) return EXIT_TIMEOUT;
+    if (r->signaled) return 128 + r->signal;
+    return r->exit_code;
+}
+
+/* "cudaMalloc ×3, cudaMemcpy ×2" in the order first called. */
+static void summarise_calls(StrBuf *sb, const ProgramResult *r) {
+    json_t *counts = json_object();
+    json_t *order = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(r->calls, i, c) {
+        const char *fn = json_string_value(json_object_get(c, "fn"));
+        if (!fn) continue;
+        json_t *n = json_object_get(counts, fn);
+        if (!n) json_array_append_new(order, json_string(fn));
+        json_object_set_new(counts, fn, json_integer(n ? json_integer_value(n) + 1 : 1));
+    }
+    size_t total = json_array_size(r->calls) + (size_t)r->calls_dropped;
+    strbuf_printf(sb, "%zu CUDA call%s (", total, total == 1 ? "" : "s");
+    json_array_foreach(order, i, c) {
+        const char *fn = json_string_value(c);
+        strbuf_printf(sb, "%s%s ×%lld", i ? ", " : "", fn, (long long)json_integer_value(json_object_get(counts, fn)));
+    }
+    if (r->calls_dropped) strbuf_printf(sb, "%s%ld not recorded", json_array_size(order) ? ", " : "", r->calls_dropped);
+    strbuf_append(sb, ")");
+    json_decref(counts);
+    json_decref(order);
+}
+
+/* "vector_add ×2 (0.012 ms each, modeled)" per kernel name. */
+static void summarise_kernels(StrBuf *sb, const ProgramResult *r) {
+    size_t n = json_array_size(r->kernels);
+    if (!n) {
+        strbuf_append(sb, "; no kernel ran");
+        return;
+    }
+    strbuf_printf(sb, "; %zu kernel launch%s: ", n, n == 1 ? "" : "es");
+    json_t *seen = json_object();
+    size_t i, shown = 0;
+    json_t *k;
+    json_array_foreach(r->kernels, i, k) {
+        const char *name = json_string_value(json_object_get(k, "name"));
+        if (!name) name = "?";
+        if (json_object_get(seen, name)) continue;
+        json_object_set_new(seen, name, json_true());
+        int count = 0;
+        double ms = 0;
+        bool modeled = false, timed = false;
+        size_t j;
+        json_t *o;
+        json_array_foreach(r->kernels, j, o) {
+            const char *nm = json_string_value(json_object_get(o, "name"));
+            if (strcmp(nm ? nm : "?", name)) continue;
+            count++;
+            json_t *t = json_object_get(o, "ms");
+            if (json_is_number(t)) {
+                ms += json_number_value(t);
+                timed = true;
+            }
+            modeled |= json_is_true(json_object_get(o, "modeled"));
+        }
+        strbuf_printf(sb, "%s%s ×%d", shown++ ? ", " : "", name, count);
+        if (timed) strbuf_printf(sb, " (%.3f ms on average, %s)", ms / count, modeled ? "modeled" : "measured");
+    }
+    json_decref(seen);
+}
+
+static void print_summary(const char *prog, const ProgramResult *r, ProgramRuntime rt) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    const char *where = rt == PROGRAM_RT_EMU ? "cudojo's emulator runtime" : "the GPU";
+    strbuf_printf(&sb, "cudojo exec: %s ran on %s", prog, where);
+    if (r->device) strbuf_printf(&sb, " (%s)", r->device);
+    if (r->touched_gpu) {
+        strbuf_append(&sb, ": ");
+        summarise_calls(&sb, r);
+        summarise_kernels(&sb, r);
+    } else if (r->started) {
+        strbuf_append(&sb, " and made no CUDA runtime call");
+    }
+    int errors = 0, warnings = 0;
+    for (const Diag *d = r->findings; d; d = d->next) {
+        if (!strcmp(d->code, "output-capped")) continue;
+        if (d->severity == DIAG_ERROR) errors++;
+        else if (d->severity == DIAG_WARNING) warnings++;
+    }
+    if (errors || warnings) strbuf_printf(&sb, "; %d error%s and %d warning%s above", errors, errors == 1 ? "" : "s",
+                                          warnings, warnings == 1 ? "" : "s");
+    char *end = program_result_ending(r);
+    strbuf_printf(&sb, ". It %s.\n", end);
+    free(end);
+    char *safe = bytes_printable(sb.data);
+    fputs(safe, stderr);
+    free(safe);
+    strbuf_fini(&sb);
+}
+
+static json_t *result_json(const char *exe, const ExecArgs *ea, const ProgramResult *r, ProgramRuntime rt) {
+    json_t *args = json_array();
+    for (int i = 1; i < ea->n_prog; i++) json_array_append_new(args, bytes_to_json(ea->prog[i]));
+    char *end = program_result_ending(r);
+    json_t *j = json_object();
+    json_object_set_new(j, "program", bytes_to_json(exe));
+    json_object_set_new(j, "args", args);
+    json_object_set_new(j, "backend", json_string(rt == PROGRAM_RT_EMU ? "emu" : "cuda"));
+    json_object_set_new(j, "runtime", r->runtime_name ? json_string(r->runtime_name) : json_null());
+    json_object_set_new(j, "device", r->device ? bytes_to_json(r->device) : json_null());
+    json_object_set_new(j, "started", json_boolean(r->started));
+    json_object_set_new(j, "exit_code", r->started && !r->signaled && !r->timed_out && !r->cancelled
+                                            ? json_integer(r->exit_code) : json_null());
+    json_object_set_new(j, "signal", r->signaled ? json_integer(r->signal) : json_null());
+    json_object_set_new(j, "timed_out", json_boolean(r->timed_out));
+    json_object_set_new(j, "cancelled", json_boolean(r->cancelled));
+    json_object_set_new(j, "ending", json_string(end));
+    json_object_set_new(j, "exit_status", json_integer(exit_status_of(r)));
+    json_object_set_new(j, "wall_ms", json_real(r->wall_ms));
+    json_object_set_new(j, "stdout", bytes_to_json_n(r->out ? r->out : "", r->out_len));
+    json_object_set_new(j, "stdout_bytes", json_integer((json_int_t)r->out_total));
+    json_object_set_new(j, "stderr", bytes_to_json_n(r->err ? r->err : "", r->err_len));
+    json_object_set_new(j, "stderr_bytes", json_integer((json_int_t)r->err_total));
+    json_object_set_new(j, "touched_gpu", json_boolean(r->touched_gpu));
+    json_object_set_new(j, "calls", r->calls ? json_incref(r->calls) : json_array());
+    json_object_set_new(j, "calls_dropped", json_integer(r->calls_dropped));
+    json_object_set_new(j, "kernels", r->kernels ? json_incref(r->kernels) : json_array());
+    json_object_set_new(j, "timeline", r->timeline ? timeline_to_json(r->timeline) : json_null());
+    json_object_set_new(j, "findings", diag_to_json(r->findings));
+    free(end);
+    return j;
+}
+
+/* Returns false when the trace could not be written (said on stderr). */
+static bool write_trace(const char *path, const ProgramResult *r, const char *title, bool quiet) {
+    if (!r->timeline || r->timeline->n == 0) {
+        fprintf(stderr, "cudojo exec: --trace: %s not written: %s\n", path,
+                r->touched_gpu ? "the runtime sent no timeline (the program may have ended before it could)"
+                               : "the program made no CUDA calls, so there is no timeline");
+        return true;
+    }
+    json_t *tl = timeline_to_json(r->timeline);
+    json_t *trace = trace_from_timeline(tl, title);
+    json_decref(tl);
+    char *text = json_dumps(trace, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    json_decref(trace);
+    char *with_nl = xasprintf("%s\n", text ? text : "{}");
+    Diag *d = fs_write_file_atomic(path, with_nl, strlen(with_nl));
+    free(with_nl);
+    free(text);
+    if (d) {
+        fprintf(stderr, "cudojo exec: --trace: %s\n", d->message);
+        diag_free(&d);
+        return false;
+    }
+    if (!quiet)
+        fprintf(stderr, "cudojo exec: timeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n",
+                r->timeline->modeled ? " (modeled)" : "", path);
+    return true;
+}
+
+int cmd_exec(Cli *cli, int argc, char **argv) {
+    ExecArgs ea;
+    int st = parse_args(cli, argc, argv, &ea);
+    if (st >= 0) return st;
+    char *exe = resolve_program(ea.prog[0], &st);
+    if (!exe) return st;
+    char *note = NULL;
+    ProgramRuntime rt = pick_runtime(cli, &note);
+    if (note && !cli->json) fprintf(stderr, "cudojo exec: %s\n", note);
+    free(note);
+
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);       /* a closed stdout stops the copy, not cudojo (the child resets it) */
+    EmuOptions emu = {.threads = cli->emu_threads, .checks = true};
+    char *cwd = path_absolute(".");
+    ProgramRunOptions o = {
+        .runtime = rt,
+        .args = (const char *const *)ea.prog + 1,
+        .n_args = ea.n_prog - 1,
+        .timeout_s = ea.timeout_s > 0 ? ea.timeout_s : NO_TIMEOUT_S,
+        .output_cap = cli->json ? 16u << 20 : 64u << 10,
+        .emu_devices = ea.devices,
+        .emu = &emu,
+        .cancel = &exec_cancel,
+        .tee_out = cli->json ? -1 : 1,
+        .tee_err = 2,
+        .keep_env = true,
+        .cwd = cwd,
+        .inherit_stdin = true,
+    };
+    ProgramResult r;
+    Diag *d = program_run(exe, &o, &r);
+    free(cwd);
+    if (d) {
+        program_result_fini(&r);
+        free(exe);
+        cli_print_diags(d);
+        diag_free(&d);
+        return EXIT_SETUP;
+    }
+    st = exit_status_of(&r);
+    if (cli->json) {
+        cli_print_json(result_json(exe, &ea, &r, rt));
+    } else {
+        /* Findings, then the summary; "output-capped" is about the copy we
+         * kept, not what the user saw (all of it went through). */
+        const char *no_color = getenv("NO_COLOR");
+        bool color = cli->color && isatty(2) && !(no_color && *no_color);
+        StrBuf sb;
+        strbuf_init(&sb);
+        for (const Diag *f = r.findings; f; f = f->next)
+            if (strcmp(f->code, "output-capped")) diag_format(f, &sb, color);
+        fputs(sb.data, stderr);
+        strbuf_fini(&sb);
+        print_summary(ea.prog[0], &r, rt);
+    }
+    if (ea.trace && !write_trace(ea.trace, &r, path_basename(exe), cli->json) && st == 0) st = EXIT_SETUP;
+    program_result_fini(&r);
+    free(exe);
+    return st;
+}
