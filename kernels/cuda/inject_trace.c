@@ -264,12 +264,13 @@ static const char *copy_kind_name(int k) {
 }
 
 static void put_dim(StrBuf *sb, dim3 d) {
-    if (d.y == 1 && d.z == 1) strbuf_printf(sb, "%u", d.x);
-    else strbuf_printf(sb, "(%u,%u,%u)", d.x, d.y, d.z);
+    strbuf_printf(sb, "(%u,%u,%u)", d.x, d.y, d.z);
 }
 
-static void put_stream(StrBuf *sb, int num) {
-    strbuf_printf(sb, "stream %d", num);
+/* As the emulator runtime writes it (kernels/emurt/), so both traces read alike. */
+static void put_stream(const Injector *ij, StrBuf *sb, int num) {
+    if (num > 0 && num == ij->per_thread) strbuf_append(sb, "cudaStreamPerThread");
+    else strbuf_printf(sb, "stream %d", num);
 }
 
 static void put_location(StrBuf *sb, struct cudaMemLocation loc) {
@@ -300,7 +301,7 @@ static void launch_args(Injector *ij, StrBuf *sb, Call *c, const char *symbol, d
     strbuf_append(sb, ", ");
     put_dim(sb, block);
     strbuf_printf(sb, ", %zu, ", shared);
-    put_stream(sb, c->stream);
+    put_stream(ij, sb, c->stream);
     strbuf_append(sb, ">>>");
     free(name);
     c->timed = true;
@@ -316,24 +317,23 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
     switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: {
         const cudaMalloc_v3020_params *a = p;
-        strbuf_printf(sb, "%zu bytes -> %p", a->size, ok && a->devPtr ? *a->devPtr : NULL);
+        strbuf_printf(sb, "&%p, %zu", ok && a->devPtr ? *a->devPtr : NULL, a->size);
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020: {
         const cudaMallocHost_v3020_params *a = p;
-        strbuf_printf(sb, "%zu bytes -> %p", a->size, ok && a->ptr ? *a->ptr : NULL);
+        strbuf_printf(sb, "&%p, %zu", ok && a->ptr ? *a->ptr : NULL, a->size);
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020: {
         const cudaHostAlloc_v3020_params *a = p;
-        strbuf_printf(sb, "%zu bytes, flags %u -> %p", a->size, a->flags, ok && a->pHost ? *a->pHost : NULL);
+        strbuf_printf(sb, "&%p, %zu, %u", ok && a->pHost ? *a->pHost : NULL, a->size, a->flags);
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000: {
         const cudaMallocManaged_v6000_params *a = p;
-        strbuf_printf(sb, "%zu bytes, %s -> %p", a->size,
-                      a->flags == cudaMemAttachHost ? "cudaMemAttachHost" : "cudaMemAttachGlobal",
-                      ok && a->devPtr ? *a->devPtr : NULL);
+        strbuf_printf(sb, "&%p, %zu, %s", ok && a->devPtr ? *a->devPtr : NULL, a->size,
+                      a->flags == cudaMemAttachHost ? "cudaMemAttachHost" : "cudaMemAttachGlobal");
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000: {
@@ -359,7 +359,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         const cudaMemcpyAsync_v3020_params *a = p;
         c->stream = stream_num(ij, a->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000);
         strbuf_printf(sb, "%p, %p, %zu, %s, ", a->dst, a->src, a->count, copy_kind_name(a->kind));
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         c->timed = true;
         break;
     }
@@ -378,7 +378,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         c->stream = stream_num(ij, a->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000);
         strbuf_printf(sb, "%p, pitch %zu, %p, pitch %zu, %zu x %zu, %s, ", a->dst, a->dpitch, a->src, a->spitch,
                       a->width, a->height, copy_kind_name(a->kind));
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         c->timed = true;
         break;
     }
@@ -395,7 +395,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         const cudaMemsetAsync_v3020_params *a = p;
         c->stream = stream_num(ij, a->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000);
         strbuf_printf(sb, "%p, %d, %zu, ", a->devPtr, a->value, a->count);
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         c->timed = true;
         break;
     }
@@ -437,11 +437,12 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
             s->flags = flags, s->priority = prio;
             c->stream = s->num;
             if (sid) sid_learn(ij, sid, s->num);
-            strbuf_printf(sb, "-> stream %d", s->num);
-        } else strbuf_append(sb, "-> (none)");
-        if (flags & cudaStreamNonBlocking) strbuf_append(sb, ", cudaStreamNonBlocking");
+            strbuf_printf(sb, "&stream %d", s->num);
+        } else strbuf_append(sb, "&?");
+        if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000)
+            strbuf_append(sb, flags & cudaStreamNonBlocking ? ", cudaStreamNonBlocking" : ", cudaStreamDefault");
         if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050)
-            strbuf_printf(sb, ", priority %d", prio);
+            strbuf_printf(sb, ", %u, %d", flags, prio);
         break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020:
@@ -453,7 +454,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         const void *h = ((const cudaStreamSynchronize_v3020_params *)p)->stream;
         c->stream = stream_num(ij, h, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000 ||
                                           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000);
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         c->timed = true;   /* a synchronize names its host wait */
         if ((cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020 ||
              cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050) && ok) {
@@ -467,7 +468,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         const cudaStreamWaitEvent_v3020_params *a = p;
         c->stream = stream_num(ij, a->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000);
         c->event = event_num(ij, a->event);
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         strbuf_printf(sb, ", event %d", c->event);
         break;
     }
@@ -478,8 +479,8 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
             Handle *e = handle_find(ij->events, ij->n_events, *a->event);
             if (!e) e = handle_add(&ij->events, &ij->n_events, &ij->next_event, *a->event);
             c->event = e->num;
-            strbuf_printf(sb, "-> event %d", e->num);
-        } else strbuf_append(sb, "-> (none)");
+            strbuf_printf(sb, "&event %d", e->num);
+        } else strbuf_append(sb, "&?");
         if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020) {
             if (a->flags & cudaEventDisableTiming) strbuf_append(sb, ", cudaEventDisableTiming");
             if (a->flags & cudaEventBlockingSync) strbuf_append(sb, ", cudaEventBlockingSync");
@@ -496,7 +497,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         c->event = event_num(ij, a->event);
         c->stream = stream_num(ij, a->stream, ptsz);
         strbuf_printf(sb, "event %d, ", c->event);
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         c->timed = true;
         break;
     }
@@ -526,7 +527,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         strbuf_printf(sb, "%p, %zu, ", a->devPtr, a->count);
         put_location(sb, a->location);
         strbuf_append(sb, ", ");
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         c->timed = true;
         break;
     }
@@ -549,7 +550,7 @@ static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb,
         const cudaGraphLaunch_v10000_params *a = p;
         c->stream = stream_num(ij, a->stream, cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000);
         strbuf_printf(sb, "%p, ", (const void *)a->graphExec);
-        put_stream(sb, c->stream);
+        put_stream(ij, sb, c->stream);
         c->timed = true;
         break;
     }

@@ -308,9 +308,9 @@ static void calls__number_streams_in_creation_order__legacy_is_0(void **state) {
     copy_async(4000, NULL);
     copy_async(4000, a);
     json_t *r = fake.recs;
-    assert_string_equal(str(record(r, "call", "cudaStreamCreate", 1), "args"), "-> stream 1");
+    assert_string_equal(str(record(r, "call", "cudaStreamCreate", 1), "args"), "&stream 1");
     assert_string_equal(str(record(r, "call", "cudaStreamCreateWithPriority", 1), "args"),
-                        "-> stream 2, cudaStreamNonBlocking, priority -1");
+                        "&stream 2, 1, -1");
     json_t *c1 = record(r, "call", "cudaMemcpyAsync", 1);
     assert_int_equal(num(c1, "stream"), 2);
     assert_string_equal(str(c1, "args"), "0xd000, 0xa000, 4000, cudaMemcpyHostToDevice, stream 2");
@@ -336,7 +336,7 @@ static void calls__name_the_error__when_a_call_fails(void **state) {
     json_t *c = record(fake.recs, "call", "cudaMalloc", 1);
     assert_int_equal(num(c, "rc"), 2);
     assert_string_equal(str(c, "error"), "cudaErrorMemoryAllocation");
-    assert_string_equal(str(c, "args"), "35184372088832 bytes -> (nil)");
+    assert_string_equal(str(c, "args"), "&(nil), 35184372088832");
     assert_int_equal(num(c, "stream"), -1);
 }
 
@@ -377,9 +377,25 @@ static void launch__reads_as_triple_chevrons(void **state) {
     launch("_Z3addPKfPfi", 8, 32, NULL);
     json_t *c = record(fake.recs, "call", "cudaLaunchKernel", 1);
     assert_non_null(c);
-    assert_string_equal(str(c, "args"), "add<<<4096, 256, 0, stream 1>>>");
+    assert_string_equal(str(c, "args"), "add<<<(4096,1,1), (256,1,1), 0, stream 1>>>");
     assert_int_equal(num(c, "stream"), 1);
-    assert_string_equal(str(record(fake.recs, "call", "cudaLaunchKernel", 2), "args"), "add<<<8, 32, 0, stream 0>>>");
+    assert_string_equal(str(record(fake.recs, "call", "cudaLaunchKernel", 2), "args"), "add<<<(8,1,1), (32,1,1), 0, stream 0>>>");
+}
+
+static void launch__on_the_per_thread_default_stream__gets_its_own_number(void **state) {
+    (void)state;
+    make_stream(0xa1, 0);
+    cudaLaunchKernel_v7000_params p = {.gridDim = {1, 1, 1}, .blockDim = {32, 1, 1}, .stream = NULL};
+    uint32_t corr = call(CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000, "__cudaLaunchKernel_ptsz", &p, 0,
+                         "_Z1kv");
+    json_t *c = record(fake.recs, "call", "cudaLaunchKernel", 1);
+    assert_string_equal(str(c, "args"), "k<<<(1,1,1), (32,1,1), 0, cudaStreamPerThread>>>");
+    assert_int_equal(num(c, "stream"), 2);
+    kernel_done("_Z1kv", corr, 99, 1000, 2000);
+    injector_finish(ij, 0);
+    json_t *streams = json_object_get(json_object_get(record(fake.recs, "timeline", NULL, 1), "timeline"), "streams");
+    assert_string_equal(str(json_array_get(streams, 2), "name"), "default (per-thread)");
+    assert_non_null(tl_event(fake.recs, "kernel", 2, 1));
 }
 
 static void finish__kernel_record_has_cuptis_time_and_resources(void **state) {
@@ -599,10 +615,10 @@ static void gpu__program_under_injection_reports_calls_kernels_and_an_overlappin
     assert_found(hello, rep);
     assert_string_equal(str(hello, "runtime"), "cuda");
     assert_true(strlen(str(hello, "device")) > 0);
-    assert_string_equal(str(record(r, "call", "cudaStreamCreate", 1), "args"), "-> stream 1");
+    assert_string_equal(str(record(r, "call", "cudaStreamCreate", 1), "args"), "&stream 1");
     json_t *l = record(r, "call", "cudaLaunchKernel", 1);
     assert_found(l, rep);
-    assert_string_equal(str(l, "args"), "spin<<<16384, 256, 0, stream 1>>>");
+    assert_string_equal(str(l, "args"), "spin<<<(16384,1,1), (256,1,1), 0, stream 1>>>");
     assert_int_equal(num(record(r, "call", "cudaMemcpyAsync", 1), "stream"), 2);
     assert_null(record(r, "call", "cudaLaunchKernel", 2));   /* one launch, one record */
     json_t *bad = record(r, "call", "cudaMalloc", 3);
@@ -651,6 +667,7 @@ int main(void) {
         T(calls__count_time_from_the_first_call),
         T(calls__skip_registration_hooks_and_the_runtime_calling_itself),
         T(launch__reads_as_triple_chevrons),
+        T(launch__on_the_per_thread_default_stream__gets_its_own_number),
         T(finish__kernel_record_has_cuptis_time_and_resources),
         T(timeline__keeps_a_copy_overlapping_a_kernel_on_another_stream),
         T(timeline__finds_the_stream_by_cuptis_id__when_the_call_is_unknown),
