@@ -72,5 +72,10 @@ bool progwire_active(void);
 void progwire_send(const char *type, json_t *fields);
 /* Writes a "call" record unless PROGWIRE_MAX_CALLS were written already. */
 void progwire_call(const char *fn, const char *args, int stream, int rc, const char *error, double t_us);
+/* Writes the "hello" record (runtime from progwire_init, pid, exe, device). */
+void progwire_hello(const char *device);
+/* A JSON string of `s` cut at PROGWIRE_MAX_STRING bytes, bytes that are not
+ * valid UTF-8 carried as the code point of the same value (never NULL). */
+json_t *progwire_string(const char *s);
 
 #endif

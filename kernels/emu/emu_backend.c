@@ -69,7 +69,7 @@ static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t e
     if (p == MAP_FAILED)
         return diag_error("emu", "out of memory: cannot allocate %zu bytes for %s on the emulator", bytes,
                           label ? label : "an array");
-    Alloc a = {(uint64_t)(uintptr_t)p, bytes, (uint64_t)(uintptr_t)p + len, elem ? elem : 1,
+    Alloc a = {(uint64_t)(uintptr_t)p, bytes, (uint64_t)(uintptr_t)p + len, elem,
                xstrdup(label ? label : "array"), p, len, 0};
     table_insert(&e->allocs, a);
     *out = a.base;
@@ -243,7 +243,7 @@ static Diag *emu_module_load(Backend *b, const CompiledModule *cm, BackendModule
     for (int i = 0; i < m->prog->n_vars; i++) {
         ModVar *v = &m->prog->vars[i];
         if (v->space == SP_SHARED || !v->data) continue;
-        Alloc a = {(uint64_t)(uintptr_t)v->data, v->size, (uint64_t)(uintptr_t)v->data + v->size, 1,
+        Alloc a = {(uint64_t)(uintptr_t)v->data, v->size, (uint64_t)(uintptr_t)v->data + v->size, 0,
                    xstrdup(v->name), NULL, 0, 0};
         table_insert(&e->allocs, a);
     }
@@ -287,13 +287,14 @@ static bool uses_malloc(const Kernel *k) {
     return false;
 }
 
-static Diag *emu_launch(Backend *b, BackendModule *m, const char *kernel, const LaunchConfig *cfg,
-                        const KernelArg *args, int nargs, LaunchReport *report) {
+static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, const LaunchConfig *cfg,
+                           const KernelArg *args, int nargs, const void *raw, size_t raw_size,
+                           LaunchReport *report) {
     EmuBackend *e = (EmuBackend *)b;
     launch_report_init(report);
     const Kernel *k = find_kernel(m, kernel);
     if (!k) return diag_error("emu", "named symbol not found: the module has no kernel called %s", kernel);
-    if (k->n_params != nargs)
+    if (!raw && k->n_params != nargs)
         return diag_error("emu", "invalid argument: kernel %s takes %d parameters but the launch passed %d", kernel,
                           k->n_params, nargs);
     if (uses_malloc(k) && !e->heap) {
@@ -310,6 +311,7 @@ static Diag *emu_launch(Backend *b, BackendModule *m, const char *kernel, const 
         .kernel = k, .allocs = &e->allocs, .cfg = cfg, .args = args, .nargs = nargs,
         .opts = &e->opts, .source_path = m->source_path, .source = m->source,
         .heap = e->heap, .heap_size = e->heap_size,
+        .params_raw = raw, .params_raw_size = raw_size,
     };
     Diag *d = emu_run(&rq, report);
     if (d) return d;
@@ -319,6 +321,69 @@ static Diag *emu_launch(Backend *b, BackendModule *m, const char *kernel, const 
     uint64_t sec = (uint64_t)json_integer_value(json_object_get(tot, "global_sectors"));
     emu_sched_kernel(e->sched, cfg->stream, cfg->async, kernel, cfg->grid, cfg->block, wi, sec);
     return NULL;
+}
+
+static Diag *emu_launch(Backend *b, BackendModule *m, const char *kernel, const LaunchConfig *cfg,
+                        const KernelArg *args, int nargs, LaunchReport *report) {
+    return launch_common(b, m, kernel, cfg, args, nargs, NULL, 0, report);
+}
+
+Diag *emu_launch_raw(Backend *b, BackendModule *m, const char *kernel, const LaunchConfig *cfg, const void *params,
+                     size_t size, LaunchReport *report) {
+    return launch_common(b, m, kernel, cfg, NULL, 0, params ? params : "", size, report);
+}
+
+bool emu_module_kernel_info(const BackendModule *m, const char *kernel, EmuKernelInfo *out) {
+    const Kernel *k = find_kernel((BackendModule *)m, kernel);
+    memset(out, 0, sizeof *out);
+    if (!k) return false;
+    out->n_params = k->n_params;
+    out->param_offsets = k->param_offsets;
+    out->param_sizes = k->param_sizes;
+    out->param_size = k->param_size;
+    for (int i = 0; i < k->n_code && !out->first_line; i++) out->first_line = k->code[i].line;
+    out->shared_static = k->shared_static;
+    out->local_size = k->local_size;
+    out->n_regs = k->n_regs;
+    out->maxntid = k->maxntid;
+    return true;
+}
+
+bool emu_module_var(const BackendModule *m, const char *name, DevPtr *addr, size_t *size) {
+    for (int i = 0; i < m->prog->n_vars; i++) {
+        const ModVar *v = &m->prog->vars[i];
+        if (v->space == SP_SHARED || !v->data || strcmp(v->name, name)) continue;
+        *addr = (DevPtr)(uintptr_t)v->data;
+        *size = v->size;
+        return true;
+    }
+    return false;
+}
+
+void emu_model_copy(Backend *b, CopyDir dir, int stream, size_t bytes, bool pinned, const char *name) {
+    emu_sched_copy(((EmuBackend *)b)->sched, dir, stream, bytes, pinned, name ? name : "copy");
+}
+
+void emu_model_memset(Backend *b, int stream, size_t bytes, bool async, const char *name) {
+    emu_sched_memset(((EmuBackend *)b)->sched, stream, bytes, async, name ? name : "memset");
+}
+
+Diag *emu_stream_query(Backend *b, int stream, bool *done) {
+    return emu_sched_stream_query(((EmuBackend *)b)->sched, stream, done);
+}
+
+Diag *emu_stream_wait_event(Backend *b, int stream, int event) {
+    return emu_sched_stream_wait_event(((EmuBackend *)b)->sched, stream, event);
+}
+
+void emu_alloc_set_label(Backend *b, DevPtr p, const char *label) {
+    EmuBackend *e = (EmuBackend *)b;
+    int i = table_find_exact(&e->allocs, p);
+    if (i < 0 || !label || !strcmp(e->allocs.v[i].label, label)) return;
+    pthread_rwlock_wrlock(&e->allocs.lock);
+    free(e->allocs.v[i].label);
+    e->allocs.v[i].label = xstrdup(label);
+    pthread_rwlock_unlock(&e->allocs.lock);
 }
 
 static void emu_destroy(Backend *b) {

@@ -136,7 +136,8 @@ static void report_global_oob(Worker *W, Warp *w, int lane, const Instr *in, uin
         return;
     }
     if (a) {
-        size_t elem = a->elem ? a->elem : 1;
+        /* elem 0: the allocation's type is unknown (a CUDA program's cudaMalloc): count in accesses */
+        size_t elem = a->elem ? a->elem : in && in->size ? in->size : 1;
         int64_t off = (int64_t)(addr - a->base);
         int64_t idx = off >= 0 ? off / (int64_t)elem : -((-off + (int64_t)elem - 1) / (int64_t)elem);
         emu_report(W, w, lane, code, DIAG_ERROR, in->line,

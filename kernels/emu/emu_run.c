@@ -224,7 +224,9 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
      * an access in the alignment padding is out of bounds too */
     L->shared_total = c->shared_bytes ? k->shared_dyn_off + c->shared_bytes : k->shared_static;
     L->params = xcalloc(k->param_size + 16, 1);
-    for (int i = 0; i < rq->nargs; i++) {
+    if (rq->params_raw)
+        memcpy(L->params, rq->params_raw, rq->params_raw_size < k->param_size ? rq->params_raw_size : k->param_size);
+    for (int i = 0; !rq->params_raw && i < rq->nargs; i++) {
         size_t n = rq->args[i].size < k->param_sizes[i] ? rq->args[i].size : k->param_sizes[i];
         memcpy(L->params + k->param_offsets[i], rq->args[i].bytes, n);
     }

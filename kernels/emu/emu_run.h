@@ -18,6 +18,8 @@ typedef struct EmuRunRequest {
     const char *source_path, *source;
     unsigned char *heap;
     size_t heap_size;
+    const unsigned char *params_raw; /* the whole parameter buffer instead of args (NULL: use args) */
+    size_t params_raw_size;
 } EmuRunRequest;
 
 /* Validates the configuration like a GPU launch (returns the Diag a failed

@@ -154,6 +154,8 @@ void emu_sched_device_synchronize(EmuSched *s) {
 
 /* ---- events ---- */
 
+static void commit(EmuSched *s, int stream, double end);
+
 static Diag *event_check(const EmuSched *s, int ev) {
     if (ev > 0 && ev < s->n_events && s->events[ev].live) return NULL;
     return diag_error("emu", "invalid resource handle: event %d does not exist (or was destroyed)", ev);
@@ -221,6 +223,28 @@ Diag *emu_sched_event_elapsed_ms(EmuSched *s, int ev0, int ev1, double *ms) {
         return diag_error("emu", "device not ready: event %d has not completed yet; synchronize on it "
                                  "before asking for the elapsed time", late);
     *ms = (s->events[ev1].t - s->events[ev0].t) / 1e3;
+    return NULL;
+}
+
+Diag *emu_sched_stream_query(EmuSched *s, int stream, bool *done) {
+    *done = true;
+    Diag *d = emu_sched_stream_check(s, stream);
+    if (d) return d;
+    s->host += s->m.api_call_us;    /* polling takes host time, as for events */
+    double t = s->streams[stream].ready;
+    if (stream == 0)
+        for (int i = 1; i < s->n_streams; i++)
+            if (s->streams[i].live && s->streams[i].blocking) t = dmax(t, s->streams[i].ready);
+    *done = t <= s->host;
+    return NULL;
+}
+
+Diag *emu_sched_stream_wait_event(EmuSched *s, int stream, int ev) {
+    Diag *d = emu_sched_stream_check(s, stream);
+    if (!d) d = event_check(s, ev);
+    if (d) return d;
+    if (s->events[ev].recorded) commit(s, stream, s->events[ev].t);
+    s->host += s->m.api_call_us;
     return NULL;
 }
 

@@ -34,6 +34,11 @@ Diag *emu_sched_event_record(EmuSched *s, int event, int stream);
 Diag *emu_sched_event_synchronize(EmuSched *s, int event);
 Diag *emu_sched_event_query(EmuSched *s, int event, bool *done);
 Diag *emu_sched_event_elapsed_ms(EmuSched *s, int ev0, int ev1, double *ms);
+/* Whether everything issued to `stream` has finished by the host clock
+ * (which the query advances, like an event query). */
+Diag *emu_sched_stream_query(EmuSched *s, int stream, bool *done);
+/* Work issued to `stream` from now on waits for event `ev` (cudaStreamWaitEvent). */
+Diag *emu_sched_stream_wait_event(EmuSched *s, int stream, int ev);
 
 /* Operations (the caller has already done them, or will, in program order). */
 void emu_sched_copy(EmuSched *s, CopyDir dir, int stream, size_t bytes, bool pinned, const char *name);

@@ -1,0 +1,395 @@
+/* kernels/emurt/emurt_device.c: devices and kernels' attributes —
+ * cudaGetDeviceCount/SetDevice/GetDevice over CUDOJO_EMU_DEVICES emulated
+ * devices, cudaGetDeviceProperties and cudaDeviceGetAttribute from the
+ * emulator's sm_90 profile (an H100/H200-class part), versions, peers,
+ * cudaFuncGetAttributes (registers from the fat binary's sm_90 cubin when
+ * it has one, else -1: the emulator has no ptxas numbers), occupancy
+ * (kernels/occupancy.c over cuda_occupancy.h), cudaDeviceReset. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cubin_info.h"
+#include "kernels/emurt/emurt_internal.h"
+#include "kernels/occupancy.h"
+#include "kernels/profiles.h"
+
+static void info_of(int dev, DeviceInfo *o) {
+    Backend *b = g_rt.dev[dev].b;
+    b->ops->device_info(b, o);
+}
+
+cudaError_t cudaGetDeviceCount(int *count) {
+    rt_enter();
+    if (count) *count = g_rt.n_dev;
+    cudaError_t rc = !count ? cudaErrorInvalidValue : g_rt.n_dev ? cudaSuccess : cudaErrorNoDevice;
+    return rt_leave("cudaGetDeviceCount", rc, 0, "&count = %d", g_rt.n_dev);
+}
+
+cudaError_t cudaGetDevice(int *dev) {
+    rt_enter();
+    if (dev) *dev = rt_current_device();
+    return rt_leave("cudaGetDevice", dev ? cudaSuccess : cudaErrorInvalidValue, 0, "&device = %d", rt_current_device());
+}
+
+cudaError_t cudaSetDevice(int dev) {
+    rt_enter();
+    cudaError_t rc = dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
+    if (!rc) rt_set_current_device(dev);
+    return rt_leave("cudaSetDevice", rc, 0, "%d", dev);
+}
+
+cudaError_t cudaInitDevice(int dev, unsigned int deviceFlags, unsigned int flags) {
+    rt_enter();
+    cudaError_t rc = dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
+    return rt_leave("cudaInitDevice", rc, 0, "%d, %u, %u", dev, deviceFlags, flags);
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+    rt_enter();
+    g_rt.dev[rt_current_device()].flags = flags;
+    return rt_leave("cudaSetDeviceFlags", cudaSuccess, 0, "%u", flags);
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
+    rt_enter();
+    if (flags) *flags = g_rt.dev[rt_current_device()].flags;
+    return rt_leave("cudaGetDeviceFlags", flags ? cudaSuccess : cudaErrorInvalidValue, 0, "&flags");
+}
+
+cudaError_t cudaChooseDevice(int *dev, const struct cudaDeviceProp *prop) {
+    rt_enter();
+    if (dev) *dev = 0;
+    return rt_leave("cudaChooseDevice", dev && prop ? cudaSuccess : cudaErrorInvalidValue, 0, "&device, prop");
+}
+
+static void fill_props(int dev, struct cudaDeviceProp *p) {
+    DeviceInfo i;
+    info_of(dev, &i);
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", i.name);
+    for (int k = 0; k < 16; k++) p->uuid.bytes[k] = (char)(0xc0 + k + dev);
+    p->totalGlobalMem = i.global_mem;
+    p->sharedMemPerBlock = i.shared_per_block;
+    p->regsPerBlock = i.regs_per_block;
+    p->warpSize = i.warp_size;
+    p->memPitch = 2147483647;
+    p->maxThreadsPerBlock = i.max_threads_per_block;
+    for (int k = 0; k < 3; k++) {
+        p->maxThreadsDim[k] = i.max_block[k];
+        p->maxGridSize[k] = i.max_grid[k];
+    }
+    p->totalConstMem = 65536;
+    p->major = i.cc_major;
+    p->minor = i.cc_minor;
+    p->textureAlignment = 512;
+    p->texturePitchAlignment = 32;
+    p->multiProcessorCount = i.sm_count;
+    p->canMapHostMemory = 1;
+    p->concurrentKernels = 1;
+    p->ECCEnabled = 1;
+    p->pciBusID = 0x18 + dev;
+    p->asyncEngineCount = 2;
+    p->unifiedAddressing = 1;
+    p->memoryBusWidth = i.mem_bus_width;
+    p->l2CacheSize = 50331648;
+    p->persistingL2CacheMaxSize = 32505856;
+    p->maxThreadsPerMultiProcessor = i.max_threads_per_sm;
+    p->streamPrioritiesSupported = 1;
+    p->globalL1CacheSupported = 1;
+    p->localL1CacheSupported = 1;
+    p->sharedMemPerMultiprocessor = i.shared_per_sm;
+    p->regsPerMultiprocessor = i.regs_per_sm;
+    p->managedMemory = 1;
+    p->concurrentManagedAccess = 1;
+    p->computePreemptionSupported = 1;
+    p->canUseHostPointerForRegisteredMem = 1;
+    p->cooperativeLaunch = 1;
+    p->sharedMemPerBlockOptin = i.shared_per_block_optin;
+    p->maxBlocksPerMultiProcessor = i.max_blocks_per_sm;
+    p->accessPolicyMaxWindowSize = 134213632;
+    p->reservedSharedMemPerBlock = 1024;
+    p->hostRegisterSupported = 1;
+    p->memoryPoolsSupported = 1;
+    p->clusterLaunch = 1;
+    p->deviceNumaId = -1;
+    p->hostNumaId = -1;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int dev) {
+    rt_enter();
+    cudaError_t rc = !prop ? cudaErrorInvalidValue : dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
+    if (!rc) fill_props(dev, prop);
+    return rt_leave("cudaGetDeviceProperties", rc, 0, "&prop, %d", dev);
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev) {
+    rt_enter();
+    cudaError_t rc = !value ? cudaErrorInvalidValue : dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
+    if (!rc) {
+        struct cudaDeviceProp p;
+        fill_props(dev, &p);
+        int v;
+        switch (attr) {
+        case cudaDevAttrMaxThreadsPerBlock: v = p.maxThreadsPerBlock; break;
+        case cudaDevAttrMaxBlockDimX: v = p.maxThreadsDim[0]; break;
+        case cudaDevAttrMaxBlockDimY: v = p.maxThreadsDim[1]; break;
+        case cudaDevAttrMaxBlockDimZ: v = p.maxThreadsDim[2]; break;
+        case cudaDevAttrMaxGridDimX: v = p.maxGridSize[0]; break;
+        case cudaDevAttrMaxGridDimY: v = p.maxGridSize[1]; break;
+        case cudaDevAttrMaxGridDimZ: v = p.maxGridSize[2]; break;
+        case cudaDevAttrMaxSharedMemoryPerBlock: v = (int)p.sharedMemPerBlock; break;
+        case cudaDevAttrTotalConstantMemory: v = (int)p.totalConstMem; break;
+        case cudaDevAttrWarpSize: v = p.warpSize; break;
+        case cudaDevAttrMaxRegistersPerBlock: v = p.regsPerBlock; break;
+        case cudaDevAttrClockRate: v = 1980000; break;
+        case cudaDevAttrMultiProcessorCount: v = p.multiProcessorCount; break;
+        case cudaDevAttrComputeCapabilityMajor: v = p.major; break;
+        case cudaDevAttrComputeCapabilityMinor: v = p.minor; break;
+        case cudaDevAttrMemoryClockRate: v = 2619000; break;
+        case cudaDevAttrGlobalMemoryBusWidth: v = p.memoryBusWidth; break;
+        case cudaDevAttrL2CacheSize: v = p.l2CacheSize; break;
+        case cudaDevAttrMaxThreadsPerMultiProcessor: v = p.maxThreadsPerMultiProcessor; break;
+        case cudaDevAttrAsyncEngineCount: v = p.asyncEngineCount; break;
+        case cudaDevAttrUnifiedAddressing: v = 1; break;
+        case cudaDevAttrConcurrentKernels: v = 1; break;
+        case cudaDevAttrMaxSharedMemoryPerMultiprocessor: v = (int)p.sharedMemPerMultiprocessor; break;
+        case cudaDevAttrMaxRegistersPerMultiprocessor: v = p.regsPerMultiprocessor; break;
+        case cudaDevAttrManagedMemory: v = 1; break;
+        case cudaDevAttrConcurrentManagedAccess: v = 1; break;
+        case cudaDevAttrMaxSharedMemoryPerBlockOptin: v = (int)p.sharedMemPerBlockOptin; break;
+        case cudaDevAttrMaxBlocksPerMultiprocessor: v = p.maxBlocksPerMultiProcessor; break;
+        case cudaDevAttrReservedSharedMemoryPerBlock: v = (int)p.reservedSharedMemPerBlock; break;
+        case cudaDevAttrCooperativeLaunch: v = 1; break;
+        case cudaDevAttrCanMapHostMemory: v = 1; break;
+        case cudaDevAttrEccEnabled: v = 1; break;
+        case cudaDevAttrPciBusId: v = p.pciBusID; break;
+        case cudaDevAttrIntegrated: v = 0; break;
+        case cudaDevAttrComputeMode: v = cudaComputeModeDefault; break;
+        case cudaDevAttrStreamPrioritiesSupported: v = 1; break;
+        case cudaDevAttrGlobalL1CacheSupported: v = 1; break;
+        case cudaDevAttrLocalL1CacheSupported: v = 1; break;
+        case cudaDevAttrMemoryPoolsSupported: v = 1; break;
+        case cudaDevAttrHostRegisterSupported: v = 1; break;
+        case cudaDevAttrPageableMemoryAccess: v = 0; break;
+        case cudaDevAttrTexturePitchAlignment: v = (int)p.texturePitchAlignment; break;
+        case cudaDevAttrTextureAlignment: v = (int)p.textureAlignment; break;
+        case cudaDevAttrMaxPitch: v = (int)p.memPitch; break;
+        case cudaDevAttrKernelExecTimeout: v = 0; break;
+        case cudaDevAttrClusterLaunch: v = 1; break;
+        default: v = 0; rc = cudaErrorInvalidValue; break;
+        }
+        *value = v;
+    }
+    return rt_leave("cudaDeviceGetAttribute", rc, 0, "&value = %d, %d, %d", value && !rc ? *value : 0, (int)attr, dev);
+}
+
+cudaError_t cudaDriverGetVersion(int *v) {
+    rt_enter();
+    if (v) *v = CUDART_VERSION;
+    return rt_leave("cudaDriverGetVersion", v ? cudaSuccess : cudaErrorInvalidValue, 0, "&version = %d", CUDART_VERSION);
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v) {
+    rt_enter();
+    if (v) *v = CUDART_VERSION;
+    return rt_leave("cudaRuntimeGetVersion", v ? cudaSuccess : cudaErrorInvalidValue, 0, "&version = %d", CUDART_VERSION);
+}
+
+/* ---- peers ------------------------------------------------------------------------------------------- */
+cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer) {
+    rt_enter();
+    cudaError_t rc = !can ? cudaErrorInvalidValue
+                     : dev < 0 || dev >= g_rt.n_dev || peer < 0 || peer >= g_rt.n_dev ? cudaErrorInvalidDevice
+                                                                                        : cudaSuccess;
+    if (!rc) *can = dev != peer;
+    return rt_leave("cudaDeviceCanAccessPeer", rc, 0, "&can, %d, %d", dev, peer);
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+    rt_enter();
+    int dev = rt_current_device();
+    cudaError_t rc = peer < 0 || peer >= g_rt.n_dev || peer == dev ? cudaErrorInvalidDevice
+                     : flags ? cudaErrorInvalidValue
+                     : g_rt.dev[dev].peer[peer] ? cudaErrorPeerAccessAlreadyEnabled : cudaSuccess;
+    if (!rc) g_rt.dev[dev].peer[peer] = true;
+    return rt_leave("cudaDeviceEnablePeerAccess", rc, 0, "%d, %u", peer, flags);
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peer) {
+    rt_enter();
+    int dev = rt_current_device();
+    cudaError_t rc = peer < 0 || peer >= g_rt.n_dev ? cudaErrorInvalidDevice
+                     : !g_rt.dev[dev].peer[peer] ? cudaErrorPeerAccessNotEnabled : cudaSuccess;
+    if (!rc) g_rt.dev[dev].peer[peer] = false;
+    return rt_leave("cudaDeviceDisablePeerAccess", rc, 0, "%d", peer);
+}
+
+/* ---- kernels' attributes and occupancy ---------------------------------------------------------------------- */
+static int func_registers(RtFunc *f, int *local) {
+    int regs = -1;
+    *local = -1;
+    if (!f->mod->cubin) return regs;
+    CubinInfo *ci = NULL;
+    Diag *d = cubin_info_parse(f->mod->cubin, f->mod->cubin_size, &ci);
+    const CubinKernel *k = ci ? cubin_info_find(ci, f->name) : NULL;
+    if (k) {
+        regs = k->registers;
+        *local = k->local_bytes;
+    }
+    cubin_info_free(&ci);
+    diag_free(&d);
+    return regs;
+}
+
+static cudaError_t func_info(const void *func, RtFunc **f, EmuKernelInfo *ki) {
+    *f = rt_func_find(func);
+    if (!*f) return cudaErrorInvalidDeviceFunction;
+    cudaError_t err;
+    BackendModule *bm = rt_module_get((*f)->mod, rt_current_device(), &err);
+    if (!bm) return err;
+    return emu_module_kernel_info(bm, (*f)->name, ki) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = attr ? func_info(func, &f, &ki) : cudaErrorInvalidValue;
+    if (!rc) {
+        memset(attr, 0, sizeof *attr);
+        int local;
+        attr->numRegs = func_registers(f, &local);
+        attr->sharedSizeBytes = ki.shared_static;
+        attr->localSizeBytes = local >= 0 ? (size_t)local : ki.local_size;
+        attr->maxThreadsPerBlock = ki.maxntid ? ki.maxntid : 1024;
+        attr->ptxVersion = 80;
+        attr->binaryVersion = 90;
+        attr->maxDynamicSharedSizeBytes = f->max_dyn_shared ? f->max_dyn_shared : (int)(48 * 1024 - ki.shared_static);
+        attr->preferredShmemCarveout = -1;
+    }
+    return rt_leave("cudaFuncGetAttributes", rc, 0, "&attr, %s", rc ? "?" : f->pretty);
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = func_info(func, &f, &ki);
+    if (!rc && attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || (size_t)value + ki.shared_static > 227 * 1024) rc = cudaErrorInvalidValue;
+        else f->max_dyn_shared = value;
+    } else if (!rc && attr != cudaFuncAttributePreferredSharedMemoryCarveout && attr != cudaFuncAttributeRequiredClusterWidth &&
+               attr != cudaFuncAttributeNonPortableClusterSizeAllowed)
+        rc = cudaErrorInvalidValue;
+    return rt_leave("cudaFuncSetAttribute", rc, 0, "%s, %d, %d", rc == cudaErrorInvalidDeviceFunction ? "?" : f->pretty,
+                    (int)attr, value);
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config) {
+    rt_enter();
+    RtFunc *f = rt_func_find(func);
+    return rt_leave("cudaFuncSetCacheConfig", f ? cudaSuccess : cudaErrorInvalidDeviceFunction, 0, "%s, %d",
+                    f ? f->pretty : "?", (int)config);
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config) {
+    rt_enter();
+    return rt_leave("cudaDeviceSetCacheConfig", cudaSuccess, 0, "%d", (int)config);
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config) {
+    rt_enter();
+    if (config) *config = cudaFuncCachePreferNone;
+    return rt_leave("cudaDeviceGetCacheConfig", config ? cudaSuccess : cudaErrorInvalidValue, 0, "&config");
+}
+
+static size_t g_limits[16] = {[cudaLimitStackSize] = 1024, [cudaLimitPrintfFifoSize] = 1 << 20,
+                              [cudaLimitMallocHeapSize] = 8 << 20, [cudaLimitDevRuntimeSyncDepth] = 2,
+                              [cudaLimitDevRuntimePendingLaunchCount] = 2048, [cudaLimitMaxL2FetchGranularity] = 32};
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+    rt_enter();
+    cudaError_t rc = (unsigned)limit < 16 ? cudaSuccess : cudaErrorUnsupportedLimit;
+    if (!rc) g_limits[limit] = value;
+    return rt_leave("cudaDeviceSetLimit", rc, 0, "%d, %zu", (int)limit, value);
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
+    rt_enter();
+    cudaError_t rc = !value ? cudaErrorInvalidValue : (unsigned)limit < 16 ? cudaSuccess : cudaErrorUnsupportedLimit;
+    if (!rc) *value = g_limits[limit];
+    return rt_leave("cudaDeviceGetLimit", rc, 0, "&value, %d", (int)limit);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func, int block_size,
+                                                                   size_t dyn_smem, unsigned int flags) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = blocks ? func_info(func, &f, &ki) : cudaErrorInvalidValue;
+    if (!rc) {
+        int local;
+        int regs = func_registers(f, &local);
+        OccupancyInput in = {block_size, regs > 0 ? regs : 32, ki.shared_static, dyn_smem};
+        Occupancy occ;
+        Diag *d = occupancy_compute(profile_find("sm_90"), &in, &occ);
+        if (d) rc = cudaErrorInvalidValue;
+        else *blocks = occ.blocks_per_sm;
+        diag_free(&d);
+    }
+    return rt_leave("cudaOccupancyMaxActiveBlocksPerMultiprocessor", rc, 0, "&blocks = %d, %s, %d, %zu, %u",
+                    blocks && !rc ? *blocks : 0, rc ? "?" : f->pretty, block_size, dyn_smem, flags);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+                                                          size_t dyn_smem) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size, dyn_smem, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *smem, const void *func, int num_blocks, int block_size) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = smem && num_blocks > 0 ? func_info(func, &f, &ki) : cudaErrorInvalidValue;
+    if (!rc) {
+        size_t per = 233472 / (size_t)num_blocks;
+        per = per > 1024 + ki.shared_static ? per - 1024 - ki.shared_static : 0;
+        *smem = per > 227 * 1024 ? 227 * 1024 : per;
+    }
+    return rt_leave("cudaOccupancyAvailableDynamicSMemPerBlock", rc, 0, "&smem, func, %d, %d", num_blocks, block_size);
+}
+
+/* ---- reset ---------------------------------------------------------------------------------------------- */
+cudaError_t cudaDeviceReset(void) {
+    rt_enter();
+    int dev = rt_current_device();
+    RtDevice *d = &g_rt.dev[dev];
+    rt_flush_output(); /* destroying the context prints what kernels left */
+    for (int i = g_rt.n_allocs - 1; i >= 0; i--) {
+        RtAlloc *a = &g_rt.allocs[i];
+        if (a->dev != dev || a->kind == RT_MEM_SYMBOL || a->registered) continue;
+        Diag *e = d->b->ops->mem_free(d->b, a->base);
+        diag_free(&e);
+        rt_alloc_remove(a);
+    }
+    d->used = 0;
+    d->sticky = cudaSuccess;
+    d->pending_fault = cudaSuccess;
+    rt_last_error_set(cudaSuccess);
+    Timeline *t = NULL;
+    Diag *e = d->b->ops->timeline_get(d->b, &t);
+    diag_free(&e);
+    if (t) {
+        json_t *o = json_object();
+        json_object_set_new(o, "timeline", timeline_to_json(t));
+        progwire_send("timeline", o);
+        timeline_free(&t);
+    }
+    return rt_leave("cudaDeviceReset", cudaSuccess, 0, "%s", "");
+}
+
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, enum cudaChannelFormatKind f) {
+    struct cudaChannelFormatDesc d = {x, y, z, w, f};
+    return d;
+}

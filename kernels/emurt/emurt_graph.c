@@ -1,0 +1,304 @@
+/* kernels/emurt/emurt_graph.c: CUDA graphs, the simple way — stream
+ * capture records each operation (kernel with its parameter buffer as it
+ * was at capture, copy, memset, host function) instead of running it, and
+ * a launch of the instantiated graph replays them in the order they were
+ * captured, on the launch's stream. Dependencies between nodes are not
+ * modeled (the order of capture already respects them); a replayed graph
+ * costs what its operations cost, without the GPU's smaller launch
+ * overhead. cudaGraphCreate + cudaGraphAddKernelNode build the same list
+ * by hand. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "kernels/emurt/emurt_internal.h"
+
+#define GRAPH_MAGIC 0x47524150u  /* "GRAP" */
+#define EXEC_MAGIC 0x47455845u   /* "GEXE" */
+
+typedef enum OpKind { OP_KERNEL, OP_COPY, OP_MEMSET, OP_HOST } OpKind;
+
+typedef struct GraphOp {
+    OpKind kind;
+    RtFunc *f;
+    dim3 grid, block;
+    unsigned char *params;
+    size_t psize, shared;
+    void *dst;
+    const void *src;
+    size_t n;
+    enum cudaMemcpyKind copy_kind;
+    int value;
+    cudaHostFn_t fn;
+    void *data;
+} GraphOp;
+
+typedef struct RtGraph {
+    uint32_t magic;
+    GraphOp *ops;
+    int n, cap;
+} RtGraph;
+
+typedef struct RtGraphExec {
+    uint32_t magic;
+    RtGraph *g;
+} RtGraphExec;
+
+static RtGraph **g_graphs;
+static int g_n_graphs;
+static RtGraphExec **g_execs;
+static int g_n_execs;
+
+static RtGraph *graph_new(void) {
+    RtGraph *g = xcalloc(1, sizeof *g);
+    g->magic = GRAPH_MAGIC;
+    g_graphs = xrealloc(g_graphs, sizeof *g_graphs * (size_t)(g_n_graphs + 1));
+    g_graphs[g_n_graphs++] = g;
+    return g;
+}
+
+static RtGraph *graph_find(const void *p) {
+    for (int i = 0; p && i < g_n_graphs; i++)
+        if ((const void *)g_graphs[i] == p) return g_graphs[i];
+    return NULL;
+}
+
+static GraphOp *graph_add(RtGraph *g, OpKind kind) {
+    if (g->n == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 8;
+        g->ops = xrealloc(g->ops, sizeof *g->ops * (size_t)g->cap);
+    }
+    GraphOp *op = &g->ops[g->n++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    return op;
+}
+
+static void graph_free(RtGraph *g) {
+    for (int i = 0; i < g->n; i++) free(g->ops[i].params);
+    free(g->ops);
+    g->magic = 0;
+    free(g);
+}
+
+static RtGraph *graph_copy(const RtGraph *src) {
+    RtGraph *g = xcalloc(1, sizeof *g);
+    g->magic = GRAPH_MAGIC;
+    g->n = g->cap = src->n;
+    g->ops = xcalloc((size_t)(src->n ? src->n : 1), sizeof *g->ops);
+    for (int i = 0; i < src->n; i++) {
+        g->ops[i] = src->ops[i];
+        if (src->ops[i].params) {
+            g->ops[i].params = xmalloc(src->ops[i].psize + 1);
+            memcpy(g->ops[i].params, src->ops[i].params, src->ops[i].psize);
+        }
+    }
+    return g;
+}
+
+/* ---- capture --------------------------------------------------------------------------------------- */
+cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params,
+                              size_t psize, size_t shared) {
+    GraphOp *op = graph_add(s->capture, OP_KERNEL);
+    op->f = f;
+    op->grid = grid;
+    op->block = block;
+    op->params = xmalloc(psize + 1);
+    memcpy(op->params, params, psize);
+    op->psize = psize;
+    op->shared = shared;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
+    GraphOp *op = graph_add(s->capture, OP_COPY);
+    op->dst = dst;
+    op->src = src;
+    op->n = n;
+    op->copy_kind = kind;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n) {
+    GraphOp *op = graph_add(s->capture, OP_MEMSET);
+    op->dst = dst;
+    op->value = value;
+    op->n = n;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data) {
+    GraphOp *op = graph_add(s->capture, OP_HOST);
+    op->fn = fn;
+    op->data = data;
+    return cudaSuccess;
+}
+
+static cudaError_t begin_capture(cudaStream_t st, enum cudaStreamCaptureMode mode, bool ptsz) {
+    rt_enter();
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !s->id ? cudaErrorStreamCaptureUnsupported
+                     : s->capture ? cudaErrorIllegalState : cudaSuccess;
+    if (!rc) {
+        s->capture = graph_new();
+        s->capture_mode = mode;
+    }
+    return rt_leave("cudaStreamBeginCapture", rc, s ? s->id : 0, "%s, mode %d", s ? rt_stream_name(s) : "?", (int)mode);
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t st, enum cudaStreamCaptureMode mode) {
+    return begin_capture(st, mode, false);
+}
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t st, enum cudaStreamCaptureMode mode);
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t st, enum cudaStreamCaptureMode mode) {
+    return begin_capture(st, mode, true);
+}
+
+static cudaError_t end_capture(cudaStream_t st, cudaGraph_t *out, bool ptsz) {
+    rt_enter();
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !out ? cudaErrorInvalidValue
+                     : !s->capture ? cudaErrorIllegalState : cudaSuccess;
+    int n = 0;
+    if (!rc) {
+        n = s->capture->n;
+        *out = (cudaGraph_t)s->capture;
+        s->capture = NULL;
+    }
+    return rt_leave("cudaStreamEndCapture", rc, s ? s->id : 0, "%s, &graph (%d operations)",
+                    s ? rt_stream_name(s) : "?", n);
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t st, cudaGraph_t *out) { return end_capture(st, out, false); }
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t st, cudaGraph_t *out);
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t st, cudaGraph_t *out) { return end_capture(st, out, true); }
+
+static cudaError_t is_capturing(cudaStream_t st, enum cudaStreamCaptureStatus *status, bool ptsz) {
+    rt_enter();
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !status ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) *status = s->capture ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+    return rt_leave("cudaStreamIsCapturing", rc, s ? s->id : 0, "%s", s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t st, enum cudaStreamCaptureStatus *status) {
+    return is_capturing(st, status, false);
+}
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status);
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status) {
+    return is_capturing(st, status, true);
+}
+
+/* ---- graphs by hand ------------------------------------------------------------------------------------ */
+cudaError_t cudaGraphCreate(cudaGraph_t *out, unsigned int flags) {
+    rt_enter();
+    cudaError_t rc = !out || flags ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) *out = (cudaGraph_t)graph_new();
+    return rt_leave("cudaGraphCreate", rc, 0, "&graph, %u", flags);
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
+                                   const struct cudaKernelNodeParams *p) {
+    (void)deps, (void)ndeps;
+    rt_enter();
+    RtGraph *g = graph_find(graph);
+    RtFunc *f = p ? rt_func_find(p->func) : NULL;
+    cudaError_t rc = !g || !p || !node ? cudaErrorInvalidValue : !f ? cudaErrorInvalidDeviceFunction : cudaSuccess;
+    EmuKernelInfo ki;
+    BackendModule *bm = NULL;
+    if (!rc) bm = rt_module_get(f->mod, rt_current_device(), &rc);
+    if (!rc && !emu_module_kernel_info(bm, f->name, &ki)) rc = cudaErrorInvalidDeviceFunction;
+    if (!rc && ki.n_params && !p->kernelParams) rc = cudaErrorInvalidValue;
+    if (!rc) {
+        unsigned char *params = xcalloc(ki.param_size + 1, 1);
+        for (int i = 0; i < ki.n_params; i++) memcpy(params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
+        GraphOp *op = graph_add(g, OP_KERNEL);
+        op->f = f;
+        op->grid = p->gridDim;
+        op->block = p->blockDim;
+        op->params = params;
+        op->psize = ki.param_size;
+        op->shared = p->sharedMemBytes;
+        *node = (cudaGraphNode_t)(uintptr_t)(0x1000 + g->n); /* an opaque token: dependencies are not modeled */
+    }
+    return rt_leave("cudaGraphAddKernelNode", rc, 0, "&node, graph, deps, %zu, %s", ndeps, f ? f->pretty : "?");
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    rt_enter();
+    RtGraph *g = graph_find(graph);
+    if (g) {
+        for (int i = 0; i < g_n_graphs; i++)
+            if (g_graphs[i] == g) {
+                g_graphs[i] = g_graphs[--g_n_graphs];
+                break;
+            }
+        graph_free(g);
+    }
+    return rt_leave("cudaGraphDestroy", g ? cudaSuccess : cudaErrorInvalidValue, 0, "graph");
+}
+
+/* ---- instantiate and launch --------------------------------------------------------------------------------- */
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned long long flags) {
+    rt_enter();
+    RtGraph *g = graph_find(graph);
+    cudaError_t rc = !out || !g ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        RtGraphExec *x = xcalloc(1, sizeof *x);
+        x->magic = EXEC_MAGIC;
+        x->g = graph_copy(g);
+        g_execs = xrealloc(g_execs, sizeof *g_execs * (size_t)(g_n_execs + 1));
+        g_execs[g_n_execs++] = x;
+        *out = (cudaGraphExec_t)x;
+    }
+    return rt_leave("cudaGraphInstantiate", rc, 0, "&exec, graph (%d operations), %llu", g ? g->n : 0, flags);
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *out, cudaGraph_t graph, unsigned long long flags) {
+    return cudaGraphInstantiate(out, graph, flags);
+}
+
+static RtGraphExec *exec_find(const void *p) {
+    for (int i = 0; p && i < g_n_execs; i++)
+        if ((const void *)g_execs[i] == p) return g_execs[i];
+    return NULL;
+}
+
+static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz) {
+    rt_enter();
+    RtGraphExec *x = exec_find(exec);
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !x ? cudaErrorInvalidValue : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    if (!rc) rc = rt_sticky(s->dev, false);
+    for (int i = 0; !rc && i < x->g->n; i++) {
+        GraphOp *op = &x->g->ops[i];
+        switch (op->kind) {
+        case OP_KERNEL: rc = rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s); break;
+        case OP_COPY: rc = rt_memcpy(op->dst, op->src, op->n, op->copy_kind, s, false); break;
+        case OP_MEMSET: rc = rt_memset(op->dst, op->value, op->n, s, false); break;
+        case OP_HOST: rt_flush_output(); op->fn(op->data); break;
+        }
+    }
+    return rt_leave("cudaGraphLaunch", rc, s ? s->id : 0, "exec (%d operations), %s", x ? x->g->n : 0,
+                    s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t st) { return graph_launch(exec, st, false); }
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t st);
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t st) { return graph_launch(exec, st, true); }
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    rt_enter();
+    RtGraphExec *x = exec_find(exec);
+    if (x) {
+        for (int i = 0; i < g_n_execs; i++)
+            if (g_execs[i] == x) {
+                g_execs[i] = g_execs[--g_n_execs];
+                break;
+            }
+        graph_free(x->g);
+        x->magic = 0;
+        free(x);
+    }
+    return rt_leave("cudaGraphExecDestroy", x ? cudaSuccess : cudaErrorInvalidValue, 0, "exec");
+}

@@ -1,0 +1,235 @@
+/* kernels/emurt/emurt_internal.h: the state shared by the emulator
+ * runtime's files — cudojo's own libcudart.so.<major>, the CUDA runtime API
+ * over the emulator Backend (kernels/emu/), loaded into a learner's program
+ * instead of NVIDIA's library (kernels/program.h, kernels/emurt/README.md).
+ *
+ * One global Rt, guarded by one recursive mutex: every API function starts
+ * with rt_enter() and ends with rt_leave(), which also writes the "call"
+ * record (kernels/progwire.h), keeps cudaGetLastError's state and advances
+ * the modeled host clock by the wall time the program spent outside us.
+ * Each emulated device (CUDOJO_EMU_DEVICES) is its own emu Backend. */
+#ifndef CUDOJO_KERNELS_EMURT_INTERNAL_H
+#define CUDOJO_KERNELS_EMURT_INTERNAL_H
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "base/strbuf.h"
+#include "kernels/backend.h"
+#include "kernels/emu/emu.h"
+#include "kernels/fatbin.h"
+#include "kernels/progwire.h"
+
+#define RT_MAX_DEVICES 8
+#define RT_STREAM_MAGIC 0x5354524du /* "STRM" */
+#define RT_EVENT_MAGIC 0x4556454eu  /* "EVEN" */
+
+typedef enum RtMemKind {
+    RT_MEM_DEVICE = 0,              /* cudaMalloc, cudaMallocPitch */
+    RT_MEM_MANAGED,                 /* cudaMallocManaged, __managed__ */
+    RT_MEM_PINNED,                  /* cudaMallocHost, cudaHostAlloc, cudaHostRegister */
+    RT_MEM_SYMBOL,                  /* a module's __device__/__constant__ variable */
+} RtMemKind;
+
+/* Memory the runtime knows, host and device: which device, what kind, and
+ * the name shown in call records and findings. */
+typedef struct RtAlloc {
+    uintptr_t base;
+    size_t size;
+    int dev;
+    RtMemKind kind;
+    bool registered;                /* cudaHostRegister: the program owns the memory */
+    bool on_device;                 /* managed: the pages were last on the device side */
+    bool named;                     /* the name came from a kernel's parameter */
+    int id;
+    char name[64];
+} RtAlloc;
+
+typedef struct RtModule {
+    void *fatbin;                   /* what __cudaRegisterFatBinary received (the wrapper) */
+    char *ptx;                      /* NULL until loaded (or when there is none) */
+    size_t ptx_len;
+    char *source_path, *source;     /* the learner's file named by the PTX's .file, its text */
+    void *cubin;                    /* the sm_90 cubin when the fat binary has one (registers) */
+    size_t cubin_size;
+    Diag *error;                    /* why the PTX could not be read or loaded */
+    bool parsed;
+    BackendModule *mods[RT_MAX_DEVICES];
+    bool failed[RT_MAX_DEVICES];
+} RtModule;
+
+typedef struct RtFunc {
+    const void *host;               /* the host stub (what <<<>>> and cudaLaunchKernel pass) */
+    char *name;                     /* the PTX entry (mangled) */
+    char *pretty;                   /* demangled, for records */
+    RtModule *mod;
+    char **params;                  /* parameter names from the learner's source (may be NULL) */
+    int n_params;
+    bool params_tried;
+    int max_dyn_shared;             /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+} RtFunc;
+
+typedef struct RtVar {
+    const void *host;               /* the host shadow */
+    char *name;
+    RtModule *mod;
+    size_t size;
+    bool constant, managed;
+    void **managed_ptr;             /* __managed__: where the host code reads the address */
+} RtVar;
+
+typedef struct RtStream {
+    uint32_t magic;
+    int dev;
+    int id;                         /* the backend's stream id (0 = legacy) */
+    unsigned flags;
+    int priority;
+    struct RtGraph *capture;        /* stream capture in progress */
+    enum cudaStreamCaptureMode capture_mode;
+    cudaError_t capture_error;      /* an illegal call during capture invalidates it */
+} RtStream;
+
+typedef struct RtEvent {
+    uint32_t magic;
+    int dev;
+    int id;
+    unsigned flags;
+} RtEvent;
+
+typedef struct RtDevice {
+    Backend *b;
+    bool peer[RT_MAX_DEVICES];
+    unsigned flags;                 /* cudaSetDeviceFlags */
+    RtStream *per_thread;           /* cudaStreamPerThread (one for all host threads) */
+    cudaError_t sticky;             /* a kernel fault: every later call returns it */
+    cudaError_t pending_fault;      /* seen at launch, returned from the next synchronising call */
+    size_t used;                    /* bytes allocated */
+    double cache_config;
+} RtDevice;
+
+typedef struct Rt {
+    pthread_mutex_t lock;           /* recursive */
+    bool ready;
+    Diag *init_error;
+    int n_dev;
+    RtDevice dev[RT_MAX_DEVICES];
+    EmuOptions opts;
+    RtModule **mods;
+    int n_mods;
+    RtFunc **funcs;
+    int n_funcs;
+    RtVar **vars;
+    int n_vars;
+    RtAlloc *allocs;                /* sorted by base */
+    int n_allocs, cap_allocs;
+    int next_alloc_id;
+    RtStream **streams;
+    int n_streams;
+    RtEvent **events;
+    int n_events;
+    StrBuf out;                     /* device printf output waiting for a synchronisation point */
+    double outside_since_ms;        /* wall clock when the program last left a runtime call */
+    double host_pending_us;         /* host time not yet on the timeline */
+    int depth;                      /* nested API calls (host functions calling the API) */
+    long kernels;
+} Rt;
+
+extern Rt g_rt;
+
+/* ---- what nvcc's generated code calls (crt/host_runtime.h declares them for C++) ---- */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **handle);
+void __cudaUnregisterFatBinary(void **handle);
+void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun, const char *deviceName,
+                            int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize);
+void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress, const char *deviceName, int ext,
+                       size_t size, int constant, int global);
+void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, char *deviceAddress, const char *deviceName,
+                              int ext, size_t size, int constant, int global);
+char __cudaInitModule(void **handle);
+
+/* ---- emurt_state.c ----------------------------------------------------------------------- */
+/* Starts an API call: initialises on first use, takes the lock, charges the
+ * host's time since the last call to the modeled host clock. */
+void rt_enter(void);
+/* Ends it: remembers rc for cudaGetLastError (unless it is cudaSuccess or
+ * cudaErrorNotReady), writes the call record with args formatted like
+ * printf, releases the lock and returns rc. */
+cudaError_t rt_leave(const char *fn, cudaError_t rc, int stream, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Ends a call that the program did not make itself (registration): no record. */
+void rt_leave_quiet(void);
+/* The calling thread's current device and last error. */
+int rt_current_device(void);
+void rt_set_current_device(int dev);
+cudaError_t rt_last_error_get(bool reset);
+void rt_last_error_set(cudaError_t e);
+/* The current device's sticky error (cudaSuccess when none). A pending
+ * kernel fault becomes sticky here when `synchronising`. */
+cudaError_t rt_sticky(int dev, bool synchronising);
+/* The CUDA error a backend Diag stands for (frees nothing). */
+cudaError_t rt_error_from_diag(const Diag *d, cudaError_t fallback);
+/* Sends each Diag as a "finding" record (or prints it on stderr when no
+ * report channel is open); frees the chain. */
+void rt_findings(Diag *d);
+/* Prints device printf output collected so far (a synchronisation point). */
+void rt_flush_output(void);
+double rt_now_ms(void);
+/* "d_x+16" for a pointer the runtime knows, else "0x7f..". Static ring of buffers. */
+const char *rt_ptr(const void *p);
+const char *rt_kind_name(enum cudaMemcpyKind k);
+int emurt_unimplemented(const char *fn);
+
+/* ---- emurt_error.c ---------------------------------------------------------------------------- */
+/* CUDA's name and text of an error ("cudaErrorInvalidValue", "invalid argument"). Static. */
+const char *rt_error_name(cudaError_t e);
+const char *rt_error_string(cudaError_t e);
+
+/* ---- memory (emurt_memory.c) --------------------------------------------------------------- */
+RtAlloc *rt_alloc_find(const void *p);               /* the allocation holding p, or NULL */
+RtAlloc *rt_alloc_add(uintptr_t base, size_t size, int dev, RtMemKind kind, const char *name);
+void rt_alloc_remove(RtAlloc *a);
+/* Copies `n` bytes in the direction `kind` (cudaMemcpyDefault inferred) on
+ * `s` (NULL = the legacy stream of the device concerned); `sync` = the
+ * blocking cudaMemcpy. */
+cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtStream *s, bool sync);
+cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync);
+/* Managed allocations among a launch's pointer parameters move to the device (modeled). */
+void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s);
+
+/* ---- registration and launch (emurt_register.c) ---------------------------------------------- */
+RtFunc *rt_func_find(const void *host_or_handle);
+RtVar *rt_var_find(const void *host);
+/* Loads the module on `dev` (parses the PTX on first use); NULL and the
+ * CUDA error in *err when it cannot. */
+BackendModule *rt_module_get(RtModule *m, int dev, cudaError_t *err);
+cudaError_t rt_launch(RtFunc *f, dim3 grid, dim3 block, void **args, size_t shared, RtStream *s);
+/* Runs a launch whose parameter buffer is built already (graphs replay these). */
+cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned char *params, size_t psize,
+                             size_t shared, RtStream *s);
+/* The device address of a registered variable on the current device. */
+cudaError_t rt_symbol_address(const void *symbol, uintptr_t *addr, size_t *size);
+
+/* ---- streams and events (emurt_stream.c) ----------------------------------------------------- */
+/* Resolves a cudaStream_t: NULL/cudaStreamLegacy → the current device's
+ * legacy stream (a static per device), cudaStreamPerThread → its per-thread
+ * stream, else a stream we made; NULL when it is not one of ours.
+ * `ptsz`: the call came through a _ptsz entry point (stream 0 is per-thread). */
+RtStream *rt_stream(cudaStream_t s, bool ptsz);
+RtStream *rt_stream_legacy(int dev);
+const char *rt_stream_name(const RtStream *s);
+
+/* ---- graphs (emurt_graph.c) -------------------------------------------------------------------- */
+struct RtGraph;
+/* While `s` captures: records the operation instead of running it. */
+cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params,
+                              size_t psize, size_t shared);
+cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n);
+cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data);
+
+#endif

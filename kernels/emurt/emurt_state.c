@@ -1,0 +1,248 @@
+/* kernels/emurt/emurt_state.c: the emulator runtime's global state — start
+ * (at load: options from the environment, one emu Backend per emulated
+ * device, the "hello" record), the enter/leave pair every API function
+ * goes through, CUDA's error bookkeeping (last error, sticky kernel faults),
+ * findings, device printf output, and the end (timeline at exit). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/xalloc.h"
+#include "kernels/emurt/emurt_internal.h"
+
+Rt g_rt;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static __thread int t_device;
+static __thread cudaError_t t_last_error;
+static double g_start_ms;
+
+/* Host code this short between two calls is added to the host clock but
+ * gets no entry of its own on the timeline (a loop of calls would flood it). */
+#define HOST_ENTRY_MIN_US 20.0
+
+double rt_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool env_flag(const char *name, bool dflt) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    return !(v[0] == '0' || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off"));
+}
+
+/* The engine's archive holds backend_open, which can open the GPU backend;
+ * the emulator runtime has none, and must never load NVIDIA's libcudart. */
+Backend *cuda_backend_new(Diag **why);
+Backend *cuda_backend_new(Diag **why) {
+    *why = diag_error("emurt", "the GPU backend is not part of the emulator runtime");
+    return NULL;
+}
+
+static void rt_exit(void);
+
+static void rt_init_once(void) {
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&g_rt.lock, &a);
+    pthread_mutexattr_destroy(&a);
+    strbuf_init(&g_rt.out);
+    g_start_ms = rt_now_ms();
+    progwire_init("emu");
+    g_rt.opts.checks = env_flag("CUDOJO_EMU_CHECKS", true);
+    g_rt.opts.metrics = env_flag("CUDOJO_EMU_METRICS", true);
+    g_rt.opts.deterministic = env_flag("CUDOJO_EMU_DETERMINISTIC", false);
+    g_rt.opts.adversarial = env_flag("CUDOJO_EMU_ADVERSARIAL", false);
+    const char *nd = getenv("CUDOJO_EMU_DEVICES");
+    int n = nd && *nd ? atoi(nd) : 1;
+    if (n < 1) n = 1;
+    if (n > RT_MAX_DEVICES) n = RT_MAX_DEVICES;
+    for (int i = 0; i < n; i++) {
+        Diag *why = NULL;
+        g_rt.dev[i].b = emu_backend_new(&g_rt.opts, &why);
+        if (!g_rt.dev[i].b) {
+            g_rt.init_error = why;
+            break;
+        }
+        g_rt.n_dev = i + 1;
+    }
+    DeviceInfo info;
+    memset(&info, 0, sizeof info);
+    if (g_rt.n_dev) g_rt.dev[0].b->ops->device_info(g_rt.dev[0].b, &info);
+    progwire_hello(info.name);
+    g_rt.outside_since_ms = rt_now_ms();
+    g_rt.ready = true;
+    atexit(rt_exit);
+}
+
+__attribute__((constructor)) static void rt_load(void) { pthread_once(&g_once, rt_init_once); }
+
+/* ---- host time ------------------------------------------------------------------------------- */
+static void host_time_flush(bool force) {
+    if (g_rt.host_pending_us <= 0 || (!force && g_rt.host_pending_us < HOST_ENTRY_MIN_US)) return;
+    for (int i = 0; i < g_rt.n_dev; i++) {
+        Backend *b = g_rt.dev[i].b;
+        b->ops->host_work_begin(b, "host code");
+        b->ops->host_work_end(b, g_rt.host_pending_us);
+    }
+    g_rt.host_pending_us = 0;
+}
+
+void rt_enter(void) {
+    pthread_once(&g_once, rt_init_once);
+    pthread_mutex_lock(&g_rt.lock);
+    if (g_rt.depth++ == 0) {
+        double gap = rt_now_ms() - g_rt.outside_since_ms;
+        if (gap > 0) g_rt.host_pending_us += gap * 1e3;
+        host_time_flush(false);
+    }
+}
+
+cudaError_t rt_leave(const char *fn, cudaError_t rc, int stream, const char *fmt, ...) {
+    if (rc != cudaSuccess && rc != cudaErrorNotReady) t_last_error = rc;
+    char args[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    progwire_call(fn, args, stream, (int)rc, rt_error_name(rc), (rt_now_ms() - g_start_ms) * 1e3);
+    if (--g_rt.depth == 0) g_rt.outside_since_ms = rt_now_ms();
+    pthread_mutex_unlock(&g_rt.lock);
+    return rc;
+}
+
+void rt_leave_quiet(void) {
+    if (--g_rt.depth == 0) g_rt.outside_since_ms = rt_now_ms();
+    pthread_mutex_unlock(&g_rt.lock);
+}
+
+int rt_current_device(void) { return t_device < g_rt.n_dev ? t_device : 0; }
+void rt_set_current_device(int dev) { t_device = dev; }
+
+cudaError_t rt_last_error_get(bool reset) {
+    cudaError_t e = t_last_error;
+    int d = rt_current_device();
+    if (d < g_rt.n_dev && g_rt.dev[d].sticky) return g_rt.dev[d].sticky;
+    if (reset) t_last_error = cudaSuccess;
+    return e;
+}
+
+void rt_last_error_set(cudaError_t e) { t_last_error = e; }
+
+cudaError_t rt_sticky(int dev, bool synchronising) {
+    if (dev < 0 || dev >= g_rt.n_dev) return cudaSuccess;
+    RtDevice *d = &g_rt.dev[dev];
+    if (synchronising && d->pending_fault && !d->sticky) {
+        d->sticky = d->pending_fault;
+        d->pending_fault = cudaSuccess;
+    }
+    return d->sticky;
+}
+
+/* The emulator says what went wrong in CUDA's words first ("invalid
+ * argument: ..."), so the error is read back from the message. */
+cudaError_t rt_error_from_diag(const Diag *d, cudaError_t fallback) {
+    static const struct { const char *prefix; cudaError_t e; } MAP[] = {
+        {"invalid argument", cudaErrorInvalidValue},
+        {"out of memory", cudaErrorMemoryAllocation},
+        {"invalid resource handle", cudaErrorInvalidResourceHandle},
+        {"device not ready", cudaErrorNotReady},
+        {"named symbol not found", cudaErrorSymbolNotFound},
+        {"too many resources requested for launch", cudaErrorLaunchOutOfResources},
+    };
+    if (!d || !d->message) return fallback;
+    if (!strncmp(d->message, "invalid configuration argument", 30))
+        /* CUDA 13 answers a block of more than 1024 threads with cudaErrorInvalidValue (measured) */
+        return strstr(d->message, "at most 1024 threads") ? cudaErrorInvalidValue : cudaErrorInvalidConfiguration;
+    for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
+        if (!strncmp(d->message, MAP[i].prefix, strlen(MAP[i].prefix))) return MAP[i].e;
+    return fallback;
+}
+
+void rt_findings(Diag *d) {
+    if (!d) return;
+    if (progwire_active()) {
+        json_t *o = json_object();
+        json_object_set_new(o, "diag", diag_to_json(d));
+        progwire_send("finding", o);
+    } else {
+        char *s = diag_format_all(d, false);
+        fflush(stdout);
+        fprintf(stderr, "%s", s);
+        free(s);
+    }
+    diag_free(&d);
+}
+
+void rt_flush_output(void) {
+    if (!g_rt.out.len) return;
+    fputs(g_rt.out.data, stdout);
+    strbuf_reset(&g_rt.out);
+}
+
+const char *rt_ptr(const void *p) {
+    static __thread char ring[8][96];
+    static __thread int next;
+    char *b = ring[next++ & 7];
+    if (!p) return "NULL";
+    RtAlloc *a = rt_alloc_find(p);
+    if (a) snprintf(b, 96, "%s+%zu", a->name, (size_t)((uintptr_t)p - a->base));
+    else snprintf(b, 96, "%p", p);
+    return b;
+}
+
+const char *rt_kind_name(enum cudaMemcpyKind k) {
+    switch (k) {
+    case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+    case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+    case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+    case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+    case cudaMemcpyDefault: return "cudaMemcpyDefault";
+    }
+    return "(invalid kind)";
+}
+
+int emurt_unimplemented(const char *fn) {
+    rt_enter();
+    fflush(stdout);
+    fprintf(stderr, "cudojo's emulator runtime does not implement %s\n", fn);
+    json_t *o = json_object();
+    json_object_set_new(o, "fn", json_string(fn));
+    progwire_send("unimplemented", o);
+    return (int)rt_leave(fn, cudaErrorNotSupported, 0, "(not implemented)");
+}
+
+/* At exit: the timeline of each device that did something, and a note when
+ * kernel printf output was never printed (CUDA prints it only at a
+ * synchronisation point, and so do we). */
+static void rt_exit(void) {
+    pthread_mutex_lock(&g_rt.lock);
+    host_time_flush(true);
+    if (g_rt.out.len) {
+        Diag *d = diag_new(DIAG_WARNING, "printf-lost", NULL, 0, 0,
+                           "Kernel printf output was never shown: the program ended without synchronising "
+                           "(cudaDeviceSynchronize, a blocking cudaMemcpy, ...) after the kernel that printed it, "
+                           "so on a GPU it is lost too.");
+        rt_findings(d);
+        strbuf_reset(&g_rt.out);
+    }
+    for (int i = 0; i < g_rt.n_dev; i++) {
+        Backend *b = g_rt.dev[i].b;
+        Timeline *t = NULL;
+        Diag *d = b->ops->timeline_get(b, &t);
+        diag_free(&d);
+        if (t && (t->n || i == 0)) {
+            json_t *o = json_object();
+            json_object_set_new(o, "timeline", timeline_to_json(t));
+            if (g_rt.n_dev > 1) json_object_set_new(o, "device", json_integer(i));
+            progwire_send("timeline", o);
+        }
+        timeline_free(&t);
+    }
+    fflush(stdout);
+    pthread_mutex_unlock(&g_rt.lock);
+}

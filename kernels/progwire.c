@@ -1,0 +1,281 @@
+/* kernels/progwire.c: the child's side of kernels/progwire.h — JSON lines to
+ * the worker over CUDOJO_REPORT_FD, and the fatal-signal handler.
+ *
+ * Linked into the emulator runtime and into the CUPTI injection library, so
+ * it depends on nothing but libc, jansson and base/. The signal handler only
+ * does async-signal-safe things: it formats into a static buffer by hand and
+ * write()s it; backtrace() was called once at init so its first use does not
+ * load libgcc inside the handler; the main executable's load range was found
+ * at init with dl_iterate_phdr, so frames become offsets for addr2line. */
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/xalloc.h"
+#include "kernels/progwire.h"
+
+static int g_fd = -1;
+static bool g_inited;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static long g_calls, g_dropped;
+static char g_exe[PATH_MAX];
+static uintptr_t g_exe_lo, g_exe_hi;     /* the main executable's mapped range */
+static uintptr_t g_exe_base;             /* its load bias (0 for a non-PIE executable) */
+static char g_altstack[64 * 1024];
+static char g_runtime[16];
+
+static const int FATAL[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define N_FATAL ((int)(sizeof FATAL / sizeof FATAL[0]))
+
+/* ---- writing ---------------------------------------------------------------- */
+static void write_all(int fd, const char *p, size_t n) {
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+json_t *progwire_string(const char *s) {
+    if (!s) return json_null();
+    size_t n = strlen(s);
+    if (n > PROGWIRE_MAX_STRING) n = PROGWIRE_MAX_STRING;
+    json_t *j = json_stringn(s, n);
+    if (j) return j;
+    /* Not valid UTF-8 (or cut inside a character): carry each byte that is
+     * not part of a valid sequence as the code point of its value. */
+    char *buf = xmalloc(n * 2 + 1);
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        int len = p[i] < 0x80 ? 1 : (p[i] & 0xe0) == 0xc0 ? 2 : (p[i] & 0xf0) == 0xe0 ? 3 : (p[i] & 0xf8) == 0xf0 ? 4 : 0;
+        bool ok = len > 0 && i + (size_t)len <= n;
+        for (int k = 1; ok && k < len; k++) ok = (p[i + k] & 0xc0) == 0x80;
+        if (ok && len > 1) ok = json_stringn((const char *)p + i, (size_t)len) != NULL; /* overlong, surrogates */
+        if (ok) {
+            memcpy(buf + o, p + i, (size_t)len);
+            o += (size_t)len;
+            i += (size_t)len;
+        } else {
+            buf[o++] = (char)(0xc0 | p[i] >> 6);
+            buf[o++] = (char)(0x80 | (p[i] & 0x3f));
+            i++;
+        }
+    }
+    j = json_stringn(buf, o);
+    free(buf);
+    return j ? j : json_string("");
+}
+
+void progwire_send(const char *type, json_t *fields) {
+    if (!fields) fields = json_object();
+    if (g_fd < 0) {
+        json_decref(fields);
+        return;
+    }
+    json_object_set_new(fields, "type", json_string(type));
+    char *s = json_dumps(fields, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(fields);
+    if (!s) return;
+    size_t n = strlen(s);
+    s[n] = '\n';
+    pthread_mutex_lock(&g_lock);
+    write_all(g_fd, s, n + 1);
+    pthread_mutex_unlock(&g_lock);
+    free(s);
+}
+
+void progwire_call(const char *fn, const char *args, int stream, int rc, const char *error, double t_us) {
+    pthread_mutex_lock(&g_lock);
+    bool drop = g_calls >= PROGWIRE_MAX_CALLS;
+    if (drop) g_dropped++;
+    else g_calls++;
+    pthread_mutex_unlock(&g_lock);
+    if (drop || g_fd < 0) return;
+    json_t *o = json_object();
+    json_object_set_new(o, "fn", progwire_string(fn));
+    json_object_set_new(o, "args", progwire_string(args ? args : ""));
+    json_object_set_new(o, "stream", json_integer(stream));
+    json_object_set_new(o, "rc", json_integer(rc));
+    json_object_set_new(o, "error", progwire_string(error ? error : ""));
+    json_object_set_new(o, "t_us", json_real(t_us));
+    progwire_send("call", o);
+}
+
+bool progwire_active(void) { return g_fd >= 0; }
+
+/* ---- the crash record ---------------------------------------------------------- */
+typedef struct Out {
+    char buf[8192];
+    size_t n;
+} Out;
+
+static void out_str(Out *o, const char *s) {
+    while (*s && o->n < sizeof o->buf - 1) o->buf[o->n++] = *s++;
+}
+
+static void out_hex(Out *o, uintptr_t v) {
+    char t[19];
+    int i = 18;
+    t[i] = 0;
+    do {
+        t[--i] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v && i > 2);
+    t[--i] = 'x';
+    t[--i] = '0';
+    out_str(o, t + i);
+}
+
+static void out_dec(Out *o, long v) {
+    char t[24];
+    int i = 23;
+    t[i] = 0;
+    bool neg = v < 0;
+    unsigned long u = neg ? (unsigned long)-v : (unsigned long)v;
+    do {
+        t[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (neg) t[--i] = '-';
+    out_str(o, t + i);
+}
+
+/* A JSON string of a path we found ourselves (no quotes or controls expected,
+ * escaped anyway). */
+static void out_jstr(Out *o, const char *s) {
+    out_str(o, "\"");
+    for (; *s && o->n < sizeof o->buf - 8; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            o->buf[o->n++] = '\\';
+            o->buf[o->n++] = (char)c;
+        } else if (c < 0x20 || c >= 0x7f) {
+            out_str(o, "\\u00");
+            o->buf[o->n++] = "0123456789abcdef"[c >> 4];
+            o->buf[o->n++] = "0123456789abcdef"[c & 15];
+        } else o->buf[o->n++] = (char)c;
+    }
+    out_str(o, "\"");
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc) {
+    (void)uc;
+    int saved = errno;
+    if (g_fd >= 0) {
+        static Out o;
+        static void *frames[64];
+        o.n = 0;
+        out_str(&o, "{\"type\":\"crash\",\"signal\":");
+        out_dec(&o, sig);
+        out_str(&o, ",\"addr\":\"");
+        out_hex(&o, (uintptr_t)si->si_addr);
+        out_str(&o, "\",\"frames\":[");
+        int n = backtrace(frames, 64);
+        bool first = true;
+        for (int i = 0; i < n; i++) {
+            uintptr_t a = (uintptr_t)frames[i];
+            if (a < g_exe_lo || a >= g_exe_hi) continue;
+            /* return addresses point after the call; -1 lands inside it (not for the faulting frame) */
+            if (!first) out_str(&o, ",");
+            out_str(&o, "\"");
+            out_hex(&o, a - g_exe_base - (first ? 0 : 1));
+            out_str(&o, "\"");
+            first = false;
+        }
+        out_str(&o, "],\"exe\":");
+        out_jstr(&o, g_exe);
+        out_str(&o, "}\n");
+        write_all(g_fd, o.buf, o.n);
+    }
+    errno = saved;
+    /* SA_RESETHAND restored the default action; the signal is blocked while
+     * we run, so it is delivered (and kills) as soon as we return. A fault
+     * re-executes the instruction and faults again with the default action. */
+    if (si->si_code <= 0 || sig == SIGABRT) raise(sig);
+}
+
+static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    (void)data;
+    /* the first object is the main executable */
+    g_exe_base = (uintptr_t)info->dlpi_addr;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = g_exe_base + ph->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
+    }
+    g_exe_lo = lo;
+    g_exe_hi = hi;
+    return 1;
+}
+
+static void on_exit_record(int code, void *arg) {
+    (void)arg;
+    if (g_fd < 0) return;
+    if (g_dropped) {
+        json_t *o = json_object();
+        json_object_set_new(o, "count", json_integer(g_dropped));
+        progwire_send("calls_dropped", o);
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "code", json_integer(code));
+    progwire_send("exit", o);
+}
+
+void progwire_init(const char *runtime) {
+    pthread_mutex_lock(&g_lock);
+    bool was = g_inited;
+    g_inited = true;
+    pthread_mutex_unlock(&g_lock);
+    if (was) return;
+    const char *env = getenv(PROGWIRE_ENV_FD);
+    if (env && *env) {
+        char *end;
+        long fd = strtol(env, &end, 10);
+        if (!*end && fd >= 0 && fd < INT_MAX && fcntl((int)fd, F_GETFD) >= 0) {
+            g_fd = (int)fd;
+            fcntl(g_fd, F_SETFD, FD_CLOEXEC); /* programs the learner starts do not inherit it */
+        }
+    }
+    ssize_t n = readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
+    g_exe[n > 0 ? n : 0] = 0;
+    dl_iterate_phdr(find_exe, NULL);
+    void *warm[4];
+    backtrace(warm, 4);
+    stack_t ss = {.ss_sp = g_altstack, .ss_size = sizeof g_altstack, .ss_flags = 0};
+    sigaltstack(&ss, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < N_FATAL; i++) sigaction(FATAL[i], &sa, NULL);
+    on_exit(on_exit_record, NULL);
+    snprintf(g_runtime, sizeof g_runtime, "%s", runtime ? runtime : "?");
+}
+
+void progwire_hello(const char *device) {
+    json_t *o = json_object();
+    json_object_set_new(o, "runtime", json_string(g_runtime));
+    json_object_set_new(o, "pid", json_integer(getpid()));
+    json_object_set_new(o, "device", progwire_string(device ? device : ""));
+    json_object_set_new(o, "exe", progwire_string(g_exe));
+    progwire_send("hello", o);
+}
