@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "kernels/backend.h"
 #include "kernels/program.h"
 #include "lua/exercise.h"
 #include "tests/lua/lesson_fixture.h"
@@ -612,6 +613,37 @@ static void emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line(v
     assert_string_equal(oob->file, "saxpy.cu");
 }
 
+/* ---- on a GPU (make test-gpu) ---- */
+
+static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    Diag *why = NULL;
+    Backend *gpu = cuda_backend_new(&why);
+    if (!gpu) {
+        const char *must = getenv("CUDOJO_TEST_GPU");
+        if (must && *must && strcmp(must, "0")) fail_msg("no GPU: %s", why ? why->message : "?");
+        print_message("skip: no GPU (%s)\n", why ? why->message : "?");
+        diag_free(&why);
+        skip();
+    }
+    backend_close(&f->b);
+    f->b = gpu;
+    RunResult *r = run_named(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu);
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r->metrics, "program"), "runtime")),
+                        "cuda");
+    /* Measured by CUPTI: a time, not a model. */
+    json_t *k = json_object_get(json_object_get(r->metrics, "kernels"), "saxpy");
+    assert_true(json_number_value(json_object_get(k, "time_ms")) > 0);
+    assert_null(json_object_get(k, "modeled_ms"));
+    json_t *tl = json_object_get(r->metrics, "timeline");
+    assert_non_null(tl);
+    assert_false(json_is_true(json_object_get(tl, "modeled")));
+    assert_string_equal(json_string_value(json_object_get(tl, "source")), "cupti");
+}
+
 int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
@@ -631,6 +663,7 @@ int main(void) {
         T(emurt__worked_example_passes_with_its_calls_kernels_and_timeline),
         T(emurt__timeline_checks_read_the_programs_timeline),
         T(emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line),
+        T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
