@@ -84,6 +84,11 @@ struct Injector {
 static _Thread_local struct {
     int depth;
     uint64_t enter_ns;
+    /* A <<<>>> launch (__cudaLaunchKernel) that calls cudaLaunchKernel inside:
+     * the inner call's parameters are the documented ones, so they are used. */
+    bool inner_launch;
+    int inner_stream;
+    char inner_args[512];
 } T;
 
 /* ---- names ------------------------------------------------------------------ */
@@ -564,6 +569,34 @@ static bool is_launch_hook(uint32_t cbid) {
            cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
 }
 
+static bool is_documented_launch(uint32_t cbid) {
+    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
+}
+
+/* An inner documented launch: its arguments for the outer record, and its
+ * correlation id for the kernel's activity record. */
+static void inner_launch(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb) {
+    int rc = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+    StrBuf sb;
+    strbuf_init(&sb);
+    Call c = {.fn = cb->functionName, .stream = -1, .event = -1};
+    pthread_mutex_lock(&ij->mu);
+    if (!ij->finished) {
+        call_args(ij, cbid, cb, rc, 0, &sb, &c);
+        corr_put(ij, cb->correlationId, c.stream, c.event, "cudaLaunchKernel");
+    }
+    pthread_mutex_unlock(&ij->mu);
+    if (sb.len) {
+        snprintf(T.inner_args, sizeof T.inner_args, "%s", sb.data);
+        T.inner_stream = c.stream;
+        T.inner_launch = true;
+    }
+    strbuf_fini(&sb);
+}
+
 static bool is_stream_create(uint32_t cbid) {
     return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020 ||
            cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000 ||
@@ -578,15 +611,18 @@ static void send_hello_locked(Injector *ij) {
 void injector_api(Injector *ij, uint32_t domain, uint32_t cbid, const CUpti_CallbackData *cb, uint64_t now_ns) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || !cb) return;
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (T.depth++ == 0) T.enter_ns = now_ns;
+        if (T.depth++ == 0) T.enter_ns = now_ns, T.inner_launch = false;
         return;
     }
     uint64_t enter = now_ns;
     if (T.depth > 0) {
         /* an inner runtime call (the runtime calling itself) is part of the outer one */
-        if (--T.depth > 0) return;
+        if (--T.depth > 0) {
+            if (is_documented_launch(cbid) && cb->functionParams) inner_launch(ij, cbid, cb);
+            return;
+        }
         enter = T.enter_ns;
-    } else T.depth = 0;   /* the call that loaded us: its enter came before we subscribed */
+    } else T.depth = 0, T.inner_launch = false;   /* the call that loaded us: its enter came before we subscribed */
     const char *fn = cb->functionName ? cb->functionName : "?";
     if (!strncmp(fn, "__cuda", 6) && !is_launch_hook(cbid)) return;   /* nvcc's registration hooks */
     if (is_launch_hook(cbid)) fn = "cudaLaunchKernel";
@@ -624,7 +660,10 @@ void injector_api(Injector *ij, uint32_t domain, uint32_t cbid, const CUpti_Call
     StrBuf sb;
     strbuf_init(&sb);
     Call c = {.fn = fn, .stream = -1, .event = -1};
-    call_args(ij, cbid, cb, rc, have_sid ? sid : 0, &sb, &c);
+    if (is_launch_hook(cbid) && T.inner_launch) {
+        strbuf_append(&sb, T.inner_args);
+        c.stream = T.inner_stream, c.timed = true;
+    } else call_args(ij, cbid, cb, rc, have_sid ? sid : 0, &sb, &c);
     if (c.timed || c.event >= 0) corr_put(ij, cb->correlationId, c.stream, c.event, fn);
     const char *err = inject_error_name(rc);
     char unknown[32];

@@ -382,6 +382,33 @@ static void launch__reads_as_triple_chevrons(void **state) {
     assert_string_equal(str(record(fake.recs, "call", "cudaLaunchKernel", 2), "args"), "add<<<(8,1,1), (32,1,1), 0, stream 0>>>");
 }
 
+static void launch__takes_the_documented_parameters__when_triple_chevrons_call_cudaLaunchKernel(void **state) {
+    (void)state;
+    cudaStream_t s = make_stream(0xa1, 0);
+    int rc = 0;
+    /* __cudaLaunchKernel's own parameters unreadable (all zero), the inner call's fine */
+    cudaLaunchKernel_v7000_params junk = {0};
+    cudaLaunchKernel_v7000_params p = {.gridDim = {64, 2, 1}, .blockDim = {128, 1, 1}, .sharedMem = 256, .stream = s};
+    CUpti_CallbackData outer = {.callbackSite = CUPTI_API_ENTER, .functionName = "__cudaLaunchKernel",
+                                .functionParams = &junk, .functionReturnValue = &rc, .symbolName = "_Z1kv",
+                                .correlationId = 50};
+    CUpti_CallbackData inner = {.callbackSite = CUPTI_API_ENTER, .functionName = "cudaLaunchKernel",
+                                .functionParams = &p, .functionReturnValue = &rc, .symbolName = "_Z1kv",
+                                .correlationId = 51};
+    injector_api(ij, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &outer, 10);
+    injector_api(ij, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &inner, 11);
+    inner.callbackSite = outer.callbackSite = CUPTI_API_EXIT;
+    injector_api(ij, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &inner, 12);
+    injector_api(ij, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000, &outer, 13);
+    json_t *c = record(fake.recs, "call", "cudaLaunchKernel", 1);
+    assert_string_equal(str(c, "args"), "k<<<(64,2,1), (128,1,1), 256, stream 1>>>");
+    assert_int_equal(num(c, "stream"), 1);
+    assert_null(record(fake.recs, "call", "cudaLaunchKernel", 2));
+    kernel_done("_Z1kv", 51, 77, 1000, 2000);   /* the kernel carries the inner call's id */
+    injector_finish(ij, 0);
+    assert_int_equal(num(record(fake.recs, "kernel", NULL, 1), "stream"), 1);
+}
+
 static void launch__on_the_per_thread_default_stream__gets_its_own_number(void **state) {
     (void)state;
     make_stream(0xa1, 0);
@@ -667,6 +694,7 @@ int main(void) {
         T(calls__count_time_from_the_first_call),
         T(calls__skip_registration_hooks_and_the_runtime_calling_itself),
         T(launch__reads_as_triple_chevrons),
+        T(launch__takes_the_documented_parameters__when_triple_chevrons_call_cudaLaunchKernel),
         T(launch__on_the_per_thread_default_stream__gets_its_own_number),
         T(finish__kernel_record_has_cuptis_time_and_resources),
         T(timeline__keeps_a_copy_overlapping_a_kernel_on_another_stream),
