@@ -455,6 +455,58 @@ static void exercise__host_prelude__loads_on_first_use(void **state) {
     assert_int_equal(r->n_checks, 2);
 }
 
+/* The chapters 06/07 checks (lua/prelude/hostcheck.lua) on call traces made
+ * by hand: which streams the host did not wait for before reading its
+ * results, the launches of one kernel, the programs' expected sums. */
+static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **state) {
+    Fixture *f = *state;
+    fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
+    RunResult *r = run_ex(f,
+                          "local function call(fn, stream, args, rc)\n"
+                          "  return { fn = fn, stream = stream, args = args or '', rc = rc or 0 }\n"
+                          "end\n"
+                          "local function unwaited(calls) return table.concat(hostcheck.unwaited({ calls = calls }), ',') end\n"
+                          "local function pipeline(wait)\n"
+                          "  local c = { call('cudaStreamCreate', 1, '-> stream 1'), call('cudaStreamCreate', 2, '-> stream 2') }\n"
+                          "  for s = 1, 2 do\n"
+                          "    c[#c + 1] = call('cudaMemcpyAsync', s)\n"
+                          "    c[#c + 1] = call('cudaLaunchKernel', s, 'busy<<<(4,1,1), (256,1,1), 0, stream ' .. s .. '>>>')\n"
+                          "    c[#c + 1] = call('cudaGetLastError', -1)\n"
+                          "    c[#c + 1] = call('cudaMemcpyAsync', s)\n"
+                          "  end\n"
+                          "  for _, w in ipairs(wait) do c[#c + 1] = w end\n"
+                          "  c[#c + 1] = call('cudaFreeHost', -1)\n"
+                          "  return c\n"
+                          "end\n"
+                          "return {\n"
+                          "  id = 'vector-add', source = 'vector-add.cu', hints = { 'a', 'b' },\n"
+                          "  run = function(t)\n"
+                          "    t:expect(unwaited(pipeline{}) == '1,2', 'no wait: ' .. unwaited(pipeline{}))\n"
+                          "    local last = unwaited(pipeline{ call('cudaStreamSynchronize', 2) })\n"
+                          "    t:expect(last == '1', 'the last stream only: ' .. last)\n"
+                          "    t:expect(unwaited(pipeline{ call('cudaDeviceSynchronize', -1) }) == '', 'device')\n"
+                          "    local failed = unwaited(pipeline{ call('cudaDeviceSynchronize', -1, '', 700) })\n"
+                          "    t:expect(failed == '1,2', 'a failed wait waits for nothing: ' .. failed)\n"
+                          "    -- an event covers the stream it was recorded on; cudaMemcpy the blocking streams\n"
+                          "    local ev = unwaited(pipeline{ call('cudaEventRecord', 1, 'event 3, stream 1'),\n"
+                          "                                  call('cudaEventSynchronize', -1, 'event 3') })\n"
+                          "    t:expect(ev == '2', 'event on stream 1: ' .. ev)\n"
+                          "    local c = pipeline{}\n"
+                          "    c[2].args = '-> stream 2, cudaStreamNonBlocking'\n"
+                          "    table.insert(c, #c, call('cudaMemcpy', 0))\n"
+                          "    t:expect(unwaited(c) == '2', 'cudaMemcpy does not wait for a non-blocking stream: ' .. unwaited(c))\n"
+                          "    local l = hostcheck.launches({ calls = pipeline{}, kernels = { { name = 'busy(float const*, float*, int, int)', stream = 1 },\n"
+                          "                                                               { name = 'busy_add', stream = 2 } } }, 'busy')\n"
+                          "    t:expect(#l == 1 and l[1].call == 4 and l[1].n == 1 and l[1].stream == 1, 'launches of busy')\n"
+                          "    t:expect(hostcheck.ramp_sum(1000) == 1000 * 999 / 1024 and hostcheck.ramp_sum(2048) == 2046, 'sums')\n"
+                          "  end,\n"
+                          "}\n",
+                          NULL, NULL, NULL, 0);
+    print_result(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(r->n_checks, 8);
+}
+
 int main(void) {
     if (!compile_nvrtc_version()) {
         fprintf(stderr, "NVRTC not available: exercise tests need it\n");
@@ -479,6 +531,7 @@ int main(void) {
         T(exercise__passes_but_not_fast__when_stretch_goal_missed),
         T(exercise__passes_fast__when_stretch_goal_met),
         T(exercise__host_prelude__loads_on_first_use),
+        T(exercise__hostcheck__finds_streams_the_host_did_not_wait_for),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
