@@ -259,6 +259,7 @@ static void open_libs(Sandbox *sb) {
     lua_pushnil(L);
     lua_setfield(L, -2, "dump"); /* the same table is strings' __index */
     lua_pop(L, 1);
+    sandbox_pattern_install(L);
     luaL_requiref(L, "table", luaopen_table, 1);
     luaL_requiref(L, "math", luaopen_math, 1);
     luaL_requiref(L, "utf8", luaopen_utf8, 1);

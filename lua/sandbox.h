@@ -88,4 +88,8 @@ size_t sandbox_memory_used(const Sandbox *sb);
  * table at index `keys_idx`. */
 int sandbox_unknown_key_error(lua_State *L, const char *what, const char *key, int keys_idx);
 
+/* Internal (lua/sandbox_pattern.c): replaces string.find/match/gmatch/gsub
+ * with versions that refuse a pattern too costly for its text. */
+void sandbox_pattern_install(lua_State *L);
+
 #endif

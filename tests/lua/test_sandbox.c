@@ -335,6 +335,50 @@ static void sandbox__error_objects_tostring_runs_under_the_budget(void **state) 
     diag_free(&d);
 }
 
+static void sandbox__refuses_a_slow_pattern__before_it_runs(void **state) {
+    (void)state;
+    /* The matcher is C: no hook runs inside it, so it is refused up front. */
+    const char *slow[] = {
+        "local s = string.rep('a', 1000000)\nlocal i = s:find('.-b')\n",
+        "local s = string.rep('a', 60)\nlocal i = string.find(s, string.rep('a-', 20) .. 'b')\n",
+        "local s = string.rep('1', 1000000)\nlocal r = s:gsub('%d+%.%d+', '')\n",
+        "local s = string.rep('x', 1000000)\nfor w in s:gmatch('x*y') do end\n",
+        "local s = string.rep('a', 1000000)\nlocal m = s:match('(a*)(a*)(a*)$')\n",
+    };
+    for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        alarm(30);
+        Diag *d = run_fresh(slow[i], 0, 0);
+        alarm(0);
+        assert_non_null(d);
+        if (!strstr(d->message, "could take too long")) fail_msg("%s: %s", slow[i], d->message);
+        assert_int_equal(d->line, 2);
+        assert_true(elapsed_since(&t0) < 5);
+        diag_free(&d);
+    }
+}
+
+static void sandbox__allows_ordinary_patterns_on_large_texts(void **state) {
+    (void)state;
+    Diag *d = run_fresh(
+        "local text = string.rep('alpha = beta gamma\\n', 50000)\n"
+        "local n = 0\n"
+        "for w in text:gmatch('%a+') do n = n + 1 end\n"
+        "assert(n == 150000)\n"
+        "local k, v = ('  key  =  some value  '):match('(%w+)%s*=%s*(.*)')\n"
+        "assert(k == 'key' and v == 'some value  ')\n"
+        "local trimmed = ('   x y   '):match('^%s*(.-)%s*$')\n"
+        "assert(trimmed == 'x y')\n"
+        "local long = string.rep(' ', 2000) .. 'mid' .. string.rep(' ', 2000)\n"
+        "assert(long:match('^%s*(.-)%s*$') == 'mid')\n"
+        "assert(text:find('gamma', 1, true) == 14)\n"
+        "assert(select(2, text:gsub('beta', 'b')) == 50000)\n"
+        "assert(('a.b'):find('.', 1, true) == 2 and ('f(x)'):match('%b()') == '(x)')\n",
+        0, 0);
+    if (d) fail_msg("%s:%d: %s", d->file, d->line, d->message);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sandbox__refuses_os_execute),
@@ -362,6 +406,8 @@ int main(void) {
         cmocka_unit_test(sandbox__cuts_huge_error_messages),
         cmocka_unit_test(sandbox__xpcall_gives_the_handlers_answer),
         cmocka_unit_test(sandbox__error_objects_tostring_runs_under_the_budget),
+        cmocka_unit_test(sandbox__refuses_a_slow_pattern__before_it_runs),
+        cmocka_unit_test(sandbox__allows_ordinary_patterns_on_large_texts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
