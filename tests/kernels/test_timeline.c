@@ -118,6 +118,51 @@ static void add__counts_dropped__when_full(void **state) {
     timeline_free(&t);
 }
 
+static void from_json__gives_back_what_to_json_wrote(void **state) {
+    (void)state;
+    Timeline *t = sample();
+    t->dropped = 3;
+    json_t *j = timeline_to_json(t);
+    Timeline *back = timeline_from_json(j);
+    assert_non_null(back);
+    json_t *again = timeline_to_json(back);
+    assert_true(json_equal(j, again));      /* every field survives the round trip */
+    assert_true(back->modeled);
+    assert_string_equal(back->source, "emu-model");
+    assert_int_equal(back->n_streams, 2);
+    assert_int_equal(back->n, 4);
+    assert_int_equal(back->v[0].bytes, 4194304);
+    assert_true(back->v[0].pinned);
+    assert_int_equal(back->v[1].grid[0], 3907);
+    assert_int_equal(back->v[2].stream, TIMELINE_HOST);
+    assert_int_equal(back->dropped, 3);
+    json_decref(again);
+    json_decref(j);
+    timeline_free(&back);
+    timeline_free(&t);
+}
+
+static void from_json__skips_what_it_cannot_read__when_events_are_malformed(void **state) {
+    (void)state;
+    json_t *j = json_loads("{\"modeled\":false,\"source\":\"cupti\",\"streams\":[{\"name\":\"no id\"}],"
+                           "\"events\":[{\"kind\":\"teleport\"},7,{\"kind\":\"d2h\",\"stream\":2,"
+                           "\"start_us\":\"soon\",\"dur_us\":5,\"bytes\":-4,\"grid\":\"big\"}]}",
+                           0, NULL);
+    assert_non_null(j);
+    Timeline *t = timeline_from_json(j);
+    assert_non_null(t);
+    assert_false(t->modeled);
+    assert_int_equal(t->n_streams, 1);      /* only the default stream */
+    assert_int_equal(t->n, 1);
+    assert_int_equal(t->v[0].kind, TL_D2H);
+    assert_float_equal(t->v[0].start_us, 0.0, 1e-12);
+    assert_float_equal(t->v[0].dur_us, 5.0, 1e-12);
+    assert_int_equal(t->v[0].bytes, 0);
+    assert_null(timeline_from_json(json_object_get(j, "events")));
+    timeline_free(&t);
+    json_decref(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(to_json__has_agreed_shape__when_copies_and_kernels),
@@ -125,6 +170,8 @@ int main(void) {
         cmocka_unit_test(overlap__is_true_only_when_times_intersect),
         cmocka_unit_test(copy_and_clear__keep_streams__and_drop_entries),
         cmocka_unit_test(add__counts_dropped__when_full),
+        cmocka_unit_test(from_json__gives_back_what_to_json_wrote),
+        cmocka_unit_test(from_json__skips_what_it_cannot_read__when_events_are_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
