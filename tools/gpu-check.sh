@@ -3,7 +3,8 @@
 # the NVIDIA driver and CUDA toolkit but none of our -dev packages (a lab
 # server, the H200 we test on). Build here first:
 #   make tests-build bundle && cp -L $(pkg-config --variable=libdir cmocka)/libcmocka.so.0 dist/cudojo/lib/
-# and carry dist, build/tests, build/bench and build/fuzz (make build/bench/bench_timeline: the CUPTI overhead).
+# and carry dist, build/tests, build/bench and build/fuzz (make build/bench/bench_timeline: the CUPTI overhead)
+# and build/programs (sh tests/programs/run.sh compiles it; optional: the GPU machine has nvcc).
 # then, on the GPU machine, from the repo root: sh tools/gpu-check.sh [OUTDIR]
 # It runs the bundle's doctor, verifies every lesson on the GPU, and runs every
 # test with CUDOJO_TEST_GPU=1 (GPU tests must run, not skip).
@@ -29,3 +30,9 @@ tail -2 "$out/test-gpu.txt"
 echo "== the GPU timeline without CUPTI (CUDOJO_TIMELINE=events)"
 CUDOJO_TEST_GPU=1 CUDOJO_TIMELINE=events build/tests/kernels/test_cuda_streams > "$out/test-gpu-events.txt" 2>&1
 tail -1 "$out/test-gpu-events.txt"
+echo "== conformance programs on NVIDIA's libcudart (tests/programs, compared with expected/)"
+# Compiled here with the machine's nvcc unless build/programs (carried) holds
+# executables for the same source, flags and nvcc version.
+BUILD=${BUILD:-build} sh tests/programs/run.sh --runtime=cuda --out "$out/programs" > "$out/programs.txt" 2>&1
+grep -v "^ok - " "$out/programs.txt" | grep -v "^    " | head -60
+tail -1 "$out/programs/compare.txt"
