@@ -877,6 +877,8 @@ static Timeline *build(Injector *ij, json_t *kernels, long dropped) {
             break;
         }
         case ACT_SYNC: {
+            /* CUPTI also reports cudaEventQuery/cudaStreamQuery here: a query never waits */
+            if (c && c->fn && strstr(c->fn, "Query")) break;
             const int *sn = sid_find(ij, a->sid);
             char *name = sync_name(ij, a, c && c->stream >= 0 ? c->stream : sn ? *sn : 0);
             timeline_add(tl, TL_SYNC, TIMELINE_HOST, name, start, dur);

@@ -456,6 +456,9 @@ static void timeline__keeps_a_copy_overlapping_a_kernel_on_another_stream(void *
     copy_done(c, 42, 10100000, 10400000, true);
     sync_done(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, sy, 42, 10050000, 10410000);
     sync_done(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, sy + 1, 41, 10050000, 10410000);
+    cudaEventQuery_v3020_params qp = {(cudaEvent_t)0xe1};
+    uint32_t q = call(CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, "cudaEventQuery", &qp, 600, NULL);
+    sync_done(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, q, 42, 10420000, 10421000);
     injector_finish(ij, 3);
     json_t *tl = json_object_get(record(fake.recs, "timeline", NULL, 1), "timeline");
     assert_non_null(tl);
@@ -474,7 +477,8 @@ static void timeline__keeps_a_copy_overlapping_a_kernel_on_another_stream(void *
     json_t *wait = tl_event(fake.recs, "sync", -1, 1);
     assert_non_null(wait);
     assert_string_equal(str(wait, "name"), "cudaStreamSynchronize(stream 2)");
-    assert_null(tl_event(fake.recs, "sync", INT_MIN, 2));   /* the GPU-side wait is not a host wait */
+    assert_null(tl_event(fake.recs, "sync", INT_MIN, 2));   /* neither the GPU-side wait nor a query is a host wait */
+    assert_string_equal(str(record(fake.recs, "call", "cudaEventQuery", 1), "error"), "cudaErrorNotReady");
     json_t *streams = json_object_get(tl, "streams");
     assert_int_equal(json_array_size(streams), 3);
     json_t *st2 = json_array_get(streams, 2);
