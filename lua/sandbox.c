@@ -173,6 +173,7 @@ static int g_newindex(lua_State *L) {
 
 static int g_print(lua_State *L) {
     Sandbox *sb = sandbox_from_lua(L);
+    if (sb->log_full) return 0; /* nothing more is kept: no need to build the line */
     int n = lua_gettop(L);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
