@@ -179,6 +179,27 @@ static void compile__hits_the_cache_and_runs__when_the_same_program_is_compiled_
     assert_null(a);
 }
 
+static void compile__names_the_asm_line__when_ptxas_rejects_inline_asm(void **state) {
+    Fixture *f = *state;
+    if (!has_nvcc()) skip();
+    const char *src = "__global__ void k(int *p) {\n"
+                      "    asm(\"bogus.op %0;\" :: \"r\"(p[0]));\n"
+                      "}\n"
+                      "__global__ void big(int *p) {\n"
+                      "    __shared__ int s[20000]; s[threadIdx.x] = 1; __syncthreads(); p[0] = s[5];\n"
+                      "}\n"
+                      "int main() { k<<<1, 1>>>(0); big<<<1, 1>>>(0); return 0; }\n";
+    f->copts.sass_arch = 90;    /* ptxas runs only for SASS */
+    CompiledProgram *p = NULL;
+    Diag *d = program_compile("asm.cu", src, &f->copts, &p);
+    assert_non_null(d);
+    assert_string_equal(d->file, "asm.cu");
+    assert_int_equal(d->line, 2);
+    assert_non_null(strstr(d->message, "ptxas"));
+    assert_false(chain_mentions(d, "tmpxft") || chain_mentions(d, "/tmp"));
+    diag_free(&d);
+}
+
 static void compile__says_what_to_install__when_nvcc_is_missing(void **state) {
     Fixture *f = *state;
     char *home = xstrdup(getenv("CUDA_HOME")), *path = xstrdup(getenv("PATH"));
@@ -517,6 +538,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(compile__reports_the_column_in_the_learners_text__when_device_code_is_wrong, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__names_the_learners_line__when_a_function_is_never_defined, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__hits_the_cache_and_runs__when_the_same_program_is_compiled_twice, setup, teardown),
+        cmocka_unit_test_setup_teardown(compile__names_the_asm_line__when_ptxas_rejects_inline_asm, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__says_what_to_install__when_nvcc_is_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(run__reports_signal_and_host_line__when_the_program_segfaults, setup, teardown),
         cmocka_unit_test_setup_teardown(run__reports_the_signal_without_a_line__when_no_runtime_reported_the_crash, setup, teardown),
