@@ -676,10 +676,14 @@ static void push_result(lua_State *L, const ProgramCall *pc, int box_idx, const 
     /* Kernels without their emulator metrics (t:emu_metrics() has the last). */
     lua_createtable(L, (int)json_array_size(pr->kernels), 0);
     for (size_t i = 0; i < json_array_size(pr->kernels); i++) {
-        json_t *k = json_deep_copy(json_array_get(pr->kernels, i));
-        json_object_del(k, "metrics");
-        run_push_json(L, k, 1);
-        json_decref(k);
+        lua_newtable(L);
+        const char *key;
+        json_t *v;
+        json_object_foreach(json_array_get(pr->kernels, i), key, v) {
+            if (json_is_null(v) || !strcmp(key, "metrics")) continue;
+            run_push_json(L, v, 2);
+            lua_setfield(L, -2, key);
+        }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, r, "kernels");

@@ -35,6 +35,12 @@ static const char *const prog_cu =
     "    return *p;\n"
     "}\n"
     "\n"
+    "/* One progwire record, written with ' for \" (kernels/progwire.h). */\n"
+    "static void rec(FILE *w, const char *s) {\n"
+    "    for (; *s; s++) fputc(*s == '\\'' ? '\"' : *s, w);\n"
+    "    fputc('\\n', w);\n"
+    "}\n"
+    "\n"
     "#ifndef SCALE\n"
     "#define SCALE 1\n"
     "#endif\n"
@@ -48,6 +54,40 @@ static const char *const prog_cu =
     "        return 3;\n"
     "    }\n"
     "    if (!strcmp(mode, \"hang\")) for (;;) {}\n"
+    "    if (!strncmp(mode, \"report\", 6)) {  /* what a runtime library would report */\n"
+    "        const char *fd = getenv(\"CUDOJO_REPORT_FD\");\n"
+    "        FILE *w = fd ? fdopen(atoi(fd), \"w\") : NULL;\n"
+    "        if (!w) return 9;\n"
+    "        rec(w, \"{'type':'call','fn':'cudaMalloc','args':'&d_x, 1024','stream':0,'rc':0,\"\n"
+    "               \"'error':'cudaSuccess','t_us':1}\");\n"
+    "        rec(w, \"{'type':'call','fn':'cudaMemcpyAsync','args':'d_x, h_x, 1024, cudaMemcpyHostToDevice, \"\n"
+    "               \"stream 1','stream':1,'rc':0,'error':'cudaSuccess','t_us':2}\");\n"
+    "        rec(w, \"{'type':'call','fn':'cudaMemcpyAsync','args':'h_y, d_y, 1024, cudaMemcpyDeviceToHost, \"\n"
+    "               \"stream 2','stream':2,'rc':0,'error':'cudaSuccess','t_us':3}\");\n"
+    "        rec(w, \"{'type':'call','fn':'cudaFree','args':'d_x','stream':0,'rc':0,'error':'cudaSuccess','t_us':4}\");\n"
+    "        for (int i = 0; i < 2; i++)\n"
+    "            rec(w, i ? \"{'type':'kernel','name':'scale','mangled':'_Z5scalePfi','grid':[4,1,1],'block':[256,1,1],\"\n"
+    "                       \"'shared':0,'stream':2,'registers':16,'local_bytes':0,'shared_static':0,'ms':1.5,\"\n"
+    "                       \"'modeled':true,'metrics':{'totals':{'global_requests':8,'global_sectors':32}}}\"\n"
+    "                     : \"{'type':'kernel','name':'scale','mangled':'_Z5scalePfi','grid':[4,1,1],'block':[256,1,1],\"\n"
+    "                       \"'shared':0,'stream':2,'registers':16,'local_bytes':0,'shared_static':0,'ms':0.5,\"\n"
+    "                       \"'modeled':true,'metrics':{'totals':{'global_requests':4,'global_sectors':4}}}\");\n"
+    "        rec(w, strcmp(mode, \"report-error\")\n"
+    "                   ? \"{'type':'finding','diag':[{'severity':'warning','code':'uncoalesced','file':'prog.cu',\"\n"
+    "                     \"'line':7,'col':0,'message':'a warning finding'}]}\"\n"
+    "                   : \"{'type':'finding','diag':[{'severity':'error','code':'oob-global','file':'prog.cu',\"\n"
+    "                     \"'line':7,'col':0,'message':'an error finding'}]}\");\n"
+    "        rec(w, \"{'type':'timeline','timeline':{'modeled':true,'source':'emu-model','device':'test',\"\n"
+    "               \"'streams':[{'id':0,'name':'default (legacy)','priority':0},{'id':1,'name':'s1','priority':0},\"\n"
+    "               \"{'id':2,'name':'s2','priority':0}],'events':[\"\n"
+    "               \"{'kind':'h2d','stream':1,'name':'copy x','start_us':0,'dur_us':10,'bytes':1024,'pinned':true},\"\n"
+    "               \"{'kind':'kernel','stream':2,'name':'scale','start_us':5,'dur_us':10,'grid':[4,1,1],\"\n"
+    "               \"'block':[256,1,1]},\"\n"
+    "               \"{'kind':'d2h','stream':2,'name':'copy y','start_us':15,'dur_us':10,'bytes':1024,\"\n"
+    "               \"'pinned':true}]}}\");\n"
+    "        fclose(w);\n"
+    "        return 0;\n"
+    "    }\n"
     "    if (!strcmp(mode, \"echo\")) {\n"
     "        char buf[64];\n"
     "        if (fgets(buf, sizeof buf, stdin)) printf(\"read: %s\", buf);\n"
@@ -386,6 +426,57 @@ static void program__reads_its_stdin(void **state) {
     assert_int_equal(r->verdict, VERDICT_PASS);
 }
 
+static void program__reported_calls_kernels_and_timeline__reach_r_and_the_run(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ args = { 'report' } }\n"
+        "    t:expect_exit(r)\n"
+        "    t:expect(#r.calls == 4 and r:count('cudaMemcpyAsync') == 2 and r:count('cudaMemcpy') == 0,\n"
+        "             'r.calls, r:count (exact names)')\n"
+        "    local c = r:calls_of('cudaMemcpyAsync')\n"
+        "    t:expect(#c == 2 and c[2].stream == 2 and c[2].error == 'cudaSuccess', 'r:calls_of')\n"
+        "    local k = r.kernels[2]\n"
+        "    t:expect(#r.kernels == 2 and k.name == 'scale' and k.grid[1] == 4 and k.block[1] == 256\n"
+        "             and k.ms == 1.5 and k.modeled and k.registers == 16 and k.metrics == nil, 'r.kernels')\n"
+        "    local tl = t:timeline()\n"
+        "    t:expect(tl.source == 'emu-model' and r:timeline():find{ kind = 'd2h' } ~= nil, 'timelines')\n"
+        "    t:expect_overlap(tl:find{ kind = 'h2d' }, tl:find{ kind = 'kernel', name = 'scale', stream = 2 })\n"
+        "    t:expect_no_default_stream_work()\n"
+        "    t:expect(t:emu_metrics().global_requests == 8, 't:emu_metrics() is the last launch')\n"), NULL);
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_string_equal(r->summary, "8 checks passed");
+    /* A warning finding is kept and does not fail the run. */
+    assert_non_null(r->diags);
+    assert_int_equal(r->diags->severity, DIAG_WARNING);
+    assert_string_equal(r->diags->message, "a warning finding");
+    json_t *k = json_object_get(json_object_get(r->metrics, "kernels"), "scale");
+    assert_int_equal(json_integer_value(json_object_get(k, "launches")), 2);
+    assert_int_equal(json_integer_value(json_object_get(k, "block")), 256);
+    assert_int_equal(json_integer_value(json_object_get(k, "registers")), 16);
+    assert_true(json_number_value(json_object_get(k, "modeled_ms")) == 1.0);   /* the median */
+    assert_null(json_object_get(k, "time_ms"));
+    assert_int_equal(json_integer_value(json_object_get(r->metrics, "launches")), 2);
+    json_t *tl = json_object_get(r->metrics, "timeline");
+    assert_string_equal(json_string_value(json_object_get(tl, "source")), "emu-model");
+    assert_int_equal(json_array_size(json_object_get(tl, "events")), 3);
+    json_t *prog = json_object_get(r->metrics, "program");
+    assert_int_equal(json_integer_value(json_object_get(prog, "calls")), 4);
+    assert_true(json_is_true(json_object_get(prog, "touched_gpu")));
+}
+
+static void program__error_finding_fails_the_run__even_when_every_check_passes(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ args = { 'report-error' } }\n"
+        "    t:expect_exit(r)\n"), NULL);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_string_equal(r->summary, "prog.cu:7: an error finding");
+    assert_true(r->checks[0].passed);
+}
+
 static void program__compile_error__maps_to_the_cu_line(void **state) {
     NEED_NVCC();
     Fixture *f = *state;
@@ -652,6 +743,8 @@ int main(void) {
         T(program__expect_exit_fails_with_status_and_stderr_tail__when_it_exits_nonzero),
         T(program__expect_output_fails_showing_the_pattern_and_first_lines__when_absent),
         T(program__reads_its_stdin),
+        T(program__reported_calls_kernels_and_timeline__reach_r_and_the_run),
+        T(program__error_finding_fails_the_run__even_when_every_check_passes),
         T(program__compile_error__maps_to_the_cu_line),
         T(program__crash_fails_the_run_with_the_signal_and_host_line),
         T(program__hang_ends_with_the_timeout_verdict),
