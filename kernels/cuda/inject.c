@@ -26,6 +26,7 @@ int InitializeInjection(void);
 typedef CUptiResult (*FnEnable)(CUpti_ActivityKind);
 typedef CUptiResult (*FnStreamId)(CUcontext, CUstream, uint8_t, uint32_t *);
 typedef CUptiResult (*FnDeviceId)(CUcontext, uint32_t *);
+typedef CUptiResult (*FnContextId)(CUcontext, uint32_t *);
 typedef CUptiResult (*FnConfigureUm)(CUpti_ActivityUnifiedMemoryCounterConfig *, uint32_t);
 typedef CUptiResult (*FnEventTimestamps)(uint8_t);
 typedef CUresult (*FnDeviceGet)(CUdevice *, int);
@@ -34,6 +35,7 @@ typedef CUresult (*FnDeviceGetName)(char *, int, CUdevice);
 static Injector *g_ij;
 static FnStreamId g_stream_id;
 static FnDeviceId g_device_id;
+static FnContextId g_context_id;
 
 /* ---- the hooks the Injector is given ---- */
 
@@ -53,9 +55,14 @@ static void hook_hello(void *user, const char *device) {
     progwire_hello(device);
 }
 
-static bool hook_stream_id(void *user, CUcontext ctx, const void *stream, uint32_t *id) {
+static bool hook_stream_id(void *user, CUcontext ctx, const void *stream, uint64_t *key) {
     (void)user;
-    return g_stream_id && ctx && g_stream_id(ctx, (CUstream)stream, 0, id) == CUPTI_SUCCESS;
+    uint32_t sid, cid;
+    if (!g_stream_id || !g_context_id || !ctx || g_stream_id(ctx, (CUstream)stream, 0, &sid) != CUPTI_SUCCESS ||
+        g_context_id(ctx, &cid) != CUPTI_SUCCESS)
+        return false;
+    *key = (uint64_t)cid << 32 | sid;
+    return true;
 }
 
 static bool hook_device_name(void *user, CUcontext ctx, char *buf, size_t len) {
@@ -143,6 +150,7 @@ static void initialize_once(void) {
     }
     g_stream_id = (FnStreamId)cupti_symbol("cuptiGetStreamIdEx");
     g_device_id = (FnDeviceId)cupti_symbol("cuptiGetDeviceId");
+    g_context_id = (FnContextId)cupti_symbol("cuptiGetContextId");
     enable_extras();
     atexit(at_exit);   /* runs before libcudart's teardown, registered earlier */
 }

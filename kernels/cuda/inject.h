@@ -37,8 +37,9 @@ typedef struct InjectHooks {
                  double t_us);
     void (*send)(void *user, const char *type, json_t *fields);          /* steals fields */
     void (*hello)(void *user, const char *device);                        /* the "hello" record */
-    /* CUPTI's id of `stream` (NULL = the legacy stream) in `ctx`; false if unknown. */
-    bool (*stream_id)(void *user, CUcontext ctx, const void *stream, uint32_t *id);
+    /* The key of `stream` (NULL = the legacy stream) in `ctx`: CUPTI's context
+     * id << 32 | its stream id, as activity records carry them; false if unknown. */
+    bool (*stream_id)(void *user, CUcontext ctx, const void *stream, uint64_t *key);
     /* The name of the device of `ctx` (NULL: device 0) into buf; false if unknown. */
     bool (*device_name)(void *user, CUcontext ctx, char *buf, size_t len);
     void *user;

@@ -37,7 +37,8 @@ typedef struct Act {
     ActWhat what;
     int sub;                        /* copies, UM: TimelineKind; sync: CUPTI's synchronization type */
     bool pinned;
-    uint32_t corr, sid;
+    uint32_t corr;
+    uint64_t sid;                   /* stream key: context id << 32 | CUPTI's stream id */
     uint64_t start, end, bytes;
     int grid[3], block[3], shared_dyn, shared_static, regs;
     uint32_t local;
@@ -57,15 +58,20 @@ typedef struct CorrInfo {           /* what a call said, for its activity record
 } CorrInfo;
 
 typedef struct SidMap {
-    uint32_t sid;
+    uint64_t sid;                   /* context id << 32 | stream id (stream ids are per context) */
     int num;
 } SidMap;
+
+#define STREAM_KEY(ctx, id) ((uint64_t)(ctx) << 32 | (uint32_t)(id))
+#define MAX_CONTEXTS 16
 
 struct Injector {
     InjectHooks hk;
     uint64_t t0;
     pthread_mutex_t mu;
-    bool hello_sent, legacy_known, finished;
+    bool hello_sent, finished;
+    CUcontext legacy_known[MAX_CONTEXTS];   /* contexts whose legacy stream id we know */
+    int n_legacy;
     char device[160];
     Handle *streams, *events;
     int n_streams, n_events, next_stream, next_event;
@@ -216,7 +222,7 @@ static int event_num(Injector *ij, const void *h) {
     return e->num;
 }
 
-static void sid_learn(Injector *ij, uint32_t sid, int num) {
+static void sid_learn(Injector *ij, uint64_t sid, int num) {
     for (int i = 0; i < ij->n_sids; i++)
         if (ij->sids[i].sid == sid) {
             ij->sids[i].num = num;
@@ -226,7 +232,7 @@ static void sid_learn(Injector *ij, uint32_t sid, int num) {
     ij->sids[ij->n_sids++] = (SidMap){sid, num};
 }
 
-static const int *sid_find(const Injector *ij, uint32_t sid) {
+static const int *sid_find(const Injector *ij, uint64_t sid) {
     for (int i = 0; i < ij->n_sids; i++)
         if (ij->sids[i].sid == sid) return &ij->sids[i].num;
     return NULL;
@@ -313,8 +319,8 @@ static void launch_args(Injector *ij, StrBuf *sb, Call *c, const char *symbol, d
 }
 
 /* Fills sb with the call's arguments as a learner reads them; under mu.
- * `sid` is CUPTI's id of a stream this call created (0 = unknown). */
-static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb, int rc, uint32_t sid, StrBuf *sb,
+ * `sid` is the key of a stream this call created (0 = unknown). */
+static void call_args(Injector *ij, uint32_t cbid, const CUpti_CallbackData *cb, int rc, uint64_t sid, StrBuf *sb,
                       Call *c) {
     const void *p = cb->functionParams;
     if (!p) return;
@@ -629,11 +635,12 @@ void injector_api(Injector *ij, uint32_t domain, uint32_t cbid, const CUpti_Call
     int rc = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
 
     /* CUPTI and the driver are asked before taking the lock (see InjectHooks). */
-    uint32_t sid = 0, legacy = 0;
+    uint64_t sid = 0, legacy = 0;
     bool have_sid = false, have_legacy = false;
     char device[sizeof ij->device] = "";
     pthread_mutex_lock(&ij->mu);
-    bool need_hello = !ij->hello_sent, need_legacy = !ij->legacy_known && cb->context;
+    bool need_hello = !ij->hello_sent, need_legacy = cb->context && ij->n_legacy < MAX_CONTEXTS;
+    for (int i = 0; i < ij->n_legacy && need_legacy; i++) need_legacy = ij->legacy_known[i] != cb->context;
     pthread_mutex_unlock(&ij->mu);
     if (need_hello && ij->hk.device_name && !ij->hk.device_name(ij->hk.user, cb->context, device, sizeof device))
         device[0] = 0;
@@ -652,9 +659,9 @@ void injector_api(Injector *ij, uint32_t domain, uint32_t cbid, const CUpti_Call
         if (device[0]) snprintf(ij->device, sizeof ij->device, "%s", device);
         send_hello_locked(ij);
     }
-    if (have_legacy && !ij->legacy_known) {
-        sid_learn(ij, legacy, 0);
-        ij->legacy_known = true;
+    if (need_legacy && ij->n_legacy < MAX_CONTEXTS) {
+        ij->legacy_known[ij->n_legacy++] = cb->context;   /* asked once per context, known or not */
+        if (have_legacy) sid_learn(ij, legacy, 0);
     }
     if (!ij->t0) ij->t0 = enter;
     StrBuf sb;
@@ -708,7 +715,7 @@ static void um_counter(Injector *ij, const CUpti_ActivityUnifiedMemoryCounter3 *
         *(h2d ? &ij->um_h2d : &ij->um_d2h) += u->value;
         *(h2d ? &ij->um_h2d_n : &ij->um_d2h_n) += 1;
         if (u->start && u->end >= u->start)
-            act_push(ij, &(Act){.what = ACT_UM, .sub = h2d ? TL_H2D : TL_D2H, .sid = u->streamId,
+            act_push(ij, &(Act){.what = ACT_UM, .sub = h2d ? TL_H2D : TL_D2H, .sid = u->streamId,   /* no context */
                                 .start = u->start, .end = u->end, .bytes = u->value});
         break;
     }
@@ -724,7 +731,7 @@ void injector_activity(Injector *ij, const CUpti_Activity *rec) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const void *)rec;
-        a = (Act){.what = ACT_KERNEL, .corr = k->correlationId, .sid = k->streamId, .start = k->start,
+        a = (Act){.what = ACT_KERNEL, .corr = k->correlationId, .sid = STREAM_KEY(k->contextId, k->streamId), .start = k->start,
                   .end = k->end, .grid = {k->gridX, k->gridY, k->gridZ}, .block = {k->blockX, k->blockY, k->blockZ},
                   .shared_dyn = k->dynamicSharedMemory, .shared_static = k->staticSharedMemory,
                   .regs = k->registersPerThread, .local = k->localMemoryPerThread};
@@ -734,28 +741,28 @@ void injector_activity(Injector *ij, const CUpti_Activity *rec) {
         const CUpti_ActivityMemcpy6 *m = (const void *)rec;
         TimelineKind tk = copy_kind(m->copyKind);
         uint8_t host = tk == TL_H2D ? m->srcKind : m->dstKind;
-        a = (Act){.what = ACT_COPY, .sub = tk, .corr = m->correlationId, .sid = m->streamId, .start = m->start,
+        a = (Act){.what = ACT_COPY, .sub = tk, .corr = m->correlationId, .sid = STREAM_KEY(m->contextId, m->streamId), .start = m->start,
                   .end = m->end, .bytes = m->bytes,
                   .pinned = tk != TL_D2D && host == CUPTI_ACTIVITY_MEMORY_KIND_PINNED};
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *m = (const void *)rec;
-        a = (Act){.what = ACT_MEMSET, .corr = m->correlationId, .sid = m->streamId, .start = m->start,
+        a = (Act){.what = ACT_MEMSET, .corr = m->correlationId, .sid = STREAM_KEY(m->contextId, m->streamId), .start = m->start,
                   .end = m->end, .bytes = m->bytes};
         break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
         const CUpti_ActivitySynchronization2 *s = (const void *)rec;
         if (s->type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) return;   /* the GPU waits, not the host */
-        a = (Act){.what = ACT_SYNC, .sub = (int)s->type, .corr = s->correlationId, .sid = s->streamId,
+        a = (Act){.what = ACT_SYNC, .sub = (int)s->type, .corr = s->correlationId, .sid = STREAM_KEY(s->contextId, s->streamId),
                   .start = s->start, .end = s->end};
         break;
     }
     case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
         const CUpti_ActivityCudaEvent2 *e = (const void *)rec;
         if (!e->deviceTimestamp) return;
-        a = (Act){.what = ACT_EVENT, .corr = e->correlationId, .sid = e->streamId, .start = e->deviceTimestamp,
+        a = (Act){.what = ACT_EVENT, .corr = e->correlationId, .sid = STREAM_KEY(e->contextId, e->streamId), .start = e->deviceTimestamp,
                   .end = e->deviceTimestamp};
         break;
     }
@@ -781,6 +788,11 @@ void injector_activity(Injector *ij, const CUpti_Activity *rec) {
 /* The stream number of a record: CUPTI's stream id if known, else the
  * call it came from (and remember that for the id), else a new number. */
 static int act_stream(Injector *ij, const Act *a) {
+    if (a->what == ACT_UM) {   /* CUPTI gives no context: any stream with that id, else the legacy one */
+        for (int i = 0; i < ij->n_sids; i++)
+            if ((uint32_t)ij->sids[i].sid == (uint32_t)a->sid) return ij->sids[i].num;
+        return 0;
+    }
     const int *n = sid_find(ij, a->sid);
     if (n) return *n;
     const CorrInfo *c = corr_get(ij, a->corr);

@@ -121,11 +121,11 @@ static void fake_hello(void *user, const char *device) {
     json_array_append_new(f->recs, json_pack("{ssss}", "type", "hello", "device", device));
 }
 
-static bool fake_stream_id(void *user, CUcontext ctx, const void *stream, uint32_t *id) {
+static bool fake_stream_id(void *user, CUcontext ctx, const void *stream, uint64_t *key) {
     Fake *f = user;
     (void)ctx;
-    if (!stream) return *id = 7, true;   /* the legacy stream */
-    if (stream == f->known_stream) return *id = 500, true;
+    if (!stream) return *key = 7, true;   /* the legacy stream (context id 0) */
+    if (stream == f->known_stream) return *key = 500, true;
     return false;
 }
 
@@ -502,6 +502,21 @@ static void timeline__finds_the_stream_by_cuptis_id__when_the_call_is_unknown(vo
     assert_non_null(tl_event(fake.recs, "kernel", 3, 1));
 }
 
+static void timeline__keeps_apart_equal_stream_ids_of_two_contexts(void **state) {
+    (void)state;
+    CUpti_ActivityKernel10 k = {.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, .start = 1000, .end = 2000,
+                                .contextId = 1, .streamId = 13, .gridX = 1, .gridY = 1, .gridZ = 1, .blockX = 1,
+                                .blockY = 1, .blockZ = 1, .correlationId = 0, .name = "_Z1kv"};
+    injector_activity(ij, (const CUpti_Activity *)&k);
+    k.contextId = 2, k.start = 3000, k.end = 4000;   /* another device's stream 13 */
+    injector_activity(ij, (const CUpti_Activity *)&k);
+    injector_finish(ij, 0);
+    json_int_t a = num(record(fake.recs, "kernel", NULL, 1), "stream");
+    json_int_t b = num(record(fake.recs, "kernel", NULL, 2), "stream");
+    assert_true(a > 0 && b > 0);
+    assert_int_not_equal(a, b);
+}
+
 static void timeline__shows_managed_memory_migrations_and_totals(void **state) {
     (void)state;
     CUpti_ActivityUnifiedMemoryCounter3 u = {.kind = CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER,
@@ -703,6 +718,7 @@ int main(void) {
         T(finish__kernel_record_has_cuptis_time_and_resources),
         T(timeline__keeps_a_copy_overlapping_a_kernel_on_another_stream),
         T(timeline__finds_the_stream_by_cuptis_id__when_the_call_is_unknown),
+        T(timeline__keeps_apart_equal_stream_ids_of_two_contexts),
         T(timeline__shows_managed_memory_migrations_and_totals),
         T(finish__counts_what_a_million_launch_loop_leaves_out),
         T(finish__sends_hello_and_an_empty_timeline__when_no_call_came),
