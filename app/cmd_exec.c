@@ -162,7 +162,7 @@ static ProgramRuntime pick_runtime(const Cli *cli, char **note) {
     Backend *b = cuda_backend_new(&why);
     bool gpu = b != NULL;
     backend_close(&b);
-    if (!gpu) *note = xasprintf("no working GPU (%s): running on cudojo's emulator runtime", why ? why->message : "?");
+    if (!gpu) *note = xasprintf("%s; running on cudojo's emulator runtime", why ? why->message : "no working GPU");
     diag_free(&why);
     return gpu ? PROGRAM_RT_CUDA : PROGRAM_RT_EMU;
 }
@@ -257,8 +257,9 @@ static void print_summary(const char *prog, const ProgramResult *r, ProgramRunti
         if (d->severity == DIAG_ERROR) errors++;
         else if (d->severity == DIAG_WARNING) warnings++;
     }
-    if (errors || warnings) strbuf_printf(&sb, "; %d error%s and %d warning%s above", errors, errors == 1 ? "" : "s",
-                                          warnings, warnings == 1 ? "" : "s");
+    if (errors) strbuf_printf(&sb, "; %d error%s", errors, errors == 1 ? "" : "s");
+    if (warnings) strbuf_printf(&sb, "%s %d warning%s", errors ? " and" : ";", warnings, warnings == 1 ? "" : "s");
+    if (errors || warnings) strbuf_append(&sb, " above");
     char *end = program_result_ending(r);
     strbuf_printf(&sb, ". It %s.\n", end);
     free(end);
@@ -299,6 +300,18 @@ static json_t *result_json(const char *exe, const ExecArgs *ea, const ProgramRes
     json_object_set_new(j, "findings", diag_to_json(r->findings));
     free(end);
     return j;
+}
+
+/* The findings name the program's files as its DWARF and PTX do
+ * (absolute): one under the current directory is shown relative to it. */
+static void relative_files(Diag *d, const char *cwd) {
+    size_t n = strlen(cwd);
+    for (; d; d = d->next)
+        if (d->file && !strncmp(d->file, cwd, n) && d->file[n] == '/' && d->file[n + 1]) {
+            char *rel = xstrdup(d->file + n + 1);
+            free(d->file);
+            d->file = rel;
+        }
 }
 
 /* Returns false when the trace could not be written (said on stderr). */
@@ -344,7 +357,7 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);       /* a closed stdout stops the copy, not cudojo (the child resets it) */
-    EmuOptions emu = {.threads = cli->emu_threads, .checks = true};
+    EmuOptions emu = {.threads = cli->emu_threads, .checks = true, .metrics = true};
     char *cwd = path_absolute(".");
     ProgramRunOptions o = {
         .runtime = rt,
@@ -363,6 +376,7 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     };
     ProgramResult r;
     Diag *d = program_run(exe, &o, &r);
+    if (!d) relative_files(r.findings, cwd);
     free(cwd);
     if (d) {
         program_result_fini(&r);

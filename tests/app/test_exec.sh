@@ -106,9 +106,9 @@ if ! "$NVCC" -g -lineinfo -cudart shared -gencode arch=compute_80,code=compute_8
     exit 0
 fi
 check "exec runs a CUDA program on the emulator runtime" "$BIN exec --backend=emu ./vadd" \
-    '[ $rc = 5 ] && printf "%s\n" "$out" | grep -q "^h\[999\] = 1998.0" && printf "%s\n" "$out" | grep -q "cudaMalloc ×1" && printf "%s\n" "$out" | grep -q "scale ×1"'
+    '[ $rc = 5 ] && printf "%s\n" "$out" | grep -q "^h\[999\] = 1998.0" && printf "%s\n" "$out" | grep -q "cudaMalloc ×1" && printf "%s\n" "$out" | grep -q "scale(float\*, int) ×1"'
 check "exec shows a kernel's out-of-bounds write at the program's line" "$BIN exec --backend=emu ./vadd oob" \
-    'printf "%s\n" "$out" | grep -q "vadd.cu:8:.*error"'
+    'printf "%s\n" "$out" | grep -q "^vadd.cu:8: error: .*x\[1000\]"'
 check "exec --json has the calls, the kernels and the timeline" "$BIN exec --backend=emu --json ./vadd 2>/dev/null" \
     '[ $rc = 5 ] && printf "%s\n" "$out" | json_ok "d[\"touched_gpu\"] and d[\"runtime\"] == \"emu\" and len(d[\"kernels\"]) == 1 and any(c[\"fn\"] == \"cudaMemcpy\" for c in d[\"calls\"]) and d[\"stdout\"].startswith(\"h[999]\")"'
 check "exec --trace writes a Chrome trace" "$BIN exec --backend=emu --trace t.json ./vadd" \
