@@ -731,8 +731,8 @@ void injector_activity(Injector *ij, const CUpti_Activity *rec) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const void *)rec;
-        a = (Act){.what = ACT_KERNEL, .corr = k->correlationId, .sid = STREAM_KEY(k->contextId, k->streamId), .start = k->start,
-                  .end = k->end, .grid = {k->gridX, k->gridY, k->gridZ}, .block = {k->blockX, k->blockY, k->blockZ},
+        a = (Act){.what = ACT_KERNEL, .corr = k->correlationId, .sid = STREAM_KEY(k->contextId, k->streamId),
+                  .start = k->start, .end = k->end, .grid = {k->gridX, k->gridY, k->gridZ}, .block = {k->blockX, k->blockY, k->blockZ},
                   .shared_dyn = k->dynamicSharedMemory, .shared_static = k->staticSharedMemory,
                   .regs = k->registersPerThread, .local = k->localMemoryPerThread};
         break;
@@ -741,29 +741,29 @@ void injector_activity(Injector *ij, const CUpti_Activity *rec) {
         const CUpti_ActivityMemcpy6 *m = (const void *)rec;
         TimelineKind tk = copy_kind(m->copyKind);
         uint8_t host = tk == TL_H2D ? m->srcKind : m->dstKind;
-        a = (Act){.what = ACT_COPY, .sub = tk, .corr = m->correlationId, .sid = STREAM_KEY(m->contextId, m->streamId), .start = m->start,
-                  .end = m->end, .bytes = m->bytes,
+        a = (Act){.what = ACT_COPY, .sub = tk, .corr = m->correlationId, .sid = STREAM_KEY(m->contextId, m->streamId),
+                  .start = m->start, .end = m->end, .bytes = m->bytes,
                   .pinned = tk != TL_D2D && host == CUPTI_ACTIVITY_MEMORY_KIND_PINNED};
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const CUpti_ActivityMemset4 *m = (const void *)rec;
-        a = (Act){.what = ACT_MEMSET, .corr = m->correlationId, .sid = STREAM_KEY(m->contextId, m->streamId), .start = m->start,
-                  .end = m->end, .bytes = m->bytes};
+        a = (Act){.what = ACT_MEMSET, .corr = m->correlationId, .sid = STREAM_KEY(m->contextId, m->streamId),
+                  .start = m->start, .end = m->end, .bytes = m->bytes};
         break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
         const CUpti_ActivitySynchronization2 *s = (const void *)rec;
-        if (s->type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) return;   /* the GPU waits, not the host */
-        a = (Act){.what = ACT_SYNC, .sub = (int)s->type, .corr = s->correlationId, .sid = STREAM_KEY(s->contextId, s->streamId),
-                  .start = s->start, .end = s->end};
+        if (s->type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) return;   /* the GPU waits */
+        a = (Act){.what = ACT_SYNC, .sub = (int)s->type, .corr = s->correlationId,
+                  .sid = STREAM_KEY(s->contextId, s->streamId), .start = s->start, .end = s->end};
         break;
     }
     case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
         const CUpti_ActivityCudaEvent2 *e = (const void *)rec;
         if (!e->deviceTimestamp) return;
-        a = (Act){.what = ACT_EVENT, .corr = e->correlationId, .sid = STREAM_KEY(e->contextId, e->streamId), .start = e->deviceTimestamp,
-                  .end = e->deviceTimestamp};
+        a = (Act){.what = ACT_EVENT, .corr = e->correlationId, .sid = STREAM_KEY(e->contextId, e->streamId),
+                  .start = e->deviceTimestamp, .end = e->deviceTimestamp};
         break;
     }
     case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER:

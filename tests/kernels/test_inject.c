@@ -379,7 +379,8 @@ static void launch__reads_as_triple_chevrons(void **state) {
     assert_non_null(c);
     assert_string_equal(str(c, "args"), "add<<<(4096,1,1), (256,1,1), 0, stream 1>>>");
     assert_int_equal(num(c, "stream"), 1);
-    assert_string_equal(str(record(fake.recs, "call", "cudaLaunchKernel", 2), "args"), "add<<<(8,1,1), (32,1,1), 0, stream 0>>>");
+    assert_string_equal(str(record(fake.recs, "call", "cudaLaunchKernel", 2), "args"),
+                        "add<<<(8,1,1), (32,1,1), 0, stream 0>>>");
 }
 
 static void launch__takes_the_documented_parameters__when_triple_chevrons_call_cudaLaunchKernel(void **state) {
