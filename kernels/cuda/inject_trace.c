@@ -732,7 +732,8 @@ void injector_activity(Injector *ij, const CUpti_Activity *rec) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const void *)rec;
         a = (Act){.what = ACT_KERNEL, .corr = k->correlationId, .sid = STREAM_KEY(k->contextId, k->streamId),
-                  .start = k->start, .end = k->end, .grid = {k->gridX, k->gridY, k->gridZ}, .block = {k->blockX, k->blockY, k->blockZ},
+                  .start = k->start, .end = k->end, .grid = {k->gridX, k->gridY, k->gridZ},
+                  .block = {k->blockX, k->blockY, k->blockZ},
                   .shared_dyn = k->dynamicSharedMemory, .shared_static = k->staticSharedMemory,
                   .regs = k->registersPerThread, .local = k->localMemoryPerThread};
         break;
