@@ -4,7 +4,9 @@
  * Kernel10, Memcpy6, Memset4, Synchronization2); the library is the same
  * major version (libcupti.so.13), which writes exactly those versions.
  * Buffers are 1 MiB; CUPTI hands them back (bufferCompleted, possibly on its
- * own thread) and the records we keep are copied out under a mutex. */
+ * own thread) and the records we keep are copied out under a mutex. With
+ * hooks set (the injection library, kernels/cuda/inject.c) every callback and
+ * every raw record goes to them instead, and nothing is kept here. */
 #include "kernels/cuda/cupti.h"
 
 #include <cupti_activity.h>
