@@ -458,6 +458,75 @@ static void run__says_how_to_get_it__when_the_emulator_runtime_is_missing(void *
     diag_free(&d);
 }
 
+/* ---- on cudojo's emulator runtime (skipped until it is built) ---- */
+
+static const char *HOST_FAULT_SRC =
+    "#include <cstdio>\n"
+    "__global__ void fill(int *x) { x[threadIdx.x] = threadIdx.x; }\n"
+    "int main(int argc, char **argv) {\n"
+    "    int *d = nullptr;\n"
+    "    cudaMalloc(&d, 32 * sizeof(int));\n"
+    "    fill<<<1, 32>>>(d);\n"
+    "    cudaDeviceSynchronize();\n"
+    "    if (argc > 1) {\n"
+    "        cudaIpcMemHandle_t h;\n"
+    "        cudaError_t e = cudaIpcGetMemHandle(&h, d);\n"
+    "        printf(\"%s\\n\", cudaGetErrorName(e));\n"
+    "        return 0;\n"
+    "    }\n"
+    "    volatile int *h = nullptr;\n"
+    "    printf(\"%d\\n\", h[3]);   /* NULL read on the host */\n"
+    "    return 0;\n"
+    "}\n";
+
+static CompiledProgram *build_for_emurt(Fixture *f) {
+    if (!has_nvcc() || !program_emurt_dir()) return NULL;
+    CompiledProgram *p = NULL;
+    Diag *d = program_compile("ws/fault.cu", HOST_FAULT_SRC, &f->copts, &p);
+    if (d) fprintf(stderr, "%s\n", diag_format_all(d, false));
+    assert_null(d);
+    f->ropts.runtime = PROGRAM_RT_EMU;
+    f->ropts.display_path = "ws/fault.cu";
+    f->ropts.source = HOST_FAULT_SRC;
+    return p;
+}
+
+static void run_emu__names_the_host_line__when_host_code_reads_through_null(void **state) {
+    Fixture *f = *state;
+    CompiledProgram *p = build_for_emurt(f);
+    if (!p) skip();
+    assert_null(program_run(p->exe, &f->ropts, &f->res));
+    assert_true(f->res.touched_gpu);
+    assert_string_equal(f->res.runtime_name, "emu");
+    assert_true(f->res.signaled);
+    assert_int_equal(f->res.signal, SIGSEGV);
+    const Diag *c = find_code(f->res.findings, "host-crash");
+    assert_non_null(c);
+    if (proc_find_in_path("addr2line")) {
+        assert_string_equal(c->file, "ws/fault.cu");
+        assert_int_equal(c->line, 15);
+        assert_non_null(strstr(c->message, "NULL"));
+    }
+    assert_true(json_array_size(f->res.kernels) >= 1);
+    compiled_program_free(&p);
+}
+
+static void run_emu__names_the_function__when_the_runtime_lacks_it(void **state) {
+    Fixture *f = *state;
+    CompiledProgram *p = build_for_emurt(f);
+    if (!p) skip();
+    const char *args[] = {"ipc"};
+    f->ropts.args = args;
+    f->ropts.n_args = 1;
+    assert_null(program_run(p->exe, &f->ropts, &f->res));
+    assert_int_equal(f->res.exit_code, 0);
+    assert_string_equal(f->res.out, "cudaErrorNotSupported\n");
+    const Diag *u = find_code(f->res.findings, "unimplemented");
+    assert_non_null(u);
+    assert_non_null(strstr(u->message, "cudaIpcGetMemHandle"));
+    compiled_program_free(&p);
+}
+
 /* ---- the report records ---- */
 
 static void run__fills_the_result_from_report_records__when_the_runtime_sends_them(void **state) {
@@ -551,6 +620,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(run__refuses_before_starting__when_an_input_file_name_has_a_slash, setup, teardown),
         cmocka_unit_test_setup_teardown(run__kills_it_at_once__when_cancelled, setup, teardown),
         cmocka_unit_test_setup_teardown(run__says_how_to_get_it__when_the_emulator_runtime_is_missing, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_emu__names_the_host_line__when_host_code_reads_through_null, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_emu__names_the_function__when_the_runtime_lacks_it, setup, teardown),
         cmocka_unit_test_setup_teardown(run__fills_the_result_from_report_records__when_the_runtime_sends_them, setup, teardown),
         cmocka_unit_test_setup_teardown(report__skips_oversized_lines_and_keeps_going, setup, teardown),
     };
