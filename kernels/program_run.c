@@ -43,7 +43,11 @@
 #define DEFAULT_TIMEOUT_S 10.0
 #define DEFAULT_OUTPUT_CAP (1u << 20)
 #define FSIZE_LIMIT (256ll << 20)
-#define EMU_AS_LIMIT (16ll << 30)
+/* The emulator's address space: the machine's memory, within 8..64 GiB
+ * (device memory and the emulator's threads' arenas are reserved, not
+ * used, so less would fail big-but-fine programs on a many-core host). */
+#define EMU_AS_MIN (8ll << 30)
+#define EMU_AS_MAX (64ll << 30)
 #define WANT_FILE_MAX (256u << 20)
 #define REPORT_FD 3
 #define STATUS_FD 4
@@ -98,6 +102,11 @@ static char *find_beside(const char *env, const char *sub, const char *file) {
     free(d);
 #endif
     return NULL;
+}
+
+static long long emu_as_limit(void) {
+    long long mem = (long long)sysconf(_SC_PHYS_PAGES) * (long long)sysconf(_SC_PAGESIZE);
+    return mem < EMU_AS_MIN ? EMU_AS_MIN : mem > EMU_AS_MAX ? EMU_AS_MAX : mem;
 }
 
 static const char *cudart_soname(void) {
@@ -162,11 +171,9 @@ static const char *cuda_home(void) {
 }
 
 static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
-    if (o->keep_env) {
+    if (o->keep_env) {     /* what we set below replaces the caller's */
         for (char **p = environ; p && *p; p++)
-            if (strncmp(*p, "CUDOJO_", 7) && strncmp(*p, "LD_PRELOAD=", 11) &&
-                strncmp(*p, "CUDA_INJECTION64_PATH=", 22))
-                env_put(e, xstrdup(*p));
+            if (strchr(*p, '=')) env_put(e, xstrdup(*p));
     } else {
         const char *path = getenv("PATH"), *lang = getenv("LANG");
         env_put(e, xasprintf("PATH=%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin"));
@@ -432,7 +439,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         .limits = {
             .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
             .fsize = FSIZE_LIMIT,
-            .as_bytes = o->runtime == PROGRAM_RT_EMU ? EMU_AS_LIMIT : 0,
+            .as_bytes = o->runtime == PROGRAM_RT_EMU ? emu_as_limit() : 0,
             .nproc = program_sandbox_nproc(512),
             .no_fork = true,
         },
