@@ -349,6 +349,38 @@ static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
 
 /* ---- what the program did, into the run ---- */
 
+/* Length of a demangled kernel name without its parameter list:
+ * "saxpy(int, float*)" -> 5, "scale<float>(float*)" -> 12. */
+static size_t bare_name_len(const char *s) {
+    size_t n = strlen(s);
+    if (!n || s[n - 1] != ')') return n;
+    int depth = 0;
+    for (size_t i = n; i-- > 0;) {
+        if (s[i] == ')') depth++;
+        else if (s[i] == '(' && --depth == 0) return i ? i : n;
+    }
+    return n;
+}
+
+/* Kernels are named as the learner wrote them (as t:kernel's are): a
+ * runtime may report the demangled signature, which r.kernels keeps as
+ * `signature`. */
+static void name_kernels(ProgramResult *pr) {
+    size_t i;
+    json_t *k;
+    json_array_foreach(pr->kernels, i, k) {
+        const char *name = json_string_value(json_object_get(k, "name"));
+        if (!name || bare_name_len(name) == strlen(name)) continue;
+        json_t *sig = json_string(name);
+        json_object_set_new(k, "name", json_stringn(name, bare_name_len(name)));
+        json_object_set_new(k, "signature", sig);
+    }
+    for (int e = 0; pr->timeline && e < pr->timeline->n; e++) {
+        TimelineEntry *te = &pr->timeline->v[e];
+        if (te->kind == TL_KERNEL && te->name) te->name[bare_name_len(te->name)] = '\0';
+    }
+}
+
 static void absorb_output(RunCtx *ctx, const ProgramResult *pr) {
     bool more = ctx->n_programs_run > 1;
     if (more && (pr->out_len || pr->err_len))
@@ -779,6 +811,7 @@ static int t_program(lua_State *L) {
     free(e);
     const char *ending = lua_tostring(L, -1);   /* anchored on the stack */
 
+    name_kernels(pr);
     absorb_output(ctx, pr);
     absorb_findings(ctx, pr);
     absorb_kernels(ctx, pr, !cuda);

@@ -645,7 +645,7 @@ static void emurt__worked_example_passes_with_its_calls_kernels_and_timeline(voi
     RunResult *r = run_named(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu);
     if (r->verdict != VERDICT_PASS) show(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
-    assert_string_equal(r->summary, "4 checks passed");
+    assert_string_equal(r->summary, "5 checks passed");
     json_t *k = json_object_get(json_object_get(r->metrics, "kernels"), "saxpy");
     assert_int_equal(json_integer_value(json_object_get(k, "launches")), 1);
     assert_int_equal(json_integer_value(json_object_get(k, "block")), 256);
