@@ -5,6 +5,7 @@
 #   make test-gpu   the same plus the GPU-only tests, on a machine with an NVIDIA GPU
 #   make san        every test under ASan + UBSan (build-san/)
 #   make bench      performance figures (never part of the tests)
+#   make fuzz       every fuzz target for FUZZ_SECONDS (20) seconds each
 #   make bundle     a relocatable dist/cudojo/ for a GPU server without -dev packages
 #   make clean
 
@@ -58,8 +59,9 @@ BENCH_SRC    := $(wildcard bench/bench_*.c)
 BENCH_BIN    := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_DRIVER  := $(BUILD)/obj/tests/fuzz/driver.o
 
-.PHONY: all deps deps-test run test test-gpu test-unit san bench bundle clean tests-build
+.PHONY: all deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz
 
 # Dependencies are checked (and installed as root) before anything compiles,
 # in a separate make so that -j never races the compiler against apt-get.
@@ -112,10 +114,20 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	@$(if $(Q),echo "  CC+LD   $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -O2 -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_DRIVER) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC+LD   $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(FUZZ_DRIVER) $(LIB) $(LDFLAGS) $(LDLIBS)
+
+# Every fuzz target (tests/fuzz/fuzz_*.c) for FUZZ_SECONDS each; a crashing
+# input is kept as $(BUILD)/fuzz-crash-NAME. CI runs 20 s each; the long run
+# under the sanitizers (UBSan stops on the first report and the input is kept):
+#   make fuzz SAN=1 BUILD=build-san FUZZ_SECONDS=1800
+# (make test runs each target for 3 s: tests/fuzz/test_fuzz.sh.)
+FUZZ_SECONDS ?= 20
+fuzz:
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/test_fuzz.sh
 
 # Position-independent objects of the engine (base, kernels, the emulator),
 # for the shared libraries loaded into learners' programs (mk/*.mk).
