@@ -8,10 +8,13 @@
  * The program runs in the current directory with the user's environment
  * and stdin, like any command, but as a child in its own process group
  * under kernels/program_run.c's limits; Ctrl-C kills that group. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/cli.h"
@@ -152,6 +155,25 @@ static char *resolve_program(const char *name, int *status) {
         return NULL;
     }
     return p;
+}
+
+/* Whether `exe` carries NVIDIA's runtime inside it (nvcc's default,
+ * -cudart static): its calls never reach a runtime cudojo can load. Such a
+ * file has libcudart_static's symbols and no "libcudart.so." to import. */
+static bool links_static_cudart(const char *exe) {
+    int fd = open(exe, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > (1ll << 30)) {
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return false;
+    bool is_static = memmem(m, (size_t)st.st_size, "libcudart_static", 16) &&
+                     !memmem(m, (size_t)st.st_size, "libcudart.so.", 13);
+    munmap(m, (size_t)st.st_size);
+    return is_static;
 }
 
 static ProgramRuntime pick_runtime(const Cli *cli, char **note) {
@@ -375,8 +397,20 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
         .inherit_stdin = true,
     };
     ProgramResult r;
+    bool is_static = links_static_cudart(exe);
+    if (is_static && !cli->json)
+        fprintf(stderr, "cudojo exec: %s has NVIDIA's CUDA runtime linked in (nvcc's default), so cudojo "
+                        "can neither see nor emulate its CUDA calls: rebuild it with `nvcc -cudart shared`\n",
+                ea.prog[0]);
     Diag *d = program_run(exe, &o, &r);
     if (!d) relative_files(r.findings, cwd);
+    if (!d && is_static && cli->json) {     /* the text mode said it before the run */
+        Diag *w = diag_new(DIAG_WARNING, "static-cudart", NULL, 0, 0,
+                           "the program has NVIDIA's CUDA runtime linked in statically: rebuild it with "
+                           "`nvcc -cudart shared` so that cudojo can record or emulate its CUDA calls");
+        w->next = r.findings;
+        r.findings = w;
+    }
     free(cwd);
     if (d) {
         program_result_fini(&r);

@@ -113,3 +113,7 @@ check "exec --json has the calls, the kernels and the timeline" "$BIN exec --bac
     '[ $rc = 5 ] && printf "%s\n" "$out" | json_ok "d[\"touched_gpu\"] and d[\"runtime\"] == \"emu\" and len(d[\"kernels\"]) == 1 and any(c[\"fn\"] == \"cudaMemcpy\" for c in d[\"calls\"]) and d[\"stdout\"].startswith(\"h[999]\")"'
 check "exec --trace writes a Chrome trace" "$BIN exec --backend=emu --trace t.json ./vadd" \
     '[ $rc = 5 ] && json_ok "len(d[\"traceEvents\"]) > 0" < t.json'
+if "$NVCC" -o vstatic vadd.cu 2>/dev/null; then
+    check "exec says to rebuild with -cudart shared when the runtime is linked in" "$BIN exec --backend=emu ./vstatic" \
+        '[ $rc = 5 ] && printf "%s\n" "$out" | grep -q "rebuild it with .nvcc -cudart shared."'
+fi
