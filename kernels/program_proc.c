@@ -161,7 +161,8 @@ Diag *proc_capture(const char *const *argv, const char *const *envp, const char 
     siginfo_t si;
     for (;;) {
         memset(&si, 0, sizeof si);
-        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) break;
+        int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+        if ((w == 0 && si.si_pid == pid) || (w < 0 && errno == ECHILD)) break;    /* ECHILD: SIGCHLD ignored */
         if (proc_now_ms() > deadline) {
             out->timed_out = true;
             break;

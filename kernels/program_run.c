@@ -362,7 +362,8 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         if (!exited) {
             siginfo_t si;
             memset(&si, 0, sizeof si);
-            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+            int w = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+            if ((w == 0 && si.si_pid == pid) || (w < 0 && errno == ECHILD)) {    /* ECHILD: SIGCHLD ignored */
                 exited = true;
                 exited_at = proc_now_ms();
                 kill(-pid, SIGKILL);    /* whatever it left behind; it is still a zombie */
