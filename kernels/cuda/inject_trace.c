@@ -853,7 +853,7 @@ static json_t *kernel_json(const Act *a, const char *name, int stream) {
 /* Builds the timeline and the kernel records (appended to `kernels`); under mu. */
 static Timeline *build(Injector *ij, json_t *kernels, long dropped) {
     Timeline *tl = timeline_new(false, "cupti", ij->device);
-    qsort(ij->acts, ij->n_acts, sizeof *ij->acts, cmp_act);
+    if (ij->n_acts) qsort(ij->acts, ij->n_acts, sizeof *ij->acts, cmp_act);
     uint64_t base = ij->n_acts ? ij->acts[0].start : 0;
     for (size_t i = 0; i < ij->n_acts; i++)   /* learn every stream id before the host waits are named */
         if (ij->acts[i].what != ACT_SYNC) act_stream(ij, &ij->acts[i]);
