@@ -806,10 +806,10 @@ static int t_program(lua_State *L) {
     ProgramResult *pr = &box->pr;
     ctx->n_programs_run++;
 
-    char *e = program_result_ending(pr);
-    lua_pushstring(L, e);
+    char *e = program_result_ending(pr), line[512];
+    snprintf(line, sizeof line, "%s", e);       /* nothing malloc'ed across a push that can raise */
     free(e);
-    const char *ending = lua_tostring(L, -1);   /* anchored on the stack */
+    const char *ending = lua_pushstring(L, line);   /* anchored on the stack */
 
     name_kernels(pr);
     absorb_output(ctx, pr);
