@@ -982,6 +982,25 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             emu_report(W, w, l, "assert", DIAG_ERROR, in->line,
                        "Assertion `%s` failed in " THR "; the kernel stops here.", msg.data,
                        c[0], c[1], c[2], c[3], c[4], c[5]);
+            /* the line a GPU prints with the kernel's printf output:
+             * "a.cu:22: void k(const int *, int): block: [2,0,0], thread: [13,0,0] Assertion `x` failed." */
+            StrBuf file, fn, line;
+            strbuf_init(&file);
+            strbuf_init(&fn);
+            strbuf_init(&line);
+            read_cstring(W, w, l, in, local_param(W, w, l, in->a[1], 8), &file);
+            read_cstring(W, w, l, in, local_param(W, w, l, in->a[3], 8), &fn);
+            strbuf_printf(&line, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file.data,
+                          (unsigned)local_param(W, w, l, in->a[2], 4), fn.data, c[3], c[4], c[5], c[0], c[1], c[2],
+                          msg.data);
+            if (W->npr == W->cappr) {
+                W->cappr = W->cappr ? W->cappr * 2 : 64;
+                W->pr = xrealloc(W->pr, sizeof *W->pr * (size_t)W->cappr);
+            }
+            W->pr[W->npr++] = (PrintRec){W->block_linear, W->pseq++, strbuf_steal(&line)};
+            strbuf_fini(&line);
+            strbuf_fini(&file);
+            strbuf_fini(&fn);
             strbuf_fini(&msg);
             W->stop = true;
             __atomic_store_n(&L->abort_flag, 1, __ATOMIC_RELAXED);

@@ -388,6 +388,15 @@ static bool parse_var_head(Lexer *L, EmuType *type, size_t *align, const char **
             *align = (size_t)v;
             continue;
         }
+        if (tok_is(L, ".attribute")) {   /* .attribute(.managed): __managed__ is ordinary memory here */
+            lex_next(L);
+            if (punct(L, '(')) {
+                int guard = 0;
+                while (!punct(L, ')') && L->kind != TK_EOF && guard++ < 16) lex_next(L);
+                if (punct(L, ')')) lex_next(L);
+            }
+            continue;
+        }
         EmuType t = emu_type_parse(L->tok + 1, L->len - 1);
         if (t != T_NONE) *type = t;
         else if (tok_is(L, ".v2") || tok_is(L, ".v4")) { lex_error(L, "vector variables are not supported"); return false; }

@@ -373,6 +373,14 @@ cudaError_t cudaDeviceReset(void) {
         diag_free(&e);
         rt_alloc_remove(a);
     }
+    /* modules load again on next use: __device__ variables get their initial values back */
+    for (int i = 0; i < g_rt.n_mods; i++) {
+        RtModule *m = g_rt.mods[i];
+        if (m->mods[dev]) d->b->ops->module_unload(d->b, &m->mods[dev]);
+        m->failed[dev] = false;
+    }
+    for (int i = g_rt.n_allocs - 1; i >= 0; i--)
+        if (g_rt.allocs[i].dev == dev && g_rt.allocs[i].kind == RT_MEM_SYMBOL) rt_alloc_remove(&g_rt.allocs[i]);
     d->used = 0;
     d->sticky = cudaSuccess;
     d->pending_fault = cudaSuccess;

@@ -29,9 +29,21 @@ typedef struct GraphOp {
     size_t n;
     enum cudaMemcpyKind copy_kind;
     int value;
+    size_t pitch, width, height;    /* memset nodes: rows */
     cudaHostFn_t fn;
     void *data;
+    struct RtNode *node;
+    int ndeps;
 } GraphOp;
+
+/* A node handle stays valid while ops arrays grow: it names (graph, index). */
+typedef struct RtNode {
+    uint32_t magic;
+    struct RtGraph *g;
+    int index;
+} RtNode;
+
+#define NODE_MAGIC 0x4e4f4445u   /* "NODE" */
 
 typedef struct RtGraph {
     uint32_t magic;
@@ -44,6 +56,8 @@ typedef struct RtGraphExec {
     RtGraph *g;
 } RtGraphExec;
 
+static RtNode **g_nodes;
+static int g_n_nodes;
 static RtGraph **g_graphs;
 static int g_n_graphs;
 static RtGraphExec **g_execs;
@@ -71,10 +85,28 @@ static GraphOp *graph_add(RtGraph *g, OpKind kind) {
     GraphOp *op = &g->ops[g->n++];
     memset(op, 0, sizeof *op);
     op->kind = kind;
+    RtNode *nd = xcalloc(1, sizeof *nd);
+    nd->magic = NODE_MAGIC;
+    nd->g = g;
+    nd->index = g->n - 1;
+    g_nodes = xrealloc(g_nodes, sizeof *g_nodes * (size_t)(g_n_nodes + 1));
+    g_nodes[g_n_nodes++] = nd;
+    op->node = nd;
     return op;
 }
 
+static RtNode *node_find(const void *p) {
+    for (int i = 0; p && i < g_n_nodes; i++)
+        if ((const void *)g_nodes[i] == p) return g_nodes[i];
+    return NULL;
+}
+
 static void graph_free(RtGraph *g) {
+    for (int i = 0; i < g_n_nodes; i++)
+        if (g_nodes[i]->g == g) {
+            free(g_nodes[i]);
+            g_nodes[i--] = g_nodes[--g_n_nodes];
+        }
     for (int i = 0; i < g->n; i++) free(g->ops[i].params);
     free(g->ops);
     g->magic = 0;
@@ -88,6 +120,7 @@ static RtGraph *graph_copy(const RtGraph *src) {
     g->ops = xcalloc((size_t)(src->n ? src->n : 1), sizeof *g->ops);
     for (int i = 0; i < src->n; i++) {
         g->ops[i] = src->ops[i];
+        g->ops[i].node = NULL;
         if (src->ops[i].params) {
             g->ops[i].params = xmalloc(src->ops[i].psize + 1);
             memcpy(g->ops[i].params, src->ops[i].params, src->ops[i].psize);
@@ -100,6 +133,7 @@ static RtGraph *graph_copy(const RtGraph *src) {
 cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params,
                               size_t psize, size_t shared) {
     GraphOp *op = graph_add(s->capture, OP_KERNEL);
+    op->ndeps = s->capture->n > 1;
     op->f = f;
     op->grid = grid;
     op->block = block;
@@ -112,6 +146,7 @@ cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, con
 
 cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
     GraphOp *op = graph_add(s->capture, OP_COPY);
+    op->ndeps = s->capture->n > 1;
     op->dst = dst;
     op->src = src;
     op->n = n;
@@ -121,14 +156,17 @@ cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, e
 
 cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n) {
     GraphOp *op = graph_add(s->capture, OP_MEMSET);
+    op->ndeps = s->capture->n > 1;
     op->dst = dst;
     op->value = value;
-    op->n = n;
+    op->n = op->width = op->pitch = n;
+    op->height = 1;
     return cudaSuccess;
 }
 
 cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data) {
     GraphOp *op = graph_add(s->capture, OP_HOST);
+    op->ndeps = s->capture->n > 1;
     op->fn = fn;
     op->data = data;
     return cudaSuccess;
@@ -161,9 +199,28 @@ static cudaError_t end_capture(cudaStream_t st, cudaGraph_t *out, bool ptsz) {
                      : !s->capture ? cudaErrorIllegalState : cudaSuccess;
     int n = 0;
     if (!rc) {
-        n = s->capture->n;
-        *out = (cudaGraph_t)s->capture;
+        RtGraph *g = s->capture;
+        rc = s->capture_error;
+        /* the streams that joined through an event leave the capture too */
+        for (int i = 0; i < g_rt.n_streams; i++)
+            if (g_rt.streams[i]->capture == g) {
+                g_rt.streams[i]->capture = NULL;
+                g_rt.streams[i]->capture_error = cudaSuccess;
+            }
         s->capture = NULL;
+        s->capture_error = cudaSuccess;
+        if (rc) {
+            *out = NULL;
+            for (int i = 0; i < g_n_graphs; i++)
+                if (g_graphs[i] == g) {
+                    g_graphs[i] = g_graphs[--g_n_graphs];
+                    break;
+                }
+            graph_free(g);
+        } else {
+            n = g->n;
+            *out = (cudaGraph_t)g;
+        }
     }
     return rt_leave("cudaStreamEndCapture", rc, s ? s->id : 0, "%s, &graph (%d operations)",
                     s ? rt_stream_name(s) : "?", n);
@@ -213,15 +270,98 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, con
         unsigned char *params = xcalloc(ki.param_size + 1, 1);
         for (int i = 0; i < ki.n_params; i++) memcpy(params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
         GraphOp *op = graph_add(g, OP_KERNEL);
+        op->ndeps = (int)ndeps;
         op->f = f;
         op->grid = p->gridDim;
         op->block = p->blockDim;
         op->params = params;
         op->psize = ki.param_size;
         op->shared = p->sharedMemBytes;
-        *node = (cudaGraphNode_t)(uintptr_t)(0x1000 + g->n); /* an opaque token: dependencies are not modeled */
+        *node = (cudaGraphNode_t)op->node;
     }
     return rt_leave("cudaGraphAddKernelNode", rc, 0, "&node, graph, deps, %zu, %s", ndeps, f ? f->pretty : "?");
+}
+
+static GraphOp *add_node(cudaGraphNode_t *node, cudaGraph_t graph, size_t ndeps, OpKind kind, cudaError_t *rc) {
+    RtGraph *g = graph_find(graph);
+    *rc = !g || !node ? cudaErrorInvalidValue : cudaSuccess;
+    if (*rc) return NULL;
+    GraphOp *op = graph_add(g, kind);
+    op->ndeps = (int)ndeps;
+    *node = (cudaGraphNode_t)op->node;
+    return op;
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
+                                   const struct cudaMemsetParams *p) {
+    (void)deps;
+    rt_enter();
+    cudaError_t rc = !p || !p->width || !p->height || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)
+                         ? cudaErrorInvalidValue : cudaSuccess;
+    GraphOp *op = rc ? NULL : add_node(node, graph, ndeps, OP_MEMSET, &rc);
+    if (op) {
+        op->dst = p->dst;
+        op->value = (int)p->value;
+        op->width = p->width * p->elementSize;
+        op->height = p->height;
+        op->pitch = p->height > 1 ? p->pitch : op->width;
+        op->n = op->width;
+        op->data = (void *)(uintptr_t)p->elementSize;
+    }
+    return rt_leave("cudaGraphAddMemsetNode", rc, 0, "&node, graph, deps, %zu, %s", ndeps, p ? rt_ptr(p->dst) : "?");
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                     size_t ndeps, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+    (void)deps;
+    rt_enter();
+    cudaError_t rc;
+    GraphOp *op = add_node(node, graph, ndeps, OP_COPY, &rc);
+    if (op) {
+        op->dst = dst;
+        op->src = src;
+        op->n = count;
+        op->copy_kind = kind;
+    }
+    return rt_leave("cudaGraphAddMemcpyNode1D", rc, 0, "&node, graph, deps, %zu, %s, %s, %zu, %s", ndeps, rt_ptr(dst),
+                    rt_ptr(src), count, rt_kind_name(kind));
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
+                                 const struct cudaHostNodeParams *p) {
+    (void)deps;
+    rt_enter();
+    cudaError_t rc = !p || !p->fn ? cudaErrorInvalidValue : cudaSuccess;
+    GraphOp *op = rc ? NULL : add_node(node, graph, ndeps, OP_HOST, &rc);
+    if (op) {
+        op->fn = p->fn;
+        op->data = p->userData;
+    }
+    return rt_leave("cudaGraphAddHostNode", rc, 0, "&node, graph, deps, %zu, fn", ndeps);
+}
+
+static cudaError_t list_nodes(const char *fn, cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *num, bool roots) {
+    rt_enter();
+    RtGraph *g = graph_find(graph);
+    cudaError_t rc = !g || !num ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        size_t k = 0;
+        for (int i = 0; i < g->n; i++) {
+            if (roots && g->ops[i].ndeps) continue;
+            if (nodes && k < *num) nodes[k] = (cudaGraphNode_t)g->ops[i].node;
+            k++;
+        }
+        if (!nodes || k < *num) *num = k;
+    }
+    return rt_leave(fn, rc, 0, "graph, %s, &num = %zu", nodes ? "nodes" : "NULL", num ? *num : 0);
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *num) {
+    return list_nodes("cudaGraphGetNodes", graph, nodes, num, false);
+}
+
+cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *num) {
+    return list_nodes("cudaGraphGetRootNodes", graph, nodes, num, true);
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
@@ -275,7 +415,20 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
         switch (op->kind) {
         case OP_KERNEL: rc = rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s); break;
         case OP_COPY: rc = rt_memcpy(op->dst, op->src, op->n, op->copy_kind, s, false); break;
-        case OP_MEMSET: rc = rt_memset(op->dst, op->value, op->n, s, false); break;
+        case OP_MEMSET:
+            for (size_t r = 0; !rc && r < (op->height ? op->height : 1); r++) {
+                size_t es = op->data ? (size_t)(uintptr_t)op->data : 1;
+                if (es == 1) rc = rt_memset((char *)op->dst + r * op->pitch, op->value, op->width, s, false);
+                else {
+                    /* 2- and 4-byte elements: the row is filled with the element, then modeled as one memset */
+                    RtAlloc *a = rt_alloc_find((char *)op->dst + r * op->pitch);
+                    if (!a) { rc = cudaErrorInvalidValue; break; }
+                    unsigned char *row = (unsigned char *)op->dst + r * op->pitch;
+                    for (size_t b = 0; b + es <= op->width; b += es) memcpy(row + b, &op->value, es);
+                    emu_model_memset(g_rt.dev[a->dev].b, s->dev == a->dev ? s->id : 0, op->width, true, "memset node");
+                }
+            }
+            break;
         case OP_HOST: rt_flush_output(); op->fn(op->data); break;
         }
     }
@@ -301,4 +454,45 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
         free(x);
     }
     return rt_leave("cudaGraphExecDestroy", x ? cudaSuccess : cudaErrorInvalidValue, 0, "exec");
+}
+
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                             const struct cudaKernelNodeParams *p) {
+    rt_enter();
+    RtGraphExec *x = exec_find(exec);
+    RtNode *nd = node_find(node);
+    cudaError_t rc = !x || !nd || !p || nd->index >= x->g->n || x->g->ops[nd->index].kind != OP_KERNEL
+                         ? cudaErrorInvalidValue : cudaSuccess;
+    RtFunc *f = rc ? NULL : rt_func_find(p->func);
+    if (!rc && !f) rc = cudaErrorInvalidDeviceFunction;
+    EmuKernelInfo ki;
+    BackendModule *bm = NULL;
+    if (!rc) bm = rt_module_get(f->mod, rt_current_device(), &rc);
+    if (!rc && !emu_module_kernel_info(bm, f->name, &ki)) rc = cudaErrorInvalidDeviceFunction;
+    if (!rc && ki.n_params && !p->kernelParams) rc = cudaErrorInvalidValue;
+    if (!rc) {
+        GraphOp *op = &x->g->ops[nd->index];
+        free(op->params);
+        op->params = xcalloc(ki.param_size + 1, 1);
+        for (int i = 0; i < ki.n_params; i++) memcpy(op->params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
+        op->psize = ki.param_size;
+        op->f = f;
+        op->grid = p->gridDim;
+        op->block = p->blockDim;
+        op->shared = p->sharedMemBytes;
+    }
+    return rt_leave("cudaGraphExecKernelNodeSetParams", rc, 0, "exec, node, %s", f ? f->pretty : "?");
+}
+
+/* ---- capture across streams (fork/join through events) --------------------------------------------------- */
+void rt_capture_event_record(RtStream *s, RtEvent *e) { e->capture = s->capture; }
+
+bool rt_capture_wait_event(RtStream *s, RtEvent *e) {
+    if (!e->capture || !graph_find(e->capture)) return false;
+    if (!s->capture) s->capture = e->capture;
+    return true;
+}
+
+void rt_capture_invalidate(RtStream *s) {
+    if (s->capture) s->capture_error = cudaErrorStreamCaptureInvalidated;
 }

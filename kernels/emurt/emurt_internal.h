@@ -44,7 +44,9 @@ typedef struct RtAlloc {
     RtMemKind kind;
     bool registered;                /* cudaHostRegister: the program owns the memory */
     bool on_device;                 /* managed: the pages were last on the device side */
-    bool named;                     /* the name came from a kernel's parameter */
+    bool read_mostly;               /* managed: cudaMemAdviseSetReadMostly */
+    int preferred, last_prefetch;   /* managed: device ids, cudaCpuDeviceId, or cudaInvalidDeviceId */
+    unsigned flags;                 /* pinned: cudaHostAlloc's flags */
     int id;
     char name[64];
 } RtAlloc;
@@ -98,6 +100,7 @@ typedef struct RtEvent {
     int dev;
     int id;
     unsigned flags;
+    struct RtGraph *capture;        /* recorded in a capturing stream: waiting on it joins the capture */
 } RtEvent;
 
 typedef struct RtDevice {
@@ -231,5 +234,11 @@ cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, con
 cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
 cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n);
 cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data);
+/* An event recorded in a capturing stream; a stream that waits on it joins
+ * the capture (true when it did: nothing to wait for). */
+void rt_capture_event_record(RtStream *s, RtEvent *e);
+bool rt_capture_wait_event(RtStream *s, RtEvent *e);
+/* A call not allowed while capturing (a query, a synchronize) spoils the capture. */
+void rt_capture_invalidate(RtStream *s);
 
 #endif

@@ -58,6 +58,7 @@ RtAlloc *rt_alloc_add(uintptr_t base, size_t size, int dev, RtMemKind kind, cons
     a->dev = dev;
     a->kind = kind;
     a->id = ++g_rt.next_alloc_id;
+    a->preferred = a->last_prefetch = cudaInvalidDeviceId;
     if (name) snprintf(a->name, sizeof a->name, "%s", name);
     else {
         static const char *const PREFIX[] = {"alloc", "managed", "pinned", "symbol"};
@@ -252,7 +253,11 @@ cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags) {
     cudaError_t rc = cudaSuccess;
     if (!p || flags > 0xf) rc = cudaErrorInvalidValue;
     else if (!size) *p = NULL;
-    else rc = device_alloc(p, size, RT_MEM_PINNED, NULL);
+    else {
+        RtAlloc *a = NULL;
+        rc = device_alloc(p, size, RT_MEM_PINNED, &a);
+        if (!rc) a->flags = flags;
+    }
     return rt_leave("cudaHostAlloc", rc, 0, "&%s, %zu, %u", rc || !p ? "?" : out_name(*p), size, flags);
 }
 
@@ -302,7 +307,7 @@ cudaError_t cudaHostGetFlags(unsigned int *flags, void *phost) {
     RtAlloc *a = rt_alloc_find(phost);
     cudaError_t rc = cudaSuccess;
     if (!flags || !a || a->kind != RT_MEM_PINNED) rc = cudaErrorInvalidValue;
-    else *flags = cudaHostAllocMapped;
+    else *flags = a->flags | cudaHostAllocMapped; /* unified addressing maps all pinned memory */
     return rt_leave("cudaHostGetFlags", rc, 0, "&flags, %s", rt_ptr(phost));
 }
 
@@ -325,7 +330,7 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t count, struct cudaMemLoca
     else if (!a || a->kind != RT_MEM_MANAGED || count > a->size - ((uintptr_t)p - a->base)) rc = cudaErrorInvalidValue;
     else if (to_dev && (loc.id < 0 || loc.id >= g_rt.n_dev)) rc = cudaErrorInvalidDevice;
     else if (!to_dev && loc.type != cudaMemLocationTypeHost) rc = cudaErrorInvalidValue;
-    else if (a->on_device != to_dev && count) {
+    else if ((a->last_prefetch = to_dev ? loc.id : cudaCpuDeviceId), a->on_device != to_dev && count) {
         char name[160];
         snprintf(name, sizeof name, "prefetch %s -> %s", a->name, to_dev ? "device" : "host");
         emu_model_copy(dev_backend(a->dev), to_dev ? COPY_H2D : COPY_D2H, s->dev == a->dev ? s->id : 0, count, true,
@@ -336,13 +341,47 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t count, struct cudaMemLoca
                     to_dev ? "device" : "host", loc.id, flags, s ? rt_stream_name(s) : "?");
 }
 
+static int location_id(struct cudaMemLocation loc) {
+    return loc.type == cudaMemLocationTypeDevice ? loc.id : loc.type == cudaMemLocationTypeHost ? cudaCpuDeviceId
+                                                                                              : cudaInvalidDeviceId;
+}
+
 cudaError_t cudaMemAdvise(const void *p, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation loc) {
     rt_enter();
     RtAlloc *a = rt_alloc_find(p);
     cudaError_t rc = cudaSuccess;
     if (!a || a->kind != RT_MEM_MANAGED || count > a->size - ((uintptr_t)p - a->base)) rc = cudaErrorInvalidValue;
-    /* advice changes only where pages live on a GPU; the model keeps the allocation whole */
+    else if (loc.type == cudaMemLocationTypeDevice && (loc.id < 0 || loc.id >= g_rt.n_dev)) rc = cudaErrorInvalidDevice;
+    else {
+        /* advice is kept per allocation (a GPU keeps it per page range); the cost model does not use it */
+        switch (advice) {
+        case cudaMemAdviseSetReadMostly: a->read_mostly = true; break;
+        case cudaMemAdviseUnsetReadMostly: a->read_mostly = false; break;
+        case cudaMemAdviseSetPreferredLocation: a->preferred = location_id(loc); break;
+        case cudaMemAdviseUnsetPreferredLocation: a->preferred = cudaInvalidDeviceId; break;
+        case cudaMemAdviseSetAccessedBy: case cudaMemAdviseUnsetAccessedBy: break;
+        default: rc = cudaErrorInvalidValue; break;
+        }
+    }
     return rt_leave("cudaMemAdvise", rc, 0, "%s, %zu, %d, location %d", rt_ptr(p), count, (int)advice, loc.id);
+}
+
+cudaError_t cudaMemRangeGetAttribute(void *data, size_t size, enum cudaMemRangeAttribute attr, const void *p,
+                                     size_t count) {
+    rt_enter();
+    RtAlloc *a = rt_alloc_find(p);
+    cudaError_t rc = cudaSuccess;
+    if (!data || !a || a->kind != RT_MEM_MANAGED || count > a->size - ((uintptr_t)p - a->base)) rc = cudaErrorInvalidValue;
+    else if (attr == cudaMemRangeAttributeReadMostly || attr == cudaMemRangeAttributePreferredLocation ||
+             attr == cudaMemRangeAttributeLastPrefetchLocation) {
+        if (size != sizeof(int)) rc = cudaErrorInvalidValue;
+        else {
+            int v = attr == cudaMemRangeAttributeReadMostly ? a->read_mostly
+                    : attr == cudaMemRangeAttributePreferredLocation ? a->preferred : a->last_prefetch;
+            memcpy(data, &v, sizeof v);
+        }
+    } else rc = cudaErrorInvalidValue;
+    return rt_leave("cudaMemRangeGetAttribute", rc, 0, "data, %zu, %d, %s, %zu", size, (int)attr, rt_ptr(p), count);
 }
 
 /* Managed memory a kernel is about to use moves to the device first. */

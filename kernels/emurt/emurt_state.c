@@ -139,6 +139,7 @@ cudaError_t rt_sticky(int dev, bool synchronising) {
     if (synchronising && d->pending_fault && !d->sticky) {
         d->sticky = d->pending_fault;
         d->pending_fault = cudaSuccess;
+        rt_flush_output(); /* what the kernels printed (an assert's line too) still comes out */
     }
     return d->sticky;
 }

@@ -164,7 +164,10 @@ static cudaError_t stream_sync(const char *fn, cudaStream_t st, bool ptsz) {
     rt_enter();
     RtStream *s = rt_stream(st, ptsz);
     cudaError_t rc = s ? rt_sticky(s->dev, true) : cudaErrorInvalidResourceHandle;
-    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
+    if (!rc && s->capture) {
+        rt_capture_invalidate(s);
+        rc = cudaErrorStreamCaptureUnsupported;
+    }
     if (!rc) {
         Diag *d = backend_of(s)->ops->stream_synchronize(backend_of(s), s->id);
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
@@ -182,6 +185,10 @@ static cudaError_t stream_query(cudaStream_t st, bool ptsz) {
     rt_enter();
     RtStream *s = rt_stream(st, ptsz);
     cudaError_t rc = s ? rt_sticky(s->dev, true) : cudaErrorInvalidResourceHandle;
+    if (!rc && s->capture) {
+        rt_capture_invalidate(s);
+        rc = cudaErrorStreamCaptureUnsupported;
+    }
     if (!rc) {
         bool done = true;
         Diag *d = emu_stream_query(backend_of(s), s->id, &done);
@@ -264,8 +271,9 @@ static cudaError_t event_record(const char *fn, cudaEvent_t ev, cudaStream_t st,
     cudaError_t rc = !e || !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     if (!rc && e->dev != s->dev) rc = cudaErrorInvalidResourceHandle;
     if (!rc) rc = rt_sticky(s->dev, false);
-    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
-    if (!rc) {
+    if (!rc && s->capture) rt_capture_event_record(s, e);
+    else if (!rc) {
+        e->capture = NULL;
         Diag *d = backend_of(s)->ops->event_record(backend_of(s), e->id, s->id);
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
         diag_free(&d);
@@ -338,7 +346,8 @@ static cudaError_t wait_event(cudaStream_t st, cudaEvent_t ev, unsigned flags, b
     RtStream *s = rt_stream(st, ptsz);
     RtEvent *e = event_find(ev);
     cudaError_t rc = !s || !e ? cudaErrorInvalidResourceHandle : cudaSuccess;
-    if (!rc && s->dev == e->dev) {
+    if (!rc && rt_capture_wait_event(s, e)) {
+    } else if (!rc && s->dev == e->dev) {
         Diag *d = emu_stream_wait_event(backend_of(s), s->id, e->id);
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
         diag_free(&d);
