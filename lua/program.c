@@ -739,10 +739,11 @@ static void push_result(lua_State *L, const ProgramCall *pc, int box_idx, const 
 
 /* How the program ended, in words, with the tail of its stderr: the abort
  * message of a program that crashed, hung or never started. */
-static Diag *ending_diag(lua_State *L, RunCtx *ctx, const ProgramResult *pr, const char *ending) {
+static Diag *ending_diag(lua_State *L, const ProgramResult *pr, const char *ending) {
     push_lines(L, pr->err ? pr->err : "", pr->err_len, true, TAIL_LINES);
     const char *tail = lua_tostring(L, -1);
-    Diag *d = diag_new(DIAG_ERROR, "program", ctx->cu_display, 0, 0, "the program %s%s%s", ending,
+    /* No place of its own: a crash's finding, when there is one, has the line. */
+    Diag *d = diag_new(DIAG_ERROR, "program", NULL, 0, 0, "the program %s%s%s", ending,
                        *tail ? "; its stderr ends: " : "", tail);
     lua_pop(L, 1);
     return d;
@@ -820,9 +821,9 @@ static int t_program(lua_State *L) {
     ctx->ran_program = true;
     record_program_metrics(ctx, pr, ending);
 
-    if (!pr->started) api_abort(L, VERDICT_RUNTIME_ERROR, ending_diag(L, ctx, pr, ending));
-    if (pr->timed_out) api_abort(L, VERDICT_TIMEOUT, ending_diag(L, ctx, pr, ending));
-    if (pr->signaled || pr->cancelled) api_abort(L, VERDICT_FAIL, ending_diag(L, ctx, pr, ending));
+    if (!pr->started) api_abort(L, VERDICT_RUNTIME_ERROR, ending_diag(L, pr, ending));
+    if (pr->timed_out) api_abort(L, VERDICT_TIMEOUT, ending_diag(L, pr, ending));
+    if (pr->signaled || pr->cancelled) api_abort(L, VERDICT_FAIL, ending_diag(L, pr, ending));
     push_result(L, pc, box_idx, ending);
     return 1;
 }
