@@ -21,7 +21,8 @@ RUNTIME_LIBS += $(INJECT_SO)
 $(CUDA_ERRORS): $(CUDA_HOME)/include/driver_types.h mk/inject.mk
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  GEN     $@")
-	$(Q)sed -n -E 's/^[[:space:]]*,?[[:space:]]*(cudaError[A-Za-z0-9_]*)[[:space:]]*=[[:space:]]*([0-9]+).*/    {\2, "\1"},/p' \
+	$(Q)sed -n -E \
+	    's/^[[:space:]]*,?[[:space:]]*(cudaError[A-Za-z0-9_]*)[[:space:]]*=[[:space:]]*([0-9]+).*/    {\2, "\1"},/p' \
 	    $< > $@.tmp && mv $@.tmp $@
 
 # inject_trace.c includes the generated table, in the engine's library and in the .so.
@@ -40,5 +41,15 @@ $(INJECT_SO): $(INJECT_OBJ) $(PIC_LIB) $(INJECT_VERS)
 
 .PHONY: inject
 inject: $(INJECT_SO)
+
+# test_inject drives the library through a stand-in libcupti (no GPU needed).
+INJECT_FAKE_CUPTI := $(INJECT_DIR)/fake/libcupti.so.13
+
+$(INJECT_FAKE_CUPTI): tests/kernels/fake_cupti.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC+LD   $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ $<
+
+$(BUILD)/tests/kernels/test_inject: $(INJECT_SO) $(INJECT_FAKE_CUPTI)
 
 -include $(INJECT_OBJ:.o=.d)

@@ -304,6 +304,98 @@ static void initialize__sends_hello_and_returns__without_a_gpu(void **state) {
     free(path);
 }
 
+typedef void (*FakeApi)(uint32_t, int, const char *, const void *, int, uint32_t, const char *);
+typedef void (*FakeRecord)(const void *, size_t);
+typedef int (*FakeEnabled)(int);
+
+/* The child: the stand-in CUPTI first (cupti.c's dlopen by soname gets it),
+ * then the library, then a few calls and records; exit() flushes. */
+static void stand_in_child(const char *fake_path, const char *path) {
+    void *cupti = dlopen(fake_path, RTLD_NOW | RTLD_GLOBAL);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    int (*init)(void) = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+    FakeApi api = cupti ? (FakeApi)dlsym(cupti, "fake_cupti_api") : NULL;
+    FakeRecord rec = cupti ? (FakeRecord)dlsym(cupti, "fake_cupti_record") : NULL;
+    FakeEnabled enabled = cupti ? (FakeEnabled)dlsym(cupti, "fake_cupti_enabled") : NULL;
+    if (!init || !api || !rec || !enabled) _exit(3);
+    init();
+    if (!enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) || !enabled(CUPTI_ACTIVITY_KIND_MEMCPY) ||
+        !enabled(CUPTI_ACTIVITY_KIND_MEMSET) || !enabled(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION))
+        _exit(4);
+    void *p = (void *)0xd000;
+    cudaMalloc_v3020_params m = {&p, 4000};
+    api(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_EXIT, "cudaMalloc", &m, 0, 1, NULL);   /* loaded us */
+    cudaStream_t s = (cudaStream_t)0xa1;
+    cudaStreamCreate_v3020_params sc = {&s};
+    api(CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, CUPTI_API_ENTER, "cudaStreamCreate", &sc, 0, 2, NULL);
+    api(CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020, CUPTI_API_EXIT, "cudaStreamCreate", &sc, 0, 2, NULL);
+    cudaLaunchKernel_v7000_params l = {.gridDim = {2, 1, 1}, .blockDim = {64, 1, 1}, .stream = s};
+    api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_API_ENTER, "cudaLaunchKernel", &l, 0, 3, "_Z4spinPfii");
+    api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_API_EXIT, "cudaLaunchKernel", &l, 0, 3, "_Z4spinPfii");
+    CUpti_ActivityKernel10 k = {.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, .registersPerThread = 18,
+                                .start = 5000, .end = 9000, .contextId = 1, .streamId = 100 + 0xa1, .gridX = 2,
+                                .gridY = 1, .gridZ = 1, .blockX = 64, .blockY = 1, .blockZ = 1, .correlationId = 99,
+                                .name = "_Z4spinPfii"};
+    rec(&k, sizeof k);
+    CUpti_ActivityMemcpy6 c = {.kind = CUPTI_ACTIVITY_KIND_MEMCPY, .copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH,
+                               .srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                               .dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, .bytes = 4000, .start = 9500,
+                               .end = 9900, .contextId = 1, .streamId = 7, .correlationId = 98};
+    rec(&c, sizeof c);
+    exit(0);
+}
+
+static void initialize__turns_cupti_callbacks_and_records_into_the_report__with_a_stand_in_cupti(void **state) {
+    (void)state;
+    char *path = inject_path(), *cupti = xstrdup(path);
+    strcpy(strrchr(cupti, '/'), "/fake/libcupti.so.13");
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        char fd[16];
+        snprintf(fd, sizeof fd, "%d", fds[1]);
+        setenv("CUDOJO_REPORT_FD", fd, 1);
+        unsetenv("CUDOJO_TIMELINE");
+        stand_in_child(cupti, path);
+    }
+    close(fds[1]);
+    char *out = read_all(fds[0]);
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status)) fail_msg("the child exited with %d; it said: %s", WEXITSTATUS(status), out);
+    json_t *r = parse_lines(out);
+    assert_string_equal(str(json_array_get(r, 0), "type"), "hello");   /* before the first call */
+    assert_string_equal(str(record(r, "call", "cudaMalloc", 1), "args"), "&0xd000, 4000");
+    assert_string_equal(str(record(r, "call", "cudaStreamCreate", 1), "args"), "&stream 1");
+    json_t *l = record(r, "call", "cudaLaunchKernel", 1);
+    assert_found(l, out);
+    assert_string_equal(str(l, "args"), "spin<<<(2,1,1), (64,1,1), 0, stream 1>>>");
+    json_t *k = record(r, "kernel", NULL, 1);
+    assert_found(k, out);
+    assert_int_equal(num(k, "stream"), 1);   /* by cuptiGetStreamIdEx at creation */
+    assert_int_equal(num(k, "registers"), 18);
+    json_t *tl = json_object_get(record(r, "timeline", NULL, 1), "timeline");
+    assert_found(tl, out);
+    assert_int_equal(num(tl, "dropped"), 2);
+    json_t *d2h = tl_event(r, "d2h", 0, 1);   /* the legacy stream, learned at the first call */
+    assert_found(d2h, out);
+    assert_false(json_is_true(json_object_get(d2h, "pinned")));
+    assert_non_null(tl_event(r, "kernel", 1, 1));
+    /* the timeline goes before the exit record */
+    size_t n = json_array_size(r);
+    assert_string_equal(str(json_array_get(r, n - 1), "type"), "exit");
+    assert_string_equal(str(json_array_get(r, n - 2), "type"), "timeline");
+    json_decref(r);
+    free(out);
+    free(cupti);
+    free(path);
+}
+
 /* ---- the Injector ---- */
 
 static void calls__number_streams_in_creation_order__legacy_is_0(void **state) {
@@ -713,6 +805,7 @@ int main(void) {
         cmocka_unit_test(library__exports_only_InitializeInjection),
         cmocka_unit_test(library__links_no_nvidia_library),
         cmocka_unit_test(initialize__sends_hello_and_returns__without_a_gpu),
+        cmocka_unit_test(initialize__turns_cupti_callbacks_and_records_into_the_report__with_a_stand_in_cupti),
         T(calls__number_streams_in_creation_order__legacy_is_0),
         T(calls__send_hello_with_the_device_before_the_first_call),
         T(calls__name_the_error__when_a_call_fails),
