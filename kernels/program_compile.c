@@ -16,14 +16,12 @@
  * crashes, the emulator's findings), and program_log.c strips the private
  * directory from anything printed, so no temporary path is ever shown.
  *
- * Cache: $XDG_CACHE_HOME/cudojo/nvcc/<sha256>/ holds the executable and
- * warnings.json, keyed by (source, display path, options, nvcc's path and
- * version). An entry is built as <sha256>.part* and renamed whole, so a
- * reader sees all of it or nothing; the least recently used entries go
- * once there are more than CACHE_KEEP. */
+ * Cache (program_cache.c): $XDG_CACHE_HOME/cudojo/nvcc/<sha256>/ holds the
+ * executable and its warnings, keyed by (source, display path, options,
+ * nvcc's path and version).
+ */
 #include "kernels/program.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,10 +38,8 @@
 #include "kernels/program_internal.h"
 
 #define CACHE_MAGIC "cudojo-nvcc-cache 1"
-#define CACHE_KEEP 128
 #define COMPILE_TIMEOUT_S 120.0
 #define LOG_CAP (1u << 20)
-#define STALE_TEMP_S 3600
 
 /* ---- finding nvcc ---- */
 
@@ -216,105 +212,6 @@ static void cache_key(const char *display, const char *source, const Args *opts,
     sha256_to_hex(d, hex);
 }
 
-/* ---- cache ---- */
-
-typedef struct Entry {
-    char *path;
-    long long mtime_ns;
-} Entry;
-
-static int cmp_mtime(const void *a, const void *b) {
-    long long x = ((const Entry *)a)->mtime_ns, y = ((const Entry *)b)->mtime_ns;
-    return x < y ? -1 : x > y;
-}
-
-static bool is_key_name(const char *s) {
-    if (strlen(s) != 64) return false;
-    for (; *s; s++)
-        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f'))) return false;
-    return true;
-}
-
-/* Drops the least recently used entries past CACHE_KEEP, and work
- * directories left by a compile that died (older than an hour). */
-static void cache_prune(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return;
-    Entry *v = NULL;
-    size_t n = 0, cap = 0;
-    long long now = (long long)time(NULL) * 1000000000LL;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        char *p = path_join(dir, e->d_name);
-        if (!strncmp(e->d_name, "tmp-", 4) || strstr(e->d_name, ".part")) {
-            if (now - fs_mtime_ns(p) > STALE_TEMP_S * 1000000000LL) proc_remove_tree(p);
-            free(p);
-            continue;
-        }
-        if (!is_key_name(e->d_name)) {
-            free(p);
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            v = xrealloc(v, cap * sizeof *v);
-        }
-        v[n].path = p;
-        v[n].mtime_ns = fs_mtime_ns(p);
-        n++;
-    }
-    closedir(d);
-    if (n > CACHE_KEEP) {
-        qsort(v, n, sizeof *v, cmp_mtime);
-        for (size_t i = 0; i < n - CACHE_KEEP * 3 / 4; i++) proc_remove_tree(v[i].path);
-    }
-    for (size_t i = 0; i < n; i++) free(v[i].path);
-    free(v);
-}
-
-static Diag *warnings_load(const char *entry) {
-    char *p = path_join(entry, "warnings.json");
-    json_t *j = json_load_file(p, 0, NULL);
-    free(p);
-    Diag *w = j ? diag_from_json(j) : NULL;
-    json_decref(j);
-    return w;
-}
-
-static void warnings_store(const char *entry, const Diag *w) {
-    char *p = path_join(entry, "warnings.json");
-    json_t *j = diag_to_json(w);
-    json_dump_file(j, p, JSON_COMPACT);
-    json_decref(j);
-    free(p);
-}
-
-/* Moves the built executable into the cache as entry `key`; returns the
- * executable's path there (caller frees), or NULL (then it stays put). */
-static char *cache_publish(const char *dir, const char *key, const char *built, const char *name,
-                           const Diag *warnings) {
-    char *entry = path_join(dir, key);
-    char *tmpl = xasprintf("%s.partXXXXXX", entry);
-    char *exe = NULL;
-    if (mkdtemp(tmpl)) {
-        char *dst = path_join(tmpl, name);
-        if (rename(built, dst) == 0) {
-            warnings_store(tmpl, warnings);
-            chmod(tmpl, 0755);
-            if (rename(tmpl, entry) == 0 || fs_is_dir(entry))
-                exe = path_join(entry, name);
-            else
-                rename(dst, built);     /* keep it where it was */
-        }
-        free(dst);
-        if (fs_is_dir(tmpl)) proc_remove_tree(tmpl);     /* another compile got there first */
-    }
-    free(tmpl);
-    free(entry);
-    return exe;
-}
-
 /* ---- compile ---- */
 
 static double now_ms(void) { return proc_now_ms(); }
@@ -418,7 +315,7 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
         if (is_exe(p)) {
             hit = true;
             exe = p;
-            warnings = warnings_load(entry);
+            warnings = program_cache_warnings(entry);
             utimensat(AT_FDCWD, entry, NULL, 0);    /* least recently used goes first */
         } else {
             free(p);
@@ -446,8 +343,8 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
             if (!err && !is_exe(built))
                 err = diag_new(DIAG_ERROR, "compile", display, 0, 0, "nvcc reported success but made no executable");
             if (!err && cache) {
-                exe = cache_publish(cache, key, built, name, warnings);
-                if (exe) cache_prune(cache);
+                exe = program_cache_publish(cache, key, built, name, warnings);
+                if (exe) program_cache_prune(cache);
             }
             if (!err && !exe) {
                 exe = xstrdup(built);

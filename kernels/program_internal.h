@@ -1,7 +1,6 @@
 /* kernels/program_internal.h: pieces of the whole-program path shared
- * between kernels/program_compile.c, program_log.c, program_run.c,
- * program_report.c, program_sandbox.c, program_proc.c, kernels/doctor.c and
- * the tests. Not part of the engine's interface (that is kernels/program.h). */
+ * between the kernels/program_*.c files, kernels/doctor.c and the tests.
+ * Not part of the engine's interface (that is kernels/program.h). */
 #ifndef CUDOJO_KERNELS_PROGRAM_INTERNAL_H
 #define CUDOJO_KERNELS_PROGRAM_INTERNAL_H
 
@@ -52,6 +51,30 @@ Diag *program_log_parse(const char *log, const char *display, const char *source
  * directory ("/tmp/cudojo-nvcc-x/hello/a.cu" names "hello/a.cu"). */
 bool program_path_is(const char *file, const char *display);
 
+/* ---- the executable cache: program_cache.c ---- */
+
+/* Moves the executable `built` into cache `dir` as entry `key` (file
+ * `name`, with `warnings`); returns its path there (caller frees), or
+ * NULL when it could not (then `built` stays where it was). */
+char *program_cache_publish(const char *dir, const char *key, const char *built, const char *name,
+                            const Diag *warnings);
+/* The warnings stored with cache entry directory `entry`; caller frees. */
+Diag *program_cache_warnings(const char *entry);
+/* Drops the least recently used entries and dead work directories. */
+void program_cache_prune(const char *dir);
+
+/* ---- the child's environment: program_env.c ---- */
+
+/* The descriptor the report pipe has in the child (CUDOJO_REPORT_FD). */
+#define PROGRAM_REPORT_FD 3
+
+/* "libcudart.so.13" for the toolkit cudojo was built with. Static. */
+const char *program_cudart_soname(void);
+/* The child's environment for `o`, run in `cwd`: a NULL-terminated array
+ * (free with program_env_free). */
+char **program_env_build(const ProgramRunOptions *o, const char *cwd);
+void program_env_free(char ***envp);
+
 /* ---- the child's cage: program_sandbox.c ---- */
 
 typedef struct ChildLimits {
@@ -100,6 +123,11 @@ void report_reader_finish(ReportReader *rr, ProgramResult *res, const ProgramRun
 /* Parses one record (a JSON object) into *res; false when it is not one. */
 bool report_apply_line(ReportReader *rr, const char *line, size_t len, ProgramResult *res,
                        const ProgramRunOptions *opts);
+/* The "host-crash" Diag for a program killed by a signal: the place from
+ * the crash record when addr2line finds one in the learner's file
+ * (program_crash.c). Caller frees. */
+Diag *program_crash_diag(const ReportReader *rr, const ProgramResult *res, const ProgramRunOptions *o,
+                         const char *exe);
 /* "SIGSEGV" and "segmentation fault" for a signal number. Static strings. */
 const char *program_signal_name(int sig);
 const char *program_signal_meaning(int sig);

@@ -6,11 +6,7 @@
  * memfd) or /dev/null; stdout, stderr and the report channel (fd 3, named
  * by CUDOJO_REPORT_FD) are pipes; every other descriptor closed; signal
  * dispositions and mask reset; the rlimits and the anti-fork filter of
- * program_sandbox.c; a minimal environment plus what the runtime needs:
- * on the emulator LD_PRELOAD of cudojo's libcudart (so a program with an
- * RPATH to NVIDIA's still gets ours: the loader matches DT_NEEDED by
- * soname) and the CUDOJO_EMU_* options; on a GPU the CUPTI injection
- * library (CUDA_INJECTION64_PATH).
+ * program_sandbox.c; the environment of program_env.c.
  *
  * The parent polls the three pipes: output is kept up to the cap and
  * counted past it (never stored, so a flood cannot grow the worker), and
@@ -19,7 +15,6 @@
  * whole process group; so does the child's exit, for anything it left. */
 #include "kernels/program.h"
 
-#include <cuda_runtime_api.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -49,162 +44,11 @@
 #define EMU_AS_MIN (8ll << 30)
 #define EMU_AS_MAX (64ll << 30)
 #define WANT_FILE_MAX (256u << 20)
-#define REPORT_FD 3
-#define STATUS_FD 4
-
-extern char **environ;
-
-/* ---- where the runtime libraries are ---- */
-
-static char *exe_dir(void) {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0) return NULL;
-    buf[n] = '\0';
-    return path_dirname(buf);
-}
-
-/* `rel` under $ENV, then next to the running executable (DIR/sub,
- * DIR/../sub, DIR/../../sub: a bundle, the build dir, a test binary in
- * build/tests/x/), then the build dir compiled in. Caller frees. */
-static char *find_beside(const char *env, const char *sub, const char *file) {
-    const char *e = getenv(env);
-    if (e && *e) {
-        char *p = path_join(e, file);
-        bool ok = fs_exists(p);
-        free(p);
-        if (ok) return path_absolute(e);
-    }
-    char *dir = exe_dir();
-    static const char *const ups[] = {"", "..", "../.."};
-    for (size_t i = 0; dir && i < sizeof ups / sizeof ups[0]; i++) {
-        char *base = *ups[i] ? path_join(dir, ups[i]) : xstrdup(dir);
-        char *d = path_join(base, sub);
-        char *p = path_join(d, file);
-        bool ok = fs_exists(p);
-        free(p);
-        free(base);
-        if (ok) {
-            free(dir);
-            char *abs = path_absolute(d);
-            free(d);
-            return abs;
-        }
-        free(d);
-    }
-    free(dir);
-#ifdef CUDOJO_BUILD_DIR
-    char *d = path_join(CUDOJO_BUILD_DIR, sub);
-    char *p = path_join(d, file);
-    bool ok = fs_exists(p);
-    free(p);
-    if (ok) return d;
-    free(d);
-#endif
-    return NULL;
-}
+#define PROGRAM_STATUS_FD 4     /* where the child says why execve failed */
 
 static long long emu_as_limit(void) {
     long long mem = (long long)sysconf(_SC_PHYS_PAGES) * (long long)sysconf(_SC_PAGESIZE);
     return mem < EMU_AS_MIN ? EMU_AS_MIN : mem > EMU_AS_MAX ? EMU_AS_MAX : mem;
-}
-
-static const char *cudart_soname(void) {
-    static char name[32];
-    if (!name[0]) snprintf(name, sizeof name, "libcudart.so.%d", CUDART_VERSION / 1000);
-    return name;
-}
-
-const char *program_emurt_dir(void) {
-    static char *dir;
-    static bool searched;
-    if (!searched) {
-        searched = true;
-        dir = find_beside("CUDOJO_EMURT_DIR", "emurt", cudart_soname());
-    }
-    return dir;
-}
-
-const char *program_inject_path(void) {
-    static char *path;
-    static bool searched;
-    if (!searched) {
-        searched = true;
-        char *d = find_beside("CUDOJO_INJECT_DIR", "inject", "libcudojo_inject.so");
-        if (d) path = path_join(d, "libcudojo_inject.so");
-        free(d);
-    }
-    return path;
-}
-
-/* ---- environment ---- */
-
-typedef struct Env {
-    char **v;
-    int n, cap;
-} Env;
-
-static void env_put(Env *e, char *owned) {
-    size_t k = strcspn(owned, "=");
-    for (int i = 0; i < e->n; i++)
-        if (!strncmp(e->v[i], owned, k + 1)) {
-            free(e->v[i]);
-            e->v[i] = owned;
-            return;
-        }
-    if (e->n + 1 >= e->cap) {
-        e->cap = e->cap ? e->cap * 2 : 32;
-        e->v = xrealloc(e->v, (size_t)e->cap * sizeof *e->v);
-    }
-    e->v[e->n++] = owned;
-    e->v[e->n] = NULL;
-}
-
-static void env_free(Env *e) {
-    for (int i = 0; i < e->n; i++) free(e->v[i]);
-    free(e->v);
-}
-
-static const char *cuda_home(void) {
-    const char *h = getenv("CUDA_HOME");
-    return h && *h ? h : "/usr/local/cuda";
-}
-
-static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
-    if (o->keep_env) {     /* what we set below replaces the caller's */
-        for (char **p = environ; p && *p; p++)
-            if (strchr(*p, '=')) env_put(e, xstrdup(*p));
-    } else {
-        const char *path = getenv("PATH"), *lang = getenv("LANG");
-        env_put(e, xasprintf("PATH=%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin"));
-        env_put(e, xasprintf("HOME=%s", cwd));
-        env_put(e, xasprintf("TMPDIR=%s", cwd));
-        env_put(e, xasprintf("LANG=%s", lang && *lang ? lang : "C.UTF-8"));
-    }
-    env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_FD, REPORT_FD));
-    const char *old_ld = o->keep_env ? getenv("LD_LIBRARY_PATH") : NULL;
-    char *lib64 = path_join(cuda_home(), "lib64");
-    if (o->runtime == PROGRAM_RT_EMU) {
-        const char *emurt = program_emurt_dir();
-        env_put(e, xasprintf("LD_LIBRARY_PATH=%s:%s%s%s", emurt, lib64, old_ld && *old_ld ? ":" : "",
-                             old_ld ? old_ld : ""));
-        env_put(e, xasprintf("LD_PRELOAD=%s/%s", emurt, cudart_soname()));
-        env_put(e, xasprintf("CUDOJO_EMU_DEVICES=%d", o->emu_devices > 0 ? o->emu_devices : 1));
-        if (o->emu) {
-            env_put(e, xasprintf("CUDOJO_EMU_THREADS=%d", o->emu->threads));
-            env_put(e, xasprintf("CUDOJO_EMU_CHECKS=%d", o->emu->checks));
-            env_put(e, xasprintf("CUDOJO_EMU_METRICS=%d", o->emu->metrics));
-            env_put(e, xasprintf("CUDOJO_EMU_DETERMINISTIC=%d", o->emu->deterministic));
-            env_put(e, xasprintf("CUDOJO_EMU_ADVERSARIAL=%d", o->emu->adversarial));
-            if (o->emu->instruction_budget)
-                env_put(e, xasprintf("CUDOJO_EMU_BUDGET=%llu", (unsigned long long)o->emu->instruction_budget));
-        }
-    } else {
-        env_put(e, xasprintf("LD_LIBRARY_PATH=%s%s%s", lib64, old_ld && *old_ld ? ":" : "", old_ld ? old_ld : ""));
-        const char *inj = program_inject_path();
-        if (inj) env_put(e, xasprintf("CUDA_INJECTION64_PATH=%s", inj));
-    }
-    free(lib64);
 }
 
 /* ---- the child ---- */
@@ -236,15 +80,15 @@ static void child_main(const ChildSetup *c) {
     }
     for (int i = 0; i < 5; i++)
         if (dup2(src[i], i) < 0) goto fail;
-    fcntl(STATUS_FD, F_SETFD, FD_CLOEXEC);
-    if (syscall(SYS_close_range, STATUS_FD + 1, ~0u, 0) != 0)
-        for (int fd = STATUS_FD + 1; fd < 4096; fd++) close(fd);
+    fcntl(PROGRAM_STATUS_FD, F_SETFD, FD_CLOEXEC);
+    if (syscall(SYS_close_range, PROGRAM_STATUS_FD + 1, ~0u, 0) != 0)
+        for (int fd = PROGRAM_STATUS_FD + 1; fd < 4096; fd++) close(fd);
     if (chdir(c->cwd) != 0) goto fail;
     program_sandbox_enter(&c->limits);
     execve(c->exe, c->argv, c->envp);
 fail:;
     int e = errno;
-    ssize_t w = write(STATUS_FD, &e, sizeof e);
+    ssize_t w = write(PROGRAM_STATUS_FD, &e, sizeof e);
     (void)w;
     _exit(127);
 }
@@ -334,7 +178,7 @@ static Diag *check_options(const char *exe, const ProgramRunOptions *o) {
                           "cudojo's emulator runtime (%s) was not found, so CUDA programs cannot run "
                           "without a GPU: build it with `make` (it goes to BUILD/emurt/), or set "
                           "CUDOJO_EMURT_DIR to the directory holding it",
-                          cudart_soname());
+                          program_cudart_soname());
     return NULL;
 }
 
@@ -424,8 +268,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     }
 
     /* Everything the child needs is made before fork. */
-    Env env = {0};
-    build_env(&env, o, cwd);
+    char **envp = program_env_build(o, cwd);
     char **argv = xcalloc((size_t)o->n_args + 2, sizeof *argv);
     argv[0] = (char *)exe;
     for (int i = 0; i < o->n_args; i++) argv[i + 1] = (char *)o->args[i];
@@ -435,7 +278,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         pipe2(pstat, O_CLOEXEC))
         d = diag_error("io", "cannot set up the program's input and output: %s", strerror(errno));
     ChildSetup cs = {
-        .exe = exe, .argv = argv, .envp = env.v, .cwd = cwd,
+        .exe = exe, .argv = argv, .envp = envp, .cwd = cwd,
         .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1],
         .limits = {
             .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
@@ -499,6 +342,6 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     if (own_cwd) proc_remove_tree(cwd);
     free(cwd);
     free(argv);
-    env_free(&env);
+    program_env_free(&envp);
     return d;
 }

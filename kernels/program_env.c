@@ -1,0 +1,178 @@
+/* kernels/program_env.c: what a learner's program runs with: where
+ * cudojo's runtime libraries are (the emulator runtime, the CUPTI
+ * injection library) and the environment the child gets.
+ *
+ * Minimal unless the caller keeps its own (cudojo exec): PATH, HOME and
+ * TMPDIR (the run directory), LANG; then the report channel's descriptor,
+ * and per runtime: on the emulator LD_LIBRARY_PATH with our directory
+ * first and LD_PRELOAD of our libcudart (a program with an RPATH to
+ * NVIDIA's still gets ours: the loader matches DT_NEEDED by soname, and a
+ * preloaded soname is already there), plus the CUDOJO_EMU_* options; on a
+ * GPU the toolkit's lib64 and CUDA_INJECTION64_PATH. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/xalloc.h"
+#include "kernels/program_internal.h"
+#include "kernels/progwire.h"
+
+extern char **environ;
+
+/* ---- where the runtime libraries are ---- */
+
+static char *exe_dir(void) {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return NULL;
+    buf[n] = '\0';
+    return path_dirname(buf);
+}
+
+/* `rel` under $ENV, then next to the running executable (DIR/sub,
+ * DIR/../sub, DIR/../../sub: a bundle, the build dir, a test binary in
+ * build/tests/x/), then the build dir compiled in. Caller frees. */
+static char *find_beside(const char *env, const char *sub, const char *file) {
+    const char *e = getenv(env);
+    if (e && *e) {
+        char *p = path_join(e, file);
+        bool ok = fs_exists(p);
+        free(p);
+        if (ok) return path_absolute(e);
+    }
+    char *dir = exe_dir();
+    static const char *const ups[] = {"", "..", "../.."};
+    for (size_t i = 0; dir && i < sizeof ups / sizeof ups[0]; i++) {
+        char *base = *ups[i] ? path_join(dir, ups[i]) : xstrdup(dir);
+        char *d = path_join(base, sub);
+        char *p = path_join(d, file);
+        bool ok = fs_exists(p);
+        free(p);
+        free(base);
+        if (ok) {
+            free(dir);
+            char *abs = path_absolute(d);
+            free(d);
+            return abs;
+        }
+        free(d);
+    }
+    free(dir);
+#ifdef CUDOJO_BUILD_DIR
+    char *d = path_join(CUDOJO_BUILD_DIR, sub);
+    char *p = path_join(d, file);
+    bool ok = fs_exists(p);
+    free(p);
+    if (ok) return d;
+    free(d);
+#endif
+    return NULL;
+}
+
+const char *program_cudart_soname(void) {
+    static char name[32];
+    if (!name[0]) snprintf(name, sizeof name, "libcudart.so.%d", CUDART_VERSION / 1000);
+    return name;
+}
+
+const char *program_emurt_dir(void) {
+    static char *dir;
+    static bool searched;
+    if (!searched) {
+        searched = true;
+        dir = find_beside("CUDOJO_EMURT_DIR", "emurt", program_cudart_soname());
+    }
+    return dir;
+}
+
+const char *program_inject_path(void) {
+    static char *path;
+    static bool searched;
+    if (!searched) {
+        searched = true;
+        char *d = find_beside("CUDOJO_INJECT_DIR", "inject", "libcudojo_inject.so");
+        if (d) path = path_join(d, "libcudojo_inject.so");
+        free(d);
+    }
+    return path;
+}
+
+/* ---- environment ---- */
+
+typedef struct Env {
+    char **v;
+    int n, cap;
+} Env;
+
+static void env_put(Env *e, char *owned) {
+    size_t k = strcspn(owned, "=");
+    for (int i = 0; i < e->n; i++)
+        if (!strncmp(e->v[i], owned, k + 1)) {
+            free(e->v[i]);
+            e->v[i] = owned;
+            return;
+        }
+    if (e->n + 1 >= e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 32;
+        e->v = xrealloc(e->v, (size_t)e->cap * sizeof *e->v);
+    }
+    e->v[e->n++] = owned;
+    e->v[e->n] = NULL;
+}
+
+static const char *cuda_home(void) {
+    const char *h = getenv("CUDA_HOME");
+    return h && *h ? h : "/usr/local/cuda";
+}
+
+static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
+    if (o->keep_env) {     /* what we set below replaces the caller's */
+        for (char **p = environ; p && *p; p++)
+            if (strchr(*p, '=')) env_put(e, xstrdup(*p));
+    } else {
+        const char *path = getenv("PATH"), *lang = getenv("LANG");
+        env_put(e, xasprintf("PATH=%s", path && *path ? path : "/usr/local/bin:/usr/bin:/bin"));
+        env_put(e, xasprintf("HOME=%s", cwd));
+        env_put(e, xasprintf("TMPDIR=%s", cwd));
+        env_put(e, xasprintf("LANG=%s", lang && *lang ? lang : "C.UTF-8"));
+    }
+    env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_FD, PROGRAM_REPORT_FD));
+    const char *old_ld = o->keep_env ? getenv("LD_LIBRARY_PATH") : NULL;
+    char *lib64 = path_join(cuda_home(), "lib64");
+    if (o->runtime == PROGRAM_RT_EMU) {
+        const char *emurt = program_emurt_dir();
+        env_put(e, xasprintf("LD_LIBRARY_PATH=%s:%s%s%s", emurt, lib64, old_ld && *old_ld ? ":" : "",
+                             old_ld ? old_ld : ""));
+        env_put(e, xasprintf("LD_PRELOAD=%s/%s", emurt, program_cudart_soname()));
+        env_put(e, xasprintf("CUDOJO_EMU_DEVICES=%d", o->emu_devices > 0 ? o->emu_devices : 1));
+        if (o->emu) {
+            env_put(e, xasprintf("CUDOJO_EMU_THREADS=%d", o->emu->threads));
+            env_put(e, xasprintf("CUDOJO_EMU_CHECKS=%d", o->emu->checks));
+            env_put(e, xasprintf("CUDOJO_EMU_METRICS=%d", o->emu->metrics));
+            env_put(e, xasprintf("CUDOJO_EMU_DETERMINISTIC=%d", o->emu->deterministic));
+            env_put(e, xasprintf("CUDOJO_EMU_ADVERSARIAL=%d", o->emu->adversarial));
+            if (o->emu->instruction_budget)
+                env_put(e, xasprintf("CUDOJO_EMU_BUDGET=%llu", (unsigned long long)o->emu->instruction_budget));
+        }
+    } else {
+        env_put(e, xasprintf("LD_LIBRARY_PATH=%s%s%s", lib64, old_ld && *old_ld ? ":" : "", old_ld ? old_ld : ""));
+        const char *inj = program_inject_path();
+        if (inj) env_put(e, xasprintf("CUDA_INJECTION64_PATH=%s", inj));
+    }
+    free(lib64);
+}
+
+char **program_env_build(const ProgramRunOptions *o, const char *cwd) {
+    Env e = {0};
+    build_env(&e, o, cwd);
+    return e.v;
+}
+
+void program_env_free(char ***envp) {
+    for (char **p = *envp; p && *p; p++) free(*p);
+    free(*envp);
+    *envp = NULL;
+}
