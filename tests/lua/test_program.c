@@ -704,6 +704,24 @@ static void emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line(v
     assert_string_equal(oob->file, "saxpy.cu");
 }
 
+static void emurt__devices_option_sets_the_emulated_device_count(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ devices = 3 }\n"
+        "    t:expect_output(r, '^devices: 3\\n')\n"
+        "    t:expect(r.runtime == 'emu' and r.touched_gpu, 'on the emulator runtime')\n"),
+                            "#include <cstdio>\n"
+                            "int main() {\n"
+                            "    int n = 0;\n"
+                            "    if (cudaGetDeviceCount(&n) != cudaSuccess) return 1;\n"
+                            "    printf(\"devices: %d\\n\", n);\n"
+                            "    return 0;\n"
+                            "}\n");
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+}
+
 /* ---- on a GPU (make test-gpu) ---- */
 
 static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline(void **state) {
@@ -756,6 +774,7 @@ int main(void) {
         T(emurt__worked_example_passes_with_its_calls_kernels_and_timeline),
         T(emurt__timeline_checks_read_the_programs_timeline),
         T(emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line),
+        T(emurt__devices_option_sets_the_emulated_device_count),
         T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
     };
 #undef T
