@@ -429,7 +429,7 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
                 }
             }
             break;
-        case OP_HOST: rt_flush_output(); op->fn(op->data); break;
+        case OP_HOST: rt_host_func(s, op->fn, NULL, NULL, op->data); break;
         }
     }
     return rt_leave("cudaGraphLaunch", rc, s ? s->id : 0, "exec (%d operations), %s", x ? x->g->n : 0,

@@ -84,6 +84,29 @@ typedef struct RtVar {
     void **managed_ptr;             /* __managed__: where the host code reads the address */
 } RtVar;
 
+typedef enum RtQKind { RTQ_KERNEL, RTQ_COPY, RTQ_MEMSET, RTQ_RECORD, RTQ_WAIT_EVENT, RTQ_HOST } RtQKind;
+
+/* Work waiting in a stream's queue (emurt_queue.c). */
+typedef struct RtQOp {
+    RtQKind kind;
+    uint64_t seq;                   /* issue order across all streams */
+    struct RtFunc *f;
+    dim3 grid, block;
+    unsigned char *params;
+    size_t psize, shared;
+    void *dst;
+    const void *src;
+    size_t n;
+    enum cudaMemcpyKind copy_kind;
+    int value;
+    struct RtEvent *event;
+    cudaHostFn_t fn;
+    cudaStreamCallback_t cb;
+    cudaStream_t handle;
+    void *data;
+    struct RtQOp *next;
+} RtQOp;
+
 typedef struct RtStream {
     uint32_t magic;
     int dev;
@@ -93,6 +116,9 @@ typedef struct RtStream {
     struct RtGraph *capture;        /* stream capture in progress */
     enum cudaStreamCaptureMode capture_mode;
     cudaError_t capture_error;      /* an illegal call during capture invalidates it */
+    RtQOp *head, *tail;             /* work waiting (emurt_queue.c) */
+    bool host_running;              /* a host function of this stream runs on its thread */
+    uint64_t host_seq;
 } RtStream;
 
 typedef struct RtEvent {
@@ -101,6 +127,7 @@ typedef struct RtEvent {
     int id;
     unsigned flags;
     struct RtGraph *capture;        /* recorded in a capturing stream: waiting on it joins the capture */
+    int pending;                    /* records of it still queued */
 } RtEvent;
 
 typedef struct RtDevice {
@@ -225,6 +252,25 @@ cudaError_t rt_symbol_address(const void *symbol, uintptr_t *addr, size_t *size)
 RtStream *rt_stream(cudaStream_t s, bool ptsz);
 RtStream *rt_stream_legacy(int dev);
 const char *rt_stream_name(const RtStream *s);
+
+/* ---- work that waits (emurt_queue.c) ----------------------------------------------------------- */
+/* Whether work issued now to s must wait in its queue (s or what it depends on is busy). */
+bool rt_queue_needed(RtStream *s);
+void rt_queue_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params, size_t psize,
+                     size_t shared);
+void rt_queue_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+void rt_queue_memset(RtStream *s, void *dst, int value, size_t n);
+void rt_queue_event(RtStream *s, RtEvent *e, bool wait);
+/* Runs a host function (or stream callback when cb is set) on its own thread after what precedes it in s. */
+void rt_host_func(RtStream *s, cudaHostFn_t fn, cudaStreamCallback_t cb, cudaStream_t handle, void *data);
+/* Runs every queued operation that can run now, and wakes the waiters. */
+void rt_dispatch(void);
+/* Whether s has work pending (queued, a host function running, or behind another stream). */
+bool rt_stream_busy(RtStream *s);
+/* Wait, with the runtime's lock released, until the stream / the device (-1: all) / the event is done. */
+void rt_wait_stream(RtStream *s);
+void rt_wait_device(int dev);
+void rt_wait_event(RtEvent *e);
 
 /* ---- graphs (emurt_graph.c) -------------------------------------------------------------------- */
 struct RtGraph;

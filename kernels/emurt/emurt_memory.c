@@ -114,6 +114,12 @@ cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind 
     if (!need_s && sa && sa->kind == RT_MEM_DEVICE) return cudaErrorInvalidValue;
     int dev = need_d ? da->dev : need_s ? sa->dev : (s ? s->dev : rt_current_device());
     if (s && s->capture) return rt_capture_copy(s, dst, src, n, kind);
+    RtStream *eff = s ? s : rt_stream_legacy(dev);
+    if (sync) rt_wait_stream(eff);
+    else if (rt_queue_needed(eff)) {
+        rt_queue_copy(eff, dst, src, n, kind);
+        return cudaSuccess;
+    }
     memmove(dst, src, n);
     if (kind == cudaMemcpyHostToHost) return cudaSuccess;
     CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
@@ -136,6 +142,11 @@ cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync) {
     RtAlloc *a;
     if (!dst || !device_range(dst, n, &a)) return cudaErrorInvalidValue;
     if (s && s->capture) return rt_capture_memset(s, dst, value, n);
+    RtStream *eff = s ? s : rt_stream_legacy(a->dev);
+    if (rt_queue_needed(eff)) {
+        rt_queue_memset(eff, dst, value, n);
+        return cudaSuccess;
+    }
     memset(dst, value, n);
     char name[160];
     snprintf(name, sizeof name, "memset %s", a->name);
@@ -229,6 +240,7 @@ cudaError_t cudaFree(void *p) {
     rt_enter();
     const char *name = rt_ptr(p);
     STICKY_SYNC("cudaFree", "%s", name);
+    rt_wait_device(-1); /* cudaFree waits for the work that may still use the memory */
     cudaError_t rc = cudaSuccess;
     if (p) {
         RtAlloc *a = rt_alloc_find(p);
@@ -528,6 +540,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
     snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
     cudaError_t rc = rt_sticky(rt_current_device(), true);
     if (!rc) {
+        rt_wait_stream(rt_stream_legacy(rt_current_device()));
         rt_flush_output();
         rc = copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true);
     }

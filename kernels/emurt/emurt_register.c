@@ -453,6 +453,10 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
         return cudaErrorInvalidDeviceFunction;
     /* more than 48 KiB of dynamic shared memory needs the opt-in, as on a GPU */
     if (shared + ki.shared_static > 48 * 1024 && (int)shared > f->max_dyn_shared) return cudaErrorInvalidValue;
+    if (rt_queue_needed(s)) {
+        rt_queue_launch(s, f, grid, block, params, psize, shared);
+        return cudaSuccess;
+    }
     rt_flush_output(); /* CUDA prints earlier kernels' output when a launch starts */
     if (!f->params_tried) param_names(f, ki.first_line, ki.n_params);
     Backend *b = g_rt.dev[s->dev].b;

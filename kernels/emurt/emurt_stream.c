@@ -147,6 +147,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t st) {
     int id = s ? s->id : 0;
     if (!s || !s->id || s == g_rt.dev[s->dev].per_thread) rc = cudaErrorInvalidResourceHandle;
     else {
+        rt_wait_stream(s); /* its pending work finishes first (CUDA destroys it after that) */
         Diag *d = backend_of(s)->ops->stream_destroy(backend_of(s), s->id);
         diag_free(&d);
         for (int i = 0; i < g_rt.n_streams; i++)
@@ -169,6 +170,10 @@ static cudaError_t stream_sync(const char *fn, cudaStream_t st, bool ptsz) {
         rc = cudaErrorStreamCaptureUnsupported;
     }
     if (!rc) {
+        rt_wait_stream(s);
+        rc = rt_sticky(s->dev, true);
+    }
+    if (!rc) {
         Diag *d = backend_of(s)->ops->stream_synchronize(backend_of(s), s->id);
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
         diag_free(&d);
@@ -189,6 +194,7 @@ static cudaError_t stream_query(cudaStream_t st, bool ptsz) {
         rt_capture_invalidate(s);
         rc = cudaErrorStreamCaptureUnsupported;
     }
+    if (!rc && rt_stream_busy(s)) rc = cudaErrorNotReady;
     if (!rc) {
         bool done = true;
         Diag *d = emu_stream_query(backend_of(s), s->id, &done);
@@ -272,6 +278,7 @@ static cudaError_t event_record(const char *fn, cudaEvent_t ev, cudaStream_t st,
     if (!rc && e->dev != s->dev) rc = cudaErrorInvalidResourceHandle;
     if (!rc) rc = rt_sticky(s->dev, false);
     if (!rc && s->capture) rt_capture_event_record(s, e);
+    else if (!rc && rt_queue_needed(s)) rt_queue_event(s, e, false);
     else if (!rc) {
         e->capture = NULL;
         Diag *d = backend_of(s)->ops->event_record(backend_of(s), e->id, s->id);
@@ -298,6 +305,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
     RtEvent *e = event_find(ev);
     cudaError_t rc = e ? rt_sticky(e->dev, true) : cudaErrorInvalidResourceHandle;
     if (!rc) {
+        rt_wait_event(e);
+        rc = rt_sticky(e->dev, true);
+    }
+    if (!rc) {
         Backend *b = g_rt.dev[e->dev].b;
         Diag *d = b->ops->event_synchronize(b, e->id);
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
@@ -311,6 +322,7 @@ cudaError_t cudaEventQuery(cudaEvent_t ev) {
     rt_enter();
     RtEvent *e = event_find(ev);
     cudaError_t rc = e ? rt_sticky(e->dev, true) : cudaErrorInvalidResourceHandle;
+    if (!rc && e->pending) rc = cudaErrorNotReady;
     if (!rc) {
         Backend *b = g_rt.dev[e->dev].b;
         bool done = true;
@@ -328,6 +340,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
     cudaError_t rc = !ms ? cudaErrorInvalidValue : !a || !z || a->dev != z->dev ? cudaErrorInvalidResourceHandle
                                                                                  : cudaSuccess;
     if (!rc && ((a->flags | z->flags) & cudaEventDisableTiming)) rc = cudaErrorInvalidResourceHandle;
+    if (!rc && (a->pending || z->pending)) rc = cudaErrorNotReady;
     double v = 0;
     if (!rc) {
         Backend *b = g_rt.dev[a->dev].b;
@@ -347,6 +360,8 @@ static cudaError_t wait_event(cudaStream_t st, cudaEvent_t ev, unsigned flags, b
     RtEvent *e = event_find(ev);
     cudaError_t rc = !s || !e ? cudaErrorInvalidResourceHandle : cudaSuccess;
     if (!rc && rt_capture_wait_event(s, e)) {
+    } else if (!rc && (e->pending || rt_queue_needed(s))) {
+        rt_queue_event(s, e, true);
     } else if (!rc && s->dev == e->dev) {
         Diag *d = emu_stream_wait_event(backend_of(s), s->id, e->id);
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
@@ -371,10 +386,7 @@ static cudaError_t host_func(const char *fn, cudaStream_t st, cudaHostFn_t hfn, 
     cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !hfn ? cudaErrorInvalidValue : cudaSuccess;
     if (!rc) rc = rt_sticky(s->dev, false);
     if (!rc && s->capture) rc = rt_capture_host(s, hfn, data);
-    else if (!rc) {
-        rt_flush_output(); /* CUDA prints kernel output before a stream callback runs */
-        hfn(data);
-    }
+    else if (!rc) rt_host_func(s, hfn, NULL, NULL, data);
     return rt_leave(fn, rc, s ? s->id : 0, "%s, fn, data", s ? rt_stream_name(s) : "?");
 }
 
@@ -391,10 +403,7 @@ static cudaError_t add_callback(cudaStream_t st, cudaStreamCallback_t cb, void *
     RtStream *s = rt_stream(st, ptsz);
     cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !cb || flags ? cudaErrorInvalidValue : cudaSuccess;
     if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
-    if (!rc) {
-        rt_flush_output();
-        cb(st, rt_sticky(s->dev, false), data);
-    }
+    if (!rc) rt_host_func(s, NULL, cb, st, data);
     return rt_leave("cudaStreamAddCallback", rc, s ? s->id : 0, "%s, callback, data, %u", s ? rt_stream_name(s) : "?",
                     flags);
 }
@@ -412,6 +421,10 @@ cudaError_t cudaDeviceSynchronize(void) {
     rt_enter();
     int dev = rt_current_device();
     cudaError_t rc = rt_sticky(dev, true);
+    if (!rc) {
+        rt_wait_device(dev);
+        rc = rt_sticky(dev, true);
+    }
     if (!rc) {
         Backend *b = g_rt.dev[dev].b;
         Diag *d = b->ops->device_synchronize(b);

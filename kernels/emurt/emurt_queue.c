@@ -1,0 +1,251 @@
+/* kernels/emurt/emurt_queue.c: work that has to wait — the one place where
+ * the emulator runtime is really asynchronous.
+ *
+ * Everything normally runs at once, in program order. A host function
+ * (cudaLaunchHostFunc, cudaStreamAddCallback, a graph's host node) is
+ * different: it runs on a thread of its own, as on a GPU, and may block
+ * (a program can hold a stream until the host opens a gate). While it runs
+ * its stream is busy, and work issued to a busy stream — or to a stream
+ * that must wait for it (CUDA's legacy default stream rules, an event
+ * recorded behind it) — goes into that stream's queue, to run when what it
+ * waits for is done. Synchronising calls wait (the runtime's lock released)
+ * until the queues they depend on drain; queries say cudaErrorNotReady. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "kernels/emurt/emurt_internal.h"
+
+static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
+static uint64_t g_seq;
+static bool g_dispatching;
+
+static RtStream *all_streams(int i, int *n) {
+    /* legacy streams first, then per-thread ones, then the program's */
+    int k = 0;
+    for (int d = 0; d < g_rt.n_dev; d++, k++)
+        if (k == i) return rt_stream_legacy(d);
+    for (int d = 0; d < g_rt.n_dev; d++)
+        if (g_rt.dev[d].per_thread) {
+            if (k == i) return g_rt.dev[d].per_thread;
+            k++;
+        }
+    if (i - k < g_rt.n_streams && i >= k) return g_rt.streams[i - k];
+    *n = k + g_rt.n_streams;
+    return NULL;
+}
+
+static bool busy(const RtStream *s) { return s->host_running || s->head; }
+
+/* The earliest sequence number of work pending on s (UINT64_MAX: none). */
+static uint64_t first_pending(const RtStream *s) {
+    uint64_t q = s->head ? s->head->seq : UINT64_MAX;
+    if (s->host_running && s->host_seq < q) q = s->host_seq;
+    return q;
+}
+
+static bool is_blocking(const RtStream *s) { return s->id && !(s->flags & cudaStreamNonBlocking); }
+
+/* Whether work issued as `seq` on s may run now, given the other streams. */
+static bool may_run(const RtStream *s, uint64_t seq) {
+    if (s->id == 0) {
+        int n = 0;
+        for (int i = 0;; i++) {
+            RtStream *o = all_streams(i, &n);
+            if (!o) break;
+            if (o != s && o->dev == s->dev && is_blocking(o) && first_pending(o) < seq) return false;
+        }
+        return true;
+    }
+    if (is_blocking(s)) return first_pending(rt_stream_legacy(s->dev)) >= seq;
+    return true;
+}
+
+bool rt_queue_needed(RtStream *s) {
+    if (g_dispatching || !s) return false;
+    return busy(s) || !may_run(s, g_seq + 1);
+}
+
+static RtQOp *qop_new(RtStream *s, RtQKind kind) {
+    RtQOp *op = xcalloc(1, sizeof *op);
+    op->kind = kind;
+    op->seq = ++g_seq;
+    if (s->tail) s->tail->next = op;
+    else s->head = op;
+    s->tail = op;
+    return op;
+}
+
+void rt_queue_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params, size_t psize,
+                     size_t shared) {
+    RtQOp *op = qop_new(s, RTQ_KERNEL);
+    op->f = f;
+    op->grid = grid;
+    op->block = block;
+    op->params = xmalloc(psize + 1);
+    memcpy(op->params, params, psize);
+    op->psize = psize;
+    op->shared = shared;
+}
+
+void rt_queue_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
+    RtQOp *op = qop_new(s, RTQ_COPY);
+    op->dst = dst;
+    op->src = src;
+    op->n = n;
+    op->copy_kind = kind;
+}
+
+void rt_queue_memset(RtStream *s, void *dst, int value, size_t n) {
+    RtQOp *op = qop_new(s, RTQ_MEMSET);
+    op->dst = dst;
+    op->value = value;
+    op->n = n;
+}
+
+void rt_queue_event(RtStream *s, RtEvent *e, bool wait) {
+    RtQOp *op = qop_new(s, wait ? RTQ_WAIT_EVENT : RTQ_RECORD);
+    op->event = e;
+    if (!wait) e->pending++;
+}
+
+/* ---- host functions on their own thread ------------------------------------------------------------- */
+typedef struct HostJob {
+    RtStream *s;
+    cudaHostFn_t fn;
+    void *data;
+    cudaStreamCallback_t cb;
+    cudaStream_t handle;
+} HostJob;
+
+static void *host_thread(void *arg) {
+    HostJob *j = arg;
+    if (j->cb) j->cb(j->handle, cudaSuccess, j->data);
+    else j->fn(j->data);
+    pthread_mutex_lock(&g_rt.lock);
+    j->s->host_running = false;
+    rt_dispatch();
+    pthread_mutex_unlock(&g_rt.lock);
+    free(j);
+    return NULL;
+}
+
+static void start_host(RtStream *s, uint64_t seq, cudaHostFn_t fn, cudaStreamCallback_t cb, cudaStream_t handle,
+                       void *data) {
+    HostJob *j = xcalloc(1, sizeof *j);
+    *j = (HostJob){s, fn, data, cb, handle};
+    s->host_running = true;
+    s->host_seq = seq;
+    rt_flush_output(); /* CUDA prints kernel output before a stream callback runs */
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, host_thread, j)) {
+        /* no thread: run it here, the stream in order as before */
+        pthread_attr_destroy(&a);
+        if (cb) cb(handle, cudaSuccess, data);
+        else fn(data);
+        s->host_running = false;
+        free(j);
+        return;
+    }
+    pthread_attr_destroy(&a);
+}
+
+void rt_host_func(RtStream *s, cudaHostFn_t fn, cudaStreamCallback_t cb, cudaStream_t handle, void *data) {
+    if (rt_queue_needed(s)) {
+        RtQOp *op = qop_new(s, RTQ_HOST);
+        op->fn = fn;
+        op->cb = cb;
+        op->handle = handle;
+        op->data = data;
+        return;
+    }
+    start_host(s, ++g_seq, fn, cb, handle, data);
+}
+
+/* ---- running what became ready ------------------------------------------------------------------------ */
+static bool op_ready(const RtStream *s, const RtQOp *op) {
+    if (s->host_running) return false;
+    if (op->kind == RTQ_WAIT_EVENT && op->event->pending) return false;
+    return may_run(s, op->seq);
+}
+
+static void op_run(RtStream *s, RtQOp *op) {
+    switch (op->kind) {
+    case RTQ_KERNEL: rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s); break;
+    case RTQ_COPY: rt_memcpy(op->dst, op->src, op->n, op->copy_kind, s, false); break;
+    case RTQ_MEMSET: rt_memset(op->dst, op->value, op->n, s, false); break;
+    case RTQ_RECORD: {
+        Backend *b = g_rt.dev[s->dev].b;
+        Diag *d = b->ops->event_record(b, op->event->id, s->id);
+        diag_free(&d);
+        op->event->pending--;
+        break;
+    }
+    case RTQ_WAIT_EVENT: {
+        Diag *d = emu_stream_wait_event(g_rt.dev[s->dev].b, s->id, op->event->id);
+        diag_free(&d);
+        break;
+    }
+    case RTQ_HOST: start_host(s, op->seq, op->fn, op->cb, op->handle, op->data); break;
+    }
+}
+
+void rt_dispatch(void) {
+    if (g_dispatching) return;
+    g_dispatching = true;
+    bool progress = true;
+    while (progress) {
+        progress = false;
+        int n = 0;
+        for (int i = 0;; i++) {
+            RtStream *s = all_streams(i, &n);
+            if (!s) break;
+            while (s->head && op_ready(s, s->head)) {
+                RtQOp *op = s->head;
+                s->head = op->next;
+                if (!s->head) s->tail = NULL;
+                op_run(s, op);
+                free(op->params);
+                free(op);
+                progress = true;
+            }
+        }
+    }
+    g_dispatching = false;
+    pthread_cond_broadcast(&g_cv);
+}
+
+/* ---- waiting ---------------------------------------------------------------------------------------------- */
+static bool any_busy(int dev) {
+    int n = 0;
+    for (int i = 0;; i++) {
+        RtStream *s = all_streams(i, &n);
+        if (!s) return false;
+        if ((dev < 0 || s->dev == dev) && busy(s)) return true;
+    }
+}
+
+bool rt_stream_busy(RtStream *s) {
+    if (busy(s)) return true;
+    return !may_run(s, g_seq + 1);
+}
+
+static void wait_cv(void) { pthread_cond_wait(&g_cv, &g_rt.lock); }
+
+void rt_wait_stream(RtStream *s) {
+    rt_dispatch();
+    while (rt_stream_busy(s)) wait_cv();
+}
+
+void rt_wait_device(int dev) {
+    rt_dispatch();
+    while (any_busy(dev)) wait_cv();
+}
+
+void rt_wait_event(RtEvent *e) {
+    rt_dispatch();
+    while (e->pending) wait_cv();
+}
