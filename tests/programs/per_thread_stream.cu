@@ -30,7 +30,7 @@ struct Gate {
     static void CUDART_CB wait(void *p) {
         Gate *g = (Gate *)p;
         std::unique_lock<std::mutex> lk(g->m);
-        g->cv.wait_for(lk, std::chrono::seconds(10), [g] { return g->is_open; });
+        g->cv.wait_for(lk, std::chrono::seconds(5), [g] { return g->is_open; });
     }
     void open() {
         { std::lock_guard<std::mutex> lk(m); is_open = true; }

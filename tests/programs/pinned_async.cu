@@ -64,8 +64,9 @@ int main(void) {
     cudaCheck(cudaHostGetDevicePointer((void **)&d_mapped, h_mapped, 0));
     unsigned flags = 0;
     cudaCheck(cudaHostGetFlags(&flags, h_mapped));
-    printf("mapped allocation flags include mapped and portable: %s\n",
-           (flags & cudaHostAllocMapped) && (flags & cudaHostAllocPortable) ? "yes" : "no");
+    bool flags_ok = (flags & cudaHostAllocMapped) && (flags & cudaHostAllocPortable);
+    printf("mapped allocation flags include mapped and portable: %s\n", flags_ok ? "yes" : "no");
+    failures += !flags_ok;
     increment_mapped<<<1, 256>>>(d_mapped, 256);
     cudaCheck(cudaGetLastError());
     cudaCheck(cudaDeviceSynchronize());

@@ -60,6 +60,9 @@ if [ -n "$outdir" ]; then
     printf '%-24s %-8s %-6s %s\n' NAME RESULT EXIT "FIRST DIFFERENCE (expected | got)" > "$outdir/compare.txt"
 fi
 [ -n "$names" ] || names=$(cd "$here" && ls *.cu | sed 's/\.cu$//')
+# stdout line-buffered (stdbuf), so a program killed at the timeout still
+# shows how far it got; the same on both runtimes.
+linebuf=""; command -v stdbuf > /dev/null 2>&1 && linebuf="stdbuf -oL"
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 basecflags="-lineinfo -g -cudart shared -gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=sm_90"
@@ -100,10 +103,10 @@ for name in $names; do
         if [ "$runtime" = emu ]; then
             (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$emurt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
                 LD_PRELOAD="$emurt/libcudart.so.$major" CUDOJO_EMU_DEVICES="${devices:-1}" \
-                timeout -k 2 "${t:-$deftimeout}" "$exe" $args) < "$in" > "$got" 2> "$err"
+                timeout -k 2 "${t:-$deftimeout}" $linebuf "$exe" $args) < "$in" > "$got" 2> "$err"
         else
             (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-                timeout -k 2 "${t:-$deftimeout}" "$exe" $args) < "$in" > "$got" 2> "$err"
+                timeout -k 2 "${t:-$deftimeout}" $linebuf "$exe" $args) < "$in" > "$got" 2> "$err"
         fi
         rc=$?
         if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="did not finish within ${t:-$deftimeout} s"

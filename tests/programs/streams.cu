@@ -5,7 +5,7 @@
 // stream waits for it, a non-blocking one does not.
 // A stream is "held" by a host function that waits on a gate the main thread
 // opens later, so the "not ready" answers do not depend on timing (the
-// gate gives up after 10 s, so a runtime that never runs it cannot hang).
+// gate gives up after 5 s, so a runtime that never runs it cannot hang).
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -29,7 +29,7 @@ struct Gate {
     static void CUDART_CB wait(void *p) {
         Gate *g = (Gate *)p;
         std::unique_lock<std::mutex> lk(g->m);
-        g->cv.wait_for(lk, std::chrono::seconds(10), [g] { return g->is_open; });
+        g->cv.wait_for(lk, std::chrono::seconds(5), [g] { return g->is_open; });
     }
     void open() {
         { std::lock_guard<std::mutex> lk(m); is_open = true; }
