@@ -661,3 +661,123 @@ cudaError_t cudaMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_
 cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t stream) {
     return peer_copy("cudaMemcpyPeerAsync", dst, ddev, src, sdev, n, stream, true);
 }
+
+/* ---- stream-ordered allocation ------------------------------------------------------------------------------- */
+/* One default pool per device; its attributes are kept, not modeled (every
+ * cudaMallocAsync is a fresh allocation, every cudaFreeAsync frees once the
+ * stream's earlier work is done). */
+typedef struct RtPool {
+    int dev;
+    uint64_t release_threshold, reserved_high, used_high;
+    int reuse[3];
+} RtPool;
+
+static RtPool g_pools[RT_MAX_DEVICES];
+
+static RtPool *pool_find(cudaMemPool_t p) {
+    for (int i = 0; i < g_rt.n_dev; i++)
+        if ((cudaMemPool_t)&g_pools[i] == p) return &g_pools[i];
+    return NULL;
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int dev) {
+    rt_enter();
+    cudaError_t rc = !pool ? cudaErrorInvalidValue : dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
+    if (!rc) {
+        g_pools[dev].dev = dev;
+        *pool = (cudaMemPool_t)&g_pools[dev];
+    }
+    return rt_leave("cudaDeviceGetDefaultMemPool", rc, 0, "&pool, %d", dev);
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *pool, int dev) {
+    rt_enter();
+    cudaError_t rc = !pool ? cudaErrorInvalidValue : dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
+    if (!rc) *pool = (cudaMemPool_t)&g_pools[dev];
+    return rt_leave("cudaDeviceGetMemPool", rc, 0, "&pool, %d", dev);
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value) {
+    rt_enter();
+    RtPool *p = pool_find(pool);
+    cudaError_t rc = !p || !value ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        switch (attr) {
+        case cudaMemPoolReuseFollowEventDependencies: p->reuse[0] = *(int *)value; break;
+        case cudaMemPoolReuseAllowOpportunistic: p->reuse[1] = *(int *)value; break;
+        case cudaMemPoolReuseAllowInternalDependencies: p->reuse[2] = *(int *)value; break;
+        case cudaMemPoolAttrReleaseThreshold: p->release_threshold = *(uint64_t *)value; break;
+        case cudaMemPoolAttrReservedMemHigh: p->reserved_high = 0; break;
+        case cudaMemPoolAttrUsedMemHigh: p->used_high = 0; break;
+        default: rc = cudaErrorInvalidValue; break;
+        }
+    }
+    return rt_leave("cudaMemPoolSetAttribute", rc, 0, "pool, %d, value", (int)attr);
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, enum cudaMemPoolAttr attr, void *value) {
+    rt_enter();
+    RtPool *p = pool_find(pool);
+    cudaError_t rc = !p || !value ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        uint64_t used = g_rt.dev[p->dev].used;
+        switch (attr) {
+        case cudaMemPoolReuseFollowEventDependencies: *(int *)value = p->reuse[0]; break;
+        case cudaMemPoolReuseAllowOpportunistic: *(int *)value = p->reuse[1]; break;
+        case cudaMemPoolReuseAllowInternalDependencies: *(int *)value = p->reuse[2]; break;
+        case cudaMemPoolAttrReleaseThreshold: *(uint64_t *)value = p->release_threshold; break;
+        case cudaMemPoolAttrReservedMemCurrent: case cudaMemPoolAttrUsedMemCurrent: *(uint64_t *)value = used; break;
+        case cudaMemPoolAttrReservedMemHigh: case cudaMemPoolAttrUsedMemHigh: *(uint64_t *)value = used; break;
+        default: rc = cudaErrorInvalidValue; break;
+        }
+    }
+    return rt_leave("cudaMemPoolGetAttribute", rc, 0, "pool, %d, &value", (int)attr);
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t keep) {
+    rt_enter();
+    return rt_leave("cudaMemPoolTrimTo", pool_find(pool) ? cudaSuccess : cudaErrorInvalidValue, 0, "pool, %zu", keep);
+}
+
+static cudaError_t malloc_async(void **p, size_t size, cudaStream_t stream, bool ptsz) {
+    rt_enter();
+    RtStream *s = rt_stream(stream, ptsz);
+    cudaError_t rc = !p ? cudaErrorInvalidValue : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
+    if (!rc && !size) *p = NULL;
+    else if (!rc) {
+        int dev = rt_current_device();
+        rt_set_current_device(s->dev);
+        rc = device_alloc(p, size, RT_MEM_DEVICE, NULL);
+        rt_set_current_device(dev);
+        if (!rc && poison()) memset(*p, 0xff, size);
+    }
+    return rt_leave("cudaMallocAsync", rc, s ? s->id : 0, "&%s, %zu, %s", rc || !p ? "?" : out_name(*p), size,
+                    s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t stream) { return malloc_async(p, size, stream, false); }
+cudaError_t cudaMallocAsync_ptsz(void **p, size_t size, cudaStream_t stream);
+cudaError_t cudaMallocAsync_ptsz(void **p, size_t size, cudaStream_t stream) { return malloc_async(p, size, stream, true); }
+
+static cudaError_t free_async(void *p, cudaStream_t stream, bool ptsz) {
+    rt_enter();
+    const char *name = rt_ptr(p);
+    RtStream *s = rt_stream(stream, ptsz);
+    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
+    if (!rc && p) {
+        RtAlloc *a = rt_alloc_find(p);
+        if (!a || a->base != (uintptr_t)p || a->kind != RT_MEM_DEVICE) rc = cudaErrorInvalidValue;
+        else {
+            rt_wait_stream(s); /* the stream's earlier work may still use it */
+            a = rt_alloc_find(p);
+            rc = a ? device_free(a) : cudaErrorInvalidValue;
+        }
+    }
+    return rt_leave("cudaFreeAsync", rc, s ? s->id : 0, "%s, %s", name, s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaFreeAsync(void *p, cudaStream_t stream) { return free_async(p, stream, false); }
+cudaError_t cudaFreeAsync_ptsz(void *p, cudaStream_t stream);
+cudaError_t cudaFreeAsync_ptsz(void *p, cudaStream_t stream) { return free_async(p, stream, true); }
