@@ -61,13 +61,13 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_DRIVER  := $(BUILD)/obj/tests/fuzz/driver.o
 
-.PHONY: all deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz
+.PHONY: all runtime-libs deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz
 
 # Dependencies are checked (and installed as root) before anything compiles,
 # in a separate make so that -j never races the compiler against apt-get.
 all:
 	@sh tools/deps.sh $(PKGS)
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(MAKE) --no-print-directory $(BIN) runtime-libs
 
 deps:
 	@sh tools/deps.sh $(PKGS)
@@ -100,7 +100,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(LIB) $(RUNTIME_LIBS)
+$(BIN): $(MAIN_OBJ) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -149,6 +149,8 @@ $(PIC_LIB): $(PIC_OBJ)
 # RUNTIME_LIBS.
 RUNTIME_LIBS :=
 -include mk/*.mk
+
+runtime-libs: $(RUNTIME_LIBS)
 
 tests-build: $(BIN) $(TEST_BIN) $(FUZZ_BIN) $(RUNTIME_LIBS)
 
