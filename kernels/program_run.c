@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,12 +61,23 @@ typedef struct ChildSetup {
     char *const *envp;
     const char *cwd;
     int fd_in, fd_out, fd_err, fd_rep, fd_status;
+    bool foreground;                /* take the terminal (cudojo exec reading the user's tty) */
     ChildLimits limits;
 } ChildSetup;
 
 /* Between fork and execve: async-signal-safe calls only. */
 static void child_main(const ChildSetup *c) {
     setpgid(0, 0);
+    if (c->foreground) {
+        /* A background group that reads its terminal is stopped (SIGTTIN):
+         * be the terminal's foreground group, as a shell makes a job. The
+         * parent does the same, whichever of the two runs first. */
+        sigset_t ttou;
+        sigemptyset(&ttou);
+        sigaddset(&ttou, SIGTTOU);
+        sigprocmask(SIG_BLOCK, &ttou, NULL);
+        tcsetpgrp(c->fd_in, getpid());
+    }
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -288,13 +301,22 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
             .no_fork = true,
         },
     };
+    cs.foreground = o->inherit_stdin && in >= 0 && isatty(in) && tcgetpgrp(in) == getpgrp();
     const char *as_mb = getenv("CUDOJO_RUN_AS_MB");
     if (as_mb && *as_mb) cs.limits.as_bytes = atoll(as_mb) << 20;
     double t0 = proc_now_ms();
     pid_t pid = d ? -1 : fork();
     if (pid == 0) child_main(&cs);
     if (!d && pid < 0) d = diag_error("io", "cannot start the program: %s", strerror(errno));
-    int fds[] = {in, pout[1], perr[1], prep[1], pstat[1]};
+    sigset_t ttou, old_mask;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    if (!d && cs.foreground) {
+        pthread_sigmask(SIG_BLOCK, &ttou, &old_mask);   /* we are about to be in the background */
+        setpgid(pid, pid);
+        tcsetpgrp(in, pid);
+    }
+    int fds[] = {pout[1], perr[1], prep[1], pstat[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0) close(fds[i]);
     if (!d) {
@@ -336,6 +358,11 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         report_reader_finish(&rr, r, o, exe);
         report_reader_fini(&rr);
     }
+    if (!d && cs.foreground) {
+        tcsetpgrp(in, getpgrp());   /* the terminal is ours again */
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    }
+    if (in >= 0) close(in);
     int rest[] = {pout[0], perr[0], prep[0], pstat[0]};
     for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         if (rest[i] >= 0) close(rest[i]);
