@@ -1,9 +1,9 @@
 // tests/programs/device_assert.cu: assert() in device code. One thread
-// (block 2, thread 13) fails its assertion; the device prints the failed
-// assertion with its block and thread when the host synchronizes, the kernel
-// stops, cudaDeviceSynchronize returns cudaErrorAssert, and the error is
-// sticky like a fault: later calls return it too. Exactly one thread fails,
-// so the message is the same on every run.
+// (block 2, thread 13) fails its assertion; the failed assertion with its
+// block and thread goes to stderr (not compared) when the host synchronizes,
+// the kernel stops, cudaDeviceSynchronize returns cudaErrorAssert, and the
+// error is sticky like a fault: later calls return it too. Exactly one
+// thread fails, so the run is the same every time.
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
