@@ -189,7 +189,10 @@ int emu_decode_src(Ctx *c, const RawOpnd *o, EmuType t) {
             if (o->imm) emu_decode_fail(c, "offsets from extern shared symbols are not supported: %s", o->name);
             return reg;
         }
-        if (sp == SP_PARAM) { emu_decode_fail(c, "taking the address of kernel parameter %s is not supported", o->name); return 0; }
+        /* the address of a kernel parameter (a struct passed by value, read
+         * with ld.param [%rd+N]) is its offset in the parameter buffer;
+         * only ld.param may use it (a generic access reports a bad pointer) */
+        if (sp == SP_PARAM) return emu_decode_const(c, (uint64_t)(val + o->imm));
         return emu_decode_const(c, (uint64_t)val + (uint64_t)o->imm);
     }
     default:

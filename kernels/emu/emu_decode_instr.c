@@ -172,6 +172,9 @@ static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
     Instr *in;
     if (sp == SP_PARAM && symsp == SP_PARAM && !is_store) {
         in = emu_decode_emit(c, OP_LD_PARAM);
+    } else if (sp == SP_PARAM && reg >= 0 && symsp != SP_LOCAL && !is_store) {
+        /* ld.param [%rd+N]: %rd holds a kernel parameter's offset (emu_decode.c) */
+        in = emu_decode_emit(c, OP_LD_PARAM);
     } else if (sp == SP_PARAM) {
         /* call parameters live in the thread's local frame */
         if (symsp != SP_LOCAL) { emu_decode_fail(c, "unsupported .param access%s", ""); return; }

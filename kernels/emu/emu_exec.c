@@ -383,6 +383,25 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             if (m) emu_exec_st(W, w, in, m);
             break;
         case OP_LD_PARAM: {
+            if (in->a[0] >= 0) { /* per lane: a register holds the parameter's offset */
+                const uint64_t *A = w->r + (size_t)in->a[0] * 32;
+                for (int i = 0; i < in->vec; i++) {
+                    uint64_t *D = w->r + (size_t)in->d[i] * 32;
+                    for (int l = 0; l < 32; l++) {
+                        if (!(m >> l & 1)) continue;
+                        uint64_t v = 0, off = A[l] + (uint64_t)in->imm + (uint64_t)i * in->size;
+                        if (off < W->L->k->param_size && in->size <= W->L->k->param_size - off)
+                            memcpy(&v, W->L->params + off, in->size);
+                        if ((in->type == T_S8 || in->type == T_S16 || in->type == T_S32) && in->size < 8) {
+                            int bits = in->size * 8;
+                            int64_t sv = (int64_t)(v << (64 - bits)) >> (64 - bits);
+                            v = in->dbits >= 64 ? (uint64_t)sv : (uint64_t)sv & ((1ull << in->dbits) - 1);
+                        }
+                        D[l] = v;
+                    }
+                }
+                break;
+            }
             for (int i = 0; i < in->vec; i++) {
                 uint64_t v = 0;
                 size_t off = (size_t)in->imm + (size_t)i * in->size;
