@@ -59,6 +59,12 @@ if cc -g -o plain plain.c; then
     check "exec reads the user's stdin and runs in the current directory" \
         "echo hello > in.txt && printf 'x' | $BIN exec --backend=cuda --json ./plain io 2>/dev/null" \
         '[ $rc = 0 ] && printf "%s\n" "$out" | json_ok "d[\"stdout\"] == \"args:2 io\\nhello\\nx\""'
+    if command -v script >/dev/null 2>&1; then
+        # On a terminal the program is the foreground job: reading stdin does not stop it (SIGTTIN).
+        check "exec lets the program read the user's terminal" \
+            "(sleep 1; printf 'typed\\n'; sleep 1) | timeout 20 script -qec '$BIN exec --backend=cuda --timeout 10 ./plain io' /dev/null" \
+            'printf "%s\n" "$out" | grep -q "^typed" && printf "%s\n" "$out" | grep -q "exited with status 0"'
+    fi
 else
     skip "exec passes output and the exit status through (no cc)"
 fi
