@@ -31,6 +31,12 @@ struct Runner {
     bool busy;
     double started;                 /* monotonic seconds */
     double timeout_s;
+    /* What the worker said it is doing ({"activity": ...} lines before the
+     * result): the timeout message says it. A compile does not use the
+     * run's timeout; it has its own limit. */
+    char *activity;
+    bool compiling;
+    double compile_since, compile_total;
     char *exercise_id;
     char *backend_name;
 };
@@ -89,6 +95,7 @@ void runner_free(Runner **rp) {
     free(r->worker_exe);
     free(r->stderr_path);
     free(r->exercise_id);
+    free(r->activity);
     free(r->backend_name);
     free(r);
     *rp = NULL;
@@ -182,6 +189,10 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
     r->busy = true;
     r->started = now_s();
     r->timeout_s = req->timeout_s > 0 ? req->timeout_s : 10.0;
+    free(r->activity);
+    r->activity = xstrdup("starting the worker and loading the exercise");
+    r->compiling = false;
+    r->compile_total = 0;
     free(r->exercise_id);
     r->exercise_id = xstrdup(req->exercise_id);
     return NULL;
@@ -198,19 +209,58 @@ static RunResult *runner_failure(Runner *r, Verdict v, const char *code, char *m
     return res;
 }
 
+/* Takes an {"activity": kind, "what": phrase} line from the worker. */
+static void runner_note_activity(Runner *r, const json_t *j) {
+    const char *kind = json_string_value(json_object_get(j, "activity"));
+    char *what = bytes_from_json(json_object_get(j, "what"));
+    if (!kind || !what) {
+        free(what);
+        return;
+    }
+    bool compiling = !strcmp(kind, "compile");
+    if (compiling && !r->compiling) r->compile_since = now_s();
+    if (!compiling && r->compiling) r->compile_total += now_s() - r->compile_since;
+    r->compiling = compiling;
+    free(r->activity);
+    r->activity = what;
+}
+
+static double runner_compile_limit(const Runner *r) {
+    return r->cfg.compile_limit_s > 0 ? r->cfg.compile_limit_s : RUNNER_COMPILE_LIMIT_S;
+}
+
+/* When the run in flight must be stopped: its timeout, not counting the
+ * time spent compiling; while compiling, the compile's own limit. */
+static double runner_deadline(const Runner *r) {
+    if (r->compiling) return r->compile_since + runner_compile_limit(r);
+    return r->started + r->timeout_s + r->compile_total;
+}
+
+/* The timeout verdict: what was running when it was stopped. */
+static RunResult *runner_timed_out(Runner *r) {
+    bool kernel = r->activity && !strncmp(r->activity, "running kernel", 14);
+    char *msg = r->compiling
+                    ? xasprintf("%s took longer than %.3g s and was stopped. A source that takes NVRTC this long "
+                                "is very large or instantiates very many templates: make it smaller.",
+                                r->activity, runner_compile_limit(r))
+                : kernel ? xasprintf("did not finish within %.0f s and was stopped while %s. A kernel that never "
+                                     "ends usually loops on a condition that never changes, or waits at a barrier "
+                                     "not every thread reaches.", r->timeout_s, r->activity)
+                         : xasprintf("did not finish within %.0f s and was stopped while %s.", r->timeout_s,
+                                     r->activity ? r->activity : "running");
+    free(runner_stop_worker(r, true));
+    RunResult *res = runner_failure(r, VERDICT_TIMEOUT, "timeout", msg);
+    r->compiling = false;
+    return res;
+}
+
 RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
     *out = NULL;
     if (!r->busy) return RUNNER_IDLE;
-    double deadline = r->started + r->timeout_s;
     for (;;) {
-        double left = deadline - now_s();
+        double left = runner_deadline(r) - now_s();
         if (left <= 0) {
-            free(runner_stop_worker(r, true));
-            *out = runner_failure(
-                r, VERDICT_TIMEOUT, "timeout",
-                xasprintf("did not finish within %.0f s and was stopped. A kernel that never ends usually "
-                          "loops on a condition that never changes, or waits at a barrier not every thread reaches.",
-                          r->timeout_s));
+            *out = runner_timed_out(r);
             return RUNNER_DONE;
         }
         int wait_ms = (int)(left * 1000.0) + 1;
@@ -236,9 +286,24 @@ RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
         }
         strbuf_append_n(&r->inbuf, buf, (size_t)n);
         char *nl = memchr(r->inbuf.data, '\n', r->inbuf.len);
-        if (!nl) continue;
         json_error_t err;
-        json_t *j = json_loadb(r->inbuf.data, (size_t)(nl - r->inbuf.data), 0, &err);
+        json_t *j = NULL;
+        /* Activity lines first, then one result line. */
+        while (nl) {
+            j = json_loadb(r->inbuf.data, (size_t)(nl - r->inbuf.data), 0, &err);
+            size_t used = (size_t)(nl - r->inbuf.data) + 1;
+            memmove(r->inbuf.data, r->inbuf.data + used, r->inbuf.len - used + 1);
+            r->inbuf.len -= used;
+            if (!json_object_get(j, "activity")) break;
+            runner_note_activity(r, j);
+            json_decref(j);
+            j = NULL;
+            nl = memchr(r->inbuf.data, '\n', r->inbuf.len);
+        }
+        if (!nl) {
+            if (timeout_ms >= 0) return RUNNER_BUSY;
+            continue;
+        }
         strbuf_reset(&r->inbuf);
         r->busy = false;
         if (!j) {
@@ -262,6 +327,8 @@ void runner_cancel(Runner *r) {
 int runner_fd(const Runner *r) { return r->busy ? r->from_worker : -1; }
 
 double runner_elapsed_s(const Runner *r) { return r->busy ? now_s() - r->started : 0; }
+
+const char *runner_activity(const Runner *r) { return r->busy ? r->activity : NULL; }
 
 RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel) {
     for (;;) {
@@ -297,8 +364,21 @@ RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *c
 
 /* ---- worker side ---- */
 
+/* Tells the parent what the run is doing now (before its result line). */
+static void worker_activity(void *ud, const char *kind, const char *what) {
+    FILE *out = ud;
+    json_t *j = json_pack("{s:s, s:o}", "activity", kind, "what", bytes_to_json(what));
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (text) {
+        fprintf(out, "%s\n", text);
+        fflush(out);
+    }
+    free(text);
+    if (j) json_decref(j);
+}
+
 static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, const char *chapter_dir,
-                             const char *cu, const char *display, const json_t *params) {
+                             const char *cu, const char *display, const json_t *params, FILE *out) {
     if (!b) {
         RunResult *res = run_result_new(VERDICT_RUNTIME_ERROR);
         res->exercise_id = xstrdup(id);
@@ -331,7 +411,8 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
         i++;
     }
     ExerciseRunOptions opts = {.cu_path = cu, .cu_display = display, .param_keys = (const char *const *)keys,
-                               .param_values = (const char *const *)vals, .n_params = (int)np};
+                               .param_values = (const char *const *)vals, .n_params = (int)np,
+                               .on_activity = worker_activity, .activity_ud = out};
     RunResult *res = exercise_run(ex, b, &opts);
     for (i = 0; i < np; i++) {
         free(keys[i]);
@@ -343,7 +424,7 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
     return res;
 }
 
-static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req) {
+static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req, FILE *out) {
     char *id = bytes_from_json(json_object_get(req, "exercise"));
     char *chapter_dir = bytes_from_json(json_object_get(req, "chapter_dir"));
     char *cu = bytes_from_json(json_object_get(req, "cu"));
@@ -353,7 +434,7 @@ static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req
         res = run_result_new(VERDICT_CRASH);
         res->summary = xstrdup("malformed request to the worker");
     } else {
-        res = worker_run(b, backend_why, id, chapter_dir, cu, display, json_object_get(req, "params"));
+        res = worker_run(b, backend_why, id, chapter_dir, cu, display, json_object_get(req, "params"), out);
     }
     free(id);
     free(chapter_dir);
@@ -389,7 +470,7 @@ int runner_worker_main(BackendChoice backend, int emu_threads) {
         }
         json_error_t err;
         json_t *req = json_loads(line, 0, &err);
-        RunResult *res = req ? worker_handle(b, why, req) : run_result_new(VERDICT_CRASH);
+        RunResult *res = req ? worker_handle(b, why, req, out) : run_result_new(VERDICT_CRASH);
         if (!res->backend && b) res->backend = xstrdup(b->ops->name);
         /* A sticky GPU error poisons the context: answer, then let the parent start a fresh worker. */
         bool restart = b && !strcmp(b->ops->name, "cuda") && !cuda_backend_usable(b);

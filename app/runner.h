@@ -18,11 +18,15 @@
 
 typedef struct Runner Runner;
 
+/* How long a compile may take, apart from the run's timeout (default). */
+#define RUNNER_COMPILE_LIMIT_S 60.0
+
 typedef struct RunnerConfig {
     const char *worker_exe;     /* NULL = /proc/self/exe */
     BackendChoice backend;
     int emu_threads;            /* 0 = all cores */
     const char *stderr_path;    /* worker's stderr goes here; NULL = inherit */
+    double compile_limit_s;     /* a compile's own limit; 0 = RUNNER_COMPILE_LIMIT_S */
 } RunnerConfig;
 
 typedef struct RunRequest {
@@ -55,6 +59,9 @@ void runner_cancel(Runner *r);
 int runner_fd(const Runner *r);
 /* Seconds since the run in flight started. */
 double runner_elapsed_s(const Runner *r);
+/* What the run in flight is doing, as the worker last said ("compiling
+ * vector-add.cu", "running kernel k (launched at …)"); NULL when idle. */
+const char *runner_activity(const Runner *r);
 /* Polls the run in flight until it is done; returns early as cancelled when
  * *cancel (may be NULL) becomes nonzero. Never NULL. */
 RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel);

@@ -526,6 +526,11 @@ Diag *compile_cuda_logged(const char *path, const char *source, const CompileOpt
     const CompileOptions *opts = opts_in ? opts_in : &defaults;
     if (!path) path = "kernel.cu";
     if (!source) return diag_error("compile", "no source to compile for %s", path);
+    size_t source_len = strlen(source);
+    if (source_len > COMPILE_SOURCE_MAX)
+        return diag_new(DIAG_ERROR, "compile", path, 0, 0,
+                        "%s is %zu KiB; a kernel source may be at most %d KiB (NVRTC needs about 10 s per MB, "
+                        "longer than a run may take)", path, source_len >> 10, COMPILE_SOURCE_MAX >> 10);
     if (!compile_nvrtc_version())
         return diag_error("compile", "NVRTC cannot be loaded: install the CUDA toolkit (libnvrtc)");
 

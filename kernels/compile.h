@@ -14,6 +14,10 @@
 
 #include "base/diag.h"
 
+/* The largest source NVRTC is given: it needs about 10 s per MB (a 1.2 MB
+ * source took 12.8 s and always outran the run's timeout). */
+#define COMPILE_SOURCE_MAX (256 << 10)
+
 typedef struct CompileOptions {
     int virtual_arch;               /* PTX target, e.g. 80 → compute_80 (0 = 80) */
     int cubin_arch;                 /* also make a cubin for sm_XX; 0 = none */

@@ -73,6 +73,12 @@ typedef struct ExerciseRunOptions {
     uint64_t instruction_budget;  /* Lua VM instructions for the whole run; 0 = default (1e9) */
     size_t memory_cap;          /* bytes of Lua heap; 0 = default (512 MiB) */
     size_t array_cap;           /* bytes of gpu.array host data alive at once; 0 = default (4 GiB) */
+    /* Told what the run is doing whenever that changes (may be NULL): kind
+     * "script", "compile" or "kernel" and a phrase ("compiling vector-add.cu",
+     * "running the exercise script (at lessons/…/x.lua:12)"). The worker
+     * passes it to its parent, whose timeout message says it. */
+    void (*on_activity)(void *ud, const char *kind, const char *what);
+    void *activity_ud;
 } ExerciseRunOptions;
 
 /* Runs ex's run(t) against opts->cu_path on `backend`. Never NULL. Compile

@@ -7,6 +7,7 @@
  * error in the exercise (the author's bug), then error-severity findings of
  * a launch and failed checks (fail), else pass. */
 #include <lauxlib.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -458,6 +459,32 @@ static Diag *run_script(RunCtx *ctx, Sandbox *sb) {
     return d;
 }
 
+void run_activity(lua_State *L, const char *kind, const char *fmt, ...) {
+    RunCtx *ctx = run_ctx(L);
+    double now = run_now_ms();
+    if (ctx->activity && !strcmp(ctx->activity, "compile") && strcmp(kind, "compile"))
+        sandbox_extend_deadline(sandbox_from_lua(L), (now - ctx->activity_t0) / 1000.0);
+    if (!ctx->activity || strcmp(ctx->activity, kind)) ctx->activity_t0 = now;
+    ctx->activity = kind;
+    if (!ctx->opts->on_activity) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *what = xvasprintf(fmt, ap);
+    va_end(ap);
+    ctx->opts->on_activity(ctx->opts->activity_ud, kind, what);
+    free(what);
+}
+
+/* The sandbox's tick: where the script is, while it is the script that runs. */
+static void script_tick(void *ud, const char *file, int line) {
+    RunCtx *ctx = ud;
+    if (ctx->opts->on_activity && (!ctx->activity || !strcmp(ctx->activity, "script"))) {
+        char *what = xasprintf("running the exercise script (at %s:%d)", file, line);
+        ctx->opts->on_activity(ctx->opts->activity_ud, "script", what);
+        free(what);
+    }
+}
+
 RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts) {
     double t0 = run_now_ms();
     RunResult *r = run_result_new(VERDICT_PASS);
@@ -492,6 +519,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         SandboxLimits lim = {.instruction_budget = opts->instruction_budget, .memory_cap = opts->memory_cap,
                              .wall_seconds = ex->timeout_s > 0 ? ex->timeout_s * 0.9 : 0};
         Sandbox *sb = sandbox_new(&lim);
+        sandbox_set_tick(sb, script_tick, &ctx);
         sandbox_set_user(sb, &ctx.api);
         api_install(sb);
         install_t(sb);

@@ -6,6 +6,7 @@
  * problem, not the author's: the run is aborted with the matching verdict
  * (compile-error, runtime-error) instead of a Lua error in the lesson. */
 #include <lauxlib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +86,9 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
     co.n_extra_opts = n_defs;
     co.cache_dir = ctx->opts->cache_dir;
     CompiledModule *cm = NULL;
+    run_activity(L, "compile", "compiling %s", ctx->cu_display);
     Diag *d = compile_cuda(ctx->cu_display, ctx->cu_text, &co, &cm);
+    run_activity(L, "script", "running the exercise script");
     if (d) api_abort(L, VERDICT_COMPILE_ERROR, d);
     /* ctx owns the module before anything else can raise an error. */
     ctx->mods = xrealloc(ctx->mods, (size_t)(ctx->n_mods + 1) * sizeof *ctx->mods);
@@ -311,7 +314,11 @@ static int do_launch(lua_State *L, bool timed) {
     const char *name = lua_tostring(L, -1);
     LaunchReport rep;
     launch_report_init(&rep);
+    char line_at[160] = "";
+    if (!sandbox_where(L, line_at, sizeof line_at)) snprintf(line_at, sizeof line_at, "the exercise script");
+    run_activity(L, "kernel", "running kernel %s (launched at %s)", name, line_at);
     Diag *ld = ctx->b->ops->launch(ctx->b, ctx->mods[k->mod].bm, name, &cfg, args, (int)nargs, &rep);
+    run_activity(L, "script", "running the exercise script (at %s)", line_at);
     for (int i = 0; i < n_arrs; i++) arrs[i]->dev_dirty = true;
     absorb_report(ctx, &rep, name);
     double ms = rep.ms_median, ms_min = rep.ms_min;

@@ -51,9 +51,16 @@ typedef struct RunCtx {
     int n_programs_run;
     bool ran_program;           /* t:program ran: its timeline is the run's */
     Timeline *prog_timeline;    /* the last program's timeline (owned; NULL when it sent none) */
+    const char *activity;       /* kind last told to opts->on_activity ("script", "compile", "kernel") */
+    double activity_t0;         /* when it began (monotonic ms) */
 } RunCtx;
 
 static inline RunCtx *run_ctx(lua_State *L) { return (RunCtx *)api_ctx(L); }
+
+/* Tells opts->on_activity what the run does now: kind "script", "compile"
+ * or "kernel", and a phrase (printf format). The time a compile takes is
+ * given back to the script's wall clock. */
+void run_activity(lua_State *L, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The userdata behind t:kernel()'s object. User values: 1 the launch name,
  * 2 the compile options {fast_math=, defines={...}, expr=} (to rebuild the

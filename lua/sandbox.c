@@ -38,6 +38,9 @@ struct Sandbox {
     double wall;
     const char *what;       /* "exercise script" */
     char *dead_msg;         /* set once a limit was hit: raised at every instruction */
+    void (*tick)(void *ud, const char *file, int line);
+    void *tick_ud;
+    double next_tick;
     bool log_full;
     size_t cap, mem;
     bool mem_hit;
@@ -133,10 +136,36 @@ static void sb_hook(lua_State *L, lua_Debug *ar) {
                  (unsigned long long)sb->budget);
         sb_kill(L, ar, why);
     }
-    if (sb->deadline > 0 && now_s() > sb->deadline) {
+    if (sb->deadline <= 0 && !sb->tick) return;
+    double now = now_s();
+    if (sb->deadline > 0 && now > sb->deadline) {
         snprintf(why, sizeof why, "%s ran longer than %.3g s (its wall-clock limit)", sb->what, sb->wall);
         sb_kill(L, ar, why);
     }
+    if (sb->tick && now >= sb->next_tick && lua_getinfo(L, "Sl", ar) && ar->source[0] == '@' && ar->currentline > 0) {
+        sb->next_tick = now + 0.5;
+        sb->tick(sb->tick_ud, ar->source + 1, ar->currentline);
+    }
+}
+
+void sandbox_set_tick(Sandbox *sb, void (*tick)(void *ud, const char *file, int line), void *ud) {
+    sb->tick = tick;
+    sb->tick_ud = ud;
+    sb->next_tick = 0;
+}
+
+void sandbox_extend_deadline(Sandbox *sb, double seconds) {
+    if (sb->deadline > 0 && seconds > 0) sb->deadline += seconds;
+}
+
+bool sandbox_where(lua_State *L, char *buf, size_t n) {
+    lua_Debug ar;
+    for (int level = 0; level < 32 && lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0 || ar.source[0] != '@') continue;
+        snprintf(buf, n, "%s:%d", ar.source + 1, ar.currentline);
+        return true;
+    }
+    return false;
 }
 
 /* ---- globals ------------------------------------------------------------ */

@@ -78,6 +78,15 @@ bool sandbox_aborted(const Sandbox *sb);
 void sandbox_log_append(Sandbox *sb, const char *line);
 const char *sandbox_log(const Sandbox *sb);
 
+/* Calls tick(ud, file, line) from the hook about twice a second with the
+ * author's line running then (how the worker says where a slow script is). */
+void sandbox_set_tick(Sandbox *sb, void (*tick)(void *ud, const char *file, int line), void *ud);
+/* Moves the wall-clock limit `seconds` later (time the script did not use:
+ * a compile). */
+void sandbox_extend_deadline(Sandbox *sb, double seconds);
+/* "file:line" of the innermost author's frame running on L; false when none. */
+bool sandbox_where(lua_State *L, char *buf, size_t n);
+
 /* True once a limit was hit: the state raises at every instruction. */
 bool sandbox_dead(const Sandbox *sb);
 uint64_t sandbox_instructions_used(const Sandbox *sb);

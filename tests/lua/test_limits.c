@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -148,6 +149,22 @@ static void limits__timeout_above_the_ceiling__is_clamped_with_a_warning(void **
     assert_int_equal(w->line, 1);
 }
 
+static void limits__a_huge_source__is_refused_before_nvrtc_runs(void **state) {
+    Fixture *f = *state;
+    /* A 1.2 MB source took NVRTC 12.8 s: always a timeout, never an answer. */
+    size_t n = (size_t)300 << 10;
+    char *big = xmalloc(n + 64);
+    strcpy(big, "__global__ void k() {}\n");
+    size_t len = strlen(big);
+    while (len + 40 < n) len += (size_t)sprintf(big + len, "// padding padding padding padding\n");
+    fixture_write(f->root, "lessons/01-a/flood.cu", big);
+    free(big);
+    RunResult *r = run_body(f, "", "    t:kernel('k')\n");
+    assert_int_equal(r->verdict, VERDICT_COMPILE_ERROR);
+    assert_non_null(strstr(r->diags->message, "a kernel source may be at most 256 KiB"));
+    assert_string_equal(r->diags->file, "flood.cu");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(limits__tlog_of_1_MB_in_a_loop__keeps_at_most_1_MiB, setup, teardown),
@@ -158,6 +175,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(limits__a_huge_error_text__is_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__wall_clock_ends_a_pcall_loop__at_its_line, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__timeout_above_the_ceiling__is_clamped_with_a_warning, setup, teardown),
+        cmocka_unit_test_setup_teardown(limits__a_huge_source__is_refused_before_nvrtc_runs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

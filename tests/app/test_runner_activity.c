@@ -1,0 +1,145 @@
+/* tests/app/test_runner_activity.c: a timeout says what was running (issue
+ * 16): the worker tells its parent what the run does ({"activity": ...}
+ * lines before the result) and the parent's message names the kernel and
+ * the line that launched it, or the script's line, or the compile, which
+ * has its own limit apart from the run's timeout. The workers are shell
+ * scripts standing in for `cudojo __worker`. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/runner.h"
+#include "base/fs.h"
+#include "base/xalloc.h"
+
+static char tmpdir[] = "/tmp/cudojo-test-activity-XXXXXX";
+
+#define KERNEL_LINE "{\"activity\":\"kernel\",\"what\":\"running kernel add_one (launched at lessons/01-a/x.lua:7)\"}"
+#define SCRIPT_LINE "{\"activity\":\"script\",\"what\":\"running the exercise script (at lessons/01-a/x.lua:12)\"}"
+#define COMPILE_LINE "{\"activity\":\"compile\",\"what\":\"compiling x.cu\"}"
+#define RESULT_LINE "{\"result\":{\"verdict\":\"pass\",\"summary\":\"1 check passed\"},\"restart\":false}"
+
+static char *make_worker(const char *name, const char *body) {
+    char *path = path_join(tmpdir, name);
+    char *text = xasprintf("#!/bin/sh\n%s\n", body);
+    Diag *d = fs_write_file_atomic(path, text, strlen(text));
+    assert_null(d);
+    chmod(path, 0755);
+    free(text);
+    return path;
+}
+
+/* Runs one request against a worker script; caller frees. */
+static RunResult *run_with(const char *name, const char *body, double timeout_s, double compile_limit_s) {
+    char *w = make_worker(name, body);
+    RunnerConfig cfg = {.worker_exe = w, .compile_limit_s = compile_limit_s};
+    Runner *r = runner_new(&cfg);
+    RunRequest req = {.exercise_id = "x", .chapter_dir = "/nonexistent", .cu_path = "/nonexistent/x.cu",
+                      .cu_display = "x.cu", .timeout_s = timeout_s};
+    RunResult *res = runner_run(r, &req, NULL);
+    runner_free(&r);
+    free(w);
+    return res;
+}
+
+static int setup(void **state) {
+    (void)state;
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char *cmd = xasprintf("rm -rf %s", tmpdir);
+    int rc = system(cmd);
+    free(cmd);
+    return rc == 0 ? 0 : -1;
+}
+
+static void activity__timeout_names_the_kernel_and_the_line_that_launched_it(void **state) {
+    (void)state;
+    RunResult *res = run_with("kernel.sh", "read line; echo '" SCRIPT_LINE "'; echo '" KERNEL_LINE "'; exec sleep 100",
+                              0.3, 0);
+    assert_int_equal(res->verdict, VERDICT_TIMEOUT);
+    assert_non_null(strstr(res->summary, "was stopped while running kernel add_one (launched at lessons/01-a/x.lua:7)"));
+    assert_non_null(strstr(res->summary, "barrier"));
+    run_result_free(&res);
+}
+
+static void activity__timeout_in_the_script__names_its_line__not_a_kernel(void **state) {
+    (void)state;
+    RunResult *res = run_with("script.sh", "read line; echo '" KERNEL_LINE "'; echo '" SCRIPT_LINE "'; exec sleep 100",
+                              0.3, 0);
+    assert_int_equal(res->verdict, VERDICT_TIMEOUT);
+    assert_non_null(strstr(res->summary, "while running the exercise script (at lessons/01-a/x.lua:12)"));
+    assert_null(strstr(res->summary, "kernel"));
+    run_result_free(&res);
+}
+
+static void activity__timeout_before_any_activity__says_the_run_was_starting(void **state) {
+    (void)state;
+    RunResult *res = run_with("quiet.sh", "read line; exec sleep 100", 0.3, 0);
+    assert_int_equal(res->verdict, VERDICT_TIMEOUT);
+    assert_non_null(strstr(res->summary, "while starting the worker and loading the exercise"));
+    assert_null(strstr(res->summary, "kernel"));
+    run_result_free(&res);
+}
+
+static void activity__compile_time_is_not_counted_against_the_timeout(void **state) {
+    (void)state;
+    RunResult *res = run_with("slowcc.sh",
+                              "read line; echo '" COMPILE_LINE "'; sleep 0.8; echo '" SCRIPT_LINE "'; echo '" RESULT_LINE
+                              "'; exec sleep 100",
+                              0.4, 0);
+    assert_int_equal(res->verdict, VERDICT_PASS);
+    run_result_free(&res);
+}
+
+static void activity__a_compile_past_its_own_limit__is_stopped_and_named(void **state) {
+    (void)state;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    RunResult *res = run_with("hangcc.sh", "read line; echo '" COMPILE_LINE "'; exec sleep 100", 10, 0.3);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_int_equal(res->verdict, VERDICT_TIMEOUT);
+    assert_non_null(strstr(res->summary, "compiling x.cu took longer than 0.3 s and was stopped"));
+    assert_true(t1.tv_sec - t0.tv_sec < 5);
+    run_result_free(&res);
+}
+
+static void activity__is_visible_while_the_run_is_in_flight(void **state) {
+    (void)state;
+    char *w = make_worker("visible.sh", "read line; echo '" COMPILE_LINE "'; read never");
+    RunnerConfig cfg = {.worker_exe = w};
+    Runner *r = runner_new(&cfg);
+    RunRequest req = {.exercise_id = "x", .chapter_dir = "/n", .cu_path = "/n/x.cu", .timeout_s = 10};
+    assert_null(runner_start(r, &req));
+    RunResult *res = NULL;
+    for (int i = 0; i < 50 && strcmp(runner_activity(r), "compiling x.cu"); i++)
+        assert_int_equal(runner_poll(r, 100, &res), RUNNER_BUSY);
+    assert_string_equal(runner_activity(r), "compiling x.cu");
+    runner_cancel(r);
+    assert_null(runner_activity(r));
+    runner_free(&r);
+    free(w);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(activity__timeout_names_the_kernel_and_the_line_that_launched_it),
+        cmocka_unit_test(activity__timeout_in_the_script__names_its_line__not_a_kernel),
+        cmocka_unit_test(activity__timeout_before_any_activity__says_the_run_was_starting),
+        cmocka_unit_test(activity__compile_time_is_not_counted_against_the_timeout),
+        cmocka_unit_test(activity__a_compile_past_its_own_limit__is_stopped_and_named),
+        cmocka_unit_test(activity__is_visible_while_the_run_is_in_flight),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
