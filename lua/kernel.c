@@ -237,13 +237,30 @@ static Dim3 get_dim(lua_State *L, int t, const char *field) {
 }
 
 /* Moves what a launch produced into the run. */
+/* What a run keeps of its launches' findings and device printf, so a
+ * script launching in a loop cannot grow the worker or progress.db. */
+#define RUN_MAX_FINDINGS 200
+#define RUN_OUTPUT_CAP ((size_t)1 << 20)
+
 static void absorb_report(RunCtx *ctx, LaunchReport *rep, const char *name) {
     for (Diag *f = rep->findings; f; f = f->next)
         if (f->severity == DIAG_ERROR) ctx->finding_error = true;
+    int kept = diag_count(ctx->diags);
+    if (rep->findings && kept >= RUN_MAX_FINDINGS) {
+        diag_free(&rep->findings);
+        if (kept == RUN_MAX_FINDINGS)
+            diag_append(&ctx->diags, diag_new(DIAG_NOTE, "limit", NULL, 0, 0,
+                                              "the findings of later launches are not kept (a run keeps %d)",
+                                              RUN_MAX_FINDINGS));
+    }
     diag_append(&ctx->diags, rep->findings);
     rep->findings = NULL;
-    if (rep->device_output && *rep->device_output) {
-        strbuf_append(&ctx->devout, rep->device_output);
+    if (rep->device_output && *rep->device_output && ctx->devout.len < RUN_OUTPUT_CAP) {
+        size_t n = strlen(rep->device_output), room = RUN_OUTPUT_CAP - ctx->devout.len;
+        strbuf_append_n(&ctx->devout, rep->device_output, n < room ? n : room);
+        if (n >= room)
+            strbuf_printf(&ctx->devout, "\n… (the rest of the device output was cut: a run keeps %zu KiB)\n",
+                          RUN_OUTPUT_CAP >> 10);
         ctx->has_devout = true;
     }
     ctx->n_launches++;

@@ -165,6 +165,27 @@ static void limits__a_huge_source__is_refused_before_nvrtc_runs(void **state) {
     assert_string_equal(r->diags->file, "flood.cu");
 }
 
+/* A "kernel" that reports a finding at every launch. */
+static void k_racy(Dim3 grid, Dim3 block, const KernelArg *args, int nargs, void *user) {
+    (void)grid;
+    (void)block;
+    (void)args;
+    (void)nargs;
+    fake_backend_queue_finding(user, diag_new(DIAG_WARNING, "race", "flood.cu", 1, 0, "a race"));
+}
+
+static void limits__findings_of_launches_in_a_loop__are_capped(void **state) {
+    Fixture *f = *state;
+    fake_backend_register(f->b, "k", k_racy, f->b);
+    RunResult *r = run_body(f, "", "    local k = t:kernel('k')\n"
+                                   "    for i = 1, 1000 do k:launch{ grid = 1, block = 1, args = {} } end\n");
+    int n = diag_count(r->diags);
+    assert_true(n >= 200 && n <= 202);
+    const Diag *last = r->diags;
+    while (last->next) last = last->next;
+    assert_non_null(strstr(last->message, "not kept (a run keeps 200)"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(limits__tlog_of_1_MB_in_a_loop__keeps_at_most_1_MiB, setup, teardown),
@@ -176,6 +197,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(limits__wall_clock_ends_a_pcall_loop__at_its_line, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__timeout_above_the_ceiling__is_clamped_with_a_warning, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__a_huge_source__is_refused_before_nvrtc_runs, setup, teardown),
+        cmocka_unit_test_setup_teardown(limits__findings_of_launches_in_a_loop__are_capped, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
