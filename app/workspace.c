@@ -129,8 +129,12 @@ static Diag *workspace_load(const Cli *cli, const char *dir, bool create, Worksp
         goto fail;
     }
     if (ws->course->n_chapters == 0) {
-        d = diag_error("lessons", "%s holds no course (no chapter folder with a chapter.lua); pass --lessons with "
-                       "a cudojo course folder", ws->lessons_root);
+        /* Every chapter refused (a hostile or broken pack): say why, at the author's file:line. */
+        d = diag_count_errors(ws->course_diags) ? ws->course_diags : NULL;
+        if (d) ws->course_diags = NULL;
+        diag_append(&d, diag_error("lessons", "%s holds no course (no chapter folder with a chapter.lua%s); pass "
+                                   "--lessons with a cudojo course folder", ws->lessons_root,
+                                   d ? " that loads" : ""));
         goto fail;
     }
     /* Saved only once it loaded as a course, so a one-off mistyped --lessons does

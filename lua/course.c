@@ -300,11 +300,13 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     const char *title = get_string(L, t, "title", &wt);
     if (wt) report(&f, DIAG_ERROR, "title", "title must be a string");
     const char *source = get_string(L, t, "source", &wt);
+    bool source_ok = false;
     if (!source) report(&f, DIAG_ERROR, wt ? "source" : NULL, "exercise has no string field 'source' (the starter .cu file)");
-    else check_file(&f, ch->dir, source, "source", "source");
+    else source_ok = check_file(&f, ch->dir, source, "source", "source");
     const char *solution = get_string(L, t, "solution", &wt);
     if (wt) report(&f, DIAG_ERROR, "solution", "solution must be a string (a path relative to the chapter folder)");
-    char *sol = solution ? xstrdup(solution) : source ? xasprintf("solutions/%s", source) : NULL;
+    /* The default solution derives from the source: one error about a bad source is enough. */
+    char *sol = solution ? xstrdup(solution) : source && source_ok ? xasprintf("solutions/%s", source) : NULL;
     if (sol) check_file(&f, ch->dir, sol, solution ? "solution" : "source", "solution");
     e->wrong = get_string_list(L, t, "wrong", &e->n_wrong, &f);
     for (int i = 0; i < e->n_wrong; i++) check_file(&f, ch->dir, e->wrong[i], "wrong", "wrong-variant");
