@@ -1,0 +1,96 @@
+#!/bin/sh
+# tests/emurt/test_emurt.sh: cudojo's emulator runtime (our libcudart.so.13)
+# runs nvcc-built programs without a GPU: what they print, and what the
+# runtime reports over CUDOJO_REPORT_FD (kernels/progwire.h) — the hello,
+# call records with allocation names and streams, kernel records, findings
+# in the learner's file and line, the modeled timeline, the exit code, a
+# loud failure for a function it lacks, a crash record whose frames
+# addr2line maps to the learner's line. Also: the library exports only the
+# CUDA API, every symbol at version libcudart.so.13. Skips without nvcc.
+BUILD=${BUILD:-build}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+nvcc=$CUDA_HOME/bin/nvcc
+here=$(dirname "$0")
+if [ ! -x "$nvcc" ]; then echo "skip - emurt (no nvcc at $nvcc)"; exit 0; fi
+major=$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+lib=$BUILD/emurt/libcudart.so.$major
+if [ ! -f "$lib" ]; then echo "skip - emurt (no emulator runtime: $lib is not built)"; exit 0; fi
+libdir=$(cd "$BUILD/emurt" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/    /'; }
+check() { if [ "$2" = 0 ]; then ok "$1"; else notok "$1" "${3:-}"; fi; }
+
+# build NAME: nvcc as cudojo builds programs (PTX for compute_80 embedded)
+build() {
+    "$nvcc" -lineinfo -g -cudart shared -gencode arch=compute_80,code=compute_80 \
+        -o "$work/$1" "$here/programs/$1.cu" 2> "$work/$1.nvcc" || { notok "emurt: nvcc builds $1" "$(cat "$work/$1.nvcc")"; return 1; }
+}
+# run NAME [ARGS]: on our library, records to NAME.jsonl, stdout to NAME.out
+run() {
+    n=$1; shift
+    (cd "$work" && LD_LIBRARY_PATH=$libdir CUDOJO_REPORT_FD=3 CUDOJO_EMU_THREADS=1 \
+        "./$n" "$@" 3> "$n.jsonl" > "$n.out" 2> "$n.err") 2> /dev/null
+    echo $? > "$work/$n.rc"
+}
+has() { grep -q -- "$2" "$work/$1"; }
+
+# ---- the library itself ----
+bad=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | grep -v '^cuda[A-Z]' | grep -v '^__cuda')
+check "emurt: exports nothing but the CUDA API" "$([ -z "$bad" ]; echo $?)" "$bad"
+unv=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | grep -v "@@libcudart.so.$major\$")
+check "emurt: every export has the version node libcudart.so.$major" "$([ -z "$unv" ]; echo $?)" "$unv"
+missing=$(nm -D --defined-only "$CUDA_HOME/lib64/libcudart.so.$major" 2>/dev/null | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' |
+    grep -E '^(cuda[A-Z]|__cuda)' | sort -u | while read -r f; do nm -D --defined-only "$lib" | grep -q " $f@" || echo "$f"; done)
+check "emurt: defines (or stubs) every function NVIDIA's libcudart exports" "$([ -z "$missing" ]; echo $?)" "$missing"
+
+# ---- an out-of-bounds write ----
+if build oob; then
+    run oob
+    check "emurt: oob prints what an H200 prints (sticky cudaErrorIllegalAddress)" \
+        "$(printf 'launch: cudaSuccess\nsynchronize: cudaErrorIllegalAddress\nmalloc after the fault: cudaErrorIllegalAddress\nlast error: an illegal memory access was encountered\nlast error again (sticky): cudaErrorIllegalAddress\n' | diff - "$work/oob.out" > "$work/oob.diff"; echo $?)" "$(cat "$work/oob.diff")"
+    check "emurt: hello names the runtime and the emulated device" \
+        "$(head -1 "$work/oob.jsonl" | grep -q '"runtime":"emu".*"device":"cudojo PTX emulator' ; echo $?)" "$(head -1 "$work/oob.jsonl")"
+    check "emurt: the finding names the learner's file:line, the array by its parameter name, block and thread" \
+        "$(grep '"type":"finding"' "$work/oob.jsonl" | grep '"code":"oob-global"' | grep 'programs/oob.cu","line":10' |
+            grep -q 'wrote c\[1000\] but c has 1000 elements.*"block":\[3,0,0\],"thread":\[232,0,0\]'; echo $?)" "$(cat "$work/oob.jsonl")"
+    check "emurt: cudaMalloc's call record names the allocation it made" \
+        "$(has oob.jsonl '"fn":"cudaMalloc","args":"&alloc1, 4000"'; echo $?)"
+    check "emurt: a kernel record with the demangled name, grid, block and metrics, modeled" \
+        "$(grep '"type":"kernel"' "$work/oob.jsonl" | grep '"name":"fill(float\*, int)"' | grep '"grid":\[4,1,1\],"block":\[256,1,1\]' |
+            grep -q '"modeled":true,"metrics":{"totals"'; echo $?)"
+    check "emurt: a modeled timeline and the exit code at the end" \
+        "$(tail -2 "$work/oob.jsonl" | head -1 | grep -q '"timeline":{"modeled":true' && tail -1 "$work/oob.jsonl" | grep -q '"code":0,"type":"exit"'; echo $?)" "$(tail -2 "$work/oob.jsonl")"
+fi
+
+# ---- streams, events, kernel printf ----
+if build events; then
+    run events
+    check "emurt: kernel printf comes out at the synchronisation, a cudaEventQuery loop ends, elapsed time is positive" \
+        "$(printf 'host before the wait\npolled: done\nkernel says hello from block 0\nelapsed: cudaSuccess, positive: yes\nx[5] = 2.0000\n' | diff - "$work/events.out" > "$work/events.diff"; echo $?)" "$(cat "$work/events.diff"; cat "$work/events.err")"
+    check "emurt: an async copy's call record has its stream" \
+        "$(grep '"fn":"cudaMemcpyAsync"' "$work/events.jsonl" | head -1 | grep -q 'alloc2+0, pinned1+0, 262144, cudaMemcpyHostToDevice, stream 1","stream":1'; echo $?)" "$(grep cudaMemcpyAsync "$work/events.jsonl")"
+    check "emurt: cudaEventElapsedTime says its figure is modeled" \
+        "$(has events.jsonl '"fn":"cudaEventElapsedTime","args":"&ms = [0-9.]* (modeled)'; echo $?)"
+    check "emurt: the timeline has the stream's copies and kernel" \
+        "$(tail -2 "$work/events.jsonl" | grep '"kind":"h2d","stream":1' | grep '"kind":"kernel","stream":1' | grep -q '"kind":"d2h","stream":1'; echo $?)"
+fi
+
+# ---- a function we lack, then a host crash ----
+if build unimpl; then
+    run unimpl
+    check "emurt: an unimplemented function returns cudaErrorNotSupported and says so" \
+        "$(grep -q 'cudaMallocArray: cudaErrorNotSupported' "$work/unimpl.out" &&
+           grep -q "cudojo's emulator runtime does not implement cudaMallocArray" "$work/unimpl.err" &&
+           has unimpl.jsonl '{"fn":"cudaMallocArray","type":"unimplemented"}'; echo $?)"
+    check "emurt: the exit record has the program's exit code" "$(has unimpl.jsonl '"code":3,"type":"exit"'; echo $?)"
+    run unimpl crash
+    frame=$(sed -n 's/.*"type":"crash","signal":11,"addr":"0x0","frames":\["\(0x[0-9a-f]*\)".*/\1/p' "$work/unimpl.jsonl")
+    check "emurt: a host crash sends a crash record (SIGSEGV at 0x0)" "$([ -n "$frame" ]; echo $?)" "$(cat "$work/unimpl.jsonl")"
+    if command -v addr2line > /dev/null && [ -n "$frame" ]; then
+        check "emurt: the crash's first frame is the learner's line (addr2line)" \
+            "$(addr2line -e "$work/unimpl" "$frame" | grep -q 'unimpl.cu:17$'; echo $?)" "$(addr2line -e "$work/unimpl" "$frame")"
+    fi
+fi
