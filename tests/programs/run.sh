@@ -59,7 +59,9 @@ if [ -n "$outdir" ]; then
     outdir=$(cd "$outdir" && pwd)
     printf '%-24s %-8s %-6s %s\n' NAME RESULT EXIT "FIRST DIFFERENCE (expected | got)" > "$outdir/compare.txt"
 fi
-[ -n "$names" ] || names=$(cd "$here" && ls *.cu | sed 's/\.cu$//')
+if [ -z "$names" ]; then
+    for f in "$here"/*.cu; do names="$names $(basename "$f" .cu)"; done
+fi
 # stdout line-buffered (stdbuf), so a program killed at the timeout still
 # shows how far it got; the same on both runtimes.
 linebuf=""; command -v stdbuf > /dev/null 2>&1 && linebuf="stdbuf -oL"
