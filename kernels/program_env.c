@@ -22,6 +22,28 @@
 
 extern char **environ;
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <link.h>
+
+/* `make san` builds the emulator runtime with ASan too; a program that is
+ * not instrumented can only load it when the ASan runtime is preloaded
+ * first. The one this process runs with is the one it was built with. */
+static int find_asan(struct dl_phdr_info *info, size_t size, void *out) {
+    (void)size;
+    if (info->dlpi_name && strstr(info->dlpi_name, "/libasan.so")) {
+        *(const char **)out = info->dlpi_name;
+        return 1;
+    }
+    return 0;
+}
+
+static const char *asan_runtime(void) {
+    const char *path = NULL;
+    dl_iterate_phdr(find_asan, &path);
+    return path;
+}
+#endif
+
 /* ---- where the runtime libraries are ---- */
 
 static char *exe_dir(void) {
@@ -146,6 +168,13 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
         const char *emurt = program_emurt_dir();
         env_put(e, xasprintf("LD_LIBRARY_PATH=%s:%s%s%s", emurt, lib64, old_ld && *old_ld ? ":" : "",
                              old_ld ? old_ld : ""));
+#if defined(__SANITIZE_ADDRESS__)
+        const char *asan = asan_runtime();
+        if (asan) {
+            env_put(e, xasprintf("LD_PRELOAD=%s:%s/%s", asan, emurt, program_cudart_soname()));
+            if (!getenv("ASAN_OPTIONS")) env_put(e, xstrdup("ASAN_OPTIONS=detect_leaks=0"));
+        } else
+#endif
         env_put(e, xasprintf("LD_PRELOAD=%s/%s", emurt, program_cudart_soname()));
         env_put(e, xasprintf("CUDOJO_EMU_DEVICES=%d", o->emu_devices > 0 ? o->emu_devices : 1));
         if (o->emu) {

@@ -49,6 +49,9 @@
 #define PROGRAM_STATUS_FD 4     /* where the child says why execve failed */
 
 static long long emu_as_limit(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    return 0;   /* the ASan runtime preloaded with it (`make san`) reserves terabytes of shadow */
+#endif
     long long mem = (long long)sysconf(_SC_PHYS_PAGES) * (long long)sysconf(_SC_PAGESIZE);
     return mem < EMU_AS_MIN ? EMU_AS_MIN : mem > EMU_AS_MAX ? EMU_AS_MAX : mem;
 }

@@ -202,13 +202,16 @@ static void run_emu__names_the_host_line__when_host_code_reads_through_null(void
     CompiledProgram *p = build_for_emurt(f);
     if (!p) skip();
     assert_null(program_run(p->exe, &f->ropts, &f->res));
+    if (!f->res.touched_gpu) fprintf(stderr, "the program's stderr: %s\n", f->res.err);
     assert_true(f->res.touched_gpu);
     assert_string_equal(f->res.runtime_name, "emu");
     assert_true(f->res.signaled);
     assert_int_equal(f->res.signal, SIGSEGV);
     const Diag *c = find_code(f->res.findings, "host-crash");
     assert_non_null(c);
-    if (proc_find_in_path("addr2line")) {
+    char *addr2line = proc_find_in_path("addr2line");
+    free(addr2line);
+    if (addr2line) {
         assert_string_equal(c->file, "ws/fault.cu");
         assert_int_equal(c->line, 15);
         assert_non_null(strstr(c->message, "NULL"));

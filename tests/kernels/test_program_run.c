@@ -63,7 +63,9 @@ static void run__reports_signal_and_host_line__when_the_program_segfaults(void *
     assert_string_equal(f->res.out, "before\n");
     const Diag *c = find_code(f->res.findings, "host-crash");
     assert_non_null(c);
-    if (proc_find_in_path("addr2line")) {
+    char *addr2line = proc_find_in_path("addr2line");
+    if (addr2line) {
+        free(addr2line);
         assert_string_equal(c->file, "segv.c");
         assert_int_equal(c->line, 21);
         assert_non_null(c->excerpt);
