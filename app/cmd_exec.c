@@ -235,6 +235,9 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     ProgramRuntime rt = pick_runtime(cli, &note);
     if (note && !cli->json) fprintf(stderr, "cudojo exec: %s\n", note);
     free(note);
+    if (rt == PROGRAM_RT_CUDA && !program_inject_path() && !cli->json)
+        fprintf(stderr, "cudojo exec: cudojo's GPU recorder (inject/libcudojo_inject.so) is not built, so the "
+                        "program's calls and timeline are not recorded (`make` builds it)\n");
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
