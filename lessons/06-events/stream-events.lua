@@ -34,7 +34,7 @@ return {
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and 1024 or 1000)
-    local iters = t:param("iters", on_gpu and 1000000 or 20000)
+    local iters = t:param("iters", on_gpu and 1000000 or 80000)
     local r = t:program{ defines = { N = n, ITERS = iters } }
     local unit = on_gpu and "" or " (modeled)"
     if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n), hostcheck.ramp_sum(n) }) then return end

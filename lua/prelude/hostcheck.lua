@@ -135,11 +135,21 @@ function M.unwaited(r)
   return out
 end
 
--- hostcheck.stream_name(s): how the learner knows stream s.
-function M.stream_name(s)
-  if s == 0 then return "the default stream" end
-  return string.format("stream %d (the %s stream the program created)", s,
-    s == 1 and "first" or s == 2 and "second" or s == 3 and "third" or (s .. "th"))
+-- hostcheck.streams_named(list) → "the default stream", "stream 2",
+-- "streams 1, 2 and 3" (streams are numbered in the order the program
+-- created them; 0 is the legacy default stream).
+function M.streams_named(list)
+  local names, default = {}, false
+  for _, s in ipairs(list) do
+    if s == 0 then default = true else names[#names + 1] = tostring(s) end
+  end
+  local out = {}
+  if default then out[1] = "the default stream" end
+  if #names == 1 then out[#out + 1] = "stream " .. names[1]
+  elseif #names > 1 then
+    out[#out + 1] = "streams " .. table.concat(names, ", ", 1, #names - 1) .. " and " .. names[#names]
+  end
+  return table.concat(out, " and ")
 end
 
 -- hostcheck.expect_waited(t, r, what) → ok: fails when the host went on to
@@ -147,11 +157,10 @@ end
 function M.expect_waited(t, r, what)
   local left = M.unwaited(r)
   if #left == 0 then return true end
-  local names = {}
-  for _, s in ipairs(left) do names[#names + 1] = M.stream_name(s) end
   local syncs = r:count("cudaStreamSynchronize") + r:count("cudaEventSynchronize")
-  t:fail(string.format("the host goes on to read %s while %s still %s work queued: the copies "
-    .. "may not have landed yet. %s", what, table.concat(names, " and "), #left > 1 and "have" or "has",
+  t:fail(string.format("the host goes on to read %s while %s (numbered in the order the program "
+    .. "created them) still %s work queued: the copies may not have landed yet. %s", what,
+    M.streams_named(left), #left > 1 and "have" or "has",
     syncs > 0 and "A cudaStreamSynchronize or cudaEventSynchronize waits for one stream only: "
       .. "wait for all of them (cudaDeviceSynchronize) before reading the results"
       or "Wait for the GPU (cudaDeviceSynchronize) before reading the results"))
@@ -293,42 +302,71 @@ function M.pipeline(t, r, opts)
       return false
     end
   end
-  -- nothing of the pipeline on the legacy default stream (the warm-up
-  -- before it may be)
-  if not opts.allow_default then
-    local from = math.huge
-    for _, ch in ipairs(chunks) do from = math.min(from, ch.h2d.start_us) end
-    for _, e in ipairs(tl.events) do
-      local work = e.kind == "h2d" or e.kind == "d2h" or e.kind == "d2d" or e.kind == "memset" or e.kind == "kernel"
-      if work and e.stream == 0 and ends(e) > from then
-        t:fail(string.format("%s (%s) ran on the legacy default stream: an operation there waits for "
-          .. "all work queued before it on the other streams, and all work queued after it waits for "
-          .. "it. Give every call of the loop the chunk's stream (cudaMemset has none: use "
-          .. "cudaMemsetAsync(..., s); a stream argument left out means 0)", e.name or e.kind, e.kind))
-        return false
-      end
-    end
+  -- what each of the chunks' entries is, for the messages
+  local what = {}
+  for c, ch in ipairs(chunks) do
+    what[ch.h2d] = string.format("chunk %d's copy in", c - 1)
+    what[ch.kernel] = string.format("chunk %d's kernel", c - 1)
+    what[ch.d2h] = string.format("chunk %d's copy out", c - 1)
+  end
+  local from = math.huge
+  for _, ch in ipairs(chunks) do from = math.min(from, ch.h2d.start_us) end
+  -- work on the legacy default stream during the pipeline (the warm-up
+  -- before it may be there)
+  local on_default
+  for _, e in ipairs(tl.events) do
+    local work = e.kind == "h2d" or e.kind == "d2h" or e.kind == "d2d" or e.kind == "memset" or e.kind == "kernel"
+    if work and e.stream == 0 and ends(e) > from then on_default = on_default or e end
+  end
+  if on_default and not opts.allow_default then
+    t:fail(string.format("%s ran on the legacy default stream: an operation there waits for all "
+      .. "work queued before it on the other streams, and all work queued after it waits for it. "
+      .. "Give every call of the loop the chunk's stream (cudaMemset has none: use "
+      .. "cudaMemsetAsync(..., s); a stream argument left out means 0)",
+      what[on_default] or (on_default.kind == "memset" and "a memset" or (on_default.name or on_default.kind))))
+    return false
   end
   -- the pipeline's signature: every chunk's copy in, but the first to run,
   -- overlaps the kernel of another chunk. Not "chunk c's copy with chunk
   -- c-1's kernel": on the H200 the copy engine took the streams' copies in
   -- another order than the host issued them (in0, in2, in3, in1).
-  local ok = true
   local order = {}
   for c = 1, nch do order[c] = c end
   table.sort(order, function(p, q) return chunks[p].h2d.start_us < chunks[q].h2d.start_us end)
+  local good, bad = {}, {}
   for i = 2, #order do
     local c, with = order[i], nil
     for o = 1, nch do
       if o ~= c and overlap(chunks[c].h2d, chunks[o].kernel) then with = o break end
     end
-    if with then
-      ok = t:expect_overlap(chunks[c].h2d, chunks[with].kernel, string.format(
-        "the copy of chunk %d overlaps the kernel of chunk %d", c - 1, with - 1)) and ok
-    else   -- fails, showing the copy beside the kernel that ran before it
-      ok = t:expect_overlap(chunks[c].h2d, chunks[order[i - 1]].kernel, string.format(
-        "the copy of chunk %d overlaps another chunk's kernel", c - 1)) and ok
+    if with then good[#good + 1] = { c, with } else bad[#bad + 1] = c end
+  end
+  if #bad > 0 then
+    local one_stream = true
+    for _, ch in ipairs(chunks) do one_stream = one_stream and ch.kernel.stream == chunks[1].kernel.stream end
+    local why
+    if one_stream then
+      why = string.format("every chunk runs on %s, and a stream runs its work in order. Give each "
+        .. "chunk a stream of its own", M.streams_named{ chunks[1].kernel.stream })
+    elseif on_default then
+      why = string.format("%s on the legacy default stream between the chunks is a barrier for "
+        .. "blocking streams (cudaStreamCreate): it waits for the work queued before it on them, "
+        .. "and their later work waits for it. A stream created with "
+        .. "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) does not wait for it",
+        on_default.kind == "memset" and "the memset" or "the work")
+    else
+      why = "the chunks ran one after another: something made the host or the GPU wait between them"
     end
+    local c = bad[1]
+    local cp = chunks[c].h2d
+    t:fail(string.format("chunk %d's copy in, %.1f..%.1f us%s, overlaps no other chunk's kernel%s: %s",
+      c - 1, cp.start_us, ends(cp), unit,
+      #bad > 1 and string.format(" (nor do %d more chunks' copies)", #bad - 1) or "", why))
+    return false
+  end
+  for _, g in ipairs(good) do
+    t:expect_overlap(chunks[g[1]].h2d, chunks[g[2]].kernel, string.format(
+      "the copy of chunk %d overlaps the kernel of chunk %d", g[1] - 1, g[2] - 1))
   end
   local first, last, busy_us = math.huge, 0, 0
   for _, ch in ipairs(chunks) do
@@ -339,7 +377,6 @@ function M.pipeline(t, r, opts)
     end
   end
   t:log("%d chunks in %.1f us%s; one after another they would take %.1f us", nch, last - first, unit, busy_us)
-  if not ok then return false end
   return M.expect_waited(t, r, "h_out")
 end
 

@@ -25,10 +25,10 @@
 // kernel shorter than a chunk's copy, as in a real copy-bound pipeline.
 #define CHUNKS 4
 #ifndef CHUNK
-#define CHUNK 32768
+#define CHUNK 1048576
 #endif
 #ifndef ITERS
-#define ITERS 300
+#define ITERS 50
 #endif
 
 // ---------------------------------------------------------------------------
