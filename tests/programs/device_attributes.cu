@@ -66,7 +66,8 @@ int main(void) {
     cudaGetLastError();
 
     bool ok = attr(cudaDevAttrComputeCapabilityMajor, 0) == 9 && e1 == cudaErrorInvalidValue &&
-              e2 == cudaErrorInvalidDevice;
+              e2 == cudaErrorInvalidDevice && sms >= 1 && sms == p.multiProcessorCount && bus > 0 &&
+              bus == p.memoryBusWidth && l2 > 0 && l2 == p.l2CacheSize;
     printf("%s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }

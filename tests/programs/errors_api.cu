@@ -46,6 +46,7 @@ int main(void) {
     void *huge = NULL;
     expect("cudaMalloc of 2^50 bytes:", cudaMalloc(&huge, 1ull << 50), cudaErrorMemoryAllocation);
     printf("pointer after the failed cudaMalloc is NULL: %s\n", huge == NULL ? "yes" : "no");
+    if (huge != NULL) failures++;
     expect("  last error:", cudaGetLastError(), cudaErrorMemoryAllocation);
     expect("  last error again:", cudaGetLastError(), cudaSuccess);
 

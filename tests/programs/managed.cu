@@ -32,6 +32,7 @@ int main(void) {
     int managed = 0;
     cudaCheck(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));
     printf("managed memory supported: %s\n", managed ? "yes" : "no");
+    failures += !managed;
 
     float *x, *y;
     cudaCheck(cudaMallocManaged(&x, n * sizeof(float)));

@@ -35,6 +35,7 @@ int main(void) {
     cudaCheck(cudaMallocPitch((void **)&d_sub, &sub_pitch, 4 * sizeof(float), 3));
     printf("pitch >= row bytes: %s\n", pitch >= w * sizeof(float) ? "yes" : "no");
     printf("pitch is a multiple of 4: %s\n", pitch % 4 == 0 ? "yes" : "no");
+    int bad = pitch >= w * sizeof(float) && pitch % 4 == 0 ? 0 : 1;
 
     cudaCheck(cudaMemcpy2D(d_img, pitch, host, w * sizeof(float), w * sizeof(float), h, cudaMemcpyHostToDevice));
     dim3 block(16, 8), grid((w + 15) / 16, (h + 7) / 8);
@@ -42,11 +43,11 @@ int main(void) {
     cudaCheck(cudaGetLastError());
     cudaCheck(cudaMemcpy2D(back, w * sizeof(float), d_img, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost));
 
-    int bad = 0;
+    int scaled_bad = 0;
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            if (back[y][x] != host[y][x] * (y + 1)) bad++;
-    printf("scaled image mismatches: %d\n", bad);
+        for (int x = 0; x < w; x++) scaled_bad += back[y][x] != host[y][x] * (y + 1);
+    printf("scaled image mismatches: %d\n", scaled_bad);
+    bad += scaled_bad;
     printf("back[0][36] = %.0f, back[10][0] = %.0f, back[10][36] = %.0f\n", back[0][36], back[10][0], back[10][36]);
 
     // the 4x3 block at (x=5, y=2), device to device, then to the host packed
