@@ -164,6 +164,61 @@ static void compile__says_what_to_install__when_nvcc_is_missing(void **state) {
     free(path);
 }
 
+/* ---- nvcc's output, canned (no nvcc needed) ---- */
+
+static const char *LOG_SRC = "#include <cstdio>\n"
+                             "void missing(int);\n"
+                             "int main() {\n"
+                             "    missing(1);\n"
+                             "}\n";
+
+static void log__maps_linker_and_gcc_lines_to_the_learners_file__and_hides_temp_paths(void **state) {
+    (void)state;
+    const char *log =
+        "/usr/bin/ld: /tmp/tmpxft_00003576_00000000-10_a.o: in function `main':\n"
+        "/home/u/.cache/cudojo/nvcc/tmp-Ab12Cd/ws/a.cu:4: undefined reference to `missing(int)'\n"
+        "collect2: error: ld returned 1 exit status\n"
+        "ws/a.cu:3:5: warning: unused thing [-Wunused]\n"
+        "/usr/include/x.h:9:1: warning: not ours\n";
+    Diag *w = NULL;
+    Diag *d = program_log_parse(log, "ws/a.cu", LOG_SRC, "/home/u/.cache/cudojo/nvcc/tmp-Ab12Cd", 1, &w);
+    assert_non_null(d);
+    assert_string_equal(d->code, "link");
+    assert_string_equal(d->file, "ws/a.cu");
+    assert_int_equal(d->line, 4);
+    assert_non_null(strstr(d->message, "missing(int)"));
+    assert_null(d->next);       /* collect2's summary is not a second error */
+    assert_non_null(w);
+    assert_int_equal(w->line, 3);
+    assert_int_equal(w->col, 5);
+    assert_null(w->next);       /* a header's warning is not the learner's */
+    assert_false(chain_mentions(d, "tmp") || chain_mentions(w, "tmp"));
+    diag_free(&d);
+    diag_free(&w);
+}
+
+static void log__quotes_the_output__when_nothing_in_it_is_recognised(void **state) {
+    (void)state;
+    Diag *d = program_log_parse("Segmentation fault in /tmp/wd/cicc\n", "a.cu", LOG_SRC, "/tmp/wd", 139, NULL);
+    assert_non_null(d);
+    assert_string_equal(d->file, "a.cu");
+    assert_non_null(strstr(d->message, "exit status 139"));
+    assert_non_null(strstr(d->message, "Segmentation fault in cicc"));
+    diag_free(&d);
+    assert_null(program_log_parse("", "a.cu", LOG_SRC, "/tmp/wd", 0, NULL));
+}
+
+static void log__recognises_the_learners_file_under_any_directory(void **state) {
+    (void)state;
+    assert_true(program_path_is("ws/a.cu", "ws/a.cu"));
+    assert_true(program_path_is("/tmp/cudojo-nvcc-x/ws/a.cu", "ws/a.cu"));
+    assert_true(program_path_is("/tmp/x/a.cu", "./a.cu"));
+    assert_false(program_path_is("/tmp/x/wsa.cu", "a.cu"));
+    assert_false(program_path_is("/tmp/x/xws/a.cu", "ws/a.cu"));
+    assert_false(program_path_is("/other/a.cu", "/home/u/a.cu"));
+    assert_false(program_path_is(NULL, "a.cu"));
+}
+
 /* ---- on cudojo's emulator runtime (skipped until it is built) ---- */
 
 static const char *HOST_FAULT_SRC =
@@ -238,6 +293,9 @@ static void run_emu__names_the_function__when_the_runtime_lacks_it(void **state)
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(log__maps_linker_and_gcc_lines_to_the_learners_file__and_hides_temp_paths),
+        cmocka_unit_test(log__quotes_the_output__when_nothing_in_it_is_recognised),
+        cmocka_unit_test(log__recognises_the_learners_file_under_any_directory),
         cmocka_unit_test_setup_teardown(compile__reports_learners_line_and_column__when_host_code_is_wrong, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__reports_the_column_in_the_learners_text__when_device_code_is_wrong, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__names_the_learners_line__when_a_function_is_never_defined, setup, teardown),
