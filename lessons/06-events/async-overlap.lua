@@ -41,6 +41,7 @@ return {
     local n = t:param("n", on_gpu and (1 << 22) or 1000)
     local iters = t:param("iters", on_gpu and 4000 or 20000)
     local r = t:program{ defines = { N = n, ITERS = iters } }
+    local calls = hostcheck.calls(r)
     if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) then return end
     local counter = hostcheck.number(r, "CPU executed (%d+) iterations")
     if not counter then
@@ -52,7 +53,7 @@ return {
 
     -- what made the host wait before it started counting
     local first_query
-    for i, c in ipairs(r.calls) do
+    for i, c in ipairs(calls) do
       if c.fn == "cudaEventQuery" then first_query = i break end
     end
     if not first_query then
@@ -62,7 +63,7 @@ return {
     end
     local sync_copies = 0
     for i = 1, first_query - 1 do
-      local c = r.calls[i]
+      local c = calls[i]
       if c.fn == "cudaMemcpy" then sync_copies = sync_copies + 1 end
       if WAITS[c.fn] then
         t:fail(string.format("the CPU counted %d times: %s made the host wait for the GPU before "
@@ -88,7 +89,7 @@ return {
     end
     -- the CPU's work overlapped the GPU's: the trace's own count, not only the program's
     local busy = 0
-    for _, c in ipairs(r:calls_of("cudaEventQuery")) do
+    for _, c in ipairs(hostcheck.calls_of(r, "cudaEventQuery")) do
       if c.rc == 600 or c.error == "cudaErrorNotReady" then busy = busy + 1 end
     end
     local ok = t:expect(counter > 0 and busy > 0, string.format("the CPU counted %d times while the "

@@ -41,6 +41,7 @@ return {
     local n = t:param("n", on_gpu and (1 << 22) or 1000)
     local iters = t:param("iters", on_gpu and 4000 or 20000)
     local r = t:program{ defines = { N = n, ITERS = iters } }
+    local calls = hostcheck.calls(r)
     if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) then return end
     local launches = hostcheck.launches(r, "busy")
     if #launches < 2 then
@@ -56,11 +57,11 @@ return {
     local warm, timed = launches[#launches - 1], launches[#launches]
     local before = false
     for i = warm.call + 1, timed.call - 1 do
-      if WAITS[r.calls[i].fn] then before = true end
+      if WAITS[calls[i].fn] then before = true end
     end
     local i = timed.call + 1
-    while r.calls[i] and QUIET[r.calls[i].fn] do i = i + 1 end
-    local after = r.calls[i]
+    while calls[i] and QUIET[calls[i].fn] do i = i + 1 end
+    local after = calls[i]
     -- on the emulator the clock's value counts the emulator's work: not shown as a measurement
     local read = on_gpu and string.format("your host timer read %.4f ms, but ", host_ms) or ""
     if not after or not WAITS[after.fn] then

@@ -36,6 +36,7 @@ return {
     local n = t:param("n", on_gpu and 1024 or 1000)
     local iters = t:param("iters", on_gpu and 1000000 or 80000)
     local r = t:program{ defines = { N = n, ITERS = iters } }
+    local calls = hostcheck.calls(r)
     local unit = on_gpu and "" or " (modeled)"
     if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n), hostcheck.ramp_sum(n) }) then return end
     local launches = hostcheck.launches(r, "busy")
@@ -49,10 +50,10 @@ return {
     for k, l in ipairs(timed) do
       local rec = {}
       for i = l.call - 1, 1, -1 do
-        if r.calls[i].fn == "cudaEventRecord" then rec[1] = r.calls[i] break end
+        if calls[i].fn == "cudaEventRecord" then rec[1] = calls[i] break end
       end
-      for i = l.call + 1, #r.calls do
-        if r.calls[i].fn == "cudaEventRecord" then rec[2] = r.calls[i] break end
+      for i = l.call + 1, #calls do
+        if calls[i].fn == "cudaEventRecord" then rec[2] = calls[i] break end
       end
       if not rec[1] or not rec[2] then
         t:fail(string.format("kernel %d is not between two cudaEventRecord calls: record start[%d] "

@@ -41,9 +41,10 @@ return {
     local iters = t:param("iters", on_gpu and 4000 or 20000)
     local reps = t:param("reps", on_gpu and 10 or 3)
     local r = t:program{ defines = { N = n, ITERS = iters, REPS = reps } }
+    local calls = hostcheck.calls(r)
     local unit = on_gpu and "" or " (modeled)"
 
-    for _, c in ipairs(r:calls_of("cudaEventElapsedTime")) do
+    for _, c in ipairs(hostcheck.calls_of(r, "cudaEventElapsedTime")) do
       if c.rc == 600 or c.error == "cudaErrorNotReady" then
         t:fail("cudaEventElapsedTime returned cudaErrorNotReady: the stop event had not happened "
           .. "yet when the host asked (the launches were still running). Wait for it first: "
@@ -55,10 +56,10 @@ return {
 
     -- where the events were recorded, among the launches
     local records = {}
-    for i, c in ipairs(r.calls) do
+    for i, c in ipairs(calls) do
       if c.fn == "cudaEventRecord" and c.rc == 0 then records[#records + 1] = i end
     end
-    if #records < 2 or r:count("cudaEventElapsedTime") == 0 then
+    if #records < 2 or hostcheck.count(r, "cudaEventElapsedTime") == 0 then
       t:fail("time the launches with two events: cudaEventRecord(start), the launches, "
         .. "cudaEventRecord(stop), then cudaEventElapsedTime(&ms, start, stop)")
       return

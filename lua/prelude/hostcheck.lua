@@ -18,6 +18,41 @@ local M = {}
 
 -- ---- the call trace ------------------------------------------------------
 
+-- The API's name of a traced call: on a GPU, CUPTI may name a call by its
+-- entry point (cudaEventElapsedTime_v12080, cudaMemcpyAsync_ptsz).
+local function api_name(fn)
+  fn = fn:gsub("_v%d+$", "")
+  fn = fn:gsub("_pt[sd][sz]$", "")
+  return fn
+end
+
+local traces = setmetatable({}, { __mode = "k" })
+
+-- hostcheck.calls(r) → r.calls with every fn the API's name (a copy, made
+-- once per result): what the checks below and the exercises read.
+function M.calls(r)
+  local out = traces[r]
+  if out then return out end
+  out = {}
+  for i, c in ipairs(r.calls) do
+    out[i] = { fn = api_name(c.fn), args = c.args, stream = c.stream, rc = c.rc, error = c.error }
+  end
+  traces[r] = out
+  return out
+end
+
+-- hostcheck.calls_of(r, fn) → the calls of one function, in order.
+function M.calls_of(r, fn)
+  local out = {}
+  for _, c in ipairs(M.calls(r)) do
+    if c.fn == fn then out[#out + 1] = c end
+  end
+  return out
+end
+
+-- hostcheck.count(r, fn) → how many calls of one function.
+function M.count(r, fn) return #M.calls_of(r, fn) end
+
 -- A launch (<<<...>>>, cudaLaunchKernel, cudaLaunchKernelExC) in the trace.
 local function is_launch(fn) return fn:find("LaunchKernel", 1, true) ~= nil end
 M.is_launch = is_launch
@@ -33,7 +68,7 @@ end
 -- timeline's kernel entries, stream = the stream it was queued on }.
 function M.launches(r, name)
   local out, n = {}, 0
-  for i, c in ipairs(r.calls) do
+  for i, c in ipairs(M.calls(r)) do
     if is_launch(c.fn) and c.rc == 0 then
       n = n + 1
       local k = r.kernels[n]
@@ -87,7 +122,7 @@ end
 -- cudaEventQuery covers the event's stream; cudaMemcpy waits for the legacy
 -- stream, which waits for every blocking stream's earlier work.
 function M.unwaited(r)
-  local calls = r.calls
+  local calls = M.calls(r)
   local last = 0
   for i, c in ipairs(calls) do
     if work_of(c) and c.rc == 0 then last = i end
@@ -157,7 +192,7 @@ end
 function M.expect_waited(t, r, what)
   local left = M.unwaited(r)
   if #left == 0 then return true end
-  local syncs = r:count("cudaStreamSynchronize") + r:count("cudaEventSynchronize")
+  local syncs = M.count(r, "cudaStreamSynchronize") + M.count(r, "cudaEventSynchronize")
   t:fail(string.format("the host goes on to read %s while %s (numbered in the order the program "
     .. "created them) still %s work queued: the copies may not have landed yet. %s", what,
     M.streams_named(left), #left > 1 and "have" or "has",

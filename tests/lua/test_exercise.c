@@ -499,12 +499,15 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
                           "                                                               { name = 'busy_add', stream = 2 } } }, 'busy')\n"
                           "    t:expect(#l == 1 and l[1].call == 4 and l[1].n == 1 and l[1].stream == 1, 'launches of busy')\n"
                           "    t:expect(hostcheck.ramp_sum(1000) == 1000 * 999 / 1024 and hostcheck.ramp_sum(2048) == 2046, 'sums')\n"
+                          "    local cupti = { calls = { call('cudaEventElapsedTime_v12080', -1), call('cudaMemcpyAsync_ptsz_v7000', 1) } }\n"
+                          "    t:expect(hostcheck.count(cupti, 'cudaEventElapsedTime') == 1 and hostcheck.calls(cupti)[2].fn == 'cudaMemcpyAsync',\n"
+                          "             'entry points are named by their API function')\n"
                           "  end,\n"
                           "}\n",
                           NULL, NULL, NULL, 0);
     print_result(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
-    assert_int_equal(r->n_checks, 8);
+    assert_int_equal(r->n_checks, 9);
 }
 
 int main(void) {
