@@ -6,6 +6,8 @@
 # is compared with tests/programs/expected/NAME.out (the H200's answer).
 #
 #   sh tests/programs/run.sh [--runtime=emu|cuda] [--out DIR] [--timeout S] [NAME...]
+#   sh tests/programs/run.sh --compile-only [NAME...]   (fills the cache, runs nothing:
+#                                 compile here, carry $BUILD/programs to a GPU machine)
 #
 # Prints "ok - NAME" or "not ok - NAME (why)" with the diff and the end of
 # stderr indented below it; exit status 1 if any program failed. With --out
@@ -23,15 +25,16 @@
 # writes go nowhere else. Environment: BUILD (default build), CUDA_HOME
 # (default /usr/local/cuda).
 here=$(cd "$(dirname "$0")" && pwd)
-runtime=emu; outdir=""; names=""; deftimeout=30
+runtime=emu; outdir=""; names=""; deftimeout=30; compile_only=""
 while [ $# -gt 0 ]; do
     case $1 in
         --runtime=*) runtime=${1#--runtime=} ;;
+        --compile-only) compile_only=1 ;;
         --out) outdir=$2; shift ;;
         --out=*) outdir=${1#--out=} ;;
         --timeout) deftimeout=$2; shift ;;
         --timeout=*) deftimeout=${1#--timeout=} ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) names="$names ${1%.cu}" ;;
     esac
@@ -47,7 +50,7 @@ cache=$(cd "$BUILD/programs" && pwd)
 nvver=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
 major=${nvver%%.*}
 emurt=""
-if [ "$runtime" = emu ]; then
+if [ "$runtime" = emu ] && [ -z "$compile_only" ]; then
     emurt=$(cd "$BUILD/emurt" 2>/dev/null && pwd)
     if [ -z "$emurt" ] || [ ! -f "$emurt/libcudart.so.$major" ]; then
         echo "run.sh: no emulator runtime at $BUILD/emurt/libcudart.so.$major (make BUILD=$BUILD $BUILD/emurt/libcudart.so.$major)" >&2
@@ -94,6 +97,11 @@ for name in $names; do
             why="compile failed"
         fi
     fi
+    if [ -n "$compile_only" ]; then
+        if [ -z "$why" ]; then echo "ok - $name (compiled)"; npass=$((npass + 1))
+        else echo "not ok - $name ($why)"; indent < "$tmp/compile.log" | tail -20; nfail=$((nfail + 1)); fi
+        continue
+    fi
     got=$tmp/$name.out; err=$tmp/$name.err
     rc=""
     if [ -z "$why" ]; then
@@ -139,6 +147,10 @@ for name in $names; do
         printf '%-24s %-8s %-6s %s\n' "$name" "$result" "${rc:--}" "$first" >> "$outdir/compare.txt"
     fi
 done
+if [ -n "$compile_only" ]; then
+    echo "# $npass of $((npass + nfail)) programs compiled into $cache"
+    [ $nfail -eq 0 ]; exit
+fi
 summary="$npass of $((npass + nfail)) programs print what expected/ says on runtime=$runtime, $nfail differ"
 [ -n "$outdir" ] && echo "$summary" >> "$outdir/compare.txt"
 echo "# $summary"
