@@ -58,6 +58,7 @@ typedef struct RtModule {
     char *source_path, *source;     /* the learner's file named by the PTX's .file, its text */
     void *cubin;                    /* the sm_90 cubin when the fat binary has one (registers) */
     size_t cubin_size;
+    struct CubinInfo *cubin_info;   /* its kernels' registers, parsed once (NULL: none) */
     Diag *error;                    /* why the PTX could not be read or loaded */
     bool parsed;
     BackendModule *mods[RT_MAX_DEVICES];
@@ -228,6 +229,14 @@ void rt_alloc_remove(RtAlloc *a);
  * blocking cudaMemcpy. */
 cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtStream *s, bool sync);
 cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync);
+/* Allocation helpers shared by emurt_memory.c, emurt_copy.c, emurt_managed.c. */
+Backend *rt_backend(int dev);
+bool rt_device_side(const RtAlloc *a);          /* device, managed or symbol memory (not pinned host) */
+bool rt_device_range(const void *p, size_t n, RtAlloc **out); /* [p, p+n) inside one device-side allocation */
+bool rt_poison(void);                            /* fill fresh cudaMalloc memory with 0xff */
+cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, RtAlloc **out); /* on the current device */
+cudaError_t rt_device_free(RtAlloc *a);
+const char *rt_out_name(const void *p);          /* "alloc1" for what an allocation call hands back */
 /* Managed allocations among a launch's pointer parameters move to the device (modeled). */
 void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s);
 

@@ -1,0 +1,305 @@
+/* kernels/emurt/emurt_copy.c: copies and memsets in every direction —
+ * cudaMemcpy(Async), cudaMemcpyDefault inferred from the runtime's table,
+ * 2D copies, symbols (__device__/__constant__), peers — validated like CUDA
+ * (a pointer outside every allocation, a range past its end or the wrong
+ * direction is cudaErrorInvalidValue, never a crash), done at once in
+ * program order and put on the device's modeled timeline. A synchronous
+ * copy is a synchronisation point (kernel printf output, sticky faults). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/emurt/emurt_internal.h"
+
+/* ---- copies ------------------------------------------------------------------------------------ */
+
+static int stream_id_for(RtStream *s) { return s ? s->id : 0; }
+
+/* A synchronous call from pinned memory still waits for its copy. */
+static void host_waits(int dev, RtStream *s) {
+    Backend *b = rt_backend(dev);
+    Diag *d = b->ops->stream_synchronize(b, stream_id_for(s));
+    diag_free(&d);
+}
+
+cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtStream *s, bool sync) {
+    if (!n) return cudaSuccess;
+    if (!dst || !src) return cudaErrorInvalidValue;
+    if ((unsigned)kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+    RtAlloc *da, *sa;
+    bool dd = rt_device_range(dst, n, &da), sd = rt_device_range(src, n, &sa);
+    if (kind == cudaMemcpyDefault) {
+        bool dk = rt_device_side(da), sk = rt_device_side(sa);
+        kind = sk ? (dk ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                  : (dk ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    }
+    bool need_d = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool need_s = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    /* managed memory is fine on either side; a host pointer is never a device pointer */
+    if ((need_d && !dd) || (need_s && !sd)) return cudaErrorInvalidValue;
+    if (!need_d && da && da->kind == RT_MEM_DEVICE) return cudaErrorInvalidValue;
+    if (!need_s && sa && sa->kind == RT_MEM_DEVICE) return cudaErrorInvalidValue;
+    int dev = need_d ? da->dev : need_s ? sa->dev : (s ? s->dev : rt_current_device());
+    if (s && s->capture) return rt_capture_copy(s, dst, src, n, kind);
+    RtStream *eff = s ? s : rt_stream_legacy(dev);
+    if (sync) rt_wait_stream(eff);
+    else if (rt_queue_needed(eff)) {
+        rt_queue_copy(eff, dst, src, n, kind);
+        return cudaSuccess;
+    }
+    memmove(dst, src, n);
+    if (kind == cudaMemcpyHostToHost) return cudaSuccess;
+    CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
+    RtAlloc *host = dir == COPY_H2D ? sa : dir == COPY_D2H ? da : NULL;
+    bool pinned = host && host->kind == RT_MEM_PINNED;
+    RtAlloc *dv = dir == COPY_H2D ? da : sa;
+    char name[160];
+    snprintf(name, sizeof name, dir == COPY_H2D ? "copy %s -> device" : dir == COPY_D2H ? "copy %s -> host"
+                                                                                        : "copy %s on device",
+             dv->name);
+    if (s && s->dev != dev) s = NULL;
+    emu_model_copy(rt_backend(dev), dir, stream_id_for(s), n, pinned, name);
+    if (sync && (pinned || dir == COPY_D2D)) host_waits(dev, s);
+    return cudaSuccess;
+}
+
+cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync) {
+    (void)sync;
+    if (!n) return cudaSuccess;
+    RtAlloc *a;
+    if (!dst || !rt_device_range(dst, n, &a)) return cudaErrorInvalidValue;
+    if (s && s->capture) return rt_capture_memset(s, dst, value, n);
+    RtStream *eff = s ? s : rt_stream_legacy(a->dev);
+    if (rt_queue_needed(eff)) {
+        rt_queue_memset(eff, dst, value, n);
+        return cudaSuccess;
+    }
+    memset(dst, value, n);
+    char name[160];
+    snprintf(name, sizeof name, "memset %s", a->name);
+    if (s && s->dev != a->dev) s = NULL;
+    /* cudaMemset is asynchronous to the host too (device memory) */
+    emu_model_memset(rt_backend(a->dev), stream_id_for(s), n, true, name);
+    return cudaSuccess;
+}
+
+/* ---- copies and memsets --------------------------------------------------------------------------- */
+static cudaError_t copy_call(const char *fn, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+                             cudaStream_t stream, bool async, bool ptsz) {
+    rt_enter();
+    char dn[96], sn[96];
+    snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
+    snprintf(sn, sizeof sn, "%s", rt_ptr(src));
+    RtStream *s = async || ptsz ? rt_stream(stream, ptsz) : NULL;
+    cudaError_t rc = (async || ptsz) && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    int sid = s ? s->id : 0;
+    if (!rc) rc = rt_sticky(s ? s->dev : rt_current_device(), !async);
+    if (!rc) {
+        if (!async) rt_flush_output();
+        rc = rt_memcpy(dst, src, n, kind, s, !async);
+    }
+    if (async) return rt_leave(fn, rc, sid, "%s, %s, %zu, %s, %s", dn, sn, n, rt_kind_name(kind), s ? rt_stream_name(s) : "?");
+    return rt_leave(fn, rc, sid, "%s, %s, %zu, %s", dn, sn, n, rt_kind_name(kind));
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
+    return copy_call("cudaMemcpy", dst, src, n, kind, NULL, false, false);
+}
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
+    return copy_call("cudaMemcpy", dst, src, n, kind, cudaStreamPerThread, false, true);
+}
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t st) {
+    return copy_call("cudaMemcpyAsync", dst, src, n, kind, st, true, false);
+}
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t st);
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t st) {
+    return copy_call("cudaMemcpyAsync", dst, src, n, kind, st, true, true);
+}
+
+static cudaError_t memset_call(const char *fn, void *dst, int value, size_t n, cudaStream_t stream, bool async,
+                               bool ptsz) {
+    rt_enter();
+    char dn[96];
+    snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
+    RtStream *s = async || ptsz ? rt_stream(stream, ptsz) : NULL;
+    cudaError_t rc = (async || ptsz) && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    if (!rc) rc = rt_sticky(s ? s->dev : rt_current_device(), false);
+    if (!rc) rc = rt_memset(dst, value, n, s, !async);
+    if (async) return rt_leave(fn, rc, s ? s->id : 0, "%s, %d, %zu, %s", dn, value, n, s ? rt_stream_name(s) : "?");
+    return rt_leave(fn, rc, 0, "%s, %d, %zu", dn, value, n);
+}
+
+cudaError_t cudaMemset(void *dst, int value, size_t n) { return memset_call("cudaMemset", dst, value, n, NULL, false, false); }
+cudaError_t cudaMemset_ptds(void *dst, int value, size_t n);
+cudaError_t cudaMemset_ptds(void *dst, int value, size_t n) {
+    return memset_call("cudaMemset", dst, value, n, cudaStreamPerThread, false, true);
+}
+cudaError_t cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t st) {
+    return memset_call("cudaMemsetAsync", dst, value, n, st, true, false);
+}
+cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t st);
+cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t st) {
+    return memset_call("cudaMemsetAsync", dst, value, n, st, true, true);
+}
+
+/* 2D copies: each side's rows `pitch` apart; done row by row, modeled as one copy. */
+static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                          enum cudaMemcpyKind kind, RtStream *s, bool sync) {
+    if (!width || !height) return cudaSuccess;
+    if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+    if (!dst || !src) return cudaErrorInvalidValue;
+    /* validate both whole extents first, as one copy of each side's span */
+    size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
+    RtAlloc *da, *sa;
+    bool dd = rt_device_range(dst, dspan, &da), sd = rt_device_range(src, sspan, &sa);
+    if (kind == cudaMemcpyDefault)
+        kind = rt_device_side(sa) ? (rt_device_side(da) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                               : (rt_device_side(da) ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    if ((unsigned)kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+    if (((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !dd) ||
+        ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !sd))
+        return cudaErrorInvalidValue;
+    for (size_t r = 0; r < height; r++)
+        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+    if (kind == cudaMemcpyHostToHost) return cudaSuccess;
+    CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
+    RtAlloc *dv = dir == COPY_H2D || dir == COPY_D2D ? da : sa;
+    RtAlloc *host = dir == COPY_H2D ? sa : dir == COPY_D2H ? da : NULL;
+    bool pinned = host && host->kind == RT_MEM_PINNED;
+    char name[160];
+    snprintf(name, sizeof name, "copy2D %s (%zu x %zu)", dv->name, width, height);
+    if (s && s->dev != dv->dev) s = NULL;
+    emu_model_copy(rt_backend(dv->dev), dir, stream_id_for(s), width * height, pinned, name);
+    if (sync && (pinned || dir == COPY_D2D)) host_waits(dv->dev, s);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind) {
+    rt_enter();
+    char dn[96];
+    snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
+    cudaError_t rc = rt_sticky(rt_current_device(), true);
+    if (!rc) {
+        rt_wait_stream(rt_stream_legacy(rt_current_device()));
+        rt_flush_output();
+        rc = copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true);
+    }
+    return rt_leave("cudaMemcpy2D", rc, 0, "%s, %zu, %s, %zu, %zu, %zu, %s", dn, dpitch, rt_ptr(src), spitch, width,
+                    height, rt_kind_name(kind));
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t stream) {
+    rt_enter();
+    char dn[96];
+    snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
+    RtStream *s = rt_stream(stream, false);
+    cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
+    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
+    if (!rc) rc = copy2d(dst, dpitch, src, spitch, width, height, kind, s, false);
+    return rt_leave("cudaMemcpy2DAsync", rc, s ? s->id : 0, "%s, %zu, %s, %zu, %zu, %zu, %s, %s", dn, dpitch,
+                    rt_ptr(src), spitch, width, height, rt_kind_name(kind), s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height) {
+    rt_enter();
+    cudaError_t rc = cudaSuccess;
+    RtAlloc *a;
+    if (width > pitch) rc = cudaErrorInvalidValue;
+    else if (width && height && !rt_device_range(dst, pitch * (height - 1) + width, &a)) rc = cudaErrorInvalidValue;
+    else if (width && height) {
+        for (size_t r = 0; r < height; r++) memset((char *)dst + r * pitch, value, width);
+        emu_model_memset(rt_backend(a->dev), 0, width * height, true, "memset2D");
+    }
+    return rt_leave("cudaMemset2D", rc, 0, "%s, %zu, %d, %zu, %zu", rt_ptr(dst), pitch, value, width, height);
+}
+
+/* ---- symbols ------------------------------------------------------------------------------------------- */
+static cudaError_t symbol_copy(const char *fn, const void *symbol, void *host, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind, bool to_symbol, cudaStream_t stream, bool async) {
+    rt_enter();
+    RtVar *v = rt_var_find(symbol);
+    RtStream *s = async ? rt_stream(stream, false) : NULL;
+    uintptr_t addr = 0;
+    size_t size = 0;
+    cudaError_t rc = async && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    if (!rc) rc = rt_sticky(s ? s->dev : rt_current_device(), !async);
+    if (!rc) rc = rt_symbol_address(symbol, &addr, &size);
+    if (!rc && (offset > size || count > size - offset)) rc = cudaErrorInvalidValue;
+    if (!rc) {
+        if (to_symbol && kind == cudaMemcpyDeviceToHost) rc = cudaErrorInvalidMemcpyDirection;
+        else if (!to_symbol && kind == cudaMemcpyHostToDevice) rc = cudaErrorInvalidMemcpyDirection;
+    }
+    if (!rc) {
+        if (!async) rt_flush_output();
+        void *dev = (void *)(addr + offset);
+        rc = to_symbol ? rt_memcpy(dev, host, count, kind, s, !async) : rt_memcpy(host, dev, count, kind, s, !async);
+    }
+    return rt_leave(fn, rc, s ? s->id : 0, "%s, %s, %zu, %zu, %s", v ? v->name : "(not a symbol)", rt_ptr(host), count,
+                    offset, rt_kind_name(kind));
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind) {
+    return symbol_copy("cudaMemcpyToSymbol", symbol, (void *)src, count, offset, kind, true, NULL, false);
+}
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count, size_t offset,
+                                 enum cudaMemcpyKind kind) {
+    return symbol_copy("cudaMemcpyFromSymbol", symbol, dst, count, offset, kind, false, NULL, false);
+}
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t stream) {
+    return symbol_copy("cudaMemcpyToSymbolAsync", symbol, (void *)src, count, offset, kind, true, stream, true);
+}
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t stream) {
+    return symbol_copy("cudaMemcpyFromSymbolAsync", symbol, dst, count, offset, kind, false, stream, true);
+}
+
+cudaError_t cudaGetSymbolAddress(void **dev, const void *symbol) {
+    rt_enter();
+    uintptr_t addr = 0;
+    size_t size = 0;
+    cudaError_t rc = dev ? rt_symbol_address(symbol, &addr, &size) : cudaErrorInvalidValue;
+    if (!rc) *dev = (void *)addr;
+    RtVar *v = rt_var_find(symbol);
+    return rt_leave("cudaGetSymbolAddress", rc, 0, "&devptr, %s", v ? v->name : "(not a symbol)");
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
+    rt_enter();
+    uintptr_t addr = 0;
+    size_t sz = 0;
+    cudaError_t rc = size ? rt_symbol_address(symbol, &addr, &sz) : cudaErrorInvalidValue;
+    if (!rc) *size = sz;
+    RtVar *v = rt_var_find(symbol);
+    return rt_leave("cudaGetSymbolSize", rc, 0, "&size, %s", v ? v->name : "(not a symbol)");
+}
+
+/* ---- peers ------------------------------------------------------------------------------------------ */
+static cudaError_t peer_copy(const char *fn, void *dst, int ddev, const void *src, int sdev, size_t n,
+                             cudaStream_t stream, bool async) {
+    rt_enter();
+    RtStream *s = async ? rt_stream(stream, false) : NULL;
+    cudaError_t rc = async && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    RtAlloc *da, *sa;
+    if (!rc && (ddev < 0 || ddev >= g_rt.n_dev || sdev < 0 || sdev >= g_rt.n_dev)) rc = cudaErrorInvalidDevice;
+    if (!rc && n && (!rt_device_range(dst, n, &da) || !rt_device_range(src, n, &sa) || da->dev != ddev || sa->dev != sdev))
+        rc = cudaErrorInvalidValue;
+    if (!rc && n) {
+        memmove(dst, src, n);
+        char name[200];
+        snprintf(name, sizeof name, "peer copy %s (device %d) -> %s (device %d)", sa->name, sdev, da->name, ddev);
+        emu_model_copy(rt_backend(sdev), COPY_D2D, s && s->dev == sdev ? s->id : 0, n, true, name);
+    }
+    return rt_leave(fn, rc, s ? s->id : 0, "%s, %d, %s, %d, %zu", rt_ptr(dst), ddev, rt_ptr(src), sdev, n);
+}
+
+cudaError_t cudaMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_t n) {
+    return peer_copy("cudaMemcpyPeer", dst, ddev, src, sdev, n, NULL, false);
+}
+cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t stream) {
+    return peer_copy("cudaMemcpyPeerAsync", dst, ddev, src, sdev, n, stream, true);
+}
+

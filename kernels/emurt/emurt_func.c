@@ -1,0 +1,145 @@
+/* kernels/emurt/emurt_func.c: what a program asks about its kernels —
+ * cudaFuncGetAttributes (registers and stack frame from the fat binary's
+ * sm_90 cubin when it has one, else -1: the emulator has no ptxas numbers),
+ * cudaFuncSetAttribute (the opt-in to more than 48 KiB of dynamic shared
+ * memory is kept and enforced at launch, as on a GPU), occupancy
+ * (kernels/occupancy.c over cuda_occupancy.h, on the sm_90 profile), and
+ * the device's limits and cache configuration (kept, not modeled). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cubin_info.h"
+#include "kernels/emurt/emurt_internal.h"
+#include "kernels/occupancy.h"
+#include "kernels/profiles.h"
+
+/* ---- kernels' attributes and occupancy ---------------------------------------------------------------------- */
+static int func_registers(RtFunc *f, int *local) {
+    int regs = -1;
+    *local = -1;
+    const CubinKernel *k = f->mod->cubin_info ? cubin_info_find(f->mod->cubin_info, f->name) : NULL;
+    if (k) {
+        regs = k->registers;
+        *local = k->local_bytes;
+    }
+    return regs;
+}
+
+static cudaError_t func_info(const void *func, RtFunc **f, EmuKernelInfo *ki) {
+    *f = rt_func_find(func);
+    if (!*f) return cudaErrorInvalidDeviceFunction;
+    cudaError_t err;
+    BackendModule *bm = rt_module_get((*f)->mod, rt_current_device(), &err);
+    if (!bm) return err;
+    return emu_module_kernel_info(bm, (*f)->name, ki) ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = attr ? func_info(func, &f, &ki) : cudaErrorInvalidValue;
+    if (!rc) {
+        memset(attr, 0, sizeof *attr);
+        int local;
+        attr->numRegs = func_registers(f, &local);
+        attr->sharedSizeBytes = ki.shared_static;
+        attr->localSizeBytes = local >= 0 ? (size_t)local : ki.local_size;
+        attr->maxThreadsPerBlock = ki.maxntid ? ki.maxntid : 1024;
+        attr->ptxVersion = 80;
+        attr->binaryVersion = 90;
+        attr->maxDynamicSharedSizeBytes = f->max_dyn_shared ? f->max_dyn_shared : (int)(48 * 1024 - ki.shared_static);
+        attr->preferredShmemCarveout = -1;
+    }
+    return rt_leave("cudaFuncGetAttributes", rc, 0, "&attr, %s", rc ? "?" : f->pretty);
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = func_info(func, &f, &ki);
+    if (!rc && attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || (size_t)value + ki.shared_static > 227 * 1024) rc = cudaErrorInvalidValue;
+        else f->max_dyn_shared = value;
+    } else if (!rc && attr != cudaFuncAttributePreferredSharedMemoryCarveout && attr != cudaFuncAttributeRequiredClusterWidth &&
+               attr != cudaFuncAttributeNonPortableClusterSizeAllowed)
+        rc = cudaErrorInvalidValue;
+    return rt_leave("cudaFuncSetAttribute", rc, 0, "%s, %d, %d", rc == cudaErrorInvalidDeviceFunction ? "?" : f->pretty,
+                    (int)attr, value);
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache config) {
+    rt_enter();
+    RtFunc *f = rt_func_find(func);
+    return rt_leave("cudaFuncSetCacheConfig", f ? cudaSuccess : cudaErrorInvalidDeviceFunction, 0, "%s, %d",
+                    f ? f->pretty : "?", (int)config);
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache config) {
+    rt_enter();
+    return rt_leave("cudaDeviceSetCacheConfig", cudaSuccess, 0, "%d", (int)config);
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config) {
+    rt_enter();
+    if (config) *config = cudaFuncCachePreferNone;
+    return rt_leave("cudaDeviceGetCacheConfig", config ? cudaSuccess : cudaErrorInvalidValue, 0, "&config");
+}
+
+static size_t g_limits[16] = {[cudaLimitStackSize] = 1024, [cudaLimitPrintfFifoSize] = 1 << 20,
+                              [cudaLimitMallocHeapSize] = 8 << 20, [cudaLimitDevRuntimeSyncDepth] = 2,
+                              [cudaLimitDevRuntimePendingLaunchCount] = 2048, [cudaLimitMaxL2FetchGranularity] = 32};
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value) {
+    rt_enter();
+    cudaError_t rc = (unsigned)limit < 16 ? cudaSuccess : cudaErrorUnsupportedLimit;
+    if (!rc) g_limits[limit] = value;
+    return rt_leave("cudaDeviceSetLimit", rc, 0, "%d, %zu", (int)limit, value);
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
+    rt_enter();
+    cudaError_t rc = !value ? cudaErrorInvalidValue : (unsigned)limit < 16 ? cudaSuccess : cudaErrorUnsupportedLimit;
+    if (!rc) *value = g_limits[limit];
+    return rt_leave("cudaDeviceGetLimit", rc, 0, "&value, %d", (int)limit);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func, int block_size,
+                                                                   size_t dyn_smem, unsigned int flags) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = blocks ? func_info(func, &f, &ki) : cudaErrorInvalidValue;
+    if (!rc) {
+        int local;
+        int regs = func_registers(f, &local);
+        OccupancyInput in = {block_size, regs > 0 ? regs : 32, ki.shared_static, dyn_smem};
+        Occupancy occ;
+        Diag *d = occupancy_compute(profile_find("sm_90"), &in, &occ);
+        if (d) rc = cudaErrorInvalidValue;
+        else *blocks = occ.blocks_per_sm;
+        diag_free(&d);
+    }
+    return rt_leave("cudaOccupancyMaxActiveBlocksPerMultiprocessor", rc, 0, "&blocks = %d, %s, %d, %zu, %u",
+                    blocks && !rc ? *blocks : 0, rc ? "?" : f->pretty, block_size, dyn_smem, flags);
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block_size,
+                                                          size_t dyn_smem) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size, dyn_smem, 0);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *smem, const void *func, int num_blocks, int block_size) {
+    rt_enter();
+    RtFunc *f;
+    EmuKernelInfo ki;
+    cudaError_t rc = smem && num_blocks > 0 ? func_info(func, &f, &ki) : cudaErrorInvalidValue;
+    if (!rc) {
+        size_t per = 233472 / (size_t)num_blocks;
+        per = per > 1024 + ki.shared_static ? per - 1024 - ki.shared_static : 0;
+        *smem = per > 227 * 1024 ? 227 * 1024 : per;
+    }
+    return rt_leave("cudaOccupancyAvailableDynamicSMemPerBlock", rc, 0, "&smem, func, %d, %d", num_blocks, block_size);
+}
