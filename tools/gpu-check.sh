@@ -4,7 +4,7 @@
 # server, the H200 we test on). Build here first:
 #   make tests-build bundle && cp -L $(pkg-config --variable=libdir cmocka)/libcmocka.so.0 dist/cudojo/lib/
 # and carry dist, build/tests, build/bench and build/fuzz (make build/bench/bench_timeline: the CUPTI overhead)
-# and build/programs (sh tests/programs/run.sh compiles it; optional: the GPU machine has nvcc).
+# and build/programs (sh tests/programs/run.sh --compile-only; optional: the GPU machine has nvcc).
 # then, on the GPU machine, from the repo root: sh tools/gpu-check.sh [OUTDIR]
 # It runs the bundle's doctor, verifies every lesson on the GPU, and runs every
 # test with CUDOJO_TEST_GPU=1 (GPU tests must run, not skip).
