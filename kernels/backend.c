@@ -17,6 +17,7 @@ void launch_report_fini(LaunchReport *r) {
     diag_free(&r->findings);
     if (r->metrics) json_decref(r->metrics);
     free(r->device_output);
+    free(r->device_stderr);
     launch_report_init(r);
 }
 

@@ -78,6 +78,9 @@ typedef struct LaunchReport {
     json_t *metrics;                /* object or NULL: {"totals":{...}, "lines":[...]} (emulator),
                                        {"ms_median":..,"ms_min":..,"reps":..} (GPU) */
     char *device_output;            /* printf output in order, NULL if none */
+    char *device_stderr;            /* what a GPU writes to stderr: failed device asserts
+                                       ("a.cu:22: void k(int *): block: [2,0,0], thread: [13,0,0]
+                                       Assertion `x` failed."), NULL if none */
     double ms_median;               /* timed runs on a GPU; < 0 when not measured */
     double ms_min;
     int reps;

@@ -207,7 +207,7 @@ typedef struct Finding {
     char *message;
 } Finding;
 
-typedef struct PrintRec { uint64_t block; uint64_t seq; char *text; } PrintRec;
+typedef struct PrintRec { uint64_t block; uint64_t seq; char *text; bool to_stderr; } PrintRec;
 
 struct EmuLaunch;
 typedef struct Worker Worker;

@@ -953,7 +953,7 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
                 W->cappr = W->cappr ? W->cappr * 2 : 64;
                 W->pr = xrealloc(W->pr, sizeof *W->pr * (size_t)W->cappr);
             }
-            W->pr[W->npr++] = (PrintRec){W->block_linear, W->pseq++, strbuf_steal(&out)};
+            W->pr[W->npr++] = (PrintRec){W->block_linear, W->pseq++, strbuf_steal(&out), false};
             strbuf_fini(&out);
             if (in->d[0] >= 0) set_local_param(W, w, l, in->d[0], 0, 4);
             break;
@@ -982,7 +982,7 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             emu_report(W, w, l, "assert", DIAG_ERROR, in->line,
                        "Assertion `%s` failed in " THR "; the kernel stops here.", msg.data,
                        c[0], c[1], c[2], c[3], c[4], c[5]);
-            /* the line a GPU prints with the kernel's printf output:
+            /* the line a GPU prints on stderr when the host synchronises:
              * "a.cu:22: void k(const int *, int): block: [2,0,0], thread: [13,0,0] Assertion `x` failed." */
             StrBuf file, fn, line;
             strbuf_init(&file);
@@ -997,7 +997,7 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
                 W->cappr = W->cappr ? W->cappr * 2 : 64;
                 W->pr = xrealloc(W->pr, sizeof *W->pr * (size_t)W->cappr);
             }
-            W->pr[W->npr++] = (PrintRec){W->block_linear, W->pseq++, strbuf_steal(&line)};
+            W->pr[W->npr++] = (PrintRec){W->block_linear, W->pseq++, strbuf_steal(&line), true};
             strbuf_fini(&line);
             strbuf_fini(&file);
             strbuf_fini(&fn);

@@ -291,14 +291,17 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     free(L->findings);
     if (L->n_prints) {
         qsort(L->prints, (size_t)L->n_prints, sizeof *L->prints, cmp_print);
-        StrBuf out;
+        StrBuf out, err;
         strbuf_init(&out);
+        strbuf_init(&err);
         for (int i = 0; i < L->n_prints; i++) {
-            strbuf_append(&out, L->prints[i].text);
+            strbuf_append(L->prints[i].to_stderr ? &err : &out, L->prints[i].text);
             free(L->prints[i].text);
         }
-        report->device_output = strbuf_steal(&out);
+        if (out.len) report->device_output = strbuf_steal(&out);
+        if (err.len) report->device_stderr = strbuf_steal(&err);
         strbuf_fini(&out);
+        strbuf_fini(&err);
     }
     free(L->prints);
     report->metrics = metrics_json(L);

@@ -163,6 +163,7 @@ typedef struct Rt {
     RtEvent **events;
     int n_events;
     StrBuf out;                     /* device printf output waiting for a synchronisation point */
+    StrBuf err;                     /* device assert messages, for stderr at the same point */
     double outside_since_ms;        /* wall clock when the program last left a runtime call */
     double host_pending_us;         /* host time not yet on the timeline */
     int depth;                      /* nested API calls (host functions calling the API) */

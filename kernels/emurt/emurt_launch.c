@@ -197,6 +197,7 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
     cudaError_t fault = fault_of(rep.findings);
     if (fault && !g_rt.dev[s->dev].pending_fault) g_rt.dev[s->dev].pending_fault = fault;
     if (rep.device_output) strbuf_append(&g_rt.out, rep.device_output);
+    if (rep.device_stderr) strbuf_append(&g_rt.err, rep.device_stderr);
     rt_findings(rep.findings);
     rep.findings = NULL;
     launch_report_fini(&rep);

@@ -51,6 +51,7 @@ static void rt_init_once(void) {
     pthread_mutex_init(&g_rt.lock, &a);
     pthread_mutexattr_destroy(&a);
     strbuf_init(&g_rt.out);
+    strbuf_init(&g_rt.err);
     g_start_ms = rt_now_ms();
     progwire_init("emu");
     g_rt.opts.checks = env_flag("CUDOJO_EMU_CHECKS", true);
@@ -180,9 +181,15 @@ void rt_findings(Diag *d) {
 }
 
 void rt_flush_output(void) {
-    if (!g_rt.out.len) return;
-    fputs(g_rt.out.data, stdout);
-    strbuf_reset(&g_rt.out);
+    if (g_rt.out.len) {
+        fputs(g_rt.out.data, stdout);
+        strbuf_reset(&g_rt.out);
+    }
+    if (g_rt.err.len) {
+        fflush(stdout);
+        fputs(g_rt.err.data, stderr);
+        strbuf_reset(&g_rt.err);
+    }
 }
 
 const char *rt_ptr(const void *p) {
