@@ -303,3 +303,80 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, 
     return peer_copy("cudaMemcpyPeerAsync", dst, ddev, src, sdev, n, stream, true);
 }
 
+
+/* ---- 3D (pitched memory, no arrays) ------------------------------------------------------------------- */
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent ext) {
+    rt_enter();
+    cudaError_t rc = cudaSuccess;
+    if (!pp) rc = cudaErrorInvalidValue;
+    else {
+        size_t pitch = (ext.width + 511) / 512 * 512;
+        void *p = NULL;
+        size_t bytes = pitch * ext.height * ext.depth;
+        if (bytes) rc = rt_device_alloc(&p, bytes, RT_MEM_DEVICE, NULL);
+        if (!rc && p && rt_poison()) memset(p, 0xff, bytes);
+        if (!rc) *pp = (struct cudaPitchedPtr){p, pitch, ext.width, ext.height};
+    }
+    return rt_leave("cudaMalloc3D", rc, 0, "&%s, {%zu, %zu, %zu}", rc || !pp ? "?" : rt_out_name(pp->ptr), ext.width,
+                    ext.height, ext.depth);
+}
+
+/* Every row of the box, each side at its position; validated as 2D copies per slice. */
+static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, RtStream *s, bool sync) {
+    if (!p || p->srcArray || p->dstArray) return p ? cudaErrorNotSupported : cudaErrorInvalidValue;
+    const struct cudaPitchedPtr *sp = &p->srcPtr, *dp = &p->dstPtr;
+    size_t w = p->extent.width, h = p->extent.height, d = p->extent.depth;
+    if (!w || !h || !d) return cudaSuccess;
+    if (!sp->ptr || !dp->ptr) return cudaErrorInvalidValue;
+    size_t sslice = sp->pitch * (sp->ysize ? sp->ysize : h + p->srcPos.y);
+    size_t dslice = dp->pitch * (dp->ysize ? dp->ysize : h + p->dstPos.y);
+    for (size_t z = 0; z < d; z++) {
+        const char *src = (const char *)sp->ptr + (p->srcPos.z + z) * sslice + p->srcPos.y * sp->pitch + p->srcPos.x;
+        char *dst = (char *)dp->ptr + (p->dstPos.z + z) * dslice + p->dstPos.y * dp->pitch + p->dstPos.x;
+        cudaError_t rc = copy2d(dst, dp->pitch, src, sp->pitch, w, h, p->kind, s, sync);
+        if (rc) return rc;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) {
+    rt_enter();
+    cudaError_t rc = rt_sticky(rt_current_device(), true);
+    if (!rc) {
+        rt_wait_stream(rt_stream_legacy(rt_current_device()));
+        rt_flush_output();
+        rc = copy3d(p, NULL, true);
+    }
+    return rt_leave("cudaMemcpy3D", rc, 0, "{%s -> %s, extent {%zu, %zu, %zu}, %s}", p ? rt_ptr(p->srcPtr.ptr) : "?",
+                    p ? rt_ptr(p->dstPtr.ptr) : "?", p ? p->extent.width : 0, p ? p->extent.height : 0,
+                    p ? p->extent.depth : 0, p ? rt_kind_name(p->kind) : "?");
+}
+
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream) {
+    rt_enter();
+    RtStream *s = rt_stream(stream, false);
+    cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
+    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
+    if (!rc) rc = copy3d(p, s, false);
+    return rt_leave("cudaMemcpy3DAsync", rc, s ? s->id : 0, "{%s -> %s}, %s", p ? rt_ptr(p->srcPtr.ptr) : "?",
+                    p ? rt_ptr(p->dstPtr.ptr) : "?", s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent ext) {
+    rt_enter();
+    cudaError_t rc = cudaSuccess;
+    size_t slice = pp.pitch * (pp.ysize ? pp.ysize : ext.height);
+    RtAlloc *a = NULL;
+    if (ext.width > pp.pitch) rc = cudaErrorInvalidValue;
+    else if (ext.width && ext.height && ext.depth &&
+             !rt_device_range(pp.ptr, slice * (ext.depth - 1) + pp.pitch * (ext.height - 1) + ext.width, &a))
+        rc = cudaErrorInvalidValue;
+    else if (a) {
+        rt_wait_stream(rt_stream_legacy(a->dev));
+        for (size_t z = 0; z < ext.depth; z++)
+            for (size_t y = 0; y < ext.height; y++) memset((char *)pp.ptr + z * slice + y * pp.pitch, value, ext.width);
+        emu_model_memset(rt_backend(a->dev), 0, ext.width * ext.height * ext.depth, true, "memset3D");
+    }
+    return rt_leave("cudaMemset3D", rc, 0, "%s, %d, {%zu, %zu, %zu}", rt_ptr(pp.ptr), value, ext.width, ext.height,
+                    ext.depth);
+}
