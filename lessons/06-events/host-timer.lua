@@ -84,7 +84,7 @@ return {
         .. "the kernel's", host_ms)
       return
     end
-    local k = hostcheck.entries(t:timeline(), "kernel")[timed.n]
+    local k = hostcheck.entry_of(r, t:timeline())[timed.call]
     local span_ms = k.dur_us / 1000
     t:expect(host_ms >= 0.9 * span_ms and host_ms <= 1.1 * span_ms + 0.05, string.format(
       "your host timer read %.4f ms; the kernel ran %.4f ms", host_ms, span_ms))

@@ -73,8 +73,8 @@ return {
         end
       end
     end
-    local kern = hostcheck.entries(t:timeline(), "kernel")
-    local a, b = kern[timed[1].n], kern[timed[2].n]
+    local at = hostcheck.entry_of(r, t:timeline())
+    local a, b = at[timed[1].call], at[timed[2].call]
     local ok = t:expect_overlap(a, b, "the two kernels run at the same time")
     if not ok and timed[1].stream == timed[2].stream then
       t:log("both kernels are on stream %d, which runs them one after the other: give each its "

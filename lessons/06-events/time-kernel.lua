@@ -89,8 +89,8 @@ return {
       return
     end
     -- the events' span: from the first timed kernel's start to the last one's end
-    local kern = hostcheck.entries(t:timeline(), "kernel")
-    local k0, k1 = kern[timed[1].n], kern[timed[#timed].n]
+    local at = hostcheck.entry_of(r, t:timeline())
+    local k0, k1 = at[timed[1].call], at[timed[#timed].call]
     local span_ms = (k1.start_us + k1.dur_us - k0.start_us) / 1000 / #timed
     local slack_ms = 0.1 * span_ms + (on_gpu and 0.01 or 0.003)
     local by = t:timeline().source == "cupti" and " (CUPTI)" or unit

@@ -64,8 +64,9 @@ local function named(k, name)
 end
 
 -- hostcheck.launches(r, name) → the launches of kernel `name` in order:
--- { call = index in r.calls, n = index in r.kernels and among the
--- timeline's kernel entries, stream = the stream it was queued on }.
+-- { call = index in hostcheck.calls(r) (hostcheck.entry_of maps it to its
+-- timeline entry), n = index in r.kernels, stream = its stream, kernel =
+-- r.kernels[n] }.
 function M.launches(r, name)
   local out, n = {}, 0
   for i, c in ipairs(M.calls(r)) do
@@ -251,12 +252,56 @@ end
 
 -- ---- the timeline ---------------------------------------------------------
 
--- hostcheck.entries(tl, kind) → the timeline's entries of one kind, in the
--- order the program issued them.
+-- hostcheck.entries(tl, kind) → the timeline's entries of one kind.
 function M.entries(tl, kind)
   local out = {}
   for _, e in ipairs(tl.events) do
     if e.kind == kind then out[#out + 1] = e end
+  end
+  return out
+end
+
+-- The timeline kind of the work a call queued, or nil.
+local function work_kind(c)
+  if is_launch(c.fn) then return "kernel" end
+  if c.fn:find("^cudaMemset") then return "memset" end
+  if c.fn:find("^cudaMemcpy") then
+    local a = c.args or ""
+    if a:find("HostToDevice", 1, true) then return "h2d" end
+    if a:find("DeviceToHost", 1, true) then return "d2h" end
+    if a:find("DeviceToDevice", 1, true) then return "d2d" end
+  end
+  return nil
+end
+
+-- hostcheck.entry_of(r, tl) → a table from call index (in hostcheck.calls(r))
+-- to the timeline entry of the work that call queued. A stream runs its
+-- work in order, so the k-th copy in queued on stream s is the k-th h2d
+-- entry on s by start time; the timeline itself may list entries by start
+-- time (CUPTI), which is not the order the host issued them across streams.
+function M.entry_of(r, tl)
+  local lanes = {}
+  for i, e in ipairs(tl.events) do
+    local key = e.kind .. "@" .. tostring(e.stream)
+    lanes[key] = lanes[key] or {}
+    table.insert(lanes[key], { e = e, i = i })
+  end
+  for _, lane in pairs(lanes) do
+    table.sort(lane, function(a, b)
+      if a.e.start_us ~= b.e.start_us then return a.e.start_us < b.e.start_us end
+      return a.i < b.i
+    end)
+  end
+  local used, out = {}, {}
+  for i, c in ipairs(M.calls(r)) do
+    local kind = c.rc == 0 and work_kind(c)
+    if kind then
+      local key = kind .. "@" .. tostring(stream_of(c))
+      local k = (used[key] or 0) + 1
+      used[key] = k
+      local lane = lanes[key]
+      if lane and lane[k] then out[i] = lane[k].e end
+    end
   end
   return out
 end
@@ -281,19 +326,29 @@ function M.pipeline(t, r, opts)
   local unit = on_gpu and "" or " (modeled)"
   local nch, kname = opts.chunks or 4, opts.kernel or "busy"
   local tl = t:timeline()
-  local ks = {}
-  for _, l in ipairs(M.launches(r, kname)) do ks[#ks + 1] = l end
-  -- the pipeline's kernels: the last nch launches (the warm-up comes first)
-  local kern, h2d, d2h = M.entries(tl, "kernel"), M.entries(tl, "h2d"), M.entries(tl, "d2h")
-  if #ks < nch or #h2d < nch or #d2h < nch then
+  -- the chunks: the last nch launches (the warm-up comes first), copies in
+  -- and out, in the order the host queued them; their entries by stream
+  local calls, at = M.calls(r), M.entry_of(r, tl)
+  local ks = M.launches(r, kname)
+  local ins, outs = {}, {}
+  for i, c in ipairs(calls) do
+    local kind = c.rc == 0 and work_kind(c)
+    if kind == "h2d" then ins[#ins + 1] = i elseif kind == "d2h" then outs[#outs + 1] = i end
+  end
+  if #ks < nch or #ins < nch or #outs < nch then
     t:fail(string.format("the pipeline needs %d chunks, each copied in, run through %s and "
       .. "copied out; the program copied in %d, launched %s %d times and copied out %d",
-      nch, kname, #h2d, kname, #ks, #d2h))
+      nch, kname, #ins, kname, #ks, #outs))
     return false
   end
   local chunks = {}
   for c = 1, nch do
-    chunks[c] = { kernel = kern[ks[#ks - nch + c].n], h2d = h2d[#h2d - nch + c], d2h = d2h[#d2h - nch + c] }
+    chunks[c] = { kernel = at[ks[#ks - nch + c].call], h2d = at[ins[#ins - nch + c]], d2h = at[outs[#outs - nch + c]] }
+    if not chunks[c].kernel or not chunks[c].h2d or not chunks[c].d2h then
+      t:fail(string.format("chunk %d's copies and kernel are not all on the timeline: cudojo could "
+        .. "not follow this program's pipeline", c - 1))
+      return false
+    end
   end
   -- pinned or pageable
   local pageable = {}

@@ -457,7 +457,8 @@ static void exercise__host_prelude__loads_on_first_use(void **state) {
 
 /* The chapters 06/07 checks (lua/prelude/hostcheck.lua) on call traces made
  * by hand: which streams the host did not wait for before reading its
- * results, the launches of one kernel, the programs' expected sums. */
+ * results, the launches of one kernel, the programs' expected sums, the
+ * timeline entry of each call. */
 static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **state) {
     Fixture *f = *state;
     fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
@@ -502,12 +503,23 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
                           "    local cupti = { calls = { call('cudaEventElapsedTime_v12080', -1), call('cudaMemcpyAsync_ptsz_v7000', 1) } }\n"
                           "    t:expect(hostcheck.count(cupti, 'cudaEventElapsedTime') == 1 and hostcheck.calls(cupti)[2].fn == 'cudaMemcpyAsync',\n"
                           "             'entry points are named by their API function')\n"
+                          "    -- a GPU's timeline lists entries by start time: stream 2's copy ran first\n"
+                          "    local r2 = { calls = { call('cudaMemcpyAsync', 1, 'a, b, 4, cudaMemcpyHostToDevice, stream 1'),\n"
+                          "                           call('cudaMemcpyAsync', 2, 'a, b, 4, cudaMemcpyHostToDevice, stream 2'),\n"
+                          "                           call('cudaLaunchKernel', 1), call('cudaLaunchKernel', 1) } }\n"
+                          "    local tl = { events = { { kind = 'h2d', stream = 2, start_us = 1, dur_us = 1 },\n"
+                          "                            { kind = 'kernel', stream = 1, start_us = 9, dur_us = 1 },\n"
+                          "                            { kind = 'h2d', stream = 1, start_us = 3, dur_us = 1 },\n"
+                          "                            { kind = 'kernel', stream = 1, start_us = 5, dur_us = 1 } } }\n"
+                          "    local at = hostcheck.entry_of(r2, tl)\n"
+                          "    t:expect(at[1] == tl.events[3] and at[2] == tl.events[1] and at[3] == tl.events[4] and at[4] == tl.events[2],\n"
+                          "             'calls find their entries by stream and order')\n"
                           "  end,\n"
                           "}\n",
                           NULL, NULL, NULL, 0);
     print_result(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
-    assert_int_equal(r->n_checks, 9);
+    assert_int_equal(r->n_checks, 10);
 }
 
 int main(void) {
