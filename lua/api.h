@@ -70,9 +70,9 @@ typedef struct GpuScalar {
 
 /* Installs the gpu and ref globals into a sandbox. */
 void api_install(Sandbox *sb);
-/* Pushes the prelude table named `global` ("host": lua/prelude/host_replay.lua,
- * "hostcheck": lua/prelude/hostcheck.lua; loaded on first use); false when
- * there is no such prelude (nothing pushed). */
+/* Pushes the prelude table named `global` ("hostcheck":
+ * lua/prelude/hostcheck.lua; loaded on first use); false when there is no
+ * such prelude (nothing pushed). */
 bool prelude_push(lua_State *L, const char *global);
 ApiCtx *api_ctx(lua_State *L);   /* NULL when host-only */
 

@@ -821,8 +821,6 @@ void api_install(Sandbox *sb) {
     ref_push_module(L);
     make_strict(L, "ref has no function");
     sandbox_set_global(sb, "ref");
-    prelude_push(L, "host");
-    sandbox_set_global(sb, "host");
     prelude_push(L, "hostcheck");
     sandbox_set_global(sb, "hostcheck");
 }

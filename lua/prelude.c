@@ -2,17 +2,15 @@
  * (the .lua files of lua/prelude/, embedded at build time by tools/embed.sh).
  *
  * Each prelude is a global table whose fields load on first use, so the
- * many exercises that never touch it pay nothing when the course is loaded:
- * `host` is the host replay of the events and streams chapters' old
- * notation, `hostcheck` the checks of their whole programs' host side. */
+ * many exercises that never touch it pay nothing when the course is loaded.
+ * `hostcheck` holds the checks of the events and streams chapters' whole
+ * programs (their call traces, timelines and printed results). */
 #include <lauxlib.h>
 #include <lua.h>
 #include <string.h>
 
 #include "lua/api.h"
 
-extern const unsigned char prelude_host_replay_lua[];
-extern const unsigned long prelude_host_replay_lua_len;
 extern const unsigned char prelude_hostcheck_lua[];
 extern const unsigned long prelude_hostcheck_lua_len;
 
@@ -24,7 +22,6 @@ typedef struct Prelude {
 } Prelude;
 
 static const Prelude preludes[] = {
-    {"host", "@cudojo/host_replay.lua", prelude_host_replay_lua, &prelude_host_replay_lua_len},
     {"hostcheck", "@cudojo/hostcheck.lua", prelude_hostcheck_lua, &prelude_hostcheck_lua_len},
 };
 

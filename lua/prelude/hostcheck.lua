@@ -74,7 +74,7 @@ function M.launches(r, name)
       n = n + 1
       local k = r.kernels[n]
       if k and named(k, name) then
-        out[#out + 1] = { call = i, n = n, stream = k.stream, kernel = k }
+        out[#out + 1] = { call = i, n = n, stream = type(c.stream) == "number" and c.stream >= 0 and c.stream or k.stream, kernel = k }
       end
     end
   end
