@@ -32,6 +32,9 @@ static uintptr_t g_exe_lo, g_exe_hi;     /* the main executable's mapped range *
 static uintptr_t g_exe_base;             /* its load bias (0 for a non-PIE executable) */
 static char g_altstack[64 * 1024];
 static char g_runtime[16];
+static volatile ProgwireCrashNote g_note;
+
+void progwire_set_crash_note(ProgwireCrashNote fn) { g_note = fn; }
 
 static const int FATAL[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define N_FATAL ((int)(sizeof FATAL / sizeof FATAL[0]))
@@ -178,6 +181,11 @@ static void on_fatal(int sig, siginfo_t *si, void *uc) {
     if (g_fd >= 0) {
         static Out o;
         static void *frames[64];
+        ProgwireCrashNote note = g_note;
+        if (note) {
+            size_t n = note(sig, (uintptr_t)si->si_addr, o.buf, sizeof o.buf);
+            if (n && n <= sizeof o.buf) write_all(g_fd, o.buf, n);
+        }
         o.n = 0;
         out_str(&o, "{\"type\":\"crash\",\"signal\":");
         out_dec(&o, sig);

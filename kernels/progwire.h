@@ -54,6 +54,8 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define PROGWIRE_ENV_FD "CUDOJO_REPORT_FD"
 #define PROGWIRE_MAX_CALLS 20000
@@ -72,6 +74,12 @@ bool progwire_active(void);
 void progwire_send(const char *type, json_t *fields);
 /* Writes a "call" record unless PROGWIRE_MAX_CALLS were written already. */
 void progwire_call(const char *fn, const char *args, int stream, int rc, const char *error, double t_us);
+/* A hook the fatal-signal handler calls with the faulting address before
+ * the crash record: it may write one more record line (a "finding") into
+ * buf (at most n bytes, async-signal-safe code only) and return its length,
+ * or 0. The emulator runtime names the device allocation a host access hit. */
+typedef size_t (*ProgwireCrashNote)(int sig, uintptr_t addr, char *buf, size_t n);
+void progwire_set_crash_note(ProgwireCrashNote fn);
 /* Writes the "hello" record (runtime from progwire_init, pid, exe, device). */
 void progwire_hello(const char *device);
 /* A JSON string of `s` cut at PROGWIRE_MAX_STRING bytes, bytes that are not

@@ -119,6 +119,7 @@ typedef struct RtStream {
     cudaError_t capture_error;      /* an illegal call during capture invalidates it */
     RtQOp *head, *tail;             /* work waiting (emurt_queue.c) */
     bool host_running;              /* a host function of this stream runs on its thread */
+    bool per_thread;                /* a host thread's cudaStreamPerThread (in g_rt.streams too) */
     uint64_t host_seq;
 } RtStream;
 
@@ -135,7 +136,6 @@ typedef struct RtDevice {
     Backend *b;
     bool peer[RT_MAX_DEVICES];
     unsigned flags;                 /* cudaSetDeviceFlags */
-    RtStream *per_thread;           /* cudaStreamPerThread (one for all host threads) */
     cudaError_t sticky;             /* a kernel fault: every later call returns it */
     cudaError_t pending_fault;      /* seen at launch, returned from the next synchronising call */
     size_t used;                    /* bytes allocated */
@@ -215,6 +215,11 @@ double rt_now_ms(void);
 const char *rt_ptr(const void *p);
 const char *rt_kind_name(enum cudaMemcpyKind k);
 int emurt_unimplemented(const char *fn);
+
+/* ---- emurt_guard.c: device memory is PROT_NONE while the program runs outside the runtime ---- */
+void rt_guard_init(void);
+void rt_guard_open(void);               /* entering the runtime (depth 0 -> 1) */
+void rt_guard_close(void);              /* leaving it (depth 1 -> 0) */
 
 /* ---- emurt_error.c ---------------------------------------------------------------------------- */
 /* CUDA's name and text of an error ("cudaErrorInvalidValue", "invalid argument"). Static. */

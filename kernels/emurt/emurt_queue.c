@@ -21,15 +21,10 @@ static uint64_t g_seq;
 static bool g_dispatching;
 
 static RtStream *all_streams(int i, int *n) {
-    /* legacy streams first, then per-thread ones, then the program's */
+    /* legacy streams first, then the others (per-thread ones among them) */
     int k = 0;
     for (int d = 0; d < g_rt.n_dev; d++, k++)
         if (k == i) return rt_stream_legacy(d);
-    for (int d = 0; d < g_rt.n_dev; d++)
-        if (g_rt.dev[d].per_thread) {
-            if (k == i) return g_rt.dev[d].per_thread;
-            k++;
-        }
     if (i - k < g_rt.n_streams && i >= k) return g_rt.streams[i - k];
     *n = k + g_rt.n_streams;
     return NULL;
@@ -123,8 +118,10 @@ static void *host_thread(void *arg) {
     if (j->cb) j->cb(j->handle, cudaSuccess, j->data);
     else j->fn(j->data);
     pthread_mutex_lock(&g_rt.lock);
+    if (g_rt.depth++ == 0) rt_guard_open();
     j->s->host_running = false;
     rt_dispatch();
+    if (--g_rt.depth == 0) rt_guard_close();
     pthread_mutex_unlock(&g_rt.lock);
     free(j);
     return NULL;

@@ -75,6 +75,7 @@ static void rt_init_once(void) {
     memset(&info, 0, sizeof info);
     if (g_rt.n_dev) g_rt.dev[0].b->ops->device_info(g_rt.dev[0].b, &info);
     progwire_hello(info.name);
+    rt_guard_init();
     g_rt.outside_since_ms = rt_now_ms();
     g_rt.ready = true;
     atexit(rt_exit);
@@ -97,6 +98,7 @@ void rt_enter(void) {
     pthread_once(&g_once, rt_init_once);
     pthread_mutex_lock(&g_rt.lock);
     if (g_rt.depth++ == 0) {
+        rt_guard_open();
         double gap = rt_now_ms() - g_rt.outside_since_ms;
         if (gap > 0) g_rt.host_pending_us += gap * 1e3;
         host_time_flush(false);
@@ -111,13 +113,19 @@ cudaError_t rt_leave(const char *fn, cudaError_t rc, int stream, const char *fmt
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     progwire_call(fn, args, stream, (int)rc, rt_error_name(rc), (rt_now_ms() - g_start_ms) * 1e3);
-    if (--g_rt.depth == 0) g_rt.outside_since_ms = rt_now_ms();
+    if (--g_rt.depth == 0) {
+        rt_guard_close();
+        g_rt.outside_since_ms = rt_now_ms();
+    }
     pthread_mutex_unlock(&g_rt.lock);
     return rc;
 }
 
 void rt_leave_quiet(void) {
-    if (--g_rt.depth == 0) g_rt.outside_since_ms = rt_now_ms();
+    if (--g_rt.depth == 0) {
+        rt_guard_close();
+        g_rt.outside_since_ms = rt_now_ms();
+    }
     pthread_mutex_unlock(&g_rt.lock);
 }
 
@@ -229,6 +237,7 @@ int emurt_unimplemented(const char *fn) {
  * synchronisation point, and so do we). */
 static void rt_exit(void) {
     pthread_mutex_lock(&g_rt.lock);
+    rt_guard_open();
     host_time_flush(true);
     if (g_rt.out.len) {
         Diag *d = diag_new(DIAG_WARNING, "printf-lost", NULL, 0, 0,

@@ -25,9 +25,12 @@ RtStream *rt_stream_legacy(int dev) {
     return s;
 }
 
+/* Each host thread has its own per-thread default stream on each device. */
+static __thread RtStream *t_per_thread[RT_MAX_DEVICES];
+
 static RtStream *per_thread(int dev) {
     RtDevice *d = &g_rt.dev[dev];
-    if (d->per_thread) return d->per_thread;
+    if (t_per_thread[dev]) return t_per_thread[dev];
     StreamOptions o = {0, false, "per-thread default stream"};
     int id = 0;
     Diag *e = d->b->ops->stream_create(d->b, &o, &id);
@@ -39,7 +42,10 @@ static RtStream *per_thread(int dev) {
     s->magic = RT_STREAM_MAGIC;
     s->dev = dev;
     s->id = id;
-    d->per_thread = s;
+    s->per_thread = true;
+    g_rt.streams = xrealloc(g_rt.streams, sizeof *g_rt.streams * (size_t)(g_rt.n_streams + 1));
+    g_rt.streams[g_rt.n_streams++] = s;
+    t_per_thread[dev] = s;
     return s;
 }
 
@@ -50,8 +56,6 @@ RtStream *rt_stream(cudaStream_t st, bool ptsz) {
     if (st == cudaStreamPerThread) return per_thread(dev);
     for (int i = 0; i < g_rt.n_streams; i++)
         if ((cudaStream_t)g_rt.streams[i] == st) return g_rt.streams[i];
-    for (int i = 0; i < g_rt.n_dev; i++)
-        if ((cudaStream_t)g_rt.dev[i].per_thread == st && st) return g_rt.dev[i].per_thread;
     return NULL;
 }
 
@@ -60,7 +64,7 @@ const char *rt_stream_name(const RtStream *s) {
     static __thread int next;
     char *b = buf[next++ & 3];
     if (!s->id) snprintf(b, 32, "stream 0");
-    else if (s == g_rt.dev[s->dev].per_thread) snprintf(b, 32, "cudaStreamPerThread");
+    else if (s->per_thread) snprintf(b, 32, "cudaStreamPerThread");
     else snprintf(b, 32, "stream %d", s->id);
     return b;
 }
@@ -74,8 +78,6 @@ static cudaError_t stream_new(cudaStream_t *out, unsigned flags, int priority) {
     Backend *b = g_rt.dev[dev].b;
     if (priority > 0) priority = 0;
     if (priority < -5) priority = -5;
-    char name[32];
-    snprintf(name, sizeof name, "stream %d", g_rt.n_streams + 1);
     StreamOptions o = {priority, flags == cudaStreamNonBlocking, NULL};
     int id = 0;
     Diag *d = b->ops->stream_create(b, &o, &id);
@@ -143,7 +145,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t st) {
     RtStream *s = rt_stream(st, false);
     cudaError_t rc = cudaSuccess;
     int id = s ? s->id : 0;
-    if (!s || !s->id || s == g_rt.dev[s->dev].per_thread) rc = cudaErrorInvalidResourceHandle;
+    if (!s || !s->id || s->per_thread) rc = cudaErrorInvalidResourceHandle;
     else {
         rt_wait_stream(s); /* its pending work finishes first (CUDA destroys it after that) */
         Diag *d = backend_of(s)->ops->stream_destroy(backend_of(s), s->id);

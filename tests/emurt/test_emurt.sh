@@ -31,8 +31,9 @@ build() {
 # run NAME [ARGS]: on our library, records to NAME.jsonl, stdout to NAME.out
 run() {
     n=$1; shift
+    # a crash is expected of some: sh -c keeps the shell's "Segmentation fault" line out of the output
     (cd "$work" && LD_LIBRARY_PATH=$libdir CUDOJO_REPORT_FD=3 CUDOJO_EMU_THREADS=1 \
-        "./$n" "$@" 3> "$n.jsonl" > "$n.out" 2> "$n.err") 2> /dev/null
+        sh -c '"$0" "$@" 3> "$(basename "$0").jsonl" > "$(basename "$0").out" 2> "$(basename "$0").err"' "./$n" "$@" 2> /dev/null)
     echo $? > "$work/$n.rc"
 }
 has() { grep -q -- "$2" "$work/$1"; }
@@ -93,4 +94,15 @@ if build unimpl; then
         check "emurt: the crash's first frame is the learner's line (addr2line)" \
             "$(addr2line -e "$work/unimpl" "$frame" | grep -q 'unimpl.cu:17$'; echo $?)" "$(addr2line -e "$work/unimpl" "$frame")"
     fi
+fi
+
+# ---- host code reading device memory ----
+if build hostderef; then
+    run hostderef
+    check "emurt: host code reading cudaMalloc memory crashes, as on a GPU, after kernels, copies and pinned memory worked" \
+        "$(grep -q 'copied back: 100 131, pinned 7' "$work/hostderef.out" && ! grep -q 'read on the host' "$work/hostderef.out" &&
+           [ "$(cat "$work/hostderef.rc")" -ne 0 ]; echo $?)" "$(cat "$work/hostderef.out" "$work/hostderef.err")"
+    check "emurt: a finding names the device allocation the host touched" \
+        "$(has hostderef.jsonl '"code":"host-deref-device","message":"The host code touched alloc1+16, which is device memory'; echo $?)" \
+        "$(grep finding "$work/hostderef.jsonl")"
 fi
