@@ -70,7 +70,7 @@ static int validate(const float *x, const float *y, int n)
             printf("y[%d] = %f, want %f\n", i, y[i], 2.0f * x[i]);
         sum += y[i];
     }
-    printf("sum of y: %.4f\n", sum);
+    printf("sum of y: %.4f\n", sum);          // cudojo checks this sum
     return wrong;
 }
 
@@ -112,7 +112,7 @@ int main(void)
     cudaCheck(cudaEventSynchronize(stop));      // the host waits until stop has happened
     float ms;
     cudaCheck(cudaEventElapsedTime(&ms, start, stop));
-    printf("busy: %.4f ms per launch (%d launches)\n", ms / REPS, REPS);
+    printf("busy: %.4f ms per launch (%d launches)\n", ms / REPS, REPS);   // cudojo reads this
     printf("PASS\n");
 
     cudaCheck(cudaEventDestroy(start));
