@@ -85,6 +85,11 @@ return {
       return
     end
     local k = hostcheck.entry_of(r, t:timeline())[timed.call]
+    if not k then
+      t:fail("the timed kernel is not on the program's timeline, so cudojo cannot compare your "
+        .. "host timer with it")
+      return
+    end
     local span_ms = k.dur_us / 1000
     t:expect(host_ms >= 0.9 * span_ms and host_ms <= 1.1 * span_ms + 0.05, string.format(
       "your host timer read %.4f ms; the kernel ran %.4f ms", host_ms, span_ms))

@@ -91,6 +91,11 @@ return {
     -- the events' span: from the first timed kernel's start to the last one's end
     local at = hostcheck.entry_of(r, t:timeline())
     local k0, k1 = at[timed[1].call], at[timed[#timed].call]
+    if not k0 or not k1 then
+      t:fail("the timed kernels are not on the program's timeline, so cudojo cannot compare your "
+        .. "time with theirs")
+      return
+    end
     local span_ms = (k1.start_us + k1.dur_us - k0.start_us) / 1000 / #timed
     local slack_ms = 0.1 * span_ms + (on_gpu and 0.01 or 0.003)
     local by = t:timeline().source == "cupti" and " (CUPTI)" or unit

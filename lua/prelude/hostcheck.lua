@@ -106,7 +106,9 @@ end
 -- host's reading of the results).
 local QUIET = { cudaDeviceSynchronize = true, cudaStreamSynchronize = true, cudaEventSynchronize = true,
   cudaEventQuery = true, cudaStreamQuery = true, cudaGetLastError = true, cudaPeekAtLastError = true,
-  cudaEventElapsedTime = true, cudaEventRecord = true, cudaGetErrorString = true, cudaGetErrorName = true }
+  cudaEventElapsedTime = true, cudaEventRecord = true, cudaEventRecordWithFlags = true,
+  cudaEventCreate = true, cudaEventCreateWithFlags = true, cudaEventDestroy = true,
+  cudaStreamWaitEvent = true, cudaGetErrorString = true, cudaGetErrorName = true }
 
 local function stream_of(c)
   local s = c.stream

@@ -474,6 +474,14 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
                           "    local ev = unwaited(pipeline{ call('cudaEventRecord', 1, 'event 3, stream 1'),\n"
                           "                                  call('cudaEventSynchronize', -1, 'event 3') })\n"
                           "    t:expect(ev == '2', 'event on stream 1: ' .. ev)\n"
+                          "    local each = { }\n"
+                          "    for s = 1, 2 do\n"
+                          "      each[#each + 1] = call('cudaEventCreate', -1, '-> event ' .. s)\n"
+                          "      each[#each + 1] = call('cudaEventRecord', s, 'event ' .. s .. ', stream ' .. s)\n"
+                          "      each[#each + 1] = call('cudaEventSynchronize', -1, 'event ' .. s)\n"
+                          "      each[#each + 1] = call('cudaEventDestroy', -1, 'event ' .. s)\n"
+                          "    end\n"
+                          "    t:expect(unwaited(pipeline(each)) == '', 'an event per stream: ' .. unwaited(pipeline(each)))\n"
                           "    local c = pipeline{}\n"
                           "    c[2].args = '-> stream 2, cudaStreamNonBlocking'\n"
                           "    table.insert(c, #c, call('cudaMemcpy', 0))\n"
@@ -503,7 +511,7 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
                           NULL, NULL, NULL, 0);
     print_result(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
-    assert_int_equal(r->n_checks, 11);
+    assert_int_equal(r->n_checks, 12);
 }
 
 int main(void) {
