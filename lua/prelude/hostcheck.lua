@@ -145,7 +145,8 @@ function M.unwaited(r)
     local fn = c.fn
     if c.rc == 0 then
       local is_work, blocks = work_of(c)
-      if fn:find("^cudaStreamCreate") and c.args and c.args:find("NonBlocking", 1, true) then
+      if fn:find("^cudaStreamCreate") and c.args and (c.args:find("NonBlocking", 1, true)
+          or (fn == "cudaStreamCreateWithPriority" and c.args:match("^[^,]*, (%d+),") == "1")) then
         nonblocking[stream_of(c)] = true
       end
       if is_work then
