@@ -146,7 +146,7 @@ cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t st
 static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                           enum cudaMemcpyKind kind, RtStream *s, bool sync) {
     if (!width || !height) return cudaSuccess;
-    if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+    if (width > dpitch || width > spitch) return cudaErrorInvalidValue; /* not InvalidPitchValue (H200) */
     if (!dst || !src) return cudaErrorInvalidValue;
     /* validate both whole extents first, as one copy of each side's span */
     size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;

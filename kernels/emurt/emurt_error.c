@@ -176,17 +176,17 @@ const char *rt_error_string(cudaError_t e) {
 cudaError_t cudaGetLastError(void) {
     rt_enter();
     cudaError_t e = rt_last_error_get(true);
-    /* the call itself succeeds: its result is the error it returns */
-    cudaError_t keep = rt_last_error_get(false);
     rt_leave("cudaGetLastError", e, 0, "%s", "");
-    rt_last_error_set(keep);
+    rt_last_error_set(cudaSuccess); /* returning the error is not a new one */
     return e;
 }
 
 cudaError_t cudaPeekAtLastError(void) {
     rt_enter();
     cudaError_t e = rt_last_error_get(false);
-    return rt_leave("cudaPeekAtLastError", e, 0, "%s", "");
+    rt_leave("cudaPeekAtLastError", e, 0, "%s", "");
+    rt_last_error_set(e);
+    return e;
 }
 
 const char *cudaGetErrorName(cudaError_t e) {

@@ -88,7 +88,7 @@ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *config) {
     return rt_leave("cudaDeviceGetCacheConfig", config ? cudaSuccess : cudaErrorInvalidValue, 0, "&config");
 }
 
-static size_t g_limits[16] = {[cudaLimitStackSize] = 1024, [cudaLimitPrintfFifoSize] = 1 << 20,
+static size_t g_limits[16] = {[cudaLimitStackSize] = 1024, [cudaLimitPrintfFifoSize] = 8650752,
                               [cudaLimitMallocHeapSize] = 8 << 20, [cudaLimitDevRuntimeSyncDepth] = 2,
                               [cudaLimitDevRuntimePendingLaunchCount] = 2048, [cudaLimitMaxL2FetchGranularity] = 32};
 

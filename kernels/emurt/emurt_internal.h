@@ -167,7 +167,7 @@ typedef struct Rt {
     double outside_since_ms;        /* wall clock when the program last left a runtime call */
     double host_pending_us;         /* host time not yet on the timeline */
     int depth;                      /* nested API calls (host functions calling the API) */
-    long kernels;
+    long kernels, kernels_dropped;  /* launches; kernel records not sent (past PROGWIRE_MAX_CALLS) */
 } Rt;
 
 extern Rt g_rt;

@@ -113,6 +113,11 @@ static cudaError_t fault_of(const Diag *d) {
 
 static void kernel_record(RtFunc *f, dim3 grid, dim3 block, size_t shared, RtStream *s, const LaunchReport *rep,
                           const EmuKernelInfo *ki) {
+    /* as many as call records at most; the rest are counted ("kernels_dropped" at exit) */
+    if (g_rt.kernels > PROGWIRE_MAX_CALLS) {
+        g_rt.kernels_dropped++;
+        return;
+    }
     static CostModel cm;
     static bool have_cm;
     if (!have_cm) {

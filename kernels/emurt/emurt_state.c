@@ -132,10 +132,12 @@ void rt_leave_quiet(void) {
 int rt_current_device(void) { return t_device < g_rt.n_dev ? t_device : 0; }
 void rt_set_current_device(int dev) { t_device = dev; }
 
+/* As on the H200: a sticky fault is returned by the calls that fail with
+ * it, which set the last error like any failure; cudaGetLastError returns
+ * it once and clears the slot (the next one says cudaSuccess), while every
+ * other call keeps failing with the sticky error. */
 cudaError_t rt_last_error_get(bool reset) {
     cudaError_t e = t_last_error;
-    int d = rt_current_device();
-    if (d < g_rt.n_dev && g_rt.dev[d].sticky) return g_rt.dev[d].sticky;
     if (reset) t_last_error = cudaSuccess;
     return e;
 }
@@ -165,9 +167,9 @@ cudaError_t rt_error_from_diag(const Diag *d, cudaError_t fallback) {
         {"too many resources requested for launch", cudaErrorLaunchOutOfResources},
     };
     if (!d || !d->message) return fallback;
-    if (!strncmp(d->message, "invalid configuration argument", 30))
-        /* CUDA 13 answers a block of more than 1024 threads with cudaErrorInvalidValue (measured) */
-        return strstr(d->message, "at most 1024 threads") ? cudaErrorInvalidValue : cudaErrorInvalidConfiguration;
+    /* CUDA 13 answers every bad launch configuration (0 blocks, 2048 threads,
+     * block z 65, grid y 65536) with cudaErrorInvalidValue (H200, run 1) */
+    if (!strncmp(d->message, "invalid configuration argument", 30)) return cudaErrorInvalidValue;
     for (size_t i = 0; i < sizeof MAP / sizeof MAP[0]; i++)
         if (!strncmp(d->message, MAP[i].prefix, strlen(MAP[i].prefix))) return MAP[i].e;
     return fallback;
@@ -246,6 +248,11 @@ static void rt_exit(void) {
                            "so on a GPU it is lost too.");
         rt_findings(d);
         strbuf_reset(&g_rt.out);
+    }
+    if (g_rt.kernels_dropped) {
+        json_t *o = json_object();
+        json_object_set_new(o, "count", json_integer(g_rt.kernels_dropped));
+        progwire_send("kernels_dropped", o);
     }
     for (int i = 0; i < g_rt.n_dev; i++) {
         Backend *b = g_rt.dev[i].b;

@@ -51,11 +51,11 @@ check "emurt: defines (or stubs) every function NVIDIA's libcudart exports" "$([
 if build oob; then
     run oob
     check "emurt: oob prints what an H200 prints (sticky cudaErrorIllegalAddress)" \
-        "$(printf 'launch: cudaSuccess\nsynchronize: cudaErrorIllegalAddress\nmalloc after the fault: cudaErrorIllegalAddress\nlast error: an illegal memory access was encountered\nlast error again (sticky): cudaErrorIllegalAddress\n' | diff - "$work/oob.out" > "$work/oob.diff"; echo $?)" "$(cat "$work/oob.diff")"
+        "$(printf 'launch: cudaSuccess\nsynchronize: cudaErrorIllegalAddress\nmalloc after the fault: cudaErrorIllegalAddress\nlast error: an illegal memory access was encountered\nlast error again (cleared): cudaSuccess\nsynchronize again (sticky): cudaErrorIllegalAddress\n' | diff - "$work/oob.out" > "$work/oob.diff"; echo $?)" "$(cat "$work/oob.diff")"
     check "emurt: hello names the runtime and the emulated device" \
         "$(head -1 "$work/oob.jsonl" | grep -q '"runtime":"emu".*"device":"cudojo PTX emulator' ; echo $?)" "$(head -1 "$work/oob.jsonl")"
     check "emurt: the finding names the learner's file:line, the array by its parameter name, block and thread" \
-        "$(grep '"type":"finding"' "$work/oob.jsonl" | grep '"code":"oob-global"' | grep 'programs/oob.cu","line":10' |
+        "$(grep '"type":"finding"' "$work/oob.jsonl" | grep '"code":"oob-global"' | grep 'programs/oob.cu","line":11' |
             grep -q 'wrote c\[1000\] but c has 1000 elements.*"block":\[3,0,0\],"thread":\[232,0,0\]'; echo $?)" "$(cat "$work/oob.jsonl")"
     check "emurt: cudaMalloc's call record names the allocation it made" \
         "$(has oob.jsonl '"fn":"cudaMalloc","args":"&alloc1, 4000"'; echo $?)"

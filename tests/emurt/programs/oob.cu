@@ -1,7 +1,8 @@
 // tests/emurt/programs/oob.cu: an off-by-one write the emulator must name
 // (the learner's file and line, "c[1000]", block and thread), then the
 // sticky error a GPU gives: cudaErrorIllegalAddress from the next
-// synchronising call on, for every later call too.
+// synchronising call on, for every later call too; cudaGetLastError returns
+// it once and then cudaSuccess (as the H200 does).
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -20,6 +21,7 @@ int main(void) {
     float *d_more;
     printf("malloc after the fault: %s\n", cudaGetErrorName(cudaMalloc(&d_more, 16)));
     printf("last error: %s\n", cudaGetErrorString(cudaGetLastError()));
-    printf("last error again (sticky): %s\n", cudaGetErrorName(cudaGetLastError()));
+    printf("last error again (cleared): %s\n", cudaGetErrorName(cudaGetLastError()));
+    printf("synchronize again (sticky): %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
     return 0;
 }
