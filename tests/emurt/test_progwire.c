@@ -1,0 +1,173 @@
+/* tests/emurt/test_progwire.c: the child's side of the report channel
+ * (kernels/progwire.c), each case in a forked child so its one-time state
+ * is fresh: records are JSON lines on CUDOJO_REPORT_FD; the exit record has
+ * the exit code; call records stop at PROGWIRE_MAX_CALLS and the rest are
+ * counted; bytes that are not UTF-8 are carried as the code point of their
+ * value; a fatal signal writes a crash record with frames inside the
+ * executable and still kills the process with that signal; without a valid
+ * descriptor nothing is written and nothing breaks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernels/progwire.h"
+
+typedef void (*ChildFn)(void);
+
+/* Runs fn in a child whose report channel is a temp file; returns the
+ * records (a JSON array, caller decrefs) and the wait status. */
+static json_t *in_child(ChildFn fn, int *status) {
+    char path[] = "/tmp/cudojo-progwire-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", fd);
+        setenv(PROGWIRE_ENV_FD, v, 1);
+        fn();
+        exit(7);
+    }
+    assert_int_equal(waitpid(pid, status, 0), pid);
+    json_t *arr = json_array();
+    lseek(fd, 0, SEEK_SET);
+    FILE *f = fdopen(fd, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) > 0) {
+        json_error_t err;
+        json_t *o = json_loads(line, 0, &err);
+        if (!o) fail_msg("not a JSON line: %s (%s)", line, err.text);
+        json_array_append_new(arr, o);
+    }
+    free(line);
+    fclose(f);
+    return arr;
+}
+
+static json_t *find(json_t *arr, const char *type, int nth) {
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        if (!strcmp(json_string_value(json_object_get(o, "type")), type) && nth-- == 0) return o;
+    }
+    return NULL;
+}
+
+static void child_hello_call_exit(void) {
+    progwire_init("emu");
+    progwire_hello("cudojo PTX emulator");
+    progwire_call("cudaMalloc", "&alloc1, 4000", 0, 0, "cudaSuccess", 12.5);
+}
+
+static void progwire__writes_hello_calls_and_the_exit_code__as_json_lines(void **state) {
+    (void)state;
+    int st;
+    json_t *r = in_child(child_hello_call_exit, &st);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    json_t *h = find(r, "hello", 0);
+    assert_non_null(h);
+    assert_string_equal(json_string_value(json_object_get(h, "runtime")), "emu");
+    assert_string_equal(json_string_value(json_object_get(h, "device")), "cudojo PTX emulator");
+    assert_non_null(strstr(json_string_value(json_object_get(h, "exe")), "test_progwire"));
+    json_t *c = find(r, "call", 0);
+    assert_string_equal(json_string_value(json_object_get(c, "args")), "&alloc1, 4000");
+    assert_int_equal(json_integer_value(json_object_get(c, "rc")), 0);
+    json_t *e = find(r, "exit", 0);
+    assert_non_null(e);
+    assert_int_equal(json_integer_value(json_object_get(e, "code")), 7);
+    assert_ptr_equal(json_array_get(r, json_array_size(r) - 1), e);
+    json_decref(r);
+}
+
+static void child_many_calls(void) {
+    progwire_init("emu");
+    for (int i = 0; i < PROGWIRE_MAX_CALLS + 25; i++) progwire_call("cudaGetLastError", "", 0, 0, "cudaSuccess", i);
+}
+
+static void progwire__counts_the_calls_past_the_cap__instead_of_writing_them(void **state) {
+    (void)state;
+    int st;
+    json_t *r = in_child(child_many_calls, &st);
+    assert_non_null(find(r, "call", PROGWIRE_MAX_CALLS - 1));
+    assert_null(find(r, "call", PROGWIRE_MAX_CALLS));
+    json_t *d = find(r, "calls_dropped", 0);
+    assert_non_null(d);
+    assert_int_equal(json_integer_value(json_object_get(d, "count")), 25);
+    json_decref(r);
+}
+
+static void child_bad_utf8(void) {
+    progwire_init("emu");
+    progwire_call("cudaMemcpy", "caf\xe9 ok \xc3\xa9 \xff", 0, 0, "cudaSuccess", 0);
+}
+
+static void progwire__carries_bytes_that_are_not_utf8__as_their_code_points(void **state) {
+    (void)state;
+    int st;
+    json_t *r = in_child(child_bad_utf8, &st);
+    json_t *c = find(r, "call", 0);
+    assert_non_null(c);
+    assert_string_equal(json_string_value(json_object_get(c, "args")), "caf\xc3\xa9 ok \xc3\xa9 \xc3\xbf");
+    json_decref(r);
+}
+
+static void child_crash(void) {
+    progwire_init("emu");
+    raise(SIGSEGV);
+}
+
+static void progwire__writes_a_crash_record_and_dies_of_the_signal__when_the_program_crashes(void **state) {
+    (void)state;
+    int st;
+    json_t *r = in_child(child_crash, &st);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGSEGV);
+    json_t *c = find(r, "crash", 0);
+    assert_non_null(c);
+    assert_int_equal(json_integer_value(json_object_get(c, "signal")), SIGSEGV);
+    assert_true(json_array_size(json_object_get(c, "frames")) >= 1); /* child_crash, in_child, ... are ours */
+    assert_non_null(strstr(json_string_value(json_object_get(c, "exe")), "test_progwire"));
+    assert_null(find(r, "exit", 0));
+    json_decref(r);
+}
+
+static void progwire__writes_nothing_and_still_works__without_a_valid_descriptor(void **state) {
+    (void)state;
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv(PROGWIRE_ENV_FD, "987", 1);
+        progwire_init("emu");
+        progwire_call("cudaFree", "NULL", 0, 0, "cudaSuccess", 0);
+        progwire_send("finding", json_object());
+        _exit(progwire_active() ? 1 : 0);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(progwire__writes_hello_calls_and_the_exit_code__as_json_lines),
+        cmocka_unit_test(progwire__counts_the_calls_past_the_cap__instead_of_writing_them),
+        cmocka_unit_test(progwire__carries_bytes_that_are_not_utf8__as_their_code_points),
+        cmocka_unit_test(progwire__writes_a_crash_record_and_dies_of_the_signal__when_the_program_crashes),
+        cmocka_unit_test(progwire__writes_nothing_and_still_works__without_a_valid_descriptor),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
