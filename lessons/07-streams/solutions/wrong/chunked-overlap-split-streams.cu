@@ -8,10 +8,10 @@
 // its SMs take turns, each idle while the other works. Cut the data into
 // CHUNKS chunks and give each chunk a stream of its own:
 //
-//   stream 1:  [in 0][busy 0][out 0]
-//   stream 2:        [in 1][busy 1][out 1]
-//   stream 3:              [in 2][busy 2][out 2]
-//   stream 4:                    [in 3][busy 3][out 3]
+//   stream[0]: [in 0][busy 0][out 0]
+//   stream[1]:       [in 1][busy 1][out 1]
+//   stream[2]:             [in 2][busy 2][out 2]
+//   stream[3]:                   [in 3][busy 3][out 3]
 //
 // Work in one stream runs in order; work in different streams may overlap.
 // So while chunk c is copied in, chunk c-1 is computed and chunk c-2 is
