@@ -173,7 +173,16 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev
         case cudaDevAttrMaxPitch: v = (int)p.memPitch; break;
         case cudaDevAttrKernelExecTimeout: v = 0; break;
         case cudaDevAttrClusterLaunch: v = 1; break;
-        default: v = 0; rc = cudaErrorInvalidValue; break;
+        case cudaDevAttrHostNativeAtomicSupported: v = 0; break;
+        case cudaDevAttrComputePreemptionSupported: v = 1; break;
+        case cudaDevAttrCanUseHostPointerForRegisteredMem: v = 1; break;
+        case cudaDevAttrMaxPersistingL2CacheSize: v = p.persistingL2CacheMaxSize; break;
+        case cudaDevAttrMaxAccessPolicyWindowSize: v = p.accessPolicyMaxWindowSize; break;
+        case cudaDevAttrMultiGpuBoardGroupID: v = dev; break;
+        case cudaDevAttrGPUDirectRDMASupported: v = 0; break;
+        case cudaDevAttrNumaId: case cudaDevAttrHostNumaId: v = -1; break;
+        /* another attribute of the enum: the emulator has nothing to say (0), as a GPU without the feature */
+        default: v = 0; if ((unsigned)attr >= (unsigned)cudaDevAttrMax) rc = cudaErrorInvalidValue; break;
         }
         *value = v;
     }

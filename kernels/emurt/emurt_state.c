@@ -58,6 +58,8 @@ static void rt_init_once(void) {
     g_rt.opts.metrics = env_flag("CUDOJO_EMU_METRICS", true);
     g_rt.opts.deterministic = env_flag("CUDOJO_EMU_DETERMINISTIC", false);
     g_rt.opts.adversarial = env_flag("CUDOJO_EMU_ADVERSARIAL", false);
+    const char *budget = getenv("CUDOJO_EMU_BUDGET");
+    if (budget && *budget) g_rt.opts.instruction_budget = strtoull(budget, NULL, 10);
     const char *nd = getenv("CUDOJO_EMU_DEVICES");
     int n = nd && *nd ? atoi(nd) : 1;
     if (n < 1) n = 1;
