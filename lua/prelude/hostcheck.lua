@@ -197,7 +197,7 @@ function M.expect_waited(t, r, what)
   local left = M.unwaited(r)
   if #left == 0 then return true end
   local syncs = M.count(r, "cudaStreamSynchronize") + M.count(r, "cudaEventSynchronize")
-  t:fail(string.format("the host goes on to read %s while %s (numbered in the order the program "
+  t:fail(string.format("the host goes on to read %s while %s (numbered from 1 in the order the program "
     .. "created them) still %s work queued: the copies may not have landed yet. %s", what,
     M.streams_named(left), #left > 1 and "have" or "has",
     syncs > 0 and "A cudaStreamSynchronize or cudaEventSynchronize waits for one stream only: "
