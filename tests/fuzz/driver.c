@@ -132,7 +132,7 @@ static void mutate_once(Input *in, const Input *corpus, int ncorpus) {
         if (in->len) { in->len = rnd_below(in->len); in->data[in->len] = 0; }
         break;
     default: { /* replace a number by an extreme one */
-        static const char *const nums[] = {"0", "-1", "4294967296", "2147483648", "65536", "255", "1024", "31", "32", "64"};
+        static const char *const nums[] = {"0", "-1", "4294967296", "2147483648", "65536", "65535", "255", "1024", "31", "32", "64"};
         for (size_t k = at; k < in->len; k++)
             if (in->data[k] >= '0' && in->data[k] <= '9') {
                 size_t e = k;

@@ -23,7 +23,7 @@ static const char *const TOKENS[] = {
     "ld.global.v4.f32 {%f1,%f2,%f3}, [%rd1];", "st.shared.v8.u32", "shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;",
     "call.uni (retval0), f, (param0);", "call", "ret;", "exit;", "trap;", "bar.sync -1;", "bar.red.popc.u32 %r1, 0, %p1;",
     "setp.lt.f32 %p1|%p2, %f1, %f2;", "selp.b32 %r1, %r2, %r3;", "cvt.rni.s32.f32.f16", "atom.global.cas.b64",
-    "prmt.b32.f4e", "\"", "\\", "/*", "*/", "//", "\n", "\t", "\0",
+    "prmt.b32.f4e", ".maxntid 65535, 65535, 65535", ".reqntid 1024, 1024", ".minnctapersm 4294967295", "\"", "\\", "/*", "*/", "//", "\n", "\t", "\0",
 };
 
 static int check_ptx(const char *data, size_t len) {
