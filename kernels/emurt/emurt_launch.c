@@ -162,7 +162,14 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
     if (!emu_module_kernel_info(bm, f->pretty, &ki) && !emu_module_kernel_info(bm, f->name, &ki))
         return cudaErrorInvalidDeviceFunction;
     /* more than 48 KiB of dynamic shared memory needs the opt-in, as on a GPU */
-    if (shared + ki.shared_static > 48 * 1024 && (int)shared > f->max_dyn_shared) return cudaErrorInvalidValue;
+    if (shared + ki.shared_static > 48 * 1024 && shared > (size_t)f->max_dyn_shared) {
+        rt_findings(diag_new(DIAG_ERROR, "launch", NULL, 0, 0,
+                             "%s<<<..., %zu>>> failed (cudaErrorInvalidValue): a block may use more than 48 KiB of "
+                             "shared memory only after cudaFuncSetAttribute(%s, "
+                             "cudaFuncAttributeMaxDynamicSharedMemorySize, %zu).",
+                             f->pretty, shared, f->pretty, shared));
+        return cudaErrorInvalidValue;
+    }
     if (rt_queue_needed(s)) {
         rt_queue_launch(s, f, grid, block, params, psize, shared);
         return cudaSuccess;

@@ -58,6 +58,8 @@ static void rt_init_once(void) {
     g_rt.opts.metrics = env_flag("CUDOJO_EMU_METRICS", true);
     g_rt.opts.deterministic = env_flag("CUDOJO_EMU_DETERMINISTIC", false);
     g_rt.opts.adversarial = env_flag("CUDOJO_EMU_ADVERSARIAL", false);
+    /* measured host time makes timelines vary from run to run; deterministic runs leave it out */
+    g_rt.host_time = env_flag("CUDOJO_EMU_HOST_TIME", !g_rt.opts.deterministic);
     const char *budget = getenv("CUDOJO_EMU_BUDGET");
     if (budget && *budget) g_rt.opts.instruction_budget = strtoull(budget, NULL, 10);
     const char *nd = getenv("CUDOJO_EMU_DEVICES");
@@ -102,7 +104,7 @@ void rt_enter(void) {
     if (g_rt.depth++ == 0) {
         rt_guard_open();
         double gap = rt_now_ms() - g_rt.outside_since_ms;
-        if (gap > 0) g_rt.host_pending_us += gap * 1e3;
+        if (gap > 0 && g_rt.host_time) g_rt.host_pending_us += gap * 1e3;
         host_time_flush(false);
     }
 }

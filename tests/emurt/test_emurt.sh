@@ -106,3 +106,12 @@ if build hostderef; then
         "$(has hostderef.jsonl '"code":"host-deref-device","message":"The host code touched alloc1+16, which is device memory'; echo $?)" \
         "$(grep finding "$work/hostderef.jsonl")"
 fi
+
+# ---- deterministic timelines ----
+if [ -x "$work/events" ]; then
+    for i in 1 2; do
+        (cd "$work" && LD_LIBRARY_PATH=$libdir CUDOJO_REPORT_FD=3 CUDOJO_EMU_DETERMINISTIC=1 ./events 3> "det$i.jsonl" > /dev/null 2>&1)
+    done
+    check "emurt: with CUDOJO_EMU_DETERMINISTIC=1 two runs give the same timeline" \
+        "$(grep -q '"type":"timeline"' "$work/det1.jsonl" && [ "$(grep '"type":"timeline"' "$work/det1.jsonl")" = "$(grep '"type":"timeline"' "$work/det2.jsonl")" ]; echo $?)"
+fi
