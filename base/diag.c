@@ -89,13 +89,27 @@ void diag_set_excerpt(Diag *d, const char *source) {
     }
     if (!p || !*p) return;
     size_t len = strcspn(p, "\r\n");
+    /* A line of a hostile file may be megabytes long: keep a window of it
+     * around the column (never half a UTF-8 character), marked with "…". */
+    size_t start = 0, end = len;
+    if (len > DIAG_EXCERPT_MAX) {
+        size_t col = d->col > 0 ? (size_t)d->col - 1 : 0;
+        if (col > DIAG_EXCERPT_MAX / 2) start = col - DIAG_EXCERPT_MAX / 2;
+        if (start > len) start = len;
+        while (start > 0 && ((unsigned char)p[start] & 0xC0) == 0x80) start--;
+        end = start + DIAG_EXCERPT_MAX < len ? start + DIAG_EXCERPT_MAX : len;
+        while (end < len && end > start && ((unsigned char)p[end] & 0xC0) == 0x80) end--;
+    }
     StrBuf sb;
     strbuf_init(&sb);
-    strbuf_append_n(&sb, p, len);
-    if (d->col > 0 && (size_t)d->col <= len + 1) {
+    if (start > 0) strbuf_append(&sb, "…");
+    strbuf_append_n(&sb, p + start, end - start);
+    if (end < len) strbuf_append(&sb, "…");
+    if (d->col > 0 && (size_t)d->col <= len + 1 && (size_t)d->col - 1 >= start && (size_t)d->col - 1 <= end) {
         strbuf_append_char(&sb, '\n');
+        if (start > 0) strbuf_append_char(&sb, ' ');
         /* Keep tabs so the caret lines up under the same column in a terminal. */
-        for (int i = 0; i < d->col - 1; i++) strbuf_append_char(&sb, p[i] == '\t' ? '\t' : ' ');
+        for (size_t i = start; i + 1 < (size_t)d->col; i++) strbuf_append_char(&sb, p[i] == '\t' ? '\t' : ' ');
         strbuf_append_char(&sb, '^');
     }
     free(d->excerpt);

@@ -45,7 +45,9 @@ Diag *diag_append(Diag **list, Diag *d);
 /* Number of entries in a chain, and of those with severity DIAG_ERROR. */
 int diag_count(const Diag *d);
 int diag_count_errors(const Diag *d);
-/* Fills d->excerpt with line d->line of `source` and a caret under d->col. */
+/* Fills d->excerpt with line d->line of `source` and a caret under d->col;
+ * of a line longer than DIAG_EXCERPT_MAX bytes, a window around the column. */
+#define DIAG_EXCERPT_MAX 400
 void diag_set_excerpt(Diag *d, const char *source);
 /* Sets the block/thread coordinates. */
 void diag_set_thread(Diag *d, const unsigned block[3], const unsigned thread[3]);
