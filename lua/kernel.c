@@ -69,11 +69,21 @@ static void check_keys(lua_State *L, int t, const char *what, const char *const 
     }
 }
 
+/* What a run keeps of its compiles and launches (modules, findings, device
+ * printf), so a script in a loop cannot grow the worker or progress.db. */
+#define RUN_MAX_FINDINGS 200
+#define RUN_MAX_MODULES 64
+#define RUN_OUTPUT_CAP ((size_t)1 << 20)
+
 /* Compiles (or reuses) the module for this set of options; returns its index. */
 static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math, const char *const *defs,
                       int n_defs, const char *expr) {
     for (int i = 0; i < ctx->n_mods; i++)
         if (!strcmp(ctx->mods[i].key, key)) return i;
+    /* Each new option set is a compile and a module kept to the end of the run. */
+    if (ctx->n_mods >= RUN_MAX_MODULES)
+        luaL_error(L, "t:kernel: at most %d differently compiled versions of the source per run (fast_math, "
+                      "defines and expr make each one)", RUN_MAX_MODULES);
     bool gpu = !strcmp(ctx->b->ops->name, "cuda");
     CompileOptions co;
     memset(&co, 0, sizeof co);
@@ -237,10 +247,6 @@ static Dim3 get_dim(lua_State *L, int t, const char *field) {
 }
 
 /* Moves what a launch produced into the run. */
-/* What a run keeps of its launches' findings and device printf, so a
- * script launching in a loop cannot grow the worker or progress.db. */
-#define RUN_MAX_FINDINGS 200
-#define RUN_OUTPUT_CAP ((size_t)1 << 20)
 
 static void absorb_report(RunCtx *ctx, LaunchReport *rep, const char *name) {
     for (Diag *f = rep->findings; f; f = f->next)

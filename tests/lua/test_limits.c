@@ -64,13 +64,14 @@ static RunResult *run_body(Fixture *f, const char *fields, const char *body) {
     if (diag_count_errors(f->load_diags)) fail_msg("course: %s", f->load_diags->message);
     const ExerciseMeta *ex = course_find_exercise(f->course, "flood", NULL);
     assert_non_null(ex);
-    char *cu = path_join(f->root, "lessons/01-a/flood.cu");
-    ExerciseRunOptions o = {.cu_path = cu, .cu_display = "flood.cu"};
+    char *cu = path_join(f->root, "lessons/01-a/flood.cu"), *cache = path_join(f->root, "cache");
+    ExerciseRunOptions o = {.cu_path = cu, .cu_display = "flood.cu", .cache_dir = cache};
     run_result_free(&f->r);
     alarm(60); /* a limit that does not hold fails the test instead of hanging it */
     f->r = exercise_run(ex, f->b, &o);
     alarm(0);
     free(cu);
+    free(cache);
     return f->r;
 }
 
@@ -186,6 +187,14 @@ static void limits__findings_of_launches_in_a_loop__are_capped(void **state) {
     assert_non_null(strstr(last->message, "not kept (a run keeps 200)"));
 }
 
+static void limits__kernels_compiled_with_ever_new_defines__are_capped(void **state) {
+    Fixture *f = *state;
+    RunResult *r = run_body(f, "", "    for i = 1, 1000 do t:kernel('k', { defines = { N = i } }) end\n");
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_non_null(strstr(r->diags->message, "at most 64 differently compiled versions"));
+    assert_int_equal(r->diags->line, 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(limits__tlog_of_1_MB_in_a_loop__keeps_at_most_1_MiB, setup, teardown),
@@ -198,6 +207,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(limits__timeout_above_the_ceiling__is_clamped_with_a_warning, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__a_huge_source__is_refused_before_nvrtc_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__findings_of_launches_in_a_loop__are_capped, setup, teardown),
+        cmocka_unit_test_setup_teardown(limits__kernels_compiled_with_ever_new_defines__are_capped, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
