@@ -1,11 +1,14 @@
 -- time-kernel: time a kernel with CUDA events. The learner's program
 -- validates busy once (its warm-up), then times REPS launches between two
--- events. Checks, from what the program did: cudaEventElapsedTime did not
--- fail (cudaErrorNotReady: no wait for stop); the results (sums printed
+-- events. Checks, from what the program did: the host waited for stop
+-- before cudaEventElapsedTime (from the calls; cudaErrorNotReady is its
+-- symptom, seen only when the GPU was still busy); the results (sums printed
 -- against the CPU's); a launch came before cudaEventRecord(start) (warm-up);
 -- the launches are between the two records; the printed time per launch
 -- is the timed launches' span on the timeline / REPS, within 10% (modeled
 -- on the emulator, CUPTI on a GPU).
+
+local WAITS = { cudaEventSynchronize = true, cudaDeviceSynchronize = true, cudaStreamSynchronize = true }
 
 return {
   id = "time-kernel",
@@ -44,16 +47,6 @@ return {
     local calls = hostcheck.calls(r)
     local unit = on_gpu and "" or " (modeled)"
 
-    for _, c in ipairs(hostcheck.calls_of(r, "cudaEventElapsedTime")) do
-      if c.rc == 600 or c.error == "cudaErrorNotReady" then
-        t:fail("cudaEventElapsedTime returned cudaErrorNotReady: the stop event had not happened "
-          .. "yet when the host asked (the launches were still running). Wait for it first: "
-          .. "cudaEventSynchronize(stop)")
-        return
-      end
-    end
-    if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) then return end
-
     -- where the events were recorded, among the launches
     local records = {}
     for i, c in ipairs(calls) do
@@ -73,10 +66,38 @@ return {
     local ms = hostcheck.number(r, "busy: ([%d%.]+) ms per launch")
     if #timed == 0 then
       t:fail(string.format("no kernel is launched between cudaEventRecord(start) and "
-        .. "cudaEventRecord(stop), so the events measured %s ms%s of nothing: record stop after "
-        .. "the launches", ms and string.format("%.4f", ms) or "nothing", unit))
+        .. "cudaEventRecord(stop), so the events %s: record stop after the launches",
+        ms and string.format("measured %.4f ms%s of nothing", ms, unit) or "bracket nothing"))
       return
     end
+    -- Did the host wait for stop before asking for the time? Read from the
+    -- calls, not only from cudaErrorNotReady, which depends on how far the
+    -- GPU happened to be.
+    local last_record, asked
+    for i, c in ipairs(calls) do
+      if c.fn == "cudaEventRecord" then last_record = i end
+      if c.fn == "cudaEventElapsedTime" then asked = i break end
+    end
+    if asked and last_record and last_record < asked then
+      local waited = false
+      for i = last_record + 1, asked - 1 do
+        local c = calls[i]
+        if (WAITS[c.fn] or c.fn == "cudaMemcpy" or (c.fn == "cudaEventQuery" and c.rc == 0)) and c.rc == 0 then
+          waited = true
+        end
+      end
+      local not_ready = calls[asked].rc == 600 or calls[asked].error == "cudaErrorNotReady"
+      if not waited or not_ready then
+        t:fail(string.format("the host asks for the elapsed time without waiting for the stop event%s. "
+          .. "The stop event happens only when the GPU gets there: wait for it first "
+          .. "(cudaEventSynchronize(stop))", not_ready
+            and " (cudaEventElapsedTime returned cudaErrorNotReady)"
+            or ": cudaEventElapsedTime fails with cudaErrorNotReady whenever the GPU is still working"))
+        return
+      end
+    end
+    if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) then return end
+
     if launches[1].call > at0 then
       t:fail("the timed launches include the kernel's first: it pays one-time costs (loading the "
         .. "module onto the GPU, cold caches) that later launches do not. Run (and validate) it "
