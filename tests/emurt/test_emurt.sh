@@ -11,8 +11,8 @@ BUILD=${BUILD:-build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$CUDA_HOME/bin/nvcc
 here=$(dirname "$0")
-if [ ! -x "$nvcc" ]; then echo "skip - emurt (no nvcc at $nvcc)"; exit 0; fi
-major=$("$nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+major=$(awk '/define CUDART_VERSION/ {print int($3 / 1000)}' "$CUDA_HOME/include/cuda_runtime_api.h" 2>/dev/null)
+if [ -z "$major" ]; then echo "skip - emurt (no CUDA headers under $CUDA_HOME)"; exit 0; fi
 lib=$BUILD/emurt/libcudart.so.$major
 if [ ! -f "$lib" ]; then echo "skip - emurt (no emulator runtime: $lib is not built)"; exit 0; fi
 libdir=$(cd "$BUILD/emurt" && pwd)
@@ -46,6 +46,19 @@ check "emurt: every export has the version node libcudart.so.$major" "$([ -z "$u
 missing=$(nm -D --defined-only "$CUDA_HOME/lib64/libcudart.so.$major" 2>/dev/null | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}' |
     grep -E '^(cuda[A-Z]|__cuda)' | sort -u | while read -r f; do nm -D --defined-only "$lib" | grep -q " $f@" || echo "$f"; done)
 check "emurt: defines (or stubs) every function NVIDIA's libcudart exports" "$([ -z "$missing" ]; echo $?)" "$missing"
+
+# ---- hostile fat binaries (plain cc: runs without nvcc too) ----
+if cc -I"$CUDA_HOME/include" -o "$work/hostile" "$here/programs/hostile.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/hostile.cc"; then
+    run hostile
+    check "emurt: damaged fat binaries fail the launch with a CUDA error, never a crash" \
+        "$(printf 'wrong wrapper magic: cudaErrorNoKernelImageForDevice\nsize beyond the image: cudaErrorNoKernelImageForDevice\ndata outside the image: cudaErrorNoKernelImageForDevice\ngarbage zstd: cudaErrorNoKernelImageForDevice\nPTX that does not parse: cudaErrorNotSupported\nstill running\n' | diff - "$work/hostile.out" > "$work/hostile.diff"; echo $?)" "$(cat "$work/hostile.diff" "$work/hostile.err")"
+    check "emurt: each damaged fat binary is a finding saying what is wrong" \
+        "$([ "$(grep -c '"code":"fatbin"' "$work/hostile.jsonl")" = 4 ] && has hostile.jsonl '"code":"emu-unsupported"'; echo $?)" "$(grep finding "$work/hostile.jsonl")"
+else
+    notok "emurt: cc builds the hostile fat binary program" "$(cat "$work/hostile.cc")"
+fi
+
+if [ ! -x "$nvcc" ]; then echo "skip - emurt: programs built by nvcc (no nvcc at $nvcc)"; exit 0; fi
 
 # ---- an out-of-bounds write ----
 if build oob; then
