@@ -5,8 +5,10 @@
 # call records with allocation names and streams, kernel records, findings
 # in the learner's file and line, the modeled timeline, the exit code, a
 # loud failure for a function it lacks, a crash record whose frames
-# addr2line maps to the learner's line. Also: the library exports only the
-# CUDA API, every symbol at version libcudart.so.13. Skips without nvcc.
+# addr2line maps to the learner's line, host code touching device memory
+# crashing, damaged fat binaries refused. Also: the library exports only the
+# CUDA API, every symbol at version libcudart.so.13. The parts that need
+# nvcc-built programs skip without nvcc.
 BUILD=${BUILD:-build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$CUDA_HOME/bin/nvcc
