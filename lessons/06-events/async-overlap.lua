@@ -39,7 +39,7 @@ return {
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 22) or 1000)
-    local iters = t:param("iters", on_gpu and 4000 or 20000)
+    local iters = t:param("iters", on_gpu and 4000 or 200000)
     local r = t:program{ defines = { N = n, ITERS = iters } }
     local calls = hostcheck.calls(r)
     if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) then return end
