@@ -34,7 +34,7 @@ return {
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and 1024 or 1000)
-    local iters = t:param("iters", on_gpu and 1000000 or 80000)
+    local iters = t:param("iters", on_gpu and 1000000 or 400000)
     local r = t:program{ defines = { N = n, ITERS = iters } }
     local calls = hostcheck.calls(r)
     local unit = on_gpu and "" or " (modeled)"
