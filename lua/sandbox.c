@@ -38,6 +38,7 @@ struct Sandbox {
     double wall;
     const char *what;       /* "exercise script" */
     char *dead_msg;         /* set once a limit was hit: raised at every instruction */
+    bool abort_raised;      /* sandbox_abort ran: the abort is raised at every instruction */
     void (*tick)(void *ud, const char *file, int line);
     void *tick_ud;
     double next_tick;
@@ -125,6 +126,10 @@ static int sb_kill(lua_State *L, lua_Debug *ar, const char *why) {
 
 static void sb_hook(lua_State *L, lua_Debug *ar) {
     Sandbox *sb = sandbox_from_lua(L);
+    if (sb->abort_raised) {
+        lua_pushlightuserdata(L, &abort_key);
+        lua_error(L);
+    }
     if (sb->dead_msg) {
         lua_pushstring(L, sb->dead_msg);
         lua_error(L);
@@ -554,6 +559,12 @@ Diag *sandbox_call(Sandbox *sb, int nargs, int nresults) {
 }
 
 int sandbox_abort(lua_State *L) {
+    /* Like a limit, an abort cannot be caught: a script that pcalls
+     * t:kernel would otherwise go on after its compile error (and retry
+     * the compile in a loop). */
+    Sandbox *sb = sandbox_from_lua(L);
+    sb->abort_raised = true;
+    lua_sethook(L, sb_hook, LUA_MASKCOUNT, 1);
     lua_pushlightuserdata(L, &abort_key);
     lua_error(L);
     abort(); /* unreachable: lua_error does not return */

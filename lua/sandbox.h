@@ -70,7 +70,8 @@ Diag *sandbox_call(Sandbox *sb, int nargs, int nresults);
 
 /* Unwinds the script without blaming it: the layer above has recorded why
  * (a compile error in the learner's kernel, a failed launch). sandbox_call
- * then returns a Diag with code "abort" and sandbox_aborted() is true. */
+ * then returns a Diag with code "abort" and sandbox_aborted() is true. It
+ * cannot be caught: like a limit, it is raised again at every instruction. */
 int sandbox_abort(lua_State *L) __attribute__((noreturn));
 bool sandbox_aborted(const Sandbox *sb);
 

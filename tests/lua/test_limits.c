@@ -195,6 +195,16 @@ static void limits__kernels_compiled_with_ever_new_defines__are_capped(void **st
     assert_int_equal(r->diags->line, 3);
 }
 
+static void limits__a_compile_error_cannot_be_caught_by_pcall(void **state) {
+    Fixture *f = *state;
+    fixture_write(f->root, "lessons/01-a/flood.cu", "__global__ void k() { syntax error }\n");
+    RunResult *r = run_body(f, "", "    for i = 1, 100 do pcall(function() t:kernel('k') end) end\n"
+                                   "    t:log('went on')\n");
+    assert_int_equal(r->verdict, VERDICT_COMPILE_ERROR);
+    assert_null(r->log);
+    assert_int_equal(json_integer_value(json_object_get(r->metrics, "launches")), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(limits__tlog_of_1_MB_in_a_loop__keeps_at_most_1_MiB, setup, teardown),
@@ -208,6 +218,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(limits__a_huge_source__is_refused_before_nvrtc_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__findings_of_launches_in_a_loop__are_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__kernels_compiled_with_ever_new_defines__are_capped, setup, teardown),
+        cmocka_unit_test_setup_teardown(limits__a_compile_error_cannot_be_caught_by_pcall, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
