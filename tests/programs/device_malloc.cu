@@ -1,6 +1,6 @@
 // tests/programs/device_malloc.cu: device limits and the device heap.
-// cudaDeviceGetLimit defaults (stack 1 KiB per thread, printf FIFO 1 MiB,
-// malloc heap 8 MiB), cudaDeviceSetLimit of the heap before the first
+// cudaDeviceGetLimit defaults (stack 1 KiB per thread, printf FIFO
+// 8650752 bytes on the H200, malloc heap 8 MiB), cudaDeviceSetLimit of the heap before the first
 // kernel, malloc/free inside kernels (each thread its own block, one block
 // shared through a __shared__ pointer), and a device malloc larger than the
 // heap returning NULL.

@@ -1,7 +1,8 @@
 // tests/programs/errors_launch.cu: launch configuration errors and the
 // last-error state. A bad <<<...>>> (0 blocks, 2048 threads, a block of
 // 32x32x2, blockDim.z 65, gridDim.y 65536) launches nothing and sets
-// cudaErrorInvalidConfiguration; cudaPeekAtLastError reports it without
+// cudaErrorInvalidValue (CUDA 13 on the H200; older runtimes said
+// cudaErrorInvalidConfiguration); cudaPeekAtLastError reports it without
 // clearing it, cudaGetLastError reports and clears it. These errors are not
 // sticky: the next good launch runs and its results are right.
 #include <cstdio>
@@ -45,19 +46,19 @@ int main(void) {
     expect("last error at start:", cudaGetLastError(), cudaSuccess);
 
     set_ones<<<0, 32>>>(d_x, n);
-    expect("<<<0, 32>>> peek:", cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
-    expect("peek again (not cleared):", cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
-    expect("get:", cudaGetLastError(), cudaErrorInvalidConfiguration);
+    expect("<<<0, 32>>> peek:", cudaPeekAtLastError(), cudaErrorInvalidValue);
+    expect("peek again (not cleared):", cudaPeekAtLastError(), cudaErrorInvalidValue);
+    expect("get:", cudaGetLastError(), cudaErrorInvalidValue);
     expect("get again (cleared):", cudaGetLastError(), cudaSuccess);
 
     set_ones<<<1, 2048>>>(d_x, n);
-    expect("<<<1, 2048>>>:", cudaGetLastError(), cudaErrorInvalidConfiguration);
+    expect("<<<1, 2048>>>:", cudaGetLastError(), cudaErrorInvalidValue);
     set_ones<<<1, dim3(32, 32, 2)>>>(d_x, n);
-    expect("<<<1, (32,32,2)>>>:", cudaGetLastError(), cudaErrorInvalidConfiguration);
+    expect("<<<1, (32,32,2)>>>:", cudaGetLastError(), cudaErrorInvalidValue);
     set_ones<<<1, dim3(1, 1, 65)>>>(d_x, n);
-    expect("<<<1, (1,1,65)>>>:", cudaGetLastError(), cudaErrorInvalidConfiguration);
+    expect("<<<1, (1,1,65)>>>:", cudaGetLastError(), cudaErrorInvalidValue);
     set_ones<<<dim3(1, 65536), 32>>>(d_x, n);
-    expect("<<<(1,65536), 32>>>:", cudaGetLastError(), cudaErrorInvalidConfiguration);
+    expect("<<<(1,65536), 32>>>:", cudaGetLastError(), cudaErrorInvalidValue);
     expect("synchronize after bad launches:", cudaDeviceSynchronize(), cudaSuccess);
     printf("sum after the bad launches: %d\n", sum(d_x, n));
     if (sum(d_x, n) != 0) failures++;
@@ -77,7 +78,7 @@ int main(void) {
     set_ones<<<1, 4096>>>(d_x, n);
     cudaError_t mid = cudaGetLastError();
     set_ones<<<1, 256>>>(d_x + 512, 256);
-    expect("bad launch between good ones:", mid, cudaErrorInvalidConfiguration);
+    expect("bad launch between good ones:", mid, cudaErrorInvalidValue);
     expect("after the third launch:", cudaGetLastError(), cudaSuccess);
     printf("sum: %d\n", sum(d_x, n));
     if (sum(d_x, n) != 768) failures++;

@@ -86,7 +86,7 @@ int main(void) {
     cudaError_t e = cudaLaunchKernel((const void *)affine, dim3(1), dim3(4096), args, 0, 0);
     printf("cudaLaunchKernel with 4096 threads: %s\n", cudaGetErrorName(e));
     printf("  and cudaGetLastError: %s\n", cudaGetErrorName(cudaGetLastError()));
-    failures += e != cudaErrorInvalidConfiguration;
+    failures += e != cudaErrorInvalidValue;
 
     cudaCheck(cudaStreamDestroy(s));
     cudaCheck(cudaFree(x));

@@ -4,8 +4,10 @@
 // kernels finish while thread A's default stream is held. The per-thread
 // stream still waits for the legacy default stream (cudaStreamLegacy), and
 // cudaStreamPerThread names the calling thread's stream explicitly.
-// Streams are held by a host function waiting on a gate the main thread
-// opens (see streams.cu), so the answers do not depend on timing.
+// A stream is held by making it wait (cudaStreamWaitEvent) for an event
+// recorded on a separate "holder" stream behind a host function that waits
+// on a gate the main thread opens later (the mechanism streams.cu checks),
+// so the answers do not depend on timing.
 // cudojo: nvcc=--default-stream per-thread
 #include <chrono>
 #include <condition_variable>
@@ -59,21 +61,29 @@ int main(void) {
     int *d_a, *d_b, h[n];
     cudaCheck(cudaMalloc(&d_a, n * sizeof(int)));
     cudaCheck(cudaMalloc(&d_b, n * sizeof(int)));
+    cudaStream_t holder;
+    cudaCheck(cudaStreamCreateWithFlags(&holder, cudaStreamNonBlocking));
+    cudaEvent_t release_a, release_l;
+    cudaCheck(cudaEventCreateWithFlags(&release_a, cudaEventDisableTiming));
+    cudaCheck(cudaEventCreateWithFlags(&release_l, cudaEventDisableTiming));
 
-    // thread A holds its own default stream; thread B computes meanwhile
+    // thread A's default stream waits for release_a, which waits for gate ga
     Gate ga;
+    cudaCheck(cudaLaunchHostFunc(holder, Gate::wait, &ga));
+    cudaCheck(cudaEventRecord(release_a, holder));
+    expect("the holder stream, held:", cudaStreamQuery(holder), cudaErrorNotReady);
     std::mutex order;
     std::condition_variable held_cv;
-    bool held = false;
+    bool held = false, go = false;
     cudaError_t a_query = cudaSuccess, a_sync = cudaErrorUnknown, b_sync = cudaErrorUnknown;
     std::thread a([&] {
-        cudaCheck(cudaLaunchHostFunc(cudaStreamPerThread, Gate::wait, &ga));
+        cudaCheck(cudaStreamWaitEvent(cudaStreamPerThread, release_a, 0));
         fill<<<n / 128, 128>>>(d_a, n, 100);
         a_query = cudaStreamQuery(cudaStreamPerThread);
-        { std::lock_guard<std::mutex> lk(order); held = true; }
-        held_cv.notify_all();
         std::unique_lock<std::mutex> lk(order);
-        held_cv.wait(lk, [&] { return ga.is_open; });
+        held = true;
+        held_cv.notify_all();
+        held_cv.wait(lk, [&] { return go; });
         lk.unlock();
         a_sync = cudaStreamSynchronize(cudaStreamPerThread);
     });
@@ -88,9 +98,10 @@ int main(void) {
     b.join();
     expect("thread A's default stream, held:", a_query, cudaErrorNotReady);
     expect("thread B's default stream synchronized meanwhile:", b_sync, cudaSuccess);
+    ga.open();
     {
         std::lock_guard<std::mutex> lk(order);
-        ga.open();
+        go = true;
     }
     held_cv.notify_all();
     a.join();
@@ -101,9 +112,11 @@ int main(void) {
     printf("a[1] = %d, b[1] = %d\n", a1, h[1]);
     if (a1 != 101 || h[1] != 201) failures++;
 
-    // the per-thread stream waits for work on the legacy stream
+    // the legacy stream waits for release_l; this thread's default stream waits for the legacy stream
     Gate gl;
-    cudaCheck(cudaLaunchHostFunc(cudaStreamLegacy, Gate::wait, &gl));
+    cudaCheck(cudaLaunchHostFunc(holder, Gate::wait, &gl));
+    cudaCheck(cudaEventRecord(release_l, holder));
+    cudaCheck(cudaStreamWaitEvent(cudaStreamLegacy, release_l, 0));
     fill<<<n / 128, 128>>>(d_a, n, 300);
     cudaCheck(cudaGetLastError());
     expect("per-thread stream behind the held legacy stream:", cudaStreamQuery(cudaStreamPerThread),
@@ -114,9 +127,13 @@ int main(void) {
     printf("a[1] = %d\n", h[1]);
     if (h[1] != 301) failures++;
 
-    bool gave_up = ga.gave_up() || gl.gave_up();
-    printf("every gate was opened by the program, none gave up waiting: %s\n", gave_up ? "no" : "yes");
-    failures += gave_up;
+    cudaCheck(cudaStreamSynchronize(holder));
+    printf("gate of thread A's stream held until opened: %s\n", ga.gave_up() ? "no" : "yes");
+    printf("gate of the legacy stream held until opened: %s\n", gl.gave_up() ? "no" : "yes");
+    failures += ga.gave_up() + gl.gave_up();
+    cudaCheck(cudaEventDestroy(release_a));
+    cudaCheck(cudaEventDestroy(release_l));
+    cudaCheck(cudaStreamDestroy(holder));
     cudaCheck(cudaFree(d_a));
     cudaCheck(cudaFree(d_b));
     printf("%s\n", failures == 0 ? "PASS" : "FAIL");

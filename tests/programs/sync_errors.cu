@@ -38,7 +38,7 @@ int main(void) {
 
     store<<<1, 1025>>>(d, 1);
     expect("cudaDeviceSynchronize after a bad launch:", cudaDeviceSynchronize(), cudaSuccess);
-    expect("cudaGetLastError still has the launch error:", cudaGetLastError(), cudaErrorInvalidConfiguration);
+    expect("cudaGetLastError still has the launch error:", cudaGetLastError(), cudaErrorInvalidValue);
     expect("and then it is clear:", cudaGetLastError(), cudaSuccess);
 
     store<<<4, 256, 0, s2>>>(d, 2);
