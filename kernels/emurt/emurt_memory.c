@@ -246,7 +246,9 @@ cudaError_t cudaHostGetFlags(unsigned int *flags, void *phost) {
     RtAlloc *a = rt_alloc_find(phost);
     cudaError_t rc = cudaSuccess;
     if (!flags || !a || a->kind != RT_MEM_PINNED) rc = cudaErrorInvalidValue;
-    else *flags = a->flags | cudaHostAllocMapped; /* unified addressing maps all pinned memory */
+    /* what the H200 answered for cudaHostAllocMapped | cudaHostAllocPortable: 0x2 (the driver keeps
+     * the mapping, not the portability, which unified addressing implies) */
+    else *flags = (a->flags & ~(unsigned)cudaHostAllocPortable) | cudaHostAllocMapped;
     return rt_leave("cudaHostGetFlags", rc, 0, "&flags, %s", rt_ptr(phost));
 }
 
