@@ -121,11 +121,13 @@ for sig in KILL TERM HUP; do
     if worker_dies_with $sig; then ok "the worker dies when cudojo run gets SIG$sig"; else nok "the worker dies when cudojo run gets SIG$sig"; fi
 done
 
+# Output goes through a file: a worker left behind holding the FIFO open
+# (the bug) must fail the test, not hang it.
 mkfifo "$T/fifo.cu"
-check "a FIFO as the learner's file is refused at once" "timeout 20 $BIN --backend=emu run echo --file $T/fifo.cu" \
+check "a FIFO as the learner's file is refused at once" "timeout 5 $BIN --backend=emu run echo --file $T/fifo.cu > $T/o 2>&1; r=\$?; cat $T/o; exit \$r" \
     '[ $rc = 1 ] && printf "%s\n" "$out" | grep -q "FAIL"'
 ln -s /dev/zero "$T/zero.cu"
-check "a symlink to /dev/zero as the learner's file is refused at once" "timeout 20 $BIN --backend=emu run echo --file $T/zero.cu" \
+check "a symlink to /dev/zero as the learner's file is refused at once" "timeout 5 $BIN --backend=emu run echo --file $T/zero.cu > $T/o 2>&1; r=\$?; cat $T/o; exit \$r" \
     '[ $rc = 1 ] && printf "%s\n" "$out" | grep -q "FAIL"'
 ln -sf "$T/fifo.cu" bytes/boom.cu
 check "a FIFO in the workspace blocks neither list nor progress" \
