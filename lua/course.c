@@ -20,6 +20,9 @@
 #include "lua/exercise.h"
 #include "lua/sandbox.h"
 
+/* Bytes of gpu.array data a course file may make while it loads. */
+#define COURSE_ARRAY_CAP ((size_t)16 << 20)
+
 /* The largest course .lua file read (they hold a table and a run function). */
 #define COURSE_FILE_MAX (4 << 20)
 
@@ -184,7 +187,7 @@ static void warn_unknown_fields(lua_State *L, int t, const char *const *known, F
 
 /* Runs `path` in a fresh sandbox; on success the returned table is on top
  * of the sandbox's stack. */
-static Sandbox *run_file(const char *path, const char *display, char **text, Diag **diags) {
+static Sandbox *run_file(const char *path, const char *display, char **text, Diag **diags, ApiCtx *actx) {
     *text = NULL;
     struct stat st;
     if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > COURSE_FILE_MAX)) {
@@ -201,6 +204,11 @@ static Sandbox *run_file(const char *path, const char *display, char **text, Dia
         return NULL;
     }
     Sandbox *sb = sandbox_new(&load_limits);
+    /* No backend (arrays cannot reach a device) and a small array cap: a
+     * file's top level making gpu.arrays in a loop grew the CLI without end. */
+    memset(actx, 0, sizeof *actx);
+    actx->array_cap = COURSE_ARRAY_CAP;
+    sandbox_set_user(sb, actx);
     api_install(sb);
     d = sandbox_load_string(sb, *text, strlen(*text), display);
     if (!d) d = sandbox_call(sb, 0, 1);
@@ -284,7 +292,8 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     free(file);
     char *text = NULL;
     bool ok = false;
-    Sandbox *sb = run_file(path, display, &text, diags);
+    ApiCtx actx;
+    Sandbox *sb = run_file(path, display, &text, diags, &actx);
     if (!sb) goto done;
     lua_State *L = sandbox_lua(sb);
     int t = lua_gettop(L);
@@ -387,13 +396,14 @@ static bool load_chapter(const char *dir_abs, ChapterMeta *ch, Diag **diags) {
     char *text = NULL;
     bool ok = false;
     Sandbox *sb = NULL;
+    ApiCtx actx;
     char *why = course_path_problem(dir_abs, "chapter.lua", "chapter folder");
     if (why) {
         diag_append(diags, diag_new(DIAG_ERROR, "lesson", display, 0, 0, "%s %s", display, why));
         free(why);
         goto done;
     }
-    sb = run_file(path, display, &text, diags);
+    sb = run_file(path, display, &text, diags, &actx);
     if (!sb) goto done;
     lua_State *L = sandbox_lua(sb);
     int t = lua_gettop(L);

@@ -394,6 +394,7 @@ static void course__loading_a_runaway_pack__stops_each_file_and_names_it(void **
     expect_refusal(d, "loading this course file ran ", "lessons/04-print-flood/chapter.lua", 3);
     expect_refusal(d, "loading this course file used more than 64 MiB", "lessons/05-memory/chapter.lua", 3);
     expect_refusal(d, "loading this course file ran too long", "lessons/06-spin/spin.lua", 2);
+    expect_refusal(d, "exceed what an exercise may allocate (16 MiB in all)", "lessons/07-arrays/chapter.lua", 3);
     assert_int_equal(c->n_chapters, 1);
     assert_string_equal(c->chapters[0].id, "spin");
     assert_int_equal(c->chapters[0].n_exercises, 0);
