@@ -89,13 +89,12 @@ end
 M.event_of = event_of
 
 -- Calls that queue work on a stream, and whether the host waits for it.
+-- (cudaMemset of device memory is asynchronous to the host, like CUDA's.)
 local function work_of(c)
   local fn = c.fn
-  if is_launch(fn) or fn == "cudaMemcpyAsync" or fn == "cudaMemsetAsync" or fn == "cudaMemcpy2DAsync" then
-    return true, false
-  elseif fn == "cudaMemcpy" or fn == "cudaMemcpy2D" then
-    return true, true
-  elseif fn == "cudaMemset" then
+  if fn == "cudaMemcpy" or fn == "cudaMemcpy2D" then return true, true end
+  if is_launch(fn) or fn == "cudaMemcpyAsync" or fn == "cudaMemsetAsync" or fn == "cudaMemcpy2DAsync"
+      or fn == "cudaMemset" then
     return true, false
   end
   return false, false
@@ -123,8 +122,11 @@ end
 -- destroy...), or the end of the program. The waits follow CUDA's rules: a
 -- synchronize covers its device, stream or event's stream; a successful
 -- cudaEventQuery covers the event's stream; cudaMemcpy waits for the legacy
--- stream, which waits for every blocking stream's earlier work.
+-- stream, which waits for every blocking stream's earlier work. A trace
+-- that lost calls past its cap says nothing (an empty table).
 function M.unwaited(r)
+  -- a trace cut at its cap has lost its end: nothing can be said
+  if (r.calls_dropped or 0) > 0 then return {} end
   local calls = M.calls(r)
   local last = 0
   for i, c in ipairs(calls) do
