@@ -313,7 +313,7 @@ cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent ext) {
         size_t pitch = (ext.width + 511) / 512 * 512;
         void *p = NULL;
         size_t bytes = pitch * ext.height * ext.depth;
-        if (bytes) rc = rt_device_alloc(&p, bytes, RT_MEM_DEVICE, NULL);
+        if (bytes) rc = rt_device_alloc(&p, bytes, RT_MEM_DEVICE, "cudaMalloc3D", NULL);
         if (!rc && p && rt_poison()) memset(p, 0xff, bytes);
         if (!rc) *pp = (struct cudaPitchedPtr){p, pitch, ext.width, ext.height};
     }

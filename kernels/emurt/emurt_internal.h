@@ -241,9 +241,16 @@ Backend *rt_backend(int dev);
 bool rt_device_side(const RtAlloc *a);          /* device, managed or symbol memory (not pinned host) */
 bool rt_device_range(const void *p, size_t n, RtAlloc **out); /* [p, p+n) inside one device-side allocation */
 bool rt_poison(void);                            /* fill fresh cudaMalloc memory with 0xff */
-cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, RtAlloc **out); /* on the current device */
+/* On the current device; `fn` (the API call as the source may write it, "cudaHostAlloc|cudaMallocHost")
+ * names it from the program's source. */
+cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out);
 cudaError_t rt_device_free(RtAlloc *a);
 const char *rt_out_name(const void *p);          /* "alloc1" for what an allocation call hands back */
+/* Names an allocation the way the program does ("d_x"), from the source line
+ * of the call to `fn` ("cudaMalloc") found through the executable's DWARF
+ * line table (emurt_names.c); leaves it as is when that cannot be read. */
+void rt_alloc_name(RtAlloc *a, const char *fn);
+bool rt_name_allocation(const char *fn, char *out, size_t n);
 /* Managed allocations among a launch's pointer parameters move to the device (modeled). */
 void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s);
 

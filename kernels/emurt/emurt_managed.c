@@ -176,7 +176,7 @@ static cudaError_t malloc_async(void **p, size_t size, cudaStream_t stream, bool
     else if (!rc) {
         int dev = rt_current_device();
         rt_set_current_device(s->dev);
-        rc = rt_device_alloc(p, size, RT_MEM_DEVICE, NULL);
+        rc = rt_device_alloc(p, size, RT_MEM_DEVICE, "cudaMallocAsync", NULL);
         rt_set_current_device(dev);
         if (!rc && rt_poison()) memset(*p, 0xff, size);
     }

@@ -89,7 +89,7 @@ bool rt_poison(void) {
     return !(v && v[0] == '0');
 }
 
-cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, RtAlloc **out) {
+cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out) {
     int dev = rt_current_device();
     Backend *b = rt_backend(dev);
     DevPtr d = 0;
@@ -105,6 +105,7 @@ cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, RtAlloc **out
     *p = (void *)(uintptr_t)d;
     RtAlloc *a = rt_alloc_add((uintptr_t)d, size, dev, kind, label);
     g_rt.dev[dev].used += size;
+    if (fn) rt_alloc_name(a, fn);
     if (out) *out = a;
     return cudaSuccess;
 }
@@ -141,7 +142,7 @@ cudaError_t cudaMalloc(void **p, size_t size) {
     else if (!size) *p = NULL;
     else {
         RtAlloc *a = NULL;
-        rc = rt_device_alloc(p, size, RT_MEM_DEVICE, &a);
+        rc = rt_device_alloc(p, size, RT_MEM_DEVICE, "cudaMalloc", &a);
         if (!rc && rt_poison()) memset(*p, 0xff, size);
     }
     return rt_leave("cudaMalloc", rc, 0, "&%s, %zu", rc || !p ? "?" : rt_out_name(*p), size);
@@ -155,7 +156,7 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
         *pitch = (width + 511) / 512 * 512;
         if (!*pitch || !height) *p = NULL;
         else {
-            rc = rt_device_alloc(p, *pitch * height, RT_MEM_DEVICE, NULL);
+            rc = rt_device_alloc(p, *pitch * height, RT_MEM_DEVICE, "cudaMallocPitch", NULL);
             if (!rc && rt_poison()) memset(*p, 0xff, *pitch * height);
         }
     }
@@ -183,7 +184,7 @@ cudaError_t cudaMallocHost(void **p, size_t size) {
     cudaError_t rc = cudaSuccess;
     if (!p) rc = cudaErrorInvalidValue;
     else if (!size) *p = NULL;
-    else rc = rt_device_alloc(p, size, RT_MEM_PINNED, NULL); /* mapped: kernels may use it (zero-copy) */
+    else rc = rt_device_alloc(p, size, RT_MEM_PINNED, "cudaMallocHost|cudaHostAlloc", NULL); /* mapped: kernels may use it (zero-copy) */
     return rt_leave("cudaMallocHost", rc, 0, "&%s, %zu", rc || !p ? "?" : rt_out_name(*p), size);
 }
 
@@ -194,7 +195,7 @@ cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int flags) {
     else if (!size) *p = NULL;
     else {
         RtAlloc *a = NULL;
-        rc = rt_device_alloc(p, size, RT_MEM_PINNED, &a);
+        rc = rt_device_alloc(p, size, RT_MEM_PINNED, "cudaHostAlloc|cudaMallocHost", &a);
         if (!rc) a->flags = flags;
     }
     return rt_leave("cudaHostAlloc", rc, 0, "&%s, %zu, %u", rc || !p ? "?" : rt_out_name(*p), size, flags);
@@ -256,7 +257,7 @@ cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int flags) {
     rt_enter();
     cudaError_t rc = cudaSuccess;
     if (!p || !size || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) rc = cudaErrorInvalidValue;
-    else rc = rt_device_alloc(p, size, RT_MEM_MANAGED, NULL); /* zero-filled, as fresh managed pages are */
+    else rc = rt_device_alloc(p, size, RT_MEM_MANAGED, "cudaMallocManaged", NULL); /* zero-filled, as fresh managed pages are */
     return rt_leave("cudaMallocManaged", rc, 0, "&%s, %zu, %u", rc || !p ? "?" : rt_out_name(*p), size, flags);
 }
 

@@ -72,8 +72,8 @@ if build oob; then
     check "emurt: the finding names the learner's file:line, the array by its parameter name, block and thread" \
         "$(grep '"type":"finding"' "$work/oob.jsonl" | grep '"code":"oob-global"' | grep 'programs/oob.cu","line":11' |
             grep -q 'wrote c\[1000\] but c has 1000 elements.*"block":\[3,0,0\],"thread":\[232,0,0\]'; echo $?)" "$(cat "$work/oob.jsonl")"
-    check "emurt: cudaMalloc's call record names the allocation it made" \
-        "$(has oob.jsonl '"fn":"cudaMalloc","args":"&alloc1, 4000"'; echo $?)"
+    check "emurt: cudaMalloc's call record names the allocation as the source does (DWARF line table)" \
+        "$(has oob.jsonl '"fn":"cudaMalloc","args":"&d_c, 4000"'; echo $?)"
     check "emurt: a kernel record with the demangled name, grid, block and metrics, modeled" \
         "$(grep '"type":"kernel"' "$work/oob.jsonl" | grep '"name":"fill(float\*, int)"' | grep '"grid":\[4,1,1\],"block":\[256,1,1\]' |
             grep -q '"modeled":true,"metrics":{"totals"'; echo $?)"
@@ -87,7 +87,7 @@ if build events; then
     check "emurt: kernel printf comes out at the synchronisation, a cudaEventQuery loop ends, elapsed time is positive" \
         "$(printf 'host before the wait\npolled: done\nkernel says hello from block 0\nelapsed: cudaSuccess, positive: yes\nx[5] = 2.0000\n' | diff - "$work/events.out" > "$work/events.diff"; echo $?)" "$(cat "$work/events.diff"; cat "$work/events.err")"
     check "emurt: an async copy's call record has its stream" \
-        "$(grep '"fn":"cudaMemcpyAsync"' "$work/events.jsonl" | head -1 | grep -q 'alloc2+0, pinned1+0, 262144, cudaMemcpyHostToDevice, stream 1","stream":1'; echo $?)" "$(grep cudaMemcpyAsync "$work/events.jsonl")"
+        "$(grep '"fn":"cudaMemcpyAsync"' "$work/events.jsonl" | head -1 | grep -q 'd_x+0, h_x+0, 262144, cudaMemcpyHostToDevice, stream 1","stream":1'; echo $?)" "$(grep cudaMemcpyAsync "$work/events.jsonl")"
     check "emurt: cudaEventElapsedTime says its figure is modeled" \
         "$(has events.jsonl '"fn":"cudaEventElapsedTime","args":"&ms = [0-9.]* (modeled)'; echo $?)"
     check "emurt: the timeline has the stream's copies and kernel" \
@@ -118,7 +118,7 @@ if build hostderef; then
         "$(grep -q 'copied back: 100 131, pinned 7' "$work/hostderef.out" && ! grep -q 'read on the host' "$work/hostderef.out" &&
            [ "$(cat "$work/hostderef.rc")" -ne 0 ]; echo $?)" "$(cat "$work/hostderef.out" "$work/hostderef.err")"
     check "emurt: a finding names the device allocation the host touched" \
-        "$(has hostderef.jsonl '"code":"host-deref-device","message":"The host code touched alloc1+16, which is device memory'; echo $?)" \
+        "$(has hostderef.jsonl '"code":"host-deref-device","message":"The host code touched d_x+16, which is device memory'; echo $?)" \
         "$(grep finding "$work/hostderef.jsonl")"
 fi
 
