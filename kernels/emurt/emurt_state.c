@@ -102,8 +102,9 @@ void rt_enter(void) {
     pthread_once(&g_once, rt_init_once);
     pthread_mutex_lock(&g_rt.lock);
     if (g_rt.depth++ == 0) {
-        rt_guard_open();
+        /* the program's own time ends here: opening the guard is ours */
         double gap = rt_now_ms() - g_rt.outside_since_ms;
+        rt_guard_open();
         if (gap > 0 && g_rt.host_time) g_rt.host_pending_us += gap * 1e3;
         host_time_flush(false);
     }
