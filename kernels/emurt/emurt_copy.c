@@ -83,12 +83,23 @@ cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync) {
 }
 
 /* ---- copies and memsets --------------------------------------------------------------------------- */
+/* "d_x+0" for device memory; for host memory the program's own words for
+ * it ("h_x", "&result") where its source can be read, else the address. */
+static void host_arg_names(const char *fn, const void *dst, const void *src, char dn[96], char sn[96]) {
+    snprintf(dn, 96, "%s", rt_ptr(dst));
+    snprintf(sn, 96, "%s", rt_ptr(src));
+    if ((!dst || rt_alloc_find(dst)) && (!src || rt_alloc_find(src))) return;
+    char args[2][RT_ARG_TEXT];
+    if (rt_call_args(fn, args, 2) < 2) return;
+    if (dst && !rt_alloc_find(dst)) snprintf(dn, 96, "%s", args[0]);
+    if (src && !rt_alloc_find(src)) snprintf(sn, 96, "%s", args[1]);
+}
+
 static cudaError_t copy_call(const char *fn, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
                              cudaStream_t stream, bool async, bool ptsz) {
     rt_enter();
     char dn[96], sn[96];
-    snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
-    snprintf(sn, sizeof sn, "%s", rt_ptr(src));
+    host_arg_names(fn, dst, src, dn, sn);
     RtStream *s = async || ptsz ? rt_stream(stream, ptsz) : NULL;
     cudaError_t rc = (async || ptsz) && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     int sid = s ? s->id : 0;

@@ -251,6 +251,10 @@ const char *rt_out_name(const void *p);          /* "alloc1" for what an allocat
  * line table (emurt_names.c); leaves it as is when that cannot be read. */
 void rt_alloc_name(RtAlloc *a, const char *fn);
 bool rt_name_allocation(const char *fn, char *out, size_t n);
+/* The arguments of the program's call to `fn` as its source writes them
+ * ("h_x", "n * sizeof(float)"); how many were found (0: unknown). */
+#define RT_ARG_TEXT 64
+int rt_call_args(const char *fn, char (*args)[RT_ARG_TEXT], int max);
 /* Managed allocations among a launch's pointer parameters move to the device (modeled). */
 void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s);
 

@@ -412,7 +412,12 @@ static bool name_from(const char *text, size_t len, const char *limit, const cha
     return k > 0 && !(out[0] >= '0' && out[0] <= '9');
 }
 
-bool rt_name_allocation(const char *fn, char *out, size_t n) {
+/* Calls `fn(text, len, limit, name, name_len, ctx)` with the source around
+ * each of the program's frames (the call's line and up to three before it,
+ * `limit` the call's column on its line) until it returns true. */
+typedef bool (*SiteFn)(const char *text, size_t len, const char *limit, const char *name, size_t fl, void *ctx);
+
+static bool at_call_site(const char *fn, SiteFn try_site, void *ctx) {
     if (!g_loaded) load();
     if (!g_n_rows) return false;
     void *frames[12];
@@ -422,10 +427,9 @@ bool rt_name_allocation(const char *fn, char *out, size_t n) {
         if (a <= g_lo || a > g_hi) continue; /* our frames, libc's: only the program's own code */
         const Row *row = row_at((uint64_t)(a - g_bias - 1));
         if (!row) continue;
-        /* the line of the call, and up to three before it (a call spread over lines) */
         const char *start = source_line(row->file, row->line > 3 ? row->line - 3 : 1);
         const char *here = source_line(row->file, row->line);
-        const char *stop = source_line(row->file, row->line + 1);
+        const char *stop = source_line(row->file, row->line + 4); /* a call's arguments may go on */
         if (!start || !here) continue;
         size_t len = stop && stop > start ? (size_t)(stop - start) : strlen(start);
         if (len > 2000) len = 2000;
@@ -433,13 +437,74 @@ bool rt_name_allocation(const char *fn, char *out, size_t n) {
         const char *limit = row->col > 0 && here + row->col <= start + len ? here + row->col : start + len;
         for (const char *f = fn; *f;) {
             size_t fl = strcspn(f, "|");
-            if (name_from(start, len, limit, f, fl, out, n) ||
-                (limit < start + len && name_from(start, len, start + len, f, fl, out, n)))
+            if (try_site(start, len, limit, f, fl, ctx) ||
+                (limit < start + len && try_site(start, len, start + len, f, fl, ctx)))
                 return true;
             f += fl + (f[fl] == '|');
         }
     }
     return false;
+}
+
+typedef struct NameOut {
+    char *out;
+    size_t n;
+} NameOut;
+
+static bool site_name(const char *text, size_t len, const char *limit, const char *name, size_t fl, void *ctx) {
+    NameOut *o = ctx;
+    return name_from(text, len, limit, name, fl, o->out, o->n);
+}
+
+bool rt_name_allocation(const char *fn, char *out, size_t n) {
+    NameOut o = {out, n};
+    return at_call_site(fn, site_name, &o);
+}
+
+/* ---- the arguments as the program wrote them ------------------------------------------------------------ */
+typedef struct ArgsOut {
+    char (*args)[RT_ARG_TEXT];
+    int max, n;
+} ArgsOut;
+
+static bool site_args(const char *text, size_t len, const char *limit, const char *name, size_t fl, void *ctx) {
+    ArgsOut *o = ctx;
+    const char *hit = NULL, *end = text + len;
+    for (const char *p = text; p + fl < end && p < limit; p++)
+        if (!memcmp(p, name, fl) && (p == text || !ident_char(p[-1])) && !ident_char(p[fl])) hit = p + fl;
+    if (!hit) return false;
+    const char *p = hit;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    if (p >= end || *p != '(') return false;
+    p++;
+    int depth = 0, n = 0;
+    const char *arg = p;
+    for (; p < end; p++) {
+        char c = *p;
+        if (c == '(' || c == '[' || c == '{') depth++;
+        else if ((c == ')' || c == ']' || c == '}') && depth > 0) depth--;
+        else if ((c == ',' || c == ')') && depth == 0) {
+            if (n < o->max) {
+                const char *a = arg, *z = p;
+                while (a < z && (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r')) a++;
+                while (z > a && (z[-1] == ' ' || z[-1] == '\t' || z[-1] == '\n' || z[-1] == '\r')) z--;
+                size_t k = (size_t)(z - a) < RT_ARG_TEXT - 1 ? (size_t)(z - a) : RT_ARG_TEXT - 1;
+                for (size_t i = 0; i < k; i++) o->args[n][i] = (a[i] == '\n' || a[i] == '\t' || a[i] == '\r') ? ' ' : a[i];
+                o->args[n][k] = 0;
+            }
+            n++;
+            arg = p + 1;
+            if (c == ')') break;
+        }
+    }
+    if (p >= end) return false; /* the call goes on past what we read */
+    o->n = n < o->max ? n : o->max;
+    return true;
+}
+
+int rt_call_args(const char *fn, char (*args)[RT_ARG_TEXT], int max) {
+    ArgsOut o = {args, max, 0};
+    return at_call_site(fn, site_args, &o) ? o.n : 0;
 }
 
 void rt_alloc_name(RtAlloc *a, const char *fn) {
