@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 
@@ -150,7 +151,7 @@ json_t *trace_from_timeline(const json_t *tl, const char *title) {
         if (json_is_object(e)) json_array_append_new(evs, event_of(e, modeled));
     }
     json_t *other = json_pack("{s:s, s:b}", "generator", "cudojo " CUDOJO_VERSION, "modeled", modeled);
-    if (title) json_object_set_new(other, "exercise", json_string(title));
+    if (title) json_object_set_new(other, "exercise", bytes_to_json(title));
     if (json_integer_value(json_object_get(tl, "dropped")) > 0)
         json_object_set(other, "dropped_entries", json_object_get(tl, "dropped"));
     if (source) json_object_set_new(other, "source", json_string(source));

@@ -94,6 +94,14 @@ json_t *bytes_to_json_n(const char *s, size_t n) {
     return j;
 }
 
+char *bytes_to_utf8(const char *s) {
+    if (!s) return NULL;
+    json_t *j = bytes_to_json(s);
+    char *r = xstrdup(json_string_value(j));
+    json_decref(j);
+    return r;
+}
+
 json_t *bytes_to_json(const char *s) { return s ? bytes_to_json_n(s, strlen(s)) : NULL; }
 
 char *bytes_from_json(const json_t *j) {

@@ -22,6 +22,9 @@
 json_t *bytes_to_json(const char *s);
 /* The same for n bytes that may contain NULs (a NUL is kept as U+0000). */
 json_t *bytes_to_json_n(const char *s, size_t n);
+/* The UTF-8 text bytes_to_json would store, as a C string: for a JSON object
+ * key made of any bytes. NULL for NULL. Caller frees. */
+char *bytes_to_utf8(const char *s);
 /* The bytes a bytes_to_json string stands for; NULL when j is not a string.
  * Caller frees. */
 char *bytes_from_json(const json_t *j);

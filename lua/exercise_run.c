@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -36,7 +37,7 @@ static json_t *lua_to_json(lua_State *L, int idx) {
         size_t n;
         const char *s = lua_tolstring(L, idx, &n);
         char *cut = str_cut(s, n, RESULT_MAX_TEXT);
-        json_t *j = json_string(cut);
+        json_t *j = bytes_to_json(cut);   /* any bytes: a --param value need not be UTF-8 */
         free(cut);
         return j;
     }
@@ -95,7 +96,9 @@ static int t_param(lua_State *L) {
     } else if (!lua_isnoneornil(L, 3) || !lua_stringtonumber(L, over)) {
         lua_pushstring(L, over);
     }
-    json_object_set_new(run_metrics_obj(ctx, NULL, "params"), name, lua_to_json(L, -1));
+    char *key = bytes_to_utf8(name);
+    json_object_set_new(run_metrics_obj(ctx, NULL, "params"), key, lua_to_json(L, -1));
+    free(key);
     return 1;
 }
 
@@ -246,8 +249,10 @@ static int t_metric(lua_State *L) {
     if (json_object_size(run_metrics_obj(ctx, NULL, "custom")) >= RUN_MAX_METRICS)
         luaL_error(L, "t:metric: at most %d metrics per run", RUN_MAX_METRICS);
     json_t *m = json_pack("{s:f}", "value", v);
-    if (unit) json_object_set_new(m, "unit", json_string(unit));
-    json_object_set_new(run_metrics_obj(ctx, NULL, "custom"), name, m);
+    if (unit) json_object_set_new(m, "unit", bytes_to_json(unit));
+    char *key = bytes_to_utf8(name);
+    json_object_set_new(run_metrics_obj(ctx, NULL, "custom"), key, m);
+    free(key);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
+#include "base/bytes.h"
 #include "base/xalloc.h"
 
 /* Bumped only if a key changes meaning or goes away. */
@@ -14,13 +15,13 @@
 
 json_t *exercise_status_to_json(const ExerciseStatus *st) {
     json_t *o = json_object();
-    json_object_set_new(o, "id", json_string(st->exercise_id ? st->exercise_id : ""));
+    json_object_set_new(o, "id", bytes_to_json(st->exercise_id ? st->exercise_id : ""));
     json_object_set_new(o, "attempts", json_integer(st->attempts));
     json_object_set_new(o, "passed", json_boolean(st->passed));
     json_object_set_new(o, "passed_fast", json_boolean(st->passed_fast));
     json_object_set_new(o, "first_pass_unix_ms", st->passed ? json_integer(st->first_pass_unix_ms) : json_null());
     json_object_set_new(o, "best_kernel_ms", st->best_kernel_ms >= 0 ? json_real(st->best_kernel_ms) : json_null());
-    json_object_set_new(o, "last_verdict", st->last_verdict ? json_string(st->last_verdict) : json_null());
+    json_object_set_new(o, "last_verdict", st->last_verdict ? bytes_to_json(st->last_verdict) : json_null());
     json_object_set_new(o, "last_unix_ms", st->attempts ? json_integer(st->last_unix_ms) : json_null());
     json_object_set_new(o, "hints_taken", json_integer(st->hints_taken));
     json_object_set_new(o, "time_spent_ms", json_real(st->time_spent_ms));
@@ -33,12 +34,12 @@ static json_t *store_column_json(sqlite3_stmt *st, int col) {
     if (sqlite3_column_type(st, col) == SQLITE_NULL) return json_null();
     const char *text = (const char *)sqlite3_column_text(st, col);
     json_t *j = json_loads(text, JSON_DECODE_ANY, NULL);
-    return j ? j : json_string(text);
+    return j ? j : bytes_to_json(text);
 }
 
 static json_t *store_column_string(sqlite3_stmt *st, int col) {
     if (sqlite3_column_type(st, col) == SQLITE_NULL) return json_null();
-    return json_string((const char *)sqlite3_column_text(st, col));
+    return bytes_to_json((const char *)sqlite3_column_text(st, col));   /* ids, hashes: any bytes */
 }
 
 /* Newest first; the index attempts_by_exercise gives this order. */
@@ -158,7 +159,7 @@ Diag *store_export_json(Store *s, json_t **out) {
     json_object_set_new(root, "format_version", json_integer(STORE_EXPORT_FORMAT_VERSION));
     json_object_set_new(root, "schema", json_integer(store_schema_latest()));
     json_t *ws = json_object();
-    json_object_set_new(ws, "uuid", json_string(s->workspace_uuid));
+    json_object_set_new(ws, "uuid", bytes_to_json(s->workspace_uuid));
     json_object_set_new(ws, "created_unix_ms", json_integer(s->created_unix_ms));
     json_object_set_new(root, "workspace", ws);
     json_object_set_new(root, "exported_unix_ms", json_integer(store_now_unix_ms()));
