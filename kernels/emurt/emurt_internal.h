@@ -74,6 +74,7 @@ typedef struct RtFunc {
     int n_params;
     bool params_tried;
     int max_dyn_shared;             /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    long launches;                  /* kernel records sent */
 } RtFunc;
 
 typedef struct RtVar {

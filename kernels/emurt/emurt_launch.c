@@ -111,6 +111,8 @@ static cudaError_t fault_of(const Diag *d) {
     return cudaSuccess;
 }
 
+#define LINE_METRICS_LAUNCHES 20
+
 static void kernel_record(RtFunc *f, dim3 grid, dim3 block, size_t shared, RtStream *s, const LaunchReport *rep,
                           const EmuKernelInfo *ki) {
     /* as many as call records at most; the rest are counted ("kernels_dropped" at exit) */
@@ -148,7 +150,14 @@ static void kernel_record(RtFunc *f, dim3 grid, dim3 block, size_t shared, RtStr
     json_object_set_new(o, "shared_static", json_integer(shs));
     json_object_set_new(o, "ms", json_real(costmodel_kernel_us(&cm, wi, sec, blocks) / 1e3));
     json_object_set_new(o, "modeled", json_true());
-    if (rep->metrics) json_object_set(o, "metrics", rep->metrics);
+    /* per-line metrics for a kernel's first launches only: a loop of launches
+     * would otherwise crowd the timeline out of the worker's report budget */
+    if (rep->metrics && f->launches++ < LINE_METRICS_LAUNCHES) json_object_set(o, "metrics", rep->metrics);
+    else if (rep->metrics) {
+        json_t *m = json_object();
+        json_object_set(m, "totals", json_object_get(rep->metrics, "totals"));
+        json_object_set_new(o, "metrics", m);
+    }
     progwire_send("kernel", o);
 }
 

@@ -259,7 +259,9 @@ static void rt_exit(void) {
         json_object_set_new(o, "count", json_integer(g_rt.kernels_dropped));
         progwire_send("kernels_dropped", o);
     }
-    for (int i = 0; i < g_rt.n_dev; i++) {
+    /* the worker keeps the last timeline: device 0's goes last (the others,
+     * if they did anything, before it) */
+    for (int i = g_rt.n_dev - 1; i >= 0; i--) {
         Backend *b = g_rt.dev[i].b;
         Timeline *t = NULL;
         Diag *d = b->ops->timeline_get(b, &t);
