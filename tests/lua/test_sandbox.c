@@ -246,6 +246,10 @@ static void sandbox__budget_cannot_be_caught__by_xpcall_or_its_handler(void **st
                    &lim, "instruction budget");
     expect_stopped("local function again() return xpcall(again, again) end\nwhile true do again() end\n", &lim,
                    "instruction budget");
+    /* A to-be-closed variable's __close runs while the error unwinds. */
+    expect_stopped("while true do\n  pcall(function()\n"
+                   "    local x <close> = setmetatable({}, { __close = function() while true do end end })\n"
+                   "    while true do end\n  end)\nend\n", &lim, "instruction budget");
 }
 
 static void sandbox__has_no_coroutines(void **state) {
