@@ -140,7 +140,6 @@ typedef struct RtDevice {
     cudaError_t sticky;             /* a kernel fault: every later call returns it */
     cudaError_t pending_fault;      /* seen at launch, returned from the next synchronising call */
     size_t used;                    /* bytes allocated */
-    double cache_config;
 } RtDevice;
 
 typedef struct Rt {
