@@ -16,14 +16,14 @@ static void info_of(int dev, DeviceInfo *o) {
 }
 
 cudaError_t cudaGetDeviceCount(int *count) {
-    rt_enter();
+    rt_enter_pure();
     if (count) *count = g_rt.n_dev;
     cudaError_t rc = !count ? cudaErrorInvalidValue : g_rt.n_dev ? cudaSuccess : cudaErrorNoDevice;
     return rt_leave("cudaGetDeviceCount", rc, 0, "&count = %d", g_rt.n_dev);
 }
 
 cudaError_t cudaGetDevice(int *dev) {
-    rt_enter();
+    rt_enter_pure();
     if (dev) *dev = rt_current_device();
     return rt_leave("cudaGetDevice", dev ? cudaSuccess : cudaErrorInvalidValue, 0, "&device = %d", rt_current_device());
 }
@@ -113,14 +113,14 @@ static void fill_props(int dev, struct cudaDeviceProp *p) {
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int dev) {
-    rt_enter();
+    rt_enter_pure();
     cudaError_t rc = !prop ? cudaErrorInvalidValue : dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
     if (!rc) fill_props(dev, prop);
     return rt_leave("cudaGetDeviceProperties", rc, 0, "&prop, %d", dev);
 }
 
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int dev) {
-    rt_enter();
+    rt_enter_pure();
     cudaError_t rc = !value ? cudaErrorInvalidValue : dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;
     if (!rc) {
         struct cudaDeviceProp p;

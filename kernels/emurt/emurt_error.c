@@ -174,7 +174,7 @@ const char *rt_error_string(cudaError_t e) {
 }
 
 cudaError_t cudaGetLastError(void) {
-    rt_enter();
+    rt_enter_pure();
     cudaError_t e = rt_last_error_get(true);
     rt_leave("cudaGetLastError", e, 0, "%s", "");
     rt_last_error_set(cudaSuccess); /* returning the error is not a new one */
@@ -182,7 +182,7 @@ cudaError_t cudaGetLastError(void) {
 }
 
 cudaError_t cudaPeekAtLastError(void) {
-    rt_enter();
+    rt_enter_pure();
     cudaError_t e = rt_last_error_get(false);
     rt_leave("cudaPeekAtLastError", e, 0, "%s", "");
     rt_last_error_set(e);
@@ -190,13 +190,13 @@ cudaError_t cudaPeekAtLastError(void) {
 }
 
 const char *cudaGetErrorName(cudaError_t e) {
-    rt_enter();
+    rt_enter_pure();
     rt_leave("cudaGetErrorName", cudaSuccess, 0, "%d", (int)e);
     return rt_error_name(e);
 }
 
 const char *cudaGetErrorString(cudaError_t e) {
-    rt_enter();
+    rt_enter_pure();
     rt_leave("cudaGetErrorString", cudaSuccess, 0, "%d", (int)e);
     return rt_error_string(e);
 }

@@ -77,7 +77,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t ev) {
 }
 
 static cudaError_t event_record(const char *fn, cudaEvent_t ev, cudaStream_t st, unsigned flags, bool ptsz) {
-    rt_enter();
+    rt_enter_pure();
     RtEvent *e = event_find(ev);
     RtStream *s = rt_stream(st, ptsz);
     cudaError_t rc = !e || !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
@@ -125,7 +125,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t ev) {
-    rt_enter();
+    rt_enter_pure();
     RtEvent *e = event_find(ev);
     cudaError_t rc = e ? rt_sticky(e->dev, true) : cudaErrorInvalidResourceHandle;
     if (!rc && e->pending) rc = cudaErrorNotReady;
@@ -141,7 +141,7 @@ cudaError_t cudaEventQuery(cudaEvent_t ev) {
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
-    rt_enter();
+    rt_enter_pure();
     RtEvent *a = event_find(start), *z = event_find(end);
     cudaError_t rc = !ms ? cudaErrorInvalidValue : !a || !z || a->dev != z->dev ? cudaErrorInvalidResourceHandle
                                                                                  : cudaSuccess;

@@ -7,9 +7,14 @@
  * mapped PROT_NONE; entering a call maps them back. A host access then
  * faults with SIGSEGV, and the crash handler (kernels/progwire.c) first
  * writes a finding that names the allocation ("alloc1+16 is device memory
- * ..."). Pinned and managed memory stay accessible, as on a GPU. With more
- * than GUARD_MAX allocations (or CUDOJO_EMU_GUARD=0) nothing is protected:
- * two system calls per allocation per API call would cost too much. */
+ * ..."). Pinned and managed memory stay accessible, as on a GPU.
+ *
+ * Cost: mprotect takes time in proportion to the pages it changes (about
+ * 40 µs per MiB and call here), so only the first GUARD_BYTES of each
+ * allocation are protected — a host loop over d_x, or d_x[0], starts there
+ * — and calls that touch no device memory (error queries, polling) leave
+ * the guard shut. With more than GUARD_MAX allocations (or
+ * CUDOJO_EMU_GUARD=0) nothing is protected. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +23,8 @@
 
 #include "kernels/emurt/emurt_internal.h"
 
-#define GUARD_MAX 256
+#define GUARD_MAX 64
+#define GUARD_BYTES ((size_t)64 << 10)
 
 typedef struct Guarded {
     uintptr_t base;
@@ -44,7 +50,7 @@ void rt_guard_open(void) {
 }
 
 void rt_guard_close(void) {
-    if (!enabled()) return;
+    if (!enabled() || g_n_guarded) return; /* shut already (a pure call) */
     int n = 0;
     for (int i = 0; i < g_rt.n_allocs; i++) n += g_rt.allocs[i].kind == RT_MEM_DEVICE;
     if (!n || n > GUARD_MAX) return;
@@ -53,6 +59,7 @@ void rt_guard_close(void) {
         const RtAlloc *a = &g_rt.allocs[i];
         if (a->kind != RT_MEM_DEVICE || a->base % page || !a->size) continue;
         size_t len = (a->size + page - 1) / page * page;
+        if (len > GUARD_BYTES) len = GUARD_BYTES;
         if (mprotect((void *)a->base, len, PROT_NONE) == 0) g_guarded[g_n_guarded++] = (Guarded){a->base, len};
     }
 }

@@ -189,6 +189,8 @@ char __cudaInitModule(void **handle);
 /* Starts an API call: initialises on first use, takes the lock, charges the
  * host's time since the last call to the modeled host clock. */
 void rt_enter(void);
+/* rt_enter for a call that touches no device memory (the guard stays shut). */
+void rt_enter_pure(void);
 /* Ends it: remembers rc for cudaGetLastError (unless it is cudaSuccess or
  * cudaErrorNotReady), writes the call record with args formatted like
  * printf, releases the lock and returns rc. */

@@ -98,17 +98,23 @@ static void host_time_flush(bool force) {
     g_rt.host_pending_us = 0;
 }
 
-void rt_enter(void) {
+static void enter(bool touches_memory) {
     pthread_once(&g_once, rt_init_once);
     pthread_mutex_lock(&g_rt.lock);
     if (g_rt.depth++ == 0) {
         /* the program's own time ends here: opening the guard is ours */
         double gap = rt_now_ms() - g_rt.outside_since_ms;
-        rt_guard_open();
+        if (touches_memory) rt_guard_open();
         if (gap > 0 && g_rt.host_time) g_rt.host_pending_us += gap * 1e3;
         host_time_flush(false);
     }
 }
+
+void rt_enter(void) { enter(true); }
+
+/* For calls that never touch device memory (error queries, polling): the
+ * guard stays as it is, so a polling loop costs no system calls. */
+void rt_enter_pure(void) { enter(false); }
 
 cudaError_t rt_leave(const char *fn, cudaError_t rc, int stream, const char *fmt, ...) {
     if (rc != cudaSuccess && rc != cudaErrorNotReady) t_last_error = rc;

@@ -187,7 +187,7 @@ cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t st);
 cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t st) { return stream_sync("cudaStreamSynchronize", st, true); }
 
 static cudaError_t stream_query(cudaStream_t st, bool ptsz) {
-    rt_enter();
+    rt_enter_pure();
     RtStream *s = rt_stream(st, ptsz);
     cudaError_t rc = s ? rt_sticky(s->dev, true) : cudaErrorInvalidResourceHandle;
     if (!rc && s->capture) {
