@@ -40,7 +40,8 @@ cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind 
     if (!need_s && sa && sa->kind == RT_MEM_DEVICE) return cudaErrorInvalidValue;
     int dev = need_d ? da->dev : need_s ? sa->dev : (s ? s->dev : rt_current_device());
     if (s && s->capture) return rt_capture_copy(s, dst, src, n, kind);
-    RtStream *eff = s ? s : rt_stream_legacy(dev);
+    if (!s || s->dev != dev) s = rt_default_stream(dev);
+    RtStream *eff = s;
     if (sync) rt_wait_stream(eff);
     else if (rt_queue_needed(eff)) {
         rt_queue_copy(eff, dst, src, n, kind);
@@ -68,7 +69,8 @@ cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync) {
     RtAlloc *a;
     if (!dst || !rt_device_range(dst, n, &a)) return cudaErrorInvalidValue;
     if (s && s->capture) return rt_capture_memset(s, dst, value, n);
-    RtStream *eff = s ? s : rt_stream_legacy(a->dev);
+    if (!s || s->dev != a->dev) s = rt_default_stream(a->dev);
+    RtStream *eff = s;
     if (rt_queue_needed(eff)) {
         rt_queue_memset(eff, dst, value, n);
         return cudaSuccess;
@@ -179,7 +181,7 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
     bool pinned = host && host->kind == RT_MEM_PINNED;
     char name[160];
     snprintf(name, sizeof name, "copy2D %s (%zu x %zu)", dv->name, width, height);
-    if (s && s->dev != dv->dev) s = NULL;
+    if (!s || s->dev != dv->dev) s = rt_default_stream(dv->dev);
     emu_model_copy(rt_backend(dv->dev), dir, stream_id_for(s), width * height, pinned, name);
     if (sync && (pinned || dir == COPY_D2D)) host_waits(dv->dev, s);
     return cudaSuccess;
@@ -192,7 +194,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitc
     snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
     cudaError_t rc = rt_sticky(rt_current_device(), true);
     if (!rc) {
-        rt_wait_stream(rt_stream_legacy(rt_current_device()));
+        rt_wait_stream(rt_default_stream(rt_current_device()));
         rt_flush_output();
         rc = copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true);
     }
@@ -354,7 +356,7 @@ cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) {
     rt_enter();
     cudaError_t rc = rt_sticky(rt_current_device(), true);
     if (!rc) {
-        rt_wait_stream(rt_stream_legacy(rt_current_device()));
+        rt_wait_stream(rt_default_stream(rt_current_device()));
         rt_flush_output();
         rc = copy3d(p, NULL, true);
     }
@@ -383,7 +385,7 @@ cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent 
              !rt_device_range(pp.ptr, slice * (ext.depth - 1) + pp.pitch * (ext.height - 1) + ext.width, &a))
         rc = cudaErrorInvalidValue;
     else if (a) {
-        rt_wait_stream(rt_stream_legacy(a->dev));
+        rt_wait_stream(rt_default_stream(a->dev));
         for (size_t z = 0; z < ext.depth; z++)
             for (size_t y = 0; y < ext.height; y++) memset((char *)pp.ptr + z * slice + y * pp.pitch, value, ext.width);
         emu_model_memset(rt_backend(a->dev), 0, ext.width * ext.height * ext.depth, true, "memset3D");

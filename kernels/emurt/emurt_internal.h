@@ -280,6 +280,10 @@ cudaError_t rt_symbol_address(const void *symbol, uintptr_t *addr, size_t *size)
  * `ptsz`: the call came through a _ptsz entry point (stream 0 is per-thread). */
 RtStream *rt_stream(cudaStream_t s, bool ptsz);
 RtStream *rt_stream_legacy(int dev);
+/* The stream synchronous calls use: the legacy stream, or the calling
+ * thread's per-thread stream inside a _ptds/_ptsz entry point (rt_ptsz). */
+RtStream *rt_default_stream(int dev);
+void rt_ptsz(bool on);
 const char *rt_stream_name(const RtStream *s);
 
 /* ---- work that waits (emurt_queue.c) ----------------------------------------------------------- */

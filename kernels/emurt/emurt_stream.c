@@ -49,9 +49,17 @@ static RtStream *per_thread(int dev) {
     return s;
 }
 
+/* Set while a _ptds/_ptsz entry point runs (emurt_ptds.c): stream 0 and the
+ * synchronous calls' stream are the calling thread's per-thread stream. */
+static __thread bool t_ptsz;
+
+void rt_ptsz(bool on) { t_ptsz = on; }
+
+RtStream *rt_default_stream(int dev) { return t_ptsz ? per_thread(dev) : rt_stream_legacy(dev); }
+
 RtStream *rt_stream(cudaStream_t st, bool ptsz) {
     int dev = rt_current_device();
-    if (!st) return ptsz ? per_thread(dev) : rt_stream_legacy(dev);
+    if (!st) return ptsz || t_ptsz ? per_thread(dev) : rt_stream_legacy(dev);
     if (st == cudaStreamLegacy) return rt_stream_legacy(dev);
     if (st == cudaStreamPerThread) return per_thread(dev);
     for (int i = 0; i < g_rt.n_streams; i++)

@@ -111,6 +111,16 @@ if build unimpl; then
     fi
 fi
 
+# ---- --default-stream per-thread: the _ptds/_ptsz entry points ----
+if "$nvcc" --default-stream per-thread -lineinfo -g -cudart shared -gencode arch=compute_80,code=compute_80 \
+        -o "$work/ptds" "$here/programs/ptds.cu" 2> "$work/ptds.nvcc"; then
+    run ptds
+    check "emurt: a --default-stream per-thread program's symbol and 2D copies work" \
+        "$(printf 'to symbol: cudaSuccess\nfrom symbol: cudaSuccess\n2D: cudaSuccess\n2D async: cudaSuccess\n2 4 6 8 | 1 4\n' | diff - "$work/ptds.out" > "$work/ptds.diff"; echo $?)" "$(cat "$work/ptds.diff" "$work/ptds.err")"
+else
+    notok "emurt: nvcc builds ptds" "$(cat "$work/ptds.nvcc")"
+fi
+
 # ---- host code reading device memory ----
 if build hostderef; then
     run hostderef
