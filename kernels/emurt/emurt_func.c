@@ -143,3 +143,11 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *smem, const void *
     }
     return rt_leave("cudaOccupancyAvailableDynamicSMemPerBlock", rc, 0, "&smem, func, %d, %d", num_blocks, block_size);
 }
+
+cudaError_t cudaFuncGetName(const char **name, const void *func) {
+    rt_enter_pure();
+    RtFunc *f = rt_func_find(func);
+    cudaError_t rc = !name ? cudaErrorInvalidValue : !f ? cudaErrorInvalidDeviceFunction : cudaSuccess;
+    if (!rc) *name = f->name; /* the mangled name, as CUDA gives it */
+    return rt_leave("cudaFuncGetName", rc, 0, "&name, %s", f ? f->pretty : "?");
+}

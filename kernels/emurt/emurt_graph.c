@@ -484,6 +484,95 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
     return rt_leave("cudaGraphExecKernelNodeSetParams", rc, 0, "exec, node, %s", f ? f->pretty : "?");
 }
 
+static cudaError_t capture_info(cudaStream_t st, enum cudaStreamCaptureStatus *status, unsigned long long *id,
+                                cudaGraph_t *graph, const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
+                                size_t *ndeps, bool ptsz) {
+    rt_enter_pure();
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !status ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        *status = s->capture ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+        if (s->capture && s->capture_error) *status = cudaStreamCaptureStatusInvalidated;
+        if (id) *id = (unsigned long long)(uintptr_t)s->capture;
+        if (graph) *graph = (cudaGraph_t)s->capture;
+        /* the last captured node is what the next one depends on */
+        static __thread cudaGraphNode_t last;
+        last = s->capture && s->capture->n ? (cudaGraphNode_t)s->capture->ops[s->capture->n - 1].node : NULL;
+        if (deps) *deps = last ? &last : NULL;
+        if (edges) *edges = NULL;
+        if (ndeps) *ndeps = last ? 1 : 0;
+    }
+    return rt_leave("cudaStreamGetCaptureInfo", rc, s ? s->id : 0, "%s", s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t st, enum cudaStreamCaptureStatus *status, unsigned long long *id,
+                                     cudaGraph_t *graph, const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
+                                     size_t *ndeps) {
+    return capture_info(st, status, id, graph, deps, edges, ndeps, false);
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status,
+                                          unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                                          const cudaGraphEdgeData **edges, size_t *ndeps);
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status,
+                                          unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                                          const cudaGraphEdgeData **edges, size_t *ndeps) {
+    return capture_info(st, status, id, graph, deps, edges, ndeps, true);
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *type) {
+    rt_enter_pure();
+    RtNode *nd = node_find(node);
+    cudaError_t rc = !nd || !type ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        static const enum cudaGraphNodeType T[] = {cudaGraphNodeTypeKernel, cudaGraphNodeTypeMemcpy,
+                                                   cudaGraphNodeTypeMemset, cudaGraphNodeTypeHost};
+        *type = T[nd->g->ops[nd->index].kind];
+    }
+    return rt_leave("cudaGraphNodeGetType", rc, 0, "node");
+}
+
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *p) {
+    rt_enter_pure();
+    RtNode *nd = node_find(node);
+    cudaError_t rc = !nd || !p || nd->g->ops[nd->index].kind != OP_KERNEL ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        GraphOp *op = &nd->g->ops[nd->index];
+        memset(p, 0, sizeof *p);
+        p->func = (void *)op->f->host;
+        p->gridDim = op->grid;
+        p->blockDim = op->block;
+        p->sharedMemBytes = (unsigned)op->shared;
+        /* the parameters live in the node as one buffer: kernelParams stays NULL */
+    }
+    return rt_leave("cudaGraphKernelNodeGetParams", rc, 0, "node");
+}
+
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *p) {
+    rt_enter();
+    RtNode *nd = node_find(node);
+    cudaError_t rc = !nd || !p || nd->g->ops[nd->index].kind != OP_KERNEL ? cudaErrorInvalidValue : cudaSuccess;
+    RtFunc *f = rc ? NULL : rt_func_find(p->func);
+    if (!rc && !f) rc = cudaErrorInvalidDeviceFunction;
+    EmuKernelInfo ki;
+    BackendModule *bm = NULL;
+    if (!rc) bm = rt_module_get(f->mod, rt_current_device(), &rc);
+    if (!rc && !emu_module_kernel_info(bm, f->name, &ki)) rc = cudaErrorInvalidDeviceFunction;
+    if (!rc && ki.n_params && !p->kernelParams) rc = cudaErrorInvalidValue;
+    if (!rc) {
+        GraphOp *op = &nd->g->ops[nd->index];
+        free(op->params);
+        op->params = xcalloc(ki.param_size + 1, 1);
+        for (int i = 0; i < ki.n_params; i++) memcpy(op->params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
+        op->psize = ki.param_size;
+        op->f = f;
+        op->grid = p->gridDim;
+        op->block = p->blockDim;
+        op->shared = p->sharedMemBytes;
+    }
+    return rt_leave("cudaGraphKernelNodeSetParams", rc, 0, "node, %s", f ? f->pretty : "?");
+}
+
 /* ---- capture across streams (fork/join through events) --------------------------------------------------- */
 void rt_capture_event_record(RtStream *s, RtEvent *e) { e->capture = s->capture; }
 

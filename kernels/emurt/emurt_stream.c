@@ -15,6 +15,8 @@
 #include "base/xalloc.h"
 #include "kernels/emurt/emurt_internal.h"
 
+#include <cuda_profiler_api.h>
+
 static RtStream g_legacy[RT_MAX_DEVICES];
 
 RtStream *rt_stream_legacy(int dev) {
@@ -270,4 +272,40 @@ cudaError_t cudaDeviceSynchronize(void) {
         rt_flush_output();
     }
     return rt_leave("cudaDeviceSynchronize", rc, 0, "%s", "");
+}
+
+/* ---- small queries ---------------------------------------------------------------------------------------- */
+static cudaError_t stream_get_id(cudaStream_t st, unsigned long long *id, bool ptsz) {
+    rt_enter_pure();
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !id ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) *id = (unsigned long long)s->dev << 32 | (unsigned)s->id;
+    return rt_leave("cudaStreamGetId", rc, s ? s->id : 0, "%s", s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaStreamGetId(cudaStream_t st, unsigned long long *id) { return stream_get_id(st, id, false); }
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t st, unsigned long long *id);
+cudaError_t cudaStreamGetId_ptsz(cudaStream_t st, unsigned long long *id) { return stream_get_id(st, id, true); }
+
+static cudaError_t stream_get_device(cudaStream_t st, int *dev, bool ptsz) {
+    rt_enter_pure();
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !dev ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) *dev = s->dev;
+    return rt_leave("cudaStreamGetDevice", rc, s ? s->id : 0, "%s", s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t st, int *dev) { return stream_get_device(st, dev, false); }
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t st, int *dev);
+cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t st, int *dev) { return stream_get_device(st, dev, true); }
+
+/* The profiler's range: nothing to start on the emulator (the metrics are always on). */
+cudaError_t cudaProfilerStart(void) {
+    rt_enter_pure();
+    return rt_leave("cudaProfilerStart", cudaSuccess, 0, "%s", "");
+}
+
+cudaError_t cudaProfilerStop(void) {
+    rt_enter_pure();
+    return rt_leave("cudaProfilerStop", cudaSuccess, 0, "%s", "");
 }
