@@ -1,6 +1,6 @@
 /* kernels/emurt/emurt_copy.c: copies and memsets in every direction —
  * cudaMemcpy(Async), cudaMemcpyDefault inferred from the runtime's table,
- * 2D copies, symbols (__device__/__constant__), peers — validated like CUDA
+ * symbols (__device__/__constant__), peers — validated like CUDA
  * (a pointer outside every allocation, a range past its end or the wrong
  * direction is cudaErrorInvalidValue, never a crash), done at once in
  * program order and put on the device's modeled timeline. A synchronous
@@ -155,79 +155,6 @@ cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n, cudaStream_t st
     return memset_call("cudaMemsetAsync", dst, value, n, st, true, true);
 }
 
-/* 2D copies: each side's rows `pitch` apart; done row by row, modeled as one copy. */
-static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                          enum cudaMemcpyKind kind, RtStream *s, bool sync) {
-    if (!width || !height) return cudaSuccess;
-    if (width > dpitch || width > spitch) return cudaErrorInvalidValue; /* not InvalidPitchValue (H200) */
-    if (!dst || !src) return cudaErrorInvalidValue;
-    /* validate both whole extents first, as one copy of each side's span */
-    size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
-    RtAlloc *da, *sa;
-    bool dd = rt_device_range(dst, dspan, &da), sd = rt_device_range(src, sspan, &sa);
-    if (kind == cudaMemcpyDefault)
-        kind = rt_device_side(sa) ? (rt_device_side(da) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
-                               : (rt_device_side(da) ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
-    if ((unsigned)kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
-    if (((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !dd) ||
-        ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !sd))
-        return cudaErrorInvalidValue;
-    for (size_t r = 0; r < height; r++)
-        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
-    if (kind == cudaMemcpyHostToHost) return cudaSuccess;
-    CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
-    RtAlloc *dv = dir == COPY_H2D || dir == COPY_D2D ? da : sa;
-    RtAlloc *host = dir == COPY_H2D ? sa : dir == COPY_D2H ? da : NULL;
-    bool pinned = host && host->kind == RT_MEM_PINNED;
-    char name[160];
-    snprintf(name, sizeof name, "copy2D %s (%zu x %zu)", dv->name, width, height);
-    if (!s || s->dev != dv->dev) s = rt_default_stream(dv->dev);
-    emu_model_copy(rt_backend(dv->dev), dir, stream_id_for(s), width * height, pinned, name);
-    if (sync && (pinned || dir == COPY_D2D)) host_waits(dv->dev, s);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                         enum cudaMemcpyKind kind) {
-    rt_enter();
-    char dn[96];
-    snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
-    cudaError_t rc = rt_sticky(rt_current_device(), true);
-    if (!rc) {
-        rt_wait_stream(rt_default_stream(rt_current_device()));
-        rt_flush_output();
-        rc = copy2d(dst, dpitch, src, spitch, width, height, kind, NULL, true);
-    }
-    return rt_leave("cudaMemcpy2D", rc, 0, "%s, %zu, %s, %zu, %zu, %zu, %s", dn, dpitch, rt_ptr(src), spitch, width,
-                    height, rt_kind_name(kind));
-}
-
-cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
-                              enum cudaMemcpyKind kind, cudaStream_t stream) {
-    rt_enter();
-    char dn[96];
-    snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
-    RtStream *s = rt_stream(stream, false);
-    cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
-    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
-    if (!rc) rc = copy2d(dst, dpitch, src, spitch, width, height, kind, s, false);
-    return rt_leave("cudaMemcpy2DAsync", rc, s ? s->id : 0, "%s, %zu, %s, %zu, %zu, %zu, %s, %s", dn, dpitch,
-                    rt_ptr(src), spitch, width, height, rt_kind_name(kind), s ? rt_stream_name(s) : "?");
-}
-
-cudaError_t cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height) {
-    rt_enter();
-    cudaError_t rc = cudaSuccess;
-    RtAlloc *a;
-    if (width > pitch) rc = cudaErrorInvalidValue;
-    else if (width && height && !rt_device_range(dst, pitch * (height - 1) + width, &a)) rc = cudaErrorInvalidValue;
-    else if (width && height) {
-        for (size_t r = 0; r < height; r++) memset((char *)dst + r * pitch, value, width);
-        emu_model_memset(rt_backend(a->dev), 0, width * height, true, "memset2D");
-    }
-    return rt_leave("cudaMemset2D", rc, 0, "%s, %zu, %d, %zu, %zu", rt_ptr(dst), pitch, value, width, height);
-}
-
 /* ---- symbols ------------------------------------------------------------------------------------------- */
 static cudaError_t symbol_copy(const char *fn, const void *symbol, void *host, size_t count, size_t offset,
                                enum cudaMemcpyKind kind, bool to_symbol, cudaStream_t stream, bool async) {
@@ -314,82 +241,4 @@ cudaError_t cudaMemcpyPeer(void *dst, int ddev, const void *src, int sdev, size_
 }
 cudaError_t cudaMemcpyPeerAsync(void *dst, int ddev, const void *src, int sdev, size_t n, cudaStream_t stream) {
     return peer_copy("cudaMemcpyPeerAsync", dst, ddev, src, sdev, n, stream, true);
-}
-
-
-/* ---- 3D (pitched memory, no arrays) ------------------------------------------------------------------- */
-cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent ext) {
-    rt_enter();
-    cudaError_t rc = cudaSuccess;
-    if (!pp) rc = cudaErrorInvalidValue;
-    else {
-        size_t pitch = (ext.width + 511) / 512 * 512;
-        void *p = NULL;
-        size_t bytes = pitch * ext.height * ext.depth;
-        if (bytes) rc = rt_device_alloc(&p, bytes, RT_MEM_DEVICE, "cudaMalloc3D", NULL);
-        if (!rc && p && rt_poison()) memset(p, 0xff, bytes);
-        if (!rc) *pp = (struct cudaPitchedPtr){p, pitch, ext.width, ext.height};
-    }
-    return rt_leave("cudaMalloc3D", rc, 0, "&%s, {%zu, %zu, %zu}", rc || !pp ? "?" : rt_out_name(pp->ptr), ext.width,
-                    ext.height, ext.depth);
-}
-
-/* Every row of the box, each side at its position; validated as 2D copies per slice. */
-static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, RtStream *s, bool sync) {
-    if (!p || p->srcArray || p->dstArray) return p ? cudaErrorNotSupported : cudaErrorInvalidValue;
-    const struct cudaPitchedPtr *sp = &p->srcPtr, *dp = &p->dstPtr;
-    size_t w = p->extent.width, h = p->extent.height, d = p->extent.depth;
-    if (!w || !h || !d) return cudaSuccess;
-    if (!sp->ptr || !dp->ptr) return cudaErrorInvalidValue;
-    size_t sslice = sp->pitch * (sp->ysize ? sp->ysize : h + p->srcPos.y);
-    size_t dslice = dp->pitch * (dp->ysize ? dp->ysize : h + p->dstPos.y);
-    for (size_t z = 0; z < d; z++) {
-        const char *src = (const char *)sp->ptr + (p->srcPos.z + z) * sslice + p->srcPos.y * sp->pitch + p->srcPos.x;
-        char *dst = (char *)dp->ptr + (p->dstPos.z + z) * dslice + p->dstPos.y * dp->pitch + p->dstPos.x;
-        cudaError_t rc = copy2d(dst, dp->pitch, src, sp->pitch, w, h, p->kind, s, sync);
-        if (rc) return rc;
-    }
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) {
-    rt_enter();
-    cudaError_t rc = rt_sticky(rt_current_device(), true);
-    if (!rc) {
-        rt_wait_stream(rt_default_stream(rt_current_device()));
-        rt_flush_output();
-        rc = copy3d(p, NULL, true);
-    }
-    return rt_leave("cudaMemcpy3D", rc, 0, "{%s -> %s, extent {%zu, %zu, %zu}, %s}", p ? rt_ptr(p->srcPtr.ptr) : "?",
-                    p ? rt_ptr(p->dstPtr.ptr) : "?", p ? p->extent.width : 0, p ? p->extent.height : 0,
-                    p ? p->extent.depth : 0, p ? rt_kind_name(p->kind) : "?");
-}
-
-cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream) {
-    rt_enter();
-    RtStream *s = rt_stream(stream, false);
-    cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
-    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
-    if (!rc) rc = copy3d(p, s, false);
-    return rt_leave("cudaMemcpy3DAsync", rc, s ? s->id : 0, "{%s -> %s}, %s", p ? rt_ptr(p->srcPtr.ptr) : "?",
-                    p ? rt_ptr(p->dstPtr.ptr) : "?", s ? rt_stream_name(s) : "?");
-}
-
-cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent ext) {
-    rt_enter();
-    cudaError_t rc = cudaSuccess;
-    size_t slice = pp.pitch * (pp.ysize ? pp.ysize : ext.height);
-    RtAlloc *a = NULL;
-    if (ext.width > pp.pitch) rc = cudaErrorInvalidValue;
-    else if (ext.width && ext.height && ext.depth &&
-             !rt_device_range(pp.ptr, slice * (ext.depth - 1) + pp.pitch * (ext.height - 1) + ext.width, &a))
-        rc = cudaErrorInvalidValue;
-    else if (a) {
-        rt_wait_stream(rt_default_stream(a->dev));
-        for (size_t z = 0; z < ext.depth; z++)
-            for (size_t y = 0; y < ext.height; y++) memset((char *)pp.ptr + z * slice + y * pp.pitch, value, ext.width);
-        emu_model_memset(rt_backend(a->dev), 0, ext.width * ext.height * ext.depth, true, "memset3D");
-    }
-    return rt_leave("cudaMemset3D", rc, 0, "%s, %d, {%zu, %zu, %zu}", rt_ptr(pp.ptr), value, ext.width, ext.height,
-                    ext.depth);
 }

@@ -1,60 +1,16 @@
-/* kernels/emurt/emurt_graph.c: CUDA graphs, the simple way — stream
- * capture records each operation (kernel with its parameter buffer as it
- * was at capture, copy, memset, host function) instead of running it, and
- * a launch of the instantiated graph replays them in the order they were
- * captured, on the launch's stream. Dependencies between nodes are not
- * modeled (the order of capture already respects them); a replayed graph
- * costs what its operations cost, without the GPU's smaller launch
- * overhead. cudaGraphCreate + cudaGraphAddKernelNode build the same list
- * by hand. */
+/* kernels/emurt/emurt_graph.c: CUDA graphs, the simple way — a graph is
+ * the list of its operations (kernel with its parameter buffer as it was
+ * when added, copy, memset, host function), built by hand (cudaGraphCreate,
+ * cudaGraphAdd*Node) or by stream capture (emurt_capture.c); a launch of
+ * the instantiated graph replays them in order on the launch's stream.
+ * Dependencies between nodes are not modeled beyond that order (roots are
+ * nodes added without dependencies); a replayed graph costs what its
+ * operations cost, without the GPU's smaller launch overhead. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
-#include "kernels/emurt/emurt_internal.h"
-
-#define GRAPH_MAGIC 0x47524150u  /* "GRAP" */
-#define EXEC_MAGIC 0x47455845u   /* "GEXE" */
-
-typedef enum OpKind { OP_KERNEL, OP_COPY, OP_MEMSET, OP_HOST } OpKind;
-
-typedef struct GraphOp {
-    OpKind kind;
-    RtFunc *f;
-    dim3 grid, block;
-    unsigned char *params;
-    size_t psize, shared;
-    void *dst;
-    const void *src;
-    size_t n;
-    enum cudaMemcpyKind copy_kind;
-    int value;
-    size_t pitch, width, height;    /* memset nodes: rows */
-    cudaHostFn_t fn;
-    void *data;
-    struct RtNode *node;
-    int ndeps;
-} GraphOp;
-
-/* A node handle stays valid while ops arrays grow: it names (graph, index). */
-typedef struct RtNode {
-    uint32_t magic;
-    struct RtGraph *g;
-    int index;
-} RtNode;
-
-#define NODE_MAGIC 0x4e4f4445u   /* "NODE" */
-
-typedef struct RtGraph {
-    uint32_t magic;
-    GraphOp *ops;
-    int n, cap;
-} RtGraph;
-
-typedef struct RtGraphExec {
-    uint32_t magic;
-    RtGraph *g;
-} RtGraphExec;
+#include "kernels/emurt/emurt_graph.h"
 
 static RtNode **g_nodes;
 static int g_n_nodes;
@@ -63,7 +19,7 @@ static int g_n_graphs;
 static RtGraphExec **g_execs;
 static int g_n_execs;
 
-static RtGraph *graph_new(void) {
+RtGraph *rt_graph_new(void) {
     RtGraph *g = xcalloc(1, sizeof *g);
     g->magic = GRAPH_MAGIC;
     g_graphs = xrealloc(g_graphs, sizeof *g_graphs * (size_t)(g_n_graphs + 1));
@@ -71,13 +27,13 @@ static RtGraph *graph_new(void) {
     return g;
 }
 
-static RtGraph *graph_find(const void *p) {
+RtGraph *rt_graph_find(const void *p) {
     for (int i = 0; p && i < g_n_graphs; i++)
         if ((const void *)g_graphs[i] == p) return g_graphs[i];
     return NULL;
 }
 
-static GraphOp *graph_add(RtGraph *g, OpKind kind) {
+GraphOp *rt_graph_add(RtGraph *g, OpKind kind) {
     if (g->n == g->cap) {
         g->cap = g->cap ? g->cap * 2 : 8;
         g->ops = xrealloc(g->ops, sizeof *g->ops * (size_t)g->cap);
@@ -95,7 +51,7 @@ static GraphOp *graph_add(RtGraph *g, OpKind kind) {
     return op;
 }
 
-static RtNode *node_find(const void *p) {
+RtNode *rt_node_find(const void *p) {
     for (int i = 0; p && i < g_n_nodes; i++)
         if ((const void *)g_nodes[i] == p) return g_nodes[i];
     return NULL;
@@ -129,164 +85,78 @@ static RtGraph *graph_copy(const RtGraph *src) {
     return g;
 }
 
-/* ---- capture --------------------------------------------------------------------------------------- */
-cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params,
-                              size_t psize, size_t shared) {
-    GraphOp *op = graph_add(s->capture, OP_KERNEL);
-    op->ndeps = s->capture->n > 1;
-    op->f = f;
-    op->grid = grid;
-    op->block = block;
-    op->params = xmalloc(psize + 1);
-    memcpy(op->params, params, psize);
-    op->psize = psize;
-    op->shared = shared;
-    return cudaSuccess;
-}
-
-cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
-    GraphOp *op = graph_add(s->capture, OP_COPY);
-    op->ndeps = s->capture->n > 1;
-    op->dst = dst;
-    op->src = src;
-    op->n = n;
-    op->copy_kind = kind;
-    return cudaSuccess;
-}
-
-cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n) {
-    GraphOp *op = graph_add(s->capture, OP_MEMSET);
-    op->ndeps = s->capture->n > 1;
-    op->dst = dst;
-    op->value = value;
-    op->n = op->width = op->pitch = n;
-    op->height = 1;
-    return cudaSuccess;
-}
-
-cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data) {
-    GraphOp *op = graph_add(s->capture, OP_HOST);
-    op->ndeps = s->capture->n > 1;
-    op->fn = fn;
-    op->data = data;
-    return cudaSuccess;
-}
-
-static cudaError_t begin_capture(cudaStream_t st, enum cudaStreamCaptureMode mode, bool ptsz) {
-    rt_enter();
-    RtStream *s = rt_stream(st, ptsz);
-    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !s->id ? cudaErrorStreamCaptureUnsupported
-                     : s->capture ? cudaErrorIllegalState : cudaSuccess;
-    if (!rc) {
-        s->capture = graph_new();
-        s->capture_mode = mode;
-    }
-    return rt_leave("cudaStreamBeginCapture", rc, s ? s->id : 0, "%s, mode %d", s ? rt_stream_name(s) : "?", (int)mode);
-}
-
-cudaError_t cudaStreamBeginCapture(cudaStream_t st, enum cudaStreamCaptureMode mode) {
-    return begin_capture(st, mode, false);
-}
-cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t st, enum cudaStreamCaptureMode mode);
-cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t st, enum cudaStreamCaptureMode mode) {
-    return begin_capture(st, mode, true);
-}
-
-static cudaError_t end_capture(cudaStream_t st, cudaGraph_t *out, bool ptsz) {
-    rt_enter();
-    RtStream *s = rt_stream(st, ptsz);
-    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !out ? cudaErrorInvalidValue
-                     : !s->capture ? cudaErrorIllegalState : cudaSuccess;
-    int n = 0;
-    if (!rc) {
-        RtGraph *g = s->capture;
-        rc = s->capture_error;
-        /* the streams that joined through an event leave the capture too */
-        for (int i = 0; i < g_rt.n_streams; i++)
-            if (g_rt.streams[i]->capture == g) {
-                g_rt.streams[i]->capture = NULL;
-                g_rt.streams[i]->capture_error = cudaSuccess;
-            }
-        s->capture = NULL;
-        s->capture_error = cudaSuccess;
-        if (rc) {
-            *out = NULL;
-            for (int i = 0; i < g_n_graphs; i++)
-                if (g_graphs[i] == g) {
-                    g_graphs[i] = g_graphs[--g_n_graphs];
-                    break;
-                }
-            graph_free(g);
-        } else {
-            n = g->n;
-            *out = (cudaGraph_t)g;
+void rt_graph_drop(RtGraph *g) {
+    for (int i = 0; i < g_n_graphs; i++)
+        if (g_graphs[i] == g) {
+            g_graphs[i] = g_graphs[--g_n_graphs];
+            break;
         }
-    }
-    return rt_leave("cudaStreamEndCapture", rc, s ? s->id : 0, "%s, &graph (%d operations)",
-                    s ? rt_stream_name(s) : "?", n);
-}
-
-cudaError_t cudaStreamEndCapture(cudaStream_t st, cudaGraph_t *out) { return end_capture(st, out, false); }
-cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t st, cudaGraph_t *out);
-cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t st, cudaGraph_t *out) { return end_capture(st, out, true); }
-
-static cudaError_t is_capturing(cudaStream_t st, enum cudaStreamCaptureStatus *status, bool ptsz) {
-    rt_enter();
-    RtStream *s = rt_stream(st, ptsz);
-    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !status ? cudaErrorInvalidValue : cudaSuccess;
-    if (!rc) *status = s->capture ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
-    return rt_leave("cudaStreamIsCapturing", rc, s ? s->id : 0, "%s", s ? rt_stream_name(s) : "?");
-}
-
-cudaError_t cudaStreamIsCapturing(cudaStream_t st, enum cudaStreamCaptureStatus *status) {
-    return is_capturing(st, status, false);
-}
-cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status);
-cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status) {
-    return is_capturing(st, status, true);
+    graph_free(g);
 }
 
 /* ---- graphs by hand ------------------------------------------------------------------------------------ */
 cudaError_t cudaGraphCreate(cudaGraph_t *out, unsigned int flags) {
     rt_enter();
     cudaError_t rc = !out || flags ? cudaErrorInvalidValue : cudaSuccess;
-    if (!rc) *out = (cudaGraph_t)graph_new();
+    if (!rc) *out = (cudaGraph_t)rt_graph_new();
     return rt_leave("cudaGraphCreate", rc, 0, "&graph, %u", flags);
+}
+
+/* A kernel node's operation from cudaKernelNodeParams: the arguments are
+ * copied into one parameter buffer now (as CUDA reads them when the node is
+ * set). */
+static cudaError_t kernel_params(const struct cudaKernelNodeParams *p, RtFunc **fout, unsigned char **params,
+                                 size_t *psize) {
+    RtFunc *f = p ? rt_func_find(p->func) : NULL;
+    *fout = f;
+    if (!p) return cudaErrorInvalidValue;
+    if (!f) return cudaErrorInvalidDeviceFunction;
+    cudaError_t rc;
+    BackendModule *bm = rt_module_get(f->mod, rt_current_device(), &rc);
+    if (!bm) return rc;
+    EmuKernelInfo ki;
+    if (!emu_module_kernel_info(bm, f->name, &ki)) return cudaErrorInvalidDeviceFunction;
+    if (ki.n_params && !p->kernelParams) return cudaErrorInvalidValue;
+    *params = xcalloc(ki.param_size + 1, 1);
+    for (int i = 0; i < ki.n_params; i++) memcpy(*params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
+    *psize = ki.param_size;
+    return cudaSuccess;
+}
+
+static void kernel_op_set(GraphOp *op, RtFunc *f, const struct cudaKernelNodeParams *p, unsigned char *params,
+                          size_t psize) {
+    free(op->params);
+    op->params = params;
+    op->psize = psize;
+    op->f = f;
+    op->grid = p->gridDim;
+    op->block = p->blockDim;
+    op->shared = p->sharedMemBytes;
 }
 
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
                                    const struct cudaKernelNodeParams *p) {
-    (void)deps, (void)ndeps;
+    (void)deps;
     rt_enter();
-    RtGraph *g = graph_find(graph);
-    RtFunc *f = p ? rt_func_find(p->func) : NULL;
-    cudaError_t rc = !g || !p || !node ? cudaErrorInvalidValue : !f ? cudaErrorInvalidDeviceFunction : cudaSuccess;
-    EmuKernelInfo ki;
-    BackendModule *bm = NULL;
-    if (!rc) bm = rt_module_get(f->mod, rt_current_device(), &rc);
-    if (!rc && !emu_module_kernel_info(bm, f->name, &ki)) rc = cudaErrorInvalidDeviceFunction;
-    if (!rc && ki.n_params && !p->kernelParams) rc = cudaErrorInvalidValue;
+    RtGraph *g = rt_graph_find(graph);
+    RtFunc *f = NULL;
+    unsigned char *params = NULL;
+    size_t psize = 0;
+    cudaError_t rc = !g || !node ? cudaErrorInvalidValue : kernel_params(p, &f, &params, &psize);
     if (!rc) {
-        unsigned char *params = xcalloc(ki.param_size + 1, 1);
-        for (int i = 0; i < ki.n_params; i++) memcpy(params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
-        GraphOp *op = graph_add(g, OP_KERNEL);
+        GraphOp *op = rt_graph_add(g, OP_KERNEL);
         op->ndeps = (int)ndeps;
-        op->f = f;
-        op->grid = p->gridDim;
-        op->block = p->blockDim;
-        op->params = params;
-        op->psize = ki.param_size;
-        op->shared = p->sharedMemBytes;
+        kernel_op_set(op, f, p, params, psize);
         *node = (cudaGraphNode_t)op->node;
     }
     return rt_leave("cudaGraphAddKernelNode", rc, 0, "&node, graph, deps, %zu, %s", ndeps, f ? f->pretty : "?");
 }
 
 static GraphOp *add_node(cudaGraphNode_t *node, cudaGraph_t graph, size_t ndeps, OpKind kind, cudaError_t *rc) {
-    RtGraph *g = graph_find(graph);
+    RtGraph *g = rt_graph_find(graph);
     *rc = !g || !node ? cudaErrorInvalidValue : cudaSuccess;
     if (*rc) return NULL;
-    GraphOp *op = graph_add(g, kind);
+    GraphOp *op = rt_graph_add(g, kind);
     op->ndeps = (int)ndeps;
     *node = (cudaGraphNode_t)op->node;
     return op;
@@ -342,7 +212,7 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph, const
 
 static cudaError_t list_nodes(const char *fn, cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *num, bool roots) {
     rt_enter();
-    RtGraph *g = graph_find(graph);
+    RtGraph *g = rt_graph_find(graph);
     cudaError_t rc = !g || !num ? cudaErrorInvalidValue : cudaSuccess;
     if (!rc) {
         size_t k = 0;
@@ -366,22 +236,15 @@ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, siz
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
     rt_enter();
-    RtGraph *g = graph_find(graph);
-    if (g) {
-        for (int i = 0; i < g_n_graphs; i++)
-            if (g_graphs[i] == g) {
-                g_graphs[i] = g_graphs[--g_n_graphs];
-                break;
-            }
-        graph_free(g);
-    }
+    RtGraph *g = rt_graph_find(graph);
+    if (g) rt_graph_drop(g);
     return rt_leave("cudaGraphDestroy", g ? cudaSuccess : cudaErrorInvalidValue, 0, "graph");
 }
 
 /* ---- instantiate and launch --------------------------------------------------------------------------------- */
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned long long flags) {
     rt_enter();
-    RtGraph *g = graph_find(graph);
+    RtGraph *g = rt_graph_find(graph);
     cudaError_t rc = !out || !g ? cudaErrorInvalidValue : cudaSuccess;
     if (!rc) {
         RtGraphExec *x = xcalloc(1, sizeof *x);
@@ -460,69 +323,19 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
                                              const struct cudaKernelNodeParams *p) {
     rt_enter();
     RtGraphExec *x = exec_find(exec);
-    RtNode *nd = node_find(node);
-    cudaError_t rc = !x || !nd || !p || nd->index >= x->g->n || x->g->ops[nd->index].kind != OP_KERNEL
-                         ? cudaErrorInvalidValue : cudaSuccess;
-    RtFunc *f = rc ? NULL : rt_func_find(p->func);
-    if (!rc && !f) rc = cudaErrorInvalidDeviceFunction;
-    EmuKernelInfo ki;
-    BackendModule *bm = NULL;
-    if (!rc) bm = rt_module_get(f->mod, rt_current_device(), &rc);
-    if (!rc && !emu_module_kernel_info(bm, f->name, &ki)) rc = cudaErrorInvalidDeviceFunction;
-    if (!rc && ki.n_params && !p->kernelParams) rc = cudaErrorInvalidValue;
-    if (!rc) {
-        GraphOp *op = &x->g->ops[nd->index];
-        free(op->params);
-        op->params = xcalloc(ki.param_size + 1, 1);
-        for (int i = 0; i < ki.n_params; i++) memcpy(op->params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
-        op->psize = ki.param_size;
-        op->f = f;
-        op->grid = p->gridDim;
-        op->block = p->blockDim;
-        op->shared = p->sharedMemBytes;
-    }
+    RtNode *nd = rt_node_find(node);
+    RtFunc *f = NULL;
+    unsigned char *params = NULL;
+    size_t psize = 0;
+    cudaError_t rc = !x || !nd || nd->index >= x->g->n || x->g->ops[nd->index].kind != OP_KERNEL
+                         ? cudaErrorInvalidValue : kernel_params(p, &f, &params, &psize);
+    if (!rc) kernel_op_set(&x->g->ops[nd->index], f, p, params, psize);
     return rt_leave("cudaGraphExecKernelNodeSetParams", rc, 0, "exec, node, %s", f ? f->pretty : "?");
-}
-
-static cudaError_t capture_info(cudaStream_t st, enum cudaStreamCaptureStatus *status, unsigned long long *id,
-                                cudaGraph_t *graph, const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
-                                size_t *ndeps, bool ptsz) {
-    rt_enter_pure();
-    RtStream *s = rt_stream(st, ptsz);
-    cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : !status ? cudaErrorInvalidValue : cudaSuccess;
-    if (!rc) {
-        *status = s->capture ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
-        if (s->capture && s->capture_error) *status = cudaStreamCaptureStatusInvalidated;
-        if (id) *id = (unsigned long long)(uintptr_t)s->capture;
-        if (graph) *graph = (cudaGraph_t)s->capture;
-        /* the last captured node is what the next one depends on */
-        static __thread cudaGraphNode_t last;
-        last = s->capture && s->capture->n ? (cudaGraphNode_t)s->capture->ops[s->capture->n - 1].node : NULL;
-        if (deps) *deps = last ? &last : NULL;
-        if (edges) *edges = NULL;
-        if (ndeps) *ndeps = last ? 1 : 0;
-    }
-    return rt_leave("cudaStreamGetCaptureInfo", rc, s ? s->id : 0, "%s", s ? rt_stream_name(s) : "?");
-}
-
-cudaError_t cudaStreamGetCaptureInfo(cudaStream_t st, enum cudaStreamCaptureStatus *status, unsigned long long *id,
-                                     cudaGraph_t *graph, const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
-                                     size_t *ndeps) {
-    return capture_info(st, status, id, graph, deps, edges, ndeps, false);
-}
-
-cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status,
-                                          unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps,
-                                          const cudaGraphEdgeData **edges, size_t *ndeps);
-cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t st, enum cudaStreamCaptureStatus *status,
-                                          unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps,
-                                          const cudaGraphEdgeData **edges, size_t *ndeps) {
-    return capture_info(st, status, id, graph, deps, edges, ndeps, true);
 }
 
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *type) {
     rt_enter_pure();
-    RtNode *nd = node_find(node);
+    RtNode *nd = rt_node_find(node);
     cudaError_t rc = !nd || !type ? cudaErrorInvalidValue : cudaSuccess;
     if (!rc) {
         static const enum cudaGraphNodeType T[] = {cudaGraphNodeTypeKernel, cudaGraphNodeTypeMemcpy,
@@ -534,7 +347,7 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *t
 
 cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernelNodeParams *p) {
     rt_enter_pure();
-    RtNode *nd = node_find(node);
+    RtNode *nd = rt_node_find(node);
     cudaError_t rc = !nd || !p || nd->g->ops[nd->index].kind != OP_KERNEL ? cudaErrorInvalidValue : cudaSuccess;
     if (!rc) {
         GraphOp *op = &nd->g->ops[nd->index];
@@ -550,38 +363,12 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct cudaKernel
 
 cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const struct cudaKernelNodeParams *p) {
     rt_enter();
-    RtNode *nd = node_find(node);
-    cudaError_t rc = !nd || !p || nd->g->ops[nd->index].kind != OP_KERNEL ? cudaErrorInvalidValue : cudaSuccess;
-    RtFunc *f = rc ? NULL : rt_func_find(p->func);
-    if (!rc && !f) rc = cudaErrorInvalidDeviceFunction;
-    EmuKernelInfo ki;
-    BackendModule *bm = NULL;
-    if (!rc) bm = rt_module_get(f->mod, rt_current_device(), &rc);
-    if (!rc && !emu_module_kernel_info(bm, f->name, &ki)) rc = cudaErrorInvalidDeviceFunction;
-    if (!rc && ki.n_params && !p->kernelParams) rc = cudaErrorInvalidValue;
-    if (!rc) {
-        GraphOp *op = &nd->g->ops[nd->index];
-        free(op->params);
-        op->params = xcalloc(ki.param_size + 1, 1);
-        for (int i = 0; i < ki.n_params; i++) memcpy(op->params + ki.param_offsets[i], p->kernelParams[i], ki.param_sizes[i]);
-        op->psize = ki.param_size;
-        op->f = f;
-        op->grid = p->gridDim;
-        op->block = p->blockDim;
-        op->shared = p->sharedMemBytes;
-    }
+    RtNode *nd = rt_node_find(node);
+    RtFunc *f = NULL;
+    unsigned char *params = NULL;
+    size_t psize = 0;
+    cudaError_t rc = !nd || nd->g->ops[nd->index].kind != OP_KERNEL ? cudaErrorInvalidValue
+                                                                    : kernel_params(p, &f, &params, &psize);
+    if (!rc) kernel_op_set(&nd->g->ops[nd->index], f, p, params, psize);
     return rt_leave("cudaGraphKernelNodeSetParams", rc, 0, "node, %s", f ? f->pretty : "?");
-}
-
-/* ---- capture across streams (fork/join through events) --------------------------------------------------- */
-void rt_capture_event_record(RtStream *s, RtEvent *e) { e->capture = s->capture; }
-
-bool rt_capture_wait_event(RtStream *s, RtEvent *e) {
-    if (!e->capture || !graph_find(e->capture)) return false;
-    if (!s->capture) s->capture = e->capture;
-    return true;
-}
-
-void rt_capture_invalidate(RtStream *s) {
-    if (s->capture) s->capture_error = cudaErrorStreamCaptureInvalidated;
 }

@@ -248,6 +248,12 @@ bool rt_poison(void);                            /* fill fresh cudaMalloc memory
 cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out);
 cudaError_t rt_device_free(RtAlloc *a);
 const char *rt_out_name(const void *p);          /* "alloc1" for what an allocation call hands back */
+/* The program's DWARF line table (emurt_dwarf.c): the file (an index),
+ * line and column of the call that returns to `pc`, false outside the
+ * program's code or without debug information; and that file's `line`
+ * (a pointer into its text, NULL when unreadable). */
+bool rt_dwarf_line(uintptr_t pc, int *file, int *line, int *col);
+const char *rt_dwarf_source(int file, int line);
 /* Names an allocation the way the program does ("d_x"), from the source line
  * of the call to `fn` ("cudaMalloc") found through the executable's DWARF
  * line table (emurt_names.c); leaves it as is when that cannot be read. */

@@ -1,0 +1,63 @@
+/* kernels/emurt/emurt_graph.h: a CUDA graph as the emulator runtime keeps
+ * it — the list of its operations in the order they were added or
+ * captured — shared by emurt_graph.c (graphs by hand, instantiate, launch)
+ * and emurt_capture.c (stream capture). */
+#ifndef CUDOJO_KERNELS_EMURT_GRAPH_H
+#define CUDOJO_KERNELS_EMURT_GRAPH_H
+
+#include "kernels/emurt/emurt_internal.h"
+
+#define GRAPH_MAGIC 0x47524150u  /* "GRAP" */
+#define EXEC_MAGIC 0x47455845u   /* "GEXE" */
+
+typedef enum OpKind { OP_KERNEL, OP_COPY, OP_MEMSET, OP_HOST } OpKind;
+
+typedef struct GraphOp {
+    OpKind kind;
+    RtFunc *f;
+    dim3 grid, block;
+    unsigned char *params;
+    size_t psize, shared;
+    void *dst;
+    const void *src;
+    size_t n;
+    enum cudaMemcpyKind copy_kind;
+    int value;
+    size_t pitch, width, height;    /* memset nodes: rows */
+    cudaHostFn_t fn;
+    void *data;
+    struct RtNode *node;
+    int ndeps;
+} GraphOp;
+
+/* A node handle stays valid while ops arrays grow: it names (graph, index). */
+typedef struct RtNode {
+    uint32_t magic;
+    struct RtGraph *g;
+    int index;
+} RtNode;
+
+#define NODE_MAGIC 0x4e4f4445u   /* "NODE" */
+
+struct RtGraph {
+    uint32_t magic;
+    GraphOp *ops;
+    int n, cap;
+};
+typedef struct RtGraph RtGraph;
+
+typedef struct RtGraphExec {
+    uint32_t magic;
+    RtGraph *g;
+} RtGraphExec;
+
+/* Graphs the program holds (made by cudaGraphCreate or a capture). */
+RtGraph *rt_graph_new(void);
+RtGraph *rt_graph_find(const void *p);
+/* Appends an operation (and its node handle) to g. */
+GraphOp *rt_graph_add(RtGraph *g, OpKind kind);
+/* Forgets g and frees it with its nodes. */
+void rt_graph_drop(RtGraph *g);
+RtNode *rt_node_find(const void *p);
+
+#endif
