@@ -510,10 +510,11 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
 
     Diag *d = fs_read_file(opts->cu_path, &ctx.cu_text, NULL);
     if (d) {
-        diag_free(&d);
+        /* fs_read_file says why (missing, a FIFO, a device, too large). */
         r->verdict = VERDICT_COMPILE_ERROR;
-        r->diags = diag_new(DIAG_ERROR, "io", ctx.cu_display, 0, 0, "cannot read %s", opts->cu_path);
+        r->diags = diag_new(DIAG_ERROR, "io", ctx.cu_display, 0, 0, "%s", d->message);
         r->summary = xasprintf("cannot read %s", ctx.cu_display);
+        diag_free(&d);
     } else {
         d = backend->ops->device_info(backend, &ctx.dev);
         ctx.have_dev = d == NULL;
