@@ -116,7 +116,6 @@ static Diag *workspace_load(const Cli *cli, const char *dir, bool create, Worksp
     ws->state_dir = path_join(ws->dir, WORKSPACE_MARK);
     ws->db_path = path_join(ws->state_dir, "progress.db");
     Diag *d = NULL;
-    if (create && (d = fs_mkdir_p(ws->state_dir))) goto fail;
     char *recorded = read_recorded_lessons(ws->state_dir);
     ws->lessons_root = lessons_find_root(cli->lessons_arg, recorded, &d);
     bool same = recorded && ws->lessons_root && !strcmp(recorded, ws->lessons_root);
@@ -137,8 +136,10 @@ static Diag *workspace_load(const Cli *cli, const char *dir, bool create, Worksp
                                    d ? " that loads" : ""));
         goto fail;
     }
-    /* Saved only once it loaded as a course, so a one-off mistyped --lessons does
-       not stick; written only when it changes: most commands just read the workspace. */
+    /* Made, and the course saved, only once it loaded as a course, so a one-off
+       mistyped --lessons neither sticks nor leaves a .cudojo behind; written only
+       when it changes: most commands just read the workspace. */
+    if (create && (d = fs_mkdir_p(ws->state_dir))) goto fail;
     if (!same && (d = write_config(ws))) goto fail;
     if ((d = store_open(ws->db_path, &ws->store))) goto fail;
     *out = ws;

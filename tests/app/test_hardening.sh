@@ -146,6 +146,8 @@ done
 cp .cudojo/workspace.json "$T/ws.before"
 check "a one-off --lessons that is not a course is refused and not saved" "$BIN --lessons /etc list" \
     '[ $rc = 2 ] && printf "%s\n" "$out" | grep -q "holds no course" && cmp -s .cudojo/workspace.json '"$T"'/ws.before'
+check "init with a --lessons that is not a course leaves no workspace behind" "$BIN --lessons /etc init $T/notws" \
+    '[ $rc = 2 ] && [ ! -e '"$T"'/notws/.cudojo ]'
 check "the workspace still has its course after that" "$BIN list --json 2>/dev/null" \
     '[ $rc = 0 ] && printf "%s\n" "$out" | json_ok "d[\"total\"] == 3"'
 cd "$T" || exit 1
