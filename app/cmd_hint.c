@@ -1,5 +1,6 @@
 /* app/cmd_hint.c: `cudojo hint EXERCISE`: the hints seen so far plus the next. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "app/cli.h"
 #include "app/workspace.h"
@@ -36,9 +37,12 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
     } else if (ex->n_hints == 0) {
         printf("%s has no hints.\n", ex->id);
     } else {
-        for (int i = 0; i < shown; i++)
+        for (int i = 0; i < shown; i++) {
+            char *text = bytes_printable(hints[i]);   /* a course pack's text: no control sequences */
             printf("%sHint %d/%d:%s %s\n", cli->color ? "\033[1m" : "", i + 1, ex->n_hints,
-                   cli->color ? "\033[0m" : "", hints[i]);
+                   cli->color ? "\033[0m" : "", text);
+            free(text);
+        }
         if (shown == ex->n_hints && taken >= ex->n_hints) printf("(that was the last hint)\n");
     }
     workspace_close(&ws);

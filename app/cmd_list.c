@@ -1,5 +1,6 @@
 /* app/cmd_list.c: `cudojo list`: chapters and exercises with status. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/attempt.h"
@@ -38,7 +39,9 @@ int cmd_list(Cli *cli, int argc, char **argv) {
     for (int c = 0; c < ws->course->n_chapters; c++) {
         const ChapterMeta *ch = &ws->course->chapters[c];
         json_t *exs = json_array();
-        if (!cli->json) printf("%s%s%s\n", cli->color ? "\033[1m" : "", ch->title, cli->color ? "\033[0m" : "");
+        char *ch_title = bytes_printable(ch->title);   /* a course pack's text: no control sequences */
+        if (!cli->json) printf("%s%s%s\n", cli->color ? "\033[1m" : "", ch_title, cli->color ? "\033[0m" : "");
+        free(ch_title);
         for (int e = 0; e < ch->n_exercises; e++) {
             const ExerciseMeta *ex = &ch->exercises[e];
             ExerciseStatus st;
@@ -56,7 +59,9 @@ int cmd_list(Cli *cli, int argc, char **argv) {
             if (!cli->json) {
                 const char *mark = st.passed_fast ? "★" : st.passed ? "✓" : st.attempts ? "✗" : "·";
                 const char *col = !cli->color ? "" : st.passed ? "\033[32m" : st.attempts ? "\033[31m" : "\033[2m";
-                printf("  %s%s%s %-*s %s", col, mark, cli->color ? "\033[0m" : "", id_width, ex->id, ex->title);
+                char *title = bytes_printable(ex->title);
+                printf("  %s%s%s %-*s %s", col, mark, cli->color ? "\033[0m" : "", id_width, ex->id, title);
+                free(title);
                 if (ex == next) printf("   %s← next: %s%s", cli->color ? "\033[1m" : "", shown, cli->color ? "\033[0m" : "");
                 printf("\n");
             }

@@ -1,5 +1,6 @@
 /* app/cmd_progress.c: `cudojo progress`: attempts, passes, best times. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -51,8 +52,10 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
             ch_pass += st.passed;
             exercise_status_fini(&st);
         }
-        printf("%s%s%s  (%d/%d)\n", cli->color ? "\033[1m" : "", ch->title, cli->color ? "\033[0m" : "", ch_pass,
+        char *title = bytes_printable(ch->title);   /* a course pack's text: no control sequences */
+        printf("%s%s%s  (%d/%d)\n", cli->color ? "\033[1m" : "", title, cli->color ? "\033[0m" : "", ch_pass,
                ch->n_exercises);
+        free(title);
         printf("  %-22s %-12s %8s  %-16s %10s %6s\n", "exercise", "status", "attempts", "first pass", "best",
                "hints");
         for (int e = 0; e < ch->n_exercises; e++) {

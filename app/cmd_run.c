@@ -11,6 +11,7 @@
 #include "app/cli.h"
 #include "app/cmd_common.h"
 #include "app/trace.h"
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 
@@ -54,7 +55,9 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     if (cli->json) {
         cli_print_json(run_result_to_json(res));
     } else {
-        printf("%s — %s\n", ex->id, ex->title);
+        char *title = bytes_printable(ex->title);   /* a course pack's text: no control sequences */
+        printf("%s — %s\n", ex->id, title);
+        free(title);
         run_result_print(res, stdout, cli->color);
         if (res->verdict == VERDICT_PASS) {
             const ChapterMeta *nch;

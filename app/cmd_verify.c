@@ -109,7 +109,9 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
     VerifyCtx vc = {.cli = cli, .runner = attempt_runner_new(cli), .rows = json_array()};
     for (int c = 0; c < course->n_chapters; c++) {
         const ChapterMeta *ch = &course->chapters[c];
-        if (!cli->json) printf("%s (%s)\n", ch->title, ch->rel_dir);
+        char *title = bytes_printable(ch->title);   /* a course pack's text: no control sequences */
+        if (!cli->json) printf("%s (%s)\n", title, ch->rel_dir);
+        free(title);
         for (int e = 0; e < ch->n_exercises; e++) {
             const ExerciseMeta *ex = &ch->exercises[e];
             if (ex->needs_gpu && cli->backend == BACKEND_EMU) {

@@ -115,7 +115,9 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
         char *shown = workspace_display_path(path);
         if (!cli->json) {
             if (isatty(1)) printf("\033[H\033[2J");
-            printf("%s — %s   (%s)\n", ex->id, ex->title, shown);
+            char *title = bytes_printable(ex->title);   /* a course pack's text: no control sequences */
+            printf("%s — %s   (%s)\n", ex->id, title, shown);
+            free(title);
             fflush(stdout);
         }
         watch_interrupts = 0;

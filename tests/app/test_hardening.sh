@@ -38,11 +38,11 @@ SHOW_BOOM='boom \xFE'
 C="$T/course/bytes"
 mkdir -p "$C/solutions"
 cat > "$C/chapter.lua" <<'EOF'
-return { id = "bytes", title = "Bytes", order = 1, exercises = { "echo", "boom", "spin" } }
+return { id = "bytes", title = "Bytes\27]0;owned\7", order = 1, exercises = { "echo", "boom", "spin" } }
 EOF
 cat > "$C/echo.lua" <<'EOF'
 return {
-  id = "echo", title = "Echo", source = "echo.cu", solution = "solutions/echo.cu", hints = { "a", "b" },
+  id = "echo", title = "Echo\27[2J", source = "echo.cu", solution = "solutions/echo.cu", hints = { "a\27[31m", "b" },
   run = function(t)
     local w = t:param("word", "plain")
     t:log("param=[%s] log=[\xe9]", w)
@@ -90,6 +90,11 @@ check "kernel printf, t:log, --param and t:expect keep their bytes (JSON)" \
     '[ $rc = 1 ] && printf "%s\n" "$out" | json_ok "d[\"device_output\"] == \"dev [\\uefe9]\\n\" and \"x\\ueffdy\" in d[\"log\"] and d[\"checks\"][0][\"message\"] == \"fail \\uefff\" and d[\"metrics\"][\"params\"][\"word\"] == \"x\\ueffdy\""'
 check "an exercise error with such bytes is an exercise-error, not a crash" "$BIN --backend=emu run boom" \
     '[ $rc = 1 ] && printf "%s\n" "$out" | grep -q "exercise-error" && printf "%s\n" "$out" | grep -qF "$SHOW_BOOM"'
+
+ESC=$(printf '\033')
+check "a course pack's titles and hints reach the terminal without control sequences" \
+    "$BIN list; $BIN --backend=emu run echo; $BIN hint echo; $BIN progress" \
+    '! printf "%s\n" "$out" | grep -q "$ESC" && has_all "Bytes^[]0;owned^G" "Echo^[[2J" "a^[[31m"'
 
 # --- the learner's work ---
 reset_twice() {
