@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/xalloc.h"
 
 static const char *const KIND_NAMES[TL_KIND_COUNT] = {
@@ -128,8 +129,9 @@ json_t *timeline_to_json(const Timeline *t) {
     json_object_set_new(root, "device", json_string(t->device));
     json_t *streams = json_array();
     for (int i = 0; i < t->n_streams; i++)
-        json_array_append_new(streams, json_pack("{s:i,s:s,s:i}", "id", t->streams[i].id, "name",
-                                                 t->streams[i].name, "priority", t->streams[i].priority));
+        json_array_append_new(streams, json_pack("{s:i,s:o?,s:i}", "id", t->streams[i].id, "name",
+                                                 bytes_to_json(t->streams[i].name), "priority",
+                                                 t->streams[i].priority));
     json_object_set_new(root, "streams", streams);
     double t0 = 0;
     for (int i = 0; i < t->n; i++)
@@ -140,7 +142,7 @@ json_t *timeline_to_json(const Timeline *t) {
         json_t *o = json_object();
         json_object_set_new(o, "kind", json_string(timeline_kind_name(e->kind)));
         json_object_set_new(o, "stream", json_integer(e->stream));
-        json_object_set_new(o, "name", json_string(e->name));
+        json_object_set_new(o, "name", bytes_to_json(e->name));   /* an author's or a program's: any bytes */
         json_object_set_new(o, "start_us", json_real(e->start_us - t0));
         json_object_set_new(o, "dur_us", json_real(e->dur_us));
         if (e->kind == TL_H2D || e->kind == TL_D2H || e->kind == TL_D2D || e->kind == TL_MEMSET)
