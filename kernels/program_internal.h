@@ -35,6 +35,11 @@ char *proc_find_in_path(const char *name);
 void proc_remove_tree(const char *dir);
 /* Monotonic milliseconds. */
 double proc_now_ms(void);
+/* In a child between fork and exec (async-signal-safe): SIGKILL when the
+ * process that forked it (pid `parent`, taken before the fork) dies, so a
+ * killed worker leaves no program or compiler running; _exit(127) when it is
+ * already gone. The child's own process group does not get the signal. */
+void proc_die_with_parent(pid_t parent);
 
 /* ---- nvcc's output: program_log.c ---- */
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -86,10 +87,16 @@ void proc_capture_fini(ProcCapture *c) {
     memset(c, 0, sizeof *c);
 }
 
+void proc_die_with_parent(pid_t parent) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+}
+
 /* Child side: only async-signal-safe calls. */
 static void child_exec(const char *const *argv, const char *const *envp, const char *cwd, int out_w,
-                       int status_w, int devnull) {
+                       int status_w, int devnull, pid_t parent) {
     setpgid(0, 0);
+    proc_die_with_parent(parent);
     if (cwd && chdir(cwd) != 0) goto fail;
     if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0) goto fail;
     execve(argv[0], (char *const *)argv, (char *const *)(envp ? envp : (const char *const *)environ));
@@ -112,8 +119,9 @@ Diag *proc_capture(const char *const *argv, const char *const *envp, const char 
         return diag_error("io", "cannot make a pipe: %s", strerror(errno));
     }
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid == 0) child_exec(argv, envp, cwd, pout[1], pstat[1], devnull);
+    if (pid == 0) child_exec(argv, envp, cwd, pout[1], pstat[1], devnull, parent);
     int fork_errno = errno;
     close(pout[1]);
     close(pstat[1]);

@@ -65,12 +65,14 @@ typedef struct ChildSetup {
     const char *cwd;
     int fd_in, fd_out, fd_err, fd_rep, fd_status;
     bool foreground;                /* take the terminal (cudojo exec reading the user's tty) */
+    pid_t parent;                   /* the worker: the program dies with it */
     ChildLimits limits;
 } ChildSetup;
 
 /* Between fork and execve: async-signal-safe calls only. */
 static void child_main(const ChildSetup *c) {
     setpgid(0, 0);
+    proc_die_with_parent(c->parent);
     if (c->foreground) {
         /* A background group that reads its terminal is stopped (SIGTTIN):
          * be the terminal's foreground group, as a shell makes a job. The
@@ -308,6 +310,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     const char *as_mb = getenv("CUDOJO_RUN_AS_MB");
     if (as_mb && *as_mb) cs.limits.as_bytes = atoll(as_mb) << 20;
     double t0 = proc_now_ms();
+    cs.parent = getpid();
     pid_t pid = d ? -1 : fork();
     if (pid == 0) child_main(&cs);
     if (!d && pid < 0) d = diag_error("io", "cannot start the program: %s", strerror(errno));

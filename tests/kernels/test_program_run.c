@@ -10,11 +10,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/kernels/program_fixture.h"
@@ -237,6 +239,62 @@ static void run__kills_it_at_once__when_cancelled(void **state) {
     free(exe);
 }
 
+/* A worker killed with SIGKILL (the CLI closed, the TUI crashed) must not
+ * leave the learner's program running: it is in its own process group, so
+ * only its parent-death signal can reach it. */
+static void run__ends_the_program__when_the_worker_is_killed(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "sleeper",
+                         "#include <stdio.h>\n#include <unistd.h>\n"
+                         "int main(void) { printf(\"%d\\n\", (int)getpid()); fflush(stdout);\n"
+                         "    sleep(60); return 0; }\n");
+    char pidfile[512];
+    snprintf(pidfile, sizeof pidfile, "%s/sleeper.pid", f->dir);
+    unlink(pidfile);
+    pid_t worker = fork();
+    if (worker == 0) {
+        /* the stand-in worker: tees the program's stdout (its pid) to a file */
+        FILE *out = fopen(pidfile, "w");
+        if (!out) _exit(1);
+        f->ropts.tee_out = fileno(out);
+        f->ropts.timeout_s = 60;
+        program_run(exe, &f->ropts, &f->res);
+        _exit(0);
+    }
+    assert_true(worker > 0);
+    int child = 0;
+    for (int i = 0; i < 500 && child <= 0; i++) {
+        usleep(10000);
+        FILE *in = fopen(pidfile, "r");
+        if (in) {
+            if (fscanf(in, "%d", &child) != 1) child = 0;
+            fclose(in);
+        }
+    }
+    assert_true(child > 0);
+    kill(worker, SIGKILL);
+    waitpid(worker, NULL, 0);
+    bool gone = false;
+    for (int i = 0; i < 300 && !gone; i++) {
+        char stat[64], buf[256] = "";
+        snprintf(stat, sizeof stat, "/proc/%d/stat", child);
+        FILE *st = fopen(stat, "r");
+        /* gone, or a zombie waiting for a PID 1 that does not reap (containers) */
+        if (!st) gone = true;
+        else {
+            if (fgets(buf, sizeof buf, st)) {
+                const char *rp = strrchr(buf, ')');
+                gone = rp && rp[1] == ' ' && rp[2] == 'Z';
+            }
+            fclose(st);
+        }
+        if (!gone) usleep(10000);
+    }
+    if (!gone) kill(child, SIGKILL);
+    assert_true(gone);
+    free(exe);
+}
+
 static void run__says_how_to_get_it__when_the_emulator_runtime_is_missing(void **state) {
     Fixture *f = *state;
     if (program_emurt_dir()) skip();
@@ -334,6 +392,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(run__keeps_every_byte__when_the_output_is_not_utf8, setup, teardown),
         cmocka_unit_test_setup_teardown(run__refuses_before_starting__when_an_input_file_name_has_a_slash, setup, teardown),
         cmocka_unit_test_setup_teardown(run__kills_it_at_once__when_cancelled, setup, teardown),
+        cmocka_unit_test_setup_teardown(run__ends_the_program__when_the_worker_is_killed, setup, teardown),
         cmocka_unit_test_setup_teardown(run__says_how_to_get_it__when_the_emulator_runtime_is_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(run__fills_the_result_from_report_records__when_the_runtime_sends_them, setup, teardown),
         cmocka_unit_test_setup_teardown(report__skips_oversized_lines_and_keeps_going, setup, teardown),
