@@ -164,7 +164,7 @@ typedef struct Rt {
     int n_events;
     StrBuf out;                     /* device printf output waiting for a synchronisation point */
     StrBuf err;                     /* device assert messages, for stderr at the same point */
-    double outside_since_ms;        /* wall clock when the program last left a runtime call */
+    double outside_since_ms;        /* process CPU clock when the program last left a runtime call */
     double host_pending_us;         /* host time not yet on the timeline */
     bool host_time;                 /* CUDOJO_EMU_HOST_TIME: measured host time advances the modeled clock */
     int depth;                      /* nested API calls (host functions calling the API) */

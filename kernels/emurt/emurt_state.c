@@ -28,6 +28,18 @@ double rt_now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* The program's host time is the CPU time its threads spend outside our
+ * calls, not wall time: a machine busy with other work (make -j2 on two
+ * cores) deschedules the program, and wall time would then put phantom host
+ * work between two enqueues and break the overlap the program really has.
+ * Between calls only the program's own threads run (the emulator's pool
+ * waits), so the process clock counts exactly the host code. */
+static double rt_cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static bool env_flag(const char *name, bool dflt) {
     const char *v = getenv(name);
     if (!v || !*v) return dflt;
@@ -80,7 +92,7 @@ static void rt_init_once(void) {
     if (g_rt.n_dev) g_rt.dev[0].b->ops->device_info(g_rt.dev[0].b, &info);
     progwire_hello(info.name);
     rt_guard_init();
-    g_rt.outside_since_ms = rt_now_ms();
+    g_rt.outside_since_ms = rt_cpu_ms();
     g_rt.ready = true;
     atexit(rt_exit);
 }
@@ -103,7 +115,7 @@ static void enter(bool touches_memory) {
     pthread_mutex_lock(&g_rt.lock);
     if (g_rt.depth++ == 0) {
         /* the program's own time ends here: opening the guard is ours */
-        double gap = rt_now_ms() - g_rt.outside_since_ms;
+        double gap = rt_cpu_ms() - g_rt.outside_since_ms;
         if (touches_memory) rt_guard_open();
         if (gap > 0 && g_rt.host_time) g_rt.host_pending_us += gap * 1e3;
         host_time_flush(false);
@@ -126,7 +138,7 @@ cudaError_t rt_leave(const char *fn, cudaError_t rc, int stream, const char *fmt
     progwire_call(fn, args, stream, (int)rc, rt_error_name(rc), (rt_now_ms() - g_start_ms) * 1e3);
     if (--g_rt.depth == 0) {
         rt_guard_close();
-        g_rt.outside_since_ms = rt_now_ms();
+        g_rt.outside_since_ms = rt_cpu_ms();
     }
     pthread_mutex_unlock(&g_rt.lock);
     return rc;
@@ -135,7 +147,7 @@ cudaError_t rt_leave(const char *fn, cudaError_t rc, int stream, const char *fmt
 void rt_leave_quiet(void) {
     if (--g_rt.depth == 0) {
         rt_guard_close();
-        g_rt.outside_since_ms = rt_now_ms();
+        g_rt.outside_since_ms = rt_cpu_ms();
     }
     pthread_mutex_unlock(&g_rt.lock);
 }
