@@ -30,7 +30,7 @@ static void summarise_calls(StrBuf *sb, const ProgramResult *r) {
         const char *fn = json_string_value(json_object_get(c, "fn"));
         if (!fn) continue;
         json_t *n = json_object_get(counts, fn);
-        if (!n) json_array_append_new(order, json_string(fn));
+        if (!n) json_array_append_new(order, bytes_to_json(fn));
         json_object_set_new(counts, fn, json_integer(n ? json_integer_value(n) + 1 : 1));
     }
     size_t total = json_array_size(r->calls) + (size_t)r->calls_dropped;
@@ -130,7 +130,7 @@ json_t *exec_result_json(const char *exe, char *const *args_in, int n_args, cons
     json_object_set_new(j, "signal", r->signaled ? json_integer(r->signal) : json_null());
     json_object_set_new(j, "timed_out", json_boolean(r->timed_out));
     json_object_set_new(j, "cancelled", json_boolean(r->cancelled));
-    json_object_set_new(j, "ending", json_string(end));
+    json_object_set_new(j, "ending", bytes_to_json(end));
     json_object_set_new(j, "exit_status", json_integer(exec_exit_status(r)));
     json_object_set_new(j, "wall_ms", json_real(r->wall_ms));
     json_object_set_new(j, "stdout", bytes_to_json_n(r->out ? r->out : "", r->out_len));

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 #include "kernels/backend.h"
@@ -59,10 +60,10 @@ static json_t *doctor_toolkit(void) {
     const char *root = home && *home ? home : "/usr/local/cuda";
     const char *inc = compile_cuda_include_dir();
     json_t *t = json_object();
-    json_object_set_new(t, "path", json_string(root));
+    json_object_set_new(t, "path", bytes_to_json(root));
     json_object_set_new(t, "found", json_boolean(fs_is_dir(root)));
     json_object_set_new(t, "version", toolkit_version(root, inc));
-    json_object_set_new(t, "include_dir", inc ? json_string(inc) : json_null());
+    json_object_set_new(t, "include_dir", inc ? bytes_to_json(inc) : json_null());
     return t;
 }
 
@@ -79,7 +80,7 @@ static json_t *doctor_nvrtc(void) {
     if (m) json_object_set_new(n, "compile_ms", json_real(m->compile_ms));
     if (d) {
         char *text = diag_format_all(d, false);
-        json_object_set_new(n, "error", json_string(text));
+        json_object_set_new(n, "error", bytes_to_json(text));
         free(text);
     }
     diag_free(&d);
@@ -93,7 +94,7 @@ static json_t *doctor_nvcc(void) {
     json_t *n = json_object();
     const char *path = program_nvcc_path();
     const char *v = program_nvcc_version();
-    json_object_set_new(n, "path", path ? json_string(path) : json_null());
+    json_object_set_new(n, "path", path ? bytes_to_json(path) : json_null());
     json_object_set_new(n, "version", v ? json_string(v) : json_null());
     ProgramCompileOptions o = {0};
     o.cache_dir = "";
@@ -104,7 +105,7 @@ static json_t *doctor_nvcc(void) {
                               &o, &p);
     json_object_set_new(n, "works", json_boolean(d == NULL && p != NULL));
     if (p) json_object_set_new(n, "compile_ms", json_real(p->compile_ms));
-    if (d) json_object_set_new(n, "error", json_string(d->message));
+    if (d) json_object_set_new(n, "error", bytes_to_json(d->message));
     diag_free(&d);
     compiled_program_free(&p);
     return n;
@@ -117,10 +118,10 @@ static json_t *doctor_program_libs(void) {
     char lib[32];
     snprintf(lib, sizeof lib, "libcudart.so.%d", CUDART_VERSION / 1000);
     json_object_set_new(r, "emurt", json_pack("{s:b, s:o, s:s}", "found", emurt != NULL, "dir",
-                                              emurt ? json_string(emurt) : json_null(), "library", lib));
+                                              emurt ? bytes_to_json(emurt) : json_null(), "library", lib));
     const char *inject = program_inject_path();
     json_object_set_new(r, "inject", json_pack("{s:b, s:o}", "found", inject != NULL, "path",
-                                               inject ? json_string(inject) : json_null()));
+                                               inject ? bytes_to_json(inject) : json_null()));
     return r;
 }
 

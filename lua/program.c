@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 #include "lua/run.h"
@@ -371,7 +372,7 @@ static void name_kernels(ProgramResult *pr) {
     json_array_foreach(pr->kernels, i, k) {
         const char *name = json_string_value(json_object_get(k, "name"));
         if (!name || bare_name_len(name) == strlen(name)) continue;
-        json_t *sig = json_string(name);
+        json_t *sig = bytes_to_json(name);
         json_object_set_new(k, "name", json_stringn(name, bare_name_len(name)));
         json_object_set_new(k, "signature", sig);
     }
@@ -487,8 +488,8 @@ static void absorb_findings(RunCtx *ctx, ProgramResult *pr) {
 static void record_program_metrics(RunCtx *ctx, const ProgramResult *pr, const char *ending) {
     json_t *m = json_object();
     json_object_set_new(m, "runtime", json_string(pr->runtime_name ? pr->runtime_name : ""));
-    if (pr->device) json_object_set_new(m, "device", json_string(pr->device));
-    json_object_set_new(m, "ending", json_string(ending));
+    if (pr->device) json_object_set_new(m, "device", bytes_to_json(pr->device));
+    json_object_set_new(m, "ending", bytes_to_json(ending));
     if (pr->started && !pr->signaled && !pr->timed_out && !pr->cancelled)
         json_object_set_new(m, "exit_code", json_integer(pr->exit_code));
     if (pr->signaled && signal_name(pr->signal)) json_object_set_new(m, "signal", json_string(signal_name(pr->signal)));
