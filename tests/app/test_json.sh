@@ -38,6 +38,13 @@ one_doc "progress --json" "$BIN progress --json" '"workspace_dir" in d'
 one_doc "reset --json" "$BIN reset vector-add --json" 'd["backup"] and d["file"].endswith("vector-add.cu")'
 one_doc "doctor --json" "$BIN doctor --json" '"backends" in d'
 one_doc "verify --json" "$BIN --backend=emu verify $LESSONS/01-hello-gpu --json" 'd["results"] and d["failed"] == 0'
+printf '#include <stdio.h>\nint main(void) { printf("hi\\n"); return 3; }\n' > "$T/hello.c"
+if cc -o "$T/hello" "$T/hello.c" 2>/dev/null; then
+    one_doc "exec --json (a program that never touches the GPU)" "$BIN exec --backend=emu --json $T/hello" \
+        'd["exit_code"] == 3 and "hi" in d["stdout"]'
+else
+    echo "skip - exec --json (no C compiler)"
+fi
 
 check_empty_on_usage_error() {
     $BIN run no-such-exercise --json > "$T/out" 2>/dev/null
