@@ -221,7 +221,9 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
         }
     }
     if (r->device_output && *r->device_output) {
-        fprintf(out, "  %sdevice printf:%s\n", dim, off);
+        /* a program exercise's output is its whole stdout, not kernel printf */
+        bool program = r->metrics && json_object_get(r->metrics, "program");
+        fprintf(out, "  %s%s:%s\n", dim, program ? "program output" : "device printf", off);
         char *text = bytes_printable(r->device_output);
         const char *p = text;
         while (*p) {

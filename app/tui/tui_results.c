@@ -319,7 +319,8 @@ void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8) {
     render_checks(doc, r, width, utf8);
     render_diags(doc, r, width, utf8);
     if (r->device_output && *r->device_output) {
-        section(doc, "Device output (printf)");
+        bool program = r->metrics && json_object_get(r->metrics, "program");
+        section(doc, program ? "Program output" : "Device output (printf)");
         const char *p = r->device_output;
         int n = 0;
         while (*p && n < 200) {

@@ -67,6 +67,19 @@ static void results__names_place_thread_and_excerpt_of_a_diagnostic(void **state
     run_result_free(&r);
 }
 
+static void results__calls_it_program_output__when_a_whole_program_ran(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    r->metrics = json_pack("{s:{s:s}}", "program", "runtime", "emu");
+    r->device_output = strdup("sum of y: 42\nPASS\n");
+    TextDoc *d = text_doc_new();
+    results_render(d, r, 80, true);
+    assert_true(find(d, "Program output") > 0 && find(d, "sum of y: 42") > 0);
+    assert_true(find(d, "Device output") < 0);
+    text_doc_free(&d);
+    run_result_free(&r);
+}
+
 static void heat__marks_uncoalesced_and_divergent_lines(void **state) {
     (void)state;
     RunResult *r = run_result_new(VERDICT_PASS);
@@ -115,6 +128,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(results__starts_with_verdict__and_tables_mismatches),
         cmocka_unit_test(results__names_place_thread_and_excerpt_of_a_diagnostic),
+        cmocka_unit_test(results__calls_it_program_output__when_a_whole_program_ran),
         cmocka_unit_test(heat__marks_uncoalesced_and_divergent_lines),
         cmocka_unit_test(heat__is_empty__without_line_metrics),
     };
