@@ -188,7 +188,9 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
         }
     } else {
         env_put(e, xasprintf("LD_LIBRARY_PATH=%s%s%s", lib64, old_ld && *old_ld ? ":" : "", old_ld ? old_ld : ""));
-        const char *inj = program_inject_path();
+        /* CUDOJO_TIMELINE=off (the overhead bench's baseline): no recorder */
+        const char *tl = getenv("CUDOJO_TIMELINE");
+        const char *inj = tl && !strcmp(tl, "off") ? NULL : program_inject_path();
         if (inj) env_put(e, xasprintf("CUDA_INJECTION64_PATH=%s", inj));
     }
     free(lib64);
