@@ -75,6 +75,11 @@ void api_install(Sandbox *sb);
  * such prelude (nothing pushed). */
 bool prelude_push(lua_State *L, const char *global);
 ApiCtx *api_ctx(lua_State *L);   /* NULL when host-only */
+/* `name` (an array's, a kernel's, a stream's) when it is at most
+ * API_NAME_MAX bytes, else an error naming `what`: names reach messages,
+ * emulator findings and the progress database. */
+#define API_NAME_MAX 200
+const char *api_check_name(lua_State *L, const char *name, const char *what);
 
 /* Records why the run stops (the Diag chain is taken) and unwinds Lua. */
 int api_abort(lua_State *L, Verdict v, Diag *why) __attribute__((noreturn));

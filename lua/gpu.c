@@ -60,6 +60,12 @@ static DType check_dtype(lua_State *L, int idx) {
 
 ApiCtx *api_ctx(lua_State *L) { return sandbox_user(sandbox_from_lua(L)); }
 
+const char *api_check_name(lua_State *L, const char *name, const char *what) {
+    if (name && strlen(name) > API_NAME_MAX)
+        luaL_error(L, "%s: a name of at most %d bytes (this one has %d)", what, API_NAME_MAX, (int)strlen(name));
+    return name;
+}
+
 int api_abort(lua_State *L, Verdict v, Diag *why) {
     ApiCtx *c = api_ctx(L);
     if (!c) {
@@ -320,7 +326,7 @@ static char *find_local_name(lua_State *L, int idx) {
         for (int i = 1; (nm = lua_getlocal(L, &ar, i)); i++) {
             bool hit = nm[0] != '(' && lua_rawequal(L, -1, idx);
             lua_pop(L, 1);
-            if (hit) return xstrdup(nm);
+            if (hit) return str_cut(nm, strlen(nm), API_NAME_MAX);
         }
         if (!lua_getinfo(L, "f", &ar)) continue;
         for (int i = 1; (nm = lua_getupvalue(L, -1, i)); i++) {
@@ -328,7 +334,7 @@ static char *find_local_name(lua_State *L, int idx) {
             lua_pop(L, 1);
             if (hit) {
                 lua_pop(L, 1);
-                return xstrdup(nm);
+                return str_cut(nm, strlen(nm), API_NAME_MAX);
             }
         }
         lua_pop(L, 1);
@@ -575,7 +581,7 @@ static int array_to_table(lua_State *L) {
 
 static int array_named(lua_State *L) {
     GpuArray *a = array_check(L, 1);
-    const char *s = luaL_checkstring(L, 2);
+    const char *s = api_check_name(L, luaL_checkstring(L, 2), "a:named");
     free(a->name);
     a->name = xstrdup(s);
     lua_settop(L, 1);
@@ -633,6 +639,7 @@ static int gpu_array(lua_State *L) {
         if (!lua_isnil(L, -1)) name = luaL_checkstring(L, -1);
         lua_pop(L, 2);   /* the option table keeps the name alive */
     }
+    api_check_name(L, name, "gpu.array");
     GpuArray *a = array_push_new(L, dt, ndim, shape);
     if (name) a->name = xstrdup(name);
     if (pinned) make_pinned(L, a);

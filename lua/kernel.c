@@ -115,7 +115,7 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
 
 int run_t_kernel(lua_State *L) {
     RunCtx *ctx = run_ctx(L);
-    const char *name = luaL_checkstring(L, 2);
+    const char *name = api_check_name(L, luaL_checkstring(L, 2), "t:kernel");
     bool fast_math = false;
     const char *tmpl = NULL;
     const char *defs[MAX_DEFINES];

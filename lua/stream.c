@@ -97,7 +97,7 @@ static int gpu_stream(lua_State *L) {
         lua_getfield(L, 1, "priority");
         o.priority = (int)luaL_optinteger(L, -1, 0);
         lua_getfield(L, 1, "name");
-        o.name = luaL_optstring(L, -1, NULL);
+        o.name = api_check_name(L, luaL_optstring(L, -1, NULL), "gpu.stream");
         lua_getfield(L, 1, "blocking");
         o.non_blocking = !lua_isnil(L, -1) && !lua_toboolean(L, -1);
         lua_pop(L, 3);  /* o.name stays alive: the table holds the string */
@@ -293,7 +293,7 @@ static int t_host_work(lua_State *L) {
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
         lua_getfield(L, 3, "name");
-        name = luaL_optstring(L, -1, name);
+        name = api_check_name(L, luaL_optstring(L, -1, name), "t:host_work");
         lua_getfield(L, 3, "us");
         us = luaL_optnumber(L, -1, -1);
         if (!lua_isnil(L, -1) && us < 0) luaL_error(L, "t:host_work: us must not be negative");

@@ -205,6 +205,22 @@ static void limits__a_compile_error_cannot_be_caught_by_pcall(void **state) {
     assert_int_equal(json_integer_value(json_object_get(r->metrics, "launches")), 0);
 }
 
+static void limits__huge_array_and_kernel_names__are_refused_at_their_line(void **state) {
+    Fixture *f = *state;
+    /* Names reach every message, finding and the progress database. */
+    RunResult *r = run_body(f, "", "    local a = gpu.array('f32', 4, string.rep('n', 100000))\n");
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_non_null(strstr(r->diags->message, "gpu.array: a name of at most 200 bytes"));
+    assert_int_equal(r->diags->line, 3);
+    r = run_body(f, "", "    local k = t:kernel(string.rep('k', 100000000))\n");
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_non_null(strstr(r->diags->message, "t:kernel: a name of at most 200 bytes"));
+    assert_true(strlen(r->summary) < 400);
+    r = run_body(f, "", "    local a = gpu.array('f32', 4):named(string.rep('n', 300))\n");
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_non_null(strstr(r->diags->message, "a:named: a name of at most 200 bytes"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(limits__tlog_of_1_MB_in_a_loop__keeps_at_most_1_MiB, setup, teardown),
@@ -219,6 +235,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(limits__findings_of_launches_in_a_loop__are_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__kernels_compiled_with_ever_new_defines__are_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(limits__a_compile_error_cannot_be_caught_by_pcall, setup, teardown),
+        cmocka_unit_test_setup_teardown(limits__huge_array_and_kernel_names__are_refused_at_their_line, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
