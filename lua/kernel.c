@@ -83,7 +83,7 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
     /* Each new option set is a compile and a module kept to the end of the run. */
     if (ctx->n_mods >= RUN_MAX_MODULES)
         luaL_error(L, "t:kernel: at most %d differently compiled versions of the source per run (fast_math, "
-                      "defines and expr make each one)", RUN_MAX_MODULES);
+                      "defines and template make each one)", RUN_MAX_MODULES);
     bool gpu = !strcmp(ctx->b->ops->name, "cuda");
     CompileOptions co;
     memset(&co, 0, sizeof co);
