@@ -1,5 +1,6 @@
 # mk/inject.mk: the CUPTI injection library, loaded into a learner's CUDA
-# program on a GPU through CUDA_INJECTION64_PATH (kernels/cuda/inject.c).
+# program on a GPU through CUDA_INJECTION64_PATH (kernels/cuda/inject.c; the
+# Injector it feeds: inject_trace.c, inject_call.c, inject_activity.c).
 #
 # It runs beside NVIDIA's libcudart, so it never links one; libcupti is
 # dlopen'ed (kernels/cuda/cupti.c). Only InitializeInjection is exported: the
@@ -11,7 +12,7 @@
 
 INJECT_DIR  := $(BUILD)/inject
 INJECT_SO   := $(INJECT_DIR)/libcudojo_inject.so
-INJECT_OBJ  := $(addprefix $(BUILD)/pic/kernels/cuda/,inject.o inject_trace.o cupti.o)
+INJECT_OBJ  := $(addprefix $(BUILD)/pic/kernels/cuda/,inject.o inject_trace.o inject_call.o inject_activity.o cupti.o)
 INJECT_VERS := $(INJECT_DIR)/gen/inject.map
 INJECT_LIBS := $(shell pkg-config --libs jansson 2>/dev/null)
 CUDA_ERRORS := $(BUILD)/gen/cuda_errors.h

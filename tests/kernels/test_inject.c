@@ -1,5 +1,5 @@
 /* tests/kernels/test_inject.c: the CUPTI injection library
- * (kernels/cuda/inject.c, inject_trace.c).
+ * (kernels/cuda/inject.c, inject_trace.c, inject_call.c, inject_activity.c).
  *
  * Without a GPU: the built libcudojo_inject.so exports InitializeInjection
  * and nothing else, and calling it with no driver sends a "hello" and leaves
