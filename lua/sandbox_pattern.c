@@ -98,9 +98,9 @@ static double longest_run(const char *s, size_t n, const char *p, const char *e)
 
 /* Can the pattern [p, pend) match at every position of any text? Then
  * nothing before it is ever retried: every item may match empty (x*, x-,
- * x?), and a final '$' needs one of them to be able to eat anything (.*). */
-static bool rest_always_matches(const char *p, const char *pend) {
-    bool eats_all = false;
+ * x?), and a final '$' needs one of them, or the item just before
+ * (`eats_all`), to be able to eat anything (.*). */
+static bool rest_always_matches(const char *p, const char *pend, bool eats_all) {
     while (p < pend) {
         if (*p == '(' || *p == ')') {
             p++;
@@ -150,7 +150,7 @@ static double pattern_cost(const char *s, size_t n, const char *p, size_t lp, bo
         if (!e) return 0;
         if (e < pend && (*e == '*' || *e == '+' || *e == '-' || *e == '?')) {
             /* Counted once when what follows cannot fail (the last item, ".*"). */
-            if (!rest_always_matches(e + 1, pend)) {
+            if (!rest_always_matches(e + 1, pend, *p == '.' && (*e == '*' || *e == '-'))) {
                 if (*e == '?') {
                     steps *= 2;
                 } else if (scanned + (double)n > PATTERN_SCAN_MAX) {

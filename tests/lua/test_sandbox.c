@@ -377,6 +377,8 @@ static void sandbox__allows_ordinary_patterns_on_large_texts(void **state) {
         "local long = string.rep(' ', 2000) .. 'mid' .. string.rep(' ', 2000)\n"
         "assert(long:match('^%s*(.-)%s*$') == 'mid')\n"
         "assert(text:find('gamma', 1, true) == 14)\n"
+        "local a, b, rest = text:match('^(%S+)%s+(%S+)%s+(.*)$')\n"
+        "assert(a == 'alpha' and b == '=' and #rest == #text - 8)\n"
         "assert(select(2, text:gsub('beta', 'b')) == 50000)\n"
         "assert(('a.b'):find('.', 1, true) == 2 and ('f(x)'):match('%b()') == '(x)')\n",
         0, 0);
