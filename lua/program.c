@@ -1,8 +1,9 @@
 /* lua/program.c: program exercises (kind = "program"): t:program{...} builds
  * the learner's whole program (main(), host code, <<<...>>>) with nvcc and
  * runs it as a child of the worker (kernels/program.h) on the GPU's
- * libcudart or on cudojo's emulator runtime; t:expect_exit and
- * t:expect_output check what it did.
+ * libcudart or on cudojo's emulator runtime, and hands back what it did as
+ * the result table r (lua/program_result.c, with t:expect_exit and
+ * t:expect_output, which check it).
  *
  * What the program does is the learner's: a compile error ends the run with
  * compile-error, a crash or a hang with fail or timeout (nothing after it
@@ -13,7 +14,6 @@
  * run's device output, its timeline the run's timeline, its kernels the
  * run's kernel metrics. */
 #include <lauxlib.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,23 +31,8 @@
  * exercise_run.c), and for the worker, not its parent's watchdog, to be
  * the one that reports a program that ran out of time. */
 #define TIMEOUT_SHARE 0.85
-#define RESULT_MT_NAME "cudojo.program_result"
-#define BOX_MT "cudojo.program_box"
-#define TAIL_LINES 3
-#define LINE_CAP 160
-
-/* The ProgramResult behind one r, freed by __gc: nothing malloc'ed is held
- * by C across a call that can raise. */
-typedef struct ProgramBox {
-    ProgramResult pr;
-} ProgramBox;
 
 static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices", NULL};
-static const char *const result_fields[] = {
-    "exit_code", "signal", "timed_out", "ending", "stdout", "stderr", "stdout_truncated", "stderr_truncated",
-    "files", "missing", "calls", "calls_dropped", "kernels", "wall_ms", "runtime", "device", "touched_gpu",
-    "count", "calls_of", "timeline", NULL,
-};
 
 void run_programs_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_progs; i++) {
@@ -59,7 +44,7 @@ void run_programs_free(RunCtx *ctx) {
     timeline_free(&ctx->prog_timeline);
 }
 
-static void check_self(lua_State *L, const char *method) {
+void run_check_self(lua_State *L, const char *method) {
     if (lua_type(L, 1) != LUA_TUSERDATA) luaL_error(L, "call it as t:%s(...) (with a colon)", method);
 }
 
@@ -84,69 +69,6 @@ static void check_keys(lua_State *L, int idx, const char *what, const char *cons
             sandbox_unknown_key_error(L, what, luaL_tolstring(L, -2, NULL), -2);
         }
     }
-}
-
-/* Pushes up to n lines of s (the last ones when `tail`, else the first),
- * each cut at LINE_CAP bytes, joined by " | "; "" when s has no text. */
-static void push_lines(lua_State *L, const char *s, size_t len, bool tail, int n) {
-    const char *starts[16];
-    size_t lens[16];
-    int k = 0;
-    if (n > 16) n = 16;
-    if (tail) {
-        size_t end = len;
-        while (k < n && end > 0) {
-            while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r')) end--;
-            if (!end) break;
-            size_t b = end;
-            while (b > 0 && s[b - 1] != '\n') b--;
-            starts[k] = s + b;
-            lens[k++] = end - b;
-            end = b;
-        }
-        for (int i = 0; i < k / 2; i++) {     /* oldest first */
-            const char *ts = starts[i];
-            size_t tl = lens[i];
-            starts[i] = starts[k - 1 - i], lens[i] = lens[k - 1 - i];
-            starts[k - 1 - i] = ts, lens[k - 1 - i] = tl;
-        }
-    } else {
-        size_t b = 0;
-        while (k < n && b < len) {
-            size_t e = b;
-            while (e < len && s[e] != '\n') e++;
-            if (e > b) {
-                starts[k] = s + b;
-                lens[k++] = e - b;
-            }
-            b = e + 1;
-        }
-    }
-    luaL_Buffer buf;
-    luaL_buffinit(L, &buf);
-    for (int i = 0; i < k; i++) {
-        if (i) luaL_addstring(&buf, " | ");
-        size_t l = lens[i];
-        while (l > 0 && starts[i][l - 1] == '\r') l--;
-        luaL_addlstring(&buf, starts[i], l > LINE_CAP ? LINE_CAP : l);
-        if (l > LINE_CAP) luaL_addstring(&buf, "...");
-    }
-    luaL_pushresult(&buf);
-}
-
-static const char *signal_name(int sig) {
-    static const struct {
-        int sig;
-        const char *name;
-    } names[] = {
-        {SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},
-        {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-        {SIGXFSZ, "SIGXFSZ"}, {SIGPIPE, "SIGPIPE"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"},
-        {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"}, {SIGALRM, "SIGALRM"},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].sig == sig) return names[i].name;
-    return NULL;
 }
 
 /* A number or a string option value as a string (anchored in the table at
@@ -492,7 +414,8 @@ static void record_program_metrics(RunCtx *ctx, const ProgramResult *pr, const c
     json_object_set_new(m, "ending", bytes_to_json(ending));
     if (pr->started && !pr->signaled && !pr->timed_out && !pr->cancelled)
         json_object_set_new(m, "exit_code", json_integer(pr->exit_code));
-    if (pr->signaled && signal_name(pr->signal)) json_object_set_new(m, "signal", json_string(signal_name(pr->signal)));
+    if (pr->signaled && run_program_signal_name(pr->signal))
+        json_object_set_new(m, "signal", json_string(run_program_signal_name(pr->signal)));
     json_object_set_new(m, "timed_out", json_boolean(pr->timed_out));
     json_object_set_new(m, "wall_ms", json_real(pr->wall_ms));
     json_object_set_new(m, "calls", json_integer((json_int_t)json_array_size(pr->calls) + pr->calls_dropped));
@@ -504,255 +427,9 @@ static void record_program_metrics(RunCtx *ctx, const ProgramResult *pr, const c
     json_object_set_new(ctx->metrics, "program", m);
 }
 
-/* ---- the result table ---- */
-
-static int box_gc(lua_State *L) {
-    ProgramBox *b = luaL_checkudata(L, 1, BOX_MT);
-    program_result_fini(&b->pr);
-    memset(&b->pr, 0, sizeof b->pr);
-    return 0;
-}
-
-/* The ProgramBox of the result table at idx, NULL when it is not one. */
-static ProgramBox *result_box(lua_State *L, int idx) {
-    if (!lua_istable(L, idx) || !lua_getmetatable(L, idx)) return NULL;
-    ProgramBox *b = NULL;
-    if (lua_getfield(L, -1, "__name") == LUA_TSTRING && !strcmp(lua_tostring(L, -1), RESULT_MT_NAME)) {
-        lua_getfield(L, -2, "box");
-        b = luaL_testudata(L, -1, BOX_MT);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 2);
-    return b;
-}
-
-static void check_result(lua_State *L, int idx, const char *what) {
-    if (!result_box(L, idx))
-        luaL_error(L, "%s: the first argument is what t:program returned, not %s", what, luaL_typename(L, idx));
-}
-
-/* r:count(fn) -> how many calls of fn (exact name) the program made */
-static int r_count(lua_State *L) {
-    check_result(L, 1, "r:count");
-    const char *fn = luaL_checkstring(L, 2);
-    lua_getfield(L, 1, "calls");
-    lua_Integer n = 0, len = (lua_Integer)lua_rawlen(L, -1);
-    for (lua_Integer i = 1; i <= len; i++) {
-        lua_rawgeti(L, -1, i);
-        lua_getfield(L, -1, "fn");
-        n += lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), fn);
-        lua_pop(L, 2);
-    }
-    lua_pushinteger(L, n);
-    return 1;
-}
-
-/* r:calls_of(fn) -> the call records of fn, in order */
-static int r_calls_of(lua_State *L) {
-    check_result(L, 1, "r:calls_of");
-    const char *fn = luaL_checkstring(L, 2);
-    lua_getfield(L, 1, "calls");
-    int calls = lua_gettop(L);
-    lua_newtable(L);
-    lua_Integer n = 0, len = (lua_Integer)lua_rawlen(L, calls);
-    for (lua_Integer i = 1; i <= len; i++) {
-        lua_rawgeti(L, calls, i);
-        lua_getfield(L, -1, "fn");
-        bool match = lua_type(L, -1) == LUA_TSTRING && !strcmp(lua_tostring(L, -1), fn);
-        lua_pop(L, 1);
-        if (match) lua_rawseti(L, -2, ++n);
-        else lua_pop(L, 1);
-    }
-    return 1;
-}
-
-/* r:timeline() -> the program's timeline, shaped like t:timeline()'s */
-static int r_timeline(lua_State *L) {
-    check_result(L, 1, "r:timeline");
-    run_push_timeline(L, result_box(L, 1)->pr.timeline);
-    return 1;
-}
-
-/* A field the result can lack (exit_code of a killed program) reads as nil;
- * anything else is a misspelling. */
-static int r_index(lua_State *L) {
-    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_tolstring(L, 2, NULL);
-    if (!strcmp(k, "count")) lua_pushcfunction(L, r_count);
-    else if (!strcmp(k, "calls_of")) lua_pushcfunction(L, r_calls_of);
-    else if (!strcmp(k, "timeline")) lua_pushcfunction(L, r_timeline);
-    else {
-        for (const char *const *p = result_fields; *p; p++)
-            if (!strcmp(*p, k)) {
-                lua_pushnil(L);
-                return 1;
-            }
-        lua_newtable(L);
-        for (const char *const *p = result_fields; *p; p++) {
-            lua_pushboolean(L, 1);
-            lua_setfield(L, -2, *p);
-        }
-        sandbox_unknown_key_error(L, "program results have no field", k, -1);
-    }
-    return 1;
-}
-
-/* r.files[name] of an output the program did not leave (or left broken)
- * fails the run with the reason: the learner's program is at fault, not
- * the exercise. A name that was never an output is the author's mistake. */
-static int files_index(lua_State *L) {
-    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_tolstring(L, 2, NULL);
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "reasons");
-    if (lua_getfield(L, -1, k) == LUA_TSTRING)
-        api_abort(L, VERDICT_FAIL, diag_new(DIAG_ERROR, "program-output", NULL, 0, 0, "%s", lua_tostring(L, -1)));
-    return luaL_error(L, "r.files[\"%s\"]: %s is not among t:program's outputs = { ... }", k, k);
-}
-
-static void push_opt_string(lua_State *L, const char *k, const char *v) {
-    if (v) {
-        lua_pushstring(L, v);
-        lua_setfield(L, -2, k);
-    }
-}
-
-/* Pushes r.files (and leaves r.missing's list under it, set by the caller). */
-static void push_files(lua_State *L, const ProgramCall *pc, const ProgramResult *pr, const char *ending) {
-    lua_createtable(L, 0, pc->n_want);              /* files */
-    int files = lua_gettop(L);
-    lua_createtable(L, 0, 3);                        /* its metatable */
-    lua_createtable(L, 0, 0);                        /* reasons */
-    int reasons = lua_gettop(L);
-    lua_createtable(L, 0, 0);                        /* missing */
-    int missing = lua_gettop(L);
-    for (int w = 0; w < pc->n_want; w++) {
-        const char *name = pc->want[w];
-        const ProgramFile *f = NULL;
-        for (int i = 0; i < pr->n_files && !f; i++)
-            if (!strcmp(pr->files[i].name, name)) f = &pr->files[i];
-        bool exited0 = pr->started && !pr->signaled && !pr->timed_out && pr->exit_code == 0;
-        if (!f) {
-            lua_pushfstring(L, "the program did not write %s%s%s%s", name, exited0 ? "" : " (it ",
-                            exited0 ? "" : ending, exited0 ? "" : ")");
-            lua_setfield(L, reasons, name);
-            lua_pushstring(L, name);
-            lua_rawseti(L, missing, (lua_Integer)lua_rawlen(L, missing) + 1);
-            continue;
-        }
-        if (pc->want_type[w] < 0) {
-            lua_pushlstring(L, (const char *)f->data, f->size);
-            lua_setfield(L, files, name);
-            continue;
-        }
-        DType dt = (DType)pc->want_type[w];
-        size_t es = dtype_size(dt);
-        if (f->size % es) {
-            lua_pushfstring(L, "%s has %I bytes, not a whole number of %s values (%d bytes each)", name,
-                            (lua_Integer)f->size, dtype_name(dt), (int)es);
-            lua_setfield(L, reasons, name);
-            lua_pushstring(L, name);
-            lua_rawseti(L, missing, (lua_Integer)lua_rawlen(L, missing) + 1);
-            continue;
-        }
-        size_t n = f->size / es;
-        GpuArray *g = array_push_new(L, dt, 1, &n);
-        if (n) memcpy(array_host_write(L, g, true), f->data, f->size);
-        g->name = xstrdup(name);
-        lua_setfield(L, files, name);
-    }
-    lua_pushvalue(L, reasons);
-    lua_setfield(L, reasons - 1, "reasons");
-    lua_pushcfunction(L, files_index);
-    lua_setfield(L, reasons - 1, "__index");
-    lua_pushliteral(L, "locked");
-    lua_setfield(L, reasons - 1, "__metatable");
-    /* stack: files, mt, reasons, missing */
-    lua_insert(L, files + 1);                       /* files, missing, mt, reasons */
-    lua_pop(L, 1);                                  /* files, missing, mt */
-    lua_setmetatable(L, files);                     /* files, missing */
-}
-
-static void push_result(lua_State *L, const ProgramCall *pc, int box_idx, const char *ending) {
-    ProgramResult *pr = &((ProgramBox *)lua_touserdata(L, box_idx))->pr;
-    lua_createtable(L, 0, 20);
-    int r = lua_gettop(L);
-    bool exited = pr->started && !pr->signaled && !pr->timed_out && !pr->cancelled;
-    if (exited) {
-        lua_pushinteger(L, pr->exit_code);
-        lua_setfield(L, r, "exit_code");
-    }
-    if (pr->signaled) {
-        const char *s = signal_name(pr->signal);
-        if (s) lua_pushstring(L, s);
-        else lua_pushfstring(L, "SIG%d", pr->signal);
-        lua_setfield(L, r, "signal");
-    }
-    lua_pushboolean(L, pr->timed_out);
-    lua_setfield(L, r, "timed_out");
-    lua_pushstring(L, ending);
-    lua_setfield(L, r, "ending");
-    lua_pushlstring(L, pr->out ? pr->out : "", pr->out_len);
-    lua_setfield(L, r, "stdout");
-    lua_pushlstring(L, pr->err ? pr->err : "", pr->err_len);
-    lua_setfield(L, r, "stderr");
-    lua_pushboolean(L, pr->out_total > pr->out_len);
-    lua_setfield(L, r, "stdout_truncated");
-    lua_pushboolean(L, pr->err_total > pr->err_len);
-    lua_setfield(L, r, "stderr_truncated");
-    push_files(L, pc, pr, ending);
-    lua_setfield(L, r, "missing");
-    lua_setfield(L, r, "files");
-    if (pr->calls) run_push_json(L, pr->calls, 0);
-    else lua_newtable(L);
-    lua_setfield(L, r, "calls");
-    lua_pushinteger(L, pr->calls_dropped);
-    lua_setfield(L, r, "calls_dropped");
-    /* Kernels without their emulator metrics (t:emu_metrics() has the last). */
-    lua_createtable(L, (int)json_array_size(pr->kernels), 0);
-    for (size_t i = 0; i < json_array_size(pr->kernels); i++) {
-        lua_newtable(L);
-        const char *key;
-        json_t *v;
-        json_object_foreach(json_array_get(pr->kernels, i), key, v) {
-            if (json_is_null(v) || !strcmp(key, "metrics")) continue;
-            run_push_json(L, v, 2);
-            lua_setfield(L, -2, key);
-        }
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    lua_setfield(L, r, "kernels");
-    lua_pushnumber(L, pr->wall_ms);
-    lua_setfield(L, r, "wall_ms");
-    push_opt_string(L, "runtime", pr->runtime_name);
-    push_opt_string(L, "device", pr->device);
-    lua_pushboolean(L, pr->touched_gpu);
-    lua_setfield(L, r, "touched_gpu");
-    lua_createtable(L, 0, 4);
-    lua_pushliteral(L, RESULT_MT_NAME);
-    lua_setfield(L, -2, "__name");
-    lua_pushcfunction(L, r_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushliteral(L, "locked");
-    lua_setfield(L, -2, "__metatable");
-    lua_pushvalue(L, box_idx);
-    lua_setfield(L, -2, "box");
-    lua_setmetatable(L, r);
-}
-
-/* How the program ended, in words, with the tail of its stderr: the abort
- * message of a program that crashed, hung or never started. */
-static Diag *ending_diag(lua_State *L, const ProgramResult *pr, const char *ending) {
-    push_lines(L, pr->err ? pr->err : "", pr->err_len, true, TAIL_LINES);
-    const char *tail = lua_tostring(L, -1);
-    /* No place of its own: a crash's finding, when there is one, has the line. */
-    Diag *d = diag_new(DIAG_ERROR, "program", NULL, 0, 0, "the program %s%s%s", ending,
-                       *tail ? "; its stderr ends: " : "", tail);
-    lua_pop(L, 1);
-    return d;
-}
-
 /* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices= } -> r */
 static int t_program(lua_State *L) {
-    check_self(L, "program");
+    run_check_self(L, "program");
     RunCtx *ctx = run_ctx(L);
     if (!ctx->ex->program)
         return luaL_error(L, "t:program: %s is a kernel exercise; a whole program needs kind = \"program\" in "
@@ -799,13 +476,10 @@ static int t_program(lua_State *L) {
     ro.source = ctx->cu_text;
     ro.tee_out = ro.tee_err = -1;
 
-    ProgramBox *box = lua_newuserdatauv(L, sizeof *box, 0);
-    memset(box, 0, sizeof *box);
-    luaL_setmetatable(L, BOX_MT);
+    ProgramResult *pr = run_program_push_box(L);
     int box_idx = lua_gettop(L);
-    Diag *d = program_run(cp->exe, &ro, &box->pr);
+    Diag *d = program_run(cp->exe, &ro, pr);
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
-    ProgramResult *pr = &box->pr;
     ctx->n_programs_run++;
 
     char *e = program_result_ending(pr), line[512];
@@ -822,92 +496,19 @@ static int t_program(lua_State *L) {
     ctx->ran_program = true;
     record_program_metrics(ctx, pr, ending);
 
-    if (!pr->started) api_abort(L, VERDICT_RUNTIME_ERROR, ending_diag(L, pr, ending));
-    if (pr->timed_out) api_abort(L, VERDICT_TIMEOUT, ending_diag(L, pr, ending));
-    if (pr->signaled || pr->cancelled) api_abort(L, VERDICT_FAIL, ending_diag(L, pr, ending));
-    push_result(L, pc, box_idx, ending);
+    if (!pr->started) api_abort(L, VERDICT_RUNTIME_ERROR, run_program_ending_diag(L, pr, ending));
+    if (pr->timed_out) api_abort(L, VERDICT_TIMEOUT, run_program_ending_diag(L, pr, ending));
+    if (pr->signaled || pr->cancelled) api_abort(L, VERDICT_FAIL, run_program_ending_diag(L, pr, ending));
+    run_program_push_result(L, box_idx, ending, pc->want, pc->want_type, pc->n_want);
     return 1;
 }
 
-/* t:expect_exit(r [, code = 0] [, message]) -> ok */
-static int t_expect_exit(lua_State *L) {
-    check_self(L, "expect_exit");
-    RunCtx *ctx = run_ctx(L);
-    check_result(L, 2, "t:expect_exit");
-    lua_Integer want = 0;
-    int msg_idx = 3;
-    if (lua_type(L, 3) == LUA_TNUMBER) {
-        want = luaL_checkinteger(L, 3);
-        msg_idx = 4;
-    }
-    const char *msg = luaL_optstring(L, msg_idx, NULL);
-    lua_getfield(L, 2, "exit_code");
-    bool ok = lua_isinteger(L, -1) && lua_tointeger(L, -1) == want;
-    lua_getfield(L, 2, "ending");
-    const char *ending = lua_tostring(L, -1);
-    if (ok) {
-        lua_pushstring(L, msg ? msg : ending);
-    } else {
-        lua_getfield(L, 2, "stderr");
-        size_t len;
-        const char *err = lua_tolstring(L, -1, &len);
-        push_lines(L, err ? err : "", err ? len : 0, true, TAIL_LINES);
-        const char *tail = lua_tostring(L, -1);
-        lua_pushfstring(L, "%s%sthe program %s, expected status %I%s%s", msg ? msg : "", msg ? ": " : "", ending,
-                        want, *tail ? "; its stderr ends: " : "", tail);
-    }
-    run_result_add_check(ctx->r, "exit", ok, lua_tostring(L, -1));
-    lua_pushboolean(L, ok);
-    return 1;
-}
-
-/* t:expect_output(r, pattern [, message]) -> ok: string.find(r.stdout, pattern) */
-static int t_expect_output(lua_State *L) {
-    check_self(L, "expect_output");
-    RunCtx *ctx = run_ctx(L);
-    check_result(L, 2, "t:expect_output");
-    const char *pat = luaL_checkstring(L, 3);
-    const char *msg = luaL_optstring(L, 4, NULL);
-    lua_settop(L, 4);
-    lua_getfield(L, 2, "stdout");
-    int out = lua_gettop(L);
-    /* string.find from the registry: the author's `string` may be shadowed. */
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-    lua_getfield(L, -1, "string");
-    lua_getfield(L, -1, "find");
-    lua_pushvalue(L, out);
-    lua_pushvalue(L, 3);
-    lua_call(L, 2, 1);
-    bool ok = !lua_isnil(L, -1);
-    lua_pop(L, 1);
-    if (ok) {
-        if (msg) lua_pushstring(L, msg);
-        else lua_pushfstring(L, "the output has '%s'", pat);
-    } else {
-        size_t len;
-        const char *s = lua_tolstring(L, out, &len);
-        push_lines(L, s, len, false, TAIL_LINES);
-        const char *head = lua_tostring(L, -1);
-        lua_pushfstring(L, "%s%sexpected the output to match '%s' (a Lua pattern); %s%s", msg ? msg : "",
-                        msg ? ": " : "", pat, *head ? "it begins: " : "the program printed nothing", head);
-    }
-    run_result_add_check(ctx->r, "output", ok, lua_tostring(L, -1));
-    lua_pushboolean(L, ok);
-    return 1;
-}
 
 void run_program_add_methods(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"program", t_program},
-        {"expect_exit", t_expect_exit},
-        {"expect_output", t_expect_output},
         {NULL, NULL},
     };
     luaL_setfuncs(L, methods, 0);
-    luaL_newmetatable(L, BOX_MT);
-    lua_pushcfunction(L, box_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushliteral(L, "locked");
-    lua_setfield(L, -2, "__metatable");
-    lua_pop(L, 1);
+    run_program_add_checks(L);
 }

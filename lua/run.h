@@ -98,6 +98,26 @@ void run_kernel_record_launch(lua_State *L, RunCtx *ctx, int kidx, const char *n
 void run_program_add_methods(lua_State *L);
 /* Frees the run's compiled programs and the last program's timeline. */
 void run_programs_free(RunCtx *ctx);
+/* Raises "call it as t:method(...) (with a colon)" unless t is at index 1. */
+void run_check_self(lua_State *L, const char *method);
+
+/* program_result.c: t:program's result table r and the checks on it. */
+/* Adds t:expect_exit and t:expect_output to the methods table on top of
+ * the stack and registers the metatable of the box that holds a result. */
+void run_program_add_checks(lua_State *L);
+/* Pushes a zeroed box (a userdata freed by __gc) and returns its
+ * ProgramResult, for program_run to fill. */
+ProgramResult *run_program_push_box(lua_State *L);
+/* Pushes r for the box at box_idx: `ending` as program_result_ending says
+ * it, the outputs asked for (names, a DType or -1 for bytes) as r.files
+ * (r.missing lists those not left). */
+void run_program_push_result(lua_State *L, int box_idx, const char *ending, const char *const *want,
+                             const int *want_type, int n_want);
+/* How the program ended, with the tail of its stderr: the abort message of
+ * a program that crashed, hung or never started. Caller frees. */
+Diag *run_program_ending_diag(lua_State *L, const ProgramResult *pr, const char *ending);
+/* "SIGSEGV" for SIGSEGV; NULL for a signal it does not name. Static. */
+const char *run_program_signal_name(int sig);
 /* Monotonic milliseconds. */
 double run_now_ms(void);
 
