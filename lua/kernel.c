@@ -50,25 +50,6 @@ void run_modules_free(RunCtx *ctx) {
 
 static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void check_keys(lua_State *L, int t, const char *what, const char *const *allowed) {
-    t = lua_absindex(L, t);
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (const char *const *p = allowed; *p && !ok; p++) ok = !strcmp(*p, lua_tostring(L, -1));
-        if (!ok) {
-            lua_newtable(L);
-            for (const char *const *p = allowed; *p; p++) {
-                lua_pushboolean(L, 1);
-                lua_setfield(L, -2, *p);
-            }
-            sandbox_unknown_key_error(L, what, luaL_tolstring(L, -2, NULL), -2);
-        }
-    }
-}
-
 /* What a run keeps of its compiles and launches (modules, findings, device
  * printf), so a script in a loop cannot grow the worker or progress.db. */
 #define RUN_MAX_FINDINGS 200
@@ -123,7 +104,7 @@ int run_t_kernel(lua_State *L) {
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
         static const char *const keys[] = {"fast_math", "defines", "template", NULL};
-        check_keys(L, 3, "t:kernel has no option", keys);
+        sandbox_check_keys(L, 3, "t:kernel has no option", keys);
         lua_getfield(L, 3, "fast_math");
         fast_math = lua_toboolean(L, -1);
         lua_getfield(L, 3, "template");
@@ -285,7 +266,7 @@ static int do_launch(lua_State *L, bool timed) {
     KernelObj *k = luaL_checkudata(L, 1, KERNEL_MT);
     luaL_checktype(L, 2, LUA_TTABLE);
     static const char *const keys[] = {"grid", "block", "shared", "args", "reps", "stream", NULL};
-    check_keys(L, 2, timed ? "k:time has no field" : "k:launch has no field", keys);
+    sandbox_check_keys(L, 2, timed ? "k:time has no field" : "k:launch has no field", keys);
     LaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.grid = get_dim(L, 2, "grid");

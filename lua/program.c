@@ -50,27 +50,6 @@ void run_check_self(lua_State *L, const char *method) {
 
 static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Raises "what 'key' (did you mean ...)" unless every key of the table at
- * idx is one of `allowed`. */
-static void check_keys(lua_State *L, int idx, const char *what, const char *const *allowed) {
-    idx = lua_absindex(L, idx);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        bool ok = false;
-        if (lua_type(L, -1) == LUA_TSTRING)
-            for (const char *const *p = allowed; *p && !ok; p++) ok = !strcmp(*p, lua_tostring(L, -1));
-        if (!ok) {
-            lua_newtable(L);
-            for (const char *const *p = allowed; *p; p++) {
-                lua_pushboolean(L, 1);
-                lua_setfield(L, -2, *p);
-            }
-            sandbox_unknown_key_error(L, what, luaL_tolstring(L, -2, NULL), -2);
-        }
-    }
-}
-
 /* A number or a string option value as a string (anchored in the table at
  * `anchor` so the pointer stays valid). */
 static const char *anchored_string(lua_State *L, int idx, int anchor, const char *what) {
@@ -249,7 +228,7 @@ static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
     pc->devices = 1;
     if (lua_isnoneornil(L, 2)) return;
     luaL_checktype(L, 2, LUA_TTABLE);
-    check_keys(L, 2, "t:program has no option", option_keys);
+    sandbox_check_keys(L, 2, "t:program has no option", option_keys);
     read_args(L, pc, anchor);
     read_defines(L, pc, anchor);
     read_files(L, pc);

@@ -195,6 +195,25 @@ int sandbox_unknown_key_error(lua_State *L, const char *what, const char *key, i
     return luaL_error(L, "%s '%s'", what, key);
 }
 
+void sandbox_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed) {
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        bool ok = false;
+        if (lua_type(L, -1) == LUA_TSTRING)
+            for (const char *const *p = allowed; *p && !ok; p++) ok = !strcmp(*p, lua_tostring(L, -1));
+        if (!ok) {
+            lua_newtable(L);
+            for (const char *const *p = allowed; *p; p++) {
+                lua_pushboolean(L, 1);
+                lua_setfield(L, -2, *p);
+            }
+            sandbox_unknown_key_error(L, what, luaL_tolstring(L, -2, NULL), -2);
+        }
+    }
+}
+
 static int g_index(lua_State *L) {
     const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : luaL_tolstring(L, 2, NULL);
     return sandbox_unknown_key_error(L, "unknown global", k, 1);

@@ -97,6 +97,10 @@ size_t sandbox_memory_used(const Sandbox *sb);
  * field 'arary' (did you mean 'array'?)"); candidates are the keys of the
  * table at index `keys_idx`. */
 int sandbox_unknown_key_error(lua_State *L, const char *what, const char *key, int keys_idx);
+/* Raises sandbox_unknown_key_error's "what 'key' (did you mean ...)"
+ * unless every key of the table at idx is one of `allowed` (NULL-ended):
+ * how an options table refuses a misspelt option. */
+void sandbox_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed);
 
 /* Internal (lua/sandbox_pattern.c): replaces string.find/match/gmatch/gsub
  * with versions that refuse a pattern too costly for its text. */
