@@ -1,5 +1,6 @@
 /* kernels/compile_internal.h: pieces of the compile path shared between
- * kernels/compile.c, kernels/compile_log.c, kernels/doctor.c and the tests.
+ * kernels/compile.c, kernels/compile_log.c, kernels/program_log.c,
+ * kernels/doctor.c and the tests.
  * Not part of the engine's public interface (that is kernels/compile.h). */
 #ifndef CUDOJO_KERNELS_COMPILE_INTERNAL_H
 #define CUDOJO_KERNELS_COMPILE_INTERNAL_H
@@ -20,6 +21,10 @@ char *compile_cache_path(const char *dir, const char *key);
  * still says what failed (with the log's text). */
 Diag *compile_log_parse(const char *log, const char *path, const char *source, int nvrtc_rc,
                         Diag **warnings);
+/* Files one parsed entry `d` (not NULL; a single Diag): an error is
+ * appended to *errors, anything else to *warnings, or freed when warnings
+ * is NULL (the caller wants no warnings). */
+void compile_route_diag(Diag **errors, Diag **warnings, Diag *d);
 /* The Diag for a cubin build that failed after the PTX build worked (ptxas). */
 Diag *compile_ptxas_failure(const char *log, const char *path, int arch, int nvrtc_rc);
 /* Fills registers / shared / stack / spills of `kernels` from a ptxas -v log. */

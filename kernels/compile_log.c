@@ -178,6 +178,15 @@ static int learner_column(const char *echo, int col, const char *line) {
     return col;
 }
 
+void compile_route_diag(Diag **errors, Diag **warnings, Diag *d) {
+    if (d->severity == DIAG_ERROR)
+        diag_append(errors, d);
+    else if (warnings)
+        diag_append(warnings, d);
+    else
+        diag_free(&d);
+}
+
 Diag *compile_log_parse(const char *log, const char *path, const char *source, int nvrtc_rc,
                         Diag **warnings) {
     Diag *errors = NULL;
@@ -259,12 +268,7 @@ Diag *compile_log_parse(const char *log, const char *path, const char *source, i
         strbuf_fini(&msg);
         free(h.file);
         free(h.message);
-        if (d->severity == DIAG_ERROR)
-            diag_append(&errors, d);
-        else if (warnings)
-            diag_append(warnings, d);
-        else
-            diag_free(&d);
+        compile_route_diag(&errors, warnings, d);
         i = end - 1;
     }
     lines_free(&l);

@@ -303,13 +303,7 @@ Diag *program_log_parse(const char *log, const char *display, const char *source
         }
         free(file);
         free(s);
-        if (!d) continue;
-        if (d->severity == DIAG_ERROR)
-            diag_append(&errors, d);
-        else if (warnings)
-            diag_append(warnings, d);
-        else
-            diag_free(&d);
+        if (d) compile_route_diag(&errors, warnings, d);
     }
     if (rc != 0 && !errors) {
         size_t n = strlen(clean);
