@@ -90,7 +90,9 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     char *dir = ctx->opts->cache_dir && ctx->opts->cache_dir[0] ? path_join(ctx->opts->cache_dir, "nvcc") : NULL;
     co.cache_dir = dir ? dir : ctx->opts->cache_dir;
     CompiledProgram *cp = NULL;
+    run_activity(L, "compile", "compiling %s with nvcc", ctx->cu_display);
     Diag *d = program_compile(ctx->cu_display, ctx->cu_text, &co, &cp);
+    run_activity(L, "script", "running the exercise script");
     free(dir);
     if (d) {
         /* No nvcc, no temp dir: this machine's problem, not the learner's code. */
@@ -457,7 +459,9 @@ static int t_program(lua_State *L) {
 
     ProgramResult *pr = run_program_push_box(L);
     int box_idx = lua_gettop(L);
+    run_activity(L, "program", "running the program built from %s", ctx->cu_display);
     Diag *d = program_run(cp->exe, &ro, pr);
+    run_activity(L, "script", "running the exercise script");
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     ctx->n_programs_run++;
 

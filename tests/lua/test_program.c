@@ -307,6 +307,14 @@ static int teardown(void **state) {
         }                                                                                                    \
     } while (0)
 
+/* What the run said it was doing, in order ("kind: what" lines). */
+static char g_activity[4096];
+static void record_activity(void *ud, const char *kind, const char *what) {
+    (void)ud;
+    size_t n = strlen(g_activity);
+    snprintf(g_activity + n, sizeof g_activity - n, "%s: %s\n", kind, what);
+}
+
 /* Writes the exercise and the learner's .cu (as prog.cu, or `cu_name`),
  * loads the course and runs the exercise with id `id`. */
 static RunResult *run_named(Fixture *f, const char *id, const char *lua, const char *cu_name, const char *cu) {
@@ -324,7 +332,9 @@ static RunResult *run_named(Fixture *f, const char *id, const char *lua, const c
     const ExerciseMeta *ex = course_find_exercise(f->course, id, NULL);
     assert_non_null(ex);
     char *cu_path = path_join(f->root, rel);
-    ExerciseRunOptions o = {.cu_path = cu_path, .cu_display = cu_name, .cache_dir = g_cache};
+    ExerciseRunOptions o = {.cu_path = cu_path, .cu_display = cu_name, .cache_dir = g_cache,
+                            .on_activity = record_activity};
+    g_activity[0] = 0;
     run_result_free(&f->r);
     f->r = exercise_run(ex, f->b, &o);
     free(cu_path);
@@ -530,6 +540,9 @@ static void program__hang_ends_with_the_timeout_verdict(void **state) {
     assert_int_equal(r->verdict, VERDICT_TIMEOUT);
     assert_non_null(strstr(r->summary, "did not finish within"));
     assert_true(json_is_true(json_object_get(json_object_get(r->metrics, "program"), "timed_out")));
+    /* what a worker's timeout message would name while it ran */
+    assert_non_null(strstr(g_activity, "compile: compiling prog.cu with nvcc\n"));
+    assert_non_null(strstr(g_activity, "program: running the program built from prog.cu\n"));
 }
 
 static void program__reading_an_output_it_did_not_write_fails_the_run_naming_the_file(void **state) {
