@@ -168,6 +168,12 @@ int emu_decode_src(Ctx *c, const RawOpnd *o, EmuType t) {
             if (!strcmp(o->name, SPECIALS[i].name)) return emu_decode_special(c, SPECIALS[i].kind);
         int idx;
         Name *n = emu_decode_lookup(c, o->name, &idx);
+        if (!n && !strncmp(o->name, "%envreg", 7)) {
+            /* %envreg1/2 hold cooperative groups' grid workspace */
+            emu_decode_fail(c, "%s: the kernel synchronises the whole grid (cooperative_groups::this_grid()"
+                               ".sync()), which the emulator does not run; run it on a GPU", o->name);
+            return 0;
+        }
         if (!n) { emu_decode_fail(c, "unknown register %s", o->name); return 0; }
         if (n->kind != N_REG) { emu_decode_fail(c, "%s is not a value register here", o->name); return 0; }
         return n->base + idx;

@@ -101,6 +101,13 @@ static void parse__names_register__when_undeclared(void **state) {
     free(s);
 }
 
+static void parse__names_grid_sync__when_a_kernel_reads_the_grid_workspace(void **state) {
+    (void)state;
+    char *s = edit("add.f32 \t%f3, %f2, %f1;", "add.f32 \t%f3, %f2, %f1;\n\tmov.u32 \t%r5, %envreg2;");
+    expect_error(s, "this_grid().sync()", "%envreg2");
+    free(s);
+}
+
 static void parse__reports_unknown_label(void **state) {
     (void)state;
     char *s = edit("@%p1 bra \t$L__BB0_2;", "@%p1 bra \t$L__nowhere;");
@@ -199,6 +206,7 @@ int main(void) {
         cmocka_unit_test(parse__accepts_nvrtc_vector_add),
         cmocka_unit_test(parse__names_opcode_and_line__when_instruction_unknown),
         cmocka_unit_test(parse__names_register__when_undeclared),
+        cmocka_unit_test(parse__names_grid_sync__when_a_kernel_reads_the_grid_workspace),
         cmocka_unit_test(parse__reports_unknown_label),
         cmocka_unit_test(parse__reports_bad_modifier),
         cmocka_unit_test(parse__reports_missing_operand),
