@@ -2,7 +2,7 @@
 # tools/gpu-check.sh: what `make test-gpu` does, for a GPU machine that has
 # the NVIDIA driver and CUDA toolkit but none of our -dev packages (a lab
 # server, the H200 we test on). Build here first:
-#   make tests-build bundle && cp -L $(pkg-config --variable=libdir cmocka)/libcmocka.so.0 dist/cudojo/lib/
+#   make tests-build bundle && cp -L "$(pkg-config --variable=libdir cmocka 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)"/libcmocka.so.0 dist/cudojo/lib/
 # and carry dist, build/tests, build/bench and build/fuzz (make build/bench/bench_timeline: the CUPTI overhead)
 # and build/programs (sh tests/programs/run.sh --compile-only; optional: the GPU machine has nvcc).
 # then, on the GPU machine, from the repo root: sh tools/gpu-check.sh [OUTDIR]

@@ -3,7 +3,9 @@
 // cudaDevAttrCooperativeLaunch) with a grid small enough to be resident at
 // once, grid.sync() between two phases of one kernel (phase 2 reads what
 // other blocks wrote in phase 1), thread_block and tiled_partition<32>
-// reductions with cg::reduce.
+// reductions with cg::reduce. The emulator does not run grid-wide
+// synchronisation yet: there the program must fail, naming it.
+// cudojo: emu-fails=cooperative_groups::this_grid().sync()
 #include <cstdio>
 #include <cstdlib>
 #include <cooperative_groups.h>

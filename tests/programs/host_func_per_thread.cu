@@ -5,9 +5,9 @@
 // function waits on a gate, a kernel is queued behind it, cudaStreamQuery
 // must say cudaErrorNotReady, and once the gate opens the stream finishes
 // with the kernel's result and the gate reports it was opened (not given up
-// after 5 s). H200 run 1 answered cudaSuccess for the first version of
-// per_thread_stream.cu, which held cudaStreamPerThread this way; this
-// program isolates that case.
+// after 5 s). H200 run 2 showed why run 1 answered cudaSuccess for the
+// first version of per_thread_stream.cu: the kernel's first launch (lazy
+// module loading) waited for the held stream; the kernel is warmed up first.
 // cudojo: nvcc=--default-stream per-thread
 #include <chrono>
 #include <condition_variable>
@@ -71,6 +71,12 @@ int main(void) {
     int *d, *h;
     cudaCheck(cudaMalloc(&d, n * sizeof(int)));
     cudaCheck(cudaMallocHost(&h, n * sizeof(int)));
+    // Load the kernel before anything is held: CUDA 13 loads modules lazily,
+    // at a kernel's first launch, and that load waits for the work in flight
+    // (on the H200 the first launch behind a held stream waited out the gate).
+    fill<<<n / 128, 128>>>(d, n, 0);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaDeviceSynchronize());
     cudaStream_t s;
     cudaCheck(cudaStreamCreate(&s));
     hold("created stream:", s, d, h, n, 100);

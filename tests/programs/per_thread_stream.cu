@@ -61,6 +61,12 @@ int main(void) {
     int *d_a, *d_b, h[n];
     cudaCheck(cudaMalloc(&d_a, n * sizeof(int)));
     cudaCheck(cudaMalloc(&d_b, n * sizeof(int)));
+    // Load the kernel before anything is held: CUDA 13 loads modules lazily,
+    // at a kernel's first launch, and that load waits for the work in flight
+    // (on the H200 a first launch behind the held stream waited out the gate).
+    fill<<<n / 128, 128>>>(d_a, n, 0);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaDeviceSynchronize());
     cudaStream_t holder;
     cudaCheck(cudaStreamCreateWithFlags(&holder, cudaStreamNonBlocking));
     cudaEvent_t release_a, release_l;

@@ -21,6 +21,9 @@
 #   nvcc=FLAGS    extra nvcc flags (e.g. --default-stream per-thread)
 #   timeout=S     seconds before the program is killed (default 30)
 #   exit=N        the exit status it must end with (default 0)
+#   emu-fails=TXT on the emulator runtime the program must fail (a feature the
+#                 emulator lacks) with TXT in its stderr: it fails loudly,
+#                 naming what is missing, and its stdout is not compared
 # Each program runs in a fresh temporary directory as its cwd, so the files it
 # writes go nowhere else. Environment: BUILD (default build), CUDA_HOME
 # (default /usr/local/cuda).
@@ -119,6 +122,20 @@ for name in $names; do
                 timeout -k 2 "${t:-$deftimeout}" $linebuf "$exe" $args) < "$in" > "$got" 2> "$err"
         fi
         rc=$?
+        emu_fails=$(tag emu-fails "$src")
+        if [ "$runtime" = emu ] && [ -n "$emu_fails" ]; then
+            if [ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -qF -- "$emu_fails" "$err"; then
+                echo "ok - $name (the emulator runtime refuses it, saying: $emu_fails)"; npass=$((npass + 1))
+            else
+                echo "not ok - $name (expected to fail on the emulator runtime with \"$emu_fails\" on stderr; exit $rc)"
+                tail -12 "$err" | indent; nfail=$((nfail + 1))
+            fi
+            if [ -n "$outdir" ]; then
+                cp "$got" "$outdir/$name.out"; cp "$err" "$outdir/$name.err"
+                printf '%-24s %-8s %-6s %s\n' "$name" refused "$rc" "emulator lacks it: $emu_fails" >> "$outdir/compare.txt"
+            fi
+            continue
+        fi
         if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="did not finish within ${t:-$deftimeout} s"
         elif [ $rc -gt 128 ]; then why="killed by signal $((rc - 128))"
         elif [ "$rc" != "${want_rc:-0}" ]; then why="exit status $rc, expected ${want_rc:-0}"
