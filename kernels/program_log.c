@@ -201,7 +201,8 @@ static bool gcc_header(const char *s, char **file, int *line, int *col, DiagSeve
     return true;
 }
 
-/* "FILE:LINE: undefined reference to `f(int)'" and the like from ld. */
+/* "FILE:LINE: undefined reference to `f(int)'" and the like from ld; binutils
+ * 2.42 (Ubuntu 24.04) writes "FILE:LINE:(.text+0x71): undefined ..." */
 static Diag *ld_diag(const char *s, const char *display, const char *source) {
     const char *what = strstr(s, "undefined reference to ");
     const char *kind = "undefined";
@@ -211,16 +212,20 @@ static Diag *ld_diag(const char *s, const char *display, const char *source) {
     }
     if (!what) return NULL;
     int line = 0;
-    const char *colon = what - 2;   /* "FILE:LINE: " */
-    if (what - s >= 4 && what[-1] == ' ' && what[-2] == ':') {
-        const char *q = colon;
-        while (q > s && isdigit((unsigned char)q[-1])) q--;
-        if (q < colon && q > s && q[-1] == ':') {
-            char *file = xstrndup(s, (size_t)(q - 1 - s));
-            const char *f = strrchr(file, ' ');
-            if (program_path_is(f ? f + 1 : file, display)) line = atoi(q);
-            free(file);
-        }
+    const char *end = what;             /* "FILE:LINE: " or "FILE:LINE:(SECTION+OFF): " ends here */
+    if (end - s >= 2 && end[-1] == ' ' && end[-2] == ':') end -= 2;
+    if (end > s && end[-1] == ')') {
+        const char *open = end - 1;
+        while (open > s && *open != '(') open--;
+        if (open > s && *open == '(' && open[-1] == ':') end = open - 1;
+    }
+    const char *q = end;
+    while (q > s && isdigit((unsigned char)q[-1])) q--;
+    if (q < end && q > s && q[-1] == ':') {
+        char *file = xstrndup(s, (size_t)(q - 1 - s));
+        const char *f = strrchr(file, ' ');
+        if (program_path_is(f ? f + 1 : file, display)) line = atoi(q);
+        free(file);
     }
     Diag *d = diag_new(DIAG_ERROR, "link", display, line, 0, "%s%s", what,
                        !strcmp(kind, "undefined")

@@ -197,6 +197,24 @@ static void log__maps_linker_and_gcc_lines_to_the_learners_file__and_hides_temp_
     diag_free(&w);
 }
 
+/* binutils 2.42 (Ubuntu 24.04, the H200's host) adds the section and offset:
+ * "FILE:LINE:(.text+0x71): undefined reference to ..." */
+static void log__maps_the_linker_line__when_ld_names_the_section_too(void **state) {
+    (void)state;
+    const char *log =
+        "/usr/bin/ld: /tmp/tmpxft_000001c6_00000000-11_a.o: in function `main':\n"
+        "/tmp/cudojo-nvcc-x/ws/a.cu:4:(.text+0x71): undefined reference to `missing(int)'\n"
+        "collect2: error: ld returned 1 exit status\n";
+    Diag *d = program_log_parse(log, "ws/a.cu", LOG_SRC, "/tmp/cudojo-nvcc-x", 1, NULL);
+    assert_non_null(d);
+    assert_string_equal(d->code, "link");
+    assert_string_equal(d->file, "ws/a.cu");
+    assert_int_equal(d->line, 4);
+    assert_non_null(strstr(d->message, "missing(int)"));
+    assert_false(chain_mentions(d, "tmp"));
+    diag_free(&d);
+}
+
 static void log__quotes_the_output__when_nothing_in_it_is_recognised(void **state) {
     (void)state;
     Diag *d = program_log_parse("Segmentation fault in /tmp/wd/cicc\n", "a.cu", LOG_SRC, "/tmp/wd", 139, NULL);
@@ -294,6 +312,7 @@ static void run_emu__names_the_function__when_the_runtime_lacks_it(void **state)
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(log__maps_linker_and_gcc_lines_to_the_learners_file__and_hides_temp_paths),
+        cmocka_unit_test(log__maps_the_linker_line__when_ld_names_the_section_too),
         cmocka_unit_test(log__quotes_the_output__when_nothing_in_it_is_recognised),
         cmocka_unit_test(log__recognises_the_learners_file_under_any_directory),
         cmocka_unit_test_setup_teardown(compile__reports_learners_line_and_column__when_host_code_is_wrong, setup, teardown),
