@@ -18,6 +18,10 @@ if [ -z "$major" ]; then echo "skip - emurt (no CUDA headers under $CUDA_HOME)";
 lib=$BUILD/emurt/libcudart.so.$major
 if [ ! -f "$lib" ]; then echo "skip - emurt (no emulator runtime: $lib is not built)"; exit 0; fi
 libdir=$(cd "$BUILD/emurt" && pwd)
+# `make san` builds the library with ASan: a program that is not instrumented
+# can load it only with the ASan runtime loaded first.
+asan=$(ldd "$lib" 2>/dev/null | awk '/libasan\.so/ { print $3 }')
+[ -n "$asan" ] && export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -34,7 +38,7 @@ build() {
 run() {
     n=$1; shift
     # a crash is expected of some: sh -c keeps the shell's "Segmentation fault" line out of the output
-    (cd "$work" && LD_LIBRARY_PATH=$libdir CUDOJO_REPORT_FD=3 CUDOJO_EMU_THREADS=1 \
+    (cd "$work" && LD_LIBRARY_PATH=$libdir LD_PRELOAD=$asan CUDOJO_REPORT_FD=3 CUDOJO_EMU_THREADS=1 \
         sh -c '"$0" "$@" 3> "$(basename "$0").jsonl" > "$(basename "$0").out" 2> "$(basename "$0").err"' "./$n" "$@" 2> /dev/null)
     echo $? > "$work/$n.rc"
 }
@@ -135,7 +139,7 @@ fi
 # ---- deterministic timelines ----
 if [ -x "$work/events" ]; then
     for i in 1 2; do
-        (cd "$work" && LD_LIBRARY_PATH=$libdir CUDOJO_REPORT_FD=3 CUDOJO_EMU_DETERMINISTIC=1 ./events 3> "det$i.jsonl" > /dev/null 2>&1)
+        (cd "$work" && LD_LIBRARY_PATH=$libdir LD_PRELOAD=$asan CUDOJO_REPORT_FD=3 CUDOJO_EMU_DETERMINISTIC=1 ./events 3> "det$i.jsonl" > /dev/null 2>&1)
     done
     check "emurt: with CUDOJO_EMU_DETERMINISTIC=1 two runs give the same timeline" \
         "$(grep -q '"type":"timeline"' "$work/det1.jsonl" && [ "$(grep '"type":"timeline"' "$work/det1.jsonl")" = "$(grep '"type":"timeline"' "$work/det2.jsonl")" ]; echo $?)"

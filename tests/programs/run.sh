@@ -60,6 +60,13 @@ if [ "$runtime" = emu ] && [ -z "$compile_only" ]; then
         exit 2
     fi
 fi
+# `make san` builds the emulator runtime with ASan: a program that is not
+# instrumented can load it only with the ASan runtime loaded first.
+asan=""
+if [ "$runtime" = emu ]; then
+    asan=$(ldd "$emurt/libcudart.so.$major" 2>/dev/null | awk '/libasan\.so/ { print $3 }')
+    [ -n "$asan" ] && export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+fi
 if [ -n "$outdir" ]; then
     mkdir -p "$outdir" || exit 2
     outdir=$(cd "$outdir" && pwd)
@@ -115,7 +122,7 @@ for name in $names; do
         # shellcheck disable=SC2086
         if [ "$runtime" = emu ]; then
             (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$emurt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-                LD_PRELOAD="$emurt/libcudart.so.$major" CUDOJO_EMU_DEVICES="${devices:-1}" \
+                LD_PRELOAD="${asan:+$asan:}$emurt/libcudart.so.$major" CUDOJO_EMU_DEVICES="${devices:-1}" \
                 timeout -k 2 "${t:-$deftimeout}" $linebuf "$exe" $args) < "$in" > "$got" 2> "$err"
         else
             (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
