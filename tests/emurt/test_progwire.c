@@ -120,6 +120,7 @@ static void progwire__carries_bytes_that_are_not_utf8__as_their_code_points(void
     (void)state;
     int st;
     json_t *r = in_child(child_bad_utf8, &st);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);    /* under make san: nothing leaked either */
     json_t *c = find(r, "call", 0);
     assert_non_null(c);
     assert_string_equal(json_string_value(json_object_get(c, "args")), "caf\xc3\xa9 ok \xc3\xa9 \xc3\xbf");
