@@ -3,7 +3,10 @@
  * Writes the learner's file, runs the exercise in a warm worker (the same
  * path `cudojo watch` and the TUI take) and times until the verdict is back.
  * Reports the first run (worker start + cold compile) and p50/p90 of warm
- * runs whose compile is cached. Goal (issue 2): p50 ≤ 250 ms when cached.
+ * runs whose compile is cached. Goals when cached: p50 ≤ 250 ms for a kernel
+ * exercise (issue 2); for a whole program (issue 11) ≤ 300 ms on the emulator
+ * runtime, ≤ 400 ms on a GPU (the program's own work included: a program
+ * that copies a gigabyte takes what it takes).
  * Usage: build/bench/bench_verdict [EXERCISE] [REPS]   (default vector-add 20)
  * The worker is $CUDOJO_BIN (default build/cudojo). */
 #include <stdio.h>
@@ -85,7 +88,10 @@ int main(int argc, char **argv) {
     printf("  %-40s %9.1f ms\n", "first run (worker start, cold compile)", first);
     printf("  %-40s %9.1f ms\n", "warm, compile cached: p50", p50);
     printf("  %-40s %9.1f ms\n", "warm, compile cached: p90", p90);
-    printf("  %-40s %9.1f ms   %s\n", "goal: p50 ≤ 250 ms", p50, p50 <= 250 ? "met" : "NOT met");
+    double goal = !ex->program ? 250 : !strcmp(backend, "cuda") ? 400 : 300;
+    char label[64];
+    snprintf(label, sizeof label, "goal: p50 ≤ %.0f ms%s", goal, ex->program ? " (a program)" : "");
+    printf("  %-40s %9.1f ms   %s\n", label, p50, p50 <= goal ? "met" : "NOT met");
     runner_free(&r);
     char *cmd = xasprintf("rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
