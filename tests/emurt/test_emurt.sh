@@ -78,7 +78,7 @@ if build oob; then
     check "emurt: hello names the runtime and the emulated device" \
         "$(head -1 "$work/oob.jsonl" | grep -q '"runtime":"emu".*"device":"cudojo PTX emulator' ; echo $?)" "$(head -1 "$work/oob.jsonl")"
     check "emurt: the finding names the learner's file:line, the array by its parameter name, block and thread" \
-        "$(grep '"type":"finding"' "$work/oob.jsonl" | grep '"code":"oob-global"' | grep 'programs/oob.cu","line":11' |
+        "$(grep '"type":"finding"' "$work/oob.jsonl" | grep '"code":"oob-global"' | grep 'programs/oob.cu","line":13' |
             grep -q 'wrote c\[1000\] but c has 1000 elements.*"block":\[3,0,0\],"thread":\[232,0,0\]'; echo $?)" "$(cat "$work/oob.jsonl")"
     check "emurt: cudaMalloc's call record names the allocation as the source does (DWARF line table)" \
         "$(has oob.jsonl '"fn":"cudaMalloc","args":"&d_c, 4000"'; echo $?)"
