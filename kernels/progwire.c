@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/bytes.h"
 #include "base/xalloc.h"
 #include "kernels/progwire.h"
 
@@ -67,11 +68,7 @@ json_t *progwire_string(const char *s) {
         int len = p[i] < 0x80 ? 1 : (p[i] & 0xe0) == 0xc0 ? 2 : (p[i] & 0xf0) == 0xe0 ? 3 : (p[i] & 0xf8) == 0xf0 ? 4 : 0;
         bool ok = len > 0 && i + (size_t)len <= n;
         for (int k = 1; ok && k < len; k++) ok = (p[i + k] & 0xc0) == 0x80;
-        if (ok && len > 1) {                    /* overlong forms, surrogates: jansson's verdict */
-            json_t *one = json_stringn((const char *)p + i, (size_t)len);
-            ok = one != NULL;
-            json_decref(one);
-        }
+        if (ok && len > 1) ok = bytes_is_utf8((const char *)p + i, (size_t)len); /* overlong, surrogates */
         if (ok) {
             memcpy(buf + o, p + i, (size_t)len);
             o += (size_t)len;
