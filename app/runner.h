@@ -12,6 +12,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/result.h"
 #include "kernels/backend.h"
@@ -38,6 +39,8 @@ typedef struct RunRequest {
     const char *const *param_values;
     int n_params;
     double timeout_s;           /* wall-clock limit; <= 0 = 10 s */
+    bool grading;               /* a grading run: ExerciseRunOptions.grading */
+    uint64_t grading_seed;      /* ExerciseRunOptions.grading_seed */
 } RunRequest;
 
 typedef enum RunnerState {

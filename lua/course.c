@@ -31,12 +31,15 @@
  * message naming the file that hit one. */
 static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "loading this course file"};
 
+/* The most an exercise may be worth (a typo of 1000000 is not a grade). */
+#define COURSE_POINTS_MAX 10000.0
+
 /* The longest run an exercise may ask for with `timeout`. */
 #define COURSE_TIMEOUT_MAX 600.0
 
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
-    "params", "description", "title_zh", "hints_zh", "tags", "kind", NULL,
+    "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", NULL,
 };
 static const char *const chapter_fields[] = {
     "id", "title", "title_zh", "order", "exercises", "description", NULL,
@@ -333,6 +336,14 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
         e->timeout_s = COURSE_TIMEOUT_MAX;
     }
     lua_pop(L, 1);
+    e->points = 1;
+    ty = get_type(L, t, "points");
+    if (ty == LUA_TNUMBER && lua_tonumber(L, -1) > 0 && lua_tonumber(L, -1) <= COURSE_POINTS_MAX)
+        e->points = lua_tonumber(L, -1);
+    else if (ty != LUA_TNIL)
+        report(&f, DIAG_ERROR, "points", "points must be a positive number (at most %g): what passing the exercise is "
+               "worth when grading", COURSE_POINTS_MAX);
+    lua_pop(L, 1);
     ty = get_type(L, t, "needs_gpu");
     if (ty == LUA_TBOOLEAN) e->needs_gpu = lua_toboolean(L, -1);
     else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "needs_gpu", "needs_gpu must be true or false");
@@ -607,4 +618,33 @@ const ExerciseMeta *course_find_exercise(const Course *c, const char *id, const 
         }
     }
     return NULL;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *course_version(const Course *c) {
+    int n = 0;
+    for (int i = 0; i < c->n_chapters; i++) n += c->chapters[i].n_exercises;
+    char **lines = xcalloc((size_t)n + 1, sizeof *lines);
+    int k = 0;
+    for (int i = 0; i < c->n_chapters; i++)
+        for (int e = 0; e < c->chapters[i].n_exercises; e++) {
+            const ExerciseMeta *ex = &c->chapters[i].exercises[e];
+            lines[k++] = xasprintf("%s/%s %s %g\n", c->chapters[i].id, ex->id, ex->def_hash, ex->points);
+        }
+    qsort(lines, (size_t)n, sizeof *lines, cmp_str);
+    Sha256 h;
+    sha256_init(&h);
+    for (int i = 0; i < n; i++) {
+        sha256_update(&h, lines[i], strlen(lines[i]));
+        free(lines[i]);
+    }
+    free(lines);
+    unsigned char dig[32];
+    sha256_final(&h, dig);
+    char *hex = xmalloc(65);
+    sha256_to_hex(dig, hex);
+    return hex;
 }

@@ -30,6 +30,7 @@ typedef struct ExerciseMeta {
     double timeout_s;      /* wall-clock limit for one run (default 10) */
     bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
     bool program;          /* kind = "program": the source is a whole program (nvcc, t:program), not kernels */
+    double points;         /* what passing it is worth when grading (`points = N`, default 1, > 0) */
     char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text) */
     char *title_zh;        /* may be NULL */
     char **hints_zh;       /* Chinese hints, may be empty */
@@ -62,6 +63,11 @@ Diag *course_load_dirs(const char *const *dirs, int n_dirs, Course **out);
 void course_free(Course **c);
 /* Finds by exercise id, or "chapter-id/exercise-id". *chapter may be NULL. */
 const ExerciseMeta *course_find_exercise(const Course *c, const char *id, const ChapterMeta **chapter);
+/* The course's version: SHA-256 hex of the sorted lines
+ * "<chapter-id>/<exercise-id> <def_hash> <points>" (points as %g), one per
+ * exercise, each ended by '\n'. A submission records the version it was
+ * made against; a grading database is bound to one. Caller frees. */
+char *course_version(const Course *c);
 
 typedef struct ExerciseRunOptions {
     const char *cu_path;        /* the file to compile (learner's copy, solution or wrong variant) */
@@ -79,6 +85,11 @@ typedef struct ExerciseRunOptions {
      * passes it to its parent, whose timeout message says it. */
     void (*on_activity)(void *ud, const char *kind, const char *what);
     void *activity_ud;
+    /* A grading run (`cudojo grade`): t:grading() is true, so hidden checks
+     * run, and every data seed (a:random's, t:seed()) is mixed with
+     * grading_seed, so the data differ from what the learner saw. */
+    bool grading;
+    uint64_t grading_seed;
 } ExerciseRunOptions;
 
 /* Runs ex's run(t) against opts->cu_path on `backend`. Never NULL. Compile
