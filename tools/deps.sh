@@ -14,6 +14,7 @@ deb_for() {
         libcmark) echo libcmark-dev ;;
         cmocka) echo libcmocka-dev ;;
         libzstd) echo libzstd-dev ;;
+        libarchive) echo libarchive-dev ;;
         *) echo "$1" ;;
     esac
 }
