@@ -73,6 +73,35 @@ typedef struct ProgramFile {
     size_t size;
 } ProgramFile;
 
+/* Running the program under a tool (compute-sanitizer, ncu, nsys): the
+ * child is `argv[0] argv[1..argc-1] PROGRAM ARGS...`, in the program's cwd,
+ * with the program's environment (a tool passes it on to the program it
+ * starts), the same timeout, output capture and process group (killing the
+ * group kills the tool and the program). Under a tool the anti-fork filter
+ * is off (the tool must start the program; RLIMIT_NPROC still holds).
+ *
+ * Every "{out}" inside an argument becomes the absolute path of the tool's
+ * output file: out_name in out_dir. After the run that file (and, when it
+ * is absent, the first file in out_dir whose name starts with out_name:
+ * nsys and ncu add their own extension) is read back into
+ * ProgramResult.tool_output, up to out_cap bytes.
+ *
+ * cudojo's CUPTI injection (calls, kernels, timeline) is left out on a GPU
+ * unless keep_inject: compute-sanitizer, ncu and nsys inject their own
+ * library, and CUPTI takes one subscriber at a time. On the emulator
+ * runtime the tool process itself gets LD_PRELOAD of cudojo's libcudart:
+ * cudojo runs NVIDIA's tools only on a GPU. */
+typedef struct ProgramTool {
+    const char *const *argv;        /* the tool and its options; argv[0] an absolute path */
+    int argc;
+    const char *out_dir;            /* the caller's directory for the output file (kept: the caller
+                                       reads and removes it); NULL = a private temporary one, removed
+                                       after the file is read back */
+    const char *out_name;           /* the output file's name in out_dir; NULL = "tool.out" */
+    size_t out_cap;                 /* bytes read back into tool_output; 0 = 16 MiB */
+    bool keep_inject;               /* keep cudojo's CUPTI injection under the tool */
+} ProgramTool;
+
 typedef struct ProgramRunOptions {
     ProgramRuntime runtime;
     const char *const *args;        /* argv[1..]; argv[0] is the executable */
@@ -98,6 +127,7 @@ typedef struct ProgramRunOptions {
                                        temporary one; NULL = fresh (removed afterwards) */
     bool inherit_stdin;             /* the child reads the caller's stdin (cudojo exec); overrides
                                        stdin_data */
+    const ProgramTool *tool;        /* run it under this tool; NULL = directly */
 } ProgramRunOptions;
 
 typedef struct ProgramResult {
@@ -123,6 +153,10 @@ typedef struct ProgramResult {
     Diag *findings;                 /* emulator findings, the crash place, unimplemented calls,
                                        limits hit: in the learner's file where known */
     bool touched_gpu;               /* at least one CUDA runtime call */
+    char *tool_output;              /* under a tool: its output file, NUL-terminated; NULL when it
+                                       wrote none */
+    size_t tool_output_len;         /* bytes kept (at most the tool's out_cap) */
+    bool tool_output_truncated;     /* the file was longer */
 } ProgramResult;
 
 /* Runs `exe` and fills *out (caller frees with program_result_fini, also
@@ -140,5 +174,40 @@ char *program_result_ending(const ProgramResult *r);
 const char *program_emurt_dir(void);
 /* Where the CUPTI injection library lives (its full path), or NULL. Static. */
 const char *program_inject_path(void);
+/* A toolkit tool's absolute path ("compute-sanitizer", "ncu", "nsys"):
+ * $CUDA_HOME/bin, /usr/local/cuda/bin, /opt/cuda/bin, then $PATH; NULL when
+ * there is none. Caller frees. */
+char *program_find_tool(const char *name);
+
+/* ---- compute-sanitizer's report: program_sanitizer.c ---------------------- */
+
+typedef struct SanitizerError {
+    char *kind;                     /* "Invalid __global__ write of size 4", "race", "uninitialized",
+                                       "leak", "api", "barrier", ... (see program_sanitizer.c) */
+    char *message;                  /* the error's first line as the tool printed it */
+    char *kernel;                   /* "vector_add(float const*, float*, int)", or NULL */
+    char *file;                     /* where in the source (built with -lineinfo), or NULL */
+    int line;                       /* 0 when unknown */
+    int thread[3], block[3];        /* -1 when not given */
+    int count;                      /* how many times it was reported (1, more for merged repeats) */
+} SanitizerError;
+
+typedef struct SanitizerReport {
+    char *tool;                     /* "memcheck", "racecheck", "initcheck", "synccheck" */
+    SanitizerError *errors;
+    int n_errors;
+    int total;                      /* "ERROR SUMMARY: N errors" (may exceed n_errors: print limit) */
+    bool has_summary;               /* the summary line was found (the tool finished) */
+} SanitizerReport;
+
+/* Parses compute-sanitizer's text report (its --log-file, or its stdout)
+ * for `tool`. Never fails: what is not understood is skipped. Caller frees
+ * with sanitizer_report_fini. */
+void sanitizer_report_parse(const char *text, const char *tool, SanitizerReport *out);
+void sanitizer_report_fini(SanitizerReport *r);
+/* The ProgramTool for compute-sanitizer's `tool` ("memcheck", ...) at
+ * `path`, its log going to "{out}": argv is written into `argv` (room for
+ * 16). Returns argc. */
+int sanitizer_tool_argv(const char *path, const char *tool, const char **argv);
 
 #endif

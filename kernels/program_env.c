@@ -190,7 +190,9 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
         env_put(e, xasprintf("LD_LIBRARY_PATH=%s%s%s", lib64, old_ld && *old_ld ? ":" : "", old_ld ? old_ld : ""));
         /* CUDOJO_TIMELINE=off (the overhead bench's baseline): no recorder */
         const char *tl = getenv("CUDOJO_TIMELINE");
-        const char *inj = tl && !strcmp(tl, "off") ? NULL : program_inject_path();
+        /* under a tool that injects its own library (compute-sanitizer, ncu, nsys): none */
+        bool off = (tl && !strcmp(tl, "off")) || (o->tool && !o->tool->keep_inject);
+        const char *inj = off ? NULL : program_inject_path();
         if (inj) env_put(e, xasprintf("CUDA_INJECTION64_PATH=%s", inj));
     }
     free(lib64);

@@ -41,6 +41,26 @@ double proc_now_ms(void);
  * already gone. The child's own process group does not get the signal. */
 void proc_die_with_parent(pid_t parent);
 
+/* ---- running under a tool: program_tool.c ---- */
+
+typedef struct ToolRun {
+    char **argv;                    /* the tool's argv ("{out}" replaced), the program, its args; NULL-ended */
+    int argc;
+    char *dir;                      /* where the tool's output goes */
+    bool own_dir;                   /* a private temporary directory, removed by program_tool_fini */
+    char *name, *out_path;          /* the output file's name and absolute path */
+    size_t cap;                     /* bytes of it read back */
+} ToolRun;
+
+/* Builds the child's argv for running `exe args...` under `t`, and the
+ * output directory. Returns a Diag when it cannot (no absolute path, a bad
+ * file name, no temporary directory). Free with program_tool_fini. */
+Diag *program_tool_prepare(const ProgramTool *t, const char *exe, const char *const *args, int n_args,
+                           ToolRun *tr);
+/* After the run: the tool's output file into r->tool_output. */
+void program_tool_collect(const ToolRun *tr, ProgramResult *r);
+void program_tool_fini(ToolRun *tr);
+
 /* ---- nvcc's output: program_log.c ---- */
 
 /* Turns nvcc's output (cudafe/EDG, gcc, ld, ptxas, nvlink, nvcc itself)

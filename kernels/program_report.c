@@ -229,6 +229,7 @@ void program_result_fini(ProgramResult *r) {
     json_decref(r->kernels);
     timeline_free(&r->timeline);
     diag_free(&r->findings);
+    free(r->tool_output);
     memset(r, 0, sizeof *r);
 }
 

@@ -285,25 +285,33 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         return d;
     }
 
-    /* Everything the child needs is made before fork. */
+    /* Everything the child needs is made before fork. Under a tool
+     * (program_tool.c) the child is the tool, the program its argument. */
+    ToolRun tool = {0};
+    if (o->tool && (d = program_tool_prepare(o->tool, exe, o->args, o->n_args, &tool))) {
+        if (own_cwd) proc_remove_tree(cwd);
+        free(cwd);
+        return d;
+    }
     char **envp = program_env_build(o, cwd);
     char **argv = xcalloc((size_t)o->n_args + 2, sizeof *argv);
     argv[0] = (char *)exe;
     for (int i = 0; i < o->n_args; i++) argv[i + 1] = (char *)o->args[i];
+    const char *child_exe = o->tool ? tool.argv[0] : exe;
     int pout[2] = {-1, -1}, perr[2] = {-1, -1}, prep[2] = {-1, -1}, pstat[2] = {-1, -1};
     int in = stdin_fd(o);
     if (in < 0 || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC) || pipe2(prep, O_CLOEXEC) ||
         pipe2(pstat, O_CLOEXEC))
         d = diag_error("io", "cannot set up the program's input and output: %s", strerror(errno));
     ChildSetup cs = {
-        .exe = exe, .argv = argv, .envp = envp, .cwd = cwd,
+        .exe = child_exe, .argv = o->tool ? tool.argv : argv, .envp = envp, .cwd = cwd,
         .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1],
         .limits = {
             .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
             .fsize = FSIZE_LIMIT,
             .as_bytes = o->runtime == PROGRAM_RT_EMU ? emu_as_limit() : 0,
             .nproc = program_sandbox_nproc(512),
-            .no_fork = true,
+            .no_fork = !o->tool,   /* a tool starts the program itself */
         },
     };
     cs.foreground = o->inherit_stdin && in >= 0 && isatty(in) && tcgetpgrp(in) == getpgrp();
@@ -333,7 +341,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         while (got < 0 && errno == EINTR);
         r->started = got != (ssize_t)sizeof e;
         if (!r->started)
-            diag_append(&r->findings, diag_error("exec", "cannot run %s: %s", exe, strerror(e)));
+            diag_append(&r->findings, diag_error("exec", "cannot run %s: %s", child_exe, strerror(e)));
         Stream out = {.fd = pout[0], .cap = o->output_cap ? o->output_cap : DEFAULT_OUTPUT_CAP, .tee = o->tee_out};
         Stream err = {.fd = perr[0], .cap = out.cap, .tee = o->tee_err};
         strbuf_init(&out.kept);
@@ -361,6 +369,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         strbuf_fini(&out.kept);
         strbuf_fini(&err.kept);
         read_back(r, cwd, o);
+        if (o->tool) program_tool_collect(&tool, r);
         report_reader_finish(&rr, r, o, exe);
         report_reader_fini(&rr);
     }
@@ -376,5 +385,6 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     free(cwd);
     free(argv);
     program_env_free(&envp);
+    if (o->tool) program_tool_fini(&tool);
     return d;
 }
