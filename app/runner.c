@@ -174,6 +174,13 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
                           bytes_to_json(req->chapter_dir), "cu", bytes_to_json(req->cu_path), "display",
                           bytes_to_json(req->cu_display ? req->cu_display : req->cu_path), "params", params);
     assert(j);
+    if (req->grading) {
+        /* A u64 does not fit a JSON integer: the seed travels as decimal text. */
+        char seed[24];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)req->grading_seed);
+        json_object_set_new(j, "grading", json_true());
+        json_object_set_new(j, "grading_seed", json_string(seed));
+    }
     char *line = json_dumps(j, JSON_COMPACT);
     json_decref(j);
     Diag *d = NULL;
@@ -378,7 +385,8 @@ static void worker_activity(void *ud, const char *kind, const char *what) {
 }
 
 static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, const char *chapter_dir,
-                             const char *cu, const char *display, const json_t *params, FILE *out) {
+                             const char *cu, const char *display, const json_t *params, const json_t *req,
+                             FILE *out) {
     if (!b) {
         RunResult *res = run_result_new(VERDICT_RUNTIME_ERROR);
         res->exercise_id = xstrdup(id);
@@ -412,7 +420,10 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
     }
     ExerciseRunOptions opts = {.cu_path = cu, .cu_display = display, .param_keys = (const char *const *)keys,
                                .param_values = (const char *const *)vals, .n_params = (int)np,
-                               .on_activity = worker_activity, .activity_ud = out};
+                               .on_activity = worker_activity, .activity_ud = out,
+                               .grading = json_is_true(json_object_get(req, "grading"))};
+    const char *seed = json_string_value(json_object_get(req, "grading_seed"));
+    if (opts.grading && seed) opts.grading_seed = strtoull(seed, NULL, 10);
     RunResult *res = exercise_run(ex, b, &opts);
     for (i = 0; i < np; i++) {
         free(keys[i]);
@@ -434,7 +445,7 @@ static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req
         res = run_result_new(VERDICT_CRASH);
         res->summary = xstrdup("malformed request to the worker");
     } else {
-        res = worker_run(b, backend_why, id, chapter_dir, cu, display, json_object_get(req, "params"), out);
+        res = worker_run(b, backend_why, id, chapter_dir, cu, display, json_object_get(req, "params"), req, out);
     }
     free(id);
     free(chapter_dir);

@@ -39,7 +39,12 @@ typedef struct ApiCtx {
     Diag *abort_diags;           /* why the run was aborted (device error...) */
     Verdict abort_verdict;
     bool aborted;
+    uint64_t seed_salt;          /* 0: a learner's run; else a grading run's seed, mixed into every data seed */
 } ApiCtx;
+
+/* The seed a script's `seed` becomes: itself in a learner's run, a mix of
+ * it and the grading seed in a grading run (so a cached answer fails). */
+uint64_t api_seed(const ApiCtx *ctx, uint64_t seed);
 
 #define ARRAY_DEFAULT_CAP ((size_t)4 << 30)
 #define ARRAY_MAX_DIMS 3

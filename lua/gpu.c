@@ -471,6 +471,12 @@ static uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+uint64_t api_seed(const ApiCtx *ctx, uint64_t seed) {
+    if (!ctx || !ctx->seed_salt) return seed;
+    uint64_t s = seed ^ ctx->seed_salt;
+    return splitmix(&s);
+}
+
 static double opt_field_number(lua_State *L, int t, const char *k, double def) {
     if (lua_isnoneornil(L, t)) return def;
     lua_getfield(L, t, k);
@@ -484,7 +490,7 @@ static int array_random(lua_State *L) {
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
     bool fl = dtype_is_float(a->dtype);
     double lo = opt_field_number(L, 2, "lo", 0), hi = opt_field_number(L, 2, "hi", fl ? 1 : 99);
-    uint64_t state = (uint64_t)(int64_t)opt_field_number(L, 2, "seed", 1);
+    uint64_t state = api_seed(a->ctx, (uint64_t)(int64_t)opt_field_number(L, 2, "seed", 1));
     if (!(hi >= lo)) return luaL_error(L, "random: hi (%f) must not be below lo (%f)", hi, lo);
     array_host_write(L, a, true);
     if (fl) {
