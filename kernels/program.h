@@ -205,6 +205,14 @@ typedef struct SanitizerReport {
  * with sanitizer_report_fini. */
 void sanitizer_report_parse(const char *text, const char *tool, SanitizerReport *out);
 void sanitizer_report_fini(SanitizerReport *r);
+/* Every error's file that names the learner's `display` file (nvcc built
+ * it under a private directory, so the report has that path) becomes
+ * `display`; other files are left as they are. */
+void sanitizer_report_relocate(SanitizerReport *r, const char *display);
+/* Whether an error of this kind fails a run: an invalid access, a race, an
+ * uninitialised read, a barrier error; not a failed API call (a program
+ * may check for one on purpose) or a leak. */
+bool sanitizer_kind_is_error(const char *kind);
 /* The ProgramTool for compute-sanitizer's `tool` ("memcheck", ...) at
  * `path`, its log going to "{out}": argv is written into `argv` (room for
  * 16). Returns argc. */

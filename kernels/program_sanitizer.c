@@ -30,6 +30,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/program.h"
+#include "kernels/program_internal.h"
 
 #define MAX_ERRORS 200
 
@@ -281,4 +282,16 @@ void sanitizer_report_fini(SanitizerReport *r) {
     free(r->errors);
     free(r->tool);
     memset(r, 0, sizeof *r);
+}
+
+void sanitizer_report_relocate(SanitizerReport *r, const char *display) {
+    for (int i = 0; display && i < r->n_errors; i++)
+        if (r->errors[i].file && strcmp(r->errors[i].file, display) && program_path_is(r->errors[i].file, display)) {
+            free(r->errors[i].file);
+            r->errors[i].file = xstrdup(display);
+        }
+}
+
+bool sanitizer_kind_is_error(const char *kind) {
+    return kind && strcmp(kind, "api-error") && strcmp(kind, "leak") && strcmp(kind, "unused-memory");
 }

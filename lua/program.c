@@ -32,7 +32,8 @@
  * the one that reports a program that ran out of time. */
 #define TIMEOUT_SHARE 0.85
 
-static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices", NULL};
+static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices",
+                                          "sanitizer", NULL};
 
 void run_programs_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_progs; i++) {
@@ -127,6 +128,7 @@ typedef struct ProgramCall {
     size_t stdin_size;
     double timeout_s;               /* 0 = the rest of the exercise's timeout */
     int devices;
+    const char *sanitizer;          /* compute-sanitizer's tool on a GPU (program_tools.c); NULL = none */
 } ProgramCall;
 
 static void read_args(lua_State *L, ProgramCall *pc, int anchor) {
@@ -248,7 +250,8 @@ static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
         if (n < 1 || n > MAX_DEVICES) luaL_error(L, "t:program: devices must be 1..%d", MAX_DEVICES);
         pc->devices = (int)n;
     }
-    lua_pop(L, 3);  /* the stdin string stays alive: the options table holds it */
+    if (lua_getfield(L, 2, "sanitizer") != LUA_TNIL) pc->sanitizer = run_program_sanitizer_check(L, -1);
+    lua_pop(L, 4);  /* the stdin string stays alive: the options table holds it */
 }
 
 /* ---- what the program did, into the run ---- */
@@ -408,7 +411,7 @@ static void record_program_metrics(RunCtx *ctx, const ProgramResult *pr, const c
     json_object_set_new(ctx->metrics, "program", m);
 }
 
-/* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices= } -> r */
+/* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices=, sanitizer= } -> r */
 static int t_program(lua_State *L) {
     run_check_self(L, "program");
     RunCtx *ctx = run_ctx(L);
@@ -483,6 +486,7 @@ static int t_program(lua_State *L) {
     if (pr->timed_out) api_abort(L, VERDICT_TIMEOUT, run_program_ending_diag(L, pr, ending));
     if (pr->signaled || pr->cancelled) api_abort(L, VERDICT_FAIL, run_program_ending_diag(L, pr, ending));
     run_program_push_result(L, box_idx, ending, pc->want, pc->want_type, pc->n_want);
+    if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda);
     return 1;
 }
 

@@ -101,6 +101,16 @@ void run_programs_free(RunCtx *ctx);
 /* Raises "call it as t:method(...) (with a colon)" unless t is at index 1. */
 void run_check_self(lua_State *L, const char *method);
 
+/* program_tools.c: t:program{ sanitizer = TOOL }. The tool's name (static
+ * storage) for the option's value at idx, or a Lua error naming the four. */
+const char *run_program_sanitizer_check(lua_State *L, int idx);
+/* With r on top of the stack: sets r.sanitizer, running `exe` again under
+ * compute-sanitizer `tool` with `ro` when `cuda` and the toolkit has it,
+ * its errors also the run's diagnostics (an invalid access, a race, an
+ * uninitialised read or a barrier error fails the run). */
+void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
+                           const ProgramRunOptions *ro, bool cuda);
+
 /* program_result.c: t:program's result table r and the checks on it. */
 /* Adds t:expect_exit and t:expect_output to the methods table on top of
  * the stack and registers the metatable of the box that holds a result. */

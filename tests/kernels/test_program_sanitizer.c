@@ -54,6 +54,12 @@ static void parse__reads_kind_kernel_line_thread_and_block__when_memcheck_report
     assert_null(r.errors[1].file);
     assert_int_equal(r.errors[1].line, 0);
     assert_int_equal(r.errors[1].thread[0], -1);
+    assert_true(sanitizer_kind_is_error(e->kind));
+    assert_false(sanitizer_kind_is_error(r.errors[1].kind));  /* a program may check for a failed call */
+    sanitizer_report_relocate(&r, "errors-and-debugging/oob-write.cu");
+    assert_string_equal(e->file, "errors-and-debugging/oob-write.cu");   /* nvcc's private dir is not shown */
+    sanitizer_report_relocate(&r, "other.cu");
+    assert_string_equal(e->file, "errors-and-debugging/oob-write.cu");
     sanitizer_report_fini(&r);
     free(text);
 }
