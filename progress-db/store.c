@@ -89,9 +89,9 @@ static bool store_has_side_files(const char *path) {
     return any;
 }
 
-/* A read-only SQLite URI for path, immutable when asked: an immutable
+/* store_readonly_uri: a read-only SQLite URI for path, immutable when asked: an immutable
  * connection takes no locks and creates no -wal/-shm files. Caller frees. */
-static char *store_probe_uri(const char *path, bool immutable) {
+char *store_readonly_uri(const char *path, bool immutable) {
     StrBuf sb;
     strbuf_init(&sb);
     strbuf_append(&sb, "file:");
@@ -133,7 +133,7 @@ static Diag *store_probe(const char *path) {
 static Diag *store_probe_with(const char *path, bool immutable) {
     Diag *err = NULL;
     sqlite3 *db = NULL;
-    char *uri = store_probe_uri(path, immutable);
+    char *uri = store_readonly_uri(path, immutable);
     int orc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
     if (orc != SQLITE_OK) {

@@ -103,16 +103,45 @@ json_t *exercise_status_to_json(const ExerciseStatus *st);
 /* Recent attempts of one exercise as a JSON array, newest first, at most
  * limit (limit <= 0: all). Each element: {"id", "exercise", "when_unix_ms",
  * "verdict", "backend", "duration_ms", "kernel_ms" (null if none), "def_hash",
- * "source_hash", "app_version", "checks", "metrics", "diags"} where the last
- * three are the stored JSON values (null when absent). New reference. */
+ * "source_hash", "app_version", "checks", "metrics", "diags", "fast"} where
+ * checks, metrics and diags are the stored JSON values (null when absent).
+ * New reference. */
 Diag *store_attempts_json(Store *s, const char *exercise_id, int limit, json_t **out);
 /* Whole-store export for instructors, a JSON object:
  * {"format": "cudojo-progress", "format_version": 1, "schema": N,
  *  "workspace": {"uuid", "created_unix_ms"}, "exported_unix_ms",
  *  "exercises": [ status fields (as exercise_status_to_json) plus
  *     "first_seen_unix_ms", "last_seen_unix_ms", "first_def_hash",
- *     "last_def_hash", "hints": [indices], "attempts": [as store_attempts_json] ]}
+ *     "last_def_hash", "hints": [indices], "attempts": [as store_attempts_json] ],
+ *  "merged_workspaces": [{"uuid", "first_merged_unix_ms", "last_merged_unix_ms",
+ *     "attempts_added"}]}
  * Read in one transaction, so it is a consistent snapshot. New reference. */
 Diag *store_export_json(Store *s, json_t **out);
+
+/* What a merge did (store_merge_json, store_merge_db). */
+typedef struct StoreMergeStats {
+    char source_uuid[64];       /* the other workspace's uuid ("" when the export has none) */
+    bool same_workspace;        /* it was this workspace's own progress: nothing to do */
+    int exercises;              /* exercises in the other workspace's progress */
+    int attempts_added;         /* attempts that were new here */
+    int attempts_present;       /* attempts already here (a second merge finds them all) */
+    int hints_added;            /* hints newly marked as taken */
+} StoreMergeStats;
+
+/* Merges another workspace's progress, given as a store_export_json
+ * document, into s in one transaction: an attempt is the same when its
+ * (exercise, when_unix_ms, source_hash, verdict, backend) are, so merging
+ * twice (or the other way round and back) adds nothing the second time;
+ * hints taken there count as taken here; the other workspace's uuid is
+ * recorded in merged_workspaces. origin names the file for messages and the
+ * record. A document that is not a cudojo-progress export, a newer format,
+ * or a malformed attempt gives a Diag naming origin and changes nothing. */
+Diag *store_merge_json(Store *s, const json_t *export_doc, const char *origin, StoreMergeStats *stats);
+/* The same from another workspace's progress.db, which is only read (a
+ * consistent copy is taken through SQLite's backup API into tmp_dir, opened,
+ * migrated and removed). */
+Diag *store_merge_db(Store *s, const char *other_path, const char *tmp_dir, StoreMergeStats *stats);
+/* The merged_workspaces list of the export, read inside the caller's transaction. */
+Diag *store_merged_workspaces_json(Store *s, json_t **out);
 
 #endif

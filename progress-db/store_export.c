@@ -45,7 +45,7 @@ static json_t *store_column_string(sqlite3_stmt *st, int col) {
 /* Newest first; the index attempts_by_exercise gives this order. */
 static const char SQL_ATTEMPTS[] =
     "SELECT id, exercise_id, when_unix_ms, verdict, backend, duration_ms, kernel_ms,\n"
-    "       def_hash, source_hash, app_version, checks_json, metrics_json, diags_json\n"
+    "       def_hash, source_hash, app_version, checks_json, metrics_json, diags_json, fast\n"
     "FROM attempts WHERE exercise_id = ?1\n"
     "ORDER BY when_unix_ms DESC, id DESC\n"
     "LIMIT ?2";
@@ -77,6 +77,7 @@ Diag *store_attempts_json(Store *s, const char *exercise_id, int limit, json_t *
         json_object_set_new(o, "checks", store_column_json(st, 10));
         json_object_set_new(o, "metrics", store_column_json(st, 11));
         json_object_set_new(o, "diags", store_column_json(st, 12));
+        json_object_set_new(o, "fast", json_boolean(sqlite3_column_int(st, 13) != 0));
         json_array_append_new(arr, o);
     }
     if (rc != SQLITE_DONE) {
@@ -171,6 +172,9 @@ Diag *store_export_json(Store *s, json_t **out) {
     Diag *err = store_begin(s, false);
     if (!err) {
         err = store_export_exercises(s, list);
+        json_t *merged = NULL;
+        if (!err) err = store_merged_workspaces_json(s, &merged);
+        if (!err) json_object_set_new(root, "merged_workspaces", merged);
         if (err) store_rollback(s);
         else err = store_commit(s);
     }

@@ -74,6 +74,10 @@ Diag *store_query_int(sqlite3 *db, const char *path, const char *sql, long long 
 /* Appends the problem lines of a quick_check/integrity_check row to sb. */
 void store_append_problems(StrBuf *sb, const char *text);
 
+/* A read-only SQLite URI for path ("file:...?mode=ro", plus "&immutable=1"
+ * when asked: no locks, no -wal/-shm made). Caller frees. */
+char *store_readonly_uri(const char *path, bool immutable);
+
 /* Binds text or NULL. */
 int store_bind_text(sqlite3_stmt *st, int idx, const char *text);
 /* Column as a fresh string (NULL for SQL NULL); caller frees. */

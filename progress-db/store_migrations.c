@@ -75,6 +75,17 @@ const char *const STORE_MIGRATIONS[] = {
     "DROP INDEX attempts_by_exercise;\n"
     "CREATE INDEX attempts_by_exercise\n"
     "    ON attempts (exercise_id, when_unix_ms, id, verdict, kernel_ms, duration_ms, fast);\n",
+
+    /* 3 -> 4: the other workspaces whose progress was merged into this one
+     * (`cudojo progress --merge`: a lab machine and a laptop), so a grader
+     * can see that two workspaces' histories were joined. */
+    "CREATE TABLE merged_workspaces (\n"
+    "    workspace_uuid       TEXT PRIMARY KEY NOT NULL,\n"
+    "    first_merged_unix_ms INTEGER NOT NULL,\n"
+    "    last_merged_unix_ms  INTEGER NOT NULL,\n"
+    "    origin               TEXT,\n" /* the file last merged from, as given */
+    "    attempts_added       INTEGER NOT NULL DEFAULT 0\n"
+    ") WITHOUT ROWID;\n",
 };
 
 const int STORE_MIGRATION_COUNT = (int)(sizeof STORE_MIGRATIONS / sizeof STORE_MIGRATIONS[0]);
