@@ -639,6 +639,19 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
 
     /* floating point */
     if (ti.flt) {
+        uint64_t negA[32], negC[32];
+        if (op == OP_FMA && (fl & (F_NEGA | F_NEGC))) {
+            /* a contracted mul + sub (emu_contract.c): flip the sign bit of the
+             * product's first factor or of the addend, per half for f16x2 */
+            uint64_t sign = t == T_F32 ? 0x80000000ull : t == T_F64 ? 1ull << 63
+                          : t == T_F16X2 ? 0x80008000ull : 0x8000ull;
+            for (int l = 0; l < 32; l++) {
+                negA[l] = (fl & F_NEGA) ? A[l] ^ sign : A[l];
+                negC[l] = (fl & F_NEGC) ? C[l] ^ sign : C[l];
+            }
+            A = negA;
+            C = negC;
+        }
         int mode = (in->rnd >= RND_RZ && in->rnd <= RND_RP) ? fe_mode(in->rnd) : FE_TONEAREST;
         if (mode != FE_TONEAREST) fesetround(mode);
         if (t == T_F32) {
@@ -802,7 +815,7 @@ void emu_specialise(Instr *in) {
         else if (t == T_F32 && !(fl & (F_FTZ | F_SAT)) && (in->rnd == RND_DEF || in->rnd == RND_RN)) nop = OPF_FMUL;
         break;
     case OP_MAD: if (plain && i32) nop = OPF_MAD32; break;
-    case OP_FMA: if (t == T_F32 && !(fl & (F_FTZ | F_SAT)) && (in->rnd == RND_DEF || in->rnd == RND_RN)) nop = OPF_FFMA; break;
+    case OP_FMA: if (t == T_F32 && !(fl & (F_FTZ | F_SAT | F_NEGA | F_NEGC)) && (in->rnd == RND_DEF || in->rnd == RND_RN)) nop = OPF_FFMA; break;
     case OP_SHL: if (i32) nop = OPF_SHL32; break;
     case OP_SHR: if (t == T_S32) nop = OPF_SHRS32; else if (i32) nop = OPF_SHRU32; break;
     case OP_AND: if (i32) nop = OPF_AND32; break;

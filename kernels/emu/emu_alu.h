@@ -9,6 +9,10 @@
 bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m);
 /* Rewrites `in` to a specialised opcode (emu_fast.h) when one applies. */
 void emu_specialise(Instr *in);
+/* Turns each add/sub whose operand is a single-use mul into an fma over the
+ * mul's sources, as ptxas does (emu_contract.c); F_NEGA / F_NEGC on the fma
+ * negate the product / the addend. Runs before emu_specialise. */
+void emu_contract_mul_add(Instr *code, int n_code, int n_regs);
 /* D = fma(A, B, C) for 32 f32 lanes, with the FMA instruction when the CPU has it. */
 void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C);
 

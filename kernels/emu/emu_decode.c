@@ -439,6 +439,7 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
             emu_decode_fail(&c, "unresolved branch%s", "");
         }
     }
+    if (!c.err) emu_contract_mul_add(c.code, c.n_code, c.k->n_regs);
     for (int i = 0; i < c.n_code; i++) {
         Instr *in = &c.code[i];
         emu_specialise(in);

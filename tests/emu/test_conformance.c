@@ -34,6 +34,7 @@
 #include "tests/conformance/harness.h"
 #include "tests/conformance/cases_int.h"
 #include "tests/conformance/cases_float.h"
+#include "tests/conformance/cases_contract.h"
 #include "tests/conformance/cases_misc.h"
 #include "tests/conformance/cases_par.h"
 #include "tests/conformance/cases_algo.h"
@@ -98,6 +99,10 @@ static const Case CASES[] = {
     ELEM(half_compare, "half_cmp.cu"),
     E(half2_lows, "half_cmp.cu", D1(2), D1(256), 0, 0),
     E(half2_arith, "half_ops.cu", D1(2), D1(256), 0, 0),
+    ELEM(contract_half, "contract.cu"),
+    E(contract_half2, "contract.cu", D1(2), D1(256), 0, 0),
+    ELEM(contract_f32, "contract.cu"),
+    ELEM(contract_f64, "contract.cu"),
     ELEM(half_cvt, "half_ops.cu"),
     /* pred_cvt.cu, setp_asm.cu */
     ELEM(setp_f32, "pred_cvt.cu"),
