@@ -38,6 +38,10 @@ typedef struct LaunchConfig {
     int stream;                     /* 0 = the legacy default stream, else from stream_create */
     bool async;                     /* return once enqueued (CUDA semantics); false = the launch
                                        also waits for the kernel (what run-and-check needs) */
+    /* emulator cost model only (the emulator runtime sets them; 0 elsewhere): */
+    double extra_us;                /* modeled stall added to the kernel (managed-memory page faults) */
+    double host_fraction;           /* share of its global traffic that crosses the host link
+                                       (pinned host memory read in place: zero copy) */
 } LaunchConfig;
 
 /* Streams and events are small integers the backend hands out (> 0);

@@ -149,6 +149,8 @@ typedef struct ProgramResult {
     json_t *calls;                  /* array of the call records (fn, args, stream, rc, error, t_us) */
     long calls_dropped;
     json_t *kernels;                /* array of the kernel records */
+    json_t *um;                     /* array of the managed-memory records ("um": phase, kernel,
+                                       gpu_faults, cpu_faults, h2d, d2h); NULL when none came */
     Timeline *timeline;             /* NULL when the program sent none */
     Diag *findings;                 /* emulator findings, the crash place, unimplemented calls,
                                        limits hit: in the learner's file where known */

@@ -125,6 +125,9 @@ bool report_apply_line(ReportReader *rr, const char *line, size_t len, ProgramRe
         json_object_del(j, "type");
         append_capped(&res->kernels, j, MAX_KERNEL_RECORDS, NULL);
         res->touched_gpu = true;
+    } else if (!strcmp(type, "um")) {
+        json_object_del(j, "type");
+        append_capped(&res->um, j, MAX_KERNEL_RECORDS, NULL);
     } else if (!strcmp(type, "finding")) {
         Diag *d = diag_from_json(json_object_get(j, "diag"));
         place_findings(d, o);
@@ -227,6 +230,7 @@ void program_result_fini(ProgramResult *r) {
     free(r->device);
     json_decref(r->calls);
     json_decref(r->kernels);
+    json_decref(r->um);
     timeline_free(&r->timeline);
     diag_free(&r->findings);
     free(r->tool_output);

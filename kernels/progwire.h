@@ -24,6 +24,17 @@
  *    "registers":N, "local_bytes":N, "shared_static":N (-1 unknown),
  *    "ms":0.042 (GPU: measured by CUPTI; emu: modeled), "modeled":bool,
  *    "metrics":{...}  (emulator: the LaunchReport metrics object)}
+ *   {"type":"um", "phase":"kernel"|"host"|"prefetch"|"status", "kernel":K,
+ *    "gpu_faults":N, "cpu_faults":N, "h2d":bytes, "d2h":bytes,
+ *    "source":"emu-model"|"cupti", "ok":bool, "why":"..."}
+ *                                                      managed memory's page
+ *                                                      faults and migrations:
+ *                                                      "kernel" during launch
+ *                                                      K (1-based, as kernel
+ *                                                      records count), "host"
+ *                                                      and "prefetch" after K
+ *                                                      launches; "status" says
+ *                                                      whether counting works
  *   {"type":"finding", "diag":[ ...diag_to_json... ]}  emulator findings
  *                                                      (oob, races, ...),
  *                                                      with the learner's

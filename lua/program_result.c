@@ -30,7 +30,7 @@ typedef struct ProgramBox {
 static const char *const result_fields[] = {
     "exit_code", "signal", "timed_out", "ending", "stdout", "stderr", "stdout_truncated", "stderr_truncated",
     "files", "missing", "calls", "calls_dropped", "kernels", "wall_ms", "runtime", "device", "touched_gpu",
-    "count", "calls_of", "timeline", NULL,
+    "um", "count", "calls_of", "timeline", NULL,
 };
 
 
@@ -208,6 +208,84 @@ static void push_opt_string(lua_State *L, const char *k, const char *v) {
     }
 }
 
+/* Sets t[k] = v for integer counters. */
+static void set_int(lua_State *L, const char *k, long long v) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+static void push_um_row(lua_State *L, bool kernel_row, long long faults, long long h2d, long long d2h) {
+    lua_createtable(L, 0, 3);
+    set_int(L, kernel_row ? "gpu_page_faults" : "cpu_page_faults", faults);
+    set_int(L, "h2d_bytes", h2d);
+    set_int(L, "d2h_bytes", d2h);
+}
+
+/* Pushes r.um: managed memory's page faults and migrations, totals and per
+ * phase — r.um.kernels[i] during launch i, r.um.host[i] in the host code
+ * after launch i - 1 (host[1]: before the first) — from the "um" records
+ * (kernels/progwire.h): the emulator's page model, or CUPTI's counters. */
+static void push_um(lua_State *L, const ProgramResult *pr) {
+    int nk = (int)json_array_size(pr->kernels), nu = (int)json_array_size(pr->um);
+    /* on the Lua stack (userdata), so nothing leaks if a push below raises */
+    size_t sz = ((size_t)nk + 2) * 3 * sizeof(long long);
+    long long *kf = memset(lua_newuserdatauv(L, sz, 0), 0, sz), *hf = memset(lua_newuserdatauv(L, sz, 0), 0, sz);
+    long long gpu = 0, cpu = 0, h2d = 0, d2h = 0, pre_h2d = 0, pre_d2h = 0;
+    bool emu = pr->runtime_name && !strcmp(pr->runtime_name, "emu");
+    bool available = emu;
+    const char *why = emu ? NULL : "the program sent no unified-memory counters (CUPTI)";
+    for (int i = 0; i < nu; i++) {
+        const json_t *u = json_array_get(pr->um, (size_t)i);
+        const char *phase = json_string_value(json_object_get(u, "phase"));
+        if (!phase) continue;
+        if (!strcmp(phase, "status")) {
+            available = json_is_true(json_object_get(u, "ok"));
+            why = available ? NULL : json_string_value(json_object_get(u, "why"));
+            continue;
+        }
+        long long k = json_integer_value(json_object_get(u, "kernel"));
+        long long g = json_integer_value(json_object_get(u, "gpu_faults"));
+        long long c = json_integer_value(json_object_get(u, "cpu_faults"));
+        long long a = json_integer_value(json_object_get(u, "h2d")), b = json_integer_value(json_object_get(u, "d2h"));
+        gpu += g, cpu += c, h2d += a, d2h += b;
+        if (!strcmp(phase, "prefetch")) pre_h2d += a, pre_d2h += b;
+        if (!strcmp(phase, "kernel") && k >= 1 && k <= nk) {
+            kf[3 * k] += g, kf[3 * k + 1] += a, kf[3 * k + 2] += b;
+            hf[3 * (k + 1)] += c; /* a fault record of the CPU's during a kernel: host code after it */
+        } else if (k >= 0 && k <= nk) {
+            hf[3 * (k + 1)] += c, hf[3 * (k + 1) + 1] += a, hf[3 * (k + 1) + 2] += b;
+        }
+    }
+    lua_createtable(L, 0, 14);
+    lua_pushstring(L, emu ? "emu-model" : "cupti");
+    lua_setfield(L, -2, "source");
+    lua_pushboolean(L, emu);
+    lua_setfield(L, -2, "modeled");
+    lua_pushboolean(L, available);
+    lua_setfield(L, -2, "available");
+    push_opt_string(L, "why", why);
+    set_int(L, "gpu_page_faults", gpu);
+    set_int(L, "cpu_page_faults", cpu);
+    set_int(L, "h2d_bytes", h2d);
+    set_int(L, "d2h_bytes", d2h);
+    set_int(L, "prefetch_h2d_bytes", pre_h2d);
+    set_int(L, "prefetch_d2h_bytes", pre_d2h);
+    lua_createtable(L, nk, 0);
+    for (int k = 1; k <= nk; k++) {
+        push_um_row(L, true, kf[3 * k], kf[3 * k + 1], kf[3 * k + 2]);
+        lua_rawseti(L, -2, k);
+    }
+    lua_setfield(L, -2, "kernels");
+    lua_createtable(L, nk + 1, 0);
+    for (int k = 1; k <= nk + 1; k++) {
+        push_um_row(L, false, hf[3 * k], hf[3 * k + 1], hf[3 * k + 2]);
+        lua_rawseti(L, -2, k);
+    }
+    lua_setfield(L, -2, "host");
+    lua_insert(L, -3);
+    lua_pop(L, 2);
+}
+
 /* Pushes r.files (and leaves r.missing's list under it, set by the caller). */
 static void push_files(lua_State *L, const char *const *want, const int *want_type, int n_want,
                        const ProgramResult *pr, const char *ending) {
@@ -321,6 +399,8 @@ void run_program_push_result(lua_State *L, int box_idx, const char *ending, cons
     push_opt_string(L, "device", pr->device);
     lua_pushboolean(L, pr->touched_gpu);
     lua_setfield(L, r, "touched_gpu");
+    push_um(L, pr);
+    lua_setfield(L, r, "um");
     lua_createtable(L, 0, 4);
     lua_pushliteral(L, RESULT_MT_NAME);
     lua_setfield(L, -2, "__name");

@@ -319,7 +319,8 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
     json_t *tot = report->metrics ? json_object_get(report->metrics, "totals") : NULL;
     uint64_t wi = (uint64_t)json_integer_value(json_object_get(tot, "warp_instructions"));
     uint64_t sec = (uint64_t)json_integer_value(json_object_get(tot, "global_sectors"));
-    emu_sched_kernel(e->sched, cfg->stream, cfg->async, kernel, cfg->grid, cfg->block, wi, sec);
+    emu_sched_kernel(e->sched, cfg->stream, cfg->async, kernel, cfg->grid, cfg->block, wi, sec, cfg->extra_us,
+                     cfg->host_fraction);
     return NULL;
 }
 
@@ -367,6 +368,9 @@ void emu_model_copy(Backend *b, CopyDir dir, int stream, size_t bytes, bool pinn
 void emu_model_memset(Backend *b, int stream, size_t bytes, bool async, const char *name) {
     emu_sched_memset(((EmuBackend *)b)->sched, stream, bytes, async, name ? name : "memset");
 }
+
+void emu_model_graph_begin(Backend *b) { emu_sched_graph_begin(((EmuBackend *)b)->sched); }
+void emu_model_graph_end(Backend *b) { emu_sched_graph_end(((EmuBackend *)b)->sched); }
 
 Diag *emu_stream_query(Backend *b, int stream, bool *done) {
     return emu_sched_stream_query(((EmuBackend *)b)->sched, stream, done);

@@ -48,6 +48,8 @@ struct EmuSched {
     int n_busy, cap_busy;
     char *host_name;
     double host_start;
+    int graph_depth;                /* > 0 while a graph's nodes are being scheduled */
+    double graph_host;              /* the host clock when that graph was launched */
 };
 
 static double dmax(double a, double b) { return a > b ? a : b; }
@@ -86,6 +88,7 @@ void emu_sched_reset(EmuSched *s) {
     for (int i = 0; i < s->n_events; i++) s->events[i].recorded = false;
     s->engine_free[0] = s->engine_free[1] = 0;
     s->n_busy = 0;
+    s->graph_depth = 0;
     XFREE(s->host_name);
 }
 
@@ -275,7 +278,7 @@ void emu_sched_copy(EmuSched *s, CopyDir dir, int stream, size_t bytes, bool pin
     /* A pageable copy returns only when done (the host stages it); a pinned
      * one only costs the call. */
     if (!pinned && dir != COPY_D2D) s->host = dmax(s->host, end);
-    else s->host += s->m.api_call_us;
+    else if (!s->graph_depth) s->host += s->m.api_call_us;
 }
 
 void emu_sched_memset(EmuSched *s, int stream, size_t bytes, bool async, const char *name) {
@@ -285,8 +288,8 @@ void emu_sched_memset(EmuSched *s, int stream, size_t bytes, bool async, const c
     commit(s, stream, start + dur);
     TimelineEntry *e = timeline_add(s->tl, TL_MEMSET, stream, name, start, dur);
     if (e) e->bytes = bytes;
-    if (async) s->host += s->m.api_call_us;
-    else s->host = dmax(s->host, start + dur);
+    if (!async) s->host = dmax(s->host, start + dur);
+    else if (!s->graph_depth) s->host += s->m.api_call_us;
 }
 
 /* SMs held at time t by scheduled kernels. */
@@ -334,12 +337,19 @@ static double place_kernel(EmuSched *s, double earliest, double dur, int sms) {
 }
 
 void emu_sched_kernel(EmuSched *s, int stream, bool async, const char *name, Dim3 grid, Dim3 block,
-                      uint64_t warp_instructions, uint64_t global_sectors) {
+                      uint64_t warp_instructions, uint64_t global_sectors, double extra_us, double host_fraction) {
     if (stream < 0 || stream >= s->n_streams) stream = 0;
     uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
     double dur = costmodel_kernel_us(&s->m, warp_instructions, global_sectors, blocks);
+    /* zero copy: that share of the traffic crosses the host link, in the kernel's time */
+    if (host_fraction > 0) dur += (double)global_sectors * 32 * host_fraction / (s->m.link_gbs * 1e3);
+    if (extra_us > 0) dur += extra_us;
     int sms = costmodel_kernel_sms(&s->m, blocks);
-    double earliest = dmax(s->host + s->m.launch_latency_us, stream_dep(s, stream));
+    /* a graph's kernel nodes were set up at instantiation: a smaller gap, no host cost each */
+    bool node = s->graph_depth > 0;
+    double issued = node ? s->graph_host : s->host;
+    double gap = node ? s->m.graph_node_gap_us : s->m.launch_gap_us;
+    double earliest = dmax(issued + s->m.launch_latency_us, stream_dep(s, stream) + gap);
     double start = place_kernel(s, earliest, dur, sms);
     if (s->n_busy == s->cap_busy) {
         s->cap_busy = s->cap_busy ? s->cap_busy * 2 : 16;
@@ -352,8 +362,19 @@ void emu_sched_kernel(EmuSched *s, int stream, bool async, const char *name, Dim
         e->grid[0] = grid.x, e->grid[1] = grid.y, e->grid[2] = grid.z;
         e->block[0] = block.x, e->block[1] = block.y, e->block[2] = block.z;
     }
-    s->host += s->m.api_call_us;
+    if (!node) s->host += s->m.launch_host_us;
     if (!async) s->host = dmax(s->host, start + dur);
+}
+
+void emu_sched_graph_begin(EmuSched *s) {
+    if (s->graph_depth++ == 0) {
+        s->graph_host = s->host;
+        s->host += s->m.graph_launch_host_us;
+    }
+}
+
+void emu_sched_graph_end(EmuSched *s) {
+    if (s->graph_depth > 0) s->graph_depth--;
 }
 
 void emu_sched_host_begin(EmuSched *s, const char *name) {

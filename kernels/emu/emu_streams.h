@@ -44,7 +44,13 @@ Diag *emu_sched_stream_wait_event(EmuSched *s, int stream, int ev);
 void emu_sched_copy(EmuSched *s, CopyDir dir, int stream, size_t bytes, bool pinned, const char *name);
 void emu_sched_memset(EmuSched *s, int stream, size_t bytes, bool async, const char *name);
 void emu_sched_kernel(EmuSched *s, int stream, bool async, const char *name, Dim3 grid, Dim3 block,
-                      uint64_t warp_instructions, uint64_t global_sectors);
+                      uint64_t warp_instructions, uint64_t global_sectors, double extra_us, double host_fraction);
+/* Between these two, the operations scheduled are the nodes of one graph
+ * launch (cudaGraphLaunch): the launch costs the host graph_launch_host_us
+ * once, its nodes nothing more, and kernel nodes follow each other with
+ * graph_node_gap_us instead of launch_gap_us (kernels/costmodel.h). */
+void emu_sched_graph_begin(EmuSched *s);
+void emu_sched_graph_end(EmuSched *s);
 void emu_sched_host_begin(EmuSched *s, const char *name);
 void emu_sched_host_end(EmuSched *s, double us);
 

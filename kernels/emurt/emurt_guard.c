@@ -44,12 +44,14 @@ static bool enabled(void) {
 }
 
 void rt_guard_open(void) {
+    rt_um_enter(); /* managed memory's CPU page faults since the last call (emurt_um.c) */
     for (int i = 0; i < g_n_guarded; i++)
         mprotect((void *)g_guarded[i].base, g_guarded[i].len, PROT_READ | PROT_WRITE);
     g_n_guarded = 0;
 }
 
 void rt_guard_close(void) {
+    rt_um_leave(); /* managed pages get the protection host code sees (emurt_um.c) */
     if (!enabled() || g_n_guarded) return; /* shut already (a pure call) */
     int n = 0;
     for (int i = 0; i < g_rt.n_allocs; i++) n += g_rt.allocs[i].kind == RT_MEM_DEVICE;
@@ -114,4 +116,7 @@ static size_t crash_note(int sig, uintptr_t addr, char *buf, size_t n) {
     return b.n + 1 < n ? b.n : 0;
 }
 
-void rt_guard_init(void) { progwire_set_crash_note(crash_note); }
+void rt_guard_init(void) {
+    progwire_set_crash_note(crash_note);
+    rt_um_init(); /* after progwire's crash handler, which the managed-page handler chains to */
+}

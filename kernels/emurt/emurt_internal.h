@@ -263,8 +263,22 @@ bool rt_name_allocation(const char *fn, char *out, size_t n);
  * ("h_x", "n * sizeof(float)"); how many were found (0: unknown). */
 #define RT_ARG_TEXT 64
 int rt_call_args(const char *fn, char (*args)[RT_ARG_TEXT], int max);
-/* Managed allocations among a launch's pointer parameters move to the device (modeled). */
-void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s);
+/* Managed allocations among a launch's pointer parameters move to the device
+ * (modeled); sets the modeled stall of their page faults and the share of the
+ * kernel's traffic that reads pinned host memory (zero copy) in *cfg. */
+void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s, LaunchConfig *cfg);
+
+/* ---- the page model of managed memory (emurt_um.c) ------------------------------------------- */
+void rt_um_init(void);                          /* the SIGSEGV handler for host accesses */
+void rt_um_add(RtAlloc *a);                     /* a cudaMallocManaged allocation (fresh pages) */
+void rt_um_forget(uintptr_t base);              /* before it is freed */
+void rt_um_set_read_mostly(const void *p, bool on);
+void rt_um_enter(void);                         /* entering the runtime: CPU faults to the timeline */
+void rt_um_leave(void);                         /* leaving it: host protections */
+double rt_um_kernel(const unsigned char *params, size_t psize, RtStream *s); /* GPU faults; stall µs */
+size_t rt_um_prefetch(const void *p, size_t count, bool to_dev); /* bytes that moved */
+bool rt_um_tracked(const void *p);
+double rt_um_host_fraction(const unsigned char *params, size_t psize);
 
 /* ---- registration and launch (emurt_register.c) ---------------------------------------------- */
 RtFunc *rt_func_find(const void *host_or_handle);

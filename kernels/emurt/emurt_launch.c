@@ -193,9 +193,9 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
         RtAlloc *a = v ? rt_alloc_find((void *)v) : NULL;
         if (a && a->base == v && a->kind != RT_MEM_SYMBOL) emu_alloc_set_label(b, v, f->params[i]);
     }
-    rt_managed_touch(params, psize, s);
     LaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
+    rt_managed_touch(params, psize, s, &cfg);
     cfg.grid = (Dim3){grid.x, grid.y, grid.z};
     cfg.block = (Dim3){block.x, block.y, block.z};
     cfg.shared_bytes = shared;

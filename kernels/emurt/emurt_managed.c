@@ -1,10 +1,12 @@
 /* kernels/emurt/emurt_managed.c: managed memory beyond cudaMallocManaged
- * — prefetch, advice, range attributes, the migration a kernel's first use
+ * — prefetch, advice, range attributes, the migrations a kernel's use
  * costs on the timeline — and stream-ordered allocation (cudaMallocAsync,
- * cudaFreeAsync, the default pool). Model: a managed allocation moves to
- * the device the first time a kernel uses it (one migration of the whole
- * allocation, at pinned speed) and back only through cudaMemPrefetchAsync
- * to the CPU; host reads are not seen. Advice is kept, not modeled. */
+ * cudaFreeAsync, the default pool). Allocations from cudaMallocManaged
+ * follow the page model of emurt_um.c (page faults on the GPU and the CPU,
+ * read-mostly duplicates); __managed__ variables, which it does not track,
+ * move whole: to the device the first time a kernel uses them, back only
+ * through cudaMemPrefetchAsync to the CPU. Preferred location and
+ * accessed-by advice are kept, not modeled. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +24,15 @@ cudaError_t cudaMemPrefetchAsync(const void *p, size_t count, struct cudaMemLoca
     else if (!a || a->kind != RT_MEM_MANAGED || count > a->size - ((uintptr_t)p - a->base)) rc = cudaErrorInvalidValue;
     else if (to_dev && (loc.id < 0 || loc.id >= g_rt.n_dev)) rc = cudaErrorInvalidDevice;
     else if (!to_dev && loc.type != cudaMemLocationTypeHost) rc = cudaErrorInvalidValue;
-    else if ((a->last_prefetch = to_dev ? loc.id : cudaCpuDeviceId), a->on_device != to_dev && count) {
+    else if ((a->last_prefetch = to_dev ? loc.id : cudaCpuDeviceId), rt_um_tracked(p)) {
+        size_t moved = rt_um_prefetch(p, count, to_dev);
+        if (moved) {
+            char name[160];
+            snprintf(name, sizeof name, "prefetch %s -> %s", a->name, to_dev ? "device" : "host");
+            emu_model_copy(rt_backend(a->dev), to_dev ? COPY_H2D : COPY_D2H, s->dev == a->dev ? s->id : 0, moved,
+                           true, name);
+        }
+    } else if (a->on_device != to_dev && count) {
         char name[160];
         snprintf(name, sizeof name, "prefetch %s -> %s", a->name, to_dev ? "device" : "host");
         emu_model_copy(rt_backend(a->dev), to_dev ? COPY_H2D : COPY_D2H, s->dev == a->dev ? s->id : 0, count, true,
@@ -47,8 +57,8 @@ cudaError_t cudaMemAdvise(const void *p, size_t count, enum cudaMemoryAdvise adv
     else {
         /* advice is kept per allocation (a GPU keeps it per page range); the cost model does not use it */
         switch (advice) {
-        case cudaMemAdviseSetReadMostly: a->read_mostly = true; break;
-        case cudaMemAdviseUnsetReadMostly: a->read_mostly = false; break;
+        case cudaMemAdviseSetReadMostly: a->read_mostly = true; rt_um_set_read_mostly(p, true); break;
+        case cudaMemAdviseUnsetReadMostly: a->read_mostly = false; rt_um_set_read_mostly(p, false); break;
         case cudaMemAdviseSetPreferredLocation: a->preferred = location_id(loc); break;
         case cudaMemAdviseUnsetPreferredLocation: a->preferred = cudaInvalidDeviceId; break;
         case cudaMemAdviseSetAccessedBy: case cudaMemAdviseUnsetAccessedBy: break;
@@ -76,13 +86,16 @@ cudaError_t cudaMemRangeGetAttribute(void *data, size_t size, enum cudaMemRangeA
     return rt_leave("cudaMemRangeGetAttribute", rc, 0, "data, %zu, %d, %s, %zu", size, (int)attr, rt_ptr(p), count);
 }
 
-/* Managed memory a kernel is about to use moves to the device first. */
-void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s) {
+/* Managed memory a kernel is about to use moves to the device first; the
+ * kernel waits for its page faults, and reads pinned memory over the link. */
+void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s, LaunchConfig *cfg) {
+    cfg->extra_us = rt_um_kernel(params, psize, s);
+    cfg->host_fraction = rt_um_host_fraction(params, psize);
     for (size_t off = 0; off + 8 <= psize; off += 8) {
         uintptr_t v;
         memcpy(&v, params + off, 8);
         RtAlloc *a = v ? rt_alloc_find((void *)v) : NULL;
-        if (!a || a->kind != RT_MEM_MANAGED || a->on_device) continue;
+        if (!a || a->kind != RT_MEM_MANAGED || a->on_device || rt_um_tracked((void *)v)) continue;
         char name[160];
         snprintf(name, sizeof name, "migrate %s -> device", a->name);
         emu_model_copy(rt_backend(a->dev), COPY_H2D, s->dev == a->dev ? s->id : 0, a->size, true, name);

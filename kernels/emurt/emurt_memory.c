@@ -111,6 +111,7 @@ cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *f
 }
 
 cudaError_t rt_device_free(RtAlloc *a) {
+    if (a->kind == RT_MEM_MANAGED) rt_um_forget(a->base);
     Backend *b = rt_backend(a->dev);
     Diag *d = b->ops->mem_free(b, a->base);
     if (d) {
@@ -257,7 +258,11 @@ cudaError_t cudaMallocManaged(void **p, size_t size, unsigned int flags) {
     rt_enter();
     cudaError_t rc = cudaSuccess;
     if (!p || !size || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) rc = cudaErrorInvalidValue;
-    else rc = rt_device_alloc(p, size, RT_MEM_MANAGED, "cudaMallocManaged", NULL); /* zero-filled, as fresh managed pages are */
+    else {
+        RtAlloc *a = NULL;
+        rc = rt_device_alloc(p, size, RT_MEM_MANAGED, "cudaMallocManaged", &a); /* zero-filled, as fresh managed pages are */
+        if (!rc && a) rt_um_add(a); /* its pages: where they are, their faults (emurt_um.c) */
+    }
     return rt_leave("cudaMallocManaged", rc, 0, "&%s, %zu, %u", rc || !p ? "?" : rt_out_name(*p), size, flags);
 }
 
