@@ -102,6 +102,48 @@ const Command CLI_COMMANDS[] = {
      "the hardware lets pass (a race, a stray read: undefined behaviour) counts as\n"
      "caught when the emulator catches it, and says so.\n",
      cmd_verify},
+    {"class", "report GRADEDB", "instructors: where the class struggles, from a grading database",
+     "Reads GRADEDB (the grade.db of `cudojo grade --out DIR`, read only; its\n"
+     "gradebook.json; or DIR itself) and shows, per exercise, the pass rate, the\n"
+     "passed-fast rate, the median attempts and time to pass (from the students'\n"
+     "progress records), the most common failure kinds (out of bounds, race,\n"
+     "wrong result, too slow...), and the class's score histogram; then the\n"
+     "groups of similar submissions and the submissions' problems.\n"
+     "Options:\n"
+     "  --html FILE         write the report as one self-contained HTML page (no\n"
+     "                      scripts, nothing fetched) instead of printing it\n"
+     "  --json              the computed report as JSON\n"
+     "  --tui               show it in the workbench's class screen (q leaves)\n"
+     "Exit status: 0 done, 2 when GRADEDB cannot be read or an option is wrong.\n",
+     cmd_class},
+    {"grade", "SUBMISSIONS... --course DIR --out DIR", "instructors: grade a class against your course",
+     "Grades every SUBMISSION (a learner's workspace folder, or an archive made by\n"
+     "`cudojo submit`) against the course at --course DIR: each exercise file is\n"
+     "compiled and run in a sandboxed worker with the exercise's timeout and its\n"
+     "hidden checks (t:grading()), on data seeded apart from the learner's. A\n"
+     "submission's own .lua files are never used. Results go to OUT/grade.db as\n"
+     "each run ends: run the same command again after a crash or Ctrl-C and it\n"
+     "goes on where it stopped; an unchanged file under an unchanged course is\n"
+     "never run twice. Then it writes OUT/gradebook.csv, OUT/gradebook.json,\n"
+     "OUT/students/NAME/results.json (Gradescope format) and feedback.md, and\n"
+     "OUT/similarity.md. Exercises that need a GPU are not graded on the emulator\n"
+     "(and not counted).\n"
+     "Options:\n"
+     "  --course DIR        the instructor's course (its lessons/ folder, or the\n"
+     "                      folder holding it)\n"
+     "  --out DIR           where the database and the gradebook go (made if needed)\n"
+     "  --jobs N, -j N      workers running at once (default: the cores)\n"
+     "  --exercises A,B     grade only these exercises (ids)\n"
+     "  --shard I/K         grade only the students whose place in the sorted list\n"
+     "                      is I modulo K (one task of an array job)\n"
+     "  --merge DB...       join shard databases into OUT/grade.db and write the\n"
+     "                      gradebook (no runs; idempotent, any order)\n"
+     "  --seed N            the grading seed (default: derived from the course)\n"
+     "  --json              the summary as JSON on stdout (runs_executed, ...)\n"
+     "Progress goes to stderr: a bar with runs/s and ETA on a terminal, else a\n"
+     "line every 5 s. Exit status: 0 graded, 1 interrupted (resumable), 2 usage\n"
+     "or setup error.\n",
+     cmd_grade},
     {"__worker", "", NULL, NULL, cmd_worker},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -59,6 +59,8 @@ int cmd_reset(Cli *cli, int argc, char **argv);
 int cmd_doctor(Cli *cli, int argc, char **argv);
 int cmd_verify(Cli *cli, int argc, char **argv);
 int cmd_exec(Cli *cli, int argc, char **argv);
+int cmd_grade(Cli *cli, int argc, char **argv);
+int cmd_class(Cli *cli, int argc, char **argv);
 int cmd_worker(Cli *cli, int argc, char **argv);
 /* No command: the workbench (app/tui/). */
 int cmd_tui(Cli *cli, int argc, char **argv);

@@ -1,0 +1,291 @@
+/* app/cmd_grade.c: `cudojo grade SUBMISSIONS... --course DIR --out DIR`:
+ * grades a class against the instructor's course (never a learner's Lua)
+ * into OUT/grade.db, then writes the gradebook, per-student results and
+ * feedback, and the similarity report. `--merge DB...` joins shard
+ * databases instead of running anything. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/grade.h"
+#include "base/bytes.h"
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "base/xalloc.h"
+
+typedef struct GradeArgs {
+    const char *course, *out, *shard, *exercises, *seed;
+    char **subs, **merges;
+    int n_subs, n_merges, jobs;
+} GradeArgs;
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int usage(const char *fmt, const char *arg) {
+    fprintf(stderr, "cudojo grade: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see `cudojo grade --help`)\n");
+    return 2;
+}
+
+static int parse_args(GradeArgs *a, int argc, char **argv) {
+    memset(a, 0, sizeof *a);
+    a->subs = xcalloc((size_t)argc + 1, sizeof *a->subs);
+    a->merges = xcalloc((size_t)argc + 1, sizeof *a->merges);
+    bool in_merge = false;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char **target = !strcmp(s, "--course")      ? &a->course
+                              : !strcmp(s, "--out")       ? &a->out
+                              : !strcmp(s, "--shard")     ? &a->shard
+                              : !strcmp(s, "--exercises") ? &a->exercises
+                              : !strcmp(s, "--seed")      ? &a->seed
+                                                          : NULL;
+        if (target || !strcmp(s, "--jobs") || !strcmp(s, "-j")) {
+            if (i + 1 >= argc) return usage("%s needs a value", s);
+            in_merge = false;
+            if (target) {
+                *target = argv[++i];
+                continue;
+            }
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 256) return usage("--jobs %s: a number of workers from 1 to 256", argv[i]);
+            a->jobs = (int)n;
+        } else if (!strcmp(s, "--merge")) {
+            in_merge = true;
+        } else if (s[0] == '-' && s[1]) {
+            return usage("unknown option %s", s);
+        } else if (in_merge) {
+            a->merges[a->n_merges++] = argv[i];
+        } else {
+            a->subs[a->n_subs++] = argv[i];
+        }
+    }
+    if (!a->course) return usage("%sthe instructor's course: --course DIR", "");
+    if (!a->out) return usage("%swhere the gradebook goes: --out DIR", "");
+    if (!a->n_subs && !a->n_merges && !in_merge) return usage("%sno SUBMISSIONS (workspace folders or archives)", "");
+    if (in_merge && !a->n_merges) return usage("%s--merge needs shard databases", "");
+    if (a->n_merges && a->n_subs) return usage("%s--merge joins shards: give no SUBMISSIONS with it", "");
+    return 0;
+}
+
+/* Marks what is not graded: needs_gpu exercises without a GPU, and those
+ * left out by --exercises. */
+static Diag *plan_items(Grade *g, const char *only, bool have_gpu) {
+    int n = 0;
+    for (int c = 0; c < g->course->n_chapters; c++) n += g->course->chapters[c].n_exercises;
+    g->items = xcalloc((size_t)n + 1, sizeof *g->items);
+    for (int c = 0; c < g->course->n_chapters; c++)
+        for (int e = 0; e < g->course->chapters[c].n_exercises; e++) {
+            GradeItem *it = &g->items[g->n_items++];
+            it->ch = &g->course->chapters[c];
+            it->ex = &it->ch->exercises[e];
+            if (it->ex->needs_gpu && !have_gpu) {
+                it->skipped = true;
+                g->skipped_gpu++;
+            }
+        }
+    if (!only) return NULL;
+    char *list = xstrdup(only);
+    Diag *d = NULL;
+    for (int i = 0; i < g->n_items; i++) g->items[i].skipped |= 2;   /* not named yet */
+    for (char *tok = strtok(list, ","); tok && !d; tok = strtok(NULL, ",")) {
+        const ChapterMeta *ch = NULL;
+        const ExerciseMeta *ex = course_find_exercise(g->course, tok, &ch);
+        if (!ex) d = diag_error("usage", "--exercises: no exercise '%s' in the course", tok);
+        for (int i = 0; ex && i < g->n_items; i++)
+            if (g->items[i].ex == ex) g->items[i].skipped = ex->needs_gpu && !have_gpu;
+    }
+    for (int i = 0; i < g->n_items; i++) g->items[i].skipped = g->items[i].skipped != 0;
+    free(list);
+    return d;
+}
+
+/* The grading seed: the database's; else --seed; else derived from the
+ * course version (so every shard of one grading has the same one). */
+static Diag *pick_seed(Grade *g, const char *arg) {
+    char *have = NULL;
+    Diag *d = gradedb_meta_get(g->db, GRADEDB_META_GRADING_SEED, &have);
+    if (d) return d;
+    uint64_t want;
+    if (arg) {
+        char *end;
+        errno = 0;
+        want = strtoull(arg, &end, 10);
+        if (*end || errno || arg[0] == '-') return diag_error("usage", "--seed %s: a number from 0 to 2^64-1", arg);
+    } else {
+        unsigned char dig[32];
+        Sha256 h;
+        sha256_init(&h);
+        sha256_update(&h, "cudojo grading seed\n", 20);
+        sha256_update(&h, g->course_version, strlen(g->course_version));
+        sha256_final(&h, dig);
+        want = 0;
+        for (int i = 0; i < 8; i++) want = want << 8 | dig[i];
+    }
+    if (have) {
+        uint64_t was = strtoull(have, NULL, 10);
+        long long runs = 0;
+        d = gradedb_count(g->db, &runs, NULL);
+        if (!d && arg && was != want && runs)
+            d = diag_new(DIAG_ERROR, "usage", gradedb_path(g->db), 0, 0,
+                         "this grading database was graded with seed %s, not %s: grade into a new --out folder to "
+                         "use another seed",
+                         have, arg);
+        g->seed = was;
+        if (!d && (!arg || runs)) {
+            free(have);
+            return NULL;
+        }
+        diag_free(&d);
+    }
+    free(have);
+    g->seed = want;
+    char buf[24];
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)want);
+    return gradedb_meta_set(g->db, GRADEDB_META_GRADING_SEED, buf);
+}
+
+/* The summary document (--json) and the lines shown otherwise. */
+static json_t *summary_json(Grade *g, const json_t *book) {
+    json_t *skipped = json_array();
+    for (int i = 0; i < g->n_items; i++)
+        if (g->items[i].skipped && g->items[i].ex->needs_gpu) json_array_append_new(skipped, json_string(g->items[i].ex->id));
+    double rate = g->elapsed_s > 0 ? g->runs_executed / g->elapsed_s : 0;
+    return json_pack("{s:o, s:s, s:I, s:i, s:I, s:I, s:I, s:o, s:O, s:f, s:f, s:o, s:o}", "out",
+                     bytes_to_json(g->out_dir), "course_version", g->course_version, "students",
+                     (json_int_t)json_array_size(json_object_get(book, "students")), "exercises",
+                     (int)json_array_size(json_object_get(book, "exercises")), "runs_executed",
+                     (json_int_t)g->runs_executed, "runs_reused", (json_int_t)g->runs_reused, "runs_missing",
+                     (json_int_t)g->runs_missing, "skipped_needs_gpu", skipped, "problems", g->problems, "elapsed_s",
+                     g->elapsed_s, "runs_per_s", rate, "gradebook", bytes_to_json("gradebook.json"), "csv",
+                     bytes_to_json("gradebook.csv"));
+}
+
+static void print_summary(Grade *g, const json_t *book) {
+    size_t ns = json_array_size(json_object_get(book, "students"));
+    printf("graded %zu students on %zu exercises: %lld runs in %.1f s (%.1f runs/s), %lld already graded, %lld "
+           "missing files\n",
+           ns, json_array_size(json_object_get(book, "exercises")), g->runs_executed, g->elapsed_s,
+           g->elapsed_s > 0 ? g->runs_executed / g->elapsed_s : 0, g->runs_reused, g->runs_missing);
+    if (g->skipped_gpu) printf("%d exercises need a GPU and were not graded on the emulator (not counted)\n", g->skipped_gpu);
+    size_t i;
+    json_t *p;
+    json_array_foreach(g->problems, i, p) {
+        char *t = bytes_printable(json_string_value(p));
+        printf("problem: %s\n", t);
+        free(t);
+    }
+    char *o = bytes_printable(g->out_dir);
+    printf("gradebook: %s/gradebook.csv, %s/gradebook.json; per student: %s/students/NAME/{results.json,feedback.md}; "
+           "similarity: %s/similarity.md\n",
+           o, o, o, o);
+    free(o);
+}
+
+static int grade_main(Grade *g, GradeArgs *a) {
+    Diag *d = fs_mkdir_p(a->out);
+    if (d) return cli_fail(d);
+    g->out_dir = path_absolute(a->out);
+    char *root = path_join(a->course, "lessons");
+    g->course_root = path_absolute(fs_is_dir(root) ? root : a->course);
+    free(root);
+    d = course_load(g->course_root, &g->course);
+    if (d) cli_print_diags(d);
+    int errors = diag_count_errors(d);
+    diag_free(&d);
+    if (!g->course || errors || g->course->n_chapters == 0) {
+        fprintf(stderr, "cudojo grade: the course at %s %s; not grading against it\n", g->course_root,
+                g->course && !errors ? "has no chapters" : "has errors (above)");
+        return 2;
+    }
+    g->course_version = course_version(g->course);
+    bool have_gpu = g->cli->backend == BACKEND_CUDA ||
+                    (g->cli->backend == BACKEND_AUTO && fs_exists("/dev/nvidiactl") && fs_exists("/dev/nvidia0"));
+    d = plan_items(g, a->exercises, have_gpu);
+    if (d) return cli_fail(d);
+    char *dbp = path_join(g->out_dir, "grade.db");
+    d = gradedb_open(dbp, &g->db);
+    free(dbp);
+    GradeExercise *gex = xcalloc((size_t)g->n_items + 1, sizeof *gex);
+    for (int i = 0; i < g->n_items; i++)
+        gex[i] = (GradeExercise){.id = g->items[i].ex->id, .chapter = g->items[i].ch->id, .title = g->items[i].ex->title,
+                                 .points = g->items[i].ex->points, .program = g->items[i].ex->program,
+                                 .skipped = g->items[i].skipped};
+    if (!d) d = gradedb_set_course(g->db, g->course_version, g->course_root, gex, g->n_items);
+    free(gex);
+    if (!d) d = pick_seed(g, a->seed);
+    if (!d) d = gradedb_meta_set(g->db, GRADEDB_META_BACKEND, have_gpu ? "cuda" : "emu");
+    if (!d && a->shard) {
+        int i = -1, k = 0;
+        char tail;
+        if (sscanf(a->shard, "%d/%d%c", &i, &k, &tail) != 2 || k < 1 || i < 0 || i >= k)
+            d = diag_error("usage", "--shard %s: I/K with 0 <= I < K (e.g. 2/4)", a->shard);
+        else d = gradedb_meta_set(g->db, GRADEDB_META_SHARD, a->shard);
+        if (!d) g->shard_i = i, g->shard_k = k;
+    }
+    if (d) return cli_fail(d);
+    double t0 = mono_s();
+    int status = 0;
+    if (a->n_merges) {
+        for (int i = 0; i < a->n_merges && !d; i++) {
+            GradeMergeStats st;
+            d = gradedb_merge(g->db, a->merges[i], &st);
+            if (!d && !g->cli->json)
+                fprintf(stderr, "merged %s: %lld submissions, %lld runs added (%lld already here)\n", a->merges[i],
+                        st.submissions_added, st.runs_added, st.runs_present);
+        }
+    } else {
+        g->tmp_dir = path_join(g->out_dir, ".unpacked");
+        d = fs_mkdir_p(g->tmp_dir);
+        if (!d) d = grade_collect(g, a->subs, a->n_subs);
+        if (!d && g->shard_k) grade_shard(g, g->shard_i, g->shard_k);
+        if (!d) d = grade_run_all(g);
+    }
+    g->elapsed_s = mono_s() - t0;
+    json_t *book = NULL;
+    if (d && !strcmp(d->code ? d->code : "", "interrupted")) {
+        cli_print_diags(d);
+        diag_free(&d);
+        status = 1;
+    }
+    if (!d && status == 0) d = grade_write_outputs(g, &book);
+    if (d) {
+        status = cli_fail(d);
+    } else if (book) {
+        if (g->cli->json) cli_print_json(summary_json(g, book));
+        else print_summary(g, book);
+    }
+    json_decref(book);
+    grade_students_free(g);
+    if (g->tmp_dir) rmdir(g->tmp_dir);
+    return status;
+}
+
+int cmd_grade(Cli *cli, int argc, char **argv) {
+    GradeArgs a;
+    int status = parse_args(&a, argc, argv);
+    if (status == 0) {
+        Grade g = {.cli = cli, .jobs = a.jobs, .problems = json_array(), .quiet = false};
+        status = grade_main(&g, &a);
+        gradedb_close(&g.db);
+        course_free(&g.course);
+        free(g.items);
+        free(g.course_root);
+        free(g.course_version);
+        free(g.out_dir);
+        free(g.tmp_dir);
+        json_decref(g.problems);
+    }
+    free(a.subs);
+    free(a.merges);
+    return status;
+}

@@ -1,0 +1,81 @@
+/* app/grade.h: what the pieces of `cudojo grade` share (app/cmd_grade.c the
+ * command, grade_collect.c the submissions, grade_run.c the runs,
+ * grade_output.c the gradebook files). Not for use outside app/. */
+#ifndef CUDOJO_APP_GRADE_H
+#define CUDOJO_APP_GRADE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app/cli.h"
+#include "base/result.h"
+#include "lua/exercise.h"
+#include "progress-db/gradedb.h"
+
+/* One exercise as graded: the course's, with whether it is graded here. */
+typedef struct GradeItem {
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    bool skipped;               /* needs a GPU on the emulator, or left out by --exercises */
+} GradeItem;
+
+/* One student's submission, collected. */
+typedef struct GradeStudent {
+    char *name;
+    char *origin;               /* the path as given */
+    char *dir;                  /* the workspace folder (an archive's unpacked copy) */
+    bool unpacked;              /* dir is ours to remove */
+    char *origin_sha256;        /* of an archive */
+    char *workspace_uuid;
+    char *course_version_submitted;
+    long long submitted_unix_ms;
+    char *progress_json;
+    json_t *problems;           /* array of strings */
+    char **paths;               /* per GradeItem: the file, NULL when missing or not graded */
+    char **shas;                /* per GradeItem: its SHA-256 hex, NULL when missing */
+} GradeStudent;
+
+typedef struct Grade {
+    Cli *cli;
+    Course *course;
+    char *course_root;
+    char *course_version;
+    uint64_t seed;
+    GradeItem *items;
+    int n_items;
+    GradeStudent *students;     /* sorted by name */
+    int n_students;
+    json_t *problems;           /* problems not tied to a graded student (a rejected archive...) */
+    char *out_dir;
+    char *tmp_dir;              /* OUT/.unpacked: archives are unpacked here */
+    GradeDb *db;
+    int jobs;
+    int shard_i, shard_k;       /* --shard I/K; k = 0 when not sharded */
+    bool quiet;                 /* no progress lines */
+    /* What happened, for the summary. */
+    long long runs_executed, runs_reused, runs_missing;
+    int skipped_gpu;            /* exercises skipped: need a GPU */
+    double elapsed_s;
+} Grade;
+
+/* grade_collect.c: reads every SUBMISSION (a workspace folder or an archive)
+ * into g->students (sorted by name, duplicates resolved: the later one
+ * wins, the other is a problem); a submission that cannot be read is a
+ * problem in g->problems, not an error. */
+Diag *grade_collect(Grade *g, char *const *paths, int n);
+/* Keeps only the students whose index is i mod k (--shard I/K). */
+void grade_shard(Grade *g, int i, int k);
+void grade_students_free(Grade *g);
+
+/* grade_run.c: records each student's submission, then runs everything
+ * the database lacks with g->jobs workers; each run recorded as it ends. */
+Diag *grade_run_all(Grade *g);
+/* The failure kind of a result (NULL for a pass; see GRADE_FAILURE_KINDS). */
+const char *grade_failure_kind(const RunResult *r, bool kernel_exercise);
+
+/* grade_output.c: gradebook.csv, gradebook.json, students/<s>/results.json
+ * and feedback.md, similarity.md, from the database (+ the course for hints). */
+Diag *grade_write_outputs(Grade *g, json_t **book_out);
+
+#endif

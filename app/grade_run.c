@@ -1,0 +1,300 @@
+/* app/grade_run.c: the runs of `cudojo grade`. Every (student, exercise)
+ * whose current source has no run under this course version in the grading
+ * database is run in one of g->jobs sandboxed workers (app/runner.h) with the
+ * exercise's timeout and grading = true, in round-robin order by student (so
+ * one student's slow kernels cannot hold everyone else back), and recorded
+ * the moment it ends: a kill -9 loses at most the runs in flight, and the
+ * next grade resumes where this one stopped. */
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/attempt.h"
+#include "app/grade.h"
+#include "app/runner.h"
+#include "base/fs.h"
+#include "base/xalloc.h"
+
+typedef struct Work {
+    int student, item;
+} Work;
+
+typedef struct Slot {
+    Runner *runner;
+    Work work;
+    bool busy;
+} Slot;
+
+static volatile sig_atomic_t grade_interrupted;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    grade_interrupted = 1;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Whether a finding's code names one of the emulator's kinds of bug. */
+static const char *finding_kind(const char *code) {
+    if (!code) return NULL;
+    if (!strncmp(code, "oob", 3)) return "out-of-bounds";
+    if (!strncmp(code, "race", 4)) return "race";
+    if (!strncmp(code, "barrier", 7) || !strcmp(code, "deadlock") || !strcmp(code, "divergent")) return "barrier";
+    if (!strncmp(code, "uninit", 6)) return "uninitialised";
+    return NULL;
+}
+
+/* A failed check about speed rather than the answer (a performance target). */
+static bool check_is_speed(const CheckResult *c) {
+    static const char *const words[] = {"slower", "as fast as", "faster", " ms", "GB/s", "bandwidth", "speedup"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (c->message && strstr(c->message, words[i])) return true;
+    return false;
+}
+
+static long long launches(const RunResult *r) {
+    json_t *l = r->metrics ? json_object_get(r->metrics, "launches") : NULL;
+    return json_is_integer(l) ? json_integer_value(l) : 0;
+}
+
+const char *grade_failure_kind(const RunResult *r, bool kernel_exercise) {
+    switch (r->verdict) {
+    case VERDICT_PASS:
+        return kernel_exercise && launches(r) == 0 ? "no-launch" : NULL;
+    case VERDICT_COMPILE_ERROR: return "compile-error";
+    case VERDICT_TIMEOUT: return "timeout";
+    case VERDICT_CRASH: return "crash";
+    case VERDICT_EXERCISE_ERROR: return "exercise-error";
+    default: break;
+    }
+    for (const Diag *d = r->diags; d; d = d->next) {
+        const char *k = d->severity == DIAG_ERROR ? finding_kind(d->code) : NULL;
+        if (k) return k;
+    }
+    if (r->verdict == VERDICT_RUNTIME_ERROR) return "runtime-error";
+    if (kernel_exercise && launches(r) == 0) return "no-launch";
+    int failed = 0, speed = 0;
+    for (int i = 0; i < r->n_checks; i++) {
+        if (r->checks[i].passed || r->checks[i].stretch) continue;
+        failed++;
+        if (check_is_speed(&r->checks[i])) speed++;
+    }
+    if (failed && speed == failed) return "too-slow";
+    if (failed) return "wrong-result";
+    return "other";
+}
+
+/* Records one finished run. */
+static Diag *record(Grade *g, const Work *w, RunResult *res) {
+    const GradeStudent *s = &g->students[w->student];
+    const ExerciseMeta *ex = g->items[w->item].ex;
+    const char *kind = grade_failure_kind(res, !ex->program);
+    bool pass = res->verdict == VERDICT_PASS && !kind;
+    char *msg = NULL;
+    if (res->verdict == VERDICT_PASS && kind)
+        msg = xstrdup("the checks passed but no kernel was launched: the answer did not come from the GPU");
+    json_t *rj = run_result_to_json(res);
+    char *rtext = json_dumps(rj, JSON_COMPACT);
+    json_decref(rj);
+    GradeRun run = {.student = s->name, .exercise = ex->id, .source_sha256 = s->shas[w->item],
+                    .course_version = g->course_version, .verdict = pass || !msg ? verdict_name(res->verdict) : "fail",
+                    .failure_kind = kind, .points = pass ? ex->points : 0, .max_points = ex->points,
+                    .fast = pass && run_result_fast(res), .duration_ms = res->duration_ms,
+                    .kernel_ms = attempt_kernel_ms(res), .backend = res->backend,
+                    .message = msg ? msg : res->summary, .result_json = rtext};
+    bool inserted = false;
+    Diag *d = gradedb_record_run(g->db, &run, &inserted);
+    if (inserted) g->runs_executed++;
+    free(rtext);
+    free(msg);
+    return d;
+}
+
+static void format_eta(char *buf, size_t n, double s) {
+    if (!isfinite(s) || s < 0) snprintf(buf, n, "--:--");
+    else if (s >= 3600) snprintf(buf, n, "%d:%02d:%02d", (int)s / 3600, (int)s / 60 % 60, (int)s % 60);
+    else snprintf(buf, n, "%02d:%02d", (int)s / 60, (int)s % 60);
+}
+
+typedef struct Progress {
+    bool tty;
+    long long total, done;
+    double t0, last_print;
+    long long last_done;
+} Progress;
+
+static void progress_show(Progress *p, bool final) {
+    double t = now_s(), el = t - p->t0;
+    double rate = el > 0 ? p->done / el : 0;
+    char eta[32];
+    format_eta(eta, sizeof eta, rate > 0 ? (p->total - p->done) / rate : NAN);
+    if (p->tty) {
+        if (!final && t - p->last_print < 0.2) return;
+        int width = 30, fill = p->total ? (int)(width * p->done / p->total) : width;
+        char bar[64];
+        for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+        bar[width] = '\0';
+        fprintf(stderr, "\r  [%s] %lld/%lld runs  %.1f runs/s  ETA %s ", bar, p->done, p->total, rate, eta);
+        if (final) fputc('\n', stderr);
+    } else {
+        bool step = p->total && (p->done - p->last_done) * 10 >= p->total;
+        if (!final && !step && t - p->last_print < 5) return;
+        fprintf(stderr, "grade: %lld/%lld runs, %.1f runs/s, ETA %s\n", p->done, p->total, rate, eta);
+        p->last_done = p->done;
+    }
+    p->last_print = t;
+}
+
+/* Records every submission, and the runs of missing files; fills the work list. */
+static Diag *plan(Grade *g, Work **work_out, long long *n_out) {
+    Diag *d = NULL;
+    const char **ids = xcalloc((size_t)g->n_items + 1, sizeof *ids);
+    const char **shas = xcalloc((size_t)g->n_items + 1, sizeof *shas);
+    for (int si = 0; si < g->n_students && !d; si++) {
+        GradeStudent *s = &g->students[si];
+        int n = 0;
+        for (int i = 0; i < g->n_items; i++) {
+            if (g->items[i].skipped) continue;
+            ids[n] = g->items[i].ex->id;
+            shas[n++] = s->shas[i];
+        }
+        char *problems = json_dumps(s->problems, JSON_COMPACT);
+        GradeSubmission sub = {.student = s->name, .workspace_uuid = s->workspace_uuid, .origin = s->origin,
+                               .origin_sha256 = s->origin_sha256, .submitted_unix_ms = s->submitted_unix_ms,
+                               .course_version_submitted = s->course_version_submitted,
+                               .progress_json = s->progress_json, .problems_json = problems};
+        d = gradedb_put_submission(g->db, &sub, ids, shas, n);
+        free(problems);
+    }
+    free(ids);
+    free(shas);
+    /* Round-robin by student: exercise by exercise, every student in turn. */
+    Work *work = xcalloc((size_t)g->n_students * (size_t)g->n_items + 1, sizeof *work);
+    long long n = 0;
+    for (int i = 0; i < g->n_items && !d; i++) {
+        if (g->items[i].skipped) continue;
+        const ExerciseMeta *ex = g->items[i].ex;
+        for (int si = 0; si < g->n_students && !d; si++) {
+            GradeStudent *s = &g->students[si];
+            bool has = false;
+            d = gradedb_has_run(g->db, s->name, ex->id, s->shas[i], g->course_version, &has);
+            if (d) break;
+            if (has) {
+                g->runs_reused++;
+            } else if (!s->shas[i]) {
+                char *msg = xasprintf("no %s/%s in the submission", g->items[i].ch->id, ex->source);
+                GradeRun run = {.student = s->name, .exercise = ex->id, .course_version = g->course_version,
+                                .verdict = "missing", .failure_kind = "missing", .max_points = ex->points,
+                                .duration_ms = -1, .kernel_ms = -1, .message = msg};
+                d = gradedb_record_run(g->db, &run, NULL);
+                free(msg);
+                g->runs_missing++;
+            } else {
+                work[n++] = (Work){si, i};
+            }
+        }
+    }
+    *work_out = work;
+    *n_out = n;
+    return d;
+}
+
+static void start(Grade *g, Slot *slot, Work w) {
+    const GradeStudent *s = &g->students[w.student];
+    const GradeItem *it = &g->items[w.item];
+    char *shown = xasprintf("%s/%s", it->ch->id, path_basename(it->ex->source));
+    RunRequest req = {.exercise_id = it->ex->id, .chapter_dir = it->ch->dir, .cu_path = s->paths[w.item],
+                      .cu_display = shown, .timeout_s = it->ex->timeout_s, .grading = true,
+                      .grading_seed = g->seed};
+    Diag *d = runner_start(slot->runner, &req);
+    free(shown);
+    slot->work = w;
+    slot->busy = d == NULL;
+    if (d) {
+        /* The worker could not start: recorded as a crash of this run, so grading goes on. */
+        RunResult *res = run_result_new(VERDICT_CRASH);
+        res->exercise_id = xstrdup(it->ex->id);
+        res->summary = xstrdup(d->message);
+        Diag *rd = record(g, &w, res);
+        diag_free(&rd);
+        run_result_free(&res);
+        diag_free(&d);
+    }
+}
+
+Diag *grade_run_all(Grade *g) {
+    Work *work = NULL;
+    long long n_work = 0;
+    Diag *d = plan(g, &work, &n_work);
+    if (d || n_work == 0) {
+        free(work);
+        return d;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    int jobs = g->jobs > 0 ? g->jobs : (int)cores;
+    if (jobs > n_work) jobs = (int)n_work;
+    int emu_threads = g->cli->emu_threads > 0 ? g->cli->emu_threads : (int)(cores / jobs > 1 ? cores / jobs : 1);
+    char *log = path_join(g->out_dir, "workers.log");
+    RunnerConfig cfg = {.backend = g->cli->backend, .emu_threads = emu_threads, .stderr_path = log};
+    Slot *slots = xcalloc((size_t)jobs, sizeof *slots);
+    for (int i = 0; i < jobs; i++) slots[i].runner = runner_new(&cfg);
+    free(log);
+
+    struct sigaction sa = {.sa_handler = on_sigint}, old;
+    sigaction(SIGINT, &sa, &old);
+    Progress p = {.tty = isatty(2) && !g->quiet, .total = n_work, .t0 = now_s()};
+    p.last_print = p.t0;
+    if (!g->quiet)
+        fprintf(stderr, "grade: %lld runs to do (%d students, %d workers)%s\n", n_work, g->n_students, jobs,
+                g->runs_reused ? ", the rest already graded" : "");
+    long long next = 0;
+    int busy = 0;
+    while ((next < n_work || busy) && !d) {
+        for (int i = 0; i < jobs && next < n_work && !grade_interrupted; i++) {
+            if (slots[i].busy) continue;
+            start(g, &slots[i], work[next++]);
+            if (slots[i].busy) busy++;
+            else p.done++;
+        }
+        if (grade_interrupted) break;
+        struct pollfd fds[256];
+        int nf = 0;
+        for (int i = 0; i < jobs && nf < 256; i++)
+            if (slots[i].busy && runner_fd(slots[i].runner) >= 0)
+                fds[nf++] = (struct pollfd){.fd = runner_fd(slots[i].runner), .events = POLLIN};
+        poll(fds, (nfds_t)nf, 100);
+        for (int i = 0; i < jobs; i++) {
+            if (!slots[i].busy) continue;
+            RunResult *res = NULL;
+            if (runner_poll(slots[i].runner, 0, &res) != RUNNER_DONE) continue;
+            slots[i].busy = false;
+            busy--;
+            p.done++;
+            if (res->verdict != VERDICT_CANCELLED) d = record(g, &slots[i].work, res);
+            run_result_free(&res);
+        }
+        if (!g->quiet) progress_show(&p, false);
+    }
+    if (!g->quiet && (p.tty || p.last_done != p.done)) progress_show(&p, true);
+    for (int i = 0; i < jobs; i++) {
+        if (slots[i].busy) runner_cancel(slots[i].runner);
+        runner_free(&slots[i].runner);
+    }
+    free(slots);
+    free(work);
+    sigaction(SIGINT, &old, NULL);
+    if (!d && grade_interrupted)
+        d = diag_error("interrupted", "grading interrupted: %lld of %lld runs done and recorded; run the same command "
+                       "again to go on from there", p.done, n_work);
+    return d;
+}
