@@ -74,6 +74,11 @@ static void thr_args(Worker *W, Warp *w, int lane, unsigned c[6]) {
 
 /* "s[5]" for shared byte `off`: the variable that holds it, or the one just
  * before it (an access past its end); "shared memory byte N" if none. */
+/* Bytes one lane moves: a float4 load is one 16-byte element (0: unknown). */
+static size_t access_width(const Instr *in) {
+    return in && in->size ? (size_t)in->size * (in->vec > 1 ? (size_t)in->vec : 1) : 0;
+}
+
 static void shared_name(const Worker *W, const Instr *in, uint64_t off, char *buf, size_t n) {
     const SharedVar *best = NULL;
     for (int i = 0; i < W->k->n_svars; i++) {
@@ -81,8 +86,9 @@ static void shared_name(const Worker *W, const Instr *in, uint64_t off, char *bu
         if (v->off <= off && (!best || v->off >= best->off)) best = v;
     }
     if (!best) { snprintf(buf, n, "shared memory byte %llu", (unsigned long long)off); return; }
-    /* PTX declares shared arrays as bytes: index in units of the access */
-    size_t elem = in && in->size ? in->size : best->elem;
+    /* PTX declares shared arrays as bytes: index in units of the access (a
+     * float4 access counts float4s, as the source's index does) */
+    size_t elem = access_width(in) ? access_width(in) : best->elem;
     snprintf(buf, n, "%s[%llu]", best->name, (unsigned long long)((off - best->off) / elem));
 }
 
@@ -95,7 +101,32 @@ static size_t shared_elems(const Worker *W, const Instr *in, uint64_t off, const
     if (!best) { *name = NULL; return 0; }
     *name = best->name;
     size_t size = best->size ? best->size : W->L->dyn_shared;
-    return size / (in && in->size ? in->size : best->elem);
+    return size / (access_width(in) ? access_width(in) : best->elem);
+}
+
+/* Where a misaligned address points, for the message: "in + 4 bytes",
+ * "tile + 8 bytes (shared)", or the raw address when it is in no array. */
+static void name_address(Worker *W, const Instr *in, int space, uint64_t addr, char *buf, size_t n) {
+    if (space == SP_SHARED) {
+        const SharedVar *best = NULL;
+        for (int i = 0; i < W->k->n_svars; i++) {
+            const SharedVar *v = &W->k->svars[i];
+            if (v->off <= addr && (!best || v->off >= best->off)) best = v;
+        }
+        if (best) snprintf(buf, n, "%s + %llu bytes (shared memory)", best->name, (unsigned long long)(addr - best->off));
+        else snprintf(buf, n, "shared memory byte %llu", (unsigned long long)addr);
+        return;
+    }
+    if (space == SP_GLOBAL) {
+        AllocTable *t = W->L->allocs;
+        int i = emu_alloc_find(t, addr);
+        if (i >= 0 && addr < t->v[i].end) {
+            snprintf(buf, n, "%s + %llu bytes", t->v[i].label, (unsigned long long)(addr - t->v[i].base));
+            return;
+        }
+    }
+    (void)in;
+    snprintf(buf, n, "address 0x%llx", (unsigned long long)addr);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -137,7 +168,7 @@ static void report_global_oob(Worker *W, Warp *w, int lane, const Instr *in, uin
     }
     if (a) {
         /* elem 0: the allocation's type is unknown (a CUDA program's cudaMalloc): count in accesses */
-        size_t elem = a->elem ? a->elem : in && in->size ? in->size : 1;
+        size_t elem = a->elem ? a->elem : access_width(in) ? access_width(in) : 1;
         int64_t off = (int64_t)(addr - a->base);
         int64_t idx = off >= 0 ? off / (int64_t)elem : -((-off + (int64_t)elem - 1) / (int64_t)elem);
         emu_report(W, w, lane, code, DIAG_ERROR, in->line,
@@ -164,10 +195,13 @@ static unsigned char *resolve(Worker *W, Warp *w, int lane, const Instr *in, int
     if (addr & (uint64_t)(bytes - 1)) {
         unsigned c[6];
         thr_args(W, w, lane, c);
+        char where[128];
+        name_address(W, in, space, addr, where, sizeof where);
         emu_report(W, w, lane, "misaligned", DIAG_ERROR, in->line,
-                   THR " %s %d bytes at a misaligned address (0x%llx is not a multiple of %d).",
-                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? "read" : "wrote", bytes,
-                   (unsigned long long)addr, bytes);
+                   THR " %s %d bytes at %s, which is not a multiple of %d: a %d-byte access needs a "
+                   "%d-byte aligned address.",
+                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? "read" : "wrote", bytes, where, bytes,
+                   bytes, bytes);
         return NULL;
     }
     switch (space) {

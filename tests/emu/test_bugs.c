@@ -7,7 +7,8 @@
  * report. The test launches it on the emulator (deterministic, checks on)
  * with `in` and `out` allocated at exactly n floats, and asserts that a
  * finding with one of the kind's codes (KIND_CODES below) names that file and
- * line. Kind `wrong-result` is a bug only the output shows: no error finding,
+ * line; a `// SAYS: text` comment makes the finding's message contain text.
+ * Kind `wrong-result` is a bug only the output shows: no error finding,
  * and the output differs from what the kernel meant to compute.
  *
  * CUDOJO_BUGS_REPORT=1 prints every finding as "kernel<TAB>code<TAB>line"
@@ -67,6 +68,7 @@ typedef struct BugCase {
     size_t shared;
     char in_fill[16];    /* ramp (default), unit, signed */
     char expect[16];     /* wrong-result only: scale2 */
+    char *says;          /* from a SAYS marker: text the finding's message must contain */
     char *parse_error;   /* a malformed file: the test says so */
 } BugCase;
 
@@ -97,6 +99,9 @@ static void bug_case_parse(BugCase *c, const char *text) {
             while (*e && *e != '\n' && *e != ' ') e++;
             c->kind = xstrndup(p + 8, (size_t)(e - p - 8));
             c->line = line;
+        } else if (!strncmp(p, "// SAYS: ", 9) && !c->says) {
+            const char *e = strchr(p, '\n');
+            c->says = xstrndup(p + 9, e ? (size_t)(e - p - 9) : strlen(p + 9));
         } else if (!strncmp(p, "// LAUNCH:", 10) && !launch) {
             launch = true;
             const char *e = strchr(p, '\n');
@@ -240,11 +245,13 @@ static void bug_case_test(void **state) {
         bool hit = false;
         for (const Diag *x = rep.findings; x && !hit; x = x->next)
             for (int k = 0; kc->codes[k] && !hit; k++)
-                hit = x->code && !strcmp(x->code, kc->codes[k]) && x->line == c->line && same_file(x->file, c->path);
+                hit = x->code && !strcmp(x->code, kc->codes[k]) && x->line == c->line && same_file(x->file, c->path) &&
+                      (!c->says || (x->message && strstr(x->message, c->says)));
         if (!hit) {
             char *msg = diag_format_all(rep.findings, false);
-            err = xasprintf("%s:%d: want a '%s' finding at this line; the emulator reported:\n%s", c->path, c->line,
-                            c->kind, msg && *msg ? msg : "(nothing)\n");
+            err = xasprintf("%s:%d: want a '%s' finding at this line%s%s%s; the emulator reported:\n%s", c->path,
+                            c->line, c->kind, c->says ? " saying \"" : "", c->says ? c->says : "",
+                            c->says ? "\"" : "", msg && *msg ? msg : "(nothing)\n");
             free(msg);
         }
     }
@@ -335,6 +342,7 @@ int main(void) {
         free(g_cases[i].path);
         free(g_cases[i].name);
         free(g_cases[i].kind);
+        free(g_cases[i].says);
         free(g_cases[i].parse_error);
     }
     free(g_cases);
