@@ -57,10 +57,34 @@ const Command CLI_COMMANDS[] = {
      cmd_watch},
     {"hint", "EXERCISE", "show the next hint (recorded)",
      "Shows the hints you have already seen plus the next one.\n", cmd_hint},
-    {"progress", "", "your progress: attempts, passes, best times",
+    {"progress", "[--merge FILE...]", "your progress: attempts, passes, best times; merge another workspace's",
      "Shows, per chapter and exercise, attempts, first pass, best kernel time and\n"
-     "hints taken. With --json, the whole record (for instructors).\n",
+     "hints taken. With --json, the whole record (for instructors).\n"
+     "Options:\n"
+     "  --merge FILE        join another workspace's progress into this one (your lab\n"
+     "                      machine's and your laptop's): FILE is its progress.db, its\n"
+     "                      folder, a `cudojo progress --json` export or a `cudojo\n"
+     "                      submit` archive. Its attempts and hints are added; one\n"
+     "                      already here is not added twice, so merging again changes\n"
+     "                      nothing. FILE is only read. May be given several times.\n"
+     "Exit status: 0 done, 1 when a FILE could not be merged (the others are), 2 for\n"
+     "a usage error.\n",
      cmd_progress},
+    {"submit", "[-o FILE]", "learners: one archive of your work for your instructor",
+     "Writes one archive (tar + zstd) of this workspace for `cudojo grade`: your copy\n"
+     "of every exercise file, your progress record, and a manifest with your name,\n"
+     "the workspace's id, the course version, the time and each file's SHA-256.\n"
+     "Nothing else from your machine goes in. The archive is written to a temporary\n"
+     "file and renamed, so a failure leaves nothing half-written.\n"
+     "Options:\n"
+     "  -o, --output FILE   where to write it (default: NAME-YYYY-MM-DD-HHMM.cudojo.tar.zst\n"
+     "                      in the current directory)\n"
+     "  --student NAME      your name as the instructor knows it (default:\n"
+     "                      $CUDOJO_STUDENT, else your login name); at most 64 bytes,\n"
+     "                      no '/'\n"
+     "  --json              the manifest and the archive's path as JSON\n"
+     "Exit status: 0 written, 2 when it could not be (nothing is left behind).\n",
+     cmd_submit},
     {"reset", "EXERCISE", "put the starter back (your file is kept as a backup)",
      "Copies the starter over your file after saving your version under\n"
      ".cudojo/backups/. Your recorded attempts are kept.\n",

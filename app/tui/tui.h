@@ -85,6 +85,10 @@ struct Tui {
 
 /* ---- tui_main.c ---- */
 void tui_push(Tui *t, Panel *p);
+/* Runs the screen manager over the one panel open(t, ctx) makes, without a
+ * workspace or a runner (the workspace's screens are not offered): the
+ * class report. Returns the exit status for main. */
+int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx);
 /* A notice in the status bar for a few seconds. */
 void tui_notify(Tui *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Leaves curses for a child program in the terminal (an editor) and comes back. */
@@ -133,6 +137,8 @@ Panel *tui_occupancy_new(Tui *t, const char *exercise, const RunResult *res);
 Panel *tui_timeline_new(Tui *t, const char *exercise, const RunResult *res);
 /* A read-only scrollable document (solution, a long message); takes doc. */
 Panel *tui_textview_new(Tui *t, const char *title, TextDoc *doc);
+/* The class report (app/class_report.h) of `cudojo class report --tui`; takes a reference to report. */
+Panel *tui_class_new(Tui *t, json_t *report);
 
 /* ---- tui_textview.c: the scrolling/search behaviour the text screens share ---- */
 typedef struct TextScroll {

@@ -210,8 +210,13 @@ static void tui_key(Tui *t, int key) {
         tui_notify(t, false, t->zh ? "中文 (where the course has it)" : "English");
         if (p->resume) p->resume(p, t);
         break;
-    case 'P': tui_push(t, tui_progress_new(t)); break;
-    case 'D': tui_push(t, tui_device_new(t)); break;
+    /* Screens of the learner's workspace; a standalone screen (class report) has none. */
+    case 'P':
+        if (t->ws) tui_push(t, tui_progress_new(t));
+        break;
+    case 'D':
+        if (t->ws) tui_push(t, tui_device_new(t));
+        break;
     case 12: clearok(curscr, TRUE); break;   /* Ctrl-L */
     default: break;
     }
@@ -236,7 +241,7 @@ static void tui_wait(Tui *t) {
     struct pollfd fds[6];
     int nfds = 0;
     fds[nfds++] = (struct pollfd){.fd = 0, .events = POLLIN};
-    int rfd = runner_fd(t->runner);
+    int rfd = t->runner ? runner_fd(t->runner) : -1;
     int runner_slot = -1;
     if (rfd >= 0) {
         runner_slot = nfds;
@@ -267,7 +272,7 @@ static void tui_wait(Tui *t) {
     }
     if (got_int) {
         got_int = 0;
-        if (runner_fd(t->runner) >= 0) ungetch(27);   /* the exercise view cancels on Esc */
+        if (rfd >= 0) ungetch(27);   /* the exercise view cancels on Esc */
         else t->quit = true;
     }
     if (runner_slot >= 0 && n > 0 && (fds[runner_slot].revents & (POLLIN | POLLHUP | POLLERR))) {
@@ -316,13 +321,75 @@ static void tui_wait(Tui *t) {
     }
     /* A run that finished inside runner_poll's read of the pipe is handled above; a
        run whose time ran out is noticed here, since a hung worker sends nothing. */
-    if (runner_fd(t->runner) >= 0 && runner_elapsed_s(t->runner) > 0) {
+    if (t->runner && runner_fd(t->runner) >= 0 && runner_elapsed_s(t->runner) > 0) {
         RunResult *res = NULL;
         if (runner_poll(t->runner, 0, &res) == RUNNER_DONE) {
             if (t->on_run_done) t->on_run_done(t, t->run_ctx, res);
             else run_result_free(&res);
         }
     }
+}
+
+/* Takes the terminal: signals, curses, colours. */
+static void tui_start(Tui *t) {
+    const char *no_color = getenv("NO_COLOR");
+    install_signals();
+    xalloc_set_fail_hook(tui_restore_terminal);
+    if (!getenv("ESCDELAY")) set_escdelay(25);
+    initscr();
+    curses_on = true;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    curs_set(0);
+    mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    t->color = !(no_color && *no_color) && has_colors();
+    tui_colors_init(t->color);
+    getmaxyx(stdscr, t->rows, t->cols);
+}
+
+/* Draws and waits until the last panel closes or the user quits; frees the
+ * panels and gives the terminal back. */
+static void tui_loop(Tui *t) {
+    while (!t->quit && t->depth > 0) {
+        tui_draw(t);
+        tui_wait(t);
+    }
+    while (t->depth > 0) {
+        Panel *p = t->stack[--t->depth];
+        p->free(p, t);
+    }
+    tui_restore_terminal();
+    xalloc_set_fail_hook(NULL);
+}
+
+/* The Tui fields every way in sets: the locale's UTF-8 and language. */
+static void tui_init_fields(Tui *t, Cli *cli) {
+    memset(t, 0, sizeof *t);
+    t->cli = cli;
+    for (int i = 0; i < 4; i++) t->watch_fds[i] = -1;
+    t->zh = cli_prefers_chinese();
+    t->utf8 = locale_is_utf8();
+    /* LANG=zh_CN.UTF-8 on a machine without that locale leaves us in "C": keep
+       UTF-8 (and so CJK widths) by falling back to C.UTF-8. */
+    if (!t->utf8 && env_says_utf8() && setlocale(LC_CTYPE, "C.UTF-8")) t->utf8 = locale_is_utf8();
+}
+
+int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx) {
+    if (!isatty(0) || !isatty(1)) {
+        fprintf(stderr, "cudojo: this screen needs a terminal\n");
+        return 2;
+    }
+    Tui tui;
+    Tui *t = &tui;
+    tui_init_fields(t, cli);
+    tui_start(t);
+    tui_push(t, open(t, ctx));
+    tui_loop(t);
+    free(t->message);
+    return got_term ? 128 + SIGTERM : 0;
 }
 
 int cmd_tui(Cli *cli, int argc, char **argv) {
@@ -339,17 +406,9 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     Diag *d = workspace_open(cli, &ws);
     if (d) return cli_fail(d);
     Tui tui;
-    memset(&tui, 0, sizeof tui);
     Tui *t = &tui;
-    t->cli = cli;
+    tui_init_fields(t, cli);
     t->ws = ws;
-    for (int i = 0; i < 4; i++) t->watch_fds[i] = -1;
-    t->zh = cli_prefers_chinese();
-    t->utf8 = locale_is_utf8();
-    /* LANG=zh_CN.UTF-8 on a machine without that locale leaves us in "C": keep
-       UTF-8 (and so CJK widths) by falling back to C.UTF-8. */
-    if (!t->utf8 && env_says_utf8() && setlocale(LC_CTYPE, "C.UTF-8")) t->utf8 = locale_is_utf8();
-    const char *no_color = getenv("NO_COLOR");
     /* The worker's stderr would scribble over the screen: it goes to a log in the workspace. */
     char *log = path_join(ws->state_dir, "worker.log");
     RunnerConfig rc = {.backend = cli->backend, .emu_threads = cli->emu_threads, .stderr_path = log};
@@ -358,38 +417,14 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     t->runner = runner_new(&rc);
     free(log);
 
-    install_signals();
-    xalloc_set_fail_hook(tui_restore_terminal);
-    if (!getenv("ESCDELAY")) set_escdelay(25);
-    initscr();
-    curses_on = true;
-    cbreak();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    nodelay(stdscr, TRUE);
-    curs_set(0);
-    mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
-    t->color = !(no_color && *no_color) && has_colors();
-    tui_colors_init(t->color);
-    getmaxyx(stdscr, t->rows, t->cols);
-
+    tui_start(t);
     tui_push(t, tui_map_new(t));
     if (ws->course->n_chapters == 0) tui_notify(t, true, "No chapters found in %s", ws->lessons_root);
     else if (ws->course_diags)
         tui_notify(t, true, "%d problem(s) loading the course, e.g. %s:%d: %s (`cudojo list` shows all)",
                    diag_count(ws->course_diags), ws->course_diags->file ? ws->course_diags->file : "?",
                    ws->course_diags->line, ws->course_diags->message);
-    while (!t->quit && t->depth > 0) {
-        tui_draw(t);
-        tui_wait(t);
-    }
-    while (t->depth > 0) {
-        Panel *p = t->stack[--t->depth];
-        p->free(p, t);
-    }
-    tui_restore_terminal();
-    xalloc_set_fail_hook(NULL);
+    tui_loop(t);
     runner_free(&t->runner);
     free(t->message);
     workspace_close(&ws);

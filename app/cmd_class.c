@@ -1,0 +1,190 @@
+/* app/cmd_class.c: `cudojo class report GRADEDB [--html FILE] [--json]
+ * [--tui]`: where the class struggles, from a grading database (read only,
+ * through gradedb_export_json), a gradebook.json, or a `cudojo grade --out`
+ * folder holding either. Prints the report as text (block-character
+ * histogram, a table per exercise), writes it as one HTML page, gives it as
+ * JSON, or opens it in the workbench's class screen. */
+#include <errno.h>
+#include <langinfo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "app/class_report.h"
+#include "app/cli.h"
+#include "app/tui/tui_class.h"
+#include "base/fs.h"
+#include "base/xalloc.h"
+#include "progress-db/gradedb.h"
+
+/* The largest gradebook.json read (a class of thousands is a few MB). */
+#define CLASS_GRADEBOOK_MAX ((size_t)512 << 20)
+
+static Diag *load_gradedb(const char *path, json_t **out) {
+    GradeDb *db = NULL;
+    Diag *d = gradedb_open_readonly(path, &db);
+    if (d) return d;
+    d = gradedb_export_json(db, out);
+    gradedb_close(&db);
+    return d;
+}
+
+static Diag *load_json(const char *path, json_t **out) {
+    char *text = NULL;
+    size_t len = 0;
+    Diag *d = fs_read_file_max(path, CLASS_GRADEBOOK_MAX, &text, &len);
+    if (d) return d;
+    json_error_t err;
+    *out = json_loadb(text, len, 0, &err);
+    free(text);
+    if (!*out)
+        return diag_new(DIAG_ERROR, "gradebook", path, err.line, err.column,
+                        "not a grading database, and not valid JSON: %s", err.text);
+    return NULL;
+}
+
+/* The gradebook behind `arg`: a grading database (told by its SQLite header,
+ * not its name), a gradebook JSON file, or a folder holding grade.db or
+ * gradebook.json. *source gets the path read (caller frees). */
+static Diag *class_load(const char *arg, json_t **out, char **source) {
+    *out = NULL;
+    *source = NULL;
+    if (fs_is_dir(arg)) {
+        char *db = path_join(arg, "grade.db"), *js = path_join(arg, "gradebook.json");
+        if (fs_exists(db)) {
+            *source = db;
+            free(js);
+        } else if (fs_exists(js)) {
+            *source = js;
+            free(db);
+        } else {
+            free(db);
+            free(js);
+            return diag_new(DIAG_ERROR, "gradebook", arg, 0, 0,
+                            "%s holds neither grade.db nor gradebook.json (the output of `cudojo grade --out DIR`)",
+                            arg);
+        }
+    } else {
+        *source = xstrdup(arg);
+    }
+    FILE *f = fopen(*source, "rb");
+    if (!f) return diag_new(DIAG_ERROR, "io", *source, 0, 0, "cannot open %s: %s", *source, strerror(errno));
+    char head[16] = {0};
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (got == sizeof head && !memcmp(head, "SQLite format 3", 16)) return load_gradedb(*source, out);
+    return load_json(*source, out);
+}
+
+static bool locale_utf8(void) {
+    const char *cs = nl_langinfo(CODESET);
+    return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+/* The terminal's width, 80 when stdout is not one. */
+static int term_width(void) {
+    struct winsize ws;
+    if (isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) return ws.ws_col > 160 ? 160 : ws.ws_col;
+    return 80;
+}
+
+/* SGR of a role, "" when plain. */
+static const char *role_sgr(int role) {
+    switch (role) {
+    case ROLE_H1: return "\033[1m";
+    case ROLE_H2: return "\033[1;4m";
+    case ROLE_BOLD: return "\033[1m";
+    case ROLE_DIM: return "\033[2m";
+    case ROLE_PASS: return "\033[32m";
+    case ROLE_FAIL: return "\033[31m";
+    case ROLE_WARN: return "\033[33m";
+    case ROLE_NOTE: return "\033[36m";
+    case ROLE_BAR_DONE: return "\033[35m";
+    default: return "";
+    }
+}
+
+/* Prints doc, with colours when `color`; trailing blanks dropped. */
+static void print_doc(const TextDoc *doc, bool color) {
+    for (int i = 0; i < doc->n; i++) {
+        const TextLine *l = &doc->lines[i];
+        int last = l->n - 1;   /* the last span with something other than blanks */
+        while (last >= 0 && l->spans[last].text[strspn(l->spans[last].text, " ")] == '\0') last--;
+        for (int k = 0; k <= last; k++) {
+            const char *sgr = color ? role_sgr(l->spans[k].role) : "";
+            const char *text = l->spans[k].text;
+            size_t n = strlen(text);
+            if (k == last)
+                while (n > 0 && text[n - 1] == ' ') n--;
+            printf("%s%.*s%s", sgr, (int)n, text, *sgr ? "\033[0m" : "");
+        }
+        putchar('\n');
+    }
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: cudojo class report GRADEDB [--html FILE] [--json] [--tui]\n");
+    return 2;
+}
+
+int cmd_class(Cli *cli, int argc, char **argv) {
+    if (argc < 2 || strcmp(argv[1], "report")) {
+        if (argc >= 2) fprintf(stderr, "cudojo class: unknown subcommand '%s' (there is: report)\n", argv[1]);
+        return usage();
+    }
+    const char *db = NULL, *html = NULL;
+    bool tui = false;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--html") && i + 1 < argc) html = argv[++i];
+        else if (!strncmp(a, "--html=", 7) && a[7]) html = a + 7;
+        else if (!strcmp(a, "--tui")) tui = true;
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "cudojo class report: unknown option '%s'%s\n", a,
+                    !strcmp(a, "--html") ? " (--html needs a FILE)" : "");
+            return usage();
+        } else if (!db) db = a;
+        else {
+            fprintf(stderr, "cudojo class report: one GRADEDB only ('%s' is a second)\n", a);
+            return usage();
+        }
+    }
+    if (!db) return usage();
+    if (tui && cli->json) {
+        fprintf(stderr, "cudojo class report: --tui and --json do not go together\n");
+        return 2;
+    }
+    json_t *book = NULL;
+    char *source = NULL;
+    Diag *d = class_load(db, &book, &source);
+    json_t *report = NULL;
+    if (!d) d = class_report_compute(book, source, &report);
+    json_decref(book);
+    free(source);
+    if (d) return cli_fail(d);
+    if (html) {
+        d = class_report_write_html(report, html);
+        if (d) {
+            json_decref(report);
+            return cli_fail(d);
+        }
+        fprintf(stderr, "Class report written to %s\n", html);
+    }
+    int rc = 0;
+    if (cli->json) {
+        cli_print_json(report);
+        return 0;
+    }
+    if (tui) rc = tui_class_open(cli, report);
+    else if (!html) {
+        TextDoc *doc = text_doc_new();
+        class_report_render(doc, report, term_width(), locale_utf8());
+        print_doc(doc, cli->color);
+        text_doc_free(&doc);
+    }
+    json_decref(report);
+    return rc;
+}
