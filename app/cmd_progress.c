@@ -1,12 +1,18 @@
-/* app/cmd_progress.c: `cudojo progress`: attempts, passes, best times. */
+/* app/cmd_progress.c: `cudojo progress`: attempts, passes, best times; and
+ * `cudojo progress --merge FILE`: another workspace's progress joined into
+ * this one (a progress.db, a progress.json export, a workspace folder or a
+ * submission archive). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "app/archive.h"
 #include "app/cli.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
+#include "base/fs.h"
+#include "base/xalloc.h"
 #include "progress-db/store.h"
 
 static void format_when(long long unix_ms, char *buf, size_t n) {
@@ -18,12 +24,121 @@ static void format_when(long long unix_ms, char *buf, size_t n) {
     strftime(buf, n, "%Y-%m-%d %H:%M", localtime(&t));
 }
 
-int cmd_progress(Cli *cli, int argc, char **argv) {
-    (void)argv;
-    if (argc > 1) {
-        fprintf(stderr, "cudojo progress: takes no arguments\n");
-        return 2;
+static const char *progress_tmp_dir(void) {
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : "/tmp";
+}
+
+/* Whether path starts with SQLite's file header. */
+static bool progress_is_sqlite(const char *path) {
+    FILE *fp = fopen(path, "rb");
+    char h[16] = {0};
+    size_t n = fp ? fread(h, 1, sizeof h, fp) : 0;
+    if (fp) fclose(fp);
+    return n == sizeof h && !memcmp(h, "SQLite format 3", 16);
+}
+
+/* Merges a cudojo-progress JSON file; shown names it in messages. */
+static Diag *progress_merge_json_file(Store *s, const char *path, const char *shown, StoreMergeStats *st) {
+    char *text = NULL;
+    Diag *d = fs_read_file(path, &text, NULL);
+    if (d) return d;
+    json_error_t jerr;
+    json_t *doc = json_loads(text, 0, &jerr);
+    free(text);
+    if (!doc)
+        return diag_new(DIAG_ERROR, "progress-merge", shown, jerr.line, jerr.column,
+                        "not a progress.db, a progress export (JSON: %s) or a submission archive", jerr.text);
+    d = store_merge_json(s, doc, shown, st);
+    json_decref(doc);
+    return d;
+}
+
+/* The progress.json inside a submission archive. */
+static Diag *progress_merge_archive(Store *s, const char *path, StoreMergeStats *st) {
+    char *dir = NULL;
+    Diag *d = submission_unpack(path, progress_tmp_dir(), NULL, &dir);
+    if (d) return d;
+    char *json = path_join(dir, SUBMISSION_PROGRESS);
+    if (fs_exists(json)) d = progress_merge_json_file(s, json, path, st);
+    else d = diag_new(DIAG_ERROR, "progress-merge", path, 0, 0, "the archive holds no %s to merge", SUBMISSION_PROGRESS);
+    free(json);
+    archive_remove_tree(dir);
+    free(dir);
+    return d;
+}
+
+/* FILE: a progress.db, a workspace folder, a submission archive or a progress export. */
+static Diag *progress_merge_one(Workspace *ws, const char *file, StoreMergeStats *st) {
+    if (fs_is_dir(file)) {
+        char *db = path_join(file, ".cudojo/progress.db");
+        Diag *d = fs_exists(db) ? store_merge_db(ws->store, db, progress_tmp_dir(), st)
+                                : diag_new(DIAG_ERROR, "progress-merge", file, 0, 0,
+                                           "this folder is not a cudojo workspace (no .cudojo/progress.db)");
+        free(db);
+        return d;
     }
+    if (!fs_exists(file)) return diag_new(DIAG_ERROR, "progress-merge", file, 0, 0, "no such file");
+    if (progress_is_sqlite(file)) return store_merge_db(ws->store, file, progress_tmp_dir(), st);
+    if (submission_is_archive(file)) return progress_merge_archive(ws->store, file, st);
+    return progress_merge_json_file(ws->store, file, file, st);
+}
+
+static int progress_merge(Cli *cli, char **files, int n) {
+    Workspace *ws = NULL;
+    Diag *d = workspace_open(cli, &ws);
+    if (d) return cli_fail(d);
+    json_t *all = json_array();
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        StoreMergeStats st;
+        d = progress_merge_one(ws, files[i], &st);
+        if (d) {
+            cli_print_diags(d);
+            diag_free(&d);
+            failed++;
+            continue;
+        }
+        json_array_append_new(all, json_pack("{s:o, s:s, s:b, s:i, s:i, s:i, s:i}", "file", bytes_to_json(files[i]),
+                                             "workspace_uuid", st.source_uuid, "same_workspace", st.same_workspace,
+                                             "exercises", st.exercises, "attempts_added", st.attempts_added,
+                                             "attempts_present", st.attempts_present, "hints_added", st.hints_added));
+        if (cli->json) continue;
+        char *shown = bytes_printable(files[i]);
+        if (st.same_workspace)
+            printf("%s is this workspace's own progress: nothing to merge.\n", shown);
+        else
+            printf("Merged %s (workspace %s): %d attempt%s added, %d already here, %d hint%s newly taken, "
+                   "%d exercise%s in it.\n",
+                   shown, st.source_uuid[0] ? st.source_uuid : "without a uuid", st.attempts_added,
+                   st.attempts_added == 1 ? "" : "s", st.attempts_present, st.hints_added,
+                   st.hints_added == 1 ? "" : "s", st.exercises, st.exercises == 1 ? "" : "s");
+        free(shown);
+    }
+    if (cli->json) cli_print_json(json_pack("{s:o, s:o}", "workspace_dir", bytes_to_json(ws->dir), "merged", all));
+    else json_decref(all);
+    workspace_close(&ws);
+    return failed ? 1 : 0;
+}
+
+int cmd_progress(Cli *cli, int argc, char **argv) {
+    char **merge = xcalloc((size_t)argc, sizeof *merge);
+    int n_merge = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--merge") && i + 1 < argc) merge[n_merge++] = argv[++i];
+        else if (!strncmp(argv[i], "--merge=", 8) && argv[i][8]) merge[n_merge++] = argv[i] + 8;
+        else {
+            fprintf(stderr, "cudojo progress: unexpected '%s' (only --merge FILE is taken)\n", argv[i]);
+            free(merge);
+            return 2;
+        }
+    }
+    if (n_merge) {
+        int rc = progress_merge(cli, merge, n_merge);
+        free(merge);
+        return rc;
+    }
+    free(merge);
     Workspace *ws = NULL;
     Diag *d = workspace_open(cli, &ws);
     if (d) return cli_fail(d);
