@@ -56,7 +56,6 @@ int cmd_watch(Cli *cli, int argc, char **argv);
 int cmd_hint(Cli *cli, int argc, char **argv);
 int cmd_progress(Cli *cli, int argc, char **argv);
 int cmd_submit(Cli *cli, int argc, char **argv);
-int cmd_submit(Cli *cli, int argc, char **argv);
 int cmd_reset(Cli *cli, int argc, char **argv);
 int cmd_doctor(Cli *cli, int argc, char **argv);
 int cmd_verify(Cli *cli, int argc, char **argv);
