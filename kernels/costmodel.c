@@ -8,7 +8,19 @@
  *    936, RTX 4090 1008, H100 SXM5 3352, B200 8000, RTX 5090 1792, GB10 273
  *    GB/s), boost clocks from the same sheets;
  *  - launch latency ~3 us and ~1 us per enqueue call are the usual figures
- *    for cudaLaunchKernel on Linux;
+ *    for cudaLaunchKernel on Linux; a launch call itself costs the host
+ *    2-3 us (NVIDIA's "Getting Started with CUDA Graphs" measured 3.8 us
+ *    per back-to-back launch of a 2.9 us kernel without graphs, 3.4 us
+ *    with one): 2.5 us here;
+ *  - a kernel launched on its own costs the GPU ~2 us beyond its work: the
+ *    front end's setup of the launch (launch_gap_us = 1 us, a gap before
+ *    the kernel on the timeline, as the blog's 0.9 us) and the blocks'
+ *    ramp-up and drain (kernel_fixed_us = 1 us, inside the kernel);
+ *  - graphs: a straight-line graph launches in constant host time, ~2.5 us
+ *    whatever its length (NVIDIA, "Constant Time Launch for Straight-Line
+ *    CUDA Graphs", CUDA 12.6), and its kernel nodes follow each other with
+ *    a much smaller gap than stream launches (the blog's 0.5 us on Volta;
+ *    less on Hopper): graph_node_gap_us = 0.25 us;
  *  - staging_gbs 10 GB/s: a single-threaded memcpy into the driver's pinned
  *    bounce buffer, which is why pageable copies reach a fraction of pinned.
  * The formulas are documented in costmodel.h. */
@@ -49,8 +61,12 @@ void costmodel_for_profile(const DeviceProfile *p, CostModel *m) {
     m->copy_engines = 2;
     m->launch_latency_us = 3.0;
     m->api_call_us = 1.0;
+    m->launch_host_us = 2.5;
+    m->launch_gap_us = 1.0;
+    m->graph_launch_host_us = 2.5;
+    m->graph_node_gap_us = 0.25;
     m->copy_latency_us = 2.0;
-    m->kernel_fixed_us = 2.0;
+    m->kernel_fixed_us = 1.0;
     snprintf(m->name, sizeof m->name, "%.15s profile (%.100s, %.20s)", arch, p ? p->part : "H100 SXM5", f->link);
 }
 

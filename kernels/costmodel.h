@@ -20,8 +20,16 @@
  *     the launch (a sector is 32 bytes; sectors are counted with metrics on;
  *     without them memory_us is 0).
  *   launch                the kernel starts no earlier than launch_latency_us
- *                         after the host called launch
- *   every enqueue         costs the host api_call_us
+ *                         after the host called launch, and no earlier than
+ *                         launch_gap_us after its stream's previous work
+ *                         ended (the GPU's front end sets each launch up);
+ *                         the launch call costs the host launch_host_us
+ *   graph launch          cudaGraphLaunch costs the host graph_launch_host_us
+ *                         whatever its node count; its nodes cost the host
+ *                         nothing more, and a kernel node starts
+ *                         graph_node_gap_us after the node before it
+ *                         (the launches were prepared at instantiation)
+ *   every other enqueue   costs the host api_call_us
  *
  * Scheduling rules the emulator applies with these durations are in
  * kernels/emu/README.md ("Streams and the modeled timeline"). */
@@ -43,7 +51,11 @@ typedef struct CostModel {
     double staging_gbs;             /* CPU copy into the driver's pinned staging buffer */
     int copy_engines;               /* 2: one H2D and one D2H copy at a time; 1: one copy at a time */
     double launch_latency_us;       /* host launch call to kernel start */
-    double api_call_us;             /* host time spent in each enqueue call */
+    double api_call_us;             /* host time spent in each enqueue call but a launch */
+    double launch_host_us;          /* host time spent in a kernel launch call */
+    double launch_gap_us;           /* GPU: a launched kernel's start after its stream's previous work */
+    double graph_launch_host_us;    /* host time of one cudaGraphLaunch, any node count */
+    double graph_node_gap_us;       /* GPU: a graph's kernel node's start after the node before it */
     double copy_latency_us;         /* fixed cost of one copy or memset (DMA setup) */
     double kernel_fixed_us;         /* fixed cost of one kernel (block ramp-up and drain) */
 } CostModel;

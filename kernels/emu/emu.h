@@ -45,6 +45,11 @@ Diag *emu_launch_raw(Backend *b, BackendModule *m, const char *kernel, const Lau
  * `name` may be NULL. */
 void emu_model_copy(Backend *b, CopyDir dir, int stream, size_t bytes, bool pinned, const char *name);
 void emu_model_memset(Backend *b, int stream, size_t bytes, bool async, const char *name);
+/* Brackets the replay of one graph launch: its operations are graph nodes
+ * on the modeled timeline (one host cost for the launch, smaller gaps
+ * between kernel nodes: kernels/costmodel.h). */
+void emu_model_graph_begin(Backend *b);
+void emu_model_graph_end(Backend *b);
 /* cudaStreamQuery and cudaStreamWaitEvent on the modeled timeline. */
 Diag *emu_stream_query(Backend *b, int stream, bool *done);
 Diag *emu_stream_wait_event(Backend *b, int stream, int event);

@@ -4,8 +4,11 @@
  * cudaGraphAdd*Node) or by stream capture (emurt_capture.c); a launch of
  * the instantiated graph replays them in order on the launch's stream.
  * Dependencies between nodes are not modeled beyond that order (roots are
- * nodes added without dependencies); a replayed graph costs what its
- * operations cost, without the GPU's smaller launch overhead. */
+ * nodes added without dependencies). On the modeled timeline a launch is
+ * one host cost for the whole graph and its kernel nodes follow each other
+ * with a smaller gap than separate launches (emu_model_graph_begin,
+ * kernels/costmodel.h). cudaGraphExecUpdate takes a graph of the same
+ * shape (node count, kinds, order) and copies its nodes' parameters. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,6 +276,8 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
     RtStream *s = rt_stream(st, ptsz);
     cudaError_t rc = !x ? cudaErrorInvalidValue : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     if (!rc) rc = rt_sticky(s->dev, false);
+    Backend *model = !rc && !s->capture ? g_rt.dev[s->dev].b : NULL;
+    if (model) emu_model_graph_begin(model);
     for (int i = 0; !rc && i < x->g->n; i++) {
         GraphOp *op = &x->g->ops[i];
         switch (op->kind) {
@@ -295,6 +300,7 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
         case OP_HOST: rt_host_func(s, op->fn, NULL, NULL, op->data); break;
         }
     }
+    if (model) emu_model_graph_end(model);
     return rt_leave("cudaGraphLaunch", rc, s ? s->id : 0, "exec (%d operations), %s", x ? x->g->n : 0,
                     s ? rt_stream_name(s) : "?");
 }
@@ -331,6 +337,53 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
                          ? cudaErrorInvalidValue : kernel_params(p, &f, &params, &psize);
     if (!rc) kernel_op_set(&x->g->ops[nd->index], f, p, params, psize);
     return rt_leave("cudaGraphExecKernelNodeSetParams", rc, 0, "exec, node, %s", f ? f->pretty : "?");
+}
+
+/* Why `g` cannot update `x` (cudaGraphExecUpdateResult), or success: the
+ * same operations, in the same order, of the same kinds. */
+static enum cudaGraphExecUpdateResult update_check(const RtGraphExec *x, const RtGraph *g, int *bad) {
+    *bad = -1;
+    if (g->n != x->g->n) return cudaGraphExecUpdateErrorTopologyChanged;
+    for (int i = 0; i < g->n; i++) {
+        const GraphOp *a = &x->g->ops[i], *b = &g->ops[i];
+        *bad = i;
+        if (a->kind != b->kind) return cudaGraphExecUpdateErrorNodeTypeChanged;
+        if (a->kind == OP_COPY && a->copy_kind != b->copy_kind) return cudaGraphExecUpdateErrorParametersChanged;
+        if (a->kind == OP_MEMSET && (a->width != b->width || a->height != b->height))
+            return cudaGraphExecUpdateErrorParametersChanged;
+    }
+    *bad = -1;
+    return cudaGraphExecUpdateSuccess;
+}
+
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGraphExecUpdateResultInfo *info) {
+    rt_enter();
+    RtGraphExec *x = exec_find(exec);
+    RtGraph *g = rt_graph_find(graph);
+    cudaError_t rc = !x || !g ? cudaErrorInvalidValue : cudaSuccess;
+    int bad = -1;
+    enum cudaGraphExecUpdateResult why = cudaGraphExecUpdateError;
+    if (!rc) {
+        why = update_check(x, g, &bad);
+        if (why != cudaGraphExecUpdateSuccess) rc = cudaErrorGraphExecUpdateFailure;
+    }
+    if (!rc) {
+        /* the exec takes the graph's parameters; its own node handles stay */
+        RtGraph *fresh = graph_copy(g);
+        for (int i = 0; i < g->n; i++) {
+            free(x->g->ops[i].params);
+            x->g->ops[i] = fresh->ops[i];
+        }
+        free(fresh->ops);
+        free(fresh);
+    }
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->result = why;
+        if (!rc) info->result = cudaGraphExecUpdateSuccess;
+        if (bad >= 0 && g) info->errorNode = (cudaGraphNode_t)g->ops[bad].node;
+    }
+    return rt_leave("cudaGraphExecUpdate", rc, 0, "exec, graph (%d operations), &info", g ? g->n : 0);
 }
 
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *type) {

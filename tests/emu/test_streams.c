@@ -9,6 +9,7 @@
 #include <limits.h>
 
 #include "kernels/costmodel.h"
+#include "kernels/emu/emu.h"
 
 static const char *SRC =
     "__global__ void scale(float *x, int n, int iters) {\n"
@@ -173,12 +174,12 @@ static void pageable_copy__takes_longer_than_pinned(void **state) {
 
 static void default_stream__serialises_with_blocking_streams(void **state) {
     Sx *x = *state;
-    /* one-block kernels could all run at once... */
-    kernel(x, 0, x->s[0], 100, 1);
-    kernel(x, 1, x->s[1], 100, 1);
+    /* one-block kernels (longer than a launch call) could all run at once... */
+    kernel(x, 0, x->s[0], 1000, 1);
+    kernel(x, 1, x->s[1], 1000, 1);
     /* ...but one on the legacy stream waits for both, and later ones wait for it */
-    kernel(x, 0, 0, 100, 1);
-    kernel(x, 1, x->s[1], 100, 1);
+    kernel(x, 0, 0, 1000, 1);
+    kernel(x, 1, x->s[1], 1000, 1);
     Timeline *t = timeline(x);
     const TimelineEntry *a = &t->v[0], *b = &t->v[1], *legacy = &t->v[2], *after = &t->v[3];
     assert_true(timeline_overlap(a, b));
@@ -193,8 +194,8 @@ static void non_blocking_stream__does_not_wait_for_default_stream(void **state) 
     StreamOptions so = {0, true, "nb"};
     int nb;
     assert_null(x->f.b->ops->stream_create(x->f.b, &so, &nb));
-    kernel(x, 0, 0, 100, 1);
-    kernel(x, 1, nb, 100, 1);
+    kernel(x, 0, 0, 1000, 1);
+    kernel(x, 1, nb, 1000, 1);
     Timeline *t = timeline(x);
     assert_true(timeline_overlap(&t->v[0], &t->v[1]));
     timeline_free(&t);
@@ -261,6 +262,38 @@ static void host_work__overlaps_async_kernel__on_host_row(void **state) {
     timeline_free(&t);
 }
 
+/* Tiny kernels launched one by one are paced by the host (a launch call
+ * costs it launch_host_us) and each waits launch_gap_us after the one
+ * before; the same kernels as one graph's nodes follow each other
+ * graph_node_gap_us apart. */
+static void graph_nodes__follow_closer__than_separate_launches(void **state) {
+    Sx *x = *state;
+    Backend *b = x->f.b;
+    CostModel m;
+    costmodel_for_profile(NULL, &m);   /* the launch figures are the same for every part */
+    for (int i = 0; i < 4; i++) kernel(x, 0, x->s[0], 1, 1);
+    emu_model_graph_begin(b);
+    for (int i = 0; i < 4; i++) kernel(x, 0, x->s[0], 1, 1);
+    emu_model_graph_end(b);
+    assert_null(b->ops->device_synchronize(b));
+    Timeline *t = timeline(x);
+    const TimelineEntry *k[8];
+    int n = 0;
+    for (int i = 0; i < t->n && n < 8; i++)
+        if (t->v[i].kind == TL_KERNEL) k[n++] = &t->v[i];
+    assert_int_equal(n, 8);
+    for (int i = 1; i < 4; i++) {
+        double gap = k[i]->start_us - end_of(k[i - 1]);
+        assert_true(gap >= m.launch_gap_us - 1e-9);
+        /* the host needs launch_host_us per launch, more than the GPU per kernel */
+        assert_float_equal(k[i]->start_us - k[i - 1]->start_us, m.launch_host_us, 1e-6);
+    }
+    for (int i = 5; i < 8; i++) assert_float_equal(k[i]->start_us - end_of(k[i - 1]), m.graph_node_gap_us, 1e-6);
+    double plain = end_of(k[3]) - k[0]->start_us, graph = end_of(k[7]) - k[4]->start_us;
+    assert_true(graph * 1.5 < plain);
+    timeline_free(&t);
+}
+
 static void plain_launch__waits_and_runs_on_default_stream(void **state) {
     Sx *x = *state;
     KernelArg a[3] = {kernel_arg_ptr(x->d[0]), kernel_arg_i32(N), kernel_arg_i32(1)};
@@ -301,6 +334,7 @@ int main(void) {
         T(big_kernels__share_sms_one_after_another),
         T(events__time_the_kernel__once_synchronized),
         T(host_work__overlaps_async_kernel__on_host_row),
+        T(graph_nodes__follow_closer__than_separate_launches),
         T(plain_launch__waits_and_runs_on_default_stream),
         T(bad_stream__is_an_error_like_cuda),
     };
