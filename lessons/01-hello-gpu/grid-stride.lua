@@ -44,5 +44,18 @@ return {
 
     -- abs covers a fused multiply-add (one rounding) against a*x then +y (two).
     t:expect_close(y, want, { rel = 1e-5, abs = 1e-6, name = "y" })
+
+    -- Hidden checks when grading: fewer elements than threads, and a grid
+    -- that is not the one the learner saw, so a loop that assumes either fails.
+    if t:grading() then
+      for _, c in ipairs{ { n = 5, blocks = 2 }, { n = 10007, blocks = 3 } } do
+        local hx = gpu.array("f32", c.n, "x"):random{ lo = -1, hi = 1, seed = t:seed(30 + c.n) }
+        local hy = gpu.array("f32", c.n, "y"):random{ lo = -1, hi = 1, seed = t:seed(40 + c.n) }
+        local hwant = ref.axpy(alpha, hx, hy)
+        t:kernel("saxpy"):launch{ grid = c.blocks, block = threads, args = { gpu.i32(c.n), gpu.f32(alpha), hx, hy } }
+        t:expect_close(hy, hwant, { rel = 1e-5, abs = 1e-6,
+                                    name = string.format("hidden n = %d on %d blocks", c.n, c.blocks) })
+      end
+    end
   end,
 }
