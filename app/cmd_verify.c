@@ -18,10 +18,12 @@ static const char *role_name(Role r) {
     return r == ROLE_SOLUTION ? "solution" : r == ROLE_STARTER ? "starter" : "wrong";
 }
 
-/* Whether a verdict is what the author promised for this kind of file. */
-static bool verdict_ok(Role role, Verdict v) {
+/* Whether a verdict is what the author promised for this kind of file. A
+ * bug hunt's starter is a buggy program (`bug_hunt = true`): like a wrong
+ * variant it may also end in a runtime error or a hang. */
+static bool verdict_ok(Role role, bool bug_hunt, Verdict v) {
     if (role == ROLE_SOLUTION) return v == VERDICT_PASS;
-    if (role == ROLE_STARTER) return v == VERDICT_FAIL;   /* compiles, runs, fails a check */
+    if (role == ROLE_STARTER && !bug_hunt) return v == VERDICT_FAIL;   /* compiles, runs, fails a check */
     return v == VERDICT_FAIL || v == VERDICT_RUNTIME_ERROR || v == VERDICT_TIMEOUT;
 }
 
@@ -43,19 +45,21 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
     RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = path, .cu_display = shown,
                       .timeout_s = ex->timeout_s};
     RunResult *res = runner_run(vc->runner, &req, NULL);
-    bool ok = verdict_ok(role, res->verdict);
+    bool ok = verdict_ok(role, ex->bug_hunt, res->verdict);
     const char *note = NULL;
     /* A race or an out-of-bounds read is undefined behaviour: real hardware
        often lets it pass. The emulator's checks catch it; that is the point of
-       teaching with it, so a wrong variant it catches counts as caught. */
-    if (!ok && role == ROLE_WRONG && res->backend && !strcmp(res->backend, "cuda")) {
+       teaching with it, so a wrong variant it catches counts as caught; so
+       does a bug hunt's starter (the bug the learner is to find). */
+    bool may_luck = role == ROLE_WRONG || (role == ROLE_STARTER && ex->bug_hunt);
+    if (!ok && may_luck && res->backend && !strcmp(res->backend, "cuda")) {
         if (!vc->emu_runner) {
             Cli emu_cli = *vc->cli;
             emu_cli.backend = BACKEND_EMU;
             vc->emu_runner = attempt_runner_new(&emu_cli);
         }
         RunResult *emu = runner_run(vc->emu_runner, &req, NULL);
-        if (verdict_ok(role, emu->verdict)) {
+        if (verdict_ok(role, ex->bug_hunt, emu->verdict)) {
             ok = true;
             note = "passes on this GPU by luck; the emulator catches it";
             free(res->summary);

@@ -30,6 +30,9 @@ typedef struct ExerciseMeta {
     double timeout_s;      /* wall-clock limit for one run (default 10) */
     bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
     bool program;          /* kind = "program": the source is a whole program (nvcc, t:program), not kernels */
+    bool bug_hunt;         /* the starter is a buggy program to fix: on a GPU it may crash, hang or pass by
+                              luck, so verify holds it to the wrong variants' rule (fail, runtime-error or
+                              timeout; a GPU pass counts when the emulator catches it) */
     double points;         /* what passing it is worth when grading (`points = N`, default 1, > 0) */
     char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text) */
     char *title_zh;        /* may be NULL */

@@ -33,7 +33,7 @@
 #define TIMEOUT_SHARE 0.85
 
 static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices",
-                                          "sanitizer", NULL};
+                                          "sanitizer", "expect_errors", NULL};
 
 void run_programs_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_progs; i++) {
@@ -129,6 +129,7 @@ typedef struct ProgramCall {
     double timeout_s;               /* 0 = the rest of the exercise's timeout */
     int devices;
     const char *sanitizer;          /* compute-sanitizer's tool on a GPU (program_tools.c); NULL = none */
+    bool expect_errors;             /* CUDA errors on purpose: launch and fault findings are warnings */
 } ProgramCall;
 
 static void read_args(lua_State *L, ProgramCall *pc, int anchor) {
@@ -251,7 +252,11 @@ static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
         pc->devices = (int)n;
     }
     if (lua_getfield(L, 2, "sanitizer") != LUA_TNIL) pc->sanitizer = run_program_sanitizer_check(L, -1);
-    lua_pop(L, 4);  /* the stdin string stays alive: the options table holds it */
+    if (lua_getfield(L, 2, "expect_errors") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TBOOLEAN);
+        pc->expect_errors = lua_toboolean(L, -1);
+    }
+    lua_pop(L, 5);  /* the stdin string stays alive: the options table holds it */
 }
 
 /* ---- what the program did, into the run ---- */
@@ -411,7 +416,7 @@ static void record_program_metrics(RunCtx *ctx, const ProgramResult *pr, const c
     json_object_set_new(ctx->metrics, "program", m);
 }
 
-/* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices=, sanitizer= } -> r */
+/* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices=, sanitizer=, expect_errors= } -> r */
 static int t_program(lua_State *L) {
     run_check_self(L, "program");
     RunCtx *ctx = run_ctx(L);
@@ -474,6 +479,9 @@ static int t_program(lua_State *L) {
     const char *ending = lua_pushstring(L, line);   /* anchored on the stack */
 
     name_kernels(pr);
+    if (pc->expect_errors) run_program_expect_errors(pr->findings);
+    run_program_push_findings(L, pr->findings);     /* r.findings, set below */
+    int findings_idx = lua_gettop(L);
     absorb_output(ctx, pr);
     absorb_findings(ctx, pr);
     absorb_kernels(ctx, pr, !cuda);
@@ -486,14 +494,28 @@ static int t_program(lua_State *L) {
     if (pr->timed_out) api_abort(L, VERDICT_TIMEOUT, run_program_ending_diag(L, pr, ending));
     if (pr->signaled || pr->cancelled) api_abort(L, VERDICT_FAIL, run_program_ending_diag(L, pr, ending));
     run_program_push_result(L, box_idx, ending, pc->want, pc->want_type, pc->n_want);
-    if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda);
+    lua_pushvalue(L, findings_idx);
+    lua_setfield(L, -2, "findings");
+    if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors);
     return 1;
 }
 
 
+/* t:source() -> text, name: the learner's file as it is being run (the
+ * starter, their edit, a solution) and its name as shown, so a check can
+ * find a call's line in it. */
+static int t_source(lua_State *L) {
+    run_check_self(L, "source");
+    RunCtx *ctx = run_ctx(L);
+    lua_pushstring(L, ctx->cu_text ? ctx->cu_text : "");
+    lua_pushstring(L, ctx->cu_display ? ctx->cu_display : "");
+    return 2;
+}
+
 void run_program_add_methods(lua_State *L) {
     static const luaL_Reg methods[] = {
         {"program", t_program},
+        {"source", t_source},
         {NULL, NULL},
     };
     luaL_setfuncs(L, methods, 0);

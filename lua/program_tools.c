@@ -89,7 +89,7 @@ static void push_errors(lua_State *L, const SanitizerReport *rep) {
 }
 
 void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
-                           const ProgramRunOptions *ro_in, bool cuda) {
+                           const ProgramRunOptions *ro_in, bool cuda, bool expect_errors) {
     int r = lua_gettop(L);
     lua_createtable(L, 0, 6);
     lua_pushstring(L, tool);
@@ -144,10 +144,44 @@ void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const ch
     lua_setfield(L, -2, "errors");
     for (int i = 0; i < rep.n_errors; i++) {
         Diag *e = error_diag(&rep.errors[i], tool, ro.display_path);
+        if (expect_errors && !strncmp(rep.errors[i].kind, "invalid-", 8)) e->severity = DIAG_WARNING;
         if (e->severity == DIAG_ERROR) ctx->finding_error = true;
         diag_append(&ctx->diags, e);
     }
     sanitizer_report_fini(&rep);
     lua_settop(L, r + 1);
     lua_setfield(L, r, "sanitizer");
+}
+
+/* The finding codes of a CUDA error the program itself sees: a refused
+ * launch, and a GPU fault (emurt_launch.c's fault_of). */
+static bool is_cuda_error(const char *code) {
+    return code && (!strcmp(code, "launch") || !strncmp(code, "oob-", 4) || !strcmp(code, "misaligned") ||
+                    !strcmp(code, "assert") || !strcmp(code, "trap"));
+}
+
+void run_program_expect_errors(Diag *findings) {
+    for (Diag *d = findings; d; d = d->next)
+        if (d->severity == DIAG_ERROR && is_cuda_error(d->code)) d->severity = DIAG_WARNING;
+}
+
+void run_program_push_findings(lua_State *L, const Diag *findings) {
+    lua_newtable(L);
+    int i = 0;
+    for (const Diag *d = findings; d; d = d->next) {
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, d->code ? d->code : "");
+        lua_setfield(L, -2, "code");
+        lua_pushstring(L, d->severity == DIAG_ERROR ? "error" : d->severity == DIAG_WARNING ? "warning" : "note");
+        lua_setfield(L, -2, "severity");
+        if (d->file) {
+            lua_pushstring(L, d->file);
+            lua_setfield(L, -2, "file");
+        }
+        lua_pushinteger(L, d->line);
+        lua_setfield(L, -2, "line");
+        lua_pushstring(L, d->message ? d->message : "");
+        lua_setfield(L, -2, "message");
+        lua_rawseti(L, -2, ++i);
+    }
 }

@@ -109,7 +109,15 @@ const char *run_program_sanitizer_check(lua_State *L, int idx);
  * its errors also the run's diagnostics (an invalid access, a race, an
  * uninitialised read or a barrier error fails the run). */
 void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
-                           const ProgramRunOptions *ro, bool cuda);
+                           const ProgramRunOptions *ro, bool cuda, bool expect_errors);
+/* t:program{ expect_errors = true }: the findings that are a CUDA error the
+ * program sees (a refused launch; a GPU fault: an out-of-bounds or
+ * misaligned access, a failed assert, a trap) become warnings: the program
+ * makes them on purpose and is checked on how it reports them. */
+void run_program_expect_errors(Diag *findings);
+/* Pushes r.findings: { {code=, severity="error"|"warning"|"note", file=,
+ * line=, message=}, ... } for the chain. */
+void run_program_push_findings(lua_State *L, const Diag *findings);
 
 /* program_result.c: t:program's result table r and the checks on it. */
 /* Adds t:expect_exit and t:expect_output to the methods table on top of
