@@ -341,8 +341,10 @@ void emu_sched_kernel(EmuSched *s, int stream, bool async, const char *name, Dim
     if (stream < 0 || stream >= s->n_streams) stream = 0;
     uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
     double dur = costmodel_kernel_us(&s->m, warp_instructions, global_sectors, blocks);
-    /* zero copy: that share of the traffic crosses the host link, in the kernel's time */
-    if (host_fraction > 0) dur += (double)global_sectors * 32 * host_fraction / (s->m.link_gbs * 1e3);
+    /* zero copy: that share of the traffic crosses the host link while the
+     * kernel runs; the slowest of compute, device memory and the link wins */
+    if (host_fraction > 0)
+        dur = dmax(dur, s->m.kernel_fixed_us + (double)global_sectors * 32 * host_fraction / (s->m.link_gbs * 1e3));
     if (extra_us > 0) dur += extra_us;
     int sms = costmodel_kernel_sms(&s->m, blocks);
     /* a graph's kernel nodes were set up at instantiation: a smaller gap, no host cost each */
