@@ -11,8 +11,6 @@ return {
   title_zh = "错误与调试",
   order = 14,
   exercises = {
-    "check-every-call", "launch-errors", "which-kernel-faulted", "sticky-error",
-    "bug-out-of-bounds", "bug-missing-sync", "bug-shared-race", "bug-copy-direction",
-    "bug-launch-limits", "bug-use-after-free",
+    "check-every-call", "launch-errors",
   },
 }
