@@ -1,16 +1,20 @@
 /* app/class_report.c: the class report's statistics, computed from a
- * gradebook (shapes in class_report.h). A gradebook is read as its writer
+ * gradebook (shapes in class_report.h), and the gradebook read from a
+ * grading database or a gradebook.json. A gradebook is read as its writer
  * promised, but a field missing or of the wrong type in one student is
  * treated as absent, never as a crash: a merged or hand-edited gradebook
  * still gives a report. */
 #include "app/class_report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fs.h"
 #include "base/xalloc.h"
+#include "progress-db/gradedb.h"
 
 #define CLASS_REPORT_FORMAT_VERSION 1
 
@@ -140,9 +144,9 @@ static json_t *exercise_report(const json_t *ex, const json_t *students, const j
             passed++;
             fast += json_is_true(json_object_get(run, "fast"));
         } else {
-            /* No run at all (a gradebook from before the exercise existed) is a missing file. */
+            /* No verdict: grading stopped before this run (or the exercise is newer than the gradebook). */
             const char *kind = str_field(run, "failure_kind");
-            kind_add(&kinds, &n_kinds, kind ? kind : verdict ? verdict : "missing");
+            kind_add(&kinds, &n_kinds, kind ? kind : verdict ? verdict : "not-graded");
         }
         if (!has_progress(st)) continue;
         const json_t *pe = progress_exercise(json_object_get(st, "progress"), id);
@@ -312,4 +316,60 @@ Diag *class_report_compute(const json_t *gradebook, const char *source, json_t *
     json_object_set_new(r, "similarity", json_is_array(similarity) ? json_deep_copy(similarity) : json_array());
     *out = r;
     return NULL;
+}
+
+/* The largest gradebook.json read (a class of thousands is a few MB). */
+#define CLASS_GRADEBOOK_MAX ((size_t)512 << 20)
+
+static Diag *load_gradedb(const char *path, json_t **out) {
+    GradeDb *db = NULL;
+    Diag *d = gradedb_open_readonly(path, &db);
+    if (d) return d;
+    d = gradedb_export_json(db, out);
+    gradedb_close(&db);
+    return d;
+}
+
+static Diag *load_json(const char *path, json_t **out) {
+    char *text = NULL;
+    size_t len = 0;
+    Diag *d = fs_read_file_max(path, CLASS_GRADEBOOK_MAX, &text, &len);
+    if (d) return d;
+    json_error_t err;
+    *out = json_loadb(text, len, 0, &err);
+    free(text);
+    if (!*out)
+        return diag_new(DIAG_ERROR, "gradebook", path, err.line, err.column,
+                        "not a grading database, and not valid JSON: %s", err.text);
+    return NULL;
+}
+
+Diag *class_report_load(const char *arg, json_t **out, char **source) {
+    *out = NULL;
+    *source = NULL;
+    if (fs_is_dir(arg)) {
+        char *db = path_join(arg, "grade.db"), *js = path_join(arg, "gradebook.json");
+        if (fs_exists(db)) {
+            *source = db;
+            free(js);
+        } else if (fs_exists(js)) {
+            *source = js;
+            free(db);
+        } else {
+            free(db);
+            free(js);
+            return diag_new(DIAG_ERROR, "gradebook", arg, 0, 0,
+                            "%s holds neither grade.db nor gradebook.json (the output of `cudojo grade --out DIR`)",
+                            arg);
+        }
+    } else {
+        *source = xstrdup(arg);
+    }
+    FILE *f = fopen(*source, "rb");
+    if (!f) return diag_new(DIAG_ERROR, "io", *source, 0, 0, "cannot open %s: %s", *source, strerror(errno));
+    char head[16] = {0};
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    if (got == sizeof head && !memcmp(head, "SQLite format 3", 16)) return load_gradedb(*source, out);
+    return load_json(*source, out);
 }

@@ -20,7 +20,8 @@
  *                 "progress_students"  (students whose progress export has the exercise),
  *                 "attempts_to_pass": {"median" (null when n = 0), "n"},
  *                 "time_to_pass_ms": {"median", "n"},
- *                 "failures": [{"kind", "count"}]   (most common first),
+ *                 "failures": [{"kind", "count"}]   (most common first; the run's
+ *                              failure_kind, else its verdict, else "not-graded"),
  *                 "similar_groups": N  (groups not marked "common")}],
  *  "problems": [{"student", "problem"}],
  *  "similarity": the gradebook's "similarity" array}
@@ -34,6 +35,13 @@
 #include "base/diag.h"
 
 #define CLASS_REPORT_BINS 10
+
+/* The gradebook behind `arg`: a grading database (told by its SQLite
+ * header, not its name; opened read only and exported with
+ * gradedb_export_json), a gradebook.json, or a `cudojo grade --out` folder
+ * holding grade.db or gradebook.json. *out a new reference, *source the
+ * path read (caller frees; set when known, also on failure). */
+Diag *class_report_load(const char *arg, json_t **out, char **source);
 
 /* Computes the report of `gradebook`. `source` names where it came from
  * (a path) for the Diag when it is not a gradebook this cudojo reads. On

@@ -4,7 +4,6 @@
  * folder holding either. Prints the report as text (block-character
  * histogram, a table per exercise), writes it as one HTML page, gives it as
  * JSON, or opens it in the workbench's class screen. */
-#include <errno.h>
 #include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,68 +15,7 @@
 #include "app/class_report.h"
 #include "app/cli.h"
 #include "app/tui/tui_class.h"
-#include "base/fs.h"
 #include "base/xalloc.h"
-#include "progress-db/gradedb.h"
-
-/* The largest gradebook.json read (a class of thousands is a few MB). */
-#define CLASS_GRADEBOOK_MAX ((size_t)512 << 20)
-
-static Diag *load_gradedb(const char *path, json_t **out) {
-    GradeDb *db = NULL;
-    Diag *d = gradedb_open_readonly(path, &db);
-    if (d) return d;
-    d = gradedb_export_json(db, out);
-    gradedb_close(&db);
-    return d;
-}
-
-static Diag *load_json(const char *path, json_t **out) {
-    char *text = NULL;
-    size_t len = 0;
-    Diag *d = fs_read_file_max(path, CLASS_GRADEBOOK_MAX, &text, &len);
-    if (d) return d;
-    json_error_t err;
-    *out = json_loadb(text, len, 0, &err);
-    free(text);
-    if (!*out)
-        return diag_new(DIAG_ERROR, "gradebook", path, err.line, err.column,
-                        "not a grading database, and not valid JSON: %s", err.text);
-    return NULL;
-}
-
-/* The gradebook behind `arg`: a grading database (told by its SQLite header,
- * not its name), a gradebook JSON file, or a folder holding grade.db or
- * gradebook.json. *source gets the path read (caller frees). */
-static Diag *class_load(const char *arg, json_t **out, char **source) {
-    *out = NULL;
-    *source = NULL;
-    if (fs_is_dir(arg)) {
-        char *db = path_join(arg, "grade.db"), *js = path_join(arg, "gradebook.json");
-        if (fs_exists(db)) {
-            *source = db;
-            free(js);
-        } else if (fs_exists(js)) {
-            *source = js;
-            free(db);
-        } else {
-            free(db);
-            free(js);
-            return diag_new(DIAG_ERROR, "gradebook", arg, 0, 0,
-                            "%s holds neither grade.db nor gradebook.json (the output of `cudojo grade --out DIR`)",
-                            arg);
-        }
-    } else {
-        *source = xstrdup(arg);
-    }
-    FILE *f = fopen(*source, "rb");
-    if (!f) return diag_new(DIAG_ERROR, "io", *source, 0, 0, "cannot open %s: %s", *source, strerror(errno));
-    char head[16] = {0};
-    size_t got = fread(head, 1, sizeof head, f);
-    fclose(f);
-    if (got == sizeof head && !memcmp(head, "SQLite format 3", 16)) return load_gradedb(*source, out);
-    return load_json(*source, out);
-}
 
 static bool locale_utf8(void) {
     const char *cs = nl_langinfo(CODESET);
@@ -159,7 +97,7 @@ int cmd_class(Cli *cli, int argc, char **argv) {
     }
     json_t *book = NULL;
     char *source = NULL;
-    Diag *d = class_load(db, &book, &source);
+    Diag *d = class_report_load(db, &book, &source);
     json_t *report = NULL;
     if (!d) d = class_report_compute(book, source, &report);
     json_decref(book);
