@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app/grade.h"
+#include "app/grade_slurm.h"
 #include "base/bytes.h"
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -20,6 +21,10 @@ typedef struct GradeArgs {
     const char *course, *out, *shard, *exercises, *seed;
     char **subs, **merges;
     int n_subs, n_merges, jobs;
+    /* --slurm: the grading as an array job of `shards` tasks (app/grade_slurm.h). */
+    bool slurm, no_wait;
+    int shards;
+    const char *partition, *gres, *time_limit;
 } GradeArgs;
 
 static double mono_s(void) {
@@ -47,6 +52,9 @@ static int parse_args(GradeArgs *a, int argc, char **argv) {
                               : !strcmp(s, "--shard")     ? &a->shard
                               : !strcmp(s, "--exercises") ? &a->exercises
                               : !strcmp(s, "--seed")      ? &a->seed
+                              : !strcmp(s, "--partition") ? &a->partition
+                              : !strcmp(s, "--gres")      ? &a->gres
+                              : !strcmp(s, "--time")      ? &a->time_limit
                                                           : NULL;
         if (target || !strcmp(s, "--jobs") || !strcmp(s, "-j")) {
             if (i + 1 >= argc) return usage("%s needs a value", s);
@@ -59,6 +67,16 @@ static int parse_args(GradeArgs *a, int argc, char **argv) {
             long n = strtol(argv[++i], &end, 10);
             if (*end || n < 1 || n > 256) return usage("--jobs %s: a number of workers from 1 to 256", argv[i]);
             a->jobs = (int)n;
+        } else if (!strcmp(s, "--slurm") || !strcmp(s, "--no-wait")) {
+            *(!strcmp(s, "--slurm") ? &a->slurm : &a->no_wait) = true;
+            in_merge = false;
+        } else if (!strcmp(s, "--shards")) {
+            char *end;
+            long n = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (n < 1 || n > 10000 || *end) return usage("--shards needs a number of tasks from 1 to 10000%s", "");
+            a->shards = (int)n;
+            i++;
+            in_merge = false;
         } else if (!strcmp(s, "--merge")) {
             in_merge = true;
         } else if (s[0] == '-' && s[1]) {
@@ -74,6 +92,11 @@ static int parse_args(GradeArgs *a, int argc, char **argv) {
     if (!a->n_subs && !a->n_merges && !in_merge) return usage("%sno SUBMISSIONS (workspace folders or archives)", "");
     if (in_merge && !a->n_merges) return usage("%s--merge needs shard databases", "");
     if (a->n_merges && a->n_subs) return usage("%s--merge joins shards: give no SUBMISSIONS with it", "");
+    if (a->slurm && (a->n_merges || in_merge || a->shard))
+        return usage("%s--slurm makes and merges its own shards: no --merge or --shard with it", "");
+    if (a->slurm && !a->shards) return usage("%s--slurm needs --shards K (the number of array tasks)", "");
+    if (!a->slurm && (a->shards || a->partition || a->gres || a->time_limit || a->no_wait))
+        return usage("%s--shards, --partition, --gres, --time and --no-wait go with --slurm", "");
     return 0;
 }
 
@@ -210,6 +233,18 @@ static int grade_main(Grade *g, GradeArgs *a) {
     g->course_version = course_version(g->course);
     bool have_gpu = g->cli->backend == BACKEND_CUDA ||
                     (g->cli->backend == BACKEND_AUTO && fs_exists("/dev/nvidiactl") && fs_exists("/dev/nvidia0"));
+    g->have_gpu = have_gpu;
+    if (have_gpu && !getenv("CUDOJO_GPU_LOCK_DIR")) {
+        /* Timed GPU work takes turns across workers and across graders of this
+           user on this node (shards of an array job): kernels/gpu_lock.h. */
+        const char *rt = getenv("XDG_RUNTIME_DIR");
+        char *locks = rt && *rt ? path_join(rt, "cudojo-gpu-locks")
+                                : xasprintf("/tmp/cudojo-gpu-locks-%ld", (long)getuid());
+        Diag *ld = fs_mkdir_p(locks);
+        if (!ld) setenv("CUDOJO_GPU_LOCK_DIR", locks, 1);
+        diag_free(&ld);
+        free(locks);
+    }
     d = plan_items(g, a->exercises, have_gpu);
     if (d) return cli_fail(d);
     char *dbp = path_join(g->out_dir, "grade.db");
@@ -270,12 +305,73 @@ static int grade_main(Grade *g, GradeArgs *a) {
     return status;
 }
 
+/* --slurm: the shards graded as an array job, then merged here like --merge
+ * (grade_main writes the gradebook). A shard that failed is named with its
+ * log; what finished is merged, and the exit status is 1. */
+static int grade_slurm(Grade *g, GradeArgs *a) {
+    Diag *d = fs_mkdir_p(a->out);
+    if (d) return cli_fail(d);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return cli_fail(diag_error("io", "cannot find this cudojo's own path (/proc/self/exe)"));
+    self[n] = 0;
+    char **subs = xcalloc((size_t)a->n_subs + 1, sizeof *subs);
+    for (int i = 0; i < a->n_subs; i++) subs[i] = path_absolute(a->subs[i]);
+    char *course = path_absolute(a->course), *out = path_absolute(a->out);
+    char *task_opts[4], *global_opts[2];
+    int n_task = 0, n_global = 0;
+    if (a->exercises) task_opts[n_task++] = "--exercises", task_opts[n_task++] = (char *)a->exercises;
+    if (a->seed) task_opts[n_task++] = "--seed", task_opts[n_task++] = (char *)a->seed;
+    if (g->cli->backend != BACKEND_AUTO)
+        global_opts[n_global++] = g->cli->backend == BACKEND_CUDA ? "--backend=cuda" : "--backend=emu";
+    SlurmGradeJob job = {.cudojo = self, .subs = subs, .n_subs = a->n_subs, .course = course, .out = out,
+                         .task_options = task_opts, .n_task_options = n_task, .global_options = global_opts,
+                         .n_global_options = n_global, .shards = a->shards, .partition = a->partition,
+                         .gres = a->gres, .time_limit = a->time_limit, .cpus_per_task = a->jobs,
+                         .no_wait = a->no_wait, .quiet = g->cli->json};
+    SlurmOutcome o;
+    d = grade_slurm_run(&job, &o);
+    int status = 0;
+    if (diag_count_errors(d)) {
+        status = cli_fail(d);
+        d = NULL;
+    } else if (a->no_wait) {
+        printf("submitted slurm job %s (%d tasks). When it has finished, merge the shards:\n"
+               "  cudojo grade --course %s --out %s --merge %s/shards/*/grade.db\n",
+               o.job_id, a->shards, course, out, out);
+    } else if (o.n_done == 0) {
+        cli_print_diags(d);
+        fprintf(stderr, "cudojo grade: no shard of slurm job %s finished; nothing to merge\n", o.job_id);
+        status = 1;
+    } else {
+        a->merges = xrealloc(a->merges, ((size_t)o.n_done + 1) * sizeof *a->merges);
+        for (int i = 0; i < o.n_done; i++) a->merges[i] = o.shard_dbs[i];
+        a->n_merges = o.n_done;
+        a->n_subs = 0;
+        status = grade_main(g, a);
+        if (d) {
+            cli_print_diags(d);
+            fprintf(stderr, "cudojo grade: %d of %d shards did not finish (above); the gradebook holds the other %d. "
+                            "Run the same command again to grade the missing ones (finished runs are kept).\n",
+                    o.n_failed, a->shards, o.n_done);
+            if (!status) status = 1;
+        }
+    }
+    diag_free(&d);
+    slurm_outcome_fini(&o);
+    for (int i = 0; subs[i]; i++) free(subs[i]);
+    free(subs);
+    free(course);
+    free(out);
+    return status;
+}
+
 int cmd_grade(Cli *cli, int argc, char **argv) {
     GradeArgs a;
     int status = parse_args(&a, argc, argv);
     if (status == 0) {
         Grade g = {.cli = cli, .jobs = a.jobs, .problems = json_array(), .quiet = false};
-        status = grade_main(&g, &a);
+        status = a.slurm ? grade_slurm(&g, &a) : grade_main(&g, &a);
         gradedb_close(&g.db);
         course_free(&g.course);
         free(g.items);

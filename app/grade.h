@@ -53,6 +53,7 @@ typedef struct Grade {
     int jobs;
     int shard_i, shard_k;       /* --shard I/K; k = 0 when not sharded */
     bool quiet;                 /* no progress lines */
+    bool have_gpu;              /* grading on a GPU: timed work takes turns (kernels/gpu_lock.h) */
     /* What happened, for the summary. */
     long long runs_executed, runs_reused, runs_missing;
     int skipped_gpu;            /* exercises skipped: need a GPU */

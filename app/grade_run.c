@@ -26,6 +26,9 @@ typedef struct Work {
 
 typedef struct Slot {
     Runner *runner;
+    /* On a GPU a run may wait for the others' timed sections (the GPU lock):
+       its limit stretches by the number of workers, so waiting is never a timeout. */
+    double timeout_scale;
     Work work;
     bool busy;
 } Slot;
@@ -213,7 +216,7 @@ static void start(Grade *g, Slot *slot, Work w) {
     const GradeItem *it = &g->items[w.item];
     char *shown = xasprintf("%s/%s", it->ch->id, path_basename(it->ex->source));
     RunRequest req = {.exercise_id = it->ex->id, .chapter_dir = it->ch->dir, .cu_path = s->paths[w.item],
-                      .cu_display = shown, .timeout_s = it->ex->timeout_s, .grading = true,
+                      .cu_display = shown, .timeout_s = it->ex->timeout_s * slot->timeout_scale, .grading = true,
                       .grading_seed = g->seed};
     Diag *d = runner_start(slot->runner, &req);
     free(shown);
@@ -247,7 +250,10 @@ Diag *grade_run_all(Grade *g) {
     char *log = path_join(g->out_dir, "workers.log");
     RunnerConfig cfg = {.backend = g->cli->backend, .emu_threads = emu_threads, .stderr_path = log};
     Slot *slots = xcalloc((size_t)jobs, sizeof *slots);
-    for (int i = 0; i < jobs; i++) slots[i].runner = runner_new(&cfg);
+    for (int i = 0; i < jobs; i++) {
+        slots[i].runner = runner_new(&cfg);
+        slots[i].timeout_scale = g->have_gpu && getenv("CUDOJO_GPU_LOCK_DIR") ? jobs : 1;
+    }
     free(log);
 
     struct sigaction sa = {.sa_handler = on_sigint}, old;

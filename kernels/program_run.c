@@ -34,6 +34,7 @@
 #include "base/fs.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "kernels/gpu_lock.h"
 #include "kernels/program_internal.h"
 #include "kernels/progwire.h"
 
@@ -317,6 +318,10 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     cs.foreground = o->inherit_stdin && in >= 0 && isatty(in) && tcgetpgrp(in) == getpgrp();
     const char *as_mb = getenv("CUDOJO_RUN_AS_MB");
     if (as_mb && *as_mb) cs.limits.as_bytes = atoll(as_mb) << 20;
+    /* A program on the real GPU is timed as a whole: one per GPU at a time
+       across graders (gpu_lock.h); the wait is not the program's time. */
+    GpuLock lock = GPU_LOCK_INIT;
+    if (!d && o->runtime != PROGRAM_RT_EMU) gpu_lock_acquire(&lock);
     double t0 = proc_now_ms();
     cs.parent = getpid();
     pid_t pid = d ? -1 : fork();
@@ -353,6 +358,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         close_fd(&err.fd);
         pout[0] = perr[0] = -1;     /* they were out.fd and err.fd */
         r->wall_ms = proc_now_ms() - t0;
+        gpu_lock_release(&lock);
         if (!r->timed_out && !r->cancelled) {
             if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
             if (WIFSIGNALED(st)) {
@@ -373,6 +379,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         report_reader_finish(&rr, r, o, exe);
         report_reader_fini(&rr);
     }
+    gpu_lock_release(&lock);
     if (!d && cs.foreground) {
         tcsetpgrp(in, getpgrp());   /* the terminal is ours again */
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

@@ -36,6 +36,7 @@
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_streams.h"
 #include "kernels/cuda/cupti.h"
+#include "kernels/gpu_lock.h"
 
 #define FLUSH_BYTES_MIN (64u << 20)
 #define PEAK_BYTES (256u << 20)
@@ -567,6 +568,10 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
         report->modeled = false;
         return e == cudaSuccess ? NULL : fail(c, e, "launch", k->name, file, cfg, k->registers);
     }
+    /* The launch and its timed repetitions are this run's GPU-timed part:
+       one such section per GPU at a time across graders (gpu_lock.h). */
+    GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_acquire(&lock);
     Capture cap;
     capture_begin(&cap);
     TlMark mark = cuda_streams_mark_begin(c->streams, st);
@@ -576,6 +581,7 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
     long first_run_output = capture_mark(&cap);
     if (e != cudaSuccess) d = fail(c, e, "launch", k->name, file, cfg, k->registers);
     if (!d && cfg->timed_reps > 0) d = timed_runs(c, h, k, file, cfg, argv, report);
+    gpu_lock_release(&lock);
     char *out = capture_end(&cap, first_run_output);
     if (out) {
         free(report->device_output);
