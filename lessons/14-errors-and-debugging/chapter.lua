@@ -11,6 +11,6 @@ return {
   title_zh = "错误与调试",
   order = 14,
   exercises = {
-    "check-every-call", "launch-errors",
+    "check-every-call", "launch-errors", "which-kernel-faulted", "sticky-error",
   },
 }
