@@ -125,8 +125,9 @@ static void enable_extras(void) {
         cfg[i] = (CUpti_ActivityUnifiedMemoryCounterConfig){
             .scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE,
             .kind = kinds[i], .deviceId = 0, .enable = 1};
-    if (configure(cfg, sizeof kinds / sizeof kinds[0]) == CUPTI_SUCCESS)
-        enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    if (configure(cfg, sizeof kinds / sizeof kinds[0]) == CUPTI_SUCCESS &&
+        enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) == CUPTI_SUCCESS)
+        injector_set_um_enabled(g_ij, true);
 }
 
 static void initialize_once(void) {

@@ -61,8 +61,12 @@ void injector_api(Injector *ij, uint32_t domain, uint32_t cbid, const CUpti_Call
                   uint64_t now_ns);
 /* One activity record (CUpti_Activity of CUDA 13's versions); thread-safe. */
 void injector_activity(Injector *ij, const CUpti_Activity *record);
+/* Says whether CUPTI accepted the unified-memory counters (the "um"
+ * records' status: without them r.um has no counts). */
+void injector_set_um_enabled(Injector *ij, bool on);
 /* Sends the "hello" if no call did yet, then the "kernel" records, the
- * "unified_memory" totals and the "timeline"; `dropped` activity records
+ * "unified_memory" totals, the "um" records (per kernel and host phase)
+ * and the "timeline"; `dropped` activity records
  * CUPTI lost are counted in the timeline. Records arriving later are
  * ignored. */
 void injector_finish(Injector *ij, long dropped);

@@ -43,8 +43,21 @@ static bool act_push(Injector *ij, const Act *a) {
     return true;
 }
 
+#define MAX_UM_RECS 100000
+
 static void um_counter(Injector *ij, const CUpti_ActivityUnifiedMemoryCounter3 *u) {
     ij->um_seen = true;
+    if (ij->n_um < MAX_UM_RECS) {
+        if (ij->n_um == ij->cap_um) {
+            ij->cap_um = ij->cap_um ? ij->cap_um * 2 : 256;
+            ij->um_recs = xrealloc(ij->um_recs, ij->cap_um * sizeof *ij->um_recs);
+        }
+        bool transfer = u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD ||
+                        u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH;
+        ij->um_recs[ij->n_um++] = (UmRec){(int)u->counterKind,
+                                          transfer && u->flags == CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER,
+                                          u->start, u->value};
+    }
     switch (u->counterKind) {
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD:
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH: {
@@ -251,6 +264,57 @@ static Timeline *build(Injector *ij, json_t *kernels, long dropped) {
     return tl;
 }
 
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The "um" records of kernels/progwire.h from CUPTI's counters: each record
+ * goes to the kernel running when it started ("kernel", GPU faults and the
+ * bytes they pulled), else to the host code after the kernels started
+ * before it ("host"; "prefetch" for migrations the program asked for).
+ * Kernels are numbered in start order, as their records are sent. Under mu;
+ * returns a new array. */
+static json_t *um_records(const Injector *ij) {
+    json_t *out = json_array();
+    json_array_append_new(out, json_pack("{sssbss}", "phase", "status", "ok", ij->um_enabled, "why",
+                                         ij->um_enabled ? "" : "CUPTI refused the unified-memory counters on this "
+                                                               "machine (driver or GPU), or CUDOJO_INJECT_UM=0"));
+    size_t nk = 0;
+    for (size_t i = 0; i < ij->n_acts; i++) nk += ij->acts[i].what == ACT_KERNEL;
+    uint64_t *ks = xcalloc(nk ? nk : 1, 2 * sizeof *ks);
+    size_t k = 0;
+    for (size_t i = 0; i < ij->n_acts; i++)
+        if (ij->acts[i].what == ACT_KERNEL) ks[2 * k] = ij->acts[i].start, ks[2 * k + 1] = ij->acts[i].end, k++;
+    qsort(ks, nk, 2 * sizeof *ks, cmp_u64);
+    for (size_t i = 0; i < ij->n_um; i++) {
+        const UmRec *u = &ij->um_recs[i];
+        size_t before = 0;   /* kernels started at or before u: binary search on start */
+        size_t lo = 0, hi = nk;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (ks[2 * mid] <= u->start) lo = mid + 1;
+            else hi = mid;
+        }
+        before = lo;
+        bool during = before > 0 && u->start <= ks[2 * (before - 1) + 1];
+        const char *phase = u->prefetch ? "prefetch" : during ? "kernel" : "host";
+        json_int_t g = 0, c = 0, h2d = 0, d2h = 0;
+        switch (u->kind) {
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT: g = (json_int_t)u->value; break;
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT: c = (json_int_t)u->value; break;
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD: h2d = (json_int_t)u->value; break;
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH: d2h = (json_int_t)u->value; break;
+        default: continue;
+        }
+        json_array_append_new(out, json_pack("{sssIsIsIsIsIss}", "phase", phase, "kernel", (json_int_t)before,
+                                             "gpu_faults", g, "cpu_faults", c, "h2d", h2d, "d2h", d2h,
+                                             "source", "cupti"));
+    }
+    free(ks);
+    return out;
+}
+
 void injector_finish(Injector *ij, long dropped) {
     pthread_mutex_lock(&ij->mu);
     if (ij->finished) {
@@ -267,17 +331,20 @@ void injector_finish(Injector *ij, long dropped) {
                        "h2d_migrations", (json_int_t)ij->um_h2d_n, "d2h_migrations", (json_int_t)ij->um_d2h_n,
                        "cpu_page_faults", (json_int_t)ij->um_cpu_faults, "gpu_page_faults",
                        (json_int_t)ij->um_gpu_faults);
+    json_t *um_recs = um_records(ij);
     pthread_mutex_unlock(&ij->mu);
     if (ij->hk.send) {
         size_t i;
         json_t *k;
         json_array_foreach(kernels, i, k) ij->hk.send(ij->hk.user, "kernel", json_incref(k));
         if (um) ij->hk.send(ij->hk.user, "unified_memory", json_incref(um));
+        json_array_foreach(um_recs, i, k) ij->hk.send(ij->hk.user, "um", json_incref(k));
         json_t *o = json_object();
         json_object_set_new(o, "timeline", timeline_to_json(tl));
         ij->hk.send(ij->hk.user, "timeline", o);
     }
     json_decref(um);
+    json_decref(um_recs);
     json_decref(kernels);
     timeline_free(&tl);
 }

@@ -172,11 +172,14 @@ Injector *injector_new(const InjectHooks *hooks, uint64_t t0_ns) {
     return ij;
 }
 
+void injector_set_um_enabled(Injector *ij, bool on) { ij->um_enabled = on; }
+
 void injector_free(Injector **p) {
     Injector *ij = *p;
     if (!ij) return;
     for (size_t i = 0; i < ij->n_acts; i++) free(ij->acts[i].name);
     free(ij->acts);
+    free(ij->um_recs);
     free(ij->streams);
     free(ij->events);
     free(ij->sids);

@@ -34,6 +34,12 @@ typedef struct Act {
     char *name;                     /* kernels: the mangled name (owned) */
 } Act;
 
+typedef struct UmRec {             /* one unified-memory counter record */
+    int kind;                       /* CUpti_ActivityUnifiedMemoryCounterKind */
+    bool prefetch;                  /* a migration the program asked for (cudaMemPrefetchAsync) */
+    uint64_t start, value;
+} UmRec;
+
 typedef struct Handle {             /* a stream or event the program created */
     const void *h;                  /* NULL once destroyed */
     int num, priority;
@@ -74,6 +80,9 @@ struct Injector {
     long acts_dropped;
     uint64_t um_h2d, um_d2h, um_cpu_faults, um_gpu_faults, um_h2d_n, um_d2h_n;
     bool um_seen;
+    bool um_enabled;                /* CUPTI accepted the unified-memory counters */
+    UmRec *um_recs;                 /* every counter record, for r.um's per-kernel phases */
+    size_t n_um, cap_um;
 };
 
 /* Remembers that CUPTI's stream key `sid` is the program's stream `num`. */
