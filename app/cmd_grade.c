@@ -312,9 +312,14 @@ static int grade_slurm(Grade *g, GradeArgs *a) {
     Diag *d = fs_mkdir_p(a->out);
     if (d) return cli_fail(d);
     char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return cli_fail(diag_error("io", "cannot find this cudojo's own path (/proc/self/exe)"));
-    self[n] = 0;
+    const char *wrapper = getenv("CUDOJO_SLURM_SELF");
+    if (wrapper && *wrapper) {
+        snprintf(self, sizeof self, "%s", wrapper);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) return cli_fail(diag_error("io", "cannot find this cudojo's own path (/proc/self/exe)"));
+        self[n] = 0;
+    }
     char **subs = xcalloc((size_t)a->n_subs + 1, sizeof *subs);
     for (int i = 0; i < a->n_subs; i++) subs[i] = path_absolute(a->subs[i]);
     char *course = path_absolute(a->course), *out = path_absolute(a->out);
@@ -351,7 +356,7 @@ static int grade_slurm(Grade *g, GradeArgs *a) {
         status = grade_main(g, a);
         if (d) {
             cli_print_diags(d);
-            fprintf(stderr, "cudojo grade: %d of %d shards did not finish (above); the gradebook holds the other %d. "
+            fprintf(stderr, "cudojo grade: %d of %d shards failed or did not finish (above); the gradebook holds the other %d. "
                             "Run the same command again to grade the missing ones (finished runs are kept).\n",
                     o.n_failed, a->shards, o.n_done);
             if (!status) status = 1;
