@@ -8,8 +8,9 @@
  * hash table (cleared per block by a generation number) with the last
  * writer and readers of the current barrier epoch. Reported: read after
  * write, write after read, and write after write of a different value by
- * different threads with no barrier between; atomics never race. Races
- * between different blocks are not tracked. */
+ * different threads with no barrier between; an atomic races with a plain
+ * access of the same word (two atomics never do). Races between different
+ * blocks are not tracked. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,12 @@ static void report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr,
                    "Intra-warp hazard on global memory (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of "
                    "block (%u,%u,%u), in the same warp, access %s with no __syncwarp() in between.", what, lines,
                    c[0], c[1], c[2], o[0], o[1], o[2], W->block[0], W->block[1], W->block[2], nm);
+    else if (strstr(what, "atomic"))
+        emu_report(W, w, lane, "race-global", DIAG_ERROR, line,
+                   "Global-memory race (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of block (%u,%u,%u) "
+                   "access %s, one atomically and one not, with no __syncthreads() in between; an atomic only "
+                   "protects against other atomics. Make both accesses atomic, or put a barrier between them.",
+                   what, lines, c[0], c[1], c[2], o[0], o[1], o[2], W->block[0], W->block[1], W->block[2], nm);
     else
         emu_report(W, w, lane, "race-global", DIAG_ERROR, line,
                    "Global-memory race (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of block (%u,%u,%u) "
@@ -138,20 +145,38 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
     for (uint64_t word = addr >> 2; word <= (addr + (uint64_t)bytes - 1) >> 2; word++) {
         GShadow *e = entry(W, word);
         uint8_t mask = emu_word_mask(word, addr, bytes);
-        if (kind == 2) {   /* atomic */
+        if (kind == 2) {   /* atomic: races with plain accesses, never with atomics */
+            bool cas = in->sub == AOP_CAS;
+            if (e->w_epoch == ep && !e->w_atomic && (e->w_mask & mask)) {
+                if (e->w_tid != tid) {
+                    int rel = relation(w, tid, e->w_tid, e->w_wsync, false);
+                    if (rel < 2)
+                        report(W, w, lane, in, addr, "atomic update after a plain write", e->w_tid, e->w_line, rel);
+                }
+                continue;   /* keep the plain writer: every other thread's atomic races with it */
+            } else if (!cas && e->r_epoch == ep) {
+                uint16_t other = (e->r_tid != tid && (e->r_mask & mask)) ? e->r_tid
+                               : (e->r_tid2 != tid && (e->r_mask2 & mask)) ? e->r_tid2 : tid;
+                if (other != tid) {
+                    int rel = relation(w, tid, other, e->r_wsync, false);
+                    if (rel < 2) report(W, w, lane, in, addr, "atomic update after a plain read", other, e->r_line, rel);
+                }
+            }
             e->w_mask = mask;
             e->w_epoch = ep;
             e->w_tid = tid;
-            e->w_atomic = 1;
+            e->w_atomic = cas ? 2 : 1;   /* 2: the plain read starting a CAS loop never races */
             e->w_wsync = w->wsync;
             e->w_line = in->line;
             e->w_stamp = w->stamp;
             continue;
         }
         if (kind == 0) {
-            if (e->w_epoch == ep && e->w_tid != tid && !e->w_atomic && (e->w_mask & mask)) {
-                int rel = relation(w, tid, e->w_tid, e->w_wsync, e->w_stamp == w->stamp);
-                if (rel < 2) report(W, w, lane, in, addr, "read after write", e->w_tid, e->w_line, rel);
+            if (e->w_epoch == ep && e->w_tid != tid && e->w_atomic != 2 && (e->w_mask & mask)) {
+                int rel = relation(w, tid, e->w_tid, e->w_wsync, !e->w_atomic && e->w_stamp == w->stamp);
+                if (rel < 2)
+                    report(W, w, lane, in, addr, e->w_atomic ? "plain read after an atomic update" : "read after write",
+                           e->w_tid, e->w_line, rel);
             }
             if (e->r_epoch != ep) {
                 e->r_epoch = ep;
@@ -179,6 +204,9 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
                 int rel = relation(w, tid, e->w_tid, e->w_wsync, false);
                 if (rel < 2) report(W, w, lane, in, addr, "write after write", e->w_tid, e->w_line, rel);
             }
+        } else if (!same_value && e->w_epoch == ep && e->w_tid != tid && e->w_atomic && (e->w_mask & mask)) {
+            int rel = relation(w, tid, e->w_tid, e->w_wsync, false);
+            if (rel < 2) report(W, w, lane, in, addr, "plain write after an atomic update", e->w_tid, e->w_line, rel);
         } else if (!same_value && e->r_epoch == ep) {
             uint16_t other = (e->r_tid != tid && (e->r_mask & mask)) ? e->r_tid
                            : (e->r_tid2 != tid && (e->r_mask2 & mask)) ? e->r_tid2 : tid;

@@ -302,7 +302,9 @@ static inline void note_read(Shadow *s, uint32_t ep, uint16_t tid, uint8_t mask,
     }
 }
 
-static inline void note_write(Shadow *s, uint32_t ep, uint16_t tid, uint8_t mask, bool atomic, const Warp *w,
+/* atomic: 0 a plain store, 1 an atomic, 2 a compare-and-swap (whose loop
+ * begins with a plain read of the word by design: that read never races). */
+static inline void note_write(Shadow *s, uint32_t ep, uint16_t tid, uint8_t mask, uint8_t atomic, const Warp *w,
                               int line) {
     s->w_mask = (s->w_epoch == ep && s->w_tid == tid) ? (uint8_t)(s->w_mask | mask) : mask;
     s->w_epoch = ep;
@@ -323,6 +325,7 @@ static inline uint16_t other_reader(const Shadow *s, uint16_t tid, uint8_t mask)
 static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes, int kind) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     bool atomic = kind == ACC_ATOMIC;
+    uint8_t akind = !atomic ? 0 : in->sub == AOP_CAS ? 2 : 1;
     uint32_t ep = W->epoch;
     for (uint64_t word = off >> 2; word <= (off + (uint64_t)bytes - 1) >> 2; word++) {
         Shadow *s = &W->shadow[word];
@@ -338,10 +341,25 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
                                THR " read %s before any thread of the block wrote it.",
                                c[0], c[1], c[2], c[3], c[4], c[5], nm);
                 }
-            } else if (!atomic && !s->w_atomic && s->w_tid != tid && (s->w_mask & mask)) {
+            } else if (!(atomic && s->w_atomic) && !(!atomic && s->w_atomic == 2) && s->w_tid != tid &&
+                       (s->w_mask & mask)) {
+                /* two atomics never race; an atomic and a plain access do (except
+                 * the read that starts a compare-and-swap loop) */
                 bool same = s->w_tid / 32 == tid / 32;
                 if (same ? (s->w_wsync == w->wsync && s->w_epoch == ep) : s->w_epoch == ep)
-                    race_report(W, w, lane, in, word * 4, "read after write", s->w_tid, s->w_line, same);
+                    race_report(W, w, lane, in, word * 4,
+                                atomic ? "atomic update after a plain write"
+                                : s->w_atomic ? "plain read after an atomic update" : "read after write",
+                                s->w_tid, s->w_line, same);
+            }
+            if (akind == 1 && s->r_epoch == ep) {
+                uint16_t other = other_reader(s, tid, mask);
+                if (other != tid) {
+                    bool same = other / 32 == tid / 32;
+                    if (!same || s->r_wsync == w->wsync)
+                        race_report(W, w, lane, in, word * 4, "atomic update after a plain read", other, s->r_line,
+                                    same);
+                }
             }
             if (!atomic) note_read(s, ep, tid, mask, w, in->line);
         }
@@ -358,6 +376,13 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
                 else if (!W->store_same && (!same || s->w_wsync == w->wsync))
                     race_report(W, w, lane, in, word * 4, "write after write", s->w_tid, s->w_line, same);
             }
+            if (!atomic && !W->store_same && s->w_atomic && s->w_epoch == ep && s->w_tid != tid &&
+                (s->w_mask & mask)) {
+                bool same = s->w_tid / 32 == tid / 32;
+                if (!same || s->w_wsync == w->wsync)
+                    race_report(W, w, lane, in, word * 4, "plain write after an atomic update", s->w_tid, s->w_line,
+                                same);
+            }
             if (!atomic && !W->store_same && s->r_epoch == ep) {
                 uint16_t other = other_reader(s, tid, mask);
                 if (other != tid) {
@@ -366,7 +391,10 @@ static void shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_
                         race_report(W, w, lane, in, word * 4, "write after read", other, s->r_line, same);
                 }
             }
-            note_write(s, ep, tid, mask, atomic, w, in->line);
+            /* an atomic after a plain write of this epoch keeps that writer: the
+             * atomics of every other thread race with it */
+            if (!(atomic && s->w_epoch == ep && !s->w_atomic))
+                note_write(s, ep, tid, mask, akind, w, in->line);
         }
     }
 }
@@ -543,7 +571,7 @@ static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *i
     Shadow *s = &W->shadow[off >> 2];
     uint8_t mask = bytes == 4 ? 0xf : bytes < 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
     if (bytes <= 4 && s->w_epoch >= W->epoch0 &&
-        (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic || !(s->w_mask & mask))) {
+        (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic == 2 || !(s->w_mask & mask))) {
         note_read(s, W->epoch, tid, mask, w, in->line);
         return;
     }
@@ -554,7 +582,7 @@ static inline void shadow_write_fast(Worker *W, Warp *w, int lane, const Instr *
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     Shadow *s = &W->shadow[off >> 2];
     uint8_t mask = bytes == 4 ? 0xf : bytes < 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
-    if (bytes <= 4 && (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic || !(s->w_mask & mask)) &&
+    if (bytes <= 4 && (s->w_epoch != W->epoch || s->w_tid == tid || !(s->w_mask & mask)) &&
         (s->r_epoch != W->epoch || other_reader(s, tid, mask) == tid)) {
         note_write(s, W->epoch, tid, mask, false, w, in->line);
         return;
@@ -830,8 +858,8 @@ static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, co
             uint64_t off = (uint64_t)(p - W->shared);
             Shadow *sh = &W->shadow[off >> 2];
             if (sh->w_epoch >= W->epoch0 && (sh->w_epoch != W->epoch || sh->w_atomic) && sh->r_epoch != W->epoch)
-                note_write(sh, W->epoch, (uint16_t)(w->index * 32 + l), emu_word_mask(off >> 2, off, size), true, w,
-                           in->line);
+                note_write(sh, W->epoch, (uint16_t)(w->index * 32 + l), emu_word_mask(off >> 2, off, size),
+                           in->sub == AOP_CAS ? 2 : 1, w, in->line);
             else shadow_access(W, w, l, in, off, size, ACC_ATOMIC);
         }
         uint64_t old = load_n(p, size);

@@ -44,6 +44,7 @@ static const KindCodes KIND_CODES[] = {
     {"oob-shared", {"oob-shared"}},
     {"oob-local", {"oob-local"}},
     {"race-shared", {"race-shared"}},
+    {"race-global", {"race-global"}},
     {"race-warp", {"race-warp"}},
     {"barrier-divergence", {"barrier-divergence"}},
     {"deadlock", {"deadlock", "warp-sync-exited", "warp-sync-mask"}},
