@@ -148,3 +148,21 @@ if [ -x "$work/events" ]; then
     check "emurt: with CUDOJO_EMU_DETERMINISTIC=1 two runs give the same timeline" \
         "$(grep -q '"type":"timeline"' "$work/det1.jsonl" && [ "$(grep '"type":"timeline"' "$work/det1.jsonl")" = "$(grep '"type":"timeline"' "$work/det2.jsonl")" ]; echo $?)"
 fi
+
+# ---- managed memory's page model ----
+if build managed_pages; then
+    run managed_pages
+    check "emurt: a managed array filled by the host, doubled by a kernel and read back keeps its values" \
+        "$(grep -q 'sums 2097152 4194304' "$work/managed_pages.out"; echo $?)" "$(cat "$work/managed_pages.out" "$work/managed_pages.err")"
+    check "emurt: the kernel's first touch of 4 MiB of host-written managed memory is 64 GPU page faults pulling 4 MiB" \
+        "$(has managed_pages.jsonl '"phase":"kernel","kernel":1,"gpu_faults":64,"cpu_faults":0,"h2d":4194304,"d2h":0,"type":"um"'; echo $?)" \
+        "$(grep '"um"' "$work/managed_pages.jsonl")"
+    check "emurt: the host reading it back takes 64 CPU page faults, the prefetched second kernel none" \
+        "$(has managed_pages.jsonl '"phase":"host","kernel":1,"gpu_faults":0,"cpu_faults":64' &&
+           ! has managed_pages.jsonl '"phase":"kernel","kernel":2' &&
+           ! has managed_pages.jsonl '"phase":"host","kernel":2'; echo $?)" "$(grep '"um"' "$work/managed_pages.jsonl")"
+    run managed_pages crash
+    check "emurt: a null write after managed memory is still a crash with a crash record (the page handler chains)" \
+        "$(has managed_pages.jsonl '"type":"crash","signal":11' && [ "$(cat "$work/managed_pages.rc")" -ne 0 ]; echo $?)" \
+        "$(cat "$work/managed_pages.rc"; grep crash "$work/managed_pages.jsonl")"
+fi
