@@ -12,5 +12,7 @@ return {
   order = 14,
   exercises = {
     "check-every-call", "launch-errors", "which-kernel-faulted", "sticky-error",
+    "bug-out-of-bounds", "bug-missing-sync", "bug-shared-race", "bug-copy-direction",
+    "bug-launch-limits", "bug-use-after-free",
   },
 }

@@ -1,0 +1,78 @@
+// bug-missing-sync.cu: a bug hunt. y = 2x for N floats, copied back on a stream; something is wrong.
+//
+//   nvcc -O2 -lineinfo bug-missing-sync.cu -o bug-missing-sync && ./bug-missing-sync
+//
+// The copies are asynchronous (cudaMemcpyAsync into pinned memory on a
+// stream): the call returns at once, and the bytes arrive later. Run it in
+// cudojo and look at the timeline and what it says about when the host
+// read the results. Fix the bug; keep the validation.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime.h>
+
+#define cudaCheck(call) cuda_check((call), #call, __FILE__, __LINE__)
+static void cuda_check(cudaError_t err, const char *what, const char *file, int line)
+{
+    if (err != cudaSuccess) {
+        fprintf(stderr, "%s:%d: %s failed: %s\n", file, line, what, cudaGetErrorString(err));
+        exit(EXIT_FAILURE);
+    }
+}
+
+#ifndef N
+#define N 1000
+#endif
+
+// the input: a ramp 0, 1/1024, ..., 1023/1024, repeated (exact in float)
+static void make_input(float *x, int n)
+{
+    for (int i = 0; i < n; i++) x[i] = (float)(i % 1024) / 1024.0f;
+}
+
+// Compares y with 2 * x on the CPU, prints the first mismatch and the sum
+// of y (cudojo checks it too). Returns the number of wrong elements.
+static int validate(const float *x, const float *y, int n)
+{
+    int wrong = 0;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (y[i] != 2.0f * x[i] && wrong++ == 0) printf("y[%d] = %f, want %f\n", i, y[i], 2.0f * x[i]);
+        sum += y[i];
+    }
+    printf("sum of y: %.4f\n", sum);
+    printf("%s\n", wrong ? "FAIL" : "PASS");
+    return wrong;
+}
+
+__global__ void twice(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+
+int main(void)
+{
+    size_t bytes = N * sizeof(float);
+    float *h_x, *h_y;
+    cudaCheck(cudaMallocHost(&h_x, bytes));
+    cudaCheck(cudaMallocHost(&h_y, bytes));
+    make_input(h_x, N);
+    for (int i = 0; i < N; i++) h_y[i] = 0.0f;
+    float *d_x, *d_y;
+    cudaCheck(cudaMalloc(&d_x, bytes));
+    cudaCheck(cudaMalloc(&d_y, bytes));
+    cudaStream_t s;
+    cudaCheck(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaCheck(cudaMemcpyAsync(d_x, h_x, bytes, cudaMemcpyHostToDevice, s));
+    twice<<<(N + 255) / 256, 256, 0, s>>>(d_x, d_y, N);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaMemcpyAsync(h_y, d_y, bytes, cudaMemcpyDeviceToHost, s));
+    int wrong = validate(h_x, h_y, N);
+    cudaCheck(cudaStreamDestroy(s));
+    cudaCheck(cudaFree(d_x));
+    cudaCheck(cudaFree(d_y));
+    cudaCheck(cudaFreeHost(h_x));
+    cudaCheck(cudaFreeHost(h_y));
+    return wrong ? EXIT_FAILURE : EXIT_SUCCESS;
+}
