@@ -1,0 +1,97 @@
+/* bench/bench_grade.c: grading throughput, the number an instructor with a
+ * class feels: exercise runs per second of `cudojo grade` over the whole
+ * course, and the projection for 200 submissions (issue 13's goal: 200
+ * submissions x the whole course in under 30 minutes on one 16-core H200
+ * node).
+ *
+ * Makes S workspace folders holding every exercise's solution (a passing
+ * run is the usual cost; a failing one stops earlier), grades them with
+ * $CUDOJO_BIN (default build/cudojo) with --jobs = the cores, and reads the
+ * summary's runs and time. Exercises that need a GPU are left out on the
+ * emulator (the projection says so).
+ * Usage: build/bench/bench_grade [STUDENTS] [EXERCISES]   (default 3, the
+ * whole course; EXERCISES a comma list of ids as --exercises takes)
+ * CUDOJO_BACKEND=emu|cuda picks the backend (default: auto). */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/xalloc.h"
+#include "lua/exercise.h"
+
+int main(int argc, char **argv) {
+    int students = argc > 1 ? atoi(argv[1]) : 3;
+    const char *only = argc > 2 ? argv[2] : NULL;
+    if (students < 1) students = 1;
+    const char *bin = getenv("CUDOJO_BIN") ? getenv("CUDOJO_BIN") : "build/cudojo";
+    const char *backend = getenv("CUDOJO_BACKEND") ? getenv("CUDOJO_BACKEND") : "auto";
+    char *root = path_absolute("lessons");
+    Course *course = NULL;
+    Diag *d = course_load(root, &course);
+    if (!course || diag_count_errors(d)) {
+        char *s = diag_format_all(d, false);
+        fprintf(stderr, "bench_grade: the course at %s does not load:\n%s", root, s ? s : "");
+        free(s);
+        return 1;
+    }
+    diag_free(&d);
+    char tmpl[] = "/tmp/cudojo-bench-grade-XXXXXX";
+    if (!mkdtemp(tmpl)) return 1;
+    int n_ex = 0;
+    for (int s = 0; s < students; s++) {
+        for (int c = 0; c < course->n_chapters; c++) {
+            const ChapterMeta *ch = &course->chapters[c];
+            char *dir = xasprintf("%s/subs/student%03d/%s", tmpl, s, ch->id);
+            d = fs_mkdir_p(dir);
+            for (int e = 0; !d && e < ch->n_exercises; e++) {
+                char *src = path_join(ch->dir, ch->exercises[e].solution);
+                char *dst = path_join(dir, path_basename(ch->exercises[e].source));
+                d = fs_copy_file(src, dst);
+                if (s == 0) n_ex++;
+                free(src);
+                free(dst);
+            }
+            free(dir);
+            if (d) {
+                fprintf(stderr, "bench_grade: %s\n", d->message);
+                return 1;
+            }
+        }
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    char *cmd = xasprintf("'%s' --backend=%s grade %s/subs/* --course '%s' --out %s/out --jobs %ld --json%s%s "
+                          "2>%s/grade.err",
+                          bin, backend, tmpl, root, tmpl, cores, only ? " --exercises " : "", only ? only : "", tmpl);
+    fprintf(stderr, "bench_grade: %d students x %d exercises, %ld workers: %s\n", students, n_ex, cores, cmd);
+    FILE *p = popen(cmd, "r");
+    json_error_t err;
+    json_t *sum = p ? json_loadf(p, 0, &err) : NULL;
+    int rc = p ? pclose(p) : -1;
+    if (!json_is_object(sum)) {
+        fprintf(stderr, "bench_grade: grade failed (status %d); see %s/grade.err\n", rc, tmpl);
+        return 1;
+    }
+    double runs = (double)json_integer_value(json_object_get(sum, "runs_executed"));
+    double secs = json_real_value(json_object_get(sum, "elapsed_s"));
+    size_t graded = json_integer_value(json_object_get(sum, "exercises"));
+    size_t skipped = json_array_size(json_object_get(sum, "skipped_needs_gpu"));
+    double rate = secs > 0 ? runs / secs : 0;
+    double proj_min = rate > 0 ? 200.0 * (double)graded / rate / 60.0 : 0;
+    printf("grading: %.0f exercise runs in %.1f s with %ld workers on %s: %.2f runs/s\n", runs, secs, cores,
+           backend, rate);
+    printf("projection: 200 submissions x %zu exercises = %zu runs in %.1f min (goal: under 30 min on one "
+           "16-core H200 node)%s\n",
+           graded, 200 * graded, proj_min, skipped ? "; exercises needing a GPU not included" : "");
+    json_decref(sum);
+    char *rm = xasprintf("rm -rf '%s'", tmpl);
+    if (system(rm) != 0) fprintf(stderr, "bench_grade: could not remove %s\n", tmpl);
+    free(rm);
+    free(cmd);
+    free(root);
+    course_free(&course);
+    return 0;
+}
