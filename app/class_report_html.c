@@ -133,9 +133,10 @@ static void html_exercises(StrBuf *sb, const json_t *exercises) {
 static void html_similarity(StrBuf *sb, const json_t *groups) {
     if (json_array_size(groups) == 0) return;
     strbuf_append(sb, "<h2>Similar submissions</h2>\n<p class=\"sub\">Kernels that are the same up to names, "
-                      "spacing, comments and literal formatting, once the starter's code is left out. "
+                      "spacing, comments and literal formatting, once the starter's code is left out (the "
+                      "fingerprint), or nearly so (a share of their token sequences). "
                       "For you to look at, not a verdict.</p>\n<table>\n"
-                      "<tr><th>exercise</th><th>students</th><th>tokens</th><th>fingerprint</th></tr>\n");
+                      "<tr><th>exercise</th><th>students</th><th>tokens</th><th>match</th></tr>\n");
     size_t i;
     const json_t *g;
     json_array_foreach(groups, i, g) {
@@ -157,7 +158,12 @@ static void html_similarity(StrBuf *sb, const json_t *groups) {
         }
         strbuf_append(sb, "</td><td class=\"n\">");
         if (json_is_number(json_object_get(g, "tokens"))) strbuf_printf(sb, "%.0f", num(g, "tokens"));
-        strbuf_append(sb, "</td><td><code>");
+        strbuf_append(sb, "</td><td>");
+        if (json_is_true(json_object_get(g, "near"))) {
+            strbuf_printf(sb, "near-duplicates, %.0f%% shared</td></tr>\n", num(g, "similarity") * 100);
+            continue;
+        }
+        strbuf_append(sb, "<code>");
         const char *fp = json_string_value(json_object_get(g, "fingerprint"));
         char short_fp[17] = "";
         if (fp) snprintf(short_fp, sizeof short_fp, "%s", fp);

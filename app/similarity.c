@@ -6,6 +6,8 @@
 #include "app/similarity.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,7 +272,85 @@ typedef struct Print {
     const char *exercise, *student;   /* borrowed from the items */
     char fingerprint[65];
     int tokens;
+    uint64_t *kgrams;   /* the winnowed k-gram hashes of the written part, sorted, unique */
+    int n_kgrams;
 } Print;
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts v[0..n) and drops repeats; returns the new length. */
+static int sort_unique(uint64_t *v, int n) {
+    if (n == 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    int k = 1;
+    for (int i = 1; i < n; i++)
+        if (v[i] != v[k - 1]) v[k++] = v[i];
+    return k;
+}
+
+/* Winnowing (Schleimer, Wilkerson, Aiken 2003, MOSS's method) over the
+ * space-separated tokens of `part`: hashes of every SIMILARITY_KGRAM tokens,
+ * and of each window of SIMILARITY_WINDOW hashes the smallest (the
+ * rightmost on a tie), so a copy with a few lines added or moved keeps
+ * most of its selection. */
+static void winnow(const char *part, Print *p) {
+    int n = 0, cap = 64;
+    uint64_t *tok = xmalloc((size_t)cap * sizeof *tok);
+    for (const char *s = part; *s;) {
+        const char *e = strchr(s, ' ');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        uint64_t h = 1469598103934665603ull;
+        for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+        if (n == cap) tok = xrealloc(tok, (size_t)(cap *= 2) * sizeof *tok);
+        tok[n++] = h;
+        s += len + (e != NULL);
+    }
+    int ng = n >= SIMILARITY_KGRAM ? n - SIMILARITY_KGRAM + 1 : 0;
+    uint64_t *gram = xcalloc((size_t)ng + 1, sizeof *gram);
+    for (int i = 0; i < ng; i++) {
+        uint64_t h = 14695981039346656037ull;
+        for (int k = 0; k < SIMILARITY_KGRAM; k++) h = (h ^ tok[i + k]) * 1099511628211ull + (uint64_t)k;
+        gram[i] = h;
+    }
+    p->kgrams = xcalloc((size_t)ng + 1, sizeof *p->kgrams);
+    int last = -1;
+    for (int w = 0; w + SIMILARITY_WINDOW <= ng || (w == 0 && ng > 0); w++) {
+        int end = w + SIMILARITY_WINDOW < ng ? w + SIMILARITY_WINDOW : ng, best = w;
+        for (int i = w; i < end; i++)
+            if (gram[i] <= gram[best]) best = i;
+        if (best != last) p->kgrams[p->n_kgrams++] = gram[best];
+        last = best;
+        if (end == ng) break;
+    }
+    p->n_kgrams = sort_unique(p->kgrams, p->n_kgrams);
+    free(gram);
+    free(tok);
+}
+
+/* |a ∩ b| / min(|a|, |b|) of two sorted unique sets: how much of the
+ * smaller part is in the other (MOSS's percentages are of each file), so a
+ * copy padded with extra lines still matches. */
+static double overlap(const uint64_t *a, int na, const uint64_t *b, int nb) {
+    int i = 0, j = 0, both = 0;
+    while (i < na && j < nb) {
+        if (a[i] == b[j]) {
+            both++;
+            i++;
+            j++;
+        } else if (a[i] < b[j]) i++;
+        else j++;
+    }
+    int least = na < nb ? na : nb;
+    return least ? (double)both / least : 0;
+}
+
+static int uf_find(int *parent, int i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
 
 static int cmp_print(const void *pa, const void *pb) {
     const Print *a = pa, *b = pb;
@@ -287,6 +367,90 @@ static int cmp_group(const void *pa, const void *pb) {
         c = strcmp(json_string_value(json_array_get(json_object_get(a, "students"), 0)),
                    json_string_value(json_array_get(json_object_get(b, "students"), 0)));
     return c;
+}
+
+/* The near-duplicates among one exercise's prints p[0..n): students whose
+ * written parts share at least SIMILARITY_NEAR of the smaller one's
+ * winnowed k-grams though they are not the very same, once the k-grams
+ * most of the class has (the common solution, MOSS's -m) are left out.
+ * Linked students form one group {"exercise", "students", "near": true,
+ * "similarity": the weakest link, "tokens": the smallest part,
+ * "submissions"}, appended to groups. */
+static void near_groups(Print *p, int n, json_t *groups) {
+    /* k-grams in more than half of the submissions (of at least SIMILARITY_COMMON_MIN_STUDENTS) say nothing. */
+    int total = 0;
+    for (int i = 0; i < n; i++) total += p[i].n_kgrams;
+    uint64_t *all = xcalloc((size_t)total + 1, sizeof *all);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        for (int g = 0; g < p[i].n_kgrams; g++) all[k++] = p[i].kgrams[g];
+    qsort(all, (size_t)total, sizeof *all, cmp_u64);
+    uint64_t *common = xcalloc((size_t)total + 1, sizeof *common);
+    int n_common = 0;
+    for (int i = 0; i < total;) {
+        int j = i;
+        while (j < total && all[j] == all[i]) j++;
+        if (n >= SIMILARITY_COMMON_MIN_STUDENTS && (j - i) * 2 > n) common[n_common++] = all[i];
+        i = j;
+    }
+    free(all);
+    for (int i = 0; i < n && n_common; i++) {
+        int m = 0;
+        for (int g = 0; g < p[i].n_kgrams; g++)
+            if (!bsearch(&p[i].kgrams[g], common, (size_t)n_common, sizeof *common, cmp_u64))
+                p[i].kgrams[m++] = p[i].kgrams[g];
+        p[i].n_kgrams = m;
+    }
+    free(common);
+    int *parent = xcalloc((size_t)n + 1, sizeof *parent);
+    double *weakest = xcalloc((size_t)n + 1, sizeof *weakest);
+    bool *linked = xcalloc((size_t)n + 1, sizeof *linked);
+    for (int i = 0; i < n; i++) {
+        parent[i] = i;
+        weakest[i] = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (p[i].tokens < SIMILARITY_MIN_TOKENS || p[i].n_kgrams < SIMILARITY_NEAR_MIN_KGRAMS) continue;
+        for (int j = i + 1; j < n; j++) {
+            if (p[j].tokens < SIMILARITY_MIN_TOKENS || p[j].n_kgrams < SIMILARITY_NEAR_MIN_KGRAMS) continue;
+            if (!strcmp(p[i].fingerprint, p[j].fingerprint) || !strcmp(p[i].student, p[j].student)) continue;
+            double sim = overlap(p[i].kgrams, p[i].n_kgrams, p[j].kgrams, p[j].n_kgrams);
+            if (sim < SIMILARITY_NEAR) continue;
+            int ri = uf_find(parent, i), rj = uf_find(parent, j);
+            double w = sim < weakest[ri] ? sim : weakest[ri];
+            if (weakest[rj] < w) w = weakest[rj];
+            parent[ri] = rj;
+            weakest[rj] = w;
+            linked[rj] = true;
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        if (uf_find(parent, r) != r || !linked[r]) continue;
+        /* p is sorted by fingerprint then student: collect names, sort, dedupe. */
+        const char **names = xcalloc((size_t)n, sizeof *names);
+        int nn = 0, tokens = 0;
+        for (int i = 0; i < n; i++)
+            if (uf_find(parent, i) == r) {
+                names[nn++] = p[i].student;
+                if (!tokens || p[i].tokens < tokens) tokens = p[i].tokens;
+            }
+        qsort(names, (size_t)nn, sizeof *names, cmp_str);
+        json_t *students = json_array();
+        for (int i = 0; i < nn; i++)
+            if (i == 0 || strcmp(names[i], names[i - 1])) json_array_append_new(students, bytes_to_json(names[i]));
+        free(names);
+        json_t *g = json_object();
+        json_object_set_new(g, "exercise", bytes_to_json(p[r].exercise));
+        json_object_set_new(g, "students", students);
+        json_object_set_new(g, "near", json_true());
+        json_object_set_new(g, "similarity", json_real(floor(weakest[r] * 100) / 100));
+        json_object_set_new(g, "tokens", json_integer(tokens));
+        json_object_set_new(g, "submissions", json_integer(n));
+        json_array_append_new(groups, g);
+    }
+    free(parent);
+    free(weakest);
+    free(linked);
 }
 
 /* The starters read so far (many items share one). */
@@ -350,6 +514,7 @@ json_t *similarity_groups(const SimilarityItem *items, int n) {
         p->student = it->student;
         p->tokens = count;
         sha256_hex(part, strlen(part), p->fingerprint);
+        winnow(part, p);
         free(part);
         free(src);
     }
@@ -387,6 +552,13 @@ json_t *similarity_groups(const SimilarityItem *items, int n) {
         }
         i = j;
     }
+    for (int a = 0; a < np;) {
+        int b = a + 1;
+        while (b < np && !strcmp(prints[b].exercise, prints[a].exercise)) b++;
+        near_groups(prints + a, b - a, groups);
+        a = b;
+    }
+    for (int i = 0; i < np; i++) free(prints[i].kgrams);
     free(prints);
     /* Sort the array's members in place: take them out, sort, put back. */
     size_t ng = json_array_size(groups);
@@ -422,7 +594,8 @@ char *similarity_markdown(const json_t *groups) {
                   "# Similar submissions\n\n"
                   "Students whose code for one exercise is the same up to identifier names, spacing, comments\n"
                   "and literal formatting, once the code the starter already had is left out (groups whose own\n"
-                  "part has at least %d tokens). A group is something to look at, not a verdict.\n\n",
+                  "part has at least %d tokens); near-duplicates share most of their token sequences (MOSS's\n"
+                  "winnowing) with a few lines added or changed. A group is something to look at, not a verdict.\n\n",
                   SIMILARITY_MIN_TOKENS);
     if (json_array_size(groups) == 0) {
         strbuf_append(&sb, "No two submissions of an exercise share their own code.\n");
@@ -456,8 +629,13 @@ char *similarity_markdown(const json_t *groups) {
             strbuf_append(&sb, "**");
         }
         const char *fp = json_string_value(json_object_get(g, "fingerprint"));
-        strbuf_printf(&sb, " (%lld tokens of their own, fingerprint `%.12s`)\n",
-                      (long long)json_integer_value(json_object_get(g, "tokens")), fp ? fp : "?");
+        if (json_is_true(json_object_get(g, "near")))
+            strbuf_printf(&sb, " (near-duplicates: %.0f%% of their own k-grams shared, at least %lld tokens)\n",
+                          json_number_value(json_object_get(g, "similarity")) * 100,
+                          (long long)json_integer_value(json_object_get(g, "tokens")));
+        else
+            strbuf_printf(&sb, " (%lld tokens of their own, fingerprint `%.12s`)\n",
+                          (long long)json_integer_value(json_object_get(g, "tokens")), fp ? fp : "?");
     }
     if (!last) strbuf_append(&sb, "No group stands out: only code most of the class wrote alike (below).\n");
     if (n_common) {

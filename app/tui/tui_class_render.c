@@ -220,7 +220,9 @@ static void render_similarity(TextDoc *doc, const json_t *groups, int width) {
             text_line_addf(&para, ROLE_NORMAL, "%s%s", k ? ", " : "", name);
             free(name);
         }
-        if (json_is_number(json_object_get(g, "tokens")))
+        if (json_is_true(json_object_get(g, "near")))
+            text_line_addf(&para, ROLE_DIM, " (near-duplicates, %.0f%% shared)", num(g, "similarity") * 100);
+        else if (json_is_number(json_object_get(g, "tokens")))
             text_line_addf(&para, ROLE_DIM, " (%.0f tokens)", num(g, "tokens"));
         TextLine indent = {0};
         text_line_add(&indent, ROLE_NORMAL, "    ");

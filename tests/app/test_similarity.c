@@ -61,6 +61,24 @@ static const char BOB[] =
     "    result[blockIdx.x] = cache[0];\n"
     "}\n";
 
+/* Alice's kernel with an early return added, a loop step spelt otherwise
+ * and the final write guarded differently: a near-duplicate. */
+static const char DAN[] =
+    "#define BLOCK 256\n"
+    "extern \"C\" __global__ void block_sum(const float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float s[BLOCK];\n"
+    "    if (n <= 0) return;\n"
+    "    int k = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    s[threadIdx.x] = k < n ? in[k] : 0.0f;\n"
+    "    __syncthreads();\n"
+    "    for (int d = blockDim.x / 2; d > 0; d /= 2) {\n"
+    "        if (threadIdx.x < d) s[threadIdx.x] += s[threadIdx.x + d];\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "    if (!threadIdx.x) out[blockIdx.x] = s[0];\n"
+    "}\n";
+
 /* A different solution: a warp-shuffle reduction. */
 static const char CAROL[] =
     "#define BLOCK 256\n"
@@ -193,6 +211,37 @@ static void groups__renamed_recommented_reformatted_copy__is_one_group(void **st
     free(c);
 }
 
+static void groups__copy_with_lines_added_and_changed__is_a_near_group(void **state) {
+    Fixture *f = *state;
+    char *st = put(f, "starter.cu", STARTER), *a = put(f, "alice.cu", ALICE), *d = put(f, "dan.cu", DAN),
+         *c = put(f, "carol.cu", CAROL);
+    SimilarityItem items[] = {
+        {"alice", "block-sum", a, st},
+        {"dan", "block-sum", d, st},
+        {"carol", "block-sum", c, st},
+    };
+    json_t *g = similarity_groups(items, 3);
+    assert_int_equal(json_array_size(g), 1);
+    json_t *g0 = json_array_get(g, 0);
+    assert_true(json_is_true(json_object_get(g0, "near")));
+    assert_null(json_object_get(g0, "fingerprint"));
+    json_t *students = json_object_get(g0, "students");
+    assert_int_equal(json_array_size(students), 2);
+    assert_string_equal(json_string_value(json_array_get(students, 0)), "alice");
+    assert_string_equal(json_string_value(json_array_get(students, 1)), "dan");
+    double sim = json_real_value(json_object_get(g0, "similarity"));
+    assert_true(sim >= SIMILARITY_NEAR && sim < 1);
+    char *md = similarity_markdown(g);
+    assert_non_null(strstr(md, "**alice**, **dan**"));
+    assert_non_null(strstr(md, "near-duplicates"));
+    free(md);
+    json_decref(g);
+    free(st);
+    free(a);
+    free(d);
+    free(c);
+}
+
 static void groups__same_code_in_two_exercises__does_not_mix_exercises(void **state) {
     Fixture *f = *state;
     char *a = put(f, "alice.cu", ALICE), *b = put(f, "bob.cu", BOB);
@@ -308,6 +357,7 @@ int main(void) {
         cmocka_unit_test(tokenize__writes_numbers_by_value__ints_and_floats_apart),
         cmocka_unit_test(written_part__leaves_out_what_the_starter_has),
         cmocka_unit_test_setup_teardown(groups__renamed_recommented_reformatted_copy__is_one_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(groups__copy_with_lines_added_and_changed__is_a_near_group, setup, teardown),
         cmocka_unit_test_setup_teardown(groups__same_code_in_two_exercises__does_not_mix_exercises, setup, teardown),
         cmocka_unit_test_setup_teardown(groups__tiny_exercise_bare_solution__is_below_the_threshold, setup, teardown),
         cmocka_unit_test_setup_teardown(groups__most_of_the_class_alike__is_marked_common, setup, teardown),

@@ -32,7 +32,9 @@ static const char BOOK[] =
     "    \"a-very-long-exercise-identifier-that-goes-on\":{\"verdict\":\"timeout\",\"failure_kind\":\"timeout\"}}},"
     "  {\"student\":\"carol\",\"total\":0,\"max_total\":2,"
     "   \"exercises\":{\"vector-add\":{\"verdict\":\"fail\",\"failure_kind\":\"wrong-result\"}}}],"
-    " \"similarity\":[{\"exercise\":\"vector-add\",\"students\":[\"alice\",\"bob\\u001b[31m\"],\"tokens\":44}]}";
+    " \"similarity\":[{\"exercise\":\"vector-add\",\"students\":[\"alice\",\"bob\\u001b[31m\"],\"tokens\":44},"
+    "  {\"exercise\":\"vector-add\",\"students\":[\"alice\",\"carol\"],\"near\":true,\"similarity\":0.79,"
+    "   \"tokens\":50}]}";
 
 static TextDoc *render(int width, bool utf8) {
     json_t *book = json_loads(BOOK, 0, NULL), *r = NULL;
@@ -89,7 +91,9 @@ static void render__summary_histogram_and_exercise_rows(void **state) {
     free(l);
     assert_non_null(l = line_with(d, "failed: out-of-bounds 1 · wrong-result 1"));
     free(l);
-    assert_non_null(l = line_with(d, "1 group of similar submissions"));
+    assert_non_null(l = line_with(d, "2 groups of similar submissions"));
+    free(l);
+    assert_non_null(l = line_with(d, "vector-add: alice, carol (near-duplicates, 79% shared)"));
     free(l);
     text_doc_free(&d);
 }
