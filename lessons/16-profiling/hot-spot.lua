@@ -1,0 +1,98 @@
+-- hot-spot: three passes over a W x W matrix, one of them (scale_cols)
+-- walking down columns: neighbouring threads W floats apart, 32 sectors
+-- per warp request instead of 4. The program runs the slow pass as it was
+-- first (scale_cols_orig, the baseline the learner leaves alone), then the
+-- three passes. The learner predicts the hot kernel (PREDICT_HOT) and
+-- fixes scale_cols. Checks: the values (CPU reference: min(2(x + row),
+-- 4096)), the prediction against the timeline (the original pass's time
+-- against the other two), and the measured speedup of scale_cols over the
+-- baseline (at least SPEEDUP; timeline durations, modeled on the emulator
+-- from the sectors the emulator counted). The emulator's sectors per
+-- request of both are shown.
+
+local function short(name) return (name or ""):match("^([%w_]+)") or name end
+
+-- the sum the program must print
+local function want_sum(w)
+  local sx = function(n) return hostcheck.ramp_sum(n) / 2 end
+  local total = 0
+  for r = 0, w - 1 do
+    if 2 * r >= 4096 then total = total + 4096 * w
+    else total = total + 2 * (sx((r + 1) * w) - sx(r * w)) + 2 * r * w end
+  end
+  return total
+end
+
+local function spr(k)
+  local tot = k and k.metrics and k.metrics.totals
+  if not tot or not tot.global_requests or tot.global_requests == 0 then return nil end
+  return tot.global_sectors / tot.global_requests
+end
+
+return {
+  id = "hot-spot",
+  kind = "program",
+  title = "Hunt the hot spot: profile, predict, fix",
+  title_zh = "找出热点：分析、预测、修正",
+  source = "hot-spot.cu",
+  solution = "solutions/hot-spot.cu",
+  wrong = {
+    "solutions/wrong/hot-spot-predicts-clamp.cu",
+    "solutions/wrong/hot-spot-still-strided.cu",
+  },
+  timeout = 60,
+  hints = {
+    "On the timeline the three passes do the same amount of arithmetic on the same matrix, yet "
+      .. "one takes several times longer. Look at which index each thread's x coordinate moves: "
+      .. "for a warp's 32 threads to share memory sectors, neighbouring threads must touch "
+      .. "neighbouring addresses.",
+    "The hot spot is scale_cols: set #define PREDICT_HOT \"scale_cols\" and map threadIdx.x to "
+      .. "the column, as offset_rows does: int c = blockIdx.x * blockDim.x + threadIdx.x, r = "
+      .. "blockIdx.y; if (c < w) m[(size_t)r * w + c] *= 2.0f;",
+  },
+  hints_zh = {
+    "时间线上，三个步骤在同一个矩阵上做同样多的运算，却有一个慢了好几倍。看看每个线程的 x 坐标移动的是"
+      .. "哪个下标：要让一个线程束的 32 个线程共用内存扇区，相邻线程就必须访问相邻的地址。",
+    "热点是 scale_cols：设 #define PREDICT_HOT \"scale_cols\"，并像 offset_rows 那样把 threadIdx.x "
+      .. "映射到列：int c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y; "
+      .. "if (c < w) m[(size_t)r * w + c] *= 2.0f;",
+  },
+  run = function(t)
+    local on_gpu = t:device().backend == "cuda"
+    local unit = on_gpu and "" or " (modeled)"
+    local w = t:param("w", on_gpu and 4096 or 512)
+    local speedup = t:param("speedup", 2)
+    local r = t:program{ defines = { W = w } }
+    if not hostcheck.expect_values(t, r, { want_sum(w) }) then return end
+    local dur, rec = {}, {}
+    for _, e in ipairs(t:timeline().events) do
+      if e.kind == "kernel" then dur[short(e.name)] = e.dur_us end
+    end
+    for _, k in ipairs(r.kernels) do rec[short(k.name)] = k end
+    if not (dur.scale_cols_orig and dur.scale_cols and dur.offset_rows and dur.clamp_all) then
+      t:fail("the timeline lacks one of scale_cols_orig, offset_rows, scale_cols and clamp_all: keep "
+        .. "main() as it is")
+      return
+    end
+    -- the profile as it was: the original scale_cols against the other two
+    local before = { offset_rows = dur.offset_rows, scale_cols = dur.scale_cols_orig, clamp_all = dur.clamp_all }
+    local hot
+    for k, d in pairs(before) do if not hot or d > before[hot] then hot = k end end
+    local profile = string.format("offset_rows %.1f us, scale_cols %.1f us, clamp_all %.1f us%s",
+      before.offset_rows, before.scale_cols, before.clamp_all, unit)
+    local predicted = r.stdout:match("PREDICT: hot=([^\n]*)")
+    if not predicted or predicted == "?" then
+      t:fail("PREDICT_HOT is not set: read the kernels' times (the timeline) and name the slowest pass")
+      return
+    end
+    if predicted ~= hot then
+      t:fail(string.format("you predicted %s, but the profile says %s: %s", predicted, hot, profile))
+      return
+    end
+    local s0, s1 = spr(rec.scale_cols_orig), spr(rec.scale_cols)
+    local sectors = s0 and s1 and string.format("; %.1f sectors per request before, %.1f after", s0, s1) or ""
+    local gain = dur.scale_cols_orig / math.max(dur.scale_cols, 1e-9)
+    t:expect(gain >= speedup, string.format("scale_cols took %.1f us%s, the original %.1f us: %.1fx faster "
+      .. "(at least %gx wanted)%s", dur.scale_cols, unit, dur.scale_cols_orig, gain, speedup, sectors))
+  end,
+}
