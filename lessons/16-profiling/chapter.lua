@@ -9,5 +9,5 @@ return {
   title = "Profiling: measure, then fix",
   title_zh = "性能分析：先测量，再修改",
   order = 16,
-  exercises = { "dominant-kernel", "occupancy-limiter", "hot-spot" },
+  exercises = { "dominant-kernel", "occupancy-limiter", "few-blocks", "hot-spot" },
 }
