@@ -735,6 +735,65 @@ static void emurt__devices_option_sets_the_emulated_device_count(void **state) {
     assert_int_equal(r->verdict, VERDICT_PASS);
 }
 
+static const char *const fault_cu =
+    "#include <cstdio>\n"
+    "__global__ void poke(int *nowhere) { nowhere[threadIdx.x] = 1; }\n"
+    "int main() {\n"
+    "    poke<<<1, 32>>>(nullptr);\n"
+    "    printf(\"%s\\n\", cudaGetErrorName(cudaDeviceSynchronize()));\n"
+    "    return 0;\n"
+    "}\n";
+
+static void emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_sanitizer_and_source(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ expect_errors = true, sanitizer = 'memcheck' }\n"
+        "    t:expect_output(r, 'cudaErrorIllegalAddress')\n"
+        "    local fd = r.findings[1]\n"
+        "    t:expect(fd and fd.severity == 'warning' and fd.code:find('^oob') and fd.line == 2,\n"
+        "             'the fault is a warning finding at its line')\n"
+        "    t:expect(r.sanitizer.available == false and r.sanitizer.tool == 'memcheck' and\n"
+        "             #r.sanitizer.errors == 0 and r.sanitizer.reason:find('emulator'), 'no compute-sanitizer on the emulator')\n"
+        "    local src, name = t:source()\n"
+        "    t:expect(name == 'prog.cu' and src:find('nowhere', 1, true), 't:source() is the learner file')\n"),
+                            fault_cu);
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(r->n_checks, 4);
+    /* without expect_errors the same fault is an error finding: the run fails */
+    r = run_prog(f, PROG_LUA("    t:expect_exit(t:program{})\n"), fault_cu);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+}
+
+static void course__bug_hunt_is_read__and_must_be_a_boolean(void **state) {
+    Fixture *f = *state;
+    char *lessons = path_join(f->root, "lessons");
+    const char *const values[] = {"true", "'yes'"};
+    for (int i = 0; i < 2; i++) {
+        char *lua = xasprintf("return { id = 'prog', kind = 'program', source = 'prog.cu', bug_hunt = %s,\n"
+                              "  hints = { 'a', 'b' }, run = function(t) end }\n", values[i]);
+        fixture_write(f->root, "lessons/01-p/prog.lua", lua);
+        free(lua);
+        fixture_write(f->root, "lessons/01-p/prog.cu", "int main() { return 0; }\n");
+        fixture_write(f->root, "lessons/01-p/solutions/prog.cu", "int main() { return 0; }\n");
+        course_free(&f->course);
+        Diag *d = course_load(lessons, &f->course);
+        if (i == 0) {
+            assert_int_equal(diag_count_errors(d), 0);
+            const ExerciseMeta *ex = course_find_exercise(f->course, "prog", NULL);
+            assert_non_null(ex);
+            assert_true(ex->bug_hunt);
+        } else {
+            bool said = false;
+            for (const Diag *e = d; e; e = e->next) said |= strstr(e->message, "bug_hunt must be true or false") != NULL;
+            assert_true(said);
+        }
+        diag_free(&d);
+    }
+    free(lessons);
+}
+
 /* ---- on a GPU (make test-gpu) ---- */
 
 static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline(void **state) {
@@ -788,6 +847,8 @@ int main(void) {
         T(emurt__timeline_checks_read_the_programs_timeline),
         T(emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line),
         T(emurt__devices_option_sets_the_emulated_device_count),
+        T(emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_sanitizer_and_source),
+        T(course__bug_hunt_is_read__and_must_be_a_boolean),
         T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
     };
 #undef T
