@@ -149,3 +149,25 @@ else
         "before=$before executed=$executed after=$after total=$total" "$(diff out/gradebook.csv out2/gradebook.csv 2>&1 | head -5)" \
         "$(tail -3 run3.err)"
 fi
+
+# 4. Two shards merged (in either order, twice) give the local gradebook.
+"$BIN" --backend=emu grade subs/* --course course --out sh0 --shard 0/2 --jobs 2 > /dev/null 2> sh0.err
+"$BIN" --backend=emu grade subs/* --course course --out sh1 --shard 1/2 --jobs 2 > /dev/null 2> sh1.err
+"$BIN" --backend=emu grade --course course --out merged --merge sh1/grade.db sh0/grade.db sh1/grade.db --json > merge.json 2> merge.err
+rc=$?
+n0=$(python3 -c "import json; print(len(json.load(open('sh0/gradebook.json'))['students']))" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$n0" = 26 ] && cmp -s merged/gradebook.csv out/gradebook.csv &&
+   python3 -c "import json,sys; sys.exit(0 if json.load(open('merge.json'))['runs_executed'] == 0 else 1)"; then
+    ok "grade --shard 0/2 and 1/2, then --merge (twice, any order): the local gradebook, no runs"
+else
+    nok "grade --shard 0/2 and 1/2, then --merge (twice, any order): the local gradebook, no runs" "rc=$rc n0=$n0" \
+        "$(diff out/gradebook.csv merged/gradebook.csv 2>&1 | head -5)" "$(tail -3 merge.err)"
+fi
+mkdir other && cp -r course/01-hello-gpu other/ && sed -i 's/points = 1,/points = 2,/; s/^  id = "vector-add",/  id = "vector-add",\n  points = 2,/' other/01-hello-gpu/vector-add.lua
+"$BIN" --backend=emu grade --course other --out merged --merge sh0/grade.db > /dev/null 2> refuse.err
+rc=$?
+if [ $rc -eq 2 ] && grep -q "course changed" refuse.err; then
+    ok "grade into a database of another course version is refused, saying the course changed"
+else
+    nok "grade into a database of another course version is refused, saying the course changed" "rc=$rc" "$(head -3 refuse.err)"
+fi
