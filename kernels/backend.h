@@ -126,6 +126,13 @@ typedef struct BackendOps {
     Diag *(*copy_to_device)(Backend *b, DevPtr dst, const void *src, size_t bytes);
     Diag *(*copy_to_host)(Backend *b, void *dst, DevPtr src, size_t bytes);
     Diag *(*memset)(Backend *b, DevPtr dst, int value, size_t bytes);
+    /* Initialisation tracking (NULL where the backend cannot track it: the
+     * GPU). written = false marks [p, p+bytes) as holding nothing yet, so a
+     * kernel reading it is reported (uninit-global) until a store, copy or
+     * memset puts something there; written = true marks bytes written by
+     * means the backend does not see (the emulator runtime's own copies).
+     * Copies and memsets through this interface mark what they write. */
+    Diag *(*mem_track_init)(Backend *b, DevPtr p, size_t bytes, bool written);
     Diag *(*module_load)(Backend *b, const CompiledModule *m, BackendModule **out);
     void (*module_unload)(Backend *b, BackendModule **m);
     /* Runs kernel `kernel` (the exercise's name; resolved through the module's

@@ -65,6 +65,8 @@ typedef struct GpuArray {
     bool pinned;                 /* host buffer from the backend's host_alloc (page-locked) */
     bool pending;                /* an async copy on pending_stream may still use the host buffer */
     int pending_stream;
+    bool uninit;                 /* {init = false}: the device copy starts holding nothing (not uploaded;
+                                  * the emulator reports a kernel's read of it) until the script writes */
 } GpuArray;
 
 typedef struct GpuScalar {

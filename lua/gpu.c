@@ -313,6 +313,7 @@ void *array_host_write(lua_State *L, GpuArray *a, bool whole) {
     if (!whole) array_host_read(L, a);
     a->dev_dirty = false;
     a->host_dirty = true;
+    a->uninit = false;   /* the script wrote it: it holds something now */
     return a->host;
 }
 
@@ -358,7 +359,11 @@ static Backend *device_alloc(lua_State *L, GpuArray *a, int idx) {
         Diag *d = b->ops->mem_alloc(b, a->n * dtype_size(a->dtype), label, dtype_size(a->dtype), &a->dev);
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
         a->has_dev = true;
-        a->host_dirty = true;
+        a->host_dirty = !a->uninit;
+        if (a->uninit && b->ops->mem_track_init && a->n) {
+            d = b->ops->mem_track_init(b, a->dev, a->n * dtype_size(a->dtype), false);
+            if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+        }
     }
     return b;
 }
@@ -636,18 +641,23 @@ static int gpu_array(lua_State *L) {
     }
     int opt = lua_istable(L, 3) ? 3 : 4;   /* gpu.array(dt, n, name, opts) or gpu.array(dt, n, opts) */
     const char *name = opt == 3 ? NULL : luaL_optstring(L, 3, NULL);
-    bool pinned = false;
+    bool pinned = false, init = true;
     if (!lua_isnoneornil(L, opt)) {
         luaL_checktype(L, opt, LUA_TTABLE);
         lua_getfield(L, opt, "pinned");
         pinned = lua_toboolean(L, -1);
         lua_getfield(L, opt, "name");
         if (!lua_isnil(L, -1)) name = luaL_checkstring(L, -1);
-        lua_pop(L, 2);   /* the option table keeps the name alive */
+        if (lua_getfield(L, opt, "init") != LUA_TNIL) {
+            if (!lua_isboolean(L, -1)) luaL_error(L, "gpu.array: init must be true or false");
+            init = lua_toboolean(L, -1);
+        }
+        lua_pop(L, 3);   /* the option table keeps the name alive */
     }
     api_check_name(L, name, "gpu.array");
     GpuArray *a = array_push_new(L, dt, ndim, shape);
     if (name) a->name = xstrdup(name);
+    a->uninit = !init;
     if (pinned) make_pinned(L, a);
     return 1;
 }

@@ -54,6 +54,7 @@ static void table_insert(AllocTable *t, Alloc a) {
 }
 
 static void table_remove(AllocTable *t, int i) {
+    emu_init_forget(t, &t->v[i]);
     free(t->v[i].label);
     memmove(&t->v[i], &t->v[i + 1], sizeof *t->v * (size_t)(t->n - i - 1));
     t->n--;
@@ -70,7 +71,7 @@ static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t e
         return diag_error("emu", "out of memory: cannot allocate %zu bytes for %s on the emulator", bytes,
                           label ? label : "an array");
     Alloc a = {(uint64_t)(uintptr_t)p, bytes, (uint64_t)(uintptr_t)p + len, elem,
-               xstrdup(label ? label : "array"), p, len, 0};
+               xstrdup(label ? label : "array"), p, len, 0, NULL};
     table_insert(&e->allocs, a);
     *out = a.base;
     return NULL;
@@ -90,6 +91,17 @@ static Diag *emu_mem_free(Backend *b, DevPtr p) {
                                                          (unsigned long long)p);
     munmap(e->allocs.v[i].map, e->allocs.v[i].map_len);
     table_remove(&e->allocs, i);
+    return NULL;
+}
+
+static Diag *check_range(EmuBackend *e, DevPtr p, size_t bytes, const char *what);
+
+static Diag *emu_mem_track_init(Backend *b, DevPtr p, size_t bytes, bool written) {
+    EmuBackend *e = (EmuBackend *)b;
+    if (!bytes) return NULL;
+    Diag *d = check_range(e, p, bytes, written ? "marking memory written" : "marking memory uninitialised");
+    if (d) return d;
+    emu_init_track(&e->allocs, p, bytes, written);
     return NULL;
 }
 
@@ -115,6 +127,7 @@ static Diag *emu_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t 
     Diag *d = check_range(e, dst, bytes, "copy to device");
     if (d) return d;
     memcpy((void *)(uintptr_t)dst, src, bytes);
+    emu_init_track(&e->allocs, dst, bytes, true);
     char name[160];
     op_name(e, dst, "copy %.120s -> device", name, sizeof name);
     emu_sched_copy(e->sched, COPY_H2D, 0, bytes, false, name);
@@ -139,6 +152,7 @@ static Diag *emu_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
     Diag *d = check_range(e, dst, bytes, "memset");
     if (d) return d;
     memset((void *)(uintptr_t)dst, value, bytes);
+    emu_init_track(&e->allocs, dst, bytes, true);
     char name[160];
     op_name(e, dst, "memset %.120s", name, sizeof name);
     emu_sched_memset(e->sched, 0, bytes, false, name);
@@ -244,7 +258,7 @@ static Diag *emu_module_load(Backend *b, const CompiledModule *cm, BackendModule
         ModVar *v = &m->prog->vars[i];
         if (v->space == SP_SHARED || !v->data) continue;
         Alloc a = {(uint64_t)(uintptr_t)v->data, v->size, (uint64_t)(uintptr_t)v->data + v->size, 0,
-                   xstrdup(v->name), NULL, 0, 0};
+                   xstrdup(v->name), NULL, 0, 0, NULL};
         table_insert(&e->allocs, a);
     }
     *out = m;
@@ -303,7 +317,7 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
         if (e->heap == MAP_FAILED) { e->heap = NULL; return diag_error("emu", "out of memory for the device heap"); }
         table_insert(&e->allocs, (Alloc){(uint64_t)(uintptr_t)e->heap, e->heap_size,
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
-                                         xstrdup("the device heap (malloc)"), NULL, 0, 0});
+                                         xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL});
     }
     Diag *sd = emu_sched_stream_check(e->sched, cfg->stream);
     if (sd) return sd;
@@ -369,6 +383,9 @@ void emu_model_memset(Backend *b, int stream, size_t bytes, bool async, const ch
     emu_sched_memset(((EmuBackend *)b)->sched, stream, bytes, async, name ? name : "memset");
 }
 
+double emu_model_host_now(Backend *b) { return emu_sched_host_now(((EmuBackend *)b)->sched); }
+void emu_model_host_catch_up(Backend *b, double us) { emu_sched_host_catch_up(((EmuBackend *)b)->sched, us); }
+
 void emu_model_graph_begin(Backend *b) { emu_sched_graph_begin(((EmuBackend *)b)->sched); }
 void emu_model_graph_end(Backend *b) { emu_sched_graph_end(((EmuBackend *)b)->sched); }
 
@@ -394,6 +411,7 @@ static void emu_destroy(Backend *b) {
     EmuBackend *e = (EmuBackend *)b;
     for (int i = 0; i < e->allocs.n; i++) {
         if (e->allocs.v[i].map) munmap(e->allocs.v[i].map, e->allocs.v[i].map_len);
+        emu_init_forget(&e->allocs, &e->allocs.v[i]);
         free(e->allocs.v[i].label);
     }
     free(e->allocs.v);
@@ -447,6 +465,7 @@ static Diag *emu_copy_async(Backend *b, const CopyRequest *rq) {
     case COPY_H2D:
         if ((d = check_range(e, rq->dev, rq->bytes, "copy to device"))) return d;
         memcpy((void *)(uintptr_t)rq->dev, rq->host, rq->bytes);
+        emu_init_track(&e->allocs, rq->dev, rq->bytes, true);
         op_name(e, rq->dev, "copy %.120s -> device", name, sizeof name);
         break;
     case COPY_D2H:
@@ -458,6 +477,7 @@ static Diag *emu_copy_async(Backend *b, const CopyRequest *rq) {
         if ((d = check_range(e, rq->dev, rq->bytes, "device copy destination"))) return d;
         if ((d = check_range(e, rq->dev_src, rq->bytes, "device copy source"))) return d;
         memmove((void *)(uintptr_t)rq->dev, (const void *)(uintptr_t)rq->dev_src, rq->bytes);
+        emu_init_copy(&e->allocs, rq->dev, rq->dev_src, rq->bytes);
         op_name(e, rq->dev_src, "copy %.120s on device", name, sizeof name);
         break;
     }
@@ -471,6 +491,7 @@ static Diag *emu_memset_async(Backend *b, DevPtr dst, int value, size_t bytes, i
     if (d || !bytes) return d;
     if ((d = check_range(e, dst, bytes, "memset"))) return d;
     memset((void *)(uintptr_t)dst, value, bytes);
+    emu_init_track(&e->allocs, dst, bytes, true);
     char name[160];
     op_name(e, dst, "memset %.120s", name, sizeof name);
     emu_sched_memset(e->sched, stream, bytes, true, label ? label : name);
@@ -491,6 +512,7 @@ static const BackendOps EMU_OPS = {
     .destroy = emu_destroy,
     .device_info = emu_device_info,
     .mem_alloc = emu_mem_alloc,
+    .mem_track_init = emu_mem_track_init,
     .mem_free = emu_mem_free,
     .copy_to_device = emu_copy_to_device,
     .copy_to_host = emu_copy_to_host,

@@ -175,15 +175,24 @@ typedef struct Alloc {
     unsigned char *map;       /* mmap base */
     size_t map_len;
     int written;              /* a kernel has stored to it (race checks track its reads from then on) */
+    uint8_t *init;            /* one bit per byte, set once written; NULL: the whole allocation counts as
+                               * written (Lua arrays, zero-filled) — see Backend.mem_track_init */
 } Alloc;
 
 typedef struct AllocTable {
     pthread_rwlock_t lock;
     Alloc *v;                 /* sorted by base */
     int n, cap;
+    int n_tracked;            /* allocations with an init bitmap: 0 keeps the hot paths free of the check */
 } AllocTable;
 
 int emu_alloc_find(AllocTable *t, uint64_t addr); /* index of the alloc whose reserved range holds addr, or -1 */
+/* Initialisation of global memory (emu_init.c): mark [addr, addr+n) of the
+ * allocation holding it as never written (a bitmap is made) or as written;
+ * a device-to-device copy carries the source's state; forget drops the map. */
+void emu_init_track(AllocTable *t, uint64_t addr, uint64_t n, bool written);
+void emu_init_copy(AllocTable *t, uint64_t dst, uint64_t src, uint64_t n);
+void emu_init_forget(AllocTable *t, Alloc *a);
 
 typedef struct LineStats {
     uint64_t executions, active_lanes, global_requests, global_sectors, global_ideal;

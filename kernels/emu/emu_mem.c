@@ -671,6 +671,7 @@ EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     if (sp0 >= 0 && vec == 1 && !(in->type == T_S8 || in->type == T_S16 || in->type == T_S32)) {
         uint64_t *D = w->r + (size_t)in->d[0] * 32;
         bool shadow = checks && sp0 == SP_SHARED, gshadow = checks && sp0 == SP_GLOBAL;
+        const Alloc *ia = gshadow ? emu_init_alloc(W, addr[__builtin_ctz(m)]) : NULL;
         w->stamp++;
         if (!shadow && !gshadow && m == EMU_FULL && size == 4) {
             for (int l = 0; l < 32; l++) {
@@ -685,7 +686,10 @@ EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             if (!(m >> l & 1)) continue;
             const unsigned char *p = (const unsigned char *)(uintptr_t)(addr[l] + base);
             if (shadow) shadow_read_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
-            else if (gshadow) emu_gshadow_access(W, w, l, in, addr[l], total, 0, false);
+            else if (gshadow) {
+                if (ia) emu_init_read(W, w, l, in, ia, addr[l], total);
+                emu_gshadow_access(W, w, l, in, addr[l], total, 0, false);
+            }
             D[l] = load_n(p, size);
         }
         access_metrics(W, in, addr, m, sp0, total);
@@ -705,7 +709,11 @@ EMU_CLONES void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (sp0 < 0) sp0 = space_of(in, addr[l]);
         ok |= 1u << l;
         if (checks && soff != UINT64_MAX) shadow_access(W, w, l, in, soff, total, ACC_READ);
-        else if (checks && space_of(in, addr[l]) == SP_GLOBAL) emu_gshadow_access(W, w, l, in, addr[l], total, 0, false);
+        else if (checks && space_of(in, addr[l]) == SP_GLOBAL) {
+            const Alloc *ia = emu_init_alloc(W, addr[l]);
+            if (ia) emu_init_read(W, w, l, in, ia, addr[l], total);
+            emu_gshadow_access(W, w, l, in, addr[l], total, 0, false);
+        }
         for (int i = 0; i < vec; i++) w->r[(size_t)in->d[i] * 32 + l] = extend(load_n(p + i * size, size), in);
     }
     if (sp0 >= 0) access_metrics(W, in, addr, ok, sp0, total);
@@ -723,10 +731,12 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         const uint64_t *V = w->r + (size_t)in->d[0] * 32;
         bool shadow = checks && sp0 == SP_SHARED, gshadow = checks && sp0 == SP_GLOBAL;
         uint64_t vmask = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
+        Alloc *ia = sp0 == SP_GLOBAL ? emu_init_alloc(W, addr[__builtin_ctz(m)]) : NULL;
         w->stamp++;
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
             unsigned char *p = (unsigned char *)(uintptr_t)(addr[l] + base);
+            if (ia) emu_init_write(ia, addr[l], total);
             if (shadow) {
                 W->store_same = load_n(p, size) == (V[l] & vmask);
                 shadow_write_fast(W, w, l, in, (uint64_t)(p - W->shared), total);
@@ -748,6 +758,10 @@ EMU_CLONES void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (sp0 < 0) sp0 = space_of(in, addr[l]);
         ok |= 1u << l;
         bool shared = soff != UINT64_MAX, global = !shared && space_of(in, addr[l]) == SP_GLOBAL;
+        if (global) {
+            Alloc *ia = emu_init_alloc(W, addr[l]);
+            if (ia) emu_init_write(ia, addr[l], total);
+        }
         if (checks && (shared || global)) {
             /* Writing the value already there is no race: compare before storing. */
             bool same = true;
@@ -783,7 +797,11 @@ void emu_exec_cpasync(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         if (n) {
             const unsigned char *p = resolve(W, w, l, in, SP_GLOBAL, src, size, ACC_READ, &dummy);
             if (!p) continue;
-            if (checks) emu_gshadow_access(W, w, l, in, src, size, 0, false);
+            if (checks) {
+                const Alloc *ia = emu_init_alloc(W, src);
+                if (ia) emu_init_read(W, w, l, in, ia, src, (int)n);
+                emu_gshadow_access(W, w, l, in, src, size, 0, false);
+            }
             memcpy(tmp, p, (size_t)n);
         }
         unsigned char *q = resolve(W, w, l, in, SP_SHARED, dst, size, ACC_WRITE, &soff);
@@ -892,6 +910,13 @@ void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         ok |= 1u << l;
         if (W->L->checks && soff != UINT64_MAX) shadow_access(W, w, l, in, soff, size, ACC_ATOMIC);
         else if (W->L->checks && sp == SP_GLOBAL) emu_gshadow_access(W, w, l, in, addr[l], size, 2, false);
+        if (sp == SP_GLOBAL) {
+            Alloc *ia = emu_init_alloc(W, addr[l]);
+            if (ia) {
+                if (W->L->checks) emu_init_read(W, w, l, in, ia, addr[l], size);
+                emu_init_write(ia, addr[l], size);
+            }
+        }
         uint64_t old;
         uint64_t cv = C ? C[l] : 0;
         if (sp == SP_GLOBAL) {

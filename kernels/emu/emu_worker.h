@@ -95,6 +95,13 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
                         bool same_value);
 void emu_gshadow_free(Worker *W);
 
+/* uninitialised global memory (emu_init.c): the allocation holding addr when
+ * it tracks initialisation (else NULL, at once when none does); a read
+ * of bytes nothing wrote is reported; a write marks them */
+Alloc *emu_init_alloc(Worker *W, uint64_t addr);
+void emu_init_read(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a, uint64_t addr, int bytes);
+void emu_init_write(Alloc *a, uint64_t addr, int bytes);
+
 /* memory (emu_mem.c) */
 void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m);

@@ -49,6 +49,7 @@ cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind 
     }
     memmove(dst, src, n);
     if (kind == cudaMemcpyHostToHost) return cudaSuccess;
+    rt_mark_written(dst, n);
     CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
     RtAlloc *host = dir == COPY_H2D ? sa : dir == COPY_D2H ? da : NULL;
     bool pinned = host && host->kind == RT_MEM_PINNED;
@@ -76,6 +77,7 @@ cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync) {
         return cudaSuccess;
     }
     memset(dst, value, n);
+    rt_mark_written(dst, n);
     char name[160];
     snprintf(name, sizeof name, "memset %s", a->name);
     if (s && s->dev != a->dev) s = NULL;
@@ -229,9 +231,20 @@ static cudaError_t peer_copy(const char *fn, void *dst, int ddev, const void *sr
         rc = cudaErrorInvalidValue;
     if (!rc && n) {
         memmove(dst, src, n);
+        rt_mark_written(dst, n);
         char name[200];
-        snprintf(name, sizeof name, "peer copy %s (device %d) -> %s (device %d)", sa->name, sdev, da->name, ddev);
-        emu_model_copy(rt_backend(sdev), COPY_D2D, s && s->dev == sdev ? s->id : 0, n, true, name);
+        /* with peer access enabled (either way) the devices copy directly;
+           without it the driver stages the copy through host memory */
+        if (sdev == ddev || g_rt.dev[ddev].peer[sdev] || g_rt.dev[sdev].peer[ddev]) {
+            snprintf(name, sizeof name, "peer copy %s (device %d) -> %s (device %d)", sa->name, sdev, da->name, ddev);
+            emu_model_copy(rt_backend(sdev), COPY_D2D, s && s->dev == sdev ? s->id : 0, n, true, name);
+        } else {
+            snprintf(name, sizeof name, "peer copy %s (device %d) -> host, staged: no peer access", sa->name, sdev);
+            emu_model_copy(rt_backend(sdev), COPY_D2H, s && s->dev == sdev ? s->id : 0, n, false, name);
+            rt_host_clocks_sync();
+            snprintf(name, sizeof name, "peer copy host -> %s (device %d), staged: no peer access", da->name, ddev);
+            emu_model_copy(rt_backend(ddev), COPY_H2D, s && s->dev == ddev ? s->id : 0, n, false, name);
+        }
     }
     return rt_leave(fn, rc, s ? s->id : 0, "%s, %d, %s, %d, %zu", rt_ptr(dst), ddev, rt_ptr(src), sdev, n);
 }

@@ -25,6 +25,8 @@
 #include "kernels/progwire.h"
 
 #define RT_MAX_DEVICES 8
+/* On the merged timeline of several devices, device d's stream s is d * RT_DEVICE_STREAMS + s. */
+#define RT_DEVICE_STREAMS 100
 #define RT_STREAM_MAGIC 0x5354524du /* "STRM" */
 #define RT_EVENT_MAGIC 0x4556454eu  /* "EVEN" */
 
@@ -199,6 +201,8 @@ cudaError_t rt_leave(const char *fn, cudaError_t rc, int stream, const char *fmt
 /* Ends a call that the program did not make itself (registration): no record. */
 void rt_leave_quiet(void);
 /* The calling thread's current device and last error. */
+void rt_host_clocks_sync(void);                   /* the devices' modeled host clocks as one */
+Timeline *rt_timeline_merged(void);               /* all devices' timelines in one (emurt_state.c) */
 int rt_current_device(void);
 void rt_set_current_device(int dev);
 cudaError_t rt_last_error_get(bool reset);
@@ -243,6 +247,9 @@ Backend *rt_backend(int dev);
 bool rt_device_side(const RtAlloc *a);          /* device, managed or symbol memory (not pinned host) */
 bool rt_device_range(const void *p, size_t n, RtAlloc **out); /* [p, p+n) inside one device-side allocation */
 bool rt_poison(void);                            /* fill fresh cudaMalloc memory with 0xff */
+/* Device memory the runtime itself wrote (copies, memsets): the emulator
+ * stops treating those bytes as uninitialised. No-op for other memory. */
+void rt_mark_written(const void *dst, size_t n);
 /* On the current device; `fn` (the API call as the source may write it, "cudaHostAlloc|cudaMallocHost")
  * names it from the program's source. */
 cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out);

@@ -89,6 +89,15 @@ bool rt_poison(void) {
     return !(v && v[0] == '0');
 }
 
+void rt_mark_written(const void *dst, size_t n) {
+    RtAlloc *a = dst && n ? rt_alloc_find(dst) : NULL;
+    if (!a || a->kind != RT_MEM_DEVICE) return;
+    Backend *b = rt_backend(a->dev);
+    if (!b->ops->mem_track_init) return;
+    Diag *d = b->ops->mem_track_init(b, (DevPtr)(uintptr_t)dst, n, true);
+    diag_free(&d);
+}
+
 cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out) {
     int dev = rt_current_device();
     Backend *b = rt_backend(dev);
@@ -103,6 +112,12 @@ cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *f
         return cudaErrorMemoryAllocation;
     }
     *p = (void *)(uintptr_t)d;
+    if (kind == RT_MEM_DEVICE && b->ops->mem_track_init) {
+        /* cudaMalloc memory holds nothing yet: a kernel reading it before a
+         * copy, memset or store is reported (uninit-global) */
+        e = b->ops->mem_track_init(b, d, size, false);
+        diag_free(&e);
+    }
     RtAlloc *a = rt_alloc_add((uintptr_t)d, size, dev, kind, label);
     g_rt.dev[dev].used += size;
     if (fn) rt_alloc_name(a, fn);

@@ -34,8 +34,10 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
     if (((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !dd) ||
         ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !sd))
         return cudaErrorInvalidValue;
-    for (size_t r = 0; r < height; r++)
+    for (size_t r = 0; r < height; r++) {
         memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+        rt_mark_written((char *)dst + r * dpitch, width);
+    }
     if (kind == cudaMemcpyHostToHost) return cudaSuccess;
     CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
     RtAlloc *dv = dir == COPY_H2D || dir == COPY_D2D ? da : sa;
@@ -84,7 +86,10 @@ cudaError_t cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_
     if (width > pitch) rc = cudaErrorInvalidValue;
     else if (width && height && !rt_device_range(dst, pitch * (height - 1) + width, &a)) rc = cudaErrorInvalidValue;
     else if (width && height) {
-        for (size_t r = 0; r < height; r++) memset((char *)dst + r * pitch, value, width);
+        for (size_t r = 0; r < height; r++) {
+            memset((char *)dst + r * pitch, value, width);
+            rt_mark_written((char *)dst + r * pitch, width);
+        }
         emu_model_memset(rt_backend(a->dev), 0, width * height, true, "memset2D");
     }
     return rt_leave("cudaMemset2D", rc, 0, "%s, %zu, %d, %zu, %zu", rt_ptr(dst), pitch, value, width, height);
@@ -160,7 +165,10 @@ cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent 
     else if (a) {
         rt_wait_stream(rt_default_stream(a->dev));
         for (size_t z = 0; z < ext.depth; z++)
-            for (size_t y = 0; y < ext.height; y++) memset((char *)pp.ptr + z * slice + y * pp.pitch, value, ext.width);
+            for (size_t y = 0; y < ext.height; y++) {
+                memset((char *)pp.ptr + z * slice + y * pp.pitch, value, ext.width);
+                rt_mark_written((char *)pp.ptr + z * slice + y * pp.pitch, ext.width);
+            }
         emu_model_memset(rt_backend(a->dev), 0, ext.width * ext.height * ext.depth, true, "memset3D");
     }
     return rt_leave("cudaMemset3D", rc, 0, "%s, %d, {%zu, %zu, %zu}", rt_ptr(pp.ptr), value, ext.width, ext.height,
