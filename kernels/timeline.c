@@ -101,6 +101,7 @@ Timeline *timeline_copy(const Timeline *t) {
         d->name = nm;
     }
     c->dropped = t->dropped;
+    c->origin_us = t->origin_us;
     return c;
 }
 
@@ -152,10 +153,13 @@ json_t *timeline_to_json(const Timeline *t) {
             json_object_set_new(o, "grid", dim_json(e->grid));
             json_object_set_new(o, "block", dim_json(e->block));
         }
+        if (e->device) json_object_set_new(o, "device", json_integer(e->device));
+        if (e->process) json_object_set_new(o, "process", json_integer(e->process));
         json_array_append_new(events, o);
     }
     json_object_set_new(root, "events", events);
     if (t->dropped > 0) json_object_set_new(root, "dropped", json_integer(t->dropped));
+    if (t->origin_us + t0 != 0) json_object_set_new(root, "origin_us", json_real(t->origin_us + t0));
     return root;
 }
 
@@ -192,7 +196,10 @@ Timeline *timeline_from_json(const json_t *j) {
         e->pinned = json_is_true(json_object_get(o, "pinned"));
         dim_from_json(json_object_get(o, "grid"), e->grid);
         dim_from_json(json_object_get(o, "block"), e->block);
+        e->device = (int)json_integer_value(json_object_get(o, "device"));
+        e->process = (int)json_integer_value(json_object_get(o, "process"));
     }
+    t->origin_us = json_number_value(json_object_get(j, "origin_us"));
     json_int_t dropped = json_integer_value(json_object_get(j, "dropped"));
     if (dropped > 0) t->dropped += (long)dropped;
     return t;

@@ -32,6 +32,8 @@ typedef struct TimelineEntry {
     size_t bytes;                   /* copies and memsets */
     bool pinned;                    /* h2d/d2h: the host side was page-locked */
     unsigned grid[3], block[3];     /* kernels */
+    int device;                     /* the device it ran on (a program's several devices); 0 */
+    int process;                    /* which of several processes it came from, from 1; 0 = one */
 } TimelineEntry;
 
 typedef struct TimelineStream {
@@ -49,6 +51,9 @@ typedef struct Timeline {
     TimelineEntry *v;
     int n, cap;
     long dropped;
+    double origin_us;               /* the earliest entry's start in an absolute clock shared by
+                                       processes (CUPTI's); 0 on the emulator, where each process's
+                                       model starts at 0 */
 } Timeline;
 
 /* A new empty timeline with stream 0 ("default (legacy)") known. Caller
@@ -72,8 +77,9 @@ const TimelineEntry *timeline_find(const Timeline *t, int kind, const char *name
 /* Whether the two entries share some time (touching ends do not count). */
 bool timeline_overlap(const TimelineEntry *a, const TimelineEntry *b);
 /* {"modeled", "source", "device", "streams":[{id,name,priority}],
- *  "events":[{kind, stream, name, start_us, dur_us, bytes?, pinned?, grid?, block?}]}
- * with times in µs from the earliest entry's start; "dropped" when > 0.
+ *  "events":[{kind, stream, name, start_us, dur_us, bytes?, pinned?, grid?, block?, device?, process?}]}
+ * with times in µs from the earliest entry's start; "dropped" when > 0;
+ * "origin_us" (origin_us plus that start) when not 0; device and process when not 0.
  * New reference. */
 json_t *timeline_to_json(const Timeline *t);
 /* The inverse of timeline_to_json (what a program's runtime library sends

@@ -400,6 +400,12 @@ void run_push_timeline(lua_State *L, const Timeline *t) {
             push_dim(L, e->grid, "grid");
             push_dim(L, e->block, "block");
         }
+        lua_pushinteger(L, e->device);
+        lua_setfield(L, -2, "device");
+        if (e->process) {
+            lua_pushinteger(L, e->process);
+            lua_setfield(L, -2, "process");
+        }
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "events");

@@ -205,6 +205,7 @@ static Timeline *build(Injector *ij, json_t *kernels, long dropped) {
     Timeline *tl = timeline_new(false, "cupti", ij->device);
     if (ij->n_acts) qsort(ij->acts, ij->n_acts, sizeof *ij->acts, cmp_act);
     uint64_t base = ij->n_acts ? ij->acts[0].start : 0;
+    tl->origin_us = (double)base / 1e3;   /* CUPTI's clock: shared by processes (t:program{processes}) */
     for (size_t i = 0; i < ij->n_acts; i++)   /* learn every stream id before the host waits are named */
         if (ij->acts[i].what != ACT_SYNC) act_stream(ij, &ij->acts[i]);
     for (size_t i = 0; i < ij->n_acts; i++) {

@@ -53,6 +53,10 @@ void emu_model_graph_end(Backend *b);
 /* cudaStreamQuery and cudaStreamWaitEvent on the modeled timeline. */
 Diag *emu_stream_query(Backend *b, int stream, bool *done);
 Diag *emu_stream_wait_event(Backend *b, int stream, int event);
+/* The modeled host clock (µs) and moving it on to `us` without an entry:
+ * the emulator runtime keeps one host clock over its devices. */
+double emu_model_host_now(Backend *b);
+void emu_model_host_catch_up(Backend *b, double us);
 /* Names the allocation that starts at `p` in findings ("c[1000]"). */
 void emu_alloc_set_label(Backend *b, DevPtr p, const char *label);
 

@@ -379,6 +379,10 @@ void emu_sched_graph_end(EmuSched *s) {
     if (s->graph_depth > 0) s->graph_depth--;
 }
 
+double emu_sched_host_now(const EmuSched *s) { return s->host; }
+
+void emu_sched_host_catch_up(EmuSched *s, double us) { s->host = dmax(s->host, us); }
+
 void emu_sched_host_begin(EmuSched *s, const char *name) {
     free(s->host_name);
     s->host_name = xstrdup(name ? name : "host work");

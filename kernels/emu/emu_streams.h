@@ -51,6 +51,10 @@ void emu_sched_kernel(EmuSched *s, int stream, bool async, const char *name, Dim
  * graph_node_gap_us instead of launch_gap_us (kernels/costmodel.h). */
 void emu_sched_graph_begin(EmuSched *s);
 void emu_sched_graph_end(EmuSched *s);
+/* The host thread's modeled clock, and moving it on to `us` (never back;
+ * no timeline entry): several devices of one program share one host. */
+double emu_sched_host_now(const EmuSched *s);
+void emu_sched_host_catch_up(EmuSched *s, double us);
 void emu_sched_host_begin(EmuSched *s, const char *name);
 void emu_sched_host_end(EmuSched *s, double us);
 

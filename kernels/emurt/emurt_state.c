@@ -110,6 +110,19 @@ static void host_time_flush(bool force) {
     g_rt.host_pending_us = 0;
 }
 
+/* One host thread drives every device: the devices' modeled host clocks
+ * move together (a wait for device 0 delays what the host then queues on
+ * device 1). */
+void rt_host_clocks_sync(void) {
+    if (g_rt.n_dev < 2) return;
+    double now = 0;
+    for (int i = 0; i < g_rt.n_dev; i++) {
+        double h = emu_model_host_now(g_rt.dev[i].b);
+        if (h > now) now = h;
+    }
+    for (int i = 0; i < g_rt.n_dev; i++) emu_model_host_catch_up(g_rt.dev[i].b, now);
+}
+
 static void enter(bool touches_memory) {
     pthread_once(&g_once, rt_init_once);
     pthread_mutex_lock(&g_rt.lock);
@@ -118,6 +131,7 @@ static void enter(bool touches_memory) {
         double gap = rt_cpu_ms() - g_rt.outside_since_ms;
         if (touches_memory) rt_guard_open();
         if (gap > 0 && g_rt.host_time) g_rt.host_pending_us += gap * 1e3;
+        rt_host_clocks_sync();
         host_time_flush(false);
     }
 }
@@ -257,6 +271,45 @@ int emurt_unimplemented(const char *fn) {
     return (int)rt_leave(fn, cudaErrorNotSupported, 0, "(not implemented)");
 }
 
+/* Device 0's timeline with every other device's entries added: device d's
+ * stream s becomes stream d*100+s ("device d: ..."), each entry says its
+ * device, and the host rows' "host code" (on every device alike) is kept
+ * once. Caller frees. */
+Timeline *rt_timeline_merged(void) {
+    Timeline *out = NULL;
+    Backend *b0 = g_rt.dev[0].b;
+    Diag *d = b0->ops->timeline_get(b0, &out);
+    diag_free(&d);
+    if (!out) out = timeline_new(true, "emu-model", "");
+    for (int i = 1; i < g_rt.n_dev; i++) {
+        Backend *b = g_rt.dev[i].b;
+        Timeline *t = NULL;
+        d = b->ops->timeline_get(b, &t);
+        diag_free(&d);
+        if (!t) continue;
+        for (int k = 0; k < t->n_streams; k++) {
+            char name[200];
+            snprintf(name, sizeof name, "device %d: %s", i, t->streams[k].name ? t->streams[k].name : "stream");
+            timeline_set_stream(out, RT_DEVICE_STREAMS * i + t->streams[k].id, name, t->streams[k].priority);
+        }
+        for (int k = 0; k < t->n; k++) {
+            const TimelineEntry *e = &t->v[k];
+            if (e->kind == TL_HOST && e->stream == TIMELINE_HOST) continue;
+            int stream = e->stream == TIMELINE_HOST ? TIMELINE_HOST : RT_DEVICE_STREAMS * i + e->stream;
+            TimelineEntry *c = timeline_add(out, e->kind, stream, e->name, e->start_us, e->dur_us);
+            if (!c) continue;
+            c->bytes = e->bytes;
+            c->pinned = e->pinned;
+            memcpy(c->grid, e->grid, sizeof c->grid);
+            memcpy(c->block, e->block, sizeof c->block);
+            c->device = i;
+        }
+        out->dropped += t->dropped;
+        timeline_free(&t);
+    }
+    return out;
+}
+
 /* At exit: the timeline of each device that did something, and a note when
  * kernel printf output was never printed (CUDA prints it only at a
  * synchronisation point, and so do we). */
@@ -277,21 +330,14 @@ static void rt_exit(void) {
         json_object_set_new(o, "count", json_integer(g_rt.kernels_dropped));
         progwire_send("kernels_dropped", o);
     }
-    /* the worker keeps the last timeline: device 0's goes last (the others,
-     * if they did anything, before it) */
-    for (int i = g_rt.n_dev - 1; i >= 0; i--) {
-        Backend *b = g_rt.dev[i].b;
-        Timeline *t = NULL;
-        Diag *d = b->ops->timeline_get(b, &t);
-        diag_free(&d);
-        if (t && (t->n || i == 0)) {
-            json_t *o = json_object();
-            json_object_set_new(o, "timeline", timeline_to_json(t));
-            if (g_rt.n_dev > 1) json_object_set_new(o, "device", json_integer(i));
-            progwire_send("timeline", o);
-        }
-        timeline_free(&t);
-    }
+    /* one timeline for all devices (their clocks are one host's) */
+    rt_host_clocks_sync();
+    Timeline *t = rt_timeline_merged();
+    json_t *o = json_object();
+    json_object_set_new(o, "timeline", timeline_to_json(t));
+    if (g_rt.n_dev > 1) json_object_set_new(o, "devices", json_integer(g_rt.n_dev));
+    progwire_send("timeline", o);
+    timeline_free(&t);
     fflush(stdout);
     pthread_mutex_unlock(&g_rt.lock);
 }
