@@ -66,6 +66,16 @@ fi
 
 if [ ! -x "$nvcc" ]; then echo "skip - emurt: programs built by nvcc (no nvcc at $nvcc)"; exit 0; fi
 
+# ---- uninitialised device memory ----
+if build uninit; then
+    run uninit
+    f=$(grep '"type":"finding"' "$work/uninit.jsonl" | grep '"code":"uninit-global"')
+    check "emurt: a kernel reading cudaMalloc memory nothing wrote is an uninit-global finding at its line, naming the element" \
+        "$(printf '%s' "$f" | grep 'programs/uninit.cu","line":12' | grep -q 'read b\[512\]'; echo $?)" "$(grep finding "$work/uninit.jsonl")"
+    check "emurt: memory a copy or a memset filled reads cleanly (one finding only)" \
+        "$([ "$(grep -c '"type":"finding"' "$work/uninit.jsonl")" = 1 ]; echo $?)" "$(grep finding "$work/uninit.jsonl")"
+fi
+
 # ---- an out-of-bounds write ----
 if build oob; then
     run oob
