@@ -128,6 +128,11 @@ typedef struct ProgramRunOptions {
     bool inherit_stdin;             /* the child reads the caller's stdin (cudojo exec); overrides
                                        stdin_data */
     const ProgramTool *tool;        /* run it under this tool; NULL = directly */
+    const char *const *extra_env;   /* "NAME=value" added to the child's environment (MPS's
+                                       directories); may be NULL */
+    int n_extra_env;
+    bool gpu_lock_held;             /* the caller holds the GPU lock (several processes at once) */
+    bool emu_no_peer;               /* emulated devices cannot reach each other's memory */
 } ProgramRunOptions;
 
 typedef struct ProgramResult {
@@ -180,6 +185,44 @@ const char *program_inject_path(void);
  * $CUDA_HOME/bin, /usr/local/cuda/bin, /opt/cuda/bin, then $PATH; NULL when
  * there is none. Caller frees. */
 char *program_find_tool(const char *name);
+
+/* ---- several processes at once, with or without MPS: program_mps.c ------- */
+
+#define PROGRAM_MAX_PROCESSES 8
+
+typedef struct ProgramMps {
+    bool requested;                 /* mps = true */
+    bool running;                   /* a private MPS control daemon served the processes (GPU) */
+    bool modeled;                   /* the emulator: the processes' combined timeline is the model's */
+    char why[512];                  /* requested but not running: why ("MPS is not available here: ...") */
+} ProgramMps;
+
+/* Runs `n` (1..PROGRAM_MAX_PROCESSES) copies of `exe` at the same time,
+ * each as program_run would (its own folder, result, timeout), every "{process}"
+ * in an argument replaced by its index (0..n-1) and "{processes}" by n.
+ * With `mps` on a GPU a private MPS control daemon is started first
+ * (nvidia-cuda-mps-control -d, or $CUDOJO_MPS_CONTROL, with
+ * CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY in a fresh temporary
+ * folder, given to the processes too) and stopped after them ("quit"),
+ * also when they fail; when it cannot start, the processes run without it
+ * and mps_out->why says so. On the emulator nothing is started: the
+ * combined timeline models it (program_processes_timeline). results[i] is
+ * filled for every i (caller frees each with program_result_fini). Returns
+ * a Diag only when no process could be attempted. */
+Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int n, bool mps,
+                            ProgramResult *results, ProgramMps *mps_out);
+/* One timeline of the n processes' (NULL entries skipped): each entry
+ * tagged with its process (from 1), process p's stream s as p*1000 + s
+ * (host rows stay -1). Measured timelines (a GPU) are placed by their
+ * origin_us, the clock the processes share. Modeled ones (the emulator,
+ * each process's model starting at 0) are combined by the cost model's
+ * view of one GPU shared by processes: without MPS the GPU time-slices
+ * between them, so a kernel never runs while another process's kernel
+ * does; with MPS kernels of different processes run at once while their
+ * blocks fit on the GPU together (sm_count SMs, each holding
+ * min(32, 2048 / threads per block) blocks). A process whose kernel waits
+ * is delayed from there on. Caller frees. */
+Timeline *program_processes_timeline(Timeline *const *tls, int n, bool modeled, bool mps, int sm_count);
 
 /* ---- compute-sanitizer's report: program_sanitizer.c ---------------------- */
 

@@ -177,6 +177,7 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
 #endif
         env_put(e, xasprintf("LD_PRELOAD=%s/%s", emurt, program_cudart_soname()));
         env_put(e, xasprintf("CUDOJO_EMU_DEVICES=%d", o->emu_devices > 0 ? o->emu_devices : 1));
+        if (o->emu_no_peer) env_put(e, xstrdup("CUDOJO_EMU_PEER=0"));
         if (o->emu) {
             env_put(e, xasprintf("CUDOJO_EMU_THREADS=%d", o->emu->threads));
             env_put(e, xasprintf("CUDOJO_EMU_CHECKS=%d", o->emu->checks));
@@ -195,6 +196,8 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
         const char *inj = off ? NULL : program_inject_path();
         if (inj) env_put(e, xasprintf("CUDA_INJECTION64_PATH=%s", inj));
     }
+    for (int i = 0; i < o->n_extra_env; i++)
+        if (o->extra_env[i] && strchr(o->extra_env[i], '=')) env_put(e, xstrdup(o->extra_env[i]));
     free(lib64);
 }
 

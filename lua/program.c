@@ -33,7 +33,7 @@
 #define TIMEOUT_SHARE 0.85
 
 static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices",
-                                          "sanitizer", "expect_errors", NULL};
+                                          "sanitizer", "expect_errors", "processes", "mps", "peer", NULL};
 
 void run_programs_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_progs; i++) {
@@ -130,6 +130,9 @@ typedef struct ProgramCall {
     int devices;
     const char *sanitizer;          /* compute-sanitizer's tool on a GPU (program_tools.c); NULL = none */
     bool expect_errors;             /* CUDA errors on purpose: launch and fault findings are warnings */
+    int processes;                  /* 0 = one, as usual; else that many copies at once (program_mps.c) */
+    bool mps;                       /* with them: MPS (a private daemon on a GPU, the model on the emulator) */
+    bool no_peer;                   /* peer = false: emulated devices cannot reach each other */
 } ProgramCall;
 
 static void read_args(lua_State *L, ProgramCall *pc, int anchor) {
@@ -256,7 +259,23 @@ static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
         luaL_checktype(L, -1, LUA_TBOOLEAN);
         pc->expect_errors = lua_toboolean(L, -1);
     }
-    lua_pop(L, 5);  /* the stdin string stays alive: the options table holds it */
+    if (lua_getfield(L, 2, "processes") != LUA_TNIL) {
+        lua_Integer n = luaL_checkinteger(L, -1);
+        if (n < 1 || n > PROGRAM_MAX_PROCESSES)
+            luaL_error(L, "t:program: processes must be 1..%d", PROGRAM_MAX_PROCESSES);
+        pc->processes = (int)n;
+    }
+    if (lua_getfield(L, 2, "mps") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TBOOLEAN);
+        pc->mps = lua_toboolean(L, -1);
+        if (!pc->processes) luaL_error(L, "t:program: mps goes with processes = N (the processes that share the GPU)");
+    }
+    if (lua_getfield(L, 2, "peer") != LUA_TNIL) {
+        luaL_checktype(L, -1, LUA_TBOOLEAN);
+        pc->no_peer = !lua_toboolean(L, -1);
+    }
+    if (pc->processes && pc->sanitizer) luaL_error(L, "t:program: sanitizer and processes do not go together");
+    lua_pop(L, 8);  /* the stdin string stays alive: the options table holds it */
 }
 
 /* ---- what the program did, into the run ---- */
@@ -416,6 +435,90 @@ static void record_program_metrics(RunCtx *ctx, const ProgramResult *pr, const c
     json_object_set_new(ctx->metrics, "program", m);
 }
 
+/* t:program{ processes = N, mps = } -> r: N copies at once (program_mps.c);
+ * r is process 1's result, r.processes every process's (r.processes[1] is
+ * r), each with r.process (its number, from 1), and r.mps says whether MPS
+ * served them. The run's timeline is all of theirs (program_processes_timeline). */
+static int run_processes(lua_State *L, RunCtx *ctx, const ProgramCall *pc, const CompiledProgram *cp,
+                         ProgramRunOptions *ro, bool cuda) {
+    int n = pc->processes;
+    ProgramResult *prs[PROGRAM_MAX_PROCESSES];
+    ProgramResult tmp[PROGRAM_MAX_PROCESSES];
+    int boxes = lua_gettop(L) + 1;
+    for (int i = 0; i < n; i++) prs[i] = run_program_push_box(L);
+    ProgramMps mps;
+    run_activity(L, "program", "running %d copies of the program built from %s at once", n, ctx->cu_display);
+    Diag *d = program_run_processes(cp->exe, ro, n, pc->mps, tmp, &mps);
+    for (int i = 0; i < n; i++) *prs[i] = tmp[i];     /* the boxes own them now (freed by __gc) */
+    run_activity(L, "script", "running the exercise script");
+    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+    ctx->n_programs_run++;
+    int endings = lua_gettop(L) + 1;
+    for (int i = 0; i < n; i++) {
+        char *e = program_result_ending(prs[i]), line[512];
+        snprintf(line, sizeof line, "%s", e);
+        free(e);
+        lua_pushstring(L, line);
+    }
+    Timeline *tls[PROGRAM_MAX_PROCESSES];
+    for (int i = 0; i < n; i++) {
+        name_kernels(prs[i]);
+        if (pc->expect_errors) run_program_expect_errors(prs[i]->findings);
+        if (prs[i]->out_len || prs[i]->err_len) {
+            strbuf_printf(&ctx->devout, "%s--- program run %d, process %d of %d ---\n", ctx->has_devout ? "\n" : "",
+                          ctx->n_programs_run, i + 1, n);
+            ctx->has_devout = true;
+        }
+        int runs = ctx->n_programs_run;
+        ctx->n_programs_run = 1;    /* the header above says which run */
+        absorb_output(ctx, prs[i]);
+        ctx->n_programs_run = runs;
+        absorb_findings(ctx, prs[i]);
+        absorb_kernels(ctx, prs[i], !cuda);
+        tls[i] = prs[i]->timeline;
+    }
+    int sms = ctx->have_dev ? ctx->dev.sm_count : 132;
+    timeline_free(&ctx->prog_timeline);
+    ctx->prog_timeline = program_processes_timeline(tls, n, !cuda, pc->mps && (cuda ? mps.running : true), sms);
+    ctx->ran_program = true;
+    record_program_metrics(ctx, prs[0], lua_tostring(L, endings));
+    for (int i = 0; i < n; i++) {
+        const char *ending = lua_tostring(L, endings + i);
+        ProgramResult *pr = prs[i];
+        if (!pr->started || pr->timed_out || pr->signaled || pr->cancelled) {
+            Diag *why = run_program_ending_diag(L, pr, ending);
+            Diag *pd = diag_new(DIAG_ERROR, "program", NULL, 0, 0, "process %d of %d: %s", i + 1, n, why->message);
+            diag_free(&why);
+            api_abort(L, !pr->started ? VERDICT_RUNTIME_ERROR : pr->timed_out ? VERDICT_TIMEOUT : VERDICT_FAIL, pd);
+        }
+    }
+    lua_createtable(L, n, 0);
+    int list = lua_gettop(L);
+    for (int i = 0; i < n; i++) {
+        run_program_push_result(L, boxes + i, lua_tostring(L, endings + i), pc->want, pc->want_type, pc->n_want);
+        lua_pushinteger(L, i + 1);
+        lua_setfield(L, -2, "process");
+        lua_rawseti(L, list, i + 1);
+    }
+    lua_rawgeti(L, list, 1);
+    int r = lua_gettop(L);
+    lua_pushvalue(L, list);
+    lua_setfield(L, r, "processes");
+    lua_createtable(L, 0, 4);
+    lua_pushboolean(L, mps.requested);
+    lua_setfield(L, -2, "requested");
+    lua_pushboolean(L, mps.requested && (cuda ? mps.running : true));
+    lua_setfield(L, -2, "active");
+    lua_pushboolean(L, mps.modeled);
+    lua_setfield(L, -2, "modeled");
+    if (mps.why[0]) {
+        lua_pushstring(L, mps.why);
+        lua_setfield(L, -2, "why");
+    }
+    lua_setfield(L, r, "mps");
+    return 1;
+}
+
 /* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices=, sanitizer=, expect_errors= } -> r */
 static int t_program(lua_State *L) {
     run_check_self(L, "program");
@@ -464,6 +567,9 @@ static int t_program(lua_State *L) {
     ro.display_path = ctx->cu_display;
     ro.source = ctx->cu_text;
     ro.tee_out = ro.tee_err = -1;
+
+    ro.emu_no_peer = pc->no_peer;
+    if (pc->processes) return run_processes(L, ctx, pc, cp, &ro, cuda);
 
     ProgramResult *pr = run_program_push_box(L);
     int box_idx = lua_gettop(L);

@@ -30,7 +30,7 @@ typedef struct ProgramBox {
 static const char *const result_fields[] = {
     "exit_code", "signal", "timed_out", "ending", "stdout", "stderr", "stdout_truncated", "stderr_truncated",
     "files", "missing", "calls", "calls_dropped", "kernels", "wall_ms", "runtime", "device", "touched_gpu",
-    "um", "count", "calls_of", "timeline", NULL,
+    "um", "count", "calls_of", "timeline", "processes", "process", "mps", "findings", NULL,
 };
 
 

@@ -207,7 +207,7 @@ cudaError_t cudaDeviceCanAccessPeer(int *can, int dev, int peer) {
     cudaError_t rc = !can ? cudaErrorInvalidValue
                      : dev < 0 || dev >= g_rt.n_dev || peer < 0 || peer >= g_rt.n_dev ? cudaErrorInvalidDevice
                                                                                         : cudaSuccess;
-    if (!rc) *can = dev != peer;
+    if (!rc) *can = dev != peer && !g_rt.no_peer;
     return rt_leave("cudaDeviceCanAccessPeer", rc, 0, "&can, %d, %d", dev, peer);
 }
 
@@ -215,6 +215,7 @@ cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
     rt_enter();
     int dev = rt_current_device();
     cudaError_t rc = peer < 0 || peer >= g_rt.n_dev || peer == dev ? cudaErrorInvalidDevice
+                     : g_rt.no_peer ? cudaErrorPeerAccessUnsupported
                      : flags ? cudaErrorInvalidValue
                      : g_rt.dev[dev].peer[peer] ? cudaErrorPeerAccessAlreadyEnabled : cudaSuccess;
     if (!rc) g_rt.dev[dev].peer[peer] = true;

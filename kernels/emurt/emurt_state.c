@@ -72,6 +72,7 @@ static void rt_init_once(void) {
     g_rt.opts.adversarial = env_flag("CUDOJO_EMU_ADVERSARIAL", false);
     /* measured host time makes timelines vary from run to run; deterministic runs leave it out */
     g_rt.host_time = env_flag("CUDOJO_EMU_HOST_TIME", !g_rt.opts.deterministic);
+    g_rt.no_peer = !env_flag("CUDOJO_EMU_PEER", true);
     const char *budget = getenv("CUDOJO_EMU_BUDGET");
     if (budget && *budget) g_rt.opts.instruction_budget = strtoull(budget, NULL, 10);
     const char *nd = getenv("CUDOJO_EMU_DEVICES");

@@ -11,5 +11,5 @@ return {
   title = "Many GPUs and many processes",
   title_zh = "多 GPU 与多进程",
   order = 17,
-  exercises = { "split-devices", "overlap-devices" },
+  exercises = { "split-devices", "overlap-devices", "peer-copy", "mps-share" },
 }

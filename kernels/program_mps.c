@@ -1,0 +1,460 @@
+/* kernels/program_mps.c: several copies of a learner's program at once
+ * (t:program{ processes = N, mps = true|false }), with a private MPS
+ * control daemon on a GPU, and the one timeline of all of them.
+ *
+ * MPS (the Multi-Process Service) lets kernels of different processes run
+ * on one GPU at the same time; without it the GPU time-slices between the
+ * processes' contexts. cudojo never touches the machine's own daemon: it
+ * starts one of its own with its pipe and log directories in a fresh
+ * temporary folder (CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY, also
+ * given to the processes, whose CUDA driver then connects to it), and
+ * stops it with "quit" on its control pipe after the processes, whatever
+ * happened to them. Where there is no nvidia-cuda-mps-control (or it fails
+ * to start) the processes run without MPS and the result says why.
+ *
+ * The emulator runtime has no daemon to talk to: there the processes run
+ * as they are, and program_processes_timeline puts their modeled timelines
+ * on one modeled GPU, shared by time slicing or by MPS. */
+#include "kernels/program.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/fs.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "kernels/gpu_lock.h"
+#include "kernels/program_internal.h"
+
+extern char **environ;
+
+#define MPS_WAIT_S 15.0
+#define STREAMS_PER_PROCESS 1000
+
+/* ---- the daemon ---- */
+
+typedef struct MpsDaemon {
+    char *control;                  /* nvidia-cuda-mps-control's path */
+    char *dir;                      /* the temporary folder (pipe/ and log/ inside) */
+    char *env_pipe, *env_log;       /* "CUDA_MPS_PIPE_DIRECTORY=...", "CUDA_MPS_LOG_DIRECTORY=..." */
+} MpsDaemon;
+
+static char *mps_control_path(void) {
+    const char *over = getenv("CUDOJO_MPS_CONTROL");
+    if (over) return *over && access(over, X_OK) == 0 ? path_absolute(over) : NULL;
+    char *p = proc_find_in_path("nvidia-cuda-mps-control");
+    if (p) return p;
+    const char *dirs[] = {"/usr/local/nvidia/bin/nvidia-cuda-mps-control", "/usr/bin/nvidia-cuda-mps-control"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (access(dirs[i], X_OK) == 0) return xstrdup(dirs[i]);
+    return NULL;
+}
+
+/* Runs the control program with `arg` (NULL: none) and `input` on its
+ * stdin, in a session of its own (the daemon it starts must outlive
+ * nothing of ours but its own), stdout and stderr to `log`; waits up to
+ * MPS_WAIT_S. Returns its exit status, -1 when it could not run or was
+ * killed. */
+static int run_control(const MpsDaemon *m, const char *arg, const char *input, const char *log) {
+    int in[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return -1;
+    int out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    size_t n_env = 0;
+    while (environ && environ[n_env]) n_env++;
+    char **envp = xcalloc(n_env + 3, sizeof *envp);
+    size_t k = 0;
+    for (size_t i = 0; i < n_env; i++)
+        if (strncmp(environ[i], "CUDA_MPS_PIPE_DIRECTORY=", 24) && strncmp(environ[i], "CUDA_MPS_LOG_DIRECTORY=", 23))
+            envp[k++] = environ[i];
+    envp[k++] = m->env_pipe;
+    envp[k++] = m->env_log;
+    char *argv[3] = {m->control, (char *)arg, NULL};
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        proc_die_with_parent(parent);
+        if (dup2(in[0], 0) < 0) _exit(127);
+        if (out >= 0 && (dup2(out, 1) < 0 || dup2(out, 2) < 0)) _exit(127);
+        execve(m->control, argv, envp);
+        _exit(127);
+    }
+    free(envp);
+    close(in[0]);
+    if (out >= 0) close(out);
+    if (pid < 0) {
+        close(in[1]);
+        return -1;
+    }
+    if (input) {
+        ssize_t w = write(in[1], input, strlen(input));
+        (void)w;
+    }
+    close(in[1]);
+    double deadline = proc_now_ms() + MPS_WAIT_S * 1e3;
+    int st = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) return -1;
+        if (proc_now_ms() > deadline) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void daemon_fini(MpsDaemon *m) {
+    if (m->dir) proc_remove_tree(m->dir);
+    free(m->control);
+    free(m->dir);
+    free(m->env_pipe);
+    free(m->env_log);
+    memset(m, 0, sizeof *m);
+}
+
+/* The last lines of the daemon's log, for a message (at most ~300 bytes). */
+static void log_tail(const MpsDaemon *m, char *buf, size_t cap) {
+    buf[0] = '\0';
+    char *p = path_join(m->dir, "control.out");
+    char *data = NULL;
+    size_t len = 0;
+    Diag *d = fs_read_file_max(p, 1 << 16, &data, &len);
+    free(p);
+    if (d) {
+        diag_free(&d);
+        return;
+    }
+    while (len && (data[len - 1] == '\n' || data[len - 1] == ' ')) len--;
+    size_t from = len > 300 ? len - 300 : 0;
+    for (size_t i = from; i < len; i++)
+        if (data[i] == '\n') data[i] = ' ';
+    snprintf(buf, cap, "%.*s", (int)(len - from), data + from);
+    free(data);
+}
+
+/* Starts the private daemon; false (and why) when it cannot. */
+static bool daemon_start(MpsDaemon *m, char *why, size_t why_cap) {
+    memset(m, 0, sizeof *m);
+    m->control = mps_control_path();
+    if (!m->control) {
+        snprintf(why, why_cap, "MPS is not available here: nvidia-cuda-mps-control (the MPS control "
+                               "daemon, part of NVIDIA's driver) was not found, so the processes shared the "
+                               "GPU by time slicing");
+        return false;
+    }
+    const char *t = getenv("TMPDIR");
+    m->dir = path_join(t && *t ? t : "/tmp", "cudojo-mps-XXXXXX");
+    if (!mkdtemp(m->dir)) {
+        snprintf(why, why_cap, "MPS is not available here: cannot make its temporary folder (%s)", strerror(errno));
+        XFREE(m->dir);
+        daemon_fini(m);
+        return false;
+    }
+    char *pipe_dir = path_join(m->dir, "pipe"), *log_dir = path_join(m->dir, "log");
+    mkdir(pipe_dir, 0700);
+    mkdir(log_dir, 0700);
+    m->env_pipe = xasprintf("CUDA_MPS_PIPE_DIRECTORY=%s", pipe_dir);
+    m->env_log = xasprintf("CUDA_MPS_LOG_DIRECTORY=%s", log_dir);
+    free(pipe_dir);
+    free(log_dir);
+    char *out = path_join(m->dir, "control.out");
+    int rc = run_control(m, "-d", NULL, out);
+    free(out);
+    if (rc != 0) {
+        char tail[320];
+        log_tail(m, tail, sizeof tail);
+        snprintf(why, why_cap, "MPS is not available here: %s -d %s%s%s, so the processes shared the GPU by "
+                               "time slicing", m->control, rc < 0 ? "did not finish" : "failed",
+                 *tail ? ": " : "", tail);
+        daemon_fini(m);
+        return false;
+    }
+    return true;
+}
+
+/* "quit" on the control pipe: the daemon and its server end. */
+static void daemon_stop(MpsDaemon *m) {
+    if (!m->control) return;
+    char *out = path_join(m->dir, "control.out");
+    run_control(m, NULL, "quit\n", out);
+    free(out);
+    daemon_fini(m);
+}
+
+/* ---- the processes ---- */
+
+typedef struct ProcJob {
+    const char *exe;
+    ProgramRunOptions o;
+    ProgramResult *r;
+    Diag *d;
+    pthread_t th;
+    bool started;
+} ProcJob;
+
+static void *proc_thread(void *arg) {
+    ProcJob *j = arg;
+    j->d = program_run(j->exe, &j->o, j->r);
+    return NULL;
+}
+
+/* `arg` with "{process}" and "{processes}" replaced. Caller frees. */
+static char *arg_for(const char *arg, int i, int n) {
+    StrBuf b;
+    strbuf_init(&b);
+    for (const char *p = arg; *p;) {
+        if (!strncmp(p, "{processes}", 11)) {
+            strbuf_printf(&b, "%d", n);
+            p += 11;
+        } else if (!strncmp(p, "{process}", 9)) {
+            strbuf_printf(&b, "%d", i);
+            p += 9;
+        } else {
+            strbuf_append_n(&b, p, 1);
+            p++;
+        }
+    }
+    return strbuf_steal(&b);
+}
+
+Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int n, bool mps, ProgramResult *results,
+                            ProgramMps *mps_out) {
+    memset(mps_out, 0, sizeof *mps_out);
+    mps_out->requested = mps;
+    if (n < 1 || n > PROGRAM_MAX_PROCESSES)
+        return diag_error("run", "processes must be 1..%d, not %d", PROGRAM_MAX_PROCESSES, n);
+    if (opts->cwd || opts->inherit_stdin || opts->tool)
+        return diag_error("run", "several processes run each in a folder of its own, without a tool or a terminal");
+    for (int i = 0; i < n; i++) memset(&results[i], 0, sizeof results[i]);
+    bool gpu = opts->runtime != PROGRAM_RT_EMU;
+    /* looked up once here: their caches are not for threads to fill at once */
+    (void)program_emurt_dir();
+    (void)program_inject_path();
+    MpsDaemon daemon;
+    memset(&daemon, 0, sizeof daemon);
+    bool running = false;
+    if (mps && gpu) {
+        running = daemon_start(&daemon, mps_out->why, sizeof mps_out->why);
+        mps_out->running = running;
+    } else if (mps) {
+        mps_out->modeled = true;
+    }
+    if (!gpu) mps_out->modeled = true;
+    GpuLock lock = GPU_LOCK_INIT;
+    if (gpu) gpu_lock_acquire(&lock);
+    ProcJob *jobs = xcalloc((size_t)n, sizeof *jobs);
+    const char **env = xcalloc((size_t)opts->n_extra_env + 3, sizeof *env);
+    int n_env = 0;
+    for (int k = 0; k < opts->n_extra_env; k++) env[n_env++] = opts->extra_env[k];
+    if (running) {
+        env[n_env++] = daemon.env_pipe;
+        env[n_env++] = daemon.env_log;
+    }
+    char **args = xcalloc((size_t)(n * (opts->n_args + 1)), sizeof *args);
+    for (int i = 0; i < n; i++) {
+        ProcJob *j = &jobs[i];
+        j->exe = exe;
+        j->o = *opts;
+        j->r = &results[i];
+        j->o.extra_env = env;
+        j->o.n_extra_env = n_env;
+        j->o.gpu_lock_held = true;
+        j->o.tee_out = j->o.tee_err = -1;
+        char **a = args + (size_t)i * (size_t)(opts->n_args + 1);
+        for (int k = 0; k < opts->n_args; k++) a[k] = arg_for(opts->args[k], i, n);
+        j->o.args = (const char *const *)a;
+    }
+    for (int i = 0; i < n; i++) jobs[i].started = pthread_create(&jobs[i].th, NULL, proc_thread, &jobs[i]) == 0;
+    Diag *d = NULL;
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        if (jobs[i].started) pthread_join(jobs[i].th, NULL);
+        else jobs[i].d = diag_error("run", "cannot start a thread for process %d", i);
+        if (jobs[i].d) {
+            failed++;
+            if (!d) d = jobs[i].d;
+            else diag_free(&jobs[i].d);
+        }
+    }
+    if (d && failed < n) {
+        /* some ran: their results stand; the others say why they did not */
+        for (int i = 0; i < n; i++)
+            if (!results[i].started && !results[i].findings)
+                diag_append(&results[i].findings, diag_error("exec", "process %d could not be started: %s", i, d->message));
+        diag_free(&d);
+    }
+    gpu_lock_release(&lock);
+    if (running) daemon_stop(&daemon);
+    for (int i = 0; i < n * (opts->n_args + 1); i++) free(args[i]);
+    free(args);
+    free(env);
+    free(jobs);
+    return d;
+}
+
+/* ---- one timeline for all ---- */
+
+typedef struct Slot {
+    double start, end;
+    int blocks, process;
+} Slot;
+
+/* Blocks one kernel can have resident on the modeled GPU at once. */
+static int resident_blocks(const TimelineEntry *e, int sm_count) {
+    unsigned threads = e->block[0] * (e->block[1] ? e->block[1] : 1) * (e->block[2] ? e->block[2] : 1);
+    int per_sm = threads ? (int)(2048 / threads) : 32;
+    if (per_sm > 32) per_sm = 32;
+    if (per_sm < 1) per_sm = 1;
+    return per_sm * (sm_count > 0 ? sm_count : 1);
+}
+
+static int grid_blocks(const TimelineEntry *e) {
+    long long b = (long long)e->grid[0] * (e->grid[1] ? e->grid[1] : 1) * (e->grid[2] ? e->grid[2] : 1);
+    return b > 1 << 30 ? 1 << 30 : b < 1 ? 1 : (int)b;
+}
+
+/* The earliest time >= t at which a kernel of process p needing `need` of
+ * `cap` block slots can start beside the running kernels of other processes. */
+static double earliest(const Slot *run, int n_run, int p, double t, bool mps, int need, int cap) {
+    for (;;) {
+        double next = -1;
+        int used = 0;
+        bool other = false;
+        for (int i = 0; i < n_run; i++) {
+            if (run[i].process == p || run[i].end <= t || run[i].start > t) continue;
+            other = true;
+            used += run[i].blocks;
+            if (next < 0 || run[i].end < next) next = run[i].end;
+        }
+        bool fits = mps ? used + need <= cap || !other : !other;
+        if (fits || next < 0) return t;
+        t = next;
+    }
+}
+
+Timeline *program_processes_timeline(Timeline *const *tls, int n, bool modeled, bool mps, int sm_count) {
+    Timeline *out = NULL;
+    double origin = 0;
+    bool have_origin = false;
+    for (int p = 0; p < n; p++) {
+        if (!tls[p]) continue;
+        if (!out) out = timeline_new(tls[p]->modeled, tls[p]->source, tls[p]->device);
+        if (!modeled && tls[p]->n && (!have_origin || tls[p]->origin_us < origin)) {
+            origin = tls[p]->origin_us;
+            have_origin = true;
+        }
+    }
+    if (!out) return timeline_new(modeled, modeled ? "emu-model" : "cupti", "");
+    /* the shift each entry gets (modeled: the delay the shared GPU caused) */
+    double **shift = xcalloc((size_t)n, sizeof *shift);
+    for (int p = 0; p < n; p++)
+        if (tls[p]) shift[p] = xcalloc((size_t)tls[p]->n + 1, sizeof **shift);
+    if (modeled) {
+        int *next = xcalloc((size_t)n, sizeof *next);      /* the next kernel of each, in start order */
+        double *delta = xcalloc((size_t)n, sizeof *delta);
+        int total = 0;
+        for (int p = 0; p < n; p++)
+            for (int i = 0; tls[p] && i < tls[p]->n; i++) total += tls[p]->v[i].kind == TL_KERNEL;
+        Slot *run = xcalloc((size_t)total + 1, sizeof *run);
+        int n_run = 0;
+        /* each process's kernels in start order (a timeline lists them so; sort to be sure) */
+        int **order = xcalloc((size_t)n, sizeof *order);
+        int *n_order = xcalloc((size_t)n, sizeof *n_order);
+        for (int p = 0; p < n; p++) {
+            if (!tls[p]) continue;
+            order[p] = xcalloc((size_t)tls[p]->n + 1, sizeof **order);
+            for (int i = 0; i < tls[p]->n; i++)
+                if (tls[p]->v[i].kind == TL_KERNEL) {
+                    int k = n_order[p]++;
+                    while (k > 0 && tls[p]->v[order[p][k - 1]].start_us > tls[p]->v[i].start_us) {
+                        order[p][k] = order[p][k - 1];
+                        k--;
+                    }
+                    order[p][k] = i;
+                }
+        }
+        for (int placed = 0; placed < total; placed++) {
+            int p = -1;
+            double best = 0;
+            for (int q = 0; q < n; q++) {
+                if (next[q] >= n_order[q]) continue;
+                double s = tls[q]->v[order[q][next[q]]].start_us + delta[q];
+                if (p < 0 || s < best) p = q, best = s;
+            }
+            if (p < 0) break;
+            const TimelineEntry *e = &tls[p]->v[order[p][next[p]]];
+            int cap = resident_blocks(e, sm_count), need = grid_blocks(e);
+            if (need > cap) need = cap;
+            double s = earliest(run, n_run, p, best, mps, need, cap);
+            delta[p] += s - best;
+            shift[p][order[p][next[p]]] = delta[p];
+            run[n_run++] = (Slot){s, s + e->dur_us, need, p};
+            next[p]++;
+        }
+        /* other entries move with the process's last kernel that started before them */
+        for (int p = 0; p < n; p++) {
+            if (!tls[p]) continue;
+            for (int i = 0; i < tls[p]->n; i++) {
+                if (tls[p]->v[i].kind == TL_KERNEL) continue;
+                double sh = 0, at = -1;
+                for (int k = 0; k < n_order[p]; k++) {
+                    const TimelineEntry *ke = &tls[p]->v[order[p][k]];
+                    if (ke->start_us <= tls[p]->v[i].start_us && ke->start_us >= at) {
+                        at = ke->start_us;
+                        sh = shift[p][order[p][k]];
+                    }
+                }
+                shift[p][i] = sh;
+            }
+            free(order[p]);
+        }
+        free(order);
+        free(n_order);
+        free(run);
+        free(next);
+        free(delta);
+    } else {
+        for (int p = 0; p < n; p++)
+            for (int i = 0; tls[p] && i < tls[p]->n; i++) shift[p][i] = tls[p]->origin_us - origin;
+    }
+    for (int p = 0; p < n; p++) {
+        const Timeline *t = tls[p];
+        if (!t) continue;
+        for (int k = 0; k < t->n_streams; k++) {
+            char name[200];
+            snprintf(name, sizeof name, "process %d: %s", p + 1, t->streams[k].name ? t->streams[k].name : "stream");
+            timeline_set_stream(out, STREAMS_PER_PROCESS * (p + 1) + t->streams[k].id, name, t->streams[k].priority);
+        }
+        for (int i = 0; i < t->n; i++) {
+            const TimelineEntry *e = &t->v[i];
+            int stream = e->stream == TIMELINE_HOST ? TIMELINE_HOST : STREAMS_PER_PROCESS * (p + 1) + e->stream;
+            TimelineEntry *c = timeline_add(out, e->kind, stream, e->name, e->start_us + shift[p][i], e->dur_us);
+            if (!c) continue;
+            c->bytes = e->bytes;
+            c->pinned = e->pinned;
+            memcpy(c->grid, e->grid, sizeof c->grid);
+            memcpy(c->block, e->block, sizeof c->block);
+            c->device = e->device;
+            c->process = p + 1;
+        }
+        out->dropped += t->dropped;
+        free(shift[p]);
+    }
+    free(shift);
+    out->origin_us = modeled ? 0 : origin;
+    return out;
+}

@@ -1,0 +1,134 @@
+-- mps-share: NRANKS copies of the learner's program run at once on one GPU
+-- (t:program{ processes = 4, args = { "{process}", "{processes}" } }), like
+-- the ranks of an MPI job; each must compute only its own share, with a
+-- grid sized for it. The exercise runs them twice: time-sliced (mps = false)
+-- and under MPS (mps = true: a private nvidia-cuda-mps-control daemon on a
+-- GPU; on the emulator the cost model's view of one GPU shared by the
+-- processes, labelled modeled). Checks: every rank's printed sum against
+-- the CPU's sum of its share; every rank's kernels sized for its share (not
+-- all of N); under MPS the ranks' kernels run side by side (most of them
+-- overlap another rank's), where time slicing runs them one at a time; the
+-- two spans are logged. Where MPS cannot start (no daemon) it says why and
+-- checks the rest.
+
+local RANKS = 4
+
+local function ends(e) return e.start_us + e.dur_us end
+
+-- the share of rank r: [first, first + n)
+local function share(total, r, ranks)
+  local first = total * r // ranks
+  return first, total * (r + 1) // ranks - first
+end
+
+-- kernels of each process on the combined timeline, their span, and how
+-- many overlap a kernel of another process
+local function concurrency(tl)
+  local ks = {}
+  for _, e in ipairs(tl.events) do
+    if e.kind == "kernel" then ks[#ks + 1] = e end
+  end
+  local from, to, busy, shared = math.huge, 0, 0, 0
+  for _, k in ipairs(ks) do
+    from, to, busy = math.min(from, k.start_us), math.max(to, ends(k)), busy + k.dur_us
+    for _, o in ipairs(ks) do
+      if o.process ~= k.process and k.start_us < ends(o) and o.start_us < ends(k) then
+        shared = shared + 1
+        break
+      end
+    end
+  end
+  return { n = #ks, span = #ks > 0 and to - from or 0, busy = busy, shared = shared }
+end
+
+local function check_ranks(t, r, total)
+  for i, rp in ipairs(r.processes) do
+    local first, n = share(total, i - 1, RANKS)
+    if rp.exit_code ~= 0 then
+      t:log("rank %d:", i - 1)
+      return hostcheck.expect_values(t, rp, { 0 })
+    end
+    local want = hostcheck.ramp_sum(first + n) - hostcheck.ramp_sum(first)
+    for _, k in ipairs(rp.kernels) do
+      local threads = k.grid[1] * k.grid[2] * k.grid[3] * k.block[1] * k.block[2] * k.block[3]
+      if threads > 1.5 * n + 1024 then
+        t:fail(string.format("rank %d of %d launched %s over %d threads, but its share is %d elements: "
+          .. "%s. Size the grid for the share, (n + 255) / 256 blocks", i - 1, RANKS, k.name, threads, n,
+          threads >= total and "every rank does (or launches for) the whole job, so each kernel fills the "
+            .. "GPU and the ranks' kernels cannot run side by side even under MPS"
+            or "its kernels are bigger than its work"))
+        return false
+      end
+    end
+    local got = hostcheck.number(rp, "sum of y: ([%d%.%-]+)")
+    if got and math.abs(got - want) > 1e-3 + 1e-9 * want then
+      t:fail(string.format("rank %d of %d printed sum %.4f, but its share (elements %d..%d of the ramp) "
+        .. "sums to %.4f: each rank's input starts at element N*rank/nranks of the whole ramp", i - 1,
+        RANKS, got, first, first + n - 1, want))
+      return false
+    end
+    if not hostcheck.expect_values(t, rp, { want }) then return false end
+  end
+  return true
+end
+
+return {
+  id = "mps-share",
+  kind = "program",
+  title = "Processes sharing one GPU: time slicing and MPS",
+  title_zh = "多个进程共享一块 GPU：时间片轮转与 MPS",
+  source = "mps-share.cu",
+  solution = "solutions/mps-share.cu",
+  wrong = {
+    "solutions/wrong/mps-share-whole-grid.cu",
+    "solutions/wrong/mps-share-no-offset.cu",
+  },
+  timeout = 180,
+  hints = {
+    "Every copy of the program gets the same code and a different argv: rank = atoi(argv[1]) of "
+      .. "nranks = atoi(argv[2]). Rank r owns elements [N*r/nranks, N*(r+1)/nranks); it needs only "
+      .. "those, and a kernel over only those leaves the rest of the GPU for the other ranks.",
+    "int first = (int)((long long)N * rank / nranks); int n = (int)((long long)N * (rank + 1) / "
+      .. "nranks) - first; then make_input(h_x, first, n), buffers of n floats, and "
+      .. "work<<<(n + 255) / 256, 256>>>(d_x, d_y, n).",
+  },
+  hints_zh = {
+    "程序的每个副本代码相同、argv 不同：rank = atoi(argv[1])，nranks = atoi(argv[2])。rank r 负责元素 "
+      .. "[N*r/nranks, N*(r+1)/nranks)；它只需要这些元素，而只覆盖这些元素的核函数会把 GPU 的其余部分"
+      .. "留给其他 rank。",
+    "int first = (int)((long long)N * rank / nranks); int n = (int)((long long)N * (rank + 1) / "
+      .. "nranks) - first; 然后 make_input(h_x, first, n)，分配 n 个 float 的缓冲区，并启动 "
+      .. "work<<<(n + 255) / 256, 256>>>(d_x, d_y, n)。",
+  },
+  run = function(t)
+    local on_gpu = t:device().backend == "cuda"
+    -- shares that do not start on a multiple of 1024: a rank that forgets its offset sums wrong
+    local total = t:param("n", on_gpu and (1 << 22) + 6 or (1 << 18) + 6)
+    local defines = on_gpu and { N = total, ITERS = 4096, REPS = 200 } or { N = total }
+    local unit = on_gpu and "" or " (modeled)"
+    local runs = {}
+    for _, mps in ipairs{ false, true } do
+      local r = t:program{ defines = defines, processes = RANKS, mps = mps, args = { "{process}", "{processes}" } }
+      if not check_ranks(t, r, total) then return end
+      runs[mps] = { r = r, c = concurrency(t:timeline()) }
+    end
+    local off, on = runs[false].c, runs[true].c
+    t:log("time slicing: %d kernels of %d ranks over %.1f us, %d of them beside another rank's%s",
+      off.n, RANKS, off.span, off.shared, unit)
+    local mps = runs[true].r.mps
+    if not mps.active then
+      t:log("%s: the MPS run could not be compared", mps.why or "MPS did not run")
+      return
+    end
+    t:log("MPS: the same kernels over %.1f us, %d of them beside another rank's%s", on.span, on.shared, unit)
+    if on.shared < on.n // 2 then
+      t:fail(string.format("under MPS only %d of the ranks' %d kernels ran beside another rank's kernel%s: "
+        .. "they did not fit on the GPU together. Each rank's grid must cover its share only",
+        on.shared, on.n, unit))
+      return
+    end
+    if off.span > 0 and on.span > 0 then
+      t:log("MPS ran the four ranks' kernels in %.0f%% of the time-sliced span%s", 100 * on.span / off.span, unit)
+    end
+  end,
+}
