@@ -1,0 +1,259 @@
+/* tests/kernels/test_program_mps.c: several copies of a program at once
+ * (program_run_processes) and MPS without a GPU: the copies run side by
+ * side, each told its index; where there is no nvidia-cuda-mps-control the
+ * result says MPS is not available and the copies still run; a stand-in
+ * control program (CUDOJO_MPS_CONTROL) is started with -d and its private
+ * directories, the copies get the same directories, and it is told "quit"
+ * afterwards, also when they fail. And the combined timeline: measured ones
+ * placed by their shared clock, modeled ones by the time-slicing and MPS
+ * model. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/kernels/program_fixture.h"
+
+/* Prints its arguments and the MPS pipe directory it was given, after
+ * sleeping `argv[3]` ms; exits with argv[4] when given. */
+static const char *PROC_SRC =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "    const char *p = getenv(\"CUDA_MPS_PIPE_DIRECTORY\");\n"
+    "    long ms = argc > 3 ? atol(argv[3]) : 0;\n"
+    "    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};\n"
+    "    nanosleep(&ts, NULL);\n"
+    "    printf(\"process %s of %s, pipe %s\\n\", argv[1], argv[2], p ? p : \"(none)\");\n"
+    "    return argc > 4 ? atoi(argv[4]) : 0;\n"
+    "}\n";
+
+static void results_fini(ProgramResult *r, int n) {
+    for (int i = 0; i < n; i++) program_result_fini(&r[i]);
+}
+
+static void processes__run_at_once_each_with_its_index__when_n_copies(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "proc", PROC_SRC);
+    const char *args[] = {"{process}", "{processes}", "400"};
+    f->ropts.args = args;
+    f->ropts.n_args = 3;
+    ProgramResult r[4];
+    ProgramMps mps;
+    double t0 = proc_now_ms();
+    assert_null(program_run_processes(exe, &f->ropts, 4, false, r, &mps));
+    double wall = proc_now_ms() - t0;
+    for (int i = 0; i < 4; i++) {
+        assert_true(r[i].started);
+        assert_int_equal(r[i].exit_code, 0);
+        char want[64];
+        snprintf(want, sizeof want, "process %d of 4, pipe (none)\n", i);
+        assert_string_equal(r[i].out, want);
+    }
+    assert_false(mps.requested);
+    assert_false(mps.running);
+    /* one after another they would take 1.6 s */
+    assert_true(wall < 1400);
+    results_fini(r, 4);
+    free(exe);
+}
+
+static void mps__says_it_is_not_available_and_runs_them_anyway__when_there_is_no_control_daemon(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "proc", PROC_SRC);
+    const char *args[] = {"{process}", "{processes}"};
+    f->ropts.args = args;
+    f->ropts.n_args = 2;
+    setenv("CUDOJO_MPS_CONTROL", "", 1);    /* none */
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+    unsetenv("CUDOJO_MPS_CONTROL");
+    assert_true(mps.requested);
+    assert_false(mps.running);
+    assert_non_null(strstr(mps.why, "MPS is not available here"));
+    assert_non_null(strstr(mps.why, "nvidia-cuda-mps-control"));
+    assert_string_equal(r[1].out, "process 1 of 2, pipe (none)\n");
+    results_fini(r, 2);
+    free(exe);
+}
+
+/* A stand-in for nvidia-cuda-mps-control: "-d" records the directories it
+ * was given (and fails when FAKE_MPS_FAIL is set); no argument records
+ * what came on stdin. */
+static char *fake_control(Fixture *f, const char *record) {
+    char *path = xasprintf("%s/fake-mps-control", f->dir);
+    char *script = xasprintf("#!/bin/sh\n"
+                             "if [ \"$1\" = -d ]; then\n"
+                             "  if [ -n \"$FAKE_MPS_FAIL\" ]; then echo 'cannot open /dev/nvidiactl'; exit 1; fi\n"
+                             "  echo \"start $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY\" >> %s\n"
+                             "  exit 0\n"
+                             "fi\n"
+                             "read cmd\n"
+                             "echo \"command $cmd $CUDA_MPS_PIPE_DIRECTORY\" >> %s\n",
+                             record, record);
+    assert_null(fs_write_file_atomic(path, script, strlen(script)));
+    chmod(path, 0755);
+    free(script);
+    return path;
+}
+
+static void mps__starts_a_private_daemon_and_quits_it__when_the_control_program_is_there(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "proc", PROC_SRC);
+    char *record = xasprintf("%s/record.txt", f->dir);
+    char *control = fake_control(f, record);
+    const char *args[] = {"{process}", "{processes}", "0", "{process}"};   /* process 1 fails */
+    f->ropts.args = args;
+    f->ropts.n_args = 4;
+    setenv("CUDOJO_MPS_CONTROL", control, 1);
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+    unsetenv("CUDOJO_MPS_CONTROL");
+    assert_true(mps.running);
+    assert_int_equal(r[1].exit_code, 1);
+    char *text = NULL;
+    size_t len = 0;
+    assert_null(fs_read_file_max(record, 1 << 16, &text, &len));
+    /* start <pipe> <log>, then command quit <pipe>: the same private pipe directory */
+    char pipe_dir[512] = "", log_dir[512] = "", quit_pipe[512] = "";
+    assert_int_equal(sscanf(text, "start %511s %511s\ncommand quit %511s", pipe_dir, log_dir, quit_pipe), 3);
+    assert_string_equal(pipe_dir, quit_pipe);
+    assert_non_null(strstr(pipe_dir, "cudojo-mps-"));
+    assert_non_null(strstr(log_dir, "cudojo-mps-"));
+    for (int i = 0; i < 2; i++) {
+        char want[700];
+        snprintf(want, sizeof want, "process %d of 2, pipe %s\n", i, pipe_dir);
+        assert_string_equal(r[i].out, want);
+    }
+    struct stat st;
+    assert_int_not_equal(stat(pipe_dir, &st), 0);     /* the private folder is gone */
+    free(text);
+    results_fini(r, 2);
+    free(control);
+    free(record);
+    free(exe);
+}
+
+static void mps__says_what_the_daemon_said__when_it_fails_to_start(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "proc", PROC_SRC);
+    char *record = xasprintf("%s/record.txt", f->dir);
+    char *control = fake_control(f, record);
+    const char *args[] = {"{process}", "{processes}"};
+    f->ropts.args = args;
+    f->ropts.n_args = 2;
+    setenv("CUDOJO_MPS_CONTROL", control, 1);
+    setenv("FAKE_MPS_FAIL", "1", 1);
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+    unsetenv("FAKE_MPS_FAIL");
+    unsetenv("CUDOJO_MPS_CONTROL");
+    assert_false(mps.running);
+    assert_non_null(strstr(mps.why, "MPS is not available here"));
+    assert_non_null(strstr(mps.why, "cannot open /dev/nvidiactl"));
+    assert_string_equal(r[0].out, "process 0 of 2, pipe (none)\n");
+    results_fini(r, 2);
+    free(control);
+    free(record);
+    free(exe);
+}
+
+/* ---- the combined timeline ---- */
+
+static Timeline *one_kernel(double start, double dur, unsigned blocks, double origin) {
+    Timeline *t = timeline_new(origin == 0, origin == 0 ? "emu-model" : "cupti", "dev");
+    TimelineEntry *e = timeline_add(t, TL_H2D, 0, "copy in", start - 5, 5);
+    e->bytes = 4096;
+    e = timeline_add(t, TL_KERNEL, 0, "work", start, dur);
+    e->grid[0] = blocks, e->grid[1] = e->grid[2] = 1;
+    e->block[0] = 256, e->block[1] = e->block[2] = 1;
+    timeline_add(t, TL_D2H, 0, "copy out", start + dur, 5);
+    t->origin_us = origin;
+    return t;
+}
+
+static const TimelineEntry *kernel_of(const Timeline *t, int process) {
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].kind == TL_KERNEL && t->v[i].process == process) return &t->v[i];
+    return NULL;
+}
+
+static const TimelineEntry *entry_of(const Timeline *t, int process, TimelineKind kind) {
+    for (int i = 0; i < t->n; i++)
+        if (t->v[i].kind == kind && t->v[i].process == process) return &t->v[i];
+    return NULL;
+}
+
+static void timeline__time_slices_the_kernels__when_modeled_without_mps(void **state) {
+    (void)state;
+    Timeline *tls[2] = {one_kernel(10, 100, 8, 0), one_kernel(10, 100, 8, 0)};
+    Timeline *t = program_processes_timeline(tls, 2, true, false, 132);
+    const TimelineEntry *a = kernel_of(t, 1), *b = kernel_of(t, 2);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_false(timeline_overlap(a, b));
+    assert_true(b->start_us >= a->start_us + a->dur_us - 1e-9);
+    /* the second process's copy out waits with its kernel */
+    assert_true(entry_of(t, 2, TL_D2H)->start_us >= b->start_us + b->dur_us - 1e-9);
+    assert_int_equal(b->stream, 2000);
+    for (int i = 0; i < 2; i++) timeline_free(&tls[i]);
+    timeline_free(&t);
+}
+
+static void timeline__runs_small_kernels_side_by_side__when_modeled_with_mps(void **state) {
+    (void)state;
+    Timeline *tls[2] = {one_kernel(10, 100, 8, 0), one_kernel(10, 100, 8, 0)};
+    Timeline *t = program_processes_timeline(tls, 2, true, true, 132);
+    assert_true(timeline_overlap(kernel_of(t, 1), kernel_of(t, 2)));
+    assert_true(kernel_of(t, 2)->start_us == 10);
+    for (int i = 0; i < 2; i++) timeline_free(&tls[i]);
+    timeline_free(&t);
+}
+
+static void timeline__serialises_kernels_that_fill_the_gpu__when_modeled_with_mps(void **state) {
+    (void)state;
+    /* 132 SMs x 8 blocks of 256 threads = 1056 resident blocks; 800 + 800 do not fit */
+    Timeline *tls[2] = {one_kernel(10, 100, 800, 0), one_kernel(10, 100, 800, 0)};
+    Timeline *t = program_processes_timeline(tls, 2, true, true, 132);
+    assert_false(timeline_overlap(kernel_of(t, 1), kernel_of(t, 2)));
+    for (int i = 0; i < 2; i++) timeline_free(&tls[i]);
+    timeline_free(&t);
+}
+
+static void timeline__places_measured_processes_by_their_shared_clock(void **state) {
+    (void)state;
+    /* from_json made each start at its first entry; origin_us is the shared clock */
+    Timeline *tls[2] = {one_kernel(5, 100, 8, 1000), one_kernel(5, 100, 8, 1050)};
+    Timeline *t = program_processes_timeline(tls, 2, false, false, 132);
+    assert_true(kernel_of(t, 1)->start_us == 5);
+    assert_true(kernel_of(t, 2)->start_us == 55);
+    assert_true(t->origin_us == 1000);
+    for (int i = 0; i < 2; i++) timeline_free(&tls[i]);
+    timeline_free(&t);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(processes__run_at_once_each_with_its_index__when_n_copies, setup, teardown),
+        cmocka_unit_test_setup_teardown(mps__says_it_is_not_available_and_runs_them_anyway__when_there_is_no_control_daemon,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(mps__starts_a_private_daemon_and_quits_it__when_the_control_program_is_there,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(mps__says_what_the_daemon_said__when_it_fails_to_start, setup, teardown),
+        cmocka_unit_test(timeline__time_slices_the_kernels__when_modeled_without_mps),
+        cmocka_unit_test(timeline__runs_small_kernels_side_by_side__when_modeled_with_mps),
+        cmocka_unit_test(timeline__serialises_kernels_that_fill_the_gpu__when_modeled_with_mps),
+        cmocka_unit_test(timeline__places_measured_processes_by_their_shared_clock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
