@@ -33,7 +33,8 @@
 #define TIMEOUT_SHARE 0.85
 
 static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices",
-                                          "sanitizer", "expect_errors", "processes", "mps", "peer", NULL};
+                                          "sanitizer", "expect_errors", "processes", "mps", "peer", "profile",
+                                          "metrics", NULL};
 
 void run_programs_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_progs; i++) {
@@ -133,6 +134,7 @@ typedef struct ProgramCall {
     int processes;                  /* 0 = one, as usual; else that many copies at once (program_mps.c) */
     bool mps;                       /* with them: MPS (a private daemon on a GPU, the model on the emulator) */
     bool no_peer;                   /* peer = false: emulated devices cannot reach each other */
+    ProfileRequest profile;         /* profile = "ncu" | "nsys", metrics = {...} (program_tools.c) */
 } ProgramCall;
 
 static void read_args(lua_State *L, ProgramCall *pc, int anchor) {
@@ -275,6 +277,8 @@ static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
         pc->no_peer = !lua_toboolean(L, -1);
     }
     if (pc->processes && pc->sanitizer) luaL_error(L, "t:program: sanitizer and processes do not go together");
+    run_program_profile_check(L, 2, &pc->profile);
+    if (pc->processes && pc->profile.tool) luaL_error(L, "t:program: profile and processes do not go together");
     lua_pop(L, 8);  /* the stdin string stays alive: the options table holds it */
 }
 
@@ -519,7 +523,8 @@ static int run_processes(lua_State *L, RunCtx *ctx, const ProgramCall *pc, const
     return 1;
 }
 
-/* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices=, sanitizer=, expect_errors= } -> r */
+/* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices=, sanitizer=, expect_errors=,
+ * processes=, mps=, peer=, profile=, metrics= } -> r */
 static int t_program(lua_State *L) {
     run_check_self(L, "program");
     RunCtx *ctx = run_ctx(L);
@@ -603,6 +608,7 @@ static int t_program(lua_State *L) {
     lua_pushvalue(L, findings_idx);
     lua_setfield(L, -2, "findings");
     if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors);
+    if (pc->profile.tool) run_program_profile(L, ctx, &pc->profile, cp->exe, &ro, cuda);
     return 1;
 }
 

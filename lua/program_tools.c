@@ -6,13 +6,22 @@
  * diagnostics next to the emulator's findings: an invalid access, a race,
  * an uninitialised read or a barrier error is an error (it fails the run),
  * a failed API call or a leak a warning. On the emulator r.sanitizer says
- * it is not available: the emulator's own findings are the report there. */
+ * it is not available: the emulator's own findings are the report there.
+ *
+ * t:program{ profile = "ncu" | "nsys", metrics = {...} } likewise runs it
+ * again under Nsight Compute (metrics per launch) or Nsight Systems (time
+ * per kernel and per copy kind; kernels/program_profile.h) and sets
+ * r.profile; without the tool, or on the emulator, r.profile.available is
+ * false with the reason, and the exercise reads cudojo's own data. */
+#include <assert.h>
 #include <lauxlib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "kernels/program_profile.h"
 #include "lua/run.h"
 
 static const char *const TOOLS[] = {"memcheck", "racecheck", "initcheck", "synccheck", NULL};
@@ -184,4 +193,269 @@ void run_program_push_findings(lua_State *L, const Diag *findings) {
         lua_setfield(L, -2, "message");
         lua_rawseti(L, -2, ++i);
     }
+}
+
+/* ---- t:program{ profile = "ncu" | "nsys", metrics = {...} } ---- */
+
+void run_program_profile_check(lua_State *L, int opts, ProfileRequest *req) {
+    memset(req, 0, sizeof *req);
+    opts = lua_absindex(L, opts);
+    int top = lua_gettop(L);
+    if (lua_getfield(L, opts, "profile") != LUA_TNIL) {
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (s && !strcmp(s, "ncu")) req->tool = "ncu";
+        else if (s && !strcmp(s, "nsys")) req->tool = "nsys";
+        else luaL_error(L, "t:program: profile must be \"ncu\" (Nsight Compute: metrics per launch) or \"nsys\" "
+                           "(Nsight Systems: time per kernel and copy)");
+    }
+    if (lua_getfield(L, opts, "metrics") != LUA_TNIL) {
+        if (!req->tool || strcmp(req->tool, "ncu"))
+            luaL_error(L, "t:program: metrics = {...} are Nsight Compute's: they go with profile = \"ncu\"");
+        luaL_checktype(L, -1, LUA_TTABLE);
+        lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+        if (n < 1 || n > PROFILE_MAX_METRICS)
+            luaL_error(L, "t:program: metrics must list 1..%d metric names", PROFILE_MAX_METRICS);
+        for (lua_Integer i = 1; i <= n; i++) {
+            if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+                luaL_error(L, "t:program: metrics[%d] must be a metric name (a string)", (int)i);
+            req->metrics[req->n_metrics++] = lua_tostring(L, -1);   /* held by the options table */
+            lua_pop(L, 1);
+        }
+        ProfileArgv a;
+        const char *bad;
+        if (!ncu_tool_argv("/ncu", req->metrics, req->n_metrics, 0, &a, &bad))
+            luaL_error(L, "t:program: metrics: '%s' is not a metric name (letters, digits, '_', '.' and ':', "
+                          "as `ncu --query-metrics` lists them)", bad);
+        profile_argv_fini(&a);
+    }
+    lua_settop(L, top);
+}
+
+static void set_str(lua_State *L, const char *key, const char *v) {
+    lua_pushstring(L, v ? v : "");
+    lua_setfield(L, -2, key);
+}
+
+static void set_num(lua_State *L, const char *key, double v) {
+    if (isnan(v)) return;
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, key);
+}
+
+static void push_dim3(lua_State *L, const int v[3]) {
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        lua_pushinteger(L, v[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+}
+
+static void push_strings(lua_State *L, char *const *v, int n) {
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushstring(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* r.profile.kernels for ncu: one table per profiled launch. */
+static void push_ncu_kernels(lua_State *L, const NcuReport *rep) {
+    lua_createtable(L, rep->n_kernels, 0);
+    for (int i = 0; i < rep->n_kernels; i++) {
+        const NcuKernel *k = &rep->kernels[i];
+        lua_createtable(L, 0, 9);
+        set_str(L, "name", k->function);
+        set_str(L, "signature", k->name);
+        lua_pushinteger(L, k->id);
+        lua_setfield(L, -2, "id");
+        lua_pushinteger(L, k->pid);
+        lua_setfield(L, -2, "pid");
+        push_dim3(L, k->grid);
+        lua_setfield(L, -2, "grid");
+        push_dim3(L, k->block);
+        lua_setfield(L, -2, "block");
+        lua_createtable(L, 0, k->n_metrics);
+        for (int m = 0; m < k->n_metrics; m++) {
+            if (isnan(k->metrics[m].value)) lua_pushstring(L, k->metrics[m].text);
+            else lua_pushnumber(L, k->metrics[m].value);
+            lua_setfield(L, -2, k->metrics[m].name);
+        }
+        lua_setfield(L, -2, "metrics");
+        lua_createtable(L, 0, k->n_metrics);
+        for (int m = 0; m < k->n_metrics; m++) set_str(L, k->metrics[m].name, k->metrics[m].unit);
+        lua_setfield(L, -2, "units");
+        lua_createtable(L, k->n_rules, 0);
+        for (int m = 0; m < k->n_rules; m++) {
+            lua_createtable(L, 0, 3);
+            set_str(L, "name", k->rules[m].name);
+            set_str(L, "type", k->rules[m].type);
+            set_str(L, "description", k->rules[m].description);
+            lua_rawseti(L, -2, m + 1);
+        }
+        lua_setfield(L, -2, "rules");
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+static void push_nsys_summary(lua_State *L, const NsysSummary *s) {
+    lua_createtable(L, s->n_kernels, 0);
+    for (int i = 0; i < s->n_kernels; i++) {
+        const NsysKernel *k = &s->kernels[i];
+        lua_createtable(L, 0, 8);
+        set_str(L, "name", k->function);
+        set_str(L, "signature", k->name);
+        lua_pushinteger(L, k->count);
+        lua_setfield(L, -2, "count");
+        set_num(L, "total_ns", k->total_ns);
+        set_num(L, "avg_ns", k->avg_ns);
+        set_num(L, "min_ns", k->min_ns);
+        set_num(L, "max_ns", k->max_ns);
+        set_num(L, "share_pct", k->share_pct);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "kernels");
+    lua_createtable(L, s->n_memops, 0);
+    for (int i = 0; i < s->n_memops; i++) {
+        const NsysMemop *m = &s->memops[i];
+        lua_createtable(L, 0, 5);
+        set_str(L, "operation", m->operation);
+        set_str(L, "kind", m->kind);
+        lua_pushinteger(L, m->count);
+        lua_setfield(L, -2, "count");
+        set_num(L, "total_ns", m->total_ns);
+        set_num(L, "avg_ns", m->avg_ns);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "memops");
+}
+
+/* r.profile when the tool does not run: empty lists and the reason. */
+static void push_unavailable(lua_State *L, const char *tool, const char *reason) {
+    lua_createtable(L, 0, 6);
+    set_str(L, "tool", tool);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "available");
+    set_str(L, "reason", reason);
+    lua_newtable(L);
+    lua_setfield(L, -2, "kernels");
+    if (!strcmp(tool, "nsys")) {
+        lua_newtable(L);
+        lua_setfield(L, -2, "memops");
+    } else {
+        lua_newtable(L);
+        lua_setfield(L, -2, "errors");
+        lua_newtable(L);
+        lua_setfield(L, -2, "warnings");
+    }
+    set_str(L, "text", "");
+}
+
+/* The C results of one profiled run, freed by the box's __gc even when a
+ * push raises. */
+typedef struct ProfileBox {
+    NcuReport ncu;
+    NsysSummary nsys;
+    char *stats, *why;
+} ProfileBox;
+
+static int profile_box_gc(lua_State *L) {
+    ProfileBox *b = lua_touserdata(L, 1);
+    ncu_report_fini(&b->ncu);
+    nsys_summary_fini(&b->nsys);
+    free(b->stats);
+    free(b->why);
+    memset(b, 0, sizeof *b);
+    return 0;
+}
+
+static ProfileBox *push_profile_box(lua_State *L) {
+    ProfileBox *b = lua_newuserdatauv(L, sizeof *b, 0);
+    memset(b, 0, sizeof *b);
+    if (luaL_newmetatable(L, "cudojo.profile_box")) {
+        lua_pushcfunction(L, profile_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return b;
+}
+
+void run_program_profile(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
+                         const ProgramRunOptions *ro_in, bool cuda) {
+    int r = lua_gettop(L);
+    bool ncu = !strcmp(req->tool, "ncu");
+    char *path = cuda ? program_find_tool(req->tool) : NULL;
+    if (!path) {
+        char why[256];
+        if (cuda)
+            snprintf(why, sizeof why, "the CUDA toolkit here has no %s (%s)", req->tool,
+                     ncu ? "Nsight Compute" : "Nsight Systems");
+        else
+            snprintf(why, sizeof why, "the program ran on cudojo's emulator runtime: %s needs a GPU; r.kernels, "
+                                      "the timeline and t:emu_metrics() are the profile here", req->tool);
+        push_unavailable(L, req->tool, why);
+        lua_setfield(L, r, "profile");
+        return;
+    }
+    ProfileArgv a = {{NULL}, 0};
+    if (ncu) {
+        const char *bad;
+        bool ok = ncu_tool_argv(path, req->n_metrics ? req->metrics : NULL, req->n_metrics, 0, &a, &bad);
+        assert(ok);     /* run_program_profile_check refused bad names */
+        (void)ok;
+    }
+    ProgramRunOptions ro = *ro_in;
+    double left = ctx->ex->timeout_s * 0.85 - (run_now_ms() - ctx->t0_ms) / 1e3;
+    ro.timeout_s = left > 1 ? left : 1;
+    ro.cpu_s = 0;
+    ProgramResult *pr = run_program_push_box(L);        /* r + 1 */
+    ProfileBox *box = push_profile_box(L);              /* r + 2 */
+    run_activity(L, "program", "running the program under %s", req->tool);
+    Diag *d = ncu ? ncu_run_program(&a, exe, &ro, pr, &box->ncu)
+                  : nsys_run_program(path, exe, &ro, pr, &box->nsys, &box->stats, &box->why);
+    run_activity(L, "script", "running the exercise script");
+    profile_argv_fini(&a);
+    free(path);
+    const char *reason = NULL;
+    char buf[512];
+    if (d) {
+        snprintf(buf, sizeof buf, "%s", d->message);
+        reason = buf;
+        diag_free(&d);
+    } else if (pr->timed_out) {
+        snprintf(buf, sizeof buf, "the program did not finish under %s in time", req->tool);
+        reason = buf;
+    } else if (ncu && box->ncu.n_errors) {
+        snprintf(buf, sizeof buf, "ncu: %s", box->ncu.errors[0]);
+        reason = buf;
+    } else if (ncu && !box->ncu.n_kernels) {
+        snprintf(buf, sizeof buf, "ncu profiled no launch%s%s", box->ncu.n_warnings ? ": " : "",
+                 box->ncu.n_warnings ? box->ncu.warnings[0] : "");
+        reason = buf;
+    } else if (!ncu && box->why) {
+        reason = box->why;
+    }
+    if (reason) {
+        push_unavailable(L, req->tool, reason);
+    } else {
+        lua_createtable(L, 0, 6);
+        set_str(L, "tool", req->tool);
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "available");
+        if (ncu) {
+            push_ncu_kernels(L, &box->ncu);
+            lua_setfield(L, -2, "kernels");
+            push_strings(L, box->ncu.errors, box->ncu.n_errors);
+            lua_setfield(L, -2, "errors");
+            push_strings(L, box->ncu.warnings, box->ncu.n_warnings);
+            lua_setfield(L, -2, "warnings");
+        } else {
+            push_nsys_summary(L, &box->nsys);
+        }
+    }
+    const char *text = ncu ? pr->tool_output : box->stats;
+    size_t len = ncu ? pr->tool_output_len : (box->stats ? strlen(box->stats) : 0);
+    lua_pushlstring(L, text ? text : "", text ? len : 0);
+    lua_setfield(L, -2, "text");
+    lua_setfield(L, r, "profile");
+    lua_settop(L, r);
 }

@@ -110,6 +110,21 @@ const char *run_program_sanitizer_check(lua_State *L, int idx);
  * uninitialised read or a barrier error fails the run). */
 void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
                            const ProgramRunOptions *ro, bool cuda, bool expect_errors);
+/* t:program{ profile = "ncu" | "nsys", metrics = {...} } (program_tools.c). */
+#define PROFILE_MAX_METRICS 64
+typedef struct ProfileRequest {
+    const char *tool;               /* "ncu" or "nsys" (static storage); NULL = none */
+    const char *metrics[PROFILE_MAX_METRICS];   /* ncu's metrics; the strings live in the options table */
+    int n_metrics;                  /* 0 = kernels/program_profile.h's NCU_DEFAULT_METRICS */
+} ProfileRequest;
+/* Reads `profile` and `metrics` from the options table at `opts` into *req
+ * (a Lua error at the author's line for a bad value). */
+void run_program_profile_check(lua_State *L, int opts, ProfileRequest *req);
+/* With r on top of the stack: sets r.profile, running `exe` again under
+ * ncu or nsys with `ro` when `cuda` and the toolkit has the tool; else
+ * r.profile.available = false with the reason. */
+void run_program_profile(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
+                         const ProgramRunOptions *ro, bool cuda);
 /* t:program{ expect_errors = true }: the findings that are a CUDA error the
  * program sees (a refused launch; a GPU fault: an out-of-bounds or
  * misaligned access, a failed assert, a trap) become warnings: the program

@@ -588,6 +588,10 @@ static void program__misuse_is_an_exercise_error_at_the_authors_line(void **stat
         {"    local r = t:program{ args = { 'echo' } }\n    local c = r.files['z.bin']\n",
          "z.bin is not among t:program's outputs"},
         {"    t:expect_exit({ exit_code = 0 })\n", "the first argument is what t:program returned, not table"},
+        {"    t:program{ profile = 'nvprof' }\n", "profile must be \"ncu\" (Nsight Compute"},
+        {"    t:program{ profile = 'nsys', metrics = { 'a' } }\n", "metrics = {...} are Nsight Compute's"},
+        {"    t:program{ profile = 'ncu', metrics = { 'a,b --x' } }\n", "'a,b --x' is not a metric name"},
+        {"    t:program{ profile = 'ncu', metrics = { 5 } }\n", "metrics[1] must be a metric name"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *lua = xasprintf(PROG_LUA("%s"), cases[i].run);
@@ -766,6 +770,26 @@ static void emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_s
     assert_int_equal(r->verdict, VERDICT_FAIL);
 }
 
+static void emurt__profile_is_not_available_on_the_emulator__and_says_what_stands_in_for_it(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    for _, tool in ipairs{ 'ncu', 'nsys' } do\n"
+        "      local r = t:program{ profile = tool, devices = 2 }\n"
+        "      local p = r.profile\n"
+        "      t:expect(p.tool == tool and p.available == false and #p.kernels == 0 and p.text == '' and\n"
+        "               p.reason:find('emulator') and p.reason:find('timeline'), tool .. ' stands aside on the emulator')\n"
+        "    end\n"
+        "    local r = t:program{ profile = 'ncu', metrics = { 'gpu__time_duration.sum' } }\n"
+        "    t:expect(#r.profile.errors == 0 and #r.profile.warnings == 0, 'ncu: no errors')\n"
+        "    t:expect(#t:program{ profile = 'nsys' }.profile.memops == 0, 'nsys: no copies')\n"),
+                            "#include <cstdio>\n"
+                            "int main() { int n = 0; cudaGetDeviceCount(&n); printf(\"%d\\n\", n); return 0; }\n");
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(r->n_checks, 4);
+}
+
 static void course__bug_hunt_is_read__and_must_be_a_boolean(void **state) {
     Fixture *f = *state;
     char *lessons = path_join(f->root, "lessons");
@@ -847,6 +871,7 @@ int main(void) {
         T(emurt__timeline_checks_read_the_programs_timeline),
         T(emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line),
         T(emurt__devices_option_sets_the_emulated_device_count),
+        T(emurt__profile_is_not_available_on_the_emulator__and_says_what_stands_in_for_it),
         T(emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_sanitizer_and_source),
         T(course__bug_hunt_is_read__and_must_be_a_boolean),
         T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
