@@ -8,9 +8,15 @@
 -- can reach the theoretical one; the same rule on both backends), and the
 -- measured speedup over the 66-block baseline (timeline durations;
 -- modeled on the emulator, where a grid of fewer blocks than SMs issues
--- from fewer SMs).
+-- from fewer SMs). On a GPU with Nsight Compute the program runs again
+-- under ncu, and achieved occupancy (sm__warps_active...) of the new grid
+-- must reach half the theoretical one and twice the baseline's.
 
 local function short(name) return (name or ""):match("^([%w_]+)") or name end
+
+-- Nsight Compute's names for the two occupancies (percent of the SM's warp slots)
+local ACHIEVED = "sm__warps_active.avg.pct_of_peak_sustained_active"
+local THEORETICAL = "sm__maximum_warps_per_active_cycle_pct"
 
 return {
   id = "few-blocks",
@@ -23,7 +29,7 @@ return {
     "solutions/wrong/few-blocks-one-per-sm.cu",
     "solutions/wrong/few-blocks-predicts-registers.cu",
   },
-  timeout = 60,
+  timeout = 120,
   hints = {
     "Theoretical occupancy is per SM and assumes the SM has blocks to run. Count: how many SMs "
       .. "does the GPU have, how many blocks does the grid give them, and how many could each hold?",
@@ -44,7 +50,8 @@ return {
     local unit = on_gpu and "" or " (modeled)"
     local n = t:param("n", on_gpu and (1 << 24) or (1 << 20))
     local speedup = t:param("speedup", 1.5)
-    local r = t:program{ defines = { N = n } }
+    -- on a GPU with Nsight Compute, a second run under ncu measures achieved occupancy
+    local r = t:program{ defines = { N = n }, profile = on_gpu and "ncu" or nil }
     if not hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) then return end
     local predicted = r.stdout:match("PREDICT: gap=([^\n]*)")
     if not predicted or predicted == "?" then
@@ -72,6 +79,25 @@ return {
         .. "(%d x 64): achieved occupancy cannot get near the theoretical one. Give every SM as many "
         .. "blocks as it can hold: SMs x blocks per SM", blocks, wpb, 100 * fill, sms, sms))
       return
+    end
+    local prof = rawget(r, "profile")
+    if prof and prof.available then
+      local runs = {}
+      for _, k in ipairs(prof.kernels) do if k.name == "work" then runs[#runs + 1] = k end end
+      local a0 = runs[1] and runs[1].metrics[ACHIEVED]
+      local a1, th = runs[#runs] and runs[#runs].metrics[ACHIEVED], runs[#runs] and runs[#runs].metrics[THEORETICAL]
+      if #runs >= 2 and type(a0) == "number" and type(a1) == "number" and type(th) == "number" then
+        local ok = a1 >= 0.5 * th and a1 >= 2 * a0
+        t:expect(ok, string.format("ncu: achieved occupancy %.1f%% with the baseline's %d blocks, %.1f%% with "
+          .. "your %d (theoretical %.0f%%)%s", a0, base.grid[1], a1, blocks, th, ok and "" or
+          ": your grid should bring achieved occupancy to at least half the theoretical one and twice the "
+          .. "baseline's; give every SM as many blocks as it can hold"))
+      else
+        t:log("ncu ran but did not report both launches of work; the checks use cudojo's own data")
+      end
+    elseif on_gpu then
+      t:log("ncu is not available here (%s): achieved occupancy is not measured; the checks use the "
+        .. "launch records and the timeline", prof and prof.reason or "?")
     end
     local d0, d1
     for _, e in ipairs(t:timeline().events) do

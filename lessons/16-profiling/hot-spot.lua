@@ -8,7 +8,10 @@
 -- against the other two), and the measured speedup of scale_cols over the
 -- baseline (at least SPEEDUP; timeline durations, modeled on the emulator
 -- from the sectors the emulator counted). The emulator's sectors per
--- request of both are shown.
+-- request of both are shown. On a GPU with Nsight Compute the program runs
+-- again under ncu: the fixed scale_cols must load at most 8 sectors per
+-- request (l1tex__t_sectors / l1tex__t_requests of global loads; 4 is
+-- ideal, the original takes 32).
 
 local function short(name) return (name or ""):match("^([%w_]+)") or name end
 
@@ -29,6 +32,15 @@ local function spr(k)
   return tot.global_sectors / tot.global_requests
 end
 
+-- Nsight Compute's global-load sectors and requests (sectors / requests: 4 when a warp's 32 floats are adjacent)
+local SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+local REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+local function ncu_spr(m)
+  local s, q = m and m[SECTORS], m and m[REQUESTS]
+  if type(s) ~= "number" or type(q) ~= "number" or q == 0 then return nil end
+  return s / q
+end
+
 return {
   id = "hot-spot",
   kind = "program",
@@ -40,7 +52,7 @@ return {
     "solutions/wrong/hot-spot-predicts-clamp.cu",
     "solutions/wrong/hot-spot-still-strided.cu",
   },
-  timeout = 60,
+  timeout = 120,
   hints = {
     "On the timeline the three passes do the same amount of arithmetic on the same matrix, yet "
       .. "one takes several times longer. Look at which index each thread's x coordinate moves: "
@@ -62,7 +74,9 @@ return {
     local unit = on_gpu and "" or " (modeled)"
     local w = t:param("w", on_gpu and 4096 or 512)
     local speedup = t:param("speedup", 2)
-    local r = t:program{ defines = { W = w } }
+    -- on a GPU with Nsight Compute, a second run under ncu counts the sectors of every load request
+    local r = t:program{ defines = { W = w }, profile = on_gpu and "ncu" or nil,
+      metrics = on_gpu and { "gpu__time_duration.sum", SECTORS, REQUESTS } or nil }
     if not hostcheck.expect_values(t, r, { want_sum(w) }) then return end
     local dur, rec = {}, {}
     for _, e in ipairs(t:timeline().events) do
@@ -88,6 +102,23 @@ return {
     if predicted ~= hot then
       t:fail(string.format("you predicted %s, but the profile says %s: %s", predicted, hot, profile))
       return
+    end
+    local prof = rawget(r, "profile")
+    if prof and prof.available then
+      local m = {}
+      for _, kp in ipairs(prof.kernels) do m[kp.name] = kp.metrics end
+      local n0, n1 = ncu_spr(m.scale_cols_orig), ncu_spr(m.scale_cols)
+      if n1 then
+        t:expect(n1 <= 8, string.format("ncu: scale_cols's loads take %.1f sectors per request (the original's: "
+          .. "%s; 4 is a warp reading one 128-byte line, 32 a sector per thread)%s", n1,
+          n0 and string.format("%.1f", n0) or "?", n1 <= 8 and "" or ": neighbouring threads still read "
+          .. "addresses far apart; map threadIdx.x to the column"))
+      else
+        t:log("ncu ran but did not report scale_cols's load sectors; the checks use the timeline")
+      end
+    elseif on_gpu then
+      t:log("ncu is not available here (%s): sectors per request are not measured; the check is the "
+        .. "timeline's speedup", prof and prof.reason or "?")
     end
     local s0, s1 = spr(rec.scale_cols_orig), spr(rec.scale_cols)
     local sectors = s0 and s1 and string.format("; %.1f sectors per request before, %.1f after", s0, s1) or ""
