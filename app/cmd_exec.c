@@ -7,7 +7,12 @@
  * global options at "exec"; this file reads the ones before PROGRAM).
  * The program runs in the current directory with the user's environment
  * and stdin, like any command, but as a child in its own process group
- * under kernels/program_run.c's limits; Ctrl-C kills that group. */
+ * under kernels/program_run.c's limits; Ctrl-C kills that group.
+ *
+ * --profile=ncu|nsys and --sanitizer=TOOL run it under NVIDIA's profiler
+ * or compute-sanitizer instead (on a GPU only: the emulator's own checks
+ * and modeled timeline stand in for them there), and the tool's report
+ * follows the program's output (app/exec_tool.c). */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +29,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/program.h"
+#include "kernels/program_profile.h"
 
 #define NO_TIMEOUT_S 1e9
 
@@ -38,6 +44,8 @@ typedef struct ExecArgs {
     const char *trace;
     double timeout_s;               /* 0 = none */
     int devices;
+    const char *profile;            /* "ncu" or "nsys"; NULL = none */
+    const char *sanitizer;          /* compute-sanitizer's tool; NULL = none */
     char **prog;                    /* PROGRAM and its arguments */
     int n_prog;
 } ExecArgs;
@@ -101,6 +109,20 @@ static int parse_args(Cli *cli, int argc, char **argv, ExecArgs *ea) {
                 return 2;
             }
             ea->devices = (int)num;
+        } else if ((v = opt_value(&i, argc, argv, "--profile", &bad))) {
+            if (strcmp(v, "ncu") && strcmp(v, "nsys")) {
+                fprintf(stderr, "cudojo exec: --profile must be ncu (Nsight Compute) or nsys (Nsight Systems), "
+                                "got '%s'\n", v);
+                return 2;
+            }
+            ea->profile = v;
+        } else if ((v = opt_value(&i, argc, argv, "--sanitizer", &bad))) {
+            if (strcmp(v, "memcheck") && strcmp(v, "racecheck") && strcmp(v, "initcheck") && strcmp(v, "synccheck")) {
+                fprintf(stderr, "cudojo exec: --sanitizer must be memcheck, racecheck, initcheck or synccheck, "
+                                "got '%s'\n", v);
+                return 2;
+            }
+            ea->sanitizer = v;
         } else if ((v = opt_value(&i, argc, argv, "--emu-threads", &bad))) {
             if (!parse_number(v, 0, 1024, &num)) {
                 fprintf(stderr, "cudojo exec: --emu-threads takes a number from 0 (all cores) to 1024\n");
@@ -113,6 +135,10 @@ static int parse_args(Cli *cli, int argc, char **argv, ExecArgs *ea) {
             return 2;
         }
         if (bad) return 2;
+    }
+    if (ea->profile && ea->sanitizer) {
+        fprintf(stderr, "cudojo exec: --profile and --sanitizer each run the program under a tool: give one\n");
+        return 2;
     }
     if (ea->n_prog < 1) {
         fprintf(stderr, "cudojo exec: which program? (cudojo exec [OPTIONS] PROGRAM [ARGS...])\n");
@@ -266,7 +292,17 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
         fprintf(stderr, "cudojo exec: %s has NVIDIA's CUDA runtime linked in (nvcc's default), so cudojo "
                         "can neither see nor emulate its CUDA calls: rebuild it with `nvcc -cudart shared`\n",
                 ea.prog[0]);
-    Diag *d = program_run(exe, &o, &r);
+    const char *tool = ea.profile ? ea.profile : ea.sanitizer;
+    if (tool && rt == PROGRAM_RT_EMU) {
+        if (!cli->json)
+            fprintf(stderr, "cudojo exec: --%s=%s runs NVIDIA's tool on a GPU only; on the emulator runtime its "
+                            "own checks and modeled timeline stand in for it\n",
+                    ea.profile ? "profile" : "sanitizer", tool);
+        tool = NULL;
+    }
+    ExecToolReport tr;
+    Diag *d = tool ? exec_tool_run(ea.profile, ea.sanitizer, exe, &o, &r, &tr) : program_run(exe, &o, &r);
+    if (!tool) memset(&tr, 0, sizeof tr);
     if (!d) relative_files(r.findings, cwd);
     if (!d && is_static && cli->json) {     /* the text mode said it before the run */
         Diag *w = diag_new(DIAG_WARNING, "static-cudart", NULL, 0, 0,
@@ -275,9 +311,10 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
         w->next = r.findings;
         r.findings = w;
     }
-    free(cwd);
     if (d) {
         program_result_fini(&r);
+        exec_tool_report_fini(&tr);
+        free(cwd);
         free(exe);
         cli_print_diags(d);
         diag_free(&d);
@@ -285,7 +322,9 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     }
     st = exec_exit_status(&r);
     if (cli->json) {
-        cli_print_json(exec_result_json(exe, ea.prog + 1, ea.n_prog - 1, &r, rt));
+        json_t *doc = exec_result_json(exe, ea.prog + 1, ea.n_prog - 1, &r, rt);
+        if (tool) json_object_set_new(doc, "tool", exec_tool_json(&tr, &r));
+        cli_print_json(doc);
     } else {
         /* Findings, then the summary; "output-capped" is about the copy we
          * kept, not what the user saw (all of it went through). */
@@ -297,10 +336,13 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
             if (strcmp(f->code, "output-capped")) diag_format(f, &sb, color);
         fputs(sb.data, stderr);
         strbuf_fini(&sb);
-        exec_print_summary(ea.prog[0], &r, rt);
+        if (tool) exec_tool_print(ea.prog[0], &tr, &r, cwd);
+        else exec_print_summary(ea.prog[0], &r, rt);
     }
     if (ea.trace && !write_trace(ea.trace, &r, path_basename(exe), cli->json) && st == 0) st = EXIT_SETUP;
     program_result_fini(&r);
+    exec_tool_report_fini(&tr);
+    free(cwd);
     free(exe);
     return st;
 }

@@ -7,6 +7,7 @@
 # --trace. Prints ok/not ok/skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+FIXTURES=$(pwd)/tests/kernels
 T=$(mktemp -d /tmp/cudojo-exec-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache" NO_COLOR=1
@@ -24,7 +25,7 @@ json_ok() { # json on stdin, a python expression on d
 }
 
 check "exec --help names every option" "$BIN exec --help" \
-    '[ $rc = 0 ] && for o in --backend --trace --json --timeout --devices; do printf "%s\n" "$out" | grep -q -- "$o" || exit 1; done'
+    '[ $rc = 0 ] && for o in --backend --trace --json --timeout --devices --profile --sanitizer; do printf "%s\n" "$out" | grep -q -- "$o" || exit 1; done'
 check "exec of a program that does not exist is status 127" "$BIN exec ./no-such-program" \
     '[ $rc = 127 ] && printf "%s\n" "$out" | grep -q "not found"'
 check "exec without a program is a usage error" "$BIN exec" '[ $rc = 2 ]'
@@ -65,6 +66,29 @@ if cc -g -o plain plain.c; then
             "(sleep 1; printf 'typed\\n'; sleep 1) | timeout 20 script -qec '$BIN exec --backend=cuda --timeout 10 ./plain io' /dev/null" \
             'printf "%s\n" "$out" | grep -q "^typed" && printf "%s\n" "$out" | grep -q "exited with status 0"'
     fi
+    # Stand-ins for NVIDIA's tools in $CUDA_HOME/bin: each writes a recorded report to its output file
+    # and runs the program (a host program needs no GPU with --backend=cuda).
+    mkdir -p fake/bin
+    printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do case "$1" in --csv) shift ;; --log-file) log=$2; shift 2 ;; --*) shift 2 ;; *) break ;; esac; done\ncat "%s" > "$log"\nexec "$@"\n' \
+        "$FIXTURES/profile/ncu.csv" > fake/bin/ncu
+    printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do case "$1" in --log-file) log=$2; shift 2 ;; --*) shift 2 ;; *) break ;; esac; done\ncat "%s" > "$log"\nexec "$@"\n' \
+        "$FIXTURES/sanitizer/memcheck_oob.log" > fake/bin/compute-sanitizer
+    chmod +x fake/bin/ncu fake/bin/compute-sanitizer
+    check "exec --profile=ncu lists ncu's launches and metrics after the program's output" \
+        "CUDA_HOME=$T/fake $BIN exec --backend=cuda --profile=ncu ./plain x" \
+        '[ $rc = 3 ] && printf "%s\n" "$out" | grep -q "^args:2 x" && printf "%s\n" "$out" | grep -q "ncu profiled 2 kernel launches" && printf "%s\n" "$out" | grep -q "sm__warps_active.avg.pct_of_peak_sustained_active  *58.1 %" && printf "%s\n" "$out" | grep -q "It exited with status 3"'
+    check "exec --profile=ncu --json has ncu's launches under tool" \
+        "CUDA_HOME=$T/fake $BIN exec --backend=cuda --profile=ncu --json ./plain x 2>/dev/null" \
+        '[ $rc = 3 ] && printf "%s\n" "$out" | json_ok "d[\"tool\"][\"name\"] == \"ncu\" and len(d[\"tool\"][\"kernels\"]) == 2 and d[\"tool\"][\"kernels\"][0][\"metrics\"][\"gpu__time_duration.sum\"] == 5792"'
+    check "exec --sanitizer=memcheck lists the errors with their lines" \
+        "CUDA_HOME=$T/fake $BIN exec --backend=cuda --sanitizer=memcheck ./plain x" \
+        '[ $rc = 3 ] && printf "%s\n" "$out" | grep -q "compute-sanitizer memcheck: 3 errors" && printf "%s\n" "$out" | grep -q "Invalid __global__ write of size 4 bytes in scale(float \*, int) at .*oob-write.cu:31 (thread (232,0,0) in block (3,0,0)) ×2"'
+    check "exec --profile=nsys without nsys says what to install and does not run the program" \
+        "CUDA_HOME=$T/fake PATH=/usr/bin:/bin $BIN exec --backend=cuda --profile=nsys ./plain x" \
+        '[ $rc = 125 ] && printf "%s\n" "$out" | grep -q "no nsys here" && ! printf "%s\n" "$out" | grep -q "^args"'
+    check "exec refuses a tool it does not know, and two tools at once" \
+        "$BIN exec --profile=nvprof ./plain; a=\$?; $BIN exec --profile=ncu --sanitizer=memcheck ./plain; echo rc=\$a,\$?" \
+        'printf "%s\n" "$out" | grep -q "rc=2,2" && printf "%s\n" "$out" | grep -q "must be ncu"'
 else
     skip "exec passes output and the exit status through (no cc)"
 fi
@@ -117,6 +141,9 @@ check "exec shows a kernel's out-of-bounds write at the program's line" "$BIN ex
     'printf "%s\n" "$out" | grep -q "^vadd.cu:8: error: .*x\[1000\]"'
 check "exec --json has the calls, the kernels and the timeline" "$BIN exec --backend=emu --json ./vadd 2>/dev/null" \
     '[ $rc = 5 ] && printf "%s\n" "$out" | json_ok "d[\"touched_gpu\"] and d[\"runtime\"] == \"emu\" and len(d[\"kernels\"]) == 1 and any(c[\"fn\"] == \"cudaMemcpy\" for c in d[\"calls\"]) and d[\"stdout\"].startswith(\"h[999]\")"'
+check "exec --profile=ncu on the emulator runs the program as usual and says ncu needs a GPU" \
+    "CUDA_HOME=$T/fake $BIN exec --backend=emu --profile=ncu ./vadd" \
+    '[ $rc = 5 ] && printf "%s\n" "$out" | grep -q "GPU only" && printf "%s\n" "$out" | grep -q "scale(float\*, int) ×1"'
 check "exec --trace writes a Chrome trace" "$BIN exec --backend=emu --trace t.json ./vadd" \
     '[ $rc = 5 ] && json_ok "len(d[\"traceEvents\"]) > 0" < t.json'
 if "$NVCC" -o vstatic vadd.cu 2>/dev/null; then
