@@ -9,5 +9,5 @@ return {
   title = "Unified memory: page faults, prefetch, advice, zero copy",
   title_zh = "统一内存：缺页、预取、内存建议与零拷贝",
   order = 13,
-  exercises = { "managed-basics", "prefetch", "read-mostly", "zero-copy" },
+  exercises = { "managed-basics", "prefetch", "read-mostly", "zero-copy", "um-perf" },
 }
