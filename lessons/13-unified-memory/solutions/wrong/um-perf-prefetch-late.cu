@@ -236,8 +236,8 @@ int main(int argc, char **argv)
     printf("%8s  %-9s  %-9s  %10s  %s\n", "size_mb", "kernel", "strategy", "ms", "checksum");
     for (int s = 0; s < nsizes; s++) {
         int kib = atoi(argv[3 + s]);
-        if (kib < 1 || kib > 4 * 1024 * 1024) {
-            fprintf(stderr, "size %s KiB: give 1 to 4194304\n", argv[3 + s]);
+        if (kib < 1 || kib > 1024 * 1024) {
+            fprintf(stderr, "size %s KiB: give 1 to 1048576\n", argv[3 + s]);
             return 2;
         }
         int n = kib * 256;   // floats
