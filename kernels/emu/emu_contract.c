@@ -8,9 +8,12 @@
  * sm_90, read from cuobjdump -sass of test kernels (tests/conformance/
  * contract_*.cu):
  *   - a mul whose result has exactly one use, an add or sub of the same type
- *     (f16, f16x2, f32, f64) without a rounding modifier, is fused, also
- *     across branches (`y - m` becomes fma(-a, b, y), `m - y` fma(a, b, -y));
+ *     (f16, f16x2, f32, f64) without a rounding modifier, in the same basic
+ *     block, is fused (`y - m` becomes fma(-a, b, y), `m - y` fma(a, b, -y));
  *     `.sat` on the add stays on the fma;
+ *   - across a branch ptxas fused in one kernel and not in another (the
+ *     H200 run of contract_half's last case): the emulator fuses only inside
+ *     a basic block, the case it was seen to do every time;
  *   - a mul whose result is used twice is not fused (the rounded product is
  *     needed anyway); nor are mul.ftz + add, or any `.rn` form;
  *   - when both operands of the add are such muls, the first is fused.
@@ -72,13 +75,25 @@ static bool source_changes(const Instr *code, int n_code, int mul, int add, int3
     return false;
 }
 
+/* No branch, and no branch target, from just after the mul up to the add:
+ * they are in one basic block. */
+static bool one_block(const Instr *code, const bool *target, int mul, int add) {
+    for (int pc = mul + 1; pc <= add; pc++) {
+        if (target[pc]) return false;
+        int op = code[pc].op;
+        if (pc < add && (op == OP_BRA || op == OP_BRX || op == OP_RET || op == OP_EXIT)) return false;
+    }
+    return true;
+}
+
 /* The mul that defines register r and may be fused into the add at pc, or -1. */
-static int fusable_mul(const Instr *code, int n_code, int pc, int32_t r, const int *def_pc, const int *defs,
-                       const int *uses, int n_regs) {
+static int fusable_mul(const Instr *code, int n_code, const bool *target, int pc, int32_t r, const int *def_pc,
+                       const int *defs, const int *uses, int n_regs) {
     if (r < 0 || r >= n_regs || defs[r] != 1 || uses[r] != 1) return -1;
     int i = def_pc[r];
     const Instr *mul = &code[i], *add = &code[pc];
     if (i >= pc || mul->op != OP_MUL || mul->type != add->type || mul->rnd != RND_DEF || mul->guard >= 0) return -1;
+    if (!one_block(code, target, i, pc)) return -1;
     if ((mul->flags & ~F_FTZ) || (mul->flags & F_FTZ) != (add->flags & F_FTZ)) return -1;
     int32_t src[2] = {mul->a[0], mul->b};
     for (int k = 0; k < 2; k++)
@@ -90,6 +105,9 @@ void emu_contract_mul_add(Instr *code, int n_code, int n_regs) {
     if (n_regs <= 0) return;
     int *defs = xcalloc((size_t)n_regs, sizeof *defs), *uses = xcalloc((size_t)n_regs, sizeof *uses);
     int *def_pc = xcalloc((size_t)n_regs, sizeof *def_pc);
+    bool *target = xcalloc((size_t)n_code + 1, sizeof *target);
+    for (int pc = 0; pc < n_code; pc++)
+        if (code[pc].op == OP_BRA && code[pc].target >= 0 && code[pc].target < n_code) target[code[pc].target] = true;
     for (int pc = 0; pc < n_code; pc++) {
         const Instr *in = &code[pc];
         count_uses(in, uses, n_regs);
@@ -105,8 +123,8 @@ void emu_contract_mul_add(Instr *code, int n_code, int n_regs) {
         Instr *add = &code[pc];
         if ((add->op != OP_ADD && add->op != OP_SUB) || !fusable_type(add->type) || add->rnd != RND_DEF) continue;
         if (add->flags & ~(F_FTZ | F_SAT)) continue;
-        int first = fusable_mul(code, n_code, pc, add->a[0], def_pc, defs, uses, n_regs);
-        int second = first < 0 ? fusable_mul(code, n_code, pc, add->b, def_pc, defs, uses, n_regs) : -1;
+        int first = fusable_mul(code, n_code, target, pc, add->a[0], def_pc, defs, uses, n_regs);
+        int second = first < 0 ? fusable_mul(code, n_code, target, pc, add->b, def_pc, defs, uses, n_regs) : -1;
         if (first < 0 && second < 0) continue;
         const Instr *mul = &code[first >= 0 ? first : second];
         int32_t addend = first >= 0 ? add->b : add->a[0];
@@ -121,4 +139,5 @@ void emu_contract_mul_add(Instr *code, int n_code, int n_regs) {
     free(defs);
     free(uses);
     free(def_pc);
+    free(target);
 }

@@ -16,7 +16,7 @@ extern "C" __global__ void contract_half(const __half *a, const __half *b, const
     out[3 * n + i] = __hadd(m, z);
     out[4 * n + i] = m;
     out[5 * n + i] = __hadd(__hmul(x, y), __hmul(z, x));       // the first product fused
-    __half p = __hmul(z, y), v = x;                            // fused across a branch
+    __half p = __hmul(z, y), v = x;                            // across a branch: not fused here
     if (__hgt(v, z)) v = __hadd(v, v);
     out[6 * n + i] = __hadd(v, p);
 }
