@@ -34,10 +34,20 @@ cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind 
     }
     bool need_d = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
     bool need_s = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-    /* managed memory is fine on either side; a host pointer is never a device pointer */
-    if ((need_d && !dd) || (need_s && !sd)) return cudaErrorInvalidValue;
-    if (!need_d && da && da->kind == RT_MEM_DEVICE) return cudaErrorInvalidValue;
-    if (!need_s && sa && sa->kind == RT_MEM_DEVICE) return cudaErrorInvalidValue;
+    /* As NVIDIA's driver (UVA) answers, on an H200 (tests/programs/memcpy_wrong_kind.cu):
+     * where the kind wants device memory, device, managed or pinned memory will
+     * do, pageable host memory is cudaErrorInvalidValue; where it wants host
+     * memory anything will do. The copy goes the way the pointers say. */
+    bool dpin = da && da->kind == RT_MEM_PINNED && rt_in_alloc(da, dst, n);
+    bool spin = sa && sa->kind == RT_MEM_PINNED && rt_in_alloc(sa, src, n);
+    if ((need_d && !dd && !dpin) || (need_s && !sd && !spin)) return cudaErrorInvalidValue;
+    {
+        bool dk = rt_device_side(da), sk = rt_device_side(sa);
+        kind = sk ? (dk ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                  : (dk ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+        need_d = dk;
+        need_s = sk;
+    }
     int dev = need_d ? da->dev : need_s ? sa->dev : (s ? s->dev : rt_current_device());
     if (s && s->capture) return rt_capture_copy(s, dst, src, n, kind);
     if (!s || s->dev != dev) s = rt_default_stream(dev);

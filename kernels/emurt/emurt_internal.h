@@ -236,6 +236,7 @@ const char *rt_error_string(cudaError_t e);
 
 /* ---- memory (emurt_memory.c) --------------------------------------------------------------- */
 RtAlloc *rt_alloc_find(const void *p);               /* the allocation holding p, or NULL */
+bool rt_in_alloc(const RtAlloc *a, const void *p, size_t n);   /* [p, p+n) inside a */
 RtAlloc *rt_alloc_add(uintptr_t base, size_t size, int dev, RtMemKind kind, const char *name);
 void rt_alloc_remove(RtAlloc *a);
 /* Copies `n` bytes in the direction `kind` (cudaMemcpyDefault inferred) on

@@ -74,6 +74,10 @@ void rt_alloc_remove(RtAlloc *a) {
 
 bool rt_device_side(const RtAlloc *a) { return a && a->kind != RT_MEM_PINNED; }
 
+bool rt_in_alloc(const RtAlloc *a, const void *p, size_t n) {
+    return a && (uintptr_t)p >= a->base && (uintptr_t)p - a->base <= a->size && n <= a->size - ((uintptr_t)p - a->base);
+}
+
 /* Whether [p, p+n) lies inside one allocation of the device side. */
 bool rt_device_range(const void *p, size_t n, RtAlloc **out) {
     RtAlloc *a = rt_alloc_find(p);
