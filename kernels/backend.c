@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "kernels/cuda/cuda_backend.h"
 
 void launch_report_init(LaunchReport *r) {
     memset(r, 0, sizeof *r);
@@ -51,6 +52,8 @@ Backend *backend_open(BackendChoice choice, const EmuOptions *emu, Diag **why, c
     diag_free(&gpu_why);
     return emu_backend_new(emu, why);
 }
+
+int backend_gpu_count(void) { return cuda_gpu_count(); }
 
 void backend_close(Backend **b) {
     if (*b) (*b)->ops->destroy(*b);

@@ -200,6 +200,9 @@ KernelArg kernel_arg_f64(double v);
 /* The backends. Each returns NULL and sets *why when it cannot work here
  * (no GPU: "CUDA driver version is insufficient for CUDA runtime version"). */
 Backend *cuda_backend_new(Diag **why);
+/* How many CUDA GPUs this machine has (0 without a driver or GPU); no
+ * context is made. */
+int backend_gpu_count(void);
 Backend *emu_backend_new(const EmuOptions *opts, Diag **why);
 
 typedef enum BackendChoice {

@@ -39,7 +39,7 @@ static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "l
 
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
-    "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", NULL,
+    "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", "gpus", NULL,
 };
 static const char *const chapter_fields[] = {
     "id", "title", "title_zh", "order", "exercises", "description", NULL,
@@ -351,6 +351,14 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     ty = get_type(L, t, "bug_hunt");
     if (ty == LUA_TBOOLEAN) e->bug_hunt = lua_toboolean(L, -1);
     else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "bug_hunt", "bug_hunt must be true or false");
+    lua_pop(L, 1);
+    e->gpus = 1;
+    ty = get_type(L, t, "gpus");
+    if (ty == LUA_TNUMBER && lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= 64)
+        e->gpus = (int)lua_tointeger(L, -1);
+    else if (ty != LUA_TNIL)
+        report(&f, DIAG_ERROR, "gpus", "gpus must be a whole number from 1 to 64: how many GPUs the exercise "
+               "needs on a real machine");
     lua_pop(L, 1);
     read_kind(L, t, e, &f);
     ty = get_type(L, t, "run");

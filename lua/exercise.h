@@ -34,6 +34,8 @@ typedef struct ExerciseMeta {
                               luck, so verify holds it to the wrong variants' rule (fail, runtime-error or
                               timeout; a GPU pass counts when the emulator catches it) */
     double points;         /* what passing it is worth when grading (`points = N`, default 1, > 0) */
+    int gpus;              /* GPUs its point needs on a real machine (`gpus = N`, default 1): with fewer,
+                              verify checks it on the emulator, which emulates several devices */
     char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text) */
     char *title_zh;        /* may be NULL */
     char **hints_zh;       /* Chinese hints, may be empty */

@@ -726,6 +726,15 @@ static const BackendOps CUDA_OPS = {
     .timeline_get = cuda_timeline_get,
 };
 
+int cuda_gpu_count(void) {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
 Backend *cuda_backend_new(Diag **why) {
     *why = NULL;
     int n = 0;

@@ -19,6 +19,8 @@
 
 /* False once a sticky error happened (or b is not a cuda backend). */
 bool cuda_backend_usable(const Backend *b);
+/* CUDA GPUs on this machine (cudaGetDeviceCount; 0 on any error). */
+int cuda_gpu_count(void);
 
 /* What cudaOccupancyMaxActiveBlocksPerMultiprocessor says for `kernel` of
  * module m with `block` threads and dyn_smem bytes of dynamic shared memory

@@ -22,22 +22,39 @@ local function share(total, r, ranks)
 end
 
 -- kernels of each process on the combined timeline, their span, and how
--- many overlap a kernel of another process
+-- many overlap a kernel of another process: a sweep in start order (a GPU
+-- run has thousands of kernels per rank, too many to compare pairwise)
 local function concurrency(tl)
   local ks = {}
   for _, e in ipairs(tl.events) do
     if e.kind == "kernel" then ks[#ks + 1] = e end
   end
-  local from, to, busy, shared = math.huge, 0, 0, 0
-  for _, k in ipairs(ks) do
+  table.sort(ks, function(a, b) return a.start_us < b.start_us end)
+  local from, to, busy = math.huge, 0, 0
+  local hit = {}
+  -- forward: a kernel overlaps one that started no later, of another process,
+  -- when that process's latest end so far is after its start
+  local last_end = {}
+  for i, k in ipairs(ks) do
     from, to, busy = math.min(from, k.start_us), math.max(to, ends(k)), busy + k.dur_us
-    for _, o in ipairs(ks) do
-      if o.process ~= k.process and k.start_us < ends(o) and o.start_us < ends(k) then
-        shared = shared + 1
-        break
+    for p, e in pairs(last_end) do
+      if p ~= k.process and e > k.start_us then hit[i] = true break end
+    end
+    last_end[k.process] = math.max(last_end[k.process] or 0, ends(k))
+  end
+  -- backward: or one that starts later, before it ends
+  local next_start = {}
+  for i = #ks, 1, -1 do
+    local k = ks[i]
+    if not hit[i] then
+      for p, st in pairs(next_start) do
+        if p ~= k.process and st < ends(k) then hit[i] = true break end
       end
     end
+    next_start[k.process] = k.start_us
   end
+  local shared = 0
+  for i = 1, #ks do if hit[i] then shared = shared + 1 end end
   return { n = #ks, span = #ks > 0 and to - from or 0, busy = busy, shared = shared }
 end
 

@@ -84,6 +84,7 @@ end
 return {
   id = "overlap-devices",
   kind = "program",
+  gpus = 2,
   title = "All the GPUs at once",
   title_zh = "让所有 GPU 同时工作",
   source = "overlap-devices.cu",
