@@ -53,6 +53,8 @@ Backend *cuda_backend_new(Diag **why) {
     *why = diag_error("emurt", "the GPU backend is not part of the emulator runtime");
     return NULL;
 }
+int cuda_gpu_count(void);
+int cuda_gpu_count(void) { return 0; }
 
 static void rt_exit(void);
 
