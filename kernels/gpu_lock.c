@@ -8,7 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
+
+static double g_waited_s;   /* one thread takes the lock in a worker */
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double gpu_lock_waited_s(void) { return g_waited_s; }
 
 void gpu_lock_acquire(GpuLock *l) {
     l->fd = -1;
@@ -28,8 +39,10 @@ void gpu_lock_acquire(GpuLock *l) {
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return;
     int rc;
+    double t0 = mono_s();
     do rc = flock(fd, LOCK_EX);
     while (rc != 0 && errno == EINTR);
+    g_waited_s += mono_s() - t0;
     if (rc != 0) {
         close(fd);
         return;

@@ -25,5 +25,9 @@ typedef struct GpuLock {
 void gpu_lock_acquire(GpuLock *l);
 /* Releases it (a no-op when not held). */
 void gpu_lock_release(GpuLock *l);
+/* Seconds this process has spent waiting in gpu_lock_acquire, in all: time
+ * limits of a run (the exercise script's wall clock) leave it out, so a
+ * grader taking its turn is never a timeout. */
+double gpu_lock_waited_s(void);
 
 #endif

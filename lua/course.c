@@ -29,7 +29,7 @@
 /* Course files only build tables: loading runs in the CLI's own process,
  * so each file gets a small budget, memory cap and wall-clock limit, and a
  * message naming the file that hit one. */
-static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "loading this course file"};
+static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "loading this course file", NULL};
 
 /* The most an exercise may be worth (a typo of 1000000 is not a grade). */
 #define COURSE_POINTS_MAX 10000.0

@@ -16,6 +16,7 @@
 #include "base/fs.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "kernels/gpu_lock.h"
 #include "lua/run.h"
 
 #define T_MT "cudojo.t"
@@ -549,7 +550,8 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         /* The script's own wall-clock limit ends it (at its line) a little
          * before the worker's parent kills the run. */
         SandboxLimits lim = {.instruction_budget = opts->instruction_budget, .memory_cap = opts->memory_cap,
-                             .wall_seconds = ex->timeout_s > 0 ? ex->timeout_s * 0.9 : 0};
+                             .wall_seconds = ex->timeout_s > 0 ? ex->timeout_s * 0.9 : 0,
+                             .not_counted_s = gpu_lock_waited_s};
         Sandbox *sb = sandbox_new(&lim);
         sandbox_set_tick(sb, script_tick, &ctx);
         sandbox_set_user(sb, &ctx.api);

@@ -39,6 +39,9 @@ typedef struct SandboxLimits {
     size_t memory_cap;
     double wall_seconds;        /* 0 = no wall-clock limit */
     const char *what;           /* how messages name the script: NULL = "exercise script" */
+    /* Seconds so far that do not count against wall_seconds (waiting for a
+     * GPU another grader is timing on); NULL = none. */
+    double (*not_counted_s)(void);
 } SandboxLimits;
 
 typedef struct Sandbox Sandbox;

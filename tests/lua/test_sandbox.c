@@ -24,7 +24,7 @@ static Diag *run_code(Sandbox *sb, const char *code) {
 }
 
 static Diag *run_fresh(const char *code, uint64_t budget, size_t mem) {
-    SandboxLimits lim = {budget, mem, 0, NULL};
+    SandboxLimits lim = {budget, mem, 0, NULL, NULL};
     Sandbox *sb = sandbox_new(&lim);
     Diag *d = run_code(sb, code);
     sandbox_free(&sb);
@@ -230,7 +230,7 @@ static void expect_stopped(const char *code, const SandboxLimits *lim, const cha
 
 static void sandbox__budget_cannot_be_caught__by_a_pcall_loop(void **state) {
     (void)state;
-    SandboxLimits lim = {2000000, 0, 0, NULL};
+    SandboxLimits lim = {2000000, 0, 0, NULL, NULL};
     expect_stopped("while true do pcall(function() while true do end end) end\n", &lim, "instruction budget");
     expect_stopped("while true do pcall(pcall, pcall, function() while true do end end) end\n", &lim,
                    "instruction budget");
@@ -241,7 +241,7 @@ static void sandbox__budget_cannot_be_caught__by_a_pcall_loop(void **state) {
 
 static void sandbox__budget_cannot_be_caught__by_xpcall_or_its_handler(void **state) {
     (void)state;
-    SandboxLimits lim = {2000000, 0, 0, NULL};
+    SandboxLimits lim = {2000000, 0, 0, NULL, NULL};
     expect_stopped("while true do\n  xpcall(function() while true do end end, function(m) while true do end end)\nend\n",
                    &lim, "instruction budget");
     expect_stopped("local function again() return xpcall(again, again) end\nwhile true do again() end\n", &lim,
@@ -263,7 +263,7 @@ static void sandbox__refuses_finalizers(void **state) {
     /* Lua runs __gc with hooks off: a looping finalizer would escape every limit. */
     assert_refused("setmetatable({}, { __gc = function() while true do end end })", "__gc is not allowed");
     /* Adding __gc after setmetatable does not make the object finalizable. */
-    SandboxLimits lim = {2000000, 0, 0, NULL};
+    SandboxLimits lim = {2000000, 0, 0, NULL, NULL};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     alarm(30);
@@ -281,10 +281,28 @@ static void sandbox__refuses_finalizers(void **state) {
 
 static void sandbox__stops_at_the_wall_clock_limit(void **state) {
     (void)state;
-    SandboxLimits lim = {(uint64_t)1 << 50, 0, 0.3, NULL};
+    SandboxLimits lim = {(uint64_t)1 << 50, 0, 0.3, NULL, NULL};
     expect_stopped("while true do pcall(function() while true do end end) end\n", &lim, "wall-clock limit");
-    SandboxLimits load = {(uint64_t)1 << 50, 0, 0.3, "loading this course file"};
+    SandboxLimits load = {(uint64_t)1 << 50, 0, 0.3, "loading this course file", NULL};
     expect_stopped("while true do end\n", &load, "loading this course file ran longer than 0.3 s");
+}
+
+/* A clock of waiting that runs as fast as the real one: all the time so far
+ * was spent waiting (for a GPU another grader times on). */
+static double waited_all_along(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void sandbox__leaves_time_spent_waiting__out_of_the_wall_clock_limit(void **state) {
+    (void)state;
+    SandboxLimits lim = {(uint64_t)1 << 50, 0, 0.2, NULL, waited_all_along};
+    Sandbox *sb = sandbox_new(&lim);
+    /* busy for about 0.5 s, all of it "waiting": not stopped */
+    Diag *d = run_code(sb, "local c = os.clock()\nwhile os.clock() - c < 0.5 do end\n");
+    if (d) fail_msg("stopped although the time was spent waiting: %s", d->message);
+    sandbox_free(&sb);
 }
 
 static void sandbox__caps_the_log__of_a_print_flood(void **state) {
@@ -324,7 +342,7 @@ static void sandbox__xpcall_gives_the_handlers_answer(void **state) {
 
 static void sandbox__error_objects_tostring_runs_under_the_budget(void **state) {
     (void)state;
-    SandboxLimits lim = {2000000, 0, 0, NULL};
+    SandboxLimits lim = {2000000, 0, 0, NULL, NULL};
     alarm(30);
     Sandbox *sb = sandbox_new(&lim);
     Diag *d = run_code(sb, "error(setmetatable({}, { __tostring = function() while true do end end }))\n");
@@ -408,6 +426,7 @@ int main(void) {
         cmocka_unit_test(sandbox__has_no_coroutines),
         cmocka_unit_test(sandbox__refuses_finalizers),
         cmocka_unit_test(sandbox__stops_at_the_wall_clock_limit),
+        cmocka_unit_test(sandbox__leaves_time_spent_waiting__out_of_the_wall_clock_limit),
         cmocka_unit_test(sandbox__caps_the_log__of_a_print_flood),
         cmocka_unit_test(sandbox__cuts_huge_error_messages),
         cmocka_unit_test(sandbox__xpcall_gives_the_handlers_answer),
