@@ -229,6 +229,9 @@ static void read_detail(SanitizerError *cur, const char *t) {
 static void read_summary(SanitizerReport *r, const char *t) {
     int n = 0, errs = 0;
     if (sscanf(t, "ERROR SUMMARY: %d", &n) == 1) {
+        /* past --print-limit a second line follows: "ERROR SUMMARY: 902 errors
+         * were not printed" (seen on an H200): not the total */
+        if (strstr(t, "not printed")) return;
         r->total = n;
         r->has_summary = true;
     } else if (strstr(t, "RACECHECK SUMMARY:") && strchr(t, '(') && sscanf(strchr(t, '('), "(%d error", &errs) == 1) {

@@ -96,6 +96,53 @@ static void parse__gives_the_first_access_of_each_race__when_racecheck_reports_h
     free(text);
 }
 
+/* Reports compute-sanitizer 2025.3.1 wrote on an H200 (driver 580.159.04),
+ * for chapter 14's bug hunts: tests/kernels/sanitizer/h200_*.log. */
+static void parse__reads_the_h200s_own_reports__of_an_out_of_bounds_read_a_race_and_a_failed_call(void **state) {
+    (void)state;
+    char *text = fixture("h200_memcheck_oob.log");
+    SanitizerReport r;
+    sanitizer_report_parse(text, "memcheck", &r);
+    assert_int_equal(r.total, 27);
+    assert_string_equal(r.errors[0].kind, "invalid-read");
+    assert_string_equal(r.errors[0].kernel, "twice(const float *, float *, int)");
+    assert_string_equal(r.errors[0].file, "bug-out-of-bounds.cu");
+    assert_int_equal(r.errors[0].line, 51);
+    assert_int_equal(r.errors[0].thread[0], 232);
+    assert_int_equal(r.errors[0].block[0], 3);
+    assert_int_equal(r.errors[0].count, 24);
+    assert_string_equal(r.errors[1].kind, "api-error");
+    sanitizer_report_fini(&r);
+    free(text);
+    text = fixture("h200_racecheck.log");
+    sanitizer_report_parse(text, "racecheck", &r);
+    assert_int_equal(r.total, 1);
+    assert_int_equal(r.n_errors, 1);
+    assert_string_equal(r.errors[0].kind, "race");
+    assert_int_equal(r.errors[0].line, 56);
+    sanitizer_report_fini(&r);
+    free(text);
+    text = fixture("h200_memcheck_api_error.log");
+    sanitizer_report_parse(text, "memcheck", &r);
+    assert_int_equal(r.total, 1);
+    assert_string_equal(r.errors[0].kind, "api-error");
+    assert_non_null(strstr(r.errors[0].message, "cudaErrorInvalidValue"));
+    sanitizer_report_fini(&r);
+    free(text);
+}
+
+static void parse__takes_the_total__not_the_count_left_unprinted__past_the_print_limit(void **state) {
+    (void)state;
+    char *text = fixture("h200_memcheck_use_after_free.log");
+    SanitizerReport r;
+    sanitizer_report_parse(text, "memcheck", &r);
+    assert_int_equal(r.total, 1002);   /* then "ERROR SUMMARY: 902 errors were not printed" */
+    assert_string_equal(r.errors[0].kind, "invalid-read");
+    assert_int_equal(r.errors[0].line, 56);
+    sanitizer_report_fini(&r);
+    free(text);
+}
+
 static void parse__names_uninitialised_reads_and_barrier_errors__when_initcheck_and_synccheck_report_them(void **state) {
     (void)state;
     char *text = fixture("initcheck.log");
@@ -272,6 +319,8 @@ int main(void) {
         cmocka_unit_test(parse__reads_kind_kernel_line_thread_and_block__when_memcheck_reports_an_out_of_bounds_write),
         cmocka_unit_test(parse__reads_the_place__when_the_report_uses_the_older_address_file_line_function_form),
         cmocka_unit_test(parse__gives_the_first_access_of_each_race__when_racecheck_reports_hazards),
+        cmocka_unit_test(parse__reads_the_h200s_own_reports__of_an_out_of_bounds_read_a_race_and_a_failed_call),
+        cmocka_unit_test(parse__takes_the_total__not_the_count_left_unprinted__past_the_print_limit),
         cmocka_unit_test(parse__names_uninitialised_reads_and_barrier_errors__when_initcheck_and_synccheck_report_them),
         cmocka_unit_test(parse__lists_api_errors_and_leaks_without_a_place__when_host_calls_fail),
         cmocka_unit_test(parse__has_no_errors__when_the_program_is_clean_or_the_text_is_not_a_report),
