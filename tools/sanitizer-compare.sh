@@ -9,7 +9,8 @@
 # Environment: CUDA_HOME (default /usr/local/cuda), TEST_BUGS (default
 # build/tests/emu/test_bugs, run with CUDOJO_BUGS_REPORT=1 for the emulator's
 # findings), TIMEOUT seconds per sanitizer run (default 60; deadlocks and
-# runaway loops hang on a GPU and show as "timeout").
+# runaway loops hang on a GPU and show as "timeout"), BUGS_ONLY="name ..."
+# to run only those kernels.
 #
 # A cell says "found@LINE" (the first .cu line the tool named, or "found" if
 # it named none), "-" (nothing found), "timeout" or "fail" (the tool itself
@@ -66,6 +67,7 @@ printf "%-28s %-26s %-12s %-12s %-12s %-12s %s\n" kernel "bug (marker line)" mem
 for f in tests/bugs/*.cu; do
     name=$(basename "$f" .cu)
     [ "$name" = driver ] && continue
+    if [ -n "${BUGS_ONLY:-}" ] && ! echo " $BUGS_ONLY " | grep -q " $name "; then continue; fi
     marker=$(grep -n "// BUG: " "$f" | head -1)
     kind=$(echo "$marker" | sed 's/.*\/\/ BUG: \([a-z-]*\).*/\1/')
     mline=$(echo "$marker" | cut -d: -f1)

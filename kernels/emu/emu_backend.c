@@ -55,6 +55,7 @@ static void table_insert(AllocTable *t, Alloc a) {
 
 static void table_remove(AllocTable *t, int i) {
     emu_init_forget(t, &t->v[i]);
+    emu_xblock_forget(&t->v[i]);
     free(t->v[i].label);
     memmove(&t->v[i], &t->v[i + 1], sizeof *t->v * (size_t)(t->n - i - 1));
     t->n--;
@@ -71,7 +72,7 @@ static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t e
         return diag_error("emu", "out of memory: cannot allocate %zu bytes for %s on the emulator", bytes,
                           label ? label : "an array");
     Alloc a = {(uint64_t)(uintptr_t)p, bytes, (uint64_t)(uintptr_t)p + len, elem,
-               xstrdup(label ? label : "array"), p, len, 0, NULL};
+               xstrdup(label ? label : "array"), p, len, 0, NULL, NULL};
     table_insert(&e->allocs, a);
     *out = a.base;
     return NULL;
@@ -258,7 +259,7 @@ static Diag *emu_module_load(Backend *b, const CompiledModule *cm, BackendModule
         ModVar *v = &m->prog->vars[i];
         if (v->space == SP_SHARED || !v->data) continue;
         Alloc a = {(uint64_t)(uintptr_t)v->data, v->size, (uint64_t)(uintptr_t)v->data + v->size, 0,
-                   xstrdup(v->name), NULL, 0, 0, NULL};
+                   xstrdup(v->name), NULL, 0, 0, NULL, NULL};
         table_insert(&e->allocs, a);
     }
     *out = m;
@@ -317,7 +318,7 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
         if (e->heap == MAP_FAILED) { e->heap = NULL; return diag_error("emu", "out of memory for the device heap"); }
         table_insert(&e->allocs, (Alloc){(uint64_t)(uintptr_t)e->heap, e->heap_size,
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
-                                         xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL});
+                                         xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL, NULL});
     }
     Diag *sd = emu_sched_stream_check(e->sched, cfg->stream);
     if (sd) return sd;
@@ -412,6 +413,7 @@ static void emu_destroy(Backend *b) {
     for (int i = 0; i < e->allocs.n; i++) {
         if (e->allocs.v[i].map) munmap(e->allocs.v[i].map, e->allocs.v[i].map_len);
         emu_init_forget(&e->allocs, &e->allocs.v[i]);
+        emu_xblock_forget(&e->allocs.v[i]);
         free(e->allocs.v[i].label);
     }
     free(e->allocs.v);

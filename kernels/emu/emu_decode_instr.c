@@ -18,6 +18,8 @@ typedef struct Mods {
     int rnd, space, vec, cmp, bop, aop, mode;
     unsigned flags;
     bool has_cmp, has_bop, has_aop, has_space, lo, uni;
+    bool strong;            /* .volatile / .acquire / .relaxed: a load that sees other blocks' stores */
+    bool device_scope;      /* .gl / .gpu / .sys (a fence that orders the whole grid) */
     char unknown[48];
 } Mods;
 
@@ -102,6 +104,8 @@ static void parse_mods(const char *op, Mods *m) {
         else if (!strcmp(w, "warp")) m->flags |= F_PRED2;
         else if (!strncmp(w, "L1::", 4) || !strncmp(w, "L2::", 4)) { }
         else {
+            if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed")) m->strong = true;
+            if (!strcmp(w, "gl") || !strcmp(w, "gpu") || !strcmp(w, "sys")) m->device_scope = true;
             bool ign = false;
             for (size_t i = 0; i < sizeof ignore / sizeof ignore[0]; i++)
                 if (!strcmp(w, ignore[i])) ign = true;
@@ -189,6 +193,7 @@ static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
     in->space = (uint8_t)sp;
     in->size = (uint8_t)size;
     in->vec = (uint8_t)m->vec;
+    if (m->strong && !is_store) in->flags |= F_STRONG;
     in->a[0] = reg;
     in->imm = off;
     int n = m->vec;
@@ -652,6 +657,8 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         !strcmp(b, "pmevent") || !strcmp(b, "nanosleep")) {
         Instr *in = emu_decode_emit(c, OP_MEMBAR);
         set_guard(c, in, s);
+        /* sub 1: a fence that orders this block's memory accesses for the whole grid */
+        in->sub = (uint8_t)(m.device_scope && (!strcmp(b, "membar") || !strcmp(b, "fence")));
         return;
     }
     if (!strcmp(b, "bra")) {

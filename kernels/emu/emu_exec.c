@@ -509,7 +509,10 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             w->wsync++;
             break;
         }
-        case OP_MEMBAR: case OP_NOP: case OP_PREFETCH:
+        case OP_MEMBAR:
+            if (m && in->sub == 1) emu_xblock_fence(W);
+            break;
+        case OP_NOP: case OP_PREFETCH:
             break;
         case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: {
             if (!m) break;

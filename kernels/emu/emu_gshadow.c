@@ -135,6 +135,10 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
     if (ai < 0 || ai >= t->n || addr < t->v[ai].base || addr >= t->v[ai].base + t->v[ai].size)
         ai = emu_alloc_find(t, addr);
     if (ai < 0) return;
+    if (W->L->xb) {
+        if (kind == 2 || (kind == 0 && (in->flags & F_STRONG))) emu_xblock_sync(W);
+        if (kind != 2) emu_xblock_access(W, w, lane, in, &t->v[ai], addr, bytes, kind == 1, same_value);
+    }
     if (kind == 0) {
         if (!__atomic_load_n(&t->v[ai].written, __ATOMIC_RELAXED)) return;
     } else if (!t->v[ai].written) {

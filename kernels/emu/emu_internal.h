@@ -39,6 +39,7 @@ enum {
     F_FTZ = 1 << 0, F_SAT = 1 << 1, F_APPROX = 1 << 2, F_HI = 1 << 3, F_WIDE = 1 << 4,
     F_NEGA = 1 << 5, F_NEGB = 1 << 6, F_NEGC = 1 << 7, F_PRED2 = 1 << 8, F_ATOMIC = 1 << 9,
     F_FULL = 1 << 10, F_CC = 1 << 11, F_USECC = 1 << 12, F_SHFL_L = 1 << 13, F_CLAMP = 1 << 14,
+    F_STRONG = 1 << 15,     /* ld.volatile / .acquire / .relaxed: a load meant to see other blocks' stores */
 };
 
 typedef enum EmuOp {
@@ -177,6 +178,7 @@ typedef struct Alloc {
     int written;              /* a kernel has stored to it (race checks track its reads from then on) */
     uint8_t *init;            /* one bit per byte, set once written; NULL: the whole allocation counts as
                                * written (Lua arrays, zero-filled) — see Backend.mem_track_init */
+    uint64_t *xb;             /* per 4-byte word: which blocks wrote and read it in this launch (emu_xblock.c) */
 } Alloc;
 
 typedef struct AllocTable {
@@ -184,6 +186,7 @@ typedef struct AllocTable {
     Alloc *v;                 /* sorted by base */
     int n, cap;
     int n_tracked;            /* allocations with an init bitmap: 0 keeps the hot paths free of the check */
+    uint32_t xb_gen;          /* launches with cross-block checks so far (emu_xblock.c) */
 } AllocTable;
 
 int emu_alloc_find(AllocTable *t, uint64_t addr); /* index of the alloc whose reserved range holds addr, or -1 */
@@ -193,6 +196,8 @@ int emu_alloc_find(AllocTable *t, uint64_t addr); /* index of the alloc whose re
 void emu_init_track(AllocTable *t, uint64_t addr, uint64_t n, bool written);
 void emu_init_copy(AllocTable *t, uint64_t dst, uint64_t src, uint64_t n);
 void emu_init_forget(AllocTable *t, Alloc *a);
+/* Frees an allocation's shadow of races between blocks (emu_xblock.c). */
+void emu_xblock_forget(Alloc *a);
 
 typedef struct LineStats {
     uint64_t executions, active_lanes, global_requests, global_sectors, global_ideal;
@@ -242,6 +247,12 @@ typedef struct EmuLaunch {
     uint64_t n_blocks;
     bool metrics, checks, adversarial;
     uint64_t seed;
+    /* races between blocks (emu_xblock.c): on when checks are and there are
+     * several blocks; per block, whether it fenced (device scope) / synchronised
+     * (an atomic or a strong load), set with __atomic builtins */
+    bool xb;
+    uint32_t xb_gen;
+    uint8_t *xb_fenced, *xb_synced;
     /* merged results */
     pthread_mutex_t lock;
     Finding *findings;

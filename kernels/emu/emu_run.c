@@ -243,6 +243,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     L->heap_base = (uint64_t)(uintptr_t)rq->heap;
     pthread_mutex_init(&L->lock, NULL);
 
+    emu_xblock_begin(L);
     int nt = host_threads(rq->opts, L->n_blocks);
     Pool *pools = xcalloc((size_t)nt, sizeof *pools);
     pthread_t *tids = xcalloc((size_t)nt, sizeof *tids);
@@ -262,6 +263,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     }
     free(pools);
     free(tids);
+    emu_xblock_end(L);
 
     /* findings → Diags */
     if (L->budget_hit) {

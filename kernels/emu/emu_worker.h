@@ -95,6 +95,18 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
                         bool same_value);
 void emu_gshadow_free(Worker *W);
 
+/* races between blocks (emu_xblock.c): begin/end around a launch (before
+ * and after the workers run); an access of global memory (write: a store,
+ * same_value: it stores what is there); a device-scope fence; an atomic or a
+ * strong load (the block synchronised with others); forget frees an
+ * allocation's shadow */
+void emu_xblock_begin(EmuLaunch *L);
+void emu_xblock_end(EmuLaunch *L);
+void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a, uint64_t addr, int bytes,
+                       bool write, bool same_value);
+void emu_xblock_fence(Worker *W);
+void emu_xblock_sync(Worker *W);
+
 /* uninitialised global memory (emu_init.c): the allocation holding addr when
  * it tracks initialisation (else NULL, at once when none does); a read
  * of bytes nothing wrote is reported; a write marks them */

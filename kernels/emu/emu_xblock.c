@@ -1,0 +1,148 @@
+/* kernels/emu/emu_xblock.c: races between blocks of one launch on global
+ * memory (checks on, more than one block).
+ *
+ * Blocks of a grid run in any order and at the same time, and nothing but
+ * atomics and fences orders them, so two blocks writing one element, or one
+ * reading what another writes, in the same launch is a race: the answer
+ * depends on which block the GPU happens to run first. The per-block shadow
+ * (emu_gshadow.c) cannot see it. Here every 4-byte word of an allocation of
+ * at most XB_MAX_BYTES has one 64-bit entry for the launch: the block that
+ * last wrote it, the first block that read it and whether another block read
+ * it too, and the launch's generation (entries of older launches count as
+ * empty, so nothing is cleared between launches). Blocks run on several
+ * host threads: an entry changes by compare-and-swap.
+ *
+ * Reported (race-global): a write of a different value to a word another
+ * block wrote (the order of the two decides what stays), a read of a word
+ * another block wrote, a write to a word another block read. Both orders of
+ * a read and a write are caught, so what is reported does not depend on how
+ * the emulator scheduled the blocks. Not reported: two blocks writing the
+ * same value (a flag every block sets), atomics (they order themselves), and
+ * the published-result pattern — the writer block ran a device-scope fence
+ * (__threadfence()) and the reader block synchronised through an atomic or a
+ * volatile load before reading (threadFenceReduction's last block), and
+ * accesses narrower than 4 bytes (the shadow is per word: blocks writing
+ * neighbouring bytes of one word would look like a race). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+#include "kernels/emu/emu_worker.h"
+
+#define XB_MAX_BYTES ((uint64_t)256 << 20)
+#define XB_BLOCK_BITS 22
+#define XB_BLOCK_MASK ((1ull << XB_BLOCK_BITS) - 1)
+#define XB_MULTI (1ull << 44)
+#define XB_GEN_SHIFT 45
+#define XB_GEN_MAX ((1u << 19) - 1)
+
+void emu_xblock_forget(Alloc *a) {
+    free(a->xb);
+    a->xb = NULL;
+}
+
+void emu_xblock_begin(EmuLaunch *L) {
+    L->xb = L->checks && L->n_blocks > 1 && L->n_blocks < XB_BLOCK_MASK;
+    if (!L->xb) return;
+    AllocTable *t = L->allocs;
+    if (++t->xb_gen > XB_GEN_MAX) {   /* generations wrapped: old entries could look current */
+        t->xb_gen = 1;
+        for (int i = 0; i < t->n; i++)
+            if (t->v[i].xb) memset(t->v[i].xb, 0, (size_t)((t->v[i].size + 3) / 4) * sizeof(uint64_t));
+    }
+    L->xb_gen = t->xb_gen;
+    for (int i = 0; i < t->n; i++)
+        if (!t->v[i].xb && t->v[i].size && t->v[i].size <= XB_MAX_BYTES)
+            t->v[i].xb = xcalloc((size_t)((t->v[i].size + 3) / 4), sizeof(uint64_t));
+    L->xb_fenced = xcalloc((size_t)L->n_blocks, 1);
+    L->xb_synced = xcalloc((size_t)L->n_blocks, 1);
+}
+
+void emu_xblock_end(EmuLaunch *L) {
+    free(L->xb_fenced);
+    free(L->xb_synced);
+    L->xb_fenced = L->xb_synced = NULL;
+}
+
+void emu_xblock_fence(Worker *W) {
+    if (W->L->xb) __atomic_store_n(&W->L->xb_fenced[W->block_linear], 1, __ATOMIC_RELAXED);
+}
+
+void emu_xblock_sync(Worker *W) {
+    if (W->L->xb) __atomic_store_n(&W->L->xb_synced[W->block_linear], 1, __ATOMIC_RELAXED);
+}
+
+static void block_coords(const EmuLaunch *L, uint64_t id, unsigned c[3]) {
+    c[0] = (unsigned)(id % L->grid.x);
+    c[1] = (unsigned)(id / L->grid.x % L->grid.y);
+    c[2] = (unsigned)(id / ((uint64_t)L->grid.x * L->grid.y));
+}
+
+enum { XB_RAW = 1, XB_WAR, XB_WAW };
+
+static const char *const XB_WHAT[] = {"", "read after another block's write", "write after another block's read",
+                                      "write after another block's write"};
+
+/* other: the other block's linear id, or UINT64_MAX when only "some other
+ * block" is known (several blocks read the word) */
+static void report(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a, uint64_t addr, int kind,
+                   uint64_t other) {
+    unsigned t[3], o[3] = {0, 0, 0};
+    emu_thread_coords(W, (unsigned)(w->index * 32 + lane), t);
+    char ob[64] = "another block";
+    if (other != UINT64_MAX) {
+        block_coords(W->L, other, o);
+        snprintf(ob, sizeof ob, "block (%u,%u,%u)", o[0], o[1], o[2]);
+    }
+    size_t elem = a->elem ? a->elem : 4;
+    emu_report(W, w, lane, "race-global", DIAG_ERROR, in->line,
+               "Race between blocks (%s): thread (%u,%u,%u) of block (%u,%u,%u) and %s both use %s[%llu] in this "
+               "launch, and nothing orders blocks: the GPU runs them in any order and at the same time, so the "
+               "result depends on which comes first. Give each block its own elements, use atomics, or split the "
+               "work into two launches.",
+               XB_WHAT[kind], t[0], t[1], t[2], W->block[0], W->block[1], W->block[2], ob, a->label,
+               (unsigned long long)((addr - a->base) / elem));
+}
+
+void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a, uint64_t addr, int bytes,
+                       bool write, bool same_value) {
+    /* The shadow is per 4-byte word: neighbouring blocks writing neighbouring
+     * bytes or halves of one word (a uchar image, a half array) do not race,
+     * and a word-sized entry cannot tell, so narrower accesses are left out. */
+    if (bytes < 4 || !a->xb || addr < a->base || addr + (uint64_t)bytes > a->base + a->size) return;
+    EmuLaunch *L = W->L;
+    uint64_t me = W->block_linear + 1, gen = L->xb_gen;
+    bool strong = in->flags & F_STRONG;
+    for (uint64_t off = (addr - a->base) & ~3ull; off < addr - a->base + (uint64_t)bytes; off += 4) {
+        uint64_t *e = &a->xb[off >> 2];
+        uint64_t old = __atomic_load_n(e, __ATOMIC_RELAXED), nw;
+        int kind;
+        uint64_t other;   /* + 1; 0 = several, unknown */
+        do {
+            uint64_t wr = old & XB_BLOCK_MASK, rd = old >> XB_BLOCK_BITS & XB_BLOCK_MASK, multi = old & XB_MULTI;
+            if (old >> XB_GEN_SHIFT != gen) wr = rd = multi = 0;
+            kind = 0;
+            other = 0;
+            if (!write) {
+                if (wr && wr != me) { kind = XB_RAW; other = wr; }
+                if (!rd) rd = me;
+                else if (rd != me) multi = XB_MULTI;
+            } else {
+                if (wr && wr != me && !same_value) { kind = XB_WAW; other = wr; }
+                else if (rd && (rd != me || multi)) { kind = XB_WAR; other = rd != me ? rd : 0; }
+                wr = me;
+            }
+            nw = gen << XB_GEN_SHIFT | multi | rd << XB_BLOCK_BITS | wr;
+        } while (nw != old && !__atomic_compare_exchange_n(e, &old, nw, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+        if (!kind) continue;
+        if (kind != XB_WAW) {
+            /* the published-result pattern: the writer fenced, the reader synchronised */
+            uint64_t writer = kind == XB_RAW ? other : me, reader = kind == XB_RAW ? me : other;
+            bool fenced = __atomic_load_n(&L->xb_fenced[writer - 1], __ATOMIC_RELAXED);
+            bool synced = reader && __atomic_load_n(&L->xb_synced[reader - 1], __ATOMIC_RELAXED);
+            if (fenced && (synced || (kind == XB_RAW && strong))) continue;
+        }
+        report(W, w, lane, in, a, a->base + off, kind, other ? other - 1 : UINT64_MAX);
+        return;   /* one finding per access */
+    }
+}
