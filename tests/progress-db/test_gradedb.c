@@ -66,9 +66,9 @@ static void gradedb_open__refuses_a_learners_progress_db__and_leaves_it_untouche
 
 static void gradedb_open__refuses_a_file_that_is_not_sqlite(void **state) {
     StoreFixture *f = *state;
-    assert_no_diag(fs_write_file_atomic(f->db_path, "hello, this is a text file with enough bytes to pass the size "
-                                        "of an SQLite header and then some more of them",
-                                        110));
+    static const char text[] = "hello, this is a text file with enough bytes to pass the size "
+                               "of an SQLite header and then some more of them";
+    assert_no_diag(fs_write_file_atomic(f->db_path, text, sizeof text - 1));
     GradeDb *g = NULL;
     Diag *d = gradedb_open(f->db_path, &g);
     assert_non_null(d);
