@@ -136,8 +136,12 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
         ai = emu_alloc_find(t, addr);
     if (ai < 0) return;
     if (W->L->xb) {
+        /* reads of an array no kernel has written yet (an input) cannot race
+         * with another block's write until one does: skipping them keeps the
+         * cost of the check off the common case */
         if (kind == 2 || (kind == 0 && (in->flags & F_STRONG))) emu_xblock_sync(W);
-        if (kind != 2) emu_xblock_access(W, w, lane, in, &t->v[ai], addr, bytes, kind == 1, same_value);
+        if (kind == 1 || (kind == 0 && __atomic_load_n(&t->v[ai].written, __ATOMIC_RELAXED)))
+            emu_xblock_access(W, w, lane, in, &t->v[ai], addr, bytes, kind == 1, same_value);
     }
     if (kind == 0) {
         if (!__atomic_load_n(&t->v[ai].written, __ATOMIC_RELAXED)) return;

@@ -20,7 +20,11 @@
  * same value (a flag every block sets), atomics (they order themselves), and
  * the published-result pattern — the writer block ran a device-scope fence
  * (__threadfence()) and the reader block synchronised through an atomic or a
- * volatile load before reading (threadFenceReduction's last block), and
+ * volatile load before reading (threadFenceReduction's last block), reads
+ * of an array no kernel has written yet (inputs: emu_gshadow.c skips them,
+ * which keeps checked runs as fast as before; a block reading a neighbour's
+ * part before that block's first write is then seen from the other side,
+ * as the neighbour's read after a write, wherever a later block reads), and
  * accesses narrower than 4 bytes (the shadow is per word: blocks writing
  * neighbouring bytes of one word would look like a race). */
 #include <stdlib.h>
