@@ -28,6 +28,7 @@ typedef CUptiResult (*FnStreamId)(CUcontext, CUstream, uint8_t, uint32_t *);
 typedef CUptiResult (*FnDeviceId)(CUcontext, uint32_t *);
 typedef CUptiResult (*FnContextId)(CUcontext, uint32_t *);
 typedef CUptiResult (*FnConfigureUm)(CUpti_ActivityUnifiedMemoryCounterConfig *, uint32_t);
+typedef CUptiResult (*FnResultName)(CUptiResult, const char **);
 typedef CUptiResult (*FnEventTimestamps)(uint8_t);
 typedef CUresult (*FnDeviceGet)(CUdevice *, int);
 typedef CUresult (*FnDeviceGetName)(char *, int, CUdevice);
@@ -83,6 +84,59 @@ static bool hook_device_name(void *user, CUcontext ctx, char *buf, size_t len) {
 
 /* ---- what CUPTI calls ---- */
 
+/* The unified-memory counters (managed-memory migrations and page faults).
+ * Returns CUPTI's answer; a refusal (an old driver, a GPU without
+ * unified-memory profiling) only leaves them out, with CUPTI's word for why. */
+static CUptiResult enable_um(void) {
+    FnEnable enable = (FnEnable)cupti_symbol("cuptiActivityEnable");
+    FnConfigureUm configure = (FnConfigureUm)cupti_symbol("cuptiActivityConfigureUnifiedMemoryCounter");
+    if (!enable || !configure) return CUPTI_ERROR_NOT_SUPPORTED;
+    static const CUpti_ActivityUnifiedMemoryCounterKind kinds[] = {
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT};
+    enum { N = sizeof kinds / sizeof kinds[0] };
+    CUpti_ActivityUnifiedMemoryCounterConfig cfg[N];
+    for (size_t i = 0; i < N; i++)
+        cfg[i] = (CUpti_ActivityUnifiedMemoryCounterConfig){
+            .scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE,
+            .kind = kinds[i], .deviceId = 0, .enable = 1};
+    CUptiResult rc = configure(cfg, N);
+    if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_NOT_READY) {
+        /* one kind the driver does not count fails the whole configuration:
+         * keep the kinds it takes one by one */
+        bool take[N];
+        int kept = 0;
+        for (size_t i = 0; i < N; i++) {
+            for (size_t j = 0; j < N; j++) cfg[j].enable = j == i;
+            take[i] = configure(cfg, N) == CUPTI_SUCCESS;
+            kept += take[i];
+        }
+        for (size_t j = 0; j < N; j++) cfg[j].enable = take[j];
+        if (kept) rc = configure(cfg, N);
+    }
+    if (rc == CUPTI_SUCCESS) rc = enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
+    if (rc == CUPTI_SUCCESS) {
+        injector_set_um_enabled(g_ij, true);
+        return rc;
+    }
+    FnResultName name = (FnResultName)cupti_symbol("cuptiGetResultString");
+    const char *why = NULL;
+    if (!name || name(rc, &why) != CUPTI_SUCCESS || !why) why = "an error CUPTI did not name";
+    injector_set_um_refusal(g_ij, why);
+    return rc;
+}
+
+/* CUPTI_ERROR_NOT_READY at start (an H200 answered so: the driver is not up
+ * yet while the injection initialises). With CUDOJO_INJECT_UM=late the
+ * counters are tried again after the program's first runtime calls, which
+ * made them work on the H200 (chapter 13's prefetch: 0 GPU faults, 67.1 MB
+ * prefetched each way) — but um-perf's checks then lost their kernels ("the
+ * timed run launched no kernel"), so it is not the default until that is
+ * understood. */
+static int g_um_retries;
+
 static void on_api(void *user, uint32_t domain, uint32_t cbid, const void *cbdata) {
     (void)user;
     const CUpti_CallbackData *cb = cbdata;
@@ -91,6 +145,9 @@ static void on_api(void *user, uint32_t domain, uint32_t cbid, const void *cbdat
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cb->callbackSite == CUPTI_API_ENTER &&
         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020)
         cupti_flush();
+    if (cb->callbackSite == CUPTI_API_EXIT && __atomic_load_n(&g_um_retries, __ATOMIC_RELAXED) > 0 &&
+        __atomic_sub_fetch(&g_um_retries, 1, __ATOMIC_SEQ_CST) >= 0 && enable_um() != CUPTI_ERROR_NOT_READY)
+        __atomic_store_n(&g_um_retries, 0, __ATOMIC_RELAXED);
     injector_api(g_ij, domain, cbid, cb, cupti_now_ns());
 }
 
@@ -105,29 +162,16 @@ static void at_exit(void) {
 }
 
 /* The optional kinds: CUDA events with their device times, managed-memory
- * migrations and page faults. A refusal (an old driver, a GPU without
- * unified-memory profiling) only leaves them out. */
+ * migrations and page faults. */
 static void enable_extras(void) {
     FnEnable enable = (FnEnable)cupti_symbol("cuptiActivityEnable");
     FnEventTimestamps event_ts = (FnEventTimestamps)cupti_symbol("cuptiActivityEnableCudaEventDeviceTimestamps");
-    FnConfigureUm configure = (FnConfigureUm)cupti_symbol("cuptiActivityConfigureUnifiedMemoryCounter");
     if (!enable) return;
     if (event_ts && event_ts(1) == CUPTI_SUCCESS) enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
     const char *um = getenv("CUDOJO_INJECT_UM");
-    if (!configure || (um && !strcmp(um, "0"))) return;
-    static const CUpti_ActivityUnifiedMemoryCounterKind kinds[] = {
-        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
-        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
-        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
-        CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT};
-    CUpti_ActivityUnifiedMemoryCounterConfig cfg[sizeof kinds / sizeof kinds[0]];
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        cfg[i] = (CUpti_ActivityUnifiedMemoryCounterConfig){
-            .scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE,
-            .kind = kinds[i], .deviceId = 0, .enable = 1};
-    if (configure(cfg, sizeof kinds / sizeof kinds[0]) == CUPTI_SUCCESS &&
-        enable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) == CUPTI_SUCCESS)
-        injector_set_um_enabled(g_ij, true);
+    if (um && !strcmp(um, "0")) return;
+    if (enable_um() == CUPTI_ERROR_NOT_READY && um && !strcmp(um, "late"))
+        __atomic_store_n(&g_um_retries, 8, __ATOMIC_RELAXED);
 }
 
 static void initialize_once(void) {

@@ -64,6 +64,9 @@ void injector_activity(Injector *ij, const CUpti_Activity *record);
 /* Says whether CUPTI accepted the unified-memory counters (the "um"
  * records' status: without them r.um has no counts). */
 void injector_set_um_enabled(Injector *ij, bool on);
+/* Why CUPTI refused the unified-memory counters (its result string), for the
+ * status record. */
+void injector_set_um_refusal(Injector *ij, const char *why);
 /* Sends the "hello" if no call did yet, then the "kernel" records, the
  * "unified_memory" totals, the "um" records (per kernel and host phase)
  * and the "timeline"; `dropped` activity records

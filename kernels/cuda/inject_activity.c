@@ -278,9 +278,11 @@ static int cmp_u64(const void *x, const void *y) {
  * returns a new array. */
 static json_t *um_records(const Injector *ij) {
     json_t *out = json_array();
-    json_array_append_new(out, json_pack("{sssbss}", "phase", "status", "ok", ij->um_enabled, "why",
-                                         ij->um_enabled ? "" : "CUPTI refused the unified-memory counters on this "
-                                                               "machine (driver or GPU), or CUDOJO_INJECT_UM=0"));
+    char why[320] = "";
+    if (!ij->um_enabled)
+        snprintf(why, sizeof why, "CUPTI refused the unified-memory counters on this machine (%s), or "
+                 "CUDOJO_INJECT_UM=0", ij->um_refusal[0] ? ij->um_refusal : "driver or GPU");
+    json_array_append_new(out, json_pack("{sssbss}", "phase", "status", "ok", ij->um_enabled, "why", why));
     size_t nk = 0;
     for (size_t i = 0; i < ij->n_acts; i++) nk += ij->acts[i].what == ACT_KERNEL;
     uint64_t *ks = xcalloc(nk ? nk : 1, 2 * sizeof *ks);

@@ -173,6 +173,9 @@ Injector *injector_new(const InjectHooks *hooks, uint64_t t0_ns) {
 }
 
 void injector_set_um_enabled(Injector *ij, bool on) { ij->um_enabled = on; }
+void injector_set_um_refusal(Injector *ij, const char *why) {
+    snprintf(ij->um_refusal, sizeof ij->um_refusal, "%s", why ? why : "");
+}
 
 void injector_free(Injector **p) {
     Injector *ij = *p;

@@ -81,6 +81,7 @@ struct Injector {
     uint64_t um_h2d, um_d2h, um_cpu_faults, um_gpu_faults, um_h2d_n, um_d2h_n;
     bool um_seen;
     bool um_enabled;                /* CUPTI accepted the unified-memory counters */
+    char um_refusal[160];           /* CUPTI's word for why it did not ("" when unknown or accepted) */
     UmRec *um_recs;                 /* every counter record, for r.um's per-kernel phases */
     size_t n_um, cap_um;
 };
