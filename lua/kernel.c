@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fs.h"
 #include "base/xalloc.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "lua/run.h"
@@ -57,6 +58,35 @@ static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(char *con
 #define RUN_OUTPUT_CAP ((size_t)1 << 20)
 
 /* Compiles (or reuses) the module for this set of options; returns its index. */
+
+/* Whether the exercise's starter file mentions `name` (before any template
+ * arguments) as a function: `name(` or `name <`, as a __global__ would be
+ * declared. True when it cannot tell (no starter to read). */
+static bool starter_defines(const RunCtx *ctx, const char *name) {
+    if (!ctx->ex || !ctx->ex->lua_path || !ctx->ex->source) return true;
+    char *dir = path_dirname(ctx->ex->lua_path), *path = path_join(dir, ctx->ex->source), *text = NULL;
+    size_t len = 0, n = strcspn(name, "<");
+    Diag *d = fs_read_file_max(path, (size_t)1 << 22, &text, &len);
+    free(dir);
+    free(path);
+    if (d) {
+        diag_free(&d);
+        return true;
+    }
+    char *base = xstrndup(name, n);
+    bool found = false;
+    for (const char *p = text; !found && (p = strstr(p, base)) != NULL; p++) {
+        if (p > text && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                         (p[-1] >= '0' && p[-1] <= '9'))) continue;
+        const char *q = p + n;
+        while (*q == ' ' || *q == '\t' || *q == '\n') q++;
+        found = *q == '(' || *q == '<';
+    }
+    free(base);
+    free(text);
+    return found;
+}
+
 static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math, const char *const *defs,
                       int n_defs, const char *expr) {
     for (int i = 0; i < ctx->n_mods; i++)
@@ -154,6 +184,17 @@ int run_t_kernel(lua_State *L) {
         StrBuf have;
         strbuf_init(&have);
         for (int i = 0; i < cm->n_kernels; i++) strbuf_printf(&have, "%s%s", i ? ", " : "", cm->kernels[i].name);
+        if (!starter_defines(ctx, launch_name)) {
+            /* the exercise's own starter lacks it too: the author named a kernel that is not there */
+            luaL_where(L, 1);
+            Diag *d = diag_new(DIAG_ERROR, "exercise-kernel", NULL, 0, 0,
+                               "%sthe exercise launches a kernel named '%s', which its own starter %s does not "
+                               "define either (%s%s): the exercise is wrong, not your code",
+                               lua_tostring(L, -1), launch_name, ctx->ex ? ctx->ex->source : "file",
+                               cm->n_kernels ? "yours has: " : "yours has no __global__ function", have.data);
+            strbuf_fini(&have);
+            api_abort(L, VERDICT_EXERCISE_ERROR, d);
+        }
         Diag *d = diag_new(DIAG_ERROR, "kernel-missing", ctx->cu_display, 0, 0,
                            "there is no kernel named '%s' in %s (%s%s); keep the name the exercise uses",
                            launch_name, ctx->cu_display, cm->n_kernels ? "it has: " : "it has no __global__ function",

@@ -118,6 +118,25 @@ static RunResult *run_ex(Fixture *f, const char *lua, const char *cu, const char
     return f->r;
 }
 
+/* The learner's file kept apart from the course (a workspace copy), the
+ * exercise's starter left as the fixture wrote it. */
+static RunResult *run_learner(Fixture *f, const char *lua, const char *cu) {
+    fixture_write(f->root, "lessons/01-a/vector-add.lua", lua);
+    fixture_write(f->root, "ws/a/vector-add.cu", cu);
+    course_free(&f->course);
+    char *lessons = path_join(f->root, "lessons");
+    Diag *d = course_load(lessons, &f->course);
+    free(lessons);
+    if (diag_count_errors(d)) fail_msg("course: %s:%d: %s", d->file, d->line, d->message);
+    diag_free(&d);
+    char *cu_path = path_join(f->root, "ws/a/vector-add.cu");
+    ExerciseRunOptions o = {.cu_path = cu_path, .cu_display = "vector-add.cu", .cache_dir = f->cache};
+    run_result_free(&f->r);
+    f->r = exercise_run(course_find_exercise(f->course, "vector-add", NULL), f->b, &o);
+    free(cu_path);
+    return f->r;
+}
+
 static void print_result(const RunResult *r) {
     if (r->verdict != VERDICT_PASS) run_result_print(r, stderr, false);
 }
@@ -187,10 +206,25 @@ static void exercise__compile_error__maps_to_cu_line(void **state) {
 
 static void exercise__compile_error__when_kernel_renamed(void **state) {
     Fixture *f = *state;
-    RunResult *r = run_ex(f, vector_add_lua,
-                          "__global__ void vadd(const float *a, const float *b, float *c, int n) {}\n", NULL, NULL, 0);
+    RunResult *r = run_learner(f, vector_add_lua,
+                               "__global__ void vadd(const float *a, const float *b, float *c, int n) {}\n");
     assert_int_equal(r->verdict, VERDICT_COMPILE_ERROR);
     assert_non_null(strstr(r->summary, "there is no kernel named 'vector_add' in vector-add.cu (it has: vadd"));
+}
+
+static void exercise__exercise_error__when_the_exercise_names_a_kernel_its_starter_lacks(void **state) {
+    Fixture *f = *state;
+    RunResult *r = run_learner(f,
+                               "return {\n  id = 'vector-add',\n  source = 'vector-add.cu',\n  hints = {'a','b'},\n"
+                               "  run = function(t)\n"
+                               "    t:kernel('vectr_add')\n"
+                               "  end,\n}\n",
+                               vector_add_cu);
+    if (r->verdict != VERDICT_EXERCISE_ERROR) run_result_print(r, stderr, false);
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);   /* the author's typo, not the learner's compile error */
+    assert_non_null(r->diags);
+    assert_non_null(strstr(r->diags->message, "vector-add.lua:6:"));
+    assert_non_null(strstr(r->diags->message, "'vectr_add', which its own starter vector-add.cu does not define"));
 }
 
 static void exercise__exercise_error__names_lua_line(void **state) {
@@ -525,6 +559,7 @@ int main(void) {
         T(exercise__param_override__changes_size),
         T(exercise__compile_error__maps_to_cu_line),
         T(exercise__compile_error__when_kernel_renamed),
+        T(exercise__exercise_error__when_the_exercise_names_a_kernel_its_starter_lacks),
         T(exercise__exercise_error__names_lua_line),
         T(exercise__refuses_plain_number_arg),
         T(exercise__fails__when_launch_has_error_finding),
