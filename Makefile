@@ -7,6 +7,8 @@
 #   make bench      performance figures (never part of the tests)
 #   make fuzz       every fuzz target for FUZZ_SECONDS (20) seconds each
 #   make bundle     a relocatable dist/cudojo/ for a GPU server without -dev packages
+#   make install    PREFIX (/usr/local) and DESTDIR: binary, course, runtime libraries,
+#                   man page cudojo(1), bash and zsh completion; make uninstall
 #   make clean
 
 CUDA_HOME ?= /usr/local/cuda
@@ -61,7 +63,8 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_DRIVER  := $(BUILD)/obj/tests/fuzz/driver.o
 
-.PHONY: all runtime-libs deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz
+.PHONY: all runtime-libs deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz \
+        install uninstall
 
 # Dependencies are checked (and installed as root) before anything compiles,
 # in a separate make so that -j never races the compiler against apt-get.
@@ -176,6 +179,34 @@ bundle: deps
 
 run: all
 	@$(BIN)
+
+# An installed cudojo: PREFIX/bin/cudojo finds the course in ../share/cudojo/lessons
+# and the libraries it loads into programs in ../lib/cudojo/{emurt,inject}.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_ROOT := $(DESTDIR)$(PREFIX)
+install: all
+	@mkdir -p $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/share/cudojo $(INSTALL_ROOT)/lib/cudojo \
+	    $(INSTALL_ROOT)/share/man/man1 $(INSTALL_ROOT)/share/bash-completion/completions \
+	    $(INSTALL_ROOT)/share/zsh/site-functions
+	install -m 755 $(BIN) $(INSTALL_ROOT)/bin/cudojo
+	rm -rf $(INSTALL_ROOT)/share/cudojo/lessons && cp -R lessons $(INSTALL_ROOT)/share/cudojo/lessons
+	@for d in $(dir $(RUNTIME_LIBS)); do \
+	    mkdir -p $(INSTALL_ROOT)/lib/cudojo/$$(basename $$d) || exit 1; \
+	done
+	@for f in $(RUNTIME_LIBS); do \
+	    echo "install -m 755 $$f $(INSTALL_ROOT)/lib/cudojo/$$(basename $$(dirname $$f))/"; \
+	    install -m 755 $$f $(INSTALL_ROOT)/lib/cudojo/$$(basename $$(dirname $$f))/ || exit 1; \
+	done
+	$(BIN) __man > $(INSTALL_ROOT)/share/man/man1/cudojo.1
+	install -m 644 completions/cudojo.bash $(INSTALL_ROOT)/share/bash-completion/completions/cudojo
+	install -m 644 completions/_cudojo $(INSTALL_ROOT)/share/zsh/site-functions/_cudojo
+	@echo "installed cudojo in $(INSTALL_ROOT)/bin (put it on PATH if it is not)"
+
+uninstall:
+	rm -f $(INSTALL_ROOT)/bin/cudojo $(INSTALL_ROOT)/share/man/man1/cudojo.1 \
+	    $(INSTALL_ROOT)/share/bash-completion/completions/cudojo $(INSTALL_ROOT)/share/zsh/site-functions/_cudojo
+	rm -rf $(INSTALL_ROOT)/share/cudojo $(INSTALL_ROOT)/lib/cudojo
 
 clean:
 	rm -rf build build-san dist

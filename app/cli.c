@@ -192,8 +192,12 @@ const Command CLI_COMMANDS[] = {
      "or setup error.\n",
      cmd_grade},
     {"__worker", "", NULL, NULL, cmd_worker},
+    {"__man", "", NULL, NULL, cmd_man},
+    {"__complete", "", NULL, NULL, cmd_complete},
     {NULL, NULL, NULL, NULL, NULL},
 };
+
+const char *cli_global_options(void) { return GLOBAL_OPTIONS; }
 
 const Command *cli_find_command(const char *name) {
     for (const Command *c = CLI_COMMANDS; c->name; c++)

@@ -44,12 +44,16 @@ void cli_print_json(json_t *j);
 /* True when argv has --help or -h; prints the command's help then. */
 bool cli_wants_help(const Command *cmd, int argc, char **argv);
 const Command *cli_find_command(const char *name);
+/* The options every command takes, as --help prints them. */
+const char *cli_global_options(void);
 void cli_print_usage(FILE *out);
 /* Parses "--param k=v" pairs and the positional arguments of a command. */
 int cli_command_help(const char *name);
 
 /* The commands, one file each (app/cmd_<name>.c). */
 int cmd_init(Cli *cli, int argc, char **argv);
+int cmd_man(Cli *cli, int argc, char **argv);        /* hidden: the manual page (app/cmd_man.c) */
+int cmd_complete(Cli *cli, int argc, char **argv);   /* hidden: words for shell completion */
 int cmd_list(Cli *cli, int argc, char **argv);
 int cmd_run(Cli *cli, int argc, char **argv);
 int cmd_watch(Cli *cli, int argc, char **argv);

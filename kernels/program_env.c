@@ -56,7 +56,8 @@ static char *exe_dir(void) {
 
 /* `rel` under $ENV, then next to the running executable (DIR/sub,
  * DIR/../sub, DIR/../../sub: a bundle, the build dir, a test binary in
- * build/tests/x/), then the build dir compiled in. Caller frees. */
+ * build/tests/x/; DIR/../lib/cudojo/sub: installed), then the build dir
+ * compiled in. Caller frees. */
 static char *find_beside(const char *env, const char *sub, const char *file) {
     const char *e = getenv(env);
     if (e && *e) {
@@ -66,7 +67,7 @@ static char *find_beside(const char *env, const char *sub, const char *file) {
         if (ok) return path_absolute(e);
     }
     char *dir = exe_dir();
-    static const char *const ups[] = {"", "..", "../.."};
+    static const char *const ups[] = {"", "..", "../..", "../lib/cudojo"};   /* ... and `make install`'s layout */
     for (size_t i = 0; dir && i < sizeof ups / sizeof ups[0]; i++) {
         char *base = *ups[i] ? path_join(dir, ups[i]) : xstrdup(dir);
         char *d = path_join(base, sub);
