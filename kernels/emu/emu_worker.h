@@ -114,12 +114,13 @@ Alloc *emu_init_alloc(Worker *W, uint64_t addr);
 void emu_init_read(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a, uint64_t addr, int bytes);
 void emu_init_write(Alloc *a, uint64_t addr, int bytes);
 
-/* memory (emu_mem.c) */
+/* memory (emu_mem.c; the native calls in emu_native.c) */
 void emu_exec_ld(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_cpasync(Worker *W, Warp *w, const Instr *in, uint32_t m);
+/* findings (emu_check.c) */
 /* Finding bookkeeping: returns the slot to fill when this occurrence becomes
  * the example (first seen or smallest block/thread), else NULL (only counted). */
 Finding *emu_finding(Worker *W, const char *code, int sev, int line, uint64_t order);

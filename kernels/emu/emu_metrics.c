@@ -1,0 +1,141 @@
+/* kernels/emu/emu_metrics.c: what one warp access costs the memory system
+ * (metrics on).
+ *
+ * Global accesses count the distinct 32-byte sectors the active lanes touch
+ * against the ideal (their bytes over 32); shared accesses count wavefronts:
+ * per phase (1, 2 or 4 for 4-, 8- and 16-byte accesses) the most distinct
+ * words in one of the 32 banks, the same word being a broadcast. Both add to
+ * the launch totals and to the access's source line. */
+#include "kernels/emu/emu_mem.h"
+
+static void sort_u64(uint64_t *v, int n) {
+    for (int i = 1; i < n; i++) {
+        uint64_t x = v[i];
+        int j = i - 1;
+        while (j >= 0 && v[j] > x) { v[j + 1] = v[j]; j--; }
+        v[j + 1] = x;
+    }
+}
+
+static void metrics_global(Worker *W, const Instr *in, const uint64_t *addr, uint32_t ok, int bytes) {
+    int active = 0;
+    uint64_t distinct = 0, last = 0;
+    bool have = false, sorted = true;
+    for (int l = 0; l < 32 && sorted; l++) {
+        if (!(ok >> l & 1)) continue;
+        active++;
+        uint64_t s0 = addr[l] >> 5, s1 = (addr[l] + (uint64_t)bytes - 1) >> 5;
+        if (!have) distinct += s1 - s0 + 1;
+        else if (s0 > last) distinct += s1 - s0 + 1;
+        else if (s0 == last) distinct += s1 - s0;
+        else sorted = false;
+        last = s1;
+        have = true;
+    }
+    if (!sorted) {   /* lanes out of address order: sort the sectors */
+        uint64_t sec[128];
+        int n = 0;
+        active = 0;
+        for (int l = 0; l < 32; l++) {
+            if (!(ok >> l & 1)) continue;
+            active++;
+            for (uint64_t s = addr[l] >> 5; s <= (addr[l] + (uint64_t)bytes - 1) >> 5 && n < 128; s++) sec[n++] = s;
+        }
+        sort_u64(sec, n);
+        distinct = 0;
+        for (int i = 0; i < n; i++)
+            if (i == 0 || sec[i] != sec[i - 1]) distinct++;
+    }
+    if (!active) return;
+    uint64_t ideal = ((uint64_t)active * (uint64_t)bytes + 31) / 32;
+    W->t.global_requests++;
+    W->t.global_sectors += distinct;
+    W->t.global_ideal_sectors += ideal;
+    if (in->line > 0 && in->line < W->n_lines) {
+        LineStats *ls = &W->lines[in->line];
+        ls->global_requests++;
+        ls->global_sectors += distinct;
+        ls->global_ideal += ideal;
+    }
+}
+
+/* Wavefronts of one phase: the most distinct words in any one bank (the same
+ * word is a broadcast). */
+static uint64_t phase_wavefronts(const uint64_t *off, uint32_t ok, int lo, int hi, int bytes) {
+    uint64_t first[32];
+    uint32_t used = 0;
+    bool simple = true;
+    int n = 0;
+    if (bytes <= 4) {   /* one word per lane: the common case, no inner loop */
+        for (int l = lo; l < hi; l++) {
+            if (!(ok >> l & 1)) continue;
+            uint64_t wd = off[l] >> 2;
+            int b = (int)(wd & 31);
+            n++;
+            if (!(used >> b & 1)) { used |= 1u << b; first[b] = wd; }
+            else if (first[b] != wd) { simple = false; break; }
+        }
+        if (!n) return 0;
+        if (simple) return 1;
+        n = 0;
+        used = 0;
+        simple = true;
+    }
+    for (int l = lo; l < hi && simple; l++) {
+        if (!(ok >> l & 1)) continue;
+        for (uint64_t wd = off[l] >> 2; wd <= (off[l] + (uint64_t)bytes - 1) >> 2; wd++) {
+            int b = (int)(wd & 31);
+            n++;
+            if (!(used >> b & 1)) { used |= 1u << b; first[b] = wd; }
+            else if (first[b] != wd) { simple = false; break; }
+        }
+    }
+    if (!n) return 0;
+    if (simple) return 1;
+    uint64_t words[128];
+    n = 0;
+    for (int l = lo; l < hi; l++) {
+        if (!(ok >> l & 1)) continue;
+        for (uint64_t wd = off[l] >> 2; wd <= (off[l] + (uint64_t)bytes - 1) >> 2 && n < 128; wd++) words[n++] = wd;
+    }
+    sort_u64(words, n);
+    int per_bank[32] = {0};
+    int worst = 0;
+    for (int i = 0; i < n; i++) {
+        if (i && words[i] == words[i - 1]) continue;
+        int b = (int)(words[i] & 31);
+        if (++per_bank[b] > worst) worst = per_bank[b];
+    }
+    return (uint64_t)worst;
+}
+
+static void metrics_shared(Worker *W, const Instr *in, const uint64_t *off, uint32_t ok, int bytes) {
+    int phases = bytes <= 4 ? 1 : bytes == 8 ? 2 : 4;
+    int per = 32 / phases;
+    uint64_t wavefronts = 0, ideal = 0;
+    for (int ph = 0; ph < phases; ph++) {
+        uint64_t wf = phase_wavefronts(off, ok, ph * per, (ph + 1) * per, bytes);
+        if (wf) { ideal++; wavefronts += wf; }
+    }
+    if (!ideal) return;
+    W->t.shared_requests++;
+    W->t.bank_conflict_wavefronts += wavefronts;
+    W->t.shared_ideal_wavefronts += ideal;
+    if (in->line > 0 && in->line < W->n_lines) {
+        LineStats *ls = &W->lines[in->line];
+        ls->shared_requests++;
+        ls->shared_wavefronts += wavefronts;
+        ls->shared_ideal += ideal;
+    }
+}
+
+/* Adds one warp access to the totals and its line (see emu_mem.h). */
+void emu_metrics_access(Worker *W, const Instr *in, const uint64_t *addr, uint32_t ok, int first_space, int bytes) {
+    if (!W->L->metrics || !ok) return;
+    if (first_space == SP_GLOBAL) metrics_global(W, in, addr, ok, bytes);
+    else if (first_space == SP_SHARED) {
+        uint64_t off[32];
+        for (int l = 0; l < 32; l++) off[l] = addr[l] & ~EMU_WIN_MASK;
+        metrics_shared(W, in, off, ok, bytes);
+    } else W->t.local_requests++;
+}
