@@ -64,20 +64,20 @@ static void lesson_load(LessonPanel *lp, Tui *t) {
 
 static int layout_width(int w) { return w > 102 ? 100 : w - 2; }
 
-static void lesson_layout(LessonPanel *lp, int w) {
+static void lesson_layout(LessonPanel *lp, int w, bool utf8) {
     int lw = layout_width(w);
     if (lp->doc && lp->doc_width == lw) return;
     /* Keep the reader at the same place in the text across a re-layout. */
     double frac = lp->doc && lp->doc->n ? (double)lp->scroll.top / lp->doc->n : 0;
     text_doc_free(&lp->doc);
-    lp->doc = md_render(lp->text, lp->len, lw);
+    lp->doc = md_render(lp->text, lp->len, lw, utf8);
     lp->doc_width = lw;
     lp->scroll.top = (int)(frac * lp->doc->n);
 }
 
 static void lesson_draw(Panel *p, Tui *t, int top, int h, int w) {
     LessonPanel *lp = (LessonPanel *)p;
-    lesson_layout(lp, w);
+    lesson_layout(lp, w, t->utf8);
     char *title = xasprintf("cudojo — Lesson: %s", tui_chapter_title(t, lp->ch));
     char pos[32];
     int pct = lp->doc->n > h ? (int)(100.0 * (lp->scroll.top + h) / lp->doc->n) : 100;
@@ -102,7 +102,7 @@ static void jump_section(LessonPanel *lp, int dir) {
 
 static int lesson_key(Panel *p, Tui *t, int key) {
     LessonPanel *lp = (LessonPanel *)p;
-    if (!lp->doc) lesson_layout(lp, t->cols);
+    if (!lp->doc) lesson_layout(lp, t->cols, t->utf8);
     int r = text_scroll_key(&lp->scroll, lp->doc, t, key);
     if (r != TUI_UNHANDLED) return r;
     switch (key) {

@@ -1,11 +1,13 @@
 /* tests/tui/test_markdown.c: a lesson's CommonMark laid out for the
  * terminal: headings, wrapping (also of Chinese text), lists, quotes, links,
- * code blocks and tables look the way a reader expects. */
+ * code blocks and tables (borders, columns in display cells, CJK, wrapping,
+ * alignment, escaped pipes, ASCII) look the way a reader expects. */
 #include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +16,7 @@
 #include "app/tui/tui_markdown.h"
 #include "app/tui/tui_text.h"
 
-static TextDoc *render(const char *md, int width) { return md_render(md, strlen(md), width); }
+static TextDoc *render(const char *md, int width) { return md_render(md, strlen(md), width, true); }
 
 /* The plain text of line i; owned by a small ring so tests can compare inline. */
 static const char *plain(const TextDoc *d, int i) {
@@ -149,11 +151,139 @@ static void md__leaves_code_block_plain__when_not_c(void **state) {
     text_doc_free(&d);
 }
 
-static void md__keeps_table_rows_on_their_own_lines(void **state) {
+static TextDoc *render_ascii(const char *md, int width) { return md_render(md, strlen(md), width, false); }
+
+/* Display columns at which `bar` occurs on line i, as a string like "0 4 8". */
+static const char *bar_columns(const TextDoc *d, int i, const char *bar) {
+    static char out[256];
+    out[0] = '\0';
+    const char *p = plain(d, i);
+    size_t bl = strlen(bar);
+    int col = 0;
+    for (const char *q = p; *q;) {
+        if (!strncmp(q, bar, bl)) snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", *out ? " " : "", col);
+        int w;
+        size_t k = text_char(q, strlen(q), &w);
+        col += w;
+        q += k;
+    }
+    return out;
+}
+
+static void md__draws_pipe_table_with_borders__when_header_and_delimiter_rows(void **state) {
     (void)state;
-    TextDoc *d = render("| a | b |\n|---|---|\n| 1 | 2 |\n", 80);
+    TextDoc *d = render("| a | bb |\n|---|---|\n| 1 | 2 |\n", 80);
+    assert_int_equal(d->n, 5);
+    assert_string_equal(plain(d, 0), "┌───┬────┐");
+    assert_string_equal(plain(d, 1), "│ a │ bb │");
+    assert_string_equal(plain(d, 2), "├───┼────┤");
+    assert_string_equal(plain(d, 3), "│ 1 │ 2  │");
+    assert_string_equal(plain(d, 4), "└───┴────┘");
+    assert_int_equal(role_of(d, "bb"), ROLE_BOLD);
+    assert_int_equal(role_of(d, "1"), ROLE_NORMAL);
+    assert_int_equal(d->lines[0].spans[0].role, ROLE_BORDER);
+    text_doc_free(&d);
+}
+
+static void md__aligns_chinese_table_columns__in_display_cells(void **state) {
+    (void)state;
+    const char *md = "| 步骤 | 改动 | 解决了什么 |\n"
+                     "| --- | --- | --- |\n"
+                     "| 1 | 用 `t % (2s) == 0` 选活跃线程的树 | （起点） |\n"
+                     "| 2 | 下标 `2 s t` | 线程束内的分化 |\n";
+    TextDoc *d = render(md, 100);
+    assert_int_equal(d->n, 6);
+    /* Every row's bars stand in the same columns, so CJK counted 2 cells each. */
+    const char *want = "0 7 41 58";
+    assert_string_equal(bar_columns(d, 1, "│"), want);
+    assert_string_equal(bar_columns(d, 3, "│"), want);
+    assert_string_equal(bar_columns(d, 4, "│"), want);
+    assert_string_equal(bar_columns(d, 0, "┬"), "7 41");
+    for (int i = 0; i < d->n; i++) assert_int_equal(text_line_width(&d->lines[i]), 59);
+    assert_int_equal(role_of(d, "t\xc2\xa0%"), ROLE_CODE);
+    text_doc_free(&d);
+}
+
+static void md__wraps_table_cells__when_the_table_is_wider_than_the_pane(void **state) {
+    (void)state;
+    const char *md = "| mistake | what you see |\n|---|---|\n"
+                     "| `t % (2 s) == 0` | reduce-steps: about 48 divergent branches per block |\n"
+                     "| 把 FMA 算成一次运算，或者忘了写出的字节 | intensity：你的数字被拒绝 |\n";
+    TextDoc *d = render(md, 40);
+    char joined[2048] = "";
+    for (int i = 0; i < d->n; i++) {
+        assert_true(text_line_width(&d->lines[i]) <= 40);
+        assert_string_equal(bar_columns(d, i, "│"), i == 0 || i == d->n - 1 || !strncmp(plain(d, i), "├", 3) ? "" : bar_columns(d, 1, "│"));
+        strcat(joined, plain(d, i));
+    }
+    /* Nothing is lost, and wrapped rows are told apart by a rule. */
+    assert_non_null(strstr(joined, "divergent"));
+    assert_non_null(strstr(joined, "branches"));
+    assert_non_null(strstr(joined, "被拒绝"));
+    int rules = 0;
+    for (int i = 0; i < d->n; i++) rules += !strncmp(plain(d, i), "├", 3);
+    assert_int_equal(rules, 2);
+    text_doc_free(&d);
+}
+
+static void md__aligns_cells__as_the_delimiter_row_colons_say(void **state) {
+    (void)state;
+    TextDoc *d = render("| left | centre | right |\n| :--- | :---: | ---: |\n| a | b | c |\n", 80);
+    assert_string_equal(plain(d, 3), "│ a    │   b    │     c │");
+    text_doc_free(&d);
+}
+
+static void md__keeps_escaped_pipes_inside_a_cell(void **state) {
+    (void)state;
+    TextDoc *d = render("a | b\n--- | ---\nx \\| y | `p \\| q`\n", 80);
+    assert_string_equal(plain(d, 3), "│ x | y │ p\xc2\xa0|\xc2\xa0q │");
+    text_doc_free(&d);
+}
+
+static void md__draws_table_in_ascii__when_the_locale_is_not_utf8(void **state) {
+    (void)state;
+    TextDoc *d = render_ascii("| a | b |\n|---|---|\n| 1 | 2 |\n\n# T\n\n- item\n", 80);
+    assert_string_equal(plain(d, 0), "+---+---+");
+    assert_string_equal(plain(d, 1), "| a | b |");
+    assert_string_equal(plain(d, 2), "+===+===+");
+    assert_string_equal(plain(d, 3), "| 1 | 2 |");
+    assert_string_equal(plain(d, 4), "+---+---+");
+    assert_string_equal(plain(d, 7), "=");
+    assert_string_equal(plain(d, 9), "* item");
+    text_doc_free(&d);
+}
+
+static void md__keeps_the_paragraph_above_a_table__and_tables_in_lists_and_quotes(void **state) {
+    (void)state;
+    TextDoc *d = render("Some *text*\n| a | b |\n|---|---|\n| 1 | 2 |\n", 80);
+    assert_string_equal(plain(d, 0), "Some text");
+    assert_int_equal(role_of(d, "text"), ROLE_EMPH);
+    assert_string_equal(plain(d, 1), "");
+    assert_string_equal(plain(d, 3), "│ a │ b │");
+    text_doc_free(&d);
+    d = render("- | a | b |\n  |---|---|\n  | 1 | 2 |\n", 80);
+    assert_string_equal(plain(d, 0), "• ┌───┬───┐");
+    assert_string_equal(plain(d, 3), "  │ 1 │ 2 │");
+    text_doc_free(&d);
+    d = render("> | a | b |\n> |---|---|\n> | 1 | 2 |\n", 80);
+    assert_string_equal(plain(d, 1), "│ │ a │ b │");
+    assert_string_equal(plain(d, 3), "│ │ 1 │ 2 │");
+    text_doc_free(&d);
+}
+
+static void md__leaves_pipe_lines_as_text__when_the_delimiter_row_does_not_match(void **state) {
+    (void)state;
+    TextDoc *d = render("| a | b |\n|---|\n| 1 | 2 |\n", 80);
     assert_int_equal(d->n, 3);
     assert_string_equal(plain(d, 2), "| 1 | 2 |");
+    text_doc_free(&d);
+}
+
+static void md__cuts_table_lines__when_the_pane_is_too_narrow_for_its_columns(void **state) {
+    (void)state;
+    TextDoc *d = render("| aaaaaa | bbbbbb | cccccc | dddddd |\n|---|---|---|---|\n| 1 | 2 | 3 | 4 |\n", 12);
+    for (int i = 0; i < d->n; i++) assert_true(text_line_width(&d->lines[i]) <= 12);
+    assert_string_equal(plain(d, 0), "┌──────┬────");
     text_doc_free(&d);
 }
 
@@ -179,7 +309,15 @@ int main(void) {
         cmocka_unit_test(md__draws_a_bar__before_quoted_text),
         cmocka_unit_test(md__highlights_cuda_code_block__and_never_wraps_it),
         cmocka_unit_test(md__leaves_code_block_plain__when_not_c),
-        cmocka_unit_test(md__keeps_table_rows_on_their_own_lines),
+        cmocka_unit_test(md__draws_pipe_table_with_borders__when_header_and_delimiter_rows),
+        cmocka_unit_test(md__aligns_chinese_table_columns__in_display_cells),
+        cmocka_unit_test(md__wraps_table_cells__when_the_table_is_wider_than_the_pane),
+        cmocka_unit_test(md__aligns_cells__as_the_delimiter_row_colons_say),
+        cmocka_unit_test(md__keeps_escaped_pipes_inside_a_cell),
+        cmocka_unit_test(md__draws_table_in_ascii__when_the_locale_is_not_utf8),
+        cmocka_unit_test(md__keeps_the_paragraph_above_a_table__and_tables_in_lists_and_quotes),
+        cmocka_unit_test(md__leaves_pipe_lines_as_text__when_the_delimiter_row_does_not_match),
+        cmocka_unit_test(md__cuts_table_lines__when_the_pane_is_too_narrow_for_its_columns),
         cmocka_unit_test(wrap__cuts_a_word_wider_than_the_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
