@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static const char GLOBAL_OPTIONS[] =
@@ -253,15 +254,14 @@ int cli_fail(Diag *d) {
     return 2;
 }
 
-bool cli_prefers_chinese(void) {
-    /* GNU's order for messages: LANGUAGE (a list, first entry wins), then
-     * LC_ALL, LC_MESSAGES, LANG. */
-    const char *vars[] = {"LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return !strncmp(v, "zh", 2);
-    }
-    return false;
+bool cli_prefers_chinese(void) { return i18n_chinese(); }
+
+const char *cli_chapter_title(const ChapterMeta *ch) {
+    return i18n_chinese() && ch->title_zh && *ch->title_zh ? ch->title_zh : ch->title;
+}
+
+const char *cli_exercise_title(const ExerciseMeta *ex) {
+    return i18n_chinese() && ex->title_zh && *ex->title_zh ? ex->title_zh : ex->title;
 }
 
 void cli_print_json(json_t *j) {

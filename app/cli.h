@@ -37,8 +37,12 @@ extern const Command CLI_COMMANDS[];
 void cli_print_diags(const Diag *d);
 /* Prints d and frees it; returns exit status 2 (usage/setup errors) for `return cli_fail(d);`. */
 int cli_fail(Diag *d);
-/* True when the user's locale asks for Chinese (LC_ALL, LC_MESSAGES or LANG starting "zh"). */
+/* True when the text shown is Chinese: the locale asks for it (LANGUAGE,
+ * LC_ALL, LC_MESSAGES or LANG starting "zh"; base/i18n.h) or the TUI's L key. */
 bool cli_prefers_chinese(void);
+/* A chapter's / exercise's title in the language shown (the English one when the course has no title_zh). */
+const char *cli_chapter_title(const ChapterMeta *ch);
+const char *cli_exercise_title(const ExerciseMeta *ex);
 /* Prints a JSON value to stdout, indented, followed by a newline; steals the reference. */
 void cli_print_json(json_t *j);
 /* True when argv has --help or -h; prints the command's help then. */

@@ -5,6 +5,7 @@
 #include "app/cli.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "progress-db/store.h"
 
 int cmd_hint(Cli *cli, int argc, char **argv) {
@@ -35,15 +36,15 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
         cli_print_json(json_pack("{s:o, s:o, s:i, s:i}", "exercise", bytes_to_json(ex->id), "hints", list, "shown", shown,
                                  "total", ex->n_hints));
     } else if (ex->n_hints == 0) {
-        printf("%s has no hints.\n", ex->id);
+        printf(_("%s has no hints.\n"), ex->id);
     } else {
         for (int i = 0; i < shown; i++) {
             char *text = bytes_printable(hints[i]);   /* a course pack's text: no control sequences */
-            printf("%sHint %d/%d:%s %s\n", cli->color ? "\033[1m" : "", i + 1, ex->n_hints,
+            printf(_("%sHint %d/%d:%s %s\n"), cli->color ? "\033[1m" : "", i + 1, ex->n_hints,
                    cli->color ? "\033[0m" : "", text);
             free(text);
         }
-        if (shown == ex->n_hints && taken >= ex->n_hints) printf("(that was the last hint)\n");
+        if (shown == ex->n_hints && taken >= ex->n_hints) printf("%s\n", _("(that was the last hint)"));
     }
     workspace_close(&ws);
     return 0;

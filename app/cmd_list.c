@@ -7,6 +7,7 @@
 #include "app/cli.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "progress-db/store.h"
 
 /* "passed", "failing", "not started" from a stored status. */
@@ -35,11 +36,11 @@ int cmd_list(Cli *cli, int argc, char **argv) {
             int w = (int)strlen(ws->course->chapters[c].exercises[e].id);
             if (w > id_width) id_width = w;
         }
-    if (!cli->json) printf("Workspace %s\n\n", ws->dir);
+    if (!cli->json) printf(_("Workspace %s (your files are here)\n\n"), ws->dir);
     for (int c = 0; c < ws->course->n_chapters; c++) {
         const ChapterMeta *ch = &ws->course->chapters[c];
         json_t *exs = json_array();
-        char *ch_title = bytes_printable(ch->title);   /* a course pack's text: no control sequences */
+        char *ch_title = bytes_printable(cli_chapter_title(ch));   /* a course pack's text: no control sequences */
         if (!cli->json) printf("%s%s%s\n", cli->color ? "\033[1m" : "", ch_title, cli->color ? "\033[0m" : "");
         free(ch_title);
         for (int e = 0; e < ch->n_exercises; e++) {
@@ -59,10 +60,11 @@ int cmd_list(Cli *cli, int argc, char **argv) {
             if (!cli->json) {
                 const char *mark = st.passed_fast ? "★" : st.passed ? "✓" : st.attempts ? "✗" : "·";
                 const char *col = !cli->color ? "" : st.passed ? "\033[32m" : st.attempts ? "\033[31m" : "\033[2m";
-                char *title = bytes_printable(ex->title);
+                char *title = bytes_printable(cli_exercise_title(ex));
                 printf("  %s%s%s %-*s %s", col, mark, cli->color ? "\033[0m" : "", id_width, ex->id, title);
+                if (st.attempts > 0 && !st.passed) printf(P_(st.attempts, "  (%d attempt)", "  (%d attempts)"), st.attempts);
                 free(title);
-                if (ex == next) printf("   %s← next: %s%s", cli->color ? "\033[1m" : "", shown, cli->color ? "\033[0m" : "");
+                if (ex == next) printf(_("   %s← next: %s%s"), cli->color ? "\033[1m" : "", shown, cli->color ? "\033[0m" : "");
                 printf("\n");
             }
             free(shown);
@@ -78,9 +80,9 @@ int cmd_list(Cli *cli, int argc, char **argv) {
                                  chapters, "passed", done, "total", total, "next", bytes_to_json(next ? next->id : NULL)));
     } else {
         json_decref(chapters);
-        printf("%d of %d exercises passed.", done, total);
-        if (next) printf(" Next: cudojo run %s", next->id);
-        printf("\n");
+        printf(_("%d of %d exercises passed."), done, total);
+        if (next) printf(_(" Next: cudojo run %s"), next->id);
+        printf("\n★ %s  ✓ %s  ✗ %s  · %s\n", _("passed fast"), _("passed"), _("failing"), _("not started"));
     }
     if (ws->course_diags) cli_print_diags(ws->course_diags);
     if (d) cli_print_diags(d);

@@ -12,6 +12,7 @@
 #include "app/workspace.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
 
@@ -105,14 +106,15 @@ static int progress_merge(Cli *cli, char **files, int n) {
                                              "attempts_present", st.attempts_present, "hints_added", st.hints_added));
         if (cli->json) continue;
         char *shown = bytes_printable(files[i]);
-        if (st.same_workspace)
-            printf("%s is this workspace's own progress: nothing to merge.\n", shown);
-        else
-            printf("Merged %s (workspace %s): %d attempt%s added, %d already here, %d hint%s newly taken, "
-                   "%d exercise%s in it.\n",
-                   shown, st.source_uuid[0] ? st.source_uuid : "without a uuid", st.attempts_added,
-                   st.attempts_added == 1 ? "" : "s", st.attempts_present, st.hints_added,
-                   st.hints_added == 1 ? "" : "s", st.exercises, st.exercises == 1 ? "" : "s");
+        if (st.same_workspace) {
+            printf(_("%s is this workspace's own progress: nothing to merge.\n"), shown);
+        } else {
+            printf(_("Merged %s (workspace %s): "), shown, st.source_uuid[0] ? st.source_uuid : _("without a uuid"));
+            printf(P_(st.attempts_added, "%d attempt added", "%d attempts added"), st.attempts_added);
+            printf(_(", %d already here, "), st.attempts_present);
+            printf(P_(st.hints_added, "%d hint newly taken", "%d hints newly taken"), st.hints_added);
+            printf(P_(st.exercises, ", %d exercise in it.\n", ", %d exercises in it.\n"), st.exercises);
+        }
         free(shown);
     }
     if (cli->json) cli_print_json(json_pack("{s:o, s:o}", "workspace_dir", bytes_to_json(ws->dir), "merged", all));
@@ -167,12 +169,15 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
             ch_pass += st.passed;
             exercise_status_fini(&st);
         }
-        char *title = bytes_printable(ch->title);   /* a course pack's text: no control sequences */
+        char *title = bytes_printable(cli_chapter_title(ch));   /* a course pack's text: no control sequences */
         printf("%s%s%s  (%d/%d)\n", cli->color ? "\033[1m" : "", title, cli->color ? "\033[0m" : "", ch_pass,
                ch->n_exercises);
         free(title);
-        printf("  %-22s %-12s %8s  %-16s %10s %6s\n", "exercise", "status", "attempts", "first pass", "best",
-               "hints");
+        char h[6][64];
+        printf("  %s %s %s  %s %s %s\n", i18n_pad(h[0], sizeof h[0], _("exercise"), 22, false),
+               i18n_pad(h[1], sizeof h[1], _("status"), 12, false), i18n_pad(h[2], sizeof h[2], _("attempts"), 8, true),
+               i18n_pad(h[3], sizeof h[3], _("first pass"), 16, false), i18n_pad(h[4], sizeof h[4], _("best"), 10, true),
+               i18n_pad(h[5], sizeof h[5], _("hints"), 6, true));
         for (int e = 0; e < ch->n_exercises; e++) {
             const ExerciseMeta *ex = &ch->exercises[e];
             ExerciseStatus st;
@@ -183,9 +188,11 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
             format_when(st.first_pass_unix_ms, when, sizeof when);
             if (st.best_kernel_ms >= 0) snprintf(best, sizeof best, "%.3f ms", st.best_kernel_ms);
             else snprintf(best, sizeof best, "-");
-            const char *word = st.passed_fast ? "passed-fast" : st.passed ? "passed" : st.attempts ? "failing" : "not started";
-            printf("  %-22s %-12s %8d  %-16s %10s %3d/%d\n", ex->id, word, st.attempts, when, best, st.hints_taken,
-                   ex->n_hints);
+            const char *word = st.passed_fast ? _("passed fast") : st.passed ? _("passed") : st.attempts ? _("failing")
+                                                                                               : _("not started");
+            char w[64];
+            printf("  %-22s %s %8d  %-16s %10s %3d/%d\n", ex->id, i18n_pad(w, sizeof w, word, 12, false), st.attempts,
+                   when, best, st.hints_taken, ex->n_hints);
             total++;
             passed += st.passed;
             attempts += st.attempts;
@@ -194,7 +201,9 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
         }
         printf("\n");
     }
-    printf("%d of %d exercises passed, %d attempts, %.1f s spent running.\n", passed, total, attempts, spent / 1000.0);
+    printf(_("%d of %d exercises passed, "), passed, total);
+    printf(P_(attempts, "%d attempt, ", "%d attempts, "), attempts);
+    printf(_("%.1f s spent running.\n"), spent / 1000.0);
     if (d) cli_print_diags(d);
     diag_free(&d);
     workspace_close(&ws);

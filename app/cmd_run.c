@@ -13,6 +13,7 @@
 #include "app/trace.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static volatile sig_atomic_t run_cancelled;
@@ -47,7 +48,7 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     }
     struct sigaction sa = {.sa_handler = on_sigint};
     sigaction(SIGINT, &sa, NULL);
-    if (!cli->json && isatty(2)) fprintf(stderr, "running %s…\n", ex->id);
+    if (!cli->json && isatty(2)) fprintf(stderr, _("running %s…\n"), ex->id);
     Runner *runner = attempt_runner_new(cli);
     AttemptParams params = {(const char *const *)ra.keys, (const char *const *)ra.values, ra.n_params};
     RunResult *res = attempt_run(ws, runner, ch, ex, ra.file, &params, ra.file == NULL, &run_cancelled);
@@ -55,16 +56,16 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     if (cli->json) {
         cli_print_json(run_result_to_json(res));
     } else {
-        char *title = bytes_printable(ex->title);   /* a course pack's text: no control sequences */
+        char *title = bytes_printable(cli_exercise_title(ex));   /* a course pack's text: no control sequences */
         printf("%s — %s\n", ex->id, title);
         free(title);
         run_result_print(res, stdout, cli->color);
         if (res->verdict == VERDICT_PASS) {
             const ChapterMeta *nch;
             const ExerciseMeta *next = attempt_next_exercise(ws, &nch);
-            if (next && ra.file == NULL) printf("\nNext: cudojo run %s\n", next->id);
+            if (next && ra.file == NULL) printf(_("\nNext: cudojo run %s\n"), next->id);
         } else if (res->verdict == VERDICT_FAIL && ex->n_hints > 0) {
-            printf("\nStuck? `cudojo hint %s`\n", ex->id);
+            printf(_("\nStuck? `cudojo hint %s`\n"), ex->id);
         }
     }
     /* The trace is written last: the attempt is recorded and the verdict
@@ -78,8 +79,8 @@ int cmd_run(Cli *cli, int argc, char **argv) {
             fprintf(stderr, "cudojo run: --trace: %s\n", td->message);
         } else if (!cli->json) {
             const json_t *tl = trace_timeline_of(res);
-            printf("\nTimeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n",
-                   json_is_true(json_object_get(tl, "modeled")) ? " (modeled)" : "", ra.trace);
+            printf(_("\nTimeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n"),
+                   json_is_true(json_object_get(tl, "modeled")) ? _(" (modeled)") : "", ra.trace);
         }
         diag_free(&td);
     }

@@ -18,6 +18,7 @@
 #include "app/cmd_common.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static volatile sig_atomic_t watch_interrupts;
@@ -100,7 +101,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
     }
     if (!ex) {
         if (cli->json) watch_event("done", NULL, NULL, NULL);
-        else printf("Every exercise passed. Well done! (`cudojo watch EXERCISE` to redo one)\n");
+        else printf("%s\n", _("Every exercise passed. Well done! (`cudojo watch EXERCISE` to redo one)"));
         workspace_close(&ws);
         run_args_fini(&ra);
         return 0;
@@ -115,7 +116,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
         char *shown = workspace_display_path(path);
         if (!cli->json) {
             if (isatty(1)) printf("\033[H\033[2J");
-            char *title = bytes_printable(ex->title);   /* a course pack's text: no control sequences */
+            char *title = bytes_printable(cli_exercise_title(ex));   /* a course pack's text: no control sequences */
             printf("%s — %s   (%s)\n", ex->id, title, shown);
             free(title);
             fflush(stdout);
@@ -132,7 +133,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
             const ExerciseMeta *next = attempt_next_exercise(ws, &nch);
             if (!next) {
                 if (cli->json) watch_event("done", NULL, NULL, NULL);
-                else printf("\nThat was the last exercise. Well done!\n");
+                else printf("\n%s\n", _("That was the last exercise. Well done!"));
                 free(path);
                 free(shown);
                 break;
@@ -140,7 +141,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
             if (cli->json) {
                 watch_event("next", next->id, NULL, NULL);
             } else {
-                printf("\nPassed! Next up: %s\n", next->id);
+                printf(_("\nPassed! Next up: %s\n"), next->id);
                 sleep(2);
             }
             free(path);
@@ -150,7 +151,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
             continue;
         }
         if (cli->json) watch_event("watching", ex->id, path, NULL);
-        else printf("\nWatching %s — save to re-run, Ctrl-C to quit.\n", shown);
+        else printf(_("\nWatching %s — save to re-run, Ctrl-C to quit.\n"), shown);
         fflush(stdout);
         watch_interrupts = 0;
         bool again = wait_for_save(path);

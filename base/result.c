@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -23,6 +24,23 @@ static const char *const verdict_names[] = {
 const char *verdict_name(Verdict v) {
     if ((int)v < 0 || (int)v >= N_VERDICTS) return "fail";
     return verdict_names[v];
+}
+
+/* What a learner reads for each verdict; marked for the catalogue. */
+static const char *const verdict_texts[] = {
+    [VERDICT_PASS] = N_("pass"),
+    [VERDICT_FAIL] = N_("fail"),
+    [VERDICT_COMPILE_ERROR] = N_("compile error"),
+    [VERDICT_RUNTIME_ERROR] = N_("runtime error"),
+    [VERDICT_TIMEOUT] = N_("timed out"),
+    [VERDICT_CRASH] = N_("crashed"),
+    [VERDICT_CANCELLED] = N_("cancelled"),
+    [VERDICT_EXERCISE_ERROR] = N_("the exercise itself is broken"),
+};
+
+const char *verdict_words(Verdict v) {
+    if ((int)v < 0 || (int)v >= N_VERDICTS) v = VERDICT_FAIL;
+    return _(verdict_texts[v]);
 }
 
 Verdict verdict_from_name(const char *s) {
@@ -195,8 +213,9 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
     const char *green = color ? "\033[1;32m" : "", *red = color ? "\033[1;31m" : "";
     const char *dim = color ? "\033[2m" : "", *off = color ? "\033[0m" : "";
     bool ok = r->verdict == VERDICT_PASS;
-    fprintf(out, "%s%s%s", ok ? green : red, ok ? (run_result_fast(r) ? "PASS (fast)" : "PASS") : "FAIL", off);
-    if (!ok) fprintf(out, " (%s)", verdict_name(r->verdict));
+    /* One word for the outcome, and what kind of failure only when it is not a plain one. */
+    fprintf(out, "%s%s%s", ok ? green : red, ok ? (run_result_fast(r) ? _("PASS (fast)") : _("PASS")) : _("FAIL"), off);
+    if (!ok && r->verdict != VERDICT_FAIL) fprintf(out, _(": %s"), verdict_words(r->verdict));
     if (r->summary && *r->summary) print_text(out, "  %s", r->summary);
     fprintf(out, "  %s[%s, %.0f ms]%s\n", dim, r->backend ? r->backend : "?", r->duration_ms, off);
     if (r->diags) {
@@ -212,7 +231,9 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
         print_text(out, "%s: ", c->name);
         print_text(out, "%s\n", c->message);
         if (c->n_mismatches > 0) {
-            fprintf(out, "      %12s  %16s  %16s\n", "index", "got", "want");
+            char h[3][64];
+            fprintf(out, "      %s  %s  %s\n", i18n_pad(h[0], sizeof h[0], _("index"), 12, true),
+                    i18n_pad(h[1], sizeof h[1], _("got"), 16, true), i18n_pad(h[2], sizeof h[2], _("want"), 16, true));
             for (int k = 0; k < c->n_mismatches; k++) {
                 fprintf(out, "      %12lld", c->mismatches[k].index);
                 print_text(out, "  %16s", c->mismatches[k].got);
@@ -223,7 +244,7 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
     if (r->device_output && *r->device_output) {
         /* a program exercise's output is its whole stdout, not kernel printf */
         bool program = r->metrics && json_object_get(r->metrics, "program");
-        fprintf(out, "  %s%s:%s\n", dim, program ? "program output" : "device printf", off);
+        fprintf(out, "  %s%s:%s\n", dim, program ? _("program output") : _("device printf"), off);
         char *text = bytes_printable(r->device_output);
         const char *p = text;
         while (*p) {

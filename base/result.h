@@ -73,6 +73,8 @@ RunResult *run_result_from_json(const json_t *j);         /* never NULL for an o
 bool run_result_fast(const RunResult *r);
 const char *verdict_name(Verdict v);                      /* "pass", "fail", "compile-error"... */
 Verdict verdict_from_name(const char *s);
+/* The verdict in plain words in the language shown ("compile error", "编译错误"). */
+const char *verdict_words(Verdict v);
 /* Human rendering for the CLI. */
 void run_result_print(const RunResult *r, FILE *out, bool color);
 
