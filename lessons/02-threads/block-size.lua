@@ -6,6 +6,7 @@
 return {
   id = "block-size",
   title = "Any block size: grid-stride loops",
+  title_zh = "任意线程块大小：网格跨步循环",
   source = "block-size.cu",
   solution = "solutions/block-size.cu",
   wrong = {

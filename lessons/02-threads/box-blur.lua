@@ -5,6 +5,7 @@
 return {
   id = "box-blur",
   title = "A 2-D stencil: box blur with edges",
+  title_zh = "二维模板计算：带边界处理的均值模糊",
   source = "box-blur.cu",
   solution = "solutions/box-blur.cu",
   wrong = {

@@ -4,6 +4,7 @@
 return {
   id = "past-the-end",
   title = "Every size, every tail",
+  title_zh = "任意大小，处理好每个尾部",
   source = "past-the-end.cu",
   solution = "solutions/past-the-end.cu",
   wrong = {

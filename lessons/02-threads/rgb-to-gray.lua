@@ -4,6 +4,7 @@
 return {
   id = "rgb-to-gray",
   title = "A 2-D grid: colour to grey, pixel by pixel",
+  title_zh = "二维网格：逐像素把彩色转成灰度",
   source = "rgb-to-gray.cu",
   solution = "solutions/rgb-to-gray.cu",
   wrong = {

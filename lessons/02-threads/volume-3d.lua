@@ -4,6 +4,7 @@
 return {
   id = "volume-3d",
   title = "A 3-D grid: reverse the axes of a volume",
+  title_zh = "三维网格：翻转体数据的各个轴",
   source = "volume-3d.cu",
   solution = "solutions/volume-3d.cu",
   wrong = {

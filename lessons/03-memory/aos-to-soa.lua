@@ -4,6 +4,7 @@
 return {
   id = "aos-to-soa",
   title = "Structure of arrays and vector loads",
+  title_zh = "数组的结构体（SoA）与向量化加载",
   source = "aos-to-soa.cu",
   solution = "solutions/aos-to-soa.cu",
   wrong = {

@@ -7,6 +7,7 @@
 return {
   id = "coalescing",
   title = "Coalesced access: who takes which element",
+  title_zh = "合并访问：哪个线程取哪个元素",
   source = "coalescing.cu",
   solution = "solutions/coalescing.cu",
   wrong = {

@@ -5,6 +5,7 @@
 return {
   id = "constant-poly",
   title = "__constant__ coefficients: a polynomial",
+  title_zh = "__constant__ 系数：多项式求值",
   source = "constant-poly.cu",
   solution = "solutions/constant-poly.cu",
   wrong = {

@@ -5,6 +5,7 @@
 return {
   id = "median-5",
   title = "Registers, not local memory: a median filter",
+  title_zh = "用寄存器而不是本地内存：中值滤波",
   source = "median-5.cu",
   solution = "solutions/median-5.cu",
   wrong = {

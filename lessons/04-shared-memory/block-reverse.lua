@@ -4,6 +4,7 @@
 return {
   id = "block-reverse",
   title = "Reverse inside a block: shared memory and the barrier",
+  title_zh = "线程块内反转：共享内存与屏障",
   source = "block-reverse.cu",
   solution = "solutions/block-reverse.cu",
   wrong = {

@@ -5,6 +5,7 @@
 return {
   id = "matmul-tiled",
   title = "Tiled matrix multiply",
+  title_zh = "分块矩阵乘法",
   source = "matmul-tiled.cu",
   solution = "solutions/matmul-tiled.cu",
   wrong = {

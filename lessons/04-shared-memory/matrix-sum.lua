@@ -4,6 +4,7 @@
 return {
   id = "matrix-sum",
   title = "Sum a matrix: tree reduction in shared memory",
+  title_zh = "矩阵求和：共享内存中的树形归约",
   source = "matrix-sum.cu",
   solution = "solutions/matrix-sum.cu",
   wrong = {

@@ -4,6 +4,7 @@
 return {
   id = "stencil-1d",
   title = "1-D stencil with a halo",
+  title_zh = "带光环（halo）的一维模板计算",
   source = "stencil-1d.cu",
   solution = "solutions/stencil-1d.cu",
   wrong = {

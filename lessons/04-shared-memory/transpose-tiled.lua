@@ -7,6 +7,7 @@
 return {
   id = "transpose-tiled",
   title = "Tiled transpose: coalescing and bank conflicts",
+  title_zh = "分块转置：合并访问与 bank 冲突",
   source = "transpose-tiled.cu",
   solution = "solutions/transpose-tiled.cu",
   wrong = {

@@ -5,6 +5,7 @@
 return {
   id = "inline-polar",
   title = "__forceinline__ vs __noinline__",
+  title_zh = "__forceinline__ 与 __noinline__",
   source = "inline-polar.cu",
   solution = "solutions/inline-polar.cu",
   wrong = {

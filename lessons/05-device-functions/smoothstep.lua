@@ -4,6 +4,7 @@
 return {
   id = "smoothstep",
   title = "__device__ helpers: smoothstep",
+  title_zh = "__device__ 辅助函数：smoothstep",
   source = "smoothstep.cu",
   solution = "solutions/smoothstep.cu",
   wrong = {

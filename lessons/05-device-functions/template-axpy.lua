@@ -4,6 +4,7 @@
 return {
   id = "template-axpy",
   title = "Templates over the element type",
+  title_zh = "按元素类型写模板",
   source = "template-axpy.cu",
   solution = "solutions/template-axpy.cu",
   wrong = {

@@ -6,6 +6,7 @@
 return {
   id = "vec3-library",
   title = "A helper library for two kernels",
+  title_zh = "两个核函数共用的辅助函数库",
   source = "vec3-library.cu",
   solution = "solutions/vec3-library.cu",
   wrong = {
