@@ -64,7 +64,7 @@ FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_DRIVER  := $(BUILD)/obj/tests/fuzz/driver.o
 
 .PHONY: all runtime-libs deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz \
-        install uninstall
+        install install-files uninstall
 
 # Dependencies are checked (and installed as root) before anything compiles,
 # in a separate make so that -j never races the compiler against apt-get.
@@ -186,6 +186,12 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 INSTALL_ROOT := $(DESTDIR)$(PREFIX)
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+# What install copies, from a build that exists (make test installs into a
+# DESTDIR this way without rebuilding the binary the other tests run).
+install-files:
+	@test -x $(BIN) || { echo "$(BIN) is not built: run make install" >&2; exit 1; }
 	@mkdir -p $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/share/cudojo $(INSTALL_ROOT)/lib/cudojo \
 	    $(INSTALL_ROOT)/share/man/man1 $(INSTALL_ROOT)/share/bash-completion/completions \
 	    $(INSTALL_ROOT)/share/zsh/site-functions
