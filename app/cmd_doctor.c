@@ -53,7 +53,10 @@ static void print_doctor(const json_t *j) {
                                                                               : "not built (programs on a GPU run "
                                                                                 "without calls or timeline)");
     printf("CUDA runtime   %s\n", jstr(rt, "version", "?"));
-    printf("driver         %s\n", jstr(drv, "version", "none"));
+    if (json_is_false(json_object_get(j, "driver_installed")))
+        printf("driver         none: no NVIDIA driver is installed (no /dev/nvidiactl, no libcuda.so.1)\n");
+    else
+        printf("driver         %s\n", jstr(drv, "version", "none"));
     const json_t *gpus = json_object_get(j, "gpus");
     size_t i;
     json_t *g;
@@ -97,7 +100,11 @@ int cmd_doctor(Cli *cli, int argc, char **argv) {
         return 0;
     }
     print_doctor(j);
-    printf("\nRuns will use: %s%s\n", def, !gpu && cli->backend != BACKEND_CUDA ? " (no working GPU here)" : "");
+    bool no_driver = json_is_false(json_object_get(j, "driver_installed"));
+    printf("\nRuns will use: %s%s\n", def,
+           gpu || cli->backend == BACKEND_CUDA ? ""
+           : no_driver                         ? " (no NVIDIA driver found: running on the emulator)"
+                                               : " (no working GPU here)");
     json_decref(j);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "base/xalloc.h"
 #include "kernels/backend.h"
 #include "kernels/compile.h"
+#include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/cupti.h"
 #include "kernels/compile_internal.h"
 #include "kernels/program.h"
@@ -129,8 +130,10 @@ static json_t *doctor_gpus(json_t *report) {
     json_t *gpus = json_array();
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
+    bool driver = cuda_driver_installed();
+    json_object_set_new(report, "driver_installed", json_boolean(driver));
     if (e != cudaSuccess) {
-        json_object_set_new(report, "gpu_error", json_string(cudaGetErrorString(e)));
+        json_object_set_new(report, "gpu_error", json_string(cuda_no_gpu_reason(e, driver)));
         (void)cudaGetLastError();
         return gpus;
     }

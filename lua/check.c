@@ -55,7 +55,7 @@ static bool compare(RunResult *r, const GpuArray *g, const GpuArray *w, double w
     const char *name = o->name ? o->name : "check";
     size_t n = g->n;
     if (w && w->n != g->n) {
-        char *msg = xasprintf("%s has %zu elements but the expected values have %zu", name, g->n, w->n);
+        char *msg = xasprintf("%s has %zu element%s but the expected values have %zu", name, g->n, g->n == 1 ? "" : "s", w->n);
         CheckResult *c = run_result_add_check(r, name, false, msg);
         c->n_total = (long long)(g->n > w->n ? g->n : w->n);
         c->n_wrong = c->n_total;

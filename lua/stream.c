@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "lua/run.h"
 
@@ -492,9 +493,12 @@ static int t_expect_overlap(lua_State *L) {
                                !ha ? "first" : "second");
     else if (ok)
         text = msg ? msg : lua_pushfstring(L, "%s overlaps %s", an, bn);
-    else
-        text = lua_pushfstring(L, "%s%s%s (%f..%f us) does not overlap %s (%f..%f us)", msg ? msg : "",
-                               msg ? ": " : "", an, a0, a1, bn, b0, b1);
+    else {   /* times as a person writes them (12.3 µs, 4.56 ms), not 14 digits */
+        char t[4][32];
+        text = lua_pushfstring(L, "%s%s%s (%s to %s) does not overlap %s (%s to %s)", msg ? msg : "", msg ? ": " : "",
+                               an, i18n_format_us(a0, t[0], sizeof t[0]), i18n_format_us(a1, t[1], sizeof t[1]), bn,
+                               i18n_format_us(b0, t[2], sizeof t[2]), i18n_format_us(b1, t[3], sizeof t[3]));
+    }
     run_result_add_check(ctx->r, "overlap", ok, text);
     lua_pushboolean(L, ok);
     return 1;

@@ -27,6 +27,7 @@
 #include "kernels/cuda/cuda_backend.h"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -735,12 +736,26 @@ int cuda_gpu_count(void) {
     return n;
 }
 
+bool cuda_driver_installed(void) {
+    if (access("/dev/nvidiactl", F_OK) == 0) return true;
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h) dlclose(h);
+    return h != NULL;
+}
+
+const char *cuda_no_gpu_reason(int cuda_error, bool driver_installed) {
+    /* With no driver at all cudart answers cudaErrorInsufficientDriver, as if an update would help. */
+    if (cuda_error == cudaErrorInsufficientDriver && !driver_installed) return CUDA_NO_DRIVER;
+    return cudaGetErrorString((cudaError_t)cuda_error);
+}
+
 Backend *cuda_backend_new(Diag **why) {
     *why = NULL;
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: %s", cudaGetErrorString(e));
+        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: %s",
+                        cuda_no_gpu_reason(e, e != cudaErrorInsufficientDriver || cuda_driver_installed()));
         (void)cudaGetLastError();
         return NULL;
     }

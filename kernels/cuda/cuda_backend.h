@@ -21,6 +21,13 @@
 bool cuda_backend_usable(const Backend *b);
 /* CUDA GPUs on this machine (cudaGetDeviceCount; 0 on any error). */
 int cuda_gpu_count(void);
+/* Whether an NVIDIA driver is installed: /dev/nvidiactl exists or libcuda.so.1 loads. */
+bool cuda_driver_installed(void);
+/* Why there is no GPU, for a learner: cudart's message for cuda_error,
+ * except that with no driver installed its "CUDA driver version is
+ * insufficient for CUDA runtime version" becomes CUDA_NO_DRIVER. Static. */
+#define CUDA_NO_DRIVER "no NVIDIA driver found on this machine (no /dev/nvidiactl, no libcuda.so.1)"
+const char *cuda_no_gpu_reason(int cuda_error, bool driver_installed);
 
 /* What cudaOccupancyMaxActiveBlocksPerMultiprocessor says for `kernel` of
  * module m with `block` threads and dyn_smem bytes of dynamic shared memory

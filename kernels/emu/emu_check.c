@@ -164,9 +164,9 @@ static void report_global_oob(Worker *W, Warp *w, int lane, const Instr *in, uin
         int64_t off = (int64_t)(addr - a->base);
         int64_t idx = off >= 0 ? off / (int64_t)elem : -((-off + (int64_t)elem - 1) / (int64_t)elem);
         emu_report(W, w, lane, code, DIAG_ERROR, in->line,
-                   THR " %s %s[%lld] but %s has %llu elements.",
+                   THR " %s %s[%lld] but %s has %llu element%s.",
                    c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? "read" : kind == ACC_WRITE ? "wrote" : "updated",
-                   a->label, (long long)idx, a->label, (unsigned long long)(a->size / elem));
+                   a->label, (long long)idx, a->label, (unsigned long long)(a->size / elem), a->size / elem == 1 ? "" : "s");
         return;
     }
     emu_report(W, w, lane, code, DIAG_ERROR, in->line,
@@ -208,8 +208,8 @@ unsigned char *emu_mem_resolve(Worker *W, Warp *w, int lane, const Instr *in, in
             if (elems || (var && addr < (1ull << 40))) {
                 emu_shared_name(W, in, addr, nm, sizeof nm);
                 emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
-                           THR " %s %s but %s has %zu elements (in shared memory).", c[0], c[1], c[2], c[3],
-                           c[4], c[5], verb(kind), nm, var, elems);
+                           THR " %s %s but %s has %zu element%s (in shared memory).", c[0], c[1], c[2], c[3],
+                           c[4], c[5], verb(kind), nm, var, elems, elems == 1 ? "" : "s");
             } else
                 emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
                            THR " %s shared memory at byte %lld, but the block has only %zu bytes of shared memory.",

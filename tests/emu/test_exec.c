@@ -60,6 +60,24 @@ static void exec__reports_oob_with_line_and_allocation__when_guard_missing(void 
     fx_free(&f);
 }
 
+/* "x has 1 element", not "1 elements": the finding reads as a sentence. */
+static void exec__says_one_element__when_a_one_element_array_is_overrun(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "extern \"C\" __global__ void count(float *total) {\n"
+            "    total[threadIdx.x] = 1.0f;\n"
+            "}\n", &o);
+    DevPtr dt = fx_array(&f, "total", 4, 1, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dt)};
+    fx_run(&f, "count", 1, 2, args, 1);
+    const Diag *d = fx_finding(&f, "oob-global");
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "wrote total[1] but total has 1 element."));
+    fx_free(&f);
+}
+
 static const char REDUCE[] =
     "extern \"C\" __global__ void block_sum(const float *x, float *out) {\n"
     "    __shared__ float s[256];\n"
@@ -635,6 +653,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exec__adds_vectors__when_guarded),
         cmocka_unit_test(exec__reports_oob_with_line_and_allocation__when_guard_missing),
+        cmocka_unit_test(exec__says_one_element__when_a_one_element_array_is_overrun),
         cmocka_unit_test(exec__sums_blocks_in_shared_memory),
         cmocka_unit_test(exec__reduces_a_warp_with_shuffles),
         cmocka_unit_test(exec__prints_per_thread_in_order__when_printf),

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "kernels/cuda/cuda_backend.h"
 #include "kernels/doctor.h"
 
 static void doctor__reports_toolkit_nvrtc_and_versions__always(void **state) {
@@ -44,10 +45,30 @@ static void doctor__says_why_gpu_backend_fails__when_no_gpu(void **state) {
     json_decref(r);
 }
 
+/* On a machine with no NVIDIA driver at all cudart says "CUDA driver version
+ * is insufficient": the report says there is no driver instead. */
+static void doctor__says_no_driver_found__when_none_is_installed(void **state) {
+    (void)state;
+    assert_string_equal(cuda_no_gpu_reason(35 /* cudaErrorInsufficientDriver */, false), CUDA_NO_DRIVER);
+    assert_non_null(strstr(cuda_no_gpu_reason(35, true), "insufficient"));   /* an old driver: cudart is right */
+    if (cuda_driver_installed()) skip();
+    json_t *r = kernels_doctor();
+    assert_true(json_is_false(json_object_get(r, "driver_installed")));
+    const char *err = json_string_value(json_object_get(r, "gpu_error"));
+    assert_non_null(err);
+    assert_non_null(strstr(err, "no NVIDIA driver found"));
+    const char *why = json_string_value(json_object_get(json_object_get(json_object_get(r, "backends"), "cuda"), "why"));
+    assert_non_null(why);
+    assert_null(strstr(why, "insufficient"));
+    assert_non_null(strstr(why, "no NVIDIA driver found"));
+    json_decref(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(doctor__reports_toolkit_nvrtc_and_versions__always),
         cmocka_unit_test(doctor__says_why_gpu_backend_fails__when_no_gpu),
+        cmocka_unit_test(doctor__says_no_driver_found__when_none_is_installed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
