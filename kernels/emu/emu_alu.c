@@ -1,5 +1,5 @@
-/* kernels/emu/emu_alu.c: arithmetic, logic, compare, select and convert
- * instructions over the 32 lanes of a warp.
+/* kernels/emu/emu_alu.c: arithmetic, logic, compare and select
+ * instructions over the 32 lanes of a warp (conversions: emu_cvt.c).
  *
  * Registers are 64-bit slots holding values zero-extended from the width the
  * instruction writes. Each handler is a loop over lanes with the operation
@@ -9,122 +9,11 @@
  * modes switch the host FPU's rounding mode around the loop. .approx
  * operations use the host's correctly rounded or libm functions; see
  * README.md for the bounds against the GPU. */
-#include <fenv.h>
-#include <math.h>
-#include <string.h>
-
 #include "kernels/emu/emu_alu.h"
+#include "kernels/emu/emu_lane.h"
 
-
-typedef struct TypeInfo { int bits; bool sgn, flt; } TypeInfo;
-
-static TypeInfo type_info(int t) {
-    switch (t) {
-    case T_B8: case T_U8: return (TypeInfo){8, false, false};
-    case T_S8: return (TypeInfo){8, true, false};
-    case T_B16: case T_U16: return (TypeInfo){16, false, false};
-    case T_S16: return (TypeInfo){16, true, false};
-    case T_B32: case T_U32: return (TypeInfo){32, false, false};
-    case T_S32: return (TypeInfo){32, true, false};
-    case T_B64: case T_U64: return (TypeInfo){64, false, false};
-    case T_S64: return (TypeInfo){64, true, false};
-    case T_F16: case T_BF16: return (TypeInfo){16, false, true};
-    case T_F16X2: case T_BF16X2: return (TypeInfo){32, false, true};
-    case T_F32: return (TypeInfo){32, false, true};
-    case T_F64: return (TypeInfo){64, false, true};
-    default: return (TypeInfo){64, false, false};
-    }
-}
-
-static inline uint64_t zx(uint64_t v, int bits) { return bits >= 64 ? v : v & ((1ull << bits) - 1); }
-static inline int64_t sx(uint64_t v, int bits) {
-    return bits >= 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
-}
-static inline float f32(uint64_t v) { uint32_t u = (uint32_t)v; float f; memcpy(&f, &u, 4); return f; }
-static inline uint64_t b32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline double f64(uint64_t v) { double d; memcpy(&d, &v, 8); return d; }
-static inline uint64_t b64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-static inline float ftz32(float x) { return fabsf(x) < 1.17549435e-38f ? copysignf(0.0f, x) : x; }
-static inline float sat32(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }  /* NaN → 0 */
-static inline double sat64(double x) { return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.0; }
-
-/* ---- half precision --------------------------------------------------------- */
-float emu_half_to_float(uint16_t h) {
-    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
-    uint32_t u;
-    if (e == 0) {
-        if (m == 0) u = s;
-        else {                              /* subnormal: normalise */
-            int sh = 0;
-            while (!(m & 1024)) { m <<= 1; sh++; }
-            m &= 1023;
-            u = s | (uint32_t)(113 - sh) << 23 | m << 13;
-        }
-    } else if (e == 31) u = s | 0x7f800000u | m << 13;
-    else u = s | (e + 112) << 23 | m << 13;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-/* Rounds a float to half with round-to-nearest-even (rnd RZ/RM/RP honoured). */
-uint16_t emu_float_to_half(float f, int rnd) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    uint16_t s = (uint16_t)((u >> 16) & 0x8000);
-    if (isnan(f)) return (uint16_t)(s | 0x7e00 | ((u >> 13) & 0x3ff));
-    float a = fabsf(f);
-    bool neg = s != 0;
-    bool up_ok = rnd == RND_RP ? !neg : rnd == RND_RM ? neg : false;
-    if (a >= 65520.0f || isinf(a)) {
-        if (rnd == RND_RZ || (rnd == RND_RP && neg) || (rnd == RND_RM && !neg))
-            return isinf(a) ? (uint16_t)(s | 0x7c00) : (uint16_t)(s | 0x7bff);
-        return (uint16_t)(s | 0x7c00);
-    }
-    /* scale into an integer count of the result's ulps, then round */
-    int e;
-    frexpf(a, &e);                          /* a = m * 2^e, m in [0.5,1) */
-    int ulp_exp = e - 11;                   /* 11 significant bits */
-    if (ulp_exp < -24) ulp_exp = -24;       /* subnormal spacing */
-    float q = ldexpf(a, -ulp_exp);          /* exact: fits in float */
-    float r;
-    if (rnd == RND_RZ) r = truncf(q);
-    else if (rnd == RND_RM || rnd == RND_RP) r = up_ok ? ceilf(q) : truncf(q);
-    else r = nearbyintf(q);                 /* host default mode: nearest even */
-    float v = ldexpf(r, ulp_exp);
-    if (v >= 65520.0f) return (uint16_t)(s | 0x7c00);
-    /* encode v (exactly representable as half) */
-    if (v == 0.0f) return s;
-    int ve;
-    float vm = frexpf(v, &ve);
-    if (ve - 1 < -14) return (uint16_t)(s | (uint16_t)ldexpf(v, 24));
-    uint16_t mant = (uint16_t)((int)ldexpf(vm, 11) - 1024);
-    if (ve - 1 > 15) return (uint16_t)(s | 0x7c00);
-    return (uint16_t)(s | (uint16_t)((ve - 1 + 15) << 10) | mant);
-}
-
-static float bf16_to_float(uint16_t h) { return f32((uint64_t)h << 16); }
-static uint16_t float_to_bf16(float f) {
-    uint32_t u = (uint32_t)b32(f);
-    if (isnan(f)) return (uint16_t)((u >> 16) | 0x40);
-    u += 0x7fff + ((u >> 16) & 1);
-    return (uint16_t)(u >> 16);
-}
-
-/* ---- the lane loops ---------------------------------------------------------- */
-#define LOOP(EXPR) do { \
-    if (m == EMU_FULL) { for (int l = 0; l < 32; l++) D[l] = (EXPR); } \
-    else { for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = (EXPR); } } while (0)
-
-static int fe_mode(int rnd) {
-    switch (rnd) {
-    case RND_RZ: case RND_RZI: return FE_TOWARDZERO;
-    case RND_RM: case RND_RMI: return FE_DOWNWARD;
-    case RND_RP: case RND_RPI: return FE_UPWARD;
-    default: return FE_TONEAREST;
-    }
-}
-
+/* ---- one lane ------------------------------------------------------------------ */
+/* One integer or bit operation on one lane (everything except the hot paths). */
 static uint64_t int_op(int op, TypeInfo ti, unsigned flags, uint64_t a, uint64_t b, uint64_t c) {
     int bits = ti.bits;
     uint64_t r = 0;
@@ -253,17 +142,6 @@ static bool cmp_flt(int cmp, double x, double y) {
     default: return false;
     }
 }
-
-/* float value of a register under type t (f16/bf16/f32 → float, f64 stays double) */
-static inline double fval(uint64_t v, int t) {
-    switch (t) {
-    case T_F16: return emu_half_to_float((uint16_t)v);
-    case T_BF16: return bf16_to_float((uint16_t)v);
-    case T_F32: return f32(v);
-    default: return f64(v);
-    }
-}
-
 /* One f32 operation on one lane (everything except the hot paths). */
 static float f32_op(int op, unsigned flags, float a, float b, float c) {
     switch (op) {
@@ -329,102 +207,6 @@ static uint16_t h_op(int op, int t, unsigned flags, uint16_t a, uint16_t b, uint
     return t == T_BF16 ? float_to_bf16(r) : emu_float_to_half(r, RND_RN);
 }
 
-/* ---- cvt ----------------------------------------------------------------------- */
-static uint64_t cvt_one(const Instr *in, uint64_t v) {
-    TypeInfo dt = type_info(in->type), st = type_info(in->type2);
-    int dtype = in->type, stype = in->type2;
-    bool ftz = in->flags & F_FTZ, sat = in->flags & F_SAT;
-    if (!st.flt && !dt.flt) {
-        if (sat) {
-            int64_t lo, hi;
-            if (dt.sgn) { hi = dt.bits >= 64 ? INT64_MAX : (int64_t)((1ull << (dt.bits - 1)) - 1); lo = -hi - 1; }
-            else { lo = 0; hi = dt.bits >= 64 ? -1 : (int64_t)((1ull << dt.bits) - 1); }
-            if (st.sgn) {
-                int64_t x = sx(v, st.bits);
-                if (!dt.sgn && x < 0) return 0;
-                if (!dt.sgn) return dt.bits >= 64 ? (uint64_t)x : ((uint64_t)x > (uint64_t)hi ? (uint64_t)hi : (uint64_t)x);
-                return zx((uint64_t)(x < lo ? lo : x > hi ? hi : x), dt.bits);
-            }
-            uint64_t x = zx(v, st.bits);
-            if (dt.bits < 64 || dt.sgn) {
-                uint64_t h = (uint64_t)hi;
-                return zx(x > h ? h : x, dt.bits);
-            }
-            return x;
-        }
-        uint64_t x = st.sgn ? (uint64_t)sx(v, st.bits) : zx(v, st.bits);
-        /* widen with the source's signedness, then keep the destination's width */
-        if (dt.sgn && dt.bits > st.bits) return zx(x, dt.bits);
-        return zx(x, dt.bits);
-    }
-    if (st.flt && !dt.flt) {
-        double x = fval(v, stype);
-        if (ftz && stype == T_F32) x = ftz32((float)x);
-        if (isnan(x)) {
-            /* the ISA leaves it open; measured on an H200: 0 from f32/f16 to 32 bits or
-             * fewer, the sign bit alone from f64 to 32 bits, and for 64-bit results */
-            if (dt.bits == 64) return 0x8000000000000000ull;
-            if (stype == T_F64 && dt.bits == 32) return 0x80000000u;
-            return 0;
-        }
-        switch (in->rnd) {
-        case RND_RNI: x = nearbyint(x); break;
-        case RND_RMI: x = floor(x); break;
-        case RND_RPI: x = ceil(x); break;
-        default: x = trunc(x); break;
-        }
-        if (dt.sgn) {
-            double lo = -ldexp(1.0, dt.bits - 1), hi = ldexp(1.0, dt.bits - 1) - 1;
-            if (x <= lo) return zx((uint64_t)(int64_t)lo, dt.bits);
-            if (x >= hi) return dt.bits == 64 ? (uint64_t)INT64_MAX : zx((uint64_t)(int64_t)hi, dt.bits);
-            return zx((uint64_t)(int64_t)x, dt.bits);
-        }
-        if (x <= 0) return 0;
-        if (x >= ldexp(1.0, dt.bits)) return dt.bits == 64 ? ~0ull : (1ull << dt.bits) - 1;
-        return (uint64_t)x;
-    }
-    if (!st.flt && dt.flt) {
-        int mode = fe_mode(in->rnd);
-        if (mode != FE_TONEAREST) fesetround(mode);
-        uint64_t r;
-        if (dtype == T_F64) {
-            volatile double d = st.sgn ? (double)sx(v, st.bits) : (double)zx(v, st.bits);
-            r = b64(d);
-        } else {
-            volatile float f = st.sgn ? (float)sx(v, st.bits) : (float)zx(v, st.bits);
-            if (dtype == T_F16) r = emu_float_to_half(f, in->rnd);
-            else if (dtype == T_BF16) r = float_to_bf16(f);
-            else r = b32(f);
-        }
-        if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
-        return r;
-    }
-    /* float → float */
-    double x = fval(v, stype);
-    if (ftz && stype == T_F32) x = ftz32((float)x);
-    if (in->rnd >= RND_RNI && in->rnd <= RND_RPI) {
-        x = in->rnd == RND_RNI ? nearbyint(x) : in->rnd == RND_RZI ? trunc(x)
-          : in->rnd == RND_RMI ? floor(x) : ceil(x);
-    }
-    if (sat) x = sat64(x);
-    if (dtype == T_F64) return b64(x);
-    if (dtype == T_F32) {
-        float f;
-        if (stype == T_F64 && in->rnd >= RND_RZ && in->rnd <= RND_RP) {
-            fesetround(fe_mode(in->rnd));
-            volatile double vx = x;
-            volatile float vf = (float)vx;
-            f = vf;
-            fesetround(FE_TONEAREST);
-        } else f = (float)x;
-        if (ftz) f = ftz32(f);
-        return b32(f);
-    }
-    if (dtype == T_F16) return emu_float_to_half((float)x, in->rnd);   /* f64→f16 rounds twice: rare */
-    if (dtype == T_BF16) return float_to_bf16((float)x);
-    return 0;
-}
-
 /* fmaf is a library call unless the compiler may use the FMA instruction:
  * compile one loop for FMA hardware and pick it at run time. */
 __attribute__((target("fma"))) static void fma_loop_hw(uint64_t *D, const uint64_t *A, const uint64_t *B,
@@ -439,334 +221,405 @@ void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint6
     for (int l = 0; l < 32; l++) D[l] = b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
 }
 
-/* ---- dispatcher -------------------------------------------------------------------- */
-bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
-    uint64_t *D = in->d[0] >= 0 ? r + (size_t)in->d[0] * 32 : NULL;
-    const uint64_t *A = in->a[0] >= 0 ? r + (size_t)in->a[0] * 32 : NULL;
-    const uint64_t *B = in->b >= 0 ? r + (size_t)in->b * 32 : NULL;
-    const uint64_t *C = in->c >= 0 ? r + (size_t)in->c * 32 : NULL;
-    int t = in->type;
-    TypeInfo ti = type_info(t);
-    unsigned fl = in->flags;
-    int op = in->op;
+/* ---- one function per instruction family ----------------------------------------- */
+/* What every handler gets: the warp's registers and predicates, the
+ * instruction's operands as lane arrays (NULL when it has none there) and
+ * its destination type. */
+typedef struct Ops {
+    uint64_t *r;
+    uint32_t *p;
+    uint64_t *D;
+    const uint64_t *A, *B, *C;
+    TypeInfo ti;
+} Ops;
 
-    switch (op) {
-    case OP_MOV:
-        if (ti.bits >= 64) LOOP(A[l]);
-        else LOOP(zx(A[l], ti.bits));
-        return true;
-    case OP_SETP: {
-        uint32_t res = 0;
-        int cmp = in->sub;
-        if (t == T_F32 && cmp <= CMP_GE) {
-            for (int l = 0; l < 32; l++) {
-                float x = f32(A[l]), y = f32(B[l]);
-                if (fl & F_FTZ) { x = ftz32(x); y = ftz32(y); }
-                bool v = cmp == CMP_EQ ? x == y : cmp == CMP_NE ? (x != y && x == x && y == y)
-                       : cmp == CMP_LT ? x < y : cmp == CMP_LE ? x <= y : cmp == CMP_GT ? x > y : x >= y;
-                res |= (uint32_t)v << l;
-            }
-        } else if (ti.flt) {
-            for (int l = 0; l < 32; l++) {
-                double x = fval(A[l], t), y = fval(B[l], t);
-                res |= (uint32_t)cmp_flt(cmp, x, y) << l;
-            }
-        } else {
-            for (int l = 0; l < 32; l++) res |= (uint32_t)cmp_int(cmp, ti.sgn, ti.bits, A[l], B[l]) << l;
-        }
-        uint32_t res2 = ~res;
-        if (in->sub2) {
-            uint32_t q = p[in->c];
-            if (fl & F_NEGC) q = ~q;
-            if (in->sub2 == BOP_AND) { res &= q; res2 &= q; }
-            else if (in->sub2 == BOP_OR) { res |= q; res2 |= q; }
-            else { res ^= q; res2 ^= q; }
-        }
-        p[in->d[0]] = (p[in->d[0]] & ~m) | (res & m);
-        if (in->d[1] >= 0) p[in->d[1]] = (p[in->d[1]] & ~m) | (res2 & m);
-        return true;
-    }
-    case OP_SET: {
-        int st = in->type2;
-        bool half2 = st == T_F16X2 || st == T_BF16X2;
-        int ht = st == T_BF16X2 ? T_BF16 : T_F16;
-        uint32_t q = in->c >= 0 ? p[in->c] : 0;
-        if (fl & F_NEGC) q = ~q;
+/* The operands as locals, so that LOOP's expressions read as the PTX does. */
+#define OPERANDS(o) \
+    uint64_t *D = (o)->D; const uint64_t *A = (o)->A, *B = (o)->B, *C = (o)->C; \
+    (void)D; (void)A; (void)B; (void)C
+
+/* Writes the lanes of m of predicate d. */
+static inline void pred_set(uint32_t *p, int d, uint32_t v, uint32_t m) { p[d] = (p[d] & ~m) | (v & m); }
+
+/* mov: the source, cut to the destination's width. */
+static void alu_mov(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    (void)in;
+    if (o->ti.bits >= 64) LOOP(A[l]);
+    else LOOP(zx(A[l], o->ti.bits));
+}
+
+/* setp.cmp[.bop]: p = a cmp b (bop q); a second destination gets !(a cmp b) (bop q). */
+static void alu_setp(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int t = in->type, cmp = in->sub;
+    uint32_t res = 0;
+    if (t == T_F32 && cmp <= CMP_GE) {
         for (int l = 0; l < 32; l++) {
-            if (!(m >> l & 1)) continue;
-            uint64_t out = 0;
-            for (int h = 0; h < (half2 ? 2 : 1); h++) {
-                bool v;
-                if (half2) v = cmp_flt(in->sub, fval(A[l] >> (16 * h) & 0xffff, ht), fval(B[l] >> (16 * h) & 0xffff, ht));
-                else if (type_info(st).flt) v = cmp_flt(in->sub, fval(A[l], st), fval(B[l], st));
-                else v = cmp_int(in->sub, type_info(st).sgn, type_info(st).bits, A[l], B[l]);
-                bool qb = q >> l & 1;
-                if (in->sub2 == BOP_AND) v = v && qb;
-                else if (in->sub2 == BOP_OR) v = v || qb;
-                else if (in->sub2 == BOP_XOR) v = v != qb;
-                uint64_t r1;
-                switch (t) {
-                case T_F32: r1 = v ? 0x3f800000u : 0; break;
-                case T_F16: case T_F16X2: r1 = v ? 0x3c00u : 0; break;
-                case T_BF16: case T_BF16X2: r1 = v ? 0x3f80u : 0; break;
-                default: r1 = v ? (ti.bits >= 64 ? ~0ull : (1ull << ti.bits) - 1) : 0; break;
-                }
-                out |= r1 << (16 * h);
-            }
-            D[l] = out;
-        }
-        return true;
-    }
-    case OP_SELP: {
-        uint32_t q = p[in->c];
-        if (fl & F_NEGC) q = ~q;
-        LOOP((q >> l & 1) ? A[l] : B[l]);
-        return true;
-    }
-    case OP_SLCT: {
-        TypeInfo ct = type_info(in->type2);
-        if (ct.flt) LOOP(f32(C[l]) >= 0.0f ? A[l] : B[l]);
-        else LOOP(sx(C[l], 32) >= 0 ? A[l] : B[l]);
-        return true;
-    }
-    case OP_PAND: case OP_POR: case OP_PXOR: case OP_PNOT: {
-        uint32_t a = p[in->a[0]], b = in->b >= 0 ? p[in->b] : 0;
-        if (fl & F_NEGA) a = ~a;
-        if (fl & F_NEGB) b = ~b;
-        uint32_t v = op == OP_PAND ? a & b : op == OP_POR ? a | b : op == OP_PXOR ? a ^ b : ~a;
-        p[in->d[0]] = (p[in->d[0]] & ~m) | (v & m);
-        return true;
-    }
-    case OP_PMOV: {
-        uint32_t v = in->a[0] < 0 ? (in->imm ? EMU_FULL : 0) : p[in->a[0]];
-        if (fl & F_NEGA) v = ~v;
-        p[in->d[0]] = (p[in->d[0]] & ~m) | (v & m);
-        return true;
-    }
-    case OP_TESTP: {
-        uint32_t res = 0;
-        for (int l = 0; l < 32; l++) {
-            double x = fval(A[l], t);
-            bool v;
-            switch (in->sub) {
-            case 0: v = isfinite(x); break; case 1: v = isinf(x); break;
-            case 2: v = !isnan(x); break; case 3: v = isnan(x); break;
-            case 4: v = t == T_F32 ? isnormal(f32(A[l])) : isnormal(x); break;
-            default: v = t == T_F32 ? fpclassify(f32(A[l])) == FP_SUBNORMAL : fpclassify(x) == FP_SUBNORMAL; break;
-            }
+            float x = f32(A[l]), y = f32(B[l]);
+            if (in->flags & F_FTZ) { x = ftz32(x); y = ftz32(y); }
+            bool v = cmp == CMP_EQ ? x == y : cmp == CMP_NE ? (x != y && x == x && y == y)
+                   : cmp == CMP_LT ? x < y : cmp == CMP_LE ? x <= y : cmp == CMP_GT ? x > y : x >= y;
             res |= (uint32_t)v << l;
         }
-        p[in->d[0]] = (p[in->d[0]] & ~m) | (res & m);
-        return true;
+    } else if (o->ti.flt) {
+        for (int l = 0; l < 32; l++) res |= (uint32_t)cmp_flt(cmp, fval(A[l], t), fval(B[l], t)) << l;
+    } else {
+        for (int l = 0; l < 32; l++) res |= (uint32_t)cmp_int(cmp, o->ti.sgn, o->ti.bits, A[l], B[l]) << l;
     }
-    case OP_CVT:
-        LOOP(cvt_one(in, A[l]));
-        return true;
-    case OP_CVT_PACK:
-        if (t == T_BF16X2) LOOP((uint64_t)float_to_bf16(f32(A[l])) << 16 | float_to_bf16(f32(B[l])));
-        else LOOP((uint64_t)emu_float_to_half(f32(A[l]), RND_RN) << 16 | emu_float_to_half(f32(B[l]), RND_RN));
-        return true;
-    case OP_MOV_PACK: {
-        int n = in->vec, w = in->size;
-        uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
-        for (int l = 0; l < 32; l++) {
-            if (!(m >> l & 1)) continue;
-            uint64_t v = 0;
-            for (int i = 0; i < n; i++) v |= (r[(size_t)in->a[i] * 32 + l] & mask) << (w * i);
-            r[(size_t)in->d[0] * 32 + l] = v;
-        }
-        return true;
+    uint32_t res2 = ~res;
+    if (in->sub2) {
+        uint32_t q = o->p[in->c];
+        if (in->flags & F_NEGC) q = ~q;
+        if (in->sub2 == BOP_AND) { res &= q; res2 &= q; }
+        else if (in->sub2 == BOP_OR) { res |= q; res2 |= q; }
+        else { res ^= q; res2 ^= q; }
     }
-    case OP_MOV_UNPACK: {
-        int n = in->vec, w = in->size;
-        uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
-        for (int l = 0; l < 32; l++) {
-            if (!(m >> l & 1)) continue;
-            uint64_t v = A[l];
-            for (int i = 0; i < n; i++) r[(size_t)in->d[i] * 32 + l] = (v >> (w * i)) & mask;
-        }
-        return true;
-    }
-    case OP_PRMT:
-        LOOP(prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l]));
-        return true;
-    case OP_BFI: {
-        const uint64_t *E = r + (size_t)in->e * 32;
-        for (int l = 0; l < 32; l++) {
-            if (!(m >> l & 1)) continue;
-            unsigned pos = (unsigned)(C[l] & 0xff), len = (unsigned)(E[l] & 0xff);
-            uint64_t base = B[l];
-            if (len && pos < (unsigned)ti.bits) {
-                uint64_t fm = (len >= 64 ? ~0ull : (1ull << len) - 1) << pos;
-                base = (base & ~fm) | ((A[l] << pos) & fm);
-            }
-            D[l] = zx(base, ti.bits);
-        }
-        return true;
-    }
-    case OP_SHF: {
-        /* shf.l/.r.wrap/.clamp.b32 d, a(lo), b(hi), c(shift) */
-        for (int l = 0; l < 32; l++) {
-            if (!(m >> l & 1)) continue;
-            uint32_t n = (uint32_t)C[l];
-            n = (fl & F_CLAMP) ? (n > 32 ? 32 : n) : n & 31;
-            uint64_t v = (uint64_t)(uint32_t)B[l] << 32 | (uint32_t)A[l];
-            D[l] = (fl & F_SHFL_L) ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
-        }
-        return true;
-    }
-    case OP_DP4A: case OP_DP2A: {
-        /* type: a's signedness, type2: b's; dp2a.hi uses b's upper two bytes */
-        bool sa = in->type == T_S32, sb = in->type2 == T_S32;
-        int boff = (op == OP_DP2A && (fl & F_HI)) ? 2 : 0;
-        for (int l = 0; l < 32; l++) {
-            if (!(m >> l & 1)) continue;
-            uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
-            int64_t acc = (sa || sb) ? (int64_t)(int32_t)C[l] : (int64_t)(uint32_t)C[l];
-            for (int i = 0; i < (op == OP_DP4A ? 4 : 2); i++) {
-                int64_t x = op == OP_DP4A ? (sa ? (int64_t)(int8_t)(a >> (8 * i)) : (int64_t)(uint8_t)(a >> (8 * i)))
-                                          : (sa ? (int64_t)(int16_t)(a >> (16 * i)) : (int64_t)(uint16_t)(a >> (16 * i)));
-                uint32_t bb = b >> (8 * (i + boff));
-                int64_t y = sb ? (int64_t)(int8_t)bb : (int64_t)(uint8_t)bb;
-                acc += x * y;
-            }
-            D[l] = (uint32_t)acc;
-        }
-        return true;
-    }
-    default: break;
-    }
+    pred_set(o->p, in->d[0], res, m);
+    if (in->d[1] >= 0) pred_set(o->p, in->d[1], res2, m);
+}
 
-    /* floating point */
-    if (ti.flt) {
-        uint64_t negA[32], negC[32];
-        if (op == OP_FMA && (fl & (F_NEGA | F_NEGC))) {
-            /* a contracted mul + sub (emu_contract.c): flip the sign bit of the
-             * product's first factor or of the addend, per half for f16x2 */
-            uint64_t sign = t == T_F32 ? 0x80000000ull : t == T_F64 ? 1ull << 63
-                          : t == T_F16X2 ? 0x80008000ull : 0x8000ull;
-            for (int l = 0; l < 32; l++) {
-                negA[l] = (fl & F_NEGA) ? A[l] ^ sign : A[l];
-                negC[l] = (fl & F_NEGC) ? C[l] ^ sign : C[l];
+/* set.cmp[.bop].dtype.stype: 1.0 / all ones when true, per half for f16x2. */
+static void alu_set(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int st = in->type2, t = in->type;
+    bool half2 = st == T_F16X2 || st == T_BF16X2;
+    int ht = st == T_BF16X2 ? T_BF16 : T_F16;
+    TypeInfo sti = type_info(st);
+    uint32_t q = in->c >= 0 ? o->p[in->c] : 0;
+    if (in->flags & F_NEGC) q = ~q;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint64_t out = 0;
+        for (int h = 0; h < (half2 ? 2 : 1); h++) {
+            bool v;
+            if (half2) v = cmp_flt(in->sub, fval(A[l] >> (16 * h) & 0xffff, ht), fval(B[l] >> (16 * h) & 0xffff, ht));
+            else if (sti.flt) v = cmp_flt(in->sub, fval(A[l], st), fval(B[l], st));
+            else v = cmp_int(in->sub, sti.sgn, sti.bits, A[l], B[l]);
+            bool qb = q >> l & 1;
+            if (in->sub2 == BOP_AND) v = v && qb;
+            else if (in->sub2 == BOP_OR) v = v || qb;
+            else if (in->sub2 == BOP_XOR) v = v != qb;
+            uint64_t r1;
+            switch (t) {
+            case T_F32: r1 = v ? 0x3f800000u : 0; break;
+            case T_F16: case T_F16X2: r1 = v ? 0x3c00u : 0; break;
+            case T_BF16: case T_BF16X2: r1 = v ? 0x3f80u : 0; break;
+            default: r1 = v ? (o->ti.bits >= 64 ? ~0ull : (1ull << o->ti.bits) - 1) : 0; break;
             }
-            A = negA;
-            C = negC;
+            out |= r1 << (16 * h);
         }
-        int mode = (in->rnd >= RND_RZ && in->rnd <= RND_RP) ? fe_mode(in->rnd) : FE_TONEAREST;
-        if (mode != FE_TONEAREST) fesetround(mode);
-        if (t == T_F32) {
-            bool ftz = fl & F_FTZ, sat = fl & F_SAT;
-            if (!ftz && !sat && mode == FE_TONEAREST) {
-                switch (op) {
-                case OP_ADD: LOOP(b32(f32(A[l]) + f32(B[l]))); goto done;
-                case OP_SUB: LOOP(b32(f32(A[l]) - f32(B[l]))); goto done;
-                case OP_MUL: LOOP(b32(f32(A[l]) * f32(B[l]))); goto done;
-                case OP_FMA: case OP_MAD:
-                    if (m == EMU_FULL) emu_fma_loop(D, A, B, C);
-                    else LOOP(b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
-                    goto done;
-                default: break;
-                }
-            }
-            for (int l = 0; l < 32; l++) {
-                if (!(m >> l & 1)) continue;
-                float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = C ? f32(C[l]) : 0.0f;
-                if (ftz) { a = ftz32(a); b = ftz32(b); c = ftz32(c); }
-                volatile float res = f32_op(op, fl, a, b, c);
-                float x = res;
-                if (ftz) {
-                    /* tininess before rounding (measured on an H200): a result whose exact
-                     * value is below FLT_MIN is flushed even if it rounds up to FLT_MIN */
-                    double ex = op == OP_ADD ? (double)a + b : op == OP_SUB ? (double)a - b
-                              : op == OP_MUL ? (double)a * b
-                              : (op == OP_FMA || op == OP_MAD) ? fma((double)a, (double)b, (double)c) : (double)x;
-                    if (ex != 0 && fabs(ex) < 1.17549435e-38) x = copysignf(0.0f, (float)ex);
-                    else x = ftz32(x);
-                }
-                if (sat) x = sat32(x);
-                D[l] = b32(x);
-            }
-        } else if (t == T_F64) {
-            for (int l = 0; l < 32; l++) {
-                if (!(m >> l & 1)) continue;
-                volatile double res = f64_op(op, fl, f64(A[l]), B ? f64(B[l]) : 0.0, C ? f64(C[l]) : 0.0);
-                double x = res;
-                if (fl & F_SAT) x = sat64(x);
-                D[l] = b64(x);
-            }
-        } else if (t == T_F16 || t == T_BF16) {
-            int ht = t == T_BF16 ? T_BF16 : T_F16;
-            LOOP(h_op(op, ht, fl, (uint16_t)A[l], B ? (uint16_t)B[l] : 0, C ? (uint16_t)C[l] : 0));
-        } else {  /* f16x2 / bf16x2: two lanes in one register */
-            int ht = t == T_BF16X2 ? T_BF16 : T_F16;
-            LOOP((uint64_t)h_op(op, ht, fl, (uint16_t)(A[l] >> 16), B ? (uint16_t)(B[l] >> 16) : 0,
-                                C ? (uint16_t)(C[l] >> 16) : 0) << 16 |
-                 h_op(op, ht, fl, (uint16_t)A[l], B ? (uint16_t)B[l] : 0, C ? (uint16_t)C[l] : 0));
-        }
-    done:
-        if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
-        return true;
+        D[l] = out;
     }
+}
 
-    /* extended precision: add.cc / addc / sub.cc / subc / mad.cc / madc */
-    if ((fl & (F_CC | F_USECC)) && in->f >= 0) {
-        uint32_t cf = p[in->f], out = 0;
-        bool wide64 = ti.bits == 64;
+/* selp d, a, b, q: a where q, else b. */
+static void alu_selp(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    uint32_t q = o->p[in->c];
+    if (in->flags & F_NEGC) q = ~q;
+    LOOP((q >> l & 1) ? A[l] : B[l]);
+}
+
+/* slct d, a, b, c: a where c >= 0, else b. */
+static void alu_slct(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    if (type_info(in->type2).flt) LOOP(f32(C[l]) >= 0.0f ? A[l] : B[l]);
+    else LOOP(sx(C[l], 32) >= 0 ? A[l] : B[l]);
+}
+
+/* and/or/xor/not.pred. */
+static void alu_pred_logic(const Instr *in, const Ops *o, uint32_t m) {
+    uint32_t a = o->p[in->a[0]], b = in->b >= 0 ? o->p[in->b] : 0;
+    if (in->flags & F_NEGA) a = ~a;
+    if (in->flags & F_NEGB) b = ~b;
+    int op = in->op;
+    uint32_t v = op == OP_PAND ? a & b : op == OP_POR ? a | b : op == OP_PXOR ? a ^ b : ~a;
+    pred_set(o->p, in->d[0], v, m);
+}
+
+/* mov.pred: from a predicate or a constant. */
+static void alu_pmov(const Instr *in, const Ops *o, uint32_t m) {
+    uint32_t v = in->a[0] < 0 ? (in->imm ? EMU_FULL : 0) : o->p[in->a[0]];
+    if (in->flags & F_NEGA) v = ~v;
+    pred_set(o->p, in->d[0], v, m);
+}
+
+/* testp.finite/infinite/number/notanumber/normal/subnormal. */
+static void alu_testp(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int t = in->type;
+    uint32_t res = 0;
+    for (int l = 0; l < 32; l++) {
+        double x = fval(A[l], t);
+        bool v;
+        switch (in->sub) {
+        case 0: v = isfinite(x); break; case 1: v = isinf(x); break;
+        case 2: v = !isnan(x); break; case 3: v = isnan(x); break;
+        case 4: v = t == T_F32 ? isnormal(f32(A[l])) : isnormal(x); break;
+        default: v = t == T_F32 ? fpclassify(f32(A[l])) == FP_SUBNORMAL : fpclassify(x) == FP_SUBNORMAL; break;
+        }
+        res |= (uint32_t)v << l;
+    }
+    pred_set(o->p, in->d[0], res, m);
+}
+
+/* mov d, {a0, a1, ..}: vec values of `size` bits into one register. */
+static void alu_mov_pack(const Instr *in, const Ops *o, uint32_t m) {
+    int n = in->vec, w = in->size;
+    uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint64_t v = 0;
+        for (int i = 0; i < n; i++) v |= (o->r[(size_t)in->a[i] * 32 + l] & mask) << (w * i);
+        o->r[(size_t)in->d[0] * 32 + l] = v;
+    }
+}
+
+/* mov {d0, d1, ..}, a: one register into vec values of `size` bits. */
+static void alu_mov_unpack(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int n = in->vec, w = in->size;
+    uint64_t mask = w >= 64 ? ~0ull : (1ull << w) - 1;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint64_t v = A[l];
+        for (int i = 0; i < n; i++) o->r[(size_t)in->d[i] * 32 + l] = (v >> (w * i)) & mask;
+    }
+}
+
+/* prmt.b32 d, a, b, c: bytes picked from {b, a} by c. */
+static void alu_prmt(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    (void)in;
+    LOOP(prmt((uint32_t)A[l], (uint32_t)B[l], (uint32_t)C[l]));
+}
+
+/* bfi d, a (insert), b (base), c (pos), e (len). */
+static void alu_bfi(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    const uint64_t *E = o->r + (size_t)in->e * 32;
+    int bits = o->ti.bits;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        unsigned pos = (unsigned)(C[l] & 0xff), len = (unsigned)(E[l] & 0xff);
+        uint64_t base = B[l];
+        if (len && pos < (unsigned)bits) {
+            uint64_t fm = (len >= 64 ? ~0ull : (1ull << len) - 1) << pos;
+            base = (base & ~fm) | ((A[l] << pos) & fm);
+        }
+        D[l] = zx(base, bits);
+    }
+}
+
+/* shf.l/.r.wrap/.clamp.b32 d, a (lo), b (hi), c (shift). */
+static void alu_shf(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    unsigned fl = in->flags;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint32_t n = (uint32_t)C[l];
+        n = (fl & F_CLAMP) ? (n > 32 ? 32 : n) : n & 31;
+        uint64_t v = (uint64_t)(uint32_t)B[l] << 32 | (uint32_t)A[l];
+        D[l] = (fl & F_SHFL_L) ? (uint32_t)((v << n) >> 32) : (uint32_t)(v >> n);
+    }
+}
+
+/* dp4a / dp2a[.lo/.hi]: type is a's signedness, type2 b's; dp2a.hi uses b's upper two bytes. */
+static void alu_dot(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int op = in->op;
+    bool sa = in->type == T_S32, sb = in->type2 == T_S32;
+    int boff = (op == OP_DP2A && (in->flags & F_HI)) ? 2 : 0;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+        int64_t acc = (sa || sb) ? (int64_t)(int32_t)C[l] : (int64_t)(uint32_t)C[l];
+        for (int i = 0; i < (op == OP_DP4A ? 4 : 2); i++) {
+            int64_t x = op == OP_DP4A ? (sa ? (int64_t)(int8_t)(a >> (8 * i)) : (int64_t)(uint8_t)(a >> (8 * i)))
+                                      : (sa ? (int64_t)(int16_t)(a >> (16 * i)) : (int64_t)(uint16_t)(a >> (16 * i)));
+            uint32_t bb = b >> (8 * (i + boff));
+            int64_t y = sb ? (int64_t)(int8_t)bb : (int64_t)(uint8_t)bb;
+            acc += x * y;
+        }
+        D[l] = (uint32_t)acc;
+    }
+}
+
+/* ---- floating point ---------------------------------------------------------------- */
+/* add/sub/mul/fma.f32 with no ftz, sat or directed rounding: the vectorised
+ * loops. Returns false for anything else. */
+static bool alu_f32_plain(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    switch (in->op) {
+    case OP_ADD: LOOP(b32(f32(A[l]) + f32(B[l]))); return true;
+    case OP_SUB: LOOP(b32(f32(A[l]) - f32(B[l]))); return true;
+    case OP_MUL: LOOP(b32(f32(A[l]) * f32(B[l]))); return true;
+    case OP_FMA: case OP_MAD:
+        if (m == EMU_FULL) emu_fma_loop(D, A, B, C);
+        else LOOP(b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
+        return true;
+    default: return false;
+    }
+}
+
+/* Any f32 operation lane by lane, with .ftz (tininess before rounding, as
+ * measured on an H200) and .sat. */
+static void alu_f32(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int op = in->op;
+    unsigned fl = in->flags;
+    bool ftz = fl & F_FTZ, sat = fl & F_SAT;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        float a = f32(A[l]), b = B ? f32(B[l]) : 0.0f, c = C ? f32(C[l]) : 0.0f;
+        if (ftz) { a = ftz32(a); b = ftz32(b); c = ftz32(c); }
+        volatile float res = f32_op(op, fl, a, b, c);
+        float x = res;
+        if (ftz) {
+            /* a result whose exact value is below FLT_MIN is flushed even if it rounds up to FLT_MIN */
+            double ex = op == OP_ADD ? (double)a + b : op == OP_SUB ? (double)a - b
+                      : op == OP_MUL ? (double)a * b
+                      : (op == OP_FMA || op == OP_MAD) ? fma((double)a, (double)b, (double)c) : (double)x;
+            if (ex != 0 && fabs(ex) < 1.17549435e-38) x = copysignf(0.0f, (float)ex);
+            else x = ftz32(x);
+        }
+        if (sat) x = sat32(x);
+        D[l] = b32(x);
+    }
+}
+
+/* Any f64 operation lane by lane, with .sat. */
+static void alu_f64(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        volatile double res = f64_op(in->op, in->flags, f64(A[l]), B ? f64(B[l]) : 0.0, C ? f64(C[l]) : 0.0);
+        double x = res;
+        if (in->flags & F_SAT) x = sat64(x);
+        D[l] = b64(x);
+    }
+}
+
+/* f16 / bf16, and their x2 forms: two values in one register. */
+static void alu_f16(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int t = in->type, op = in->op;
+    unsigned fl = in->flags;
+    if (t == T_F16 || t == T_BF16) {
+        LOOP(h_op(op, t, fl, (uint16_t)A[l], B ? (uint16_t)B[l] : 0, C ? (uint16_t)C[l] : 0));
+        return;
+    }
+    int ht = t == T_BF16X2 ? T_BF16 : T_F16;
+    LOOP((uint64_t)h_op(op, ht, fl, (uint16_t)(A[l] >> 16), B ? (uint16_t)(B[l] >> 16) : 0,
+                        C ? (uint16_t)(C[l] >> 16) : 0) << 16 |
+         h_op(op, ht, fl, (uint16_t)A[l], B ? (uint16_t)B[l] : 0, C ? (uint16_t)C[l] : 0));
+}
+
+/* Every floating-point arithmetic instruction: the negations of a
+ * contracted mul + sub (emu_contract.c), the rounding mode around the loop,
+ * then the loop for the type. */
+static void alu_float(const Instr *in, const Ops *o, uint32_t m) {
+    uint64_t negA[32], negC[32];
+    Ops on = *o;
+    int t = in->type;
+    unsigned fl = in->flags;
+    if (in->op == OP_FMA && (fl & (F_NEGA | F_NEGC))) {
+        /* flip the sign bit of the product's first factor or of the addend, per half for f16x2 */
+        uint64_t sign = t == T_F32 ? 0x80000000ull : t == T_F64 ? 1ull << 63
+                      : t == T_F16X2 ? 0x80008000ull : 0x8000ull;
         for (int l = 0; l < 32; l++) {
-            if (!(m >> l & 1)) continue;
-            unsigned __int128 cin = (fl & F_USECC) ? (cf >> l & 1) : 0;
-            unsigned __int128 a = wide64 ? A[l] : (uint32_t)A[l], b = wide64 ? B[l] : (uint32_t)B[l];
-            unsigned __int128 full;
-            bool carry;
-            int w = wide64 ? 64 : 32;
-            unsigned __int128 lim = (unsigned __int128)1 << w;
-            if (op == OP_SUB) {
-                full = a - b - cin;               /* wraps in 128 bits */
-                carry = a < b + cin;              /* borrow out */
-            } else {
-                unsigned __int128 x = a;
-                if (op == OP_MAD) {
-                    unsigned __int128 prod = a * b;
-                    x = (fl & F_HI) ? prod >> w : prod & (lim - 1);
-                    b = wide64 ? C[l] : (uint32_t)C[l];
-                }
-                full = x + b + cin;
-                carry = full >= lim;
-            }
-            D[l] = wide64 ? (uint64_t)full : (uint32_t)full;
-            if (carry) out |= 1u << l;
+            negA[l] = (fl & F_NEGA) ? o->A[l] ^ sign : o->A[l];
+            negC[l] = (fl & F_NEGC) ? o->C[l] ^ sign : o->C[l];
         }
-        if (fl & F_CC) p[in->f] = (cf & ~m) | (out & m);
-        return true;
+        on.A = negA;
+        on.C = negC;
     }
+    int mode = (in->rnd >= RND_RZ && in->rnd <= RND_RP) ? fe_mode(in->rnd) : FE_TONEAREST;
+    if (mode != FE_TONEAREST) fesetround(mode);
+    if (t == T_F32) {
+        if ((fl & (F_FTZ | F_SAT)) || mode != FE_TONEAREST || !alu_f32_plain(in, &on, m)) alu_f32(in, &on, m);
+    } else if (t == T_F64) alu_f64(in, &on, m);
+    else alu_f16(in, &on, m);
+    if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
+}
 
-    /* integer hot paths */
-    if (ti.bits == 32 && !(fl & (F_HI | F_WIDE))) {
-        switch (op) {
-        case OP_ADD: LOOP((uint32_t)(A[l] + B[l])); return true;
-        case OP_SUB: LOOP((uint32_t)(A[l] - B[l])); return true;
-        case OP_MUL: LOOP((uint32_t)(A[l] * B[l])); return true;
-        case OP_MAD: LOOP((uint32_t)(A[l] * B[l] + C[l])); return true;
-        case OP_AND: LOOP(A[l] & B[l] & 0xffffffffu); return true;
-        case OP_OR: LOOP((A[l] | B[l]) & 0xffffffffu); return true;
-        case OP_XOR: LOOP((A[l] ^ B[l]) & 0xffffffffu); return true;
-        case OP_SHL: LOOP((uint32_t)B[l] >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << (uint32_t)B[l])); return true;
-        case OP_SHR:
-            if (ti.sgn) LOOP((uint32_t)((int32_t)A[l] >> ((uint32_t)B[l] >= 32 ? 31 : (uint32_t)B[l])));
-            else LOOP((uint32_t)B[l] >= 32 ? 0 : (uint32_t)A[l] >> (uint32_t)B[l]);
-            return true;
-        default: break;
+/* ---- integers ------------------------------------------------------------------------- */
+/* add.cc / addc / sub.cc / subc / mad.cc / madc: carry in and out through predicate f. */
+static void alu_carry(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    int op = in->op;
+    unsigned fl = in->flags;
+    uint32_t cf = o->p[in->f], out = 0;
+    bool wide64 = o->ti.bits == 64;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        unsigned __int128 cin = (fl & F_USECC) ? (cf >> l & 1) : 0;
+        unsigned __int128 a = wide64 ? A[l] : (uint32_t)A[l], b = wide64 ? B[l] : (uint32_t)B[l];
+        unsigned __int128 full;
+        bool carry;
+        int w = wide64 ? 64 : 32;
+        unsigned __int128 lim = (unsigned __int128)1 << w;
+        if (op == OP_SUB) {
+            full = a - b - cin;               /* wraps in 128 bits */
+            carry = a < b + cin;              /* borrow out */
+        } else {
+            unsigned __int128 x = a;
+            if (op == OP_MAD) {
+                unsigned __int128 prod = a * b;
+                x = (fl & F_HI) ? prod >> w : prod & (lim - 1);
+                b = wide64 ? C[l] : (uint32_t)C[l];
+            }
+            full = x + b + cin;
+            carry = full >= lim;
         }
+        D[l] = wide64 ? (uint64_t)full : (uint32_t)full;
+        if (carry) out |= 1u << l;
     }
-    if (ti.bits == 64 && !(fl & (F_HI | F_WIDE))) {
-        switch (op) {
-        case OP_ADD: LOOP(A[l] + B[l]); return true;
-        case OP_SUB: LOOP(A[l] - B[l]); return true;
-        case OP_MUL: LOOP(A[l] * B[l]); return true;
-        case OP_MAD: LOOP(A[l] * B[l] + C[l]); return true;
-        default: break;
-        }
+    if (fl & F_CC) pred_set(o->p, in->f, out, m);
+}
+
+/* The plain 32-bit forms (no .hi/.wide), vectorised. Returns false for the rest. */
+static bool alu_int32_plain(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    switch (in->op) {
+    case OP_ADD: LOOP((uint32_t)(A[l] + B[l])); return true;
+    case OP_SUB: LOOP((uint32_t)(A[l] - B[l])); return true;
+    case OP_MUL: LOOP((uint32_t)(A[l] * B[l])); return true;
+    case OP_MAD: LOOP((uint32_t)(A[l] * B[l] + C[l])); return true;
+    case OP_AND: LOOP(A[l] & B[l] & 0xffffffffu); return true;
+    case OP_OR: LOOP((A[l] | B[l]) & 0xffffffffu); return true;
+    case OP_XOR: LOOP((A[l] ^ B[l]) & 0xffffffffu); return true;
+    case OP_SHL: LOOP((uint32_t)B[l] >= 32 ? 0 : (uint32_t)((uint32_t)A[l] << (uint32_t)B[l])); return true;
+    case OP_SHR:
+        if (o->ti.sgn) LOOP((uint32_t)((int32_t)A[l] >> ((uint32_t)B[l] >= 32 ? 31 : (uint32_t)B[l])));
+        else LOOP((uint32_t)B[l] >= 32 ? 0 : (uint32_t)A[l] >> (uint32_t)B[l]);
+        return true;
+    default: return false;
     }
+}
+
+/* The plain 64-bit add/sub/mul/mad, vectorised. Returns false for the rest. */
+static bool alu_int64_plain(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    switch (in->op) {
+    case OP_ADD: LOOP(A[l] + B[l]); return true;
+    case OP_SUB: LOOP(A[l] - B[l]); return true;
+    case OP_MUL: LOOP(A[l] * B[l]); return true;
+    case OP_MAD: LOOP(A[l] * B[l] + C[l]); return true;
+    default: return false;
+    }
+}
+
+/* Every integer and bit instruction: the vectorised plain forms, else
+ * int_op lane by lane. Returns false when `in` is not one. */
+static bool alu_int(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    TypeInfo ti = o->ti;
+    unsigned fl = in->flags;
+    int op = in->op;
+    if (ti.bits == 32 && !(fl & (F_HI | F_WIDE)) && alu_int32_plain(in, o, m)) return true;
+    if (ti.bits == 64 && !(fl & (F_HI | F_WIDE)) && alu_int64_plain(in, o, m)) return true;
     if (ti.bits == 32 && (fl & F_WIDE) && op == OP_MUL) {
         if (ti.sgn) LOOP((uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]));
         else LOOP((uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);
@@ -785,6 +638,41 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
     default:
         return false;
     }
+}
+
+/* ---- dispatcher -------------------------------------------------------------------- */
+/* One line per instruction family (as Lua's luaV_execute): the named
+ * handlers above; what is left is float, carry-chain or integer arithmetic. */
+bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
+    Ops o = {
+        .r = r, .p = p,
+        .D = in->d[0] >= 0 ? r + (size_t)in->d[0] * 32 : NULL,
+        .A = in->a[0] >= 0 ? r + (size_t)in->a[0] * 32 : NULL,
+        .B = in->b >= 0 ? r + (size_t)in->b * 32 : NULL,
+        .C = in->c >= 0 ? r + (size_t)in->c * 32 : NULL,
+        .ti = type_info(in->type),
+    };
+    switch (in->op) {
+    case OP_MOV: alu_mov(in, &o, m); return true;
+    case OP_SETP: alu_setp(in, &o, m); return true;
+    case OP_SET: alu_set(in, &o, m); return true;
+    case OP_SELP: alu_selp(in, &o, m); return true;
+    case OP_SLCT: alu_slct(in, &o, m); return true;
+    case OP_PAND: case OP_POR: case OP_PXOR: case OP_PNOT: alu_pred_logic(in, &o, m); return true;
+    case OP_PMOV: alu_pmov(in, &o, m); return true;
+    case OP_TESTP: alu_testp(in, &o, m); return true;
+    case OP_CVT: case OP_CVT_PACK: emu_alu_cvt(in, o.D, o.A, o.B, m); return true;
+    case OP_MOV_PACK: alu_mov_pack(in, &o, m); return true;
+    case OP_MOV_UNPACK: alu_mov_unpack(in, &o, m); return true;
+    case OP_PRMT: alu_prmt(in, &o, m); return true;
+    case OP_BFI: alu_bfi(in, &o, m); return true;
+    case OP_SHF: alu_shf(in, &o, m); return true;
+    case OP_DP4A: case OP_DP2A: alu_dot(in, &o, m); return true;
+    default: break;
+    }
+    if (o.ti.flt) { alu_float(in, &o, m); return true; }
+    if ((in->flags & (F_CC | F_USECC)) && in->f >= 0) { alu_carry(in, &o, m); return true; }
+    return alu_int(in, &o, m);
 }
 
 /* Chooses a specialised opcode (emu_fast.h) when the instruction is one of

@@ -276,7 +276,7 @@ void emu_finding_add(Finding **v, int *n, int *cap, const char *code, int severi
                      uint64_t order, const unsigned block[3], const unsigned thread[3],
                      uint64_t count, char *message_owned);
 
-/* half precision helpers (emu_exec.c) */
+/* half precision helpers (emu_cvt.c) */
 float emu_half_to_float(uint16_t h);
 uint16_t emu_float_to_half(float f, int rnd);
 
