@@ -1,8 +1,11 @@
-/* app/cmd_hint.c: `cudojo hint EXERCISE`: the hints seen so far plus the next. */
+/* app/cmd_hint.c: `cudojo hint EXERCISE`: the hints seen so far plus the next,
+ * chosen as the workbench chooses it (app/hint.h: the hint the exercise's
+ * hint_for gives for the way the last attempt failed, else the first unseen). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "app/cli.h"
+#include "app/hint.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
 #include "base/i18n.h"
@@ -18,34 +21,48 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
     const ExerciseMeta *ex;
     Diag *d = workspace_open_exercise(cli, argv[1], &ws, &ch, &ex);
     if (d) return cli_fail(d);
-    int taken = 0;
-    if ((d = store_hints_taken(ws->store, ex->id, &taken))) {
+    bool *seen = calloc((size_t)ex->n_hints + 1, sizeof *seen);
+    if (!seen || (d = store_hints_seen(ws->store, ex->id, seen, ex->n_hints))) {
+        free(seen);
         workspace_close(&ws);
-        return cli_fail(d);
+        return d ? cli_fail(d) : 1;
     }
-    int shown = taken < ex->n_hints ? taken + 1 : ex->n_hints;
+    RunResult *last = hint_last_result(ws, ex);
+    int next = hint_pick(ex, seen, last);
+    run_result_free(&last);
+    bool all_seen_before = next < 0;
     /* Chinese hints when the locale asks and the author wrote all of them. */
     char **hints = cli_prefers_chinese() && ex->n_hints_zh == ex->n_hints ? ex->hints_zh : ex->hints;
-    if (taken < ex->n_hints && (d = store_record_hint(ws->store, ex->id, taken))) {
+    if (next >= 0 && (d = store_record_hint(ws->store, ex->id, next))) {
+        free(seen);
         workspace_close(&ws);
         return cli_fail(d);
     }
+    if (next >= 0) seen[next] = true;
+    int shown = 0;
+    for (int i = 0; i < ex->n_hints; i++) shown += seen[i];
     if (cli->json) {
-        json_t *list = json_array();
-        for (int i = 0; i < shown; i++) json_array_append_new(list, bytes_to_json(hints[i]));
-        cli_print_json(json_pack("{s:o, s:o, s:i, s:i}", "exercise", bytes_to_json(ex->id), "hints", list, "shown", shown,
-                                 "total", ex->n_hints));
+        json_t *list = json_array(), *numbers = json_array();
+        for (int i = 0; i < ex->n_hints; i++)
+            if (seen[i]) {
+                json_array_append_new(list, bytes_to_json(hints[i]));
+                json_array_append_new(numbers, json_integer(i + 1));
+            }
+        cli_print_json(json_pack("{s:o, s:o, s:o, s:i, s:i, s:i}", "exercise", bytes_to_json(ex->id), "hints", list,
+                                 "numbers", numbers, "new", next + 1, "shown", shown, "total", ex->n_hints));
     } else if (ex->n_hints == 0) {
         printf(_("%s has no hints.\n"), ex->id);
     } else {
-        for (int i = 0; i < shown; i++) {
+        for (int i = 0; i < ex->n_hints; i++) {
+            if (!seen[i]) continue;
             char *text = bytes_printable(hints[i]);   /* a course pack's text: no control sequences */
             printf(_("%sHint %d/%d:%s %s\n"), cli->color ? "\033[1m" : "", i + 1, ex->n_hints,
                    cli->color ? "\033[0m" : "", text);
             free(text);
         }
-        if (shown == ex->n_hints && taken >= ex->n_hints) printf("%s\n", _("(that was the last hint)"));
+        if (all_seen_before) printf("%s\n", _("(that was the last hint)"));
     }
+    free(seen);
     workspace_close(&ws);
     return 0;
 }

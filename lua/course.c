@@ -39,7 +39,7 @@ static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "l
 
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
-    "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", "gpus", NULL,
+    "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", "gpus", "hint_for", NULL,
 };
 static const char *const chapter_fields[] = {
     "id", "title", "title_zh", "order", "exercises", "description", NULL,
@@ -176,6 +176,40 @@ static char **get_string_list(lua_State *L, int t, const char *k, int *n, FileCt
     return out;
 }
 
+/* hint_for = { race = 2, ["out-of-bounds"] = 1 }: which hint (1-based) to
+ * offer first when a run fails that way. Keys are failure kinds
+ * (COURSE_HINT_KINDS), values hint numbers of this exercise. */
+static void read_hint_for(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
+    static const char *const kinds[] = {COURSE_HINT_KINDS, NULL};
+    int ty = get_type(L, t, "hint_for");
+    if (ty == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, -2)) {
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+            bool known = false;
+            for (const char *const *p = kinds; k && *p && !known; p++) known = !strcmp(*p, k);
+            if (!k) {
+                report(f, DIAG_ERROR, "hint_for", "hint_for's keys are failure kinds (strings such as \"race\")");
+            } else if (!known) {
+                report(f, DIAG_WARNING, "hint_for", "hint_for: unknown failure kind '%s' (ignored; the kinds are "
+                       "%s)", k, COURSE_HINT_KINDS_TEXT);
+            } else if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > e->n_hints) {
+                report(f, DIAG_ERROR, "hint_for", "hint_for[\"%s\"] must be a hint number from 1 to %d", k, e->n_hints);
+            } else {
+                e->hint_for_kind = xrealloc(e->hint_for_kind, (size_t)(e->n_hint_for + 1) * sizeof *e->hint_for_kind);
+                e->hint_for_index = xrealloc(e->hint_for_index, (size_t)(e->n_hint_for + 1) * sizeof *e->hint_for_index);
+                e->hint_for_kind[e->n_hint_for] = xstrdup(k);
+                e->hint_for_index[e->n_hint_for++] = (int)lua_tointeger(L, -1) - 1;
+            }
+            lua_pop(L, 1);
+        }
+    } else if (ty != LUA_TNIL) {
+        report(f, DIAG_ERROR, "hint_for", "hint_for must be a table of failure kind = hint number, not a %s",
+               lua_typename(L, ty));
+    }
+    lua_pop(L, 1);
+}
+
 static void warn_unknown_fields(lua_State *L, int t, const char *const *known, FileCtx *f) {
     lua_pushnil(L);
     while (lua_next(L, t)) {
@@ -258,6 +292,9 @@ static void exercise_meta_fini(ExerciseMeta *e) {
     free(e->hints);
     for (int i = 0; i < e->n_hints_zh; i++) free(e->hints_zh[i]);
     free(e->hints_zh);
+    for (int i = 0; i < e->n_hint_for; i++) free(e->hint_for_kind[i]);
+    free(e->hint_for_kind);
+    free(e->hint_for_index);
     free(e->title_zh);
     free(e->def_hash);
     memset(e, 0, sizeof *e);
@@ -326,6 +363,7 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     e->hints_zh = get_string_list(L, t, "hints_zh", &e->n_hints_zh, &f);
     const char *title_zh = get_string(L, t, "title_zh", &wt);
     if (e->n_hints < 2) report(&f, DIAG_WARNING, e->n_hints ? "hints" : NULL, "an exercise should have at least 2 hints (has %d)", e->n_hints);
+    read_hint_for(L, t, e, &f);
     e->timeout_s = 10;
     int ty = get_type(L, t, "timeout");
     if (ty == LUA_TNUMBER && lua_tonumber(L, -1) > 0) e->timeout_s = lua_tonumber(L, -1);

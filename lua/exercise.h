@@ -40,7 +40,18 @@ typedef struct ExerciseMeta {
     char *title_zh;        /* may be NULL */
     char **hints_zh;       /* Chinese hints, may be empty */
     int n_hints_zh;
+    char **hint_for_kind;  /* hint_for: failure kind → the hint (0-based) to offer first */
+    int *hint_for_index;
+    int n_hint_for;
 } ExerciseMeta;
+
+/* The failure kinds hint_for may name: those of grade_failure_kind (app/grade.h). */
+#define COURSE_HINT_KINDS                                                                                  \
+    "compile-error", "out-of-bounds", "race", "barrier", "uninitialised", "wrong-result", "too-slow",     \
+        "timeout", "crash", "runtime-error", "no-launch"
+#define COURSE_HINT_KINDS_TEXT                                                                             \
+    "compile-error, out-of-bounds, race, barrier, uninitialised, wrong-result, too-slow, timeout, crash, " \
+    "runtime-error, no-launch"
 
 typedef struct ChapterMeta {
     char *id;              /* stable ("hello-gpu") */

@@ -72,6 +72,8 @@ Diag *store_record_attempt(Store *s, const Attempt *a, long long *attempt_id);
 Diag *store_record_hint(Store *s, const char *exercise_id, int hint_index);
 /* Number of distinct hints taken for an exercise (0 if unknown). */
 Diag *store_hints_taken(Store *s, const char *exercise_id, int *count);
+/* Which of an exercise's hints 0..n-1 were taken: seen[i] (indices past n are ignored). */
+Diag *store_hints_seen(Store *s, const char *exercise_id, bool *seen, int n);
 
 typedef struct ExerciseStatus {
     char *exercise_id;

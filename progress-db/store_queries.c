@@ -136,6 +136,25 @@ Diag *store_hints_taken(Store *s, const char *exercise_id, int *count) {
     return err;
 }
 
+static const char SQL_HINTS_SEEN[] = "SELECT hint_index FROM hints WHERE exercise_id = ?1";
+
+Diag *store_hints_seen(Store *s, const char *exercise_id, bool *seen, int n) {
+    assert(s && exercise_id && (seen || n == 0));
+    for (int i = 0; i < n; i++) seen[i] = false;
+    Diag *err = NULL;
+    sqlite3_stmt *st = store_stmt(s, STMT_HINTS_SEEN, SQL_HINTS_SEEN, &err);
+    if (!st) return err;
+    store_bind_text(st, 1, exercise_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int i = sqlite3_column_int(st, 0);
+        if (i >= 0 && i < n) seen[i] = true;
+    }
+    if (rc != SQLITE_DONE) err = store_error(s, "reading the hints taken", SQL_HINTS_SEEN);
+    store_stmt_done(st);
+    return err;
+}
+
 /* Fills a status from a row of SQL_STATUS_ONE / SQL_STATUS_ALL (same columns). */
 static void store_read_status(sqlite3_stmt *st, ExerciseStatus *out) {
     out->exercise_id = store_column_strdup(st, 0);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app/hint.h"
 #include "app/tui/tui_highlight.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
@@ -23,10 +24,12 @@ static const TuiKeyHelp EX_HELP[] = {
     {"r", "run now (saving the file runs it too)"},
     {"e", "edit the file in $VISUAL / $EDITOR"},
     {"Esc", "stop a run in progress; else back to the map"},
-    {"h", "reveal the next hint (recorded)"},
+    {"H", "ask for a hint (it asks before revealing; the hint taken is recorded)"},
+    {"m", "all the run's metrics / only the numbers the exercise is about"},
     {"s", "see the solution (after you passed)"},
     {"x", "reset the file to the starter (yours is backed up)"},
     {"] / [", "next / previous exercise"},
+    {"←/→ < >", "scroll the source sideways (long lines end in › )"},
     {"Tab", "switch between the source and the results pane"},
     {"z", "zoom: the focused pane fills the screen (again: both)"},
     {"j/k ↑/↓ PgUp/PgDn g/G", "scroll the focused pane"},
@@ -84,10 +87,23 @@ static void ex_load_status(ExercisePanel *xp, Tui *t) {
     memset(&xp->st, 0, sizeof xp->st);
     Diag *d = store_exercise_status(t->ws->store, xp->ex->id, &xp->st);
     if (!d) d = store_hints_taken(t->ws->store, xp->ex->id, &xp->hints_taken);
+    free(xp->hint_seen);
+    xp->hint_seen = xcalloc((size_t)xp->ex->n_hints + 1, sizeof *xp->hint_seen);
+    if (!d) d = store_hints_seen(t->ws->store, xp->ex->id, xp->hint_seen, xp->ex->n_hints);
     if (d) {
         tui_notify(t, true, "progress: %s", d->message);
         diag_free(&d);
     }
+}
+
+int exview_hints_shown(const ExercisePanel *xp) {
+    int n = 0;
+    for (int i = 0; xp->hint_seen && i < xp->ex->n_hints; i++) n += xp->hint_seen[i];
+    return n;
+}
+
+bool exview_hint_seen(const ExercisePanel *xp, int i) {
+    return xp->hint_seen && i >= 0 && i < xp->ex->n_hints && xp->hint_seen[i];
 }
 
 /* Marks the source lines that diagnostics point at, and the heat per line. */
@@ -164,22 +180,21 @@ static char *ex_statement(const ChapterMeta *ch, const ExerciseMeta *ex) {
 
 /* The last recorded attempt, so a learner coming back sees where they were. */
 static void ex_load_stored_result(ExercisePanel *xp, Tui *t) {
-    json_t *arr = NULL;
-    Diag *d = store_attempts_json(t->ws->store, xp->ex->id, 1, &arr);
-    if (!d && json_array_size(arr) == 1) {
-        json_t *a = json_array_get(arr, 0);
-        json_t *j = json_pack("{s:O, s:O?, s:O?, s:O?, s:O?, s:O?}", "verdict", json_object_get(a, "verdict"),
-                              "backend", json_object_get(a, "backend"), "checks", json_object_get(a, "checks"),
-                              "diagnostics", json_object_get(a, "diags"), "metrics", json_object_get(a, "metrics"),
-                              "duration_ms", json_object_get(a, "duration_ms"));
-        if (j) {
-            xp->result = run_result_from_json(j);
-            xp->result_is_stored = true;
-            json_decref(j);
+    xp->result = hint_last_result(t->ws, xp->ex);
+    xp->result_is_stored = xp->result != NULL;
+}
+
+/* The source opens at the file's first TODO (with two lines above it). */
+static void ex_scroll_to_todo(ExercisePanel *xp) {
+    for (int i = 0; i < xp->src->n; i++) {
+        char *plain = text_line_plain(&xp->src->lines[i]);
+        bool hit = strstr(plain, "TODO") != NULL;
+        free(plain);
+        if (hit) {
+            xp->src_scroll.top = i > 2 ? i - 2 : 0;
+            return;
         }
     }
-    diag_free(&d);
-    json_decref(arr);
 }
 
 static void ex_inotify(Tui *t, void *ctx);
@@ -197,8 +212,10 @@ void exview_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const Exercise
     text_scroll_fini(&xp->info_scroll);
     xp->info_scroll = (TextScroll){0};
     xp->confirm_reset = false;
+    xp->confirm_hint = -1;
     xp->pending_run_at = 0;
     exview_load_source(xp);
+    ex_scroll_to_todo(xp);
     ex_load_status(xp, t);
     ex_load_stored_result(xp, t);
     free(xp->statement);
@@ -247,8 +264,10 @@ static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
     exview_load_source(xp);
     ex_load_status(xp, t);
     exview_index_result(xp);
+    /* The task stays where it was; when the result starts below the pane,
+     * the pane scrolls down to it (the layout is made at the next draw). */
     xp->info_width = 0;
-    xp->info_scroll.top = 0;
+    xp->scroll_to_result = true;
     /* Bring the first line a diagnostic points at into view. */
     for (int l = 1; xp->err_lines && l <= xp->n_err_lines; l++)
         if (xp->err_lines[l]) {
@@ -296,6 +315,21 @@ static int ex_tick(Tui *t, void *ctx) {
     return (int)((xp->next_mtime_check - now) * 1000) + 1;
 }
 
+/* Records hint h as taken and shows it (the hints are at the end of the info pane). */
+static void ex_reveal_hint(ExercisePanel *xp, Tui *t, int h) {
+    Diag *d = store_record_hint(t->ws->store, xp->ex->id, h);
+    if (d) {
+        tui_notify(t, true, "%s", d->message);
+        diag_free(&d);
+        return;
+    }
+    xp->hint_seen[h] = true;
+    xp->hints_taken++;
+    xp->info_width = 0;
+    xp->focus_src = false;
+    xp->scroll_to_hints = true;
+}
+
 static int ex_key(Panel *p, Tui *t, int key) {
     ExercisePanel *xp = (ExercisePanel *)p;
     if (xp->confirm_reset) {
@@ -303,6 +337,27 @@ static int ex_key(Panel *p, Tui *t, int key) {
         if (key == 'y' || key == 'Y') exview_reset(xp, t);
         else tui_notify(t, false, "reset cancelled");
         return TUI_HANDLED;
+    }
+    if (xp->confirm_hint >= 0) {
+        int h = xp->confirm_hint;
+        xp->confirm_hint = -1;
+        if (key == 'y' || key == 'Y') ex_reveal_hint(xp, t, h);
+        else tui_notify(t, false, "no hint taken");
+        return TUI_HANDLED;
+    }
+    /* Sideways in the source, whichever pane has the focus (the other one wraps). */
+    if (key == KEY_LEFT || key == KEY_RIGHT || key == '<' || key == '>') {
+        if (!xp->src_scroll.typing && !xp->info_scroll.typing) {
+            xp->src_scroll.hscroll += key == KEY_LEFT || key == '<' ? -8 : 8;
+            if (xp->src_scroll.hscroll < 0) xp->src_scroll.hscroll = 0;
+            int widest = 0;
+            for (int i = 0; i < xp->src->n; i++)
+                if (text_line_width(&xp->src->lines[i]) > widest) widest = text_line_width(&xp->src->lines[i]);
+            int room = xp->src_text_w > 1 ? xp->src_text_w - 1 : 1;
+            int max = widest - room > 0 ? widest - room : 0;
+            if (xp->src_scroll.hscroll > max) xp->src_scroll.hscroll = max;
+            return TUI_HANDLED;
+        }
     }
     TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
     if (fs->typing || (key != 27 && key != 'q')) {
@@ -331,33 +386,27 @@ static int ex_key(Panel *p, Tui *t, int key) {
     case '\t':
     case KEY_BTAB: xp->focus_src = !xp->focus_src; return TUI_HANDLED;
     case 'z': xp->zoom = !xp->zoom; return TUI_HANDLED;
-    case 'h':
+    case 'H':
         if (xp->ex->n_hints == 0) {
             tui_notify(t, false, "This exercise has no hints.");
-        } else if (xp->hints_taken >= xp->ex->n_hints) {
-            tui_notify(t, false, "That was the last hint.");
         } else {
-            Diag *d = store_record_hint(t->ws->store, xp->ex->id, xp->hints_taken);
-            if (d) {
-                tui_notify(t, true, "%s", d->message);
-                diag_free(&d);
-            }
-            xp->hints_taken++;
-            xp->info_width = 0;
-            xp->focus_src = false;
-            /* Show the new hint: it is at the end of the info pane. */
-            xp->info_scroll.top = 1 << 20;
+            int h = hint_pick(xp->ex, xp->hint_seen, xp->result);
+            if (h < 0) tui_notify(t, false, "You have seen every hint (they are at the end of the results pane).");
+            else xp->confirm_hint = h;
         }
+        return TUI_HANDLED;
+    case 'h': tui_notify(t, false, "Hints are on H (it asks first); ← → scroll the source sideways."); return TUI_HANDLED;
+    case 'm':
+        xp->all_metrics = !xp->all_metrics;
+        xp->info_width = 0;
         return TUI_HANDLED;
     case 's': exview_show_solution(xp, t); return TUI_HANDLED;
     case 'x':
     case KEY_DC: xp->confirm_reset = true; return TUI_HANDLED;
     case ']':
-    case '>':
         if (!exview_step(xp, t, 1)) tui_notify(t, false, "This is the last exercise.");
         return TUI_HANDLED;
     case '[':
-    case '<':
         if (!exview_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
         return TUI_HANDLED;
     case 'l': tui_push(t, tui_lesson_new(t, xp->ch)); return TUI_HANDLED;
@@ -405,6 +454,7 @@ static void ex_free(Panel *p, Tui *t) {
     free(xp->path);
     free(xp->shown);
     free(xp->statement);
+    free(xp->hint_seen);
     text_doc_free(&xp->src);
     text_doc_free(&xp->info);
     text_scroll_fini(&xp->src_scroll);
@@ -421,6 +471,7 @@ Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     xp->base = (Panel){.title = "Exercise", .help = EX_HELP, .draw = exview_draw, .key = ex_key, .resume = ex_resume,
                        .free = ex_free, .click = ex_click};
     xp->ino_fd = xp->ino_wd = -1;
+    xp->confirm_hint = -1;
     exview_set(xp, t, ch, ex);
     xp->next_mtime_check = tui_now() + 1.0;
     t->on_run_done = ex_on_run_done;

@@ -29,6 +29,12 @@ typedef struct ExercisePanel {
     char *statement;         /* the starter's opening comment, as paragraphs ('\n\n' between) */
     ExerciseStatus st;
     int hints_taken;
+    bool *hint_seen;         /* per hint of ex: taken (from the store) */
+    int confirm_hint;        /* the hint H offered, waiting for y/n; -1 when none */
+    bool all_metrics;        /* m: every metric of the run, not only the exercise's numbers */
+    int result_line, hints_line;  /* where the result and the hints start in info (last layout) */
+    bool scroll_to_result, scroll_to_hints;  /* at the next layout, bring it into view */
+    int src_text_w;          /* columns the source text had at the last draw */
     bool running;
     double run_started;
     double pending_run_at;   /* a save was seen: run at this time (0 = none) */
@@ -45,6 +51,9 @@ void exview_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const Exercise
 void exview_load_source(ExercisePanel *xp);
 /* Marks the source lines that diagnostics point at, and the heat per line. */
 void exview_index_result(ExercisePanel *xp);
+/* How many hints were taken, and whether hint i was. */
+int exview_hints_shown(const ExercisePanel *xp);
+bool exview_hint_seen(const ExercisePanel *xp, int i);
 /* Lays out the statement, result and hints for the info pane. */
 void exview_layout_info(ExercisePanel *xp, Tui *t, int width);
 void exview_draw(Panel *p, Tui *t, int top, int h, int w);

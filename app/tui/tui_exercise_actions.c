@@ -44,7 +44,7 @@ void exview_reset(ExercisePanel *xp, Tui *t) {
 
 void exview_show_solution(ExercisePanel *xp, Tui *t) {
     if (!xp->st.passed) {
-        tui_notify(t, true, "The solution opens once you have passed this exercise (h gives a hint).");
+        tui_notify(t, true, "The solution opens once you have passed this exercise (H gives a hint).");
         return;
     }
     if (!xp->ex->solution) {

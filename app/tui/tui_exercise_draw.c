@@ -8,20 +8,13 @@
 #include "app/tui/tui_exercise.h"
 #include "base/xalloc.h"
 
+/* The task (title, file, statement) comes first and stays at the top of the
+ * pane whatever the runs do; the result follows it, then the hints taken. */
 void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
     text_doc_free(&xp->info);
     TextDoc *doc = xp->info = text_doc_new();
     xp->info_width = width;
     const ExerciseMeta *ex = xp->ex;
-    /* The result comes first: on 80x24 the pane is small and the verdict is what matters. */
-    if (xp->running) {
-        text_doc_add_text(doc, ROLE_WARN, "running…");
-        text_doc_add_line(doc);
-    } else if (xp->result) {
-        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
-        results_render(doc, xp->result, width, t->utf8);
-        text_doc_add_line(doc);
-    }
     TextLine *l = text_doc_add_line(doc);
     text_line_add(l, ROLE_H3, tui_exercise_title(t, ex));
     l = text_doc_add_line(doc);
@@ -34,8 +27,8 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
         text_line_add(l, ROLE_PASS, xp->st.passed_fast ? "passed-fast" : "passed");
         if (xp->st.best_kernel_ms >= 0) text_line_addf(l, ROLE_DIM, "  best %.3f ms", xp->st.best_kernel_ms);
     }
-    text_line_addf(l, ROLE_DIM, "  hints %d/%d", xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints,
-                   ex->n_hints);
+    int shown = exview_hints_shown(xp);
+    text_line_addf(l, ROLE_DIM, "  hints %d/%d", shown, ex->n_hints);
     if (xp->statement) {
         /* Paragraphs of the statement are separated by blank lines. */
         const char *p = xp->statement;
@@ -50,8 +43,14 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
             p += len + (end ? 2 : 0);
         }
     }
-    if (!xp->result && !xp->running) {
-        text_doc_add_line(doc);
+    text_doc_add_line(doc);
+    xp->result_line = doc->n;
+    if (xp->running) {
+        text_doc_add_text(doc, ROLE_WARN, "running…");
+    } else if (xp->result) {
+        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
+        results_render(doc, xp->result, width, t->utf8, xp->all_metrics);
+    } else {
         TextLine para = {0};
         text_line_add(&para, ROLE_NORMAL, "Open the file with ");
         text_line_add(&para, ROLE_KEY, "e");
@@ -60,16 +59,17 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
         text_line_add(&para, ROLE_NORMAL, " runs it now, ");
         text_line_add(&para, ROLE_KEY, "l");
         text_line_add(&para, ROLE_NORMAL, " reads the lesson, ");
-        text_line_add(&para, ROLE_KEY, "h");
-        text_line_add(&para, ROLE_NORMAL, " gives a hint.");
+        text_line_add(&para, ROLE_KEY, "H");
+        text_line_add(&para, ROLE_NORMAL, " asks for a hint.");
         text_wrap(doc, &para, width, NULL, NULL);
         text_line_fini(&para);
     }
-    int shown = xp->hints_taken < ex->n_hints ? xp->hints_taken : ex->n_hints;
     if (shown > 0) {
         text_doc_add_line(doc);
+        xp->hints_line = doc->n;
         text_doc_add_text(doc, ROLE_H3, "Hints");
-        for (int i = 0; i < shown; i++) {
+        for (int i = 0; i < ex->n_hints; i++) {
+            if (!exview_hint_seen(xp, i)) continue;
             TextLine para = {0}, first = {0}, rest = {0};
             text_line_addf(&first, ROLE_BOLD, "%d. ", i + 1);
             text_line_add(&rest, ROLE_NORMAL, "   ");
@@ -84,6 +84,7 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
 
 static void exview_draw_source(ExercisePanel *xp, Tui *t, int top, int h, int x, int w) {
     int gut = 6;    /* "1234" + heat + space */
+    xp->src_text_w = w - gut;
     TextScroll *s = &xp->src_scroll;
     s->height = h;
     int max_top = xp->src->n - h;
@@ -111,6 +112,10 @@ static void exview_draw_source(ExercisePanel *xp, Tui *t, int top, int h, int x,
         tui_put(y, x + 5, 1, err ? ROLE_FAIL : ROLE_NORMAL, err ? tui_glyph(t, "▶", ">") : " ");
         tui_put_line(y, x + gut, w - gut, line, s->hscroll, s->search, err ? ROLE_ERRLINE : -1,
                      err ? ROLE_ERRLINE : ROLE_NORMAL);
+        /* Cut lines say so: › at the right edge, ‹ in the marker column when scrolled sideways. */
+        int lw = text_line_width(line);
+        if (lw - s->hscroll > w - gut) tui_put(y, x + w - 1, 1, ROLE_KEY, tui_glyph(t, "›", ">"));
+        if (s->hscroll > 0 && lw > 0 && !err) tui_put(y, x + 5, 1, ROLE_KEY, tui_glyph(t, "‹", "<"));
     }
 }
 
@@ -171,9 +176,16 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
         int f = (int)(el * 10);
         snprintf(ihead, sizeof ihead, "%s running %.1f s — Esc stops it", t->utf8 ? SPIN[f % 10] : SPIN_ASCII[f % 4],
                  el);
+    } else if (xp->result) {
+        snprintf(ihead, sizeof ihead, "Exercise and result: %s", results_verdict_label(xp->result->verdict));
     } else {
         snprintf(ihead, sizeof ihead, "Exercise and result");
     }
+    /* After a run, a hint or m: bring what changed into view if it is below the pane. */
+    int rows = info_h - 1;
+    if (xp->scroll_to_result && xp->result_line >= xp->info_scroll.top + rows) xp->info_scroll.top = xp->result_line - 1;
+    if (xp->scroll_to_hints) xp->info_scroll.top = xp->info->n;   /* clamped: the end, where the new hint is */
+    xp->scroll_to_result = xp->scroll_to_hints = false;
     if (draw_info) {
         ex_pane_header(t, info_top, info_x, info_w, !xp->focus_src, ihead);
         for (int y = info_top + 1; y < info_top + info_h; y++) tui_fill(y, info_x, info_w, ROLE_NORMAL);
@@ -187,9 +199,16 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
         free(q);
         return;
     }
+    if (xp->confirm_hint >= 0) {
+        char *q = xasprintf("Reveal hint %d of %d? It is recorded. y/N", xp->confirm_hint + 1, xp->ex->n_hints);
+        tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
+        tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
+        free(q);
+        return;
+    }
     TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
     if (!text_scroll_draw_prompt(fs, t))
         tui_draw_status(t, xp->running ? "Esc stop  e edit  Tab pane  ? help"
-                                       : "r run  e edit  h hint  t timeline  o occupancy  ? help  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  q back");
+                                       : "r run  e edit  H hint  m metrics  t timeline  o occupancy  ? help  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  ←→ sideways  q back");
 }
 

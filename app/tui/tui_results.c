@@ -48,54 +48,61 @@ static void section(TextDoc *doc, const char *title) {
     text_doc_add_text(doc, ROLE_H3, title);
 }
 
+/* A check's rank in the list: failures first, then missed stretch goals, then passes. */
+static int check_rank(const CheckResult *c) { return c->passed ? 2 : c->stretch ? 1 : 0; }
+
+static void render_one_check(TextDoc *doc, const CheckResult *c, int width, bool utf8) {
+    TextLine para = {0}, first = {0}, rest = {0};
+    text_line_add(&first, ROLE_NORMAL, "  ");
+    /* A missed stretch goal is not a failure: ○ in the warning colour. */
+    int mark = c->passed ? ROLE_PASS : c->stretch ? ROLE_WARN : ROLE_FAIL;
+    text_line_add(&first, mark, c->passed ? (utf8 ? "✓ " : "+ ") : c->stretch ? (utf8 ? "○ " : "o ") : (utf8 ? "✗ " : "x "));
+    text_line_add(&rest, ROLE_NORMAL, "    ");
+    text_line_add(&para, ROLE_BOLD, c->name ? c->name : "check");
+    if (c->message && *c->message) {
+        text_line_add(&para, ROLE_BOLD, ":");
+        text_line_add(&para, ROLE_NORMAL, " ");
+        text_line_add(&para, ROLE_NORMAL, c->message);
+    }
+    text_wrap(doc, &para, width, &first, &rest);
+    text_line_fini(&para);
+    text_line_fini(&first);
+    text_line_fini(&rest);
+    if (c->passed || c->n_mismatches == 0) return;
+    /* The got/want table, columns as wide as their widest cell. */
+    int iw = 5, gw = 3, ww = 4;
+    for (int k = 0; k < c->n_mismatches; k++) {
+        char idx[32];
+        snprintf(idx, sizeof idx, "%lld", c->mismatches[k].index);
+        if ((int)strlen(idx) > iw) iw = (int)strlen(idx);
+        if (text_width(c->mismatches[k].got) > gw) gw = text_width(c->mismatches[k].got);
+        if (text_width(c->mismatches[k].want) > ww) ww = text_width(c->mismatches[k].want);
+    }
+    if (gw > 24) gw = 24;
+    TextLine *h = text_doc_add_line(doc);
+    text_line_addf(h, ROLE_DIM, "      %-*s  %-*s  %s", iw, "index", gw, "got", "want");
+    for (int k = 0; k < c->n_mismatches; k++) {
+        const Mismatch *m = &c->mismatches[k];
+        TextLine *l = text_doc_add_line(doc);
+        text_line_addf(l, ROLE_NORMAL, "      %-*lld  ", iw, m->index);
+        const char *got = m->got ? m->got : "?";
+        text_line_add(l, ROLE_FAIL, got);
+        int pad = gw - text_width(got);
+        text_line_addf(l, ROLE_NORMAL, "%*s  ", pad > 0 ? pad : 0, "");
+        text_line_add(l, ROLE_PASS, m->want ? m->want : "?");
+    }
+    if (c->n_wrong > c->n_mismatches)
+        text_doc_addf(doc, ROLE_DIM, "      … and %lld more (%lld of %lld wrong)", c->n_wrong - c->n_mismatches, c->n_wrong,
+                      c->n_total);
+}
+
+/* The checks, failing ones first (with their got/want tables). */
 static void render_checks(TextDoc *doc, const RunResult *r, int width, bool utf8) {
-    bool any_failed = false;
-    for (int i = 0; i < r->n_checks; i++) any_failed |= !r->checks[i].passed;
     if (r->n_checks == 0) return;
     section(doc, "Checks");
-    for (int i = 0; i < r->n_checks; i++) {
-        const CheckResult *c = &r->checks[i];
-        TextLine para = {0}, first = {0}, rest = {0};
-        text_line_add(&first, ROLE_NORMAL, "  ");
-        text_line_add(&first, c->passed ? ROLE_PASS : ROLE_FAIL, c->passed ? (utf8 ? "✓ " : "+ ") : (utf8 ? "✗ " : "x "));
-        text_line_add(&rest, ROLE_NORMAL, "    ");
-        text_line_add(&para, ROLE_BOLD, c->name ? c->name : "check");
-        if (c->message && *c->message) {
-            text_line_add(&para, ROLE_BOLD, ":");
-            text_line_add(&para, ROLE_NORMAL, " ");
-            text_line_add(&para, ROLE_NORMAL, c->message);
-        }
-        text_wrap(doc, &para, width, &first, &rest);
-        text_line_fini(&para);
-        text_line_fini(&first);
-        text_line_fini(&rest);
-        if (c->passed || c->n_mismatches == 0) continue;
-        /* The got/want table, columns as wide as their widest cell. */
-        int iw = 5, gw = 3, ww = 4;
-        for (int k = 0; k < c->n_mismatches; k++) {
-            char idx[32];
-            snprintf(idx, sizeof idx, "%lld", c->mismatches[k].index);
-            if ((int)strlen(idx) > iw) iw = (int)strlen(idx);
-            if (text_width(c->mismatches[k].got) > gw) gw = text_width(c->mismatches[k].got);
-            if (text_width(c->mismatches[k].want) > ww) ww = text_width(c->mismatches[k].want);
-        }
-        if (gw > 24) gw = 24;
-        TextLine *h = text_doc_add_line(doc);
-        text_line_addf(h, ROLE_DIM, "      %-*s  %-*s  %s", iw, "index", gw, "got", "want");
-        for (int k = 0; k < c->n_mismatches; k++) {
-            const Mismatch *m = &c->mismatches[k];
-            TextLine *l = text_doc_add_line(doc);
-            text_line_addf(l, ROLE_NORMAL, "      %-*lld  ", iw, m->index);
-            const char *got = m->got ? m->got : "?";
-            text_line_add(l, ROLE_FAIL, got);
-            int pad = gw - text_width(got);
-            text_line_addf(l, ROLE_NORMAL, "%*s  ", pad > 0 ? pad : 0, "");
-            text_line_add(l, ROLE_PASS, m->want ? m->want : "?");
-        }
-        if (c->n_wrong > c->n_mismatches)
-            text_doc_addf(doc, ROLE_DIM, "      … and %lld more (%lld of %lld wrong)", c->n_wrong - c->n_mismatches, c->n_wrong, c->n_total);
-    }
-    (void)any_failed;
+    for (int rank = 0; rank < 3; rank++)
+        for (int i = 0; i < r->n_checks; i++)
+            if (check_rank(&r->checks[i]) == rank) render_one_check(doc, &r->checks[i], width, utf8);
 }
 
 static void render_diags(TextDoc *doc, const RunResult *r, int width, bool utf8) {
@@ -163,8 +170,8 @@ static void each_lines_array(json_t *j, void (*fn)(json_t *arr, void *ctx), void
 }
 
 typedef struct LineStat {
-    double executions, spr, ideal, bank;
-    bool divergent, seen;
+    double executions, spr, ideal, bank, divergent, branches;
+    bool seen;
 } LineStat;
 
 typedef struct HeatCtx {
@@ -194,8 +201,19 @@ static void merge_lines(json_t *arr, void *vctx) {
         if (num(e, "bank_conflict_degree") > s->bank) s->bank = num(e, "bank_conflict_degree");
         json_t *dv = json_object_get(e, "divergent");
         if (!dv) dv = json_object_get(e, "divergent_branches");
-        if (json_is_true(dv) || (json_is_number(dv) && json_number_value(dv) > 0)) s->divergent = true;
+        s->divergent += json_is_true(dv) ? 1 : num(e, json_object_get(e, "divergent") ? "divergent" : "divergent_branches");
+        s->branches += num(e, "branches");
     }
+}
+
+/* Whether a line's divergent branches are worth a warning: more than one
+ * warp per block split there (blocks known), of a kernel that idles at
+ * least 5% of its lanes. Without the block count, 5% of the line's branch
+ * executions diverging. */
+static bool divergence_matters(const LineStat *s, double blocks, double idle) {
+    if (idle < 0.05) return false;
+    if (blocks > 0) return s->divergent > blocks;
+    return s->branches <= 0 || s->divergent >= 0.05 * s->branches;
 }
 
 int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes) {
@@ -204,6 +222,12 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
     if (!r || !r->metrics || n_lines <= 0) return 0;
     HeatCtx c = {.stats = xcalloc((size_t)n_lines + 1, sizeof(LineStat)), .n = n_lines};
     each_lines_array(r->metrics, merge_lines, &c);
+    /* What divergence can cost this launch: the share of lane slots that
+     * idled (an upper bound; tails count too), and its blocks. */
+    json_t *tot = json_object_get(json_object_get(r->metrics, "emu"), "totals");
+    double blocks = num(tot, "blocks");
+    json_t *lanes = json_object_get(tot, "active_lanes_avg");
+    double idle = json_is_number(lanes) ? 1.0 - json_number_value(lanes) / 32.0 : 1.0;
     int covered = 0;
     int *h = xcalloc((size_t)n_lines + 1, sizeof *h);
     char **nt = xcalloc((size_t)n_lines + 1, sizeof *nt);
@@ -230,9 +254,15 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
             int lv = s->bank <= 4 ? 2 : 3;
             if (lv > level) level = lv;
         }
-        if (s->divergent) {
-            strbuf_append(&sb, ", divergent branch");
-            if (level < 2) level = 2;
+        if (s->divergent > 0) {
+            /* A tail guard (if (i < n)) splits one warp per block at most, and a
+             * kernel whose lanes idle less than 5% of the time cannot lose more
+             * to divergence: neither is worth a warning (chapter 9). */
+            bool costly = divergence_matters(s, blocks, idle);
+            strbuf_printf(&sb, ", divergent branch in %.0f warp%s", s->divergent, s->divergent == 1 ? "" : "s");
+            if (!costly) strbuf_append(&sb, blocks > 0 && s->divergent <= blocks ? " (at most one per block: a tail)"
+                                                                               : " (under 5% of the kernel's work)");
+            else if (level < 2) level = 2;
         }
         h[l] = level;
         nt[l] = strbuf_steal(&sb);
@@ -259,50 +289,146 @@ void results_heat_free(int **heat, char ***notes, int n_lines) {
 }
 
 /* Numbers in the metrics, flattened to "compile.ms"-style names; zeros and
- * the per-line arrays (shown as heat) are left out. */
-static void flatten_metrics(TextDoc *doc, json_t *j, const char *prefix, bool *header) {
+ * the per-line arrays (shown as heat) are left out. Returns how many. */
+static int flatten_metrics(TextDoc *doc, json_t *j, const char *prefix) {
     const char *k;
     json_t *v;
+    int n = 0;
     json_object_foreach(j, k, v) {
         char *name = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
         if (json_is_object(v) && strcmp(k, "params") != 0) {
-            flatten_metrics(doc, v, name, header);
+            n += flatten_metrics(doc, v, name);
         } else if ((json_is_number(v) && json_number_value(v) != 0) || json_is_true(v)) {
-            if (!*header) section(doc, "Metrics");
-            *header = true;
-            if (json_is_true(v)) text_doc_addf(doc, ROLE_NORMAL, "  %-32s yes", name);
+            n++;
+            if (!doc) {
+            } else if (json_is_true(v)) text_doc_addf(doc, ROLE_NORMAL, "  %-32s yes", name);
             else if (json_is_integer(v)) text_doc_addf(doc, ROLE_NORMAL, "  %-32s %lld", name, (long long)json_integer_value(v));
             else text_doc_addf(doc, ROLE_NORMAL, "  %-32s %.4g", name, json_number_value(v));
         }
         free(name);
     }
+    return n;
 }
 
-static void render_metrics(TextDoc *doc, const RunResult *r, int width) {
-    if (!r->metrics || !json_is_object(r->metrics)) return;
-    bool header = false;
-    flatten_metrics(doc, r->metrics, "", &header);
-    if (json_is_true(json_object_get(r->metrics, "modeled")))
+/* Whether the run's log or a check's message talks about `word`: then the
+ * exercise is about that number. */
+static bool run_mentions(const RunResult *r, const char *word) {
+    if (r->log && strstr(r->log, word)) return true;
+    for (int i = 0; i < r->n_checks; i++)
+        if (r->checks[i].message && strstr(r->checks[i].message, word)) return true;
+    return false;
+}
+
+static void number_line(TextDoc *doc, const char *name, const char *value) {
+    TextLine *l = text_doc_add_line(doc);
+    text_line_addf(l, ROLE_NORMAL, "  %-22s ", name);
+    text_line_add(l, ROLE_BOLD, value);
+}
+
+/* The few numbers this exercise is about: what its Lua measured and reported
+ * (t:metric, t:report_bandwidth, the kernel time) and the emulator's counts
+ * its checks or log talk about (sectors per request, bank conflicts, active
+ * lanes). Internal numbers (compile time, Lua instructions, the timeline)
+ * stay behind `m`. Returns how many lines it added. */
+static int render_key_numbers(TextDoc *doc, const RunResult *r) {
+    json_t *m = r->metrics;
+    int before = doc->n, shown = 0;
+    char buf[160];
+    section(doc, "Numbers");
+    json_t *ms = json_object_get(m, "kernel_ms");
+    if (json_is_number(ms) && json_number_value(ms) > 0) {
+        snprintf(buf, sizeof buf, "%.4g ms", json_number_value(ms));
+        number_line(doc, "kernel time", buf);
+        shown++;
+    }
+    json_t *bw = json_object_get(m, "bandwidth");
+    if (json_is_object(bw) && json_is_number(json_object_get(bw, "gbs"))) {
+        double gbs = json_number_value(json_object_get(bw, "gbs"));
+        json_t *fr = json_object_get(bw, "fraction_of_peak");
+        if (json_is_number(fr))
+            snprintf(buf, sizeof buf, "%.0f GB/s = %.0f%% of the copy bandwidth", gbs, 100 * json_number_value(fr));
+        else snprintf(buf, sizeof buf, "%.0f GB/s", gbs);
+        number_line(doc, "bandwidth", buf);
+        shown++;
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach(json_object_get(m, "custom"), k, v) {
+        json_t *val = json_object_get(v, "value");
+        if (!json_is_number(val)) continue;
+        const char *unit = json_string_value(json_object_get(v, "unit"));
+        snprintf(buf, sizeof buf, "%.4g%s%s", json_number_value(val), unit ? " " : "", unit ? unit : "");
+        number_line(doc, k, buf);
+        shown++;
+    }
+    json_t *tot = json_object_get(json_object_get(m, "emu"), "totals");
+    json_t *spr = json_object_get(tot, "sectors_per_request");
+    if (json_is_number(spr) && (run_mentions(r, "sector") || run_mentions(r, "coalesc"))) {
+        snprintf(buf, sizeof buf, "%.2f (ideal %.2f)", json_number_value(spr),
+                 json_number_value(json_object_get(tot, "ideal_sectors_per_request")));
+        number_line(doc, "sectors per request", buf);
+        shown++;
+    }
+    json_t *bank = json_object_get(tot, "bank_conflict_degree");
+    if (json_is_number(bank) && run_mentions(r, "bank")) {
+        snprintf(buf, sizeof buf, "%.2f-way", json_number_value(bank));
+        number_line(doc, "bank conflicts", buf);
+        shown++;
+    }
+    json_t *lanes = json_object_get(tot, "active_lanes_avg");
+    if (json_is_number(lanes) && (run_mentions(r, "diverg") || run_mentions(r, "lanes"))) {
+        snprintf(buf, sizeof buf, "%.1f of 32", json_number_value(lanes));
+        number_line(doc, "active lanes per warp", buf);
+        shown++;
+    }
+    if (shown == 0) {
+        /* No numbers: take the section heading back out. */
+        while (doc->n > before) text_line_fini(&doc->lines[--doc->n]);
+        return 0;
+    }
+    if (json_is_true(json_object_get(json_object_get(m, "timeline"), "modeled")) && json_is_number(ms))
         text_doc_add_text(doc, ROLE_DIM, "  (times on the emulator are modeled, not measured)");
-    /* The lines worth a look, as the heat column shows them. */
+    return doc->n - before;
+}
+
+/* The lines worth a look, as the heat column shows them. */
+static void render_line_notes(TextDoc *doc, const RunResult *r, int width) {
     int *heat;
     char **notes;
     int covered = results_line_heat(r, MAX_LINES, &heat, &notes);
-    if (covered) {
-        section(doc, "Per line (emulator)");
-        int shown = 0;
-        for (int l = 1; l <= MAX_LINES; l++)
-            if (notes[l] && heat[l] >= 2) {
-                wrapped(doc, width, 2, heat[l] == 3 ? ROLE_FAIL : ROLE_WARN, notes[l]);
-                shown++;
-            }
-        if (!shown) text_doc_add_text(doc, ROLE_PASS, "  every line's memory accesses look fine");
-        text_doc_add_text(doc, ROLE_DIM, "  (the heat column next to the source shows each line)");
-        results_heat_free(&heat, &notes, MAX_LINES);
-    }
+    if (!covered) return;
+    int shown = 0;
+    for (int l = 1; l <= MAX_LINES; l++)
+        if (notes[l] && heat[l] >= 2) {
+            if (!shown++) section(doc, "Per line (emulator)");
+            wrapped(doc, width, 2, heat[l] == 3 ? ROLE_FAIL : ROLE_WARN, notes[l]);
+        }
+    if (shown) text_doc_add_text(doc, ROLE_DIM, "  (the heat column next to the source shows each line)");
+    results_heat_free(&heat, &notes, MAX_LINES);
 }
 
-void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8) {
+static void render_all_metrics(TextDoc *doc, const RunResult *r, bool all) {
+    if (!r->metrics || !json_is_object(r->metrics)) return;
+    int n = flatten_metrics(NULL, r->metrics, "");
+    if (n == 0) return;
+    if (!all) {
+        TextLine *l = text_doc_add_line(doc);
+        text_line_add(l, ROLE_DIM, "  ");
+        text_line_add(l, ROLE_KEY, "m");
+        text_line_addf(l, ROLE_DIM, " shows all %d metrics of this run", n);
+        return;
+    }
+    section(doc, "All metrics");
+    flatten_metrics(doc, r->metrics, "");
+    if (json_is_true(json_object_get(r->metrics, "modeled")))
+        text_doc_add_text(doc, ROLE_DIM, "  (times on the emulator are modeled, not measured)");
+    TextLine *l = text_doc_add_line(doc);
+    text_line_add(l, ROLE_DIM, "  ");
+    text_line_add(l, ROLE_KEY, "m");
+    text_line_add(l, ROLE_DIM, " hides them again");
+}
+
+void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8, bool all_metrics) {
     if (!r) return;
     TextLine *l = text_doc_add_line(doc);
     bool pass = r->verdict == VERDICT_PASS;
@@ -334,7 +460,8 @@ void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8) {
         }
         if (*p) text_doc_add_text(doc, ROLE_DIM, "  … (more output)");
     }
-    render_metrics(doc, r, width);
+    render_key_numbers(doc, r);
+    render_line_notes(doc, r, width);
     if (r->log && *r->log) {
         section(doc, "Log");
         const char *p = r->log;
@@ -347,4 +474,5 @@ void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8) {
             p += len + (nl ? 1 : 0);
         }
     }
+    render_all_metrics(doc, r, all_metrics);
 }

@@ -11,8 +11,13 @@
 #include "app/tui/tui_text.h"
 #include "base/result.h"
 
-/* Appends the result's lines to doc, wrapped at width. */
-void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8);
+/* Appends the result's lines to doc, wrapped at width: the verdict, the
+ * checks (failures first), the findings, the numbers the exercise is about
+ * (what its Lua measured or reported, the emulator counts its checks talk
+ * about), the lines worth a look and the exercise's log. The run's other
+ * metrics (compile time, Lua instructions, timeline...) follow only when
+ * all_metrics; else one line says how many there are. */
+void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8, bool all_metrics);
 
 /* Per-line emulator metrics merged over every launch: heat[line] is 0 (no
  * data), 1 (ran, fine), 2 (worth a look), 3 (costly) for lines 1..n_lines

@@ -1,6 +1,8 @@
 /* tests/tui/test_results.c: a run's result as the exercise view shows it:
  * the verdict first, failed checks as a got/want table, diagnostics with
- * file:line, block/thread and excerpt, and the per-line heat. */
+ * file:line, block/thread and excerpt, the numbers the exercise is about
+ * (every metric only on request), and the per-line heat, which warns about
+ * divergence only where it costs. */
 #include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,7 +36,7 @@ static void results__starts_with_verdict__and_tables_mismatches(void **state) {
     c->n_wrong = 3;
     c->n_total = 10;
     TextDoc *d = text_doc_new();
-    results_render(d, r, 60, true);
+    results_render(d, r, 60, true, false);
     assert_true(find(d, "FAIL") == 0);
     int head = find(d, "index");
     assert_true(head > 0);
@@ -56,7 +58,7 @@ static void results__names_place_thread_and_excerpt_of_a_diagnostic(void **state
     r->diags = e;
     r->device_output = strdup("hello from 0\n");
     TextDoc *d = text_doc_new();
-    results_render(d, r, 80, true);
+    results_render(d, r, 80, true, false);
     assert_true(find(d, "error vector-add.cu:8: read a[1000003] past the end") > 0);
     assert_true(find(d, "block (3906,0,0) thread (67,0,0)") > 0);
     int ex = find(d, "c[i] = a[i] + b[i];");
@@ -73,7 +75,7 @@ static void results__calls_it_program_output__when_a_whole_program_ran(void **st
     r->metrics = json_pack("{s:{s:s}}", "program", "runtime", "emu");
     r->device_output = strdup("sum of y: 42\nPASS\n");
     TextDoc *d = text_doc_new();
-    results_render(d, r, 80, true);
+    results_render(d, r, 80, true, false);
     assert_true(find(d, "Program output") > 0 && find(d, "sum of y: 42") > 0);
     assert_true(find(d, "Device output") < 0);
     text_doc_free(&d);
@@ -123,6 +125,112 @@ static void heat__is_empty__without_line_metrics(void **state) {
     run_result_free(&r);
 }
 
+/* A run as the emulator reports it: internal metrics, a custom number, the bandwidth. */
+static RunResult *run_with_metrics(void) {
+    RunResult *r = run_result_new(VERDICT_FAIL);
+    json_error_t err;
+    r->metrics = json_loads("{\"compile\": {\"ms\": 27.5}, \"lua_instructions\": 1115000,"
+                            "\"timeline\": {\"modeled\": true},"
+                            "\"custom\": {\"speedup_fused\": {\"value\": 1.75, \"unit\": \"x\"}},"
+                            "\"bandwidth\": {\"gbs\": 812.0, \"fraction_of_peak\": 0.83},"
+                            "\"emu\": {\"totals\": {\"sectors_per_request\": 31.9, \"ideal_sectors_per_request\": 4.0,"
+                            "\"warp_instructions\": 25453}}}",
+                            0, &err);
+    assert_non_null(r->metrics);
+    run_result_add_check(r, "y", true, "all 100003 elements close");
+    run_result_add_check(r, "expect", false, "each load or store of a warp touches 32.0 sectors on average");
+    return r;
+}
+
+static void results__shows_the_exercises_numbers__and_hides_internal_metrics(void **state) {
+    (void)state;
+    RunResult *r = run_with_metrics();
+    TextDoc *d = text_doc_new();
+    results_render(d, r, 80, true, false);
+    assert_true(find(d, "Numbers") > 0);
+    assert_true(find(d, "speedup_fused") > 0 && find(d, "1.75 x") > 0);
+    assert_true(find(d, "812 GB/s = 83% of the copy bandwidth") > 0);
+    /* The failing check talks about sectors: the exercise is about them. */
+    assert_true(find(d, "sectors per request") > 0 && find(d, "31.90 (ideal 4.00)") > 0);
+    assert_true(find(d, "compile.ms") < 0);
+    assert_true(find(d, "lua_instructions") < 0);
+    assert_true(find(d, "emu.totals") < 0);
+    assert_true(find(d, "m shows all") > 0);
+    text_doc_free(&d);
+    run_result_free(&r);
+}
+
+static void results__shows_every_metric__when_asked(void **state) {
+    (void)state;
+    RunResult *r = run_with_metrics();
+    TextDoc *d = text_doc_new();
+    results_render(d, r, 80, true, true);
+    assert_true(find(d, "All metrics") > 0);
+    assert_true(find(d, "compile.ms") > 0 && find(d, "lua_instructions") > 0 && find(d, "emu.totals.warp_instructions") > 0);
+    assert_true(find(d, "m hides them") > 0);
+    text_doc_free(&d);
+    run_result_free(&r);
+}
+
+static void results__lists_failing_checks_first__and_a_missed_stretch_goal_is_not_a_failure(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    run_result_add_check(r, "first", true, "fine");
+    run_result_add_check(r, "stretch", false, "stretch goal: 85% of the copy bandwidth")->stretch = true;
+    run_result_add_check(r, "broken", false, "3 elements wrong");
+    TextDoc *d = text_doc_new();
+    results_render(d, r, 80, true, false);
+    int broken = find(d, "broken"), stretch = find(d, "stretch goal"), first = find(d, "first: fine");
+    assert_true(broken > 0 && broken < stretch && stretch < first);
+    assert_true(find(d, "○ stretch") == stretch && find(d, "✗ broken") == broken);
+    text_doc_free(&d);
+    run_result_free(&r);
+}
+
+/* rgb-to-gray's solution as the emulator measured it: the guard on line 11
+ * splits 119 warps of 273 blocks, 31 of 32 lanes busy on average. */
+static void heat__does_not_mark_a_tail_guard_divergent(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    json_error_t err;
+    r->metrics = json_loads("{\"emu\": {\"totals\": {\"blocks\": 273, \"warp_instructions\": 76629,"
+                            "\"active_lanes_avg\": 30.9}, \"lines\": ["
+                            "{\"line\": 11, \"executions\": 8736, \"branches\": 2184, \"divergent\": 119}]}}",
+                            0, &err);
+    int *heat;
+    char **notes;
+    assert_int_equal(results_line_heat(r, 20, &heat, &notes), 1);
+    assert_int_equal(heat[11], 1);
+    assert_non_null(strstr(notes[11], "divergent branch in 119 warps"));
+    results_heat_free(&heat, &notes, 20);
+    /* The same guard in a kernel whose lanes idle more: still at most one warp per block. */
+    json_object_set_new(json_object_get(json_object_get(r->metrics, "emu"), "totals"), "active_lanes_avg", json_real(20));
+    results_line_heat(r, 20, &heat, &notes);
+    assert_int_equal(heat[11], 1);
+    assert_non_null(strstr(notes[11], "at most one per block"));
+    results_heat_free(&heat, &notes, 20);
+    run_result_free(&r);
+}
+
+/* reduce-steps' starter: t % (2 * s) == 0 splits most warps of every block. */
+static void heat__marks_divergence_that_costs(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_FAIL);
+    json_error_t err;
+    r->metrics = json_loads("{\"emu\": {\"totals\": {\"blocks\": 196, \"warp_instructions\": 195804,"
+                            "\"active_lanes_avg\": 23.3}, \"lines\": ["
+                            "{\"line\": 39, \"executions\": 50176, \"branches\": 12544, \"divergent\": 9212}]}}",
+                            0, &err);
+    int *heat;
+    char **notes;
+    results_line_heat(r, 50, &heat, &notes);
+    assert_int_equal(heat[39], 2);
+    assert_non_null(strstr(notes[39], "divergent branch in 9212 warps"));
+    assert_null(strstr(notes[39], "at most one"));
+    results_heat_free(&heat, &notes, 50);
+    run_result_free(&r);
+}
+
 int main(void) {
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
@@ -131,6 +239,11 @@ int main(void) {
         cmocka_unit_test(results__calls_it_program_output__when_a_whole_program_ran),
         cmocka_unit_test(heat__marks_uncoalesced_and_divergent_lines),
         cmocka_unit_test(heat__is_empty__without_line_metrics),
+        cmocka_unit_test(results__shows_the_exercises_numbers__and_hides_internal_metrics),
+        cmocka_unit_test(results__shows_every_metric__when_asked),
+        cmocka_unit_test(results__lists_failing_checks_first__and_a_missed_stretch_goal_is_not_a_failure),
+        cmocka_unit_test(heat__does_not_mark_a_tail_guard_divergent),
+        cmocka_unit_test(heat__marks_divergence_that_costs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
