@@ -6,7 +6,8 @@
  * table's) that is looked up later with _(variable), and
  * P_(n, "%d attempt", "%d attempts") picks the singular or plural form.
  * The key is the English text itself, so English needs no catalogue and a
- * missing translation shows the English. tests/base/test_i18n.c extracts
+ * missing translation shows the English (format_arg lets the compiler check
+ * printf arguments against the English). tests/base/test_i18n.c extracts
  * every marked string from app/, app/tui/ and base/ and fails when the
  * catalogue (base/i18n_zh.c) lacks one, or when a translation's printf
  * conversions differ from the English ones.
@@ -34,9 +35,10 @@ void i18n_set_chinese(bool zh);
 bool i18n_chinese(void);
 /* en in the language shown: its translation, or en itself. Never NULL for a
  * non-NULL en; the result lives as long as en or the catalogue. */
-const char *i18n_text(const char *en);
+const char *i18n_text(const char *en) __attribute__((format_arg(1)));
 /* one when n == 1 (English), else many; in Chinese many's translation. */
-const char *i18n_plural(long long n, const char *one, const char *many);
+const char *i18n_plural(long long n, const char *one, const char *many)
+    __attribute__((format_arg(2))) __attribute__((format_arg(3)));
 /* The catalogue, in source order (for tests). */
 const I18nEntry *i18n_catalogue(size_t *n);
 /* Terminal columns of UTF-8 text: 2 for each CJK (East Asian wide)

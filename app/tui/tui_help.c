@@ -4,17 +4,18 @@
 
 #include <stdlib.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static const TuiKeyHelp GLOBAL_HELP[] = {
-    {"?  F1", "help for the screen you are on"},
-    {"q  Esc", "back (quit on the course map)"},
-    {"Q", "quit from anywhere"},
-    {"P", "progress screen"},
-    {"D", "device screen"},
-    {"L", "lesson language: English / 中文"},
-    {"Ctrl-L", "redraw the screen"},
-    {"Ctrl-C", "stop a run in progress, else quit"},
+    {"?  F1", N_("help for the screen you are on")},
+    {"q  Esc", N_("back (quit on the course map)")},
+    {"Q", N_("quit from anywhere")},
+    {"P", N_("progress screen")},
+    {"D", N_("device screen")},
+    {"L", N_("language of the lessons and the workbench: English / 中文")},
+    {"Ctrl-L", N_("redraw the screen")},
+    {"Ctrl-C", N_("stop a run in progress, else quit")},
     {NULL, NULL},
 };
 
@@ -29,23 +30,27 @@ static void add_keys(TextDoc *doc, const TuiKeyHelp *keys) {
         text_line_add(l, ROLE_NORMAL, "  ");
         text_line_add(l, ROLE_BOLD, keys[i].keys);
         text_line_addf(l, ROLE_NORMAL, "%*s  ", kw - text_width(keys[i].keys), "");
-        text_line_add(l, ROLE_NORMAL, keys[i].what);
+        text_line_add(l, ROLE_NORMAL, _(keys[i].what));   /* each screen's table marks them N_() */
     }
 }
 
 Panel *tui_help_new(Tui *t, const Panel *about) {
     TextDoc *doc = text_doc_new();
-    text_doc_add_text(doc, ROLE_H2, about->title ? about->title : "This screen");
+    text_doc_add_text(doc, ROLE_H2, about->title ? _(about->title) : _("This screen"));
     add_keys(doc, about->help);
     text_doc_add_line(doc);
-    text_doc_add_text(doc, ROLE_H2, "Everywhere");
+    text_doc_add_text(doc, ROLE_H2, _("Everywhere"));
     add_keys(doc, GLOBAL_HELP);
     text_doc_add_line(doc);
-    text_doc_add_text(doc, ROLE_DIM, "  The mouse wheel scrolls. Lessons are in lessons/<chapter>/README.md;");
-    text_doc_add_text(doc, ROLE_DIM, "  your files are in the workspace, runs are recorded in .cudojo/progress.db.");
-    char *title = xasprintf("cudojo — Help: %s", about->title ? about->title : "");
+    text_doc_add_text(doc, ROLE_DIM, _("  The mouse wheel scrolls. Lessons are in lessons/<chapter>/README.md;"));
+    if (t->ws) {
+        char *where = xasprintf(_("  your files are in %s, runs are recorded in its .cudojo/progress.db."), t->ws->dir);
+        text_doc_add_text(doc, ROLE_DIM, where);
+        free(where);
+    }
+    char *title = xasprintf(_("cudojo — Help: %s"), about->title ? _(about->title) : "");
     Panel *p = tui_textview_new(t, title, doc);
-    p->title = "Help";
+    p->title = N_("Help");
     free(title);
     return p;
 }

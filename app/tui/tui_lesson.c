@@ -9,6 +9,7 @@
 
 #include "app/tui/tui_markdown.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
 
@@ -24,15 +25,15 @@ typedef struct LessonPanel {
 } LessonPanel;
 
 static const TuiKeyHelp LESSON_HELP[] = {
-    {"j/k ↑/↓", "scroll a line"},
-    {"Space/b PgDn/PgUp", "scroll a page"},
-    {"d/u", "half a page down / up"},
-    {"g/G", "start / end"},
-    {"]/[", "next / previous section"},
-    {"/ n N", "search, next, previous match"},
-    {"Enter", "open the chapter's next exercise"},
+    {"j/k ↑/↓", N_("scroll a line")},
+    {"Space/b PgDn/PgUp", N_("scroll a page")},
+    {"d/u", N_("half a page down / up")},
+    {"g/G", N_("start / end")},
+    {"]/[", N_("next / previous section")},
+    {"/ n N", N_("search, next, previous match")},
+    {"Enter", N_("open the chapter's next exercise")},
     {"L", "English / 中文"},
-    {"q Esc", "back to the map"},
+    {"q Esc", N_("back to the map")},
     {NULL, NULL},
 };
 
@@ -78,7 +79,7 @@ static void lesson_layout(LessonPanel *lp, int w, bool utf8) {
 static void lesson_draw(Panel *p, Tui *t, int top, int h, int w) {
     LessonPanel *lp = (LessonPanel *)p;
     lesson_layout(lp, w, t->utf8);
-    char *title = xasprintf("cudojo — Lesson: %s", tui_chapter_title(t, lp->ch));
+    char *title = xasprintf(_("cudojo — Lesson: %s"), tui_chapter_title(t, lp->ch));
     char pos[32];
     int pct = lp->doc->n > h ? (int)(100.0 * (lp->scroll.top + h) / lp->doc->n) : 100;
     snprintf(pos, sizeof pos, "%s %d%%", lp->text_zh ? "中文" : "EN", pct > 100 ? 100 : pct);
@@ -88,7 +89,7 @@ static void lesson_draw(Panel *p, Tui *t, int top, int h, int w) {
     for (int i = 0; i < h; i++) tui_fill(top + i, 0, w, ROLE_NORMAL);
     text_scroll_draw(&lp->scroll, lp->doc, top, h, x, w - x);
     if (!text_scroll_draw_prompt(&lp->scroll, t))
-        tui_draw_status(t, "Enter exercise  / search  n next  ] section  L lang  ? help  q back");
+        tui_draw_status(t, _("Enter exercise  / search  n next  ] section  L lang  ? help  q back"));
 }
 
 static void jump_section(LessonPanel *lp, int dir) {
@@ -150,7 +151,7 @@ static void lesson_free(Panel *p, Tui *t) {
 
 Panel *tui_lesson_new(Tui *t, const ChapterMeta *ch) {
     LessonPanel *lp = xcalloc(1, sizeof *lp);
-    lp->base = (Panel){.title = "Lesson reader", .help = LESSON_HELP, .draw = lesson_draw, .key = lesson_key,
+    lp->base = (Panel){.title = N_("Lesson reader"), .help = LESSON_HELP, .draw = lesson_draw, .key = lesson_key,
                        .resume = lesson_resume, .free = lesson_free};
     lp->ch = ch;
     lesson_load(lp, t);

@@ -22,6 +22,7 @@
 
 #include "app/cli.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static volatile sig_atomic_t got_term;   /* SIGTERM/SIGHUP: leave cleanly */
@@ -152,16 +153,16 @@ const char *tui_hint(const Tui *t, const ExerciseMeta *ex, int i) {
 
 static void draw_too_small(Tui *t) {
     erase();
-    const char *msg = "terminal too small";
+    const char *msg = _("terminal too small");
     char need[64];
-    snprintf(need, sizeof need, "need %dx%d, have %dx%d", TUI_MIN_COLS, TUI_MIN_ROWS, t->cols, t->rows);
+    snprintf(need, sizeof need, _("need %dx%d, have %dx%d"), TUI_MIN_COLS, TUI_MIN_ROWS, t->cols, t->rows);
     int y = t->rows / 2 - 1;
     if (y < 0) y = 0;
-    tui_put(y, (t->cols - (int)strlen(msg)) / 2 > 0 ? (t->cols - (int)strlen(msg)) / 2 : 0, t->cols, ROLE_WARN, msg);
+    tui_put(y, (t->cols - text_width(msg)) / 2 > 0 ? (t->cols - text_width(msg)) / 2 : 0, t->cols, ROLE_WARN, msg);
     if (t->rows > 1)
-        tui_put(y + 1, (t->cols - (int)strlen(need)) / 2 > 0 ? (t->cols - (int)strlen(need)) / 2 : 0, t->cols,
+        tui_put(y + 1, (t->cols - text_width(need)) / 2 > 0 ? (t->cols - text_width(need)) / 2 : 0, t->cols,
                 ROLE_NORMAL, need);
-    if (t->rows > 2) tui_put(y + 2, 0, t->cols, ROLE_DIM, "q quits");
+    if (t->rows > 2) tui_put(y + 2, 0, t->cols, ROLE_DIM, _("q quits"));
 }
 
 static void tui_draw(Tui *t) {
@@ -207,7 +208,8 @@ static void tui_key(Tui *t, int key) {
     case 'Q': t->quit = true; break;
     case 'L':
         t->zh = !t->zh;
-        tui_notify(t, false, t->zh ? "中文 (where the course has it)" : "English");
+        i18n_set_chinese(t->zh);   /* the workbench's own words follow the lessons */
+        tui_notify(t, false, "%s", t->zh ? "中文" : "English");
         if (p->resume) p->resume(p, t);
         break;
     /* Screens of the learner's workspace; a standalone screen (class report) has none. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
 
@@ -32,16 +33,16 @@ typedef struct MapPanel {
 } MapPanel;
 
 static const TuiKeyHelp MAP_HELP[] = {
-    {"j/k ↑/↓", "move"},
-    {"PgUp/PgDn g/G", "page, first, last"},
-    {"Enter", "open the exercise (on a chapter: its lesson)"},
-    {"l", "read the chapter's lesson"},
-    {"n", "jump to the next exercise to do"},
-    {"p", "progress: attempts, first pass, best time"},
-    {"d", "device: GPU, toolkit, backends"},
-    {"L", "switch lesson language (English / 中文)"},
-    {"?", "this help"},
-    {"q", "quit"},
+    {"j/k ↑/↓", N_("move")},
+    {"PgUp/PgDn g/G", N_("page, first, last")},
+    {"Enter", N_("open the exercise (on a chapter: its lesson)")},
+    {"l", N_("read the chapter's lesson")},
+    {"n", N_("jump to the next exercise to do")},
+    {"p", N_("progress: attempts, first pass, best time")},
+    {"d", N_("device: GPU, toolkit, backends")},
+    {"L", N_("switch language (English / 中文)")},
+    {"?", N_("this help")},
+    {"q", N_("quit")},
     {NULL, NULL},
 };
 
@@ -89,19 +90,32 @@ static void format_duration(char *buf, size_t n, double ms) {
 static void map_draw(Panel *p, Tui *t, int top, int h, int w) {
     MapPanel *m = (MapPanel *)p;
     const Course *c = t->ws->course;
-    tui_draw_title(t, "cudojo — Course map", path_basename(t->ws->dir));
+    tui_draw_title(t, _("cudojo — Course map"), path_basename(t->ws->dir));
 
     /* Progress: a bar, the counts and the time spent. */
     char spent[32], counts[96];
     format_duration(spent, sizeof spent, m->spent_ms);
-    snprintf(counts, sizeof counts, " %d/%d passed  %d%%  time %s", m->passed, m->total,
+    snprintf(counts, sizeof counts, _(" %d/%d passed  %d%%  time %s"), m->passed, m->total,
              m->total ? m->passed * 100 / m->total : 0, spent);
+    const char *label = _("Progress");
+    int lw = text_width(label) + 1, bx = 1 + lw;
     int cw = text_width(counts);
-    int bw = w - cw - 4;
+    int bw = w - cw - bx - 3;
     if (bw > 40) bw = 40;
-    tui_put(top, 1, 9, ROLE_BOLD, "Progress ");
-    if (bw >= 5) tui_draw_bar(t, top, 10, bw, m->total ? (double)m->passed / m->total : 0);
-    tui_put(top, 10 + (bw >= 5 ? bw : 0), w - 11 - (bw >= 5 ? bw : 0), ROLE_NORMAL, counts);
+    tui_put(top, 1, lw, ROLE_BOLD, label);
+    if (bw >= 5) tui_draw_bar(t, top, bx, bw, m->total ? (double)m->passed / m->total : 0);
+    tui_put(top, bx + (bw >= 5 ? bw : 0), w - bx - 1 - (bw >= 5 ? bw : 0), ROLE_NORMAL, counts);
+    /* Where the learner's files are (the lessons say "your workspace"; after `make run` it is
+       $XDG_DATA_HOME/cudojo, not a folder they made). */
+    if (h > 2) {
+        const char *home = getenv("HOME");
+        size_t hl = home && *home && strcmp(home, "/") ? strlen(home) : 0;
+        bool tilde = hl && !strncmp(t->ws->dir, home, hl) && (t->ws->dir[hl] == '/' || !t->ws->dir[hl]);
+        char *where = xasprintf("%s%s", tilde ? "~" : "", t->ws->dir + (tilde ? hl : 0));
+        int x = 1 + tui_put(top + 1, 1, w - 2, ROLE_DIM, _("Your files: "));
+        tui_put_clip(t, top + 1, x, w - x - 1, ROLE_DIM, where);
+        free(where);
+    }
     top += 2;
     h -= 2;
     if (h < 1) return;
@@ -150,16 +164,15 @@ static void map_draw(Panel *p, Tui *t, int top, int h, int w) {
         if (st->passed) {
             mark = st->passed_fast ? tui_glyph(t, "★", "*") : tui_glyph(t, "✓", "+");
             mark_role = ROLE_PASS;
-            snprintf(word, sizeof word, st->passed_fast ? "passed-fast" : "passed");
+            snprintf(word, sizeof word, "%s", st->passed_fast ? _("passed fast") : _("passed"));
         } else if (st->attempts > 0) {
             mark = tui_glyph(t, "✗", "x");
             mark_role = ROLE_FAIL;
-            snprintf(word, sizeof word, "failing ×%d", st->attempts);
-            if (!t->utf8) snprintf(word, sizeof word, "failing x%d", st->attempts);
+            snprintf(word, sizeof word, t->utf8 ? _("failing ×%d") : _("failing x%d"), st->attempts);
         } else {
             mark = tui_glyph(t, "·", ".");
             mark_role = ROLE_DIM;
-            snprintf(word, sizeof word, "not started");
+            snprintf(word, sizeof word, "%s", _("not started"));
         }
         tui_put(y, 1, 2, next && !sel ? ROLE_NEXT : base, next ? tui_glyph(t, "▶", ">") : " ");
         tui_put(y, 4, 1, sel ? base : mark_role, mark);
@@ -170,7 +183,7 @@ static void map_draw(Panel *p, Tui *t, int top, int h, int w) {
         if (title_w > 0) tui_put_clip(t, y, x, title_w, base, tui_exercise_title(t, ex));
         tui_put(y, w - st_w, st_w - 1, sel ? base : mark_role == ROLE_DIM ? ROLE_DIM : mark_role, word);
     }
-    tui_draw_status(t, "Enter open  l lesson  n next  p progress  d device  L lang  ? help  q quit");
+    tui_draw_status(t, _("Enter open  l lesson  n next  p progress  d device  L lang  ? help  q quit"));
 }
 
 static int map_key(Panel *p, Tui *t, int key) {
@@ -192,7 +205,7 @@ static int map_key(Panel *p, Tui *t, int key) {
     case 'G': m->sel = m->n_rows - 1; break;
     case 'n':
         if (m->next_row >= 0) m->sel = m->next_row;
-        else tui_notify(t, false, "Every exercise passed. Well done!");
+        else tui_notify(t, false, "%s", _("Every exercise passed. Well done!"));
         break;
     case '\n':
     case '\r':
@@ -236,7 +249,7 @@ static void map_free(Panel *p, Tui *t) {
 
 Panel *tui_map_new(Tui *t) {
     MapPanel *m = xcalloc(1, sizeof *m);
-    m->base = (Panel){.title = "Course map", .help = MAP_HELP, .draw = map_draw, .key = map_key,
+    m->base = (Panel){.title = N_("Course map"), .help = MAP_HELP, .draw = map_draw, .key = map_key,
                       .resume = map_resume, .free = map_free, .click = map_click};
     map_load(m, t);
     m->sel = m->next_row >= 0 ? m->next_row : 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
 
@@ -57,15 +58,15 @@ static TextDoc *progress_doc(Tui *t) {
         text_doc_addf(doc, ROLE_H2, "%d  %s", ch->order, tui_chapter_title(t, ch));
         TextLine *h = text_doc_add_line(doc);
         text_line_add(h, ROLE_DIM, "  ");
-        cell(h, ROLE_DIM, "exercise", id_w, false);
+        cell(h, ROLE_DIM, _("exercise"), id_w, false);
         text_line_add(h, ROLE_DIM, "  ");
-        cell(h, ROLE_DIM, "status", 8, false);
-        cell(h, ROLE_DIM, "attempts", 9, true);
+        cell(h, ROLE_DIM, _("status"), 8, false);
+        cell(h, ROLE_DIM, _("attempts"), 9, true);
         text_line_add(h, ROLE_DIM, "  ");
-        cell(h, ROLE_DIM, "first pass", 16, false);
-        cell(h, ROLE_DIM, "best ms", 9, true);
-        cell(h, ROLE_DIM, "hints", 6, true);
-        cell(h, ROLE_DIM, "time", 8, true);
+        cell(h, ROLE_DIM, _("first pass"), 16, false);
+        cell(h, ROLE_DIM, _("best ms"), 9, true);
+        cell(h, ROLE_DIM, _("hints"), 6, true);
+        cell(h, ROLE_DIM, _("time"), 8, true);
         for (int e = 0; e < ch->n_exercises; e++) {
             const ExerciseMeta *ex = &ch->exercises[e];
             ExerciseStatus st;
@@ -90,7 +91,7 @@ static TextDoc *progress_doc(Tui *t) {
             text_line_add(l, ROLE_NORMAL, "  ");
             cell(l, ROLE_BOLD, ex->id, id_w, false);
             text_line_add(l, ROLE_NORMAL, "  ");
-            const char *word = st.passed ? "passed" : st.attempts ? "failing" : "—";
+            const char *word = st.passed ? _("passed") : st.attempts ? _("failing") : "—";
             cell(l, st.passed ? ROLE_PASS : st.attempts ? ROLE_FAIL : ROLE_DIM, word, 8, false);
             char num[32];
             snprintf(num, sizeof num, "%d", st.attempts);
@@ -107,15 +108,18 @@ static TextDoc *progress_doc(Tui *t) {
     char tspent[32];
     fmt_spent(tspent, sizeof tspent, spent);
     TextDoc *out = text_doc_new();
-    text_doc_addf(out, ROLE_H1, "%d of %d exercises passed", passed, total);
-    text_doc_addf(out, ROLE_NORMAL, "%d attempts, %d hints taken, %s spent running", attempts, hints, tspent);
+    text_doc_addf(out, ROLE_H1, _("%d of %d exercises passed"), passed, total);
+    char n_att[64], n_hints[64];
+    snprintf(n_att, sizeof n_att, P_(attempts, "%d attempt", "%d attempts"), attempts);
+    snprintf(n_hints, sizeof n_hints, P_(hints, "%d hint taken", "%d hints taken"), hints);
+    text_doc_addf(out, ROLE_NORMAL, _("%s, %s, %s spent running"), n_att, n_hints, tspent);
     for (int i = 0; i < doc->n; i++) text_doc_add_copy(out, &doc->lines[i]);
     text_doc_free(&doc);
     return out;
 }
 
 Panel *tui_progress_new(Tui *t) {
-    Panel *p = tui_textview_new(t, "cudojo — Progress", progress_doc(t));
-    p->title = "Progress";
+    Panel *p = tui_textview_new(t, _("cudojo — Progress"), progress_doc(t));
+    p->title = N_("Progress");
     return p;
 }

@@ -89,7 +89,7 @@ check "kernel printf, t:log, --param and t:expect keep their bytes (JSON)" \
     "$BIN --backend=emu run echo --json --param 'word=x${FD}y' 2>/dev/null" \
     '[ $rc = 1 ] && printf "%s\n" "$out" | json_ok "d[\"device_output\"] == \"dev [\\uefe9]\\n\" and \"x\\ueffdy\" in d[\"log\"] and d[\"checks\"][0][\"message\"] == \"fail \\uefff\" and d[\"metrics\"][\"params\"][\"word\"] == \"x\\ueffdy\""'
 check "an exercise error with such bytes is an exercise-error, not a crash" "$BIN --backend=emu run boom" \
-    '[ $rc = 1 ] && printf "%s\n" "$out" | grep -q "exercise-error" && printf "%s\n" "$out" | grep -qF "$SHOW_BOOM"'
+    '[ $rc = 1 ] && printf "%s\n" "$out" | grep -q "^FAIL: the exercise itself is broken" && printf "%s\n" "$out" | grep -qF "$SHOW_BOOM"'
 
 ESC=$(printf '\033')
 check "a course pack's titles and hints reach the terminal without control sequences" \
