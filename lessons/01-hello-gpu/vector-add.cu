@@ -7,5 +7,6 @@ extern "C" __global__ void vector_add(const float *a, const float *b, float *c, 
 {
     // TODO: compute this thread's global index i.
 
-    // TODO: only if i is inside the vectors (i < n), write c[i] = a[i] + b[i].
+    // TODO: only if i is inside the vectors (i < n), write element i of c:
+    //       the sum of element i of a and element i of b.
 }

@@ -11,9 +11,10 @@ extern "C" __global__ void aos_to_soa(const float *p, float *x, float *y, float 
     if (i >= n)
         return;
 
-    // TODO: load the whole particle with ONE 16-byte access:
-    //       float4 q = reinterpret_cast<const float4 *>(p)[i];
-    //       (p comes from cudaMalloc, so it is 16-byte aligned.)
+    // TODO: load the whole particle with ONE 16-byte access: treat p as an
+    //       array of float4 (four floats loaded by one instruction) and read
+    //       its element i into a float4 q. (p comes from cudaMalloc, so it is
+    //       16-byte aligned.)
 
     // TODO: write q.x, q.y, q.z and q.w to x, y, z and m.
     x[i] = p[4 * i];

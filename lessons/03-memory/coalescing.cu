@@ -10,9 +10,10 @@
 
 extern "C" __global__ void scale(const float *x, float *y, float s, int n)
 {
-    // TODO: thread t of block b takes elements b*256*8 + t*8 + k, k = 0..7.
-    //       Make it b*256*8 + k*256 + t instead (use blockDim.x, not 256),
-    //       so that at each k the warp's 32 threads are side by side.
+    // TODO: thread t of block b takes elements b*256*8 + t*8 + k, k = 0..7:
+    //       at each k the warp's 32 threads are 8 elements apart. Give the
+    //       block the same 256*8 elements but deal them out so that at each k
+    //       the warp's 32 threads are side by side (use blockDim.x, not 256).
     int first = (blockIdx.x * blockDim.x + threadIdx.x) * PER_THREAD;
     for (int k = 0; k < PER_THREAD; k++) {
         int i = first + k;

@@ -5,8 +5,8 @@
 // coefficients in __constant__ memory: every thread reads the same c[k] at the
 // same time, which the constant cache delivers to a whole warp in one go.
 
-// TODO: declare the coefficients here, initialised from the COEFFS list:
-//   __constant__ float coef[NCOEF] = { COEFFS };
+// TODO: declare the coefficients here, at file scope: an array coef of NCOEF
+// floats in constant memory, initialised from the COEFFS list.
 
 extern "C" __global__ void poly(const float *x, float *y, int n)
 {
@@ -16,7 +16,7 @@ extern "C" __global__ void poly(const float *x, float *y, int n)
 
     float v = x[i];
     float acc = 0.0f;
-    // TODO: Horner's rule, from the highest coefficient down:
-    //       for k = NCOEF-1 .. 0: acc = acc * v + coef[k]
+    // TODO: Horner's rule: going from the highest coefficient down to coef[0],
+    //       multiply acc by v and add the coefficient, once per coefficient.
     y[i] = acc;
 }

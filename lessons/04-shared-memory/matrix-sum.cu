@@ -16,10 +16,10 @@ extern "C" __global__ void block_sum(const float *x, float *partial, int n)
         mine += x[i];
     s[t] = mine;
 
-    // TODO: a tree reduction. Halve the number of active threads each step:
-    //       for (int stride = BLOCK / 2; stride > 0; stride /= 2), the threads
-    //       t < stride add s[t + stride] into s[t]. Every step must see the
-    //       previous step's results, in every warp: where does the barrier go?
+    // TODO: a tree reduction. Halve the number of active threads each step,
+    //       starting from half the block: the active threads each add the value
+    //       `stride` places above them into their own slot. Every step must see
+    //       the previous step's results, in every warp: where does the barrier go?
 
     if (t == 0)
         partial[blockIdx.x] = s[0];

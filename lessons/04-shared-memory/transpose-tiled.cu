@@ -14,7 +14,6 @@ extern "C" __global__ void transpose(float *out, const float *in, int rows, int 
     //       row of `in` (coalesced), __syncthreads(), then write it with
     //       threadIdx.x along a row of `out` (coalesced too). Pad the tile so
     //       that reading a column of it does not hit one bank 32 times.
-    //   __shared__ float tile[TILE][TILE + 1];
 
     int c = blockIdx.x * TILE + threadIdx.x;   // column in `in`
     int r = blockIdx.y * TILE + threadIdx.y;   // row in `in`

@@ -13,8 +13,8 @@ __device__ float clampf(float v, float lo, float hi)
 
 __device__ float smoothstep(float e0, float e1, float x)
 {
-    // TODO: t = (x - e0) / (e1 - e0) clamped to [0, 1] with clampf, then
-    //       return t * t * (3 - 2 * t).
+    // TODO: t = how far x is from e0 towards e1 (0 at e0, 1 at e1), limited
+    //       to [0, 1] with clampf; return the cubic 3 t^2 - 2 t^3.
     return 0.0f;
 }
 

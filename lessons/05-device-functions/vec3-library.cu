@@ -13,7 +13,7 @@ __device__ __forceinline__ float3 sub3(float3 p, float3 q)
 
 __device__ __forceinline__ float dot3(float3 p, float3 q)
 {
-    // TODO: p.x * q.x + p.y * q.y + p.z * q.z
+    // TODO: the dot product: the sum of the products of matching components.
     return 0.0f;
 }
 

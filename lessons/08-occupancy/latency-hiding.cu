@@ -34,9 +34,9 @@ extern "C" __global__ void affine_items(const float *x, float *y, float a, float
     int base = blockIdx.x * blockDim.x * ITEMS + threadIdx.x;
 
     // TODO 1: first load all ITEMS elements of this thread into registers
-    // (float v[ITEMS]; a loop with #pragma unroll, each load guarded by
-    // i < n), then compute and store them all (guarded too). For now only
-    // the first element is done.
+    // (a local array filled by a fully unrolled loop stays in registers;
+    // guard each load with i < n), then compute and store them all (guarded
+    // too). For now only the first element is done.
     int i = base;
     if (i < n) y[i] = a * x[i] + b;
 }

@@ -20,6 +20,6 @@ extern "C" __global__ void scale_row(float *m, int row, int cols, float s)
 
 extern "C" __global__ void scale_rows(float *m, int rows, int cols, const float *s)
 {
-    // TODO: the row is blockIdx.y, the column blockIdx.x * blockDim.x + threadIdx.x;
-    //       scale m[row * cols + col] by s[row] (only columns inside the matrix).
+    // TODO: the block's y index is the row, the thread's global x index the column;
+    //       scale that element of m (row-major) by s[row], only for columns inside the matrix.
 }

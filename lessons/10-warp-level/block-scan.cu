@@ -16,9 +16,9 @@
 __device__ int warp_inclusive_scan(int v)
 {
     int lane = threadIdx.x % 32;
-    // TODO: for d = 1, 2, 4, 8, 16: read v from the lane d below
-    //       (__shfl_up_sync(FULL_MASK, v, d): every lane must call it) and add it
-    //       only if that lane exists (lane >= d).
+    // TODO: for d = 1, 2, 4, 8, 16: read v from the lane d below with a
+    //       shuffle up (every lane of the warp must call it, even lanes that
+    //       will not use the value) and add it only if that lane exists.
     (void)lane;
     return v;
 }

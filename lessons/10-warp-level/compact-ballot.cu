@@ -25,7 +25,7 @@ extern "C" __global__ void compact_positive(const float *x, float *out, int *cou
 
     bool keep = (i < n) && x[i] > 0.0f;          // every lane votes, even past the end
 
-    // TODO 1: unsigned int ballot = __ballot_sync(FULL_MASK, keep);
+    // TODO 1: a warp vote: one bit per lane, set where that lane keeps its element.
     unsigned int ballot = 0;
     // TODO 2: this lane's rank among the keepers of its warp: the number of set
     //         bits of ballot for lanes below this one. (1u << lane) - 1 has

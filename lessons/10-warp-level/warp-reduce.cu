@@ -14,8 +14,8 @@
 
 __device__ float warp_sum(float v)
 {
-    // TODO: for offset = 16, 8, 4, 2, 1: v += __shfl_down_sync(FULL_MASK, v, offset);
-    //       (reads v from the lane `offset` places higher). Lane 0 ends with the sum.
+    // TODO: for offset = 16, 8, 4, 2, 1: add to v the v of the lane `offset`
+    //       places higher (a shuffle down, called by all 32 lanes). Lane 0 ends with the sum.
     return v;
 }
 

@@ -31,7 +31,7 @@ extern "C" __global__ void poly(const float *x, float *y, int n)
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
         float v = x[i];
         float p = 1.0f;
-        // TODO 3: DEGREE times: p = p * v + 0.5f;
+        // TODO 3: DEGREE Horner steps: multiply p by v and add 0.5f, each time.
         y[i] = p + 0.0f * v;
     }
 }

@@ -47,9 +47,9 @@ extern "C" __global__ void sgemm(const float *A, const float *B, float *C, int M
         __syncthreads();
 
         for (int k = 0; k < BK; k++) {
-            // TODO 1: load a[i] = As[ty + 16 * i][k] for i < TM and
-            //         b[j] = Bs[k][tx + 16 * j] for j < TN into registers.
-            // TODO 2: acc[i][j] += a[i] * b[j] for all 16 pairs.
+            // TODO 1: into registers: a[] gets column k of As at this thread's TM
+            //         rows, b[] row k of Bs at its TN columns (see TODO 3).
+            // TODO 2: add each product of an a and a b to its acc (all 16 pairs).
             acc[0][0] += As[ty][k] * Bs[k][tx];         // only 1 of the 16 outputs
         }
         __syncthreads();                                  // before the next tiles overwrite these

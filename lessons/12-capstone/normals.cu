@@ -44,8 +44,8 @@ __device__ float uniform01(unsigned int x)
 
 __device__ float2 box_muller(float u1, float u2)
 {
-    // TODO 2: radius = sqrtf(-2.0f * logf(u1)); angle = 6.2831853f * u2;
-    //         return (radius * cos(angle), radius * sin(angle)).
+    // TODO 2: Box-Muller: a radius of sqrt(-2 ln u1) and an angle of 2 pi u2; the
+    //         two normal numbers are the point's x and y (radius times cos, sin).
     return make_float2(u1 - 0.5f, u2 - 0.5f);
 }
 
