@@ -3,7 +3,8 @@
 #   make run        build and open the workbench (installs missing Debian packages as root)
 #   make test       build and run every test (no GPU needed)
 #   make test-gpu   the same plus the GPU-only tests, on a machine with an NVIDIA GPU
-#   make san        every test under ASan + UBSan (build-san/)
+#   make san        every test under ASan + UBSan and the debug-only invariants (build-san/;
+#                   DEBUG=1 turns those invariants on in any build)
 #   make bench      performance figures (never part of the tests)
 #   make fuzz       every fuzz target for FUZZ_SECONDS (20) seconds each
 #   make bundle     a relocatable dist/cudojo/ for a GPU server without -dev packages
@@ -23,6 +24,9 @@ WARN    += -Werror
 endif
 OPT     ?= -O2 -g
 SAN_FLAGS :=
+# Debug-only invariants (EMU_ASSERT on the emulator's hot paths): on under
+# SAN=1 and DEBUG=1, compiled out of release builds.
+DEBUG_FLAGS := $(if $(filter 1,$(DEBUG) $(SAN)),-DCUDOJO_DEBUG)
 ifeq ($(SAN),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT     := -O1 -g
@@ -33,7 +37,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS := $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS   := $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
-CPPFLAGS := -I. -I$(CUDA_HOME)/include -D_GNU_SOURCE -DCUDOJO_VERSION='"0.1.0"'
+CPPFLAGS := -I. -I$(CUDA_HOME)/include -D_GNU_SOURCE -DCUDOJO_VERSION='"0.1.0"' $(DEBUG_FLAGS)
 CFLAGS   := -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) -pthread $(PKG_CFLAGS)
 # The emulator's inner loops are the hot path: let the compiler vectorise them.
 EMU_CFLAGS := $(if $(filter 1,$(SAN)),,-O3)

@@ -8,6 +8,7 @@
  * here, once per call site, with fresh registers; call parameters live in
  * the thread's local frame. vprintf, malloc, free and __assertfail become
  * native instructions. Single instructions are decoded in emu_decode_instr.c. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,7 @@ int emu_decode_src(Ctx *c, const RawOpnd *o, EmuType t) {
         }
         if (!n) { emu_decode_fail(c, "unknown register %s", o->name); return 0; }
         if (n->kind != N_REG) { emu_decode_fail(c, "%s is not a value register here", o->name); return 0; }
+        assert(n->base + idx < c->k->n_regs);
         return n->base + idx;
     }
     case RO_INT: case RO_F32: case RO_F64: case RO_FLT:
@@ -188,7 +190,10 @@ int emu_decode_src(Ctx *c, const RawOpnd *o, EmuType t) {
         {
             int idx;
             Name *n = emu_decode_lookup(c, o->name, &idx);   /* inline asm registers need no '%' */
-            if (n && n->kind == N_REG && !o->imm) return n->base + idx;
+            if (n && n->kind == N_REG && !o->imm) {
+                assert(n->base + idx < c->k->n_regs);
+                return n->base + idx;
+            }
         }
         if (!emu_decode_symbol(c, o->name, &val, &reg, &sp)) { emu_decode_fail(c, "unknown symbol %s", o->name); return 0; }
         if (reg >= 0) {
@@ -215,6 +220,7 @@ int emu_decode_pred(Ctx *c, const RawOpnd *o, bool *neg) {
     if (!n || n->kind != N_PRED) { emu_decode_fail(c, "%s is not a predicate", o->name); return 0; }
     if (neg) *neg = o->neg;
     else if (o->neg) emu_decode_fail(c, "'!' is not allowed on %s here", o->name);
+    assert(n->base + idx < c->k->n_preds);
     return n->base + idx;
 }
 
@@ -222,6 +228,7 @@ int emu_decode_pred_name(Ctx *c, const char *name) {
     int idx;
     Name *n = emu_decode_lookup(c, name, &idx);
     if (!n || n->kind != N_PRED) { emu_decode_fail(c, "%s is not a predicate", name); return 0; }
+    assert(n->base + idx < c->k->n_preds);
     return n->base + idx;
 }
 
@@ -242,6 +249,7 @@ int emu_decode_dst(Ctx *c, const RawOpnd *o, int *bits) {
     int idx;
     Name *n = emu_decode_lookup(c, o->name, &idx);
     if (!n || n->kind != N_REG) { emu_decode_fail(c, "unknown destination register %s", o->name); return 0; }
+    assert(n->base + idx < c->k->n_regs && n->base + idx < c->cap_regs);
     if (bits) *bits = c->reg_bits[n->base + idx];
     return n->base + idx;
 }
@@ -472,6 +480,7 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
     k->local_size = (c.local_size + 15) / 16 * 16;
     if (k->n_regs == 0) k->n_regs = 1;
     if (k->n_preds == 0) k->n_preds = 1;
+    for (int i = 0; i < k->n_code && !c.err; i++) assert(k->code[i].guard < k->n_preds);
     free(c.names);
     free(c.labels);
     free(c.fix);

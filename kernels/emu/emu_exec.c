@@ -126,6 +126,40 @@ static void groups_normalize(Warp *w) {
     w->ng = k;
 }
 
+/* Appends a group (groups_normalize then sorts and merges): 32 lanes make at
+ * most 32 disjoint groups, and one more before the merge. */
+static inline void group_push(Warp *w, Group g) {
+    EMU_ASSERT(g.mask && w->ng < (int)(sizeof w->g / sizeof w->g[0]));
+    w->g[w->ng++] = g;
+}
+
+/* The warp's groups are disjoint sets of live lanes at pcs inside the code
+ * (the executor's invariant; checked in debug builds). */
+static bool groups_ok(const Worker *W, const Warp *w) {
+    uint32_t seen = 0;
+    if (w->ng < 0 || w->ng > (int)(sizeof w->g / sizeof w->g[0])) return false;
+    for (int i = 0; i < w->ng; i++) {
+        const Group *g = &w->g[i];
+        if (g->pc < 0 || g->pc >= W->k->n_code || (g->mask & seen) || (g->mask & ~w->live)) return false;
+        seen |= g->mask;
+    }
+    return true;
+}
+
+/* Every register operand of an ALU, load, store or atomic instruction inside
+ * the register file, every predicate inside the predicates (which fields
+ * name predicates depends on the op: both are checked against the larger). */
+static bool instr_indices_ok(const Kernel *k, const Instr *in) {
+    if (in->guard >= k->n_preds) return false;
+    bool regs = in->op < OP_LD || (in->op >= OPF_FIRST && in->op <= OPF_LAST) || in->op == OP_LD ||
+                in->op == OP_ST || in->op == OP_LD_PARAM || in->op == OP_ATOM || in->op == OP_RED;
+    if (!regs) return true;
+    int lim = k->n_regs > k->n_preds ? k->n_regs : k->n_preds;
+    for (int i = 0; i < 4; i++)
+        if (in->d[i] >= lim || in->a[i] >= lim) return false;
+    return in->b < lim && in->c < lim && in->e < lim;
+}
+
 static int first_runnable(const Warp *w) {
     for (int i = 0; i < w->ng; i++)
         if (w->g[i].parked == PARK_NONE || w->g[i].parked == PARK_FORCE) return i;
@@ -338,7 +372,7 @@ static bool named_barrier(Worker *W, Warp *w, Group *g, const Instr *in, uint32_
         if (m != g->mask) {
             uint32_t rest = g->mask & ~m;
             g->mask = m;
-            w->g[w->ng++] = (Group){g->pc + 1, rest, PARK_NONE};
+            group_push(w, (Group){g->pc + 1, rest, PARK_NONE});
             groups_normalize(w);
         }
     }
@@ -355,8 +389,10 @@ static int warp_run(Worker *W, Warp *w, int slice) {
         int gi = w->ng == 1 ? (w->g[0].parked == PARK_NONE || w->g[0].parked == PARK_FORCE ? 0 : -1)
                             : first_runnable(w);
         if (gi < 0) break;
+        EMU_ASSERT(groups_ok(W, w));
         Group *g = &w->g[gi];
         const Instr *in = &code[g->pc];
+        EMU_ASSERT(instr_indices_ok(W->k, in));
         uint32_t m = g->mask;
         if (in->guard >= 0) {
             uint32_t pm = w->p[in->guard];
@@ -448,7 +484,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             if (metrics && in->line > 0 && in->line < W->n_lines) W->lines[in->line].divergent++;
             g->mask = stay;
             g->pc++;
-            w->g[w->ng++] = (Group){in->target, taken, PARK_NONE};
+            group_push(w, (Group){in->target, taken, PARK_NONE});
             groups_normalize(w);
             advance = false;
             break;
@@ -497,7 +533,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
                 /* guarded barrier: lanes without the guard go on */
                 uint32_t rest = g->mask & ~m;
                 g->mask = m;
-                w->g[w->ng++] = (Group){g->pc + 1, rest, PARK_NONE};
+                group_push(w, (Group){g->pc + 1, rest, PARK_NONE});
                 groups_normalize(w);
             }
             advance = false;

@@ -18,6 +18,17 @@
 #include "base/diag.h"
 #include "kernels/backend.h"
 
+/* Invariants of the hot paths (register and operand indices, pc, masks,
+ * shadow indices): checked when built with CUDOJO_DEBUG (make san, or
+ * make DEBUG=1), compiled out of release builds so their speed is
+ * unchanged. The expression is never evaluated in release builds. */
+#ifdef CUDOJO_DEBUG
+#include <assert.h>
+#define EMU_ASSERT(x) assert(x)
+#else
+#define EMU_ASSERT(x) ((void)sizeof(!(x)))
+#endif
+
 #define EMU_FULL 0xffffffffu
 /* Generic-address windows for shared and local memory (global addresses are
  * host addresses, which never have these top bits set). */

@@ -58,7 +58,7 @@ static inline uint64_t extend(uint64_t v, const Instr *in) {
  * full check in shadow_access. Only for accesses inside one 4-byte word. */
 static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
-    Shadow *s = &W->shadow[off >> 2];
+    Shadow *s = emu_shadow_word(W, off);
     uint8_t mask = bytes == 4 ? 0xf : bytes < 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
     if (bytes <= 4 && s->w_epoch >= W->epoch0 &&
         (s->w_epoch != W->epoch || s->w_tid == tid || s->w_atomic == 2 || !(s->w_mask & mask))) {
@@ -70,7 +70,7 @@ static inline void shadow_read_fast(Worker *W, Warp *w, int lane, const Instr *i
 
 static inline void shadow_write_fast(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes) {
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
-    Shadow *s = &W->shadow[off >> 2];
+    Shadow *s = emu_shadow_word(W, off);
     uint8_t mask = bytes == 4 ? 0xf : bytes < 4 ? emu_word_mask(off >> 2, off, bytes) : 0;
     if (bytes <= 4 && (s->w_epoch != W->epoch || s->w_tid == tid || !(s->w_mask & mask)) &&
         (s->r_epoch != W->epoch || emu_shadow_other_reader(s, tid, mask) == tid)) {
@@ -364,7 +364,7 @@ static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, co
         unsigned char *p = (unsigned char *)(uintptr_t)(addr[l] + base);
         if (checks) {
             uint64_t off = (uint64_t)(p - W->shared);
-            Shadow *sh = &W->shadow[off >> 2];
+            Shadow *sh = emu_shadow_word(W, off);
             if (sh->w_epoch >= W->epoch0 && (sh->w_epoch != W->epoch || sh->w_atomic) && sh->r_epoch != W->epoch)
                 emu_shadow_note_write(sh, W->epoch, (uint16_t)(w->index * 32 + l), emu_word_mask(off >> 2, off, size),
                            in->sub == AOP_CAS ? 2 : 1, w, in->line);

@@ -35,6 +35,12 @@ unsigned char *emu_mem_resolve(Worker *W, Warp *w, int lane, const Instr *in, in
  * a write compares W->store_same, set by the caller). */
 void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes, int kind);
 
+/* The shadow of the 4-byte word holding shared byte off (checks on). */
+static inline Shadow *emu_shadow_word(Worker *W, uint64_t off) {
+    EMU_ASSERT(W->shadow && off < W->shared_size);
+    return &W->shadow[off >> 2];
+}
+
 /* Records a read of `mask` by tid: two readers per epoch are remembered,
  * each with the bytes it read. */
 static inline void emu_shadow_note_read(Shadow *s, uint32_t ep, uint16_t tid, uint8_t mask, const Warp *w, int line) {

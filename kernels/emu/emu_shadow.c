@@ -42,12 +42,14 @@ static void race_report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
 }
 
 void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t off, int bytes, int kind) {
+    EMU_ASSERT(bytes > 0 && off + (uint64_t)bytes <= W->shared_size);
+    EMU_ASSERT(lane >= 0 && lane < 32 && w->index >= 0 && w->index < W->nwarps);
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
     bool atomic = kind == ACC_ATOMIC;
     uint8_t akind = !atomic ? 0 : in->sub == AOP_CAS ? 2 : 1;
     uint32_t ep = W->epoch;
     for (uint64_t word = off >> 2; word <= (off + (uint64_t)bytes - 1) >> 2; word++) {
-        Shadow *s = &W->shadow[word];
+        Shadow *s = emu_shadow_word(W, word * 4);
         uint8_t mask = emu_word_mask(word, off, bytes);
         if (kind == ACC_READ || atomic) {
             if (s->w_epoch < W->epoch0) {
