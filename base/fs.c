@@ -232,6 +232,7 @@ char *path_join(const char *a, const char *b) {
     if (b[0] == '/') return xstrdup(b);
     size_t la = strlen(a);
     while (la > 1 && a[la - 1] == '/') la--;
+    if (la == 1 && a[0] == '/') return xasprintf("/%s", b);   /* the root: "/etc", not "//etc" */
     return xasprintf("%.*s/%s", (int)la, a, b);
 }
 
