@@ -12,6 +12,7 @@
  * memory when the array is pinned: gpu.pinned / {pinned=true}), a:memset.
  * While such a copy may still use the host buffer, reading or writing the
  * array on the host first waits for its stream, so values are never torn. */
+#include <assert.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,10 +37,10 @@ static const struct {
     [DT_I16] = {"i16", 2, false, true}, [DT_U16] = {"u16", 2, false, false},
 };
 
-size_t dtype_size(DType t) { return dtypes[t].size; }
-const char *dtype_name(DType t) { return dtypes[t].name; }
-bool dtype_is_float(DType t) { return dtypes[t].is_float; }
-bool dtype_is_signed(DType t) { return dtypes[t].is_signed; }
+size_t dtype_size(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].size; }
+const char *dtype_name(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].name; }
+bool dtype_is_float(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].is_float; }
+bool dtype_is_signed(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].is_signed; }
 
 bool dtype_parse(const char *s, DType *out) {
     for (int i = 0; i < DT_COUNT; i++)
@@ -84,6 +85,7 @@ int api_abort(lua_State *L, Verdict v, Diag *why) {
 /* ---- element access ----------------------------------------------------- */
 
 double array_get(const GpuArray *a, size_t i) {
+    assert(a->host && i < a->n);
     const void *p = a->host;
     switch (a->dtype) {
     case DT_F32: return ((const float *)p)[i];
@@ -109,6 +111,7 @@ static int64_t clamp_i64(double v) {
 }
 
 int64_t array_get_i64(const GpuArray *a, size_t i) {
+    assert(a->host && i < a->n);
     switch (a->dtype) {
     case DT_I64: return ((const int64_t *)a->host)[i];
     case DT_U64: return (int64_t)((const uint64_t *)a->host)[i];
@@ -119,11 +122,13 @@ int64_t array_get_i64(const GpuArray *a, size_t i) {
 }
 
 uint64_t array_get_u64(const GpuArray *a, size_t i) {
+    assert(a->host && i < a->n);
     if (a->dtype == DT_U64) return ((const uint64_t *)a->host)[i];
     return (uint64_t)array_get_i64(a, i);
 }
 
 void array_set_i64(GpuArray *a, size_t i, int64_t v) {
+    assert(a->host && i < a->n);
     void *p = a->host;
     switch (a->dtype) {
     case DT_F32: ((float *)p)[i] = (float)v; break;
@@ -141,6 +146,7 @@ void array_set_i64(GpuArray *a, size_t i, int64_t v) {
 }
 
 void array_set(GpuArray *a, size_t i, double v) {
+    assert(a->host && i < a->n);
     if (a->dtype == DT_F32) ((float *)a->host)[i] = (float)v;
     else if (a->dtype == DT_F64) ((double *)a->host)[i] = v;
     else if (a->dtype == DT_U64 && v >= 9.2233720368547758e18)
@@ -151,6 +157,7 @@ void array_set(GpuArray *a, size_t i, double v) {
 #define LOOP_T(T, body) do { T *p = (T *)a->host + i0; for (size_t k = 0; k < n; k++) { body; } } while (0)
 
 void array_load_f64(const GpuArray *a, size_t i0, size_t n, double *out) {
+    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
     switch (a->dtype) {
     case DT_F32: LOOP_T(const float, out[k] = p[k]); break;
     case DT_F64: memcpy(out, (const double *)a->host + i0, n * sizeof *out); break;
@@ -167,6 +174,7 @@ void array_load_f64(const GpuArray *a, size_t i0, size_t n, double *out) {
 }
 
 void array_store_f64(GpuArray *a, size_t i0, size_t n, const double *in) {
+    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
     switch (a->dtype) {
     case DT_F32: LOOP_T(float, p[k] = (float)in[k]); break;
     case DT_F64: memcpy((double *)a->host + i0, in, n * sizeof *in); break;
@@ -177,6 +185,7 @@ void array_store_f64(GpuArray *a, size_t i0, size_t n, const double *in) {
 }
 
 void array_load_i64(const GpuArray *a, size_t i0, size_t n, int64_t *out) {
+    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
     switch (a->dtype) {
     case DT_I32: LOOP_T(const int32_t, out[k] = p[k]); break;
     case DT_U32: LOOP_T(const uint32_t, out[k] = p[k]); break;
@@ -193,6 +202,7 @@ void array_load_i64(const GpuArray *a, size_t i0, size_t n, int64_t *out) {
 }
 
 void array_store_i64(GpuArray *a, size_t i0, size_t n, const int64_t *in) {
+    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
     switch (a->dtype) {
     case DT_I32: LOOP_T(int32_t, p[k] = (int32_t)(uint32_t)in[k]); break;
     case DT_U32: LOOP_T(uint32_t, p[k] = (uint32_t)in[k]); break;
@@ -279,7 +289,10 @@ static int array_gc(lua_State *L) {
         diag_free(&d);
     }
     a->has_dev = false;
-    if (a->ctx && a->host) a->ctx->array_bytes -= a->n * dtype_size(a->dtype);
+    if (a->ctx && a->host) {
+        assert(a->ctx->array_bytes >= a->n * dtype_size(a->dtype));   /* the cap's accounting */
+        a->ctx->array_bytes -= a->n * dtype_size(a->dtype);
+    }
     if (a->pinned && b && b->ops->host_free) b->ops->host_free(b, a->host);
     else free(a->host);
     a->host = NULL;

@@ -119,11 +119,14 @@ Diag *gradedb_exec(GradeDb *g, const char *what, const char *sql) {
 }
 
 int gradedb_bind_text(sqlite3_stmt *st, int idx, const char *text) {
+    /* a wrong index only makes SQLite answer SQLITE_RANGE, which callers ignore */
+    assert(st && idx >= 1 && idx <= sqlite3_bind_parameter_count(st));
     if (!text) return sqlite3_bind_null(st, idx);
     return sqlite3_bind_text(st, idx, text, -1, SQLITE_TRANSIENT);
 }
 
 char *gradedb_column_strdup(sqlite3_stmt *st, int col) {
+    assert(st && col >= 0 && col < sqlite3_column_count(st));   /* else SQLite answers NULL */
     if (sqlite3_column_type(st, col) == SQLITE_NULL) return NULL;
     return xstrdup((const char *)sqlite3_column_text(st, col));
 }

@@ -24,11 +24,14 @@ long long store_now_unix_ms(void) {
 }
 
 int store_bind_text(sqlite3_stmt *st, int idx, const char *text) {
+    /* a wrong index only makes SQLite answer SQLITE_RANGE, which callers ignore */
+    assert(st && idx >= 1 && idx <= sqlite3_bind_parameter_count(st));
     if (!text) return sqlite3_bind_null(st, idx);
     return sqlite3_bind_text(st, idx, text, -1, SQLITE_TRANSIENT);
 }
 
 char *store_column_strdup(sqlite3_stmt *st, int col) {
+    assert(st && col >= 0 && col < sqlite3_column_count(st));   /* else SQLite answers NULL */
     if (sqlite3_column_type(st, col) == SQLITE_NULL) return NULL;
     return xstrdup((const char *)sqlite3_column_text(st, col));
 }
@@ -156,8 +159,10 @@ Diag *store_error(const Store *s, const char *what, const char *sql) {
 }
 
 sqlite3_stmt *store_stmt(Store *s, StmtId id, const char *sql, Diag **err) {
-    assert(id >= 0 && id < STMT_COUNT);
+    assert(s && s->db && id >= 0 && id < STMT_COUNT);
     sqlite3_stmt *st = s->stmts[id];
+    /* one slot, one query: a slot reused for other SQL would run the wrong statement */
+    assert(!st || !strcmp(sqlite3_sql(st), sql));
     if (!st) {
         if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
             *err = store_error(s, "preparing a query", sql);
