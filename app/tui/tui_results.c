@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -22,14 +23,14 @@ static const char *path_tail(const char *p) {
 
 const char *results_verdict_label(Verdict v) {
     switch (v) {
-    case VERDICT_PASS: return "PASS";
-    case VERDICT_FAIL: return "FAIL";
-    case VERDICT_COMPILE_ERROR: return "COMPILE ERROR";
-    case VERDICT_RUNTIME_ERROR: return "RUNTIME ERROR";
-    case VERDICT_TIMEOUT: return "TIMEOUT";
-    case VERDICT_CRASH: return "CRASH";
-    case VERDICT_CANCELLED: return "CANCELLED";
-    case VERDICT_EXERCISE_ERROR: return "EXERCISE ERROR";
+    case VERDICT_PASS: return _("PASS");
+    case VERDICT_FAIL: return _("FAIL");
+    case VERDICT_COMPILE_ERROR: return _("COMPILE ERROR");
+    case VERDICT_RUNTIME_ERROR: return _("RUNTIME ERROR");
+    case VERDICT_TIMEOUT: return _("TIMEOUT");
+    case VERDICT_CRASH: return _("CRASH");
+    case VERDICT_CANCELLED: return _("CANCELLED");
+    case VERDICT_EXERCISE_ERROR: return _("EXERCISE ERROR");
     }
     return "?";
 }
@@ -80,7 +81,9 @@ static void render_one_check(TextDoc *doc, const CheckResult *c, int width, bool
     }
     if (gw > 24) gw = 24;
     TextLine *h = text_doc_add_line(doc);
-    text_line_addf(h, ROLE_DIM, "      %-*s  %-*s  %s", iw, "index", gw, "got", "want");
+    char hi[64], hg[64];
+    text_line_addf(h, ROLE_DIM, "      %s  %s  %s", i18n_pad(hi, sizeof hi, _("index"), iw, false),
+                   i18n_pad(hg, sizeof hg, _("got"), gw, false), _("want"));
     for (int k = 0; k < c->n_mismatches; k++) {
         const Mismatch *m = &c->mismatches[k];
         TextLine *l = text_doc_add_line(doc);
@@ -99,7 +102,7 @@ static void render_one_check(TextDoc *doc, const CheckResult *c, int width, bool
 /* The checks, failing ones first (with their got/want tables). */
 static void render_checks(TextDoc *doc, const RunResult *r, int width, bool utf8) {
     if (r->n_checks == 0) return;
-    section(doc, "Checks");
+    section(doc, _("Checks"));
     for (int rank = 0; rank < 3; rank++)
         for (int i = 0; i < r->n_checks; i++)
             if (check_rank(&r->checks[i]) == rank) render_one_check(doc, &r->checks[i], width, utf8);
@@ -107,7 +110,7 @@ static void render_checks(TextDoc *doc, const RunResult *r, int width, bool utf8
 
 static void render_diags(TextDoc *doc, const RunResult *r, int width, bool utf8) {
     if (!r->diags) return;
-    section(doc, r->verdict == VERDICT_COMPILE_ERROR ? "Compiler" : "Diagnostics");
+    section(doc, r->verdict == VERDICT_COMPILE_ERROR ? _("Compiler") : _("Diagnostics"));
     for (const Diag *d = r->diags; d; d = d->next) {
         int role = d->severity == DIAG_ERROR ? ROLE_FAIL : d->severity == DIAG_WARNING ? ROLE_WARN : ROLE_NOTE;
         TextLine para = {0}, first = {0}, rest = {0};
@@ -238,19 +241,19 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
         int level = 1;
         StrBuf sb;
         strbuf_init(&sb);
-        strbuf_printf(&sb, "line %d: %.0f executions", l, s->executions);
+        strbuf_printf(&sb, _("line %d: %.0f executions"), l, s->executions);
         /* 32 lanes reading consecutive 4-byte words touch 4 sectors of 32 bytes:
            the ideal, when the emulator does not give it. */
         if (s->spr > 0) {
             double ideal = s->ideal > 0 ? s->ideal : 4.0;
-            strbuf_printf(&sb, ", %.1f sectors/request (ideal %.1f)", s->spr, ideal);
+            strbuf_printf(&sb, _(", %.1f sectors/request (ideal %.1f)"), s->spr, ideal);
             double ratio = s->spr / ideal;
             int lv = ratio <= 1.25 ? 1 : ratio <= 2.5 ? 2 : 3;
-            if (lv > 1) strbuf_append(&sb, lv == 3 ? " (uncoalesced)" : " (partly coalesced)");
+            if (lv > 1) strbuf_append(&sb, lv == 3 ? _(" (uncoalesced)") : _(" (partly coalesced)"));
             if (lv > level) level = lv;
         }
         if (s->bank > 1) {
-            strbuf_printf(&sb, ", %.0f-way bank conflict", s->bank);
+            strbuf_printf(&sb, _(", %.0f-way bank conflict"), s->bank);
             int lv = s->bank <= 4 ? 2 : 3;
             if (lv > level) level = lv;
         }
@@ -259,9 +262,10 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
              * kernel whose lanes idle less than 5% of the time cannot lose more
              * to divergence: neither is worth a warning (chapter 9). */
             bool costly = divergence_matters(s, blocks, idle);
-            strbuf_printf(&sb, ", divergent branch in %.0f warp%s", s->divergent, s->divergent == 1 ? "" : "s");
-            if (!costly) strbuf_append(&sb, blocks > 0 && s->divergent <= blocks ? " (at most one per block: a tail)"
-                                                                               : " (under 5% of the kernel's work)");
+            strbuf_printf(&sb, P_((long long)s->divergent, ", divergent branch in %.0f warp", ", divergent branch in %.0f warps"),
+                          s->divergent);
+            if (!costly) strbuf_append(&sb, blocks > 0 && s->divergent <= blocks ? _(" (at most one per block: a tail)")
+                                                                               : _(" (under 5 percent of the kernel's work)"));
             else if (level < 2) level = 2;
         }
         h[l] = level;
@@ -334,11 +338,11 @@ static int render_key_numbers(TextDoc *doc, const RunResult *r) {
     json_t *m = r->metrics;
     int before = doc->n, shown = 0;
     char buf[160];
-    section(doc, "Numbers");
+    section(doc, _("Numbers"));
     json_t *ms = json_object_get(m, "kernel_ms");
     if (json_is_number(ms) && json_number_value(ms) > 0) {
         snprintf(buf, sizeof buf, "%.4g ms", json_number_value(ms));
-        number_line(doc, "kernel time", buf);
+        number_line(doc, _("kernel time"), buf);
         shown++;
     }
     json_t *bw = json_object_get(m, "bandwidth");
@@ -346,9 +350,9 @@ static int render_key_numbers(TextDoc *doc, const RunResult *r) {
         double gbs = json_number_value(json_object_get(bw, "gbs"));
         json_t *fr = json_object_get(bw, "fraction_of_peak");
         if (json_is_number(fr))
-            snprintf(buf, sizeof buf, "%.0f GB/s = %.0f%% of the copy bandwidth", gbs, 100 * json_number_value(fr));
+            snprintf(buf, sizeof buf, _("%.0f GB/s = %.0f%% of the copy bandwidth"), gbs, 100 * json_number_value(fr));
         else snprintf(buf, sizeof buf, "%.0f GB/s", gbs);
-        number_line(doc, "bandwidth", buf);
+        number_line(doc, _("bandwidth"), buf);
         shown++;
     }
     const char *k;
@@ -364,21 +368,21 @@ static int render_key_numbers(TextDoc *doc, const RunResult *r) {
     json_t *tot = json_object_get(json_object_get(m, "emu"), "totals");
     json_t *spr = json_object_get(tot, "sectors_per_request");
     if (json_is_number(spr) && (run_mentions(r, "sector") || run_mentions(r, "coalesc"))) {
-        snprintf(buf, sizeof buf, "%.2f (ideal %.2f)", json_number_value(spr),
+        snprintf(buf, sizeof buf, _("%.2f (ideal %.2f)"), json_number_value(spr),
                  json_number_value(json_object_get(tot, "ideal_sectors_per_request")));
-        number_line(doc, "sectors per request", buf);
+        number_line(doc, _("sectors per request"), buf);
         shown++;
     }
     json_t *bank = json_object_get(tot, "bank_conflict_degree");
     if (json_is_number(bank) && run_mentions(r, "bank")) {
-        snprintf(buf, sizeof buf, "%.2f-way", json_number_value(bank));
-        number_line(doc, "bank conflicts", buf);
+        snprintf(buf, sizeof buf, _("%.2f-way"), json_number_value(bank));
+        number_line(doc, _("bank conflicts"), buf);
         shown++;
     }
     json_t *lanes = json_object_get(tot, "active_lanes_avg");
     if (json_is_number(lanes) && (run_mentions(r, "diverg") || run_mentions(r, "lanes"))) {
-        snprintf(buf, sizeof buf, "%.1f of 32", json_number_value(lanes));
-        number_line(doc, "active lanes per warp", buf);
+        snprintf(buf, sizeof buf, _("%.1f of 32"), json_number_value(lanes));
+        number_line(doc, _("active lanes per warp"), buf);
         shown++;
     }
     if (shown == 0) {
@@ -387,7 +391,7 @@ static int render_key_numbers(TextDoc *doc, const RunResult *r) {
         return 0;
     }
     if (json_is_true(json_object_get(json_object_get(m, "timeline"), "modeled")) && json_is_number(ms))
-        text_doc_add_text(doc, ROLE_DIM, "  (times on the emulator are modeled, not measured)");
+        text_doc_add_text(doc, ROLE_DIM, _("  (times on the emulator are modeled, not measured)"));
     return doc->n - before;
 }
 
@@ -400,10 +404,10 @@ static void render_line_notes(TextDoc *doc, const RunResult *r, int width) {
     int shown = 0;
     for (int l = 1; l <= MAX_LINES; l++)
         if (notes[l] && heat[l] >= 2) {
-            if (!shown++) section(doc, "Per line (emulator)");
+            if (!shown++) section(doc, _("Per line (emulator)"));
             wrapped(doc, width, 2, heat[l] == 3 ? ROLE_FAIL : ROLE_WARN, notes[l]);
         }
-    if (shown) text_doc_add_text(doc, ROLE_DIM, "  (the heat column next to the source shows each line)");
+    if (shown) text_doc_add_text(doc, ROLE_DIM, _("  (the heat column next to the source shows each line)"));
     results_heat_free(&heat, &notes, MAX_LINES);
 }
 
@@ -415,17 +419,17 @@ static void render_all_metrics(TextDoc *doc, const RunResult *r, bool all) {
         TextLine *l = text_doc_add_line(doc);
         text_line_add(l, ROLE_DIM, "  ");
         text_line_add(l, ROLE_KEY, "m");
-        text_line_addf(l, ROLE_DIM, " shows all %d metrics of this run", n);
+        text_line_addf(l, ROLE_DIM, _(" shows all %d metrics of this run"), n);
         return;
     }
-    section(doc, "All metrics");
+    section(doc, _("All metrics"));
     flatten_metrics(doc, r->metrics, "");
     if (json_is_true(json_object_get(r->metrics, "modeled")))
-        text_doc_add_text(doc, ROLE_DIM, "  (times on the emulator are modeled, not measured)");
+        text_doc_add_text(doc, ROLE_DIM, _("  (times on the emulator are modeled, not measured)"));
     TextLine *l = text_doc_add_line(doc);
     text_line_add(l, ROLE_DIM, "  ");
     text_line_add(l, ROLE_KEY, "m");
-    text_line_add(l, ROLE_DIM, " hides them again");
+    text_line_add(l, ROLE_DIM, _(" hides them again"));
 }
 
 void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8, bool all_metrics) {
@@ -446,7 +450,7 @@ void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8, bool
     render_diags(doc, r, width, utf8);
     if (r->device_output && *r->device_output) {
         bool program = r->metrics && json_object_get(r->metrics, "program");
-        section(doc, program ? "Program output" : "Device output (printf)");
+        section(doc, program ? _("Program output") : _("Device output (printf)"));
         const char *p = r->device_output;
         int n = 0;
         while (*p && n < 200) {
@@ -458,12 +462,12 @@ void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8, bool
             n++;
             p += len + (nl ? 1 : 0);
         }
-        if (*p) text_doc_add_text(doc, ROLE_DIM, "  … (more output)");
+        if (*p) text_doc_add_text(doc, ROLE_DIM, _("  … (more output)"));
     }
     render_key_numbers(doc, r);
     render_line_notes(doc, r, width);
     if (r->log && *r->log) {
-        section(doc, "Log");
+        section(doc, _("Log"));
         const char *p = r->log;
         while (*p) {
             const char *nl = strchr(p, '\n');

@@ -109,9 +109,14 @@ static void conversions(const char *fmt, StrBuf *out) {
         }
         const char *q = p + 1;
         while (*q && strchr("-+ #0123456789.*'lhzjtLq", *q)) q++;
-        strbuf_append_n(out, p, (size_t)(q - p + (*q ? 1 : 0)));
+        if (!*q || !strchr("diouxXeEfFgGaAcspn", *q)) {   /* "5%）" is not a conversion, and no printf sees it */
+            strbuf_append(out, "?bad% ");
+            p = *q ? q : q - 1;
+            continue;
+        }
+        strbuf_append_n(out, p, (size_t)(q - p + 1));
         strbuf_append_char(out, ' ');
-        p = *q ? q : q - 1;
+        p = q;
     }
 }
 

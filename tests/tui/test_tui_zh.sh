@@ -2,12 +2,13 @@
 # tests/tui/test_tui_zh.sh: the workbench in Chinese, driven in a detached
 # tmux: with a zh locale the map's own words (title, status words, status
 # bar, where the files are), the exercise titles of every chapter and the
-# help are Chinese; L switches all of it to English and back; the map says
+# help and a run's verdict are Chinese; L switches all of it to English and back; the map says
 # where the learner's files are. Prints ok / not ok / skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
-CASES="zh_map_in_chinese zh_help_in_chinese zh_L_switches_everything_to_english map_shows_where_the_files_are"
+CASES="zh_map_in_chinese zh_help_in_chinese zh_L_switches_everything_to_english zh_run_verdict_in_chinese
+map_shows_where_the_files_are"
 if ! command -v tmux >/dev/null 2>&1; then
     for c in $CASES; do echo "skip - $c (tmux is not installed)"; done
     exit 0
@@ -60,6 +61,13 @@ if wait_for "Course map" 3 && screen | grep -q "not started" && screen | grep -q
     ! screen | grep -q "未开始" && keys L && wait_for "课程地图" 3 && screen | grep -q "未开始"; then
     ok zh_L_switches_everything_to_english
 else nok zh_L_switches_everything_to_english "$(dump)"; fi
+
+# vector-add's starter fails: the result pane says so in Chinese (verdict, sections).
+keys j
+keys Enter
+if wait_for "vector-add\.cu" 3 && keys r && wait_for "✗ 未通过" 60 && screen | grep -q "检查" && ! screen | grep -q "FAIL"; then
+    ok zh_run_verdict_in_chinese
+else nok zh_run_verdict_in_chinese "$(dump)"; fi
 
 if start C.UTF-8 "Course map" && screen | grep -Eq "Your files: (~|$T)"; then ok map_shows_where_the_files_are
 else nok map_shows_where_the_files_are "$(dump)"; fi
