@@ -135,6 +135,9 @@ Panel *tui_device_new(Tui *t);
 Panel *tui_occupancy_new(Tui *t, const char *exercise, const RunResult *res);
 /* The timeline (metrics.timeline) of `res`, the last run of the exercise titled `exercise`. */
 Panel *tui_timeline_new(Tui *t, const char *exercise, const RunResult *res);
+/* The same over this session's runs (timelines, oldest first, n >= 1; the
+ * panel takes references): the latest first, `,`/`.` step between them. */
+Panel *tui_timeline_new_runs(Tui *t, const char *exercise, json_t *const *timelines, int n);
 /* A read-only scrollable document (solution, a long message); takes doc. */
 Panel *tui_textview_new(Tui *t, const char *title, TextDoc *doc);
 /* The class report (app/class_report.h) of `cudojo class report --tui`; takes a reference to report. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/hint.h"
+#include "app/trace.h"
 #include "app/tui/tui_highlight.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
@@ -199,9 +200,27 @@ static void ex_scroll_to_todo(ExercisePanel *xp) {
 
 static void ex_inotify(Tui *t, void *ctx);
 
+static void ex_forget_timelines(ExercisePanel *xp) {
+    for (int i = 0; i < xp->n_tl_runs; i++) json_decref(xp->tl_runs[i]);
+    xp->n_tl_runs = 0;
+}
+
+/* Keeps the run's timeline for the timeline screen (the oldest goes when full). */
+static void ex_keep_timeline(ExercisePanel *xp, const RunResult *res) {
+    json_t *tl = (json_t *)trace_timeline_of(res);
+    if (!json_is_object(tl) || json_array_size(json_object_get(tl, "events")) == 0) return;
+    if (xp->n_tl_runs == EXVIEW_TIMELINES) {
+        json_decref(xp->tl_runs[0]);
+        memmove(xp->tl_runs, xp->tl_runs + 1, (EXVIEW_TIMELINES - 1) * sizeof *xp->tl_runs);
+        xp->n_tl_runs--;
+    }
+    xp->tl_runs[xp->n_tl_runs++] = json_incref(tl);
+}
+
 void exview_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     ex_stop_watch(xp, t);
     run_result_free(&xp->result);
+    ex_forget_timelines(xp);
     free(xp->path);
     free(xp->shown);
     xp->ch = ch;
@@ -258,6 +277,7 @@ static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
     ExercisePanel *xp = ctx;
     xp->running = false;
     attempt_record(t->ws, xp->ch, xp->ex, NULL, res);
+    ex_keep_timeline(xp, res);
     run_result_free(&xp->result);
     xp->result = res;
     xp->result_is_stored = false;
@@ -411,7 +431,12 @@ static int ex_key(Panel *p, Tui *t, int key) {
         return TUI_HANDLED;
     case 'l': tui_push(t, tui_lesson_new(t, xp->ch)); return TUI_HANDLED;
     case 'o': tui_push(t, tui_occupancy_new(t, tui_exercise_title(t, xp->ex), xp->result)); return TUI_HANDLED;
-    case 't': tui_push(t, tui_timeline_new(t, tui_exercise_title(t, xp->ex), xp->result)); return TUI_HANDLED;
+    case 't':
+        /* This session's runs when there are some (the latest shown); else the last one recorded. */
+        if (xp->n_tl_runs > 0 && xp->result && trace_timeline_of(xp->result) == xp->tl_runs[xp->n_tl_runs - 1])
+            tui_push(t, tui_timeline_new_runs(t, tui_exercise_title(t, xp->ex), xp->tl_runs, xp->n_tl_runs));
+        else tui_push(t, tui_timeline_new(t, tui_exercise_title(t, xp->ex), xp->result));
+        return TUI_HANDLED;
     default: return TUI_UNHANDLED;
     }
 }
@@ -455,6 +480,7 @@ static void ex_free(Panel *p, Tui *t) {
     free(xp->shown);
     free(xp->statement);
     free(xp->hint_seen);
+    ex_forget_timelines(xp);
     text_doc_free(&xp->src);
     text_doc_free(&xp->info);
     text_scroll_fini(&xp->src_scroll);

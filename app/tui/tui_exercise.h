@@ -7,6 +7,9 @@
 #include "app/tui/tui.h"
 #include "progress-db/store.h"
 
+/* Runs of one exercise whose timelines the timeline screen can step through. */
+#define EXVIEW_TIMELINES 8
+
 typedef struct ExercisePanel {
     Panel base;
     const ChapterMeta *ch;
@@ -35,6 +38,8 @@ typedef struct ExercisePanel {
     int result_line, hints_line;  /* where the result and the hints start in info (last layout) */
     bool scroll_to_result, scroll_to_hints;  /* at the next layout, bring it into view */
     int src_text_w;          /* columns the source text had at the last draw */
+    json_t *tl_runs[EXVIEW_TIMELINES];  /* this session's timelines of the exercise, oldest first */
+    int n_tl_runs;
     bool running;
     double run_started;
     double pending_run_at;   /* a save was seen: run at this time (0 = none) */

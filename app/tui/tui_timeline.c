@@ -10,7 +10,9 @@
  * lines show the selected bar's name, start, duration, bytes and GB/s. A
  * modeled timeline (the emulator's cost model) says so in the title bar
  * and a banner. The numbers all come from metrics.timeline of the run's
- * result; the arithmetic lives in tui_timeline_layout.c. */
+ * result; the arithmetic lives in tui_timeline_layout.c. The latest run is
+ * shown; `,` and `.` step to the session's earlier runs of the exercise and
+ * back, the banner saying which run is on screen. */
 #include "app/tui/tui.h"
 
 #include <math.h>
@@ -27,6 +29,8 @@ typedef struct TimelinePanel {
     char *exercise;
     TlvModel *m;             /* NULL: the run has no timeline */
     bool no_run;             /* there was no result at all */
+    json_t **runs;           /* this session's timelines of the exercise, oldest first (references) */
+    int n_runs, cur;         /* runs[cur] is shown; the latest (n_runs - 1) at first */
     TlvWindow win;
     int sel;                 /* the selected bar */
     int row_top;             /* first row shown when they do not all fit */
@@ -43,6 +47,7 @@ static const TuiKeyHelp TL_HELP[] = {
     {"j/k ↓/↑", "select the bar on the row below / above (nearest in time)"},
     {"] / [", "next / previous bar on the same row"},
     {"click", "select the bar under the mouse"},
+    {", / .", "an earlier / a later run of this session (the latest is shown first)"},
     {"q Esc", "back to the exercise (r there runs it again)"},
     {"", ""},
     {"rows", "the host (CPU work, waits), then one row per stream"},
@@ -181,7 +186,8 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     char *ttl = xasprintf("cudojo %s Timeline: %s", tui_glyph(t, "—", "-"), tp->exercise);
     tui_draw_title(t, ttl, m ? (m->modeled ? "MODELED" : "measured") : NULL);
     free(ttl);
-    tui_draw_status(t, "+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  ? help  q back");
+    tui_draw_status(t, tp->n_runs > 1 ? "+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  , . earlier/later run  ? help  q back"
+                                      : "+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  ? help  q back");
     if (!m || m->n_bars == 0) {
         const char *why =
             tp->no_run ? "No run yet. Run the exercise (r in the exercise view): its copies, kernels and host work "
@@ -203,7 +209,16 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     } else
         snprintf(line, sizeof line, "Measured%s%s (%s)", m->device ? " on " : "", m->device ? m->device : "",
                  m->source ? m->source : "GPU");
-    tui_put_clip(t, y++, 1, w - 2, m->modeled ? ROLE_WARN : ROLE_PASS, line);
+    int used = 0;
+    if (tp->n_runs > 1) {
+        /* Which run this is, first on the banner line: the comparison is the point. */
+        char which[96];
+        if (tp->cur == tp->n_runs - 1) snprintf(which, sizeof which, "latest run (%d of %d)  ", tp->cur + 1, tp->n_runs);
+        else snprintf(which, sizeof which, "run %d of %d (%d before the latest)  ", tp->cur + 1, tp->n_runs,
+                      tp->n_runs - 1 - tp->cur);
+        used = tui_put(y, 1, w - 2, tp->cur == tp->n_runs - 1 ? ROLE_BOLD : ROLE_KEY, which);
+    }
+    tui_put_clip(t, y++, 1 + used, w - 2 - used, m->modeled ? ROLE_WARN : ROLE_PASS, line);
     /* Rows get what is left after the fixed lines; the legend, the window
      * line and a blank go first when the terminal is short. */
     int fixed = 1 + 2 + 2;   /* banner, axis (labels + line), detail */
@@ -280,10 +295,27 @@ static void select_bar(TimelinePanel *tp, int i) {
     tlview_show(&tp->win, tp->m, &tp->m->bars[i]);
 }
 
+/* Shows run i of the session (its own model, the whole run in the window). */
+static void show_run(TimelinePanel *tp, int i) {
+    tlview_model_free(&tp->m);
+    tp->cur = i;
+    tp->m = tlview_model_new(tp->runs[i]);
+    tp->sel = 0;
+    tp->row_top = 0;
+    tlview_fit(&tp->win, tp->m);
+}
+
 static int tl_key(Panel *pn, Tui *t, int key) {
     TimelinePanel *tp = (TimelinePanel *)pn;
-    (void)t;
     if (key == 'q' || key == 27) return TUI_POP;
+    if (key == ',' || key == '.') {
+        int to = tp->cur + (key == ',' ? -1 : 1);
+        if (tp->n_runs <= 1) tui_notify(t, false, "Only one run of this exercise so far (r in the exercise view runs it).");
+        else if (to < 0) tui_notify(t, false, "This is the earliest run of the session.");
+        else if (to >= tp->n_runs) tui_notify(t, false, "This is the latest run.");
+        else show_run(tp, to);
+        return TUI_HANDLED;
+    }
     TlvModel *m = tp->m;
     if (!m || m->n_bars == 0) return TUI_UNHANDLED;
     double full = m->end_us + 1;
@@ -333,6 +365,8 @@ static void tl_free(Panel *pn, Tui *t) {
     (void)t;
     TimelinePanel *tp = (TimelinePanel *)pn;
     tlview_model_free(&tp->m);
+    for (int i = 0; i < tp->n_runs; i++) json_decref(tp->runs[i]);
+    free(tp->runs);
     free(tp->exercise);
     free(tp);
 }
@@ -346,5 +380,16 @@ Panel *tui_timeline_new(Tui *t, const char *exercise, const RunResult *res) {
     tp->no_run = res == NULL;
     tp->m = tlview_model_new(trace_timeline_of(res));
     tlview_fit(&tp->win, tp->m);
+    return &tp->base;
+}
+
+Panel *tui_timeline_new_runs(Tui *t, const char *exercise, json_t *const *timelines, int n) {
+    if (n <= 0) return tui_timeline_new(t, exercise, NULL);
+    TimelinePanel *tp = (TimelinePanel *)tui_timeline_new(t, exercise, NULL);
+    tp->no_run = false;
+    tp->runs = xcalloc((size_t)n, sizeof *tp->runs);
+    for (int i = 0; i < n; i++) tp->runs[i] = json_incref(timelines[i]);
+    tp->n_runs = n;
+    show_run(tp, n - 1);
     return &tp->base;
 }

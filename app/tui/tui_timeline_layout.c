@@ -106,6 +106,26 @@ TlvModel *tlview_model_new(const json_t *tl) {
         read_dim3(v, "block", b->block);
         if (b->start_us + b->dur_us > m->end_us) m->end_us = b->start_us + b->dur_us;
     }
+    /* Streams with nothing on them are left out (the host and the default
+     * stream stay: an empty default stream is news in the streams chapter):
+     * a worker that ran the exercise before numbers its new streams after
+     * the old ones, and rows of empty streams would push the learner's down. */
+    int *remap = xcalloc((size_t)m->n_rows, sizeof *remap);
+    bool *used = xcalloc((size_t)m->n_rows, sizeof *used);
+    for (int b = 0; b < m->n_bars; b++) used[m->bars[b].row] = true;
+    int k = 0;
+    for (int r = 0; r < m->n_rows; r++) {
+        if (m->rows[r].stream > 0 && !used[r]) {
+            free(m->rows[r].name);
+            continue;
+        }
+        remap[r] = k;
+        m->rows[k++] = m->rows[r];
+    }
+    m->n_rows = k;
+    for (int b = 0; b < m->n_bars; b++) m->bars[b].row = remap[m->bars[b].row];
+    free(remap);
+    free(used);
     qsort(m->bars, (size_t)m->n_bars, sizeof *m->bars, cmp_bars);
     return m;
 }

@@ -14,11 +14,12 @@
 #include "app/tui/tui_timeline.h"
 
 /* Two streams copying and computing in overlap, host work, a stream (3)
- * the list does not name, and a recorded event. */
+ * the list does not name, a recorded event, and streams 4 and 11 that
+ * earlier runs of the worker made and this run left empty. */
 static const char TIMELINE[] =
     "{\"modeled\": true, \"source\": \"emu-model\", \"device\": \"H200 profile (sm_90)\","
     " \"streams\": [{\"id\": 2, \"name\": \"s2\"}, {\"id\": 0, \"name\": \"default (legacy)\"},"
-    "               {\"id\": 1, \"name\": \"s1\"}],"
+    "               {\"id\": 1, \"name\": \"s1\"}, {\"id\": 4, \"name\": \"old\"}, {\"id\": 11}],"
     " \"events\": ["
     "  {\"kind\": \"kernel\", \"stream\": 1, \"name\": \"vector_add\", \"start_us\": 100, \"dur_us\": 100,"
     "   \"grid\": [3907,1,1], \"block\": [256,1,1]},"
@@ -48,7 +49,7 @@ static int find_bar(const TlvModel *m, const char *name, int stream) {
     return -1;
 }
 
-static void model__has_host_row_first_then_one_row_per_stream(void **state) {
+static void model__has_host_row_first_then_one_row_per_stream_with_work(void **state) {
     (void)state;
     TlvModel *m = model();
     assert_int_equal(m->n_rows, 5);
@@ -58,6 +59,7 @@ static void model__has_host_row_first_then_one_row_per_stream(void **state) {
     assert_string_equal(m->rows[2].name, "1 s1");
     assert_string_equal(m->rows[3].name, "2 s2");
     assert_string_equal(m->rows[4].name, "stream 3");   /* named by no stream entry */
+    /* Streams 4 and 11 have no work this run: no rows (the default stream keeps its own). */
     assert_true(m->modeled);
     assert_string_equal(m->device, "H200 profile (sm_90)");
     tlview_model_free(&m);
@@ -258,7 +260,7 @@ static void cursor__moves_along_a_row_and_between_rows_nearest_in_time(void **st
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(model__has_host_row_first_then_one_row_per_stream),
+        cmocka_unit_test(model__has_host_row_first_then_one_row_per_stream_with_work),
         cmocka_unit_test(model__bars_in_time_order_with_their_details),
         cmocka_unit_test(model__is_null_without_a_timeline_and_empty_for_no_events),
         cmocka_unit_test(ticks__are_nice_steps_at_least_the_gap_apart),

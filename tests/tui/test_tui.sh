@@ -102,12 +102,14 @@ if wait_for "Course map" 3 && screen | grep -E "vector-add" | grep -q "passed" &
     ok map_shows_passed_and_store_has_attempt
 else nok map_shows_passed_and_store_has_attempt "$(dump)" "$out"; fi
 
-# --- hints: one at a time, recorded ---
+# --- hints: one at a time, asked for (H, then y), recorded ---
 keys g
 keys j
 keys Enter
 wait_for "hello-threads\.cu" 3
-keys h
+keys H
+wait_for "y/N" 3
+keys y
 out=$("$BIN" -C "$WS" progress --json 2>/dev/null)
 if wait_for "Hints" 3 && screen | grep -Eq "^ 1\. [A-Za-z]" && ! screen | grep -Eq "^ 2\. " &&
     echo "$out" | py -c 'import json,sys; d=json.load(sys.stdin); e=[x for x in d["exercises"] if x["id"]=="hello-threads"]; sys.exit(0 if e and e[0]["hints_taken"]==1 else 1)'; then
