@@ -200,6 +200,41 @@ static void course__reports_missing_run_and_listed_file(void **state) {
     fixture_remove(&root);
 }
 
+static void course__reads_hint_for__and_reports_bad_kinds_and_numbers(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\", \"bad\"");
+    write_ex(root, "01-a", "vector-add",
+             "return {\n  id = 'v',\n  source = 'vector-add.cu',\n  hints = {'a','b','c'},\n"
+             "  hint_for = { race = 2, ['out-of-bounds'] = 3, rcae = 1 },\n  run = function(t) end,\n}\n",
+             true);
+    write_ex(root, "01-a", "bad",
+             "return {\n  id = 'b',\n  source = 'bad.cu',\n  hints = {'a','b'},\n"
+             "  hint_for = { race = 3 },\n  run = function(t) end,\n}\n",
+             true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "unknown failure kind 'rcae'");
+    assert_non_null(e);
+    assert_int_equal(e->severity, DIAG_WARNING);
+    assert_int_equal(e->line, 5);
+    e = find_diag(d, "hint_for[\"race\"] must be a hint number from 1 to 2");
+    assert_non_null(e);
+    assert_int_equal(e->severity, DIAG_ERROR);
+    assert_string_equal(e->file, "lessons/01-a/bad.lua");
+    assert_int_equal(c->chapters[0].n_exercises, 1);   /* the bad one is left out */
+    const ExerciseMeta *v = &c->chapters[0].exercises[0];
+    assert_int_equal(v->n_hint_for, 2);
+    for (int i = 0; i < v->n_hint_for; i++) {
+        if (!strcmp(v->hint_for_kind[i], "race")) assert_int_equal(v->hint_for_index[i], 1);
+        else if (!strcmp(v->hint_for_kind[i], "out-of-bounds")) assert_int_equal(v->hint_for_index[i], 2);
+        else fail_msg("unexpected kind %s", v->hint_for_kind[i]);
+    }
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
 static void course__broken_chapter__does_not_hide_others(void **state) {
     (void)state;
     char *root = fixture_tmpdir();
@@ -412,6 +447,7 @@ int main(void) {
         cmocka_unit_test(course__reports_duplicate_ids__across_chapters),
         cmocka_unit_test(course__reports_lua_error__with_author_line),
         cmocka_unit_test(course__reports_missing_run_and_listed_file),
+        cmocka_unit_test(course__reads_hint_for__and_reports_bad_kinds_and_numbers),
         cmocka_unit_test(course__broken_chapter__does_not_hide_others),
         cmocka_unit_test(course__finds_exercise__by_id_or_chapter_slash_id),
         cmocka_unit_test(course__def_hash__changes_with_starter),

@@ -190,6 +190,21 @@ static void status__is_empty__when_exercise_unknown(void **state) {
     store_close(&s);
 }
 
+static void hints__seen_names_the_hints_taken__in_any_order(void **state) {
+    StoreFixture *f = *state;
+    Store *s = open_store(f);
+    bool seen[4];
+    assert_no_diag(store_record_hint(s, "vector-add", 2));
+    assert_no_diag(store_record_hint(s, "vector-add", 7));   /* past n: ignored */
+    assert_no_diag(store_record_hint(s, "grid-stride", 0));
+    assert_no_diag(store_hints_seen(s, "vector-add", seen, 4));
+    assert_false(seen[0]);
+    assert_false(seen[1]);
+    assert_true(seen[2]);
+    assert_false(seen[3]);
+    store_close(&s);
+}
+
 static void hints__count_each_hint_once__when_taken_again(void **state) {
     StoreFixture *f = *state;
     Store *s = open_store(f);
@@ -426,6 +441,7 @@ int main(void) {
         T(status__best_time_is_none__when_passes_have_no_kernel_time),
         T(status__is_empty__when_exercise_unknown),
         T(hints__count_each_hint_once__when_taken_again),
+        T(hints__seen_names_the_hints_taken__in_any_order),
         T(all_status__matches_each_exercise_status__in_id_order),
         T(record_attempt__refuses_and_records_nothing__when_metrics_are_not_json),
         T(record_attempt__gives_increasing_ids),
