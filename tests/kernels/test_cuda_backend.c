@@ -110,7 +110,7 @@ static DeviceInfo h200(void) {
 }
 
 static LaunchConfig config(unsigned gx, unsigned gy, unsigned bx, unsigned by, unsigned bz) {
-    LaunchConfig c = {{gx, gy, 1}, {bx, by, bz}, 0, 0, 0, false};
+    LaunchConfig c = {{gx, gy, 1}, {bx, by, bz}, 0, 0, 0, false, 0, 0};
     return c;
 }
 
@@ -262,7 +262,7 @@ static void run_vector_add(int cubin_arch, int timed_reps) {
     assert_null(b->ops->copy_to_device(b, db, bb, N * sizeof(float)));
     assert_null(b->ops->memset(b, dc, 0, N * sizeof(float)));
     KernelArg args[4] = {kernel_arg_ptr(da), kernel_arg_ptr(db), kernel_arg_ptr(dc), kernel_arg_i32(N)};
-    LaunchConfig cfg = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, timed_reps, 0, false};
+    LaunchConfig cfg = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, timed_reps, 0, false, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     Diag *d = b->ops->launch(b, bm, "vector_add", &cfg, args, 4, &r);
@@ -316,7 +316,7 @@ static void launch__keeps_one_runs_result__when_timed_kernel_accumulates(void **
     assert_null(b->ops->mem_alloc(b, 4, "total", 4, &t));
     assert_null(b->ops->memset(b, t, 0, 4));
     KernelArg arg = kernel_arg_ptr(t);
-    LaunchConfig cfg = {{10, 1, 1}, {128, 1, 1}, 0, 5, 0, false};
+    LaunchConfig cfg = {{10, 1, 1}, {128, 1, 1}, 0, 5, 0, false, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     assert_null(b->ops->launch(b, bm, "count", &cfg, &arg, 1, &r));
@@ -337,7 +337,7 @@ static void launch__captures_printf__when_kernel_prints(void **state) {
     BackendModule *bm = NULL;
     assert_null(b->ops->module_load(b, m, &bm));
     KernelArg arg = kernel_arg_i32(42);
-    LaunchConfig cfg = {{1, 1, 1}, {32, 1, 1}, 0, 3, 0, false};
+    LaunchConfig cfg = {{1, 1, 1}, {32, 1, 1}, 0, 3, 0, false, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     assert_null(b->ops->launch(b, bm, "hello", &cfg, &arg, 1, &r));
@@ -395,7 +395,7 @@ static void launch__explains__when_block_oversized_or_kernel_missing(void **stat
     BackendModule *bm = NULL;
     assert_null(b->ops->module_load(b, m, &bm));
     KernelArg args[4] = {kernel_arg_ptr(0), kernel_arg_ptr(0), kernel_arg_ptr(0), kernel_arg_i32(0)};
-    LaunchConfig cfg = {{1, 1, 1}, {2048, 1, 1}, 0, 0, 0, false};
+    LaunchConfig cfg = {{1, 1, 1}, {2048, 1, 1}, 0, 0, 0, false, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     Diag *d = b->ops->launch(b, bm, "vector_add", &cfg, args, 4, &r);
@@ -433,7 +433,7 @@ static void launch__reports_illegal_address_and_becomes_unusable__when_kernel_wr
     DevPtr p;
     assert_null(b->ops->mem_alloc(b, 64, "a", 4, &p));
     KernelArg args[2] = {kernel_arg_ptr(p), kernel_arg_i64(1LL << 40)};
-    LaunchConfig cfg = {{1, 1, 1}, {1, 1, 1}, 0, 0, 0, false};
+    LaunchConfig cfg = {{1, 1, 1}, {1, 1, 1}, 0, 0, 0, false, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     Diag *d = b->ops->launch(b, bm, "wild", &cfg, args, 2, &r);
