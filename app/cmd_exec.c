@@ -203,7 +203,7 @@ static ProgramRuntime pick_runtime(const Cli *cli, char **note) {
     if (cli->backend == BACKEND_EMU) return PROGRAM_RT_EMU;
     if (cli->backend == BACKEND_CUDA) return PROGRAM_RT_CUDA;
     Diag *why = NULL;
-    Backend *b = cuda_backend_new(&why);
+    Backend *b = backend_open(BACKEND_CUDA, NULL, &why, NULL);
     bool gpu = b != NULL;
     backend_close(&b);
     if (!gpu) *note = xasprintf("%s; running on cudojo's emulator runtime", why ? why->message : "no working GPU");

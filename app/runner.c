@@ -18,7 +18,6 @@
 #include "base/bytes.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
-#include "kernels/cuda/cuda_backend.h"
 #include "lua/exercise.h"
 
 struct Runner {
@@ -484,7 +483,7 @@ int runner_worker_main(BackendChoice backend, int emu_threads) {
         RunResult *res = req ? worker_handle(b, why, req, out) : run_result_new(VERDICT_CRASH);
         if (!res->backend && b) res->backend = xstrdup(b->ops->name);
         /* A sticky GPU error poisons the context: answer, then let the parent start a fresh worker. */
-        bool restart = b && !strcmp(b->ops->name, "cuda") && !cuda_backend_usable(b);
+        bool restart = b && !backend_usable(b);
         json_t *resp = json_pack("{s:o, s:b}", "result", run_result_to_json(res), "restart", restart);
         char *text = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
         if (!text) text = xstrdup("{\"result\": {\"verdict\": \"crash\", \"summary\": \"the worker could not encode "

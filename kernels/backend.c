@@ -55,6 +55,8 @@ Backend *backend_open(BackendChoice choice, const EmuOptions *emu, Diag **why, c
 
 int backend_gpu_count(void) { return cuda_gpu_count(); }
 
+bool backend_usable(const Backend *b) { return b && (!b->ops->usable || b->ops->usable(b)); }
+
 void backend_close(Backend **b) {
     if (*b) (*b)->ops->destroy(*b);
     *b = NULL;

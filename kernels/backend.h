@@ -173,6 +173,16 @@ typedef struct BackendOps {
      * duration in µs (measured by the caller, or chosen for a model). */
     void (*host_work_begin)(Backend *b, const char *name);
     void (*host_work_end)(Backend *b, double us);
+    /* False once the device cannot be used any more (a sticky error poisoned
+     * the context): the worker answers, then a fresh one takes over. NULL =
+     * always usable (the emulator). Use backend_usable(). */
+    bool (*usable)(const Backend *b);
+    /* Registers per thread, local bytes per thread and static shared bytes of
+     * `kernel` as the device's own build of the module uses them (on a GPU
+     * these win over ptxas's log). NULL where there is no such build (the
+     * emulator). */
+    Diag *(*kernel_resources)(Backend *b, BackendModule *m, const char *kernel, int *registers, int *local_bytes,
+                              int *shared_static);
     /* Forgets the timeline's entries (a new run starts). */
     void (*timeline_reset)(Backend *b);
     /* The timeline so far (a copy; caller frees; set even when a Diag says
@@ -203,6 +213,8 @@ Backend *cuda_backend_new(Diag **why);
 /* How many CUDA GPUs this machine has (0 without a driver or GPU); no
  * context is made. */
 int backend_gpu_count(void);
+/* Whether b can still run work (Backend.usable; true when it has no such op). */
+bool backend_usable(const Backend *b);
 Backend *emu_backend_new(const EmuOptions *opts, Diag **why);
 
 typedef enum BackendChoice {

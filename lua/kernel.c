@@ -12,7 +12,6 @@
 
 #include "base/fs.h"
 #include "base/xalloc.h"
-#include "kernels/cuda/cuda_backend.h"
 #include "lua/run.h"
 
 #define MAX_ARGS 64
@@ -208,9 +207,9 @@ int run_t_kernel(lua_State *L) {
     k->registers = ki->registers;
     k->local_bytes = ki->local_bytes;
     k->shared_static = ki->shared_static;
-    if (cuda_backend_usable(ctx->b)) {
+    if (ctx->b->ops->kernel_resources && backend_usable(ctx->b)) {
         int regs, local, shared;
-        Diag *rd = cuda_backend_kernel_resources(ctx->b, ctx->mods[mi].bm, launch_name, &regs, &local, &shared);
+        Diag *rd = ctx->b->ops->kernel_resources(ctx->b, ctx->mods[mi].bm, launch_name, &regs, &local, &shared);
         if (!rd) {
             k->registers = regs;
             k->local_bytes = local;

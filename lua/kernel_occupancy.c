@@ -17,7 +17,6 @@
 
 #include "base/xalloc.h"
 #include "kernels/occupancy.h"
-#include "kernels/cuda/cuda_backend.h"
 #include "kernels/profiles.h"
 #include "lua/run.h"
 
@@ -35,7 +34,9 @@ static Diag *kernel_resources(lua_State *L, RunCtx *ctx, int kidx, int cc, int *
     kidx = lua_absindex(L, kidx);
     KernelObj *k = luaL_checkudata(L, kidx, KERNEL_MT);
     const ModuleEntry *me = &ctx->mods[k->mod];
-    if ((me->cm->cubin_arch == cc || (cuda_backend_usable(ctx->b) && cc == local_cc(ctx))) && k->registers >= 0) {
+    /* the device's own build (Backend.kernel_resources) measured k->registers for its cc */
+    bool device_build = ctx->b->ops->kernel_resources && backend_usable(ctx->b);
+    if ((me->cm->cubin_arch == cc || (device_build && cc == local_cc(ctx))) && k->registers >= 0) {
         *regs = k->registers;
         *shared = k->shared_static;
         return NULL;

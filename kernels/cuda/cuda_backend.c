@@ -725,6 +725,8 @@ static const BackendOps CUDA_OPS = {
     .host_work_end = cuda_host_work_end,
     .timeline_reset = cuda_timeline_reset,
     .timeline_get = cuda_timeline_get,
+    .usable = cuda_backend_usable,
+    .kernel_resources = cuda_backend_kernel_resources,
 };
 
 int cuda_gpu_count(void) {
