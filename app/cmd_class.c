@@ -126,3 +126,19 @@ int cmd_class(Cli *cli, int argc, char **argv) {
     json_decref(report);
     return rc;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_CLASS = {"class", "report GRADEDB", "instructors: where the class struggles, from a grading database",
+    "Reads GRADEDB (the grade.db of `cudojo grade --out DIR`, read only; its\n"
+    "gradebook.json; or DIR itself) and shows, per exercise, the pass rate, the\n"
+    "passed-fast rate, the median attempts and time to pass (from the students'\n"
+    "progress records), the most common failure kinds (out of bounds, race,\n"
+    "wrong result, too slow...), and the class's score histogram; then the\n"
+    "groups of similar submissions and the submissions' problems.\n"
+    "Options:\n"
+    "  --html FILE         write the report as one self-contained HTML page (no\n"
+    "                      scripts, nothing fetched) instead of printing it\n"
+    "  --json              the computed report as JSON\n"
+    "  --tui               show it in the workbench's class screen (q leaves)\n"
+    "Exit status: 0 done, 2 when GRADEDB cannot be read or an option is wrong.\n",
+    cmd_class};

@@ -108,3 +108,9 @@ int cmd_doctor(Cli *cli, int argc, char **argv) {
     json_decref(j);
     return 0;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_DOCTOR = {"doctor", "", "what this machine has: GPU, driver, toolkit, NVRTC, backends",
+    "Reports the CUDA toolkit, NVRTC, the driver and GPUs, and which backends work\n"
+    "here (and why not).\n",
+    cmd_doctor};

@@ -346,3 +346,40 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     free(exe);
     return st;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_EXEC = {"exec", "PROGRAM [ARGS...]", "run any nvcc-built CUDA program on the GPU or the emulator runtime",
+    "Runs PROGRAM (built with `nvcc -cudart shared`) with ARGS, in the current\n"
+    "directory with your environment and stdin. On a GPU it uses NVIDIA's runtime\n"
+    "and cudojo records its calls and a CUPTI timeline; without one (or with\n"
+    "--backend=emu) it runs on cudojo's emulator runtime, which checks every\n"
+    "kernel: out-of-bounds accesses, races, barriers, uninitialised reads, with\n"
+    "the program's file:line, block and thread. Its stdout and stderr pass\n"
+    "through as it runs; then the findings and a summary (calls per function,\n"
+    "kernels with their modeled or measured time, how it ended) go to stderr.\n"
+    "cudojo's options go before PROGRAM; everything after it is the program's.\n"
+    "Options:\n"
+    "  --backend=B         cuda, emu or auto (default: the GPU when one works)\n"
+    "  --trace FILE.json   write the program's timeline as Chrome trace JSON\n"
+    "                      (Perfetto, chrome://tracing); a modeled one says so\n"
+    "  --json              one JSON document on stdout instead: exit status,\n"
+    "                      stdout and stderr (captured), calls, kernels,\n"
+    "                      timeline, findings\n"
+    "  --timeout S         kill the program (and its process group) after S\n"
+    "                      seconds (default: no limit)\n"
+    "  --devices N         emulated GPUs the program sees (default 1)\n"
+    "  --emu-threads=N     host threads the emulator uses (default: all cores)\n"
+    "  --profile=ncu       on a GPU, run it under Nsight Compute (ncu) with\n"
+    "                      cudojo's metrics (time, occupancy achieved and\n"
+    "                      theoretical, its limits, registers) and list its\n"
+    "                      launches after its output\n"
+    "  --profile=nsys      likewise under Nsight Systems: time per kernel and copy\n"
+    "  --sanitizer=TOOL    on a GPU, run it under compute-sanitizer (memcheck,\n"
+    "                      racecheck, initcheck, synccheck) and list its errors\n"
+    "                      (on the emulator runtime --profile and --sanitizer\n"
+    "                      are left out: its own checks stand in)\n"
+    "Exit status: the program's own; 128+N when signal N killed it, 124 when\n"
+    "the timeout did, 130 when interrupted, 127 when PROGRAM is not found, 126\n"
+    "when it cannot be run, 125 when cudojo cannot run it here (e.g. the\n"
+    "emulator runtime is not built), 2 for a usage error.\n",
+    cmd_exec};

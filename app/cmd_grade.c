@@ -390,3 +390,47 @@ int cmd_grade(Cli *cli, int argc, char **argv) {
     free(a.merges);
     return status;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", "instructors: grade a class against your course",
+    "Grades every SUBMISSION (a learner's workspace folder, or an archive made by\n"
+    "`cudojo submit`) against the course at --course DIR: each exercise file is\n"
+    "compiled and run in a sandboxed worker with the exercise's timeout and its\n"
+    "hidden checks (t:grading()), on data seeded apart from the learner's. A\n"
+    "submission's own .lua files are never used. Results go to OUT/grade.db as\n"
+    "each run ends: run the same command again after a crash or Ctrl-C and it\n"
+    "goes on where it stopped; an unchanged file under an unchanged course is\n"
+    "never run twice. Then it writes OUT/gradebook.csv, OUT/gradebook.json,\n"
+    "OUT/students/NAME/results.json (Gradescope format) and feedback.md, and\n"
+    "OUT/similarity.md. Exercises that need a GPU are not graded on the emulator\n"
+    "(and not counted).\n"
+    "Options:\n"
+    "  --course DIR        the instructor's course (its lessons/ folder, or the\n"
+    "                      folder holding it)\n"
+    "  --out DIR           where the database and the gradebook go (made if needed)\n"
+    "  --jobs N, -j N      workers running at once (default: the cores)\n"
+    "  --exercises A,B     grade only these exercises (ids)\n"
+    "  --shard I/K         grade only the students whose place in the sorted list\n"
+    "                      is I modulo K (one task of an array job)\n"
+    "  --merge DB...       join shard databases into OUT/grade.db and write the\n"
+    "                      gradebook (no runs; idempotent, any order)\n"
+    "  --seed N            the grading seed (default: derived from the course)\n"
+    "  --slurm             grade as a Slurm array job: writes OUT/slurm/grade.sbatch\n"
+    "                      (task I runs this cudojo with --shard I/K into\n"
+    "                      OUT/shards/I), submits it with sbatch, shows tasks\n"
+    "                      done/total while it waits, then merges the shards into\n"
+    "                      OUT as --merge does. A shard that fails is named with\n"
+    "                      its log (OUT/slurm/JOB_I.log); the others are merged and\n"
+    "                      the exit status is 1. $CUDOJO_SLURM_SELF: a wrapper the\n"
+    "                      tasks run instead of this cudojo (to load modules first)\n"
+    "  --shards K          with --slurm: the number of array tasks (required)\n"
+    "  --partition P       with --slurm: sbatch's --partition\n"
+    "  --gres G            with --slurm: sbatch's --gres (gpu:1 for GPU grading)\n"
+    "  --time T            with --slurm: each task's time limit (sbatch's --time)\n"
+    "  --no-wait           with --slurm: submit, print the --merge command, return\n"
+    "                      (--jobs N with --slurm: CPUs and workers per task)\n"
+    "  --json              the summary as JSON on stdout (runs_executed, ...)\n"
+    "Progress goes to stderr: a bar with runs/s and ETA on a terminal, else a\n"
+    "line every 5 s. Exit status: 0 graded, 1 interrupted (resumable), 2 usage\n"
+    "or setup error.\n",
+    cmd_grade};

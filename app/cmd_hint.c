@@ -66,3 +66,7 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
     workspace_close(&ws);
     return 0;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_HINT = {"hint", "EXERCISE", "show the next hint (recorded)",
+    "Shows the hints you have already seen plus the next one.\n", cmd_hint};

@@ -31,3 +31,10 @@ int cmd_init(Cli *cli, int argc, char **argv) {
     workspace_close(&ws);
     return 0;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_INIT = {"init", "[DIR]", "make a workspace: editable copies of every exercise + progress db",
+    "Makes DIR (default: the current directory) a workspace: one folder per chapter\n"
+    "with the starter of every exercise, and .cudojo/progress.db. Running it again\n"
+    "adds exercises that are new in the course and never overwrites your files.\n",
+    cmd_init};

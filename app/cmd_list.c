@@ -90,3 +90,9 @@ int cmd_list(Cli *cli, int argc, char **argv) {
     workspace_close(&ws);
     return 0;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_LIST = {"list", "", "chapters and exercises with your status",
+    "Lists every chapter and exercise with its status (not started, failing,\n"
+    "passed) and the next exercise to do.\n",
+    cmd_list};

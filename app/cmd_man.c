@@ -46,7 +46,8 @@ int cmd_man(Cli *cli, int argc, char **argv) {
                "out-of-bounds accesses, races and uninitialised reads with the learner's file, line, block and "
                "thread.");
     printf(".SH COMMANDS\n");
-    for (const Command *c = CLI_COMMANDS; c->name; c++) {
+    for (const Command *const *cp = CLI_COMMANDS; *cp; cp++) {
+        const Command *c = *cp;
         if (!c->summary) continue;
         printf(".TP\n.B %s", c->name);
         if (c->args && *c->args) {
@@ -78,8 +79,8 @@ int cmd_man(Cli *cli, int argc, char **argv) {
 
 int cmd_complete(Cli *cli, int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "commands")) {
-        for (const Command *c = CLI_COMMANDS; c->name; c++)
-            if (c->summary) printf("%s\n", c->name);
+        for (const Command *const *cp = CLI_COMMANDS; *cp; cp++)
+            if ((*cp)->summary) printf("%s\n", (*cp)->name);
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "exercises")) {
@@ -100,3 +101,9 @@ int cmd_complete(Cli *cli, int argc, char **argv) {
     fprintf(stderr, "cudojo __complete commands|exercises\n");
     return 2;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_MAN = {"__man", "", NULL, NULL, cmd_man};
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_COMPLETE = {"__complete", "", NULL, NULL, cmd_complete};

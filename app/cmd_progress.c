@@ -209,3 +209,18 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
     workspace_close(&ws);
     return 0;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_PROGRESS = {"progress", "[--merge FILE...]", "your progress: attempts, passes, best times; merge another workspace's",
+    "Shows, per chapter and exercise, attempts, first pass, best kernel time and\n"
+    "hints taken. With --json, the whole record (for instructors).\n"
+    "Options:\n"
+    "  --merge FILE        join another workspace's progress into this one (your lab\n"
+    "                      machine's and your laptop's): FILE is its progress.db, its\n"
+    "                      folder, a `cudojo progress --json` export or a `cudojo\n"
+    "                      submit` archive. Its attempts and hints are added; one\n"
+    "                      already here is not added twice, so merging again changes\n"
+    "                      nothing. FILE is only read. May be given several times.\n"
+    "Exit status: 0 done, 1 when a FILE could not be merged (the others are), 2 for\n"
+    "a usage error.\n",
+    cmd_progress};

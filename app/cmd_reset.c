@@ -78,3 +78,9 @@ int cmd_reset(Cli *cli, int argc, char **argv) {
     workspace_close(&ws);
     return status;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_RESET = {"reset", "EXERCISE", "put the starter back (your file is kept as a backup)",
+    "Copies the starter over your file after saving your version under\n"
+    ".cudojo/backups/. Your recorded attempts are kept.\n",
+    cmd_reset};

@@ -90,3 +90,20 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     run_args_fini(&ra);
     return status;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_RUN = {"run", "EXERCISE", "compile, run and check one exercise; record the attempt",
+    "Compiles your copy of EXERCISE, runs it on the GPU or the emulator, checks\n"
+    "the results against the CPU reference and records the attempt.\n"
+    "EXERCISE is an exercise id (vector-add) or your file (hello-gpu/vector-add.cu).\n"
+    "Options:\n"
+    "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
+    "  --file F            run F instead of your workspace copy (not recorded)\n"
+    "  --trace FILE.json   write the run's timeline (copies, kernels, host work per\n"
+    "                      stream) as Chrome trace JSON for Perfetto or\n"
+    "                      chrome://tracing; a modeled timeline says so. On a GPU\n"
+    "                      the times are CUPTI's (CUDOJO_TIMELINE=events: CUDA\n"
+    "                      events around each call instead)\n"
+    "Exit status: 0 pass, 1 fail, 2 usage or setup error (or the trace could not\n"
+    "be written: the attempt is still recorded).\n",
+    cmd_run};

@@ -265,3 +265,20 @@ int cmd_submit(Cli *cli, int argc, char **argv) {
     workspace_close(&ws);
     return 0;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_SUBMIT = {"submit", "[-o FILE]", "learners: one archive of your work for your instructor",
+    "Writes one archive (tar + zstd) of this workspace for `cudojo grade`: your copy\n"
+    "of every exercise file, your progress record, and a manifest with your name,\n"
+    "the workspace's id, the course version, the time and each file's SHA-256.\n"
+    "Nothing else from your machine goes in. The archive is written to a temporary\n"
+    "file and renamed, so a failure leaves nothing half-written.\n"
+    "Options:\n"
+    "  -o, --output FILE   where to write it (default: NAME-YYYY-MM-DD-HHMM.cudojo.tar.zst\n"
+    "                      in the current directory)\n"
+    "  --student NAME      your name as the instructor knows it (default:\n"
+    "                      $CUDOJO_STUDENT, else your login name); at most 64 bytes,\n"
+    "                      no '/'\n"
+    "  --json              the manifest and the archive's path as JSON\n"
+    "Exit status: 0 written, 2 when it could not be (nothing is left behind).\n",
+    cmd_submit};

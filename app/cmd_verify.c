@@ -162,3 +162,12 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
     course_free(&course);
     return status;
 }
+
+/* The command's entry in the table app/cli.c lists. */
+const Command CMD_VERIFY = {"verify", "[LESSON_DIR...]", "authors: every solution passes, every starter and wrong variant fails",
+    "For each exercise of the chapters given (default: the whole course), runs the\n"
+    "solution (must pass), the starter (must fail) and every wrong variant (must\n"
+    "fail). Exit status 0 when everything behaves. On a GPU, a wrong variant that\n"
+    "the hardware lets pass (a race, a stray read: undefined behaviour) counts as\n"
+    "caught when the emulator catches it, and says so.\n",
+    cmd_verify};
