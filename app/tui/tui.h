@@ -124,6 +124,33 @@ void tui_draw_bar(Tui *t, int y, int x, int w, double frac);
 /* "✓"/"v" depending on the locale. */
 const char *tui_glyph(const Tui *t, const char *utf8, const char *ascii);
 
+/* ---- opening a screen ---- */
+/* A screen never builds another: it asks for one, and tui_main.c (the only
+ * caller of the constructors below, like htop's ScreenManager) builds it
+ * and puts it on top. */
+typedef enum TuiOpen {
+    TUI_OPEN_LESSON,        /* ch */
+    TUI_OPEN_EXERCISE,      /* ch, ex */
+    TUI_OPEN_OCCUPANCY,     /* title (the exercise's), res */
+    TUI_OPEN_TIMELINE,      /* title, res; or runs/n_runs (this session's timelines, oldest first) */
+    TUI_OPEN_PROGRESS,
+    TUI_OPEN_DEVICE,
+    TUI_OPEN_TEXT,          /* title, doc (taken) */
+} TuiOpen;
+
+typedef struct TuiRequest {
+    TuiOpen what;
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    const char *title;
+    const RunResult *res;
+    json_t *const *runs;
+    int n_runs;
+    TextDoc *doc;
+} TuiRequest;
+
+void tui_open(Tui *t, const TuiRequest *rq);
+
 /* ---- the screens (one file each) ---- */
 Panel *tui_map_new(Tui *t);
 Panel *tui_lesson_new(Tui *t, const ChapterMeta *ch);

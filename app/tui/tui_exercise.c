@@ -429,13 +429,16 @@ static int ex_key(Panel *p, Tui *t, int key) {
     case '[':
         if (!exview_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
         return TUI_HANDLED;
-    case 'l': tui_push(t, tui_lesson_new(t, xp->ch)); return TUI_HANDLED;
-    case 'o': tui_push(t, tui_occupancy_new(t, tui_exercise_title(t, xp->ex), xp->result)); return TUI_HANDLED;
+    case 'l': tui_open(t, &(TuiRequest){.what = TUI_OPEN_LESSON, .ch = xp->ch}); return TUI_HANDLED;
+    case 'o':
+        tui_open(t, &(TuiRequest){.what = TUI_OPEN_OCCUPANCY, .title = tui_exercise_title(t, xp->ex), .res = xp->result});
+        return TUI_HANDLED;
     case 't':
         /* This session's runs when there are some (the latest shown); else the last one recorded. */
         if (xp->n_tl_runs > 0 && xp->result && trace_timeline_of(xp->result) == xp->tl_runs[xp->n_tl_runs - 1])
-            tui_push(t, tui_timeline_new_runs(t, tui_exercise_title(t, xp->ex), xp->tl_runs, xp->n_tl_runs));
-        else tui_push(t, tui_timeline_new(t, tui_exercise_title(t, xp->ex), xp->result));
+            tui_open(t, &(TuiRequest){.what = TUI_OPEN_TIMELINE, .title = tui_exercise_title(t, xp->ex),
+                                      .runs = xp->tl_runs, .n_runs = xp->n_tl_runs});
+        else tui_open(t, &(TuiRequest){.what = TUI_OPEN_TIMELINE, .title = tui_exercise_title(t, xp->ex), .res = xp->result});
         return TUI_HANDLED;
     default: return TUI_UNHANDLED;
     }

@@ -76,7 +76,7 @@ void exview_show_solution(ExercisePanel *xp, Tui *t) {
     }
     free(text);
     char *title = xasprintf("cudojo — Solution: %s", xp->ex->id);
-    tui_push(t, tui_textview_new(t, title, doc));
+    tui_open(t, &(TuiRequest){.what = TUI_OPEN_TEXT, .title = title, .doc = doc});
     free(title);
 }
 

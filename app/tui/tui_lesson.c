@@ -127,7 +127,7 @@ static int lesson_key(Panel *p, Tui *t, int key) {
                 break;
             }
         }
-        tui_push(t, tui_exercise_new(t, ch, &ch->exercises[pick]));
+        tui_open(t, &(TuiRequest){.what = TUI_OPEN_EXERCISE, .ch = ch, .ex = &ch->exercises[pick]});
         return TUI_HANDLED;
     }
     default: return TUI_UNHANDLED;

@@ -84,6 +84,23 @@ void tui_push(Tui *t, Panel *p) {
     t->stack[t->depth++] = p;
 }
 
+void tui_open(Tui *t, const TuiRequest *rq) {
+    Panel *p = NULL;
+    switch (rq->what) {
+    case TUI_OPEN_LESSON: p = tui_lesson_new(t, rq->ch); break;
+    case TUI_OPEN_EXERCISE: p = tui_exercise_new(t, rq->ch, rq->ex); break;
+    case TUI_OPEN_OCCUPANCY: p = tui_occupancy_new(t, rq->title, rq->res); break;
+    case TUI_OPEN_TIMELINE:
+        p = rq->n_runs > 0 ? tui_timeline_new_runs(t, rq->title, rq->runs, rq->n_runs)
+                           : tui_timeline_new(t, rq->title, rq->res);
+        break;
+    case TUI_OPEN_PROGRESS: p = t->ws ? tui_progress_new(t) : NULL; break;
+    case TUI_OPEN_DEVICE: p = t->ws ? tui_device_new(t) : NULL; break;
+    case TUI_OPEN_TEXT: p = tui_textview_new(t, rq->title, rq->doc); break;
+    }
+    if (p) tui_push(t, p);
+}
+
 static void tui_pop(Tui *t) {
     if (t->depth == 0) return;
     Panel *p = t->stack[--t->depth];
@@ -213,12 +230,8 @@ static void tui_key(Tui *t, int key) {
         if (p->resume) p->resume(p, t);
         break;
     /* Screens of the learner's workspace; a standalone screen (class report) has none. */
-    case 'P':
-        if (t->ws) tui_push(t, tui_progress_new(t));
-        break;
-    case 'D':
-        if (t->ws) tui_push(t, tui_device_new(t));
-        break;
+    case 'P': tui_open(t, &(TuiRequest){.what = TUI_OPEN_PROGRESS}); break;
+    case 'D': tui_open(t, &(TuiRequest){.what = TUI_OPEN_DEVICE}); break;
     case 12: clearok(curscr, TRUE); break;   /* Ctrl-L */
     default: break;
     }

@@ -211,12 +211,13 @@ static int map_key(Panel *p, Tui *t, int key) {
     case '\r':
     case KEY_ENTER:
     case KEY_RIGHT:
-        if (row->exercise >= 0) tui_push(t, tui_exercise_new(t, ch, &ch->exercises[row->exercise]));
-        else tui_push(t, tui_lesson_new(t, ch));
+        if (row->exercise >= 0)
+            tui_open(t, &(TuiRequest){.what = TUI_OPEN_EXERCISE, .ch = ch, .ex = &ch->exercises[row->exercise]});
+        else tui_open(t, &(TuiRequest){.what = TUI_OPEN_LESSON, .ch = ch});
         break;
-    case 'l': tui_push(t, tui_lesson_new(t, ch)); break;
-    case 'p': tui_push(t, tui_progress_new(t)); break;
-    case 'd': tui_push(t, tui_device_new(t)); break;
+    case 'l': tui_open(t, &(TuiRequest){.what = TUI_OPEN_LESSON, .ch = ch}); break;
+    case 'p': tui_open(t, &(TuiRequest){.what = TUI_OPEN_PROGRESS}); break;
+    case 'd': tui_open(t, &(TuiRequest){.what = TUI_OPEN_DEVICE}); break;
     case 'q': return TUI_QUIT;
     default: return TUI_UNHANDLED;
     }
