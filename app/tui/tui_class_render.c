@@ -27,15 +27,6 @@ static char *shown(const json_t *v) {
     return p;
 }
 
-/* Appends text padded (or cut) to `cols` display columns. */
-static void cell(TextLine *l, int role, const char *text, int cols, bool right) {
-    size_t fit = text_fit(text, cols);
-    int w = text_width_n(text, fit);
-    if (right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
-    text_line_addn(l, role, text, fit);
-    if (!right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
-}
-
 static int rate_role(double r) { return r >= 0.8 ? ROLE_PASS : r >= 0.5 ? ROLE_WARN : ROLE_FAIL; }
 
 /* A bar of `frac` of `w` columns: eighth blocks in UTF-8, '#' in ASCII. */
@@ -106,7 +97,7 @@ static void render_histogram(TextDoc *doc, const json_t *hist, int width, bool u
         char label[32];
         snprintf(label, sizeof label, "%3.0f%s%.0f%%", num(b, "from") * 100, utf8 ? "–" : "-", num(b, "to") * 100);
         text_line_add(l, ROLE_NORMAL, "  ");
-        cell(l, ROLE_DIM, label, 8, false);
+        text_line_add_cell(l, ROLE_DIM, label, 8, false);
         text_line_add(l, ROLE_NORMAL, " ");
         int count = (int)num(b, "count");
         bar(l, max ? (double)count / max : 0, bw, utf8);
@@ -153,28 +144,28 @@ static void render_exercises(TextDoc *doc, const json_t *exercises, int width, b
     if (id_w > room) id_w = room > 6 ? room : 6;
     TextLine *h = text_doc_add_line(doc);
     text_line_add(h, ROLE_NORMAL, "  ");
-    cell(h, ROLE_DIM, "exercise", id_w, false);
-    cell(h, ROLE_DIM, "passed", 12, true);
-    cell(h, ROLE_DIM, "fast", 6, true);
-    cell(h, ROLE_DIM, "attempts", 12, true);
-    cell(h, ROLE_DIM, "to pass", 15, true);
+    text_line_add_cell(h, ROLE_DIM, "exercise", id_w, false);
+    text_line_add_cell(h, ROLE_DIM, "passed", 12, true);
+    text_line_add_cell(h, ROLE_DIM, "fast", 6, true);
+    text_line_add_cell(h, ROLE_DIM, "attempts", 12, true);
+    text_line_add_cell(h, ROLE_DIM, "to pass", 15, true);
     json_array_foreach(exercises, i, ex) {
         TextLine *l = text_doc_add_line(doc);
         text_line_add(l, ROLE_NORMAL, "  ");
         char *id = shown(json_object_get(ex, "id"));
-        cell(l, ROLE_BOLD, id, id_w, false);
+        text_line_add_cell(l, ROLE_BOLD, id, id_w, false);
         free(id);
         char buf[64];
         double rate = num(ex, "pass_rate");
         snprintf(buf, sizeof buf, "%.0f/%.0f %3.0f%%", num(ex, "passed"), num(ex, "students"), rate * 100);
-        cell(l, rate_role(rate), buf, 12, true);
+        text_line_add_cell(l, rate_role(rate), buf, 12, true);
         snprintf(buf, sizeof buf, "%.0f%%", num(ex, "fast_rate") * 100);
-        cell(l, ROLE_NORMAL, buf, 6, true);
+        text_line_add_cell(l, ROLE_NORMAL, buf, 6, true);
         const json_t *a = json_object_get(ex, "attempts_to_pass"), *t = json_object_get(ex, "time_to_pass_ms");
         if (json_is_number(json_object_get(a, "median")))
             snprintf(buf, sizeof buf, "%g (n=%.0f)", num(a, "median"), num(a, "n"));
         else snprintf(buf, sizeof buf, "%s", utf8 ? "—" : "-");
-        cell(l, ROLE_NORMAL, buf, 12, true);
+        text_line_add_cell(l, ROLE_NORMAL, buf, 12, true);
         if (json_is_number(json_object_get(t, "median"))) {
             char d[32];
             class_report_format_duration(d, sizeof d, num(t, "median"));
@@ -182,7 +173,7 @@ static void render_exercises(TextDoc *doc, const json_t *exercises, int width, b
         } else {
             snprintf(buf, sizeof buf, "%s", utf8 ? "—" : "-");
         }
-        cell(l, ROLE_NORMAL, buf, 15, true);
+        text_line_add_cell(l, ROLE_NORMAL, buf, 15, true);
         render_failures(doc, json_object_get(ex, "failures"), width, utf8);
         int groups = (int)num(ex, "similar_groups");
         if (groups > 0)
@@ -190,6 +181,18 @@ static void render_exercises(TextDoc *doc, const json_t *exercises, int width, b
     }
     text_doc_add_text(doc, ROLE_DIM, "  attempts and time to pass: medians over the students whose progress");
     text_doc_add_text(doc, ROLE_DIM, "  records show a pass (n of them); fast: passed meeting every stretch goal");
+}
+
+/* Appends para wrapped to width as a list item ("  " first, "    " after) and
+ * finishes it. */
+static void wrap_item(TextDoc *doc, TextLine *para, int width) {
+    TextLine first = {0}, rest = {0};
+    text_line_add(&first, ROLE_NORMAL, "  ");
+    text_line_add(&rest, ROLE_NORMAL, "    ");
+    text_wrap(doc, para, width, &first, &rest);
+    text_line_fini(para);
+    text_line_fini(&first);
+    text_line_fini(&rest);
 }
 
 static void render_similarity(TextDoc *doc, const json_t *groups, int width) {
@@ -224,14 +227,7 @@ static void render_similarity(TextDoc *doc, const json_t *groups, int width) {
             text_line_addf(&para, ROLE_DIM, " (near-duplicates, %.0f%% shared)", num(g, "similarity") * 100);
         else if (json_is_number(json_object_get(g, "tokens")))
             text_line_addf(&para, ROLE_DIM, " (%.0f tokens)", num(g, "tokens"));
-        TextLine indent = {0};
-        text_line_add(&indent, ROLE_NORMAL, "    ");
-        TextLine first = {0};
-        text_line_add(&first, ROLE_NORMAL, "  ");
-        text_wrap(doc, &para, width, &first, &indent);
-        text_line_fini(&para);
-        text_line_fini(&indent);
-        text_line_fini(&first);
+        wrap_item(doc, &para, width);
     }
     if (!listed) text_doc_add_text(doc, ROLE_DIM, "  no group besides the common solutions");
 }
@@ -250,14 +246,7 @@ static void render_problems(TextDoc *doc, const json_t *problems, int width) {
         text_line_add(&para, ROLE_NORMAL, what);
         free(name);
         free(what);
-        TextLine indent = {0};
-        text_line_add(&indent, ROLE_NORMAL, "    ");
-        TextLine first = {0};
-        text_line_add(&first, ROLE_NORMAL, "  ");
-        text_wrap(doc, &para, width, &first, &indent);
-        text_line_fini(&para);
-        text_line_fini(&indent);
-        text_line_fini(&first);
+        wrap_item(doc, &para, width);
     }
 }
 

@@ -30,15 +30,6 @@ static void fmt_spent(char *buf, size_t n, double ms) {
     else snprintf(buf, n, "%ldh%02ldm", s / 3600, (s / 60) % 60);
 }
 
-/* Appends text padded (or cut) to `cols` display columns, aligned left or right. */
-static void cell(TextLine *l, int role, const char *text, int cols, bool right) {
-    size_t fit = text_fit(text, cols);
-    int w = text_width_n(text, fit);
-    if (right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
-    text_line_addn(l, role, text, fit);
-    if (!right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
-}
-
 /* Builds the progress document from the store. Caller frees. */
 static TextDoc *progress_doc(Tui *t) {
     TextDoc *doc = text_doc_new();
@@ -58,15 +49,15 @@ static TextDoc *progress_doc(Tui *t) {
         text_doc_addf(doc, ROLE_H2, "%d  %s", ch->order, tui_chapter_title(t, ch));
         TextLine *h = text_doc_add_line(doc);
         text_line_add(h, ROLE_DIM, "  ");
-        cell(h, ROLE_DIM, _("exercise"), id_w, false);
+        text_line_add_cell(h, ROLE_DIM, _("exercise"), id_w, false);
         text_line_add(h, ROLE_DIM, "  ");
-        cell(h, ROLE_DIM, _("status"), 8, false);
-        cell(h, ROLE_DIM, _("attempts"), 9, true);
+        text_line_add_cell(h, ROLE_DIM, _("status"), 8, false);
+        text_line_add_cell(h, ROLE_DIM, _("attempts"), 9, true);
         text_line_add(h, ROLE_DIM, "  ");
-        cell(h, ROLE_DIM, _("first pass"), 16, false);
-        cell(h, ROLE_DIM, _("best ms"), 9, true);
-        cell(h, ROLE_DIM, _("hints"), 6, true);
-        cell(h, ROLE_DIM, _("time"), 8, true);
+        text_line_add_cell(h, ROLE_DIM, _("first pass"), 16, false);
+        text_line_add_cell(h, ROLE_DIM, _("best ms"), 9, true);
+        text_line_add_cell(h, ROLE_DIM, _("hints"), 6, true);
+        text_line_add_cell(h, ROLE_DIM, _("time"), 8, true);
         for (int e = 0; e < ch->n_exercises; e++) {
             const ExerciseMeta *ex = &ch->exercises[e];
             ExerciseStatus st;
@@ -89,19 +80,19 @@ static TextDoc *progress_doc(Tui *t) {
             fmt_spent(tspent, sizeof tspent, st.time_spent_ms);
             TextLine *l = text_doc_add_line(doc);
             text_line_add(l, ROLE_NORMAL, "  ");
-            cell(l, ROLE_BOLD, ex->id, id_w, false);
+            text_line_add_cell(l, ROLE_BOLD, ex->id, id_w, false);
             text_line_add(l, ROLE_NORMAL, "  ");
             const char *word = st.passed ? _("passed") : st.attempts ? _("failing") : "—";
-            cell(l, st.passed ? ROLE_PASS : st.attempts ? ROLE_FAIL : ROLE_DIM, word, 8, false);
+            text_line_add_cell(l, st.passed ? ROLE_PASS : st.attempts ? ROLE_FAIL : ROLE_DIM, word, 8, false);
             char num[32];
             snprintf(num, sizeof num, "%d", st.attempts);
-            cell(l, ROLE_NORMAL, num, 9, true);
+            text_line_add_cell(l, ROLE_NORMAL, num, 9, true);
             text_line_add(l, ROLE_NORMAL, "  ");
-            cell(l, ROLE_NORMAL, when, 16, false);
-            cell(l, ROLE_NORMAL, best, 9, true);
+            text_line_add_cell(l, ROLE_NORMAL, when, 16, false);
+            text_line_add_cell(l, ROLE_NORMAL, best, 9, true);
             snprintf(num, sizeof num, "%d", st.hints_taken);
-            cell(l, ROLE_NORMAL, num, 6, true);
-            cell(l, ROLE_NORMAL, tspent, 8, true);
+            text_line_add_cell(l, ROLE_NORMAL, num, 6, true);
+            text_line_add_cell(l, ROLE_NORMAL, tspent, 8, true);
             exercise_status_fini(&st);
         }
     }

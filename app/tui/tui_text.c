@@ -264,6 +264,14 @@ static TextLine *wrap_start(TextDoc *doc, const TextLine *prefix, int *col) {
     return l;
 }
 
+void text_line_add_cell(TextLine *l, int role, const char *text, int cols, bool right) {
+    size_t fit = text_fit(text, cols);
+    int w = text_width_n(text, fit);
+    if (right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
+    text_line_addn(l, role, text, fit);
+    if (!right) text_line_addf(l, ROLE_NORMAL, "%*s", cols - w, "");
+}
+
 void text_wrap(TextDoc *doc, const TextLine *para, int width, const TextLine *first, const TextLine *rest) {
     Atoms as = {0};
     atoms_split(&as, para);

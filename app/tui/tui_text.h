@@ -94,6 +94,9 @@ void text_line_fini(TextLine *line);
 void text_line_add(TextLine *line, int role, const char *s);
 void text_line_addn(TextLine *line, int role, const char *s, size_t n);
 void text_line_addf(TextLine *line, int role, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends text padded (or cut) to `cols` display columns, aligned left or
+ * right: a table cell. */
+void text_line_add_cell(TextLine *line, int role, const char *text, int cols, bool right);
 /* The line's text without roles; caller frees. */
 char *text_line_plain(const TextLine *line);
 /* Display columns of the line. */
