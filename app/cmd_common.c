@@ -1,11 +1,26 @@
-/* app/cmd_common.c: argument parsing shared by run, watch and verify. */
+/* app/cmd_common.c: argument parsing shared by run, watch and verify, and
+ * how the authors' commands name a pack's files. */
 #include "app/cmd_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fs.h"
 #include "base/xalloc.h"
+
+char *cmd_path_shown(const char *path) {
+    char *abs = path_absolute(path);
+    char *cwd = path_absolute(".");
+    size_t n = strlen(cwd);
+    char *shown = NULL;
+    if (!strcmp(abs, cwd)) shown = xstrdup(".");
+    else if (!strncmp(abs, cwd, n) && (abs[n] == '/' || !strcmp(cwd, "/"))) shown = xstrdup(abs + n + (abs[n] == '/'));
+    free(cwd);
+    if (!shown) return abs;
+    free(abs);
+    return shown;
+}
 
 int run_args_parse(RunArgs *ra, int argc, char **argv, const char *cmd) {
     memset(ra, 0, sizeof *ra);

@@ -1,4 +1,5 @@
-/* app/cmd_common.h: argument parsing shared by run, watch and verify. */
+/* app/cmd_common.h: argument parsing shared by run, watch and verify, and
+ * how the authors' commands (verify, lint, new) name a pack's files. */
 #ifndef CUDOJO_APP_CMD_COMMON_H
 #define CUDOJO_APP_CMD_COMMON_H
 
@@ -14,5 +15,9 @@ typedef struct RunArgs {
 /* Parses argv[1..]; prints a usage error naming `cmd` and returns 2 on bad input. */
 int run_args_parse(RunArgs *ra, int argc, char **argv, const char *cmd);
 void run_args_fini(RunArgs *ra);
+/* How messages name a file or folder of a course pack: its path relative to
+ * the current directory when it lies inside it ("lessons/02-threads",
+ * "mypack/01-intro"), else its absolute path. Caller frees. */
+char *cmd_path_shown(const char *path);
 
 #endif

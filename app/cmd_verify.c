@@ -7,6 +7,7 @@
 
 #include "app/attempt.h"
 #include "app/cli.h"
+#include "app/cmd_common.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
 #include "base/fs.h"
@@ -43,8 +44,8 @@ typedef struct VerifyCtx {
 static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta *ex, Role role, const char *rel) {
     char *path = path_join(ch->dir, rel);
     char *shown = xasprintf("%s/%s", ch->rel_dir, rel);
-    RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = path, .cu_display = shown,
-                      .timeout_s = ex->timeout_s};
+    RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .chapter_shown = ch->rel_dir, .cu_path = path,
+                      .cu_display = shown, .timeout_s = ex->timeout_s};
     RunResult *res = runner_run(vc->runner, &req, NULL);
     bool ok = verdict_ok(role, ex->bug_hunt, res->verdict);
     const char *note = NULL;
@@ -99,12 +100,19 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
 int cmd_verify(Cli *cli, int argc, char **argv) {
     Course *course = NULL;
     Diag *d;
+    /* Messages name the pack's files by their real paths (rel_dir), wherever the pack lives. */
     if (argc > 1) {
-        d = course_load_dirs((const char *const *)argv + 1, argc - 1, &course);
+        char **shown = xcalloc((size_t)argc, sizeof *shown);
+        for (int i = 1; i < argc; i++) shown[i - 1] = cmd_path_shown(argv[i]);
+        d = course_load_dirs_as((const char *const *)argv + 1, (const char *const *)shown, argc - 1, &course);
+        for (int i = 1; i < argc; i++) free(shown[i - 1]);
+        free(shown);
     } else {
         char *root = lessons_find_root(cli->lessons_arg, NULL, &d);
         if (!root) return cli_fail(d);
-        d = course_load(root, &course);
+        char *shown = cmd_path_shown(root);
+        d = course_load_as(root, shown, &course);
+        free(shown);
         free(root);
     }
     int load_errors = diag_count_errors(d);

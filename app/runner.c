@@ -173,6 +173,7 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
                           bytes_to_json(req->chapter_dir), "cu", bytes_to_json(req->cu_path), "display",
                           bytes_to_json(req->cu_display ? req->cu_display : req->cu_path), "params", params);
     assert(j);
+    if (req->chapter_shown) json_object_set_new(j, "chapter_shown", bytes_to_json(req->chapter_shown));
     if (req->grading) {
         /* A u64 does not fit a JSON integer: the seed travels as decimal text. */
         char seed[24];
@@ -384,8 +385,8 @@ static void worker_activity(void *ud, const char *kind, const char *what) {
 }
 
 static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, const char *chapter_dir,
-                             const char *cu, const char *display, const json_t *params, const json_t *req,
-                             FILE *out) {
+                             const char *chapter_shown, const char *cu, const char *display, const json_t *params,
+                             const json_t *req, FILE *out) {
     if (!b) {
         RunResult *res = run_result_new(VERDICT_RUNTIME_ERROR);
         res->exercise_id = xstrdup(id);
@@ -394,7 +395,7 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
         return res;
     }
     Course *course = NULL;
-    Diag *d = course_load_dirs(&chapter_dir, 1, &course);
+    Diag *d = course_load_dirs_as(&chapter_dir, &chapter_shown, 1, &course);
     const ExerciseMeta *ex = course ? course_find_exercise(course, id, NULL) : NULL;
     if (!ex) {
         RunResult *res = run_result_new(VERDICT_EXERCISE_ERROR);
@@ -439,15 +440,18 @@ static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req
     char *chapter_dir = bytes_from_json(json_object_get(req, "chapter_dir"));
     char *cu = bytes_from_json(json_object_get(req, "cu"));
     char *display = bytes_from_json(json_object_get(req, "display"));
+    char *shown = bytes_from_json(json_object_get(req, "chapter_shown"));   /* NULL when absent */
     RunResult *res;
     if (!id || !chapter_dir || !cu) {
         res = run_result_new(VERDICT_CRASH);
         res->summary = xstrdup("malformed request to the worker");
     } else {
-        res = worker_run(b, backend_why, id, chapter_dir, cu, display, json_object_get(req, "params"), req, out);
+        res = worker_run(b, backend_why, id, chapter_dir, shown, cu, display, json_object_get(req, "params"), req,
+                         out);
     }
     free(id);
     free(chapter_dir);
+    free(shown);
     free(cu);
     free(display);
     return res;

@@ -33,6 +33,7 @@ typedef struct RunnerConfig {
 typedef struct RunRequest {
     const char *exercise_id;
     const char *chapter_dir;    /* absolute path of the exercise's chapter folder */
+    const char *chapter_shown;  /* how messages name that folder (NULL: "lessons/<folder>") */
     const char *cu_path;        /* file to compile */
     const char *cu_display;     /* how messages name it */
     const char *const *param_keys;

@@ -448,10 +448,11 @@ static int dir_number(const char *base) {
     return (base[0] >= '0' && base[0] <= '9') ? atoi(base) : 1000;
 }
 
-static bool load_chapter(const char *dir_abs, ChapterMeta *ch, Diag **diags) {
+/* shown: how messages name the folder (NULL: "lessons/<folder name>"). */
+static bool load_chapter(const char *dir_abs, const char *shown, ChapterMeta *ch, Diag **diags) {
     memset(ch, 0, sizeof *ch);
     ch->dir = xstrdup(dir_abs);
-    ch->rel_dir = xasprintf("lessons/%s", path_basename(dir_abs));
+    ch->rel_dir = shown ? xstrdup(shown) : xasprintf("lessons/%s", path_basename(dir_abs));
     char *path = path_join(dir_abs, "chapter.lua");
     char *display = xasprintf("%s/chapter.lua", ch->rel_dir);
     char *text = NULL;
@@ -564,7 +565,7 @@ static void drop_duplicates(Course *c, Diag **diags) {
     }
 }
 
-static Diag *load_dirs(char **dirs, int n, const char *root, Course **out) {
+static Diag *load_dirs(char **dirs, char *const *shown, int n, const char *root, Course **out) {
     Diag *diags = NULL;
     Course *c = xcalloc(1, sizeof *c);
     c->root = xstrdup(root);
@@ -574,7 +575,7 @@ static Diag *load_dirs(char **dirs, int n, const char *root, Course **out) {
             diag_append(&diags, diag_error("lesson", "%s is not a chapter folder (it has no chapter.lua)", dirs[i]));
         } else {
             c->chapters = xrealloc(c->chapters, (size_t)(c->n_chapters + 1) * sizeof *c->chapters);
-            if (load_chapter(dirs[i], &c->chapters[c->n_chapters], &diags)) c->n_chapters++;
+            if (load_chapter(dirs[i], shown ? shown[i] : NULL, &c->chapters[c->n_chapters], &diags)) c->n_chapters++;
         }
         free(cl);
     }
@@ -586,7 +587,9 @@ static Diag *load_dirs(char **dirs, int n, const char *root, Course **out) {
 
 static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-Diag *course_load(const char *lessons_root, Course **out) {
+Diag *course_load(const char *lessons_root, Course **out) { return course_load_as(lessons_root, NULL, out); }
+
+Diag *course_load_as(const char *lessons_root, const char *shown_root, Course **out) {
     *out = NULL;
     char *root = path_absolute(lessons_root);
     DIR *d = fs_is_dir(root) ? opendir(root) : NULL;
@@ -605,7 +608,7 @@ Diag *course_load(const char *lessons_root, Course **out) {
         char *cl = path_join(p, "chapter.lua");
         char *why = NULL;
         if (fs_is_dir(p) && (why = course_path_problem(root, de->d_name, "course folder"))) {
-            diag_append(&outside, diag_error("lesson", "lessons/%s %s", de->d_name, why));
+            diag_append(&outside, diag_error("lesson", "%s/%s %s", shown_root ? shown_root : "lessons", de->d_name, why));
             free(why);
             free(p);
         } else if (fs_is_dir(p) && fs_exists(cl)) {
@@ -618,7 +621,11 @@ Diag *course_load(const char *lessons_root, Course **out) {
     }
     closedir(d);
     if (n > 1) qsort(dirs, (size_t)n, sizeof *dirs, str_cmp);
-    Diag *diags = load_dirs(dirs, n, root, out);
+    char **shown = shown_root ? xcalloc((size_t)n + 1, sizeof *shown) : NULL;
+    for (int i = 0; shown && i < n; i++) shown[i] = path_join(shown_root, path_basename(dirs[i]));
+    Diag *diags = load_dirs(dirs, shown, n, root, out);
+    for (int i = 0; shown && i < n; i++) free(shown[i]);
+    free(shown);
     diag_append(&outside, diags);
     diags = outside;
     for (int i = 0; i < n; i++) free(dirs[i]);
@@ -628,10 +635,14 @@ Diag *course_load(const char *lessons_root, Course **out) {
 }
 
 Diag *course_load_dirs(const char *const *dirs, int n_dirs, Course **out) {
+    return course_load_dirs_as(dirs, NULL, n_dirs, out);
+}
+
+Diag *course_load_dirs_as(const char *const *dirs, const char *const *shown, int n_dirs, Course **out) {
     char **abs = xcalloc((size_t)(n_dirs > 0 ? n_dirs : 1), sizeof *abs);
     for (int i = 0; i < n_dirs; i++) abs[i] = path_absolute(dirs[i]);
     char *root = n_dirs > 0 ? path_dirname(abs[0]) : xstrdup(".");
-    Diag *diags = load_dirs(abs, n_dirs, root, out);
+    Diag *diags = load_dirs(abs, (char *const *)shown, n_dirs, root, out);
     for (int i = 0; i < n_dirs; i++) free(abs[i]);
     free(abs);
     free(root);

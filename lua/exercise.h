@@ -74,8 +74,15 @@ typedef struct Course {
  * Errors (with the author's file:line) come back as Diags; a broken chapter
  * does not hide the others: *out is set whenever at least the root exists. */
 Diag *course_load(const char *lessons_root, Course **out);
+/* course_load, naming the chapter folders "<shown_root>/<folder>" in messages
+ * and chunknames (NULL: "lessons"), so that a pack outside lessons/ shows
+ * its real path (`cudojo verify`, `cudojo lint`). */
+Diag *course_load_as(const char *lessons_root, const char *shown_root, Course **out);
 /* Loads only the chapter folders named (for `cudojo verify DIR...`). */
 Diag *course_load_dirs(const char *const *dirs, int n_dirs, Course **out);
+/* course_load_dirs naming chapter i's folder shown[i] in messages (shown or
+ * shown[i] NULL: "lessons/<folder>"). */
+Diag *course_load_dirs_as(const char *const *dirs, const char *const *shown, int n_dirs, Course **out);
 void course_free(Course **c);
 /* Finds by exercise id, or "chapter-id/exercise-id". *chapter may be NULL. */
 const ExerciseMeta *course_find_exercise(const Course *c, const char *id, const ChapterMeta **chapter);
