@@ -20,6 +20,7 @@
 #include "kernels/emu/emu.h"
 #include "kernels/emu/emu_run.h"
 #include "kernels/emu/emu_streams.h"
+#include "kernels/emu/emu_trace_rec.h"
 #include "kernels/profiles.h"
 
 typedef struct EmuBackend {
@@ -29,6 +30,7 @@ typedef struct EmuBackend {
     unsigned char *heap;
     size_t heap_size;
     EmuSched *sched;                /* streams, events, the modeled timeline */
+    EmuTraceRec *trace;             /* the warp debugger's armed recorder (emu_trace.c), or NULL */
 } EmuBackend;
 
 struct BackendModule {
@@ -327,6 +329,7 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
         .opts = &e->opts, .source_path = m->source_path, .source = m->source,
         .heap = e->heap, .heap_size = e->heap_size,
         .params_raw = raw, .params_raw_size = raw_size,
+        .trace = emu_trace_wants(e->trace, kernel, k->name) ? e->trace : NULL,
     };
     Diag *d = emu_run(&rq, report);
     if (d) return d;
@@ -420,6 +423,7 @@ static void emu_destroy(Backend *b) {
     if (e->heap) munmap(e->heap, e->heap_size);
     pthread_rwlock_destroy(&e->allocs.lock);
     emu_sched_free(&e->sched);
+    emu_trace_rec_free(&e->trace);
     free(e);
 }
 
@@ -507,6 +511,12 @@ static void emu_timeline_reset(Backend *b) { emu_sched_reset(sched(b)); }
 static Diag *emu_timeline_get(Backend *b, Timeline **out) {
     *out = timeline_copy(emu_sched_timeline(sched(b)));
     return NULL;
+}
+
+static const BackendOps EMU_OPS;
+
+EmuTraceRec **emu_backend_trace_slot(Backend *b) {
+    return b && b->ops == &EMU_OPS ? &((EmuBackend *)b)->trace : NULL;
 }
 
 static const BackendOps EMU_OPS = {

@@ -14,6 +14,7 @@
 #include "base/xalloc.h"
 #include "kernels/emu/emu_alu.h"
 #include "kernels/emu/emu_fast.h"
+#include "kernels/emu/emu_trace_rec.h"
 #include "kernels/emu/emu_worker.h"
 
 #define SLICE 2048
@@ -589,6 +590,21 @@ static int warp_run(Worker *W, Warp *w, int slice) {
     return done;
 }
 
+/* The traced warp (the debugger, emu_trace.c) runs one instruction at a
+ * time with the recorder looking on; other warps never come here. */
+static int warp_run_traced(Worker *W, Warp *w, int slice) {
+    int done = 0;
+    while (done < slice && !W->stop && w->ng > 0) {
+        int gi = first_runnable(w);
+        if (gi < 0) break;
+        emu_trace_before(W, w, gi);
+        int n = warp_run(W, w, 1);
+        if (n == 0) break;
+        done += n;
+    }
+    return done;
+}
+
 /* ---- the block ------------------------------------------------------------------------- */
 static uint64_t rng_next(uint64_t *s) {
     *s ^= *s << 13;
@@ -776,6 +792,7 @@ void emu_block_run(Worker *W, uint64_t b) {
         W->order[i] = i;
     }
     W->blocks_run++;
+    W->trace = L->trace && b == L->trace_block ? L->trace : NULL;
     /* the shuffle depends on the block, not on which host thread runs it */
     W->rng = (L->seed ^ (b + 1) * 0x9e3779b97f4a7c15ull) | 1;
     uint64_t budget = L->budget;
@@ -795,7 +812,7 @@ void emu_block_run(Worker *W, uint64_t b) {
             if (w->ng == 0) continue;
             all_done = false;
             if (first_runnable(w) < 0) continue;
-            int n = warp_run(W, w, SLICE);
+            int n = W->trace && w->index == L->trace_warp ? warp_run_traced(W, w, SLICE) : warp_run(W, w, SLICE);
             if (n > 0) { ran = true; last = w; }
             W->pending += (uint64_t)n;
         }
@@ -814,4 +831,6 @@ void emu_block_run(Worker *W, uint64_t b) {
     W->t.warp_instructions += W->pending;
     __atomic_add_fetch(&L->executed, W->pending, __ATOMIC_RELAXED);
     W->pending = 0;
+    if (W->trace) emu_trace_block_end(W, &W->warps[L->trace_warp]);
+    W->trace = NULL;
 }

@@ -264,6 +264,11 @@ typedef struct EmuLaunch {
     bool xb;
     uint32_t xb_gen;
     uint8_t *xb_fenced, *xb_synced;
+    /* the warp debugger (emu_trace.c): the recorder and the block and warp it
+     * follows; NULL when this launch is not traced */
+    struct EmuTraceRec *trace;
+    uint64_t trace_block;
+    int trace_warp;
     /* merged results */
     pthread_mutex_t lock;
     Finding *findings;

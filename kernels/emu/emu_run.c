@@ -12,6 +12,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/emu/emu_run.h"
+#include "kernels/emu/emu_trace_rec.h"
 #include "kernels/emu/emu_worker.h"
 
 void emu_finding_add(Finding **v, int *n, int *cap, const char *code, int severity, int line, uint64_t order,
@@ -244,6 +245,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     pthread_mutex_init(&L->lock, NULL);
 
     emu_xblock_begin(L);
+    if (rq->trace) emu_trace_launch_begin(rq->trace, L, rq->source);
     int nt = host_threads(rq->opts, L->n_blocks);
     Pool *pools = xcalloc((size_t)nt, sizeof *pools);
     pthread_t *tids = xcalloc((size_t)nt, sizeof *tids);
@@ -307,6 +309,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     }
     free(L->prints);
     report->metrics = metrics_json(L);
+    if (rq->trace) emu_trace_launch_end(rq->trace, report);
     report->modeled = true;
     report->ms_median = -1;
     report->ms_min = -1;

@@ -20,6 +20,7 @@ typedef struct EmuRunRequest {
     size_t heap_size;
     const unsigned char *params_raw; /* the whole parameter buffer instead of args (NULL: use args) */
     size_t params_raw_size;
+    struct EmuTraceRec *trace;       /* the armed recorder when it wants this launch (emu_trace.c), else NULL */
 } EmuRunRequest;
 
 /* Validates the configuration like a GPU launch (returns the Diag a failed

@@ -87,6 +87,7 @@ struct Worker {
     size_t gs_cap, gs_count;
     uint32_t gs_gen;
     bool store_same;        /* the store being checked writes the value already there */
+    struct EmuTraceRec *trace; /* set while this worker runs the traced block (emu_trace.c) */
 };
 
 /* global-memory races inside a block (emu_gshadow.c); kind 0 read, 1 write, 2 atomic */
