@@ -663,6 +663,7 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
     case OP_TESTP: alu_testp(in, &o, m); return true;
     case OP_CVT: case OP_CVT_PACK: emu_alu_cvt(in, o.D, o.A, o.B, m); return true;
     case OP_MOV_PACK: alu_mov_pack(in, &o, m); return true;
+    case OP_CVT_TF32: emu_alu_cvt_tf32(o.D, o.A, m); return true;
     case OP_MOV_UNPACK: alu_mov_unpack(in, &o, m); return true;
     case OP_PRMT: alu_prmt(in, &o, m); return true;
     case OP_BFI: alu_bfi(in, &o, m); return true;

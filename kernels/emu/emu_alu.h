@@ -9,6 +9,8 @@
 bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m);
 /* cvt and the packing cvt (emu_cvt.c): D from A (and B) for the lanes in m. */
 void emu_alu_cvt(const Instr *in, uint64_t *D, const uint64_t *A, const uint64_t *B, uint32_t m);
+/* cvt.rna.tf32.f32 (emu_mma.c): D from A for the lanes in m. */
+void emu_alu_cvt_tf32(uint64_t *D, const uint64_t *A, uint32_t m);
 /* Rewrites `in` to a specialised opcode (emu_fast.h) when one applies. */
 void emu_specialise(Instr *in);
 /* Turns each add/sub whose operand is a single-use mul into an fma over the

@@ -1,8 +1,10 @@
-/* kernels/emu/emu_decode.h: what the two halves of the decoder share.
+/* kernels/emu/emu_decode.h: what the parts of the decoder share.
  *
- * emu_decode.c owns the context (registers, names, labels, constants) and
- * walks function bodies; emu_decode_instr.c turns one PTX instruction into
- * Instr records. Internal to kernels/emu/. */
+ * emu_decode.c walks function bodies (and inlines calls); emu_decode_instr.c
+ * turns one PTX instruction into Instr records, emu_mma.c the tensor-core
+ * ones; emu_decode_opnd.c owns the context's services (registers, names,
+ * constants, operands) that all three use. Calls go one way: decode →
+ * decode_instr / mma → decode_opnd. Internal to kernels/emu/. */
 #ifndef CUDOJO_KERNELS_EMU_DECODE_H
 #define CUDOJO_KERNELS_EMU_DECODE_H
 
@@ -52,6 +54,8 @@ typedef struct Ctx {
     int depth;
     int sink;
     int cc;                 /* predicate index holding the carry flag (CC.CF); -1 until used */
+    int32_t *xops;          /* register lists of tensor-core instructions (Kernel.xops) */
+    int n_xops, cap_xops;
     Diag *err;
 } Ctx;
 
@@ -60,6 +64,8 @@ typedef struct Ctx {
 
 /* Records a decode error at the current PTX line (first one wins). */
 void emu_decode_fail(Ctx *c, const char *fmt, const char *arg);
+/* A fresh register of `bits` bits (a temporary no PTX name reaches). */
+int emu_decode_new_reg(Ctx *c, int bits);
 /* A register pre-filled with `v` / with special register `kind`. */
 int emu_decode_const(Ctx *c, uint64_t v);
 int emu_decode_special(Ctx *c, int kind);
@@ -75,9 +81,9 @@ bool emu_decode_is_pred(Ctx *c, const RawOpnd *o);
 int emu_decode_dst(Ctx *c, const RawOpnd *o, int *bits);
 /* Appends an instruction at the current line. */
 Instr *emu_decode_emit(Ctx *c, int op);
-/* Walks a .func body inline (arg/ret offsets bind its parameters), or the entry (NULL). */
+/* Walks a .func body inline (arg/ret offsets bind its parameters), or the entry (NULL) (emu_decode.c). */
 void emu_decode_walk(Ctx *c, RawFunc *f, const int64_t *arg_offs, const int64_t *ret_offs);
-/* Decodes one instruction statement (emu_decode_instr.c). */
+/* Decodes one instruction statement other than `call` (emu_decode_instr.c). */
 void emu_decode_instr(Ctx *c, const RawStmt *s);
 
 #endif

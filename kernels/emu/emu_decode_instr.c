@@ -2,13 +2,14 @@
  *
  * The opcode's modifiers are parsed once (type, rounding, ftz/sat, state
  * space, vector width, comparison, atomic operation...) and each family is
- * decoded generically from them; `call` inlines the callee through
- * emu_decode_walk. Anything unknown is a Diag naming the instruction. */
+ * decoded generically from them (`call` is emu_decode.c's: it walks the
+ * callee). Anything unknown is a Diag naming the instruction. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
 #include "kernels/emu/emu_decode.h"
+#include "kernels/emu/emu_mma.h"
 
 /* ---- modifiers ------------------------------------------------------------ */
 typedef struct Mods {
@@ -245,68 +246,6 @@ static void decode_atom(Ctx *c, const RawStmt *s, const Mods *m, bool red) {
     }
 }
 
-static const char *call_target(const RawStmt *s, int *ret_i, int *arg_i) {
-    *ret_i = *arg_i = -1;
-    int i = 0;
-    if (i < s->nops && s->ops[i].kind == RO_LIST) *ret_i = i++;
-    if (i >= s->nops || s->ops[i].kind != RO_SYM) return NULL;
-    const char *name = s->ops[i++].name;
-    if (i < s->nops && s->ops[i].kind == RO_LIST) *arg_i = i;
-    return name;
-}
-
-static int64_t param_var_offset(Ctx *c, const RawOpnd *o) {
-    if (o->kind != RO_SYM && o->kind != RO_REG) { emu_decode_fail(c, "expected a call parameter%s", ""); return 0; }
-    int idx;
-    Name *n = emu_decode_lookup(c, o->name, &idx);
-    if (!n || n->kind != N_VAR_LOCAL) { emu_decode_fail(c, "unknown call parameter %s", o->name); return 0; }
-    return n->val;
-}
-
-
-static void decode_call(Ctx *c, const RawStmt *s) {
-    int ri, ai;
-    const char *name = call_target(s, &ri, &ai);
-    if (!name) { emu_decode_fail(c, "cannot read the call target%s", ""); return; }
-    int64_t args[32], rets[8];
-    int nargs = ai >= 0 ? s->ops[ai].nvec : 0, nrets = ri >= 0 ? s->ops[ri].nvec : 0;
-    if (nargs > 32 || nrets > 8) { emu_decode_fail(c, "too many call arguments%s", ""); return; }
-    for (int i = 0; i < nargs; i++) args[i] = param_var_offset(c, &s->ops[ai].vec[i]);
-    for (int i = 0; i < nrets; i++) rets[i] = param_var_offset(c, &s->ops[ri].vec[i]);
-    if (c->err) return;
-    int op = !strcmp(name, "vprintf") ? OP_CALL_PRINTF : !strcmp(name, "malloc") ? OP_CALL_MALLOC
-           : !strcmp(name, "free") ? OP_CALL_FREE : !strcmp(name, "__assertfail") ? OP_CALL_ASSERT : -1;
-    if (op >= 0) {
-        int want = op == OP_CALL_PRINTF ? 2 : op == OP_CALL_ASSERT ? 4 : 1;
-        if (nargs < want) { emu_decode_fail(c, "too few arguments to %s", name); return; }
-        Instr *in = emu_decode_emit(c, op);
-        set_guard(c, in, s);
-        for (int i = 0; i < 4 && i < nargs; i++) in->a[i] = (int32_t)args[i];
-        in->d[0] = nrets ? (int32_t)rets[0] : -1;
-        return;
-    }
-    RawFunc *f = NULL;
-    for (int i = 0; i < c->p->n_funcs; i++)
-        if (!strcmp(c->p->funcs[i].name, name)) f = &c->p->funcs[i];
-    if (!f || !f->has_body) { emu_decode_fail(c, "call to an unknown or external function %s", name); return; }
-    if (f->n_params != nargs || f->n_rets != nrets) { emu_decode_fail(c, "call to %s has the wrong number of arguments", name); return; }
-    for (int i = 0; i < c->depth; i++)
-        if (!strcmp(c->stack[i], name)) { emu_decode_fail(c, "recursive call to %s is not supported by the emulator", name); return; }
-    if (c->depth >= 16) { emu_decode_fail(c, "calls nested too deeply%s", ""); return; }
-    int skip = -1;
-    if (s->guard) {
-        /* @p call f → branch around the inlined body when !p */
-        Instr *br = emu_decode_emit(c, OP_BRA);
-        br->guard = (int16_t)emu_decode_pred_name(c, s->guard);
-        br->gneg = !s->gneg;
-        skip = c->n_code - 1;
-    }
-    c->stack[c->depth++] = name;
-    emu_decode_walk(c, f, args, rets);
-    c->depth--;
-    if (skip >= 0) c->code[skip].target = c->n_code;
-}
-
 static void decode_setp(Ctx *c, const RawStmt *s, const Mods *m) {
     if (!need_ops(c, s->nops, 3)) return;
     EmuType t = last_type(m);
@@ -501,6 +440,7 @@ static void decode_bar(Ctx *c, const RawStmt *s, const Mods *m) {
 }
 
 void emu_decode_instr(Ctx *c, const RawStmt *s) {
+    if (emu_mma_is_mma(s->op)) { emu_mma_decode(c, s); return; }
     Mods m;
     parse_mods(s->op, &m);
     c->op = s->op;
@@ -690,7 +630,6 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
     if (!strcmp(b, "activemask")) { decode_warp_op(c, s, &m, OP_ACTIVEMASK); return; }
     if (!strcmp(b, "match")) { decode_warp_op(c, s, &m, OP_MATCH); return; }
     if (!strcmp(b, "redux")) { decode_warp_op(c, s, &m, OP_REDUX); return; }
-    if (!strcmp(b, "call")) { decode_call(c, s); return; }
     if (!strcmp(b, "cp") && !strncmp(s->op, "cp.async", 8)) {
         /* cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size}: done at once;
          * commit_group / wait_group / wait_all have nothing left to wait for */

@@ -13,6 +13,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/emu/emu_alu.h"
+#include "kernels/emu/emu_mma.h"
 #include "kernels/emu/emu_fast.h"
 #include "kernels/emu/emu_trace_rec.h"
 #include "kernels/emu/emu_worker.h"
@@ -459,6 +460,14 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             break;
         case OP_CPASYNC:
             if (m) emu_exec_cpasync(W, w, in, m);
+            break;
+        case OP_WMMA_LD: case OP_WMMA_ST:
+            if (m) emu_exec_wmma_mem(W, w, in, m);
+            break;
+        case OP_MMA:   /* warp-synchronous: every live lane takes part */
+            if (!m) break;
+            if (!warp_sync_ready(W, w, g, EMU_FULL, in)) { advance = false; break; }
+            emu_exec_mma(W, w, in, m);
             break;
         case OP_CVTA: case OP_CVTA_TO: {
             uint64_t base = in->space == SP_SHARED ? EMU_SHARED_WIN : in->space == SP_LOCAL ? EMU_LOCAL_WIN : 0;

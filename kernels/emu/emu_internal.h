@@ -73,6 +73,8 @@ typedef enum EmuOp {
     OP_BRA, OP_BRX, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_BAR_WARP, OP_MEMBAR,
     OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_MATCH, OP_REDUX, OP_CLOCK,
     OP_CALL_PRINTF, OP_CALL_ASSERT, OP_CALL_MALLOC, OP_CALL_FREE, OP_BRKPT, OP_CPASYNC,
+    /* tensor cores (emu_mma.c): fragment registers are listed in Kernel.xops from Instr.target */
+    OP_WMMA_LD, OP_WMMA_ST, OP_MMA, OP_CVT_TF32,
     /* specialised forms of the hottest instructions (emu_fast.h) */
     OPF_FIRST, OPF_MOV32 = OPF_FIRST, OPF_MOV64, OPF_ADD32, OPF_SUB32, OPF_MUL32, OPF_MAD32,
     OPF_ADD64, OPF_SUB64, OPF_MULWS32, OPF_MULWU32, OPF_SHL32, OPF_SHRU32, OPF_SHRS32, OPF_AND32,
@@ -147,6 +149,8 @@ typedef struct Kernel {
     size_t local_size;      /* per thread: depots + call parameters */
     int max_line;           /* highest learner line seen */
     int maxntid;            /* .maxntid product, 0 none */
+    int32_t *xops;          /* register lists of tensor-core instructions (emu_mma.c) */
+    int n_xops;
 } Kernel;
 
 /* A module-scope variable (.global/.const) with host storage. */
