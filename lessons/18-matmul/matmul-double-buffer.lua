@@ -1,0 +1,150 @@
+-- matmul-double-buffer: the warp-tiled kernel with two buffers of each shared
+-- tile: the next tile's float4s are loaded into registers before the
+-- multiply-adds of the current one and stored into the other buffer after
+-- them, with ONE barrier per step. Same launch. Emulator: correctness on
+-- 67 x 52 x 20 and 200 x 196 x 44 (no races: the emulator checks every shared
+-- access), then at most one barrier per step (+1) per block, no bank
+-- conflicts, at most 0.08 shared requests per warp multiply-add. GPU: 4096^3
+-- against an H200 TFLOP/s target (80% of cuBLAS; stretch goal 90%).
+
+-- GPU target at 4096^3 (FP32 TFLOP/s on an H200): set from H200 measurement.
+local H200_TARGET_TFLOPS = 40.0
+-- cublasSgemm there (FP32, no TF32, 4096^3): set from H200 measurement.
+local H200_CUBLAS_TFLOPS = 50.0
+-- Stretch goal (TFLOP/s on an H200; nil: none): set from H200 measurement.
+local H200_STRETCH_TFLOPS = 45.0
+local REPS = 20                -- timed launches at 4096^3
+
+-- This step's launch for C = A (M x K) * B (K x N).
+local function launch_for(A, B, C, M, N, K)
+  return { grid = { (N + 127) // 128, (M + 127) // 128 }, block = { 16, 16 },
+           args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
+end
+
+-- Multiplies an M x K by a K x N matrix with this step's launch and checks
+-- every element of C against the CPU reference (ref.matmul, in double).
+local function check_size(t, k, M, N, K, seed)
+  local A = gpu.array("f32", { M, K }, "A"):random{ lo = -1, hi = 1, seed = seed }
+  local B = gpu.array("f32", { K, N }, "B"):random{ lo = -1, hi = 1, seed = seed + 1 }
+  local C = gpu.array("f32", { M, N }, "C")
+  k:launch(launch_for(A, B, C, M, N, K))
+  return t:expect_close(C, ref.matmul(A, B), { rel = 1e-4, abs = 1e-4,
+                        name = string.format("C (%d x %d, K = %d)", M, N, K) })
+end
+
+-- FP32 lanes of the GPU relative to an H200's (132 SMs x 128): the targets
+-- below were set on an H200 and scale with this elsewhere (an estimate).
+local function lanes_vs_h200(dev)
+  local cc = dev.cc or 90
+  local per_sm = (cc < 86) and 64 or 128             -- up to sm_80: 64 FP32 lanes per SM
+  return (dev.sm_count or 132) * per_sm / (132 * 128)
+end
+
+-- S x S x S on the GPU: 32 entries spot-checked against dot products on the
+-- CPU (the whole product would take the CPU minutes), then timed.
+local function time_square(t, k, reps)
+  local dev = t:device()
+  local S = t:param("size", 4096)
+  local A = gpu.array("f32", { S, S }, "A"):random{ lo = -1, hi = 1, seed = 183 }
+  local B = gpu.array("f32", { S, S }, "B"):random{ lo = -1, hi = 1, seed = 184 }
+  local C = gpu.array("f32", { S, S }, "C")
+  local l = launch_for(A, B, C, S, S, S)
+  l.reps = reps
+  local ms = k:time(l)
+  if not ms then return end
+  local bad = 0
+  for s = 0, 31 do
+    local r, c = (s * 977) % S, (s * 613 + 5) % S
+    local want = 0.0
+    for q = 0, S - 1 do want = want + A[r * S + q] * B[q * S + c] end
+    if math.abs(C[r * S + c] - want) > 1e-3 * math.sqrt(S) then bad = bad + 1 end
+  end
+  if not t:expect(bad == 0, string.format("%d of 32 spot-checked entries of the %d^3 product "
+                  .. "are wrong", bad, S)) then
+    return
+  end
+  local tflops = 2.0 * S * S * S / (ms * 1e9)
+  local on_h200 = tostring(dev.name):find("H200") ~= nil
+  local scale = on_h200 and 1.0 or lanes_vs_h200(dev)
+  local target, cublas = H200_TARGET_TFLOPS * scale, H200_CUBLAS_TFLOPS * scale
+  t:metric("tflops", tflops, "TFLOP/s")
+  t:metric("fraction_of_cublas", tflops / cublas)
+  t:log("%d^3: %.3f ms, %.2f TFLOP/s = %.0f%% of cuBLAS%s (%.1f TFLOP/s); target %.2f TFLOP/s "
+        .. "(%.0f%%)", S, ms, tflops, 100 * tflops / cublas, on_h200 and " on an H200" or
+        " (estimated from an H200's, scaled by FP32 lanes)", cublas, target,
+        100 * target / cublas)
+  t:expect(tflops >= target, string.format("%.2f TFLOP/s at %d^3; the target is %.2f TFLOP/s "
+    .. "(%.0f%% of cuBLAS)", tflops, S, target, 100 * target / cublas))
+  if H200_STRETCH_TFLOPS then
+    local stretch = H200_STRETCH_TFLOPS * scale
+    t:stretch(tflops >= stretch, string.format("stretch goal: %.2f TFLOP/s (%.0f%% of cuBLAS; you "
+      .. "have %.0f%%)", stretch, 100 * stretch / cublas, 100 * tflops / cublas))
+  end
+  return tflops, cublas
+end
+
+return {
+  id = "matmul-double-buffer",
+  title = "Double buffering: load the next tile while computing",
+  title_zh = "双缓冲：计算当前分块时装入下一块",
+  source = "matmul-double-buffer.cu",
+  solution = "solutions/matmul-double-buffer.cu",
+  wrong = {
+    "solutions/wrong/matmul-double-buffer-same-buffer.cu",
+    "solutions/wrong/matmul-double-buffer-no-k-guard.cu",
+    "solutions/wrong/matmul-double-buffer-no-sync.cu",
+  },
+  timeout = 60,
+  hints = {
+    "In the warp-tiled kernel each step waits twice: at the first barrier until the tile's "
+      .. "global loads have arrived (hundreds of cycles with no multiply-add to do in that "
+      .. "block), and at the second until everyone has finished reading. Issue the loads of tile "
+      .. "k0 + BK into registers BEFORE the multiply-adds of tile k0: they travel while the FP32 "
+      .. "units work.",
+    "Two buffers, As[2][BK][BM + PAD] and Bs[2][BK][BN], and an index cur. Before the loop "
+      .. "load tile 0 into buffer 0 and wait at a barrier. In the loop: if there is a next tile, "
+      .. "load its float4s into registers; multiply out buffer cur; store the registers into "
+      .. "buffer cur ^ 1; one __syncthreads(); cur ^= 1.",
+    "Why one barrier is enough: during a step nobody reads buffer cur ^ 1 (it was last read "
+      .. "in the previous step, which ended with a barrier), and the barrier at the end of the "
+      .. "step makes its new contents visible before anyone reads them. Storing into buffer cur "
+      .. "instead is a race the emulator reports (a thread overwrites what another is still "
+      .. "reading).",
+  },
+  hints_zh = {
+    "线程束分块的版本里每一步要等两次：在第一道屏障处等分块的全局内存读取到达（几百个周期，这个线程块没有乘加可做），在第二道屏障处等所有人读完。在分块 k0 的乘加之前，就把分块 k0 + BK 的读取发出去，读进寄存器：FP32 单元工作的同时，数据在路上。",
+    "两个缓冲区 As[2][BK][BM + PAD] 和 Bs[2][BK][BN]，加一个下标 cur。循环之前把分块 0 装进缓冲区 0，在屏障处等待。循环里：如果还有下一块，把它的 float4 读进寄存器；用缓冲区 cur 做乘加；把寄存器存进缓冲区 cur ^ 1；一次 __syncthreads()；cur ^= 1。",
+    "为什么一道屏障就够：一步之内没有人读缓冲区 cur ^ 1（它上一次被读是在上一步，上一步以屏障结束），而这一步末尾的屏障保证大家读它之前新内容已经写好。如果存进缓冲区 cur，就是模拟器会报告的竞争条件（一个线程覆盖了另一个线程还在读的数据）。",
+  },
+  hint_for = { race = 3, barrier = 3 },
+
+  run = function(t)
+    local k = t:kernel("sgemm")
+    if t:device().backend ~= "emu" then
+      if check_size(t, k, 517, 388, 300, 181) then time_square(t, k, REPS) end
+      return
+    end
+    if not check_size(t, k, 67, 52, 20, 181) then return end
+    local M, N, K = 200, 196, 44
+    if not check_size(t, k, M, N, K, 185) then return end
+    local m = t:emu_metrics()
+    local blocks = ((N + 127) // 128) * ((M + 127) // 128)
+    local steps = (K + 7) // 8
+    local warps = blocks * 8
+    local fma = warps * 64 * steps * 8                -- warp multiply-adds: 64 per thread and k
+    local shared = m.shared_requests / fma
+    t:log("%d warp multiply-adds; %.3f shared-memory requests per multiply-add; %.2f warp "
+          .. "instructions per multiply-add; %.1f global requests per warp (%d steps of BK = 8 "
+          .. "and the stores); %d extra wavefronts from bank conflicts; %d barriers", fma, shared,
+          m.warp_instructions / fma, m.global_requests / warps, steps, m.bank_conflicts,
+          m.barriers)
+    local per_warp, max_per_warp = m.global_requests / warps, 2 * steps + 16
+    t:expect(m.barriers <= blocks * (steps + 1), string.format("%d barriers for %d blocks and "
+      .. "%d steps; the target is at most %d, one per step and block (+1 for the first tile): "
+      .. "store the next tile into the other buffer", m.barriers, blocks, steps,
+      blocks * (steps + 1)))
+    t:expect(m.bank_conflicts == 0 and shared <= 0.08, string.format("%d extra wavefronts from "
+      .. "bank conflicts (target 0) and %.3f shared-memory requests per multiply-add (target: at "
+      .. "most 0.08): keep the warp tiles and float4 reads", m.bank_conflicts, shared))
+  end,
+}

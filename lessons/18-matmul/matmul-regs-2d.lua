@@ -1,0 +1,143 @@
+-- matmul-regs-2d: a block of 16 x 16 threads computes a 128 x 128 tile of C
+-- with BK = 8, each thread 8 x 8 outputs in registers. The launch changes:
+-- grid (N / 128, M / 128) rounded up, blocks of 16 x 16. Emulator: correctness
+-- on 67 x 45 x 29 and 200 x 196 x 44, then at most 0.3 shared-memory requests
+-- per warp multiply-add (1D tiling: 1.13) and no bank conflicts. GPU: 4096^3
+-- against an H200 TFLOP/s target.
+
+-- GPU target at 4096^3 (FP32 TFLOP/s on an H200): set from H200 measurement.
+local H200_TARGET_TFLOPS = 18.0
+-- cublasSgemm there (FP32, no TF32, 4096^3): set from H200 measurement.
+local H200_CUBLAS_TFLOPS = 50.0
+-- Stretch goal (TFLOP/s on an H200; nil: none): set from H200 measurement.
+local H200_STRETCH_TFLOPS = nil
+local REPS = 20                -- timed launches at 4096^3
+
+-- This step's launch for C = A (M x K) * B (K x N).
+local function launch_for(A, B, C, M, N, K)
+  return { grid = { (N + 127) // 128, (M + 127) // 128 }, block = { 16, 16 },
+           args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
+end
+
+-- Multiplies an M x K by a K x N matrix with this step's launch and checks
+-- every element of C against the CPU reference (ref.matmul, in double).
+local function check_size(t, k, M, N, K, seed)
+  local A = gpu.array("f32", { M, K }, "A"):random{ lo = -1, hi = 1, seed = seed }
+  local B = gpu.array("f32", { K, N }, "B"):random{ lo = -1, hi = 1, seed = seed + 1 }
+  local C = gpu.array("f32", { M, N }, "C")
+  k:launch(launch_for(A, B, C, M, N, K))
+  return t:expect_close(C, ref.matmul(A, B), { rel = 1e-4, abs = 1e-4,
+                        name = string.format("C (%d x %d, K = %d)", M, N, K) })
+end
+
+-- FP32 lanes of the GPU relative to an H200's (132 SMs x 128): the targets
+-- below were set on an H200 and scale with this elsewhere (an estimate).
+local function lanes_vs_h200(dev)
+  local cc = dev.cc or 90
+  local per_sm = (cc < 86) and 64 or 128             -- up to sm_80: 64 FP32 lanes per SM
+  return (dev.sm_count or 132) * per_sm / (132 * 128)
+end
+
+-- S x S x S on the GPU: 32 entries spot-checked against dot products on the
+-- CPU (the whole product would take the CPU minutes), then timed.
+local function time_square(t, k, reps)
+  local dev = t:device()
+  local S = t:param("size", 4096)
+  local A = gpu.array("f32", { S, S }, "A"):random{ lo = -1, hi = 1, seed = 183 }
+  local B = gpu.array("f32", { S, S }, "B"):random{ lo = -1, hi = 1, seed = 184 }
+  local C = gpu.array("f32", { S, S }, "C")
+  local l = launch_for(A, B, C, S, S, S)
+  l.reps = reps
+  local ms = k:time(l)
+  if not ms then return end
+  local bad = 0
+  for s = 0, 31 do
+    local r, c = (s * 977) % S, (s * 613 + 5) % S
+    local want = 0.0
+    for q = 0, S - 1 do want = want + A[r * S + q] * B[q * S + c] end
+    if math.abs(C[r * S + c] - want) > 1e-3 * math.sqrt(S) then bad = bad + 1 end
+  end
+  if not t:expect(bad == 0, string.format("%d of 32 spot-checked entries of the %d^3 product "
+                  .. "are wrong", bad, S)) then
+    return
+  end
+  local tflops = 2.0 * S * S * S / (ms * 1e9)
+  local on_h200 = tostring(dev.name):find("H200") ~= nil
+  local scale = on_h200 and 1.0 or lanes_vs_h200(dev)
+  local target, cublas = H200_TARGET_TFLOPS * scale, H200_CUBLAS_TFLOPS * scale
+  t:metric("tflops", tflops, "TFLOP/s")
+  t:metric("fraction_of_cublas", tflops / cublas)
+  t:log("%d^3: %.3f ms, %.2f TFLOP/s = %.0f%% of cuBLAS%s (%.1f TFLOP/s); target %.2f TFLOP/s "
+        .. "(%.0f%%)", S, ms, tflops, 100 * tflops / cublas, on_h200 and " on an H200" or
+        " (estimated from an H200's, scaled by FP32 lanes)", cublas, target,
+        100 * target / cublas)
+  t:expect(tflops >= target, string.format("%.2f TFLOP/s at %d^3; the target is %.2f TFLOP/s "
+    .. "(%.0f%% of cuBLAS)", tflops, S, target, 100 * target / cublas))
+  if H200_STRETCH_TFLOPS then
+    local stretch = H200_STRETCH_TFLOPS * scale
+    t:stretch(tflops >= stretch, string.format("stretch goal: %.2f TFLOP/s (%.0f%% of cuBLAS; you "
+      .. "have %.0f%%)", stretch, 100 * stretch / cublas, 100 * tflops / cublas))
+  end
+  return tflops, cublas
+end
+
+return {
+  id = "matmul-regs-2d",
+  title = "2D register tiling: 8 x 8 outputs per thread",
+  title_zh = "二维寄存器分块：每个线程 8 × 8 个输出",
+  source = "matmul-regs-2d.cu",
+  solution = "solutions/matmul-regs-2d.cu",
+  wrong = {
+    "solutions/wrong/matmul-regs-2d-adjacent-outputs.cu",
+    "solutions/wrong/matmul-regs-2d-no-k-guard.cu",
+  },
+  timeout = 60,
+  hints = {
+    "1D tiling reuses B's value 8 times but still reads A once per multiply-add (the log: "
+      .. "about 1.1 shared requests per multiply-add). With an 8 x 8 block of outputs per "
+      .. "thread, 8 values of A's column and 8 of B's row make 64 products: 16 loads for 64 "
+      .. "multiply-adds, 0.25 each. The arithmetic intensity of the block grows too: a 128 x 128 "
+      .. "tile loads 2 x 128 floats per k for 16384 multiply-adds.",
+    "Each tile (128 x 8 of A, 8 x 128 of B) has 1024 elements: 4 per thread, at l = t + 256 "
+      .. "q (q = 0..3), A element (l / 8, l % 8), B element (l / 128, l % 128). For each k load "
+      .. "a[i] = As[ty + 16 i][k] and b[j] = Bs[k][tx + 16 j] into registers, then all 64 "
+      .. "acc[i][j] += a[i] * b[j].",
+    "Why rows ty + 16 i and columns tx + 16 j rather than 8 ty + i and 8 tx + j: with the "
+      .. "adjacent layout the 16 lanes of a half-warp read Bs[k][8 tx + j], words 8 apart, 4 to "
+      .. "a bank: a 4-way bank conflict the emulator counts. Strided, they read 16 consecutive "
+      .. "words.",
+  },
+  hints_zh = {
+    "一维分块把 B 的值复用了 8 次，但每次乘加仍要读一次 A（日志：每次乘加约 1.1 次共享内存请求）。每个线程算 8 × 8 的输出块时，A 的一列里 8 个值和 B 的一行里 8 个值构成 64 个乘积：16 次读取换 64 次乘加，每次 0.25。线程块的算术强度也提高了：128 × 128 的分块每个 k 读 2 × 128 个 float，做 16384 次乘加。",
+    "每个分块（A 的 128 × 8，B 的 8 × 128）有 1024 个元素：每个线程 4 个，在 l = t + 256 q（q = 0..3），A 的元素 (l / 8, l % 8)，B 的元素 (l / 128, l % 128)。对每个 k，把 a[i] = As[ty + 16 i][k] 和 b[j] = Bs[k][tx + 16 j] 读进寄存器，然后做全部 64 个 acc[i][j] += a[i] * b[j]。",
+    "为什么是第 ty + 16 i 行、第 tx + 16 j 列，而不是 8 ty + i 和 8 tx + j：相邻的布局下，半个线程束的 16 个 lane 读 Bs[k][8 tx + j]，相隔 8 个字，每个 bank 4 个：模拟器会数出 4 路 bank 冲突。跨步布局下它们读 16 个连续的字。",
+  },
+
+  run = function(t)
+    local k = t:kernel("sgemm")
+    if t:device().backend ~= "emu" then
+      if check_size(t, k, 517, 388, 300, 181) then time_square(t, k, REPS) end
+      return
+    end
+    if not check_size(t, k, 67, 45, 29, 181) then return end
+    local M, N, K = 200, 196, 44
+    if not check_size(t, k, M, N, K, 185) then return end
+    local m = t:emu_metrics()
+    local blocks = ((N + 127) // 128) * ((M + 127) // 128)
+    local steps = (K + 7) // 8
+    local warps = blocks * 8
+    local fma = warps * 64 * steps * 8                -- warp multiply-adds: 64 per thread and k
+    local shared = m.shared_requests / fma
+    t:log("%d warp multiply-adds; %.3f shared-memory requests per multiply-add; %.2f warp "
+          .. "instructions per multiply-add; %.1f global requests per warp (%d steps of BK = 8 "
+          .. "and the stores); %d extra wavefronts from bank conflicts; %d barriers", fma, shared,
+          m.warp_instructions / fma, m.global_requests / warps, steps, m.bank_conflicts,
+          m.barriers)
+    local per_warp, max_per_warp = m.global_requests / warps, 2 * steps + 16
+    t:expect(shared <= 0.3, string.format("%.3f shared-memory requests per multiply-add; the "
+      .. "target is at most 0.3: load 8 values of A and 8 of B per k and use each 8 times", shared))
+    t:expect(m.bank_conflicts == 0, string.format("%d extra shared-memory wavefronts from bank "
+      .. "conflicts; the target is 0: give thread (tx, ty) rows ty + 16 i and columns tx + 16 j",
+      m.bank_conflicts))
+  end,
+}

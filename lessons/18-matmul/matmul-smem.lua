@@ -1,0 +1,140 @@
+-- matmul-smem: the coalesced kernel with 32 x 32 tiles of A and B staged in
+-- shared memory (chapter 4's tiled multiply, at the size of a warp). Same
+-- launch. Emulator: correctness on 67 x 45 x 29 and 200 x 196 x 44, then at
+-- most 2 global requests per warp and step of 32 (plus the store; the
+-- coalesced kernel: 2 per k) and no bank conflicts. GPU: 4096^3 against an
+-- H200 TFLOP/s target.
+
+-- GPU target at 4096^3 (FP32 TFLOP/s on an H200): set from H200 measurement.
+local H200_TARGET_TFLOPS = 2.5
+-- cublasSgemm there (FP32, no TF32, 4096^3): set from H200 measurement.
+local H200_CUBLAS_TFLOPS = 50.0
+-- Stretch goal (TFLOP/s on an H200; nil: none): set from H200 measurement.
+local H200_STRETCH_TFLOPS = nil
+local REPS = 10                -- timed launches at 4096^3
+
+-- This step's launch for C = A (M x K) * B (K x N).
+local function launch_for(A, B, C, M, N, K)
+  return { grid = { (M + 31) // 32, (N + 31) // 32 }, block = { 32, 32 },
+           args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
+end
+
+-- Multiplies an M x K by a K x N matrix with this step's launch and checks
+-- every element of C against the CPU reference (ref.matmul, in double).
+local function check_size(t, k, M, N, K, seed)
+  local A = gpu.array("f32", { M, K }, "A"):random{ lo = -1, hi = 1, seed = seed }
+  local B = gpu.array("f32", { K, N }, "B"):random{ lo = -1, hi = 1, seed = seed + 1 }
+  local C = gpu.array("f32", { M, N }, "C")
+  k:launch(launch_for(A, B, C, M, N, K))
+  return t:expect_close(C, ref.matmul(A, B), { rel = 1e-4, abs = 1e-4,
+                        name = string.format("C (%d x %d, K = %d)", M, N, K) })
+end
+
+-- FP32 lanes of the GPU relative to an H200's (132 SMs x 128): the targets
+-- below were set on an H200 and scale with this elsewhere (an estimate).
+local function lanes_vs_h200(dev)
+  local cc = dev.cc or 90
+  local per_sm = (cc < 86) and 64 or 128             -- up to sm_80: 64 FP32 lanes per SM
+  return (dev.sm_count or 132) * per_sm / (132 * 128)
+end
+
+-- S x S x S on the GPU: 32 entries spot-checked against dot products on the
+-- CPU (the whole product would take the CPU minutes), then timed.
+local function time_square(t, k, reps)
+  local dev = t:device()
+  local S = t:param("size", 4096)
+  local A = gpu.array("f32", { S, S }, "A"):random{ lo = -1, hi = 1, seed = 183 }
+  local B = gpu.array("f32", { S, S }, "B"):random{ lo = -1, hi = 1, seed = 184 }
+  local C = gpu.array("f32", { S, S }, "C")
+  local l = launch_for(A, B, C, S, S, S)
+  l.reps = reps
+  local ms = k:time(l)
+  if not ms then return end
+  local bad = 0
+  for s = 0, 31 do
+    local r, c = (s * 977) % S, (s * 613 + 5) % S
+    local want = 0.0
+    for q = 0, S - 1 do want = want + A[r * S + q] * B[q * S + c] end
+    if math.abs(C[r * S + c] - want) > 1e-3 * math.sqrt(S) then bad = bad + 1 end
+  end
+  if not t:expect(bad == 0, string.format("%d of 32 spot-checked entries of the %d^3 product "
+                  .. "are wrong", bad, S)) then
+    return
+  end
+  local tflops = 2.0 * S * S * S / (ms * 1e9)
+  local on_h200 = tostring(dev.name):find("H200") ~= nil
+  local scale = on_h200 and 1.0 or lanes_vs_h200(dev)
+  local target, cublas = H200_TARGET_TFLOPS * scale, H200_CUBLAS_TFLOPS * scale
+  t:metric("tflops", tflops, "TFLOP/s")
+  t:metric("fraction_of_cublas", tflops / cublas)
+  t:log("%d^3: %.3f ms, %.2f TFLOP/s = %.0f%% of cuBLAS%s (%.1f TFLOP/s); target %.2f TFLOP/s "
+        .. "(%.0f%%)", S, ms, tflops, 100 * tflops / cublas, on_h200 and " on an H200" or
+        " (estimated from an H200's, scaled by FP32 lanes)", cublas, target,
+        100 * target / cublas)
+  t:expect(tflops >= target, string.format("%.2f TFLOP/s at %d^3; the target is %.2f TFLOP/s "
+    .. "(%.0f%% of cuBLAS)", tflops, S, target, 100 * target / cublas))
+  if H200_STRETCH_TFLOPS then
+    local stretch = H200_STRETCH_TFLOPS * scale
+    t:stretch(tflops >= stretch, string.format("stretch goal: %.2f TFLOP/s (%.0f%% of cuBLAS; you "
+      .. "have %.0f%%)", stretch, 100 * stretch / cublas, 100 * tflops / cublas))
+  end
+  return tflops, cublas
+end
+
+return {
+  id = "matmul-smem",
+  title = "Shared-memory tiles",
+  title_zh = "共享内存分块",
+  source = "matmul-smem.cu",
+  solution = "solutions/matmul-smem.cu",
+  wrong = {
+    "solutions/wrong/matmul-smem-no-k-guard.cu",
+    "solutions/wrong/matmul-smem-one-sync.cu",
+  },
+  timeout = 60,
+  hints = {
+    "In the coalesced kernel every multiply-add costs 2 global loads: 2 K requests per warp "
+      .. "(the log counts them). Yet the 32 warps of a block read the same 32 columns of B, and "
+      .. "the 32 lanes of a warp the same row of A. Load each 32 x 32 tile once, one element per "
+      .. "thread, into __shared__ arrays, and take the 32 multiply-adds from there: 2 requests "
+      .. "per 32 k.",
+    "Per step k0: As[ty][tx] = A at row row, column k0 + tx; Bs[ty][tx] = B at row k0 + ty, "
+      .. "column col; 0 for anything outside the matrices (K = 29 and 44 are not multiples of "
+      .. "32), so the inner loop needs no test. A barrier after the loads, and another after the "
+      .. "inner loop before the next step overwrites the tiles.",
+    "As[ty][k] is one word for the whole warp (a broadcast) and Bs[k][tx] 32 consecutive "
+      .. "words, one per bank: no bank conflicts. The emulator counts the extra wavefronts a "
+      .. "conflict costs.",
+  },
+  hints_zh = {
+    "在合并访问的版本里，每次乘加要两次全局内存读取：每个线程束 2 K 次请求（日志里数过）。可是一个线程块的 32 个线程束读的是 B 的同样 32 列，一个线程束的 32 个 lane 读的是 A 的同一行。把每个 32 × 32 的分块只装一次，每个线程一个元素，放进 __shared__ 数组，再从那里做 32 次乘加：每 32 个 k 只要 2 次请求。",
+    "第 k0 步：As[ty][tx] = A 第 row 行、第 k0 + tx 列；Bs[ty][tx] = B 第 k0 + ty 行、第 col 列；矩阵之外一律为 0（K = 29 和 44 都不是 32 的倍数），这样内层循环不需要判断。装入之后一道屏障，内层循环之后、下一步覆盖分块之前再一道。",
+    "As[ty][k] 对整个线程束是同一个字（广播），Bs[k][tx] 是 32 个连续的字，每个 bank 一个：没有 bank 冲突。模拟器会数出冲突多花的 wavefront。",
+  },
+  hint_for = { race = 2, ["wrong-result"] = 2 },
+
+  run = function(t)
+    local k = t:kernel("sgemm")
+    if t:device().backend ~= "emu" then
+      if check_size(t, k, 517, 388, 300, 181) then time_square(t, k, REPS) end
+      return
+    end
+    if not check_size(t, k, 67, 45, 29, 181) then return end
+    local M, N, K = 200, 196, 44
+    if not check_size(t, k, M, N, K, 185) then return end
+    local m = t:emu_metrics()
+    local warps = ((M + 31) // 32) * ((N + 31) // 32) * 32
+    local steps = (K + 31) // 32
+    local per_warp = m.global_requests / warps
+    t:log("%.1f global requests per warp (target: at most %d = 2 per step x %d steps + 1 store; "
+          .. "the coalesced kernel: %d); %d shared-memory requests, %d extra wavefronts from bank "
+          .. "conflicts", per_warp, 2 * steps + 1, steps, 2 * K + 1, m.shared_requests,
+          m.bank_conflicts)
+    t:expect(m.global_requests <= warps * (2 * steps + 1), string.format("%.1f global requests "
+      .. "per warp; the target is at most %d: load each tile element once into shared memory "
+      .. "and reuse it 32 times", per_warp, 2 * steps + 1))
+    t:expect(m.shared_requests > 0 and m.bank_conflicts == 0, string.format("%d extra "
+      .. "shared-memory wavefronts from bank conflicts (%d shared requests); the target is a "
+      .. "conflict-free tile in shared memory", m.bank_conflicts, m.shared_requests))
+  end,
+}
