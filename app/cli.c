@@ -34,6 +34,7 @@ const Command *const CLI_COMMANDS[] = {
     &CMD_RESET,
     &CMD_DOCTOR,
     &CMD_EXEC,
+    &CMD_DEBUG,
     &CMD_VERIFY,
     &CMD_CLASS,
     &CMD_GRADE,

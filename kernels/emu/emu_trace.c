@@ -45,6 +45,7 @@ struct EmuTraceRec {
     bool after_barrier;
     uint64_t instructions;
     uint8_t *fixed;          /* per register: an immediate or special register (%tid...) */
+    uint8_t vclass[EMU_TRACE_MAX_VARS];   /* TC_* per variable */
 };
 
 /* ---- variable names from the source ------------------------------------------------ */
@@ -59,7 +60,44 @@ static bool is_keyword(const char *s) {
     return false;
 }
 
+/* What a declaration's type says about the register that can hold it. */
+enum { TC_ANY = 0, TC_I32, TC_U32, TC_I64, TC_F32, TC_F64, TC_F16 };
+
+/* The type class of the declaration ending just before line[s] (the name), TC_ANY when none. */
+static int decl_class(const char *line, size_t s) {
+    size_t e = s;
+    bool ptr = false;
+    while (e > 0 && (line[e - 1] == ' ' || line[e - 1] == '*' || line[e - 1] == '&')) ptr |= line[--e] == '*';
+    size_t b = e;
+    while (b > 0 && is_ident_char((unsigned char)line[b - 1])) b--;
+    if (b == e) return TC_ANY;
+    char w[32];
+    snprintf(w, sizeof w, "%.*s", (int)(e - b), line + b);
+    if (ptr) return TC_I64;
+    static const struct { const char *w; int c; } T[] = {
+        {"int", TC_I32}, {"short", TC_I32}, {"char", TC_I32}, {"bool", TC_U32}, {"int32_t", TC_I32},
+        {"unsigned", TC_U32}, {"uint32_t", TC_U32}, {"uint", TC_U32}, {"long", TC_I64}, {"size_t", TC_I64},
+        {"int64_t", TC_I64}, {"uint64_t", TC_I64}, {"ptrdiff_t", TC_I64}, {"float", TC_F32}, {"double", TC_F64},
+        {"half", TC_F16}, {"__half", TC_F16},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof *T; i++)
+        if (!strcmp(w, T[i].w)) {
+            /* unsigned int, unsigned long */
+            if (T[i].c == TC_I32 && b >= 9 && !strncmp(line + b - 9, "unsigned ", 9)) return TC_U32;
+            return T[i].c;
+        }
+    return TC_ANY;
+}
+
+static bool assigned_decl(const char *line, size_t len, char *name, size_t n, int *tclass);
+
 bool emu_trace_assigned_name(const char *line, size_t len, char *name, size_t n) {
+    int tc;
+    return assigned_decl(line, len, name, n, &tc);
+}
+
+static bool assigned_decl(const char *line, size_t len, char *name, size_t n, int *tclass) {
+    *tclass = TC_ANY;
     /* the code part: up to a // comment */
     size_t end = len;
     for (size_t i = 0; i + 1 < len; i++)
@@ -102,7 +140,9 @@ bool emu_trace_assigned_name(const char *line, size_t len, char *name, size_t n)
         size_t l = ident_end - s < n - 1 ? ident_end - s : n - 1;
         memcpy(name, line + s, l);
         name[l] = 0;
-        if (!is_keyword(name)) return true;
+        if (is_keyword(name)) continue;
+        *tclass = decl_class(line, s);
+        return true;
     }
     return false;
 }
@@ -122,8 +162,9 @@ static bool source_line(const char *src, int line, const char **p, size_t *len) 
     return true;
 }
 
-/* Names the variables of kernel k from the lines its code comes from. */
-static void name_vars(EmuTrace *t, const Kernel *k, const char *source) {
+/* Names the variables of kernel k from the lines its code comes from;
+ * classes[v] is what variable v's declaration says (TC_*). */
+static void name_vars(EmuTrace *t, const Kernel *k, const char *source, uint8_t *classes) {
     t->max_line = k->max_line;
     t->line_var = xcalloc((size_t)k->max_line + 1, sizeof *t->line_var);
     bool *has = xcalloc((size_t)k->max_line + 1, sizeof *has);
@@ -135,7 +176,8 @@ static void name_vars(EmuTrace *t, const Kernel *k, const char *source) {
         const char *p;
         size_t len;
         char name[32];
-        if (!has[line] || !source_line(source, line, &p, &len) || !emu_trace_assigned_name(p, len, name, sizeof name))
+        int tc;
+        if (!has[line] || !source_line(source, line, &p, &len) || !assigned_decl(p, len, name, sizeof name, &tc))
             continue;
         int v = 0;
         while (v < t->n_vars && strcmp(t->var_names[v], name)) v++;
@@ -143,6 +185,7 @@ static void name_vars(EmuTrace *t, const Kernel *k, const char *source) {
             if (t->n_vars == EMU_TRACE_MAX_VARS) continue;
             snprintf(t->var_names[t->n_vars++], sizeof *t->var_names, "%s", name);
         }
+        if (!classes[v]) classes[v] = (uint8_t)tc;
         t->line_var[line] = v;
     }
     free(has);
@@ -219,7 +262,8 @@ void emu_trace_launch_begin(EmuTraceRec *r, EmuLaunch *L, const char *source) {
     unsigned threads = L->block.x * L->block.y * L->block.z;
     t->n_warps = (int)((threads + 31) / 32);
     t->shared_size = L->shared_total;
-    name_vars(t, L->k, source);
+    memset(r->vclass, 0, sizeof r->vclass);
+    name_vars(t, L->k, source, r->vclass);
     memset(r->bind, 0, sizeof r->bind);
     const Kernel *k = L->k;
     r->fixed = xcalloc((size_t)k->n_regs + 1, 1);
@@ -273,6 +317,28 @@ static bool over_cap(EmuTraceRec *r, size_t more) {
     r->t->note = xasprintf("the trace stopped after %d steps: it reached its cap of %zu MiB (the kernel ran on "
                            "to the end untraced)", r->t->n_steps, r->cap >> 20);
     return true;
+}
+
+/* Whether what instruction in writes can be a variable of type class tc. */
+static bool class_fits(const Instr *in, int tc) {
+    if (tc == TC_ANY) return true;
+    int bits = in->dbits ? in->dbits : 0;
+    switch (in->type) {
+    case T_F32: return tc == TC_F32;
+    case T_F64: return tc == TC_F64;
+    case T_F16: case T_BF16: return tc == TC_F16;
+    case T_F16X2: case T_BF16X2: return false;
+    default: break;
+    }
+    if (!bits) {
+        static const uint8_t W[] = {[T_B8] = 8, [T_B16] = 16, [T_B32] = 32, [T_B64] = 64, [T_U8] = 8, [T_U16] = 16,
+                                    [T_U32] = 32, [T_U64] = 64, [T_S8] = 8, [T_S16] = 16, [T_S32] = 32, [T_S64] = 64};
+        bits = in->type < sizeof W ? W[in->type] : 0;
+    }
+    if (tc == TC_I64) return bits == 64;
+    if (tc == TC_I32 || tc == TC_U32) return bits && bits <= 32;
+    /* a float variable may live in a .b32 register moved around untyped */
+    return (tc == TC_F32 && bits == 32 && in->type == T_B32) || (tc == TC_F64 && bits == 64 && in->type == T_B64);
 }
 
 /* Whether an instruction's first destination is a register (not a predicate). */
@@ -403,7 +469,9 @@ void emu_trace_before(Worker *W, Warp *w, int gi) {
     r->instructions++;
     if (!m) return;
     if (t->n_steps && t->steps[t->n_steps - 1].kind == EMU_STEP_LINE) t->steps[t->n_steps - 1].active |= m;
-    if (line > 0 && line <= t->max_line && t->line_var[line] >= 0 && writes_reg(in)) {
+    if (line > 0 && line <= t->max_line && t->line_var[line] >= 0 && writes_reg(in) &&
+        class_fits(in, r->vclass[t->line_var[line]])) {
+        int vc = r->vclass[t->line_var[line]];
         VarBind *b = &r->bind[t->line_var[line]];
         /* a copy of a constant or of %tid the compiler re-made on this line
          * (for a later use) names the variable only where it has no register yet */
@@ -413,7 +481,8 @@ void emu_trace_before(Worker *W, Warp *w, int gi) {
         for (int l = 0; l < 32; l++)
             if (to >> l & 1) b->reg[l] = in->d[0];
         b->set |= m;
-        b->kind = val_kind(in->type);
+        b->kind = vc == TC_I32 ? EMU_VAL_INT : vc == TC_U32 ? EMU_VAL_UINT : vc == TC_F32 ? EMU_VAL_F32
+                : vc == TC_F64 ? EMU_VAL_F64 : vc == TC_F16 ? EMU_VAL_F16 : val_kind(in->type);
     }
     const uint64_t *A = in->a[0] >= 0 ? w->r + (size_t)in->a[0] * 32 : NULL;
     int width = in->size * (in->vec ? in->vec : 1);
