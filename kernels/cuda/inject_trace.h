@@ -77,6 +77,7 @@ struct Injector {
     size_t corr_cap, corr_n;
     Act *acts;
     size_t n_acts, cap_acts;
+    size_t n_um_acts, last_um_act;  /* migrations among acts; 1 + the index of the last one (0: none) */
     long acts_dropped;
     uint64_t um_h2d, um_d2h, um_cpu_faults, um_gpu_faults, um_h2d_n, um_d2h_n;
     bool um_seen;

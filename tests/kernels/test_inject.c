@@ -641,6 +641,46 @@ static void timeline__shows_managed_memory_migrations_and_totals(void **state) {
     assert_int_equal(num(m, "bytes"), 65536);
 }
 
+/* um-perf on the H200: fault-driven migrations of a few 64 MB buffers make
+ * tens of thousands of counter records; they once filled the activity list
+ * and the kernels that came after them were lost ("launched no kernel"). */
+static void timeline__keeps_every_kernel__when_page_migrations_flood_in(void **state) {
+    (void)state;
+    CUpti_ActivityUnifiedMemoryCounter3 u = {.kind = CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER,
+                                             .counterKind =
+                                                 CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+                                             .value = 4096, .streamId = 7};
+    int n = 3 * TIMELINE_MAX_ENTRIES;
+    for (int i = 0; i < n; i++) {   /* apart from each other: nothing to join */
+        u.start = 1000 + (uint64_t)i * 5000, u.end = u.start + 1000;
+        injector_activity(ij, (const CUpti_Activity *)&u);
+    }
+    for (int i = 0; i < 3; i++)
+        kernel_done("_Z1kv", 0, 7, 1000 + (uint64_t)(n + i) * 5000, 2000 + (uint64_t)(n + i) * 5000);
+    injector_finish(ij, 0);
+    assert_non_null(record(fake.recs, "kernel", NULL, 3));
+    json_t *um = record(fake.recs, "unified_memory", NULL, 1);
+    assert_int_equal(num(um, "h2d_bytes"), (json_int_t)n * 4096);   /* the totals count every record */
+}
+
+/* Back-to-back migrations (one fault group after another) are one bar. */
+static void timeline__joins_back_to_back_page_migrations(void **state) {
+    (void)state;
+    CUpti_ActivityUnifiedMemoryCounter3 u = {.kind = CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER,
+                                             .counterKind =
+                                                 CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+                                             .value = 4096, .streamId = 7};
+    for (int i = 0; i < 100; i++) {
+        u.start = 1000 + (uint64_t)i * 1000, u.end = u.start + 1000;
+        injector_activity(ij, (const CUpti_Activity *)&u);
+    }
+    injector_finish(ij, 0);
+    json_t *m = tl_event(fake.recs, "h2d", INT_MIN, 1);
+    assert_non_null(m);
+    assert_int_equal(num(m, "bytes"), 100 * 4096);
+    assert_null(tl_event(fake.recs, "h2d", INT_MIN, 2));
+}
+
 static void finish__counts_what_a_million_launch_loop_leaves_out(void **state) {
     (void)state;
     int n = 2 * TIMELINE_MAX_ENTRIES + 5;
@@ -819,6 +859,8 @@ int main(void) {
         T(timeline__finds_the_stream_by_cuptis_id__when_the_call_is_unknown),
         T(timeline__keeps_apart_equal_stream_ids_of_two_contexts),
         T(timeline__shows_managed_memory_migrations_and_totals),
+        T(timeline__keeps_every_kernel__when_page_migrations_flood_in),
+        T(timeline__joins_back_to_back_page_migrations),
         T(finish__counts_what_a_million_launch_loop_leaves_out),
         T(finish__sends_hello_and_an_empty_timeline__when_no_call_came),
         cmocka_unit_test(kernel_name__drops_parameters_and_return_type),
