@@ -57,6 +57,31 @@ struct Panel {
 /* Something the manager must wake for besides keys: called when fd is readable. */
 typedef void (*TuiFdHandler)(Tui *t, void *ctx);
 
+/* ---- opening a screen ---- */
+/* A screen never builds another: it asks for one, and tui_main.c (the only
+ * caller of the constructors below, like htop's ScreenManager) builds it
+ * and puts it on top. */
+typedef enum TuiOpen {
+    TUI_OPEN_LESSON,        /* ch */
+    TUI_OPEN_EXERCISE,      /* ch, ex */
+    TUI_OPEN_OCCUPANCY,     /* title (the exercise's), res */
+    TUI_OPEN_TIMELINE,      /* title, res; or runs/n_runs (this session's timelines, oldest first) */
+    TUI_OPEN_PROGRESS,
+    TUI_OPEN_DEVICE,
+    TUI_OPEN_TEXT,          /* title, doc (taken) */
+} TuiOpen;
+
+typedef struct TuiRequest {
+    TuiOpen what;
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    const char *title;
+    const RunResult *res;
+    json_t *const *runs;
+    int n_runs;
+    TextDoc *doc;
+} TuiRequest;
+
 struct Tui {
     Cli *cli;
     Workspace *ws;
@@ -81,14 +106,21 @@ struct Tui {
     /* Called on every wake-up (spinner, debounce timers); returns ms until it wants the next, or -1. */
     int (*on_tick)(Tui *t, void *ctx);
     void *tick_ctx;
+    /* The screen a handler asked for (tui_open); tui_main.c builds it next. */
+    struct TuiRequest request;
+    char *request_title;     /* owned copy of request.title */
+    bool has_request;
 };
 
-/* ---- tui_main.c ---- */
+/* ---- tui_main.c: the manager (screens do not call it) ---- */
 void tui_push(Tui *t, Panel *p);
 /* Runs the screen manager over the one panel open(t, ctx) makes, without a
  * workspace or a runner (the workspace's screens are not offered): the
  * class report. Returns the exit status for main. */
 int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx);
+/* ---- tui_services.c: what a screen may ask for ---- */
+/* Queues the screen to open once the handler returns (tui_main.c builds it). */
+void tui_open(Tui *t, const TuiRequest *rq);
 /* A notice in the status bar for a few seconds. */
 void tui_notify(Tui *t, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Leaves curses for a child program in the terminal (an editor) and comes back. */
@@ -124,32 +156,6 @@ void tui_draw_bar(Tui *t, int y, int x, int w, double frac);
 /* "✓"/"v" depending on the locale. */
 const char *tui_glyph(const Tui *t, const char *utf8, const char *ascii);
 
-/* ---- opening a screen ---- */
-/* A screen never builds another: it asks for one, and tui_main.c (the only
- * caller of the constructors below, like htop's ScreenManager) builds it
- * and puts it on top. */
-typedef enum TuiOpen {
-    TUI_OPEN_LESSON,        /* ch */
-    TUI_OPEN_EXERCISE,      /* ch, ex */
-    TUI_OPEN_OCCUPANCY,     /* title (the exercise's), res */
-    TUI_OPEN_TIMELINE,      /* title, res; or runs/n_runs (this session's timelines, oldest first) */
-    TUI_OPEN_PROGRESS,
-    TUI_OPEN_DEVICE,
-    TUI_OPEN_TEXT,          /* title, doc (taken) */
-    TUI_OPEN_DEBUG,         /* ch, ex: the warp debugger on the learner's copy */
-} TuiOpen;
-
-typedef struct TuiRequest {
-    TuiOpen what;
-    const ChapterMeta *ch;
-    const ExerciseMeta *ex;
-    const char *title;
-    const RunResult *res;
-    json_t *const *runs;
-    int n_runs;
-    TextDoc *doc;
-} TuiRequest;
-
 void tui_open(Tui *t, const TuiRequest *rq);
 
 /* ---- the screens (one file each) ---- */
@@ -170,9 +176,6 @@ Panel *tui_timeline_new_runs(Tui *t, const char *exercise, json_t *const *timeli
 Panel *tui_textview_new(Tui *t, const char *title, TextDoc *doc);
 /* The class report (app/class_report.h) of `cudojo class report --tui`; takes a reference to report. */
 Panel *tui_class_new(Tui *t, json_t *report);
-/* The warp debugger (tui_debug.c) on the learner's copy of ex: records warp 0 of
- * block 0 first; NULL (with a notice) when the run cannot be recorded. */
-Panel *tui_debug_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex);
 
 /* ---- tui_textview.c: the scrolling/search behaviour the text screens share ---- */
 typedef struct TextScroll {

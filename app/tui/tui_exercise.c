@@ -38,7 +38,6 @@ static const TuiKeyHelp EX_HELP[] = {
     {"l", "read the chapter's lesson"},
     {"o", "occupancy of the kernels the last run launched (try other block sizes and GPUs)"},
     {"t", "timeline of the last run: copies, kernels and host work per stream (zoom, pan, select)"},
-    {"d", "debugger: step one warp of your kernel line by line (emulator)"},
     {"q", "back to the map"},
     {"", ""},
     {"heat column", "░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)"},
@@ -98,15 +97,6 @@ static void ex_load_status(ExercisePanel *xp, Tui *t) {
     }
 }
 
-int exview_hints_shown(const ExercisePanel *xp) {
-    int n = 0;
-    for (int i = 0; xp->hint_seen && i < xp->ex->n_hints; i++) n += xp->hint_seen[i];
-    return n;
-}
-
-bool exview_hint_seen(const ExercisePanel *xp, int i) {
-    return xp->hint_seen && i >= 0 && i < xp->ex->n_hints && xp->hint_seen[i];
-}
 
 /* Marks the source lines that diagnostics point at, and the heat per line. */
 void exview_index_result(ExercisePanel *xp) {
@@ -351,11 +341,24 @@ static void ex_reveal_hint(ExercisePanel *xp, Tui *t, int h) {
     xp->scroll_to_hints = true;
 }
 
+/* Moves to the exercise before/after this one; false at either end. */
+static bool ex_step(ExercisePanel *xp, Tui *t, int dir) {
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    if (!exview_neighbour(xp, t->ws->course, dir, &ch, &ex)) return false;
+    if (xp->running) {
+        runner_cancel(t->runner);
+        xp->running = false;
+    }
+    exview_set(xp, t, ch, ex);
+    return true;
+}
+
 static int ex_key(Panel *p, Tui *t, int key) {
     ExercisePanel *xp = (ExercisePanel *)p;
     if (xp->confirm_reset) {
         xp->confirm_reset = false;
-        if (key == 'y' || key == 'Y') exview_reset(xp, t);
+        if ((key == 'y' || key == 'Y') && exview_reset(xp, t)) exview_load_source(xp);
         else tui_notify(t, false, "reset cancelled");
         return TUI_HANDLED;
     }
@@ -425,13 +428,12 @@ static int ex_key(Panel *p, Tui *t, int key) {
     case 'x':
     case KEY_DC: xp->confirm_reset = true; return TUI_HANDLED;
     case ']':
-        if (!exview_step(xp, t, 1)) tui_notify(t, false, "This is the last exercise.");
+        if (!ex_step(xp, t, 1)) tui_notify(t, false, "This is the last exercise.");
         return TUI_HANDLED;
     case '[':
-        if (!exview_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
+        if (!ex_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
         return TUI_HANDLED;
     case 'l': tui_open(t, &(TuiRequest){.what = TUI_OPEN_LESSON, .ch = xp->ch}); return TUI_HANDLED;
-    case 'd': tui_open(t, &(TuiRequest){.what = TUI_OPEN_DEBUG, .ch = xp->ch, .ex = xp->ex}); return TUI_HANDLED;
     case 'o':
         tui_open(t, &(TuiRequest){.what = TUI_OPEN_OCCUPANCY, .title = tui_exercise_title(t, xp->ex), .res = xp->result});
         return TUI_HANDLED;

@@ -1,6 +1,7 @@
 /* app/tui/tui_exercise.h: the exercise view's state, shared by its three
  * files: tui_exercise.c (runs, watching the file, keys), tui_exercise_draw.c
- * (the panes) and tui_exercise_actions.c (reset, solution, editor, next). */
+ * (the panes) and tui_exercise_actions.c (reset, solution, editor, next).
+ * Only tui_exercise.c calls the other two (they answer; it acts). */
 #ifndef CUDOJO_APP_TUI_EXERCISE_H
 #define CUDOJO_APP_TUI_EXERCISE_H
 
@@ -62,12 +63,14 @@ bool exview_hint_seen(const ExercisePanel *xp, int i);
 /* Lays out the statement, result and hints for the info pane. */
 void exview_layout_info(ExercisePanel *xp, Tui *t, int width);
 void exview_draw(Panel *p, Tui *t, int top, int h, int w);
-/* Same as `cudojo reset`: the learner's file goes to .cudojo/backups, then the starter is copied. */
-void exview_reset(ExercisePanel *xp, Tui *t);
+/* Same as `cudojo reset`: the learner's file goes to .cudojo/backups, then
+ * the starter is copied; true when it was (the caller reloads the source). */
+bool exview_reset(ExercisePanel *xp, Tui *t);
 /* Opens the solution, once the exercise has been passed. */
 void exview_show_solution(ExercisePanel *xp, Tui *t);
-/* Moves to the exercise before (dir = -1) or after (1) in course order; false at either end. */
-bool exview_step(ExercisePanel *xp, Tui *t, int dir);
+/* The exercise before (dir = -1) or after (1) in course order; false at either end. */
+bool exview_neighbour(const ExercisePanel *xp, const Course *c, int dir, const ChapterMeta **ch,
+                      const ExerciseMeta **ex);
 /* Opens the file in $VISUAL / $EDITOR (curses suspended meanwhile). */
 void exview_edit(ExercisePanel *xp, Tui *t);
 

@@ -13,7 +13,7 @@
 #include "base/xalloc.h"
 
 /* Same as `cudojo reset`: the learner's file goes to .cudojo/backups, then the starter is copied. */
-void exview_reset(ExercisePanel *xp, Tui *t) {
+bool exview_reset(ExercisePanel *xp, Tui *t) {
     char *starter = path_join(xp->ch->dir, xp->ex->source);
     char *backup = NULL;
     Diag *d = NULL;
@@ -30,16 +30,17 @@ void exview_reset(ExercisePanel *xp, Tui *t) {
         free(dir);
     }
     if (!d) d = fs_copy_file(starter, xp->path);
+    bool failed = d != NULL;
     if (d) {
         tui_notify(t, true, "reset failed: %s", d->message);
         diag_free(&d);
     } else {
         tui_notify(t, false, "%s is the starter again%s%s", xp->shown, backup ? "; yours is in " : "",
                    backup ? backup : "");
-        exview_load_source(xp);
     }
     free(starter);
     free(backup);
+    return !failed;
 }
 
 void exview_show_solution(ExercisePanel *xp, Tui *t) {
@@ -81,8 +82,8 @@ void exview_show_solution(ExercisePanel *xp, Tui *t) {
 }
 
 /* The exercise before/after this one in course order. */
-bool exview_step(ExercisePanel *xp, Tui *t, int dir) {
-    const Course *c = t->ws->course;
+bool exview_neighbour(const ExercisePanel *xp, const Course *c, int dir, const ChapterMeta **ch,
+                      const ExerciseMeta **ex) {
     int ci = (int)(xp->ch - c->chapters), ei = (int)(xp->ex - xp->ch->exercises);
     for (;;) {
         ei += dir;
@@ -94,11 +95,8 @@ bool exview_step(ExercisePanel *xp, Tui *t, int dir) {
         if (ci < 0 || ci >= c->n_chapters) return false;
         if (ei >= 0 && ei < c->chapters[ci].n_exercises) break;
     }
-    if (xp->running) {
-        runner_cancel(t->runner);
-        xp->running = false;
-    }
-    exview_set(xp, t, &c->chapters[ci], &c->chapters[ci].exercises[ei]);
+    *ch = &c->chapters[ci];
+    *ex = &c->chapters[ci].exercises[ei];
     return true;
 }
 

@@ -8,6 +8,16 @@
 #include "app/tui/tui_exercise.h"
 #include "base/xalloc.h"
 
+int exview_hints_shown(const ExercisePanel *xp) {
+    int n = 0;
+    for (int i = 0; xp->hint_seen && i < xp->ex->n_hints; i++) n += xp->hint_seen[i];
+    return n;
+}
+
+bool exview_hint_seen(const ExercisePanel *xp, int i) {
+    return xp->hint_seen && i >= 0 && i < xp->ex->n_hints && xp->hint_seen[i];
+}
+
 /* The task (title, file, statement) comes first and stays at the top of the
  * pane whatever the runs do; the result follows it, then the hints taken. */
 void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {

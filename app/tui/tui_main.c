@@ -29,12 +29,6 @@ static volatile sig_atomic_t got_term;   /* SIGTERM/SIGHUP: leave cleanly */
 static volatile sig_atomic_t got_int;    /* Ctrl-C: cancel a run, else quit */
 static bool curses_on;
 
-double tui_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Gives the terminal back; safe to call twice. */
 static void tui_restore_terminal(void) {
     if (!curses_on) return;
@@ -84,7 +78,13 @@ void tui_push(Tui *t, Panel *p) {
     t->stack[t->depth++] = p;
 }
 
-void tui_open(Tui *t, const TuiRequest *rq) {
+/* Builds the screen a panel asked for (tui_open queued it) and puts it on
+ * top: the only place that calls the screens' constructors. */
+static void open_requested(Tui *t) {
+    if (!t->has_request) return;
+    t->has_request = false;
+    TuiRequest req = t->request;
+    const TuiRequest *rq = &req;
     Panel *p = NULL;
     switch (rq->what) {
     case TUI_OPEN_LESSON: p = tui_lesson_new(t, rq->ch); break;
@@ -97,9 +97,10 @@ void tui_open(Tui *t, const TuiRequest *rq) {
     case TUI_OPEN_PROGRESS: p = t->ws ? tui_progress_new(t) : NULL; break;
     case TUI_OPEN_DEVICE: p = t->ws ? tui_device_new(t) : NULL; break;
     case TUI_OPEN_TEXT: p = tui_textview_new(t, rq->title, rq->doc); break;
-    case TUI_OPEN_DEBUG: p = t->ws ? tui_debug_new(t, rq->ch, rq->ex) : NULL; break;
     }
     if (p) tui_push(t, p);
+    free(t->request_title);
+    t->request_title = NULL;
 }
 
 static void tui_pop(Tui *t) {
@@ -107,66 +108,6 @@ static void tui_pop(Tui *t) {
     Panel *p = t->stack[--t->depth];
     p->free(p, t);
     if (t->depth > 0 && t->stack[t->depth - 1]->resume) t->stack[t->depth - 1]->resume(t->stack[t->depth - 1], t);
-}
-
-void tui_notify(Tui *t, bool error, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    free(t->message);
-    t->message = xvasprintf(fmt, ap);
-    va_end(ap);
-    t->message_error = error;
-    t->message_until = tui_now() + (error ? 6.0 : 3.0);
-}
-
-void tui_watch_fd(Tui *t, int fd, TuiFdHandler h, void *ctx) {
-    for (int i = 0; i < 4; i++)
-        if (t->watch_fds[i] < 0 || t->watch_fds[i] == fd) {
-            t->watch_fds[i] = fd;
-            t->watch_handlers[i] = h;
-            t->watch_ctx[i] = ctx;
-            return;
-        }
-}
-
-void tui_unwatch_fd(Tui *t, int fd) {
-    for (int i = 0; i < 4; i++)
-        if (t->watch_fds[i] == fd) t->watch_fds[i] = -1;
-}
-
-int tui_run_foreground(Tui *t, const char *shell_cmd) {
-    def_prog_mode();
-    endwin();
-    /* The child gets a normal terminal: default Ctrl-C, and we ignore ours meanwhile. */
-    struct sigaction ign, old;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ign, &old);
-    int rc = system(shell_cmd);
-    sigaction(SIGINT, &old, NULL);
-    reset_prog_mode();
-    /* The terminal may have been resized while the editor had it; curses missed the signal. */
-    struct winsize wsz;
-    if (ioctl(1, TIOCGWINSZ, &wsz) == 0 && wsz.ws_row > 0 && wsz.ws_col > 0 &&
-        (wsz.ws_row != LINES || wsz.ws_col != COLS))
-        resize_term(wsz.ws_row, wsz.ws_col);
-    getmaxyx(stdscr, t->rows, t->cols);
-    clearok(curscr, TRUE);
-    refresh();
-    return rc;
-}
-
-const char *tui_chapter_title(const Tui *t, const ChapterMeta *ch) {
-    return t->zh && ch->title_zh && *ch->title_zh ? ch->title_zh : ch->title;
-}
-
-const char *tui_exercise_title(const Tui *t, const ExerciseMeta *ex) {
-    return t->zh && ex->title_zh && *ex->title_zh ? ex->title_zh : ex->title;
-}
-
-const char *tui_hint(const Tui *t, const ExerciseMeta *ex, int i) {
-    if (t->zh && i < ex->n_hints_zh && ex->hints_zh[i] && *ex->hints_zh[i]) return ex->hints_zh[i];
-    return ex->hints[i];
 }
 
 static void draw_too_small(Tui *t) {
@@ -198,7 +139,7 @@ static void tui_draw(Tui *t) {
 }
 
 /* Hands one key to the top panel, then the global keys. */
-static void tui_key(Tui *t, int key) {
+static void key_dispatch(Tui *t, int key) {
     if (t->rows < TUI_MIN_ROWS || t->cols < TUI_MIN_COLS) {
         if (key == 'q' || key == 'Q') t->quit = true;
         return;
@@ -236,6 +177,12 @@ static void tui_key(Tui *t, int key) {
     case 12: clearok(curscr, TRUE); break;   /* Ctrl-L */
     default: break;
     }
+}
+
+/* A key, then the screen it asked for. */
+static void tui_key(Tui *t, int key) {
+    key_dispatch(t, key);
+    open_requested(t);
 }
 
 static bool locale_is_utf8(void) {
@@ -302,6 +249,7 @@ static void tui_wait(Tui *t) {
         if (slot_of[i] >= 0 && n > 0 && (fds[slot_of[i]].revents & (POLLIN | POLLHUP | POLLERR)) &&
             t->watch_fds[i] >= 0)
             t->watch_handlers[i](t, t->watch_ctx[i]);
+    open_requested(t);
     /* Keys: drain everything typed (EINTR from SIGWINCH also lands here as KEY_RESIZE). */
     for (;;) {
         wint_t wk;
@@ -328,6 +276,7 @@ static void tui_wait(Tui *t) {
                 } else if ((ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED)) && p->click && !small) {
                     int flags = p->click(p, t, ev.y, ev.x, (ev.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
                     if (flags & TUI_QUIT) t->quit = true;
+                    open_requested(t);
                 }
             }
             continue;
@@ -443,6 +392,7 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
     tui_loop(t);
     runner_free(&t->runner);
     free(t->message);
+    free(t->request_title);
     workspace_close(&ws);
     return got_term ? 128 + SIGTERM : 0;
 }

@@ -173,8 +173,8 @@ static void each_lines_array(json_t *j, void (*fn)(json_t *arr, void *ctx), void
 }
 
 typedef struct LineStat {
-    double executions, spr, ideal, bank, divergent, branches;
-    bool seen;
+    double executions, spr, ideal, layout, bank, divergent, branches, idle_lanes, requests, strided;
+    bool seen, has_idle;
 } LineStat;
 
 typedef struct HeatCtx {
@@ -200,23 +200,101 @@ static void merge_lines(json_t *arr, void *vctx) {
         if (num(e, "sectors_per_request") > s->spr) {
             s->spr = num(e, "sectors_per_request");
             s->ideal = num(e, "ideal_sectors_per_request");
+            s->layout = num(e, "layout_sectors_per_request");
         }
         if (num(e, "bank_conflict_degree") > s->bank) s->bank = num(e, "bank_conflict_degree");
         json_t *dv = json_object_get(e, "divergent");
         if (!dv) dv = json_object_get(e, "divergent_branches");
         s->divergent += json_is_true(dv) ? 1 : num(e, json_object_get(e, "divergent") ? "divergent" : "divergent_branches");
         s->branches += num(e, "branches");
+        s->requests += num(e, "global_requests");
+        s->strided += num(e, "strided_requests");
+        if (json_object_get(e, "divergent_idle_lanes")) s->has_idle = true;
+        s->idle_lanes += num(e, "divergent_idle_lanes");
     }
 }
 
-/* Whether a line's divergent branches are worth a warning: more than one
- * warp per block split there (blocks known), of a kernel that idles at
- * least 5% of its lanes. Without the block count, 5% of the line's branch
- * executions diverging. */
-static bool divergence_matters(const LineStat *s, double blocks, double idle) {
+/* Sums `key` over every "totals" object in the metrics (one per launch set). */
+static double sum_totals(json_t *j, const char *key) {
+    double n = 0;
+    const char *k;
+    json_t *v;
+    if (json_is_object(j)) {
+        json_object_foreach(j, k, v) {
+            if (!strcmp(k, "totals") && json_is_object(v)) {
+                json_t *x = json_object_get(v, key);
+                if (json_is_number(x)) n += json_number_value(x);
+            } else n += sum_totals(v, key);
+        }
+    } else if (json_is_array(j)) {
+        size_t i;
+        json_array_foreach(j, i, v) n += sum_totals(v, key);
+    }
+    return n;
+}
+
+/* A line's share of the kernel's lane slots lost to divergence: lanes that
+ * idled while its branch kept the warp split (the emulator counts them:
+ * both sides of an if/else, a body few lanes run; a tail guard or the
+ * `if (lane == 0)` store after a warp reduction idle briefly). -1 when the
+ * metrics do not say (older runs, the GPU). */
+static double divergence_share(const LineStat *s, double warp_instructions) {
+    if (!s->has_idle || warp_instructions <= 0) return -1;
+    return s->idle_lanes / (32.0 * warp_instructions);
+}
+
+/* Without the emulator's count: more than one warp per block split there
+ * (blocks known), of a kernel that idles at least 5% of its lanes; without
+ * the block count, 5% of the line's branch executions diverging. */
+static bool divergence_matters_guess(const LineStat *s, double blocks, double idle) {
     if (idle < 0.05) return false;
     if (blocks > 0) return s->divergent > blocks;
     return s->branches <= 0 || s->divergent >= 0.05 * s->branches;
+}
+
+/* Heat of a line's global accesses: against what the data's own layout
+ * needs when the emulator says (3-byte pixels need every sector they span),
+ * else the contiguous ideal; a real margin (over 1.5x) before a mark. */
+static int heat_global(const LineStat *s, StrBuf *sb) {
+    double ideal = s->ideal > 0 ? s->ideal : 4.0;
+    double need = s->layout > 0 ? s->layout : ideal;
+    strbuf_printf(sb, _(", %.1f sectors/request (ideal %.1f)"), s->spr, ideal);
+    if (need > ideal * 1.05) strbuf_printf(sb, _(", %.1f for this data layout"), need);
+    double ratio = s->spr / need;
+    int lv = ratio <= 1.5 ? 1 : ratio <= 2.5 ? 2 : 3;
+    /* Some accesses of the line coalesce and others do not: a copy between
+     * two layouts (volume-3d's axes, a transpose), where one side must be
+     * strided unless the tile goes through shared memory (chapter 4). */
+    bool layout_change = s->strided > 0 && s->strided < s->requests;
+    if (layout_change && lv == 3) lv = 2;
+    if (lv > 1) strbuf_append(sb, lv == 3 ? _(" (uncoalesced)") : _(" (partly coalesced)"));
+    if (layout_change && lv > 1) strbuf_append(sb, _(": one side of a copy between layouts"));
+    return lv;
+}
+
+/* Heat of a line's divergent branches (see divergence_share): 20% of the
+ * kernel's lane slots is worth a look (reduce-steps' interleaved starter
+ * idles 23%; atan2f's own branches 15%, a thread-0 loop after a ballot
+ * 10%), 40% is costly (every warp running both of chapter 9's loops: 44%). */
+static int heat_divergence(const LineStat *s, double warp_instructions, double blocks, double idle, StrBuf *sb) {
+    strbuf_printf(sb, P_((long long)s->divergent, ", divergent branch in %.0f warp", ", divergent branch in %.0f warps"),
+                  s->divergent);
+    double share = divergence_share(s, warp_instructions);
+    if (share >= 0) {
+        if (share < 0.05) {
+            strbuf_append(sb, _(" (under 5 percent of the kernel's work)"));
+            return 1;
+        }
+        strbuf_printf(sb, _(" (idles %.0f%% of the kernel's lane slots)"), 100.0 * share);
+        return share >= 0.40 ? 3 : share >= 0.20 ? 2 : 1;
+    }
+    /* A tail guard (if (i < n)) splits one warp per block at most, and a
+     * kernel whose lanes idle less than 5% of the time cannot lose more to
+     * divergence: neither is worth a warning (chapter 9). */
+    if (divergence_matters_guess(s, blocks, idle)) return 2;
+    strbuf_append(sb, blocks > 0 && s->divergent <= blocks ? _(" (at most one per block: a tail)")
+                                                           : _(" (under 5 percent of the kernel's work)"));
+    return 1;
 }
 
 int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes) {
@@ -231,6 +309,7 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
     double blocks = num(tot, "blocks");
     json_t *lanes = json_object_get(tot, "active_lanes_avg");
     double idle = json_is_number(lanes) ? 1.0 - json_number_value(lanes) / 32.0 : 1.0;
+    double warp_instructions = sum_totals(r->metrics, "warp_instructions");
     int covered = 0;
     int *h = xcalloc((size_t)n_lines + 1, sizeof *h);
     char **nt = xcalloc((size_t)n_lines + 1, sizeof *nt);
@@ -242,14 +321,8 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
         StrBuf sb;
         strbuf_init(&sb);
         strbuf_printf(&sb, _("line %d: %.0f executions"), l, s->executions);
-        /* 32 lanes reading consecutive 4-byte words touch 4 sectors of 32 bytes:
-           the ideal, when the emulator does not give it. */
         if (s->spr > 0) {
-            double ideal = s->ideal > 0 ? s->ideal : 4.0;
-            strbuf_printf(&sb, _(", %.1f sectors/request (ideal %.1f)"), s->spr, ideal);
-            double ratio = s->spr / ideal;
-            int lv = ratio <= 1.25 ? 1 : ratio <= 2.5 ? 2 : 3;
-            if (lv > 1) strbuf_append(&sb, lv == 3 ? _(" (uncoalesced)") : _(" (partly coalesced)"));
+            int lv = heat_global(s, &sb);
             if (lv > level) level = lv;
         }
         if (s->bank > 1) {
@@ -258,15 +331,8 @@ int results_line_heat(const RunResult *r, int n_lines, int **heat, char ***notes
             if (lv > level) level = lv;
         }
         if (s->divergent > 0) {
-            /* A tail guard (if (i < n)) splits one warp per block at most, and a
-             * kernel whose lanes idle less than 5% of the time cannot lose more
-             * to divergence: neither is worth a warning (chapter 9). */
-            bool costly = divergence_matters(s, blocks, idle);
-            strbuf_printf(&sb, P_((long long)s->divergent, ", divergent branch in %.0f warp", ", divergent branch in %.0f warps"),
-                          s->divergent);
-            if (!costly) strbuf_append(&sb, blocks > 0 && s->divergent <= blocks ? _(" (at most one per block: a tail)")
-                                                                               : _(" (under 5 percent of the kernel's work)"));
-            else if (level < 2) level = 2;
+            int lv = heat_divergence(s, warp_instructions, blocks, idle, &sb);
+            if (lv > level) level = lv;
         }
         h[l] = level;
         nt[l] = strbuf_steal(&sb);

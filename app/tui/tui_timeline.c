@@ -12,7 +12,9 @@
  * and a banner. The numbers all come from metrics.timeline of the run's
  * result; the arithmetic lives in tui_timeline_layout.c. The latest run is
  * shown; `,` and `.` step to the session's earlier runs of the exercise and
- * back, the banner saying which run is on screen. */
+ * back, the banner saying which run is on screen. `c` compares: the run
+ * picked with `,`/`.` above the latest, each with its rows, under one time
+ * axis (zoom and pan move both), and how their ends differ. */
 #include "app/tui/tui.h"
 
 #include <math.h>
@@ -22,6 +24,7 @@
 
 #include "app/trace.h"
 #include "app/tui/tui_timeline.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 typedef struct TimelinePanel {
@@ -31,6 +34,7 @@ typedef struct TimelinePanel {
     bool no_run;             /* there was no result at all */
     json_t **runs;           /* this session's timelines of the exercise, oldest first (references) */
     int n_runs, cur;         /* runs[cur] is shown; the latest (n_runs - 1) at first */
+    TlvModel *latest;        /* compare mode: the latest run, drawn under runs[cur]; NULL otherwise */
     TlvWindow win;
     int sel;                 /* the selected bar */
     int row_top;             /* first row shown when they do not all fit */
@@ -48,6 +52,7 @@ static const TuiKeyHelp TL_HELP[] = {
     {"] / [", "next / previous bar on the same row"},
     {"click", "select the bar under the mouse"},
     {", / .", "an earlier / a later run of this session (the latest is shown first)"},
+    {"c", "compare: the run picked with , / . above the latest, on one time axis"},
     {"q Esc", "back to the exercise (r there runs it again)"},
     {"", ""},
     {"rows", "the host (CPU work, waits), then one row per stream"},
@@ -72,6 +77,12 @@ static const struct {
 
 static const TlvBar *sel_bar(const TimelinePanel *tp) {
     return tp->m && tp->sel >= 0 && tp->sel < tp->m->n_bars ? &tp->m->bars[tp->sel] : NULL;
+}
+
+/* The model the time axis spans: in compare mode the longer of the two runs. */
+static const TlvModel *axis_model(const TimelinePanel *tp) {
+    if (tp->latest && (!tp->m || tp->latest->end_us > tp->m->end_us)) return tp->latest;
+    return tp->m;
 }
 
 /* Fills columns [x, x+n) with a glyph in a role. */
@@ -180,14 +191,123 @@ static void draw_detail(Tui *t, const TimelinePanel *tp, int y, int w, bool summ
     tui_put_clip(t, y + 2, 1, w - 2, ROLE_DIM, line);
 }
 
+/* Rows [row_top, row_top + shown) of model m from screen row y, rh lines
+ * each; with_sel: the selected bar is m's (the run stepped with , and .).
+ * Returns the screen row after them. */
+static int draw_rows(Tui *t, const TimelinePanel *tp, const TlvModel *m, int y, int shown, int rh, int row_top,
+                     bool with_sel) {
+    const TlvBar *sb = with_sel ? sel_bar(tp) : NULL;
+    int label_w = tp->bars_x - 2;
+    double step = tlview_tick_step(tp->win.span, tp->bars_w, 10);
+    for (int i = 0; i < shown * rh; i++, y++) {
+        int r = row_top + i / rh;
+        bool first = i % rh == 0;
+        bool cur = sb && sb->row == r;
+        if (cur && first) tui_put(y, 0, 1, ROLE_KEY, tui_glyph(t, "▶", ">"));
+        if (first) tui_put_clip(t, y, 1, label_w, cur ? ROLE_BOLD : ROLE_NORMAL, m->rows[r].name);
+        /* Faint tick marks through the rows make "at the same time" easy to read. */
+        for (double tt = ceil(tp->win.t0 / step - 1e-9) * step; tt <= tp->win.t0 + tp->win.span; tt += step) {
+            int c = tlview_col(&tp->win, tp->bars_w, tt);
+            if (c >= 0 && c < tp->bars_w) tui_put(y, tp->bars_x + c, 1, ROLE_DIM, tui_glyph(t, "·", "."));
+        }
+        /* Kernels, then events, are drawn over copies: a 2 µs kernel between
+         * two long copies still gets its column when zoomed out. */
+        for (int pass = 0; pass < 3; pass++)
+            for (int b = 0; b < m->n_bars; b++) {
+                const TlvBar *bar = &m->bars[b];
+                int want = bar->kind == TLV_KERNEL ? 1 : bar->kind == TLV_EVENT ? 2 : 0;
+                if (bar->row == r && !(with_sel && b == tp->sel) && want == pass) draw_bar(t, tp, bar, y, false, first);
+            }
+        if (cur) draw_bar(t, tp, sb, y, true, first);
+    }
+    return y;
+}
+
+/* The label column: as wide as the longest row name of the models, within reason. */
+static void set_columns(TimelinePanel *tp, const TlvModel *a, const TlvModel *b, int w) {
+    int label_w = 4;
+    for (int k = 0; k < 2; k++) {
+        const TlvModel *m = k ? b : a;
+        for (int r = 0; m && r < m->n_rows; r++)
+            if (text_width(m->rows[r].name) > label_w) label_w = text_width(m->rows[r].name);
+    }
+    int cap = w / 4 < 18 ? w / 4 : 18;
+    if (label_w > cap) label_w = cap;
+    tp->bars_x = label_w + 2;
+    tp->bars_w = w - tp->bars_x - 1;
+}
+
+/* A section's heading in compare mode: which run, and when it ended. */
+static void draw_run_heading(Tui *t, int y, int w, const TlvModel *m, const char *which, bool latest) {
+    char end[48], line[160];
+    tlview_format_time(end, sizeof end, m->end_us, t->utf8);
+    snprintf(line, sizeof line, _("%s: ends at %s"), which, end);
+    int x = 1 + tui_put(y, 1, w - 2, ROLE_DIM, tui_glyph(t, "── ", "-- "));
+    x += tui_put_clip(t, y, x, w - x - 1, latest ? ROLE_BOLD : ROLE_KEY, line);
+    if (x < w - 2) fill_glyph(y, x + 1, w - x - 2, ROLE_DIM, tui_glyph(t, "─", "-"));
+}
+
+/* Compare mode: runs[cur] above the latest, one axis; each section gets
+ * rows in proportion, at least one; the detail lines say the selected bar
+ * (of the upper run) and how the two ends differ. */
+static void draw_compare(Tui *t, TimelinePanel *tp, int top, int h, int w) {
+    const TlvModel *a = tp->m, *b = tp->latest;
+    int y = top;
+    char which[96], line[256];
+    snprintf(which, sizeof which, _("run %d of %d"), tp->cur + 1, tp->n_runs);
+    char ea[48], eb[48];
+    tlview_format_time(ea, sizeof ea, a->end_us, t->utf8);
+    tlview_format_time(eb, sizeof eb, b->end_us, t->utf8);
+    double change = a->end_us > 0 ? 100.0 * (b->end_us - a->end_us) / a->end_us : 0;
+    snprintf(line, sizeof line, _("COMPARE %s with the latest: %s %s %s (%+.0f%%)%s"), which, ea,
+             tui_glyph(t, "→", "->"), eb, change, a->modeled || b->modeled ? _(", modeled") : "");
+    tui_put_clip(t, y++, 1, w - 2, ROLE_KEY, line);
+    set_columns(tp, a, b, w);
+    if (tp->bars_w < 1) return;
+    draw_axis(t, tp, y, tp->bars_x - 2);
+    y += 2;
+    /* banner, axis (2), two headings, detail (2) */
+    int rows_h = h - 1 - 2 - 2 - 2;
+    if (rows_h < 2) rows_h = 2;
+    int na = a->n_rows, nb = b->n_rows;
+    int sa = na, sb = nb;
+    if (sa + sb > rows_h) {
+        sa = rows_h * na / (na + nb);
+        if (sa < 1) sa = 1;
+        if (sa > na) sa = na;
+        sb = rows_h - sa;
+        if (sb > nb) sb = nb;
+        if (sb < 1) sb = 1;
+    }
+    const TlvBar *sel = sel_bar(tp);
+    if (tp->row_top > na - sa) tp->row_top = na - sa;
+    if (sel && sel->row < tp->row_top) tp->row_top = sel->row;
+    if (sel && sel->row >= tp->row_top + sa) tp->row_top = sel->row - sa + 1;
+    if (tp->row_top < 0) tp->row_top = 0;
+    draw_run_heading(t, y++, w, a, which, false);
+    tp->rows_y0 = y;
+    tp->rows_shown = sa;
+    tp->row_h = 1;
+    y = draw_rows(t, tp, a, y, sa, 1, tp->row_top, true);
+    snprintf(which, sizeof which, _("latest run (%d of %d)"), tp->n_runs, tp->n_runs);
+    draw_run_heading(t, y++, w, b, which, true);
+    y = draw_rows(t, tp, b, y, sb, 1, 0, false);
+    if (sa < na || sb < nb) {
+        snprintf(line, sizeof line, _("%d of %d rows"), sa + sb, na + nb);
+        tui_put_clip(t, y - 1, w - 1 - text_width(line), text_width(line), ROLE_DIM, line);
+    }
+    draw_detail(t, tp, top + h - 2 > y ? top + h - 2 : y, w, false);
+}
+
 static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     TimelinePanel *tp = (TimelinePanel *)pn;
     const TlvModel *m = tp->m;
     char *ttl = xasprintf("cudojo %s Timeline: %s", tui_glyph(t, "—", "-"), tp->exercise);
     tui_draw_title(t, ttl, m ? (m->modeled ? "MODELED" : "measured") : NULL);
     free(ttl);
-    tui_draw_status(t, tp->n_runs > 1 ? "+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  , . earlier/later run  ? help  q back"
-                                      : "+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  ? help  q back");
+    tui_draw_status(t, tp->latest ? _("+/- zoom  ←/→ pan  Tab bar  , . earlier/later run  c one run  ? help  q back")
+                       : tp->n_runs > 1 ? _("+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  , . run  c compare  ? help  q back")
+                                        : _("+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  ? help  q back"));
     if (!m || m->n_bars == 0) {
         const char *why =
             tp->no_run ? "No run yet. Run the exercise (r in the exercise view): its copies, kernels and host work "
@@ -196,6 +316,10 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
                    "Run it again with r in the exercise view."
                  : "The last run's timeline is empty: it made no copies, kernel launches or host work.";
         tui_put_clip(t, top + 1, 2, w - 4, ROLE_NORMAL, why);
+        return;
+    }
+    if (tp->latest) {
+        draw_compare(t, tp, top, h, w);
         return;
     }
     int y = top;
@@ -229,14 +353,8 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     /* With room to spare, rows are two lines tall: thicker bars read better. */
     int rh = rows_h >= 2 * m->n_rows ? 2 : 1;
     if (legend) draw_legend(t, m, y++, w);
-    /* The label column: as wide as the longest row name, within reason. */
-    int label_w = 4;
-    for (int r = 0; r < m->n_rows; r++)
-        if (text_width(m->rows[r].name) > label_w) label_w = text_width(m->rows[r].name);
-    int cap = w / 4 < 18 ? w / 4 : 18;
-    if (label_w > cap) label_w = cap;
-    tp->bars_x = label_w + 2;
-    tp->bars_w = w - tp->bars_x - 1;
+    set_columns(tp, m, NULL, w);
+    int label_w = tp->bars_x - 2;
     if (tp->bars_w < 1) return;
     draw_axis(t, tp, y, label_w);
     y += 2;
@@ -250,28 +368,7 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     tp->rows_y0 = y;
     tp->rows_shown = shown;
     tp->row_h = rh;
-    double step = tlview_tick_step(tp->win.span, tp->bars_w, 10);
-    for (int i = 0; i < shown * rh; i++, y++) {
-        int r = tp->row_top + i / rh;
-        bool first = i % rh == 0;
-        bool cur = sb && sb->row == r;
-        if (cur && first) tui_put(y, 0, 1, ROLE_KEY, tui_glyph(t, "▶", ">"));
-        if (first) tui_put_clip(t, y, 1, label_w, cur ? ROLE_BOLD : ROLE_NORMAL, m->rows[r].name);
-        /* Faint tick marks through the rows make "at the same time" easy to read. */
-        for (double tt = ceil(tp->win.t0 / step - 1e-9) * step; tt <= tp->win.t0 + tp->win.span; tt += step) {
-            int c = tlview_col(&tp->win, tp->bars_w, tt);
-            if (c >= 0 && c < tp->bars_w) tui_put(y, tp->bars_x + c, 1, ROLE_DIM, tui_glyph(t, "·", "."));
-        }
-        /* Kernels, then events, are drawn over copies: a 2 µs kernel between
-         * two long copies still gets its column when zoomed out. */
-        for (int pass = 0; pass < 3; pass++)
-            for (int b = 0; b < m->n_bars; b++) {
-                const TlvBar *bar = &m->bars[b];
-                int want = bar->kind == TLV_KERNEL ? 1 : bar->kind == TLV_EVENT ? 2 : 0;
-                if (bar->row == r && b != tp->sel && want == pass) draw_bar(t, tp, bar, y, false, first);
-            }
-        if (cur) draw_bar(t, tp, sb, y, true, first);
-    }
+    y = draw_rows(t, tp, m, y, shown, rh, tp->row_top, true);
     if (m->n_rows > shown) {
         snprintf(line, sizeof line, "%d of %d rows (j/k)", shown, m->n_rows);
         tui_put_clip(t, y - 1, w - 1 - text_width(line), text_width(line), ROLE_DIM, line);
@@ -292,7 +389,7 @@ static double window_center(const TimelinePanel *tp) {
 static void select_bar(TimelinePanel *tp, int i) {
     if (!tp->m || i < 0 || i >= tp->m->n_bars) return;
     tp->sel = i;
-    tlview_show(&tp->win, tp->m, &tp->m->bars[i]);
+    tlview_show(&tp->win, axis_model(tp), &tp->m->bars[i]);
 }
 
 /* Shows run i of the session (its own model, the whole run in the window). */
@@ -302,14 +399,35 @@ static void show_run(TimelinePanel *tp, int i) {
     tp->m = tlview_model_new(tp->runs[i]);
     tp->sel = 0;
     tp->row_top = 0;
-    tlview_fit(&tp->win, tp->m);
+    tlview_fit(&tp->win, axis_model(tp));
+}
+
+/* c: compare runs[cur] (an earlier run when the latest is on screen) with
+ * the latest, or back to one run. */
+static void toggle_compare(TimelinePanel *tp, Tui *t) {
+    if (tp->latest) {
+        tlview_model_free(&tp->latest);
+        tlview_fit(&tp->win, tp->m);
+        return;
+    }
+    if (tp->n_runs < 2) {
+        tui_notify(t, false, "%s", _("Compare needs two runs: run the exercise again (r in the exercise view)."));
+        return;
+    }
+    tp->latest = tlview_model_new(tp->runs[tp->n_runs - 1]);
+    show_run(tp, tp->cur == tp->n_runs - 1 ? tp->n_runs - 2 : tp->cur);
 }
 
 static int tl_key(Panel *pn, Tui *t, int key) {
     TimelinePanel *tp = (TimelinePanel *)pn;
     if (key == 'q' || key == 27) return TUI_POP;
+    if (key == 'c') {
+        toggle_compare(tp, t);
+        return TUI_HANDLED;
+    }
     if (key == ',' || key == '.') {
         int to = tp->cur + (key == ',' ? -1 : 1);
+        if (tp->latest && to >= tp->n_runs - 1) to = tp->n_runs;   /* the latest is already below */
         if (tp->n_runs <= 1) tui_notify(t, false, "Only one run of this exercise so far (r in the exercise view runs it).");
         else if (to < 0) tui_notify(t, false, "This is the earliest run of the session.");
         else if (to >= tp->n_runs) tui_notify(t, false, "This is the latest run.");
@@ -318,22 +436,23 @@ static int tl_key(Panel *pn, Tui *t, int key) {
     }
     TlvModel *m = tp->m;
     if (!m || m->n_bars == 0) return TUI_UNHANDLED;
-    double full = m->end_us + 1;
+    const TlvModel *ax = axis_model(tp);
+    double full = ax->end_us + 1;
     switch (key) {
     case '+':
-    case '=': tlview_zoom(&tp->win, m, 2, window_center(tp)); return TUI_HANDLED;
+    case '=': tlview_zoom(&tp->win, ax, 2, window_center(tp)); return TUI_HANDLED;
     case '-':
-    case '_': tlview_zoom(&tp->win, m, 0.5, window_center(tp)); return TUI_HANDLED;
+    case '_': tlview_zoom(&tp->win, ax, 0.5, window_center(tp)); return TUI_HANDLED;
     case '0':
-    case 'f': tlview_fit(&tp->win, m); return TUI_HANDLED;
+    case 'f': tlview_fit(&tp->win, ax); return TUI_HANDLED;
     case KEY_LEFT:
-    case 'h': tlview_pan(&tp->win, m, -tp->win.span / 4); return TUI_HANDLED;
+    case 'h': tlview_pan(&tp->win, ax, -tp->win.span / 4); return TUI_HANDLED;
     case KEY_RIGHT:
-    case 'l': tlview_pan(&tp->win, m, tp->win.span / 4); return TUI_HANDLED;
+    case 'l': tlview_pan(&tp->win, ax, tp->win.span / 4); return TUI_HANDLED;
     case KEY_HOME:
-    case 'g': tlview_pan(&tp->win, m, -full); return TUI_HANDLED;
+    case 'g': tlview_pan(&tp->win, ax, -full); return TUI_HANDLED;
     case KEY_END:
-    case 'G': tlview_pan(&tp->win, m, full); return TUI_HANDLED;
+    case 'G': tlview_pan(&tp->win, ax, full); return TUI_HANDLED;
     case '\t':
     case 'n': select_bar(tp, tp->sel + 1 < m->n_bars ? tp->sel + 1 : 0); return TUI_HANDLED;
     case KEY_BTAB:
@@ -365,6 +484,7 @@ static void tl_free(Panel *pn, Tui *t) {
     (void)t;
     TimelinePanel *tp = (TimelinePanel *)pn;
     tlview_model_free(&tp->m);
+    tlview_model_free(&tp->latest);
     for (int i = 0; i < tp->n_runs; i++) json_decref(tp->runs[i]);
     free(tp->runs);
     free(tp->exercise);

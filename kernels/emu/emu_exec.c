@@ -408,6 +408,15 @@ static int warp_run(Worker *W, Warp *w, int slice) {
                 W->lines[in->line].executions++;
                 W->lines[in->line].active_lanes += pc;
             }
+            /* What divergence costs: the lanes that idle while the branch
+             * that split the warp keeps it split (both sides of an if/else,
+             * a body few lanes run), charged to that branch's line. */
+            if (w->ng == 1) w->split_line = 0;
+            else if (w->split_line) {
+                uint64_t idle = (uint64_t)popcount32(w->live) - pc;
+                W->t.divergent_idle_lanes += idle;
+                W->lines[w->split_line].divergent_idle += idle;
+            }
         }
         bool advance = true;
         switch (in->op) {
@@ -491,7 +500,10 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             if (!taken) break;
             if (!stay) { g->pc = in->target; advance = false; if (w->ng > 1) groups_normalize(w); break; }
             W->t.divergent_branches++;
-            if (metrics && in->line > 0 && in->line < W->n_lines) W->lines[in->line].divergent++;
+            if (metrics && in->line > 0 && in->line < W->n_lines) {
+                W->lines[in->line].divergent++;
+                if (w->ng == 1) w->split_line = in->line;
+            }
             g->mask = stay;
             g->pc++;
             group_push(w, (Group){in->target, taken, PARK_NONE});
@@ -792,6 +804,7 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->live = w->valid;
         w->ng = 1;
         w->g[0] = (Group){0, w->valid, PARK_NONE};
+        w->split_line = 0;
         w->bar_mask = 0;
         memset(w->nb_mask, 0, sizeof w->nb_mask);
         w->wsync = 0;

@@ -217,12 +217,16 @@ void emu_xblock_forget(Alloc *a);
 typedef struct LineStats {
     uint64_t executions, active_lanes, global_requests, global_sectors, global_ideal;
     uint64_t shared_requests, shared_wavefronts, shared_ideal, divergent, branches;
+    uint64_t global_layout;   /* sectors the accesses' own layout needs (emu_metrics.c) */
+    uint64_t global_strided;  /* requests at twice that or more */
+    uint64_t divergent_idle;  /* lane slots idle while a branch of this line kept its warp split */
 } LineStats;
 
 typedef struct Totals {
     uint64_t warp_instructions, thread_instructions, global_requests, global_sectors,
         global_ideal_sectors, shared_requests, bank_conflict_wavefronts, shared_ideal_wavefronts,
-        divergent_branches, branches, barriers, atomics, local_requests;
+        divergent_branches, branches, barriers, atomics, local_requests, global_layout_sectors,
+        divergent_idle_lanes;
 } Totals;
 
 /* A finding seen during a launch, merged by (code, line). */

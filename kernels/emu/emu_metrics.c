@@ -2,7 +2,9 @@
  * (metrics on).
  *
  * Global accesses count the distinct 32-byte sectors the active lanes touch
- * against the ideal (their bytes over 32); shared accesses count wavefronts:
+ * against the ideal (their bytes over 32) and against what the data's own
+ * layout needs (layout_sectors below: 3-byte pixels read byte by byte need
+ * every sector they span); shared accesses count wavefronts:
  * per phase (1, 2 or 4 for 4-, 8- and 16-byte accesses) the most distinct
  * words in one of the 32 banks, the same word being a broadcast. Both add to
  * the launch totals and to the access's source line. */
@@ -15,6 +17,55 @@ static void sort_u64(uint64_t *v, int n) {
         while (j >= 0 && v[j] > x) { v[j + 1] = v[j]; j--; }
         v[j + 1] = x;
     }
+}
+
+/* Sectors covering bytes [lo, hi). */
+static uint64_t span_sectors(uint64_t lo, uint64_t hi) { return hi > lo ? ((hi - 1) >> 5) - (lo >> 5) + 1 : 0; }
+
+/* Whether lanes `stride` bytes apart, each reading `bytes`, read a layout no
+ * better access can read: records of 3, 5, 6, 12... bytes (rgb pixels,
+ * float3) have no vector load, so the warp needs every sector they span.
+ * Records of 2, 4, 8 or 16 bytes read field by field could be one vector
+ * load; a stride of 32 bytes or more is a layout the code chose (a column, a
+ * big struct): both are judged against the contiguous ideal. */
+static bool stride_forced(uint64_t stride, int bytes) {
+    if (stride <= (uint64_t)bytes) return true;   /* contiguous or overlapping */
+    if (stride >= 32) return false;
+    return (stride & (stride - 1)) != 0 || stride > 16;
+}
+
+/* The sectors a warp access needs given its own layout: the active lanes
+ * split into runs of one stride; a run whose stride is forced (see above)
+ * needs every sector its bytes span (its alignment too: a row that starts
+ * mid-sector is the data's); lanes in no run of three (a gather through an
+ * index array: the data decides) need the sectors their own bytes touch;
+ * the other lanes need their bytes over 32. */
+static uint64_t layout_sectors(const uint64_t *addr, uint32_t ok, int bytes) {
+    uint64_t need = 0, sparse = 0, lo = 0, hi = 0, prev = 0;
+    int run_n = 0, first = 0;
+    int64_t stride = 0;
+    for (int l = 0; l <= 32; l++) {
+        bool end = l == 32;
+        if (!end && !(ok >> l & 1)) continue;
+        int64_t d = end ? 0 : (int64_t)(addr[l] - prev);
+        if (!end && run_n == 1) stride = d;
+        if (run_n > 0 && (end || (run_n >= 2 && d != stride))) {   /* close the run */
+            uint64_t st = (uint64_t)(stride < 0 ? -stride : stride);
+            if (run_n >= 3 && stride_forced(st, bytes)) need += span_sectors(lo, hi);
+            else if (run_n >= 3) sparse += (uint64_t)run_n;
+            else
+                for (int k = first; k < l; k++)
+                    if (ok >> k & 1) need += span_sectors(addr[k], addr[k] + (uint64_t)bytes);
+            run_n = 0;
+        }
+        if (end) break;
+        if (run_n == 0) { lo = addr[l]; hi = addr[l] + (uint64_t)bytes; first = l; }
+        if (addr[l] < lo) lo = addr[l];
+        if (addr[l] + (uint64_t)bytes > hi) hi = addr[l] + (uint64_t)bytes;
+        prev = addr[l];
+        run_n++;
+    }
+    return need + (sparse * (uint64_t)bytes + 31) / 32;
 }
 
 static void metrics_global(Worker *W, const Instr *in, const uint64_t *addr, uint32_t ok, int bytes) {
@@ -48,14 +99,20 @@ static void metrics_global(Worker *W, const Instr *in, const uint64_t *addr, uin
     }
     if (!active) return;
     uint64_t ideal = ((uint64_t)active * (uint64_t)bytes + 31) / 32;
+    uint64_t layout = layout_sectors(addr, ok, bytes);
+    if (layout < ideal) layout = ideal;
+    if (layout > distinct) layout = distinct;
     W->t.global_requests++;
     W->t.global_sectors += distinct;
     W->t.global_ideal_sectors += ideal;
+    W->t.global_layout_sectors += layout;
     if (in->line > 0 && in->line < W->n_lines) {
         LineStats *ls = &W->lines[in->line];
         ls->global_requests++;
         ls->global_sectors += distinct;
         ls->global_ideal += ideal;
+        ls->global_layout += layout;
+        if (distinct >= 2 * layout) ls->global_strided++;
     }
 }
 

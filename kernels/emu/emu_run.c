@@ -140,6 +140,8 @@ static json_t *metrics_json(EmuLaunch *L) {
     json_object_set_new(tot, "barriers", json_integer((json_int_t)t->barriers));
     json_object_set_new(tot, "atomics", json_integer((json_int_t)t->atomics));
     json_object_set_new(tot, "local_requests", json_integer((json_int_t)t->local_requests));
+    json_object_set_new(tot, "global_layout_sectors", json_integer((json_int_t)t->global_layout_sectors));
+    json_object_set_new(tot, "divergent_idle_lanes", json_integer((json_int_t)t->divergent_idle_lanes));
     json_object_set_new(tot, "blocks", json_integer((json_int_t)L->n_blocks));
     /* derived, as Nsight Compute shows them */
     if (t->global_requests) {
@@ -164,6 +166,9 @@ static json_t *metrics_json(EmuLaunch *L) {
             json_object_set_new(o, "global_requests", json_integer((json_int_t)s->global_requests));
             json_object_set_new(o, "sectors_per_request", json_real((double)s->global_sectors / (double)s->global_requests));
             json_object_set_new(o, "ideal_sectors_per_request", json_real((double)s->global_ideal / (double)s->global_requests));
+            json_object_set_new(o, "layout_sectors_per_request",
+                                json_real((double)s->global_layout / (double)s->global_requests));
+            json_object_set_new(o, "strided_requests", json_integer((json_int_t)s->global_strided));
         }
         if (s->shared_requests) {
             json_object_set_new(o, "shared_requests", json_integer((json_int_t)s->shared_requests));
@@ -172,6 +177,7 @@ static json_t *metrics_json(EmuLaunch *L) {
         if (s->branches) {
             json_object_set_new(o, "branches", json_integer((json_int_t)s->branches));
             json_object_set_new(o, "divergent", json_integer((json_int_t)s->divergent));
+            json_object_set_new(o, "divergent_idle_lanes", json_integer((json_int_t)s->divergent_idle));
         }
         json_array_append_new(lines, o);
     }
@@ -182,14 +188,16 @@ static json_t *metrics_json(EmuLaunch *L) {
 }
 
 /* Performance notes (warnings) for lines whose accesses cost at least twice
- * the ideal: uncoalesced global memory, shared-memory bank conflicts. */
+ * the ideal: uncoalesced global memory (against what the data's own layout
+ * needs: 3-byte pixels read byte by byte are not), shared-memory bank
+ * conflicts. */
 static void perf_notes(EmuLaunch *L) {
     unsigned z[3] = {0, 0, 0};
     for (int i = 1; i < L->n_lines; i++) {
         LineStats *s = &L->lines[i];
-        if (s->global_requests && s->global_sectors >= 2 * s->global_ideal) {
+        if (s->global_requests && s->global_sectors >= 2 * s->global_layout) {
             double spr = (double)s->global_sectors / (double)s->global_requests;
-            double ideal = (double)s->global_ideal / (double)s->global_requests;
+            double ideal = (double)s->global_layout / (double)s->global_requests;
             emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "uncoalesced", DIAG_WARNING, i,
                             UINT64_MAX, z, z, 1,
                             xasprintf("Uncoalesced global memory access: each warp request on this line touches "

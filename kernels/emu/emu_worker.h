@@ -29,6 +29,7 @@ typedef struct Warp {
     int index;
     uint64_t clock;
     uint32_t stamp;         /* counts memory instructions: same stamp = same execution */
+    int split_line;         /* metrics: the branch that split the warp (0: not split) */
 } Warp;
 
 /* Shadow of one 4-byte shared-memory word (checks on). */

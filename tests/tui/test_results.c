@@ -231,6 +231,77 @@ static void heat__marks_divergence_that_costs(void **state) {
     run_result_free(&r);
 }
 
+/* rgb-to-gray's solution: 3-byte pixels read byte by byte touch every
+ * sector they span (4.8 per request against 1 for packed bytes), which is
+ * what the layout needs: no mark. coalescing's starter: a warp-stride loop
+ * touches 32 sectors where the layout needs 4: costly. */
+static void heat__judges_an_access_against_its_own_data_layout(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    json_error_t err;
+    r->metrics = json_loads("{\"emu\": {\"lines\": ["
+                            "{\"line\": 15, \"executions\": 10, \"global_requests\": 4158, \"sectors_per_request\": 4.76,"
+                            " \"ideal_sectors_per_request\": 1.0, \"layout_sectors_per_request\": 4.76, \"strided_requests\": 0},"
+                            "{\"line\": 21, \"executions\": 10, \"global_requests\": 100, \"sectors_per_request\": 32,"
+                            " \"ideal_sectors_per_request\": 4, \"layout_sectors_per_request\": 4, \"strided_requests\": 100}]}}",
+                            0, &err);
+    int *heat;
+    char **notes;
+    results_line_heat(r, 30, &heat, &notes);
+    assert_int_equal(heat[15], 1);
+    assert_non_null(strstr(notes[15], "4.8 for this data layout"));
+    assert_null(strstr(notes[15], "coalesced"));
+    assert_int_equal(heat[21], 3);
+    assert_non_null(strstr(notes[21], "(uncoalesced)"));
+    results_heat_free(&heat, &notes, 30);
+    run_result_free(&r);
+}
+
+/* volume-3d's solution: the read coalesces, the write (out has the axes
+ * reversed) cannot: one side of a copy between layouts is a look, not red. */
+static void heat__marks_a_copy_between_layouts_only_as_a_look(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    json_error_t err;
+    r->metrics = json_loads("{\"emu\": {\"lines\": ["
+                            "{\"line\": 13, \"executions\": 3300, \"global_requests\": 660, \"sectors_per_request\": 17.7,"
+                            " \"ideal_sectors_per_request\": 3.6, \"layout_sectors_per_request\": 5.3, \"strided_requests\": 330}]}}",
+                            0, &err);
+    int *heat;
+    char **notes;
+    results_line_heat(r, 20, &heat, &notes);
+    assert_int_equal(heat[13], 2);
+    assert_non_null(strstr(notes[13], "one side of a copy between layouts"));
+    results_heat_free(&heat, &notes, 20);
+    run_result_free(&r);
+}
+
+/* Divergence by the lane slots it idles (the emulator's divergent_idle_lanes):
+ * a thread-0 loop after a ballot (10%) is not marked, reduce-steps'
+ * interleaved starter (23%) is a look, chapter 9's alternating branch (44%)
+ * is costly. */
+static void heat__marks_divergence_by_the_share_of_lanes_it_idles(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    json_error_t err;
+    /* 1000 warp instructions = 32000 lane slots */
+    r->metrics = json_loads("{\"emu\": {\"totals\": {\"blocks\": 4, \"warp_instructions\": 1000, \"active_lanes_avg\": 20},"
+                            " \"lines\": ["
+                            "{\"line\": 2, \"executions\": 10, \"branches\": 40, \"divergent\": 40, \"divergent_idle_lanes\": 3200},"
+                            "{\"line\": 3, \"executions\": 10, \"branches\": 40, \"divergent\": 40, \"divergent_idle_lanes\": 7360},"
+                            "{\"line\": 4, \"executions\": 10, \"branches\": 40, \"divergent\": 40, \"divergent_idle_lanes\": 14080}]}}",
+                            0, &err);
+    int *heat;
+    char **notes;
+    results_line_heat(r, 10, &heat, &notes);
+    assert_int_equal(heat[2], 1);
+    assert_int_equal(heat[3], 2);
+    assert_non_null(strstr(notes[3], "idles 23% of the kernel's lane slots"));
+    assert_int_equal(heat[4], 3);
+    results_heat_free(&heat, &notes, 10);
+    run_result_free(&r);
+}
+
 int main(void) {
     setlocale(LC_ALL, "C.UTF-8");
     const struct CMUnitTest tests[] = {
@@ -244,6 +315,9 @@ int main(void) {
         cmocka_unit_test(results__lists_failing_checks_first__and_a_missed_stretch_goal_is_not_a_failure),
         cmocka_unit_test(heat__does_not_mark_a_tail_guard_divergent),
         cmocka_unit_test(heat__marks_divergence_that_costs),
+        cmocka_unit_test(heat__judges_an_access_against_its_own_data_layout),
+        cmocka_unit_test(heat__marks_a_copy_between_layouts_only_as_a_look),
+        cmocka_unit_test(heat__marks_divergence_by_the_share_of_lanes_it_idles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
