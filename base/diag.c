@@ -61,6 +61,55 @@ Diag *diag_append(Diag **list, Diag *d) {
     return d;
 }
 
+static bool same_finding(const Diag *a, const Diag *b) {
+    return a->severity == b->severity && !strcmp(a->code, b->code) && a->line == b->line &&
+           (a->file ? b->file && !strcmp(a->file, b->file) : !b->file) &&
+           (a->line > 0 || !strcmp(a->message, b->message));
+}
+
+/* "... (in 7 launches)": the count an earlier fold left at the end of m, or 1. */
+static int launches_of(const char *m, size_t *base_len) {
+    size_t n = strlen(m);
+    *base_len = n;
+    if (n < 14 || strcmp(m + n - 10, " launches)")) return 1;
+    const char *p = m + n - 10;
+    while (p > m && p[-1] >= '0' && p[-1] <= '9') p--;
+    if (p - m < 5 || strncmp(p - 5, " (in ", 5)) return 1;
+    *base_len = (size_t)(p - 5 - m);
+    return atoi(p);
+}
+
+void diag_append_launch(Diag **list, Diag *launch) {
+    Diag *last_old = *list;
+    while (last_old && last_old->next) last_old = last_old->next;
+    Diag **folded = NULL;   /* earlier entries this launch already counted once */
+    size_t n_folded = 0;
+    while (launch) {
+        Diag *d = launch;
+        launch = d->next;
+        d->next = NULL;
+        Diag *seen = NULL;
+        for (Diag *e = last_old ? *list : NULL; e && !seen; e = e == last_old ? NULL : e->next) {
+            bool used = false;
+            for (size_t i = 0; i < n_folded && !used; i++) used = folded[i] == e;
+            if (!used && same_finding(e, d)) seen = e;
+        }
+        if (!seen) {
+            diag_append(list, d);
+            continue;
+        }
+        folded = xrealloc(folded, (n_folded + 1) * sizeof *folded);
+        folded[n_folded++] = seen;
+        size_t base;
+        int k = launches_of(seen->message, &base);
+        char *m = xasprintf("%.*s (in %d launches)", (int)base, seen->message, k + 1);
+        free(seen->message);
+        seen->message = m;
+        diag_free(&d);
+    }
+    free(folded);
+}
+
 int diag_count(const Diag *d) {
     int n = 0;
     for (; d; d = d->next) n++;

@@ -42,6 +42,12 @@ Diag *diag_error(const char *code, const char *fmt, ...) __attribute__((format(p
 void diag_free(Diag **d);
 /* Appends chain `d` at the end of *list; returns d for chaining. */
 Diag *diag_append(Diag **list, Diag *d);
+/* Appends the findings of one more launch to *list. A finding the list
+ * already has from an earlier launch (same severity, code, file and line;
+ * with no line, the same message) is not repeated: the earlier entry's
+ * message ends "(in N launches)" instead, so 78 launches of one kernel say
+ * "uncoalesced ... (in 78 launches)" once. Takes the chain. */
+void diag_append_launch(Diag **list, Diag *launch);
 /* Number of entries in a chain, and of those with severity DIAG_ERROR. */
 int diag_count(const Diag *d);
 int diag_count_errors(const Diag *d);

@@ -35,16 +35,19 @@ void report_reader_fini(ReportReader *rr) {
 
 /* ---- records ---- */
 
+/* One record's findings (one launch's): a finding an earlier launch had
+ * already is counted there, not repeated (diag_append_launch); at most
+ * MAX_FINDINGS are kept, the rest only counted. */
 static void add_finding(ReportReader *rr, ProgramResult *res, Diag *d) {
-    while (d) {
-        Diag *next = d->next;
-        d->next = NULL;
-        if (rr->n_findings++ < MAX_FINDINGS)
-            diag_append(&res->findings, d);
-        else
-            diag_free(&d);
-        d = next;
+    int before = diag_count(res->findings);
+    diag_append_launch(&res->findings, d);
+    int after = diag_count(res->findings);
+    if (after > MAX_FINDINGS) {
+        Diag *e = res->findings;
+        for (int i = 1; i < MAX_FINDINGS; i++) e = e->next;
+        diag_free(&e->next);
     }
+    rr->n_findings += after - before;
 }
 
 /* Findings name the PTX's .file, which nvcc made absolute: the learner's

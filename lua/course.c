@@ -366,7 +366,7 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     read_hint_for(L, t, e, &f);
     e->timeout_s = 10;
     int ty = get_type(L, t, "timeout");
-    if (ty == LUA_TNUMBER && lua_tonumber(L, -1) > 0) e->timeout_s = lua_tonumber(L, -1);
+    if (ty == LUA_TNUMBER && lua_tonumber(L, -1) > 0) e->timeout_s = lua_tonumber(L, -1), e->timeout_given = true;
     else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "timeout", "timeout must be a positive number of seconds");
     if (e->timeout_s > COURSE_TIMEOUT_MAX) {
         report(&f, DIAG_WARNING, "timeout", "timeout = %g is above the ceiling of %.0f s; using %.0f s", e->timeout_s,

@@ -28,6 +28,8 @@ typedef struct ExerciseMeta {
     char **hints;
     int n_hints;
     double timeout_s;      /* wall-clock limit for one run (default 10) */
+    bool timeout_given;    /* the author set `timeout`; else the runner may raise the default on the
+                              emulator (RunRequest.timeout_default) */
     bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
     bool program;          /* kind = "program": the source is a whole program (nvcc, t:program), not kernels */
     bool bug_hunt;         /* the starter is a buggy program to fix: on a GPU it may crash, hang or pass by
@@ -113,6 +115,7 @@ typedef struct ExerciseRunOptions {
      * grading_seed, so the data differ from what the learner saw. */
     bool grading;
     uint64_t grading_seed;
+    double timeout_s;           /* the run's timeout as the runner enforces it; 0 = ex->timeout_s */
 } ExerciseRunOptions;
 
 /* Runs ex's run(t) against opts->cu_path on `backend`. Never NULL. Compile

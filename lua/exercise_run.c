@@ -312,19 +312,23 @@ static int t_emu_metrics(lua_State *L) {
     }
     json_t *tot = json_object_get(ctx->last_emu, "totals");
     run_push_json(L, json_is_object(tot) ? tot : ctx->last_emu, 0);
-    /* The ratios API.md promises, derived from the emulator's counts. */
+    /* The ratios API.md promises, derived from the emulator's counts. A
+       kernel with no global request (a starter whose body is a TODO) has
+       0 for them, never nil, so an exercise that logs or compares them
+       cannot turn the starter's failure into an exercise error; the counts
+       (global_requests = 0) say why. */
     double req = json_number_value(json_object_get(tot, "global_requests"));
-    if (req > 0) {
-        lua_pushnumber(L, json_number_value(json_object_get(tot, "global_sectors")) / req);
-        lua_setfield(L, -2, "sectors_per_request");
-        lua_pushnumber(L, json_number_value(json_object_get(tot, "global_ideal_sectors")) / req);
-        lua_setfield(L, -2, "ideal_sectors_per_request");
-    }
-    json_t *wf = json_object_get(tot, "bank_conflict_wavefronts"), *ideal = json_object_get(tot, "shared_ideal_wavefronts");
-    if (json_is_number(wf) && json_is_number(ideal)) {
-        lua_pushinteger(L, (lua_Integer)(json_number_value(wf) - json_number_value(ideal)));
-        lua_setfield(L, -2, "bank_conflicts");
-    }
+    lua_pushnumber(L, req > 0 ? json_number_value(json_object_get(tot, "global_sectors")) / req : 0);
+    lua_setfield(L, -2, "sectors_per_request");
+    lua_pushnumber(L, req > 0 ? json_number_value(json_object_get(tot, "global_ideal_sectors")) / req : 0);
+    lua_setfield(L, -2, "ideal_sectors_per_request");
+    double shared = json_number_value(json_object_get(tot, "shared_requests"));
+    double ideal_wf = json_number_value(json_object_get(tot, "shared_ideal_wavefronts"));
+    double wf = json_number_value(json_object_get(tot, "bank_conflict_wavefronts"));
+    lua_pushinteger(L, (lua_Integer)(wf - ideal_wf));
+    lua_setfield(L, -2, "bank_conflicts");
+    lua_pushnumber(L, shared > 0 && ideal_wf > 0 ? wf / ideal_wf : 0);
+    lua_setfield(L, -2, "bank_conflict_degree");
     return 1;
 }
 
@@ -550,7 +554,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         /* The script's own wall-clock limit ends it (at its line) a little
          * before the worker's parent kills the run. */
         SandboxLimits lim = {.instruction_budget = opts->instruction_budget, .memory_cap = opts->memory_cap,
-                             .wall_seconds = ex->timeout_s > 0 ? ex->timeout_s * 0.9 : 0,
+                             .wall_seconds = run_timeout_s(&ctx) * 0.9,
                              .not_counted_s = gpu_lock_waited_s};
         Sandbox *sb = sandbox_new(&lim);
         sandbox_set_tick(sb, script_tick, &ctx);

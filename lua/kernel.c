@@ -280,7 +280,7 @@ static void absorb_report(RunCtx *ctx, LaunchReport *rep, const char *name) {
                                               "the findings of later launches are not kept (a run keeps %d)",
                                               RUN_MAX_FINDINGS));
     }
-    diag_append(&ctx->diags, rep->findings);
+    diag_append_launch(&ctx->diags, rep->findings);   /* the same finding of many launches: once, counted */
     rep->findings = NULL;
     if (rep->device_output && *rep->device_output && ctx->devout.len < RUN_OUTPUT_CAP) {
         size_t n = strlen(rep->device_output), room = RUN_OUTPUT_CAP - ctx->devout.len;

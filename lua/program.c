@@ -547,7 +547,7 @@ static int t_program(lua_State *L) {
     lua_pop(L, 1);
 
     /* The program's share of the exercise's time: what is left of it. */
-    double left = ctx->ex->timeout_s * TIMEOUT_SHARE - (run_now_ms() - ctx->t0_ms) / 1e3;
+    double left = run_timeout_s(ctx) * TIMEOUT_SHARE - (run_now_ms() - ctx->t0_ms) / 1e3;
     if (left < 0.1) left = 0.1;
     double timeout = pc->timeout_s > 0 && pc->timeout_s < left ? pc->timeout_s : left;
 

@@ -57,6 +57,12 @@ typedef struct RunCtx {
 
 static inline RunCtx *run_ctx(lua_State *L) { return (RunCtx *)api_ctx(L); }
 
+/* The run's timeout in seconds: the runner's (which may raise the exercise's
+ * default on the emulator), else the exercise's own. */
+static inline double run_timeout_s(const RunCtx *ctx) {
+    return ctx->opts->timeout_s > 0 ? ctx->opts->timeout_s : ctx->ex->timeout_s > 0 ? ctx->ex->timeout_s : 10;
+}
+
 /* Tells opts->on_activity what the run does now: kind "script", "compile"
  * or "kernel", and a phrase (printf format). The time a compile takes is
  * given back to the script's wall clock. */
