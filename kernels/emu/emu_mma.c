@@ -320,9 +320,57 @@ void emu_mma_decode(Ctx *c, const RawStmt *s) {
 
 /* ---- execution ---------------------------------------------------------------------- */
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The metrics of a whole fragment access (the per-element accesses' were
+ * undone): one request; global memory: the distinct 32-byte sectors against
+ * the bytes' ideal; shared memory: counted conflict-free (the hardware reads
+ * fragments in wide rows; not modelled further). */
+static void wmma_metrics(Worker *W, const Instr *in, uint64_t *addr, int n, int esize) {
+    if (n == 0) return;
+    bool shared = in->space == SP_SHARED || (in->space == SP_GENERIC && (addr[0] & EMU_WIN_MASK) == EMU_SHARED_WIN);
+    bool local = in->space == SP_LOCAL || (in->space == SP_GENERIC && (addr[0] & EMU_WIN_MASK) == EMU_LOCAL_WIN);
+    if (local) { W->t.local_requests++; return; }
+    qsort(addr, (size_t)n, sizeof *addr, cmp_u64);
+    uint64_t elems = 0, sectors = 0, last_e = UINT64_MAX, last_s = UINT64_MAX;
+    for (int i = 0; i < n; i++) {
+        if (addr[i] != last_e) { elems++; last_e = addr[i]; }
+        if (addr[i] >> 5 != last_s) { sectors++; last_s = addr[i] >> 5; }
+    }
+    uint64_t bytes = elems * (uint64_t)esize;
+    LineStats *ls = in->line > 0 && in->line < W->n_lines ? &W->lines[in->line] : NULL;
+    if (shared) {
+        uint64_t wf = (bytes + 127) / 128;
+        W->t.shared_requests++;
+        W->t.bank_conflict_wavefronts += wf;
+        W->t.shared_ideal_wavefronts += wf;
+        if (ls) { ls->shared_requests++; ls->shared_wavefronts += wf; ls->shared_ideal += wf; }
+        return;
+    }
+    uint64_t ideal = (bytes + 31) / 32;
+    W->t.global_requests++;
+    W->t.global_sectors += sectors;
+    W->t.global_ideal_sectors += ideal;
+    if (ls) { ls->global_requests++; ls->global_sectors += sectors; ls->global_ideal += ideal; }
+}
+
 /* wmma.load / store: for each element, every lane's address (in register
- * in->c), then one ordinary load or store of that element (value in in->e). */
+ * in->c), then one ordinary load or store of that element (value in in->e),
+ * checked like any access; the metrics count the fragment as one access. */
 void emu_exec_wmma_mem(Worker *W, Warp *w, const Instr *in, uint32_t m) {
+    bool metrics = W->L->metrics, has_line = in->line > 0 && in->line < W->n_lines;
+    Totals t0;
+    LineStats l0;
+    memset(&l0, 0, sizeof l0);
+    uint64_t seen[16 * 32];
+    int nseen = 0;
+    if (metrics) {
+        t0 = W->t;
+        if (has_line) l0 = W->lines[in->line];
+    }
     const int32_t *x = W->k->xops + in->target;
     int kind = in->sub, esize = in->size, per = esize == 2 ? 2 : 1;
     int n = frag_distinct(kind);
@@ -347,6 +395,7 @@ void emu_exec_wmma_mem(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             uint64_t ld = (uint32_t)S[l];
             uint64_t off = col ? (uint64_t)c * ld + (uint64_t)r : (uint64_t)r * ld + (uint64_t)c;
             T[l] = A[l] + (uint64_t)in->imm + off * (uint64_t)esize;
+            if (metrics && (m >> l & 1) && nseen < 16 * 32) seen[nseen++] = T[l];
             if (store) V[l] = per == 2 ? (R[l] >> sh) & 0xffff : R[l] & 0xffffffffu;
         }
         if (store) {
@@ -359,6 +408,11 @@ void emu_exec_wmma_mem(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             if (per == 2) R[l] = (R[l] & ~(0xffffull << sh) & 0xffffffffu) | (V[l] & 0xffff) << sh;
             else R[l] = V[l] & 0xffffffffu;
         }
+    }
+    if (metrics) {
+        W->t = t0;
+        if (has_line) W->lines[in->line] = l0;
+        wmma_metrics(W, in, seen, nseen, esize);
     }
     if (!store && n < frag_elems(kind)) {   /* f16 A/B: x[8..15] repeat x[0..7] */
         int half = n / per;
