@@ -75,6 +75,7 @@ typedef struct EmuOptions {
     bool metrics;                   /* collect per-line metrics (coalescing, banks, divergence) */
     bool checks;                    /* races, uninitialised reads (bounds are always checked) */
     uint64_t instruction_budget;    /* per launch, warp-instructions; 0 = default */
+    uint64_t seed;                  /* the adversarial warp order's seed; 0 = the default (12345) */
 } EmuOptions;
 
 typedef struct LaunchReport {
@@ -133,6 +134,13 @@ typedef struct BackendOps {
      * means the backend does not see (the emulator runtime's own copies).
      * Copies and memsets through this interface mark what they write. */
     Diag *(*mem_track_init)(Backend *b, DevPtr p, size_t bytes, bool written);
+    /* A view: `bytes` of the allocation at `parent` from byte `offset`, made
+     * an allocation of its own for the bounds checks (an access outside the
+     * view is out of bounds even where the parent goes on) that shares the
+     * parent's memory. Freed with mem_free, before or after the parent. NULL
+     * where nothing checks bounds (the GPU: a view is parent + offset). */
+    Diag *(*mem_view)(Backend *b, DevPtr parent, size_t offset, size_t bytes, const char *label, size_t elem_size,
+                      DevPtr *out);
     Diag *(*module_load)(Backend *b, const CompiledModule *m, BackendModule **out);
     void (*module_unload)(Backend *b, BackendModule **m);
     /* Runs kernel `kernel` (the exercise's name; resolved through the module's
@@ -189,6 +197,12 @@ typedef struct BackendOps {
      * the GPU failed). On a GPU this waits for the device so every entry has
      * its times. */
     Diag *(*timeline_get)(Backend *b, Timeline **out);
+    /* The emulator's options for the launches that follow (an exercise's
+     * t:emu_options: adversarial, seed, instruction_budget, checks, metrics;
+     * the host threads stay the backend's); NULL = back to those it was
+     * opened with. NULL op where there are none (the GPU). */
+    void (*emu_options_set)(Backend *b, const EmuOptions *o);
+    void (*emu_options_get)(Backend *b, EmuOptions *out);   /* those in force */
 } BackendOps;
 
 struct Backend {

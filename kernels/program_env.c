@@ -187,6 +187,7 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
             env_put(e, xasprintf("CUDOJO_EMU_ADVERSARIAL=%d", o->emu->adversarial));
             if (o->emu->instruction_budget)
                 env_put(e, xasprintf("CUDOJO_EMU_BUDGET=%llu", (unsigned long long)o->emu->instruction_budget));
+            if (o->emu->seed) env_put(e, xasprintf("CUDOJO_EMU_SEED=%llu", (unsigned long long)o->emu->seed));
         }
     } else {
         env_put(e, xasprintf("LD_LIBRARY_PATH=%s%s%s", lib64, old_ld && *old_ld ? ":" : "", old_ld ? old_ld : ""));

@@ -147,10 +147,12 @@ static int t_expect_cmp(lua_State *L, bool close) {
     if (o.rel < 0 || o.abs < 0) luaL_error(L, "tolerances must not be negative");
     GpuArray *g = array_test(L, 2);
     bool ok;
+    if (g) g = array_check(L, 2);   /* arrays of numbers (of structs: compare a field, a:field("x")) */
     if (g) {
         if (!o.name) o.name = array_name(L, g, 2);
         array_host_read(L, g);
         GpuArray *w = array_test(L, 3);
+        if (w) w = array_check(L, 3);
         if (w) {
             array_host_read(L, w);
             ok = check_arrays(ctx->r, g, w, &o);
@@ -374,6 +376,7 @@ static void install_t(Sandbox *sb) {
     luaL_newlib(L, methods);
     run_stream_add_methods(L);
     run_program_add_methods(L);
+    run_emu_add_methods(L);
     lua_setfield(L, -2, "methods");
     lua_pushcfunction(L, t_index);
     lua_setfield(L, -2, "__index");

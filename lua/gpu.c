@@ -11,7 +11,14 @@
  * a:download{stream=s} are asynchronous copies on s (from page-locked host
  * memory when the array is pinned: gpu.pinned / {pinned=true}), a:memset.
  * While such a copy may still use the host buffer, reading or writing the
- * array on the host first waits for its stream, so values are never torn. */
+ * array on the host first waits for its stream, so values are never torn.
+ *
+ * A view (a:view(offset, n)) owns no data: it reads and writes its
+ * parent's host copy and, as a kernel argument, is parent + offset on the
+ * device — on the emulator an allocation of its own over the same memory
+ * (Backend.mem_view), so the bounds checked are the view's. An array of
+ * structs (gpu.array(gpu.struct{...}, n)) has elements of the struct's
+ * size; a[i] is a proxy whose fields read and write element i. */
 #include <assert.h>
 #include <lauxlib.h>
 #include <math.h>
@@ -24,135 +31,32 @@
 
 #define ARRAY_MT "cudojo.array"
 #define SCALAR_MT "cudojo.scalar"
+#define ELEM_MT "cudojo.struct_elem"
 
-static const struct {
-    const char *name;
-    size_t size;
-    bool is_float, is_signed;
-} dtypes[DT_COUNT] = {
-    [DT_F32] = {"f32", 4, true, true},  [DT_F64] = {"f64", 8, true, true},
-    [DT_I32] = {"i32", 4, false, true}, [DT_U32] = {"u32", 4, false, false},
-    [DT_I64] = {"i64", 8, false, true}, [DT_U64] = {"u64", 8, false, false},
-    [DT_I8] = {"i8", 1, false, true},   [DT_U8] = {"u8", 1, false, false},
-    [DT_I16] = {"i16", 2, false, true}, [DT_U16] = {"u16", 2, false, false},
-};
-
-size_t dtype_size(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].size; }
-const char *dtype_name(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].name; }
-bool dtype_is_float(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].is_float; }
-bool dtype_is_signed(DType t) { assert(t >= 0 && t < DT_COUNT); return dtypes[t].is_signed; }
-
-bool dtype_parse(const char *s, DType *out) {
-    for (int i = 0; i < DT_COUNT; i++)
-        if (!strcmp(s, dtypes[i].name)) {
-            *out = (DType)i;
-            return true;
-        }
-    return false;
-}
+/* Any array at idx (also of structs). */
+#define any_array_check(L, idx) ((GpuArray *)luaL_checkudata((L), (idx), ARRAY_MT))
 
 static DType check_dtype(lua_State *L, int idx) {
     const char *s = luaL_checkstring(L, idx);
     DType t = DT_F32;
     if (!dtype_parse(s, &t))
-        luaL_argerror(L, idx, lua_pushfstring(L, "unknown dtype '%s' (f32 f64 i32 u32 i64 u64 i8 u8 i16 u16)", s));
+        luaL_argerror(L, idx, lua_pushfstring(L, "unknown dtype '%s' (f32 f64 f16 bf16 i32 u32 i64 u64 i8 u8 i16 u16, "
+                                                 "or a gpu.struct{...})", s));
     return t;
-}
-
-ApiCtx *api_ctx(lua_State *L) { return sandbox_user(sandbox_from_lua(L)); }
-
-const char *api_check_name(lua_State *L, const char *name, const char *what) {
-    if (name && strlen(name) > API_NAME_MAX)
-        luaL_error(L, "%s: a name of at most %d bytes (this one has %d)", what, API_NAME_MAX, (int)strlen(name));
-    return name;
-}
-
-int api_abort(lua_State *L, Verdict v, Diag *why) {
-    ApiCtx *c = api_ctx(L);
-    if (!c) {
-        lua_pushstring(L, why ? why->message : "aborted");
-        diag_free(&why);
-        lua_error(L);
-    }
-    if (!c->aborted) {
-        c->aborted = true;
-        c->abort_verdict = v;
-    }
-    diag_append(&c->abort_diags, why);
-    sandbox_abort(L);
 }
 
 /* ---- element access ----------------------------------------------------- */
 
-double array_get(const GpuArray *a, size_t i) {
-    assert(a->host && i < a->n);
-    const void *p = a->host;
-    switch (a->dtype) {
-    case DT_F32: return ((const float *)p)[i];
-    case DT_F64: return ((const double *)p)[i];
-    case DT_I32: return ((const int32_t *)p)[i];
-    case DT_U32: return ((const uint32_t *)p)[i];
-    case DT_I64: return (double)((const int64_t *)p)[i];
-    case DT_U64: return (double)((const uint64_t *)p)[i];
-    case DT_I8: return ((const int8_t *)p)[i];
-    case DT_U8: return ((const uint8_t *)p)[i];
-    case DT_I16: return ((const int16_t *)p)[i];
-    case DT_U16: return ((const uint16_t *)p)[i];
-    default: return 0;
-    }
+static inline const void *elem_ptr(const GpuArray *a, size_t i) {
+    assert(a->host && i < a->n && !a->st);
+    return (const char *)a->host + i * dtype_size(a->dtype);
 }
 
-/* Float → integer dtype conversion that never invokes undefined behaviour. */
-static int64_t clamp_i64(double v) {
-    if (v != v) return 0;
-    if (v >= 9.2233720368547758e18) return INT64_MAX;
-    if (v <= -9.2233720368547758e18) return INT64_MIN;
-    return (int64_t)v;
-}
-
-int64_t array_get_i64(const GpuArray *a, size_t i) {
-    assert(a->host && i < a->n);
-    switch (a->dtype) {
-    case DT_I64: return ((const int64_t *)a->host)[i];
-    case DT_U64: return (int64_t)((const uint64_t *)a->host)[i];
-    case DT_F32:
-    case DT_F64: return clamp_i64(array_get(a, i));
-    default: return (int64_t)array_get(a, i); /* exact for every type of 32 bits or less */
-    }
-}
-
-uint64_t array_get_u64(const GpuArray *a, size_t i) {
-    assert(a->host && i < a->n);
-    if (a->dtype == DT_U64) return ((const uint64_t *)a->host)[i];
-    return (uint64_t)array_get_i64(a, i);
-}
-
-void array_set_i64(GpuArray *a, size_t i, int64_t v) {
-    assert(a->host && i < a->n);
-    void *p = a->host;
-    switch (a->dtype) {
-    case DT_F32: ((float *)p)[i] = (float)v; break;
-    case DT_F64: ((double *)p)[i] = (double)v; break;
-    case DT_I32: ((int32_t *)p)[i] = (int32_t)(uint32_t)v; break;
-    case DT_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case DT_I64: ((int64_t *)p)[i] = v; break;
-    case DT_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    case DT_I8: ((int8_t *)p)[i] = (int8_t)(uint8_t)v; break;
-    case DT_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case DT_I16: ((int16_t *)p)[i] = (int16_t)(uint16_t)v; break;
-    case DT_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    default: break;
-    }
-}
-
-void array_set(GpuArray *a, size_t i, double v) {
-    assert(a->host && i < a->n);
-    if (a->dtype == DT_F32) ((float *)a->host)[i] = (float)v;
-    else if (a->dtype == DT_F64) ((double *)a->host)[i] = v;
-    else if (a->dtype == DT_U64 && v >= 9.2233720368547758e18)
-        ((uint64_t *)a->host)[i] = v >= 1.8446744073709552e19 ? UINT64_MAX : (uint64_t)v;
-    else array_set_i64(a, i, clamp_i64(v));
-}
+double array_get(const GpuArray *a, size_t i) { return dtype_load(a->dtype, elem_ptr(a, i)); }
+int64_t array_get_i64(const GpuArray *a, size_t i) { return dtype_load_i64(a->dtype, elem_ptr(a, i)); }
+uint64_t array_get_u64(const GpuArray *a, size_t i) { return dtype_load_u64(a->dtype, elem_ptr(a, i)); }
+void array_set_i64(GpuArray *a, size_t i, int64_t v) { dtype_store_i64(a->dtype, (void *)elem_ptr(a, i), v); }
+void array_set(GpuArray *a, size_t i, double v) { dtype_store(a->dtype, (void *)elem_ptr(a, i), v); }
 
 #define LOOP_T(T, body) do { T *p = (T *)a->host + i0; for (size_t k = 0; k < n; k++) { body; } } while (0)
 
@@ -169,7 +73,9 @@ void array_load_f64(const GpuArray *a, size_t i0, size_t n, double *out) {
     case DT_U8: LOOP_T(const uint8_t, out[k] = p[k]); break;
     case DT_I16: LOOP_T(const int16_t, out[k] = p[k]); break;
     case DT_U16: LOOP_T(const uint16_t, out[k] = p[k]); break;
-    default: break;
+    default:
+        for (size_t k = 0; k < n; k++) out[k] = array_get(a, i0 + k);
+        break;
     }
 }
 
@@ -214,12 +120,7 @@ void array_store_i64(GpuArray *a, size_t i0, size_t n, const int64_t *in) {
 }
 
 void array_format_elem(const GpuArray *a, size_t i, char *buf, size_t n) {
-    switch (a->dtype) {
-    case DT_F32: snprintf(buf, n, "%.9g", (double)((const float *)a->host)[i]); break;
-    case DT_F64: snprintf(buf, n, "%.17g", ((const double *)a->host)[i]); break;
-    case DT_U64: snprintf(buf, n, "%llu", (unsigned long long)array_get_u64(a, i)); break;
-    default: snprintf(buf, n, "%lld", (long long)array_get_i64(a, i)); break;
-    }
+    dtype_format(a->dtype, elem_ptr(a, i), buf, n);
 }
 
 void array_format_index(const GpuArray *a, size_t i, char *buf, size_t n) {
@@ -232,18 +133,34 @@ void array_format_index(const GpuArray *a, size_t i, char *buf, size_t n) {
 
 /* ---- lifecycle and data movement --------------------------------------- */
 
+static bool is_numeric(const GpuArray *a) { return !a->st; }
+
 GpuArray *array_test(lua_State *L, int idx) { return luaL_testudata(L, idx, ARRAY_MT); }
-GpuArray *array_check(lua_State *L, int idx) { return luaL_checkudata(L, idx, ARRAY_MT); }
+
+GpuArray *array_check(lua_State *L, int idx) {
+    GpuArray *a = luaL_checkudata(L, idx, ARRAY_MT);
+    if (!is_numeric(a))
+        luaL_error(L, "%s is an array of structs; this takes an array of numbers: one field of it is "
+                      "%s:field(\"%s\")", array_name(L, a, idx), array_name(L, a, idx), a->st->f[0].name);
+    return a;
+}
+
+/* A view's host pointer: its parent's buffer from offset on. */
+static void view_sync(GpuArray *v) {
+    if (v->parent) v->host = v->parent->host ? (char *)v->parent->host + v->offset * array_elem_size(v) : NULL;
+}
+
 GpuScalar *scalar_test(lua_State *L, int idx) { return luaL_testudata(L, idx, SCALAR_MT); }
 
-GpuArray *array_push_new(lua_State *L, DType dt, int ndim, const size_t *shape) {
+/* Pushes a new zero-filled array of n elements of es bytes (user value 1:
+ * the struct type, 2: a view's parent, both set by the caller). */
+static GpuArray *push_new(lua_State *L, DType dt, size_t es, int ndim, const size_t *shape) {
     ApiCtx *c = api_ctx(L);
     size_t n = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] && n > SIZE_MAX / shape[i]) luaL_error(L, "gpu.array: size overflows");
         n *= shape[i];
     }
-    size_t es = dtype_size(dt);
     size_t cap = c && c->array_cap ? c->array_cap : ARRAY_DEFAULT_CAP;
     size_t used = c ? c->array_bytes : 0;
     if (n > cap / es || n * es > cap - used)
@@ -257,7 +174,7 @@ GpuArray *array_push_new(lua_State *L, DType dt, int ndim, const size_t *shape) 
         c->since_gc = 0;
         lua_gc(L, LUA_GCCOLLECT);
     }
-    GpuArray *a = lua_newuserdatauv(L, sizeof *a, 0);
+    GpuArray *a = lua_newuserdatauv(L, sizeof *a, 2);
     memset(a, 0, sizeof *a);
     a->dtype = dt;
     a->ndim = ndim;
@@ -277,6 +194,20 @@ GpuArray *array_push_new(lua_State *L, DType dt, int ndim, const size_t *shape) 
     return a;
 }
 
+GpuArray *array_push_new(lua_State *L, DType dt, int ndim, const size_t *shape) {
+    assert(dt != DT_STRUCT);
+    return push_new(L, dt, dtype_size(dt), ndim, shape);
+}
+
+/* The struct type object is on top of the stack; it is replaced by the array. */
+static GpuArray *push_new_struct(lua_State *L, const StructType *st, int ndim, const size_t *shape) {
+    GpuArray *a = push_new(L, DT_STRUCT, st->size, ndim, shape);
+    a->st = st;
+    lua_rotate(L, -2, 1);
+    lua_setiuservalue(L, -2, 1);
+    return a;
+}
+
 static int array_gc(lua_State *L) {
     GpuArray *a = luaL_checkudata(L, 1, ARRAY_MT);
     Backend *b = a->ctx ? a->ctx->backend : NULL;
@@ -289,9 +220,15 @@ static int array_gc(lua_State *L) {
         diag_free(&d);
     }
     a->has_dev = false;
+    if (a->parent) {          /* the parent owns the host buffer */
+        a->host = NULL;
+        a->parent = NULL;
+        XFREE(a->name);
+        return 0;
+    }
     if (a->ctx && a->host) {
-        assert(a->ctx->array_bytes >= a->n * dtype_size(a->dtype));   /* the cap's accounting */
-        a->ctx->array_bytes -= a->n * dtype_size(a->dtype);
+        assert(a->ctx->array_bytes >= array_bytes(a));   /* the cap's accounting */
+        a->ctx->array_bytes -= array_bytes(a);
     }
     if (a->pinned && b && b->ops->host_free) b->ops->host_free(b, a->host);
     else free(a->host);
@@ -310,11 +247,18 @@ static void wait_pending(lua_State *L, GpuArray *a) {
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
 }
 
+void array_mark_launched(GpuArray *a) { (a->parent ? a->parent : a)->dev_dirty = true; }
+
 const void *array_host_read(lua_State *L, GpuArray *a) {
+    if (a->parent) {
+        array_host_read(L, a->parent);
+        view_sync(a);
+        return a->host;
+    }
     wait_pending(L, a);
     if (a->dev_dirty && a->has_dev) {
         Backend *b = a->ctx->backend;
-        Diag *d = a->n ? b->ops->copy_to_host(b, a->host, a->dev, a->n * dtype_size(a->dtype)) : NULL;
+        Diag *d = a->n ? b->ops->copy_to_host(b, a->host, a->dev, array_bytes(a)) : NULL;
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     }
     a->dev_dirty = false;
@@ -322,6 +266,11 @@ const void *array_host_read(lua_State *L, GpuArray *a) {
 }
 
 void *array_host_write(lua_State *L, GpuArray *a, bool whole) {
+    if (a->parent) {
+        array_host_write(L, a->parent, false);   /* the rest of the parent keeps its values */
+        view_sync(a);
+        return a->host;
+    }
     wait_pending(L, a);
     if (!whole) array_host_read(L, a);
     a->dev_dirty = false;
@@ -369,21 +318,45 @@ static Backend *device_alloc(lua_State *L, GpuArray *a, int idx) {
     Backend *b = c->backend;
     if (!a->has_dev) {
         const char *label = array_name(L, a, idx);
-        Diag *d = b->ops->mem_alloc(b, a->n * dtype_size(a->dtype), label, dtype_size(a->dtype), &a->dev);
+        Diag *d = b->ops->mem_alloc(b, array_bytes(a), label, array_elem_size(a), &a->dev);
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
         a->has_dev = true;
         a->host_dirty = !a->uninit;
         if (a->uninit && b->ops->mem_track_init && a->n) {
-            d = b->ops->mem_track_init(b, a->dev, a->n * dtype_size(a->dtype), false);
+            d = b->ops->mem_track_init(b, a->dev, array_bytes(a), false);
             if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
         }
     }
     return b;
 }
 
+/* A view on the device: its parent's buffer (uploaded as needed) from
+ * offset on; on a backend that checks bounds, an allocation of its own over
+ * that memory, made once. */
+static DevPtr view_device(lua_State *L, GpuArray *v, int idx) {
+    int pidx = 0;
+    if (idx) {
+        lua_getiuservalue(L, idx, 2);
+        pidx = lua_gettop(L);
+    }
+    DevPtr base = array_device(L, v->parent, pidx);
+    if (pidx) lua_pop(L, 1);
+    Backend *b = v->ctx->backend;
+    size_t es = array_elem_size(v);
+    if (!b->ops->mem_view) return base + v->offset * es;
+    if (!v->has_dev) {
+        Diag *d = b->ops->mem_view(b, base, v->offset * es, v->n * es, array_name(L, v, idx), es, &v->dev);
+        if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
+        v->has_dev = true;
+    }
+    return v->dev;
+}
+
 DevPtr array_device(lua_State *L, GpuArray *a, int idx) {
+    if (idx) idx = lua_absindex(L, idx);
+    if (a->parent) return view_device(L, a, idx);
     Backend *b = device_alloc(L, a, idx);
-    size_t bytes = a->n * dtype_size(a->dtype);
+    size_t bytes = array_bytes(a);
     if (a->host_dirty) {
         Diag *d = bytes ? b->ops->copy_to_device(b, a->dev, a->host, bytes) : NULL;
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
@@ -404,37 +377,162 @@ static size_t check_index(lua_State *L, GpuArray *a, int idx) {
     return (size_t)i;
 }
 
-static void push_elem(lua_State *L, const GpuArray *a, size_t i) {
-    if (dtype_is_float(a->dtype)) lua_pushnumber(L, array_get(a, i));
-    else if (a->dtype == DT_U64 && array_get_u64(a, i) > (uint64_t)INT64_MAX) lua_pushnumber(L, array_get(a, i));
-    else lua_pushinteger(L, array_get_i64(a, i));
+/* Pushes the value of type t at p: an integer for integer types (a float
+ * only for a u64 past 2^63), a float for float types. */
+static void push_value(lua_State *L, DType t, const void *p) {
+    if (dtype_is_float(t)) lua_pushnumber(L, dtype_load(t, p));
+    else if (t == DT_U64 && dtype_load_u64(t, p) > (uint64_t)INT64_MAX) lua_pushnumber(L, dtype_load(t, p));
+    else lua_pushinteger(L, dtype_load_i64(t, p));
 }
 
-/* Stores the Lua value at idx; integers must be integers. */
-static void store_elem(lua_State *L, GpuArray *a, size_t i, int idx) {
-    if (dtype_is_float(a->dtype)) {
+/* Stores the Lua value at idx as type t at p; integer types take only
+ * integers. `what` names the place in messages ("c", "p[3].m"). */
+static void store_value(lua_State *L, DType t, void *p, int idx, const char *what) {
+    if (dtype_is_float(t)) {
         int isnum = 0;
         double v = lua_tonumberx(L, idx, &isnum);
-        if (!isnum || lua_type(L, idx) != LUA_TNUMBER)
-            luaL_error(L, "%s holds numbers, not %s", array_name(L, a, 1), luaL_typename(L, idx));
-        array_set(a, i, v);
+        if (!isnum || lua_type(L, idx) != LUA_TNUMBER) luaL_error(L, "%s holds numbers, not %s", what, luaL_typename(L, idx));
+        dtype_store(t, p, v);
         return;
     }
     int isint = 0;
     lua_Integer v = lua_tointegerx(L, idx, &isint);
     if (!isint) {
         if (lua_type(L, idx) == LUA_TNUMBER)
-            luaL_error(L, "%s is %s (an integer array); %s is not an integer", array_name(L, a, 1),
-                       dtype_name(a->dtype), lua_tostring(L, idx));
-        luaL_error(L, "%s holds numbers, not %s", array_name(L, a, 1), luaL_typename(L, idx));
+            luaL_error(L, "%s is %s (an integer); %s is not an integer", what, dtype_name(t), lua_tostring(L, idx));
+        luaL_error(L, "%s holds numbers, not %s", what, luaL_typename(L, idx));
     }
-    array_set_i64(a, i, v);
+    dtype_store_i64(t, p, v);
 }
 
+static void push_elem(lua_State *L, const GpuArray *a, size_t i) { push_value(L, a->dtype, elem_ptr(a, i)); }
+
+/* Stores the Lua value at idx; integers must be integers. */
+static void store_elem(lua_State *L, GpuArray *a, size_t i, int idx) {
+    if (dtype_is_float(a->dtype)) {   /* the array's name only when there is an error to name it in */
+        if (lua_type(L, idx) == LUA_TNUMBER) {
+            dtype_store(a->dtype, (void *)elem_ptr(a, i), lua_tonumber(L, idx));
+            return;
+        }
+    } else if (lua_isinteger(L, idx)) {
+        dtype_store_i64(a->dtype, (void *)elem_ptr(a, i), lua_tointeger(L, idx));
+        return;
+    }
+    store_value(L, a->dtype, (void *)elem_ptr(a, i), idx, array_name(L, a, 1));
+}
+
+/* ---- elements of an array of structs ---------------------------------- */
+
+/* a[i] of an array of structs: a proxy whose fields are element i's
+ * (user value 1: the array). */
+typedef struct ElemRef {
+    GpuArray *a;
+    size_t i;
+} ElemRef;
+
+static void push_elem_ref(lua_State *L, int aidx, GpuArray *a, size_t i) {
+    aidx = lua_absindex(L, aidx);
+    ElemRef *e = lua_newuserdatauv(L, sizeof *e, 1);
+    e->a = a;
+    e->i = i;
+    lua_pushvalue(L, aidx);
+    lua_setiuservalue(L, -2, 1);
+    luaL_setmetatable(L, ELEM_MT);
+}
+
+static int struct_field_of(lua_State *L, const StructType *st, int kidx) {
+    const char *k = luaL_checkstring(L, kidx);
+    int f = struct_field_find(st, k);
+    if (f < 0) struct_unknown_field(L, st, k);
+    return f;
+}
+
+static int elem_index(lua_State *L) {
+    ElemRef *e = luaL_checkudata(L, 1, ELEM_MT);
+    int f = struct_field_of(L, e->a->st, 2);
+    const char *base = array_host_read(L, e->a);
+    push_value(L, e->a->st->f[f].type, base + e->i * e->a->st->size + e->a->st->f[f].offset);
+    return 1;
+}
+
+/* Sets field f of element i from the value at vidx. */
+static void store_field(lua_State *L, GpuArray *a, int aidx, size_t i, int f, int vidx) {
+    const StructField *sf = &a->st->f[f];
+    char *base = array_host_write(L, a, false);
+    void *p = base + i * a->st->size + sf->offset;
+    if (lua_type(L, vidx) == LUA_TNUMBER && (dtype_is_float(sf->type) || lua_isinteger(L, vidx))) {
+        if (dtype_is_float(sf->type)) dtype_store(sf->type, p, lua_tonumber(L, vidx));
+        else dtype_store_i64(sf->type, p, lua_tointeger(L, vidx));
+        return;
+    }
+    lua_pushfstring(L, "%s[%I].%s", array_name(L, a, aidx), (lua_Integer)i, sf->name);
+    store_value(L, sf->type, p, vidx, lua_tostring(L, -1));
+}
+
+static int elem_newindex(lua_State *L) {
+    ElemRef *e = luaL_checkudata(L, 1, ELEM_MT);
+    int f = struct_field_of(L, e->a->st, 2);
+    lua_getiuservalue(L, 1, 1);
+    store_field(L, e->a, lua_gettop(L), e->i, f, 3);
+    return 0;
+}
+
+/* "{x = 1.5, y = 2, m = 3}" */
+static int elem_tostring(lua_State *L) {
+    ElemRef *e = luaL_checkudata(L, 1, ELEM_MT);
+    const StructType *st = e->a->st;
+    const char *base = array_host_read(L, e->a);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addchar(&b, '{');
+    for (int f = 0; f < st->n; f++) {
+        char num[64];
+        dtype_format(st->f[f].type, base + e->i * st->size + st->f[f].offset, num, sizeof num);
+        lua_pushfstring(L, "%s%s = %s", f ? ", " : "", st->f[f].name, num);
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, '}');
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* a[i] = { x = 1, m = 2 }: the fields given (the others keep their values),
+ * or a[i] = b[j] of the same layout (the whole element). */
+static void store_struct_elem(lua_State *L, GpuArray *a, size_t i, int vidx) {
+    ElemRef *src = luaL_testudata(L, vidx, ELEM_MT);
+    if (src) {
+        if (src->a->st->size != a->st->size || memcmp(src->a->st->f, a->st->f, sizeof(StructField) * (size_t)a->st->n))
+            luaL_error(L, "%s[%I] = ...: the element is of another struct type", array_name(L, a, 1), (lua_Integer)i);
+        const char *from = (const char *)array_host_read(L, src->a) + src->i * a->st->size;
+        char tmp[STRUCT_MAX_FIELDS * 8];
+        memcpy(tmp, from, a->st->size);
+        memcpy((char *)array_host_write(L, a, false) + i * a->st->size, tmp, a->st->size);
+        return;
+    }
+    if (!lua_istable(L, vidx))
+        luaL_error(L, "%s is an array of structs: an element is set from a table of fields ({ %s = ... }), not %s",
+                   array_name(L, a, 1), a->st->f[0].name, luaL_typename(L, vidx));
+    lua_pushnil(L);
+    while (lua_next(L, vidx)) {
+        if (lua_type(L, -2) != LUA_TSTRING)
+            luaL_error(L, "%s[%I] = {...}: fields are set by name ({ %s = ... })", array_name(L, a, 1), (lua_Integer)i,
+                       a->st->f[0].name);
+        int f = struct_field_of(L, a->st, -2);
+        store_field(L, a, 1, i, f, lua_gettop(L));
+        lua_pop(L, 1);
+    }
+}
+
+/* ---- indexing ----------------------------------------------------------- */
+
 static int array_index(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = luaL_checkudata(L, 1, ARRAY_MT);
     if (lua_type(L, 2) == LUA_TNUMBER) {
         size_t i = check_index(L, a, 2);
+        if (a->st) {
+            push_elem_ref(L, 1, a, i);
+            return 1;
+        }
         array_host_read(L, a);
         push_elem(L, a, i);
         return 1;
@@ -442,6 +540,9 @@ static int array_index(lua_State *L) {
     const char *k = luaL_checkstring(L, 2);
     if (!strcmp(k, "dtype")) {
         lua_pushstring(L, dtype_name(a->dtype));
+    } else if (!strcmp(k, "struct")) {
+        if (a->st) lua_getiuservalue(L, 1, 1);
+        else lua_pushnil(L);
     } else if (!strcmp(k, "shape")) {
         lua_createtable(L, a->ndim, 0);
         for (int i = 0; i < a->ndim; i++) {
@@ -459,25 +560,134 @@ static int array_index(lua_State *L) {
 }
 
 static int array_newindex(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = luaL_checkudata(L, 1, ARRAY_MT);
     if (lua_type(L, 2) != LUA_TNUMBER)
         return luaL_error(L, "arrays hold numbers at integer indices; cannot set field '%s'", luaL_tolstring(L, 2, NULL));
     size_t i = check_index(L, a, 2);
+    if (a->st) {
+        store_struct_elem(L, a, i, 3);
+        return 0;
+    }
     array_host_write(L, a, false);
     store_elem(L, a, i, 3);
     return 0;
 }
 
+/* a:get(i): a[i] (for an array of structs, a:get(i).x reads like C). */
+static int array_get_method(lua_State *L) {
+    luaL_checkudata(L, 1, ARRAY_MT);
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    return array_index(L);
+}
+
 static int array_len(lua_State *L) {
-    lua_pushinteger(L, (lua_Integer)array_check(L, 1)->n);
+    lua_pushinteger(L, (lua_Integer)any_array_check(L, 1)->n);
     return 1;
 }
 
 static int array_tostring(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = any_array_check(L, 1);
     if (a->ndim == 1) lua_pushfstring(L, "%s[%I] %s", dtype_name(a->dtype), (lua_Integer)a->n, array_name(L, a, 1));
     else lua_pushfstring(L, "%s[%I][%I] %s", dtype_name(a->dtype), (lua_Integer)a->shape[0],
                          (lua_Integer)(a->n / (a->shape[0] ? a->shape[0] : 1)), array_name(L, a, 1));
+    return 1;
+}
+
+/* ---- fields of an array of structs, views ------------------------------ */
+
+static GpuArray *check_struct_array(lua_State *L, int idx, const char *fn) {
+    GpuArray *a = any_array_check(L, idx);
+    if (!a->st) luaL_error(L, "%s: %s is an array of %s, not of structs", fn, array_name(L, a, idx), dtype_name(a->dtype));
+    return a;
+}
+
+/* a:field("x") -> a new array (a copy) of field x of every element. */
+static int array_field(lua_State *L) {
+    GpuArray *a = check_struct_array(L, 1, "field");
+    int f = struct_field_of(L, a->st, 2);
+    const StructField *sf = &a->st->f[f];
+    const char *src = array_host_read(L, a);
+    GpuArray *r = array_push_new(L, sf->type, a->ndim, a->shape);
+    size_t es = dtype_size(sf->type);
+    for (size_t i = 0; i < a->n; i++) memcpy((char *)r->host + i * es, src + i * a->st->size + sf->offset, es);
+    r->name = xasprintf("%s.%s", array_name(L, a, 1), sf->name);
+    return 1;
+}
+
+/* a:set_field("x", v): field x of every element from v, an array of as
+ * many numbers, a Lua table of them, or one number. Returns a. */
+static int array_set_field(lua_State *L) {
+    GpuArray *a = check_struct_array(L, 1, "set_field");
+    int f = struct_field_of(L, a->st, 2);
+    const StructField *sf = &a->st->f[f];
+    GpuArray *src = array_test(L, 3);
+    if (src && (!is_numeric(src) || src->n != a->n))
+        luaL_error(L, "set_field: %s must be an array of %I numbers", array_name(L, src, 3), (lua_Integer)a->n);
+    if (!src && lua_type(L, 3) != LUA_TNUMBER && !lua_istable(L, 3))
+        luaL_error(L, "set_field: the values are an array, a table of numbers or one number, not %s", luaL_typename(L, 3));
+    if (lua_istable(L, 3) && (size_t)lua_rawlen(L, 3) != a->n)
+        luaL_error(L, "set_field: the table has %I values for %I elements", (lua_Integer)lua_rawlen(L, 3), (lua_Integer)a->n);
+    const void *sp = src ? array_host_read(L, src) : NULL;
+    char *dst = array_host_write(L, a, false);
+    lua_pushfstring(L, "%s.%s", array_name(L, a, 1), sf->name);
+    const char *what = lua_tostring(L, -1);
+    for (size_t i = 0; i < a->n; i++) {
+        void *p = dst + i * a->st->size + sf->offset;
+        if (src) {
+            const void *q = (const char *)sp + i * dtype_size(src->dtype);
+            if (dtype_is_float(src->dtype)) dtype_store(sf->type, p, dtype_load(src->dtype, q));
+            else dtype_store_i64(sf->type, p, dtype_load_i64(src->dtype, q));
+        } else if (lua_istable(L, 3)) {
+            lua_rawgeti(L, 3, (lua_Integer)i + 1);
+            store_value(L, sf->type, p, lua_gettop(L), what);
+            lua_pop(L, 1);
+        } else {
+            store_value(L, sf->type, p, 3, what);
+        }
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* a:view(offset, n [, name]): elements offset .. offset+n-1 of a, as an
+ * array of its own that shares a's data (1-D; of a view, a view of its
+ * parent). */
+static int array_view(lua_State *L) {
+    GpuArray *a = any_array_check(L, 1);
+    lua_Integer off = luaL_checkinteger(L, 2);
+    lua_Integer n = luaL_optinteger(L, 3, (lua_Integer)a->n - off);
+    const char *name = api_check_name(L, luaL_optstring(L, 4, NULL), "a:view");
+    if (off < 0 || n < 0 || (lua_Unsigned)off > a->n || (lua_Unsigned)n > a->n - (size_t)off)
+        luaL_error(L, "view(%I, %I): %s has %I elements, so a view is at most offset..%I", off, n, array_name(L, a, 1),
+                   (lua_Integer)a->n, (lua_Integer)a->n);
+    GpuArray *root = a->parent ? a->parent : a;
+    size_t base = a->parent ? a->offset : 0;
+    if (root->uninit)
+        luaL_error(L, "view: %s was made with { init = false } and nothing has been written into it by the "
+                      "script; views of such arrays are not supported (their reads are checked per array)",
+                   array_name(L, root, 0));
+    GpuArray *v = lua_newuserdatauv(L, sizeof *v, 2);
+    memset(v, 0, sizeof *v);
+    luaL_setmetatable(L, ARRAY_MT);
+    v->dtype = a->dtype;
+    v->st = a->st;
+    v->parent = root;
+    v->offset = base + (size_t)off;
+    v->n = (size_t)n;
+    v->ndim = 1;
+    v->shape[0] = (size_t)n;
+    v->ctx = a->ctx;
+    v->number = a->ctx ? ++a->ctx->n_arrays : 0;
+    if (name) v->name = xstrdup(name);
+    if (a->st) {
+        lua_getiuservalue(L, 1, 1);
+        lua_setiuservalue(L, -2, 1);
+    }
+    if (a->parent) lua_getiuservalue(L, 1, 2);
+    else lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 2);
+    view_sync(v);
     return 1;
 }
 
@@ -513,13 +723,15 @@ static int array_random(lua_State *L) {
     array_host_write(L, a, true);
     if (fl) {
         double buf[ARRAY_CHUNK];
-        float top = nextafterf((float)hi, (float)lo);
+        /* rounding to the dtype must not reach hi: the range is [lo, hi) */
+        double hi_r = dtype_round(a->dtype, hi), top = dtype_next_below(a->dtype, hi_r);
+        if (top < lo) top = dtype_round(a->dtype, lo);
+        bool narrow = a->dtype != DT_F64;
         for (size_t i0 = 0; i0 < a->n; i0 += ARRAY_CHUNK) {
             size_t m = a->n - i0 < ARRAY_CHUNK ? a->n - i0 : ARRAY_CHUNK;
             for (size_t k = 0; k < m; k++) {
                 double v = lo + (hi - lo) * ((double)(splitmix(&state) >> 11) * 0x1.0p-53);
-                /* rounding to f32 must not reach hi: the range is [lo, hi) */
-                if (a->dtype == DT_F32 && (float)v >= (float)hi && hi > lo) v = top;
+                if (narrow && hi > lo && dtype_round(a->dtype, v) >= hi_r) v = top;
                 buf[k] = v;
             }
             array_store_f64(a, i0, m, buf);
@@ -559,10 +771,16 @@ static int array_fill(lua_State *L) {
 }
 
 static int array_copy(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = any_array_check(L, 1);
     const void *src = array_host_read(L, a);
-    GpuArray *b = array_push_new(L, a->dtype, a->ndim, a->shape);
-    memcpy(b->host, src, a->n * dtype_size(a->dtype));
+    GpuArray *b;
+    if (a->st) {
+        lua_getiuservalue(L, 1, 1);
+        b = push_new_struct(L, a->st, a->ndim, a->shape);
+    } else {
+        b = array_push_new(L, a->dtype, a->ndim, a->shape);
+    }
+    memcpy(b->host, src, array_bytes(a));
     return 1;
 }
 
@@ -592,19 +810,29 @@ static int array_set_table(lua_State *L) {
     return 1;
 }
 
+/* A Lua sequence of the values; of an array of structs, one table of
+ * fields per element ({ {x = 1, y = 2, m = 3}, ... }). */
 static int array_to_table(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
-    array_host_read(L, a);
+    GpuArray *a = any_array_check(L, 1);
+    const char *h = array_host_read(L, a);
     lua_createtable(L, a->n < INT32_MAX ? (int)a->n : 0, 0);
     for (size_t i = 0; i < a->n; i++) {
-        push_elem(L, a, i);
+        if (a->st) {
+            lua_createtable(L, 0, a->st->n);
+            for (int f = 0; f < a->st->n; f++) {
+                push_value(L, a->st->f[f].type, h + i * a->st->size + a->st->f[f].offset);
+                lua_setfield(L, -2, a->st->f[f].name);
+            }
+        } else {
+            push_elem(L, a, i);
+        }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
 }
 
 static int array_named(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = any_array_check(L, 1);
     const char *s = api_check_name(L, luaL_checkstring(L, 2), "a:named");
     free(a->name);
     a->name = xstrdup(s);
@@ -619,7 +847,7 @@ static void make_pinned(lua_State *L, GpuArray *a) {
     ApiCtx *c = a->ctx;
     if (!c || !c->backend) luaL_error(L, "pinned arrays exist only inside run(t)");
     if (!c->backend->ops->host_alloc) luaL_error(L, "the %s backend has no pinned memory", c->backend->ops->name);
-    size_t bytes = a->n * dtype_size(a->dtype);
+    size_t bytes = array_bytes(a);
     void *p = NULL;
     Diag *d = c->backend->ops->host_alloc(c->backend, bytes, &p);
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
@@ -630,7 +858,15 @@ static void make_pinned(lua_State *L, GpuArray *a) {
 }
 
 static int gpu_array(lua_State *L) {
-    DType dt = check_dtype(L, 1);
+    /* the element type: a dtype name, or a struct (gpu.struct{} or its table) */
+    DType dt = lua_type(L, 1) == LUA_TSTRING ? check_dtype(L, 1) : DT_STRUCT;
+    const StructType *st = NULL;
+    if (dt == DT_STRUCT) {
+        if (lua_type(L, 1) != LUA_TTABLE && lua_type(L, 1) != LUA_TUSERDATA)
+            luaL_argerror(L, 1, "the element type is a dtype name (\"f32\") or a gpu.struct{...}");
+        st = struct_check(L, 1);
+        lua_replace(L, 1);
+    }
     size_t shape[ARRAY_MAX_DIMS];
     int ndim = 0;
     if (lua_istable(L, 2)) {
@@ -668,7 +904,13 @@ static int gpu_array(lua_State *L) {
         lua_pop(L, 3);   /* the option table keeps the name alive */
     }
     api_check_name(L, name, "gpu.array");
-    GpuArray *a = array_push_new(L, dt, ndim, shape);
+    GpuArray *a;
+    if (st) {
+        lua_pushvalue(L, 1);
+        a = push_new_struct(L, st, ndim, shape);
+    } else {
+        a = array_push_new(L, dt, ndim, shape);
+    }
     if (name) a->name = xstrdup(name);
     a->uninit = !init;
     if (pinned) make_pinned(L, a);
@@ -690,8 +932,14 @@ static int push_scalar(lua_State *L, DType dt) {
     s.dtype = dt;
     if (dtype_is_float(dt)) {
         double v = luaL_checknumber(L, 1);
-        s.value = v;
-        s.arg = dt == DT_F32 ? kernel_arg_f32((float)v) : kernel_arg_f64(v);
+        s.value = dtype_round(dt, v);   /* what the kernel gets: the nearest value of the type */
+        if (dt == DT_F16 || dt == DT_BF16) {
+            uint16_t h = dt == DT_F16 ? f16_from_double(v) : bf16_from_double(v);
+            s.arg.size = 2;
+            memcpy(s.arg.bytes, &h, 2);
+        } else {
+            s.arg = dt == DT_F32 ? kernel_arg_f32((float)v) : kernel_arg_f64(v);
+        }
     } else {
         int ok = 0;
         lua_Integer v = lua_tointegerx(L, 1, &ok);
@@ -716,28 +964,14 @@ static int gpu_i64(lua_State *L) { return push_scalar(L, DT_I64); }
 static int gpu_u64(lua_State *L) { return push_scalar(L, DT_U64); }
 static int gpu_f32(lua_State *L) { return push_scalar(L, DT_F32); }
 static int gpu_f64(lua_State *L) { return push_scalar(L, DT_F64); }
+static int gpu_f16(lua_State *L) { return push_scalar(L, DT_F16); }
+static int gpu_bf16(lua_State *L) { return push_scalar(L, DT_BF16); }
 
 static int scalar_tostring(lua_State *L) {
     GpuScalar *s = luaL_checkudata(L, 1, SCALAR_MT);
     lua_pushnumber(L, s->value);
     lua_pushfstring(L, "gpu.%s(%s)", dtype_name(s->dtype), lua_tostring(L, -1));
     return 1;
-}
-
-static int strict_index(lua_State *L) {
-    const char *k = luaL_tolstring(L, 2, NULL);
-    return sandbox_unknown_key_error(L, lua_tostring(L, lua_upvalueindex(1)), k, 1);
-}
-
-/* Makes reading an unknown key of the table on top an error ("gpu has no field 'arary'"). */
-static void make_strict(lua_State *L, const char *what) {
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, what);
-    lua_pushcclosure(L, strict_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushliteral(L, "locked");
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
 }
 
 /* The stream of an options table at idx for an async operation; raises
@@ -751,12 +985,21 @@ static int async_stream(lua_State *L, GpuArray *a, int idx, const char *what) {
 }
 
 /* a:upload([{stream = s}]): host -> device now (synchronous), or enqueued on s. */
+/* Copies and memsets move a whole array: not a view (its parent's, then). */
+static GpuArray *whole_array(lua_State *L, const char *fn) {
+    GpuArray *a = any_array_check(L, 1);
+    if (a->parent)
+        luaL_error(L, "%s: %s is a view; copies and memsets work on the whole array it looks into", fn,
+                   array_name(L, a, 1));
+    return a;
+}
+
 static int array_upload(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = whole_array(L, "upload");
     int s = async_stream(L, a, 2, "upload");
     wait_pending(L, a);
     Backend *b = device_alloc(L, a, 1);
-    size_t bytes = a->n * dtype_size(a->dtype);
+    size_t bytes = array_bytes(a);
     Diag *d = NULL;
     if (s < 0) {
         d = bytes ? b->ops->copy_to_device(b, a->dev, a->host, bytes) : NULL;
@@ -776,12 +1019,12 @@ static int array_upload(lua_State *L) {
 /* a:download([{stream = s}]): device -> host now, or enqueued on s (the host
  * copy is valid once s is synchronized; reading it waits for s). */
 static int array_download(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = whole_array(L, "download");
     int s = async_stream(L, a, 2, "download");
     wait_pending(L, a);
     if (!a->has_dev) luaL_error(L, "download: %s has never been on the device", array_name(L, a, 1));
     Backend *b = a->ctx->backend;
-    size_t bytes = a->n * dtype_size(a->dtype);
+    size_t bytes = array_bytes(a);
     Diag *d = NULL;
     if (s < 0) {
         d = bytes ? b->ops->copy_to_host(b, a->host, a->dev, bytes) : NULL;
@@ -800,13 +1043,13 @@ static int array_download(lua_State *L) {
 
 /* a:memset(byte [, {stream = s}]): every byte of the device copy set to byte. */
 static int array_memset(lua_State *L) {
-    GpuArray *a = array_check(L, 1);
+    GpuArray *a = whole_array(L, "memset");
     lua_Integer v = luaL_checkinteger(L, 2);
     if (v < 0 || v > 255) luaL_error(L, "memset: the value is one byte (0..255), got %I", v);
     int s = async_stream(L, a, 3, "memset");
     wait_pending(L, a);
     Backend *b = device_alloc(L, a, 1);
-    size_t bytes = a->n * dtype_size(a->dtype);
+    size_t bytes = array_bytes(a);
     Diag *d = s < 0 ? b->ops->memset(b, a->dev, (int)v, bytes)
                     : b->ops->memset_async(b, a->dev, (int)v, bytes, s, NULL);
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
@@ -820,43 +1063,39 @@ static const luaL_Reg array_methods[] = {
     {"random", array_random}, {"iota", array_iota},         {"fill", array_fill},
     {"copy", array_copy},     {"set", array_set_table},      {"to_table", array_to_table},
     {"named", array_named},   {"upload", array_upload},      {"download", array_download},
-    {"memset", array_memset}, {NULL, NULL},
+    {"memset", array_memset}, {"view", array_view},          {"get", array_get_method},
+    {"field", array_field},   {"set_field", array_set_field}, {NULL, NULL},
 };
 
 static const luaL_Reg gpu_funcs[] = {
-    {"array", gpu_array}, {"i32", gpu_i32}, {"u32", gpu_u32}, {"i64", gpu_i64},
-    {"u64", gpu_u64},     {"f32", gpu_f32}, {"f64", gpu_f64}, {"pinned", gpu_pinned},
-    {NULL, NULL},
+    {"array", gpu_array}, {"i32", gpu_i32},   {"u32", gpu_u32},       {"i64", gpu_i64},
+    {"u64", gpu_u64},     {"f32", gpu_f32},   {"f64", gpu_f64},       {"f16", gpu_f16},
+    {"bf16", gpu_bf16},   {"pinned", gpu_pinned}, {NULL, NULL},
 };
 
-void api_install(Sandbox *sb) {
-    lua_State *L = sandbox_lua(sb);
-    luaL_newmetatable(L, ARRAY_MT);
-    static const luaL_Reg meta[] = {
-        {"__index", array_index}, {"__newindex", array_newindex}, {"__len", array_len},
-        {"__gc", array_gc},       {"__tostring", array_tostring},
-        {NULL, NULL},
-    };
+static void locked_metatable(lua_State *L, const char *name, const luaL_Reg *meta) {
+    luaL_newmetatable(L, name);
     luaL_setfuncs(L, meta, 0);
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+}
+
+void gpu_push_module(lua_State *L) {
+    static const luaL_Reg array_meta[] = {
+        {"__index", array_index}, {"__newindex", array_newindex}, {"__len", array_len},
+        {"__gc", array_gc},       {"__tostring", array_tostring}, {NULL, NULL},
+    };
+    locked_metatable(L, ARRAY_MT, array_meta);
     luaL_newlib(L, array_methods);
     lua_setfield(L, -2, "methods");
-    lua_pushliteral(L, "locked");
-    lua_setfield(L, -2, "__metatable");
     lua_pop(L, 1);
-    luaL_newmetatable(L, SCALAR_MT);
-    lua_pushcfunction(L, scalar_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pushliteral(L, "locked");
-    lua_setfield(L, -2, "__metatable");
+    static const luaL_Reg scalar_meta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};
+    locked_metatable(L, SCALAR_MT, scalar_meta);
     lua_pop(L, 1);
-
+    static const luaL_Reg elem_meta[] = {
+        {"__index", elem_index}, {"__newindex", elem_newindex}, {"__tostring", elem_tostring}, {NULL, NULL},
+    };
+    locked_metatable(L, ELEM_MT, elem_meta);
+    lua_pop(L, 1);
     luaL_newlib(L, gpu_funcs);
-    stream_install(L);
-    make_strict(L, "gpu has no field");
-    sandbox_set_global(sb, "gpu");
-    ref_push_module(L);
-    make_strict(L, "ref has no function");
-    sandbox_set_global(sb, "ref");
-    prelude_push(L, "hostcheck");
-    sandbox_set_global(sb, "hostcheck");
 }

@@ -363,7 +363,7 @@ static int do_launch(lua_State *L, bool timed) {
     run_activity(L, "kernel", "running kernel %s (launched at %s)", name, line_at);
     Diag *ld = ctx->b->ops->launch(ctx->b, ctx->mods[k->mod].bm, name, &cfg, args, (int)nargs, &rep);
     run_activity(L, "script", "running the exercise script (at %s)", line_at);
-    for (int i = 0; i < n_arrs; i++) arrs[i]->dev_dirty = true;
+    for (int i = 0; i < n_arrs; i++) array_mark_launched(arrs[i]);
     absorb_report(ctx, &rep, name);
     double ms = rep.ms_median, ms_min = rep.ms_min;
     bool measured = timed && !rep.modeled && ms >= 0;

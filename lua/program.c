@@ -199,7 +199,7 @@ static void read_files(lua_State *L, ProgramCall *pc) {
             GpuArray *g = array_test(L, -1);
             if (g) {
                 f->data = (unsigned char *)array_host_read(L, g);
-                f->size = g->n * dtype_size(g->dtype);
+                f->size = array_bytes(g);
             } else if (lua_type(L, -1) == LUA_TSTRING) {
                 f->data = (unsigned char *)lua_tolstring(L, -1, &f->size);
             } else {
@@ -235,7 +235,8 @@ static void read_outputs(lua_State *L, ProgramCall *pc) {
 
 static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
     memset(pc, 0, sizeof *pc);
-    pc->devices = 1;
+    ApiCtx *api = api_ctx(L);
+    pc->devices = api && api->emu_devices ? api->emu_devices : 1;   /* t:emu_options{ devices = } */
     if (lua_isnoneornil(L, 2)) return;
     luaL_checktype(L, 2, LUA_TTABLE);
     sandbox_check_keys(L, 2, "t:program has no option", option_keys);
@@ -553,6 +554,11 @@ static int t_program(lua_State *L) {
 
     bool cuda = !strcmp(ctx->b->ops->name, "cuda");
     EmuOptions emu = {.metrics = true, .checks = true, .adversarial = true};
+    if (ctx->api.emu_set) {             /* t:emu_options */
+        emu.adversarial = ctx->api.emu.adversarial;
+        emu.seed = ctx->api.emu.seed;
+        emu.instruction_budget = ctx->api.emu.instruction_budget;
+    }
     const char *threads = getenv("CUDOJO_EMU_THREADS");    /* the worker's --emu-threads */
     if (threads) emu.threads = atoi(threads);
     ProgramRunOptions ro;

@@ -7,6 +7,7 @@
  * rounded once to the result's dtype; integers wrap like the GPU's. Any
  * temporary buffer is malloc'ed only after every argument was checked and
  * freed before the next call that could raise a Lua error. */
+#include <assert.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -278,6 +279,17 @@ CMP_FN(cmp_u8, uint8_t)
 CMP_FN(cmp_i16, int16_t)
 CMP_FN(cmp_u16, uint16_t)
 
+/* f16 and bf16 (stored as bits) by value. */
+#define CMP_HALF(name, decode)                                            \
+    static int name(const void *pa, const void *pb) {                    \
+        double x = decode(*(const uint16_t *)pa), y = decode(*(const uint16_t *)pb); \
+        if (x != x) return y != y ? 0 : 1;                               \
+        if (y != y) return -1;                                           \
+        return (x > y) - (x < y);                                        \
+    }
+CMP_HALF(cmp_f16, f16_to_double)
+CMP_HALF(cmp_bf16, bf16_to_double)
+
 static int ref_sort(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     const void *src = rd(L, a);
@@ -286,7 +298,9 @@ static int ref_sort(lua_State *L) {
     static int (*const cmps[DT_COUNT])(const void *, const void *) = {
         [DT_F32] = cmp_f32, [DT_F64] = cmp_f64, [DT_I32] = cmp_i32, [DT_U32] = cmp_u32, [DT_I64] = cmp_i64,
         [DT_U64] = cmp_u64, [DT_I8] = cmp_i8,   [DT_U8] = cmp_u8,   [DT_I16] = cmp_i16, [DT_U16] = cmp_u16,
+        [DT_F16] = cmp_f16, [DT_BF16] = cmp_bf16,
     };
+    assert(cmps[r->dtype]);
     qsort(r->host, r->n, dtype_size(r->dtype), cmps[r->dtype]);
     return 1;
 }

@@ -169,6 +169,8 @@ void run_push_json(lua_State *L, json_t *j, int depth);
  * t:timeline, t:expect_overlap and t:expect_no_default_stream_work to the
  * methods table on top of the stack. */
 void run_stream_add_methods(lua_State *L);
+/* emu_options.c: adds t:emu_options to the method table on top. */
+void run_emu_add_methods(lua_State *L);
 /* A run starts with an empty timeline; at its end metrics.timeline gets
  * the timeline (kernels/timeline.h's JSON) when anything is on it. */
 void run_timeline_begin(RunCtx *ctx);

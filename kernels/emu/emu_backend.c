@@ -1,9 +1,11 @@
 /* kernels/emu/emu_backend.c: the PTX emulator as a Backend.
  *
- * Device memory is host memory mapped with a red zone after each
- * allocation, so an access just past the end lands in memory we own and is
- * reported by name ("read a[1000064] but a has 1000003 elements") instead of
- * touching someone else's data. Modules are parsed and every kernel decoded
+ * Device memory is host memory mapped with a guard zone before and a red
+ * zone after each allocation, so an access just past either end lands in
+ * memory we own and is reported by name ("read a[1000064] but a has 1000003
+ * elements", "read a[-1]") instead of touching someone else's data. A view
+ * (mem_view) maps the parent's pages a second time between guards of its
+ * own, so its bounds are checked as an array of its own. Modules are parsed and every kernel decoded
  * at load time, so a PTX problem shows before anything runs. A launch is
  * validated like a GPU launch, then blocks run on a pool of host threads
  * (emu_run.c), and findings, metrics and printf output go into the report.
@@ -26,6 +28,7 @@
 typedef struct EmuBackend {
     Backend base;
     EmuOptions opts;
+    EmuOptions opened;              /* the options it was opened with (emu_options_set(NULL)) */
     AllocTable allocs;
     unsigned char *heap;
     size_t heap_size;
@@ -63,22 +66,89 @@ static void table_remove(AllocTable *t, int i) {
     t->n--;
 }
 
+/* The guard zone before every allocation: an access up to this far before
+ * it is named as its element -k (report_global_oob looks this far back). */
+#define GUARD_BEFORE 65536
+
 static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t elem, DevPtr *out) {
     EmuBackend *e = (EmuBackend *)b;
     *out = 0;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t red = bytes / 8 > 65536 ? bytes / 8 : 65536;
-    size_t len = (bytes + red + page - 1) / page * page;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    size_t len = (GUARD_BEFORE + bytes + red + page - 1) / page * page;
+    unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return diag_error("emu", "out of memory: cannot allocate %zu bytes for %s on the emulator", bytes,
                           label ? label : "an array");
-    Alloc a = {(uint64_t)(uintptr_t)p, bytes, (uint64_t)(uintptr_t)p + len, elem,
-               xstrdup(label ? label : "array"), p, len, 0, NULL, NULL};
+    Alloc a = {(uint64_t)(uintptr_t)(p + GUARD_BEFORE), bytes, (uint64_t)(uintptr_t)p + len, elem,
+               xstrdup(label ? label : "array"), p, len, 0, NULL, NULL, false};
     table_insert(&e->allocs, a);
     *out = a.base;
     return NULL;
 }
+
+/* Makes the allocation's mapping shared (its pages can then be mapped a
+ * second time): a shared copy is moved over it, at the same addresses. */
+static Diag *make_shareable(Alloc *a) {
+    unsigned char *q = mmap(NULL, a->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (q == MAP_FAILED) return diag_error("emu", "out of memory: cannot share %s's pages for a view", a->label);
+    memcpy(q + (a->base - (uint64_t)(uintptr_t)a->map), (void *)(uintptr_t)a->base, a->size);
+    if (mremap(q, a->map_len, a->map_len, MREMAP_MAYMOVE | MREMAP_FIXED, a->map) == MAP_FAILED) {
+        munmap(q, a->map_len);
+        return diag_error("emu", "cannot share %s's pages for a view", a->label);
+    }
+    a->shared_map = true;
+    return NULL;
+}
+
+static int table_find_exact(AllocTable *t, DevPtr p);
+
+static Diag *emu_mem_view(Backend *b, DevPtr parent, size_t offset, size_t bytes, const char *label, size_t elem,
+                          DevPtr *out) {
+    EmuBackend *e = (EmuBackend *)b;
+    *out = 0;
+    pthread_rwlock_wrlock(&e->allocs.lock);
+    int i = table_find_exact(&e->allocs, parent);
+    Diag *d = NULL;
+    if (i < 0 || !e->allocs.v[i].map)   /* (a view's reads are not checked for initialisation) */
+        d = diag_error("emu", "invalid argument: a view needs an allocation of mem_alloc");
+    else if (offset > e->allocs.v[i].size || bytes > e->allocs.v[i].size - offset)
+        d = diag_error("emu", "invalid argument: a view of %zu bytes at byte %zu of %s, which has %llu bytes", bytes,
+                       offset, e->allocs.v[i].label, (unsigned long long)e->allocs.v[i].size);
+    else if (!e->allocs.v[i].shared_map)
+        d = make_shareable(&e->allocs.v[i]);
+    if (d) {
+        pthread_rwlock_unlock(&e->allocs.lock);
+        return d;
+    }
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint64_t start = parent + offset, pstart = start / page * page;
+    size_t plen = bytes ? (size_t)((start + bytes + page - 1) / page * page - pstart) : page;
+    size_t red = bytes / 8 > 65536 ? bytes / 8 : 65536;
+    size_t len = GUARD_BEFORE + plen + (red + page - 1) / page * page;
+    unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED ||
+        mremap((void *)(uintptr_t)pstart, 0, plen, MREMAP_MAYMOVE | MREMAP_FIXED, p + GUARD_BEFORE) == MAP_FAILED) {
+        if (p != MAP_FAILED) munmap(p, len);
+        pthread_rwlock_unlock(&e->allocs.lock);
+        return diag_error("emu", "out of memory: cannot map a view of %zu bytes on the emulator", bytes);
+    }
+    Alloc a = {(uint64_t)(uintptr_t)(p + GUARD_BEFORE) + (start - pstart), bytes, (uint64_t)(uintptr_t)p + len,
+               elem, xstrdup(label ? label : "view"), p, len, 0, NULL, NULL, true};
+    table_insert(&e->allocs, a);
+    pthread_rwlock_unlock(&e->allocs.lock);
+    *out = a.base;
+    return NULL;
+}
+
+static void emu_options_set(Backend *b, const EmuOptions *o) {
+    EmuBackend *e = (EmuBackend *)b;
+    int threads = e->opts.threads;
+    e->opts = o ? *o : e->opened;
+    e->opts.threads = threads;
+}
+
+static void emu_options_get(Backend *b, EmuOptions *out) { *out = ((EmuBackend *)b)->opts; }
 
 static int table_find_exact(AllocTable *t, DevPtr p) {
     for (int i = 0; i < t->n; i++)
@@ -261,7 +331,7 @@ static Diag *emu_module_load(Backend *b, const CompiledModule *cm, BackendModule
         ModVar *v = &m->prog->vars[i];
         if (v->space == SP_SHARED || !v->data) continue;
         Alloc a = {(uint64_t)(uintptr_t)v->data, v->size, (uint64_t)(uintptr_t)v->data + v->size, 0,
-                   xstrdup(v->name), NULL, 0, 0, NULL, NULL};
+                   xstrdup(v->name), NULL, 0, 0, NULL, NULL, false};
         table_insert(&e->allocs, a);
     }
     *out = m;
@@ -320,7 +390,7 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
         if (e->heap == MAP_FAILED) { e->heap = NULL; return diag_error("emu", "out of memory for the device heap"); }
         table_insert(&e->allocs, (Alloc){(uint64_t)(uintptr_t)e->heap, e->heap_size,
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
-                                         xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL, NULL});
+                                         xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL, NULL, false});
     }
     Diag *sd = emu_sched_stream_check(e->sched, cfg->stream);
     if (sd) return sd;
@@ -551,6 +621,9 @@ static const BackendOps EMU_OPS = {
     .host_work_end = emu_host_work_end,
     .timeline_reset = emu_timeline_reset,
     .timeline_get = emu_timeline_get,
+    .mem_view = emu_mem_view,
+    .emu_options_set = emu_options_set,
+    .emu_options_get = emu_options_get,
 };
 
 Backend *emu_backend_new(const EmuOptions *opts, Diag **why) {
@@ -559,6 +632,7 @@ Backend *emu_backend_new(const EmuOptions *opts, Diag **why) {
     e->base.ops = &EMU_OPS;
     if (opts) e->opts = *opts;
     else { e->opts.metrics = true; e->opts.checks = true; }
+    e->opened = e->opts;
     const char *env = getenv("CUDOJO_EMU_THREADS");
     if (env && *env) {
         char *end;

@@ -194,6 +194,7 @@ typedef struct Alloc {
     uint8_t *init;            /* one bit per byte, set once written; NULL: the whole allocation counts as
                                * written (Lua arrays, zero-filled) — see Backend.mem_track_init */
     uint64_t *xb;             /* per 4-byte word: which blocks wrote and read it in this launch (emu_xblock.c) */
+    bool shared_map;          /* MAP_SHARED: its pages are also mapped by a view (Backend.mem_view) */
 } Alloc;
 
 typedef struct AllocTable {

@@ -244,7 +244,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     L->metrics = rq->opts->metrics;
     L->checks = rq->opts->checks;
     L->adversarial = rq->opts->adversarial;
-    L->seed = 12345;
+    L->seed = rq->opts->seed ? rq->opts->seed : 12345;
     L->n_lines = k->max_line + 1;
     L->lines = xcalloc((size_t)L->n_lines, sizeof *L->lines);
     L->heap = rq->heap;

@@ -77,6 +77,8 @@ static void rt_init_once(void) {
     g_rt.no_peer = !env_flag("CUDOJO_EMU_PEER", true);
     const char *budget = getenv("CUDOJO_EMU_BUDGET");
     if (budget && *budget) g_rt.opts.instruction_budget = strtoull(budget, NULL, 10);
+    const char *seed = getenv("CUDOJO_EMU_SEED");   /* t:emu_options{ seed = } */
+    if (seed && *seed) g_rt.opts.seed = strtoull(seed, NULL, 10);
     const char *nd = getenv("CUDOJO_EMU_DEVICES");
     int n = nd && *nd ? atoi(nd) : 1;
     if (n < 1) n = 1;
