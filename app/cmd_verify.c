@@ -7,6 +7,7 @@
 
 #include "app/attempt.h"
 #include "app/cli.h"
+#include "app/mutants.h"
 #include "app/cmd_common.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
@@ -100,6 +101,23 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
 int cmd_verify(Cli *cli, int argc, char **argv) {
     Course *course = NULL;
     Diag *d;
+    /* --mutants and --jobs N come out of argv; what is left are the folders. */
+    bool mutants = false;
+    int jobs = 0, kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--mutants")) {
+            mutants = true;
+        } else if (!strcmp(argv[i], "--jobs") || !strcmp(argv[i], "-j") || !strncmp(argv[i], "--jobs=", 7)) {
+            const char *v = !strncmp(argv[i], "--jobs=", 7) ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 64) return cli_fail(diag_error("usage", "--jobs %s: a number of runs at once from 1 to 64", v));
+            jobs = (int)n;
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    argc = kept;
     /* Messages name the pack's files by their real paths (rel_dir), wherever the pack lives. */
     if (argc > 1) {
         char **shown = xcalloc((size_t)argc, sizeof *shown);
@@ -119,6 +137,11 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
     if (d) cli_print_diags(d);
     diag_free(&d);
     if (!course) return 2;
+    if (mutants) {
+        int st = mutants_verify(cli, course, jobs);
+        course_free(&course);
+        return st || load_errors ? 1 : 0;
+    }
     VerifyCtx vc = {.cli = cli, .gpus = -1, .runner = attempt_runner_new(cli), .rows = json_array()};
     for (int c = 0; c < course->n_chapters; c++) {
         const ChapterMeta *ch = &course->chapters[c];
@@ -172,10 +195,22 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_VERIFY = {"verify", "[LESSON_DIR...]", "authors: every solution passes, every starter and wrong variant fails",
+const Command CMD_VERIFY = {"verify", "[--mutants [--jobs N]] [LESSON_DIR...]", "authors: every solution passes, every starter and wrong variant fails",
     "For each exercise of the chapters given (default: the whole course), runs the\n"
     "solution (must pass), the starter (must fail) and every wrong variant (must\n"
     "fail). Exit status 0 when everything behaves. On a GPU, a wrong variant that\n"
     "the hardware lets pass (a race, a stray read: undefined behaviour) counts as\n"
-    "caught when the emulator catches it, and says so.\n",
+    "caught when the emulator catches it, and says so.\n"
+    "\n"
+    "  --mutants      check the checks instead: run each solution, then mutants of it\n"
+    "                 on the emulator (each __syncthreads()/__syncwarp()/g.sync()\n"
+    "                 dropped, each if guard weakened (< to <=, >= to >) or dropped,\n"
+    "                 each loop bound moved by one, threadIdx/blockIdx .x and .y\n"
+    "                 swapped, an atomic made a plain read-modify-write, a program's\n"
+    "                 cudaDeviceSynchronize()/cudaStreamSynchronize() dropped). A\n"
+    "                 mutant that passes survived: a hole in the exercise's checks,\n"
+    "                 unless the exercise lists it in mutants_equivalent. A mutant\n"
+    "                 that does not compile is invalid. Exit status 1 when any\n"
+    "                 survive; progress on stderr.\n"
+    "  --jobs N, -j N runs at once with --mutants (default: the cores)\n",
     cmd_verify};

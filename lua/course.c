@@ -39,7 +39,8 @@ static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "l
 
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
-    "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", "gpus", "hint_for", NULL,
+    "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", "gpus", "hint_for",
+    "bug", "mutants_equivalent", NULL,
 };
 static const char *const chapter_fields[] = {
     "id", "title", "title_zh", "order", "exercises", "description", NULL,
@@ -210,6 +211,60 @@ static void read_hint_for(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
     lua_pop(L, 1);
 }
 
+/* bug = "race": the finding a bug hunt's starter must show on the emulator. */
+static void read_bug(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
+    static const char *const kinds[] = {"out-of-bounds", "race", "barrier", "uninitialised", "runtime-error", NULL};
+    bool wt;
+    const char *bug = get_string(L, t, "bug", &wt);
+    bool known = false;
+    for (const char *const *p = kinds; bug && *p && !known; p++) known = !strcmp(*p, bug);
+    if (wt || (bug && !known))
+        report(f, DIAG_ERROR, "bug", "bug must name the finding the starter shows: \"out-of-bounds\", \"race\", "
+               "\"barrier\", \"uninitialised\" or \"runtime-error\"");
+    else if (bug && !e->bug_hunt)
+        report(f, DIAG_ERROR, "bug", "bug is for bug hunts: say bug_hunt = true too");
+    else if (bug)
+        e->bug = xstrdup(bug);
+}
+
+/* mutants_equivalent = { { mutation = "drop __syncthreads()", line = "...", why = "..." }, ... }:
+ * mutants of the solution that are still correct (verify --mutants). */
+static void read_equivalent(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
+    static const char *const keys[] = {"mutation", "line", "why"};
+    int ty = get_type(L, t, "mutants_equivalent");
+    if (ty == LUA_TTABLE) {
+        lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+        for (lua_Integer i = 1; i <= len; i++) {
+            const char *v[3] = {NULL, NULL, NULL};
+            if (lua_rawgeti(L, -1, i) == LUA_TTABLE) {
+                for (int k = 0; k < 3; k++) {
+                    bool wt;
+                    v[k] = get_string(L, lua_gettop(L), keys[k], &wt);
+                    if (!v[k] || !*v[k]) {
+                        report(f, DIAG_ERROR, "mutants_equivalent", "mutants_equivalent[%d] needs %s = \"...\" (%s)",
+                               (int)i, keys[k], k == 0 ? "the mutation as verify --mutants names it"
+                                                : k == 1 ? "text of the solution's line it changes"
+                                                         : "why the mutated code is still correct");
+                        break;
+                    }
+                }
+            } else {
+                report(f, DIAG_ERROR, "mutants_equivalent", "mutants_equivalent[%d] must be a table { mutation = ..., "
+                       "line = ..., why = ... }", (int)i);
+            }
+            if (v[0] && v[1] && v[2]) {
+                e->equivalent = xrealloc(e->equivalent, (size_t)(e->n_equivalent + 1) * sizeof *e->equivalent);
+                e->equivalent[e->n_equivalent++] = (MutantEquivalent){xstrdup(v[0]), xstrdup(v[1]), xstrdup(v[2])};
+            }
+            lua_pop(L, 1);
+        }
+    } else if (ty != LUA_TNIL) {
+        report(f, DIAG_ERROR, "mutants_equivalent", "mutants_equivalent must be a list of tables, not a %s",
+               lua_typename(L, ty));
+    }
+    lua_pop(L, 1);
+}
+
 static void warn_unknown_fields(lua_State *L, int t, const char *const *known, FileCtx *f) {
     lua_pushnil(L);
     while (lua_next(L, t)) {
@@ -295,6 +350,13 @@ static void exercise_meta_fini(ExerciseMeta *e) {
     for (int i = 0; i < e->n_hint_for; i++) free(e->hint_for_kind[i]);
     free(e->hint_for_kind);
     free(e->hint_for_index);
+    free(e->bug);
+    for (int i = 0; i < e->n_equivalent; i++) {
+        free(e->equivalent[i].op);
+        free(e->equivalent[i].line);
+        free(e->equivalent[i].why);
+    }
+    free(e->equivalent);
     free(e->title_zh);
     free(e->def_hash);
     memset(e, 0, sizeof *e);
@@ -390,6 +452,8 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     if (ty == LUA_TBOOLEAN) e->bug_hunt = lua_toboolean(L, -1);
     else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "bug_hunt", "bug_hunt must be true or false");
     lua_pop(L, 1);
+    read_bug(L, t, e, &f);
+    read_equivalent(L, t, e, &f);
     e->gpus = 1;
     ty = get_type(L, t, "gpus");
     if (ty == LUA_TNUMBER && lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= 64)

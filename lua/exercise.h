@@ -15,6 +15,14 @@
 #include "base/result.h"
 #include "kernels/backend.h"
 
+/* One `mutants_equivalent` entry: a mutant of the solution that is still
+ * correct, so `verify --mutants` does not count it as a hole. */
+typedef struct MutantEquivalent {
+    char *op;              /* the mutation as verify --mutants names it ("drop __syncthreads()") */
+    char *line;            /* text of the solution's line it changes (a part of it is enough) */
+    char *why;             /* why the mutated code is still correct */
+} MutantEquivalent;
+
 typedef struct ExerciseMeta {
     char *id;              /* stable, unique in the course ("vector-add"); never the folder name */
     char *title;
@@ -35,6 +43,10 @@ typedef struct ExerciseMeta {
     bool bug_hunt;         /* the starter is a buggy program to fix: on a GPU it may crash, hang or pass by
                               luck, so verify holds it to the wrong variants' rule (fail, runtime-error or
                               timeout; a GPU pass counts when the emulator catches it) */
+    char *bug;             /* bug hunts: the finding kind the starter must show on the emulator (`bug =
+                              "race"`: out-of-bounds, race, barrier, uninitialised, runtime-error); NULL = any */
+    MutantEquivalent *equivalent;   /* `mutants_equivalent`: mutants verify --mutants allows */
+    int n_equivalent;
     double points;         /* what passing it is worth when grading (`points = N`, default 1, > 0) */
     int gpus;              /* GPUs its point needs on a real machine (`gpus = N`, default 1): with fewer,
                               verify checks it on the emulator, which emulates several devices */
