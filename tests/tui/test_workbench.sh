@@ -6,12 +6,15 @@
 # asked for before they are revealed, and the hint the exercise's hint_for
 # gives for the last failure comes first (in `cudojo hint` too); the source
 # opens at the first TODO and scrolls sideways; the timeline shows the
-# latest run and steps back to earlier ones. Prints ok / not ok / skip.
+# latest run and steps back to earlier ones, and c compares an earlier run
+# with the latest on one axis (80x24 too); rgb-to-gray's solution (3-byte
+# pixels) gets no costly heat. Prints ok / not ok / skip.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 CASES="results_show_numbers_and_hide_internal_metrics m_shows_every_metric task_text_stays_put_after_a_run
 hint_key_asks_before_revealing hint_for_picks_the_hint_for_the_failure source_opens_at_first_todo
-source_scrolls_sideways timeline_shows_latest_run_and_steps_back"
+source_scrolls_sideways timeline_shows_latest_run_and_steps_back timeline_compares_two_runs_on_one_axis
+heat_leaves_three_byte_pixels_unmarked"
 if ! command -v tmux >/dev/null 2>&1; then
     for c in $CASES; do echo "skip - $c (tmux is not installed)"; done
     exit 0
@@ -44,7 +47,7 @@ wait_for() {
 keys() { $TM send-keys -t tui "$@"; sleep 0.2; }
 dump() { screen | sed 's/^/    | /'; }
 # The exercises' rows on the course map (chapter headings are rows too).
-row_of() { case $1 in hello-threads) echo 1;; vector-add) echo 2;; coalescing) echo 11;; esac; }
+row_of() { case $1 in hello-threads) echo 1;; vector-add) echo 2;; rgb-to-gray) echo 6;; coalescing) echo 11;; esac; }
 # open EXERCISE [COLS ROWS]: a fresh workbench at the exercise's view.
 open() {
     $TM kill-server 2>/dev/null
@@ -162,3 +165,27 @@ if open vector-add 100 30 && keys r && wait_for "Exercise and result: PASS" 60 &
         ok timeline_shows_latest_run_and_steps_back
     else nok timeline_shows_latest_run_and_steps_back "rows: $(screen | rows_shown)" "$(dump)"; fi
 else nok timeline_shows_latest_run_and_steps_back "$(dump)"; fi
+
+# --- c: the earlier run above the latest, one time axis, both headings; in 80x24 too ---
+if screen | grep -q "latest run (2 of 2)" && keys c && wait_for "COMPARE run 1 of 2 with the latest" 3 &&
+    screen | grep -q "run 1 of 2: ends at" && screen | grep -q "latest run (2 of 2): ends at" &&
+    [ "$(screen | grep -c "time (")" = 1 ]; then
+    $TM resize-window -t tui -x 80 -y 24 2>/dev/null
+    sleep 0.5
+    [ -n "${SHOTS:-}" ] && screen >"$SHOTS/timeline-compare-80x24.txt"
+    if screen | grep -q "run 1 of 2: ends at" && screen | grep -q "latest run (2 of 2): ends at" &&
+        screen | grep -q "default (legacy)" && keys c && wait_for "run 1 of 2 \(1 before the latest\)" 3 &&
+        ! screen | grep -q "COMPARE"; then
+        ok timeline_compares_two_runs_on_one_axis
+    else nok timeline_compares_two_runs_on_one_axis "at 80x24, or c did not go back" "$(dump)"; fi
+else nok timeline_compares_two_runs_on_one_axis "$(dump)"; fi
+
+# --- heat: rgb-to-gray's solution reads 3-byte pixels byte by byte, which its layout needs ---
+cp "$LESSONS/02-threads/solutions/rgb-to-gray.cu" "$WS/threads/rgb-to-gray.cu" 2>/dev/null ||
+    cp "$LESSONS/02-threads/solutions/rgb-to-gray.cu" "$(ls "$WS"/*/rgb-to-gray.cu)"
+if open rgb-to-gray 100 30 && keys r && wait_for "Exercise and result: PASS" 60 && screen | grep -q "heat:"; then
+    # source lines are "  NN <heat> text"; a costly one carries █ right after its number
+    [ -n "${SHOTS:-}" ] && screen >"$SHOTS/heat-rgb-to-gray.txt"
+    if ! screen | grep -Eq "^ *[0-9]+ *█" && ! screen | grep -q "uncoalesced"; then ok heat_leaves_three_byte_pixels_unmarked
+    else nok heat_leaves_three_byte_pixels_unmarked "$(dump)"; fi
+else nok heat_leaves_three_byte_pixels_unmarked "$(dump)"; fi
