@@ -1,5 +1,5 @@
 // matmul-double-buffer-same-buffer.cu (wrong): the next tile is stored into the buffer
-// being read (cur, not cur ^ 1): with one barrier per step, a fast warp
+// being read (cur, never swapped): with one barrier per step, a fast warp
 // overwrites values a slower one has not read yet (a race).
 
 #define BM 128
@@ -79,7 +79,6 @@ sgemm(const float *__restrict__ A, const float *__restrict__ B, float *__restric
             *reinterpret_cast<float4 *>(&Bs[nxt][br][bc]) = bv;
         }
         __syncthreads();                                  // the one barrier per step
-        cur ^= 1;
     }
 
 #pragma unroll
