@@ -69,6 +69,7 @@ typedef enum TuiOpen {
     TUI_OPEN_PROGRESS,
     TUI_OPEN_DEVICE,
     TUI_OPEN_TEXT,          /* title, doc (taken) */
+    TUI_OPEN_DEBUG,         /* ch, ex: the warp debugger on the learner's copy */
 } TuiOpen;
 
 typedef struct TuiRequest {
@@ -176,6 +177,9 @@ Panel *tui_timeline_new_runs(Tui *t, const char *exercise, json_t *const *timeli
 Panel *tui_textview_new(Tui *t, const char *title, TextDoc *doc);
 /* The class report (app/class_report.h) of `cudojo class report --tui`; takes a reference to report. */
 Panel *tui_class_new(Tui *t, json_t *report);
+/* The warp debugger (tui_debug.c) on the learner's copy of ex: records warp 0 of
+ * block 0 first; NULL (with a notice) when the run cannot be recorded. */
+Panel *tui_debug_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex);
 
 /* ---- tui_textview.c: the scrolling/search behaviour the text screens share ---- */
 typedef struct TextScroll {

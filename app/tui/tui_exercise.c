@@ -38,6 +38,7 @@ static const TuiKeyHelp EX_HELP[] = {
     {"l", "read the chapter's lesson"},
     {"o", "occupancy of the kernels the last run launched (try other block sizes and GPUs)"},
     {"t", "timeline of the last run: copies, kernels and host work per stream (zoom, pan, select)"},
+    {"W", "debugger: step one warp of your kernel line by line (emulator)"},
     {"q", "back to the map"},
     {"", ""},
     {"heat column", "░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)"},
@@ -434,6 +435,7 @@ static int ex_key(Panel *p, Tui *t, int key) {
         if (!ex_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
         return TUI_HANDLED;
     case 'l': tui_open(t, &(TuiRequest){.what = TUI_OPEN_LESSON, .ch = xp->ch}); return TUI_HANDLED;
+    case 'W': tui_open(t, &(TuiRequest){.what = TUI_OPEN_DEBUG, .ch = xp->ch, .ex = xp->ex}); return TUI_HANDLED;
     case 'o':
         tui_open(t, &(TuiRequest){.what = TUI_OPEN_OCCUPANCY, .title = tui_exercise_title(t, xp->ex), .res = xp->result});
         return TUI_HANDLED;

@@ -97,6 +97,7 @@ static void open_requested(Tui *t) {
     case TUI_OPEN_PROGRESS: p = t->ws ? tui_progress_new(t) : NULL; break;
     case TUI_OPEN_DEVICE: p = t->ws ? tui_device_new(t) : NULL; break;
     case TUI_OPEN_TEXT: p = tui_textview_new(t, rq->title, rq->doc); break;
+    case TUI_OPEN_DEBUG: p = t->ws ? tui_debug_new(t, rq->ch, rq->ex) : NULL; break;
     }
     if (p) tui_push(t, p);
     free(t->request_title);
