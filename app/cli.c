@@ -36,6 +36,8 @@ const Command *const CLI_COMMANDS[] = {
     &CMD_EXEC,
     &CMD_DEBUG,
     &CMD_VERIFY,
+    &CMD_NEW,
+    &CMD_LINT,
     &CMD_CLASS,
     &CMD_GRADE,
     &CMD_WORKER,

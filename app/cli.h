@@ -34,7 +34,7 @@ typedef struct Command {
 /* Every command, in --help order; NULL-terminated. Each entry lives with its
  * command in app/cmd_<name>.c (tmux's cmd_entry). */
 extern const Command *const CLI_COMMANDS[];
-extern const Command CMD_INIT, CMD_LIST, CMD_RUN, CMD_WATCH, CMD_HINT, CMD_PROGRESS, CMD_SUBMIT, CMD_RESET, CMD_DOCTOR, CMD_EXEC, CMD_VERIFY, CMD_CLASS, CMD_GRADE, CMD_WORKER, CMD_MAN, CMD_COMPLETE, CMD_DEBUG;
+extern const Command CMD_INIT, CMD_LIST, CMD_RUN, CMD_WATCH, CMD_HINT, CMD_PROGRESS, CMD_SUBMIT, CMD_RESET, CMD_DOCTOR, CMD_EXEC, CMD_VERIFY, CMD_NEW, CMD_LINT, CMD_CLASS, CMD_GRADE, CMD_WORKER, CMD_MAN, CMD_COMPLETE, CMD_DEBUG;
 
 /* Prints a Diag chain to stderr (colour when stderr is a terminal). */
 void cli_print_diags(const Diag *d);
@@ -70,6 +70,8 @@ int cmd_submit(Cli *cli, int argc, char **argv);
 int cmd_reset(Cli *cli, int argc, char **argv);
 int cmd_doctor(Cli *cli, int argc, char **argv);
 int cmd_verify(Cli *cli, int argc, char **argv);
+int cmd_new(Cli *cli, int argc, char **argv);
+int cmd_lint(Cli *cli, int argc, char **argv);
 int cmd_exec(Cli *cli, int argc, char **argv);
 int cmd_grade(Cli *cli, int argc, char **argv);
 int cmd_class(Cli *cli, int argc, char **argv);

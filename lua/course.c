@@ -686,7 +686,8 @@ Diag *course_load_as(const char *lessons_root, const char *shown_root, Course **
     closedir(d);
     if (n > 1) qsort(dirs, (size_t)n, sizeof *dirs, str_cmp);
     char **shown = shown_root ? xcalloc((size_t)n + 1, sizeof *shown) : NULL;
-    for (int i = 0; shown && i < n; i++) shown[i] = path_join(shown_root, path_basename(dirs[i]));
+    for (int i = 0; shown && i < n; i++)   /* "." (the current directory) shows as the folder names alone */
+        shown[i] = strcmp(shown_root, ".") ? path_join(shown_root, path_basename(dirs[i])) : xstrdup(path_basename(dirs[i]));
     Diag *diags = load_dirs(dirs, shown, n, root, out);
     for (int i = 0; shown && i < n; i++) free(shown[i]);
     free(shown);
