@@ -1,7 +1,10 @@
 /* app/cmd_doctor.c: `cudojo doctor`: toolkit, NVRTC, nvcc and cudojo's
- * runtime libraries for whole programs, driver, GPUs, backends. */
+ * runtime libraries for whole programs, driver, GPUs, backends, and the
+ * GPU's measured peaks (copy bandwidth, FP32/FP64 FMA) with where they came
+ * from. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "app/cli.h"
 #include "base/bytes.h"
@@ -22,6 +25,38 @@ static void print_backend(const char *name, const json_t *b) {
     if (tl && !strcmp(tl, "cupti")) printf(", timeline from CUPTI activity records");
     else if (tl) printf(", timeline from CUDA events (no CUPTI: %s)", jstr(b, "cupti_why", "?"));
     printf("\n");
+}
+
+static double jnum(const json_t *o, const char *k) {
+    const json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+/* The GPU's peaks, what they are the better of, and where they came from. */
+static void print_peaks(const json_t *p) {
+    if (!p) return;
+    printf("\nPeaks of this GPU (every \"%% of the copy bandwidth\" is divided by the first)\n");
+    if (json_object_get(p, "error")) {
+        printf("  not measured: %s\n", jstr(p, "error", "?"));
+        return;
+    }
+    printf("  copy bandwidth  %.0f GB/s (%s; read + written, median of %lld copies of %.1f GiB)\n", jnum(p, "copy_gbs"),
+           jstr(p, "copy_from", "?"), (long long)jnum(p, "reps"), jnum(p, "bytes") / (1u << 30));
+    printf("    copy kernel   %.0f GB/s, spread %.1f%% (%s)\n", jnum(p, "kernel_gbs"), 100 * jnum(p, "kernel_spread"),
+           jstr(p, "kernel_config", "?"));
+    printf("    cudaMemcpy    %.0f GB/s, spread %.1f%% (device to device)\n", jnum(p, "memcpy_gbs"),
+           100 * jnum(p, "memcpy_spread"));
+    if (jnum(p, "fp32_gflops") > 0) printf("  FP32 FMA        %.1f TFLOP/s\n", jnum(p, "fp32_gflops") / 1e3);
+    if (jnum(p, "fp64_gflops") > 0) printf("  FP64 FMA        %.1f TFLOP/s\n", jnum(p, "fp64_gflops") / 1e3);
+    time_t at = (time_t)jnum(p, "measured_at");
+    char when[32] = "?";
+    struct tm tm;
+    if (at > 0 && localtime_r(&at, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+    if (json_is_true(json_object_get(p, "cached")))
+        printf("  measured %s for this device and driver, cached in %s (delete it to measure again)\n", when,
+               jstr(p, "cache", "?"));
+    else
+        printf("  measured now in %.1f s, cached in %s\n", jnum(p, "measure_ms") / 1e3, jstr(p, "cache", "?"));
 }
 
 static void print_doctor(const json_t *j) {
@@ -70,6 +105,7 @@ static void print_doctor(const json_t *j) {
     const json_t *bs = json_object_get(j, "backends");
     print_backend("cuda", json_object_get(bs, "cuda"));
     print_backend("emu", json_object_get(bs, "emu"));
+    print_peaks(json_object_get(json_object_get(bs, "cuda"), "peaks"));
 }
 
 int cmd_doctor(Cli *cli, int argc, char **argv) {
@@ -112,5 +148,8 @@ int cmd_doctor(Cli *cli, int argc, char **argv) {
 /* The command's entry in the table app/cli.c lists. */
 const Command CMD_DOCTOR = {"doctor", "", "what this machine has: GPU, driver, toolkit, NVRTC, backends",
     "Reports the CUDA toolkit, NVRTC, the driver and GPUs, and which backends work\n"
-    "here (and why not).\n",
+    "here (and why not). On a GPU also its peaks: the copy bandwidth every \"% of\n"
+    "the copy bandwidth\" is divided by (the better of a tuned copy kernel and\n"
+    "cudaMemcpy device to device) and FP32/FP64 FMA throughput, measured once per\n"
+    "device and driver (a second or two) and cached.\n",
     cmd_doctor};

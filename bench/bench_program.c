@@ -125,7 +125,7 @@ static bool measure(const Bench *b, ProgramRuntime rt, int reps, const char *lab
 /* The compute capability of a working GPU (90 on an H200), 0 without one. */
 static int gpu_arch(char *name, size_t len) {
     Diag *why = NULL;
-    Backend *g = cuda_backend_new(&why);
+    Backend *g = backend_open(BACKEND_CUDA, NULL, &why, NULL);
     diag_free(&why);
     if (!g) return 0;
     DeviceInfo info;

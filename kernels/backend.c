@@ -1,12 +1,9 @@
 /* kernels/backend.c: what both backends share: argument packing, reports,
- * and choosing a backend (the GPU when one works, else the emulator). */
+ * closing. Choosing and opening one is backend_factory.c's. */
 #include "kernels/backend.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "base/xalloc.h"
-#include "kernels/cuda/cuda_backend.h"
 
 void launch_report_init(LaunchReport *r) {
     memset(r, 0, sizeof *r);
@@ -37,23 +34,6 @@ KernelArg kernel_arg_i64(int64_t v) { return arg_bytes(&v, sizeof v); }
 KernelArg kernel_arg_u64(uint64_t v) { return arg_bytes(&v, sizeof v); }
 KernelArg kernel_arg_f32(float v) { return arg_bytes(&v, sizeof v); }
 KernelArg kernel_arg_f64(double v) { return arg_bytes(&v, sizeof v); }
-
-Backend *backend_open(BackendChoice choice, const EmuOptions *emu, Diag **why, char **note) {
-    *why = NULL;
-    if (note) *note = NULL;
-    if (choice == BACKEND_EMU) return emu_backend_new(emu, why);
-    Diag *gpu_why = NULL;
-    Backend *b = cuda_backend_new(&gpu_why);
-    if (b || choice == BACKEND_CUDA) {
-        *why = gpu_why;
-        return b;
-    }
-    if (note) *note = xasprintf("no GPU (%s): using the emulator", gpu_why ? gpu_why->message : "unknown");
-    diag_free(&gpu_why);
-    return emu_backend_new(emu, why);
-}
-
-int backend_gpu_count(void) { return cuda_gpu_count(); }
 
 bool backend_usable(const Backend *b) { return b && (!b->ops->usable || b->ops->usable(b)); }
 

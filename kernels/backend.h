@@ -149,8 +149,10 @@ typedef struct BackendOps {
      * caller owns what report holds afterwards (launch_report_fini). */
     Diag *(*launch)(Backend *b, BackendModule *m, const char *kernel, const LaunchConfig *cfg,
                     const KernelArg *args, int nargs, LaunchReport *report);
-    /* Device-to-device copy bandwidth in GB/s (bytes read + written per second),
-     * measured once and cached; < 0 when not measurable (emulator). */
+    /* Device-to-device copy bandwidth in GB/s (bytes read + written per second):
+     * the better of a tuned copy kernel and cudaMemcpy, measured once per device
+     * and driver and cached (kernels/cuda/cuda_peaks.h); < 0 when not measurable
+     * (emulator). */
     double (*peak_copy_gbs)(Backend *b);
 
     /* ---- streams, events, asynchronous work, timeline (NULL when a backend
@@ -221,12 +223,18 @@ KernelArg kernel_arg_u64(uint64_t v);
 KernelArg kernel_arg_f32(float v);
 KernelArg kernel_arg_f64(double v);
 
-/* The backends. Each returns NULL and sets *why when it cannot work here
- * (no GPU: "CUDA driver version is insufficient for CUDA runtime version"). */
+/* The backends (kernels/backend_factory.c opens them; tests may too). Each
+ * returns NULL and sets *why when it cannot work here (no GPU: "CUDA driver
+ * version is insufficient for CUDA runtime version"). */
 Backend *cuda_backend_new(Diag **why);
 /* How many CUDA GPUs this machine has (0 without a driver or GPU); no
  * context is made. */
 int backend_gpu_count(void);
+/* The GPU's part of `cudojo doctor`, JSON (caller decrefs): whether a driver
+ * is installed, the GPUs, whether the GPU backend works and why not, its
+ * timeline source and the device's peaks (measured now when not cached).
+ * kernels/doctor.h shows the fields. */
+json_t *backend_gpu_probe(void);
 /* Whether b can still run work (Backend.usable; true when it has no such op). */
 bool backend_usable(const Backend *b);
 Backend *emu_backend_new(const EmuOptions *opts, Diag **why);

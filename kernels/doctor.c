@@ -15,8 +15,6 @@
 #include "base/xalloc.h"
 #include "kernels/backend.h"
 #include "kernels/compile.h"
-#include "kernels/cuda/cuda_backend.h"
-#include "kernels/cuda/cupti.h"
 #include "kernels/compile_internal.h"
 #include "kernels/program.h"
 
@@ -126,39 +124,6 @@ static json_t *doctor_program_libs(void) {
     return r;
 }
 
-static json_t *doctor_gpus(json_t *report) {
-    json_t *gpus = json_array();
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    bool driver = cuda_driver_installed();
-    json_object_set_new(report, "driver_installed", json_boolean(driver));
-    if (e != cudaSuccess) {
-        json_object_set_new(report, "gpu_error", json_string(cuda_no_gpu_reason(e, driver)));
-        (void)cudaGetLastError();
-        return gpus;
-    }
-    if (count == 0) json_object_set_new(report, "gpu_error", json_string("the driver found no CUDA device"));
-    for (int i = 0; i < count; i++) {
-        struct cudaDeviceProp p;
-        json_t *g = json_object();
-        json_object_set_new(g, "index", json_integer(i));
-        if ((e = cudaGetDeviceProperties(&p, i)) != cudaSuccess) {
-            json_object_set_new(g, "error", json_string(cudaGetErrorString(e)));
-            (void)cudaGetLastError();
-        } else {
-            char cc[16];
-            snprintf(cc, sizeof cc, "%d.%d", p.major, p.minor);
-            json_object_set_new(g, "name", json_string(p.name));
-            json_object_set_new(g, "cc", json_string(cc));
-            json_object_set_new(g, "sms", json_integer(p.multiProcessorCount));
-            json_object_set_new(g, "memory_bytes", json_integer((json_int_t)p.totalGlobalMem));
-            json_object_set_new(g, "memory_gib", json_real((double)p.totalGlobalMem / (1u << 30)));
-        }
-        json_array_append_new(gpus, g);
-    }
-    return gpus;
-}
-
 json_t *kernels_doctor(void) {
     json_t *r = json_object();
     json_object_set_new(r, "toolkit", doctor_toolkit());
@@ -180,23 +145,13 @@ json_t *kernels_doctor(void) {
     json_object_set_new(d, "raw", json_integer(drv));
     json_object_set_new(r, "driver", d);
 
-    json_object_set_new(r, "gpus", doctor_gpus(r));
-
+    /* The GPU's part comes from kernels/cuda/ through the factory. */
+    json_t *gpu = backend_gpu_probe();
     json_t *backends = json_object();
-    json_t *cuda = json_object();
-    Diag *why = NULL;
-    Backend *b = cuda_backend_new(&why);
-    json_object_set_new(cuda, "works", json_boolean(b != NULL));
-    if (!b) json_object_set_new(cuda, "why", json_string(why ? why->message : "unknown"));
-    if (b) {    /* where the GPU's timeline comes from */
-        char cupti_why[200] = "";
-        bool cupti = cupti_start(cupti_why, sizeof cupti_why);
-        json_object_set_new(cuda, "timeline", json_string(cupti ? "cupti" : "events"));
-        if (!cupti) json_object_set_new(cuda, "cupti_why", json_string(cupti_why));
-    }
-    backend_close(&b);
-    diag_free(&why);
-    json_object_set_new(backends, "cuda", cuda);
+    json_object_set(backends, "cuda", json_object_get(gpu, "cuda"));
+    json_object_del(gpu, "cuda");
+    json_object_update(r, gpu);
+    json_decref(gpu);
     json_object_set_new(backends, "emu", json_null());
     json_object_set_new(r, "backends", backends);
     return r;

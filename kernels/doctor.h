@@ -1,6 +1,7 @@
 /* kernels/doctor.h: what this machine has for running CUDA, as JSON, for
  * `cudojo doctor`: toolkit, NVRTC (and whether a trivial compile works),
- * cudart, driver, GPUs, and whether the GPU backend works and why not. */
+ * cudart, driver, GPUs, whether the GPU backend works and why not, and the
+ * device's measured peaks. */
 #ifndef CUDOJO_KERNELS_DOCTOR_H
 #define CUDOJO_KERNELS_DOCTOR_H
 
@@ -22,8 +23,16 @@
  *   "gpus":    [{"index": 0, "name": "NVIDIA H200", "cc": "9.0", "sms": 132,
  *                "memory_bytes": 150..., "memory_gib": 139.8}],
  *   "gpu_error": "CUDA driver version is insufficient ..." (only when no GPU is usable),
+ *   "driver_installed": true,
  *   "backends": {"cuda": {"works": false, "why": "no GPU: ..."}, "emu": null}
  * }
+ * With a working GPU, backends.cuda also has "timeline" ("cupti" | "events"),
+ * "cupti_why", and "peaks": {"copy_gbs": 4270.1, "copy_from": "copy kernel" |
+ * "cudaMemcpy", "kernel_gbs", "memcpy_gbs", "kernel_spread", "memcpy_spread",
+ * "kernel_config", "fp32_gflops", "fp64_gflops", "bytes", "reps",
+ * "fingerprint", "device", "measured_at", "measure_ms", "cached": true when
+ * read from the cache, "cache": its path} (or {"error", "cache"}); a first
+ * doctor on a device measures them (a second or two).
  * "backends.emu" is left null for the caller to fill. Opening the GPU backend
  * creates a CUDA context in this process (run it in the worker when that
  * matters). Takes about a second without a GPU, most of it the test

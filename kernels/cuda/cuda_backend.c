@@ -35,35 +35,13 @@
 
 #include "base/xalloc.h"
 #include "kernels/cuda/cuda_internal.h"
+#include "kernels/cuda/cuda_peaks.h"
+#include "kernels/cuda/cuda_state.h"
 #include "kernels/cuda/cuda_streams.h"
 #include "kernels/cuda/cupti.h"
 #include "kernels/gpu_lock.h"
 
 #define FLUSH_BYTES_MIN (64u << 20)
-#define PEAK_BYTES (256u << 20)
-#define PEAK_REPS 10
-
-typedef struct CudaAlloc {
-    DevPtr ptr;
-    size_t bytes;
-    size_t elem_size;
-    char *label;
-} CudaAlloc;
-
-typedef struct CudaBackend {
-    Backend base;
-    int device;
-    DeviceInfo info;
-    bool broken;                    /* a sticky error happened: the context is lost */
-    char *broken_why;
-    CudaAlloc *allocs;
-    int n_allocs, cap_allocs;
-    cudaEvent_t ev_start, ev_stop;
-    void *flush_buf;                /* a buffer larger than L2, memset between timed runs */
-    size_t flush_bytes;
-    double peak_gbs;                /* 0 = not measured yet */
-    CudaStreams *streams;           /* streams, events, the event-timed timeline */
-} CudaBackend;
 
 typedef struct CudaKernel {
     char *lowered;
@@ -78,33 +56,18 @@ struct BackendModule {
     bool from_cubin;
 };
 
-static CudaBackend *cb(Backend *b) { return (CudaBackend *)b; }
+static CudaBackend *cb(Backend *b) { return cuda_state_of(b); }
 
 bool cuda_backend_usable(const Backend *b) {
     return b && b->ops && !strcmp(b->ops->name, "cuda") && !((const CudaBackend *)b)->broken;
 }
 
-/* Wraps a failed cudart call into a Diag; marks the backend broken on sticky errors. */
-static Diag *fail(CudaBackend *c, cudaError_t e, const char *what, const char *kernel,
-                  const char *file, const LaunchConfig *cfg, int regs) {
-    bool sticky = false;
-    Diag *d = cuda_error_diag((int)e, cudaGetErrorString(e), what, kernel, file, cfg, regs,
-                              &c->info, &sticky);
-    if (sticky && !c->broken) {
-        c->broken = true;
-        c->broken_why = xstrdup(d->message);
-    } else if (!sticky) {
-        (void)cudaGetLastError();   /* clear a non-sticky error so the next call starts clean */
-    }
-    return d;
+static Diag *fail(CudaBackend *c, cudaError_t e, const char *what, const char *kernel, const char *file,
+                  const LaunchConfig *cfg, int regs) {
+    return cuda_state_fail_at(c, (int)e, what, kernel, file, cfg, regs);
 }
 
-static Diag *check_usable(CudaBackend *c) {
-    if (!c->broken) return NULL;
-    return diag_new(DIAG_ERROR, CUDA_DIAG_STICKY, NULL, 0, 0,
-                    "the GPU is unusable after an earlier error in this process (%s)",
-                    c->broken_why ? c->broken_why : "a sticky CUDA error");
-}
+static Diag *check_usable(CudaBackend *c) { return cuda_state_check(&c->base); }
 
 /* ---- device ---- */
 
@@ -154,14 +117,6 @@ static Diag *cuda_device_info(Backend *b, DeviceInfo *out) {
 
 /* ---- memory ---- */
 
-static CudaAlloc *alloc_find(CudaBackend *c, DevPtr p, size_t bytes) {
-    for (int i = 0; i < c->n_allocs; i++) {
-        CudaAlloc *a = &c->allocs[i];
-        if (p >= a->ptr && p - a->ptr <= a->bytes && bytes <= a->bytes - (p - a->ptr)) return a;
-    }
-    return NULL;
-}
-
 static Diag *cuda_mem_alloc(Backend *b, size_t bytes, const char *label, size_t elem_size, DevPtr *out) {
     CudaBackend *c = cb(b);
     *out = 0;
@@ -207,45 +162,15 @@ static Diag *cuda_mem_free(Backend *b, DevPtr p) {
                       (unsigned long long)p);
 }
 
-static Diag *range_diag(CudaBackend *c, DevPtr p, size_t bytes, const char *dir) {
-    for (int i = 0; i < c->n_allocs; i++) {
-        CudaAlloc *a = &c->allocs[i];
-        if (p >= a->ptr && p < a->ptr + (a->bytes ? a->bytes : 1))
-            return diag_error("gpu", "copy %s %s of %zu bytes at offset %llu, but %s has %zu bytes",
-                              dir, a->label, bytes, (unsigned long long)(p - a->ptr), a->label, a->bytes);
-    }
-    return diag_error("gpu", "copy %s a device address that is not allocated (0x%llx)", dir,
-                      (unsigned long long)p);
-}
-
-/* ---- what cuda_streams.c shares ---- */
-
-Diag *cuda_backend_fail(Backend *b, int err, const char *what) {
-    return fail(cb(b), (cudaError_t)err, what, NULL, NULL, NULL, -1);
-}
-
-Diag *cuda_backend_check(Backend *b) { return check_usable(cb(b)); }
-
-CudaStreams *cuda_backend_streams(Backend *b) { return cb(b)->streams; }
-
-Diag *cuda_backend_check_range(Backend *b, DevPtr p, size_t bytes, const char *dir) {
-    return alloc_find(cb(b), p, bytes) ? NULL : range_diag(cb(b), p, bytes, dir);
-}
-
-const char *cuda_backend_label(Backend *b, DevPtr p) {
-    CudaAlloc *a = alloc_find(cb(b), p, 0);
-    return a ? a->label : "memory";
-}
-
 /* The plain copies and memset are synchronous, on the legacy default stream. */
 static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t bytes) {
     CudaBackend *c = cb(b);
     Diag *d = check_usable(c);
     if (d) return d;
     if (!bytes) return NULL;
-    if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "into");
+    if ((d = cuda_state_check_range(b, dst, bytes, "into"))) return d;
     char name[160];
-    snprintf(name, sizeof name, "copy %.120s -> device", cuda_backend_label(b, dst));
+    snprintf(name, sizeof name, "copy %.120s -> device", cuda_state_label(b, dst));
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy((void *)(uintptr_t)dst, src, bytes, cudaMemcpyHostToDevice);
     cuda_streams_mark_end(c->streams, mark, 0, TL_H2D, 0, name, bytes, false, NULL);
@@ -257,9 +182,9 @@ static Diag *cuda_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) 
     Diag *d = check_usable(c);
     if (d) return d;
     if (!bytes) return NULL;
-    if (!alloc_find(c, src, bytes)) return range_diag(c, src, bytes, "out of");
+    if ((d = cuda_state_check_range(b, src, bytes, "out of"))) return d;
     char name[160];
-    snprintf(name, sizeof name, "copy %.120s -> host", cuda_backend_label(b, src));
+    snprintf(name, sizeof name, "copy %.120s -> host", cuda_state_label(b, src));
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy(dst, (const void *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
     cuda_streams_mark_end(c->streams, mark, 0, TL_D2H, 0, name, bytes, false, NULL);
@@ -271,9 +196,9 @@ static Diag *cuda_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
     Diag *d = check_usable(c);
     if (d) return d;
     if (!bytes) return NULL;
-    if (!alloc_find(c, dst, bytes)) return range_diag(c, dst, bytes, "(memset) into");
+    if ((d = cuda_state_check_range(b, dst, bytes, "(memset) into"))) return d;
     char name[160];
-    snprintf(name, sizeof name, "memset %.120s", cuda_backend_label(b, dst));
+    snprintf(name, sizeof name, "memset %.120s", cuda_state_label(b, dst));
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemset((void *)(uintptr_t)dst, value, bytes);
     cuda_streams_mark_end(c->streams, mark, 0, TL_MEMSET, 0, name, bytes, false, NULL);
@@ -644,37 +569,17 @@ Diag *cuda_backend_kernel_resources(Backend *b, BackendModule *m, const char *ke
 
 /* ---- peak bandwidth ---- */
 
+/* The device's copy bandwidth, measured once per device and driver and
+ * cached (cuda_peaks.c); looked up once per backend. */
 static double cuda_peak_copy_gbs(Backend *b) {
     CudaBackend *c = cb(b);
-    if (c->peak_gbs > 0) return c->peak_gbs;
+    if (c->peak_gbs) return c->peak_gbs;
     if (c->broken) return -1;
-    size_t bytes = PEAK_BYTES;
-    if (c->info.global_mem && bytes > c->info.global_mem / 8) bytes = c->info.global_mem / 8;
-    void *src = NULL, *dst = NULL;
-    double best = -1;
-    float ms[PEAK_REPS];
-    if (cudaMalloc(&src, bytes) != cudaSuccess || cudaMalloc(&dst, bytes) != cudaSuccess) goto out;
-    if (cudaMemset(src, 1, bytes) != cudaSuccess) goto out;
-    if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice) != cudaSuccess) goto out;   /* warm-up */
-    for (int r = 0; r < PEAK_REPS; r++) {
-        if (cudaEventRecord(c->ev_start, 0) != cudaSuccess ||
-            cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0) != cudaSuccess ||
-            cudaEventRecord(c->ev_stop, 0) != cudaSuccess || cudaEventSynchronize(c->ev_stop) != cudaSuccess ||
-            cudaEventElapsedTime(&ms[r], c->ev_start, c->ev_stop) != cudaSuccess)
-            goto out;
-    }
-    double sorted[PEAK_REPS];
-    for (int r = 0; r < PEAK_REPS; r++) sorted[r] = ms[r];
-    qsort(sorted, PEAK_REPS, sizeof sorted[0], cmp_double);
-    double med = (sorted[PEAK_REPS / 2 - 1] + sorted[PEAK_REPS / 2]) / 2;
-    /* Each copied byte is read once and written once. */
-    if (med > 0) best = 2.0 * (double)bytes / (med * 1e-3) / 1e9;
-out:
-    (void)cudaGetLastError();
-    if (src) cudaFree(src);
-    if (dst) cudaFree(dst);
-    if (best > 0) c->peak_gbs = best;
-    return best;
+    CudaPeaks p;
+    Diag *d = cuda_peaks_get(c->device, NULL, &p);
+    c->peak_gbs = !d && p.copy_gbs > 0 ? p.copy_gbs : -1;
+    diag_free(&d);
+    return c->peak_gbs;
 }
 
 /* ---- lifecycle ---- */

@@ -29,6 +29,15 @@ bool cuda_driver_installed(void);
 #define CUDA_NO_DRIVER "no NVIDIA driver found on this machine (no /dev/nvidiactl, no libcuda.so.1)"
 const char *cuda_no_gpu_reason(int cuda_error, bool driver_installed);
 
+/* The GPU's part of `cudojo doctor` (cuda_doctor.c; caller decrefs):
+ * {"driver_installed": true, "gpu_error": "..." (only when no GPU is usable),
+ *  "gpus": [...] (as kernels/doctor.h describes),
+ *  "cuda": {"works": true, "why": "..." (when not), "timeline": "cupti" | "events",
+ *           "cupti_why": "...", "peaks": {cuda_peaks_to_json's fields, "cache": path}
+ *                                         or {"error": "...", "cache": path}}}
+ * Reached through the factory: backend_gpu_probe (kernels/backend.h). */
+json_t *cuda_doctor_probe(void);
+
 /* What cudaOccupancyMaxActiveBlocksPerMultiprocessor says for `kernel` of
  * module m with `block` threads and dyn_smem bytes of dynamic shared memory
  * (opting in above 48 KiB as a launch does); *registers (may be NULL) gets

@@ -30,6 +30,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/cuda/cupti.h"
+#include "kernels/cuda/cuda_state.h"
 
 typedef enum TlMode { TL_MODE_EVENTS, TL_MODE_CUPTI, TL_MODE_OFF } TlMode;
 
@@ -265,13 +266,13 @@ static void wait_end(CudaStreams *s, Wait *w, const char *what) {
 /* ---- streams ---- */
 
 Diag *cuda_stream_create(Backend *b, const StreamOptions *o, int *out) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaStream_t st = NULL;
     cudaError_t e = cudaStreamCreateWithPriority(&st, o && o->non_blocking ? cudaStreamNonBlocking : cudaStreamDefault,
                                                  o ? o->priority : 0);
-    if (e != cudaSuccess) return cuda_backend_fail(b, e, "cudaStreamCreateWithPriority");
+    if (e != cudaSuccess) return cuda_state_fail(b, e, "cudaStreamCreateWithPriority");
     s->streams = xrealloc(s->streams, (size_t)(s->n_streams + 1) * sizeof *s->streams);
     s->stream_live = xrealloc(s->stream_live, (size_t)(s->n_streams + 1) * sizeof *s->stream_live);
     int id = s->n_streams++;
@@ -287,21 +288,21 @@ Diag *cuda_stream_create(Backend *b, const StreamOptions *o, int *out) {
 }
 
 Diag *cuda_stream_destroy(Backend *b, int id) {
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     if (id == 0) return diag_error("gpu", "invalid resource handle: the default stream cannot be destroyed");
     cudaStream_t st;
     Diag *d = cuda_streams_get(s, id, &st);
     if (d) return d;
     s->stream_live[id] = false;
-    if (cuda_backend_check(b)) return NULL;     /* context lost: nothing to destroy */
+    if (cuda_state_check(b)) return NULL;     /* context lost: nothing to destroy */
     cudaError_t e = cudaStreamDestroy(st);
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaStreamDestroy");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaStreamDestroy");
 }
 
 Diag *cuda_stream_synchronize(Backend *b, int id) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaStream_t st;
     if ((d = cuda_streams_get(s, id, &st))) return d;
     Wait w = wait_begin(s);
@@ -309,17 +310,17 @@ Diag *cuda_stream_synchronize(Backend *b, int id) {
     char what[64];
     snprintf(what, sizeof what, "wait for stream %d", id);
     wait_end(s, &w, what);
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaStreamSynchronize");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaStreamSynchronize");
 }
 
 Diag *cuda_device_synchronize(Backend *b) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     Wait w = wait_begin(s);
     cudaError_t e = cudaDeviceSynchronize();
     wait_end(s, &w, "wait for the device");
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaDeviceSynchronize");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaDeviceSynchronize");
 }
 
 /* ---- events ---- */
@@ -333,12 +334,12 @@ static Diag *event_get(CudaStreams *s, int id, cudaEvent_t *out) {
 }
 
 Diag *cuda_event_create(Backend *b, int *out) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaEvent_t ev = NULL;
     cudaError_t e = cudaEventCreate(&ev);
-    if (e != cudaSuccess) return cuda_backend_fail(b, e, "cudaEventCreate");
+    if (e != cudaSuccess) return cuda_state_fail(b, e, "cudaEventCreate");
     s->events = xrealloc(s->events, (size_t)(s->n_events + 1) * sizeof *s->events);
     *out = s->n_events;
     s->events[s->n_events++] = ev;
@@ -346,20 +347,20 @@ Diag *cuda_event_create(Backend *b, int *out) {
 }
 
 Diag *cuda_event_destroy(Backend *b, int id) {
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaEvent_t ev = NULL;
     Diag *d = event_get(s, id, &ev);
     if (d) return d;
     s->events[id] = NULL;
-    if (cuda_backend_check(b)) return NULL;
+    if (cuda_state_check(b)) return NULL;
     cudaError_t e = cudaEventDestroy(ev);
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventDestroy");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaEventDestroy");
 }
 
 Diag *cuda_event_record(Backend *b, int id, int stream) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaEvent_t ev = NULL;
     cudaStream_t st;
     if ((d = event_get(s, id, &ev)) || (d = cuda_streams_get(s, stream, &st))) return d;
@@ -368,13 +369,13 @@ Diag *cuda_event_record(Backend *b, int id, int stream) {
     char name[32];
     snprintf(name, sizeof name, "event %d", id);
     cuda_streams_mark_end(s, a, st, TL_EVENT, stream, name, 0, false, NULL);
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventRecord");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaEventRecord");
 }
 
 Diag *cuda_event_synchronize(Backend *b, int id) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaEvent_t ev = NULL;
     if ((d = event_get(s, id, &ev))) return d;
     Wait w = wait_begin(s);
@@ -382,35 +383,35 @@ Diag *cuda_event_synchronize(Backend *b, int id) {
     char what[48];
     snprintf(what, sizeof what, "wait for event %d", id);
     wait_end(s, &w, what);
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventSynchronize");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaEventSynchronize");
 }
 
 Diag *cuda_event_query(Backend *b, int id, bool *done) {
     *done = true;
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
     cudaEvent_t ev = NULL;
-    if ((d = event_get(cuda_backend_streams(b), id, &ev))) return d;
+    if ((d = event_get(cuda_state_streams(b), id, &ev))) return d;
     cudaError_t e = cudaEventQuery(ev);
     if (e == cudaErrorNotReady) {
         (void)cudaGetLastError();
         *done = false;
         return NULL;
     }
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaEventQuery");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaEventQuery");
 }
 
 Diag *cuda_event_elapsed_ms(Backend *b, int ev0, int ev1, double *ms, bool *modeled) {
     *ms = 0;
     *modeled = false;
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaEvent_t a = NULL, z = NULL;
     if ((d = event_get(s, ev0, &a)) || (d = event_get(s, ev1, &z))) return d;
     float f = 0;
     cudaError_t e = cudaEventElapsedTime(&f, a, z);
-    if (e != cudaSuccess) return cuda_backend_fail(b, e, "cudaEventElapsedTime");
+    if (e != cudaSuccess) return cuda_state_fail(b, e, "cudaEventElapsedTime");
     *ms = f;
     return NULL;
 }
@@ -419,12 +420,12 @@ Diag *cuda_event_elapsed_ms(Backend *b, int ev0, int ev1, double *ms, bool *mode
 
 Diag *cuda_host_alloc(Backend *b, size_t bytes, void **out) {
     *out = NULL;
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
     cudaError_t e = cudaMallocHost(out, bytes ? bytes : 1);
     if (e != cudaSuccess) {
         *out = NULL;
-        return cuda_backend_fail(b, e, "cudaMallocHost");
+        return cuda_state_fail(b, e, "cudaMallocHost");
     }
     memset(*out, 0, bytes ? bytes : 1);
     return NULL;
@@ -432,14 +433,14 @@ Diag *cuda_host_alloc(Backend *b, size_t bytes, void **out) {
 
 void cuda_host_free(Backend *b, void *p) {
     if (!p) return;
-    if (cuda_backend_check(b)) return;  /* lost context: the process restarts anyway */
+    if (cuda_state_check(b)) return;  /* lost context: the process restarts anyway */
     if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
 Diag *cuda_copy_async(Backend *b, const CopyRequest *rq) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaStream_t st;
     if ((d = cuda_streams_get(s, rq->stream, &st))) return d;
     if (!rq->bytes) return NULL;
@@ -449,64 +450,64 @@ Diag *cuda_copy_async(Backend *b, const CopyRequest *rq) {
     enum cudaMemcpyKind kind;
     TimelineKind tk;
     if (rq->dir == COPY_H2D) {
-        if ((d = cuda_backend_check_range(b, rq->dev, rq->bytes, "into"))) return d;
+        if ((d = cuda_state_check_range(b, rq->dev, rq->bytes, "into"))) return d;
         dst = (void *)(uintptr_t)rq->dev, src = rq->host, kind = cudaMemcpyHostToDevice, tk = TL_H2D;
-        snprintf(name, sizeof name, "copy %.120s -> device", cuda_backend_label(b, rq->dev));
+        snprintf(name, sizeof name, "copy %.120s -> device", cuda_state_label(b, rq->dev));
     } else if (rq->dir == COPY_D2H) {
-        if ((d = cuda_backend_check_range(b, rq->dev, rq->bytes, "out of"))) return d;
+        if ((d = cuda_state_check_range(b, rq->dev, rq->bytes, "out of"))) return d;
         dst = rq->host, src = (const void *)(uintptr_t)rq->dev, kind = cudaMemcpyDeviceToHost, tk = TL_D2H;
-        snprintf(name, sizeof name, "copy %.120s -> host", cuda_backend_label(b, rq->dev));
+        snprintf(name, sizeof name, "copy %.120s -> host", cuda_state_label(b, rq->dev));
     } else {
-        if ((d = cuda_backend_check_range(b, rq->dev, rq->bytes, "into")) ||
-            (d = cuda_backend_check_range(b, rq->dev_src, rq->bytes, "out of")))
+        if ((d = cuda_state_check_range(b, rq->dev, rq->bytes, "into")) ||
+            (d = cuda_state_check_range(b, rq->dev_src, rq->bytes, "out of")))
             return d;
         dst = (void *)(uintptr_t)rq->dev, src = (const void *)(uintptr_t)rq->dev_src;
         kind = cudaMemcpyDeviceToDevice, tk = TL_D2D;
-        snprintf(name, sizeof name, "copy %.120s on device", cuda_backend_label(b, rq->dev_src));
+        snprintf(name, sizeof name, "copy %.120s on device", cuda_state_label(b, rq->dev_src));
     }
     TlMark a = cuda_streams_mark_begin(s, st);
     /* From pageable memory CUDA makes this synchronous by itself. */
     cudaError_t e = cudaMemcpyAsync(dst, src, rq->bytes, kind, st);
     cuda_streams_mark_end(s, a, st, tk, rq->stream, rq->name ? rq->name : name, rq->bytes, rq->pinned, NULL);
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaMemcpyAsync");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaMemcpyAsync");
 }
 
 Diag *cuda_memset_async(Backend *b, DevPtr dst, int value, size_t bytes, int stream, const char *label) {
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (d) return d;
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     cudaStream_t st;
     if ((d = cuda_streams_get(s, stream, &st))) return d;
     if (!bytes) return NULL;
-    if ((d = cuda_backend_check_range(b, dst, bytes, "(memset) into"))) return d;
+    if ((d = cuda_state_check_range(b, dst, bytes, "(memset) into"))) return d;
     char name[160];
-    snprintf(name, sizeof name, "memset %.120s", cuda_backend_label(b, dst));
+    snprintf(name, sizeof name, "memset %.120s", cuda_state_label(b, dst));
     TlMark a = cuda_streams_mark_begin(s, st);
     cudaError_t e = cudaMemsetAsync((void *)(uintptr_t)dst, value, bytes, st);
     cuda_streams_mark_end(s, a, st, TL_MEMSET, stream, label ? label : name, bytes, false, NULL);
-    return e == cudaSuccess ? NULL : cuda_backend_fail(b, e, "cudaMemsetAsync");
+    return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaMemsetAsync");
 }
 
 /* ---- host work and the timeline ---- */
 
 void cuda_host_work_begin(Backend *b, const char *name) {
-    CudaStreams *s = cuda_backend_streams(b);
-    if (!cuda_backend_check(b)) ensure_base(s);
+    CudaStreams *s = cuda_state_streams(b);
+    if (!cuda_state_check(b)) ensure_base(s);
     free(s->host_name);
     s->host_name = xstrdup(name ? name : "host work");
     s->host_start_us = now_us();
 }
 
 void cuda_host_work_end(Backend *b, double us) {
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     if (!s->host_name) return;
     host_entry(s, TL_HOST, s->host_name, s->host_start_us, s->host_start_us + (us >= 0 ? us : 0), NULL);
     XFREE(s->host_name);
 }
 
 void cuda_timeline_reset(Backend *b) {
-    CudaStreams *s = cuda_backend_streams(b);
-    bool ok = !cuda_backend_check(b);
+    CudaStreams *s = cuda_state_streams(b);
+    bool ok = !cuda_state_check(b);
     if (ok && cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
     for (int i = 0; i < s->n_pend; i++) {
         pool_give(s, s->pend[i].a);
@@ -633,12 +634,12 @@ static void resolve_cupti(CudaStreams *s) {
 }
 
 Diag *cuda_timeline_get(Backend *b, Timeline **out) {
-    CudaStreams *s = cuda_backend_streams(b);
+    CudaStreams *s = cuda_state_streams(b);
     *out = NULL;
-    Diag *d = cuda_backend_check(b);
+    Diag *d = cuda_state_check(b);
     if (!d) {
         cudaError_t e = cudaDeviceSynchronize();
-        if (e != cudaSuccess) d = cuda_backend_fail(b, e, "cudaDeviceSynchronize");
+        if (e != cudaSuccess) d = cuda_state_fail(b, e, "cudaDeviceSynchronize");
     }
     if (!d && s->mode == TL_MODE_EVENTS) resolve_events(s);
     if (!d && s->mode == TL_MODE_CUPTI) resolve_cupti(s);

@@ -1,6 +1,7 @@
 /* kernels/cuda/cuda_streams.h: streams, events, pinned memory, asynchronous
- * copies and the event-timed timeline of the GPU backend (cuda_streams.c),
- * and what cuda_backend.c shares with it. Internal to kernels/cuda/. */
+ * copies and the event-timed timeline of the GPU backend (cuda_streams.c).
+ * What it shares with cuda_backend.c is in cuda_state.h. Internal to
+ * kernels/cuda/. */
 #ifndef CUDOJO_KERNELS_CUDA_STREAMS_H
 #define CUDOJO_KERNELS_CUDA_STREAMS_H
 
@@ -10,17 +11,6 @@
 #include "kernels/backend.h"
 
 typedef struct CudaStreams CudaStreams;
-
-/* ---- from cuda_backend.c ---- */
-/* A failed cudart call as a Diag (marks the backend broken on sticky errors). */
-Diag *cuda_backend_fail(Backend *b, int err, const char *what);
-/* NULL while the GPU is usable. */
-Diag *cuda_backend_check(Backend *b);
-CudaStreams *cuda_backend_streams(Backend *b);
-/* NULL when [p, p+bytes) lies inside one allocation, else why not. */
-Diag *cuda_backend_check_range(Backend *b, DevPtr p, size_t bytes, const char *dir);
-/* The label of the allocation holding p ("memory" when none). */
-const char *cuda_backend_label(Backend *b, DevPtr p);
 
 /* ---- cuda_streams.c ---- */
 CudaStreams *cuda_streams_new(const char *device);

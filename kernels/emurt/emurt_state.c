@@ -46,16 +46,6 @@ static bool env_flag(const char *name, bool dflt) {
     return !(v[0] == '0' || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off"));
 }
 
-/* The engine's archive holds backend_open, which can open the GPU backend;
- * the emulator runtime has none, and must never load NVIDIA's libcudart. */
-Backend *cuda_backend_new(Diag **why);
-Backend *cuda_backend_new(Diag **why) {
-    *why = diag_error("emurt", "the GPU backend is not part of the emulator runtime");
-    return NULL;
-}
-int cuda_gpu_count(void);
-int cuda_gpu_count(void) { return 0; }
-
 static void rt_exit(void);
 
 static void rt_init_once(void) {
