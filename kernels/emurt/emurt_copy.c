@@ -57,9 +57,8 @@ cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind 
         rt_queue_copy(eff, dst, src, n, kind);
         return cudaSuccess;
     }
-    memmove(dst, src, n);
+    rt_mem_copy(dst, src, n);
     if (kind == cudaMemcpyHostToHost) return cudaSuccess;
-    rt_mark_written(dst, n);
     CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
     RtAlloc *host = dir == COPY_H2D ? sa : dir == COPY_D2H ? da : NULL;
     bool pinned = host && host->kind == RT_MEM_PINNED;
@@ -86,8 +85,7 @@ cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync) {
         rt_queue_memset(eff, dst, value, n);
         return cudaSuccess;
     }
-    memset(dst, value, n);
-    rt_mark_written(dst, n);
+    rt_mem_fill(dst, (unsigned)value, 1, n);
     char name[160];
     snprintf(name, sizeof name, "memset %s", a->name);
     if (s && s->dev != a->dev) s = NULL;
@@ -240,8 +238,7 @@ static cudaError_t peer_copy(const char *fn, void *dst, int ddev, const void *sr
     if (!rc && n && (!rt_device_range(dst, n, &da) || !rt_device_range(src, n, &sa) || da->dev != ddev || sa->dev != sdev))
         rc = cudaErrorInvalidValue;
     if (!rc && n) {
-        memmove(dst, src, n);
-        rt_mark_written(dst, n);
+        rt_mem_copy(dst, src, n);
         char name[200];
         /* with peer access enabled (either way) the devices copy directly;
            without it the driver stages the copy through host memory */

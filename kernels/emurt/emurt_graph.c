@@ -292,8 +292,7 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
                     RtAlloc *a = rt_alloc_find((char *)op->dst + r * op->pitch);
                     if (!a) { rc = cudaErrorInvalidValue; break; }
                     unsigned char *row = (unsigned char *)op->dst + r * op->pitch;
-                    for (size_t b = 0; b + es <= op->width; b += es) memcpy(row + b, &op->value, es);
-                    rt_mark_written(row, op->width);
+                    rt_mem_fill(row, (unsigned)op->value, es, op->width);
                     emu_model_memset(g_rt.dev[a->dev].b, s->dev == a->dev ? s->id : 0, op->width, true, "memset node");
                 }
             }

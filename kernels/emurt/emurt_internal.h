@@ -249,9 +249,15 @@ Backend *rt_backend(int dev);
 bool rt_device_side(const RtAlloc *a);          /* device, managed or symbol memory (not pinned host) */
 bool rt_device_range(const void *p, size_t n, RtAlloc **out); /* [p, p+n) inside one device-side allocation */
 bool rt_poison(void);                            /* fill fresh cudaMalloc memory with 0xff */
-/* Device memory the runtime itself wrote (copies, memsets): the emulator
- * stops treating those bytes as uninitialised. No-op for other memory. */
-void rt_mark_written(const void *dst, size_t n);
+/* The only way the runtime writes the program's data into memory (every
+ * copy and memset: cudaMemcpy*, cudaMemset*, peers, symbols, graph and
+ * queued nodes): the bytes are written, and where they are device memory the
+ * emulator stops treating them as uninitialised (a kernel reading them is no
+ * uninit-global finding). `elem` bytes of `value` repeat across
+ * [dst, dst+n) (1, 2 or 4: cudaMemset's byte or a memset node's element);
+ * src and dst of a copy may overlap. */
+void rt_mem_copy(void *dst, const void *src, size_t n);
+void rt_mem_fill(void *dst, unsigned value, size_t elem, size_t n);
 /* On the current device; `fn` (the API call as the source may write it, "cudaHostAlloc|cudaMallocHost")
  * names it from the program's source. */
 cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out);

@@ -93,13 +93,35 @@ bool rt_poison(void) {
     return !(v && v[0] == '0');
 }
 
-void rt_mark_written(const void *dst, size_t n) {
+/* Device memory the runtime itself wrote: the emulator stops treating those
+ * bytes as uninitialised. No-op for other memory. Only rt_mem_copy and
+ * rt_mem_fill write, so none can forget it. */
+static void mark_written(const void *dst, size_t n) {
     RtAlloc *a = dst && n ? rt_alloc_find(dst) : NULL;
     if (!a || a->kind != RT_MEM_DEVICE) return;
     Backend *b = rt_backend(a->dev);
     if (!b->ops->mem_track_init) return;
     Diag *d = b->ops->mem_track_init(b, (DevPtr)(uintptr_t)dst, n, true);
     diag_free(&d);
+}
+
+void rt_mem_copy(void *dst, const void *src, size_t n) {
+    if (!n) return;
+    memmove(dst, src, n);
+    mark_written(dst, n);
+}
+
+void rt_mem_fill(void *dst, unsigned value, size_t elem, size_t n) {
+    if (!n) return;
+    if (elem <= 1) {
+        memset(dst, (int)(value & 0xff), n);
+    } else {
+        unsigned char *p = dst, pat[4];
+        memcpy(pat, &value, sizeof pat);     /* the element's bytes, as the program's own store puts them */
+        size_t e = elem > sizeof pat ? sizeof pat : elem;
+        for (size_t b = 0; b + e <= n; b += e) memcpy(p + b, pat, e);
+    }
+    mark_written(dst, n);
 }
 
 cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out) {

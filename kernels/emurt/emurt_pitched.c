@@ -35,8 +35,7 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
         ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !sd))
         return cudaErrorInvalidValue;
     for (size_t r = 0; r < height; r++) {
-        memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
-        rt_mark_written((char *)dst + r * dpitch, width);
+        rt_mem_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
     }
     if (kind == cudaMemcpyHostToHost) return cudaSuccess;
     CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
@@ -87,8 +86,7 @@ cudaError_t cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_
     else if (width && height && !rt_device_range(dst, pitch * (height - 1) + width, &a)) rc = cudaErrorInvalidValue;
     else if (width && height) {
         for (size_t r = 0; r < height; r++) {
-            memset((char *)dst + r * pitch, value, width);
-            rt_mark_written((char *)dst + r * pitch, width);
+            rt_mem_fill((char *)dst + r * pitch, (unsigned)value, 1, width);
         }
         emu_model_memset(rt_backend(a->dev), 0, width * height, true, "memset2D");
     }
@@ -166,8 +164,7 @@ cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent 
         rt_wait_stream(rt_default_stream(a->dev));
         for (size_t z = 0; z < ext.depth; z++)
             for (size_t y = 0; y < ext.height; y++) {
-                memset((char *)pp.ptr + z * slice + y * pp.pitch, value, ext.width);
-                rt_mark_written((char *)pp.ptr + z * slice + y * pp.pitch, ext.width);
+                rt_mem_fill((char *)pp.ptr + z * slice + y * pp.pitch, (unsigned)value, 1, ext.width);
             }
         emu_model_memset(rt_backend(a->dev), 0, ext.width * ext.height * ext.depth, true, "memset3D");
     }

@@ -76,6 +76,16 @@ if build uninit; then
         "$([ "$(grep -c '"type":"finding"' "$work/uninit.jsonl")" = 1 ]; echo $?)" "$(grep finding "$work/uninit.jsonl")"
 fi
 
+# ---- every writer marks what it wrote (kernels/emurt: rt_mem_copy, rt_mem_fill) ----
+if build init_writers; then
+    run init_writers
+    f=$(grep '"type":"finding"' "$work/init_writers.jsonl")
+    check "emurt: device memory written by cudaMemcpy (H2D, D2D, Default, Async), cudaMemset(Async), 2D/3D copies and memsets, cudaMemcpyPeer and graph memset/memcpy nodes reads as initialised" \
+        "$(printf '%s' "$f" | grep -q 'read by_'; [ $? = 1 ]; echo $?)" "$(printf '%s\n' "$f" | grep 'read by_')"
+    check "emurt: a fresh cudaMalloc buffer read by the same kernel is still the one uninit-global finding" \
+        "$([ "$(printf '%s\n' "$f" | grep -o '"code":"uninit-global"' | wc -l)" = 1 ] && printf '%s' "$f" | grep -q 'read fresh\['; echo $?)" "$f"
+fi
+
 # ---- an out-of-bounds write ----
 if build oob; then
     run oob
