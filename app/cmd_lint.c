@@ -355,7 +355,7 @@ static void lint_claims_readme(Lint *l, const ChapterMeta *ch, const Claim *clai
                          !strncmp(claims[c].code, FAMILIES[f].code, strlen(FAMILIES[f].code));
             if (!backed)
                 lint_add(l, shown, i + 1, "claim",
-                         "says the emulator reports %s here, but %s has no row for %s with a %s* finding: add one "
+                         "says the emulator reports %s here, but %s has no row for %s with a finding %s*: add one "
                          "(a file that makes the mistake) so tests/lessons/test_claims.sh checks the claim",
                          FAMILIES[f].what, claims_shown, folder, FAMILIES[f].code);
         }
@@ -373,7 +373,7 @@ static void lint_claims_readme(Lint *l, const ChapterMeta *ch, const Claim *clai
 static Claim *read_claims(Lint *l, const char *pack, const char *pack_shown, const Course *course, int *n,
                           char **shown_out) {
     char *path = path_join(pack, "CLAIMS.tsv"), *t = read_text(path);
-    *shown_out = path_join(pack_shown, "CLAIMS.tsv");
+    *shown_out = strcmp(pack_shown, ".") ? path_join(pack_shown, "CLAIMS.tsv") : xstrdup("CLAIMS.tsv");
     *n = 0;
     Claim *claims = NULL;
     int nl;
@@ -425,8 +425,8 @@ static void lint_exercise(Lint *l, const ChapterMeta *ch, const ExerciseMeta *ex
     if (!ex->title_zh || !*ex->title_zh)
         lint_add(l, lua_shown, field_line(t, "title"), "zh", "no title_zh: the exercise's title in Chinese");
     if (ex->n_hints_zh == 0 && ex->n_hints > 0)
-        lint_add(l, lua_shown, field_line(t, "hints"), "zh", "no hints_zh: the %d hints in Chinese, in the same order",
-                 ex->n_hints);
+        lint_add(l, lua_shown, field_line(t, "hints"), "zh", "no hints_zh: the %d hint%s in Chinese, in the same order",
+                 ex->n_hints, ex->n_hints == 1 ? "" : "s");
     else if (ex->n_hints_zh != ex->n_hints)
         lint_add(l, lua_shown, field_line(t, "hints_zh"), "zh", "%d hints_zh for %d hints: give each hint in Chinese",
                  ex->n_hints_zh, ex->n_hints);
@@ -445,7 +445,9 @@ static void lint_exercise(Lint *l, const ChapterMeta *ch, const ExerciseMeta *ex
     free(text);
 }
 
-static void lint_chapter(Lint *l, const ChapterMeta *ch) {
+/* load_diags: the loader's; an exercise that did not load leaves its files
+ * unlisted, so the unused-file check waits until the chapter loads. */
+static void lint_chapter(Lint *l, const ChapterMeta *ch, const Diag *load_diags) {
     char *cl = path_join(ch->dir, "chapter.lua"), *cl_shown = path_join(ch->rel_dir, "chapter.lua");
     char *cl_text = read_text(cl);
     if (!ch->title_zh || !*ch->title_zh)
@@ -464,7 +466,11 @@ static void lint_chapter(Lint *l, const ChapterMeta *ch) {
     }
     lint_stubs(l, cl, cl_shown);
     for (int e = 0; e < ch->n_exercises; e++) lint_exercise(l, ch, &ch->exercises[e]);
-    lint_unused(l, ch);
+    bool broken = false;
+    size_t n = strlen(ch->rel_dir);
+    for (const Diag *d = load_diags; d && !broken; d = d->next)
+        broken = d->severity == DIAG_ERROR && d->file && !strncmp(d->file, ch->rel_dir, n) && d->file[n] == '/';
+    if (!broken) lint_unused(l, ch);
     free(cl_text);
     free(cl_shown);
     free(cl);
@@ -505,14 +511,13 @@ int cmd_lint(Cli *cli, int argc, char **argv) {
     /* The loader's own errors and warnings (a missing file, fewer than 2 hints, an unknown field) first. */
     for (Diag *p = d; p; p = p->next)
         lint_add(&l, p->file ? p->file : shown, p->line, p->code, "%s", p->message);
-    diag_free(&d);
     int status = 2;
     if (course) {
         int n_claims = 0;
         char *claims_shown = NULL;
         Claim *claims = read_claims(&l, pack_dir, pack_shown, course, &n_claims, &claims_shown);
         for (int c = 0; c < course->n_chapters; c++) {
-            lint_chapter(&l, &course->chapters[c]);
+            lint_chapter(&l, &course->chapters[c], d);
             lint_claims_readme(&l, &course->chapters[c], claims, n_claims, claims_shown);
         }
         for (int c = 0; c < n_claims; c++) {
@@ -533,6 +538,7 @@ int cmd_lint(Cli *cli, int argc, char **argv) {
         }
     }
     json_decref(l.rows);
+    diag_free(&d);
     course_free(&course);
     free(pack_shown);
     free(pack_dir);

@@ -344,14 +344,16 @@ static char *program_cu(const char *id, const char *k, int variant) {
         id, head, id, id, id, k, body, k, NEW_BLOCK, NEW_BLOCK, NEW_BLOCK);
 }
 
-/* Where `exercises = { ... }` of chapter.lua closes: the offset of its '}',
- * and in *last the last character before it that is not blank (0 for an
- * empty list). -1 when the text has no such list (Lua strings and comments
- * are skipped, so a brace in them does not count). */
-static long exercises_list_end(const char *s, char *last) {
+/* Where a new stem goes in `exercises = { ... }` of chapter.lua: the offset
+ * just after the list's last item (or after its '{' when it has none), and
+ * in *last that item's last character (0 for an empty list). -1 when the
+ * text has no such list. Lua strings and -- comments are skipped, so a brace
+ * or a quote in them does not count. */
+static long exercises_list_insert_at(const char *s, char *last) {
     const char *p = s;
     bool in_list = false;
     int depth = 0;
+    long at = -1;
     *last = 0;
     while (*p) {
         if (p[0] == '-' && p[1] == '-') {
@@ -362,7 +364,10 @@ static long exercises_list_end(const char *s, char *last) {
             char q = *p++;
             while (*p && *p != q && *p != '\n') p += (*p == '\\' && p[1]) ? 2 : 1;
             if (*p) p++;
-            if (in_list) *last = q;
+            if (in_list) {
+                *last = q;
+                at = p - s;
+            }
             continue;
         }
         if (!in_list) {
@@ -376,6 +381,7 @@ static long exercises_list_end(const char *s, char *last) {
                         in_list = true;
                         depth = 1;
                         p = q + 1;
+                        at = p - s;
                         continue;
                     }
                 }
@@ -384,8 +390,11 @@ static long exercises_list_end(const char *s, char *last) {
             continue;
         }
         if (*p == '{') depth++;
-        else if (*p == '}' && --depth == 0) return p - s;
-        if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) *last = *p;
+        else if (*p == '}' && --depth == 0) return at;
+        if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) {
+            *last = *p;
+            at = p + 1 - s;
+        }
         p++;
     }
     return -1;
@@ -395,18 +404,14 @@ static long exercises_list_end(const char *s, char *last) {
  * NULL when the list cannot be found. Caller frees. */
 static char *chapter_add_stem(const char *text, const char *stem) {
     char last;
-    long end = exercises_list_end(text, &last);
-    if (end < 0) return NULL;
-    /* Insert after the last item (before the blanks that lead to '}'). */
-    long at = end;
-    while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t' || text[at - 1] == '\n' || text[at - 1] == '\r'))
-        at--;
-    const char *sep = last == 0 ? " " : last == ',' ? " " : ", ";
-    const char *after = last == 0 ? " " : last == ',' ? "," : "";
+    long at = exercises_list_insert_at(text, &last);
+    if (at < 0) return NULL;
     StrBuf b;
     strbuf_init(&b);
     strbuf_append_n(&b, text, (size_t)at);
-    strbuf_printf(&b, "%s\"%s\"%s", sep, stem, after);
+    if (last == 0) strbuf_printf(&b, " \"%s\"%s", stem, text[at] == '}' ? " " : "");
+    else if (last == ',' || last == ';') strbuf_printf(&b, " \"%s\",", stem);
+    else strbuf_printf(&b, ", \"%s\"", stem);
     strbuf_append(&b, text + at);
     return strbuf_steal(&b);
 }
