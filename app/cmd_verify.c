@@ -7,10 +7,12 @@
 
 #include "app/attempt.h"
 #include "app/cli.h"
+#include "app/grade.h"
 #include "app/mutants.h"
 #include "app/cmd_common.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
+#include "base/strbuf.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 
@@ -42,6 +44,65 @@ typedef struct VerifyCtx {
     int ok, bad, skipped;
 } VerifyCtx;
 
+/* The emulator runner, started on first use. */
+static Runner *verify_emu_runner(VerifyCtx *vc) {
+    if (!vc->emu_runner) {
+        Cli emu_cli = *vc->cli;
+        emu_cli.backend = BACKEND_EMU;
+        vc->emu_runner = attempt_runner_new(&emu_cli);
+    }
+    return vc->emu_runner;
+}
+
+/* The kinds of failure an emulator run shows, as `bug = "..."` names them:
+ * each finding's kind (out-of-bounds, race, barrier, uninitialised), a
+ * refused launch (launch-error), a runtime error, and the run's failure
+ * kind (wrong-result when only a check failed, timeout). Caller frees. */
+static char *verify_kinds_shown(const RunResult *r, bool kernel_exercise) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    const char *fk = grade_failure_kind(r, kernel_exercise);
+    if (fk) strbuf_printf(&sb, " %s ", fk);
+    if (r->verdict == VERDICT_RUNTIME_ERROR) strbuf_append(&sb, " runtime-error ");
+    for (const Diag *d = r->diags; d; d = d->next) {
+        if (d->severity != DIAG_ERROR) continue;
+        const char *k = grade_finding_kind(d->code);
+        if (!k && d->code && !strcmp(d->code, "launch")) k = "launch-error";
+        if (!k) continue;
+        char *word = xasprintf(" %s ", k);
+        if (!strstr(sb.data ? sb.data : "", word)) strbuf_append(&sb, word);
+        free(word);
+    }
+    char *s = strbuf_steal(&sb);
+    strbuf_fini(&sb);
+    return s;
+}
+
+/* A bug hunt whose exercise names its bug (`bug = "race"`): the starter
+ * must show it on the emulator, whatever a GPU did with it. NULL when it
+ * does, else why not (caller frees). */
+static char *verify_bug_shown(VerifyCtx *vc, const ExerciseMeta *ex, const RunRequest *req, const RunResult *res) {
+    RunResult *emu = NULL;
+    if (!res->backend || strcmp(res->backend, "emu")) emu = runner_run(verify_emu_runner(vc), req, NULL);
+    const RunResult *on_emu = emu ? emu : res;
+    char *kinds = verify_kinds_shown(on_emu, !ex->program);
+    char *want = xasprintf(" %s ", ex->bug);
+    char *why = NULL;
+    if (!strstr(kinds, want)) {
+        /* the kinds as a list: "race, wrong-result" */
+        StrBuf sb;
+        strbuf_init(&sb);
+        for (char *w = strtok(kinds, " "); w; w = strtok(NULL, " ")) strbuf_printf(&sb, "%s%s", sb.len ? ", " : "", w);
+        why = xasprintf("%s without the bug the exercise names (bug = \"%s\"): the emulator showed %s",
+                        verdict_name(on_emu->verdict), ex->bug, sb.len ? sb.data : "no finding");
+        strbuf_fini(&sb);
+    }
+    free(want);
+    free(kinds);
+    run_result_free(&emu);
+    return why;
+}
+
 static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta *ex, Role role, const char *rel) {
     char *path = path_join(ch->dir, rel);
     char *shown = xasprintf("%s/%s", ch->rel_dir, rel);
@@ -56,12 +117,7 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
        does a bug hunt's starter (the bug the learner is to find). */
     bool may_luck = role == ROLE_WRONG || (role == ROLE_STARTER && ex->bug_hunt);
     if (!ok && may_luck && res->backend && !strcmp(res->backend, "cuda")) {
-        if (!vc->emu_runner) {
-            Cli emu_cli = *vc->cli;
-            emu_cli.backend = BACKEND_EMU;
-            vc->emu_runner = attempt_runner_new(&emu_cli);
-        }
-        RunResult *emu = runner_run(vc->emu_runner, &req, NULL);
+        RunResult *emu = runner_run(verify_emu_runner(vc), &req, NULL);
         if (verdict_ok(role, ex->bug_hunt, emu->verdict)) {
             ok = true;
             note = "passes on this GPU by luck; the emulator catches it";
@@ -69,6 +125,12 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
             res->summary = xstrdup(emu->summary);
         }
         run_result_free(&emu);
+    }
+    char *no_bug = ok && role == ROLE_STARTER && ex->bug ? verify_bug_shown(vc, ex, &req, res) : NULL;
+    if (no_bug) {
+        ok = false;
+        free(res->summary);
+        res->summary = no_bug;
     }
     if (ok) vc->ok++;
     else vc->bad++;

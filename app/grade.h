@@ -74,6 +74,9 @@ void grade_students_free(Grade *g);
 Diag *grade_run_all(Grade *g);
 /* The failure kind of a result (NULL for a pass; see GRADE_FAILURE_KINDS). */
 const char *grade_failure_kind(const RunResult *r, bool kernel_exercise);
+/* The kind of bug an emulator finding's code names ("oob-global" → "out-of-bounds",
+ * "race-shared" → "race", barrier, uninitialised); NULL for any other code. */
+const char *grade_finding_kind(const char *code);
 
 /* grade_output.c: gradebook.csv, gradebook.json, students/<s>/results.json
  * and feedback.md, similarity.md, from the database (+ the course for hints). */

@@ -46,8 +46,7 @@ static double now_s(void) {
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Whether a finding's code names one of the emulator's kinds of bug. */
-static const char *finding_kind(const char *code) {
+const char *grade_finding_kind(const char *code) {
     if (!code) return NULL;
     if (!strncmp(code, "oob", 3)) return "out-of-bounds";
     if (!strncmp(code, "race", 4)) return "race";
@@ -80,7 +79,7 @@ const char *grade_failure_kind(const RunResult *r, bool kernel_exercise) {
     default: break;
     }
     for (const Diag *d = r->diags; d; d = d->next) {
-        const char *k = d->severity == DIAG_ERROR ? finding_kind(d->code) : NULL;
+        const char *k = d->severity == DIAG_ERROR ? grade_finding_kind(d->code) : NULL;
         if (k) return k;
     }
     if (r->verdict == VERDICT_RUNTIME_ERROR) return "runtime-error";

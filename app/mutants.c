@@ -21,6 +21,7 @@ typedef struct Tok {
     int start, end;     /* byte offsets into the source */
     int line;
     bool device;        /* inside a __global__/__device__ function body */
+    int body;           /* the index of that body's "{" (-1 outside) */
 } Tok;
 
 typedef struct Src {
@@ -110,7 +111,7 @@ static void tokenize(Src *s) {
             for (; p < e; p++) line += *p == '\n';
             continue;
         }
-        Tok t = {.start = (int)(p - base), .line = line};
+        Tok t = {.start = (int)(p - base), .line = line, .body = -1};
         if (isalpha((unsigned char)*p) || *p == '_') {
             const char *q = p;
             while (is_ident_char(*q)) q++;
@@ -171,7 +172,10 @@ static void mark_device(Src *s) {
             else if (paren == 0 && (tok_is(s, j, ";") || tok_is(s, j, "="))) break;
             else if (paren == 0 && tok_is(s, j, "{")) {
                 int end = match_close(s, j);
-                for (int k = j; k <= end && k < s->n; k++) s->t[k].device = true;
+                for (int k = j; k <= end && k < s->n; k++) {
+                    s->t[k].device = true;
+                    s->t[k].body = j;
+                }
                 i = end;
                 break;
             }
@@ -424,7 +428,17 @@ static void mutate_loops(Src *s) {
     }
 }
 
-/* threadIdx.x ↔ threadIdx.y, blockIdx.x ↔ blockIdx.y: one occurrence at a time. */
+/* Whether the function body `body` names builtin.comp (threadIdx.y ...). */
+static bool body_uses(const Src *s, int body, const char *builtin, const char *comp) {
+    for (int i = body; i + 2 < s->n && s->t[i].body == body; i++)
+        if (tok_is(s, i, builtin) && tok_is(s, i + 1, ".") && tok_is(s, i + 2, comp)) return true;
+    return false;
+}
+
+/* threadIdx.x ↔ threadIdx.y, blockIdx.x ↔ blockIdx.y, one occurrence at a
+ * time, in functions that index in two dimensions (use both .x and .y of
+ * it): in a one-dimensional kernel .y is always 0, a mutant every check
+ * kills, and a program's mutant costs a whole nvcc build. */
 static void mutate_indices(Src *s) {
     for (int i = 0; i + 2 < s->n; i++) {
         if (!s->t[i].device || !(tok_is(s, i, "threadIdx") || tok_is(s, i, "blockIdx")) || !tok_is(s, i + 1, "."))
@@ -432,9 +446,11 @@ static void mutate_indices(Src *s) {
         const char *to = tok_is(s, i + 2, "x") ? "y" : tok_is(s, i + 2, "y") ? "x" : NULL;
         if (!to) continue;
         char *name = tok_text(s, i, i), *from = tok_text(s, i + 2, i + 2);
-        char *op = xasprintf("swap %s.%s to %s.%s", name, from, name, to);
-        replace_tokens(s, i + 2, i + 2, to, op);
-        free(op);
+        if (body_uses(s, s->t[i].body, name, to)) {
+            char *op = xasprintf("swap %s.%s to %s.%s", name, from, name, to);
+            replace_tokens(s, i + 2, i + 2, to, op);
+            free(op);
+        }
         free(name);
         free(from);
     }

@@ -11,7 +11,8 @@
  * each `if` guard (`<` → `<=`, `>=` → `>`) and drop it (the condition made
  * true, or false for an early exit); move each loop bound by one (`<` ↔
  * `<=`, `>` ↔ `>=` in for/while conditions); swap threadIdx.x/.y and
- * blockIdx.x/.y (one occurrence at a time); replace an atomic read-modify-
+ * blockIdx.x/.y (one occurrence at a time, in functions that use both);
+ * replace an atomic read-modify-
  * write by a plain one (atomicAdd(p, v) → *p += v). In a program's host
  * code: drop each cudaDeviceSynchronize() / cudaStreamSynchronize(s) (the
  * call becomes cudaSuccess). Every mutant keeps the solution's line

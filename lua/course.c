@@ -213,14 +213,16 @@ static void read_hint_for(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
 
 /* bug = "race": the finding a bug hunt's starter must show on the emulator. */
 static void read_bug(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
-    static const char *const kinds[] = {"out-of-bounds", "race", "barrier", "uninitialised", "runtime-error", NULL};
+    static const char *const kinds[] = {"out-of-bounds", "race",          "barrier",      "uninitialised",
+                                        "launch-error",  "runtime-error", "wrong-result", "timeout", NULL};
     bool wt;
     const char *bug = get_string(L, t, "bug", &wt);
     bool known = false;
     for (const char *const *p = kinds; bug && *p && !known; p++) known = !strcmp(*p, bug);
     if (wt || (bug && !known))
-        report(f, DIAG_ERROR, "bug", "bug must name the finding the starter shows: \"out-of-bounds\", \"race\", "
-               "\"barrier\", \"uninitialised\" or \"runtime-error\"");
+        report(f, DIAG_ERROR, "bug", "bug must name what the starter shows on the emulator: \"out-of-bounds\", "
+               "\"race\", \"barrier\", \"uninitialised\", \"launch-error\", \"runtime-error\", \"wrong-result\" "
+               "(a check fails, no finding) or \"timeout\"");
     else if (bug && !e->bug_hunt)
         report(f, DIAG_ERROR, "bug", "bug is for bug hunts: say bug_hunt = true too");
     else if (bug)

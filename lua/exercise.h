@@ -43,8 +43,9 @@ typedef struct ExerciseMeta {
     bool bug_hunt;         /* the starter is a buggy program to fix: on a GPU it may crash, hang or pass by
                               luck, so verify holds it to the wrong variants' rule (fail, runtime-error or
                               timeout; a GPU pass counts when the emulator catches it) */
-    char *bug;             /* bug hunts: the finding kind the starter must show on the emulator (`bug =
-                              "race"`: out-of-bounds, race, barrier, uninitialised, runtime-error); NULL = any */
+    char *bug;             /* bug hunts: what the starter must show on the emulator (`bug = "race"`:
+                              out-of-bounds, race, barrier, uninitialised, launch-error, runtime-error,
+                              wrong-result, timeout); NULL = any failure */
     MutantEquivalent *equivalent;   /* `mutants_equivalent`: mutants verify --mutants allows */
     int n_equivalent;
     double points;         /* what passing it is worth when grading (`points = N`, default 1, > 0) */

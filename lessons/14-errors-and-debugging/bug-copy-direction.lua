@@ -12,6 +12,7 @@ return {
   id = "bug-copy-direction",
   kind = "program",
   bug_hunt = true,
+  bug = "wrong-result",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: the wrong copy direction",
   title_zh = "找虫：拷贝方向错了",
   source = "bug-copy-direction.cu",

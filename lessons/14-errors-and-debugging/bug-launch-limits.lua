@@ -8,6 +8,7 @@ return {
   id = "bug-launch-limits",
   kind = "program",
   bug_hunt = true,
+  bug = "launch-error",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: a launch over the limits",
   title_zh = "找虫：超出限制的启动",
   source = "bug-launch-limits.cu",

@@ -9,6 +9,7 @@ return {
   id = "bug-missing-sync",
   kind = "program",
   bug_hunt = true,
+  bug = "wrong-result",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: reading before the copy lands",
   title_zh = "找虫：数据还没到就去读",
   source = "bug-missing-sync.cu",

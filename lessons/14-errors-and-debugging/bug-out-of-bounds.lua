@@ -8,6 +8,7 @@ return {
   id = "bug-out-of-bounds",
   kind = "program",
   bug_hunt = true,
+  bug = "out-of-bounds",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: out of bounds",
   title_zh = "找虫：越界访问",
   source = "bug-out-of-bounds.cu",

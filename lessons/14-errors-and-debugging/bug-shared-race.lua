@@ -9,6 +9,7 @@ return {
   id = "bug-shared-race",
   kind = "program",
   bug_hunt = true,
+  bug = "race",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: a race in shared memory",
   title_zh = "找虫：共享内存里的竞争",
   source = "bug-shared-race.cu",

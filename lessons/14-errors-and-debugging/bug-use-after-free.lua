@@ -10,6 +10,7 @@ return {
   id = "bug-use-after-free",
   kind = "program",
   bug_hunt = true,
+  bug = "out-of-bounds",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: use after free",
   title_zh = "找虫：释放后又使用",
   source = "bug-use-after-free.cu",

@@ -1,6 +1,6 @@
 /* tests/app/test_mutants.c: the mutants `cudojo verify --mutants` makes of a
  * solution: each barrier dropped, guards weakened and dropped, loop bounds
- * moved by one, .x/.y swapped, atomics made plain, a program's host
+ * moved by one, .x/.y swapped (two-dimensional functions only), atomics made plain, a program's host
  * synchronisations dropped; never inside comments, strings or preprocessor
  * lines, never in host code of a kernel's neighbours; line numbers kept;
  * mutants_equivalent entries matched by mutation and line text. */
@@ -94,15 +94,25 @@ static void generate__moves_loop_bounds__and_keeps_line_numbers(void **state) {
     mutants_free(&l);
 }
 
-static void generate__swaps_x_and_y__one_occurrence_at_a_time(void **state) {
+static void generate__swaps_x_and_y__one_at_a_time__in_two_dimensional_functions(void **state) {
     (void)state;
     MutantList l;
-    mutants_generate(BLOCK_SUM, false, &l);
-    const Mutant *m = find(&l, "swap blockIdx.x to blockIdx.y", 6);
+    mutants_generate("__global__ void t2(float *o, const float *in, int w) {\n"
+                     "    int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;\n"
+                     "    o[x * w + y] = in[y * w + x];\n"
+                     "}\n",
+                     false, &l);
+    const Mutant *m = find(&l, "swap blockIdx.x to blockIdx.y", 2);
     assert_non_null(m);
-    assert_string_equal(m->after, "int i = blockIdx.y * blockDim.x + threadIdx.x;");
-    assert_int_equal(count(&l, "swap threadIdx.x to threadIdx.y", 6), 1);
-    assert_int_equal(count(&l, "swap threadIdx.x to threadIdx.y", 10), 3);
+    assert_string_equal(m->after, "int x = blockIdx.y * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;");
+    assert_int_equal(count(&l, "swap threadIdx.x to threadIdx.y", 2), 1);
+    assert_int_equal(count(&l, "swap threadIdx.y to threadIdx.x", 2), 1);
+    assert_int_equal(count(&l, "swap blockIdx.y to blockIdx.x", 2), 1);
+    mutants_free(&l);
+    /* one dimension: .y is always 0, so no swap is made */
+    mutants_generate(BLOCK_SUM, false, &l);
+    assert_int_equal(count(&l, "swap threadIdx.x to threadIdx.y", 0), 0);
+    assert_int_equal(count(&l, "swap blockIdx.x to blockIdx.y", 0), 0);
     mutants_free(&l);
 }
 
@@ -198,7 +208,7 @@ int main(void) {
         cmocka_unit_test(generate__drops_each_syncthreads__not_in_comments_or_strings),
         cmocka_unit_test(generate__weakens_and_drops_guards__in_ifs_and_ternaries),
         cmocka_unit_test(generate__moves_loop_bounds__and_keeps_line_numbers),
-        cmocka_unit_test(generate__swaps_x_and_y__one_occurrence_at_a_time),
+        cmocka_unit_test(generate__swaps_x_and_y__one_at_a_time__in_two_dimensional_functions),
         cmocka_unit_test(generate__makes_atomics_plain__keeping_the_old_value_where_used),
         cmocka_unit_test(generate__drops_host_syncs_of_programs__and_leaves_host_loops_alone),
         cmocka_unit_test(generate__drops_cooperative_groups_sync_and_syncwarp),

@@ -1,0 +1,173 @@
+#!/bin/sh
+# tests/lessons/test_mutants.sh: `cudojo verify --mutants` on the emulator.
+# First a small pack whose checks have a hole (a size that is a whole number
+# of blocks, so a weakened guard never reads past the end): the mutant
+# survives and is reported with file:line, exit status 1; a documented
+# mutants_equivalent entry allows it; a stale one is reported. A kernel bug
+# hunt whose starter has a race verifies with bug = "race" and does not with
+# bug = "out-of-bounds". Then the whole course: every mutant of every
+# solution is killed (or invalid, or allowed), one ok/not ok line per
+# exercise. The NVRTC and nvcc caches live in $BUILD/test-mutants-cache and
+# are kept between runs: a mutant is a pure function of its solution, and
+# the caches are keyed by the exact source, so a stale build cannot be hit.
+BIN=${CUDOJO_BIN:-build/cudojo}
+T=$(mktemp -d /tmp/cudojo-mutants-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+CACHE=${BUILD:-build}/test-mutants-cache
+mkdir -p "$CACHE"
+export XDG_CACHE_HOME=$(cd "$CACHE" && pwd) XDG_DATA_HOME="$T/data" NO_COLOR=1
+
+# ---- a pack with a hole ----
+P="$T/pack/01-twice"
+mkdir -p "$P/solutions"
+cat > "$P/chapter.lua" <<'EOF'
+return { id = "twice-ch", title = "Twice", order = 1, exercises = { "twice", "reverse-hunt" } }
+EOF
+cat > "$P/twice.cu" <<'EOF'
+extern "C" __global__ void twice(const float *in, float *out, int n)
+{
+    // TODO: out[i] = 2 * in[i]
+}
+EOF
+cat > "$P/solutions/twice.cu" <<'EOF'
+extern "C" __global__ void twice(const float *in, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = 2.0f * in[i];
+}
+EOF
+exercise() { # extra fields of twice.lua
+cat > "$P/twice.lua" <<EOF
+return {
+  id = "twice", source = "twice.cu", hints = { "one", "two" },
+  $1
+  run = function(t)
+    local n = 1024          -- whole blocks: the guard is never tested
+    local x = gpu.array("f32", n):random{ seed = 1 }
+    local y = gpu.array("f32", n)
+    t:kernel("twice"):launch{ grid = n // 256, block = 256, args = { x, y, gpu.i32(n) } }
+    t:expect_close(y, ref.scale(x, 2), { rel = 1e-6 })
+  end,
+}
+EOF
+}
+# A bug hunt with a kernel: the starter reverses a block through shared memory without a barrier.
+cat > "$P/reverse-hunt.cu" <<'EOF'
+extern "C" __global__ void reverse(const int *in, int *out)
+{
+    __shared__ int s[256];
+    s[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    out[blockIdx.x * 256 + threadIdx.x] = s[255 - threadIdx.x];
+}
+EOF
+cat > "$P/solutions/reverse-hunt.cu" <<'EOF'
+extern "C" __global__ void reverse(const int *in, int *out)
+{
+    __shared__ int s[256];
+    s[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * 256 + threadIdx.x] = s[255 - threadIdx.x];
+}
+EOF
+hunt() { # the bug it names
+cat > "$P/reverse-hunt.lua" <<EOF
+return {
+  id = "reverse-hunt", source = "reverse-hunt.cu", hints = { "one", "two" },
+  bug_hunt = true, bug = "$1",
+  run = function(t)
+    local x = gpu.array("i32", 512):random{ seed = 3, lo = 0, hi = 1000 }
+    local y = gpu.array("i32", 512)
+    t:kernel("reverse"):launch{ grid = 2, block = 256, args = { x, y } }
+    local want = gpu.array("i32", 512)
+    for b = 0, 1 do for i = 0, 255 do want[b * 256 + i] = x[b * 256 + 255 - i] end end
+    t:expect_equal(y, want)
+  end,
+}
+EOF
+}
+exercise ""
+hunt race
+"$BIN" verify --mutants --jobs 2 "$P" > "$T/out.txt" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "solutions/twice.cu:4: weaken guard < to <= survived" "$T/out.txt" &&
+   grep -q -- "- if (i < n)" "$T/out.txt" && grep -q -- "+ if (i <= n)" "$T/out.txt" &&
+   grep -q "solutions/twice.cu:4: drop guard survived" "$T/out.txt" && grep -q "+ if (true)" "$T/out.txt" &&
+   grep -q "2 survived" "$T/out.txt" && grep -q "mutants:" "$T/err.txt"; then
+  echo "ok - verify --mutants reports a surviving mutant with file:line and the changed line, exit 1"
+else
+  echo "not ok - verify --mutants reports a surviving mutant with file:line and the changed line, exit 1 (exit $rc)"
+  sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
+fi
+
+exercise 'mutants_equivalent = { { mutation = "weaken guard < to <=", line = "if (i < n)", why = "a test" },
+                        { mutation = "drop guard", line = "if (i <  n)", why = "a test" } },'
+"$BIN" verify --mutants --json "$P/" > "$T/out.json" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 0 ] && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['survived'] == 0 and d['equivalent'] == 2 and d['passed'], d
+" "$T/out.json"; then
+  echo "ok - mutants_equivalent entries naming the mutation and its line (spacing aside) allow them"
+else
+  echo "not ok - mutants_equivalent entries naming the mutation and its line (spacing aside) allow them (exit $rc)"
+  sed 's/^/    /' "$T/out.json" "$T/err.txt" | head -40
+fi
+
+exercise 'mutants_equivalent = { { mutation = "weaken guard < to <=", line = "if (i < count)", why = "stale" } },'
+"$BIN" verify --mutants "$P" > "$T/out.txt" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'mutants_equivalent\[1\].*names no mutant' "$T/out.txt"; then
+  echo "ok - a mutants_equivalent entry that names no mutant is reported"
+else
+  echo "not ok - a mutants_equivalent entry that names no mutant is reported (exit $rc)"
+  sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
+fi
+
+"$BIN" verify --backend=emu "$P" > "$T/out.txt" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "reverse-hunt .*starter .*fail" "$T/out.txt"; then
+  echo "ok - a kernel bug hunt verifies when its starter shows the bug it names (race)"
+else
+  echo "not ok - a kernel bug hunt verifies when its starter shows the bug it names (race) (exit $rc)"
+  sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
+fi
+hunt out-of-bounds
+"$BIN" verify --backend=emu "$P" > "$T/out.txt" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'without the bug the exercise names (bug = "out-of-bounds"): the emulator showed .*race' "$T/out.txt"; then
+  echo "ok - a bug hunt whose starter fails another way (race, not out-of-bounds) does not verify"
+else
+  echo "not ok - a bug hunt whose starter fails another way (race, not out-of-bounds) does not verify (exit $rc)"
+  sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
+fi
+
+# ---- the whole course ----
+start=$(date +%s)
+"$BIN" verify --mutants --json lessons/[0-9]* > "$T/course.json" 2> "$T/err.txt"
+rc=$?
+python3 - "$T/course.json" "$rc" "$T/err.txt" "$(( $(date +%s) - start ))" <<'PY'
+import json, sys
+path, rc, err, secs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+try:
+    d = json.load(open(path))
+except Exception as e:
+    print("not ok - verify --mutants printed no JSON (exit %d): %s" % (rc, e))
+    print("    " + open(err).read()[-2000:].replace("\n", "\n    "))
+    sys.exit(0)
+for ex in d["exercises"]:
+    if ex["ok"]:
+        print("ok - mutants of %s: %d, every one killed%s" % (ex["exercise"], ex["mutants"],
+              " or allowed" if ex["equivalent"] or ex["invalid"] else ""))
+        continue
+    print("not ok - mutants of %s (%s)" % (ex["exercise"], ex["file"]))
+    if ex["solution"] != "pass":
+        print("    the solution does not pass: %s" % ex.get("solution_summary"))
+    for s in ex["survivors"]:
+        print("    %s:%d: %s survived\n      - %s\n      + %s" % (ex["file"], s["line"], s["mutation"], s["before"], s["after"]))
+    for n in ex["notes"]:
+        print("    " + n)
+print("# %d exercises, %d mutants: %d killed, %d survived, %d invalid, %d equivalent, %s s" % (
+    d["n_exercises"], d["mutants"], d["killed"], d["survived"], d["invalid"], d["equivalent"], secs))
+PY
