@@ -191,6 +191,48 @@ static void name_vars(EmuTrace *t, const Kernel *k, const char *source, uint8_t 
     free(has);
 }
 
+/* Which lines have code, and which a global/shared memory access (the access
+ * map tells "no memory access on this line" from "never ran"). */
+static void flag_lines(EmuTrace *t, const Kernel *k) {
+    t->line_flags = xcalloc((size_t)k->max_line + 1, 1);
+    for (int i = 0; i < k->n_code; i++) {
+        const Instr *in = &k->code[i];
+        if (in->line <= 0 || in->line > k->max_line) continue;
+        t->line_flags[in->line] |= EMU_LINE_CODE;
+        bool mem = in->op == OP_LD || in->op == OP_ST || in->op == OP_ATOM || in->op == OP_RED ||
+                   in->op == OP_CPASYNC;
+        if (mem && (in->space == SP_GENERIC || in->space == SP_GLOBAL || in->space == SP_SHARED || in->op == OP_CPASYNC))
+            t->line_flags[in->line] |= EMU_LINE_MEM;
+    }
+}
+
+/* The allocations and shared variables in force at the launch, by name. */
+static void snapshot_regions(EmuTrace *t, const EmuLaunch *L) {
+    AllocTable *at = L->allocs;
+    const Kernel *k = L->k;
+    if (at) pthread_rwlock_rdlock(&at->lock);
+    int n = (at ? at->n : 0) + k->n_svars;
+    t->regions = xcalloc((size_t)(n ? n : 1), sizeof *t->regions);
+    for (int i = 0; at && i < at->n; i++) {
+        EmuTraceRegion *g = &t->regions[t->n_regions++];
+        snprintf(g->name, sizeof g->name, "%s", at->v[i].label ? at->v[i].label : "array");
+        g->space = EMU_MEM_GLOBAL;
+        g->base = at->v[i].base;
+        g->size = at->v[i].size;
+        g->elem = (uint32_t)(at->v[i].elem ? at->v[i].elem : 1);
+    }
+    if (at) pthread_rwlock_unlock(&at->lock);
+    for (int i = 0; i < k->n_svars; i++) {
+        const SharedVar *v = &k->svars[i];
+        EmuTraceRegion *g = &t->regions[t->n_regions++];
+        snprintf(g->name, sizeof g->name, "%s", v->name);
+        g->space = EMU_MEM_SHARED;
+        g->base = v->off;
+        g->size = v->size ? v->size : L->dyn_shared;
+        g->elem = (uint32_t)(v->elem ? v->elem : 1);
+    }
+}
+
 /* ---- arming ------------------------------------------------------------------------- */
 Diag *emu_trace_arm(Backend *b, const EmuTraceRequest *rq) {
     EmuTraceRec **slot = emu_backend_trace_slot(b);
@@ -241,6 +283,8 @@ void emu_trace_free(EmuTrace **tp) {
     }
     free(t->findings);
     free(t->line_var);
+    free(t->line_flags);
+    free(t->regions);
     free(t->note);
     free(t);
     *tp = NULL;
@@ -264,6 +308,8 @@ void emu_trace_launch_begin(EmuTraceRec *r, EmuLaunch *L, const char *source) {
     t->shared_size = L->shared_total;
     memset(r->vclass, 0, sizeof r->vclass);
     name_vars(t, L->k, source, r->vclass);
+    flag_lines(t, L->k);
+    snapshot_regions(t, L);
     memset(r->bind, 0, sizeof r->bind);
     const Kernel *k = L->k;
     r->fixed = xcalloc((size_t)k->n_regs + 1, 1);

@@ -81,6 +81,19 @@ typedef struct EmuTraceMem {
 enum { EMU_MEM_GLOBAL = 0, EMU_MEM_SHARED, EMU_MEM_LOCAL };
 enum { EMU_MEM_LOAD = 0, EMU_MEM_STORE, EMU_MEM_ATOMIC };
 
+/* An array the traced launch could touch, to name an address "out[17]"
+ * (the access map): a device allocation (its Lua name or the runtime's
+ * label) or a shared-memory variable of the kernel. */
+typedef struct EmuTraceRegion {
+    char name[48];
+    uint8_t space;           /* EMU_MEM_GLOBAL or EMU_MEM_SHARED */
+    uint64_t base, size;     /* global: device address; shared: byte offset in the block's shared memory */
+    uint32_t elem;           /* bytes per element (shared: guessed from the alignment) */
+} EmuTraceRegion;
+
+/* What the kernel's code has on a source line (EmuTrace.line_flags). */
+enum { EMU_LINE_CODE = 1, EMU_LINE_MEM = 2 };   /* MEM: a global, shared or generic load, store or atomic */
+
 /* A finding of the traced launch (any block), for the screen. */
 typedef struct EmuTraceFinding {
     int line;
@@ -109,6 +122,9 @@ typedef struct EmuTrace {
     int n_findings;
     int *line_var;           /* per source line (0..max_line): the variable assigned there, -1 none */
     int max_line;
+    uint8_t *line_flags;     /* per source line (0..max_line): EMU_LINE_* of the kernel's code */
+    EmuTraceRegion *regions; /* the device's allocations and the kernel's shared variables at launch */
+    int n_regions;
     bool truncated;          /* the cap stopped the recording */
     char *note;              /* why the trace is short or empty; NULL when whole */
 } EmuTrace;
