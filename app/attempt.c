@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
@@ -77,7 +78,7 @@ RunResult *attempt_start(Workspace *ws, Runner *runner, const ChapterMeta *ch, c
     if (!fs_exists(abs)) {
         res = run_result_new(VERDICT_EXERCISE_ERROR);
         res->exercise_id = xstrdup(ex->id);
-        res->summary = xasprintf("%s does not exist (`cudojo reset %s` brings the starter back)", display, ex->id);
+        res->summary = xasprintf(N_("%s does not exist (`cudojo reset %s` brings the starter back)"), display, ex->id);
     } else {
         Diag *d = runner_start(runner, &req);
         if (d) {

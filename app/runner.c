@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "lua/exercise.h"
@@ -77,9 +78,9 @@ static char *runner_stop_worker(Runner *r, bool kill_it) {
         int status = 0;
         while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
         if (WIFSIGNALED(status))
-            how = xasprintf("killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+            how = xasprintf(N_("killed by signal %d (%s)"), WTERMSIG(status), strsignal(WTERMSIG(status)));
         else if (WIFEXITED(status))
-            how = xasprintf("exited with status %d", WEXITSTATUS(status));
+            how = xasprintf(N_("exited with status %d"), WEXITSTATUS(status));
     }
     r->pid = -1;
     strbuf_reset(&r->inbuf);
@@ -262,14 +263,14 @@ static double runner_deadline(const Runner *r) {
 static RunResult *runner_timed_out(Runner *r) {
     bool kernel = r->activity && !strncmp(r->activity, "running kernel", 14);
     char *msg = r->compiling
-                    ? xasprintf("%s took longer than %.3g s and was stopped. A source that takes NVRTC this long "
-                                "is very large or instantiates very many templates: make it smaller.",
+                    ? xasprintf(N_("%s took longer than %.3g s and was stopped. A source that takes NVRTC this long "
+                                   "is very large or instantiates very many templates: make it smaller."),
                                 r->activity, runner_compile_limit(r))
-                : kernel ? xasprintf("did not finish within %.0f s and was stopped while %s. A kernel that never "
-                                     "ends usually loops on a condition that never changes, or waits at a barrier "
-                                     "not every thread reaches.", r->timeout_s, r->activity)
-                         : xasprintf("did not finish within %.0f s and was stopped while %s.", r->timeout_s,
-                                     r->activity ? r->activity : "running");
+                : kernel ? xasprintf(N_("did not finish within %.0f s and was stopped while %s. A kernel that never "
+                                        "ends usually loops on a condition that never changes, or waits at a barrier "
+                                        "not every thread reaches."), r->timeout_s, r->activity)
+                         : xasprintf(N_("did not finish within %.0f s and was stopped while %s."), r->timeout_s,
+                                     r->activity ? r->activity : N_("running"));
     free(runner_stop_worker(r, true));
     RunResult *res = runner_failure(r, VERDICT_TIMEOUT, "timeout", msg);
     r->compiling = false;
@@ -300,9 +301,9 @@ RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
         if (n <= 0) {
             char *how = runner_stop_worker(r, true);
             *out = runner_failure(r, VERDICT_CRASH, "crash",
-                                  xasprintf("the worker running the exercise crashed (%s); it has been restarted. "
-                                            "This is usually a bug in cudojo or the exercise, not in your kernel.",
-                                            how ? how : "no answer"));
+                                  xasprintf(N_("the worker running the exercise crashed (%s); it has been restarted. "
+                                               "This is usually a bug in cudojo or the exercise, not in your kernel."),
+                                            how ? how : N_("no answer")));
             free(how);
             return RUNNER_DONE;
         }
@@ -369,7 +370,7 @@ RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel) {
         if (cancel && *cancel) {
             RunResult *c = run_result_new(VERDICT_CANCELLED);
             c->exercise_id = xstrdup(r->exercise_id);
-            c->summary = xstrdup("stopped by the user");
+            c->summary = xstrdup(N_("stopped by the user"));
             runner_cancel(r);
             return c;
         }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static Diag *diag_vnew(DiagSeverity sev, const char *code, const char *file, int line, int col,
@@ -186,7 +187,9 @@ void diag_format(const Diag *d, StrBuf *out, bool color) {
     }
     strbuf_printf(out, "%s%s:%s ", color ? sev_color[d->severity] : "", diag_severity_name(d->severity),
                   color ? "\033[0m" : "");
-    bytes_append_printable(out, d->message);
+    char *msg = i18n_message(d->message);   /* built in English; shown in the language shown */
+    bytes_append_printable(out, msg);
+    free(msg);
     if (d->has_thread && !strstr(d->message, "block (")) {
         strbuf_printf(out, " [block (%u,%u,%u), thread (%u,%u,%u)]", d->block[0], d->block[1],
                       d->block[2], d->thread[0], d->thread[1], d->thread[2]);

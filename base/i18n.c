@@ -1,5 +1,7 @@
-/* base/i18n.c: the language shown and lookups in the catalogue
- * (base/i18n_zh.c), through an index sorted once on first use. */
+/* base/i18n.c: the language shown, lookups in the catalogue
+ * (base/i18n_zh.c) through an index sorted once on first use, and the
+ * translation of finished run messages by matching them against the
+ * formats they were built from. */
 #include "base/i18n.h"
 
 #include <math.h>
@@ -8,9 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* base/i18n_zh.c */
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+
+/* base/i18n_zh.c: the texts, and the run messages' formats */
 extern const I18nEntry I18N_ZH[];
 extern const size_t I18N_ZH_COUNT;
+extern const I18nEntry I18N_ZH_RUN[];
+extern const size_t I18N_ZH_RUN_COUNT;
 
 static int lang = -1;                 /* -1: not decided yet, 0 English, 1 Chinese */
 static const I18nEntry **sorted;      /* the catalogue by English text */
@@ -37,15 +44,16 @@ static int entry_cmp(const void *a, const void *b) {
 }
 
 static void sort_catalogue(void) {
-    sorted = malloc(I18N_ZH_COUNT * sizeof *sorted);
+    sorted = malloc((I18N_ZH_COUNT + I18N_ZH_RUN_COUNT) * sizeof *sorted);
     if (!sorted) abort();
     for (size_t i = 0; i < I18N_ZH_COUNT; i++) sorted[i] = &I18N_ZH[i];
-    qsort(sorted, I18N_ZH_COUNT, sizeof *sorted, entry_cmp);
+    for (size_t i = 0; i < I18N_ZH_RUN_COUNT; i++) sorted[I18N_ZH_COUNT + i] = &I18N_ZH_RUN[i];
+    qsort(sorted, I18N_ZH_COUNT + I18N_ZH_RUN_COUNT, sizeof *sorted, entry_cmp);
 }
 
 static const char *lookup(const char *en) {
     pthread_once(&sorted_once, sort_catalogue);
-    size_t lo = 0, hi = I18N_ZH_COUNT;
+    size_t lo = 0, hi = I18N_ZH_COUNT + I18N_ZH_RUN_COUNT;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = strcmp(en, sorted[mid]->en);
@@ -69,6 +77,171 @@ const char *i18n_plural(long long n, const char *one, const char *many) {
 const I18nEntry *i18n_catalogue(size_t *n) {
     *n = I18N_ZH_COUNT;
     return I18N_ZH;
+}
+
+const I18nEntry *i18n_message_formats(size_t *n) {
+    *n = I18N_ZH_RUN_COUNT;
+    return I18N_ZH_RUN;
+}
+
+/* ---- run messages: a finished English text matched against its format ---- */
+
+#define MAX_ARGS 16
+#define MAX_DEPTH 3
+
+typedef struct Args {
+    const char *at[MAX_ARGS];
+    size_t len[MAX_ARGS];
+    int n;
+} Args;
+
+/* The conversion at p (p[0] == '%', not "%%"): its letter, whether it drops
+ * its argument ("%.0s", how a translation leaves out English's plural "s"),
+ * and where it ends. False for what a message cannot be matched against
+ * (a '*' width). */
+static bool conversion_at(const char *p, char *letter, bool *drop, const char **end) {
+    const char *q = p + 1;
+    bool zero_precision = false;
+    for (; *q && strchr("-+ #0123456789.'lhzjtLq*", *q); q++) {
+        if (*q == '*') return false;
+        if (q[0] == '.' && q[1] == '0' && !(q[2] >= '0' && q[2] <= '9')) zero_precision = true;
+    }
+    if (!*q || !strchr("diouxXeEfFgGaAcs", *q)) return false;
+    *letter = *q;
+    *drop = zero_precision && *q == 's';
+    *end = q + 1;
+    return true;
+}
+
+/* The characters a conversion's output is made of; NULL: any. */
+static const char *conversion_chars(char letter) {
+    switch (letter) {
+    case 'd': case 'i': case 'u': return " -+0123456789";
+    case 'o': return "01234567";
+    case 'x': case 'X': return "0123456789abcdefABCDEFx";
+    case 's': return NULL;
+    default: return " -+0123456789.eEinfaINFAxXp";   /* floating point */
+    }
+}
+
+/* Whether text s matches format fmt, each conversion taking the shortest
+ * run that lets the rest match (a number only digits and signs); with end,
+ * fmt may match a prefix of s and *end is where it stopped. */
+static bool match_format(const char *fmt, const char *s, Args *a, const char **end) {
+    for (;;) {
+        if (!*fmt) {
+            if (end) *end = s;
+            return end || !*s;
+        }
+        if (*fmt != '%' || fmt[1] == '%') {
+            if (*s != *fmt) return false;
+            fmt += *fmt == '%' ? 2 : 1;
+            s++;
+            continue;
+        }
+        char letter;
+        bool drop;
+        const char *after;
+        if (!conversion_at(fmt, &letter, &drop, &after) || a->n == MAX_ARGS) return false;
+        const char *set = conversion_chars(letter);
+        size_t min = set ? 1 : 0, max = set ? strspn(s, set) : strlen(s);
+        if (letter == 'c') min = max = *s ? 1 : 0;
+        if (max < min) return false;
+        int k = a->n++;
+        for (size_t len = min; len <= max; len++) {
+            a->at[k] = s;
+            a->len[k] = len;
+            if (match_format(after, s + len, a, end)) return true;
+            a->n = k + 1;
+        }
+        a->n = k;
+        return false;
+    }
+}
+
+/* Characters of fmt outside its conversions: how specific a format is. */
+static size_t literal_length(const char *fmt) {
+    size_t n = 0;
+    for (const char *p = fmt; *p; p++) {
+        char letter;
+        bool drop;
+        const char *after;
+        if (*p == '%' && p[1] != '%' && conversion_at(p, &letter, &drop, &after)) p = after - 1;
+        else n++;
+    }
+    return n;
+}
+
+static void translate_into(StrBuf *out, const char *msg, size_t len, int depth);
+
+/* e's Chinese format with a's arguments (each %s one translated in turn). */
+static void rebuild(StrBuf *out, const I18nEntry *e, const Args *a, int depth) {
+    int k = 0;
+    for (const char *p = e->zh; *p; p++) {
+        char letter;
+        bool drop;
+        const char *after;
+        if (*p != '%') {
+            strbuf_append_char(out, *p);
+            continue;
+        }
+        if (p[1] == '%') {
+            strbuf_append_char(out, '%');
+            p++;
+            continue;
+        }
+        if (!conversion_at(p, &letter, &drop, &after) || k >= a->n) {   /* the test keeps this from happening */
+            strbuf_append_char(out, *p);
+            continue;
+        }
+        if (!drop) {
+            if (letter == 's') translate_into(out, a->at[k], a->len[k], depth + 1);
+            else strbuf_append_n(out, a->at[k], a->len[k]);
+        }
+        k++;
+        p = after - 1;
+    }
+}
+
+/* msg[0..len) in Chinese, appended to out. */
+static void translate_into(StrBuf *out, const char *msg, size_t len, int depth) {
+    char *m = xstrndup(msg, len);
+    const I18nEntry *best = NULL, *best_prefix = NULL;
+    Args a, best_args, prefix_args;
+    size_t best_lit = 0, prefix_lit = 0;
+    const char *prefix_end = NULL;
+    for (size_t i = 0; depth < MAX_DEPTH && *m && i < I18N_ZH_RUN_COUNT; i++) {
+        const I18nEntry *e = &I18N_ZH_RUN[i];
+        size_t lead = strcspn(e->en, "%");
+        if (strncmp(m, e->en, lead) != 0) continue;
+        size_t lit = literal_length(e->en);
+        const char *end = NULL;
+        a.n = 0;
+        if (lit > best_lit && match_format(e->en, m, &a, NULL)) {
+            best = e, best_args = a, best_lit = lit;
+            continue;
+        }
+        a.n = 0;
+        if (!best && lit > prefix_lit && lit > 0 && match_format(e->en, m, &a, &end) && end > m && *end)
+            best_prefix = e, prefix_args = a, prefix_lit = lit, prefix_end = end;
+    }
+    if (best) rebuild(out, best, &best_args, depth);
+    else if (best_prefix) {
+        rebuild(out, best_prefix, &prefix_args, depth);
+        translate_into(out, prefix_end, strlen(prefix_end), depth + 1);
+    } else strbuf_append(out, lookup(m));
+    free(m);
+}
+
+char *i18n_message(const char *msg) {
+    if (!msg) return NULL;
+    if (!i18n_chinese() || !*msg) return xstrdup(msg);
+    StrBuf out;
+    strbuf_init(&out);
+    translate_into(&out, msg, strlen(msg), 0);
+    char *s = strbuf_steal(&out);
+    strbuf_fini(&out);
+    return s;
 }
 
 /* East Asian Wide and Fullwidth ranges (the CJK a learner's text has). */

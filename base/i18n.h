@@ -13,7 +13,11 @@
  * conversions differ from the English ones.
  *
  * Machine-readable output (--json, the progress store, the worker's
- * protocol) never goes through the catalogue. Terms follow
+ * protocol) never goes through the catalogue. So a run's messages (a
+ * check's, a finding's, the summary) are built in English by the worker
+ * from formats marked N_(), and i18n_message translates the finished text
+ * where it is shown: it finds the format the text was built from and
+ * rebuilds it from the Chinese format with the same arguments. Terms follow
  * lessons/GLOSSARY.zh-CN.md. */
 #ifndef CUDOJO_BASE_I18N_H
 #define CUDOJO_BASE_I18N_H
@@ -39,8 +43,18 @@ const char *i18n_text(const char *en) __attribute__((format_arg(1)));
 /* one when n == 1 (English), else many; in Chinese many's translation. */
 const char *i18n_plural(long long n, const char *one, const char *many)
     __attribute__((format_arg(2))) __attribute__((format_arg(3)));
-/* The catalogue, in source order (for tests). */
+/* A message built in English from a marked format (a check's message, an
+ * emulator finding, a run's summary), in the language shown: in Chinese,
+ * the catalogue's run-message format it matches is rebuilt from its
+ * translation with the same arguments (each %s argument itself translated
+ * when the catalogue has it); a message made of a matched format and more
+ * text (" (in 3 launches)") is translated piece by piece; what matches
+ * nothing is looked up whole, else stays English. Caller frees. */
+char *i18n_message(const char *msg);
+/* The catalogue, in source order (for tests): the texts looked up whole,
+ * and the run messages' formats that i18n_message matches. */
 const I18nEntry *i18n_catalogue(size_t *n);
+const I18nEntry *i18n_message_formats(size_t *n);
 /* Terminal columns of UTF-8 text: 2 for each CJK (East Asian wide)
  * character, 1 for others. */
 int i18n_width(const char *s);

@@ -216,7 +216,11 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
     /* One word for the outcome, and what kind of failure only when it is not a plain one. */
     fprintf(out, "%s%s%s", ok ? green : red, ok ? (run_result_fast(r) ? _("PASS (fast)") : _("PASS")) : _("FAIL"), off);
     if (!ok && r->verdict != VERDICT_FAIL) fprintf(out, _(": %s"), verdict_words(r->verdict));
-    if (r->summary && *r->summary) print_text(out, "  %s", r->summary);
+    if (r->summary && *r->summary) {
+        char *summary = i18n_message(r->summary);   /* the worker builds it in English */
+        print_text(out, "  %s", summary);
+        free(summary);
+    }
     fprintf(out, "  %s[%s, %.0f ms]%s\n", dim, r->backend ? r->backend : "?", r->duration_ms, off);
     if (r->diags) {
         char *s = diag_format_all(r->diags, color);
@@ -229,7 +233,9 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
         fprintf(out, "  %s%s%s ", c->passed ? green : c->stretch ? miss : red,
                 c->passed ? "✓" : c->stretch ? "○" : "✗", off);
         print_text(out, "%s: ", c->name);
-        print_text(out, "%s\n", c->message);
+        char *msg = i18n_message(c->message);
+        print_text(out, "%s\n", msg);
+        free(msg);
         if (c->n_mismatches > 0) {
             char h[3][64];
             fprintf(out, "      %s  %s  %s\n", i18n_pad(h[0], sizeof h[0], _("index"), 12, true),

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "lua/api.h"
@@ -47,7 +48,7 @@ static void fmt_number(DType dt, double v, char *buf, size_t n) {
 }
 
 static void tolerance_note(StrBuf *sb, const CheckOpts *o, double want) {
-    if (o->close) strbuf_printf(sb, " (allowed error %.3g)", o->abs + o->rel * fabs(want));
+    if (o->close) strbuf_printf(sb, N_(" (allowed error %.3g)"), o->abs + o->rel * fabs(want));
 }
 
 /* Shared loop: want is an array (w) or one value (wv). */
@@ -55,7 +56,7 @@ static bool compare(RunResult *r, const GpuArray *g, const GpuArray *w, double w
     const char *name = o->name ? o->name : "check";
     size_t n = g->n;
     if (w && w->n != g->n) {
-        char *msg = xasprintf("%s has %zu element%s but the expected values have %zu", name, g->n, g->n == 1 ? "" : "s", w->n);
+        char *msg = xasprintf(N_("%s has %zu element%s but the expected values have %zu"), name, g->n, g->n == 1 ? "" : "s", w->n);
         CheckResult *c = run_result_add_check(r, name, false, msg);
         c->n_total = (long long)(g->n > w->n ? g->n : w->n);
         c->n_wrong = c->n_total;
@@ -90,8 +91,8 @@ static bool compare(RunResult *r, const GpuArray *g, const GpuArray *w, double w
     StrBuf sb;
     strbuf_init(&sb);
     if (wrong == 0) {
-        if (n == 1) strbuf_printf(&sb, "the value %s", o->close ? "is within tolerance" : "matches");
-        else strbuf_printf(&sb, "all %zu elements %s", n, o->close ? "within tolerance" : "equal");
+        if (n == 1) strbuf_printf(&sb, N_("the value %s"), o->close ? N_("is within tolerance") : N_("matches"));
+        else strbuf_printf(&sb, N_("all %zu elements %s"), n, o->close ? N_("within tolerance") : N_("equal"));
     } else {
         char idx[64], got[64], want[64];
         size_t i0 = first[0];
@@ -99,7 +100,7 @@ static bool compare(RunResult *r, const GpuArray *g, const GpuArray *w, double w
         array_format_elem(g, i0, got, sizeof got);
         if (w) array_format_elem(w, i0, want, sizeof want);
         else fmt_number(g->dtype, wv, want, sizeof want);
-        strbuf_printf(&sb, "%lld element%s wrong of %zu; first at %s: got %s, want %s", wrong, wrong == 1 ? "" : "s",
+        strbuf_printf(&sb, N_("%lld element%s wrong of %zu; first at %s: got %s, want %s"), wrong, wrong == 1 ? "" : "s",
                       n, idx, got, want);
         tolerance_note(&sb, o, w ? array_get(w, i0) : wv);
     }
@@ -133,9 +134,9 @@ bool check_scalars(RunResult *r, double got, double want, const CheckOpts *o) {
     fmt_number(DT_F64, want, w, sizeof w);
     StrBuf sb;
     strbuf_init(&sb);
-    if (ok) strbuf_printf(&sb, "got %s", g);
+    if (ok) strbuf_printf(&sb, N_("got %s"), g);
     else {
-        strbuf_printf(&sb, "got %s, want %s", g, w);
+        strbuf_printf(&sb, N_("got %s, want %s"), g, w);
         tolerance_note(&sb, o, want);
     }
     CheckResult *c = run_result_add_check(r, name, ok, sb.data);

@@ -15,6 +15,7 @@
 #include "base/bytes.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/gpu_lock.h"
 #include "lua/run.h"
@@ -194,7 +195,7 @@ static int t_stretch(lua_State *L) {
     RunCtx *ctx = check_t(L, "stretch");
     luaL_checkany(L, 2);
     bool ok = lua_toboolean(L, 2);
-    const char *msg = luaL_optstring(L, 3, ok ? "stretch goal met" : "stretch goal missed");
+    const char *msg = luaL_optstring(L, 3, ok ? N_("stretch goal met") : N_("stretch goal missed"));
     run_result_add_check(ctx->r, "stretch", ok, msg)->stretch = true;
     lua_pushboolean(L, ok);
     return 1;
@@ -204,7 +205,7 @@ static int t_expect(lua_State *L) {
     RunCtx *ctx = check_t(L, "expect");
     luaL_checkany(L, 2);
     bool ok = lua_toboolean(L, 2);
-    const char *msg = luaL_optstring(L, 3, ok ? "ok" : "expectation failed");
+    const char *msg = luaL_optstring(L, 3, ok ? N_("ok") : N_("expectation failed"));
     run_result_add_check(ctx->r, "expect", ok, msg);
     lua_pushboolean(L, ok);
     return 1;
@@ -393,7 +394,7 @@ double run_now_ms(void) {
 }
 
 static char *where(const Diag *d) {
-    if (d->file && d->line > 0) return xasprintf("%s:%d: %s", d->file, d->line, d->message);
+    if (d->file && d->line > 0) return xasprintf(N_("%s:%d: %s"), d->file, d->line, d->message);
     return xstrdup(d->message);
 }
 
@@ -429,20 +430,20 @@ static void decide(RunCtx *ctx, Diag *lua_err) {
     if (first) {
         char *w = where(first);
         int n_err = diag_count_errors(r->diags);
-        if (r->verdict == VERDICT_EXERCISE_ERROR) s = xasprintf("exercise script error: %s", w);
+        if (r->verdict == VERDICT_EXERCISE_ERROR) s = xasprintf(N_("exercise script error: %s"), w);
         else if (r->verdict == VERDICT_COMPILE_ERROR && first->file && n_err > 0 && !strcmp(first->code, "compile"))
-            s = xasprintf("%s did not compile (%d error%s)", first->file, n_err, n_err == 1 ? "" : "s");
+            s = xasprintf(N_("%s did not compile (%d error%s)"), first->file, n_err, n_err == 1 ? "" : "s");
         else s = xstrdup(w);
         free(w);
     } else if (ctx->finding_error || failed) {
         r->verdict = VERDICT_FAIL;
-        if ((ctx->finding_error && ferr) || !ff) s = ferr ? where(ferr) : xstrdup("the kernel misbehaved");
+        if ((ctx->finding_error && ferr) || !ff) s = ferr ? where(ferr) : xstrdup(N_("the kernel misbehaved"));
         else if (ff->n_total > 1 || ff->n_wrong > 1)
-            s = xasprintf("%s: %lld element%s wrong of %lld", ff->name, ff->n_wrong, ff->n_wrong == 1 ? "" : "s",
+            s = xasprintf(N_("%s: %lld element%s wrong of %lld"), ff->name, ff->n_wrong, ff->n_wrong == 1 ? "" : "s",
                           ff->n_total);
         else s = xasprintf("%s: %s", ff->name, ff->message);
         if (failed > 1 && !(ctx->finding_error && ferr)) {
-            char *t = xasprintf("%s (and %d more failed check%s)", s, failed - 1, failed > 2 ? "s" : "");
+            char *t = xasprintf(N_("%s (and %d more failed check%s)"), s, failed - 1, failed > 2 ? "s" : "");
             free(s);
             s = t;
         }
@@ -456,11 +457,11 @@ static void decide(RunCtx *ctx, Diag *lua_err) {
             }
         int n = r->n_checks - goals;
         if (goals)
-            s = xasprintf("%d check%s passed; %s", n, n == 1 ? "" : "s",
-                          met == goals ? (goals == 1 ? "stretch goal met" : "every stretch goal met")
-                                       : (goals == 1 ? "stretch goal not met yet" : "some stretch goals not met yet"));
-        else s = r->n_checks ? xasprintf("%d check%s passed", r->n_checks, r->n_checks == 1 ? "" : "s")
-                        : xstrdup("ran (the exercise has no checks)");
+            s = xasprintf(N_("%d check%s passed; %s"), n, n == 1 ? "" : "s",
+                          met == goals ? (goals == 1 ? N_("stretch goal met") : N_("every stretch goal met"))
+                                       : (goals == 1 ? N_("stretch goal not met yet") : N_("some stretch goals not met yet")));
+        else s = r->n_checks ? xasprintf(N_("%d check%s passed"), r->n_checks, r->n_checks == 1 ? "" : "s")
+                        : xstrdup(N_("ran (the exercise has no checks)"));
     }
     r->summary = s;
 }
@@ -516,7 +517,7 @@ void run_activity(lua_State *L, const char *kind, const char *fmt, ...) {
 static void script_tick(void *ud, const char *file, int line) {
     RunCtx *ctx = ud;
     if (ctx->opts->on_activity && (!ctx->activity || !strcmp(ctx->activity, "script"))) {
-        char *what = xasprintf("running the exercise script (at %s:%d)", file, line);
+        char *what = xasprintf(N_("running the exercise script (at %s:%d)"), file, line);
         ctx->opts->on_activity(ctx->opts->activity_ud, "script", what);
         free(what);
     }
@@ -547,7 +548,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         /* fs_read_file says why (missing, a FIFO, a device, too large). */
         r->verdict = VERDICT_COMPILE_ERROR;
         r->diags = diag_new(DIAG_ERROR, "io", ctx.cu_display, 0, 0, "%s", d->message);
-        r->summary = xasprintf("cannot read %s", ctx.cu_display);
+        r->summary = xasprintf(N_("cannot read %s"), ctx.cu_display);
         diag_free(&d);
     } else {
         d = backend->ops->device_info(backend, &ctx.dev);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "lua/run.h"
 
@@ -106,7 +107,7 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
     co.n_extra_opts = n_defs;
     co.cache_dir = ctx->opts->cache_dir;
     CompiledModule *cm = NULL;
-    run_activity(L, "compile", "compiling %s", ctx->cu_display);
+    run_activity(L, "compile", N_("compiling %s"), ctx->cu_display);
     Diag *d = compile_cuda(ctx->cu_display, ctx->cu_text, &co, &cm);
     run_activity(L, "script", "running the exercise script");
     if (d) api_abort(L, VERDICT_COMPILE_ERROR, d);
@@ -360,7 +361,8 @@ static int do_launch(lua_State *L, bool timed) {
     launch_report_init(&rep);
     char line_at[160] = "";
     if (!sandbox_where(L, line_at, sizeof line_at)) snprintf(line_at, sizeof line_at, "the exercise script");
-    run_activity(L, "kernel", "running kernel %s (launched at %s)", name, line_at);
+    run_activity(L, "kernel", N_("running kernel %s (launched at %s)"), name, line_at);
+    if (timed) api_phase(&ctx->api, PHASE_TIMING);
     Diag *ld = ctx->b->ops->launch(ctx->b, ctx->mods[k->mod].bm, name, &cfg, args, (int)nargs, &rep);
     run_activity(L, "script", "running the exercise script (at %s)", line_at);
     for (int i = 0; i < n_arrs; i++) array_mark_launched(arrs[i]);

@@ -19,6 +19,7 @@
 
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "lua/run.h"
 
@@ -92,7 +93,7 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     char *dir = ctx->opts->cache_dir && ctx->opts->cache_dir[0] ? path_join(ctx->opts->cache_dir, "nvcc") : NULL;
     co.cache_dir = dir ? dir : ctx->opts->cache_dir;
     CompiledProgram *cp = NULL;
-    run_activity(L, "compile", "compiling %s with nvcc", ctx->cu_display);
+    run_activity(L, "compile", N_("compiling %s with nvcc"), ctx->cu_display);
     Diag *d = program_compile(ctx->cu_display, ctx->cu_text, &co, &cp);
     run_activity(L, "script", "running the exercise script");
     free(dir);

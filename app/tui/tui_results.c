@@ -63,7 +63,9 @@ static void render_one_check(TextDoc *doc, const CheckResult *c, int width, bool
     if (c->message && *c->message) {
         text_line_add(&para, ROLE_BOLD, ":");
         text_line_add(&para, ROLE_NORMAL, " ");
-        text_line_add(&para, ROLE_NORMAL, c->message);
+        char *msg = i18n_message(c->message);   /* built in English by the worker */
+        text_line_add(&para, ROLE_NORMAL, msg);
+        free(msg);
     }
     text_wrap(doc, &para, width, &first, &rest);
     text_line_fini(&para);
@@ -95,7 +97,7 @@ static void render_one_check(TextDoc *doc, const CheckResult *c, int width, bool
         text_line_add(l, ROLE_PASS, m->want ? m->want : "?");
     }
     if (c->n_wrong > c->n_mismatches)
-        text_doc_addf(doc, ROLE_DIM, "      … and %lld more (%lld of %lld wrong)", c->n_wrong - c->n_mismatches, c->n_wrong,
+        text_doc_addf(doc, ROLE_DIM, _("      … and %lld more (%lld of %lld wrong)"), c->n_wrong - c->n_mismatches, c->n_wrong,
                       c->n_total);
 }
 
@@ -122,16 +124,18 @@ static void render_diags(TextDoc *doc, const RunResult *r, int width, bool utf8)
             if (d->line > 0) text_line_addf(&para, ROLE_BOLD, "%s:%d", path_tail(d->file), d->line);
             else text_line_add(&para, ROLE_BOLD, path_tail(d->file));
         } else if (d->line > 0) {
-            text_line_addf(&para, ROLE_BOLD, " line %d", d->line);
+            text_line_addf(&para, ROLE_BOLD, _(" line %d"), d->line);
         }
         text_line_add(&para, ROLE_NORMAL, ": ");
-        text_line_add(&para, ROLE_NORMAL, d->message ? d->message : "");
+        char *msg = i18n_message(d->message ? d->message : "");
+        text_line_add(&para, ROLE_NORMAL, msg);
+        free(msg);
         text_wrap(doc, &para, width, &first, &rest);
         text_line_fini(&para);
         text_line_fini(&first);
         text_line_fini(&rest);
         if (d->has_thread)
-            text_doc_addf(doc, ROLE_DIM, "    block (%u,%u,%u) thread (%u,%u,%u)", d->block[0], d->block[1],
+            text_doc_addf(doc, ROLE_DIM, _("    block (%u,%u,%u) thread (%u,%u,%u)"), d->block[0], d->block[1],
                           d->block[2], d->thread[0], d->thread[1], d->thread[2]);
         if (d->excerpt && *d->excerpt) {
             /* The excerpt is the source line then a caret line. */
@@ -511,7 +515,11 @@ void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8, bool
         if (r->duration_ms > 0) text_line_addf(l, ROLE_DIM, "%s%.2f s", r->backend ? ", " : "", r->duration_ms / 1000);
         text_line_add(l, ROLE_DIM, ")");
     }
-    if (r->summary && *r->summary) wrapped(doc, width, 2, ROLE_NORMAL, r->summary);
+    if (r->summary && *r->summary) {
+        char *summary = i18n_message(r->summary);
+        wrapped(doc, width, 2, ROLE_NORMAL, summary);
+        free(summary);
+    }
     render_checks(doc, r, width, utf8);
     render_diags(doc, r, width, utf8);
     if (r->device_output && *r->device_output) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu_mem.h"
 
@@ -84,7 +85,7 @@ void emu_shared_name(const Worker *W, const Instr *in, uint64_t off, char *buf, 
         const SharedVar *v = &W->k->svars[i];
         if (v->off <= off && (!best || v->off >= best->off)) best = v;
     }
-    if (!best) { snprintf(buf, n, "shared memory byte %llu", (unsigned long long)off); return; }
+    if (!best) { snprintf(buf, n, N_("shared memory byte %llu"), (unsigned long long)off); return; }
     /* PTX declares shared arrays as bytes: index in units of the access (a
      * float4 access counts float4s, as the source's index does) */
     size_t elem = access_width(in) ? access_width(in) : best->elem;
@@ -112,20 +113,20 @@ static void name_address(Worker *W, const Instr *in, int space, uint64_t addr, c
             const SharedVar *v = &W->k->svars[i];
             if (v->off <= addr && (!best || v->off >= best->off)) best = v;
         }
-        if (best) snprintf(buf, n, "%s + %llu bytes (shared memory)", best->name, (unsigned long long)(addr - best->off));
-        else snprintf(buf, n, "shared memory byte %llu", (unsigned long long)addr);
+        if (best) snprintf(buf, n, N_("%s + %llu bytes (shared memory)"), best->name, (unsigned long long)(addr - best->off));
+        else snprintf(buf, n, N_("shared memory byte %llu"), (unsigned long long)addr);
         return;
     }
     if (space == SP_GLOBAL) {
         AllocTable *t = W->L->allocs;
         int i = emu_alloc_find(t, addr);
         if (i >= 0 && addr < t->v[i].end) {
-            snprintf(buf, n, "%s + %llu bytes", t->v[i].label, (unsigned long long)(addr - t->v[i].base));
+            snprintf(buf, n, N_("%s + %llu bytes"), t->v[i].label, (unsigned long long)(addr - t->v[i].base));
             return;
         }
     }
     (void)in;
-    snprintf(buf, n, "address 0x%llx", (unsigned long long)addr);
+    snprintf(buf, n, N_("address 0x%llx"), (unsigned long long)addr);
 }
 
 /* ---- address resolution ------------------------------------------------------ */
@@ -140,7 +141,7 @@ int emu_alloc_find(AllocTable *t, uint64_t addr) {
     return best;
 }
 
-static const char *verb(int kind) { return kind == ACC_READ ? "read" : kind == ACC_WRITE ? "wrote" : "atomically updated"; }
+static const char *verb(int kind) { return kind == ACC_READ ? N_("read") : kind == ACC_WRITE ? N_("wrote") : N_("atomically updated"); }
 
 static void report_global_oob(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr, int bytes, int kind) {
     unsigned c[6];
@@ -153,8 +154,8 @@ static void report_global_oob(Worker *W, Warp *w, int lane, const Instr *in, uin
     const char *code = "oob-global";
     if (addr < 65536) {
         emu_report(W, w, lane, code, DIAG_ERROR, in->line,
-                   THR " %s %d bytes at address 0x%llx: that is a null (or nearly null) pointer.",
-                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? "read" : "wrote", bytes,
+                   N_(THR " %s %d bytes at address 0x%llx: that is a null (or nearly null) pointer."),
+                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? N_("read") : N_("wrote"), bytes,
                    (unsigned long long)addr);
         return;
     }
@@ -164,14 +165,14 @@ static void report_global_oob(Worker *W, Warp *w, int lane, const Instr *in, uin
         int64_t off = (int64_t)(addr - a->base);
         int64_t idx = off >= 0 ? off / (int64_t)elem : -((-off + (int64_t)elem - 1) / (int64_t)elem);
         emu_report(W, w, lane, code, DIAG_ERROR, in->line,
-                   THR " %s %s[%lld] but %s has %llu element%s.",
-                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? "read" : kind == ACC_WRITE ? "wrote" : "updated",
+                   N_(THR " %s %s[%lld] but %s has %llu element%s."),
+                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? N_("read") : kind == ACC_WRITE ? N_("wrote") : N_("updated"),
                    a->label, (long long)idx, a->label, (unsigned long long)(a->size / elem), a->size / elem == 1 ? "" : "s");
         return;
     }
     emu_report(W, w, lane, code, DIAG_ERROR, in->line,
-               THR " %s address 0x%llx, which is not inside any allocation.",
-               c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? "read" : "wrote", (unsigned long long)addr);
+               N_(THR " %s address 0x%llx, which is not inside any allocation."),
+               c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? N_("read") : N_("wrote"), (unsigned long long)addr);
 }
 
 /* Host pointer for `bytes` at `addr` in `space`, or NULL after reporting.
@@ -190,9 +191,9 @@ unsigned char *emu_mem_resolve(Worker *W, Warp *w, int lane, const Instr *in, in
         char where[128];
         name_address(W, in, space, addr, where, sizeof where);
         emu_report(W, w, lane, "misaligned", DIAG_ERROR, in->line,
-                   THR " %s %d bytes at %s, which is not a multiple of %d: a %d-byte access needs a "
-                   "%d-byte aligned address.",
-                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? "read" : "wrote", bytes, where, bytes,
+                   N_(THR " %s %d bytes at %s, which is not a multiple of %d: a %d-byte access needs a "
+                      "%d-byte aligned address."),
+                   c[0], c[1], c[2], c[3], c[4], c[5], kind == ACC_READ ? N_("read") : N_("wrote"), bytes, where, bytes,
                    bytes, bytes);
         return NULL;
     }
@@ -208,11 +209,11 @@ unsigned char *emu_mem_resolve(Worker *W, Warp *w, int lane, const Instr *in, in
             if (elems || (var && addr < (1ull << 40))) {
                 emu_shared_name(W, in, addr, nm, sizeof nm);
                 emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
-                           THR " %s %s but %s has %zu element%s (in shared memory).", c[0], c[1], c[2], c[3],
+                           N_(THR " %s %s but %s has %zu element%s (in shared memory)."), c[0], c[1], c[2], c[3],
                            c[4], c[5], verb(kind), nm, var, elems, elems == 1 ? "" : "s");
             } else
                 emu_report(W, w, lane, "oob-shared", DIAG_ERROR, in->line,
-                           THR " %s shared memory at byte %lld, but the block has only %zu bytes of shared memory.",
+                           N_(THR " %s shared memory at byte %lld, but the block has only %zu bytes of shared memory."),
                            c[0], c[1], c[2], c[3], c[4], c[5], verb(kind), (long long)addr, W->shared_size);
             return NULL;
         }
@@ -224,7 +225,7 @@ unsigned char *emu_mem_resolve(Worker *W, Warp *w, int lane, const Instr *in, in
             unsigned c[6];
             emu_thread_args(W, w, lane, c);
             emu_report(W, w, lane, "oob-local", DIAG_ERROR, in->line,
-                       THR " %s its local array at byte %lld, but the thread's local frame has %zu bytes.",
+                       N_(THR " %s its local array at byte %lld, but the thread's local frame has %zu bytes."),
                        c[0], c[1], c[2], c[3], c[4], c[5], verb(kind), (long long)addr, ls);
             return NULL;
         }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu_alu.h"
 #include "kernels/emu/emu_mma.h"
@@ -220,8 +221,8 @@ static bool warp_sync_ready(Worker *W, Warp *w, Group *g, uint32_t mm, const Ins
     if (exited) {
         int lane = __builtin_ctz(g->mask);
         emu_report(W, w, lane, "warp-sync-exited", DIAG_ERROR, in->line,
-                   "A warp-synchronous operation (__shfl_sync, __ballot_sync, __syncwarp...) names lanes "
-                   "0x%08x in its mask, but those threads have already exited; on a GPU the result is undefined.",
+                   N_("A warp-synchronous operation (__shfl_sync, __ballot_sync, __syncwarp...) names lanes "
+                      "0x%08x in its mask, but those threads have already exited; on a GPU the result is undefined."),
                    exited);
     }
     if (g->parked == PARK_FORCE) { g->parked = PARK_NONE; return true; }
@@ -328,8 +329,8 @@ static void trap_report(Worker *W, Warp *w, uint32_t m, const Instr *in) {
     unsigned c[3];
     emu_thread_coords(W, (unsigned)(w->index * 32 + lane), c);
     emu_report(W, w, lane, "trap", DIAG_ERROR, in->line,
-               "thread (%u,%u,%u) of block (%u,%u,%u) executed a trap (on a GPU: \"unspecified launch "
-               "failure\"); the kernel stops here.", c[0], c[1], c[2], W->block[0], W->block[1], W->block[2]);
+               N_("thread (%u,%u,%u) of block (%u,%u,%u) executed a trap (on a GPU: \"unspecified launch "
+                  "failure\"); the kernel stops here."), c[0], c[1], c[2], W->block[0], W->block[1], W->block[2]);
     W->stop = true;
     __atomic_store_n(&W->L->abort_flag, 1, __ATOMIC_RELAXED);
 }
@@ -536,8 +537,8 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             if (W->bar_pc >= 0 && W->bar_pc != g->pc) {
                 int lane = __builtin_ctz(m);
                 emu_report(W, w, lane, "barrier-divergence", DIAG_ERROR, in->line,
-                           "Threads of block (%u,%u,%u) wait at different __syncthreads() (line %d and line %d): "
-                           "every thread of a block must reach the same barrier.", W->block[0], W->block[1],
+                           N_("Threads of block (%u,%u,%u) wait at different __syncthreads() (line %d and line %d): "
+                              "every thread of a block must reach the same barrier."), W->block[0], W->block[1],
                            W->block[2], W->k->code[W->bar_pc].line, in->line);
             }
             if (W->bar_pc < 0) W->bar_pc = g->pc;
@@ -651,8 +652,8 @@ static bool unblock(Worker *W) {
             for (int i = 0; i < W->nwarps && !w; i++)
                 if (W->warps[i].bar_mask) { w = &W->warps[i]; lane = __builtin_ctz(w->bar_mask); }
             emu_report(W, w, lane, "deadlock", DIAG_ERROR, bar->line,
-                       "Deadlock in block (%u,%u,%u): %u threads wait at __syncthreads() (line %d) while %u others "
-                       "wait at a warp-synchronous operation; on a GPU this block hangs.", W->block[0],
+                       N_("Deadlock in block (%u,%u,%u): %u threads wait at __syncthreads() (line %d) while %u others "
+                          "wait at a warp-synchronous operation; on a GPU this block hangs."), W->block[0],
                        W->block[1], W->block[2], arrived, bar->line, live - arrived);
         } else if (arrived < W->nthreads) {
             Warp *w = NULL;
@@ -660,9 +661,9 @@ static bool unblock(Worker *W) {
             for (int i = 0; i < W->nwarps && !w; i++)
                 if (W->warps[i].bar_mask) { w = &W->warps[i]; lane = __builtin_ctz(w->bar_mask); }
             emu_report(W, w, lane, "barrier-divergence", DIAG_ERROR, bar->line,
-                       "__syncthreads() was reached by only %u of the %u threads of block (%u,%u,%u); the others "
-                       "had already returned. Every thread of a block must reach each __syncthreads() "
-                       "(move the barrier out of the if, or don't return early).", arrived, W->nthreads,
+                       N_("__syncthreads() was reached by only %u of the %u threads of block (%u,%u,%u); the others "
+                          "had already returned. Every thread of a block must reach each __syncthreads() "
+                          "(move the barrier out of the if, or don't return early)."), arrived, W->nthreads,
                        W->block[0], W->block[1], W->block[2]);
         }
         for (int i = 0; i < W->nwarps; i++) {
@@ -706,8 +707,8 @@ static bool unblock(Worker *W) {
         for (int j = 0; j < w->ng; j++)
             if (w->g[j].parked == PARK_NBAR) in = &W->k->code[w->g[j].pc];
         emu_report(W, w, lane, "deadlock", DIAG_ERROR, in ? in->line : 0,
-                   "Deadlock in block (%u,%u,%u): %u threads wait at named barrier %u, which never gets the "
-                   "number of threads it waits for; on a GPU this block hangs.", W->block[0], W->block[1],
+                   N_("Deadlock in block (%u,%u,%u): %u threads wait at named barrier %u, which never gets the "
+                      "number of threads it waits for; on a GPU this block hangs."), W->block[0], W->block[1],
                    W->block[2], W->nb_arrived[id], id);
         named_release(W, id);
         return true;
@@ -723,9 +724,9 @@ static bool unblock(Worker *W) {
             int lane = __builtin_ctz(g->mask);
             uint32_t mm = (uint32_t)w->r[(size_t)in->e * 32 + lane];
             emu_report(W, w, lane, "warp-sync-mask", DIAG_ERROR, in->line,
-                       "A warp-synchronous operation (__shfl_sync, __ballot_sync, __syncwarp...) names lanes 0x%08x "
-                       "in its mask, but only lanes 0x%08x of warp %d reach it; the other lanes took another path. "
-                       "Use a mask of the lanes that actually execute it (__activemask()) or call it outside the if.",
+                       N_("A warp-synchronous operation (__shfl_sync, __ballot_sync, __syncwarp...) names lanes 0x%08x "
+                          "in its mask, but only lanes 0x%08x of warp %d reach it; the other lanes took another path. "
+                          "Use a mask of the lanes that actually execute it (__activemask()) or call it outside the if."),
                        mm, g->mask, w->index);
             g->parked = PARK_FORCE;
             moved = true;
@@ -766,8 +767,8 @@ static void budget_stop(Worker *W, Warp *last) {
         const Instr *bar = &W->k->code[W->bar_pc];
         if (ww)
             emu_report(W, ww, __builtin_ctz(ww->bar_mask), "deadlock", DIAG_ERROR, bar->line,
-                       "Deadlock in block (%u,%u,%u): %u threads wait at __syncthreads() (line %d) for threads "
-                       "that never arrive (they keep looping at line %d); on a GPU this block hangs.",
+                       N_("Deadlock in block (%u,%u,%u): %u threads wait at __syncthreads() (line %d) for threads "
+                          "that never arrive (they keep looping at line %d); on a GPU this block hangs."),
                        W->block[0], W->block[1], W->block[2], waiting, bar->line, line);
     }
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu_worker.h"
 
@@ -95,24 +96,24 @@ static void report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr,
     global_name(W, addr, nm, sizeof nm);
     int line = other_line > in->line ? other_line : in->line;
     int first = other_line > 0 && other_line < in->line ? other_line : in->line;
-    if (other_line > 0 && other_line != in->line) snprintf(lines, sizeof lines, "lines %d and %d", first, line);
-    else snprintf(lines, sizeof lines, "line %d", line);
+    if (other_line > 0 && other_line != in->line) snprintf(lines, sizeof lines, N_("lines %d and %d"), first, line);
+    else snprintf(lines, sizeof lines, N_("line %d"), line);
     if (kind == 1)
         emu_report(W, w, lane, "race-warp", DIAG_WARNING, line,
-                   "Intra-warp hazard on global memory (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of "
-                   "block (%u,%u,%u), in the same warp, access %s with no __syncwarp() in between.", what, lines,
+                   N_("Intra-warp hazard on global memory (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of "
+                      "block (%u,%u,%u), in the same warp, access %s with no __syncwarp() in between."), what, lines,
                    c[0], c[1], c[2], o[0], o[1], o[2], W->block[0], W->block[1], W->block[2], nm);
     else if (strstr(what, "atomic"))
         emu_report(W, w, lane, "race-global", DIAG_ERROR, line,
-                   "Global-memory race (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of block (%u,%u,%u) "
-                   "access %s, one atomically and one not, with no __syncthreads() in between; an atomic only "
-                   "protects against other atomics. Make both accesses atomic, or put a barrier between them.",
+                   N_("Global-memory race (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of block (%u,%u,%u) "
+                      "access %s, one atomically and one not, with no __syncthreads() in between; an atomic only "
+                      "protects against other atomics. Make both accesses atomic, or put a barrier between them."),
                    what, lines, c[0], c[1], c[2], o[0], o[1], o[2], W->block[0], W->block[1], W->block[2], nm);
     else
         emu_report(W, w, lane, "race-global", DIAG_ERROR, line,
-                   "Global-memory race (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of block (%u,%u,%u) "
-                   "access %s with no __syncthreads() in between and no atomic; the result depends on timing "
-                   "(updates get lost). Use atomicAdd & co., or give each thread its own element.", what, lines,
+                   N_("Global-memory race (%s, %s): thread (%u,%u,%u) and thread (%u,%u,%u) of block (%u,%u,%u) "
+                      "access %s with no __syncthreads() in between and no atomic; the result depends on timing "
+                      "(updates get lost). Use atomicAdd & co., or give each thread its own element."), what, lines,
                    c[0], c[1], c[2], o[0], o[1], o[2], W->block[0], W->block[1], W->block[2], nm);
 }
 
@@ -183,7 +184,7 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
             if (e->w_epoch == ep && e->w_tid != tid && e->w_atomic != 2 && (e->w_mask & mask)) {
                 int rel = relation(w, tid, e->w_tid, e->w_wsync, !e->w_atomic && e->w_stamp == w->stamp);
                 if (rel < 2)
-                    report(W, w, lane, in, addr, e->w_atomic ? "plain read after an atomic update" : "read after write",
+                    report(W, w, lane, in, addr, e->w_atomic ? N_("plain read after an atomic update") : N_("read after write"),
                            e->w_tid, e->w_line, rel);
             }
             if (e->r_epoch != ep) {
@@ -207,10 +208,10 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
             bool same_instr = e->w_tid / 32 == tid / 32 && e->w_stamp == w->stamp;
             bool rmw = e->r_epoch == ep && (e->r_tid / 32 == tid / 32 || e->r_tid2 / 32 == tid / 32);
             if (same_instr && (!same_value || rmw))
-                report(W, w, lane, in, addr, "write after write", e->w_tid, e->w_line, 0);
+                report(W, w, lane, in, addr, N_("write after write"), e->w_tid, e->w_line, 0);
             else if (!same_value) {
                 int rel = relation(w, tid, e->w_tid, e->w_wsync, false);
-                if (rel < 2) report(W, w, lane, in, addr, "write after write", e->w_tid, e->w_line, rel);
+                if (rel < 2) report(W, w, lane, in, addr, N_("write after write"), e->w_tid, e->w_line, rel);
             }
         } else if (!same_value && e->w_epoch == ep && e->w_tid != tid && e->w_atomic && (e->w_mask & mask)) {
             int rel = relation(w, tid, e->w_tid, e->w_wsync, false);
@@ -220,7 +221,7 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
                            : (e->r_tid2 != tid && (e->r_mask2 & mask)) ? e->r_tid2 : tid;
             if (other != tid) {
                 int rel = relation(w, tid, other, e->r_wsync, false);
-                if (rel < 2) report(W, w, lane, in, addr, "write after read", other, e->r_line, rel);
+                if (rel < 2) report(W, w, lane, in, addr, N_("write after read"), other, e->r_line, rel);
             }
         }
         e->w_mask = (e->w_epoch == ep && e->w_tid == tid) ? (uint8_t)(e->w_mask | mask) : mask;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu_worker.h"
 
@@ -104,8 +105,8 @@ void emu_init_read(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a
     emu_thread_coords(W, (unsigned)(w->index * 32 + lane), c);
     size_t elem = a->elem ? a->elem : (size_t)bytes;
     emu_report(W, w, lane, "uninit-global", DIAG_ERROR, in->line,
-               "thread (%u,%u,%u) of block (%u,%u,%u) read %s[%llu], which nothing has written: it holds whatever "
-               "the memory held before (garbage on a GPU). Copy data into it or write it in a kernel first.",
+               N_("thread (%u,%u,%u) of block (%u,%u,%u) read %s[%llu], which nothing has written: it holds whatever "
+                  "the memory held before (garbage on a GPU). Copy data into it or write it in a kernel first."),
                c[0], c[1], c[2], W->block[0], W->block[1], W->block[2], a->label,
                (unsigned long long)(first / elem));
 }

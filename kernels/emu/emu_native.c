@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu_mem.h"
@@ -137,7 +138,7 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             unsigned c[6];
             emu_thread_args(W, w, l, c);
             emu_report(W, w, l, "assert", DIAG_ERROR, in->line,
-                       "Assertion `%s` failed in " THR "; the kernel stops here.", msg.data,
+                       N_("Assertion `%s` failed in " THR "; the kernel stops here."), msg.data,
                        c[0], c[1], c[2], c[3], c[4], c[5]);
             /* the line a GPU prints on stderr when the host synchronises:
              * "a.cu:22: void k(const int *, int): block: [2,0,0], thread: [13,0,0] Assertion `x` failed." */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu_run.h"
 #include "kernels/emu/emu_trace_rec.h"
@@ -200,19 +201,19 @@ static void perf_notes(EmuLaunch *L) {
             double ideal = (double)s->global_layout / (double)s->global_requests;
             emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "uncoalesced", DIAG_WARNING, i,
                             UINT64_MAX, z, z, 1,
-                            xasprintf("Uncoalesced global memory access: each warp request on this line touches "
-                                      "%.1f sectors of 32 bytes where %.1f would hold the data (%.0f%% of the "
-                                      "bytes moved are used). Let neighbouring threads access neighbouring "
-                                      "addresses.", spr, ideal, 100.0 * ideal / spr));
+                            xasprintf(N_("Uncoalesced global memory access: each warp request on this line touches "
+                                         "%.1f sectors of 32 bytes where %.1f would hold the data (%.0f%% of the "
+                                         "bytes moved are used). Let neighbouring threads access neighbouring "
+                                         "addresses."), spr, ideal, 100.0 * ideal / spr));
         }
         if (s->shared_requests && s->shared_wavefronts >= 2 * s->shared_ideal) {
             double deg = (double)s->shared_wavefronts / (double)s->shared_ideal;
             emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "bank-conflict", DIAG_WARNING, i,
                             UINT64_MAX, z, z, 1,
-                            xasprintf("Shared-memory bank conflicts: accesses on this line are %.1f-way conflicted "
-                                      "on average (threads of a warp hit different words in the same bank, so "
-                                      "the access is split). Padding the array (e.g. [32][33]) or changing the "
-                                      "index order usually removes them.", deg));
+                            xasprintf(N_("Shared-memory bank conflicts: accesses on this line are %.1f-way conflicted "
+                                         "on average (threads of a warp hit different words in the same bank, so "
+                                         "the access is split). Padding the array (e.g. [32][33]) or changing the "
+                                         "index order usually removes them."), deg));
         }
     }
 }
@@ -279,9 +280,9 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     if (L->budget_hit) {
         emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "did-not-finish", DIAG_ERROR,
                         L->budget_line, 0, L->budget_block, L->budget_thread, 1,
-                        xasprintf("The kernel did not finish: it ran more than %llu warp-instructions, so the "
-                                  "emulator stopped it. Look for a loop whose condition never changes, or a "
-                                  "thread waiting for another block.", (unsigned long long)L->budget));
+                        xasprintf(N_("The kernel did not finish: it ran more than %llu warp-instructions, so the "
+                                     "emulator stopped it. Look for a loop whose condition never changes, or a "
+                                     "thread waiting for another block."), (unsigned long long)L->budget));
     }
     if (L->metrics) perf_notes(L);
     if (L->n_findings) qsort(L->findings, (size_t)L->n_findings, sizeof *L->findings, cmp_finding);

@@ -12,6 +12,7 @@
  * functions of emu_mem.h and calls emu_shadow_access for the rest. */
 #include <stdio.h>
 
+#include "base/i18n.h"
 #include "kernels/emu/emu_mem.h"
 
 /* A race between this access (line in->line) and another thread's access at
@@ -26,18 +27,18 @@ static void race_report(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
     int first = other_line > 0 && other_line < in->line ? other_line : in->line;
     char lines[64], nm[80];
     emu_shared_name(W, in, off, nm, sizeof nm);
-    if (other_line > 0 && other_line != in->line) snprintf(lines, sizeof lines, "lines %d and %d", first, line);
-    else snprintf(lines, sizeof lines, "line %d", line);
+    if (other_line > 0 && other_line != in->line) snprintf(lines, sizeof lines, N_("lines %d and %d"), first, line);
+    else snprintf(lines, sizeof lines, N_("line %d"), line);
     if (same_warp)
         emu_report(W, w, lane, "race-warp", DIAG_WARNING, line,
-                   "Intra-warp hazard (%s, %s): " THR " and thread (%u,%u,%u) of the same warp access %s "
-                   "with no __syncwarp() in between; since Volta the lanes of a warp are not "
-                   "guaranteed to run in lockstep.", what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0], o[1],
+                   N_("Intra-warp hazard (%s, %s): " THR " and thread (%u,%u,%u) of the same warp access %s "
+                      "with no __syncwarp() in between; since Volta the lanes of a warp are not "
+                      "guaranteed to run in lockstep."), what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0], o[1],
                    o[2], nm);
     else
         emu_report(W, w, lane, "race-shared", DIAG_ERROR, line,
-                   "Shared-memory race (%s, %s): " THR " and thread (%u,%u,%u) access %s "
-                   "with no __syncthreads() in between.", what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0],
+                   N_("Shared-memory race (%s, %s): " THR " and thread (%u,%u,%u) access %s "
+                      "with no __syncthreads() in between."), what, lines, c[0], c[1], c[2], c[3], c[4], c[5], o[0],
                    o[1], o[2], nm);
 }
 
@@ -59,7 +60,7 @@ void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t o
                     emu_thread_args(W, w, lane, c);
                     emu_shared_name(W, in, word * 4 > off ? word * 4 : off, nm, sizeof nm);
                     emu_report(W, w, lane, "uninit-shared", DIAG_ERROR, in->line,
-                               THR " read %s before any thread of the block wrote it.",
+                               N_(THR " read %s before any thread of the block wrote it."),
                                c[0], c[1], c[2], c[3], c[4], c[5], nm);
                 }
             } else if (!(atomic && s->w_atomic) && !(!atomic && s->w_atomic == 2) && s->w_tid != tid &&
@@ -69,8 +70,8 @@ void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t o
                 bool same = s->w_tid / 32 == tid / 32;
                 if (same ? (s->w_wsync == w->wsync && s->w_epoch == ep) : s->w_epoch == ep)
                     race_report(W, w, lane, in, word * 4,
-                                atomic ? "atomic update after a plain write"
-                                : s->w_atomic ? "plain read after an atomic update" : "read after write",
+                                atomic ? N_("atomic update after a plain write")
+                                : s->w_atomic ? N_("plain read after an atomic update") : N_("read after write"),
                                 s->w_tid, s->w_line, same);
             }
             if (akind == 1 && s->r_epoch == ep) {
@@ -78,7 +79,7 @@ void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t o
                 if (other != tid) {
                     bool same = other / 32 == tid / 32;
                     if (!same || s->r_wsync == w->wsync)
-                        race_report(W, w, lane, in, word * 4, "atomic update after a plain read", other, s->r_line,
+                        race_report(W, w, lane, in, word * 4, N_("atomic update after a plain read"), other, s->r_line,
                                     same);
                 }
             }
@@ -93,15 +94,15 @@ void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t o
                 bool same_instr = same && s->w_stamp == w->stamp;
                 bool rmw = s->r_epoch == ep && (s->r_tid / 32 == tid / 32 || s->r_tid2 / 32 == tid / 32);
                 if (same_instr && (!W->store_same || rmw))
-                    race_report(W, w, lane, in, word * 4, "write after write", s->w_tid, s->w_line, false);
+                    race_report(W, w, lane, in, word * 4, N_("write after write"), s->w_tid, s->w_line, false);
                 else if (!W->store_same && (!same || s->w_wsync == w->wsync))
-                    race_report(W, w, lane, in, word * 4, "write after write", s->w_tid, s->w_line, same);
+                    race_report(W, w, lane, in, word * 4, N_("write after write"), s->w_tid, s->w_line, same);
             }
             if (!atomic && !W->store_same && s->w_atomic && s->w_epoch == ep && s->w_tid != tid &&
                 (s->w_mask & mask)) {
                 bool same = s->w_tid / 32 == tid / 32;
                 if (!same || s->w_wsync == w->wsync)
-                    race_report(W, w, lane, in, word * 4, "plain write after an atomic update", s->w_tid, s->w_line,
+                    race_report(W, w, lane, in, word * 4, N_("plain write after an atomic update"), s->w_tid, s->w_line,
                                 same);
             }
             if (!atomic && !W->store_same && s->r_epoch == ep) {
@@ -109,7 +110,7 @@ void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t o
                 if (other != tid) {
                     bool same = other / 32 == tid / 32;
                     if (!same || s->r_wsync == w->wsync)
-                        race_report(W, w, lane, in, word * 4, "write after read", other, s->r_line, same);
+                        race_report(W, w, lane, in, word * 4, N_("write after read"), other, s->r_line, same);
                 }
             }
             /* an atomic after a plain write of this epoch keeps that writer: the

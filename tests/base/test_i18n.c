@@ -97,8 +97,10 @@ static void format_us__says_three_digits_and_a_unit(void **state) {
     assert_string_equal(i18n_format_us(0, b, sizeof b), "0 µs");
 }
 
-/* The printf conversions of a format ("%d", "%-*s", "%.1f"...), in order,
- * without flags' positions mattering less than their letters. */
+/* The printf conversions of a format, in order, as the arguments they take:
+ * length and letter ("%-12s" and "%.0s" both "s", "%lld" "lld"), a '*' for
+ * each star. Flags, widths and precisions may differ between languages (a
+ * translation drops English's plural "s" with "%.0s"). */
 static void conversions(const char *fmt, StrBuf *out) {
     strbuf_reset(out);
     for (const char *p = fmt; *p; p++) {
@@ -114,17 +116,17 @@ static void conversions(const char *fmt, StrBuf *out) {
             p = *q ? q : q - 1;
             continue;
         }
-        strbuf_append_n(out, p, (size_t)(q - p + 1));
+        for (const char *k = p + 1; k < q; k++)
+            if (*k == '*' || strchr("lhzjtLq", *k)) strbuf_append_char(out, *k);
+        strbuf_append_char(out, *q);
         strbuf_append_char(out, ' ');
         p = q;
     }
 }
 
-static void catalogue__has_each_english_text_once_with_the_same_conversions(void **state) {
-    (void)state;
-    size_t n;
-    const I18nEntry *c = i18n_catalogue(&n);
-    assert_true(n > 50);
+/* Problems of one catalogue array c[0..n): no translation, an English text
+ * twice (also across arrays: `others`), different conversions or newlines. */
+static int catalogue_problems(const I18nEntry *c, size_t n, const I18nEntry *others, size_t n_others) {
     StrBuf a, b;
     strbuf_init(&a);
     strbuf_init(&b);
@@ -138,6 +140,11 @@ static void catalogue__has_each_english_text_once_with_the_same_conversions(void
         for (size_t k = 0; k < i; k++)
             if (!strcmp(c[i].en, c[k].en)) {
                 print_message("twice in the catalogue: \"%s\"\n", c[i].en);
+                bad++;
+            }
+        for (size_t k = 0; k < n_others; k++)
+            if (!strcmp(c[i].en, others[k].en)) {
+                print_message("in both the texts and the run messages: \"%s\"\n", c[i].en);
                 bad++;
             }
         conversions(c[i].en, &a);
@@ -155,19 +162,141 @@ static void catalogue__has_each_english_text_once_with_the_same_conversions(void
     }
     strbuf_fini(&a);
     strbuf_fini(&b);
-    assert_int_equal(bad, 0);
+    return bad;
+}
+
+static void catalogue__has_each_english_text_once_with_the_same_conversions(void **state) {
+    (void)state;
+    size_t n, n_run;
+    const I18nEntry *c = i18n_catalogue(&n), *run = i18n_message_formats(&n_run);
+    assert_true(n > 50);
+    assert_true(n_run > 50);
+    assert_int_equal(catalogue_problems(c, n, run, n_run) + catalogue_problems(run, n_run, NULL, 0), 0);
+}
+
+/* The conversion check itself: a reordered or missing argument is caught. */
+static void catalogue__conversions_tell_a_reordered_argument(void **state) {
+    (void)state;
+    const I18nEntry bad[] = {{"%s has %d", "%d 个 %s"}, {"%d element%s", "%d 个元素"}, {"%d element%s", "%d 个元素%.0s"}};
+    StrBuf a, b;
+    strbuf_init(&a);
+    strbuf_init(&b);
+    conversions(bad[0].en, &a), conversions(bad[0].zh, &b);
+    assert_string_not_equal(a.data, b.data);
+    conversions(bad[1].en, &a), conversions(bad[1].zh, &b);
+    assert_string_not_equal(a.data, b.data);
+    conversions(bad[2].en, &a), conversions(bad[2].zh, &b);
+    assert_string_equal(a.data, b.data);
+    strbuf_fini(&a);
+    strbuf_fini(&b);
+}
+
+/* ---- run messages: built in English, translated where shown ---- */
+
+static void message__stays_english__when_english_is_shown(void **state) {
+    (void)state;
+    char *m = i18n_message("3 elements wrong of 8; first at [2]: got 1, want 2");
+    assert_string_equal(m, "3 elements wrong of 8; first at [2]: got 1, want 2");
+    free(m);
+    assert_null(i18n_message(NULL));
+}
+
+static void message__is_rebuilt_from_its_format__when_chinese_is_shown(void **state) {
+    (void)state;
+    i18n_set_chinese(true);
+    struct {
+        const char *en, *zh;
+    } cases[] = {
+        /* a check's message: numbers and values carried over, the plural "s" dropped */
+        {"3 elements wrong of 8; first at [2]: got 1, want 2", "3 个元素错误（共 8 个）；第一个在 [2]：实际值 1，期望值 2"},
+        {"1 element wrong of 1; first at [0]: got 1.5, want 2 (allowed error 0.001)",
+         "1 个元素错误（共 1 个）；第一个在 [0]：实际值 1.5，期望值 2（允许误差 0.001）"},
+        /* a %s argument is itself translated */
+        {"all 1024 elements equal", "全部 1024 个元素都相等"},
+        /* a finding, with THR written out and the verb translated */
+        {"thread (40,0,0) of block (3,0,0) read x[1000] but x has 1000 elements.",
+         "线程 (40,0,0)（线程块 (3,0,0)） 读取了 x[1000]，但 x 只有 1000 个元素。"},
+        /* a finding repeated over launches: the format, then the suffix */
+        {"thread (1,0,0) of block (0,0,0) wrote out[7] but out has 7 elements. (in 78 launches)",
+         "线程 (1,0,0)（线程块 (0,0,0)） 写入了 out[7]，但 out 只有 7 个元素。（在 78 次启动中）"},
+        /* a summary made of a place and a finding */
+        {"vector-add.cu:12: thread (0,0,0) of block (0,0,0) read a[4] but a has 4 elements.",
+         "vector-add.cu:12：线程 (0,0,0)（线程块 (0,0,0)） 读取了 a[4]，但 a 只有 4 个元素。"},
+        {"Shared-memory race (read after write, lines 12 and 14): thread (1,0,0) of block (0,0,0) and thread (0,0,0) "
+         "access tile[0] with no __syncthreads() in between.",
+         "共享内存数据竞争（写后读，第 12 行和第 14 行）：线程 (1,0,0)（线程块 (0,0,0)） 和线程 (0,0,0) 访问 tile[0]，"
+         "中间没有 __syncthreads()。"},
+        /* a plain text, and one no format matches */
+        {"stopped by the user", "被用户停止"},
+        {"an author's own words", "an author's own words"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *m = i18n_message(cases[i].en);
+        assert_string_equal(m, cases[i].zh);
+        free(m);
+    }
 }
 
 /* ---- extraction of the marked strings from the sources ---- */
 
-/* Reads the C string literals (adjacent ones joined) at p into out,
- * unescaped; returns the position after them, or NULL when p is not at a
- * literal. */
+static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/* String macros (#define THR "thread (%u,%u,%u) of block (%u,%u,%u)") of the
+ * scanned sources, so N_(THR " read %s") is extracted written out. */
+#define MAX_MACROS 64
+static struct {
+    char *name, *text;
+} macros[MAX_MACROS];
+static int n_macros;
+
+static const char *read_literals(const char *p, StrBuf *out);
+
+static void collect_macros(const char *text) {
+    StrBuf lit;
+    strbuf_init(&lit);
+    for (const char *p = strstr(text, "#define "); p; p = strstr(p + 1, "#define ")) {
+        const char *name = p + 8, *e = name;
+        while (ident_char(*e)) e++;
+        if (*e != ' ' || e == name || n_macros == MAX_MACROS) continue;
+        char *line = xstrndup(e, strcspn(e, "\n"));   /* one line: #define NAME "text" */
+        const char *after = read_literals(line, &lit);
+        bool whole = after && !*after;
+        free(line);
+        if (!whole) continue;
+        macros[n_macros].name = xstrndup(name, (size_t)(e - name));
+        macros[n_macros++].text = xstrdup(lit.data);
+    }
+    strbuf_fini(&lit);
+}
+
+/* The string macro named at p, or NULL; *len its name's length. */
+static const char *macro_at(const char *p, size_t *len) {
+    size_t n = 0;
+    while (ident_char(p[n])) n++;
+    for (int i = 0; n && i < n_macros; i++)
+        if (strlen(macros[i].name) == n && !strncmp(p, macros[i].name, n)) {
+            *len = n;
+            return macros[i].text;
+        }
+    return NULL;
+}
+
+/* Reads the C string literals (adjacent ones joined, string macros written
+ * out) at p into out, unescaped; returns the position after them, or NULL
+ * when p is not at a literal. */
 static const char *read_literals(const char *p, StrBuf *out) {
     strbuf_reset(out);
     bool any = false;
     for (;;) {
         while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+        size_t mlen;
+        const char *m = macro_at(p, &mlen);
+        if (m) {
+            strbuf_append(out, m);
+            p += mlen;
+            any = true;
+            continue;
+        }
         if (*p != '"') return any ? p : NULL;
         any = true;
         for (p++; *p && *p != '"'; p++) {
@@ -193,8 +322,6 @@ static const char *read_literals(const char *p, StrBuf *out) {
         if (*p == '"') p++;
     }
 }
-
-static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 typedef struct Extracted {
     int n_marked, n_missing;
@@ -253,30 +380,61 @@ static void extract_file(const char *path, Extracted *x) {
     free(text);
 }
 
-static void extract_dir(const char *dir, Extracted *x, int *files) {
+/* Where learner-facing text is written: the workbench and the CLI, the
+ * run's checks and summary (lua/), the emulator's findings (kernels/emu/). */
+static const char *const SOURCE_DIRS[] = {"app", "app/tui", "base", "lua", "kernels/emu"};
+
+/* Calls fn on every .c (and with headers, .h) file of dir. */
+static void each_source(const char *dir, bool headers, void (*fn)(const char *path, void *ctx), void *ctx) {
     DIR *dh = opendir(dir);
     if (!dh) fail_msg("cannot open %s: run the test from the repository root", dir);
     struct dirent *e;
     while ((e = readdir(dh))) {
         size_t len = strlen(e->d_name);
-        if (len < 3 || strcmp(e->d_name + len - 2, ".c") || !strcmp(e->d_name, "i18n_zh.c")) continue;
+        bool c = len > 2 && !strcmp(e->d_name + len - 2, ".c"), h = len > 2 && !strcmp(e->d_name + len - 2, ".h");
+        if (!(c || (headers && h)) || !strcmp(e->d_name, "i18n_zh.c")) continue;
         char *path = path_join(dir, e->d_name);
-        extract_file(path, x);
-        (*files)++;
+        fn(path, ctx);
         free(path);
     }
     closedir(dh);
 }
 
+static void collect_file_macros(const char *path, void *ctx) {
+    (void)ctx;
+    char *text = NULL;
+    Diag *d = fs_read_file(path, &text, NULL);
+    if (d) fail_msg("%s: %s", path, d->message);
+    collect_macros(text);
+    free(text);
+}
+
+static void collect_all_macros(void) {
+    if (n_macros) return;
+    for (size_t i = 0; i < sizeof SOURCE_DIRS / sizeof SOURCE_DIRS[0]; i++)
+        each_source(SOURCE_DIRS[i], true, collect_file_macros, NULL);
+}
+
+typedef struct Scan {
+    Extracted x;
+    int files;
+} Scan;
+
+static void extract_one(const char *path, void *ctx) {
+    Scan *s = ctx;
+    extract_file(path, &s->x);
+    s->files++;
+}
+
 static void sources__every_marked_string_has_a_translation(void **state) {
     (void)state;
-    Extracted x = {0};
-    int files = 0;
-    const char *dirs[] = {"app", "app/tui", "base"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) extract_dir(dirs[i], &x, &files);
-    print_message("%d strings marked in %d files, %d without a translation\n", x.n_marked, files, x.n_missing);
-    assert_true(x.n_marked > 50);
-    assert_int_equal(x.n_missing, 0);
+    collect_all_macros();
+    Scan s = {0};
+    for (size_t i = 0; i < sizeof SOURCE_DIRS / sizeof SOURCE_DIRS[0]; i++)
+        each_source(SOURCE_DIRS[i], false, extract_one, &s);
+    print_message("%d strings marked in %d files, %d without a translation\n", s.x.n_marked, s.files, s.x.n_missing);
+    assert_true(s.x.n_marked > 300);
+    assert_int_equal(s.x.n_missing, 0);
 }
 
 /* The extractor itself: a marked string the catalogue lacks is found. */
@@ -306,6 +464,9 @@ int main(void) {
         cmocka_unit_test_setup(width__counts_a_cjk_character_as_two_columns, english),
         cmocka_unit_test_setup(format_us__says_three_digits_and_a_unit, english),
         cmocka_unit_test_setup(catalogue__has_each_english_text_once_with_the_same_conversions, english),
+        cmocka_unit_test_setup(catalogue__conversions_tell_a_reordered_argument, english),
+        cmocka_unit_test_setup(message__stays_english__when_english_is_shown, english),
+        cmocka_unit_test_setup(message__is_rebuilt_from_its_format__when_chinese_is_shown, english),
         cmocka_unit_test_setup(sources__every_marked_string_has_a_translation, english),
         cmocka_unit_test_setup(sources__a_marked_string_without_translation_is_reported, english),
     };
