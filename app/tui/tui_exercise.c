@@ -16,33 +16,34 @@
 #include "app/hint.h"
 #include "app/trace.h"
 #include "app/tui/tui_highlight.h"
+#include "base/i18n.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
 
 static const TuiKeyHelp EX_HELP[] = {
-    {"r", "run now (saving the file runs it too)"},
-    {"e", "edit the file in $VISUAL / $EDITOR"},
-    {"Esc", "stop a run in progress; else back to the map"},
-    {"H", "ask for a hint (it asks before revealing; the hint taken is recorded)"},
-    {"m", "all the run's metrics / only the numbers the exercise is about"},
-    {"s", "see the solution (after you passed)"},
-    {"x", "reset the file to the starter (yours is backed up)"},
-    {"] / [", "next / previous exercise"},
-    {"←/→ < >", "scroll the source sideways (long lines end in › )"},
-    {"Tab", "switch between the source and the results pane"},
-    {"z", "zoom: the focused pane fills the screen (again: both)"},
-    {"j/k ↑/↓ PgUp/PgDn g/G", "scroll the focused pane"},
-    {"/ n N", "search in the focused pane"},
-    {"l", "read the chapter's lesson"},
-    {"o", "occupancy of the kernels the last run launched (try other block sizes and GPUs)"},
-    {"t", "timeline of the last run: copies, kernels and host work per stream (zoom, pan, select)"},
-    {"W", "debugger: step one warp of your kernel line by line (emulator)"},
-    {"q", "back to the map"},
+    {"r", N_("run now (saving the file runs it too)")},
+    {"e", N_("edit the file in $VISUAL / $EDITOR")},
+    {"Esc", N_("stop a run in progress; else back to the map")},
+    {"H", N_("ask for a hint (it asks before revealing; the hint taken is recorded)")},
+    {"m", N_("all the run's metrics / only the numbers the exercise is about")},
+    {"s", N_("see the solution (after you passed)")},
+    {"x", N_("reset the file to the starter (yours is backed up)")},
+    {"] / [", N_("next / previous exercise")},
+    {"←/→ < >", N_("scroll the source sideways (long lines end in › )")},
+    {"Tab", N_("switch between the source and the results pane")},
+    {"z", N_("zoom: the focused pane fills the screen (again: both)")},
+    {"j/k ↑/↓ PgUp/PgDn g/G", N_("scroll the focused pane")},
+    {"/ n N", N_("search in the focused pane")},
+    {"l", N_("read the chapter's lesson")},
+    {"o", N_("occupancy of the kernels the last run launched (try other block sizes and GPUs)")},
+    {"t", N_("timeline of the last run: copies, kernels and host work per stream (zoom, pan, select)")},
+    {"W", N_("debugger: step one warp of your kernel line by line (emulator)")},
+    {"q", N_("back to the map")},
     {"", ""},
-    {"heat column", "░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)"},
-    {"▶ red line", "a line a compile error or a finding points at"},
+    {N_("heat column"), N_("░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)")},
+    {N_("▶ red line"), N_("a line a compile error or a finding points at")},
     {NULL, NULL},
 };
 
@@ -63,7 +64,7 @@ void exview_load_source(ExercisePanel *xp) {
     Diag *d = fs_read_file(xp->path, &text, NULL);
     if (d) {
         text_doc_addf(xp->src, ROLE_FAIL, "%s", d->message);
-        text_doc_add_text(xp->src, ROLE_DIM, "x brings the starter back.");
+        text_doc_add_text(xp->src, ROLE_DIM, _("x brings the starter back."));
         diag_free(&d);
         return;
     }
@@ -93,7 +94,7 @@ static void ex_load_status(ExercisePanel *xp, Tui *t) {
     xp->hint_seen = xcalloc((size_t)xp->ex->n_hints + 1, sizeof *xp->hint_seen);
     if (!d) d = store_hints_seen(t->ws->store, xp->ex->id, xp->hint_seen, xp->ex->n_hints);
     if (d) {
-        tui_notify(t, true, "progress: %s", d->message);
+        tui_notify(t, true, _("progress: %s"), d->message);
         diag_free(&d);
     }
 }
@@ -286,7 +287,7 @@ static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
             xp->src_scroll.top = l - 3 > 0 ? l - 3 : 0;
             break;
         }
-    if (res->verdict == VERDICT_PASS) tui_notify(t, false, "Passed! ] goes to the next exercise.");
+    if (res->verdict == VERDICT_PASS) tui_notify(t, false, _("Passed! ] goes to the next exercise."));
 }
 
 static void ex_inotify(Tui *t, void *ctx) {
@@ -360,14 +361,14 @@ static int ex_key(Panel *p, Tui *t, int key) {
     if (xp->confirm_reset) {
         xp->confirm_reset = false;
         if ((key == 'y' || key == 'Y') && exview_reset(xp, t)) exview_load_source(xp);
-        else tui_notify(t, false, "reset cancelled");
+        else tui_notify(t, false, _("reset cancelled"));
         return TUI_HANDLED;
     }
     if (xp->confirm_hint >= 0) {
         int h = xp->confirm_hint;
         xp->confirm_hint = -1;
         if (key == 'y' || key == 'Y') ex_reveal_hint(xp, t, h);
-        else tui_notify(t, false, "no hint taken");
+        else tui_notify(t, false, _("no hint taken"));
         return TUI_HANDLED;
     }
     /* Sideways in the source, whichever pane has the focus (the other one wraps). */
@@ -397,10 +398,10 @@ static int ex_key(Panel *p, Tui *t, int key) {
             xp->info_width = 0;
             run_result_free(&xp->result);
             xp->result = run_result_new(VERDICT_CANCELLED);
-            xp->result->summary = xasprintf("stopped by you after %.1f s (r runs it again)", tui_now() - xp->run_started);
+            xp->result->summary = xasprintf(N_("stopped by you after %.1f s (r runs it again)"), tui_now() - xp->run_started);
             xp->result_is_stored = false;
             exview_index_result(xp);
-            tui_notify(t, false, "run stopped");
+            tui_notify(t, false, _("run stopped"));
             return TUI_HANDLED;
         }
         return TUI_POP;
@@ -413,14 +414,14 @@ static int ex_key(Panel *p, Tui *t, int key) {
     case 'z': xp->zoom = !xp->zoom; return TUI_HANDLED;
     case 'H':
         if (xp->ex->n_hints == 0) {
-            tui_notify(t, false, "This exercise has no hints.");
+            tui_notify(t, false, _("This exercise has no hints."));
         } else {
             int h = hint_pick(xp->ex, xp->hint_seen, xp->result);
-            if (h < 0) tui_notify(t, false, "You have seen every hint (they are at the end of the results pane).");
+            if (h < 0) tui_notify(t, false, _("You have seen every hint (they are at the end of the results pane)."));
             else xp->confirm_hint = h;
         }
         return TUI_HANDLED;
-    case 'h': tui_notify(t, false, "Hints are on H (it asks first); ← → scroll the source sideways."); return TUI_HANDLED;
+    case 'h': tui_notify(t, false, _("Hints are on H (it asks first); ← → scroll the source sideways.")); return TUI_HANDLED;
     case 'm':
         xp->all_metrics = !xp->all_metrics;
         xp->info_width = 0;
@@ -429,10 +430,10 @@ static int ex_key(Panel *p, Tui *t, int key) {
     case 'x':
     case KEY_DC: xp->confirm_reset = true; return TUI_HANDLED;
     case ']':
-        if (!ex_step(xp, t, 1)) tui_notify(t, false, "This is the last exercise.");
+        if (!ex_step(xp, t, 1)) tui_notify(t, false, _("This is the last exercise."));
         return TUI_HANDLED;
     case '[':
-        if (!ex_step(xp, t, -1)) tui_notify(t, false, "This is the first exercise.");
+        if (!ex_step(xp, t, -1)) tui_notify(t, false, _("This is the first exercise."));
         return TUI_HANDLED;
     case 'l': tui_open(t, &(TuiRequest){.what = TUI_OPEN_LESSON, .ch = xp->ch}); return TUI_HANDLED;
     case 'W': tui_open(t, &(TuiRequest){.what = TUI_OPEN_DEBUG, .ch = xp->ch, .ex = xp->ex}); return TUI_HANDLED;
@@ -503,7 +504,7 @@ static void ex_free(Panel *p, Tui *t) {
 
 Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     ExercisePanel *xp = xcalloc(1, sizeof *xp);
-    xp->base = (Panel){.title = "Exercise", .help = EX_HELP, .draw = exview_draw, .key = ex_key, .resume = ex_resume,
+    xp->base = (Panel){.title = N_("Exercise"), .help = EX_HELP, .draw = exview_draw, .key = ex_key, .resume = ex_resume,
                        .free = ex_free, .click = ex_click};
     xp->ino_fd = xp->ino_wd = -1;
     xp->confirm_hint = -1;

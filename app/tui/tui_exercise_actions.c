@@ -8,6 +8,7 @@
 
 #include "app/tui/tui_exercise.h"
 #include "app/tui/tui_highlight.h"
+#include "base/i18n.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -32,10 +33,10 @@ bool exview_reset(ExercisePanel *xp, Tui *t) {
     if (!d) d = fs_copy_file(starter, xp->path);
     bool failed = d != NULL;
     if (d) {
-        tui_notify(t, true, "reset failed: %s", d->message);
+        tui_notify(t, true, _("reset failed: %s"), d->message);
         diag_free(&d);
     } else {
-        tui_notify(t, false, "%s is the starter again%s%s", xp->shown, backup ? "; yours is in " : "",
+        tui_notify(t, false, _("%s is the starter again%s%s"), xp->shown, backup ? _("; yours is in ") : "",
                    backup ? backup : "");
     }
     free(starter);
@@ -45,11 +46,11 @@ bool exview_reset(ExercisePanel *xp, Tui *t) {
 
 void exview_show_solution(ExercisePanel *xp, Tui *t) {
     if (!xp->st.passed) {
-        tui_notify(t, true, "The solution opens once you have passed this exercise (H gives a hint).");
+        tui_notify(t, true, _("The solution opens once you have passed this exercise (H gives a hint)."));
         return;
     }
     if (!xp->ex->solution) {
-        tui_notify(t, true, "This exercise has no solution file.");
+        tui_notify(t, true, _("This exercise has no solution file."));
         return;
     }
     char *sp = path_join(xp->ch->dir, xp->ex->solution);
@@ -76,7 +77,7 @@ void exview_show_solution(ExercisePanel *xp, Tui *t) {
         p += len + (nl ? 1 : 0);
     }
     free(text);
-    char *title = xasprintf("cudojo — Solution: %s", xp->ex->id);
+    char *title = xasprintf(_("cudojo — Solution: %s"), xp->ex->id);
     tui_open(t, &(TuiRequest){.what = TUI_OPEN_TEXT, .title = title, .doc = doc});
     free(title);
 }
@@ -114,7 +115,7 @@ void exview_edit(ExercisePanel *xp, Tui *t) {
     }
     strbuf_append(&cmd, "'");
     int rc = tui_run_foreground(t, cmd.data);
-    if (rc != 0) tui_notify(t, true, "the editor (%s) exited with status %d", ed, rc);
+    if (rc != 0) tui_notify(t, true, _("the editor (%s) exited with status %d"), ed, rc);
     strbuf_fini(&cmd);
 }
 

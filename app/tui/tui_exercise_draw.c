@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/tui/tui_exercise.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 int exview_hints_shown(const ExercisePanel *xp) {
@@ -28,17 +29,17 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
     TextLine *l = text_doc_add_line(doc);
     text_line_add(l, ROLE_H3, tui_exercise_title(t, ex));
     l = text_doc_add_line(doc);
-    text_line_add(l, ROLE_DIM, "file ");
+    text_line_add(l, ROLE_DIM, _("file "));
     text_line_add(l, ROLE_BOLD, xp->shown);
     l = text_doc_add_line(doc);
-    text_line_addf(l, ROLE_DIM, "attempts %d", xp->st.attempts);
+    text_line_addf(l, ROLE_DIM, _("attempts %d"), xp->st.attempts);
     if (xp->st.passed) {
         text_line_add(l, ROLE_DIM, "  ");
-        text_line_add(l, ROLE_PASS, xp->st.passed_fast ? "passed-fast" : "passed");
-        if (xp->st.best_kernel_ms >= 0) text_line_addf(l, ROLE_DIM, "  best %.3f ms", xp->st.best_kernel_ms);
+        text_line_add(l, ROLE_PASS, xp->st.passed_fast ? _("passed-fast") : _("passed"));
+        if (xp->st.best_kernel_ms >= 0) text_line_addf(l, ROLE_DIM, _("  best %.3f ms"), xp->st.best_kernel_ms);
     }
     int shown = exview_hints_shown(xp);
-    text_line_addf(l, ROLE_DIM, "  hints %d/%d", shown, ex->n_hints);
+    text_line_addf(l, ROLE_DIM, _("  hints %d/%d"), shown, ex->n_hints);
     if (xp->statement) {
         /* Paragraphs of the statement are separated by blank lines. */
         const char *p = xp->statement;
@@ -56,28 +57,28 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
     text_doc_add_line(doc);
     xp->result_line = doc->n;
     if (xp->running) {
-        text_doc_add_text(doc, ROLE_WARN, "running…");
+        text_doc_add_text(doc, ROLE_WARN, _("running…"));
     } else if (xp->result) {
-        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, "Last recorded run:");
+        if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, _("Last recorded run:"));
         results_render(doc, xp->result, width, t->utf8, xp->all_metrics);
     } else {
         TextLine para = {0};
-        text_line_add(&para, ROLE_NORMAL, "Open the file with ");
+        text_line_add(&para, ROLE_NORMAL, _("Open the file with "));
         text_line_add(&para, ROLE_KEY, "e");
-        text_line_add(&para, ROLE_NORMAL, " (or in any editor); every save runs it. ");
+        text_line_add(&para, ROLE_NORMAL, _(" (or in any editor); every save runs it. "));
         text_line_add(&para, ROLE_KEY, "r");
-        text_line_add(&para, ROLE_NORMAL, " runs it now, ");
+        text_line_add(&para, ROLE_NORMAL, _(" runs it now, "));
         text_line_add(&para, ROLE_KEY, "l");
-        text_line_add(&para, ROLE_NORMAL, " reads the lesson, ");
+        text_line_add(&para, ROLE_NORMAL, _(" reads the lesson, "));
         text_line_add(&para, ROLE_KEY, "H");
-        text_line_add(&para, ROLE_NORMAL, " asks for a hint.");
+        text_line_add(&para, ROLE_NORMAL, _(" asks for a hint."));
         text_wrap(doc, &para, width, NULL, NULL);
         text_line_fini(&para);
     }
     if (shown > 0) {
         text_doc_add_line(doc);
         xp->hints_line = doc->n;
-        text_doc_add_text(doc, ROLE_H3, "Hints");
+        text_doc_add_text(doc, ROLE_H3, _("Hints"));
         for (int i = 0; i < ex->n_hints; i++) {
             if (!exview_hint_seen(xp, i)) continue;
             TextLine para = {0}, first = {0}, rest = {0};
@@ -139,9 +140,9 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     ExercisePanel *xp = (ExercisePanel *)p;
     char *title = xasprintf("cudojo — %s › %s", tui_chapter_title(t, xp->ch), xp->ex->id);
     char running[48];
-    snprintf(running, sizeof running, "running %.1f s", tui_now() - xp->run_started);
+    snprintf(running, sizeof running, _("running %.1f s"), tui_now() - xp->run_started);
     const char *badge = xp->running ? running : xp->result ? results_verdict_label(xp->result->verdict)
-                                                           : xp->st.passed_fast ? "passed-fast" : xp->st.passed ? "passed" : NULL;
+                                                           : xp->st.passed_fast ? _("passed-fast") : xp->st.passed ? _("passed") : NULL;
     tui_draw_title(t, title, badge);
     free(title);
 
@@ -168,8 +169,8 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     }
     char head[512];
     snprintf(head, sizeof head, "%s%s", xp->shown,
-             xp->heat_lines ? "   heat: ░ fine ▒ look █ costly" : "");
-    if (!t->utf8 && xp->heat_lines) snprintf(head, sizeof head, "%s   heat: . fine o look # costly", xp->shown);
+             xp->heat_lines ? _("   heat: ░ fine ▒ look █ costly") : "");
+    if (!t->utf8 && xp->heat_lines) snprintf(head, sizeof head, _("%s   heat: . fine o look # costly"), xp->shown);
     xp->src_y0 = src_top;
     xp->src_y1 = draw_src ? src_top + src_h : src_top;
     xp->src_x1 = src_w;
@@ -184,12 +185,12 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
         static const char *const SPIN_ASCII[] = {"|", "/", "-", "\\"};
         double el = tui_now() - xp->run_started;
         int f = (int)(el * 10);
-        snprintf(ihead, sizeof ihead, "%s running %.1f s — Esc stops it", t->utf8 ? SPIN[f % 10] : SPIN_ASCII[f % 4],
+        snprintf(ihead, sizeof ihead, _("%s running %.1f s — Esc stops it"), t->utf8 ? SPIN[f % 10] : SPIN_ASCII[f % 4],
                  el);
     } else if (xp->result) {
-        snprintf(ihead, sizeof ihead, "Exercise and result: %s", results_verdict_label(xp->result->verdict));
+        snprintf(ihead, sizeof ihead, _("Exercise and result: %s"), results_verdict_label(xp->result->verdict));
     } else {
-        snprintf(ihead, sizeof ihead, "Exercise and result");
+        snprintf(ihead, sizeof ihead, _("Exercise and result"));
     }
     /* After a run, a hint or m: bring what changed into view if it is below the pane. */
     int rows = info_h - 1;
@@ -203,14 +204,14 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     }
 
     if (xp->confirm_reset) {
-        char *q = xasprintf("Reset %s to the starter? Your version is backed up first. y/N", xp->shown);
+        char *q = xasprintf(_("Reset %s to the starter? Your version is backed up first. y/N"), xp->shown);
         tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
         tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
         free(q);
         return;
     }
     if (xp->confirm_hint >= 0) {
-        char *q = xasprintf("Reveal hint %d of %d? It is recorded. y/N", xp->confirm_hint + 1, xp->ex->n_hints);
+        char *q = xasprintf(_("Reveal hint %d of %d? It is recorded. y/N"), xp->confirm_hint + 1, xp->ex->n_hints);
         tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
         tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
         free(q);
@@ -218,7 +219,7 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     }
     TextScroll *fs = xp->focus_src ? &xp->src_scroll : &xp->info_scroll;
     if (!text_scroll_draw_prompt(fs, t))
-        tui_draw_status(t, xp->running ? "Esc stop  e edit  Tab pane  ? help"
-                                       : "r run  e edit  H hint  m metrics  t timeline  o occupancy  ? help  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  ←→ sideways  q back");
+        tui_draw_status(t, xp->running ? _("Esc stop  e edit  Tab pane  ? help")
+                                       : _("r run  e edit  H hint  m metrics  t timeline  o occupancy  ? help  s solution  x reset  ] next  [ prev  Tab pane  z zoom  l lesson  ←→ sideways  q back"));
 }
 

@@ -22,14 +22,14 @@ static const TuiKeyHelp GLOBAL_HELP[] = {
 static void add_keys(TextDoc *doc, const TuiKeyHelp *keys) {
     int kw = 0;
     for (int i = 0; keys && keys[i].keys; i++) {
-        int w = text_width(keys[i].keys);
+        int w = text_width(_(keys[i].keys));
         if (w > kw) kw = w;
     }
     for (int i = 0; keys && keys[i].keys; i++) {
         TextLine *l = text_doc_add_line(doc);
         text_line_add(l, ROLE_NORMAL, "  ");
-        text_line_add(l, ROLE_BOLD, keys[i].keys);
-        text_line_addf(l, ROLE_NORMAL, "%*s  ", kw - text_width(keys[i].keys), "");
+        text_line_add(l, ROLE_BOLD, _(keys[i].keys));   /* a key that is a word is marked N_() */
+        text_line_addf(l, ROLE_NORMAL, "%*s  ", kw - text_width(_(keys[i].keys)), "");
         text_line_add(l, ROLE_NORMAL, _(keys[i].what));   /* each screen's table marks them N_() */
     }
 }

@@ -32,7 +32,7 @@ static const TuiKeyHelp LESSON_HELP[] = {
     {"]/[", N_("next / previous section")},
     {"/ n N", N_("search, next, previous match")},
     {"Enter", N_("open the chapter's next exercise")},
-    {"L", "English / 中文"},
+    {"L", N_("English / 中文")},
     {"q Esc", N_("back to the map")},
     {NULL, NULL},
 };

@@ -66,7 +66,7 @@ static void map_load(MapPanel *m, Tui *t) {
             ExerciseStatus *st = &m->status[m->n_status];
             Diag *d = store_exercise_status(t->ws->store, ch->exercises[e].id, st);
             if (d) {
-                tui_notify(t, true, "progress: %s", d->message);
+                tui_notify(t, true, _("progress: %s"), d->message);
                 diag_free(&d);
             }
             m->total++;

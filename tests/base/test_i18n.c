@@ -309,6 +309,12 @@ static const char *read_literals(const char *p, StrBuf *out) {
             case 'n': strbuf_append_char(out, '\n'); break;
             case 't': strbuf_append_char(out, '\t'); break;
             case 'r': strbuf_append_char(out, '\r'); break;
+            case 'x': {
+                int v = 0;
+                while (p[1] && strchr("0123456789abcdefABCDEF", p[1])) p++, v = v * 16 + (*p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10);
+                strbuf_append_char(out, (char)v);
+                break;
+            }
             case '0': case '1': case '2': case '3': {
                 int v = 0, k = 0;
                 while (k < 3 && *p >= '0' && *p <= '7') v = v * 8 + (*p++ - '0'), k++;
@@ -454,6 +460,184 @@ static void sources__a_marked_string_without_translation_is_reported(void **stat
     assert_int_equal(x.n_missing, 1);
 }
 
+/* ---- unmarked text: a literal a learner reads that is not wrapped in _() ---- */
+
+/* The files whose every string literal is learner-facing unless shown
+ * otherwise: the workbench's screens and the learner's commands. */
+static const char *const SCREEN_DIRS[] = {"app/tui"};
+static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c"};
+
+/* Not scanned: tui_highlight.c's tables are C and CUDA keywords, not text.
+ * Still to be marked and translated (issue 17; remove a file from here
+ * once it is done, so the scan holds it): the rest of the screens. */
+static const char *const NOT_SCANNED[] = {
+    "app/tui/tui_highlight.c",
+    "app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c", "app/tui/tui_class.c",
+    "app/tui/tui_class_render.c", "app/tui/tui_debug.c", "app/tui/tui_debug_frame.c", "app/tui/tui_device.c",
+    "app/tui/tui_main.c", "app/tui/tui_occupancy.c", "app/tui/tui_textview.c", "app/tui/tui_timeline.c",
+    "app/tui/tui_timeline_layout.c", "app/tui/tui_access.c", "app/tui/tui_lesson.c", NULL};
+
+/* Calls whose string arguments are not text a learner reads: JSON keys,
+ * comparisons, environment, file names, glyph pairs, the terminal's own
+ * protocol, and errors for a programmer (assert). The marking macros. */
+static const char *const NOT_TEXT_CALLS[] = {
+    "_", "N_", "P_", "json_object_get", "json_object_set_new", "json_object_set", "json_string", "json_pack",
+    "json_unpack", "jstr", "num", "strcmp", "strncmp", "strstr", "strchr", "strspn", "strcspn", "getenv", "setenv",
+    "fopen", "popen", "execlp", "execvp", "path_join", "tui_glyph", "setlocale", "assert", "run_mentions",
+    "define_key", "tigetstr", "newterm", "keyname", "store_get", "workspace_path", "fs_join", NULL};
+
+/* Words that are names, not language: keys, units, tools (checked
+ * case-sensitively, after printf conversions are removed). */
+static const char *const NOT_TEXT_WORDS[] = {
+    "Esc", "Tab", "PgUp", "PgDn", "Home", "End", "Enter", "Ctrl", "Space", "GPU", "GPUs", "CPU", "CUDA", "NVRTC",
+    "nvcc", "cudojo", "GiB", "KiB", "MiB", "GB", "SMs", "PTX", "emu", "cuda", "utf8", "UTF", "TERM", "xterm",
+    "NO_COLOR", "VISUAL", "EDITOR", "LANG", "json", "md", "cu", "lua", "ms", NULL};
+
+static bool in_list(const char *const *list, const char *s, size_t n) {
+    for (int i = 0; list[i]; i++)
+        if (strlen(list[i]) == n && !strncmp(list[i], s, n)) return true;
+    return false;
+}
+
+/* Whether text has a word of language in it: three letters or more (or two
+ * words of two), outside printf conversions and NOT_TEXT_WORDS. */
+static bool is_language(const char *text) {
+    int words = 0;
+    for (const char *p = text; *p;) {
+        if (*p == '%') {   /* a conversion */
+            p++;
+            while (*p && strchr("-+ #0123456789.*'lhzjtLq", *p)) p++;
+            if (*p) p++;
+            continue;
+        }
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+            p++;
+            continue;
+        }
+        const char *w = p;
+        while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')) p++;
+        size_t n = (size_t)(p - w);
+        if (memchr(w, '_', n) || in_list(NOT_TEXT_WORDS, w, n)) continue;   /* an identifier, a name */
+        if (n >= 3) return true;
+        if (n == 2) words++;
+    }
+    return words >= 2;
+}
+
+/* The name of the call whose parentheses enclose position at (or "{" inside an
+ * initializer's braces, "" at none). */
+static void enclosing_call(const char *text, const char *at, char *name, size_t n) {
+    int depth = 0;
+    for (const char *p = at - 1; p >= text; p--) {
+        if (*p == ')' || *p == ']' || *p == '}') depth++;
+        else if (*p == '(' || *p == '[' || *p == '{') {
+            if (depth) {
+                depth--;
+                continue;
+            }
+            if (*p != '(') {
+                snprintf(name, n, "%c", *p);
+                return;
+            }
+            const char *e = p;
+            while (e > text && (e[-1] == ' ')) e--;
+            const char *b = e;
+            while (b > text && ident_char(b[-1])) b--;
+            snprintf(name, n, "%.*s", (int)(e - b), b);
+            return;
+        }
+        else if (*p == ';' && !depth) break;
+    }
+    snprintf(name, n, "%s", "");
+}
+
+typedef struct Unmarked {
+    int n;
+} Unmarked;
+
+/* Every literal of one screen file that is language and not marked. */
+static void scan_file_unmarked(const char *path, Unmarked *u) {
+    char *text = NULL;
+    Diag *d = fs_read_file(path, &text, NULL);
+    if (d) fail_msg("%s: %s", path, d->message);
+    StrBuf lit;
+    strbuf_init(&lit);
+    for (const char *p = text; *p;) {
+        if (p[0] == '/' && p[1] == '*') {
+            const char *e = strstr(p + 2, "*/");
+            p = e ? e + 2 : p + strlen(p);
+            continue;
+        }
+        if (p[0] == '/' && p[1] == '/') {
+            p += strcspn(p, "\n");
+            continue;
+        }
+        if (*p == '#' && (p == text || p[-1] == '\n')) {   /* #include, #define: not text (THR-like macros are found where used) */
+            while (*p && !(*p == '\n' && p[-1] != '\\')) p++;
+            continue;
+        }
+        if (*p == '\'') {
+            p += p[1] == '\\' ? 4 : 3;
+            continue;
+        }
+        if (*p != '"') {
+            p++;
+            continue;
+        }
+        const char *start = p;
+        const char *after = read_literals(p, &lit);
+        char call[64];
+        enclosing_call(text, start, call, sizeof call);
+        const char *before = start;
+        while (before > text && (before[-1] == ' ' || before[-1] == '\n')) before--;
+        /* the first field of a help row, {"j/k ↑/↓", N_("move")}, is a key name (a key
+         * that is a word is marked N_() by hand: tui_help.c translates the keys too) */
+        bool key_name = before > text && before[-1] == '{';
+        if (is_language(lit.data) && !key_name && !in_list(NOT_TEXT_CALLS, call, strlen(call))) {
+            print_message("%s:%d: not marked _(): \"%s\" (in %s)\n", path, line_of(text, start), lit.data,
+                          *call ? call : "?");
+            u->n++;
+        }
+        p = after;
+    }
+    strbuf_fini(&lit);
+    free(text);
+}
+
+static void scan_one_unmarked(const char *path, void *ctx) {
+    if (!in_list(NOT_SCANNED, path, strlen(path))) scan_file_unmarked(path, ctx);
+}
+
+static void sources__every_learner_facing_literal_is_marked(void **state) {
+    (void)state;
+    collect_all_macros();
+    Unmarked u = {0};
+    for (size_t i = 0; i < sizeof SCREEN_DIRS / sizeof SCREEN_DIRS[0]; i++)
+        each_source(SCREEN_DIRS[i], false, scan_one_unmarked, &u);
+    for (size_t i = 0; i < sizeof SCREEN_FILES / sizeof SCREEN_FILES[0]; i++) scan_one_unmarked(SCREEN_FILES[i], &u);
+    print_message("%d learner-facing literals not marked\n", u.n);
+    assert_int_equal(u.n, 0);
+}
+
+/* The scan itself: unmarked text is found; marked text, JSON keys, key
+ * names and conversions are not. */
+static void sources__an_unmarked_sentence_is_reported(void **state) {
+    (void)state;
+    char path[] = "/tmp/cudojo-test-i18n-XXXXXX.c";
+    int fd = mkstemps(path, 2);
+    assert_true(fd >= 0);
+    const char *src = "#include \"app/tui/tui.h\"\n/* a \"quoted comment\" */\n"
+                      "void f(Tui *t) {\n  tui_notify(t, false, \"run stopped\");\n"
+                      "  tui_notify(t, false, _(\"run stopped\"));\n  json_object_get(o, \"kernel_ms\");\n"
+                      "  tui_draw_status(t, \"Esc  Tab  %d%%\");\n  snprintf(b, n, \"%s, %s\", x ? \"on time\" : \"late\");\n}\n";
+    assert_int_equal(write(fd, src, strlen(src)), (ssize_t)strlen(src));
+    close(fd);
+    Unmarked u = {0};
+    scan_file_unmarked(path, &u);
+    unlink(path);
+    assert_int_equal(u.n, 3);   /* "run stopped", "on time", "late" */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(text__is_the_english__when_english_is_shown, english),
@@ -469,6 +653,8 @@ int main(void) {
         cmocka_unit_test_setup(message__is_rebuilt_from_its_format__when_chinese_is_shown, english),
         cmocka_unit_test_setup(sources__every_marked_string_has_a_translation, english),
         cmocka_unit_test_setup(sources__a_marked_string_without_translation_is_reported, english),
+        cmocka_unit_test_setup(sources__every_learner_facing_literal_is_marked, english),
+        cmocka_unit_test_setup(sources__an_unmarked_sentence_is_reported, english),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
