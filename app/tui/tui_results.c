@@ -59,7 +59,7 @@ static void render_one_check(TextDoc *doc, const CheckResult *c, int width, bool
     int mark = c->passed ? ROLE_PASS : c->stretch ? ROLE_WARN : ROLE_FAIL;
     text_line_add(&first, mark, c->passed ? (utf8 ? "✓ " : "+ ") : c->stretch ? (utf8 ? "○ " : "o ") : (utf8 ? "✗ " : "x "));
     text_line_add(&rest, ROLE_NORMAL, "    ");
-    text_line_add(&para, ROLE_BOLD, c->name ? c->name : "check");
+    text_line_add(&para, ROLE_BOLD, c->name ? c->name : _("check"));
     if (c->message && *c->message) {
         text_line_add(&para, ROLE_BOLD, ":");
         text_line_add(&para, ROLE_NORMAL, " ");
@@ -375,7 +375,7 @@ static int flatten_metrics(TextDoc *doc, json_t *j, const char *prefix) {
         } else if ((json_is_number(v) && json_number_value(v) != 0) || json_is_true(v)) {
             n++;
             if (!doc) {
-            } else if (json_is_true(v)) text_doc_addf(doc, ROLE_NORMAL, "  %-32s yes", name);
+            } else if (json_is_true(v)) text_doc_addf(doc, ROLE_NORMAL, _("  %-32s yes"), name);
             else if (json_is_integer(v)) text_doc_addf(doc, ROLE_NORMAL, "  %-32s %lld", name, (long long)json_integer_value(v));
             else text_doc_addf(doc, ROLE_NORMAL, "  %-32s %.4g", name, json_number_value(v));
         }
