@@ -321,17 +321,26 @@ static int t_emu_metrics(lua_State *L) {
        cannot turn the starter's failure into an exercise error; the counts
        (global_requests = 0) say why. */
     double req = json_number_value(json_object_get(tot, "global_requests"));
-    lua_pushnumber(L, req > 0 ? json_number_value(json_object_get(tot, "global_sectors")) / req : 0);
-    lua_setfield(L, -2, "sectors_per_request");
-    lua_pushnumber(L, req > 0 ? json_number_value(json_object_get(tot, "global_ideal_sectors")) / req : 0);
-    lua_setfield(L, -2, "ideal_sectors_per_request");
-    double shared = json_number_value(json_object_get(tot, "shared_requests"));
-    double ideal_wf = json_number_value(json_object_get(tot, "shared_ideal_wavefronts"));
-    double wf = json_number_value(json_object_get(tot, "bank_conflict_wavefronts"));
-    lua_pushinteger(L, (lua_Integer)(wf - ideal_wf));
-    lua_setfield(L, -2, "bank_conflicts");
-    lua_pushnumber(L, shared > 0 && ideal_wf > 0 ? wf / ideal_wf : 0);
-    lua_setfield(L, -2, "bank_conflict_degree");
+    if (req > 0) {
+        lua_pushnumber(L, json_number_value(json_object_get(tot, "global_sectors")) / req);
+        lua_setfield(L, -2, "sectors_per_request");
+        lua_pushnumber(L, json_number_value(json_object_get(tot, "global_ideal_sectors")) / req);
+        lua_setfield(L, -2, "ideal_sectors_per_request");
+    }
+    json_t *wf = json_object_get(tot, "bank_conflict_wavefronts"), *ideal = json_object_get(tot, "shared_ideal_wavefronts");
+    if (json_is_number(wf) && json_is_number(ideal)) {
+        lua_pushinteger(L, (lua_Integer)(json_number_value(wf) - json_number_value(ideal)));
+        lua_setfield(L, -2, "bank_conflicts");
+    }
+    static const char *const ratios[] = {"sectors_per_request", "ideal_sectors_per_request", "bank_conflicts",
+                                         "bank_conflict_degree"};
+    for (size_t i = 0; i < sizeof ratios / sizeof ratios[0]; i++) {
+        if (lua_getfield(L, -1, ratios[i]) == LUA_TNIL) {
+            lua_pushinteger(L, 0);
+            lua_setfield(L, -3, ratios[i]);
+        }
+        lua_pop(L, 1);
+    }
     return 1;
 }
 

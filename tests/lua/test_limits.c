@@ -166,13 +166,15 @@ static void limits__a_huge_source__is_refused_before_nvrtc_runs(void **state) {
     assert_string_equal(r->diags->file, "flood.cu");
 }
 
-/* A "kernel" that reports a finding at every launch. */
+/* A "kernel" that reports a new finding at every launch (another line each
+ * time: the same finding of many launches is kept once, counted). */
 static void k_racy(Dim3 grid, Dim3 block, const KernelArg *args, int nargs, void *user) {
+    static int line;
     (void)grid;
     (void)block;
     (void)args;
     (void)nargs;
-    fake_backend_queue_finding(user, diag_new(DIAG_WARNING, "race", "flood.cu", 1, 0, "a race"));
+    fake_backend_queue_finding(user, diag_new(DIAG_WARNING, "race", "flood.cu", ++line, 0, "a race"));
 }
 
 static void limits__findings_of_launches_in_a_loop__are_capped(void **state) {
