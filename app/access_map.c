@@ -287,11 +287,11 @@ static void draw_lanes(AccessMapText *out, const AccessMapInput *in, const EmuTr
                        int width) {
     const EmuTraceMem *m = in->mem;
     bool sh = m->space == EMU_MEM_SHARED;
-    int cols = width >= 80 ? 4 : width >= 60 ? 3 : 2;
+    int cols = width >= 74 ? 4 : width >= 56 ? 3 : 2;
     int rows = (32 + cols - 1) / cols;
     StrBuf sb;
     strbuf_init(&sb);
-    for (int c = 0; c < cols; c++) strbuf_printf(&sb, "%s%-18s", c ? "  " : "", sh ? _("lane index bank") : _("lane  index"));
+    for (int c = 0; c < cols; c++) strbuf_printf(&sb, "%s%-17s", c ? "  " : "", sh ? _("lane index bank") : _("lane  index"));
     while (sb.len && sb.data[sb.len - 1] == ' ') sb.data[--sb.len] = 0;
     add_clipped(out, width, strbuf_steal(&sb));
     for (int r = 0; r < rows; r++) {
@@ -312,7 +312,7 @@ static void draw_lanes(AccessMapText *out, const AccessMapInput *in, const EmuTr
                 } else if (sh) snprintf(cell, sizeof cell, "%4d  %-7s %2d", l, idx, (int)((m->addr[l] >> 2) & 31));
                 else snprintf(cell, sizeof cell, "%4d  %s", l, idx);
             }
-            strbuf_printf(&sb, "%s%-18s", c ? "  " : "", cell);
+            strbuf_printf(&sb, "%s%-17s", c ? "  " : "", cell);
         }
         while (sb.len && sb.data[sb.len - 1] == ' ') sb.data[--sb.len] = 0;
         add_clipped(out, width, strbuf_steal(&sb));

@@ -1,5 +1,6 @@
 /* app/cmd_run.c: `cudojo run EXERCISE`: compile, run, check, record, verdict;
- * with --trace, the run's timeline as Chrome trace JSON. */
+ * with --trace, the run's timeline as Chrome trace JSON; with --explain, the
+ * access map of one line on the emulator instead (app/access_explain.h). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/access_explain.h"
 #include "app/attempt.h"
 #include "app/cli.h"
 #include "app/cmd_common.h"
@@ -14,6 +16,7 @@
 #include "base/bytes.h"
 #include "base/fs.h"
 #include "base/i18n.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 static volatile sig_atomic_t run_cancelled;
@@ -23,13 +26,177 @@ static void on_sigint(int sig) {
     run_cancelled = 1;
 }
 
+/* --explain's options, taken out of argv before the common ones are parsed. */
+typedef struct ExplainArgs {
+    const char *explain;     /* LINE or "worst"; NULL: no --explain */
+    bool has_block, has_warp;
+    unsigned block[3];
+    int warp;
+} ExplainArgs;
+
+/* "3", "3,1" or "3,1,0" into b (missing coordinates 0). */
+static bool parse_block(const char *s, unsigned b[3]) {
+    b[0] = b[1] = b[2] = 0;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        if (*s < '0' || *s > '9') return false;
+        unsigned long v = strtoul(s, &end, 10);
+        if (v > 2147483647ul) return false;
+        b[i] = (unsigned)v;
+        if (!*end) return true;
+        if (*end != ',') return false;
+        s = end + 1;
+    }
+    return false;
+}
+
+/* Moves --explain, --block and --warp out of argv (argc updated); 2 on a bad value. */
+static int explain_args_take(ExplainArgs *ea, int *argc, char **argv) {
+    memset(ea, 0, sizeof *ea);
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < *argc ? argv[i + 1] : NULL;
+        bool ex = !strcmp(a, "--explain"), bl = !strcmp(a, "--block"), wa = !strcmp(a, "--warp");
+        if (!ex && !bl && !wa) { argv[out++] = argv[i]; continue; }
+        if (!v) { fprintf(stderr, "cudojo run: %s needs a value (see cudojo run --help)\n", a); return 2; }
+        i++;
+        char *end;
+        if (ex) {
+            long line = strtol(v, &end, 10);
+            if (strcmp(v, "worst") && (*end || line < 1 || line > 1000000)) {
+                fprintf(stderr, "cudojo run: --explain %s: expects a source line number or 'worst'\n", v);
+                return 2;
+            }
+            ea->explain = v;
+        } else if (bl) {
+            if (!parse_block(v, ea->block)) { fprintf(stderr, "cudojo run: --block %s: expects X or X,Y or X,Y,Z\n", v); return 2; }
+            ea->has_block = true;
+        } else {
+            long w = strtol(v, &end, 10);
+            if (*end || !*v || w < 0 || w > 31) { fprintf(stderr, "cudojo run: --warp %s: expects a warp 0-31\n", v); return 2; }
+            ea->warp = (int)w;
+            ea->has_warp = true;
+        }
+    }
+    *argc = out;
+    argv[out] = NULL;
+    if ((ea->has_block || ea->has_warp) && !ea->explain) {
+        fprintf(stderr, "cudojo run: --block and --warp go with --explain\n");
+        return 2;
+    }
+    return 0;
+}
+
+/* The access map of ea->explain's line, on the emulator; nothing recorded. */
+static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra) {
+    Workspace *ws = NULL;
+    const ChapterMeta *ch;
+    const ExerciseMeta *ex;
+    Diag *d = workspace_open_exercise(cli, ra->positional[0], &ws, &ch, &ex);
+    if (d) return cli_fail(d);
+    if (ex->program) {
+        fprintf(stderr, "cudojo run: %s is a whole program; --explain maps the accesses of kernel exercises "
+                        "(try cudojo exec for programs)\n", ex->id);
+        workspace_close(&ws);
+        return 2;
+    }
+    char *path = ra->file ? xstrdup(ra->file) : workspace_exercise_path(ws, ch, ex);
+    DebugTarget tg;
+    d = debug_target_init(&tg, ch, ex, path);
+    free(path);
+    if (d) {
+        workspace_close(&ws);
+        return cli_fail(d);
+    }
+    if (!cli->json && isatty(2)) fprintf(stderr, _("running %s on the emulator…\n"), ex->id);
+    AccessExplainRequest rq = {.line = strcmp(ea->explain, "worst") ? atoi(ea->explain) : 0,
+                               .has_warp = ea->has_block || ea->has_warp, .warp = ea->warp,
+                               .param_keys = (const char *const *)ra->keys,
+                               .param_values = (const char *const *)ra->values, .n_params = ra->n_params};
+    memcpy(rq.block, ea->block, sizeof rq.block);
+    AccessExplain x = {.rank = -1};
+    d = access_explain_run(&tg, &rq, &x);
+    int status = 0;
+    if (d) {
+        /* a line without accesses (or a run that failed first) is an answer, not a usage error */
+        status = 1;
+        if (cli->json) {
+            cli_print_json(json_pack("{s:s, s:s}", "exercise", ex->id, "error", d->message));
+        } else {
+            StrBuf sb;
+            strbuf_init(&sb);
+            diag_format(d, &sb, cli->color);
+            fputs(sb.data, stderr);
+            strbuf_fini(&sb);
+        }
+        diag_free(&d);
+    } else {
+        AccessMapText t = {0};
+        access_explain_render(&t, &x, tg.source, 80, !cli->json);
+        if (cli->json) {
+            json_t *lines = json_array();
+            for (int i = 0; i < t.n; i++) json_array_append_new(lines, json_string(t.line[i]));
+            json_t *acc = json_array();
+            for (int i = x.first; i < x.end; i++) {
+                const EmuTraceMem *m = &x.trace->mem[i];
+                if (m->space == EMU_MEM_LOCAL) continue;
+                AccessCost c;
+                access_map_cost(m, &c);
+                json_t *o = json_pack("{s:s, s:i, s:i}", "space", m->space == EMU_MEM_SHARED ? "shared" : "global",
+                                      "bytes_per_lane", c.width, "lanes", c.active);
+                if (m->space == EMU_MEM_SHARED) {
+                    json_object_set_new(o, "wavefronts", json_integer(c.wavefronts));
+                    json_object_set_new(o, "ideal_wavefronts", json_integer(c.ideal_wavefronts));
+                    json_object_set_new(o, "bank_conflict_degree", json_integer(c.degree));
+                } else {
+                    json_object_set_new(o, "sectors", json_integer(c.sectors));
+                    json_object_set_new(o, "ideal_sectors", json_integer(c.ideal));
+                    json_object_set_new(o, "lines_128b", json_integer(c.lines));
+                }
+                if (c.has_stride) json_object_set_new(o, "stride_bytes", json_integer(c.stride));
+                json_array_append_new(acc, o);
+            }
+            cli_print_json(json_pack("{s:s, s:i, s:s, s:[i,i,i], s:i, s:o, s:o}", "exercise", ex->id, "line", x.line,
+                                     "kernel", x.trace->kernel, "block", x.trace->block_idx[0],
+                                     x.trace->block_idx[1], x.trace->block_idx[2], "warp", x.trace->warp,
+                                     "accesses", acc, "map", lines));
+        } else {
+            char *title = bytes_printable(cli_exercise_title(ex));
+            printf(_("%s — %s (on the emulator: %s)\n"), ex->id, title, x.verdict ? x.verdict : "?");
+            free(title);
+            if (x.rank >= 0 && rq.line == 0)
+                printf(_("line %d: the costliest of %d lines with global or shared accesses\n"), x.line, x.n_ranked);
+            printf("\n");
+            for (int i = 0; i < t.n; i++) printf("%s\n", t.line[i]);
+        }
+        access_map_text_fini(&t);
+    }
+    access_explain_fini(&x);
+    debug_target_fini(&tg);
+    workspace_close(&ws);
+    return status;
+}
+
 int cmd_run(Cli *cli, int argc, char **argv) {
+    ExplainArgs ea;
+    if (explain_args_take(&ea, &argc, argv) != 0) return 2;
     RunArgs ra;
     if (run_args_parse(&ra, argc, argv, "run") != 0) return 2;
     if (ra.n_positional != 1) {
         fprintf(stderr, "cudojo run: expects one EXERCISE (see `cudojo list`)\n");
         run_args_fini(&ra);
         return 2;
+    }
+    if (ea.explain) {
+        if (ra.trace) {
+            fprintf(stderr, "cudojo run: --explain and --trace exclude each other\n");
+            run_args_fini(&ra);
+            return 2;
+        }
+        int st = run_explain(cli, &ea, &ra);
+        run_args_fini(&ra);
+        return st;
     }
     struct stat tst;
     if (ra.trace && lstat(ra.trace, &tst) == 0 && !S_ISREG(tst.st_mode)) {
@@ -104,6 +271,17 @@ const Command CMD_RUN = {"run", "EXERCISE", "compile, run and check one exercise
     "                      chrome://tracing; a modeled timeline says so. On a GPU\n"
     "                      the times are CUPTI's (CUDOJO_TIMELINE=events: CUDA\n"
     "                      events around each call instead)\n"
+    "  --explain LINE      instead of the verdict: the access map of source line\n"
+    "                      LINE on the emulator (not recorded): one warp's 32\n"
+    "                      lanes → array elements, the 128-byte lines and 32-byte\n"
+    "                      sectors a global access touches, the 32 banks of a\n"
+    "                      shared one with conflicting lanes stacked. Its warp is\n"
+    "                      the first that ran the line\n"
+    "  --explain worst     the same for the costliest line (sectors per request,\n"
+    "                      bank conflicts)\n"
+    "  --block X[,Y[,Z]]   with --explain: the block whose warp is drawn\n"
+    "  --warp W            with --explain: its warp (threads 32*W .. 32*W+31)\n"
     "Exit status: 0 pass, 1 fail, 2 usage or setup error (or the trace could not\n"
-    "be written: the attempt is still recorded).\n",
+    "be written: the attempt is still recorded). With --explain: 0 drawn, 1 the\n"
+    "line has no global or shared access, never ran, or the run failed first.\n",
     cmd_run};

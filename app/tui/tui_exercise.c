@@ -40,6 +40,7 @@ static const TuiKeyHelp EX_HELP[] = {
     {"o", N_("occupancy of the kernels the last run launched (try other block sizes and GPUs)")},
     {"t", N_("timeline of the last run: copies, kernels and host work per stream (zoom, pan, select)")},
     {"W", N_("debugger: step one warp of your kernel line by line (emulator)")},
+    {"a", N_("access map of the worst line: one warp's lanes, sectors and banks (again: the next line)")},
     {"q", N_("back to the map")},
     {"", ""},
     {N_("heat column"), N_("░ ran, fine   ▒ worth a look   █ costly (emulator: coalescing, bank conflicts, divergence)")},
@@ -436,6 +437,7 @@ static int ex_key(Panel *p, Tui *t, int key) {
         if (!ex_step(xp, t, -1)) tui_notify(t, false, _("This is the first exercise."));
         return TUI_HANDLED;
     case 'l': tui_open(t, &(TuiRequest){.what = TUI_OPEN_LESSON, .ch = xp->ch}); return TUI_HANDLED;
+    case 'a': exview_access_key(xp, t); return TUI_HANDLED;
     case 'W': tui_open(t, &(TuiRequest){.what = TUI_OPEN_DEBUG, .ch = xp->ch, .ex = xp->ex}); return TUI_HANDLED;
     case 'o':
         tui_open(t, &(TuiRequest){.what = TUI_OPEN_OCCUPANCY, .title = tui_exercise_title(t, xp->ex), .res = xp->result});
@@ -499,6 +501,7 @@ static void ex_free(Panel *p, Tui *t) {
     results_heat_free(&xp->heat, &xp->heat_notes, xp->heat_lines);
     free(xp->err_lines);
     exercise_status_fini(&xp->st);
+    exview_access_free(xp);
     free(xp);
 }
 

@@ -11,6 +11,8 @@
 /* Runs of one exercise whose timelines the timeline screen can step through. */
 #define EXVIEW_TIMELINES 8
 
+typedef struct AccessPane AccessPane;   /* the access map section (tui_access.c) */
+
 typedef struct ExercisePanel {
     Panel base;
     const ChapterMeta *ch;
@@ -49,6 +51,7 @@ typedef struct ExercisePanel {
     bool zoom;               /* the focused pane fills the screen */
     int src_y0, src_y1, src_x1;  /* the source pane's rows and right edge at the last draw (for clicks) */
     int ino_fd, ino_wd;
+    AccessPane *access;      /* a: the access map shown at the end of the results pane; NULL none */
 } ExercisePanel;
 
 /* Shows exercise ex (loads its file, status, last attempt; watches the file). */
@@ -73,5 +76,10 @@ bool exview_neighbour(const ExercisePanel *xp, const Course *c, int dir, const C
                       const ExerciseMeta **ex);
 /* Opens the file in $VISUAL / $EDITOR (curses suspended meanwhile). */
 void exview_edit(ExercisePanel *xp, Tui *t);
+/* The access map (tui_access.c): a draws the worst line's, again the next
+ * line's, after the last it hides; render appends it to the results pane. */
+void exview_access_key(ExercisePanel *xp, Tui *t);
+void exview_access_render(ExercisePanel *xp, TextDoc *doc, int width, bool utf8);
+void exview_access_free(ExercisePanel *xp);
 
 #endif

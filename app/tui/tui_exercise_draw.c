@@ -75,6 +75,7 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
         text_wrap(doc, &para, width, NULL, NULL);
         text_line_fini(&para);
     }
+    exview_access_render(xp, doc, width, t->utf8);
     if (shown > 0) {
         text_doc_add_line(doc);
         xp->hints_line = doc->n;
