@@ -48,7 +48,7 @@ typedef struct Slot {
 } Slot;
 
 typedef struct Totals {
-    int exercises, mutants, killed, survived, invalid, equivalent, problems;
+    int exercises, mutants, killed, survived, invalid, equivalent, undetected, problems;
 } Totals;
 
 static double now_s(void) {
@@ -184,12 +184,15 @@ static bool ex_done(const ExState *e) {
 
 /* One exercise's report: a line, then each survivor, failed solution or stale allowance. */
 static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows) {
-    int killed = 0, survived = 0, invalid = 0, equivalent = 0;
+    int killed = 0, survived = 0, invalid = 0, equivalent = 0, undetected = 0;
     for (int m = 0; m < e->muts.n; m++) {
         killed += e->state[m] == M_KILLED;
         survived += e->state[m] == M_SURVIVED;
         invalid += e->state[m] == M_INVALID;
-        equivalent += e->state[m] == M_EQUIVALENT;
+        if (e->state[m] == M_EQUIVALENT) {
+            if (e->ex->equivalent[e->allowed_by[m]].undetected) undetected++;
+            else equivalent++;
+        }
     }
     /* An allowance no mutant matches is stale (the solution changed); one
        whose every mutant is killed is not needed. */
@@ -203,14 +206,16 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
                 passed += e->state[m] == M_EQUIVALENT;
             }
         const MutantEquivalent *q = &e->ex->equivalent[k];
+        const char *field = q->undetected ? "mutants_undetected" : "mutants_equivalent";
+        int nth = 1;    /* its number in its own list */
+        for (int j = 0; j < k; j++) nth += e->ex->equivalent[j].undetected == q->undetected;
         if (!matched) {
             stale++;
-            json_array_append_new(notes, json_sprintf("mutants_equivalent[%d] (%s at \"%s\") names no mutant of the "
-                                                      "solution: remove it or say the line as it is now", k + 1,
-                                                      q->op, q->line));
+            json_array_append_new(notes, json_sprintf("%s[%d] (%s at \"%s\") names no mutant of the solution: remove "
+                                                      "it or say the line as it is now", field, nth, q->op, q->line));
         } else if (!passed) {
-            json_array_append_new(notes, json_sprintf("mutants_equivalent[%d] (%s at \"%s\"): the checks kill every "
-                                                      "mutant it names, so it is not needed", k + 1, q->op, q->line));
+            json_array_append_new(notes, json_sprintf("%s[%d] (%s at \"%s\"): the checks kill every mutant it names, "
+                                                      "so it is not needed", field, nth, q->op, q->line));
         }
     }
     bool bad = e->base == B_FAILED || survived > 0 || stale > 0;
@@ -221,6 +226,7 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         t->survived += survived;
         t->invalid += invalid;
         t->equivalent += equivalent;
+        t->undetected += undetected;
         t->problems += (e->base == B_FAILED) + stale;
     }
     json_t *surv = json_array(), *allowed = json_array();
@@ -229,7 +235,11 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         const Mutant *mu = &e->muts.v[m];
         json_t *o = json_pack("{s:i, s:s, s:o, s:o}", "line", mu->line, "mutation", mu->op, "before",
                               bytes_to_json(mu->before), "after", bytes_to_json(mu->after));
-        if (e->state[m] == M_EQUIVALENT) json_object_set_new(o, "why", json_string(e->ex->equivalent[e->allowed_by[m]].why));
+        if (e->state[m] == M_EQUIVALENT) {
+            const MutantEquivalent *q = &e->ex->equivalent[e->allowed_by[m]];
+            json_object_set_new(o, "why", json_string(q->why));
+            json_object_set_new(o, "undetected", json_boolean(q->undetected));
+        }
         json_array_append_new(e->state[m] == M_SURVIVED ? surv : allowed, o);
     }
     if (!cli->json) {
@@ -246,6 +256,7 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
             if (survived) printf(", %d survived", survived);
             if (invalid) printf(", %d invalid", invalid);
             if (equivalent) printf(", %d equivalent", equivalent);
+            if (undetected) printf(", %d undetected", undetected);
             printf("\n");
             for (int m = 0; m < e->muts.n; m++) {
                 if (e->state[m] != M_SURVIVED) continue;
@@ -268,11 +279,11 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         json_decref(notes);
         return;
     }
-    json_array_append_new(rows, json_pack("{s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s?, s:b}",
+    json_array_append_new(rows, json_pack("{s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s?, s:b}",
                                           "exercise", bytes_to_json(e->ex->id), "file", bytes_to_json(e->shown),
                                           "solution", e->base == B_PASSED ? "pass" : "fail", "mutants", e->muts.n,
                                           "killed", killed, "survived", survived, "invalid", invalid, "equivalent",
-                                          equivalent, "survivors", surv, "allowed", allowed, "notes", notes,
+                                          equivalent, "undetected", undetected, "survivors", surv, "allowed", allowed, "notes", notes,
                                           "solution_summary", e->base_summary, "ok", !bad));
 }
 
@@ -389,15 +400,15 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
     free(dir);
     int status = t.survived == 0 && t.problems == 0 ? 0 : 1;
     if (cli->json) {
-        cli_print_json(json_pack("{s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "exercises", rows, "n_exercises",
-                                 t.exercises, "mutants", t.mutants, "killed", t.killed, "survived", t.survived,
-                                 "invalid", t.invalid, "equivalent", t.equivalent, "problems", t.problems, "passed",
-                                 status == 0));
+        cli_print_json(json_pack("{s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "exercises", rows,
+                                 "n_exercises", t.exercises, "mutants", t.mutants, "killed", t.killed, "survived",
+                                 t.survived, "invalid", t.invalid, "equivalent", t.equivalent, "undetected",
+                                 t.undetected, "problems", t.problems, "passed", status == 0));
     } else {
         json_decref(rows);
         printf("\n%d exercises, %d mutants: %d killed, %d survived, %d invalid (do not compile), %d equivalent "
-               "(mutants_equivalent)%s\n",
-               t.exercises, t.mutants, t.killed, t.survived, t.invalid, t.equivalent,
+               "(mutants_equivalent), %d undetected (mutants_undetected)%s\n",
+               t.exercises, t.mutants, t.killed, t.survived, t.invalid, t.equivalent, t.undetected,
                t.problems ? "; and problems above" : "");
     }
     for (int i = 0; i < n_ex; i++) ex_fini(&exs[i]);

@@ -40,7 +40,7 @@ static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "l
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
     "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", "gpus", "hint_for",
-    "bug", "mutants_equivalent", NULL,
+    "bug", "mutants_equivalent", "mutants_undetected", NULL,
 };
 static const char *const chapter_fields[] = {
     "id", "title", "title_zh", "order", "exercises", "description", NULL,
@@ -230,10 +230,12 @@ static void read_bug(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
 }
 
 /* mutants_equivalent = { { mutation = "drop __syncthreads()", line = "...", why = "..." }, ... }:
- * mutants of the solution that are still correct (verify --mutants). */
-static void read_equivalent(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
+ * mutants of the solution that are still correct (verify --mutants);
+ * mutants_undetected, the same shape: wrong code no check can catch on
+ * the emulator (its blind spots), each saying why. */
+static void read_equivalent(lua_State *L, int t, ExerciseMeta *e, FileCtx *f, const char *field) {
     static const char *const keys[] = {"mutation", "line", "why"};
-    int ty = get_type(L, t, "mutants_equivalent");
+    int ty = get_type(L, t, field);
     if (ty == LUA_TTABLE) {
         lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
         for (lua_Integer i = 1; i <= len; i++) {
@@ -243,26 +245,26 @@ static void read_equivalent(lua_State *L, int t, ExerciseMeta *e, FileCtx *f) {
                     bool wt;
                     v[k] = get_string(L, lua_gettop(L), keys[k], &wt);
                     if (!v[k] || !*v[k]) {
-                        report(f, DIAG_ERROR, "mutants_equivalent", "mutants_equivalent[%d] needs %s = \"...\" (%s)",
+                        report(f, DIAG_ERROR, field, "%s[%d] needs %s = \"...\" (%s)", field,
                                (int)i, keys[k], k == 0 ? "the mutation as verify --mutants names it"
                                                 : k == 1 ? "text of the solution's line it changes"
-                                                         : "why the mutated code is still correct");
+                                                         : "why the mutant is still correct, or not caught");
                         break;
                     }
                 }
             } else {
-                report(f, DIAG_ERROR, "mutants_equivalent", "mutants_equivalent[%d] must be a table { mutation = ..., "
-                       "line = ..., why = ... }", (int)i);
+                report(f, DIAG_ERROR, field, "%s[%d] must be a table { mutation = ..., line = ..., why = ... }", field,
+                       (int)i);
             }
             if (v[0] && v[1] && v[2]) {
                 e->equivalent = xrealloc(e->equivalent, (size_t)(e->n_equivalent + 1) * sizeof *e->equivalent);
-                e->equivalent[e->n_equivalent++] = (MutantEquivalent){xstrdup(v[0]), xstrdup(v[1]), xstrdup(v[2])};
+                e->equivalent[e->n_equivalent++] = (MutantEquivalent){xstrdup(v[0]), xstrdup(v[1]), xstrdup(v[2]),
+                                                                       !strcmp(field, "mutants_undetected")};
             }
             lua_pop(L, 1);
         }
     } else if (ty != LUA_TNIL) {
-        report(f, DIAG_ERROR, "mutants_equivalent", "mutants_equivalent must be a list of tables, not a %s",
-               lua_typename(L, ty));
+        report(f, DIAG_ERROR, field, "%s must be a list of tables, not a %s", field, lua_typename(L, ty));
     }
     lua_pop(L, 1);
 }
@@ -455,7 +457,8 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
     else if (ty != LUA_TNIL) report(&f, DIAG_ERROR, "bug_hunt", "bug_hunt must be true or false");
     lua_pop(L, 1);
     read_bug(L, t, e, &f);
-    read_equivalent(L, t, e, &f);
+    read_equivalent(L, t, e, &f, "mutants_equivalent");
+    read_equivalent(L, t, e, &f, "mutants_undetected");
     e->gpus = 1;
     ty = get_type(L, t, "gpus");
     if (ty == LUA_TNUMBER && lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= 64)

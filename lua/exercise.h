@@ -16,11 +16,13 @@
 #include "kernels/backend.h"
 
 /* One `mutants_equivalent` entry: a mutant of the solution that is still
- * correct, so `verify --mutants` does not count it as a hole. */
+ * correct, so `verify --mutants` does not count it as a hole; or, from
+ * `mutants_undetected`, a wrong mutant the emulator cannot catch. */
 typedef struct MutantEquivalent {
     char *op;              /* the mutation as verify --mutants names it ("drop __syncthreads()") */
     char *line;            /* text of the solution's line it changes (a part of it is enough) */
-    char *why;             /* why the mutated code is still correct */
+    char *why;             /* why the mutated code is still correct (or why it cannot be caught) */
+    bool undetected;       /* from mutants_undetected: wrong, but an emulator blind spot */
 } MutantEquivalent;
 
 typedef struct ExerciseMeta {
@@ -46,7 +48,8 @@ typedef struct ExerciseMeta {
     char *bug;             /* bug hunts: what the starter must show on the emulator (`bug = "race"`:
                               out-of-bounds, race, barrier, uninitialised, launch-error, runtime-error,
                               wrong-result, timeout); NULL = any failure */
-    MutantEquivalent *equivalent;   /* `mutants_equivalent`: mutants verify --mutants allows */
+    MutantEquivalent *equivalent;   /* `mutants_equivalent` then `mutants_undetected`: mutants verify
+                                       --mutants allows */
     int n_equivalent;
     double points;         /* what passing it is worth when grading (`points = N`, default 1, > 0) */
     int gpus;              /* GPUs its point needs on a real machine (`gpus = N`, default 1): with fewer,

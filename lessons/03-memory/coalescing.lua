@@ -24,6 +24,11 @@ return {
     "内存以 32 字节的扇区为单位读取。循环的每一步，一个 warp 的 32 个线程应该访问 32 个相邻的 float（4 个扇区），而不是 32 个相隔 8 个元素的 float（32 个扇区）。",
     "int first = blockIdx.x * blockDim.x * PER_THREAD + threadIdx.x; 循环里 i = first + k * blockDim.x; 线程块仍然覆盖它的 blockDim.x * 8 个元素。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k = 0; k < PER_THREAD; k++) {",
+      why = "the extra step's element, first + PER_THREAD * blockDim.x, belongs to the next block, whose thread writes the same value there (or it is past n, and guarded)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local n = t:param("n", on_gpu and (1 << 26) + 3 or 100003)

@@ -29,6 +29,11 @@ return {
     "每次装入都用三元表达式处理越界，矩阵之外存 0：(row < M && k0 + tx < K) ? A[...] : 0.0f 和 (k0 + ty < K && col < N) ? B[...] : 0.0f。0 对求和没有影响，所以内层循环不需要判断。",
     "每步两道屏障：装入之后一个 __syncthreads()（分块已完整），内层循环之后再一个（大家都读完了，才能装下一块）。不要提前 return：每个线程都必须到达每一道屏障。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k0 = 0; k0 < K; k0 += TILE) {",
+      why = "the extra tile starts at or past K: its guarded loads are all zeros, so it adds nothing" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local M = t:param("M", on_gpu and 1021 or 75)

@@ -22,11 +22,18 @@ return {
     "分块是 s[BLOCK + 2R]：本线程块的元素 g 放在 s[t + R]。线程块前面的 R 个元素放在 s[0..R-1]，后面的 R 个放在 s[R + BLOCK ..]；让 t < R 的线程各装一个。0 .. n-1 之外存 0。",
     "if (t < R) { s[t] = g - R >= 0 ? in[g - R] : 0.0f; s[t + BLOCK + R] = g + BLOCK < n ? in[g + BLOCK] : 0.0f; } 然后在任何线程读 s 之前 __syncthreads();",
   },
+  -- verify --mutants: a mutant of the solution that is still correct.
+  mutants_equivalent = {
+    { mutation = "weaken guard >= to >", line = "s[t] = left >= 0 ? in[left] : 0.0f;",
+      why = "left = g - R is 0 only for thread R of block 0, which loads no halo (t < R)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local R, block = 3, 128
     local k = t:kernel("stencil")
-    local sizes = { 2, t:param("n", on_gpu and (1 << 20) + 35 or 100003) }
+    -- 257 = two blocks and one: a block's right halo starts exactly at n, so
+    -- a halo guard that lets right == n through reads past the end.
+    local sizes = { 2, 257, t:param("n", on_gpu and (1 << 20) + 35 or 100003) }
     for _, n in ipairs(sizes) do
       local x = gpu.array("f32", n, "in"):random{ lo = -2, hi = 2, seed = n }
       local out = gpu.array("f32", n, "out")

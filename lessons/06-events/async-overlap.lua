@@ -36,6 +36,11 @@ return {
       .. "cudaMemcpyAsync(d_x, h_x, bytes, cudaMemcpyHostToDevice, 0); busy<<<grid, block, 0, 0>>>(...); "
       .. "cudaMemcpyAsync(h_y, d_y, bytes, cudaMemcpyDeviceToHost, 0); cudaEventRecord(stop, 0);",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = fmaf(acc, 0.5f, half)",
+      why = "every step leaves acc equal to x[i] (x/2 + x/2 is exact): one more step changes only the time the kernel takes" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 22) or 1000)

@@ -36,6 +36,11 @@ return {
     "在 double t0 = now_ms(); 之前调用 cudaCheck(cudaDeviceSynchronize());（让预热先结束），"
       .. "在 double t1 = now_ms(); 之前再调用一次（让被计时的核函数结束）。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = fmaf(acc, 0.5f, half)",
+      why = "every step leaves acc equal to x[i] (x/2 + x/2 is exact): one more step changes only the time the kernel takes" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 22) or 1000)

@@ -38,6 +38,11 @@ return {
       .. "cudaCheck(cudaGetLastError()); } cudaCheck(cudaEventRecord(stop)); "
       .. "cudaCheck(cudaEventSynchronize(stop)); cudaCheck(cudaEventElapsedTime(&ms, start, stop));",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = fmaf(acc, 0.5f, half)",
+      why = "every step leaves acc equal to x[i] (x/2 + x/2 is exact): one more step changes only the time the kernel takes" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 22) or 1000)

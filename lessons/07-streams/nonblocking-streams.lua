@@ -26,6 +26,13 @@ return {
     "这道栅栏来自传统默认流，以及会被它阻塞的那些流。0 号流上的调用你改不了，但你自己的流怎么创建，由你决定。",
     "每个块的流都用 cudaCheck(cudaStreamCreateWithFlags(&stream[c], cudaStreamNonBlocking)); 创建。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = fmaf(acc, 0.5f, half)",
+      why = "every step leaves acc equal to x[i] (x/2 + x/2 is exact): one more step changes only the time the kernel takes" },
+    { mutation = "drop cudaDeviceSynchronize()", line = "// the warm-up is done",
+      why = "the warm-up launch computes nothing (n = 0) and its errors are checked at the next synchronising call; waiting for it changes no result the exercise checks" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     -- copy-bound on purpose (a chunk's copy takes longer than its kernel), so

@@ -28,6 +28,13 @@ return {
     "用 cudaCheck(cudaMallocHost(&h_in[c], chunk_bytes)); cudaCheck(cudaMallocHost(&h_out[c], "
       .. "chunk_bytes)); 代替那两个 malloc，并用 cudaFreeHost 代替 free。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = fmaf(acc, 0.5f, half)",
+      why = "every step leaves acc equal to x[i] (x/2 + x/2 is exact): one more step changes only the time the kernel takes" },
+    { mutation = "drop cudaDeviceSynchronize()", line = "// the warm-up is done",
+      why = "the warm-up launch computes nothing (n = 0) and its errors are checked at the next synchronising call; waiting for it changes no result the exercise checks" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     -- copy-bound on purpose (a chunk's copy takes longer than its kernel), so

@@ -41,6 +41,11 @@ return {
       .. "满负载时的带宽 × 延迟（H200 上每个 SM 约 128 KiB）。25% 占用率时一个 SM 只有 2 × 256 = 512 个线程："
       .. "要 128 KiB 就得每个线程 64 个 float。",
   },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int j = 0; j < ITEMS; j++) {",
+      why = "an index one past a local array in a loop #pragma unroll unrolls: the compiler sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+  },
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend == "cuda"

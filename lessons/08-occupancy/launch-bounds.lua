@@ -30,6 +30,20 @@ return {
     "extern \"C\" __global__ void __launch_bounds__(256, 4) matmul_tile(...)：每个线程块最多 "
       .. "256 个线程，并且每个 SM 至少要能同时放下 4 个这样的线程块。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard >= to >", line = "if (r0 >= M) return;",
+      why = "every load and store below is guarded by r0 + i < M, so a thread past the last row computes zeros and stores nothing" },
+    { mutation = "drop early-exit guard", line = "if (r0 >= M) return;",
+      why = "every load and store below is guarded by r0 + i < M, so a thread past the last row computes zeros and stores nothing" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < TM; i++)",
+      why = "an index one past a local array in a loop #pragma unroll unrolls: the compiler sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+    { mutation = "loop bound < to <=", line = "for (int j = 0; j < TN; j++)",
+      why = "an index one past a local array in a loop #pragma unroll unrolls: the compiler sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+  },
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend == "cuda"

@@ -36,6 +36,11 @@ return {
     "A：每块 1 个线程束，但最多 32 个线程块：32 / 64 = 50%。B：每块 20 个线程束，放得下 3 块"
       .. "（4 块就是 80 个线程束）：60 / 64。C：每块 41 KiB，228 KiB 里放得下 5 块：5 × 8 = 40 个线程束，共 64 个。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "drop __syncthreads()", line = "__syncthreads();",
+      why = "stage_double's threads each read back only their own stage slot, so the barrier orders nothing" },
+  },
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend == "cuda"

@@ -29,6 +29,11 @@ return {
       .. "系统保留的 1 KiB；75% 的占用率就是每个 SM 放下 6 个各含 8 个线程束的线程块。",
     "6 × (ITEMS + 1) KiB 既要放进 164 KiB（sm_80），也要放进 228 KiB（sm_90）。A100 更紧：ITEMS + 1 <= 27.3。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "int len = n - start < size ?",
+      why = "when n - start == size both arms give size" },
+  },
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend == "cuda"

@@ -26,6 +26,11 @@ return {
     "int half = (n + 1) / 2; if (t < half) { int i = 2 * t; y[i] = path_even(x[i]); } "
       .. "else { int i = 2 * (t - half) + 1; if (i < n) y[i] = path_odd(x[i]); }",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k = 0; k < ITERS; k++)",
+      why = "path_odd's v = v*v/2 - 1/4 has reached its fixed point in float after ITERS steps: one more changes nothing" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local n = t:param("n", on_gpu and (1 << 24) + 1 or 4099)

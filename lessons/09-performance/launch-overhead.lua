@@ -25,6 +25,11 @@ return {
     "int r = blockIdx.y; int c = blockIdx.x * blockDim.x + threadIdx.x; if (c < cols) "
       .. "m[r * cols + c] *= s[r];",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (r < rows && c < cols)",
+      why = "the grid has exactly rows blocks in y, so r = blockIdx.y is never rows" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local rows = t:param("rows", on_gpu and 4096 or 37)

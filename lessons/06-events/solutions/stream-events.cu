@@ -96,7 +96,7 @@ int main(void)
     // n = 0: it computes nothing.
     busy<<<1, block>>>(d_x[0], d_y[0], 0, ITERS);
     cudaCheck(cudaGetLastError());
-    cudaCheck(cudaDeviceSynchronize());
+    cudaCheck(cudaDeviceSynchronize());   // the warm-up is done
 
     for (int k = 0; k < 2; k++) {
         cudaCheck(cudaEventRecord(start[k], s[k]));

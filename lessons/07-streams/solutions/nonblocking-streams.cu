@@ -106,7 +106,7 @@ int main(void)
     // GPU, which must not stall the pipeline. n = 0: it computes nothing.
     busy<<<1, block>>>(d_in[0], d_out[0], 0, ITERS);
     cudaCheck(cudaGetLastError());
-    cudaCheck(cudaDeviceSynchronize());
+    cudaCheck(cudaDeviceSynchronize());   // the warm-up is done
 
     for (int c = 0; c < CHUNKS; c++) {
         cudaStream_t s = stream[c];
