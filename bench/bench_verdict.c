@@ -1,14 +1,25 @@
-/* bench/bench_verdict.c: save→verdict latency, the number a learner feels.
+/* bench/bench_verdict.c: save→verdict latency, the number a learner feels,
+ * and where it goes.
  *
- * Writes the learner's file, runs the exercise in a warm worker (the same
- * path `cudojo watch` and the TUI take) and times until the verdict is back.
- * Reports the first run (worker start + cold compile) and p50/p90 of warm
- * runs whose compile is cached. Goals when cached: p50 ≤ 250 ms for a kernel
- * exercise (issue 2); for a whole program (issue 11) ≤ 300 ms on the emulator
- * runtime, ≤ 400 ms on a GPU (the program's own work included: a program
- * that copies a gigabyte takes what it takes).
- * Usage: build/bench/bench_verdict [EXERCISE] [REPS]   (default vector-add 20)
+ * Writes an exercise's solution as the learner's file, runs it in a warm
+ * worker (the same path `cudojo watch` and the TUI take) and times until
+ * the verdict is back. Reports the first run (worker start or not, cold
+ * compile) and p50/p90 of warm runs whose compile is cached, with the
+ * run's own breakdown by phase (metrics.phases: compile or cache hit,
+ * input generation, uploads, launches, k:time, CPU references, checks,
+ * downloads, t:program, the script's Lua) and what the worker protocol
+ * adds around it.
+ *
+ * Goals (issue 15), p50 warm and cached: on the emulator every exercise
+ * ≤ 500 ms, vector-add-sized ones ≤ 100 ms; on a GPU every exercise ≤ 1 s
+ * and the small ones ≤ 100 ms.
+ *
+ * Usage:
+ *   build/bench/bench_verdict [EXERCISE [REPS]]        one exercise (default vector-add, 20 reps)
+ *   build/bench/bench_verdict --all [--reps N] [--backend emu|cuda] [--json FILE] [EXERCISE...]
+ *       every exercise of the course (or the ones named), a table, p50 of N warm runs (default 5)
  * The worker is $CUDOJO_BIN (default build/cudojo). */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,79 +42,283 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The columns of the table: metrics.phases keys, then what is not the run. */
+static const char *const PHASES[] = {"compile", "generate", "upload", "launch", "timing", "reference",
+                                     "check", "download", "program", "script"};
+#define N_PHASES ((int)(sizeof PHASES / sizeof PHASES[0]))
+static const char *const SHORT[] = {"compile", "gen", "upload", "launch", "k:time", "ref",
+                                    "check", "down", "program", "lua"};
+
+typedef struct Sample {
+    double wall, run;
+    double phase[N_PHASES];
+} Sample;
+
+typedef struct ExerciseBench {
+    const ExerciseMeta *ex;
+    const char *verdict;           /* NULL when every run passed */
+    char *summary;
+    double first;
+    double p50, p90, run_p50;
+    double phase_p50[N_PHASES];
+    bool cache_hit;
+    bool cuda;                     /* it ran on a GPU */
+} ExerciseBench;
+
+static void read_phases(const RunResult *res, Sample *s) {
+    json_t *ph = json_object_get(res->metrics, "phases");
+    for (int p = 0; p < N_PHASES; p++) {
+        char key[32];
+        snprintf(key, sizeof key, "%s_ms", PHASES[p]);
+        s->phase[p] = json_number_value(json_object_get(ph, key));
+    }
+    s->run = res->duration_ms;
+}
+
+/* Runs ex's solution 1 + reps times; fills b. */
+static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, const char *dir, int reps,
+                      ExerciseBench *b) {
+    memset(b, 0, sizeof *b);
+    b->ex = ex;
+    char *sol = path_join(ch->dir, ex->solution);
+    char *file = path_join(dir, path_basename(ex->solution));
+    char *text = NULL;
+    size_t len = 0;
+    Diag *d = fs_read_file(sol, &text, &len);
+    if (d) {
+        b->verdict = "no-solution";
+        b->summary = xstrdup(d->message);
+        diag_free(&d);
+        free(sol);
+        free(file);
+        return;
+    }
+    RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = file, .cu_display = "bench.cu",
+                      .timeout_s = ex->timeout_s, .timeout_default = !ex->timeout_given};
+    Sample *s = xcalloc((size_t)reps, sizeof *s);
+    int got = 0;
+    for (int i = -1; i < reps; i++) {
+        double t0 = now_ms();
+        if ((d = fs_write_file_atomic(file, text, len))) {   /* the "save" */
+            b->verdict = "io";
+            b->summary = xstrdup(d->message);
+            diag_free(&d);
+            break;
+        }
+        RunResult *res = runner_run(r, &req, NULL);
+        double t = now_ms() - t0;
+        if (res->verdict != VERDICT_PASS) {
+            b->verdict = verdict_name(res->verdict);
+            b->summary = xstrdup(res->summary ? res->summary : "");
+            run_result_free(&res);
+            break;
+        }
+        b->cuda = res->backend && !strcmp(res->backend, "cuda");
+        if (i < 0) {
+            b->first = t;
+        } else {
+            s[got].wall = t;
+            read_phases(res, &s[got]);
+            json_t *c = json_object_get(res->metrics, "compile");
+            b->cache_hit = c ? json_is_true(json_object_get(c, "cache_hit")) : true;
+            got++;
+        }
+        run_result_free(&res);
+    }
+    if (got > 0) {
+        double *v = xcalloc((size_t)got, sizeof *v);
+        for (int i = 0; i < got; i++) v[i] = s[i].wall;
+        b->p50 = median(v, got);
+        b->p90 = v[(got * 9) / 10 < got ? (got * 9) / 10 : got - 1];
+        for (int i = 0; i < got; i++) v[i] = s[i].run;
+        b->run_p50 = median(v, got);
+        for (int p = 0; p < N_PHASES; p++) {
+            for (int i = 0; i < got; i++) v[i] = s[i].phase[p];
+            b->phase_p50[p] = median(v, got);
+        }
+        free(v);
+    }
+    free(s);
+    free(text);
+    free(sol);
+    free(file);
+}
+
+static double goal_ms(bool cuda) { return cuda ? 1000 : 500; }
+
+static void print_header(void) {
+    printf("%-24s %8s %8s %8s %7s", "exercise", "p50", "p90", "first", "worker");
+    for (int p = 0; p < N_PHASES; p++) printf(" %7s", SHORT[p]);
+    printf("  goal\n");
+}
+
+static void print_row(const ExerciseBench *b, bool cuda) {
+    if (b->verdict) {
+        printf("%-24s %s: %.100s\n", b->ex->id, b->verdict, b->summary ? b->summary : "");
+        return;
+    }
+    printf("%-24s %8.1f %8.1f %8.0f %7.1f", b->ex->id, b->p50, b->p90, b->first, b->p50 - b->run_p50);
+    for (int p = 0; p < N_PHASES; p++) {
+        if (b->phase_p50[p] >= 0.05) printf(" %7.1f", b->phase_p50[p]);
+        else printf(" %7s", "-");
+    }
+    printf("  %s\n", b->p50 <= goal_ms(cuda) ? "met" : "NOT met");
+}
+
+static json_t *row_json(const ExerciseBench *b) {
+    json_t *j = json_pack("{s:s}", "exercise", b->ex->id);
+    if (b->verdict) {
+        json_object_set_new(j, "verdict", json_string(b->verdict));
+        json_object_set_new(j, "summary", json_string(b->summary ? b->summary : ""));
+        return j;
+    }
+    json_object_set_new(j, "p50_ms", json_real(b->p50));
+    json_object_set_new(j, "p90_ms", json_real(b->p90));
+    json_object_set_new(j, "first_ms", json_real(b->first));
+    json_object_set_new(j, "run_p50_ms", json_real(b->run_p50));
+    json_t *ph = json_object();
+    for (int p = 0; p < N_PHASES; p++) json_object_set_new(ph, PHASES[p], json_real(b->phase_p50[p]));
+    json_object_set_new(j, "phases_p50_ms", ph);
+    return j;
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: bench_verdict [EXERCISE [REPS]]\n"
+                    "       bench_verdict --all [--reps N] [--backend emu|cuda] [--json FILE] [EXERCISE...]\n");
+    return 2;
+}
+
 int main(int argc, char **argv) {
-    const char *id = argc > 1 ? argv[1] : "vector-add";
-    int reps = argc > 2 ? atoi(argv[2]) : 20;
-    if (reps < 3) reps = 3;
+    bool all = false;
+    int reps = -1;
+    const char *json_path = NULL;
+    BackendChoice backend = BACKEND_AUTO;
+    const char **ids = xcalloc((size_t)argc + 1, sizeof *ids);
+    int n_ids = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--all")) all = true;
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "emu")) backend = BACKEND_EMU;
+            else if (!strcmp(argv[i], "cuda")) backend = BACKEND_CUDA;
+            else return usage();
+        } else if (argv[i][0] == '-') return usage();
+        else if (!all && n_ids == 1 && atoi(argv[i]) > 0) reps = atoi(argv[i]);   /* the old form: EXERCISE REPS */
+        else ids[n_ids++] = argv[i];
+    }
+    if (reps < 0) reps = all ? 5 : 20;
+    if (reps < 1) reps = 1;
+    if (!all && n_ids == 0) ids[n_ids++] = "vector-add";
+
     char *root = path_absolute("lessons");
     Course *course = NULL;
     Diag *d = course_load(root, &course);
-    const ChapterMeta *ch = NULL;
-    const ExerciseMeta *ex = course ? course_find_exercise(course, id, &ch) : NULL;
-    if (!ex) {
-        fprintf(stderr, "bench_verdict: no exercise %s\n", id);
+    diag_free(&d);
+    if (!course) {
+        fprintf(stderr, "bench_verdict: no course in %s\n", root);
         return 1;
     }
-    diag_free(&d);
     char dir[] = "/tmp/cudojo-bench-XXXXXX";
     if (!mkdtemp(dir)) return 1;
     char *cache = path_join(dir, "cache");
     setenv("XDG_CACHE_HOME", cache, 1);
-    char *sol = path_join(ch->dir, ex->solution);
-    char *file = path_join(dir, path_basename(ex->solution));
-    char *text;
-    size_t len;
-    if ((d = fs_read_file(sol, &text, &len))) {
-        fprintf(stderr, "%s\n", d->message);
-        return 1;
-    }
     const char *bin = getenv("CUDOJO_BIN");
     char *exe = path_absolute(bin && *bin ? bin : "build/cudojo");
-    RunnerConfig cfg = {.worker_exe = exe, .backend = BACKEND_AUTO};
+    RunnerConfig cfg = {.worker_exe = exe, .backend = backend};
     Runner *r = runner_new(&cfg);
-    RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = file, .cu_display = "bench.cu",
-                      .timeout_s = 60};
-    double *ms = xcalloc((size_t)reps, sizeof *ms);
-    double first = 0;
-    const char *backend = "?";
-    char *backend_copy = NULL;
-    for (int i = -1; i < reps; i++) {
-        double t0 = now_ms();
-        if ((d = fs_write_file_atomic(file, text, len))) return 1;   /* the "save" */
-        RunResult *res = runner_run(r, &req, NULL);
-        double t = now_ms() - t0;
-        if (res->verdict != VERDICT_PASS) {
-            fprintf(stderr, "bench_verdict: the solution did not pass: %s\n", res->summary ? res->summary : "");
+
+    /* Which exercises, in course order. */
+    int cap = 0;
+    for (int c = 0; c < course->n_chapters; c++) cap += course->chapters[c].n_exercises;
+    ExerciseBench *rows = xcalloc((size_t)cap + 1, sizeof *rows);
+    int n_rows = 0, status = 0;
+    for (int i = 0; i < n_ids; i++) {
+        const ChapterMeta *ch = NULL;
+        if (!course_find_exercise(course, ids[i], &ch)) {
+            fprintf(stderr, "bench_verdict: no exercise %s\n", ids[i]);
             return 1;
         }
-        if (!backend_copy && res->backend) backend_copy = xstrdup(res->backend);
-        run_result_free(&res);
-        if (i < 0) first = t;
-        else ms[i] = t;
     }
-    if (backend_copy) backend = backend_copy;
-    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
-    double p50 = ms[reps / 2], p90 = ms[(reps * 9) / 10 < reps ? (reps * 9) / 10 : reps - 1];
-    printf("save→verdict latency, %s on %s (%d warm runs)\n", ex->id, backend, reps);
-    printf("  %-40s %9.1f ms\n", "first run (worker start, cold compile)", first);
-    printf("  %-40s %9.1f ms\n", "warm, compile cached: p50", p50);
-    printf("  %-40s %9.1f ms\n", "warm, compile cached: p90", p90);
-    double goal = !ex->program ? 250 : !strcmp(backend, "cuda") ? 400 : 300;
-    char label[64];
-    snprintf(label, sizeof label, "goal: p50 ≤ %.0f ms%s", goal, ex->program ? " (a program)" : "");
-    printf("  %-40s %9.1f ms   %s\n", label, p50, p50 <= goal ? "met" : "NOT met");
+    /* Which backend the worker has: from the runs' results. */
+    bool cuda = false, header = false;
+    for (int c = 0; c < course->n_chapters; c++) {
+        const ChapterMeta *ch = &course->chapters[c];
+        for (int e = 0; e < ch->n_exercises; e++) {
+            const ExerciseMeta *ex = &ch->exercises[e];
+            bool wanted = n_ids == 0;
+            for (int i = 0; i < n_ids && !wanted; i++) {
+                const ChapterMeta *fc = NULL;
+                wanted = course_find_exercise(course, ids[i], &fc) == ex;
+            }
+            if (!wanted) continue;
+            ExerciseBench *b = &rows[n_rows++];
+            bench_one(r, ch, ex, dir, reps, b);
+            if (!all) continue;
+            cuda = cuda || b->cuda;
+            if (!header) {
+                printf("save→verdict per exercise, p50/p90 of %d warm runs (compile cached), ms; "
+                       "phases are p50s of the run's metrics.phases; worker = protocol + process, outside the run\n",
+                       reps);
+                print_header();
+                header = true;
+            }
+            print_row(b, cuda);
+            fflush(stdout);
+        }
+    }
+    if (!all) {
+        ExerciseBench *b = &rows[0];
+        if (b->verdict) {
+            fprintf(stderr, "bench_verdict: the solution did not pass: %s: %s\n", b->verdict, b->summary);
+            return 1;
+        }
+        printf("save→verdict latency, %s (%d warm runs)\n", b->ex->id, reps);
+        printf("  %-40s %9.1f ms\n", "first run (worker start, cold compile)", b->first);
+        printf("  %-40s %9.1f ms\n", "warm, compile cached: p50", b->p50);
+        printf("  %-40s %9.1f ms\n", "warm, compile cached: p90", b->p90);
+        for (int p = 0; p < N_PHASES; p++)
+            if (b->phase_p50[p] >= 0.05) printf("    %-38s %9.1f ms\n", PHASES[p], b->phase_p50[p]);
+        printf("    %-38s %9.1f ms\n", "worker (outside the run)", b->p50 - b->run_p50);
+        double goal = !b->ex->program ? 250 : b->cuda ? 400 : 300;
+        char label[64];
+        snprintf(label, sizeof label, "goal: p50 ≤ %.0f ms%s", goal, b->ex->program ? " (a program)" : "");
+        printf("  %-40s %9.1f ms   %s\n", label, b->p50, b->p50 <= goal ? "met" : "NOT met");
+    } else {
+        int met = 0, ran = 0;
+        for (int i = 0; i < n_rows; i++) {
+            if (rows[i].verdict) {
+                status = 1;
+                continue;
+            }
+            ran++;
+            met += rows[i].p50 <= goal_ms(cuda);
+        }
+        printf("%d exercises ran on %s, %d met the goal (p50 ≤ %.0f ms), %d did not pass\n", ran,
+               cuda ? "a GPU" : "the emulator", met, goal_ms(cuda), n_rows - ran);
+    }
+    if (json_path) {
+        json_t *arr = json_array();
+        for (int i = 0; i < n_rows; i++) json_array_append_new(arr, row_json(&rows[i]));
+        if (json_dump_file(arr, json_path, JSON_INDENT(1)) != 0) fprintf(stderr, "could not write %s\n", json_path);
+        json_decref(arr);
+    }
     runner_free(&r);
     char *cmd = xasprintf("rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
     free(cmd);
-    free(ms);
+    for (int i = 0; i < n_rows; i++) free(rows[i].summary);
+    free(rows);
+    free(ids);
     free(exe);
-    free(text);
-    free(file);
-    free(sol);
     free(cache);
     free(root);
-    free(backend_copy);
     course_free(&course);
-    return 0;
+    return status;
 }

@@ -96,7 +96,40 @@ typedef struct ApiCtx {
     bool emu_set;                /* the run chose its emulator options: emu */
     EmuOptions emu;
     int emu_devices;             /* t:program's default devices; 0 = 1 */
+    /* Where the run's time goes (metrics.phases, api_phase): */
+    int phase;                   /* the ApiPhase now running */
+    double phase_t0;             /* when it began (monotonic ms); 0 = not counting */
+    double phase_ms[16];         /* ms per ApiPhase so far */
+    double upload_bytes, download_bytes;
 } ApiCtx;
+
+/* The phases of a run, for metrics.phases (`make bench` prints them per
+ * exercise). Each API call that does one says so with api_phase; the time
+ * between two switches goes to the phase switched from. */
+typedef enum ApiPhase {
+    PHASE_SCRIPT = 0,            /* the exercise's own Lua (and what no call claims) */
+    PHASE_COMPILE,               /* NVRTC or nvcc, or their caches */
+    PHASE_GENERATE,              /* input data: random, iota, fill, set, copy */
+    PHASE_UPLOAD,                /* host -> device copies */
+    PHASE_LAUNCH,                /* k:launch (on the emulator: the emulator's own time) */
+    PHASE_TIMING,                /* k:time: the checked launch and the timed repetitions */
+    PHASE_REFERENCE,             /* ref.* (CPU references) */
+    PHASE_CHECK,                 /* t:expect_equal / expect_close */
+    PHASE_DOWNLOAD,              /* device -> host copies */
+    PHASE_PROGRAM,               /* t:program: the child process (and its emulator) */
+    PHASE_COUNT
+} ApiPhase;
+
+/* Switches the run's phase to p and returns the one it was in (to switch
+ * back to). A NULL ctx (host-only arrays) does nothing. */
+ApiPhase api_phase(ApiCtx *ctx, ApiPhase p);
+/* Makes each C function named in `names` (NULL-terminated; NULL = every C
+ * function) of the table at `table` run in phase p. */
+void api_wrap_phase(lua_State *L, int table, const char *const *names, ApiPhase p);
+/* "script", "compile", ... (the metrics' names, without "_ms"). */
+const char *api_phase_name(ApiPhase p);
+/* Monotonic milliseconds. */
+double api_now_ms(void);
 
 /* The seed a script's `seed` becomes: itself in a learner's run, a mix of
  * it and the grading seed in a grading run (so a cached answer fails). */

@@ -14,6 +14,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "lua/api.h"
+#include "lua/par.h"
 
 /* An integer as sign and magnitude, so i64 and u64 compare exactly. */
 typedef struct IntVal {
@@ -51,6 +52,53 @@ static void tolerance_note(StrBuf *sb, const CheckOpts *o, double want) {
     if (o->close) strbuf_printf(sb, N_(" (allowed error %.3g)"), o->abs + o->rel * fabs(want));
 }
 
+/* What one range of a comparison found. */
+typedef struct CmpRange {
+    long long wrong;
+    size_t first[CHECK_MAX_MISMATCHES];
+    int n_first;
+} CmpRange;
+
+typedef struct CmpCtx {
+    const GpuArray *g, *w;
+    double wv;
+    const CheckOpts *o;
+    bool exact_ints;             /* both integers, expect_equal: exactly, beyond 2^53 too */
+    bool same_bytes;             /* same dtype, expect_equal: equal bytes are equal values */
+    CmpRange out[PAR_MAX_RANGES];
+} CmpCtx;
+
+static void note_wrong(CmpRange *out, size_t i) {
+    if (out->n_first < CHECK_MAX_MISMATCHES) out->first[out->n_first++] = i;
+    out->wrong++;
+}
+
+static void compare_range(void *p, int k, size_t i0, size_t i1) {
+    CmpCtx *c = p;
+    CmpRange *out = &c->out[k];
+    const GpuArray *g = c->g, *w = c->w;
+    size_t es = dtype_size(g->dtype);
+    double gb[ARRAY_CHUNK], wb[ARRAY_CHUNK];
+    for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+        size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+        /* The common case, a right answer: a chunk whose bytes are equal is equal
+           (NaN is equal to NaN here; -0 and 0 differ in bytes and go on below). */
+        if (c->same_bytes && !memcmp((const char *)g->host + j * es, (const char *)w->host + j * es, m * es)) continue;
+        if (c->exact_ints) {
+            for (size_t q = j; q < j + m; q++) {
+                IntVal a = int_val(g, q), b = int_val(w, q);
+                if (a.mag == b.mag && (a.neg == b.neg || a.mag == 0)) continue;
+                note_wrong(out, q);
+            }
+            continue;
+        }
+        array_load_f64(g, j, m, gb);
+        if (w) array_load_f64(w, j, m, wb);
+        for (size_t q = 0; q < m; q++)
+            if (!close_enough(gb[q], w ? wb[q] : c->wv, c->o)) note_wrong(out, j + q);
+    }
+}
+
 /* Shared loop: want is an array (w) or one value (wv). */
 static bool compare(RunResult *r, const GpuArray *g, const GpuArray *w, double wv, const CheckOpts *o) {
     const char *name = o->name ? o->name : "check";
@@ -63,30 +111,17 @@ static bool compare(RunResult *r, const GpuArray *g, const GpuArray *w, double w
         free(msg);
         return false;
     }
-    bool exact_ints = w && !o->close && !dtype_is_float(g->dtype) && !dtype_is_float(w->dtype);
+    CmpCtx cc = {g, w, wv, o, w && !o->close && !dtype_is_float(g->dtype) && !dtype_is_float(w->dtype),
+                  w && !o->close && w->dtype == g->dtype, {{0}}};
+    /* Ranges on every core for large arrays; their counts and first
+     * mismatches are taken in order, so the message is the same either way. */
+    par_for(n, ARRAY_CHUNK, PAR_MIN_ELEMS, compare_range, &cc);
     long long wrong = 0;
     size_t first[CHECK_MAX_MISMATCHES];
     int n_first = 0;
-    if (exact_ints) {
-        for (size_t i = 0; i < n; i++) {
-            IntVal a = int_val(g, i), b = int_val(w, i);
-            if (a.mag == b.mag && (a.neg == b.neg || a.mag == 0)) continue;
-            if (n_first < CHECK_MAX_MISMATCHES) first[n_first++] = i;
-            wrong++;
-        }
-    } else {
-        /* In chunks of doubles: a million-element check stays a few ms. */
-        double gb[ARRAY_CHUNK], wb[ARRAY_CHUNK];
-        for (size_t i0 = 0; i0 < n; i0 += ARRAY_CHUNK) {
-            size_t m = n - i0 < ARRAY_CHUNK ? n - i0 : ARRAY_CHUNK;
-            array_load_f64(g, i0, m, gb);
-            if (w) array_load_f64(w, i0, m, wb);
-            for (size_t k = 0; k < m; k++) {
-                if (close_enough(gb[k], w ? wb[k] : wv, o)) continue;
-                if (n_first < CHECK_MAX_MISMATCHES) first[n_first++] = i0 + k;
-                wrong++;
-            }
-        }
+    for (int k = 0; k < PAR_MAX_RANGES; k++) {
+        wrong += cc.out[k].wrong;
+        for (int q = 0; q < cc.out[k].n_first && n_first < CHECK_MAX_MISMATCHES; q++) first[n_first++] = cc.out[k].first[q];
     }
     StrBuf sb;
     strbuf_init(&sb);

@@ -8,14 +8,15 @@
  * a launch and failed checks (fail), else pass. */
 #include <lauxlib.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/bytes.h"
 #include "base/fs.h"
-#include "base/strbuf.h"
 #include "base/i18n.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/gpu_lock.h"
 #include "lua/run.h"
@@ -143,6 +144,7 @@ static void read_check_opts(lua_State *L, int idx, CheckOpts *o) {
 
 static int t_expect_cmp(lua_State *L, bool close) {
     RunCtx *ctx = check_t(L, close ? "expect_close" : "expect_equal");
+    ApiPhase was = api_phase(&ctx->api, PHASE_CHECK);
     CheckOpts o = {close, close ? 1e-5 : 0, close ? 1e-6 : 0, NULL};
     read_check_opts(L, 4, &o);
     if (o.rel < 0 || o.abs < 0) luaL_error(L, "tolerances must not be negative");
@@ -182,6 +184,7 @@ static int t_expect_cmp(lua_State *L, bool close) {
     } else {
         return luaL_error(L, "got must be a gpu array or a number, not %s", luaL_typename(L, 2));
     }
+    api_phase(&ctx->api, was);
     lua_pushboolean(L, ok);
     return 1;
 }
@@ -513,6 +516,10 @@ void run_activity(lua_State *L, const char *kind, const char *fmt, ...) {
         sandbox_extend_deadline(sandbox_from_lua(L), (now - ctx->activity_t0) / 1000.0);
     if (!ctx->activity || strcmp(ctx->activity, kind)) ctx->activity_t0 = now;
     ctx->activity = kind;
+    api_phase(&ctx->api, !strcmp(kind, "compile")  ? PHASE_COMPILE
+                         : !strcmp(kind, "kernel")  ? PHASE_LAUNCH
+                         : !strcmp(kind, "program") ? PHASE_PROGRAM
+                                                    : PHASE_SCRIPT);
     if (!ctx->opts->on_activity) return;
     va_list ap;
     va_start(ap, fmt);
@@ -530,6 +537,24 @@ static void script_tick(void *ud, const char *file, int line) {
         ctx->opts->on_activity(ctx->opts->activity_ud, "script", what);
         free(what);
     }
+}
+
+/* metrics.phases: where the run's time went, in ms per phase (api_phase),
+ * total_ms the whole run; and the bytes copied each way. Hidden metrics
+ * (the results pane shows them on `m`; `make bench` prints them). */
+static void record_phases(RunCtx *ctx, double total_ms) {
+    api_phase(&ctx->api, PHASE_SCRIPT);
+    json_t *ph = json_object();
+    for (int p = 0; p < PHASE_COUNT; p++) {
+        if (ctx->api.phase_ms[p] <= 0 && p != PHASE_SCRIPT) continue;
+        char key[32];
+        snprintf(key, sizeof key, "%s_ms", api_phase_name((ApiPhase)p));
+        json_object_set_new(ph, key, json_real(ctx->api.phase_ms[p]));
+    }
+    json_object_set_new(ph, "total_ms", json_real(total_ms));
+    if (ctx->api.upload_bytes > 0) json_object_set_new(ph, "upload_bytes", json_real(ctx->api.upload_bytes));
+    if (ctx->api.download_bytes > 0) json_object_set_new(ph, "download_bytes", json_real(ctx->api.download_bytes));
+    json_object_set_new(ctx->metrics, "phases", ph);
 }
 
 RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts) {
@@ -550,6 +575,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     ctx.cu_display = opts->cu_display ? opts->cu_display : opts->cu_path;
     ctx.metrics = json_object();
     ctx.t0_ms = t0;
+    ctx.api.phase_t0 = t0;      /* metrics.phases: from here on, every switch is counted */
     strbuf_init(&ctx.devout);
 
     Diag *d = fs_read_file(opts->cu_path, &ctx.cu_text, NULL);
@@ -590,8 +616,9 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     if (ctx.last_emu) json_decref(ctx.last_emu);
     diag_free(&ctx.diags);
     diag_free(&ctx.api.abort_diags);
+    r->duration_ms = run_now_ms() - t0;
+    record_phases(&ctx, r->duration_ms);
     r->metrics = ctx.metrics;
     free(ctx.cu_text);
-    r->duration_ms = run_now_ms() - t0;
     return r;
 }

@@ -28,6 +28,7 @@
 
 #include "base/xalloc.h"
 #include "lua/api.h"
+#include "lua/par.h"
 
 #define ARRAY_MT "cudojo.array"
 #define SCALAR_MT "cudojo.scalar"
@@ -113,6 +114,11 @@ void array_store_i64(GpuArray *a, size_t i0, size_t n, const int64_t *in) {
     case DT_I32: LOOP_T(int32_t, p[k] = (int32_t)(uint32_t)in[k]); break;
     case DT_U32: LOOP_T(uint32_t, p[k] = (uint32_t)in[k]); break;
     case DT_I64: memcpy((int64_t *)a->host + i0, in, n * sizeof *in); break;
+    case DT_U64: LOOP_T(uint64_t, p[k] = (uint64_t)in[k]); break;
+    case DT_I8: LOOP_T(int8_t, p[k] = (int8_t)(uint8_t)in[k]); break;
+    case DT_U8: LOOP_T(uint8_t, p[k] = (uint8_t)in[k]); break;
+    case DT_I16: LOOP_T(int16_t, p[k] = (int16_t)(uint16_t)in[k]); break;
+    case DT_U16: LOOP_T(uint16_t, p[k] = (uint16_t)in[k]); break;
     default:
         for (size_t k = 0; k < n; k++) array_set_i64(a, i0 + k, in[k]);
         break;
@@ -258,7 +264,10 @@ const void *array_host_read(lua_State *L, GpuArray *a) {
     wait_pending(L, a);
     if (a->dev_dirty && a->has_dev) {
         Backend *b = a->ctx->backend;
+        ApiPhase was = api_phase(a->ctx, PHASE_DOWNLOAD);
         Diag *d = a->n ? b->ops->copy_to_host(b, a->host, a->dev, array_bytes(a)) : NULL;
+        api_phase(a->ctx, was);
+        a->ctx->download_bytes += (double)array_bytes(a);
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     }
     a->dev_dirty = false;
@@ -358,7 +367,10 @@ DevPtr array_device(lua_State *L, GpuArray *a, int idx) {
     Backend *b = device_alloc(L, a, idx);
     size_t bytes = array_bytes(a);
     if (a->host_dirty) {
+        ApiPhase was = api_phase(a->ctx, PHASE_UPLOAD);
         Diag *d = bytes ? b->ops->copy_to_device(b, a->dev, a->host, bytes) : NULL;
+        api_phase(a->ctx, was);
+        a->ctx->upload_bytes += (double)bytes;
         if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
         a->host_dirty = false;
     }
@@ -693,7 +705,7 @@ static int array_view(lua_State *L) {
 
 /* splitmix64: tiny, seedable, identical on every platform. */
 static uint64_t splitmix(uint64_t *s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);   /* SPLITMIX_GAMMA */
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
@@ -713,6 +725,49 @@ static double opt_field_number(lua_State *L, int t, const char *k, double def) {
     return v;
 }
 
+/* Element i of a:random is splitmix's (i+1)-th output from the seed: the
+ * state after i+1 steps is seed + (i+1)·γ, so ranges of the array are made
+ * on every core and the data is the same as one sequential pass. */
+#define SPLITMIX_GAMMA 0x9e3779b97f4a7c15ull
+typedef struct RandomCtx {
+    GpuArray *a;
+    uint64_t seed;
+    double lo, hi, hi_r, top;    /* floats: [lo, hi), hi_r = hi rounded to the dtype, top the value below */
+    int64_t ilo;                 /* integers: [ilo, ilo + span), span 0 = every value */
+    uint64_t span;
+} RandomCtx;
+
+static void random_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const RandomCtx *c = p;
+    GpuArray *a = c->a;
+    uint64_t state = c->seed + (uint64_t)i0 * SPLITMIX_GAMMA;
+    if (dtype_is_float(a->dtype)) {
+        double buf[ARRAY_CHUNK];
+        bool narrow = a->dtype != DT_F64;
+        for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+            size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+            for (size_t q = 0; q < m; q++) {
+                double v = c->lo + (c->hi - c->lo) * ((double)(splitmix(&state) >> 11) * 0x1.0p-53);
+                /* rounding to the dtype must not reach hi: the range is [lo, hi) */
+                if (narrow && c->hi > c->lo && dtype_round(a->dtype, v) >= c->hi_r) v = c->top;
+                buf[q] = v;
+            }
+            array_store_f64(a, j, m, buf);
+        }
+        return;
+    }
+    int64_t buf[ARRAY_CHUNK];
+    for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+        size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+        for (size_t q = 0; q < m; q++) {
+            uint64_t r = splitmix(&state);
+            buf[q] = (int64_t)((uint64_t)c->ilo + (c->span ? r % c->span : r));
+        }
+        array_store_i64(a, j, m, buf);
+    }
+}
+
 static int array_random(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
@@ -721,29 +776,18 @@ static int array_random(lua_State *L) {
     uint64_t state = api_seed(a->ctx, (uint64_t)(int64_t)opt_field_number(L, 2, "seed", 1));
     if (!(hi >= lo)) return luaL_error(L, "random: hi (%f) must not be below lo (%f)", hi, lo);
     array_host_write(L, a, true);
+    RandomCtx c = {.a = a, .seed = state, .lo = lo, .hi = hi};
     if (fl) {
-        double buf[ARRAY_CHUNK];
-        /* rounding to the dtype must not reach hi: the range is [lo, hi) */
-        double hi_r = dtype_round(a->dtype, hi), top = dtype_next_below(a->dtype, hi_r);
-        if (top < lo) top = dtype_round(a->dtype, lo);
-        bool narrow = a->dtype != DT_F64;
-        for (size_t i0 = 0; i0 < a->n; i0 += ARRAY_CHUNK) {
-            size_t m = a->n - i0 < ARRAY_CHUNK ? a->n - i0 : ARRAY_CHUNK;
-            for (size_t k = 0; k < m; k++) {
-                double v = lo + (hi - lo) * ((double)(splitmix(&state) >> 11) * 0x1.0p-53);
-                if (narrow && hi > lo && dtype_round(a->dtype, v) >= hi_r) v = top;
-                buf[k] = v;
-            }
-            array_store_f64(a, i0, m, buf);
-        }
+        c.hi_r = dtype_round(a->dtype, hi);
+        c.top = dtype_next_below(a->dtype, c.hi_r);
+        if (c.top < lo) c.top = dtype_round(a->dtype, lo);
     } else {
-        int64_t ilo = clamp_i64(ceil(lo)), ihi = clamp_i64(floor(hi));
-        uint64_t span = (uint64_t)ihi - (uint64_t)ilo + 1; /* 0 = the whole 64-bit range */
-        for (size_t i = 0; i < a->n; i++) {
-            uint64_t r = splitmix(&state);
-            array_set_i64(a, i, (int64_t)((uint64_t)ilo + (span ? r % span : r)));
-        }
+        int64_t ihi = clamp_i64(floor(hi));
+        c.ilo = clamp_i64(ceil(lo));
+        c.span = (uint64_t)ihi - (uint64_t)c.ilo + 1; /* 0 = the whole 64-bit range */
     }
+    if (a->parent) view_sync(a);
+    par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, random_range, &c);
     lua_settop(L, 1);
     return 1;
 }

@@ -119,7 +119,9 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
     json_t *comp = run_metrics_obj(ctx, NULL, "compile");
     json_object_set_new(comp, "ms", json_real(json_number_value(json_object_get(comp, "ms")) + cm->compile_ms));
     json_object_set_new(comp, "cache_hit", json_boolean(cm->cache_hit));
+    ApiPhase was = api_phase(&ctx->api, PHASE_COMPILE);   /* loading it (the emulator parses the PTX) */
     d = ctx->b->ops->module_load(ctx->b, cm, &ctx->mods[idx].bm);
+    api_phase(&ctx->api, was);
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     return idx;
 }

@@ -1,6 +1,9 @@
 /* lua/ref.c: the `ref` module: CPU references in C, fast enough for the
- * realistic sizes exercises use (a million elements, 1024² matrices), so
- * checking never takes longer than the kernel's own run.
+ * sizes exercises use on a GPU (2^28 elements, 4096² matrices), so checking
+ * never takes longer than the kernel's own run: typed loops over chunks of
+ * elements, on every core for large arrays (par.h). Partial results (sums,
+ * a scan's block totals) are kept per fixed block of REF_BLOCK elements,
+ * so a result never depends on the number of threads.
  *
  * Every function returns a new host array (or a number) and leaves its
  * inputs alone. Floating-point results are accumulated in double and
@@ -8,6 +11,7 @@
  * temporary buffer is malloc'ed only after every argument was checked and
  * freed before the next call that could raise a Lua error. */
 #include <assert.h>
+#include <stdint.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,6 +19,9 @@
 
 #include "base/xalloc.h"
 #include "lua/api.h"
+#include "lua/par.h"
+
+#define REF_BLOCK ((size_t)1 << 16)
 
 static const void *rd(lua_State *L, GpuArray *a) { return array_host_read(L, a); }
 
@@ -47,29 +54,59 @@ static void store_rounded(GpuArray *r, size_t i0, size_t m, double *v) {
     array_store_f64(r, i0, m, v);
 }
 
+/* Element-wise r = op(a, b) (add, axpy, scale), over ranges on every core. */
+typedef enum { EW_ADD, EW_AXPY, EW_SCALE } EwOp;
+typedef struct EwCtx {
+    EwOp op;
+    const GpuArray *a, *b;       /* axpy: a = x, b = y; scale: b unused */
+    GpuArray *r;
+    double s;                    /* axpy's alpha, scale's factor */
+} EwCtx;
+
+static void ew_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const EwCtx *c = p;
+    if (c->op == EW_ADD && !dtype_is_float(c->a->dtype)) {
+        int64_t x[ARRAY_CHUNK], y[ARRAY_CHUNK];
+        for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+            size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+            array_load_i64(c->a, j, m, x);
+            array_load_i64(c->b, j, m, y);
+            for (size_t q = 0; q < m; q++) x[q] = (int64_t)((uint64_t)x[q] + (uint64_t)y[q]);
+            array_store_i64(c->r, j, m, x);
+        }
+        return;
+    }
+    double x[ARRAY_CHUNK], y[ARRAY_CHUNK];
+    for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+        size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+        array_load_f64(c->a, j, m, x);
+        switch (c->op) {
+        case EW_ADD:
+            array_load_f64(c->b, j, m, y);
+            for (size_t q = 0; q < m; q++) x[q] += y[q];
+            array_store_f64(c->r, j, m, x);
+            break;
+        case EW_AXPY:
+            array_load_f64(c->b, j, m, y);
+            for (size_t q = 0; q < m; q++) y[q] += c->s * x[q];
+            store_rounded(c->r, j, m, y);
+            break;
+        case EW_SCALE:
+            for (size_t q = 0; q < m; q++) x[q] *= c->s;
+            store_rounded(c->r, j, m, x);
+            break;
+        }
+    }
+}
+
 static int ref_add(lua_State *L) {
     GpuArray *a = array_check(L, 1), *b = array_check(L, 2);
     check_same_len(L, "add", a, b);
     rd(L, a);
     rd(L, b);
-    GpuArray *r = new_like(L, a, a->dtype);
-    if (dtype_is_float(a->dtype)) {
-        double x[ARRAY_CHUNK], y[ARRAY_CHUNK];
-        FOR_CHUNKS(a->n, i0, m) {
-            array_load_f64(a, i0, m, x);
-            array_load_f64(b, i0, m, y);
-            for (size_t k = 0; k < m; k++) x[k] += y[k];
-            array_store_f64(r, i0, m, x);
-        }
-    } else {
-        int64_t x[ARRAY_CHUNK], y[ARRAY_CHUNK];
-        FOR_CHUNKS(a->n, i0, m) {
-            array_load_i64(a, i0, m, x);
-            array_load_i64(b, i0, m, y);
-            for (size_t k = 0; k < m; k++) x[k] = (int64_t)((uint64_t)x[k] + (uint64_t)y[k]);
-            array_store_i64(r, i0, m, x);
-        }
-    }
+    EwCtx c = {EW_ADD, a, b, new_like(L, a, a->dtype), 0};
+    par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, ew_range, &c);
     return 1;
 }
 
@@ -79,14 +116,8 @@ static int ref_axpy(lua_State *L) {
     check_same_len(L, "axpy", x, y);
     rd(L, x);
     rd(L, y);
-    GpuArray *r = new_like(L, y, y->dtype);
-    double xb[ARRAY_CHUNK], yb[ARRAY_CHUNK];
-    FOR_CHUNKS(x->n, i0, m) {
-        array_load_f64(x, i0, m, xb);
-        array_load_f64(y, i0, m, yb);
-        for (size_t k = 0; k < m; k++) yb[k] += alpha * xb[k];
-        store_rounded(r, i0, m, yb);
-    }
+    EwCtx c = {EW_AXPY, x, y, new_like(L, y, y->dtype), alpha};
+    par_for(x->n, ARRAY_CHUNK, PAR_MIN_ELEMS, ew_range, &c);
     return 1;
 }
 
@@ -94,40 +125,96 @@ static int ref_scale(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     double s = luaL_checknumber(L, 2);
     rd(L, a);
-    GpuArray *r = new_like(L, a, a->dtype);
-    double b[ARRAY_CHUNK];
-    FOR_CHUNKS(a->n, i0, m) {
-        array_load_f64(a, i0, m, b);
-        for (size_t k = 0; k < m; k++) b[k] *= s;
-        store_rounded(r, i0, m, b);
-    }
+    EwCtx c = {EW_SCALE, a, NULL, new_like(L, a, a->dtype), s};
+    par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, ew_range, &c);
     return 1;
+}
+
+/* Kahan–Babuška: s + c is the sum, exact enough to judge any float kernel. */
+static inline void kb_add(double *s, double *c, double v) {
+    double t = *s + v;
+    *c += fabs(*s) >= fabs(v) ? (*s - t) + v : (v - t) + *s;
+    *s = t;
+}
+
+/* Sums (of a, or of a·b) per REF_BLOCK block: floats as Kahan–Babuška
+ * pairs, integers wrapping in 64 bits. */
+typedef struct SumCtx {
+    const GpuArray *a, *b;       /* b: dot's second array, else NULL */
+    double *s, *c;               /* per block (floats) */
+    uint64_t *is;                /* per block (integers) */
+} SumCtx;
+
+static void sum_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const SumCtx *c = p;
+    for (size_t b0 = i0; b0 < i1; b0 += REF_BLOCK) {
+        size_t b1 = b0 + REF_BLOCK < i1 ? b0 + REF_BLOCK : i1, blk = b0 / REF_BLOCK;
+        if (c->is) {
+            uint64_t s = 0;
+            int64_t x[ARRAY_CHUNK];
+            for (size_t j = b0; j < b1; j += ARRAY_CHUNK) {
+                size_t m = b1 - j < ARRAY_CHUNK ? b1 - j : ARRAY_CHUNK;
+                array_load_i64(c->a, j, m, x);
+                for (size_t q = 0; q < m; q++) s += (uint64_t)x[q];
+            }
+            c->is[blk] = s;
+            continue;
+        }
+        double s = 0, e = 0, x[ARRAY_CHUNK], y[ARRAY_CHUNK];
+        for (size_t j = b0; j < b1; j += ARRAY_CHUNK) {
+            size_t m = b1 - j < ARRAY_CHUNK ? b1 - j : ARRAY_CHUNK;
+            array_load_f64(c->a, j, m, x);
+            if (c->b) {
+                array_load_f64(c->b, j, m, y);
+                for (size_t q = 0; q < m; q++) kb_add(&s, &e, x[q] * y[q]);
+            } else {
+                for (size_t q = 0; q < m; q++) kb_add(&s, &e, x[q]);
+            }
+        }
+        c->s[blk] = s;
+        c->c[blk] = e;
+    }
+}
+
+/* Pushes the sum of a (or the dot product with b). */
+static void push_sum(lua_State *L, const GpuArray *a, const GpuArray *b) {
+    size_t nb = (a->n + REF_BLOCK - 1) / REF_BLOCK;
+    bool ints = !b && !dtype_is_float(a->dtype);
+    SumCtx c = {a, b, NULL, NULL, NULL};
+    if (ints) c.is = calloc(nb ? nb : 1, sizeof *c.is);
+    else {
+        c.s = calloc(nb ? nb : 1, sizeof *c.s);
+        c.c = calloc(nb ? nb : 1, sizeof *c.c);
+    }
+    if (ints ? !c.is : !c.s || !c.c) {
+        free(c.is);
+        free(c.s);
+        free(c.c);
+        luaL_error(L, "ref: out of memory");
+    }
+    par_for(a->n, REF_BLOCK, PAR_MIN_ELEMS, sum_range, &c);
+    if (ints) {
+        uint64_t s = 0;
+        for (size_t i = 0; i < nb; i++) s += c.is[i];
+        free(c.is);
+        lua_pushinteger(L, (lua_Integer)s);
+        return;
+    }
+    double s = 0, e = 0;
+    for (size_t i = 0; i < nb; i++) {
+        kb_add(&s, &e, c.s[i]);
+        e += c.c[i];
+    }
+    free(c.s);
+    free(c.c);
+    lua_pushnumber(L, s + e);
 }
 
 static int ref_sum(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     rd(L, a);
-    if (!dtype_is_float(a->dtype)) {
-        uint64_t s = 0;
-        int64_t b[ARRAY_CHUNK];
-        FOR_CHUNKS(a->n, i0, m) {
-            array_load_i64(a, i0, m, b);
-            for (size_t k = 0; k < m; k++) s += (uint64_t)b[k];
-        }
-        lua_pushinteger(L, (lua_Integer)s);
-        return 1;
-    }
-    /* Kahan–Babuška summation in double: exact enough to judge any float kernel. */
-    double s = 0, c = 0, b[ARRAY_CHUNK];
-    FOR_CHUNKS(a->n, i0, m) {
-        array_load_f64(a, i0, m, b);
-        for (size_t k = 0; k < m; k++) {
-            double v = b[k], t = s + v;
-            c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
-            s = t;
-        }
-    }
-    lua_pushnumber(L, s + c);
+    push_sum(L, a, NULL);
     return 1;
 }
 
@@ -136,17 +223,7 @@ static int ref_dot(lua_State *L) {
     check_same_len(L, "dot", a, b);
     rd(L, a);
     rd(L, b);
-    double s = 0, c = 0, x[ARRAY_CHUNK], y[ARRAY_CHUNK];
-    FOR_CHUNKS(a->n, i0, m) {
-        array_load_f64(a, i0, m, x);
-        array_load_f64(b, i0, m, y);
-        for (size_t k = 0; k < m; k++) {
-            double v = x[k] * y[k], t = s + v;
-            c += fabs(s) >= fabs(v) ? (s - t) + v : (v - t) + s;
-            s = t;
-        }
-    }
-    lua_pushnumber(L, s + c);
+    push_sum(L, a, b);
     return 1;
 }
 
@@ -157,7 +234,36 @@ static size_t opt_dim(lua_State *L, int idx, size_t def, const char *what) {
     return (size_t)v;
 }
 
-/* C = A·B, row-major, A M×K, B K×N; i-k-j order keeps B's rows streaming. */
+/* C = A·B, row-major, A M×K, B K×N; i-k-j order keeps B's rows streaming;
+ * rows on every core when the product is large. */
+typedef struct MatmulCtx {
+    const GpuArray *A;
+    GpuArray *C;
+    const double *bd;
+    size_t N, K;
+    double *acc;                 /* N per range */
+} MatmulCtx;
+
+static void matmul_rows(void *p, int k, size_t r0, size_t r1) {
+    const MatmulCtx *c = p;
+    size_t N = c->N, K = c->K;
+    double *acc = c->acc + (size_t)k * (N ? N : 1);
+    double arow[ARRAY_CHUNK];
+    for (size_t i = r0; i < r1; i++) {
+        memset(acc, 0, N * sizeof *acc);
+        for (size_t k0 = 0; k0 < K; k0 += ARRAY_CHUNK) {
+            size_t m = K - k0 < ARRAY_CHUNK ? K - k0 : ARRAY_CHUNK;
+            array_load_f64(c->A, i * K + k0, m, arow);
+            for (size_t q = 0; q < m; q++) {
+                double a = arow[q];
+                const double *brow = c->bd + (k0 + q) * N;
+                for (size_t j = 0; j < N; j++) acc[j] += a * brow[j];
+            }
+        }
+        store_rounded(c->C, i * N, N, acc);
+    }
+}
+
 static int ref_matmul(lua_State *L) {
     GpuArray *A = array_check(L, 1), *B = array_check(L, 2);
     size_t M = opt_dim(L, 3, A->ndim == 2 ? A->shape[0] : 0, "M");
@@ -170,27 +276,51 @@ static int ref_matmul(lua_State *L) {
     rd(L, B);
     size_t shape[2] = {M, N};
     GpuArray *C = array_push_new(L, A->dtype, 2, shape);
+    /* Rows in parallel once the product is worth it (2^22 multiply-adds). */
+    size_t min_rows = M * N * K >= ((size_t)1 << 22) ? 2 : M + 1;
+    int ranges = par_ranges(M, 1, min_rows);
     size_t kn = K * N > 0 ? K * N : 1;
     double *bd = malloc(kn * sizeof *bd);
-    double *acc = malloc((N ? N : 1) * sizeof *acc);
+    double *acc = malloc((size_t)ranges * (N ? N : 1) * sizeof *acc);
     if (!bd || !acc) {
         free(bd);
         free(acc);
         return luaL_error(L, "ref.matmul: out of memory");
     }
     array_load_f64(B, 0, K * N, bd);
-    for (size_t i = 0; i < M; i++) {
-        memset(acc, 0, N * sizeof *acc);
-        for (size_t k = 0; k < K; k++) {
-            double a = array_get(A, i * K + k);
-            const double *brow = bd + k * N;
-            for (size_t j = 0; j < N; j++) acc[j] += a * brow[j];
-        }
-        store_rounded(C, i * N, N, acc);
-    }
+    MatmulCtx c = {A, C, bd, N, K, acc};
+    par_for(M, 1, min_rows, matmul_rows, &c);
     free(bd);
     free(acc);
     return 1;
+}
+
+/* Transpose in 32×32 tiles (rows of tiles on every core). */
+typedef struct TransposeCtx {
+    const char *src;
+    char *dst;
+    size_t rows, cols, es;
+} TransposeCtx;
+
+#define TR_TILE 32
+static void transpose_rows(void *p, int k, size_t r0, size_t r1) {
+    (void)k;
+    const TransposeCtx *c = p;
+    size_t rows = c->rows, cols = c->cols;
+    for (size_t i0 = r0; i0 < r1; i0 += TR_TILE)
+        for (size_t j0 = 0; j0 < cols; j0 += TR_TILE) {
+            size_t i1 = i0 + TR_TILE < r1 ? i0 + TR_TILE : r1, j1 = j0 + TR_TILE < cols ? j0 + TR_TILE : cols;
+#define TR_LOOP(T)                                                                              \
+    for (size_t i = i0; i < i1; i++)                                                            \
+        for (size_t j = j0; j < j1; j++) ((T *)c->dst)[j * rows + i] = ((const T *)c->src)[i * cols + j];
+            switch (c->es) {
+            case 1: TR_LOOP(uint8_t); break;
+            case 2: TR_LOOP(uint16_t); break;
+            case 4: TR_LOOP(uint32_t); break;
+            default: TR_LOOP(uint64_t); break;
+            }
+#undef TR_LOOP
+        }
 }
 
 static int ref_transpose(lua_State *L) {
@@ -203,10 +333,40 @@ static int ref_transpose(lua_State *L) {
     const char *src = rd(L, a);
     size_t shape[2] = {cols, rows};
     GpuArray *r = array_push_new(L, a->dtype, 2, shape);
-    size_t es = dtype_size(a->dtype);
-    for (size_t i = 0; i < rows; i++)
-        for (size_t j = 0; j < cols; j++) memcpy((char *)r->host + (j * rows + i) * es, src + (i * cols + j) * es, es);
+    TransposeCtx c = {src, r->host, rows, cols, dtype_size(a->dtype)};
+    assert(c.es == 1 || c.es == 2 || c.es == 4 || c.es == 8);
+    par_for(rows, TR_TILE, cols ? PAR_MIN_ELEMS / cols + 1 : rows + 1, transpose_rows, &c);
     return 1;
+}
+
+/* Histograms per range (every core), summed in order afterwards. */
+typedef struct HistCtx {
+    const GpuArray *a;
+    size_t bins;
+    double lo, hi;
+    uint32_t *h;                 /* bins per range */
+} HistCtx;
+
+static void hist_range(void *p, int k, size_t i0, size_t i1) {
+    const HistCtx *c = p;
+    uint32_t *h = c->h + (size_t)k * c->bins;
+    double x[ARRAY_CHUNK], nb = (double)c->bins;
+    bool bytes = (c->a->dtype == DT_U8) && c->lo == 0 && c->hi == nb && c->bins == 256;
+    for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+        size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+        if (bytes) {   /* byte values with 256 bins: each its own bin */
+            const uint8_t *b = (const uint8_t *)c->a->host + j;
+            for (size_t q = 0; q < m; q++) h[b[q]]++;
+            continue;
+        }
+        array_load_f64(c->a, j, m, x);
+        for (size_t q = 0; q < m; q++) {
+            if (!(x[q] >= c->lo && x[q] < c->hi)) continue;
+            /* (x-lo)*bins/(hi-lo), not (x-lo)/(hi-lo)*bins: exact for integer data. */
+            double b = floor((x[q] - c->lo) * nb / (c->hi - c->lo));
+            if (b >= 0 && b < nb) h[(size_t)b]++;
+        }
+    }
 }
 
 static int ref_histogram(lua_State *L) {
@@ -218,15 +378,89 @@ static int ref_histogram(lua_State *L) {
     rd(L, a);
     size_t shape[1] = {(size_t)bins};
     GpuArray *r = array_push_new(L, DT_U32, 1, shape);
-    uint32_t *h = r->host;
-    for (size_t i = 0; i < a->n; i++) {
-        double x = array_get(a, i);
-        if (!(x >= lo && x < hi)) continue;
-        /* (x-lo)*bins/(hi-lo), not (x-lo)/(hi-lo)*bins: exact for integer data. */
-        double b = floor((x - lo) * (double)bins / (hi - lo));
-        if (b >= 0 && b < (double)bins) h[(size_t)b]++;
+    /* Per-range copies of the bins only while they stay small beside the data. */
+    size_t min_n = (size_t)bins <= a->n / 64 ? PAR_MIN_ELEMS : a->n + 1;
+    int ranges = par_ranges(a->n, ARRAY_CHUNK, min_n);
+    uint32_t *h = ranges == 1 ? r->host : calloc((size_t)ranges * (size_t)bins, sizeof *h);
+    if (!h) return luaL_error(L, "ref.histogram: out of memory");
+    HistCtx c = {a, (size_t)bins, lo, hi, h};
+    par_for(a->n, ARRAY_CHUNK, min_n, hist_range, &c);
+    if (ranges > 1) {
+        uint32_t *out = r->host;
+        for (int k = 0; k < ranges; k++)
+            for (size_t b = 0; b < (size_t)bins; b++) out[b] += h[(size_t)k * (size_t)bins + b];
+        free(h);
     }
     return 1;
+}
+
+/* A scan in two passes over REF_BLOCK blocks (every core): each block's
+ * total, then each block from the total of the blocks before it. Floats
+ * accumulate in double, integers wrap in 64 bits (then like the dtype). */
+typedef struct ScanCtx {
+    const GpuArray *a;
+    GpuArray *r;
+    bool inclusive;
+    double *tot;                 /* per block: its total, then the total before it */
+    uint64_t *itot;
+} ScanCtx;
+
+static void scan_totals(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const ScanCtx *c = p;
+    bool fl = dtype_is_float(c->a->dtype);
+    for (size_t b0 = i0; b0 < i1; b0 += REF_BLOCK) {
+        size_t b1 = b0 + REF_BLOCK < i1 ? b0 + REF_BLOCK : i1, blk = b0 / REF_BLOCK;
+        double s = 0, x[ARRAY_CHUNK];
+        uint64_t is = 0;
+        int64_t ix[ARRAY_CHUNK];
+        for (size_t j = b0; j < b1; j += ARRAY_CHUNK) {
+            size_t m = b1 - j < ARRAY_CHUNK ? b1 - j : ARRAY_CHUNK;
+            if (fl) {
+                array_load_f64(c->a, j, m, x);
+                for (size_t q = 0; q < m; q++) s += x[q];
+            } else {
+                array_load_i64(c->a, j, m, ix);
+                for (size_t q = 0; q < m; q++) is += (uint64_t)ix[q];
+            }
+        }
+        c->tot[blk] = s;
+        c->itot[blk] = is;
+    }
+}
+
+static void scan_blocks(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const ScanCtx *c = p;
+    bool fl = dtype_is_float(c->a->dtype);
+    for (size_t b0 = i0; b0 < i1; b0 += REF_BLOCK) {
+        size_t b1 = b0 + REF_BLOCK < i1 ? b0 + REF_BLOCK : i1, blk = b0 / REF_BLOCK;
+        double s = c->tot[blk], x[ARRAY_CHUNK];
+        uint64_t is = c->itot[blk];
+        int64_t ix[ARRAY_CHUNK];
+        for (size_t j = b0; j < b1; j += ARRAY_CHUNK) {
+            size_t m = b1 - j < ARRAY_CHUNK ? b1 - j : ARRAY_CHUNK;
+            if (fl) {
+                array_load_f64(c->a, j, m, x);
+                for (size_t q = 0; q < m; q++) {
+                    double v = x[q];
+                    if (c->inclusive) s += v;
+                    x[q] = s;
+                    if (!c->inclusive) s += v;
+                }
+                array_store_f64(c->r, j, m, x);
+            } else {
+                array_load_i64(c->a, j, m, ix);
+                for (size_t q = 0; q < m; q++) {
+                    uint64_t v = (uint64_t)ix[q];
+                    if (c->inclusive) is += v;
+                    ix[q] = (int64_t)is;
+                    if (!c->inclusive) is += v;
+                }
+                array_store_i64(c->r, j, m, ix);
+            }
+        }
+    }
 }
 
 static int ref_scan(lua_State *L) {
@@ -242,21 +476,27 @@ static int ref_scan(lua_State *L) {
     }
     rd(L, a);
     GpuArray *r = new_like(L, a, a->dtype);
+    size_t nb = (a->n + REF_BLOCK - 1) / REF_BLOCK;
+    ScanCtx c = {a, r, inclusive, calloc(nb ? nb : 1, sizeof(double)), calloc(nb ? nb : 1, sizeof(uint64_t))};
+    if (!c.tot || !c.itot) {
+        free(c.tot);
+        free(c.itot);
+        return luaL_error(L, "ref.scan: out of memory");
+    }
+    if (nb > 1) par_for(a->n, REF_BLOCK, PAR_MIN_ELEMS, scan_totals, &c);
     double s = 0;
     uint64_t is = 0;
-    for (size_t i = 0; i < a->n; i++) {
-        double v = array_get(a, i);
-        uint64_t iv = (uint64_t)array_get_i64(a, i);
-        if (inclusive) {
-            s += v;
-            is += iv;
-        }
-        put(r, i, s, (int64_t)is);
-        if (!inclusive) {
-            s += v;
-            is += iv;
-        }
+    for (size_t b = 0; b < nb; b++) {   /* each block's total becomes the total before it */
+        double t = c.tot[b];
+        uint64_t it = c.itot[b];
+        c.tot[b] = s;
+        c.itot[b] = is;
+        s += t;
+        is += it;
     }
+    par_for(a->n, REF_BLOCK, PAR_MIN_ELEMS, scan_blocks, &c);
+    free(c.tot);
+    free(c.itot);
     return 1;
 }
 
@@ -339,6 +579,36 @@ static int ref_map(lua_State *L) {
 }
 
 /* One sum per block of `block` consecutive elements (the last may be short). */
+typedef struct BlockSumsCtx {
+    const GpuArray *a;
+    GpuArray *r;
+    size_t block;
+} BlockSumsCtx;
+
+static void block_sums_range(void *p, int k, size_t o0, size_t o1) {
+    (void)k;
+    const BlockSumsCtx *c = p;
+    bool fl = dtype_is_float(c->a->dtype);
+    double x[ARRAY_CHUNK];
+    int64_t ix[ARRAY_CHUNK];
+    for (size_t b = o0; b < o1; b++) {
+        size_t e0 = b * c->block, e1 = e0 + c->block < c->a->n ? e0 + c->block : c->a->n;
+        double s = 0;
+        uint64_t is = 0;
+        for (size_t j = e0; j < e1; j += ARRAY_CHUNK) {
+            size_t m = e1 - j < ARRAY_CHUNK ? e1 - j : ARRAY_CHUNK;
+            if (fl) {
+                array_load_f64(c->a, j, m, x);
+                for (size_t q = 0; q < m; q++) s += x[q];
+            } else {
+                array_load_i64(c->a, j, m, ix);
+                for (size_t q = 0; q < m; q++) is += (uint64_t)ix[q];
+            }
+        }
+        put(c->r, b, s, (int64_t)is);
+    }
+}
+
 static int ref_block_sums(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     lua_Integer block = luaL_checkinteger(L, 2);
@@ -346,26 +616,61 @@ static int ref_block_sums(lua_State *L) {
     rd(L, a);
     size_t nb = (a->n + (size_t)block - 1) / (size_t)block;
     GpuArray *r = array_push_new(L, a->dtype, 1, &nb);
-    for (size_t b = 0; b < nb; b++) {
-        double s = 0;
-        uint64_t is = 0;
-        for (size_t i = b * (size_t)block; i < a->n && i < (b + 1) * (size_t)block; i++) {
-            s += array_get(a, i);
-            is += (uint64_t)array_get_i64(a, i);
-        }
-        put(r, b, s, (int64_t)is);
-    }
+    BlockSumsCtx c = {a, r, (size_t)block};
+    par_for(nb, 1, a->n >= PAR_MIN_ELEMS ? 2 : nb + 1, block_sums_range, &c);
     return 1;
+}
+
+/* The first largest (smallest) element per range, NaNs skipped. */
+typedef struct MinMaxCtx {
+    const GpuArray *a;
+    bool want_max;
+    size_t *best;                /* per range; SIZE_MAX = only NaNs */
+} MinMaxCtx;
+
+static void minmax_range(void *p, int k, size_t i0, size_t i1) {
+    const MinMaxCtx *c = p;
+    size_t best = SIZE_MAX;
+    double bv = 0, x[ARRAY_CHUNK];
+    for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+        size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+        array_load_f64(c->a, j, m, x);
+        for (size_t q = 0; q < m; q++) {
+            double v = x[q];
+            if (v != v) continue;
+            if (best == SIZE_MAX || (c->want_max ? v > bv : v < bv)) {
+                best = j + q;
+                bv = v;
+            }
+        }
+    }
+    c->best[k] = best;
 }
 
 static int ref_minmax(lua_State *L, bool want_max) {
     GpuArray *a = array_check(L, 1);
     if (a->n == 0) return luaL_error(L, "ref.%s of an empty array", want_max ? "max" : "min");
     rd(L, a);
+    /* As a plain scan from element 0 would: a NaN first stays the answer,
+     * later NaNs never win, ties keep the first. */
     size_t best = 0;
-    for (size_t i = 1; i < a->n; i++) {
-        double v = array_get(a, i), b = array_get(a, best);
-        if (want_max ? v > b : v < b) best = i;
+    double first = array_get(a, 0);
+    if (first == first) {
+        size_t per[PAR_MAX_RANGES];
+        int ranges = par_ranges(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS);
+        assert(ranges <= PAR_MAX_RANGES);
+        for (int k = 0; k < ranges; k++) per[k] = SIZE_MAX;
+        MinMaxCtx c = {a, want_max, per};
+        par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, minmax_range, &c);
+        double bv = first;
+        for (int k = 0; k < ranges; k++) {
+            if (per[k] == SIZE_MAX) continue;
+            double v = array_get(a, per[k]);
+            if (want_max ? v > bv : v < bv) {
+                best = per[k];
+                bv = v;
+            }
+        }
     }
     if (dtype_is_float(a->dtype)) lua_pushnumber(L, array_get(a, best));
     else lua_pushinteger(L, array_get_i64(a, best));

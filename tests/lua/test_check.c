@@ -194,6 +194,44 @@ static void check__passing_message(void **state) {
     free(w.host);
 }
 
+/* Past PAR_MIN_ELEMS a comparison runs in ranges on every core: the count
+ * and the first mismatches are still those of one pass in order, for equal
+ * bytes (the fast path), exact integers and tolerances alike. */
+static void check__large_arrays_count_and_list_in_order(void **state) {
+    (void)state;
+    size_t n = 1000003;
+    GpuArray g = make(DT_F32, n), w = make(DT_F32, n);
+    for (size_t i = 0; i < n; i++) ((float *)g.host)[i] = ((float *)w.host)[i] = (float)(i % 977);
+    RunResult *r = run_result_new(VERDICT_PASS);
+    assert_true(check_arrays(r, &g, &w, &equal));
+    assert_true(check_arrays(r, &g, &w, &close_default));
+    /* 5 wrong in the first half, 6 in the second: the list is the first 8 in index order */
+    size_t bad[] = {10, 20, 30, 40, 50, 600000, 700000, 800000, 900000, 950000, n - 1};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) ((float *)g.host)[bad[k]] += 1;
+    ((float *)g.host)[123] = -0.0f;   /* 0 vs -0: different bytes, equal values */
+    ((float *)w.host)[123] = 0.0f;
+    assert_false(check_arrays(r, &g, &w, &equal));
+    assert_false(check_arrays(r, &g, &w, &close_default));
+    for (int c = 2; c < 4; c++) {
+        assert_int_equal(r->checks[c].n_wrong, 11);
+        assert_int_equal(r->checks[c].n_mismatches, 8);
+        assert_int_equal(r->checks[c].mismatches[0].index, 10);
+        assert_int_equal(r->checks[c].mismatches[5].index, 600000);
+        assert_int_equal(r->checks[c].mismatches[7].index, 800000);
+    }
+    GpuArray gi = make(DT_I32, n), wi = make(DT_I64, n);
+    for (size_t i = 0; i < n; i++) ((int32_t *)gi.host)[i] = (int32_t)(((int64_t *)wi.host)[i] = (int64_t)i - 500000);
+    ((int64_t *)wi.host)[999999] = 1;
+    assert_false(check_arrays(r, &gi, &wi, &equal));
+    assert_int_equal(r->checks[4].n_wrong, 1);
+    assert_int_equal(r->checks[4].mismatches[0].index, 999999);
+    run_result_free(&r);
+    free(g.host);
+    free(w.host);
+    free(gi.host);
+    free(wi.host);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check__counts_all_wrong__lists_first_8),
@@ -205,6 +243,7 @@ int main(void) {
         cmocka_unit_test(check__length_mismatch__is_reported),
         cmocka_unit_test(check__scalars_and_broadcast),
         cmocka_unit_test(check__passing_message),
+        cmocka_unit_test(check__large_arrays_count_and_list_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

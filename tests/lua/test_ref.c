@@ -138,6 +138,64 @@ static void ref__map_block_sums_minmax(void **state) {
             "assert(ref.max(a) == 9 and ref.min(a) == 0)\n");
 }
 
+/* Past PAR_MIN_ELEMS the references run on every core in fixed blocks;
+ * each must still give what one plain loop gives, and a:random the same
+ * data as splitmix64 stepped once per element. */
+static void ref__large_arrays_on_every_core_give_what_one_loop_gives(void **state) {
+    (void)state;
+    run_lua("local n = 600001\n"
+            "local x = gpu.array('i32', n):random{ lo = -50, hi = 50, seed = 5 }\n"
+            "local function mix(s)\n"
+            "  local z = s\n"
+            "  z = (z ~ (z >> 30)) * -4658895280553007687\n"
+            "  z = (z ~ (z >> 27)) * -7723592293110705685\n"
+            "  return z ~ (z >> 31)\n"
+            "end\n"
+            "local g = -7046029254386353131\n"
+            "for _, i in ipairs{ 0, 1, 262143, 262144, 300000, n - 1 } do\n"
+            "  local r = mix(5 + (i + 1) * g)\n"
+            "  local v = -50 + (((r >> 1) % 101) * 2 + (r & 1)) % 101\n"
+            "  assert(x[i] == v, 'random element ' .. i .. ': ' .. x[i] .. ' vs ' .. v)\n"
+            "end\n"
+            "local sc, ex = ref.scan(x), ref.scan(x, { exclusive = true })\n"
+            "local s = 0\n"
+            "for i = 0, n - 1 do\n"
+            "  assert(ex[i] == s, 'exclusive scan at ' .. i)\n"
+            "  s = s + x[i]\n"
+            "  assert(sc[i] == s, 'inclusive scan at ' .. i)\n"
+            "end\n"
+            "assert(ref.sum(x) == s, 'integer sum')\n"
+            "local f = gpu.array('f32', n):random{ seed = 9 }\n"
+            "local fs = 0\n"
+            "for i = 0, n - 1 do fs = fs + f[i] end\n"
+            "assert(math.abs(ref.sum(f) - fs) < 1e-6 * fs, 'float sum')\n"
+            "local fsc = ref.scan(f)\n"
+            "assert(math.abs(fsc[n - 1] - fs) < 1e-6 * fs and fsc[0] == f[0], 'float scan')\n"
+            "local b = gpu.array('u8', n):random{ lo = 0, hi = 255, seed = 7 }\n"
+            "local h, want = ref.histogram(b, 256), {}\n"
+            "for i = 0, n - 1 do want[b[i]] = (want[b[i]] or 0) + 1 end\n"
+            "for v = 0, 255 do assert(h[v] == (want[v] or 0), 'histogram bin ' .. v) end\n"
+            "local h4 = ref.histogram(b, 4, 0, 256)\n"
+            "assert(h4[0] + h4[1] + h4[2] + h4[3] == n, 'every byte in one of 4 bins')\n"
+            "f[0] = 0.5; f[400000] = 0 / 0; f[500000] = 7; f[500001] = 7; f[300000] = -3\n"
+            "assert(ref.max(f) == 7 and ref.min(f) == -3, 'max/min skip a NaN past the first element')\n"
+            "f[0] = 0 / 0\n"
+            "assert(ref.max(f) ~= ref.max(f), 'a NaN first stays the answer')\n"
+            "local m = gpu.array('f32', { 700, 900 }):random{ seed = 3 }\n"
+            "local mt = ref.transpose(m)\n"
+            "assert(mt.shape[1] == 900 and mt.shape[2] == 700)\n"
+            "for _, p in ipairs{ { 0, 0 }, { 699, 899 }, { 350, 17 }, { 31, 32 }, { 500, 640 } } do\n"
+            "  assert(mt[p[2] * 700 + p[1]] == m[p[1] * 900 + p[2]], 'transpose ' .. p[1] .. ',' .. p[2])\n"
+            "end\n"
+            "local bs = ref.block_sums(x, 1000)\n"
+            "local t = 0\n"
+            "for i = 0, 999 do t = t + x[599000 + i] end\n"
+            "assert(#bs == 601 and bs[599] == t and bs[600] == x[n - 1], 'block sums')\n"
+            "local y = gpu.array('i32', n):random{ seed = 8 }\n"
+            "local sum = ref.add(x, y)\n"
+            "for _, i in ipairs{ 0, 300000, n - 1 } do assert(sum[i] == x[i] + y[i], 'add ' .. i) end\n");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ref__add_axpy_scale),
@@ -148,6 +206,7 @@ int main(void) {
         cmocka_unit_test(ref__scan_inclusive_exclusive),
         cmocka_unit_test(ref__sort),
         cmocka_unit_test(ref__map_block_sums_minmax),
+        cmocka_unit_test(ref__large_arrays_on_every_core_give_what_one_loop_gives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
