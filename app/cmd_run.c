@@ -163,7 +163,8 @@ static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra) {
                                      "accesses", acc, "map", lines));
         } else {
             char *title = bytes_printable(cli_exercise_title(ex));
-            printf(_("%s — %s (on the emulator: %s)\n"), ex->id, title, x.verdict ? x.verdict : "?");
+            printf("%s — %s\n", ex->id, title);
+            printf(_("the run on the emulator: %s\n"), x.verdict ? x.verdict : "?");
             free(title);
             if (x.rank >= 0 && rq.line == 0)
                 printf(_("line %d: the costliest of %d lines with global or shared accesses\n"), x.line, x.n_ranked);

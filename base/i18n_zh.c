@@ -355,7 +355,7 @@ const I18nEntry I18N_ZH[] = {
     {"(drawn from an earlier version of the file: a draws it again)", "（根据文件的较早版本画出：a 重新画）"},
     {"(z widens this pane to show the whole map)", "（z 放大这个窗格以显示整张图）"},
     {"running %s on the emulator…\n", "正在模拟器上运行 %s…\n"},
-    {"%s — %s (on the emulator: %s)\n", "%s — %s（在模拟器上：%s）\n"},
+    {"the run on the emulator: %s\n", "在模拟器上运行的结果：%s\n"},
     {"line %d: the costliest of %d lines with global or shared accesses\n", "第 %d 行：%d 个有全局或共享内存访问的行中代价最高的一行\n"},
 };
 
