@@ -21,6 +21,10 @@ static void host_waits(int dev, RtStream *s) {
     diag_free(&d);
 }
 
+/* A copy or memset that waited in s's queue, when its turn comes (emurt_queue.c). */
+static void run_queued_copy(RtStream *s, RtQOp *op) { rt_memcpy(op->dst, op->src, op->n, op->copy_kind, s, false); }
+static void run_queued_memset(RtStream *s, RtQOp *op) { rt_memset(op->dst, op->value, op->n, s, false); }
+
 cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtStream *s, bool sync) {
     if (!n) return cudaSuccess;
     if (!dst || !src) return cudaErrorInvalidValue;
@@ -54,7 +58,7 @@ cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind 
     RtStream *eff = s;
     if (sync) rt_wait_stream(eff);
     else if (rt_queue_needed(eff)) {
-        rt_queue_copy(eff, dst, src, n, kind);
+        rt_queue_copy(eff, dst, src, n, kind, run_queued_copy);
         return cudaSuccess;
     }
     rt_mem_copy(dst, src, n);
@@ -82,7 +86,7 @@ cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync) {
     if (!s || s->dev != a->dev) s = rt_default_stream(a->dev);
     RtStream *eff = s;
     if (rt_queue_needed(eff)) {
-        rt_queue_memset(eff, dst, value, n);
+        rt_queue_memset(eff, dst, value, n, run_queued_memset);
         return cudaSuccess;
     }
     rt_mem_fill(dst, (unsigned)value, 1, n);

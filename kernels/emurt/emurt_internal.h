@@ -91,9 +91,15 @@ typedef struct RtVar {
 typedef enum RtQKind { RTQ_KERNEL, RTQ_COPY, RTQ_MEMSET, RTQ_RECORD, RTQ_WAIT_EVENT, RTQ_HOST } RtQKind;
 
 /* Work waiting in a stream's queue (emurt_queue.c). */
+struct RtStream;
+struct RtQOp;
+/* How a queued kernel, copy or memset is done when its turn comes: the
+ * enqueuer's own function (so the queue calls no file that calls it). */
+typedef void (*RtQRun)(struct RtStream *s, struct RtQOp *op);
 typedef struct RtQOp {
     RtQKind kind;
     uint64_t seq;                   /* issue order across all streams */
+    RtQRun run;                     /* RTQ_KERNEL, RTQ_COPY, RTQ_MEMSET */
     struct RtFunc *f;
     dim3 grid, block;
     unsigned char *params;
@@ -223,19 +229,20 @@ double rt_now_ms(void);
 const char *rt_ptr(const void *p);
 const char *rt_kind_name(enum cudaMemcpyKind k);
 int emurt_unimplemented(const char *fn);
+RtAlloc *rt_alloc_find(const void *p);            /* the allocation holding p, or NULL (emurt_memory.c keeps the table) */
+Backend *rt_backend(int dev);                     /* the device's emulator Backend */
 
 /* ---- emurt_guard.c: device memory is PROT_NONE while the program runs outside the runtime ---- */
 void rt_guard_init(void);
 void rt_guard_open(void);               /* entering the runtime (depth 0 -> 1) */
 void rt_guard_close(void);              /* leaving it (depth 1 -> 0) */
 
-/* ---- emurt_error.c ---------------------------------------------------------------------------- */
+/* ---- emurt_error_names.c ---------------------------------------------------------------------- */
 /* CUDA's name and text of an error ("cudaErrorInvalidValue", "invalid argument"). Static. */
 const char *rt_error_name(cudaError_t e);
 const char *rt_error_string(cudaError_t e);
 
 /* ---- memory (emurt_memory.c) --------------------------------------------------------------- */
-RtAlloc *rt_alloc_find(const void *p);               /* the allocation holding p, or NULL */
 bool rt_in_alloc(const RtAlloc *a, const void *p, size_t n);   /* [p, p+n) inside a */
 RtAlloc *rt_alloc_add(uintptr_t base, size_t size, int dev, RtMemKind kind, const char *name);
 void rt_alloc_remove(RtAlloc *a);
@@ -245,7 +252,6 @@ void rt_alloc_remove(RtAlloc *a);
 cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtStream *s, bool sync);
 cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync);
 /* Allocation helpers shared by emurt_memory.c, emurt_copy.c, emurt_managed.c. */
-Backend *rt_backend(int dev);
 bool rt_device_side(const RtAlloc *a);          /* device, managed or symbol memory (not pinned host) */
 bool rt_device_range(const void *p, size_t n, RtAlloc **out); /* [p, p+n) inside one device-side allocation */
 bool rt_poison(void);                            /* fill fresh cudaMalloc memory with 0xff */
@@ -308,7 +314,7 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
 /* The device address of a registered variable on the current device. */
 cudaError_t rt_symbol_address(const void *symbol, uintptr_t *addr, size_t *size);
 
-/* ---- streams and events (emurt_stream.c) ----------------------------------------------------- */
+/* ---- which stream a handle is (emurt_stream_lookup.c) ------------------------------------------- */
 /* Resolves a cudaStream_t: NULL/cudaStreamLegacy → the current device's
  * legacy stream (a static per device), cudaStreamPerThread → its per-thread
  * stream, else a stream we made; NULL when it is not one of ours.
@@ -324,10 +330,11 @@ const char *rt_stream_name(const RtStream *s);
 /* ---- work that waits (emurt_queue.c) ----------------------------------------------------------- */
 /* Whether work issued now to s must wait in its queue (s or what it depends on is busy). */
 bool rt_queue_needed(RtStream *s);
+/* Queue a kernel, copy or memset on s; `run` does it when its turn comes. */
 void rt_queue_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params, size_t psize,
-                     size_t shared);
-void rt_queue_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
-void rt_queue_memset(RtStream *s, void *dst, int value, size_t n);
+                     size_t shared, RtQRun run);
+void rt_queue_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtQRun run);
+void rt_queue_memset(RtStream *s, void *dst, int value, size_t n, RtQRun run);
 void rt_queue_event(RtStream *s, RtEvent *e, bool wait);
 /* Runs a host function (or stream callback when cb is set) on its own thread after what precedes it in s. */
 void rt_host_func(RtStream *s, cudaHostFn_t fn, cudaStreamCallback_t cb, cudaStream_t handle, void *data);

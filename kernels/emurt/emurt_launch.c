@@ -161,6 +161,11 @@ static void kernel_record(RtFunc *f, dim3 grid, dim3 block, size_t shared, RtStr
     progwire_send("kernel", o);
 }
 
+/* A launch that waited in s's queue, when its turn comes (emurt_queue.c). */
+static void run_queued_launch(RtStream *s, RtQOp *op) {
+    rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s);
+}
+
 cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned char *params, size_t psize,
                              size_t shared, RtStream *s) {
     if (s->capture) return rt_capture_launch(s, f, grid, block, params, psize, shared);
@@ -180,7 +185,7 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
         return cudaErrorInvalidValue;
     }
     if (rt_queue_needed(s)) {
-        rt_queue_launch(s, f, grid, block, params, psize, shared);
+        rt_queue_launch(s, f, grid, block, params, psize, shared, run_queued_launch);
         return cudaSuccess;
     }
     rt_flush_output(); /* CUDA prints earlier kernels' output when a launch starts */

@@ -18,27 +18,7 @@
 #include "base/xalloc.h"
 #include "kernels/emurt/emurt_internal.h"
 
-/* ---- the table ------------------------------------------------------------------------------- */
-static int alloc_index(uintptr_t p) {
-    int lo = 0, hi = g_rt.n_allocs - 1, best = -1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (g_rt.allocs[mid].base <= p) {
-            best = mid;
-            lo = mid + 1;
-        } else hi = mid - 1;
-    }
-    return best;
-}
-
-RtAlloc *rt_alloc_find(const void *p) {
-    int i = alloc_index((uintptr_t)p);
-    if (i < 0) return NULL;
-    RtAlloc *a = &g_rt.allocs[i];
-    uintptr_t u = (uintptr_t)p;
-    return u < a->base + (a->size ? a->size : 1) ? a : NULL;
-}
-
+/* ---- the table (looked up by emurt_state.c's rt_alloc_find) ----------------------------------- */
 RtAlloc *rt_alloc_add(uintptr_t base, size_t size, int dev, RtMemKind kind, const char *name) {
     if (g_rt.n_allocs == g_rt.cap_allocs) {
         g_rt.cap_allocs = g_rt.cap_allocs ? g_rt.cap_allocs * 2 : 64;
@@ -84,8 +64,6 @@ bool rt_device_range(const void *p, size_t n, RtAlloc **out) {
     *out = a;
     return rt_device_side(a) && (uintptr_t)p - a->base <= a->size && n <= a->size - ((uintptr_t)p - a->base);
 }
-
-Backend *rt_backend(int dev) { return g_rt.dev[dev].b; }
 
 /* ---- allocation -------------------------------------------------------------------------------- */
 bool rt_poison(void) {

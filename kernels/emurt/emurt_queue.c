@@ -72,8 +72,9 @@ static RtQOp *qop_new(RtStream *s, RtQKind kind) {
 }
 
 void rt_queue_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params, size_t psize,
-                     size_t shared) {
+                     size_t shared, RtQRun run) {
     RtQOp *op = qop_new(s, RTQ_KERNEL);
+    op->run = run;
     op->f = f;
     op->grid = grid;
     op->block = block;
@@ -83,16 +84,18 @@ void rt_queue_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsign
     op->shared = shared;
 }
 
-void rt_queue_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
+void rt_queue_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtQRun run) {
     RtQOp *op = qop_new(s, RTQ_COPY);
+    op->run = run;
     op->dst = dst;
     op->src = src;
     op->n = n;
     op->copy_kind = kind;
 }
 
-void rt_queue_memset(RtStream *s, void *dst, int value, size_t n) {
+void rt_queue_memset(RtStream *s, void *dst, int value, size_t n, RtQRun run) {
     RtQOp *op = qop_new(s, RTQ_MEMSET);
+    op->run = run;
     op->dst = dst;
     op->value = value;
     op->n = n;
@@ -171,9 +174,9 @@ static bool op_ready(const RtStream *s, const RtQOp *op) {
 
 static void op_run(RtStream *s, RtQOp *op) {
     switch (op->kind) {
-    case RTQ_KERNEL: rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s); break;
-    case RTQ_COPY: rt_memcpy(op->dst, op->src, op->n, op->copy_kind, s, false); break;
-    case RTQ_MEMSET: rt_memset(op->dst, op->value, op->n, s, false); break;
+    case RTQ_KERNEL:
+    case RTQ_COPY:
+    case RTQ_MEMSET: op->run(s, op); break;
     case RTQ_RECORD: {
         Backend *b = g_rt.dev[s->dev].b;
         Diag *d = b->ops->event_record(b, op->event->id, s->id);

@@ -18,6 +18,31 @@ static __thread int t_device;
 static __thread cudaError_t t_last_error;
 static double g_start_ms;
 
+/* ---- what every part of the runtime looks up in g_rt ---------------------------------------------- */
+/* (Here, with g_rt, so that the runtime's parts call into this file and not
+ * into each other.) */
+static int alloc_index(uintptr_t p) {
+    int lo = 0, hi = g_rt.n_allocs - 1, best = -1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (g_rt.allocs[mid].base <= p) {
+            best = mid;
+            lo = mid + 1;
+        } else hi = mid - 1;
+    }
+    return best;
+}
+
+RtAlloc *rt_alloc_find(const void *p) {
+    int i = alloc_index((uintptr_t)p);
+    if (i < 0) return NULL;
+    RtAlloc *a = &g_rt.allocs[i];
+    uintptr_t u = (uintptr_t)p;
+    return u < a->base + (a->size ? a->size : 1) ? a : NULL;
+}
+
+Backend *rt_backend(int dev) { return g_rt.dev[dev].b; }
+
 /* Host code this short between two calls is added to the host clock but
  * gets no entry of its own on the timeline (a loop of calls would flood it). */
 #define HOST_ENTRY_MIN_US 20.0

@@ -4,18 +4,18 @@
 # be read, tested or replaced without the other; a small shared header or a
 # change of owner removes it (kernels/cuda/cuda_state.c owns what the GPU
 # backend and its streams share). Read from the built objects: A depends on
-# B when an undefined symbol of A.o is defined in B.o (calls and tables of
-# function pointers alike). Folders checked: kernels/cuda and kernels/emu;
-# with CIRCLES_ALL=1 also kernels/emurt, lua and app/tui, which still have
-# some (issue 18 item 6 names only lua's).
+# B when A.o uses a function B.o defines (a call or a table of function
+# pointers; shared data such as emurt's g_rt is not a call). Folders
+# checked: kernels/cuda, kernels/emu and kernels/emurt; with CIRCLES_ALL=1
+# also lua and app/tui, which still have some (other sessions' work).
 BUILD=${BUILD:-build}
-dirs="kernels/cuda kernels/emu"
+dirs="kernels/cuda kernels/emu kernels/emurt"
 # Circles other sessions are removing (issue 18 item 6), allowed until then;
 # one line each, "a.c b.c" in name order. Empty this list, do not grow it.
 allowed="emu_decode.c emu_decode_instr.c
 emu_exec.c emu_run.c
 emu_backend.c emu_trace.c"
-[ "${CIRCLES_ALL:-0}" = 1 ] && dirs="$dirs kernels/emurt lua app/tui"
+[ "${CIRCLES_ALL:-0}" = 1 ] && dirs="$dirs lua app/tui"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -27,7 +27,7 @@ circles() {
     objdir=$1
     for o in "$objdir"/*.o; do
         n=$(basename "$o")
-        nm -g --defined-only "$o" 2> /dev/null | awk 'NF == 3 { print $3 }' | sort -u > "$work/def.$n"
+        nm -g --defined-only "$o" 2> /dev/null | awk 'NF == 3 && $2 == "T" { print $3 }' | sort -u > "$work/def.$n"
         nm -u "$o" 2> /dev/null | awk '{ print $NF }' | sort -u > "$work/und.$n"
     done
     for a in "$objdir"/*.o; do
