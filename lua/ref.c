@@ -609,15 +609,216 @@ static void block_sums_range(void *p, int k, size_t o0, size_t o1) {
     }
 }
 
+/* ref.block_sums(a, block, {groups = G, abs =, dtype =}): element i goes
+ * to sum (i // block) % G, the block a grid-stride loop of G blocks gives it. */
+static int block_sums_grouped(lua_State *L, GpuArray *a, size_t block) {
+    lua_getfield(L, 3, "groups");
+    lua_Integer groups = luaL_checkinteger(L, -1);
+    if (groups <= 0) return luaL_error(L, "ref.block_sums: groups must be positive");
+    lua_getfield(L, 3, "abs");
+    bool absv = lua_toboolean(L, -1);
+    lua_getfield(L, 3, "dtype");
+    DType dt = a->dtype;
+    if (!lua_isnil(L, -1) && !dtype_parse(luaL_checkstring(L, -1), &dt))
+        return luaL_error(L, "ref.block_sums: unknown dtype '%s'", lua_tostring(L, -1));
+    lua_pop(L, 3);
+    rd(L, a);
+    size_t ng = (size_t)groups;
+    GpuArray *r = array_push_new(L, dt, 1, &ng);
+    double *s = calloc(ng, sizeof *s), x[ARRAY_CHUNK];
+    if (!s) return luaL_error(L, "ref.block_sums: out of memory");
+    for (size_t j = 0; j < a->n; j += ARRAY_CHUNK) {
+        size_t m = a->n - j < ARRAY_CHUNK ? a->n - j : ARRAY_CHUNK;
+        array_load_f64(a, j, m, x);
+        for (size_t q = 0; q < m; q++) s[((j + q) / block) % ng] += absv ? fabs(x[q]) : x[q];
+    }
+    store_rounded(r, 0, ng, s);
+    free(s);
+    return 1;
+}
+
 static int ref_block_sums(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     lua_Integer block = luaL_checkinteger(L, 2);
     if (block <= 0) return luaL_error(L, "ref.block_sums: block must be positive");
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        static const char *const keys[] = {"groups", "abs", "dtype", NULL};
+        sandbox_check_keys(L, 3, "ref.block_sums has no option", keys);
+        return block_sums_grouped(L, a, (size_t)block);
+    }
     rd(L, a);
     size_t nb = (a->n + (size_t)block - 1) / (size_t)block;
     GpuArray *r = array_push_new(L, a->dtype, 1, &nb);
     BlockSumsCtx c = {a, r, (size_t)block};
     par_for(nb, 1, a->n >= PAR_MIN_ELEMS ? 2 : nb + 1, block_sums_range, &c);
+    return 1;
+}
+
+/* ref.window(a, radius, op [, {boundary =, scale =, dtype =}]): each
+ * element's neighbourhood (1-D: i-r .. i+r; 2-D: radius {ry, rx} around
+ * [y][x]) reduced by op: "sum", "mean", "min", "max", "median" (the middle
+ * of the sorted window; of an even count the lower one) or a table of
+ * weights (row-major over the window: a weighted sum). boundary "skip"
+ * (default) leaves neighbours outside the array out (so a weighted sum pads
+ * with zeros and a mean divides by the neighbours there are), "clamp" takes
+ * the nearest edge element instead. Accumulates in double, in window
+ * order, then times scale, rounded once to dtype (default a's). */
+enum { WIN_SUM, WIN_MEAN, WIN_MIN, WIN_MAX, WIN_MEDIAN, WIN_WEIGHTS };
+#define WIN_MAX_ELEMS 4096
+typedef struct WinCtx {
+    const double *x;             /* a as doubles */
+    GpuArray *r;
+    size_t rows, cols;           /* 1-D: rows = 1 */
+    long ry, rx;
+    int op;
+    bool clamp;
+    double scale;
+    const double *w;             /* WIN_WEIGHTS: (2ry+1)(2rx+1) */
+} WinCtx;
+
+static int cmp_dbl(const void *pa, const void *pb) {
+    double x = *(const double *)pa, y = *(const double *)pb;
+    return (x > y) - (x < y);
+}
+
+static void window_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const WinCtx *c = p;
+    double vals[WIN_MAX_ELEMS], out[ARRAY_CHUNK];
+    size_t m = 0, o0 = i0;
+    for (size_t i = i0; i < i1; i++) {
+        long y = (long)(i / c->cols), x = (long)(i % c->cols);
+        int cnt = 0;
+        double acc = 0;
+        for (long dy = -c->ry; dy <= c->ry; dy++)
+            for (long dx = -c->rx; dx <= c->rx; dx++) {
+                long yy = y + dy, xx = x + dx;
+                if (c->clamp) {
+                    yy = yy < 0 ? 0 : yy >= (long)c->rows ? (long)c->rows - 1 : yy;
+                    xx = xx < 0 ? 0 : xx >= (long)c->cols ? (long)c->cols - 1 : xx;
+                } else if (yy < 0 || yy >= (long)c->rows || xx < 0 || xx >= (long)c->cols) {
+                    continue;
+                }
+                double v = c->x[(size_t)yy * c->cols + (size_t)xx];
+                if (c->op == WIN_WEIGHTS) acc += c->w[(dy + c->ry) * (2 * c->rx + 1) + dx + c->rx] * v;
+                else if (c->op == WIN_SUM || c->op == WIN_MEAN) acc += v;
+                vals[cnt++] = v;
+            }
+        double v = acc;
+        if (c->op == WIN_MEAN) v = cnt ? acc / cnt : 0;
+        else if (c->op == WIN_MIN || c->op == WIN_MAX) {
+            v = cnt ? vals[0] : 0;
+            for (int q = 1; q < cnt; q++) v = c->op == WIN_MIN ? (vals[q] < v ? vals[q] : v) : (vals[q] > v ? vals[q] : v);
+        } else if (c->op == WIN_MEDIAN) {
+            qsort(vals, (size_t)cnt, sizeof vals[0], cmp_dbl);
+            v = cnt ? vals[(cnt - 1) / 2] : 0;
+        }
+        out[m++] = v * c->scale;
+        if (m == ARRAY_CHUNK || i + 1 == i1) {
+            store_rounded(c->r, o0, m, out);
+            o0 += m;
+            m = 0;
+        }
+    }
+}
+
+static int ref_window(lua_State *L) {
+    GpuArray *a = array_check(L, 1);
+    WinCtx c = {.r = NULL, .rows = 1, .cols = a->n, .scale = 1};
+    if (a->ndim == 2) {
+        c.rows = a->shape[0];
+        c.cols = a->shape[1];
+    }
+    if (lua_istable(L, 2)) {
+        if (a->ndim != 2) return luaL_error(L, "ref.window: a radius {ry, rx} is for a 2-D array");
+        lua_rawgeti(L, 2, 1);
+        lua_rawgeti(L, 2, 2);
+        c.ry = (long)luaL_checkinteger(L, -2);
+        c.rx = (long)luaL_checkinteger(L, -1);
+        lua_pop(L, 2);
+    } else {
+        c.rx = (long)luaL_checkinteger(L, 2);
+        if (a->ndim == 2) c.ry = c.rx;
+    }
+    if (c.ry < 0 || c.rx < 0 || (2 * c.ry + 1) * (2 * c.rx + 1) > WIN_MAX_ELEMS)
+        return luaL_error(L, "ref.window: the window must have 1 to %d elements", WIN_MAX_ELEMS);
+    size_t nw = (size_t)((2 * c.ry + 1) * (2 * c.rx + 1));
+    static const char *const ops[] = {"sum", "mean", "min", "max", "median", NULL};
+    if (lua_istable(L, 3)) {
+        c.op = WIN_WEIGHTS;
+        if ((size_t)lua_rawlen(L, 3) != nw)
+            return luaL_error(L, "ref.window: %I weights for a window of %I elements", (lua_Integer)lua_rawlen(L, 3),
+                              (lua_Integer)nw);
+    } else {
+        c.op = luaL_checkoption(L, 3, NULL, ops);
+    }
+    DType dt = a->dtype;
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        static const char *const keys[] = {"boundary", "scale", "dtype", NULL};
+        sandbox_check_keys(L, 4, "ref.window has no option", keys);
+        lua_getfield(L, 4, "boundary");
+        static const char *const bounds[] = {"skip", "clamp", NULL};
+        c.clamp = luaL_checkoption(L, -1, "skip", bounds) == 1;
+        lua_getfield(L, 4, "scale");
+        c.scale = luaL_optnumber(L, -1, 1);
+        lua_getfield(L, 4, "dtype");
+        if (!lua_isnil(L, -1) && !dtype_parse(luaL_checkstring(L, -1), &dt))
+            return luaL_error(L, "ref.window: unknown dtype '%s'", lua_tostring(L, -1));
+        lua_pop(L, 3);
+    }
+    double w[WIN_MAX_ELEMS];
+    if (c.op == WIN_WEIGHTS)
+        for (size_t q = 0; q < nw; q++) {
+            lua_rawgeti(L, 3, (lua_Integer)q + 1);
+            w[q] = luaL_checknumber(L, -1);
+            lua_pop(L, 1);
+        }
+    c.w = w;
+    rd(L, a);
+    c.r = new_like(L, a, dt);
+    double *x = malloc((a->n ? a->n : 1) * sizeof *x);
+    if (!x) return luaL_error(L, "ref.window: out of memory");
+    array_load_f64(a, 0, a->n, x);
+    c.x = x;
+    par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS / (nw < 64 ? nw : 64), window_range, &c);
+    free(x);
+    return 1;
+}
+
+/* ref.cast(a, dtype): a's values as dtype (rounded once; integers from
+ * integers exactly, wrapping like a C cast). */
+typedef struct CastCtx {
+    const GpuArray *a;
+    GpuArray *r;
+} CastCtx;
+
+static void cast_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const CastCtx *c = p;
+    bool ints = !dtype_is_float(c->a->dtype) && !dtype_is_float(c->r->dtype);
+    double x[ARRAY_CHUNK];
+    int64_t ix[ARRAY_CHUNK];
+    for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+        size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+        if (ints) {
+            array_load_i64(c->a, j, m, ix);
+            array_store_i64(c->r, j, m, ix);
+        } else {
+            array_load_f64(c->a, j, m, x);
+            store_rounded(c->r, j, m, x);
+        }
+    }
+}
+
+static int ref_cast(lua_State *L) {
+    GpuArray *a = array_check(L, 1);
+    DType dt;
+    if (!dtype_parse(luaL_checkstring(L, 2), &dt)) return luaL_argerror(L, 2, "unknown dtype");
+    rd(L, a);
+    CastCtx c = {a, new_like(L, a, dt)};
+    par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, cast_range, &c);
     return 1;
 }
 
@@ -686,7 +887,8 @@ void ref_push_module(lua_State *L) {
         {"sum", ref_sum},         {"dot", ref_dot},     {"matmul", ref_matmul},
         {"transpose", ref_transpose}, {"histogram", ref_histogram}, {"scan", ref_scan},
         {"sort", ref_sort},       {"map", ref_map},     {"block_sums", ref_block_sums},
-        {"max", ref_max},         {"min", ref_min},     {NULL, NULL},
+        {"max", ref_max},         {"min", ref_min},     {"window", ref_window},
+        {"cast", ref_cast},       {NULL, NULL},
     };
     luaL_newlib(L, fns);
 }

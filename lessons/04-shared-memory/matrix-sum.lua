@@ -44,14 +44,8 @@ return {
     k:launch{ grid = blocks, block = block, args = { m, partial, gpu.i32(n) } }
 
     -- Block b's threads take the elements i with (i mod blocks*256) // 256 == b.
-    local want = gpu.array("f64", blocks, "want")
-    local size = gpu.array("f64", blocks, "size")   -- sum of |x|, for the tolerance
-    for i = 0, n - 1 do
-      local b = (i % (blocks * block)) // block
-      local v = m[i]
-      want[b] = want[b] + v
-      size[b] = size[b] + math.abs(v)
-    end
+    local want = ref.block_sums(m, block, { groups = blocks, dtype = "f64" })
+    local size = ref.block_sums(m, block, { groups = blocks, abs = true, dtype = "f64" })   -- for the tolerance
     local bad = 0
     local first
     for b = 0, blocks - 1 do

@@ -38,14 +38,10 @@ return {
       local x = gpu.array("f32", n, "in"):random{ lo = -2, hi = 2, seed = n }
       local out = gpu.array("f32", n, "out")
       k:launch{ grid = (n + block - 1) // block, block = block, args = { x, out, gpu.i32(n) } }
-      local want = ref.map(x, function(_, i)
-        local s = 0.0
-        for j = -R, R do
-          local idx = i + j
-          if idx >= 0 and idx < n then s = s + (R + 1 - math.abs(j)) * x[idx] end
-        end
-        return s / 16
-      end, "f32")
+      -- sum over j = -R..R of (R + 1 - |j|) * x[i + j], 0 outside the array, / 16
+      local weights = {}
+      for j = -R, R do weights[#weights + 1] = R + 1 - math.abs(j) end
+      local want = ref.window(x, R, weights, { scale = 1 / 16 })
       t:expect_close(out, want, { rel = 1e-5, abs = 1e-5, name = string.format("out (n = %d)", n) })
     end
   end,

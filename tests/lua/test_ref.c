@@ -196,6 +196,51 @@ static void ref__large_arrays_on_every_core_give_what_one_loop_gives(void **stat
             "for _, i in ipairs{ 0, 300000, n - 1 } do assert(sum[i] == x[i] + y[i], 'add ' .. i) end\n");
 }
 
+/* ref.window, ref.cast and grouped block sums give what the Lua loops they
+ * replace in the lessons gave (box blur, median of 5, weighted stencil). */
+static void ref__window_cast_grouped_block_sums(void **state) {
+    (void)state;
+    run_lua("local w, h = 7, 5\n"
+            "local img = gpu.array('f32', { h, w }):random{ lo = -1, hi = 1, seed = 11 }\n"
+            "local blur = ref.window(img, { 1, 1 }, 'mean')\n"
+            "for y = 0, h - 1 do for x = 0, w - 1 do\n"
+            "  local s, c = 0.0, 0\n"
+            "  for yy = math.max(y - 1, 0), math.min(y + 1, h - 1) do\n"
+            "    for xx = math.max(x - 1, 0), math.min(x + 1, w - 1) do s = s + img[yy * w + xx]; c = c + 1 end\n"
+            "  end\n"
+            "  assert(blur[y * w + x] == gpu.round_f32(s / c), 'mean at ' .. y .. ',' .. x)\n"
+            "end end\n"
+            "local n = 50\n"
+            "local x = gpu.array('f32', n):random{ lo = -5, hi = 5, seed = 2 }\n"
+            "x[7] = x[8]\n"
+            "local med = ref.window(x, 2, 'median', { boundary = 'clamp' })\n"
+            "for i = 0, n - 1 do\n"
+            "  local v = {}\n"
+            "  for d = -2, 2 do v[#v + 1] = x[math.min(math.max(i + d, 0), n - 1)] end\n"
+            "  table.sort(v)\n"
+            "  assert(med[i] == v[3], 'median at ' .. i)\n"
+            "end\n"
+            "local st = ref.window(x, 3, { 1, 2, 3, 4, 3, 2, 1 }, { scale = 1 / 16 })\n"
+            "for i = 0, n - 1 do\n"
+            "  local s = 0.0\n"
+            "  for j = -3, 3 do if i + j >= 0 and i + j < n then s = s + (4 - math.abs(j)) * x[i + j] end end\n"
+            "  assert(st[i] == gpu.round_f32(s / 16), 'weighted at ' .. i)\n"
+            "end\n"
+            "assert(ref.window(x, 1, 'max')[0] == math.max(x[0], x[1]), 'max of the two there are at the edge')\n"
+            "assert(not pcall(ref.window, x, 1, { 1, 1 }), 'weights must match the window')\n"
+            "assert(not pcall(ref.window, x, 1, 'sum', { bondary = 'clamp' }), 'unknown option')\n"
+            "local ints = gpu.array('i32', 4):set{ 1, -2, 3, 16777217 }\n"
+            "local f = ref.cast(ints, 'f32')\n"
+            "assert(f.dtype == 'f32' and f[1] == -2 and f[3] == 16777216, 'cast rounds once to f32')\n"
+            "assert(ref.cast(gpu.array('i64', 1):set{ 300 }, 'u8')[0] == 44, 'integer casts wrap')\n"
+            "local m = gpu.array('f32', 1000):random{ lo = -1, hi = 1, seed = 9 }\n"
+            "local g = ref.block_sums(m, 16, { groups = 5, dtype = 'f64' })\n"
+            "local a = ref.block_sums(m, 16, { groups = 5, abs = true, dtype = 'f64' })\n"
+            "local want, size = { 0, 0, 0, 0, 0 }, { 0, 0, 0, 0, 0 }\n"
+            "for i = 0, 999 do local b = (i % 80) // 16 + 1; want[b] = want[b] + m[i]; size[b] = size[b] + math.abs(m[i]) end\n"
+            "for b = 1, 5 do assert(g[b - 1] == want[b] and a[b - 1] == size[b], 'group ' .. b) end\n");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ref__add_axpy_scale),
@@ -207,6 +252,7 @@ int main(void) {
         cmocka_unit_test(ref__sort),
         cmocka_unit_test(ref__map_block_sums_minmax),
         cmocka_unit_test(ref__large_arrays_on_every_core_give_what_one_loop_gives),
+        cmocka_unit_test(ref__window_cast_grouped_block_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
