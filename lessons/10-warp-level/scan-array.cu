@@ -1,22 +1,32 @@
 // scan-array.cu: the inclusive scan of a WHOLE array, out[i] = in[0] + ... + in[i],
-// from the block scan of the last exercise, in three passes ("reduce, then scan"):
+// in ONE pass over memory: decoupled look-back (Merrill & Garland, 2016).
 //
-//   in:    [ tile 0 ][ tile 1 ][ tile 2 ] ...     a tile = blockDim.x * 4 * ROUNDS ints
-//   pass 1 tile_sums:  sums    =  s0   s1   s2  ...      (done for you)
-//   pass 2 scan_sums:  offsets =  0    s0   s0+s1 ...    (exclusive scan, ONE block)
-//   pass 3 tile_scan:  each block scans its tile, starting from offsets[tile]
+//   in:   [ tile 0 ][ tile 1 ][ tile 2 ] ...    a tile = blockDim.x * 4 * ROUNDS ints
 //
-// Memory traffic: pass 1 reads the array, pass 3 reads it again and writes it:
-// 3 x 4 bytes per element; the sums are tiny. (Scanning first and fixing up
-// afterwards would read and write twice: 4 x 4 bytes.)
+// Each block: (1) takes a ticket: the tile it scans; (2) loads the whole tile
+// into registers; (3)-(4) scans it (registers, warp shuffles, one warp over
+// the warp totals), which gives the tile's total, its AGGREGATE; (5) warp 0
+// publishes the aggregate, LOOKS BACK at the statuses of the tiles before it
+// to find the sum of everything before the tile, and publishes the tile's
+// inclusive PREFIX; (6) adds that to its scan and stores it.
 //
-// Inside a tile, a block works in ROUNDS rounds. In each round every thread
-// loads 4 consecutive ints with one 16-byte load, so a round covers
-// blockDim.x * 4 elements; a carry brings the total of the earlier rounds in.
+// A status is 0 (not ready), AGGREGATE (that tile alone) or PREFIX (that
+// tile and everything before it). Walking back, add up AGGREGATEs until the
+// first PREFIX: it already holds the rest. The array is read once and written
+// once: 2 x 4 bytes per element, the least a scan can move. (Reduce-then-scan
+// reads it twice: 12 bytes.)
 #define FULL_MASK 0xffffffffu
 #ifndef ROUNDS
-#define ROUNDS 16           // rounds per tile: a tile is blockDim.x * 4 * ROUNDS elements
+#define ROUNDS 4            // int4 loads per thread: a tile is blockDim.x * 4 * ROUNDS ints
 #endif
+
+// A tile's status: one 64-bit word, so the flag and the value change together.
+//   bits 63..34  epoch: which launch wrote it (older launches read as not ready)
+//   bits 33..32  flag:  0 not ready, 1 AGGREGATE (the tile's own total),
+//                       2 PREFIX (everything up to and including the tile)
+//   bits 31..0   the value
+#define FLAG_AGGREGATE 1u
+#define FLAG_PREFIX 2u
 
 // ---- from block-scan (done) -------------------------------------------------
 __device__ int warp_inclusive_scan(int v)
@@ -30,28 +40,10 @@ __device__ int warp_inclusive_scan(int v)
     return v;
 }
 
-__device__ int block_inclusive_scan(int v, int *total)
+__device__ int warp_sum(int v)
 {
-    __shared__ int warp_sums[32];
-    int lane = threadIdx.x % 32;
-    int warp = threadIdx.x / 32;
-    int warps = blockDim.x / 32;
-
-    v = warp_inclusive_scan(v);
-    __syncthreads();
-    if (lane == 31)
-        warp_sums[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        int s = (lane < warps) ? warp_sums[lane] : 0;
-        s = warp_inclusive_scan(s);
-        if (lane < warps)
-            warp_sums[lane] = s;
-    }
-    __syncthreads();
-    if (warp > 0)
-        v += warp_sums[warp - 1];
-    *total = warp_sums[warps - 1];
+    for (int d = 16; d > 0; d /= 2)
+        v += __shfl_xor_sync(FULL_MASK, v, d);
     return v;
 }
 
@@ -81,84 +73,158 @@ __device__ void store4(int *out, int i, int n, int4 q)
     if (i + 2 < n) out[i + 2] = q.z;
 }
 
-// ---- pass 1 (done): sums[t] = the sum of tile t ------------------------------
-extern "C" __global__ void tile_sums(const int *in, int *sums, int n)
+// ---- statuses (done) ------------------------------------------------------------
+// Publish: the fence makes everything this thread wrote before visible first;
+// the volatile store goes to memory (L2), where other blocks will look.
+__device__ void publish(unsigned long long *status, int tile, unsigned int epoch, unsigned int flag, int value)
 {
-    int tile_start = blockIdx.x * blockDim.x * 4 * ROUNDS;
-    int s = 0;
-    if (tile_start + blockDim.x * 4 * ROUNDS <= n) {
-        // A whole tile (every block but maybe the last): no bounds checks, so
-        // the compiler can issue all ROUNDS loads at once.
-        const int4 *p = reinterpret_cast<const int4 *>(in + tile_start) + threadIdx.x;
-#pragma unroll
-        for (int r = 0; r < ROUNDS; r++) {
-            int4 q = p[r * blockDim.x];
-            s += (q.x + q.y) + (q.z + q.w);
+    unsigned long long word = ((unsigned long long)(epoch << 2 | flag) << 32) | (unsigned int)value;
+    __threadfence();
+    *(volatile unsigned long long *)&status[tile] = word;
+}
+
+// The flag of tile p's status in this launch (0 while not ready) and its value.
+// volatile: read memory every time, never a copy kept in a register or L1.
+__device__ unsigned int peek(const unsigned long long *status, int p, unsigned int epoch, int *value)
+{
+    unsigned long long word = *(const volatile unsigned long long *)&status[p];
+    unsigned int high = (unsigned int)(word >> 32);
+    *value = (int)(unsigned int)word;
+    return (high >> 2) == epoch ? (high & 3u) : 0u;
+}
+
+// ---- the look-back: warp 0 finds the sum of every tile before `tile` --------
+// Lane k watches tile - 1 - k. Wait until all 32 are ready; the nearest
+// PREFIX ends the walk (add the aggregates before it and its prefix);
+// without one, add all 32 aggregates and look 32 tiles further back.
+__device__ int look_back(const unsigned long long *status, int tile, unsigned int epoch)
+{
+    int lane = threadIdx.x % 32;
+    int prefix = 0;
+    for (int p = tile - 1 - lane; ; p -= 32) {
+        unsigned int flag;
+        int value;
+        // TODO 1: read the status of tile p with peek() (p < 0: there is no
+        //         such tile: take it as FLAG_PREFIX with value 0), and read
+        //         again while ANY lane of the warp still sees 0 (not ready).
+        if (p >= 0) {
+            flag = peek(status, p, epoch, &value);
+        } else {
+            flag = FLAG_PREFIX;
+            value = 0;
         }
-    } else {
-        for (int r = 0; r < ROUNDS; r++) {
-            int4 q = load4(in, tile_start + (r * blockDim.x + threadIdx.x) * 4, n);
-            s += (q.x + q.y) + (q.z + q.w);
-        }
+        // TODO 2: which lanes saw a PREFIX? The nearest one (the lowest lane)
+        //         ends the walk: add the values of lanes 0 .. nearest (use
+        //         warp_sum) and return. With no PREFIX, add all 32 values and
+        //         go on 32 tiles further back.
+        (void)flag; (void)value; (void)prefix;
+        return 0;
     }
-    int total;
-    block_inclusive_scan(s, &total);
+}
+
+// ---- the scan ---------------------------------------------------------------
+// status[0 .. tiles-1] are the tiles' statuses and status[tiles] counts tickets;
+// all zero before the first launch, never reset: launch k hands out tickets
+// k * tiles .. k * tiles + tiles - 1, so its epoch is k + 1.
+extern "C" __global__ void scan(const int *in, int *out, unsigned long long *status, int n)
+{
+    __shared__ int warp_totals[ROUNDS * 32];   // [round][warp], in the tile's order
+    __shared__ int tile_prefix;
+    __shared__ unsigned long long ticket_s;
+    int lane = threadIdx.x % 32;
+    int warp = threadIdx.x / 32;
+    int warps = blockDim.x / 32;
+    int tile_size = blockDim.x * 4 * ROUNDS;
+    int tiles = (n + tile_size - 1) / tile_size;
+
+    // 1. A ticket, not blockIdx.x: blocks may start in any order, and a block
+    //    that waited for a tile whose block had not started could wait forever.
+    //    Tickets go out in the order blocks start.
     if (threadIdx.x == 0)
-        sums[blockIdx.x] = total;
-}
+        ticket_s = atomicAdd(&status[tiles], 1ull);
+    __syncthreads();
+    unsigned long long ticket = ticket_s;
+    int tile = (int)(ticket % (unsigned int)tiles);
+    unsigned int epoch = (unsigned int)(ticket / (unsigned int)tiles) + 1;
 
-// ---- pass 2: offsets[t] = sums[0] + ... + sums[t - 1] (exclusive) -----------
-// ONE block; there may be many more tiles than threads, so walk over the sums
-// in chunks of blockDim.x and carry the total of the chunks before.
-extern "C" __global__ void scan_sums(const int *sums, int *offsets, int tiles)
-{
-    int carry = 0;
-    for (int base = 0; base < tiles; base += blockDim.x) {
-        int i = base + threadIdx.x;
-        int v = (i < tiles) ? sums[i] : 0;
-        int total;
-        int incl = block_inclusive_scan(v, &total);
-        // TODO 1: the EXCLUSIVE prefix of i is everything before it: the carry
-        //         plus the inclusive scan minus v itself.
-        if (i < tiles)
-            offsets[i] = incl;
-        // TODO 2: the next chunk starts after this one: update the carry.
-        (void)total; (void)carry;
-    }
-}
-
-// ---- pass 3: the scan of one tile, starting from offsets[blockIdx.x] --------
-extern "C" __global__ void tile_scan(const int *in, int *out, const int *offsets, int n)
-{
-    int tile_start = blockIdx.x * blockDim.x * 4 * ROUNDS;
-    // TODO 3: the carry starts with everything before this tile.
-    int carry = 0;
-    // Prefetch: the loads of the next two rounds are in flight while this
-    // round is scanned (a load takes about a microsecond to come back).
+    // 2. Load the whole tile: ROUNDS int4 per thread, all in flight at once.
+    //    Round r covers ints [r * blockDim.x * 4, (r + 1) * blockDim.x * 4).
+    int first = tile * tile_size + threadIdx.x * 4;
     int step = blockDim.x * 4;
-    int i = tile_start + threadIdx.x * 4;
-    int4 q = load4(in, i, n);
-    int4 q1 = (ROUNDS > 1) ? load4(in, i + step, n) : q;
+    int4 q[ROUNDS];
+    if ((tile + 1) * tile_size <= n) {
+        const int4 *p = reinterpret_cast<const int4 *>(in + first);
+#pragma unroll
+        for (int r = 0; r < ROUNDS; r++)
+            q[r] = p[r * blockDim.x];
+    } else {
+#pragma unroll
+        for (int r = 0; r < ROUNDS; r++)   // the last tile: 0 past n
+            q[r] = load4(in, first + r * step, n);
+    }
+
+    // 3. Scan in registers (my four ints), then across the warp (my totals).
+    int incl[ROUNDS];
+#pragma unroll
     for (int r = 0; r < ROUNDS; r++) {
-        int4 q2 = (r + 2 < ROUNDS) ? load4(in, i + 2 * step, n) : q;
-        q.y += q.x;                    // my four ints, scanned in registers
-        q.z += q.y;
-        q.w += q.z;
-        int total;
-        int incl = block_inclusive_scan(q.w, &total);   // over my four-int totals
-        // TODO 4: `before` = the sum of everything before my first int:
-        //         the carry, plus the threads before me in this round
-        //         (incl is inclusive: it counts my own q.w).
-        int before = 0;
-        q.x += before;
-        q.y += before;
-        q.z += before;
-        q.w += before;
-        store4(out, i, n, q);
-        // TODO 5: the next round starts after this one: update the carry.
-        (void)incl; (void)total;
-        q = q1;                                // shift the prefetch pipeline
-        q1 = q2;
-        i += step;
+        q[r].y += q[r].x;
+        q[r].z += q[r].y;
+        q[r].w += q[r].z;
+        incl[r] = warp_inclusive_scan(q[r].w);
+        if (lane == 31)
+            warp_totals[r * warps + warp] = incl[r];
+    }
+    __syncthreads();
+
+    // 4. Warp 0 scans the ROUNDS * warps warp totals (exclusive, in place),
+    //    each lane a run of `per` consecutive ones; the tile's total comes out.
+    if (warp == 0) {
+        int count = ROUNDS * warps;
+        int per = (count + 31) / 32;
+        int run = 0;
+        for (int k = 0; k < per; k++) {
+            int j = lane * per + k;
+            run += (j < count) ? warp_totals[j] : 0;
+        }
+        int run_incl = warp_inclusive_scan(run);
+        int before = run_incl - run;           // the runs of the lanes below
+        for (int k = 0; k < per; k++) {
+            int j = lane * per + k;
+            if (j < count) {
+                int v = warp_totals[j];
+                warp_totals[j] = before;
+                before += v;
+            }
+        }
+        int aggregate = __shfl_sync(FULL_MASK, run_incl, 31);
+
+        // 5. Publish the aggregate at once (so later tiles need not wait for
+        //    our look-back), look back, then publish the inclusive prefix.
+        int prefix = 0;
+        if (tile > 0) {
+            if (lane == 0)
+                publish(status, tile, epoch, FLAG_AGGREGATE, aggregate);
+            prefix = look_back(status, tile, epoch);
+        }
+        // TODO 3: lane 0 publishes this tile's inclusive PREFIX (what comes
+        //         before it AND its own aggregate: later tiles stop there) and
+        //         hands `prefix` to the block through tile_prefix.
+        if (lane == 0) {
+            publish(status, tile, epoch, FLAG_AGGREGATE, aggregate);
+            tile_prefix = 0;
+        }
+    }
+    __syncthreads();
+
+    // 6. Everything before my first int: the earlier tiles, the earlier
+    //    rounds and warps of this tile, the earlier lanes of my warp.
+#pragma unroll
+    for (int r = 0; r < ROUNDS; r++) {
+        int before = tile_prefix + warp_totals[r * warps + warp] + incl[r] - q[r].w;
+        q[r].x += before;
+        q[r].y += before;
+        q[r].z += before;
+        q[r].w += before;
+        store4(out, first + r * step, n, q[r]);
     }
 }
