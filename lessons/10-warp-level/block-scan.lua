@@ -31,6 +31,17 @@ return {
     "两道屏障都不能少：第一道保证 warp 0 看到每个 warp 的总和，第二道保证 warp 0 改写完之前"
       .. "没有 warp 去读 warp_sums。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int d = 1; d < 32; d *= 2) {",
+      why = "shfl_up by 32 happens only for lane >= 32, which no lane is: the extra step adds nothing" },
+    { mutation = "weaken guard < to <=", line = "if (lane < warps)",
+      why = "lanes at or past warps scan zeros, so they would store the block total into warp_sums slots nobody reads" },
+    { mutation = "drop guard", line = "if (lane < warps)",
+      why = "lanes at or past warps scan zeros, so they would store the block total into warp_sums slots nobody reads" },
+    { mutation = "drop __syncthreads()", line = "a previous call may still be reading warp_sums",
+      why = "block_scan calls block_inclusive_scan once, so no earlier call can still be reading warp_sums (scan-array, which calls it in a loop, needs it)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local n = t:param("n", on_gpu and (1 << 20) + 3 or 100003)

@@ -27,6 +27,13 @@ return {
       .. "if (lane == 0) totals[blockIdx.x] = sum; }  然后让所有线程都执行 block.sync()，再 "
       .. "if (w > 0) v += warp_sums[w - 1];",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (lane < warps)",
+      why = "lanes at or past warps scan zeros, so they would store the block total into warp_sums slots nobody reads" },
+    { mutation = "drop guard", line = "if (lane < warps)",
+      why = "lanes at or past warps scan zeros, so they would store the block total into warp_sums slots nobody reads" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local n = t:param("n", on_gpu and (1 << 20) + 3 or 100003)

@@ -1,6 +1,7 @@
 -- reduce-steps: the classic reduction sequence, steps 1-3 (add during the
 -- load, sequential addressing, last warp with shuffles). Blocks of 256 sum
 -- 512 elements each; n = 100003 on the emulator (a partial last block),
+-- after n = 1000 (the last block's second loads meet n exactly),
 -- 2^26 on a GPU; values in [-1, 1). Targets (emulator): <= 2 divergent
 -- branches per block, no bank conflicts, <= 4 barriers per block. On a GPU the
 -- bandwidth is shown (>= 25% of the copy bandwidth; reduce-peak goes to 95%).
@@ -42,6 +43,16 @@ return {
     local x = gpu.array("f32", n, "x"):random{ lo = -1, hi = 1, seed = 151 }
     local partial = gpu.array("f32", blocks, "partial")
     local k = t:kernel("reduce_block")
+    if not on_gpu then
+      -- 1000 = 512 + 488: a thread of the last block has its second element at n.
+      local x2 = gpu.array("f32", 1000, "x"):random{ lo = -1, hi = 1, seed = 152 }
+      local p2 = gpu.array("f32", 2, "partial")
+      k:launch{ grid = 2, block = block, args = { x2, p2, gpu.i32(1000) } }
+      if not t:expect_close(p2, ref.block_sums(x2, 2 * block), { rel = 1e-5, abs = 1e-4,
+                            name = "partial (n = 1000)" }) then
+        return
+      end
+    end
     local launch = { grid = blocks, block = block, args = { x, partial, gpu.i32(n) } }
     k:launch(launch)
     if not t:expect_close(partial, ref.block_sums(x, 2 * block), { rel = 1e-5, abs = 1e-4,

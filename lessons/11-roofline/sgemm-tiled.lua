@@ -33,6 +33,22 @@ return {
     "写回：对每个 i、j：int r = row0 + ty + 16 * i, c = col0 + tx + 16 * j; "
       .. "if (r < M && c < N) C[r * N + c] = acc[i][j];",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k0 = 0; k0 < K; k0 += BK) {",
+      why = "the extra tile starts at or past K: its guarded loads are all zeros, so it adds nothing" },
+    { mutation = "loop bound < to <=", line = "for (int k = 0; k < iters; k++) {",
+      why = "fma_peak (given) only measures the GPU's peak; its output just keeps the work from being optimised away, and nothing checks it" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int l = t; l < BM * BK; l += 256) {",
+      why = "thread 0's extra store As[BM][0] is one past As but inside the block's shared memory (it is Bs[0][0], which the next loop writes again before any read): the emulator bounds shared memory as a whole, not each array" },
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < TM; i++)",
+      why = "an index one past a local array in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+    { mutation = "loop bound < to <=", line = "for (int j = 0; j < TN; j++) b[j] = Bs[k][tx + 16 * j];",
+      why = "an index one past a local array in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+  },
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend ~= "emu"
