@@ -11,25 +11,30 @@
  *
  * Dynamic shared memory follows what the GPU backend does: a launch whose
  * static + dynamic shared memory is above shared_per_block (48 KiB) opts in,
- * up to shared_per_block_optin. */
+ * up to shared_per_block_optin.
+ *
+ * The limiter's name and the sentence are English (they go into check
+ * messages and --json); their words and formats are marked N_() so the
+ * workbench shows them in Chinese (base/i18n.h: _() and i18n_message). */
 #include <cuda_occupancy.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "kernels/occupancy.h"
 
 const char *occupancy_limiter_name(OccupancyLimiter l) {
     switch (l) {
-    case OCCUPANCY_LIMIT_WARPS: return "warps";
-    case OCCUPANCY_LIMIT_REGISTERS: return "registers";
-    case OCCUPANCY_LIMIT_SHARED: return "shared memory";
-    case OCCUPANCY_LIMIT_BLOCKS: return "blocks";
-    case OCCUPANCY_LIMIT_BARRIERS: return "barriers";
-    case OCCUPANCY_LIMIT_BLOCK_SIZE: return "block size";
+    case OCCUPANCY_LIMIT_WARPS: return N_("warps");
+    case OCCUPANCY_LIMIT_REGISTERS: return N_("registers");
+    case OCCUPANCY_LIMIT_SHARED: return N_("shared memory");
+    case OCCUPANCY_LIMIT_BLOCKS: return N_("blocks");
+    case OCCUPANCY_LIMIT_BARRIERS: return N_("barriers");
+    case OCCUPANCY_LIMIT_BLOCK_SIZE: return N_("block size");
     case OCCUPANCY_LIMIT_NONE: break;
     }
-    return "none";
+    return N_("none");
 }
 
 static void to_occ_prop(const DeviceProfile *p, cudaOccDeviceProp *o) {
@@ -64,63 +69,63 @@ static void explain(const DeviceProfile *p, const OccupancyInput *in, Occupancy 
     char shared[32], sm_shared[32], limit[32];
     fmt_bytes(shared, sizeof shared, o->shared_per_block);
     fmt_bytes(sm_shared, sizeof sm_shared, p->shared_per_sm);
-    const char *fits = o->blocks_per_sm == 1 ? " block fits" : " blocks fit";
+    const char *fits = o->blocks_per_sm == 1 ? N_(" block fits") : N_(" blocks fit");
     char tail[96];
-    snprintf(tail, sizeof tail, "%d of %d warps, %.0f%%", o->warps_per_sm, o->max_warps_per_sm, o->occupancy * 100);
+    snprintf(tail, sizeof tail, N_("%d of %d warps, %.0f%%"), o->warps_per_sm, o->max_warps_per_sm, o->occupancy * 100);
     switch (o->limiter) {
     case OCCUPANCY_LIMIT_BLOCK_SIZE:
-        snprintf(e, n, "A block of %d threads is more than the %d threads a block may have on %s: the launch fails.",
+        snprintf(e, n, N_("A block of %d threads is more than the %d threads a block may have on %s: the launch fails."),
                  in->block, p->max_threads_per_block, p->arch);
         return;
     case OCCUPANCY_LIMIT_REGISTERS:
         if (o->blocks_per_sm == 0) {
             if (in->registers > p->max_regs_per_thread)
-                snprintf(e, n, "%d registers per thread is more than the %d a thread may have: the launch fails.",
+                snprintf(e, n, N_("%d registers per thread is more than the %d a thread may have: the launch fails."),
                          in->registers, p->max_regs_per_thread);
             else
-                snprintf(e, n, "A block of %d threads at %d registers each needs %d registers, more than the %d one "
-                               "block may have on %s: the launch fails (too many resources requested). Use "
-                               "smaller blocks or fewer registers (__launch_bounds__).",
+                snprintf(e, n, N_("A block of %d threads at %d registers each needs %d registers, more than the %d one "
+                                  "block may have on %s: the launch fails (too many resources requested). Use "
+                                  "smaller blocks or fewer registers (__launch_bounds__)."),
                          in->block, in->registers, o->registers_per_block, p->regs_per_block, p->arch);
             return;
         }
-        snprintf(e, n, "Each thread uses %d registers, so a block of %d threads takes %d of the SM's %d registers: "
-                       "only %d%s (%s). Fewer registers per thread (__launch_bounds__, simpler code) would let more "
-                       "blocks in.",
+        snprintf(e, n, N_("Each thread uses %d registers, so a block of %d threads takes %d of the SM's %d registers: "
+                          "only %d%s (%s). Fewer registers per thread (__launch_bounds__, simpler code) would let more "
+                          "blocks in."),
                  in->registers, in->block, o->registers_per_block, p->regs_per_sm, o->blocks_per_sm, fits, tail);
         return;
     case OCCUPANCY_LIMIT_SHARED:
         if (o->blocks_per_sm == 0) {
             fmt_bytes(limit, sizeof limit, p->shared_per_block_optin);
-            snprintf(e, n, "A block needs %s of shared memory, more than the %s one block may have on %s: the "
-                           "launch fails.",
+            snprintf(e, n, N_("A block needs %s of shared memory, more than the %s one block may have on %s: the "
+                              "launch fails."),
                      shared, limit, p->arch);
             return;
         }
-        snprintf(e, n, "Each block takes %s of shared memory (static + dynamic + %zu B the driver reserves, rounded "
-                       "up to %zu B); the SM has %s, so only %d%s (%s). Less shared memory per block would let "
-                       "more blocks in.",
+        snprintf(e, n, N_("Each block takes %s of shared memory (static + dynamic + %zu B the driver reserves, rounded "
+                          "up to %zu B); the SM has %s, so only %d%s (%s). Less shared memory per block would let "
+                          "more blocks in."),
                  shared, p->shared_reserved, p->shared_alloc_unit, sm_shared, o->blocks_per_sm, fits, tail);
         return;
     case OCCUPANCY_LIMIT_BLOCKS:
-        snprintf(e, n, "Blocks of %d threads (%d warp%s) are small: an SM runs at most %d blocks at a time, so only "
-                       "%d of its %d warp slots are used (%.0f%%). Bigger blocks would fill it.",
+        snprintf(e, n, N_("Blocks of %d threads (%d warp%s) are small: an SM runs at most %d blocks at a time, so only "
+                          "%d of its %d warp slots are used (%.0f%%). Bigger blocks would fill it."),
                  in->block, wpb, wpb == 1 ? "" : "s", p->max_blocks_per_sm, o->warps_per_sm, o->max_warps_per_sm,
                  o->occupancy * 100);
         return;
     case OCCUPANCY_LIMIT_BARRIERS:
-        snprintf(e, n, "The SM has barriers for %d blocks of this kernel, so only %d fit (%s).", o->limit_barriers,
+        snprintf(e, n, N_("The SM has barriers for %d blocks of this kernel, so only %d fit (%s)."), o->limit_barriers,
                  o->blocks_per_sm, tail);
         return;
     case OCCUPANCY_LIMIT_WARPS:
         if (o->warps_per_sm == o->max_warps_per_sm)
-            snprintf(e, n, "Each block of %d threads is %d warp%s and %d block%s all %d warp slots of the SM "
-                           "(100%%): nothing else limits this launch.",
+            snprintf(e, n, N_("Each block of %d threads is %d warp%s and %d block%s all %d warp slots of the SM "
+                              "(100%%): nothing else limits this launch."),
                      in->block, wpb, wpb == 1 ? "" : "s", o->blocks_per_sm, o->blocks_per_sm == 1 ? " fills" : "s fill",
                      o->max_warps_per_sm);
         else
-            snprintf(e, n, "Each block of %d threads is %d warps; the SM holds %d warps, so %d%s and the rest of the "
-                           "warp slots stay empty (%s). A block size that divides %d warps would fill it.",
+            snprintf(e, n, N_("Each block of %d threads is %d warps; the SM holds %d warps, so %d%s and the rest of the "
+                              "warp slots stay empty (%s). A block size that divides %d warps would fill it."),
                      in->block, wpb, o->max_warps_per_sm, o->blocks_per_sm, fits, tail, o->max_warps_per_sm);
         return;
     case OCCUPANCY_LIMIT_NONE: break;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/occupancy.h"
 #include "kernels/profiles.h"
@@ -39,16 +40,26 @@ typedef struct OccPanel {
 } OccPanel;
 
 static const TuiKeyHelp OCC_HELP[] = {
-    {"←/→ h/l", "block size one warp smaller / larger"},
-    {"0", "back to the block size the run launched"},
-    {"a / A", "next / previous GPU architecture"},
-    {"c", "chart: occupancy against block size, registers per thread, shared memory per block"},
-    {"Tab", "next kernel of the run"},
-    {"q Esc", "back to the exercise (r there runs it and measures)"},
+    {"←/→ h/l", N_("block size one warp smaller / larger")},
+    {"0", N_("back to the block size the run launched")},
+    {"a / A", N_("next / previous GPU architecture")},
+    {"c", N_("chart: occupancy against block size, registers per thread, shared memory per block")},
+    {"Tab", N_("next kernel of the run")},
+    {"q Esc", N_("back to the exercise (r there runs it and measures)")},
     {"", ""},
-    {"occupancy", "active warps per SM / the most an SM holds; the limiter is what ran out first"},
+    {N_("occupancy"), N_("active warps per SM / the most an SM holds; the limiter is what ran out first")},
     {NULL, NULL},
 };
+
+/* An info line's heading ("Kernel   "), padded by display width so the
+ * values line up in either language. Returns buf. */
+static const char *head(char *buf, size_t n, const char *label) {
+    static const char *const HEADS[] = {N_("Kernel"), N_("Uses"), N_("Block"), "GPU"};
+    int w = 0;
+    for (size_t i = 0; i < sizeof HEADS / sizeof HEADS[0]; i++)
+        if (i18n_width(_(HEADS[i])) > w) w = i18n_width(_(HEADS[i]));
+    return i18n_pad(buf, n, label, w + 3, false);
+}
 
 static int profile_index(const char *arch) {
     const DeviceProfile *p = profile_find(arch);
@@ -71,18 +82,29 @@ static OccupancyInput input_of(const OccPanel *op, const OccKernel *k) {
                             k->shared_dynamic > 0 ? (size_t)k->shared_dynamic : 0};
 }
 
-/* Word-wraps s into at most max_lines rows of width w from (y, x); returns rows used. */
+/* Word-wraps s into at most max_lines rows of w display columns from
+ * (y, x): at the last space that fits, or where the row is full next to a
+ * CJK character (Chinese has no spaces to break at); returns rows used. */
 static int put_wrapped(int y, int x, int w, int max_lines, int role, const char *s) {
     int rows = 0;
     while (*s && rows < max_lines && w > 8) {
-        int len = (int)strlen(s);
-        int cut = len;
-        if (len > w) {
-            cut = w;
-            while (cut > 0 && s[cut] != ' ') cut--;
-            if (cut == 0) cut = w;
+        size_t i = 0, space = 0, n = strlen(s);
+        int col = 0, cols = 0;
+        bool wide = false;
+        while (i < n) {
+            size_t len = text_char(s + i, n - i, &cols);
+            if (col + cols > w) break;
+            if (s[i] == ' ') space = i;
+            wide = cols == 2;
+            col += cols;
+            i += len;
         }
-        char *line = xstrndup(s, (size_t)cut);
+        size_t cut = i ? i : text_char(s, n, &cols);
+        if (i < n) {
+            text_char(s + i, n - i, &cols);
+            if (!wide && cols < 2 && space > 0) cut = space;
+        }
+        char *line = xstrndup(s, cut);
         tui_put(y + rows, x, w, role, line);
         free(line);
         s += cut;
@@ -107,18 +129,18 @@ static void draw_chart(OccPanel *op, Tui *t, const OccKernel *k, const DevicePro
     if (op->chart == CHART_BLOCK) {
         n = occupancy_curve_block(p, &in, pts, OCCUPANCY_CURVE_MAX);
         here = in.block;
-        what = "block size (threads)";
+        what = _("block size (threads)");
     } else if (op->chart == CHART_REGS) {
         n = occupancy_curve_registers(p, &in, pts, OCCUPANCY_CURVE_MAX);
         here = in.registers;
-        what = "registers per thread";
+        what = _("registers per thread");
     } else {
         n = occupancy_curve_shared(p, &in, 1024, pts, OCCUPANCY_CURVE_MAX);
         here = (int)in.shared_dynamic;
-        what = "dynamic shared memory per block (KiB)";
+        what = _("dynamic shared memory per block (KiB)");
     }
     char title[128];
-    snprintf(title, sizeof title, "Occupancy against %s on %s", what, p->arch);
+    snprintf(title, sizeof title, _("Occupancy against %s on %s"), what, p->arch);
     tui_put(y, 1, w - 2, ROLE_H2, title);
     int ch = h - 3;   /* title, axis, labels */
     if (ch > 12) ch = 12;
@@ -172,40 +194,41 @@ static void draw_chart(OccPanel *op, Tui *t, const OccKernel *k, const DevicePro
 
 static void occ_draw(Panel *pn, Tui *t, int top, int h, int w) {
     OccPanel *op = (OccPanel *)pn;
-    char *ttl = xasprintf("cudojo — Occupancy: %s", op->exercise);
-    tui_draw_title(t, ttl, "theoretical");
+    char *ttl = xasprintf(_("cudojo — Occupancy: %s"), op->exercise);
+    tui_draw_title(t, ttl, _("theoretical"));
     free(ttl);
-    tui_draw_status(t, "←/→ block  a arch  c chart  Tab kernel  ? help  q back");
+    tui_draw_status(t, _("←/→ block  a arch  c chart  Tab kernel  ? help  q back"));
     OccKernel *k = cur(op);
     int y = top + 1;
     if (!k) {
         put_wrapped(y, 2, w - 4, 4, ROLE_NORMAL,
-                    "No kernel launches in the last run. Run the exercise (r in the exercise view): the occupancy "
-                    "comes from the registers and shared memory of the kernels it launched.");
+                    _("No kernel launches in the last run. Run the exercise (r in the exercise view): the occupancy "
+                      "comes from the registers and shared memory of the kernels it launched."));
         return;
     }
     const DeviceProfile *p = profile_at(op->prof);
-    char line[512];
-    snprintf(line, sizeof line, "Kernel   %s", k->name);
-    tui_put(y, 1, w - 2, ROLE_BOLD, line);
+    char line[512], hb[64];
+    snprintf(line, sizeof line, "%s%s", head(hb, sizeof hb, _("Kernel")), k->name);
+    int kw = tui_put(y, 1, w - 2, ROLE_BOLD, line);
     if (op->n_k > 1) {
-        snprintf(line, sizeof line, "  (%d of %d, Tab: next)", op->sel + 1, op->n_k);
-        tui_put(y, 10 + text_width(k->name), w - 12 - text_width(k->name), ROLE_DIM, line);
+        snprintf(line, sizeof line, _("  (%d of %d, Tab: next)"), op->sel + 1, op->n_k);
+        tui_put(y, 1 + kw, w - 2 - kw, ROLE_DIM, line);
     }
     y++;
-    snprintf(line, sizeof line, "GPU      %s, like %s: %d SMs, %d warps, %d blocks, %dK registers, %zu KiB shared per SM",
-             p->arch, p->part, p->sm_count, p->max_warps_per_sm, p->max_blocks_per_sm, p->regs_per_sm / 1024,
+    snprintf(line, sizeof line, _("%s%s, like %s: %d SMs, %d warps, %d blocks, %dK registers, %zu KiB shared per SM"),
+             head(hb, sizeof hb, "GPU"), p->arch, p->part, p->sm_count, p->max_warps_per_sm, p->max_blocks_per_sm, p->regs_per_sm / 1024,
              p->shared_per_sm / 1024);
     tui_put_clip(t, y++, 1, w - 2, ROLE_NORMAL, line);
     if (k->registers >= 0)
-        snprintf(line, sizeof line, "Uses     %d registers per thread, %d B static + %d B dynamic shared memory per block",
-                 k->registers, k->shared_static > 0 ? k->shared_static : 0, k->shared_dynamic);
+        snprintf(line, sizeof line, _("%s%d registers per thread, %d B static + %d B dynamic shared memory per block"),
+                 head(hb, sizeof hb, _("Uses")), k->registers, k->shared_static > 0 ? k->shared_static : 0, k->shared_dynamic);
     else
-        snprintf(line, sizeof line, "Uses     registers not counted in this run (run it again from here to count "
-                                    "them); %d B dynamic shared memory", k->shared_dynamic);
+        snprintf(line, sizeof line,
+                 _("%sregisters not counted in this run (run it again from here to count them); %d B dynamic shared "
+                   "memory"), head(hb, sizeof hb, _("Uses")), k->shared_dynamic);
     tui_put_clip(t, y++, 1, w - 2, k->registers >= 0 ? ROLE_NORMAL : ROLE_WARN, line);
-    snprintf(line, sizeof line, "Block    %s %d %s threads   (the run launched %d; ←/→ change, 0 back)",
-             tui_glyph(t, "◀", "<"), op->block, tui_glyph(t, "▶", ">"), k->block);
+    snprintf(line, sizeof line, _("%s%s %d %s threads   (the run launched %d; ←/→ change, 0 back)"),
+             head(hb, sizeof hb, _("Block")), tui_glyph(t, "◀", "<"), op->block, tui_glyph(t, "▶", ">"), k->block);
     tui_put_clip(t, y++, 1, w - 2, ROLE_BOLD, line);
     y++;
     OccupancyInput in = input_of(op, k);
@@ -216,18 +239,20 @@ static void occ_draw(Panel *pn, Tui *t, int top, int h, int w) {
         diag_free(&d);
         return;
     }
-    snprintf(line, sizeof line, "Occupancy %5.1f%%", o.occupancy * 100);
+    snprintf(line, sizeof line, _("Occupancy %5.1f%%"), o.occupancy * 100);
     int role = o.blocks_per_sm == 0 ? ROLE_FAIL : o.occupancy >= 0.5 ? ROLE_PASS : ROLE_WARN;
     tui_put(y, 1, 18, role, line);
     int bw = w / 3 > 10 ? w / 3 : 10;
     if (19 + bw < w) tui_draw_bar(t, y, 19, bw, o.occupancy);
-    snprintf(line, sizeof line, "%d blocks/SM, %d of %d warps", o.blocks_per_sm, o.warps_per_sm, o.max_warps_per_sm);
+    snprintf(line, sizeof line, _("%d blocks/SM, %d of %d warps"), o.blocks_per_sm, o.warps_per_sm, o.max_warps_per_sm);
     if (20 + bw < w) tui_put_clip(t, y, 20 + bw, w - 21 - bw, ROLE_NORMAL, line);
     y++;
-    snprintf(line, sizeof line, "Limited by %s", occupancy_limiter_name(o.limiter));
+    snprintf(line, sizeof line, _("Limited by %s"), _(occupancy_limiter_name(o.limiter)));
     tui_put(y++, 1, w - 2, ROLE_BOLD, line);
     int rest = top + h - y;
-    y += put_wrapped(y, 1, w - 2, rest > 12 ? 3 : 2, ROLE_NORMAL, o.explanation);
+    char *why = i18n_message(o.explanation);   /* built in English from N_() formats (kernels/occupancy.c) */
+    y += put_wrapped(y, 1, w - 2, rest > 12 ? 3 : 2, ROLE_NORMAL, why);
+    free(why);
     y++;
     if (top + h - y >= 6) draw_chart(op, t, k, p, y, top + h - y, w);
 }
@@ -278,7 +303,7 @@ static void occ_free(Panel *pn, Tui *t) {
 Panel *tui_occupancy_new(Tui *t, const char *exercise, const RunResult *res) {
     (void)t;
     OccPanel *op = xcalloc(1, sizeof *op);
-    op->base = (Panel){.title = "Occupancy", .help = OCC_HELP, .draw = occ_draw, .key = occ_key, .free = occ_free};
+    op->base = (Panel){.title = N_("Occupancy"), .help = OCC_HELP, .draw = occ_draw, .key = occ_key, .free = occ_free};
     op->exercise = xstrdup(exercise);
     op->prof = profile_index("sm_90");
     json_t *ks = res && res->metrics ? json_object_get(res->metrics, "kernels") : NULL;

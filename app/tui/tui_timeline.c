@@ -43,24 +43,24 @@ typedef struct TimelinePanel {
 } TimelinePanel;
 
 static const TuiKeyHelp TL_HELP[] = {
-    {"+ / -", "zoom in / out (around the selected bar if it is on screen)"},
-    {"0 f", "fit the whole run"},
-    {"←/→ h/l", "pan earlier / later by a quarter of the screen"},
-    {"Home/End g/G", "to the start / the end of the run"},
-    {"Tab / S-Tab n/p", "select the next / previous bar in time"},
-    {"j/k ↓/↑", "select the bar on the row below / above (nearest in time)"},
-    {"] / [", "next / previous bar on the same row"},
-    {"click", "select the bar under the mouse"},
-    {", / .", "an earlier / a later run of this session (the latest is shown first)"},
-    {"c", "compare: the run picked with , / . above the latest, on one time axis"},
-    {"q Esc", "back to the exercise (r there runs it again)"},
+    {"+ / -", N_("zoom in / out (around the selected bar if it is on screen)")},
+    {"0 f", N_("fit the whole run")},
+    {"←/→ h/l", N_("pan earlier / later by a quarter of the screen")},
+    {"Home/End g/G", N_("to the start / the end of the run")},
+    {"Tab / S-Tab n/p", N_("select the next / previous bar in time")},
+    {"j/k ↓/↑", N_("select the bar on the row below / above (nearest in time)")},
+    {"] / [", N_("next / previous bar on the same row")},
+    {N_("click"), N_("select the bar under the mouse")},
+    {", / .", N_("an earlier / a later run of this session (the latest is shown first)")},
+    {"c", N_("compare: the run picked with , / . above the latest, on one time axis")},
+    {"q Esc", N_("back to the exercise (r there runs it again)")},
     {"", ""},
-    {"rows", "the host (CPU work, waits), then one row per stream"},
-    {"", "bars in the same columns ran at the same time: overlap"},
-    {"bars", "» H2D copy   « D2H copy   ≈ D2D copy   ░ memset"},
-    {"", "█ kernel   ▒ host work   ╌ host waits (sync)   │ event"},
-    {"modeled", "emulator: times from a cost model of the device, no GPU"},
-    {"GB/s", "bytes copied / duration (10^9 bytes per second)"},
+    {N_("rows"), N_("the host (CPU work, waits), then one row per stream")},
+    {"", N_("bars in the same columns ran at the same time: overlap")},
+    {N_("bars"), N_("» H2D copy   « D2H copy   ≈ D2D copy   ░ memset")},
+    {"", N_("█ kernel   ▒ host work   ╌ host waits (sync)   │ event")},
+    {N_("modeled"), N_("emulator: times from a cost model of the device, no GPU")},
+    {"GB/s", N_("bytes copied / duration (10^9 bytes per second)")},
     {NULL, NULL},
 };
 
@@ -130,7 +130,7 @@ static void draw_axis(Tui *t, const TimelinePanel *tp, int y, int label_w) {
     double scale;
     const char *unit = tlview_unit(step, t->utf8, &scale);
     char buf[48];
-    snprintf(buf, sizeof buf, label_w >= 9 ? "time (%s)" : "%s", unit);
+    snprintf(buf, sizeof buf, label_w >= 9 ? _("time (%s)") : "%s", unit);
     int uw = text_width(buf);
     tui_put(y, 1 + (label_w > uw ? label_w - uw : 0), label_w, ROLE_DIM, buf);
     fill_glyph(y + 1, tp->bars_x, tp->bars_w, ROLE_DIM, tui_glyph(t, "─", "-"));
@@ -161,16 +161,16 @@ static void draw_detail(Tui *t, const TimelinePanel *tp, int y, int w, bool summ
         x += tui_put_clip(t, y, x, w - x - 1 > 40 ? 40 : w - x - 1, ROLE_BOLD, b->name);
         const char *by3 = tui_glyph(t, "×", "x");
         if (b->kind == TLV_KERNEL && b->grid[0] > 0)
-            snprintf(line, sizeof line, "  %s on %s  grid %d%s%d%s%d  block %d%s%d%s%d", tlview_kind_label(b->kind), row,
+            snprintf(line, sizeof line, _("  %s on %s  grid %d%s%d%s%d  block %d%s%d%s%d"), tlview_kind_label(b->kind), row,
                      b->grid[0], by3, b->grid[1], by3, b->grid[2], b->block[0], by3, b->block[1], by3, b->block[2]);
         else
-            snprintf(line, sizeof line, "  %s on %s%s", b->kind == TLV_OTHER ? b->kind_name : tlview_kind_label(b->kind),
-                     row, b->pinned == 1 ? "  pinned" : b->pinned == 0 ? "  pageable" : "");
+            snprintf(line, sizeof line, _("  %s on %s%s"), b->kind == TLV_OTHER ? b->kind_name : tlview_kind_label(b->kind),
+                     row, b->pinned == 1 ? _("  pinned") : b->pinned == 0 ? _("  pageable") : "");
         tui_put_clip(t, y, x, w - x - 1, ROLE_NORMAL, line);
         tlview_format_time(a, sizeof a, b->start_us, t->utf8);
         tlview_format_time(d, sizeof d, b->dur_us, t->utf8);
         tlview_format_time(e, sizeof e, b->start_us + b->dur_us, t->utf8);
-        int n = snprintf(line, sizeof line, "start %s   duration %s   end %s", a, d, e);
+        int n = snprintf(line, sizeof line, _("start %s   duration %s   end %s"), a, d, e);
         if (b->bytes > 0) {
             tlview_format_bytes(by, sizeof by, b->bytes);
             n += snprintf(line + n, sizeof line - (size_t)n, "   %s", by);
@@ -178,16 +178,16 @@ static void draw_detail(Tui *t, const TimelinePanel *tp, int y, int w, bool summ
             if (g >= 0) snprintf(line + n, sizeof line - (size_t)n, "   %.2f GB/s", g);
         }
         x = 3 + tui_put_clip(t, y + 1, 3, w - 4, ROLE_NORMAL, line);
-        if (m->modeled && x + 10 < w) tui_put(y + 1, x, w - x - 1, ROLE_WARN, "  (modeled)");
+        if (m->modeled && x + 10 < w) tui_put(y + 1, x, w - x - 1, ROLE_WARN, _("  (modeled)"));
     }
     if (!summary) return;
     tlview_format_time(a, sizeof a, tp->win.t0, t->utf8);
     tlview_format_time(d, sizeof d, tp->win.t0 + tp->win.span, t->utf8);
     tlview_format_time(e, sizeof e, m->end_us, t->utf8);
-    int n = snprintf(line, sizeof line, "bar %d of %d   showing %s %s %s of %s   zoom %s%.1f", tp->sel + 1, m->n_bars, a,
+    int n = snprintf(line, sizeof line, _("bar %d of %d   showing %s %s %s of %s   zoom %s%.1f"), tp->sel + 1, m->n_bars, a,
                      tui_glyph(t, "–", "-"), d, e, tui_glyph(t, "×", "x"), tlview_zoom_level(&tp->win, m));
     if (m->dropped > 0)
-        snprintf(line + n, sizeof line - (size_t)n, "   (%ld more entries were not recorded)", m->dropped);
+        snprintf(line + n, sizeof line - (size_t)n, _("   (%ld more entries were not recorded)"), m->dropped);
     tui_put_clip(t, y + 2, 1, w - 2, ROLE_DIM, line);
 }
 
@@ -302,19 +302,19 @@ static void draw_compare(Tui *t, TimelinePanel *tp, int top, int h, int w) {
 static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     TimelinePanel *tp = (TimelinePanel *)pn;
     const TlvModel *m = tp->m;
-    char *ttl = xasprintf("cudojo %s Timeline: %s", tui_glyph(t, "—", "-"), tp->exercise);
-    tui_draw_title(t, ttl, m ? (m->modeled ? "MODELED" : "measured") : NULL);
+    char *ttl = xasprintf(_("cudojo %s Timeline: %s"), tui_glyph(t, "—", "-"), tp->exercise);
+    tui_draw_title(t, ttl, m ? (m->modeled ? _("MODELED") : _("measured")) : NULL);
     free(ttl);
     tui_draw_status(t, tp->latest ? _("+/- zoom  ←/→ pan  Tab bar  , . earlier/later run  c one run  ? help  q back")
                        : tp->n_runs > 1 ? _("+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  , . run  c compare  ? help  q back")
                                         : _("+/- zoom  ←/→ pan  Tab bar  j/k row  0 fit  ? help  q back"));
     if (!m || m->n_bars == 0) {
         const char *why =
-            tp->no_run ? "No run yet. Run the exercise (r in the exercise view): its copies, kernels and host work "
-                         "appear here, one row per stream."
-            : !m ? "The last run recorded no timeline (it stopped before anything ran, or this backend records none). "
-                   "Run it again with r in the exercise view."
-                 : "The last run's timeline is empty: it made no copies, kernel launches or host work.";
+            tp->no_run ? _("No run yet. Run the exercise (r in the exercise view): its copies, kernels and host work "
+                           "appear here, one row per stream.")
+            : !m ? _("The last run recorded no timeline (it stopped before anything ran, or this backend records none). "
+                     "Run it again with r in the exercise view.")
+                 : _("The last run's timeline is empty: it made no copies, kernel launches or host work.");
         tui_put_clip(t, top + 1, 2, w - 4, ROLE_NORMAL, why);
         return;
     }
@@ -325,20 +325,27 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     int y = top;
     char line[512];
     if (m->modeled) {
-        snprintf(line, sizeof line, "MODELED, not measured: the emulator's cost model%s%s; order and overlap follow "
-                 "CUDA's stream rules", m->device ? " of " : "", m->device ? m->device : "");
-        if (text_width(line) > w - 2)
-            snprintf(line, sizeof line, "MODELED, not measured: the emulator's cost model%s%s",
-                     m->device ? " of " : "", m->device ? m->device : "");
-    } else
-        snprintf(line, sizeof line, "Measured%s%s (%s)", m->device ? " on " : "", m->device ? m->device : "",
-                 m->source ? m->source : "GPU");
+        if (m->device)
+            snprintf(line, sizeof line,
+                     _("MODELED, not measured: the emulator's cost model of %s; order and overlap follow CUDA's "
+                       "stream rules"), m->device);
+        else
+            snprintf(line, sizeof line,
+                     "%s", _("MODELED, not measured: the emulator's cost model; order and overlap follow CUDA's stream rules"));
+        if (text_width(line) > w - 2) {
+            if (m->device) snprintf(line, sizeof line, _("MODELED, not measured: the emulator's cost model of %s"), m->device);
+            else snprintf(line, sizeof line, "%s", _("MODELED, not measured: the emulator's cost model"));
+        }
+    } else if (m->device)
+        snprintf(line, sizeof line, _("Measured on %s (%s)"), m->device, m->source ? m->source : "GPU");
+    else
+        snprintf(line, sizeof line, _("Measured (%s)"), m->source ? m->source : "GPU");
     int used = 0;
     if (tp->n_runs > 1) {
         /* Which run this is, first on the banner line: the comparison is the point. */
         char which[96];
-        if (tp->cur == tp->n_runs - 1) snprintf(which, sizeof which, "latest run (%d of %d)  ", tp->cur + 1, tp->n_runs);
-        else snprintf(which, sizeof which, "run %d of %d (%d before the latest)  ", tp->cur + 1, tp->n_runs,
+        if (tp->cur == tp->n_runs - 1) snprintf(which, sizeof which, _("latest run (%d of %d)  "), tp->cur + 1, tp->n_runs);
+        else snprintf(which, sizeof which, _("run %d of %d (%d before the latest)  "), tp->cur + 1, tp->n_runs,
                       tp->n_runs - 1 - tp->cur);
         used = tui_put(y, 1, w - 2, tp->cur == tp->n_runs - 1 ? ROLE_BOLD : ROLE_KEY, which);
     }
@@ -370,7 +377,7 @@ static void tl_draw(Panel *pn, Tui *t, int top, int h, int w) {
     tp->row_h = rh;
     y = draw_rows(t, tp, m, y, shown, rh, tp->row_top, true);
     if (m->n_rows > shown) {
-        snprintf(line, sizeof line, "%d of %d rows (j/k)", shown, m->n_rows);
+        snprintf(line, sizeof line, _("%d of %d rows (j/k)"), shown, m->n_rows);
         tui_put_clip(t, y - 1, w - 1 - text_width(line), text_width(line), ROLE_DIM, line);
     }
     y += blank;
@@ -428,9 +435,9 @@ static int tl_key(Panel *pn, Tui *t, int key) {
     if (key == ',' || key == '.') {
         int to = tp->cur + (key == ',' ? -1 : 1);
         if (tp->latest && to >= tp->n_runs - 1) to = tp->n_runs;   /* the latest is already below */
-        if (tp->n_runs <= 1) tui_notify(t, false, "Only one run of this exercise so far (r in the exercise view runs it).");
-        else if (to < 0) tui_notify(t, false, "This is the earliest run of the session.");
-        else if (to >= tp->n_runs) tui_notify(t, false, "This is the latest run.");
+        if (tp->n_runs <= 1) tui_notify(t, false, "%s", _("Only one run of this exercise so far (r in the exercise view runs it)."));
+        else if (to < 0) tui_notify(t, false, "%s", _("This is the earliest run of the session."));
+        else if (to >= tp->n_runs) tui_notify(t, false, "%s", _("This is the latest run."));
         else show_run(tp, to);
         return TUI_HANDLED;
     }
@@ -494,7 +501,7 @@ static void tl_free(Panel *pn, Tui *t) {
 Panel *tui_timeline_new(Tui *t, const char *exercise, const RunResult *res) {
     (void)t;
     TimelinePanel *tp = xcalloc(1, sizeof *tp);
-    tp->base = (Panel){.title = "Timeline", .help = TL_HELP, .draw = tl_draw, .key = tl_key, .click = tl_click,
+    tp->base = (Panel){.title = N_("Timeline"), .help = TL_HELP, .draw = tl_draw, .key = tl_key, .click = tl_click,
                        .free = tl_free};
     tp->exercise = xstrdup(exercise);
     tp->no_run = res == NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 /* The narrowest window: below 0.1 µs nothing the engine records is resolved. */
@@ -14,8 +15,8 @@
 
 static const char *const KIND_NAMES[TLV_KIND_COUNT] = {"h2d", "d2h", "d2d", "memset", "kernel",
                                                        "host", "sync", "event", "other"};
-static const char *const KIND_LABELS[TLV_KIND_COUNT] = {"H2D", "D2H", "D2D", "memset", "kernel",
-                                                        "host", "sync", "event", "other"};
+static const char *const KIND_LABELS[TLV_KIND_COUNT] = {"H2D", "D2H", "D2D", "memset", N_("kernel"),
+                                                        N_("host"), N_("sync"), N_("event"), N_("other")};
 
 TlvKind tlview_kind_parse(const char *s) {
     for (int k = 0; s && k < TLV_OTHER; k++)
@@ -23,7 +24,7 @@ TlvKind tlview_kind_parse(const char *s) {
     return TLV_OTHER;
 }
 
-const char *tlview_kind_label(TlvKind k) { return k >= 0 && k < TLV_KIND_COUNT ? KIND_LABELS[k] : "?"; }
+const char *tlview_kind_label(TlvKind k) { return k >= 0 && k < TLV_KIND_COUNT ? _(KIND_LABELS[k]) : "?"; }
 
 static double num(const json_t *o, const char *k, double dflt) {
     const json_t *v = json_object_get(o, k);
@@ -35,7 +36,7 @@ static int row_of(TlvModel *m, int id) {
     for (int i = 0; i < m->n_rows; i++)
         if (m->rows[i].stream == id) return i;
     m->rows = xrealloc(m->rows, (size_t)(m->n_rows + 1) * sizeof *m->rows);
-    m->rows[m->n_rows] = (TlvRow){id, id < 0 ? xstrdup("host") : xasprintf("stream %d", id)};
+    m->rows[m->n_rows] = (TlvRow){id, id < 0 ? xstrdup(_("host")) : xasprintf(_("stream %d"), id)};
     return m->n_rows++;
 }
 

@@ -226,6 +226,12 @@ static void message__is_rebuilt_from_its_format__when_chinese_is_shown(void **st
          "access tile[0] with no __syncthreads() in between.",
          "共享内存数据竞争（写后读，第 12 行和第 14 行）：线程 (1,0,0)（线程块 (0,0,0)） 和线程 (0,0,0) 访问 tile[0]，"
          "中间没有 __syncthreads()。"},
+        /* the occupancy's explanation: a %s argument that is a format itself (kernels/occupancy.c) */
+        {"Each thread uses 64 registers, so a block of 256 threads takes 16384 of the SM's 65536 registers: only 4 "
+         "blocks fit (32 of 64 warps, 50%). Fewer registers per thread (__launch_bounds__, simpler code) would let "
+         "more blocks in.",
+         "每个线程用 64 个寄存器，所以一个 256 线程的线程块要占 SM 的 16384 个寄存器（共 65536 个）：只有 4 个线程块能放下"
+         "（32 / 64 个线程束，50%）。每线程少用寄存器（__launch_bounds__、更简单的代码）能让更多线程块进来。"},
         /* a plain text, and one no format matches */
         {"stopped by the user", "被用户停止"},
         {"an author's own words", "an author's own words"},
@@ -243,7 +249,7 @@ static bool ident_char(char c) { return c == '_' || (c >= 'a' && c <= 'z') || (c
 
 /* String macros (#define THR "thread (%u,%u,%u) of block (%u,%u,%u)") of the
  * scanned sources, so N_(THR " read %s") is extracted written out. */
-#define MAX_MACROS 64
+#define MAX_MACROS 256
 static struct {
     char *name, *text;
 } macros[MAX_MACROS];
@@ -387,8 +393,9 @@ static void extract_file(const char *path, Extracted *x) {
 }
 
 /* Where learner-facing text is written: the workbench and the CLI, the
- * run's checks and summary (lua/), the emulator's findings (kernels/emu/). */
-static const char *const SOURCE_DIRS[] = {"app", "app/tui", "base", "lua", "kernels/emu"};
+ * run's checks and summary (lua/), the emulator's findings (kernels/emu/),
+ * the occupancy's explanation (kernels/). */
+static const char *const SOURCE_DIRS[] = {"app", "app/tui", "base", "lua", "kernels/emu", "kernels"};
 
 /* Calls fn on every .c (and with headers, .h) file of dir. */
 static void each_source(const char *dir, bool headers, void (*fn)(const char *path, void *ctx), void *ctx) {
@@ -465,17 +472,17 @@ static void sources__a_marked_string_without_translation_is_reported(void **stat
 /* The files whose every string literal is learner-facing unless shown
  * otherwise: the workbench's screens and the learner's commands. */
 static const char *const SCREEN_DIRS[] = {"app/tui"};
-static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c"};
+static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c",
+                                           "app/cmd_debug.c"};
 
 /* Not scanned: tui_highlight.c's tables are C and CUDA keywords, not text.
  * Still to be marked and translated (issue 17; remove a file from here
  * once it is done, so the scan holds it): the rest of the screens. */
 static const char *const NOT_SCANNED[] = {
     "app/tui/tui_highlight.c",
-    "app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c", "app/tui/tui_class.c",
+    "app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c", "app/cmd_debug.c", "app/tui/tui_class.c",
     "app/tui/tui_class_render.c", "app/tui/tui_debug.c", "app/tui/tui_debug_frame.c", "app/tui/tui_device.c",
-    "app/tui/tui_main.c", "app/tui/tui_occupancy.c", "app/tui/tui_textview.c", "app/tui/tui_timeline.c",
-    "app/tui/tui_timeline_layout.c", "app/tui/tui_access.c", "app/tui/tui_lesson.c", NULL};
+    "app/tui/tui_main.c", "app/tui/tui_textview.c", "app/tui/tui_access.c", "app/tui/tui_lesson.c", NULL};
 
 /* Calls whose string arguments are not text a learner reads: JSON keys,
  * comparisons, environment, file names, glyph pairs, the terminal's own
@@ -484,14 +491,18 @@ static const char *const NOT_TEXT_CALLS[] = {
     "_", "N_", "P_", "json_object_get", "json_object_set_new", "json_object_set", "json_string", "json_pack",
     "json_unpack", "jstr", "num", "strcmp", "strncmp", "strstr", "strchr", "strspn", "strcspn", "getenv", "setenv",
     "fopen", "popen", "execlp", "execvp", "path_join", "tui_glyph", "setlocale", "assert", "run_mentions",
-    "define_key", "tigetstr", "newterm", "keyname", "store_get", "workspace_path", "fs_join", NULL};
+    "define_key", "tigetstr", "newterm", "keyname", "store_get", "workspace_path", "fs_join", "read_dim3", "jint", NULL};
+
+/* Static tables whose strings are names, not text: the timeline's event
+ * kinds as the trace's JSON spells them. */
+static const char *const NOT_TEXT_TABLES[] = {"KIND_NAMES", NULL};
 
 /* Words that are names, not language: keys, units, tools (checked
  * case-sensitively, after printf conversions are removed). */
 static const char *const NOT_TEXT_WORDS[] = {
     "Esc", "Tab", "PgUp", "PgDn", "Home", "End", "Enter", "Ctrl", "Space", "GPU", "GPUs", "CPU", "CUDA", "NVRTC",
     "nvcc", "cudojo", "GiB", "KiB", "MiB", "GB", "SMs", "PTX", "emu", "cuda", "utf8", "UTF", "TERM", "xterm",
-    "NO_COLOR", "VISUAL", "EDITOR", "LANG", "json", "md", "cu", "lua", "ms", NULL};
+    "NO_COLOR", "VISUAL", "EDITOR", "LANG", "json", "md", "cu", "lua", "ms", "H2D", "D2H", "D2D", "memset", NULL};
 
 static bool in_list(const char *const *list, const char *s, size_t n) {
     for (int i = 0; list[i]; i++)
@@ -525,7 +536,7 @@ static bool is_language(const char *text) {
 }
 
 /* The name of the call whose parentheses enclose position at (or "{" inside an
- * initializer's braces, "" at none). */
+ * initializer's braces, "{NAME" directly inside NAME[] = {...}, "" at none). */
 static void enclosing_call(const char *text, const char *at, char *name, size_t n) {
     int depth = 0;
     for (const char *p = at - 1; p >= text; p--) {
@@ -536,7 +547,15 @@ static void enclosing_call(const char *text, const char *at, char *name, size_t 
                 continue;
             }
             if (*p != '(') {
-                snprintf(name, n, "%c", *p);
+                const char *e = p;   /* NAME[N] = { */
+                while (e > text && (e[-1] == ' ' || e[-1] == '=')) e--;
+                while (*p == '{' && e > text && e[-1] == ']') {
+                    while (e > text && e[-1] != '[') e--;
+                    if (e > text) e--;
+                }
+                const char *b = e;
+                while (b > text && ident_char(b[-1])) b--;
+                snprintf(name, n, "%c%.*s", *p, *p == '{' ? (int)(e - b) : 0, b);
                 return;
             }
             const char *e = p;
@@ -593,7 +612,8 @@ static void scan_file_unmarked(const char *path, Unmarked *u) {
         /* the first field of a help row, {"j/k ↑/↓", N_("move")}, is a key name (a key
          * that is a word is marked N_() by hand: tui_help.c translates the keys too) */
         bool key_name = before > text && before[-1] == '{';
-        if (is_language(lit.data) && !key_name && !in_list(NOT_TEXT_CALLS, call, strlen(call))) {
+        bool names = call[0] == '{' && in_list(NOT_TEXT_TABLES, call + 1, strlen(call + 1));
+        if (is_language(lit.data) && !key_name && !names && !in_list(NOT_TEXT_CALLS, call, strlen(call))) {
             print_message("%s:%d: not marked _(): \"%s\" (in %s)\n", path, line_of(text, start), lit.data,
                           *call ? call : "?");
             u->n++;
@@ -620,7 +640,7 @@ static void sources__every_learner_facing_literal_is_marked(void **state) {
 }
 
 /* The scan itself: unmarked text is found; marked text, JSON keys, key
- * names and conversions are not. */
+ * names, conversions and tables of names (NOT_TEXT_TABLES) are not. */
 static void sources__an_unmarked_sentence_is_reported(void **state) {
     (void)state;
     char path[] = "/tmp/cudojo-test-i18n-XXXXXX.c";
@@ -629,13 +649,16 @@ static void sources__an_unmarked_sentence_is_reported(void **state) {
     const char *src = "#include \"app/tui/tui.h\"\n/* a \"quoted comment\" */\n"
                       "void f(Tui *t) {\n  tui_notify(t, false, \"run stopped\");\n"
                       "  tui_notify(t, false, _(\"run stopped\"));\n  json_object_get(o, \"kernel_ms\");\n"
-                      "  tui_draw_status(t, \"Esc  Tab  %d%%\");\n  snprintf(b, n, \"%s, %s\", x ? \"on time\" : \"late\");\n}\n";
+                      "  tui_draw_status(t, \"Esc  Tab  %d%%\");\n  snprintf(b, n, \"%s, %s\", x ? \"on time\" : \"late\");\n}\n"
+                      "static const char *const KIND_NAMES[3] = {\"h2d\", \"host work\", \"sync\"};\n"
+                      "static const char *const LABELS[] = {\"h2d\", \"host work\", \"sync\"};\n";
     assert_int_equal(write(fd, src, strlen(src)), (ssize_t)strlen(src));
     close(fd);
     Unmarked u = {0};
     scan_file_unmarked(path, &u);
     unlink(path);
-    assert_int_equal(u.n, 3);   /* "run stopped", "on time", "late" */
+    assert_int_equal(u.n, 5);   /* "run stopped", "on time", "late", LABELS' "host work", "sync"
+                                  (KIND_NAMES' are names; a row's first field is a key) */
 }
 
 int main(void) {
