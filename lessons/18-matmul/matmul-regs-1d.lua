@@ -5,11 +5,13 @@
 -- shared-memory requests per warp multiply-add (one output per thread: 2)
 -- and no bank conflicts. GPU: 4096^3 against an H200 TFLOP/s target.
 
--- GPU target at 4096^3 (FP32 TFLOP/s on an H200): set from H200 measurement.
-local H200_TARGET_TFLOPS = 8.0
--- cublasSgemm there (FP32, no TF32, 4096^3): set from H200 measurement.
-local H200_CUBLAS_TFLOPS = 50.0
--- Stretch goal (TFLOP/s on an H200; nil: none): set from H200 measurement.
+-- GPU target at 4096^3 (FP32 TFLOP/s on an H200): above the last step's rate,
+-- 10-15% below this one's. H200 2026-12-01 (bench/anchors, median of 30, L2
+-- flushed, one run): 16.3 TFLOP/s, cuBLAS 51.4; matmul-smem 8.9.
+local H200_TARGET_TFLOPS = 14.0
+-- cublasSgemm there (FP32, no TF32, 4096^3): H200 2026-12-01, 51.4 TFLOP/s.
+local H200_CUBLAS_TFLOPS = 51.4
+-- Stretch goal (TFLOP/s on an H200; nil: none).
 local H200_STRETCH_TFLOPS = nil
 local REPS = 20                -- timed launches at 4096^3
 
@@ -97,10 +99,11 @@ return {
       .. "shared memory, not arithmetic, sets the speed (the log shows the requests per "
       .. "multiply-add). Give each thread TM = 8 outputs of one column: for each k it reads B's "
       .. "value once into a register and uses it 8 times, 9 loads for 8 multiply-adds.",
-    "New shapes: the A tile is 64 x 8 and the B tile 8 x 64, 512 elements each, one per "
-      .. "thread: t = ty * 64 + tx; the A element is (t / 8, t % 8) and the B element (t / 64, t "
-      .. "% 64), 0 outside the matrices. Thread (tx, ty) owns column col0 + tx and rows row0 + 8 "
-      .. "ty + i.",
+    "The starter already loads the new tiles (64 x 8 of A, 8 x 64 of B, one element of each "
+      .. "per thread) but computes one output per thread, row row0 + ty: only 8 of the 64 rows "
+      .. "of each tile of C are written (the check counts the wrong elements). Thread (tx, ty) "
+      .. "owns column col0 + tx and rows row0 + 8 ty + i, i = 0..7: acc[i] += As[8 ty + i][k] * "
+      .. "b, and store all 8 inside C.",
     "Keep float acc[TM] in registers: #pragma unroll every loop over i, so that each index "
       .. "is a constant; an array indexed by a run-time value lives in local memory (the "
       .. "emulator counts local requests). As[8 ty + i][k] is one word for the whole warp: a "
@@ -108,7 +111,7 @@ return {
   },
   hints_zh = {
     "每个线程一个输出时，每次乘加要从共享内存读 2 个 float：决定速度的是共享内存，不是运算（日志给出每次乘加的请求数）。让每个线程算同一列的 TM = 8 个输出：对每个 k，它把 B 的值读进寄存器一次，用 8 次，9 次读取换 8 次乘加。",
-    "新的形状：A 分块是 64 × 8，B 分块是 8 × 64，各 512 个元素，每个线程一个：t = ty * 64 + tx；A 的元素是 (t / 8, t % 8)，B 的元素是 (t / 64, t % 64)，矩阵之外为 0。线程 (tx, ty) 负责第 col0 + tx 列和第 row0 + 8 ty + i 行。",
+    "起始代码已经装入新的分块（A 的 64 × 8，B 的 8 × 64，每个线程各一个元素），但每个线程只算一个输出，第 row0 + ty 行：C 的每个分块 64 行里只写了 8 行（检查会数出错误的元素）。线程 (tx, ty) 负责第 col0 + tx 列和第 row0 + 8 ty + i 行，i = 0..7：acc[i] += As[8 ty + i][k] * b，再把 8 个输出中落在 C 之内的都写回。",
     "让 float acc[TM] 留在寄存器里：对 i 的每个循环都加 #pragma unroll，使每个下标都是常量；用运行时的值做下标的数组会放到本地内存（模拟器会数本地内存请求）。As[8 ty + i][k] 对整个线程束是同一个字：广播。",
   },
 

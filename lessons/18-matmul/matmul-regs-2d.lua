@@ -5,11 +5,13 @@
 -- per warp multiply-add (1D tiling: 1.13) and no bank conflicts. GPU: 4096^3
 -- against an H200 TFLOP/s target.
 
--- GPU target at 4096^3 (FP32 TFLOP/s on an H200): set from H200 measurement.
-local H200_TARGET_TFLOPS = 18.0
--- cublasSgemm there (FP32, no TF32, 4096^3): set from H200 measurement.
-local H200_CUBLAS_TFLOPS = 50.0
--- Stretch goal (TFLOP/s on an H200; nil: none): set from H200 measurement.
+-- GPU target at 4096^3 (FP32 TFLOP/s on an H200): above the last step's rate,
+-- 10-15% below this one's. H200 2026-12-01 (bench/anchors, median of 30, L2
+-- flushed, one run): 21.4 TFLOP/s, cuBLAS 51.4; matmul-regs-1d 16.3.
+local H200_TARGET_TFLOPS = 18.5
+-- cublasSgemm there (FP32, no TF32, 4096^3): H200 2026-12-01, 51.4 TFLOP/s.
+local H200_CUBLAS_TFLOPS = 51.4
+-- Stretch goal (TFLOP/s on an H200; nil: none).
 local H200_STRETCH_TFLOPS = nil
 local REPS = 20                -- timed launches at 4096^3
 
@@ -98,10 +100,11 @@ return {
       .. "thread, 8 values of A's column and 8 of B's row make 64 products: 16 loads for 64 "
       .. "multiply-adds, 0.25 each. The arithmetic intensity of the block grows too: a 128 x 128 "
       .. "tile loads 2 x 128 floats per k for 16384 multiply-adds.",
-    "Each tile (128 x 8 of A, 8 x 128 of B) has 1024 elements: 4 per thread, at l = t + 256 "
-      .. "q (q = 0..3), A element (l / 8, l % 8), B element (l / 128, l % 128). For each k load "
-      .. "a[i] = As[ty + 16 i][k] and b[j] = Bs[k][tx + 16 j] into registers, then all 64 "
-      .. "acc[i][j] += a[i] * b[j].",
+    "The starter already loads the new tiles (128 x 8 of A, 8 x 128 of B, 4 elements of each "
+      .. "per thread) but each thread computes one column, col0 + tx: only 16 of the 128 columns "
+      .. "of each tile of C are written. For each k load a[i] = As[ty + 16 i][k] and b[j] = "
+      .. "Bs[k][tx + 16 j] into registers, then all 64 acc[i][j] += a[i] * b[j]; store "
+      .. "acc[i][j] at row row0 + ty + 16 i, column col0 + tx + 16 j, inside C.",
     "Why rows ty + 16 i and columns tx + 16 j rather than 8 ty + i and 8 tx + j: with the "
       .. "adjacent layout the 16 lanes of a half-warp read Bs[k][8 tx + j], words 8 apart, 4 to "
       .. "a bank: a 4-way bank conflict the emulator counts. Strided, they read 16 consecutive "
@@ -109,7 +112,7 @@ return {
   },
   hints_zh = {
     "一维分块把 B 的值复用了 8 次，但每次乘加仍要读一次 A（日志：每次乘加约 1.1 次共享内存请求）。每个线程算 8 × 8 的输出块时，A 的一列里 8 个值和 B 的一行里 8 个值构成 64 个乘积：16 次读取换 64 次乘加，每次 0.25。线程块的算术强度也提高了：128 × 128 的分块每个 k 读 2 × 128 个 float，做 16384 次乘加。",
-    "每个分块（A 的 128 × 8，B 的 8 × 128）有 1024 个元素：每个线程 4 个，在 l = t + 256 q（q = 0..3），A 的元素 (l / 8, l % 8)，B 的元素 (l / 128, l % 128)。对每个 k，把 a[i] = As[ty + 16 i][k] 和 b[j] = Bs[k][tx + 16 j] 读进寄存器，然后做全部 64 个 acc[i][j] += a[i] * b[j]。",
+    "起始代码已经装入新的分块（A 的 128 × 8，B 的 8 × 128，每个线程各 4 个元素），但每个线程只算一列，第 col0 + tx 列：C 的每个分块 128 列里只写了 16 列。对每个 k，把 a[i] = As[ty + 16 i][k] 和 b[j] = Bs[k][tx + 16 j] 读进寄存器，然后做全部 64 个 acc[i][j] += a[i] * b[j]；把 acc[i][j] 写回第 row0 + ty + 16 i 行、第 col0 + tx + 16 j 列，只写 C 之内的。",
     "为什么是第 ty + 16 i 行、第 tx + 16 j 列，而不是 8 ty + i 和 8 tx + j：相邻的布局下，半个线程束的 16 个 lane 读 Bs[k][8 tx + j]，相隔 8 个字，每个 bank 4 个：模拟器会数出 4 路 bank 冲突。跨步布局下它们读 16 个连续的字。",
   },
 
