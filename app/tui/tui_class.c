@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "app/tui/tui_class.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 typedef struct ClassPanel {
@@ -18,11 +19,11 @@ typedef struct ClassPanel {
 } ClassPanel;
 
 static const TuiKeyHelp CLASS_HELP[] = {
-    {"j/k ↑/↓", "scroll a line"},
-    {"Space/b PgDn/PgUp", "scroll a page"},
-    {"g/G", "top / bottom"},
-    {"/ n N", "search, next, previous match"},
-    {"q Esc", "leave"},
+    {"j/k ↑/↓", N_("scroll a line")},
+    {"Space/b PgDn/PgUp", N_("scroll a page")},
+    {"g/G", N_("top / bottom")},
+    {"/ n N", N_("search, next, previous match")},
+    {"q Esc", N_("leave")},
     {NULL, NULL},
 };
 
@@ -36,10 +37,10 @@ static void class_layout(ClassPanel *cp, Tui *t, int w) {
 static void class_draw(Panel *p, Tui *t, int top, int h, int w) {
     ClassPanel *cp = (ClassPanel *)p;
     if (cp->width != w - 2) class_layout(cp, t, w - 2);
-    tui_draw_title(t, "cudojo — Class report", NULL);
+    tui_draw_title(t, _("cudojo — Class report"), NULL);
     for (int i = 0; i < h; i++) tui_fill(top + i, 0, w, ROLE_NORMAL);
     text_scroll_draw(&cp->scroll, cp->doc, top, h, 1, w - 1);
-    if (!text_scroll_draw_prompt(&cp->scroll, t)) tui_draw_status(t, "q leave  j/k scroll  / search  ? help");
+    if (!text_scroll_draw_prompt(&cp->scroll, t)) tui_draw_status(t, _("q leave  j/k scroll  / search  ? help"));
 }
 
 static int class_key(Panel *p, Tui *t, int key) {
@@ -58,7 +59,7 @@ static void class_free(Panel *p, Tui *t) {
 
 Panel *tui_class_new(Tui *t, json_t *report) {
     ClassPanel *cp = xcalloc(1, sizeof *cp);
-    cp->base = (Panel){.title = "Class report", .help = CLASS_HELP, .draw = class_draw, .key = class_key,
+    cp->base = (Panel){.title = N_("Class report"), .help = CLASS_HELP, .draw = class_draw, .key = class_key,
                        .free = class_free};
     cp->report = json_incref(report);
     class_layout(cp, t, t->cols > 2 ? t->cols - 2 : 78);

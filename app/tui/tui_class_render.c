@@ -11,6 +11,7 @@
 
 #include "app/class_report.h"
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static double num(const json_t *o, const char *key) {
@@ -52,39 +53,39 @@ static void render_summary(TextDoc *doc, const json_t *r, bool utf8) {
     const char *dot = utf8 ? " · " : " - ";
     TextLine *l = text_doc_add_line(doc);
     int n = (int)num(r, "students");
-    text_line_addf(l, ROLE_H1, "Class report: %d student%s", n, n == 1 ? "" : "s");
+    text_line_addf(l, ROLE_H1, P_(n, "Class report: %d student", "Class report: %d students"), n);
     const char *backend = json_string_value(json_object_get(r, "backend"));
     if (backend) {
         char *b = shown(json_object_get(r, "backend"));
-        text_line_addf(l, ROLE_DIM, "%sgraded on %s", dot, b);
+        text_line_addf(l, ROLE_DIM, _("%sgraded on %s"), dot, b);
         free(b);
     }
     if (json_string_value(json_object_get(r, "course_version"))) {
         char *cv = shown(json_object_get(r, "course_version"));
-        text_line_addf(l, ROLE_DIM, "%scourse %.12s", dot, cv);
+        text_line_addf(l, ROLE_DIM, _("%scourse %.12s"), dot, cv);
         free(cv);
     }
     const json_t *score = json_object_get(r, "score");
     l = text_doc_add_line(doc);
     if (json_is_object(score)) {
-        text_line_add(l, ROLE_NORMAL, "Scores: mean ");
+        text_line_add(l, ROLE_NORMAL, _("Scores: mean "));
         text_line_addf(l, ROLE_BOLD, "%.2f", num(score, "mean"));
-        text_line_addf(l, ROLE_NORMAL, "%smedian ", dot);
+        text_line_addf(l, ROLE_NORMAL, _("%smedian "), dot);
         text_line_addf(l, ROLE_BOLD, "%.2f", num(score, "median"));
-        text_line_addf(l, ROLE_NORMAL, "%slowest %g%shighest %g%sof %g points", dot, num(score, "min"), dot,
+        text_line_addf(l, ROLE_NORMAL, _("%slowest %g%shighest %g%sof %g points"), dot, num(score, "min"), dot,
                        num(score, "max"), dot, num(score, "max_total"));
     } else {
-        text_line_add(l, ROLE_WARN, "No students in this gradebook.");
+        text_line_add(l, ROLE_WARN, _("No students in this gradebook."));
     }
     l = text_doc_add_line(doc);
-    text_line_addf(l, ROLE_DIM, "%.0f with progress records%s", num(r, "students_with_progress"), dot);
+    text_line_addf(l, ROLE_DIM, _("%.0f with progress records%s"), num(r, "students_with_progress"), dot);
     int problems = (int)num(r, "students_with_problems");
-    text_line_addf(l, problems ? ROLE_WARN : ROLE_DIM, "%d with problems", problems);
+    text_line_addf(l, problems ? ROLE_WARN : ROLE_DIM, _("%d with problems"), problems);
 }
 
 static void render_histogram(TextDoc *doc, const json_t *hist, int width, bool utf8) {
     text_doc_add_line(doc);
-    text_doc_add_text(doc, ROLE_H2, "Scores (share of the points)");
+    text_doc_add_text(doc, ROLE_H2, _("Scores (share of the points)"));
     int max = 0;
     size_t i;
     const json_t *b;
@@ -109,8 +110,8 @@ static void render_histogram(TextDoc *doc, const json_t *hist, int width, bool u
 static void render_failures(TextDoc *doc, const json_t *failures, int width, bool utf8) {
     if (json_array_size(failures) == 0) return;
     TextLine *l = text_doc_add_line(doc);
-    text_line_add(l, ROLE_DIM, "    failed: ");
-    int used = 12;
+    text_line_add(l, ROLE_DIM, _("    failed: "));
+    int used = text_width(_("    failed: "));
     size_t i;
     const json_t *f;
     json_array_foreach(failures, i, f) {
@@ -121,7 +122,7 @@ static void render_failures(TextDoc *doc, const json_t *failures, int width, boo
         int w = text_width(item);
         size_t left = json_array_size(failures) - i;
         if (i > 0 && used + w > width - 12) {
-            text_line_addf(l, ROLE_DIM, " (+%zu more)", left);
+            text_line_addf(l, ROLE_DIM, _(" (+%zu more)"), left);
             break;
         }
         text_line_add(l, ROLE_WARN, item);
@@ -131,7 +132,7 @@ static void render_failures(TextDoc *doc, const json_t *failures, int width, boo
 
 static void render_exercises(TextDoc *doc, const json_t *exercises, int width, bool utf8) {
     text_doc_add_line(doc);
-    text_doc_add_text(doc, ROLE_H2, "Exercises");
+    text_doc_add_text(doc, ROLE_H2, _("Exercises"));
     int id_w = 10;
     size_t i;
     const json_t *ex;
@@ -144,11 +145,11 @@ static void render_exercises(TextDoc *doc, const json_t *exercises, int width, b
     if (id_w > room) id_w = room > 6 ? room : 6;
     TextLine *h = text_doc_add_line(doc);
     text_line_add(h, ROLE_NORMAL, "  ");
-    text_line_add_cell(h, ROLE_DIM, "exercise", id_w, false);
-    text_line_add_cell(h, ROLE_DIM, "passed", 12, true);
-    text_line_add_cell(h, ROLE_DIM, "fast", 6, true);
-    text_line_add_cell(h, ROLE_DIM, "attempts", 12, true);
-    text_line_add_cell(h, ROLE_DIM, "to pass", 15, true);
+    text_line_add_cell(h, ROLE_DIM, _("exercise"), id_w, false);
+    text_line_add_cell(h, ROLE_DIM, _("passed"), 12, true);
+    text_line_add_cell(h, ROLE_DIM, _("fast"), 6, true);
+    text_line_add_cell(h, ROLE_DIM, _("attempts"), 12, true);
+    text_line_add_cell(h, ROLE_DIM, _("to pass"), 15, true);
     json_array_foreach(exercises, i, ex) {
         TextLine *l = text_doc_add_line(doc);
         text_line_add(l, ROLE_NORMAL, "  ");
@@ -177,10 +178,10 @@ static void render_exercises(TextDoc *doc, const json_t *exercises, int width, b
         render_failures(doc, json_object_get(ex, "failures"), width, utf8);
         int groups = (int)num(ex, "similar_groups");
         if (groups > 0)
-            text_doc_addf(doc, ROLE_NOTE, "    %d group%s of similar submissions", groups, groups == 1 ? "" : "s");
+            text_doc_addf(doc, ROLE_NOTE, P_(groups, "    %d group of similar submissions", "    %d groups of similar submissions"), groups);
     }
-    text_doc_add_text(doc, ROLE_DIM, "  attempts and time to pass: medians over the students whose progress");
-    text_doc_add_text(doc, ROLE_DIM, "  records show a pass (n of them); fast: passed meeting every stretch goal");
+    text_doc_add_text(doc, ROLE_DIM, _("  attempts and time to pass: medians over the students whose progress"));
+    text_doc_add_text(doc, ROLE_DIM, _("  records show a pass (n of them); fast: passed meeting every stretch goal"));
 }
 
 /* Appends para wrapped to width as a list item ("  " first, "    " after) and
@@ -198,14 +199,14 @@ static void wrap_item(TextDoc *doc, TextLine *para, int width) {
 static void render_similarity(TextDoc *doc, const json_t *groups, int width) {
     if (json_array_size(groups) == 0) return;
     text_doc_add_line(doc);
-    text_doc_add_text(doc, ROLE_H2, "Similar submissions (same code of their own, up to names and spacing)");
+    text_doc_add_text(doc, ROLE_H2, _("Similar submissions (same code of their own, up to names and spacing)"));
     size_t i;
     const json_t *g;
     int listed = 0;
     json_array_foreach(groups, i, g) {
         if (json_is_true(json_object_get(g, "common"))) {
             char *ex = shown(json_object_get(g, "exercise"));
-            text_doc_addf(doc, ROLE_DIM, "  %s: %zu of %.0f submissions are the common solution", ex,
+            text_doc_addf(doc, ROLE_DIM, _("  %s: %zu of %.0f submissions are the common solution"), ex,
                           json_array_size(json_object_get(g, "students")), num(g, "submissions"));
             free(ex);
             continue;
@@ -224,18 +225,18 @@ static void render_similarity(TextDoc *doc, const json_t *groups, int width) {
             free(name);
         }
         if (json_is_true(json_object_get(g, "near")))
-            text_line_addf(&para, ROLE_DIM, " (near-duplicates, %.0f%% shared)", num(g, "similarity") * 100);
+            text_line_addf(&para, ROLE_DIM, _(" (near-duplicates, %.0f%% shared)"), num(g, "similarity") * 100);
         else if (json_is_number(json_object_get(g, "tokens")))
-            text_line_addf(&para, ROLE_DIM, " (%.0f tokens)", num(g, "tokens"));
+            text_line_addf(&para, ROLE_DIM, _(" (%.0f tokens)"), num(g, "tokens"));
         wrap_item(doc, &para, width);
     }
-    if (!listed) text_doc_add_text(doc, ROLE_DIM, "  no group besides the common solutions");
+    if (!listed) text_doc_add_text(doc, ROLE_DIM, _("  no group besides the common solutions"));
 }
 
 static void render_problems(TextDoc *doc, const json_t *problems, int width) {
     if (json_array_size(problems) == 0) return;
     text_doc_add_line(doc);
-    text_doc_add_text(doc, ROLE_H2, "Problems with submissions");
+    text_doc_add_text(doc, ROLE_H2, _("Problems with submissions"));
     size_t i;
     const json_t *p;
     json_array_foreach(problems, i, p) {

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -30,9 +31,9 @@ typedef struct DevicePanel {
 } DevicePanel;
 
 static const TuiKeyHelp DEVICE_HELP[] = {
-    {"r", "ask again"},
-    {"j/k ↑/↓ PgUp/PgDn", "scroll"},
-    {"q Esc", "back"},
+    {"r", N_("ask again")},
+    {"j/k ↑/↓ PgUp/PgDn", N_("scroll")},
+    {"q Esc", N_("back")},
     {NULL, NULL},
 };
 
@@ -48,7 +49,8 @@ static void kv(TextDoc *doc, const char *k, int role, const char *fmt, ...) {
     char *v = xvasprintf(fmt, ap);
     va_end(ap);
     TextLine *l = text_doc_add_line(doc);
-    text_line_addf(l, ROLE_BOLD, "  %-14s ", k);
+    char pad[96];
+    text_line_addf(l, ROLE_BOLD, "  %s ", i18n_pad(pad, sizeof pad, k, 14, false));   /* columns, not bytes: CJK */
     text_line_add(l, role, v);
     free(v);
 }
@@ -58,37 +60,46 @@ static void render_doctor(DevicePanel *dp, const json_t *j) {
     const json_t *tk = json_object_get(j, "toolkit"), *nv = json_object_get(j, "nvrtc");
     const json_t *rt = json_object_get(j, "cudart"), *drv = json_object_get(j, "driver");
     text_doc_add_text(doc, ROLE_H2, "CUDA");
-    kv(doc, "toolkit", json_is_true(json_object_get(tk, "found")) ? ROLE_NORMAL : ROLE_FAIL, "%s (%s)",
+    kv(doc, _("toolkit"), json_is_true(json_object_get(tk, "found")) ? ROLE_NORMAL : ROLE_FAIL, "%s (%s)",
        jstr(tk, "version", "?"), jstr(tk, "path", "?"));
     if (json_is_true(json_object_get(nv, "works")))
-        kv(doc, "NVRTC", ROLE_PASS, "%s, compiles a test kernel in %.0f ms", jstr(nv, "version", "?"),
+        kv(doc, "NVRTC", ROLE_PASS, _("%s, compiles a test kernel in %.0f ms"), jstr(nv, "version", "?"),
            json_number_value(json_object_get(nv, "compile_ms")));
     else
-        kv(doc, "NVRTC", ROLE_FAIL, "%s: %s", jstr(nv, "version", "missing"), jstr(nv, "error", "does not work"));
-    kv(doc, "CUDA runtime", ROLE_NORMAL, "%s", jstr(rt, "version", "?"));
-    kv(doc, "driver", ROLE_NORMAL, "%s", jstr(drv, "version", "none"));
+        kv(doc, "NVRTC", ROLE_FAIL, "%s: %s", jstr(nv, "version", _("missing")), jstr(nv, "error", _("does not work")));
+    kv(doc, _("CUDA runtime"), ROLE_NORMAL, "%s", jstr(rt, "version", "?"));
+    kv(doc, _("driver"), ROLE_NORMAL, "%s", jstr(drv, "version", _("none")));
     text_doc_add_line(doc);
     text_doc_add_text(doc, ROLE_H2, "GPUs");
     const json_t *gpus = json_object_get(j, "gpus");
-    if (json_array_size(gpus) == 0) kv(doc, "none", ROLE_WARN, "%s", jstr(j, "gpu_error", "no GPU found"));
+    if (json_array_size(gpus) == 0) {
+        char *why = i18n_message(jstr(j, "gpu_error", N_("no GPU found")));
+        kv(doc, _("none"), ROLE_WARN, "%s", why);
+        free(why);
+    }
     size_t i;
     json_t *g;
     json_array_foreach(gpus, i, g) {
         char k[32];
         snprintf(k, sizeof k, "GPU %zu", i);
-        kv(doc, k, ROLE_NORMAL, "%s, compute capability %s, %lld SMs, %.1f GiB", jstr(g, "name", "?"),
+        kv(doc, k, ROLE_NORMAL, _("%s, compute capability %s, %lld SMs, %.1f GiB"), jstr(g, "name", "?"),
            jstr(g, "cc", "?"), (long long)json_integer_value(json_object_get(g, "sms")),
            json_number_value(json_object_get(g, "memory_gib")));
     }
     text_doc_add_line(doc);
-    text_doc_add_text(doc, ROLE_H2, "Backends");
+    text_doc_add_text(doc, ROLE_H2, _("Backends"));
     const json_t *bs = json_object_get(j, "backends");
     const char *names[] = {"cuda", "emu"};
     for (int b = 0; b < 2; b++) {
         const json_t *be = json_object_get(bs, names[b]);
         bool works = json_is_true(json_object_get(be, "works"));
-        if (works) kv(doc, names[b], ROLE_PASS, "works");
-        else kv(doc, names[b], ROLE_FAIL, "does not work: %s", jstr(be, "why", "unknown reason"));
+        if (works) {
+            kv(doc, names[b], ROLE_PASS, "%s", _("works"));
+            continue;
+        }
+        char *why = i18n_message(jstr(be, "why", N_("unknown reason")));
+        kv(doc, names[b], ROLE_FAIL, _("does not work: %s"), why);
+        free(why);
     }
 }
 
@@ -96,16 +107,16 @@ static void device_rebuild(DevicePanel *dp, const char *raw) {
     text_doc_free(&dp->doc);
     dp->doc = text_doc_new();
     Tui *t = dp->t;
-    const char *bk = t->cli->backend == BACKEND_CUDA ? "cuda (forced)"
-                     : t->cli->backend == BACKEND_EMU ? "emu (forced)"
-                                                             : "auto: the GPU when one works, else the emulator";
-    text_doc_add_text(dp->doc, ROLE_H2, "This workbench");
-    kv(dp->doc, "backend", ROLE_NORMAL, "%s", bk);
-    kv(dp->doc, "workspace", ROLE_NORMAL, "%s", t->ws->dir);
-    kv(dp->doc, "lessons", ROLE_NORMAL, "%s", t->ws->lessons_root);
+    const char *bk = t->cli->backend == BACKEND_CUDA ? _("cuda (forced)")
+                     : t->cli->backend == BACKEND_EMU ? _("emu (forced)")
+                                                       : _("auto: the GPU when one works, else the emulator");
+    text_doc_add_text(dp->doc, ROLE_H2, _("This workbench"));
+    kv(dp->doc, _("backend"), ROLE_NORMAL, "%s", bk);
+    kv(dp->doc, _("workspace"), ROLE_NORMAL, "%s", t->ws->dir);
+    kv(dp->doc, _("lessons"), ROLE_NORMAL, "%s", t->ws->lessons_root);
     text_doc_add_line(dp->doc);
     if (!raw) {
-        text_doc_add_text(dp->doc, ROLE_DIM, "  asking the doctor…");
+        text_doc_add_text(dp->doc, ROLE_DIM, _("  asking the doctor…"));
         return;
     }
     json_error_t err;
@@ -113,7 +124,7 @@ static void device_rebuild(DevicePanel *dp, const char *raw) {
     if (j && json_is_object(j)) {
         render_doctor(dp, j);
     } else {
-        text_doc_add_text(dp->doc, ROLE_FAIL, "  `cudojo doctor` gave no answer:");
+        text_doc_add_text(dp->doc, ROLE_FAIL, _("  `cudojo doctor` gave no answer:"));
         const char *p = raw;
         while (*p) {
             const char *nl = strchr(p, '\n');
@@ -190,9 +201,9 @@ static void device_ask(DevicePanel *dp) {
 
 static void device_draw(Panel *p, Tui *t, int top, int h, int w) {
     DevicePanel *dp = (DevicePanel *)p;
-    tui_draw_title(t, "cudojo — Device", dp->pid > 0 ? "asking…" : NULL);
+    tui_draw_title(t, _("cudojo — Device"), dp->pid > 0 ? _("asking…") : NULL);
     text_scroll_draw(&dp->scroll, dp->doc, top, h, 0, w);
-    tui_draw_status(t, "r ask again  ? help  q back");
+    tui_draw_status(t, _("r ask again  ? help  q back"));
 }
 
 static int device_key(Panel *p, Tui *t, int key) {
@@ -216,7 +227,7 @@ static void device_free(Panel *p, Tui *t) {
 
 Panel *tui_device_new(Tui *t) {
     DevicePanel *dp = xcalloc(1, sizeof *dp);
-    dp->base = (Panel){.title = "Device", .help = DEVICE_HELP, .draw = device_draw, .key = device_key,
+    dp->base = (Panel){.title = N_("Device"), .help = DEVICE_HELP, .draw = device_draw, .key = device_key,
                        .free = device_free};
     dp->t = t;
     dp->fd = -1;

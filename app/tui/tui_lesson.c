@@ -54,7 +54,7 @@ static void lesson_load(LessonPanel *lp, Tui *t) {
         d = fs_read_file(en, &lp->text, &lp->len);
         free(en);
         if (d) {
-            lp->text = xasprintf("# %s\n\nThis chapter has no lesson text (%s).\n", lp->ch->title, d->message);
+            lp->text = xasprintf(_("# %s\n\nThis chapter has no lesson text (%s).\n"), lp->ch->title, d->message);
             lp->len = strlen(lp->text);
             diag_free(&d);
         }

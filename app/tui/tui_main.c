@@ -345,7 +345,7 @@ static void tui_init_fields(Tui *t, Cli *cli) {
 
 int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx) {
     if (!isatty(0) || !isatty(1)) {
-        fprintf(stderr, "cudojo: this screen needs a terminal\n");
+        fprintf(stderr, "%s", _("cudojo: this screen needs a terminal\n"));
         return 2;
     }
     Tui tui;
@@ -361,11 +361,11 @@ int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx) {
 int cmd_tui(Cli *cli, int argc, char **argv) {
     (void)argv;
     if (argc > 1) {
-        fprintf(stderr, "cudojo: unexpected argument\n");
+        fprintf(stderr, "%s", _("cudojo: unexpected argument\n"));
         return 2;
     }
     if (!isatty(0) || !isatty(1)) {
-        fprintf(stderr, "cudojo: the workbench needs a terminal; try `cudojo list` or `cudojo --help`\n");
+        fprintf(stderr, "%s", _("cudojo: the workbench needs a terminal; try `cudojo list` or `cudojo --help`\n"));
         return 2;
     }
     Workspace *ws = NULL;
@@ -385,9 +385,11 @@ int cmd_tui(Cli *cli, int argc, char **argv) {
 
     tui_start(t);
     tui_push(t, tui_map_new(t));
-    if (ws->course->n_chapters == 0) tui_notify(t, true, "No chapters found in %s", ws->lessons_root);
+    if (ws->course->n_chapters == 0) tui_notify(t, true, _("No chapters found in %s"), ws->lessons_root);
     else if (ws->course_diags)
-        tui_notify(t, true, "%d problem(s) loading the course, e.g. %s:%d: %s (`cudojo list` shows all)",
+        tui_notify(t, true,
+                   P_(diag_count(ws->course_diags), "%d problem loading the course, e.g. %s:%d: %s (`cudojo list` shows it)",
+                      "%d problems loading the course, e.g. %s:%d: %s (`cudojo list` shows all)"),
                    diag_count(ws->course_diags), ws->course_diags->file ? ws->course_diags->file : "?",
                    ws->course_diags->line, ws->course_diags->message);
     tui_loop(t);

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <wchar.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 void text_scroll_fini(TextScroll *s) { XFREE(s->search); }
@@ -68,7 +69,7 @@ int text_scroll_key(TextScroll *s, const TextDoc *doc, Tui *t, int key) {
                 free(s->search);
                 s->search = xstrdup(s->input);
             }
-            if (!search_step(s, doc, 1, true)) tui_notify(t, true, "not found: %s", s->search ? s->search : "");
+            if (!search_step(s, doc, 1, true)) tui_notify(t, true, _("not found: %s"), s->search ? s->search : "");
         } else if (key == 27) {
             s->typing = false;
         } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
@@ -113,10 +114,10 @@ int text_scroll_key(TextScroll *s, const TextDoc *doc, Tui *t, int key) {
         s->input_len = 0;
         break;
     case 'n':
-        if (!search_step(s, doc, 1, false)) tui_notify(t, true, s->search ? "no more matches" : "no search yet: /");
+        if (!search_step(s, doc, 1, false)) tui_notify(t, true, "%s", s->search ? _("no more matches") : _("no search yet: /"));
         break;
     case 'N':
-        if (!search_step(s, doc, -1, false)) tui_notify(t, true, s->search ? "no more matches" : "no search yet: /");
+        if (!search_step(s, doc, -1, false)) tui_notify(t, true, "%s", s->search ? _("no more matches") : _("no search yet: /"));
         break;
     default: return TUI_UNHANDLED;
     }
@@ -145,12 +146,12 @@ typedef struct DocPanel {
 } DocPanel;
 
 static const TuiKeyHelp DOC_HELP[] = {
-    {"j/k ↑/↓", "scroll a line"},
-    {"Space/b PgDn/PgUp", "scroll a page"},
-    {"g/G", "top / bottom"},
-    {"←/→", "scroll sideways"},
-    {"/ n N", "search, next, previous match"},
-    {"q Esc", "back"},
+    {"j/k ↑/↓", N_("scroll a line")},
+    {"Space/b PgDn/PgUp", N_("scroll a page")},
+    {"g/G", N_("top / bottom")},
+    {"←/→", N_("scroll sideways")},
+    {"/ n N", N_("search, next, previous match")},
+    {"q Esc", N_("back")},
     {NULL, NULL},
 };
 
@@ -159,7 +160,7 @@ static void doc_draw(Panel *p, Tui *t, int top, int h, int w) {
     tui_draw_title(t, dp->title, NULL);
     for (int i = 0; i < h; i++) tui_fill(top + i, 0, w, ROLE_NORMAL);
     text_scroll_draw(&dp->scroll, dp->doc, top, h, 1, w - 1);
-    if (!text_scroll_draw_prompt(&dp->scroll, t)) tui_draw_status(t, "q back  / search  ? help");
+    if (!text_scroll_draw_prompt(&dp->scroll, t)) tui_draw_status(t, _("q back  / search  ? help"));
 }
 
 static int doc_key(Panel *p, Tui *t, int key) {
@@ -179,7 +180,7 @@ static void doc_free(Panel *p, Tui *t) {
 Panel *tui_textview_new(Tui *t, const char *title, TextDoc *doc) {
     (void)t;
     DocPanel *dp = xcalloc(1, sizeof *dp);
-    dp->base = (Panel){.title = "Document", .help = DOC_HELP, .draw = doc_draw, .key = doc_key, .free = doc_free};
+    dp->base = (Panel){.title = N_("Document"), .help = DOC_HELP, .draw = doc_draw, .key = doc_key, .free = doc_free};
     dp->title = xstrdup(title);
     dp->doc = doc;
     return &dp->base;
