@@ -10,6 +10,8 @@
 //   histogram (10, shared)       vs cub::DeviceHistogram::HistogramEven, 2^28 + 7 bytes
 //   sgemm-tiled (11) and every step of chapter 18
 //                                vs cublasSgemm (FP32, CUBLAS_DEFAULT_MATH: no TF32), 4096^3
+//   chapter 18 experiments (bench/sgemm/*.cu, rows marked "experiment"): kernels
+//                                a step might take, timed in the same run
 //
 // Every result is checked against the anchor's result (or, for the
 // transpose, a plain transpose kernel) before it is timed. Times are medians
@@ -94,11 +96,10 @@ static std::string read_text(const std::string &path)
     return s;
 }
 
-// Compiles lessons/REL with NVRTC (cudojo's options, a cubin for this GPU)
-// and loads it; defines are "NAME=VALUE".
-static cudaLibrary_t solution_load(const char *rel, const std::vector<std::string> &defines = {})
+// Compiles the CUDA file at PATH with NVRTC (cudojo's options, a cubin for
+// this GPU) and loads it; defines are "NAME=VALUE".
+static cudaLibrary_t source_load(const std::string &path, const std::vector<std::string> &defines = {})
 {
-    std::string path = g_lessons + "/" + rel;
     std::string src = read_text(path);
     nvrtcProgram prog;
     if (nvrtcCreateProgram(&prog, src.c_str(), path.c_str(), 0, NULL, NULL) != NVRTC_SUCCESS) {
@@ -128,6 +129,12 @@ static cudaLibrary_t solution_load(const char *rel, const std::vector<std::strin
     cudaLibrary_t lib;
     CHECK(cudaLibraryLoadData(&lib, cubin.data(), NULL, NULL, 0, NULL, NULL, 0));
     return lib;
+}
+
+// Compiles lessons/REL (see source_load).
+static cudaLibrary_t solution_load(const char *rel, const std::vector<std::string> &defines = {})
+{
+    return source_load(g_lessons + "/" + rel, defines);
 }
 
 // The kernel NAME of a loaded solution.
@@ -433,6 +440,7 @@ struct Sgemm {
     int tile_m, tile_n;                      // C tile per block
     int bx, by;                              // block
     bool rows_on_x;                          // grid.x over row tiles (chapter 18's first three steps)
+    bool experiment = false;                 // file is relative to the repository root, not lessons/
 };
 
 static const Sgemm SGEMMS[] = {
@@ -445,6 +453,7 @@ static const Sgemm SGEMMS[] = {
     { "matmul-float4", "18-matmul/solutions/matmul-float4.cu", 128, 128, 16, 16, false },
     { "matmul-warptile", "18-matmul/solutions/matmul-warptile.cu", 128, 128, 16, 16, false },
     { "matmul-double-buffer", "18-matmul/solutions/matmul-double-buffer.cu", 128, 128, 16, 16, false },
+    { "matmul-warptile BK=16 (experiment)", "bench/sgemm/warptile-bk16.cu", 128, 128, 16, 16, false, true },
 };
 
 // Every SGEMM of the course vs cublasSgemm (FP32, no TF32) at 4096^3, row-major C = A B.
@@ -476,7 +485,7 @@ static void bench_sgemm(void)
     printf("  %-30s %9.3f ms = %.2f TFLOP/s\n", "cublasSgemm (FP32)", t_cublas, flops / t_cublas * 1e-9);
     for (const Sgemm &s : SGEMMS) {
         if (!wanted(s.name)) continue;
-        cudaKernel_t k = solution_kernel(solution_load(s.file), "sgemm");
+        cudaKernel_t k = solution_kernel(s.experiment ? source_load(s.file) : solution_load(s.file), "sgemm");
         int m = S, nn = S, kk = S;
         void *args[] = { &A, &B, &C, &m, &nn, &kk };
         dim3 grid = s.rows_on_x ? dim3((S + s.tile_m - 1) / s.tile_m, (S + s.tile_n - 1) / s.tile_n)
