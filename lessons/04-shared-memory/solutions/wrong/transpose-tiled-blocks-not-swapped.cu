@@ -3,8 +3,12 @@
 // column). On a non-square matrix the tiles land in the wrong place or
 // outside out.
 
+#ifndef TILE
 #define TILE 32
+#endif
+#ifndef ROWS
 #define ROWS 8
+#endif
 
 extern "C" __global__ void transpose(float *out, const float *in, int rows, int cols)
 {

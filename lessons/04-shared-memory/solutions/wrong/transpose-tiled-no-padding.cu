@@ -1,10 +1,10 @@
-// transpose-tiled.cu (typical mistake): the tile is 32 x 32 with no padding.
-// Writing a row of the tile is fine, but reading a column, tile[tx][ty + j]
-// for tx = 0..31, hits 32 addresses 128 bytes apart: all in the same bank, a
-// 32-way bank conflict that serialises every read.
-
+// transpose-tiled.cu (typical mistake): the tile has no padding (see the end).
+#ifndef TILE
 #define TILE 32
+#endif
+#ifndef ROWS
 #define ROWS 8
+#endif
 
 extern "C" __global__ void transpose(float *out, const float *in, int rows, int cols)
 {
@@ -25,3 +25,7 @@ extern "C" __global__ void transpose(float *out, const float *in, int rows, int 
         if (c < rows && r + j < cols)
             out[(r + j) * rows + c] = tile[tx][ty + j];
 }
+
+// Writing a row of the tile is fine, but reading a column, tile[tx][ty + j]
+// for tx = 0..31, hits 32 addresses TILE * 4 bytes apart: all in the same
+// bank, a 32-way bank conflict that serialises every read.
