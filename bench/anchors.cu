@@ -5,9 +5,12 @@
 // cudaLibraryLoadData and launched as the exercise's Lua launches it:
 //
 //   reduce-peak (11)             vs cub::DeviceReduce::Sum         2^29 floats
-//   scan-array (10, ROUNDS=16)   vs cub::DeviceScan::InclusiveSum  2^28 ints
+//   scan-array (10, one pass)    vs cub::DeviceScan::InclusiveSum  2^28 ints
 //   transpose-tiled (04)         vs cudaMemcpyAsync device to device, 8192 x 8192 floats
 //   histogram (10, shared)       vs cub::DeviceHistogram::HistogramEven, 2^28 + 7 bytes
+//   (these three also as "variant" rows: other defines and launch shapes of the
+//   same solution, to choose the .lua's next default from; the first row of
+//   each is the shape the .lua launches on a GPU)
 //   sgemm-tiled (11) and every step of chapter 18
 //                                vs cublasSgemm (FP32, CUBLAS_DEFAULT_MATH: no TF32), 4096^3
 //   chapter 18 experiments (bench/sgemm/*.cu, rows marked "experiment"): kernels
@@ -277,7 +280,7 @@ static void add_row(const std::string &name, const std::string &anchor, const ch
     Row r = { name, anchor, unit, ours_ms, anchor_ms, amount / ours_ms * scale, amount / anchor_ms * scale, ok };
     g_rows.push_back(r);
     if (!ok) g_failures++;
-    printf("  %-30s %9.3f ms   %s %9.3f ms\n", name.c_str(), ours_ms, anchor.c_str(), anchor_ms);
+    printf("  %-52s %9.3f ms   %s %9.3f ms\n", name.c_str(), ours_ms, anchor.c_str(), anchor_ms);
     fflush(stdout);
 }
 
@@ -321,54 +324,80 @@ static void bench_reduce(void)
     CHECK(cudaFree(sum_cub));
 }
 
-// scan-array's three passes (ROUNDS = 16, as on a GPU) vs cub::DeviceScan::InclusiveSum, 2^28 ints.
+// One variant of a solution: a label for the table and its defines; the
+// first of each list is the shape the exercise's .lua launches on a GPU, the
+// others are rows marked "variant" to pick the next default from.
+struct Variant {
+    const char *label;
+    std::vector<std::string> defines;
+    int a, b;                                // launch parameters, per bench (below)
+};
+
+// scan-array (one pass, decoupled look-back) vs cub::DeviceScan::InclusiveSum, 2^28 ints.
+// a = threads per block; ROUNDS int4 per thread. The status array (one word
+// per tile and the ticket counter) is zeroed once: every launch is a new epoch.
 static void bench_scan(void)
 {
     if (!wanted("scan-array")) return;
-    const int n = 1 << 28, block = 256, rounds = 16, tile = block * 4 * rounds;
-    const int tiles = (n + tile - 1) / tile;
-    int *in, *out_ours, *out_cub, *sums, *offsets;
+    static const Variant variants[] = {
+        { "", { "ROUNDS=4" }, 256, 0 },            // as scan-array.lua launches it on a GPU
+        { "ROUNDS=2", { "ROUNDS=2" }, 256, 0 },
+        { "ROUNDS=8", { "ROUNDS=8" }, 256, 0 },
+        { "block 128 ROUNDS=8", { "ROUNDS=8" }, 128, 0 },
+        { "block 512 ROUNDS=4", { "ROUNDS=4" }, 512, 0 },
+        { "block 128 ROUNDS=16", { "ROUNDS=16" }, 128, 0 },
+    };
+    const int n = 1 << 28;
+    int *in, *out_ours, *out_cub;
+    unsigned long long *status;
     CHECK(cudaMalloc(&in, (size_t)n * 4));
     CHECK(cudaMalloc(&out_ours, (size_t)n * 4));
     CHECK(cudaMalloc(&out_cub, (size_t)n * 4));
-    CHECK(cudaMalloc(&sums, (size_t)tiles * 4));
-    CHECK(cudaMalloc(&offsets, (size_t)tiles * 4));
+    CHECK(cudaMalloc(&status, ((size_t)n / 256 + 2) * 8));   // the most tiles: 64 threads x 4 ints
     fill_i32<<<fill_grid(), 256>>>(in, n, 111, -50, 50);
-    cudaLibrary_t lib = solution_load("10-warp-level/solutions/scan-array.cu", { "ROUNDS=16" });
-    cudaKernel_t k1 = solution_kernel(lib, "tile_sums"), k2 = solution_kernel(lib, "scan_sums"),
-                 k3 = solution_kernel(lib, "tile_scan");
-    int nn = n, tt = tiles;
-    void *a1[] = { &in, &sums, &nn }, *a2[] = { &sums, &offsets, &tt }, *a3[] = { &in, &out_ours, &offsets, &nn };
     void *temp = NULL;
     size_t temp_bytes = 0;
     CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out_cub, n));
     CHECK(cudaMalloc(&temp, temp_bytes));
-
-    auto ours = [&] {
-        launch(k1, dim3(tiles), dim3(block), a1);
-        launch(k2, dim3(1), dim3(1024), a2);
-        launch(k3, dim3(tiles), dim3(block), a3);
-    };
     auto cub_scan = [&] { CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out_cub, n)); };
-    ours();
     cub_scan();
-    size_t bad = count_diff(out_ours, out_cub, n);
-    if (bad) fprintf(stderr, "scan-array: %zu of %d elements differ from CUB's\n", bad, n);
-    double t_ours = time_ms(nothing, ours), t_cub = time_ms(nothing, cub_scan);
-    add_row("scan-array (2^28 i32)", "cub::DeviceScan::InclusiveSum", "GB/s", 8.0 * n, 1e-6, t_ours, t_cub,
-            bad == 0);
+    double t_cub = time_ms(nothing, cub_scan);
+    for (const Variant &v : variants) {
+        int rounds = atoi(v.defines[0].c_str() + strlen("ROUNDS="));
+        int block = v.a, tile = block * 4 * rounds, tiles = (n + tile - 1) / tile;
+        cudaKernel_t k = solution_kernel(solution_load("10-warp-level/solutions/scan-array.cu", v.defines), "scan");
+        int nn = n;
+        void *args[] = { &in, &out_ours, &status, &nn };
+        CHECK(cudaMemset(status, 0, ((size_t)tiles + 1) * 8));
+        CHECK(cudaMemset(out_ours, 0, (size_t)n * 4));
+        auto ours = [&] { launch(k, dim3(tiles), dim3(block), args); };
+        ours();
+        size_t bad = count_diff(out_ours, out_cub, n);
+        if (bad) fprintf(stderr, "scan-array %s: %zu of %d elements differ from CUB's\n", v.label, bad, n);
+        double t_ours = time_ms(nothing, ours);
+        bad += count_diff(out_ours, out_cub, n);    // still right after many launches on one status array
+        std::string name = std::string("scan-array (2^28 i32)") + (*v.label ? std::string(" variant ") + v.label : "");
+        add_row(name, "cub::DeviceScan::InclusiveSum", "GB/s", 8.0 * n, 1e-6, t_ours, t_cub, bad == 0);
+    }
     CHECK(cudaFree(temp));
     CHECK(cudaFree(in));
     CHECK(cudaFree(out_ours));
     CHECK(cudaFree(out_cub));
-    CHECK(cudaFree(sums));
-    CHECK(cudaFree(offsets));
+    CHECK(cudaFree(status));
 }
 
 // transpose-tiled vs a device-to-device copy of the same bytes, 8192 x 8192 floats.
+// a = TILE (blockDim.x, the tile's side), b = ROWS (blockDim.y).
 static void bench_transpose(void)
 {
     if (!wanted("transpose-tiled")) return;
+    static const Variant variants[] = {
+        { "", { "TILE=64", "ROWS=4" }, 64, 4 },    // as transpose-tiled.lua launches it on a GPU
+        { "32x8 (before)", { "TILE=32", "ROWS=8" }, 32, 8 },
+        { "32x4", { "TILE=32", "ROWS=4" }, 32, 4 },
+        { "64x8", { "TILE=64", "ROWS=8" }, 64, 8 },
+        { "64x2", { "TILE=64", "ROWS=2" }, 64, 2 },
+    };
     const int rows = 8192, cols = 8192;
     const size_t n = (size_t)rows * cols;
     float *in, *out, *want, *copy;
@@ -377,19 +406,25 @@ static void bench_transpose(void)
     CHECK(cudaMalloc(&want, n * 4));
     CHECK(cudaMalloc(&copy, n * 4));
     fill_f32<<<fill_grid(), 256>>>(in, n, 41, -100.0f, 100.0f);
-    cudaKernel_t k = solution_kernel(solution_load("04-shared-memory/solutions/transpose-tiled.cu"), "transpose");
-    int r = rows, c = cols;
-    void *args[] = { &out, &in, &r, &c };
-    dim3 grid((cols + 31) / 32, (rows + 31) / 32), block(32, 8);   // as transpose-tiled.lua
-    auto ours = [&] { launch(k, grid, block, args); };
-    auto memcpy_d2d = [&] { CHECK(cudaMemcpyAsync(copy, in, n * 4, cudaMemcpyDeviceToDevice, 0)); };
-    ours();
     transpose_plain<<<dim3((cols + 31) / 32, (rows + 7) / 8), dim3(32, 8)>>>(want, in, rows, cols);
     CHECK(cudaGetLastError());
-    size_t bad = count_diff(out, want, n);
-    if (bad) fprintf(stderr, "transpose-tiled: %zu of %zu elements wrong\n", bad, n);
-    double t_ours = time_ms(nothing, ours), t_copy = time_ms(nothing, memcpy_d2d);
-    add_row("transpose-tiled (8192^2 f32)", "cudaMemcpy D2D", "GB/s", 8.0 * n, 1e-6, t_ours, t_copy, bad == 0);
+    auto memcpy_d2d = [&] { CHECK(cudaMemcpyAsync(copy, in, n * 4, cudaMemcpyDeviceToDevice, 0)); };
+    double t_copy = time_ms(nothing, memcpy_d2d);
+    for (const Variant &v : variants) {
+        cudaKernel_t k = solution_kernel(solution_load("04-shared-memory/solutions/transpose-tiled.cu", v.defines),
+                                         "transpose");
+        int r = rows, c = cols, tile = v.a;
+        void *args[] = { &out, &in, &r, &c };
+        dim3 grid((cols + tile - 1) / tile, (rows + tile - 1) / tile), block(v.a, v.b);
+        auto ours = [&] { launch(k, grid, block, args); };
+        CHECK(cudaMemset(out, 0, n * 4));
+        ours();
+        size_t bad = count_diff(out, want, n);
+        if (bad) fprintf(stderr, "transpose-tiled %s: %zu of %zu elements wrong\n", v.label, bad, n);
+        double t_ours = time_ms(nothing, ours);
+        std::string name = std::string("transpose-tiled (8192^2 f32)") + (*v.label ? std::string(" variant ") + v.label : "");
+        add_row(name, "cudaMemcpy D2D", "GB/s", 8.0 * n, 1e-6, t_ours, t_copy, bad == 0);
+    }
     CHECK(cudaFree(in));
     CHECK(cudaFree(out));
     CHECK(cudaFree(want));
@@ -397,9 +432,20 @@ static void bench_transpose(void)
 }
 
 // histogram_shared (chapter 10) vs cub::DeviceHistogram::HistogramEven, 256 bins of 2^28 + 7 bytes.
+// a = threads per block, b = blocks per SM (grid = b x SMs, grid-stride).
 static void bench_histogram(void)
 {
     if (!wanted("histogram")) return;
+    static const Variant variants[] = {
+        { "", { "COPIES=32", "UNROLL=2" }, 256, 6 },     // as histogram.lua launches it on a GPU
+        { "UNROLL=1", { "COPIES=32", "UNROLL=1" }, 256, 6 },
+        { "UNROLL=4", { "COPIES=32", "UNROLL=4" }, 256, 6 },
+        { "4 blocks/SM", { "COPIES=32", "UNROLL=2" }, 256, 4 },
+        { "block 512 x 3/SM", { "COPIES=32", "UNROLL=2" }, 512, 3 },
+        { "block 192 x 6/SM", { "COPIES=32", "UNROLL=2" }, 192, 6 },
+        { "COPIES=16 8/SM", { "COPIES=16", "UNROLL=2" }, 256, 8 },
+        { "COPIES=8 8/SM", { "COPIES=8", "UNROLL=2" }, 256, 8 },
+    };
     const int n = (1 << 28) + 7;
     unsigned char *data;
     unsigned int *hist_ours, *hist_cub;
@@ -407,27 +453,31 @@ static void bench_histogram(void)
     CHECK(cudaMalloc(&hist_ours, 256 * 4));
     CHECK(cudaMalloc(&hist_cub, 256 * 4));
     fill_u8<<<fill_grid(), 256>>>(data, n, 71);
-    cudaKernel_t k = solution_kernel(solution_load("10-warp-level/solutions/histogram.cu"), "histogram_shared");
-    int nn = n;
-    void *args[] = { &data, &nn, &hist_ours };
-    dim3 grid(g_sms * 8), block(192);                   // as histogram.lua
     void *temp = NULL;
     size_t temp_bytes = 0;
     CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, data, hist_cub, 257, 0, 256, n));
     CHECK(cudaMalloc(&temp, temp_bytes));
-    auto zero = [&] { CHECK(cudaMemsetAsync(hist_ours, 0, 256 * 4, 0)); };
-    auto ours = [&] { launch(k, grid, block, args); };
     auto cub_hist = [&] {
         CHECK(cub::DeviceHistogram::HistogramEven(temp, temp_bytes, data, hist_cub, 257, 0, 256, n));
     };
-    zero();
-    ours();
     cub_hist();
-    size_t bad = count_diff(hist_ours, hist_cub, 256);
-    if (bad) fprintf(stderr, "histogram: %zu of 256 bins differ from CUB's\n", bad);
-    double t_ours = time_ms(zero, ours), t_cub = time_ms(nothing, cub_hist);
-    add_row("histogram (2^28+7 u8)", "cub::DeviceHistogram::HistogramEven", "GB/s", (double)n, 1e-6, t_ours,
-            t_cub, bad == 0);
+    double t_cub = time_ms(nothing, cub_hist);
+    auto zero = [&] { CHECK(cudaMemsetAsync(hist_ours, 0, 256 * 4, 0)); };
+    for (const Variant &v : variants) {
+        cudaKernel_t k = solution_kernel(solution_load("10-warp-level/solutions/histogram.cu", v.defines),
+                                         "histogram_shared");
+        int nn = n;
+        void *args[] = { &data, &nn, &hist_ours };
+        dim3 grid(g_sms * v.b), block(v.a);
+        auto ours = [&] { launch(k, grid, block, args); };
+        zero();
+        ours();
+        size_t bad = count_diff(hist_ours, hist_cub, 256);
+        if (bad) fprintf(stderr, "histogram %s: %zu of 256 bins differ from CUB's\n", v.label, bad);
+        double t_ours = time_ms(zero, ours);
+        std::string name = std::string("histogram (2^28+7 u8)") + (*v.label ? std::string(" variant ") + v.label : "");
+        add_row(name, "cub::DeviceHistogram::HistogramEven", "GB/s", (double)n, 1e-6, t_ours, t_cub, bad == 0);
+    }
     CHECK(cudaFree(temp));
     CHECK(cudaFree(data));
     CHECK(cudaFree(hist_ours));
@@ -510,10 +560,10 @@ static void bench_sgemm(void)
 
 static void print_table(void)
 {
-    printf("\n%-32s %10s %12s   %-36s %10s %12s %8s  %s\n", "ours", "ms", "rate", "anchor", "ms", "rate",
+    printf("\n%-52s %10s %12s   %-36s %10s %12s %8s  %s\n", "ours", "ms", "rate", "anchor", "ms", "rate",
            "ours/anc", "check");
     for (const Row &r : g_rows)
-        printf("%-32s %10.3f %8.1f %-5s  %-36s %10.3f %8.1f %-5s %7.1f%%  %s\n", r.name.c_str(), r.ours_ms,
+        printf("%-52s %10.3f %8.1f %-5s  %-36s %10.3f %8.1f %-5s %7.1f%%  %s\n", r.name.c_str(), r.ours_ms,
                r.ours_rate, r.unit.c_str(), r.anchor.c_str(), r.anchor_ms, r.anchor_rate, r.unit.c_str(),
                100.0 * r.ours_rate / r.anchor_rate, r.ok ? "ok" : "WRONG");
 }
