@@ -63,7 +63,7 @@ void cli_print_usage(FILE *out) {
         if (!c->summary) continue;
         char left[64];
         snprintf(left, sizeof left, "%s %s", c->name, c->args);
-        fprintf(out, "  %-24s %s\n", left, c->summary);
+        fprintf(out, "  %-24s %s\n", left, _(c->summary));   /* a learner's command marks its own N_() */
     }
     fprintf(out, "\n%s\n`cudojo COMMAND --help` tells more about one command.\n", GLOBAL_OPTIONS);
 }
@@ -74,7 +74,7 @@ int cli_command_help(const char *name) {
         fprintf(stderr, "cudojo: unknown command '%s'\n", name);
         return 2;
     }
-    printf("Usage: cudojo %s %s\n\n%s\n%s", c->name, c->args, c->help, GLOBAL_OPTIONS);
+    printf("Usage: cudojo %s %s\n\n%s\n%s", c->name, c->args, _(c->help), GLOBAL_OPTIONS);
     return 0;
 }
 

@@ -45,7 +45,7 @@ EmuTrace *debug_trace_run(const DebugTarget *t, const unsigned block[3], int war
     Diag *why = NULL;
     Backend *b = emu_backend_new(&eo, &why);
     if (!b) {
-        *err = why ? why : diag_error("debug", "the emulator could not start");
+        *err = why ? why : diag_error("debug", "%s", N_("the emulator could not start"));
         return NULL;
     }
     EmuTraceRequest rq = {.block = {block[0], block[1], block[2]}, .warp = warp, .cap_bytes = t->cap_bytes};
@@ -63,10 +63,10 @@ EmuTrace *debug_trace_run(const DebugTarget *t, const unsigned block[3], int war
         while (first && first->severity != DIAG_ERROR) first = first->next;
         if (first)
             *err = diag_new(DIAG_ERROR, first->code, first->file, first->line, first->col,
-                            "%s: nothing to step through: %s", t->ex->id, first->message);
+                            N_("%s: nothing to step through: %s"), t->ex->id, first->message);
         else
-            *err = diag_error("debug", "%s launched no kernel, so there is nothing to step through (%s)", t->ex->id,
-                              res->summary ? res->summary : "no launch");
+            *err = diag_error("debug", N_("%s launched no kernel, so there is nothing to step through (%s)"), t->ex->id,
+                              res->summary ? res->summary : N_("no launch"));
     }
     run_result_free(&res);
     backend_close(&b);
@@ -122,14 +122,14 @@ static int parse_args(int argc, char **argv, DebugArgs *a) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned u;
         if (!strcmp(s, "--block") && v) {
-            if (!parse_block(v, a->block)) { fprintf(stderr, "cudojo debug: --block %s: expects X or X,Y or X,Y,Z\n", v); return 2; }
+            if (!parse_block(v, a->block)) { fprintf(stderr, _("cudojo debug: --block %s: expects X or X,Y or X,Y,Z\n"), v); return 2; }
             i++;
         } else if (!strcmp(s, "--warp") && v) {
-            if (!parse_uint(v, &u)) { fprintf(stderr, "cudojo debug: --warp %s: expects a number\n", v); return 2; }
+            if (!parse_uint(v, &u)) { fprintf(stderr, _("cudojo debug: --warp %s: expects a number\n"), v); return 2; }
             a->warp = (int)u;
             i++;
         } else if (!strcmp(s, "--line") && v) {
-            if (!parse_uint(v, &u) || !u) { fprintf(stderr, "cudojo debug: --line %s: expects a line number\n", v); return 2; }
+            if (!parse_uint(v, &u) || !u) { fprintf(stderr, _("cudojo debug: --line %s: expects a line number\n"), v); return 2; }
             a->line = (int)u;
             i++;
         } else if (!strcmp(s, "--file") && v) {
@@ -139,14 +139,14 @@ static int parse_args(int argc, char **argv, DebugArgs *a) {
         else if (!strcmp(s, "--solution")) a->solution = true;
         else if (!strcmp(s, "--print")) a->print = true;
         else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "cudojo debug: unknown option %s (see cudojo debug --help)\n", s);
+            fprintf(stderr, _("cudojo debug: unknown option %s (see cudojo debug --help)\n"), s);
             return 2;
         } else if (!a->exercise) a->exercise = s;
-        else { fprintf(stderr, "cudojo debug: expects one EXERCISE\n"); return 2; }
+        else { fprintf(stderr, "%s", _("cudojo debug: expects one EXERCISE\n")); return 2; }
     }
-    if (!a->exercise) { fprintf(stderr, "cudojo debug: expects one EXERCISE (see `cudojo list`)\n"); return 2; }
-    if (a->line && a->first_finding) { fprintf(stderr, "cudojo debug: --line and --first-finding exclude each other\n"); return 2; }
-    if (a->file && a->solution) { fprintf(stderr, "cudojo debug: --file and --solution exclude each other\n"); return 2; }
+    if (!a->exercise) { fprintf(stderr, "%s", _("cudojo debug: expects one EXERCISE (see `cudojo list`)\n")); return 2; }
+    if (a->line && a->first_finding) { fprintf(stderr, "%s", _("cudojo debug: --line and --first-finding exclude each other\n")); return 2; }
+    if (a->file && a->solution) { fprintf(stderr, "%s", _("cudojo debug: --file and --solution exclude each other\n")); return 2; }
     return 0;
 }
 
@@ -155,14 +155,19 @@ static void print_trace(const DebugTarget *tg, const EmuTrace *tr, int start, FI
     printf(_("%s: kernel %s, block (%u,%u,%u), warp %d of %d: %d steps, %d memory instructions\n"), tg->ex->id,
            tr->kernel, tr->block_idx[0], tr->block_idx[1], tr->block_idx[2], tr->warp, tr->n_warps, tr->n_steps,
            tr->n_mem);
-    if (tr->note) fprintf(out, "note: %s\n", tr->note);
+    if (tr->note) {
+        char *note = i18n_message(tr->note);
+        fprintf(out, _("note: %s\n"), note);
+        free(note);
+    }
     int shown = 0;
     for (int s = start < 0 ? 0 : start; s < tr->n_steps && shown < 400; s++, shown++) {
         const EmuTraceStep *st = &tr->steps[s];
         int lane = st->active ? __builtin_ctz(st->active) : 0;
-        fprintf(out, "%5d  line %-4d %-8s %2d/32 ", s, st->line,
-                st->kind == EMU_STEP_BARRIER ? "barrier" : st->kind == EMU_STEP_END ? "end" : "",
-                __builtin_popcount(st->active));
+        char kind[48];   /* padded by display width: 屏障 is two characters, four columns */
+        i18n_pad(kind, sizeof kind, st->kind == EMU_STEP_BARRIER ? _("barrier") : st->kind == EMU_STEP_END ? _("end") : "",
+                 8, false);
+        fprintf(out, _("%5d  line %-4d %s %2d/32 "), s, st->line, kind, __builtin_popcount(st->active));
         const EmuTraceVal *v = emu_trace_vals(tr, s);
         for (int i = 0; i < tr->n_vars; i++) {
             if (!(v[i].set >> lane & 1)) continue;
@@ -172,9 +177,12 @@ static void print_trace(const DebugTarget *tg, const EmuTrace *tr, int start, FI
         }
         fputc('\n', out);
     }
-    if (tr->n_steps - (start < 0 ? 0 : start) > shown) fprintf(out, "… %d more steps\n", tr->n_steps - shown);
-    for (int i = 0; i < tr->n_findings; i++)
-        fprintf(out, "finding: line %d: %s\n", tr->findings[i].line, tr->findings[i].message);
+    if (tr->n_steps - (start < 0 ? 0 : start) > shown) fprintf(out, _("… %d more steps\n"), tr->n_steps - shown);
+    for (int i = 0; i < tr->n_findings; i++) {
+        char *msg = i18n_message(tr->findings[i].message);
+        fprintf(out, _("finding: line %d: %s\n"), tr->findings[i].line, msg);
+        free(msg);
+    }
 }
 
 static int cmd_debug(Cli *cli, int argc, char **argv) {
@@ -187,8 +195,8 @@ static int cmd_debug(Cli *cli, int argc, char **argv) {
     Diag *d = workspace_open_exercise(cli, a.exercise, &ws, &ch, &ex);
     if (d) return cli_fail(d);
     if (ex->program) {
-        fprintf(stderr, "cudojo debug: %s is a whole program, not kernels an exercise launches; the debugger "
-                        "steps through kernels of kernel exercises\n", ex->id);
+        fprintf(stderr, _("cudojo debug: %s is a whole program, not kernels an exercise launches; the debugger "
+                          "steps through kernels of kernel exercises\n"), ex->id);
         workspace_close(&ws);
         return 3;
     }
@@ -206,7 +214,7 @@ static int cmd_debug(Cli *cli, int argc, char **argv) {
         unsigned fb[3];
         int fw;
         if (!debug_first_finding_at(tr, fb, &fw)) {
-            fprintf(stderr, "cudojo debug: %s: the emulator found nothing to stop at; starting at the first line\n",
+            fprintf(stderr, _("cudojo debug: %s: the emulator found nothing to stop at; starting at the first line\n"),
                     ex->id);
         } else if (memcmp(fb, a.block, sizeof fb) || fw != a.warp) {
             emu_trace_free(&tr);
@@ -224,8 +232,8 @@ static int cmd_debug(Cli *cli, int argc, char **argv) {
     if (a.line) {
         start = emu_trace_find_line(tr, a.line, 0);
         if (start < 0) {
-            fprintf(stderr, "cudojo debug: warp %d of block (%u,%u,%u) never runs line %d; starting at the first "
-                            "line\n", a.warp, a.block[0], a.block[1], a.block[2], a.line);
+            fprintf(stderr, _("cudojo debug: warp %d of block (%u,%u,%u) never runs line %d; starting at the first "
+                              "line\n"), a.warp, a.block[0], a.block[1], a.block[2], a.line);
             start = 0;
         }
     } else if (a.first_finding) {
@@ -245,25 +253,25 @@ static int cmd_debug(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_DEBUG = {"debug", "EXERCISE", "step one warp of your kernel line by line (emulator)",
-    "Runs EXERCISE on the emulator with one warp of one block recorded, then\n"
-    "steps through your kernel's source a line at a time: which of the 32 lanes\n"
-    "run each line, your variables' values per lane, the block's shared memory.\n"
-    "Stepping back is free (the run is recorded).\n"
-    "Options:\n"
-    "  --block X[,Y[,Z]]  the block to follow (default 0)\n"
-    "  --warp W           its warp: threads 32*W .. 32*W+31 (default 0)\n"
-    "  --line L           start at the first time the warp reaches line L\n"
-    "  --first-finding    follow the thread of the emulator's first finding (an\n"
-    "                     out-of-bounds access, a race) and stop at its line\n"
-    "  --file F           debug F instead of your workspace copy\n"
-    "  --solution         debug the exercise's solution (authors)\n"
-    "  --print            print the steps instead of opening the screen (also\n"
-    "                     when the output is not a terminal)\n"
-    "Keys: n next line, p back, b next barrier, e end, w next warp, B next block,\n"
-    "< > other lanes, q quit.\n"
-    "Variable names come from the lines that assign them (the compiled code keeps\n"
-    "only line numbers), so a value the compiler moved may show on a nearby line.\n"
-    "Exit status: 0 shown, 1 nothing recorded, 2 usage or setup error, 3 a whole-\n"
-    "program exercise (nothing to step).\n",
+const Command CMD_DEBUG = {"debug", "EXERCISE", N_("step one warp of your kernel line by line (emulator)"),
+    N_("Runs EXERCISE on the emulator with one warp of one block recorded, then\n"
+       "steps through your kernel's source a line at a time: which of the 32 lanes\n"
+       "run each line, your variables' values per lane, the block's shared memory.\n"
+       "Stepping back is free (the run is recorded).\n"
+       "Options:\n"
+       "  --block X[,Y[,Z]]  the block to follow (default 0)\n"
+       "  --warp W           its warp: threads 32*W .. 32*W+31 (default 0)\n"
+       "  --line L           start at the first time the warp reaches line L\n"
+       "  --first-finding    follow the thread of the emulator's first finding (an\n"
+       "                     out-of-bounds access, a race) and stop at its line\n"
+       "  --file F           debug F instead of your workspace copy\n"
+       "  --solution         debug the exercise's solution (authors)\n"
+       "  --print            print the steps instead of opening the screen (also\n"
+       "                     when the output is not a terminal)\n"
+       "Keys: n next line, p back, b next barrier, e end, w next warp, B next block,\n"
+       "< > other lanes, q quit.\n"
+       "Variable names come from the lines that assign them (the compiled code keeps\n"
+       "only line numbers), so a value the compiler moved may show on a nearby line.\n"
+       "Exit status: 0 shown, 1 nothing recorded, 2 usage or setup error, 3 a whole-\n"
+       "program exercise (nothing to step).\n"),
     cmd_debug};

@@ -13,7 +13,7 @@
 
 int cmd_hint(Cli *cli, int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "cudojo hint: expects one EXERCISE\n");
+        fprintf(stderr, "%s", _("cudojo hint: expects one EXERCISE\n"));
         return 2;
     }
     Workspace *ws = NULL;
@@ -68,5 +68,5 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_HINT = {"hint", "EXERCISE", "show the next hint (recorded)",
-    "Shows the hints you have already seen plus the next one.\n", cmd_hint};
+const Command CMD_HINT = {"hint", "EXERCISE", N_("show the next hint (recorded)"),
+    N_("Shows the hints you have already seen plus the next one.\n"), cmd_hint};

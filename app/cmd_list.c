@@ -10,18 +10,17 @@
 #include "base/i18n.h"
 #include "progress-db/store.h"
 
-/* "passed", "failing", "not started" from a stored status. */
+/* A stored status as --json spells it (never translated). */
+static const char *const STATUS_NAMES[] = {"passed-fast", "passed", "failing", "not started"};
+
 static const char *status_word(const ExerciseStatus *st) {
-    if (st->passed_fast) return "passed-fast";
-    if (st->passed) return "passed";
-    if (st->attempts > 0) return "failing";
-    return "not started";
+    return STATUS_NAMES[st->passed_fast ? 0 : st->passed ? 1 : st->attempts > 0 ? 2 : 3];
 }
 
 int cmd_list(Cli *cli, int argc, char **argv) {
     (void)argv;
     if (argc > 1) {
-        fprintf(stderr, "cudojo list: takes no arguments\n");
+        fprintf(stderr, "%s", _("cudojo list: takes no arguments\n"));
         return 2;
     }
     Workspace *ws = NULL;
@@ -92,7 +91,7 @@ int cmd_list(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_LIST = {"list", "", "chapters and exercises with your status",
-    "Lists every chapter and exercise with its status (not started, failing,\n"
-    "passed) and the next exercise to do.\n",
+const Command CMD_LIST = {"list", "", N_("chapters and exercises with your status"),
+    N_("Lists every chapter and exercise with its status (not started, failing,\n"
+       "passed) and the next exercise to do.\n"),
     cmd_list};

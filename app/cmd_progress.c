@@ -49,7 +49,7 @@ static Diag *progress_merge_json_file(Store *s, const char *path, const char *sh
     free(text);
     if (!doc)
         return diag_new(DIAG_ERROR, "progress-merge", shown, jerr.line, jerr.column,
-                        "not a progress.db, a progress export (JSON: %s) or a submission archive", jerr.text);
+                        N_("not a progress.db, a progress export (JSON: %s) or a submission archive"), jerr.text);
     d = store_merge_json(s, doc, shown, st);
     json_decref(doc);
     return d;
@@ -62,7 +62,8 @@ static Diag *progress_merge_archive(Store *s, const char *path, StoreMergeStats 
     if (d) return d;
     char *json = path_join(dir, SUBMISSION_PROGRESS);
     if (fs_exists(json)) d = progress_merge_json_file(s, json, path, st);
-    else d = diag_new(DIAG_ERROR, "progress-merge", path, 0, 0, "the archive holds no %s to merge", SUBMISSION_PROGRESS);
+    else d = diag_new(DIAG_ERROR, "progress-merge", path, 0, 0, N_("the archive holds no %s to merge"),
+                      SUBMISSION_PROGRESS);
     free(json);
     archive_remove_tree(dir);
     free(dir);
@@ -75,11 +76,11 @@ static Diag *progress_merge_one(Workspace *ws, const char *file, StoreMergeStats
         char *db = path_join(file, ".cudojo/progress.db");
         Diag *d = fs_exists(db) ? store_merge_db(ws->store, db, progress_tmp_dir(), st)
                                 : diag_new(DIAG_ERROR, "progress-merge", file, 0, 0,
-                                           "this folder is not a cudojo workspace (no .cudojo/progress.db)");
+                                           N_("this folder is not a cudojo workspace (no .cudojo/progress.db)"));
         free(db);
         return d;
     }
-    if (!fs_exists(file)) return diag_new(DIAG_ERROR, "progress-merge", file, 0, 0, "no such file");
+    if (!fs_exists(file)) return diag_new(DIAG_ERROR, "progress-merge", file, 0, 0, N_("no such file"));
     if (progress_is_sqlite(file)) return store_merge_db(ws->store, file, progress_tmp_dir(), st);
     if (submission_is_archive(file)) return progress_merge_archive(ws->store, file, st);
     return progress_merge_json_file(ws->store, file, file, st);
@@ -130,7 +131,7 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
         if (!strcmp(argv[i], "--merge") && i + 1 < argc) merge[n_merge++] = argv[++i];
         else if (!strncmp(argv[i], "--merge=", 8) && argv[i][8]) merge[n_merge++] = argv[i] + 8;
         else {
-            fprintf(stderr, "cudojo progress: unexpected '%s' (only --merge FILE is taken)\n", argv[i]);
+            fprintf(stderr, _("cudojo progress: unexpected '%s' (only --merge FILE is taken)\n"), argv[i]);
             free(merge);
             return 2;
         }
@@ -211,16 +212,16 @@ int cmd_progress(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_PROGRESS = {"progress", "[--merge FILE...]", "your progress: attempts, passes, best times; merge another workspace's",
-    "Shows, per chapter and exercise, attempts, first pass, best kernel time and\n"
-    "hints taken. With --json, the whole record (for instructors).\n"
-    "Options:\n"
-    "  --merge FILE        join another workspace's progress into this one (your lab\n"
-    "                      machine's and your laptop's): FILE is its progress.db, its\n"
-    "                      folder, a `cudojo progress --json` export or a `cudojo\n"
-    "                      submit` archive. Its attempts and hints are added; one\n"
-    "                      already here is not added twice, so merging again changes\n"
-    "                      nothing. FILE is only read. May be given several times.\n"
-    "Exit status: 0 done, 1 when a FILE could not be merged (the others are), 2 for\n"
-    "a usage error.\n",
+const Command CMD_PROGRESS = {"progress", "[--merge FILE...]", N_("your progress: attempts, passes, best times; merge another workspace's"),
+    N_("Shows, per chapter and exercise, attempts, first pass, best kernel time and\n"
+       "hints taken. With --json, the whole record (for instructors).\n"
+       "Options:\n"
+       "  --merge FILE        join another workspace's progress into this one (your lab\n"
+       "                      machine's and your laptop's): FILE is its progress.db, its\n"
+       "                      folder, a `cudojo progress --json` export or a `cudojo\n"
+       "                      submit` archive. Its attempts and hints are added; one\n"
+       "                      already here is not added twice, so merging again changes\n"
+       "                      nothing. FILE is only read. May be given several times.\n"
+       "Exit status: 0 done, 1 when a FILE could not be merged (the others are), 2 for\n"
+       "a usage error.\n"),
     cmd_progress};

@@ -59,22 +59,22 @@ static int explain_args_take(ExplainArgs *ea, int *argc, char **argv) {
         const char *v = i + 1 < *argc ? argv[i + 1] : NULL;
         bool ex = !strcmp(a, "--explain"), bl = !strcmp(a, "--block"), wa = !strcmp(a, "--warp");
         if (!ex && !bl && !wa) { argv[out++] = argv[i]; continue; }
-        if (!v) { fprintf(stderr, "cudojo run: %s needs a value (see cudojo run --help)\n", a); return 2; }
+        if (!v) { fprintf(stderr, _("cudojo run: %s needs a value (see cudojo run --help)\n"), a); return 2; }
         i++;
         char *end;
         if (ex) {
             long line = strtol(v, &end, 10);
             if (strcmp(v, "worst") && (*end || line < 1 || line > 1000000)) {
-                fprintf(stderr, "cudojo run: --explain %s: expects a source line number or 'worst'\n", v);
+                fprintf(stderr, _("cudojo run: --explain %s: expects a source line number or 'worst'\n"), v);
                 return 2;
             }
             ea->explain = v;
         } else if (bl) {
-            if (!parse_block(v, ea->block)) { fprintf(stderr, "cudojo run: --block %s: expects X or X,Y or X,Y,Z\n", v); return 2; }
+            if (!parse_block(v, ea->block)) { fprintf(stderr, _("cudojo run: --block %s: expects X or X,Y or X,Y,Z\n"), v); return 2; }
             ea->has_block = true;
         } else {
             long w = strtol(v, &end, 10);
-            if (*end || !*v || w < 0 || w > 31) { fprintf(stderr, "cudojo run: --warp %s: expects a warp 0-31\n", v); return 2; }
+            if (*end || !*v || w < 0 || w > 31) { fprintf(stderr, _("cudojo run: --warp %s: expects a warp 0-31\n"), v); return 2; }
             ea->warp = (int)w;
             ea->has_warp = true;
         }
@@ -82,7 +82,7 @@ static int explain_args_take(ExplainArgs *ea, int *argc, char **argv) {
     *argc = out;
     argv[out] = NULL;
     if ((ea->has_block || ea->has_warp) && !ea->explain) {
-        fprintf(stderr, "cudojo run: --block and --warp go with --explain\n");
+        fprintf(stderr, "%s", _("cudojo run: --block and --warp go with --explain\n"));
         return 2;
     }
     return 0;
@@ -96,8 +96,8 @@ static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra) {
     Diag *d = workspace_open_exercise(cli, ra->positional[0], &ws, &ch, &ex);
     if (d) return cli_fail(d);
     if (ex->program) {
-        fprintf(stderr, "cudojo run: %s is a whole program; --explain maps the accesses of kernel exercises "
-                        "(try cudojo exec for programs)\n", ex->id);
+        fprintf(stderr, _("cudojo run: %s is a whole program; --explain maps the accesses of kernel exercises "
+                          "(try cudojo exec for programs)\n"), ex->id);
         workspace_close(&ws);
         return 2;
     }
@@ -185,13 +185,13 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     RunArgs ra;
     if (run_args_parse(&ra, argc, argv, "run") != 0) return 2;
     if (ra.n_positional != 1) {
-        fprintf(stderr, "cudojo run: expects one EXERCISE (see `cudojo list`)\n");
+        fprintf(stderr, "%s", _("cudojo run: expects one EXERCISE (see `cudojo list`)\n"));
         run_args_fini(&ra);
         return 2;
     }
     if (ea.explain) {
         if (ra.trace) {
-            fprintf(stderr, "cudojo run: --explain and --trace exclude each other\n");
+            fprintf(stderr, "%s", _("cudojo run: --explain and --trace exclude each other\n"));
             run_args_fini(&ra);
             return 2;
         }
@@ -201,8 +201,8 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     }
     struct stat tst;
     if (ra.trace && lstat(ra.trace, &tst) == 0 && !S_ISREG(tst.st_mode)) {
-        fprintf(stderr, "cudojo run: --trace %s: it is %s; the trace replaces only a regular file\n", ra.trace,
-                fs_kind_name(tst.st_mode));
+        fprintf(stderr, _("cudojo run: --trace %s: it is %s; the trace replaces only a regular file\n"), ra.trace,
+                _(fs_kind_name(tst.st_mode)));
         run_args_fini(&ra);
         return 2;
     }
@@ -240,11 +240,11 @@ int cmd_run(Cli *cli, int argc, char **argv) {
      * shown whatever happens to the file. */
     if (ra.trace) {
         Diag *td = trace_write(res, ra.trace);
-        if (td && td->severity == DIAG_ERROR) {
-            fprintf(stderr, "cudojo run: --trace: %s\n", td->message);
-            status = 2;
-        } else if (td) {
-            fprintf(stderr, "cudojo run: --trace: %s\n", td->message);
+        if (td) {
+            char *msg = i18n_message(td->message);
+            fprintf(stderr, _("cudojo run: --trace: %s\n"), msg);
+            free(msg);
+            if (td->severity == DIAG_ERROR) status = 2;
         } else if (!cli->json) {
             const json_t *tl = trace_timeline_of(res);
             printf(_("\nTimeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n"),
@@ -260,29 +260,29 @@ int cmd_run(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_RUN = {"run", "EXERCISE", "compile, run and check one exercise; record the attempt",
-    "Compiles your copy of EXERCISE, runs it on the GPU or the emulator, checks\n"
-    "the results against the CPU reference and records the attempt.\n"
-    "EXERCISE is an exercise id (vector-add) or your file (hello-gpu/vector-add.cu).\n"
-    "Options:\n"
-    "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
-    "  --file F            run F instead of your workspace copy (not recorded)\n"
-    "  --trace FILE.json   write the run's timeline (copies, kernels, host work per\n"
-    "                      stream) as Chrome trace JSON for Perfetto or\n"
-    "                      chrome://tracing; a modeled timeline says so. On a GPU\n"
-    "                      the times are CUPTI's (CUDOJO_TIMELINE=events: CUDA\n"
-    "                      events around each call instead)\n"
-    "  --explain LINE      instead of the verdict: the access map of source line\n"
-    "                      LINE on the emulator (not recorded): one warp's 32\n"
-    "                      lanes → array elements, the 128-byte lines and 32-byte\n"
-    "                      sectors a global access touches, the 32 banks of a\n"
-    "                      shared one with conflicting lanes stacked. Its warp is\n"
-    "                      the first that ran the line\n"
-    "  --explain worst     the same for the costliest line (sectors per request,\n"
-    "                      bank conflicts)\n"
-    "  --block X[,Y[,Z]]   with --explain: the block whose warp is drawn\n"
-    "  --warp W            with --explain: its warp (threads 32*W .. 32*W+31)\n"
-    "Exit status: 0 pass, 1 fail, 2 usage or setup error (or the trace could not\n"
-    "be written: the attempt is still recorded). With --explain: 0 drawn, 1 the\n"
-    "line has no global or shared access, never ran, or the run failed first.\n",
+const Command CMD_RUN = {"run", "EXERCISE", N_("compile, run and check one exercise; record the attempt"),
+    N_("Compiles your copy of EXERCISE, runs it on the GPU or the emulator, checks\n"
+       "the results against the CPU reference and records the attempt.\n"
+       "EXERCISE is an exercise id (vector-add) or your file (hello-gpu/vector-add.cu).\n"
+       "Options:\n"
+       "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
+       "  --file F            run F instead of your workspace copy (not recorded)\n"
+       "  --trace FILE.json   write the run's timeline (copies, kernels, host work per\n"
+       "                      stream) as Chrome trace JSON for Perfetto or\n"
+       "                      chrome://tracing; a modeled timeline says so. On a GPU\n"
+       "                      the times are CUPTI's (CUDOJO_TIMELINE=events: CUDA\n"
+       "                      events around each call instead)\n"
+       "  --explain LINE      instead of the verdict: the access map of source line\n"
+       "                      LINE on the emulator (not recorded): one warp's 32\n"
+       "                      lanes → array elements, the 128-byte lines and 32-byte\n"
+       "                      sectors a global access touches, the 32 banks of a\n"
+       "                      shared one with conflicting lanes stacked. Its warp is\n"
+       "                      the first that ran the line\n"
+       "  --explain worst     the same for the costliest line (sectors per request,\n"
+       "                      bank conflicts)\n"
+       "  --block X[,Y[,Z]]   with --explain: the block whose warp is drawn\n"
+       "  --warp W            with --explain: its warp (threads 32*W .. 32*W+31)\n"
+       "Exit status: 0 pass, 1 fail, 2 usage or setup error (or the trace could not\n"
+       "be written: the attempt is still recorded). With --explain: 0 drawn, 1 the\n"
+       "line has no global or shared access, never ran, or the run failed first.\n"),
     cmd_run};

@@ -10,19 +10,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 const char *fs_kind_name(unsigned mode) {
     switch (mode & S_IFMT) {
-    case S_IFREG: return "a regular file";
-    case S_IFDIR: return "a directory";
-    case S_IFIFO: return "a FIFO (named pipe)";
-    case S_IFCHR: return "a character device";
-    case S_IFBLK: return "a block device";
-    case S_IFSOCK: return "a socket";
-    case S_IFLNK: return "a symbolic link";
+    case S_IFREG: return N_("a regular file");
+    case S_IFDIR: return N_("a directory");
+    case S_IFIFO: return N_("a FIFO (named pipe)");
+    case S_IFCHR: return N_("a character device");
+    case S_IFBLK: return N_("a block device");
+    case S_IFSOCK: return N_("a socket");
+    case S_IFLNK: return N_("a symbolic link");
     }
-    return "not a regular file";
+    return N_("not a regular file");
 }
 
 static void mib_text(char *buf, size_t n, size_t bytes) {

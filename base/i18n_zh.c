@@ -536,6 +536,168 @@ const I18nEntry I18N_ZH[] = {
     {"No chapters found in %s", "在 %s 中没有找到章节"},
     {"%d problems loading the course, e.g. %s:%d: %s (`cudojo list` shows all)", "加载课程时有 %d 个问题，例如 %s:%d：%s（`cudojo list` 会全部列出）"},
     {"# %s\n\nThis chapter has no lesson text (%s).\n", "# %s\n\n这一章没有课文（%s）。\n"},
+
+    /* cudojo list / progress / hint / run / debug: errors and --help (app/cmd_*.c; app/cli.c shows _(summary)) */
+    {"cudojo list: takes no arguments\n", "cudojo list：不接受参数\n"},
+    {"chapters and exercises with your status", "各章节和练习，以及你的完成状态"},
+    {"Lists every chapter and exercise with its status (not started, failing,\npassed) and the next exercise to do.\n",
+     "列出每一章和每个练习及其状态（未开始、未通过、已通过），\n以及下一个要做的练习。\n"},
+    {"no such file", "没有这个文件"},
+    {"this folder is not a cudojo workspace (no .cudojo/progress.db)", "这个文件夹不是 cudojo 工作区（没有 .cudojo/progress.db）"},
+    {"cudojo progress: unexpected '%s' (only --merge FILE is taken)\n", "cudojo progress：多余的 '%s'（只接受 --merge FILE）\n"},
+    {"your progress: attempts, passes, best times; merge another workspace's", "你的进度：尝试、通过、最好成绩；合并另一个工作区的进度"},
+    {"Shows, per chapter and exercise, attempts, first pass, best kernel time and\n"
+     "hints taken. With --json, the whole record (for instructors).\n"
+     "Options:\n"
+     "  --merge FILE        join another workspace's progress into this one (your lab\n"
+     "                      machine's and your laptop's): FILE is its progress.db, its\n"
+     "                      folder, a `cudojo progress --json` export or a `cudojo\n"
+     "                      submit` archive. Its attempts and hints are added; one\n"
+     "                      already here is not added twice, so merging again changes\n"
+     "                      nothing. FILE is only read. May be given several times.\n"
+     "Exit status: 0 done, 1 when a FILE could not be merged (the others are), 2 for\n"
+     "a usage error.\n",
+     "按章节和练习显示尝试次数、首次通过时间、最快的核函数时间和查看过的提示。\n"
+     "加 --json 输出完整记录（供教师使用）。\n"
+     "选项：\n"
+     "  --merge FILE        把另一个工作区的进度并入这个工作区（例如实验室机器和\n"
+     "                      笔记本上的）：FILE 可以是它的 progress.db、它的文件夹、\n"
+     "                      `cudojo progress --json` 的导出或 `cudojo submit` 的\n"
+     "                      归档。它的尝试和提示会被加进来；已经有的不会重复添加，\n"
+     "                      所以再合并一次不会改变任何东西。FILE 只会被读取。\n"
+     "                      可以给多次。\n"
+     "退出状态：0 完成，1 有 FILE 没能合并（其余的已合并），2 用法错误。\n"},
+    {"cudojo hint: expects one EXERCISE\n", "cudojo hint：需要一个 EXERCISE（练习）\n"},
+    {"show the next hint (recorded)", "显示下一条提示（会被记录）"},
+    {"Shows the hints you have already seen plus the next one.\n", "显示你已经看过的提示，再加下一条。\n"},
+    {"cudojo run: %s needs a value (see cudojo run --help)\n", "cudojo run：%s 需要一个值（见 cudojo run --help）\n"},
+    {"cudojo run: --explain %s: expects a source line number or 'worst'\n", "cudojo run：--explain %s：需要源代码行号或 'worst'\n"},
+    {"cudojo run: --block %s: expects X or X,Y or X,Y,Z\n", "cudojo run：--block %s：需要 X、X,Y 或 X,Y,Z\n"},
+    {"cudojo run: --warp %s: expects a warp 0-31\n", "cudojo run：--warp %s：需要线程束编号 0-31\n"},
+    {"cudojo run: --block and --warp go with --explain\n", "cudojo run：--block 和 --warp 要和 --explain 一起用\n"},
+    {"cudojo run: %s is a whole program; --explain maps the accesses of kernel exercises (try cudojo exec for programs)\n",
+     "cudojo run：%s 是完整程序；--explain 只画核函数练习的访问图（完整程序请试试 cudojo exec）\n"},
+    {"cudojo run: expects one EXERCISE (see `cudojo list`)\n", "cudojo run：需要一个 EXERCISE（练习，见 `cudojo list`）\n"},
+    {"cudojo run: --explain and --trace exclude each other\n", "cudojo run：--explain 和 --trace 不能同时使用\n"},
+    {"cudojo run: --trace %s: it is %s; the trace replaces only a regular file\n", "cudojo run：--trace %s：它是%s；跟踪文件只会替换普通文件\n"},
+    {"cudojo run: --trace: %s\n", "cudojo run：--trace：%s\n"},
+    {"compile, run and check one exercise; record the attempt", "编译、运行并检查一个练习；记录这次尝试"},
+    {"Compiles your copy of EXERCISE, runs it on the GPU or the emulator, checks\n"
+     "the results against the CPU reference and records the attempt.\n"
+     "EXERCISE is an exercise id (vector-add) or your file (hello-gpu/vector-add.cu).\n"
+     "Options:\n"
+     "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
+     "  --file F            run F instead of your workspace copy (not recorded)\n"
+     "  --trace FILE.json   write the run's timeline (copies, kernels, host work per\n"
+     "                      stream) as Chrome trace JSON for Perfetto or\n"
+     "                      chrome://tracing; a modeled timeline says so. On a GPU\n"
+     "                      the times are CUPTI's (CUDOJO_TIMELINE=events: CUDA\n"
+     "                      events around each call instead)\n"
+     "  --explain LINE      instead of the verdict: the access map of source line\n"
+     "                      LINE on the emulator (not recorded): one warp's 32\n"
+     "                      lanes → array elements, the 128-byte lines and 32-byte\n"
+     "                      sectors a global access touches, the 32 banks of a\n"
+     "                      shared one with conflicting lanes stacked. Its warp is\n"
+     "                      the first that ran the line\n"
+     "  --explain worst     the same for the costliest line (sectors per request,\n"
+     "                      bank conflicts)\n"
+     "  --block X[,Y[,Z]]   with --explain: the block whose warp is drawn\n"
+     "  --warp W            with --explain: its warp (threads 32*W .. 32*W+31)\n"
+     "Exit status: 0 pass, 1 fail, 2 usage or setup error (or the trace could not\n"
+     "be written: the attempt is still recorded). With --explain: 0 drawn, 1 the\n"
+     "line has no global or shared access, never ran, or the run failed first.\n",
+     "编译你的 EXERCISE 副本，在 GPU 或模拟器上运行，把结果和 CPU 参考实现对比，\n"
+     "并记录这次尝试。\n"
+     "EXERCISE 是练习 id（vector-add）或你的文件（hello-gpu/vector-add.cu）。\n"
+     "选项：\n"
+     "  --param K=V         覆盖练习的一个参数（例如 --param n=1000）\n"
+     "  --file F            运行 F 而不是工作区里的副本（不记录）\n"
+     "  --trace FILE.json   把这次运行的时间线（每个流的拷贝、核函数、主机工作）\n"
+     "                      写成 Chrome trace JSON，可用 Perfetto 或\n"
+     "                      chrome://tracing 打开；模型估算的时间线会注明。在 GPU\n"
+     "                      上时间来自 CUPTI（CUDOJO_TIMELINE=events：改用每次\n"
+     "                      调用前后的 CUDA 事件）\n"
+     "  --explain LINE      不给判定，改为在模拟器上画出源代码第 LINE 行的访问图\n"
+     "                      （不记录）：一个线程束的 32 个 lane → 数组元素，全局\n"
+     "                      访问涉及的 128 字节缓存行和 32 字节扇区，共享内存访问\n"
+     "                      的 32 个 bank（冲突的 lane 叠在一起）。画的是第一个\n"
+     "                      执行这一行的线程束\n"
+     "  --explain worst     对代价最高的一行做同样的事（按每次请求的扇区数、\n"
+     "                      bank 冲突）\n"
+     "  --block X[,Y[,Z]]   和 --explain 一起用：画哪个线程块的线程束\n"
+     "  --warp W            和 --explain 一起用：它的哪个线程束（线程 32*W .. 32*W+31）\n"
+     "退出状态：0 通过，1 未通过，2 用法或环境错误（或跟踪文件写不出来：尝试仍会\n"
+     "被记录）。加 --explain 时：0 已画出，1 这一行没有全局或共享内存访问、从未\n"
+     "执行，或运行先失败了。\n"},
+    {"a regular file", "普通文件"},
+    {"a directory", "目录"},
+    {"a FIFO (named pipe)", "FIFO（命名管道）"},
+    {"a character device", "字符设备"},
+    {"a block device", "块设备"},
+    {"a socket", "套接字"},
+    {"a symbolic link", "符号链接"},
+    {"not a regular file", "不是普通文件"},
+    {"the emulator could not start", "模拟器没能启动"},
+    {"no launch", "没有启动"},
+    {"cudojo debug: --block %s: expects X or X,Y or X,Y,Z\n", "cudojo debug：--block %s：需要 X、X,Y 或 X,Y,Z\n"},
+    {"cudojo debug: --warp %s: expects a number\n", "cudojo debug：--warp %s：需要一个数字\n"},
+    {"cudojo debug: --line %s: expects a line number\n", "cudojo debug：--line %s：需要一个行号\n"},
+    {"cudojo debug: unknown option %s (see cudojo debug --help)\n", "cudojo debug：未知选项 %s（见 cudojo debug --help）\n"},
+    {"cudojo debug: expects one EXERCISE\n", "cudojo debug：需要一个 EXERCISE（练习）\n"},
+    {"cudojo debug: expects one EXERCISE (see `cudojo list`)\n", "cudojo debug：需要一个 EXERCISE（练习，见 `cudojo list`）\n"},
+    {"cudojo debug: --line and --first-finding exclude each other\n", "cudojo debug：--line 和 --first-finding 不能同时使用\n"},
+    {"cudojo debug: --file and --solution exclude each other\n", "cudojo debug：--file 和 --solution 不能同时使用\n"},
+    {"note: %s\n", "注意：%s\n"},
+    {"barrier", "屏障"},
+    {"end", "结束"},
+    {"%5d  line %-4d %s %2d/32 ", "%5d  第 %-4d 行 %s %2d/32 "},
+    {"… %d more steps\n", "… 还有 %d 步\n"},
+    {"finding: line %d: %s\n", "发现的问题：第 %d 行：%s\n"},
+    {"cudojo debug: %s is a whole program, not kernels an exercise launches; the debugger steps through kernels of kernel exercises\n",
+     "cudojo debug：%s 是完整程序，不是由练习启动的核函数；调试器只能单步执行核函数练习的核函数\n"},
+    {"cudojo debug: %s: the emulator found nothing to stop at; starting at the first line\n",
+     "cudojo debug：%s：模拟器没有发现可以停下的地方；从第一行开始\n"},
+    {"cudojo debug: warp %d of block (%u,%u,%u) never runs line %d; starting at the first line\n",
+     "cudojo debug：线程束 %d（线程块 (%u,%u,%u)）从不执行第 %d 行；从第一行开始\n"},
+    {"step one warp of your kernel line by line (emulator)", "逐行单步执行你的核函数中的一个线程束（模拟器）"},
+    {"Runs EXERCISE on the emulator with one warp of one block recorded, then\n"
+     "steps through your kernel's source a line at a time: which of the 32 lanes\n"
+     "run each line, your variables' values per lane, the block's shared memory.\n"
+     "Stepping back is free (the run is recorded).\n"
+     "Options:\n"
+     "  --block X[,Y[,Z]]  the block to follow (default 0)\n"
+     "  --warp W           its warp: threads 32*W .. 32*W+31 (default 0)\n"
+     "  --line L           start at the first time the warp reaches line L\n"
+     "  --first-finding    follow the thread of the emulator's first finding (an\n"
+     "                     out-of-bounds access, a race) and stop at its line\n"
+     "  --file F           debug F instead of your workspace copy\n"
+     "  --solution         debug the exercise's solution (authors)\n"
+     "  --print            print the steps instead of opening the screen (also\n"
+     "                     when the output is not a terminal)\n"
+     "Keys: n next line, p back, b next barrier, e end, w next warp, B next block,\n"
+     "< > other lanes, q quit.\n"
+     "Variable names come from the lines that assign them (the compiled code keeps\n"
+     "only line numbers), so a value the compiler moved may show on a nearby line.\n"
+     "Exit status: 0 shown, 1 nothing recorded, 2 usage or setup error, 3 a whole-\n"
+     "program exercise (nothing to step).\n",
+     "在模拟器上运行 EXERCISE，记录一个线程块中的一个线程束，然后逐行单步浏览\n"
+     "你的核函数源代码：每一行由 32 个 lane 中的哪些执行，每个 lane 上变量的值，\n"
+     "线程块的共享内存。后退不需要代价（运行已被记录下来）。\n"
+     "选项：\n"
+     "  --block X[,Y[,Z]]  要跟踪的线程块（默认 0）\n"
+     "  --warp W           它的线程束：线程 32*W .. 32*W+31（默认 0）\n"
+     "  --line L           从线程束第一次到达第 L 行时开始\n"
+     "  --first-finding    跟踪模拟器发现的第一个问题（越界访问、数据竞争）所在的\n"
+     "                     线程，并停在它的那一行\n"
+     "  --file F           调试 F 而不是工作区里的副本\n"
+     "  --solution         调试练习的参考答案（供作者使用）\n"
+     "  --print            打印各步而不打开界面（输出不是终端时也这样）\n"
+     "按键：n 下一行，p 后退，b 下一个屏障，e 结尾，w 下一个线程束，B 下一个线程块，\n"
+     "< > 其他 lane，q 退出。\n"
+     "变量名来自给它们赋值的那些行（编译后的代码只保留行号），所以被编译器移动过\n"
+     "的值可能显示在附近的一行上。\n"
+     "退出状态：0 已显示，1 没有记录到任何东西，2 用法或环境错误，3 完整程序练习\n"
+     "（没有可以单步执行的东西）。\n"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];
@@ -749,6 +911,12 @@ const I18nEntry I18N_ZH_RUN[] = {
      "每个 %d 线程的线程块是 %d 个线程束%.0s，%d 个线程块%.0s占满了 SM 的全部 %d 个线程束槽位（100%%）：这次启动没有别的限制。"},
     {"Each block of %d threads is %d warps; the SM holds %d warps, so %d%s and the rest of the warp slots stay empty (%s). A block size that divides %d warps would fill it.",
      "每个 %d 线程的线程块是 %d 个线程束；SM 能容纳 %d 个线程束，所以 %d%s，其余的线程束槽位空着（%s）。能整除 %d 个线程束的线程块大小可以把它填满。"},
+
+    /* Diags of cudojo progress --merge and cudojo debug (shown through diag_format) */
+    {"not a progress.db, a progress export (JSON: %s) or a submission archive", "不是 progress.db、进度导出文件（JSON：%s）或提交归档"},
+    {"the archive holds no %s to merge", "归档里没有可以合并的 %s"},
+    {"%s: nothing to step through: %s", "%s：没有可以单步执行的东西：%s"},
+    {"%s launched no kernel, so there is nothing to step through (%s)", "%s 没有启动核函数，所以没有可以单步执行的东西（%s）"},
 };
 
 const size_t I18N_ZH_RUN_COUNT = sizeof I18N_ZH_RUN / sizeof I18N_ZH_RUN[0];

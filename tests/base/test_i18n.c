@@ -479,9 +479,7 @@ static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c
  * Still to be marked and translated (issue 17; remove a file from here
  * once it is done, so the scan holds it): the rest of the screens. */
 static const char *const NOT_SCANNED[] = {
-    "app/tui/tui_highlight.c",
-    "app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c", "app/cmd_debug.c",
-    "app/tui/tui_debug.c", "app/tui/tui_debug_frame.c", "app/tui/tui_access.c", NULL};
+    "app/tui/tui_highlight.c", "app/tui/tui_debug.c", "app/tui/tui_debug_frame.c", "app/tui/tui_access.c", NULL};
 
 /* Calls whose string arguments are not text a learner reads: JSON keys,
  * comparisons, environment, file names, glyph pairs, the terminal's own
@@ -491,18 +489,22 @@ static const char *const NOT_TEXT_CALLS[] = {
     "json_unpack", "jstr", "num", "strcmp", "strncmp", "strstr", "strchr", "strspn", "strcspn", "getenv", "setenv",
     "fopen", "popen", "execlp", "execvp", "path_join", "tui_glyph", "setlocale", "assert", "run_mentions",
     "define_key", "tigetstr", "newterm", "keyname", "store_get", "workspace_path", "fs_join", "read_dim3", "jint", "readlink", "open", "execl",
-    "strcasestr", NULL};
+    "strcasestr", "memcmp", NULL};
 
 /* Static tables whose strings are names, not text: the timeline's event
- * kinds as the trace's JSON spells them. */
-static const char *const NOT_TEXT_TABLES[] = {"KIND_NAMES", NULL};
+ * kinds as the trace's JSON spells them, the statuses as --json does. */
+static const char *const NOT_TEXT_TABLES[] = {"KIND_NAMES", "STATUS_NAMES", NULL};
+
+/* Arguments that are names, not text, as "call:index" (from 0): a Diag's
+ * code, the command name a parser puts in its messages. */
+static const char *const NOT_TEXT_ARGS[] = {"diag_error:0", "diag_new:1", "run_args_parse:3", NULL};
 
 /* Words that are names, not language: keys, units, tools (checked
  * case-sensitively, after printf conversions are removed). */
 static const char *const NOT_TEXT_WORDS[] = {
     "Esc", "Tab", "PgUp", "PgDn", "Home", "End", "Enter", "Ctrl", "Space", "GPU", "GPUs", "CPU", "CUDA", "NVRTC",
     "nvcc", "cudojo", "GiB", "KiB", "MiB", "GB", "SMs", "PTX", "emu", "cuda", "utf8", "UTF", "TERM", "xterm",
-    "NO_COLOR", "VISUAL", "EDITOR", "LANG", "json", "md", "cu", "lua", "ms", "H2D", "D2H", "D2D", "memset", "English", NULL};
+    "NO_COLOR", "VISUAL", "EDITOR", "LANG", "json", "md", "cu", "lua", "ms", "H2D", "D2H", "D2D", "memset", "English", "EXERCISE", "FILE", NULL};
 
 static bool in_list(const char *const *list, const char *s, size_t n) {
     for (int i = 0; list[i]; i++)
@@ -511,8 +513,12 @@ static bool in_list(const char *const *list, const char *s, size_t n) {
 }
 
 /* Whether text has a word of language in it: three letters or more (or two
- * words of two), outside printf conversions and NOT_TEXT_WORDS. */
+ * words of two), outside printf conversions, options (--merge) and
+ * NOT_TEXT_WORDS. Text without spaces that is a path ("/tmp") or an id
+ * ("passed-fast", "progress-merge") is not language. */
 static bool is_language(const char *text) {
+    if (!strchr(text, ' ') && (strchr(text, '/') || (strchr(text, '-') && strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789-_.") == strlen(text))))
+        return false;
     int words = 0;
     for (const char *p = text; *p;) {
         if (*p == '%') {   /* a conversion */
@@ -526,8 +532,13 @@ static bool is_language(const char *text) {
             continue;
         }
         const char *w = p;
+        bool option = w - text >= 2 && w[-1] == '-' && w[-2] == '-';
         while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (*p >= '0' && *p <= '9')) p++;
         size_t n = (size_t)(p - w);
+        if (option) {   /* --first-finding: a name, to its end */
+            while (*p == '-' || (*p >= 'a' && *p <= 'z')) p++;
+            continue;
+        }
         if (memchr(w, '_', n) || in_list(NOT_TEXT_WORDS, w, n)) continue;   /* an identifier, a name */
         if (n >= 3) return true;
         if (n == 2) words++;
@@ -536,10 +547,18 @@ static bool is_language(const char *text) {
 }
 
 /* The name of the call whose parentheses enclose position at (or "{" inside an
- * initializer's braces, "{NAME" directly inside NAME[] = {...}, "" at none). */
-static void enclosing_call(const char *text, const char *at, char *name, size_t n) {
+ * initializer's braces, "{NAME" directly inside NAME[] = {...}, "" at none),
+ * and in *arg which of its arguments (from 0) at is in. */
+static void enclosing_call(const char *text, const char *at, char *name, size_t n, int *arg) {
     int depth = 0;
+    *arg = 0;
     for (const char *p = at - 1; p >= text; p--) {
+        if (*p == '"' && !(p > text && p[-1] == '\'' && p[1] == '\'')) {   /* a literal before: its commas are not C's */
+            while (p > text && !(p[-1] == '"' && (p - 1 == text || p[-2] != '\\'))) p--;
+            p--;
+            continue;
+        }
+        if (*p == ',' && !depth) (*arg)++;
         if (*p == ')' || *p == ']' || *p == '}') depth++;
         else if (*p == '(' || *p == '[' || *p == '{') {
             if (depth) {
@@ -605,15 +624,18 @@ static void scan_file_unmarked(const char *path, Unmarked *u) {
         }
         const char *start = p;
         const char *after = read_literals(p, &lit);
-        char call[64];
-        enclosing_call(text, start, call, sizeof call);
+        char call[64], call_arg[80];
+        int arg;
+        enclosing_call(text, start, call, sizeof call, &arg);
+        snprintf(call_arg, sizeof call_arg, "%s:%d", call, arg);
         const char *before = start;
         while (before > text && (before[-1] == ' ' || before[-1] == '\n')) before--;
         /* the first field of a help row, {"j/k ↑/↓", N_("move")}, is a key name (a key
          * that is a word is marked N_() by hand: tui_help.c translates the keys too) */
         bool key_name = before > text && before[-1] == '{';
         bool names = call[0] == '{' && in_list(NOT_TEXT_TABLES, call + 1, strlen(call + 1));
-        if (is_language(lit.data) && !key_name && !names && !in_list(NOT_TEXT_CALLS, call, strlen(call))) {
+        if (is_language(lit.data) && !key_name && !names && !in_list(NOT_TEXT_CALLS, call, strlen(call)) &&
+            !in_list(NOT_TEXT_ARGS, call_arg, strlen(call_arg))) {
             print_message("%s:%d: not marked _(): \"%s\" (in %s)\n", path, line_of(text, start), lit.data,
                           *call ? call : "?");
             u->n++;
