@@ -99,27 +99,18 @@ __device__ unsigned int peek(const unsigned long long *status, int p, unsigned i
 // without one, add all 32 aggregates and look 32 tiles further back.
 __device__ int look_back(const unsigned long long *status, int tile, unsigned int epoch)
 {
-    int lane = threadIdx.x % 32;
     int prefix = 0;
-    for (int p = tile - 1 - lane; ; p -= 32) {
-        unsigned int flag;
-        int value;
-        // TODO 1: read the status of tile p with peek() (p < 0: there is no
-        //         such tile: take it as FLAG_PREFIX with value 0), and read
-        //         again while ANY lane of the warp still sees 0 (not ready).
-        if (p >= 0) {
-            flag = peek(status, p, epoch, &value);
-        } else {
-            flag = FLAG_PREFIX;
-            value = 0;
-        }
-        // TODO 2: which lanes saw a PREFIX? The nearest one (the lowest lane)
-        //         ends the walk: add the values of lanes 0 .. nearest (use
-        //         warp_sum) and return. With no PREFIX, add all 32 values and
-        //         go on 32 tiles further back.
-        (void)flag; (void)value; (void)prefix;
-        return 0;
-    }
+    // Lane k (threadIdx.x % 32) watches tile p = tile - 1 - k, then 32 tiles
+    // further back at each step.
+    // TODO 1: read its status, flag = peek(status, p, epoch, &value) (for
+    //         p < 0 there is no such tile: take flag = FLAG_PREFIX, value = 0),
+    //         and read again while ANY lane of the warp still sees 0.
+    // TODO 2: which lanes saw a PREFIX (__ballot_sync)? The nearest one, the
+    //         lowest lane, ends the walk: add the values of lanes 0 .. nearest
+    //         (warp_sum) and return. With no PREFIX, add all 32 values and go
+    //         on 32 tiles further back (p -= 32).
+    (void)status; (void)tile; (void)epoch;
+    return prefix;
 }
 
 // ---- the scan ---------------------------------------------------------------
@@ -206,12 +197,11 @@ extern "C" __global__ void scan(const int *in, int *out, unsigned long long *sta
                 publish(status, tile, epoch, FLAG_AGGREGATE, aggregate);
             prefix = look_back(status, tile, epoch);
         }
-        // TODO 3: lane 0 publishes this tile's inclusive PREFIX (what comes
-        //         before it AND its own aggregate: later tiles stop there) and
-        //         hands `prefix` to the block through tile_prefix.
+        // TODO 3: lane 0 must publish this tile's inclusive PREFIX: what comes
+        //         before it AND its own aggregate (later tiles stop there).
         if (lane == 0) {
             publish(status, tile, epoch, FLAG_AGGREGATE, aggregate);
-            tile_prefix = 0;
+            tile_prefix = prefix;
         }
     }
     __syncthreads();
