@@ -698,6 +698,11 @@ const I18nEntry I18N_ZH[] = {
      "的值可能显示在附近的一行上。\n"
      "退出状态：0 已显示，1 没有记录到任何东西，2 用法或环境错误，3 完整程序练习\n"
      "（没有可以单步执行的东西）。\n"},
+
+    /* the debugger screen's remaining words (app/tui/tui_debug*.c) */
+    {"local", "本地内存"},
+    {"byte 0x", "字节 0x"},
+    {"the run failed", "运行失败了"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];

@@ -82,7 +82,9 @@ static void follow(DebugPanel *dp, Tui *t, const unsigned block[3], int warp) {
     Diag *err = NULL;
     EmuTrace *tr = debug_trace_run(&dp->tg, block, warp, &err);
     if (!tr) {
-        tui_notify(t, true, "%s", err ? err->message : "the run failed");
+        char *why = i18n_message(err ? err->message : N_("the run failed"));
+        tui_notify(t, true, "%s", why);
+        free(why);
         diag_free(&err);
         return;
     }
@@ -169,7 +171,9 @@ Panel *tui_debug_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     unsigned b[3] = {0, 0, 0};
     EmuTrace *tr = debug_trace_run(&tg, b, 0, &d);
     if (!tr) {
-        tui_notify(t, true, "%s", d ? d->message : "the run failed");
+        char *why = i18n_message(d ? d->message : N_("the run failed"));
+        tui_notify(t, true, "%s", why);
+        free(why);
         diag_free(&d);
         debug_target_fini(&tg);
         return NULL;

@@ -321,7 +321,9 @@ static void draw_message(DebugFrame *f, const DebugView *v, int y, int w, int s)
         const char *msg = "";
         for (int i = 0; i < tr->n_findings; i++)
             if (tr->findings[i].line == tr->steps[s].line) { msg = tr->findings[i].message; break; }
-        snprintf(buf, sizeof buf, _("this line makes a finding: %s"), msg);
+        char *shown = i18n_message(msg);   /* the emulator's English, in the language shown */
+        snprintf(buf, sizeof buf, _("this line makes a finding: %s"), shown);
+        free(shown);
         frame_put_clip(f, y, 1, w - 2, ROLE_FAIL, buf);
         return;
     }
@@ -329,14 +331,17 @@ static void draw_message(DebugFrame *f, const DebugView *v, int y, int w, int s)
     emu_trace_mem_of(tr, s, &a, &b);
     if (a < b) {
         const EmuTraceMem *m = &tr->mem[a];
-        static const char *const space[] = {"global", "shared", "local"}, *const op[] = {"load", "store", "atomic"};
+        static const char *const space[] = {N_("global"), N_("shared"), N_("local")},
+                                 *const op[] = {N_("load"), N_("store"), N_("atomic")};
         int l = __builtin_ctz(m->mask);
-        snprintf(buf, sizeof buf, _("%s %s of %d bytes by %d lanes; lane %d at %s%llx%s"), space[m->space % 3],
-                 op[m->op % 3], m->width, __builtin_popcount(m->mask), l, m->space == EMU_MEM_GLOBAL ? "0x" : "byte 0x",
+        snprintf(buf, sizeof buf, _("%s %s of %d bytes by %d lanes; lane %d at %s%llx%s"), _(space[m->space % 3]),
+                 _(op[m->op % 3]), m->width, __builtin_popcount(m->mask), l, m->space == EMU_MEM_GLOBAL ? "0x" : _("byte 0x"),
                  (unsigned long long)m->addr[l], b - a > 1 ? _(" (and more)") : "");
         frame_put_clip(f, y, 1, w - 2, ROLE_DIM, buf);
     } else if (tr->note) {
-        frame_put_clip(f, y, 1, w - 2, ROLE_WARN, tr->note);
+        char *note = i18n_message(tr->note);
+        frame_put_clip(f, y, 1, w - 2, ROLE_WARN, note);
+        free(note);
     }
 }
 
