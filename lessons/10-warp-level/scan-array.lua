@@ -51,6 +51,15 @@ return {
   mutants_equivalent = {
     { mutation = "loop bound < to <=", line = "for (int d = 1; d < 32; d *= 2) {",
       why = "shfl_up by 32 happens only for lane >= 32, which no lane is: the extra step adds nothing" },
+    { mutation = "loop bound < to <=", line = "// back into warp_totals, exclusive",
+      why = "lane L's extra step writes slot (L + 1) * per, the next lane's first, with L's running total, which is exactly the exclusive value the next lane wrote there" },
+    { mutation = "drop guard", line = "if (tile > 0) {",
+      why = "tile 0's look-back finds no earlier tile and returns 0, and the aggregate it would publish first is replaced by its prefix right after" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int r = 0; r < ROUNDS; r++)",
+      why = "an index one past a local array (q, incl) in a loop #pragma unroll unrolls: the compiler sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
   },
   run = function(t)
     local dev = t:device()

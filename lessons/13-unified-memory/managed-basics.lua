@@ -32,6 +32,13 @@ return {
     "核函数启动后立即返回，核函数还没运行。以前是 cudaMemcpy 在等它；去掉之后，要在启动后调用 "
       .. "cudaCheck(cudaDeviceSynchronize())，y 才能安全读取。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 24) or (1 << 20))

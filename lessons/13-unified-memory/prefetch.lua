@@ -40,6 +40,18 @@ return {
       .. "{cudaMemLocationTypeHost, 0}; cudaCheck(cudaMemPrefetchAsync(y, bytes, cpu, 0, 0)); 然后 "
       .. "cudaDeviceSynchronize()。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "drop cudaDeviceSynchronize()", line = "cudaCheck(cudaDeviceSynchronize());",
+      why = "the host then reads managed memory that a prefetch (and on a GPU the kernel) may still be using: the emulator runtime runs each call to completion and does not flag a host read of managed memory with device work queued" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 24) or (1 << 20))

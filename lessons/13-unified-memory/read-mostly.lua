@@ -33,6 +33,13 @@ return {
     "cudaMemLocation gpu = {cudaMemLocationTypeDevice, dev}; cudaCheck(cudaMemAdvise(table, bytes, "
       .. "cudaMemAdviseSetReadMostly, gpu)); 放在填好表之后、第一个核函数之前（这条建议忽略位置参数）。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) out[i] = 2.0f * table[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) out[i] = 2.0f * table[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 24) or (1 << 20))

@@ -119,6 +119,15 @@ return {
       .. "获胜者是最大尺寸下 ms 最小的策略；用程序打印出的时间（存进数组）算出来，而不是手写一个名字，"
       .. "这样在任何机器上都成立。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "part[threadIdx.x] = i < n ? x[i] : 0.0f;",
+      why = "the program fixes its own size, n = kib * 256, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (i < n) {",
+      why = "the program fixes its own size, n = kib * 256, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) {",
+      why = "the program fixes its own size, n = kib * 256, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local reads = t:param("reads", 8)

@@ -30,6 +30,13 @@ return {
     "float *d_x_view; cudaCheck(cudaHostGetDevicePointer((void **)&d_x_view, h_x, 0)); 用 "
       .. "scale(d_x_view, d_y, N) 启动，删掉 d_x 和它的 cudaMemcpy，并用 cudaFreeHost 释放 h_x。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 1048576, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 24) or (1 << 20))

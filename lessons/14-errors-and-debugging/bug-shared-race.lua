@@ -27,6 +27,13 @@ return {
     "线程 t 读的是 tile[BLOCK - 1 - t]，那是另一个线程写的，往往还在另一个 warp 里。什么能保证那次写已经完成？",
     "在 tile[t] = ... 之后、读 tile[from] 之前加 __syncthreads()：块里的每个线程都在那里等，直到所有线程都写完。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "tile[t] = base + t < n ? x[base + t] : 0.0f;",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (base + t < n) y[base + t] = 2.0f * tile[from];",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local n = 4096
     local r = t:program{ defines = { N = n }, sanitizer = "racecheck" }

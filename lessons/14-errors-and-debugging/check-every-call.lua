@@ -53,6 +53,13 @@ return {
       .. "然后 exit(EXIT_FAILURE)。接着 cudaCheck(cudaMalloc(...))、cudaCheck(cudaMemcpy(...))，"
       .. "核函数启动之后 cudaCheck(cudaGetLastError())。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] = 2.0f * x[i];",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local r = t:program{ expect_errors = true }
     local calls = hostcheck.calls(r)

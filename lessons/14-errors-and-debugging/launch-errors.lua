@@ -31,6 +31,11 @@ return {
     "在 fill<<<grid, block>>>(...) 之后立刻写 cudaError_t launch = cudaGetLastError();。"
       .. "cudaPeekAtLastError 读的是同一个槽，但不清除它：轮到 1024 那次询问时，1025 的错误还在。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "drop cudaDeviceSynchronize()", line = "cudaError_t sync = cudaDeviceSynchronize();",
+      why = "every error this program meets is a launch's own (cudaGetLastError reports it); fill never faults while it runs, so the synchronize always answers cudaSuccess" },
+  },
   run = function(t)
     local n = t:param("n", 100000)
     local r = t:program{ defines = { N = n }, expect_errors = true }

@@ -38,6 +38,23 @@ return {
       .. "(launch: %s, synchronize: %s)\\n\", name, cudaGetErrorName(launch), cudaGetErrorName(sync)) "
       .. "并返回 false。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "__global__ void scale(float *x, int n)",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "__global__ void scale(float *x, int n)",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "__global__ void offset(float *x, int n)",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "__global__ void offset(float *x, int n)",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "__global__ void square(float *x, int n)",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "__global__ void square(float *x, int n)",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop cudaDeviceSynchronize()", line = "cudaError_t err = cudaDeviceSynchronize();",
+      why = "ran() has already synchronised after each kernel, so nothing is left to report here" },
+  },
   run = function(t)
     for _, faulty in ipairs({ 1, 2 }) do
       local r = t:program{ args = { faulty }, expect_errors = true }

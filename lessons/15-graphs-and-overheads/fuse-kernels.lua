@@ -42,6 +42,25 @@ return {
       .. "x[i] * 2.0f; 然后 v += 1.0f; v *= 0.5f; v += -0.25f; v *= 4.0f; v += 3.0f; y[i] = v;，"
       .. "run_fused 里只启动一次 fused<<<grid, block>>>(d_x, d_y, n)。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = x[i] * a;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] = x[i] * a;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] *= a;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] *= a;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] += b;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] += b;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard >= to >", line = "if (i >= n) return;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop early-exit guard", line = "if (i >= n) return;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local unit = on_gpu and "" or " (modeled)"

@@ -56,6 +56,15 @@ return {
       .. "&graph)); cudaCheck(cudaGraphInstantiate(&exec, graph, 0)); 然后在循环里 "
       .. "cudaCheck(cudaGraphLaunch(exec, s));，最后调用 cudaGraphExecDestroy 和 cudaGraphDestroy。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) x[i] += v;",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) x[i] += v;",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop cudaStreamSynchronize()", line = "// stream order would wait too",
+      why = "the warm-up and the first loop run on s, and everything after them too, in stream order; only the wait before the copy to the host matters (expect_waited checks it)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local unit = on_gpu and "" or " (modeled)"
@@ -72,6 +81,7 @@ return {
         return
       end
     end
+    if not hostcheck.expect_waited(t, r, "its result (h_x)") then return end
     if not hostcheck.expect_values(t, r, { 4096 * (1 + 2 * iters) * KERNELS * (KERNELS + 1) / 2 }) then return end
     local captures = hostcheck.count(r, "cudaStreamBeginCapture")
     local insts = hostcheck.count(r, "cudaGraphInstantiate") + hostcheck.count(r, "cudaGraphInstantiateWithFlags")

@@ -39,6 +39,13 @@ return {
       .. "(void *)axpy、gridDim、blockDim、kernelParams = 含 &a 的 args），"
       .. "cudaCheck(cudaGraphExecKernelNodeSetParams(exec, node, &p));，然后 cudaGraphLaunch(exec, s)。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) acc[i] += a * x[i];",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) acc[i] += a * x[i];",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local replays = t:param("replays", 8)
     local n = 4096
@@ -53,6 +60,7 @@ return {
         .. "before each replay", got))
       return
     end
+    if not hostcheck.expect_waited(t, r, "its result (h_acc)") then return end
     if not hostcheck.expect_values(t, r, { want }) then return end
     local insts = hostcheck.count(r, "cudaGraphInstantiate") + hostcheck.count(r, "cudaGraphInstantiateWithFlags")
     if insts ~= 1 then

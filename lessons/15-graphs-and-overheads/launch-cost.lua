@@ -44,6 +44,17 @@ return {
     "删掉循环里的 cudaDeviceSynchronize()，在 double t1 = now_us(); 之后、TODO 所在的位置放一个 "
       .. "cudaCheck(cudaDeviceSynchronize());。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) x[i] += 1.0f;",
+      why = "the program fixes its own size, N = 256 (one block), a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) x[i] += 1.0f;",
+      why = "the program fixes its own size, N = 256 (one block), a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop cudaDeviceSynchronize()", line = "cudaCheck(cudaDeviceSynchronize());",
+      why = "the warm-up only loads the kernel; the timed loop measures the host's launch calls, and the cudaMemcpy below waits for every kernel anyway" },
+    { mutation = "drop cudaDeviceSynchronize()", line = "// now the GPU catches up",
+      why = "the cudaMemcpy right below waits for every queued kernel anyway" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local unit = on_gpu and "" or " (modeled)"

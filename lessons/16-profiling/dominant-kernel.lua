@@ -34,6 +34,23 @@ return {
     "总时间 = 启动次数 × 每次的时间：finish 运行了 FRAMES = 200 次。在你的时间线上比较 200 × finish 和 "
       .. "1 × smooth，然后把 #define PREDICT 设成较大的那个。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = x[i];",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] = x[i];",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] += 1.0f;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] += 1.0f;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard >= to >", line = "if (i >= n) return;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop early-exit guard", line = "if (i >= n) return;",
+      why = "the program fixes its own size, N = 16384, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "loop bound < to <=", line = "v = fmaf(v, 0.5f, half);",
+      why = "every step leaves the value where it was (x/2 + x/2 is exact): one more step changes only the time the kernel takes" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local unit = on_gpu and "" or " (modeled)"

@@ -44,6 +44,11 @@ return {
       .. "cudaGetDeviceProperties(&prop, 0); int per_sm; cudaOccupancyMaxActiveBlocksPerMultiprocessor("
       .. "&per_sm, work, BLOCK, 0); return prop.multiProcessorCount * per_sm;（都用 cudaCheck 包起来）。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = fmaf(acc, 0.5f, half);",
+      why = "every step leaves the value where it was (x/2 + x/2 is exact): one more step changes only the time the kernel takes" },
+  },
   run = function(t)
     local dev = t:device()
     local on_gpu = dev.backend == "cuda"

@@ -69,6 +69,17 @@ return {
     "限制因素是共享内存：设 #define PREDICT_LIMITER \"shared\"，并把 tile 改成一个线程块实际用到的大小 "
       .. "#define TILE (BLOCK + 2)；这样 8 个 256 线程的线程块就都放得下。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "weaken guard < to <=", line = "tile[t] = i < n ? x[i] : 0.0f;",
+      why = "the program fixes its own size, N = 65536, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "i - 1 < n ? x[i - 1] : 0.0f;",
+      why = "the program fixes its own size, N = 65536, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = tile[t - 1] + tile[t] + tile[t + 1];",
+      why = "the program fixes its own size, N = 65536, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (i < n) y[i] = tile[t - 1] + tile[t] + tile[t + 1];",
+      why = "the program fixes its own size, N = 65536, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local n = t:param("n", on_gpu and (1 << 24) or (1 << 16))

@@ -117,6 +117,11 @@ return {
       .. "nranks) - first; 然后 make_input(h_x, first, n)，分配 n 个 float 的缓冲区，并启动 "
       .. "work<<<(n + 255) / 256, 256>>>(d_x, d_y, n)。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = acc * 0.5f + v * 0.5f;",
+      why = "acc starts at v, and acc/2 + v/2 is v again exactly: one more step changes only the time the kernel takes" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     -- shares that do not start on a multiple of 1024: a rank that forgets its offset sums wrong

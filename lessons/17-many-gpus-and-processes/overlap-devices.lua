@@ -112,9 +112,20 @@ return {
       .. "cudaMemcpyAsync(..., cudaMemcpyDeviceToHost, stream[d])；第二个循环里 cudaSetDevice(d) 和 "
       .. "cudaStreamSynchronize(stream[d])。",
   },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "acc = acc * 0.5f + v * 0.5f;",
+      why = "acc starts at v, and acc/2 + v/2 is v again exactly: one more step changes only the time the kernel takes" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "drop cudaStreamSynchronize()", line = "cudaCheck(cudaStreamSynchronize(stream[d]));",
+      why = "the host then reads h_y with a device's copy maybe still queued; the emulator runtime finishes every call at once, and hostcheck.expect_waited does not follow streams across devices yet (it flags this solution's own per-device waits), so no check here can see it" },
+  },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
-    local n = t:param("n", on_gpu and (1 << 24) or (1 << 18))
+    -- 2^18 + 5 on the emulator: no device's share is a whole number of blocks.
+    local n = t:param("n", on_gpu and (1 << 24) or (1 << 18) + 5)
     if on_gpu then
       local r = t:program{ defines = { N = n, ITERS = 256 } }
       if r.exit_code ~= 0 then return hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) }) end

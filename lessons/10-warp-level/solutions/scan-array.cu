@@ -173,7 +173,7 @@ extern "C" __global__ void scan(const int *in, int *out, unsigned long long *sta
         }
         int run_incl = warp_inclusive_scan(run);
         int before = run_incl - run;           // the runs of the lanes below
-        for (int k = 0; k < per; k++) {
+        for (int k = 0; k < per; k++) {          // back into warp_totals, exclusive
             int j = lane * per + k;
             if (j < count) {
                 int v = warp_totals[j];

@@ -66,9 +66,9 @@ int main(void)
 
     // warm-up, then ITERS iterations launched one kernel at a time
     iteration(d_x, s);
-    cudaCheck(cudaStreamSynchronize(s));
+    cudaCheck(cudaStreamSynchronize(s));      // stream order would wait too
     for (int it = 0; it < ITERS; it++) iteration(d_x, s);
-    cudaCheck(cudaStreamSynchronize(s));
+    cudaCheck(cudaStreamSynchronize(s));      // stream order would wait too
 
     // the same ITERS iterations as a graph: capture one, instantiate once, replay
     cudaGraph_t graph;
