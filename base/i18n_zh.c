@@ -703,6 +703,17 @@ const I18nEntry I18N_ZH[] = {
     {"local", "本地内存"},
     {"byte 0x", "字节 0x"},
     {"the run failed", "运行失败了"},
+
+    /* the emulator's errors without arguments, and what a bad range was for (kernels/emu/emu_backend.c) */
+    {"invalid argument: a view needs an allocation of mem_alloc", "无效参数（invalid argument）：视图需要一块 mem_alloc 分配的内存"},
+    {"the module has no PTX", "模块里没有 PTX"},
+    {"out of memory for the device heap", "设备堆内存不足（out of memory）"},
+    {"marking memory written", "标记内存为已写入"},
+    {"marking memory uninitialised", "标记内存为未初始化"},
+    {"copy to device", "拷贝到设备"},
+    {"copy to host", "拷贝到主机"},
+    {"device copy destination", "设备内拷贝的目标"},
+    {"device copy source", "设备内拷贝的源"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];
@@ -922,6 +933,32 @@ const I18nEntry I18N_ZH_RUN[] = {
     {"the archive holds no %s to merge", "归档里没有可以合并的 %s"},
     {"%s: nothing to step through: %s", "%s：没有可以单步执行的东西：%s"},
     {"%s launched no kernel, so there is nothing to step through (%s)", "%s 没有启动核函数，所以没有可以单步执行的东西（%s）"},
+
+    /* the emulator's launch-configuration and memory errors (kernels/emu/emu_run.c, emu_backend.c) */
+    {"invalid configuration argument: grid (%u,%u,%u) and block (%u,%u,%u) must have every dimension at least 1.",
+     "无效的启动配置（invalid configuration argument）：网格 (%u,%u,%u) 和线程块 (%u,%u,%u) 的每一维都必须至少为 1。"},
+    {"invalid configuration argument: a block may have at most 1024 threads (x, y ≤ 1024, z ≤ 64), but this launch asked for (%u,%u,%u) = %llu threads.",
+     "无效的启动配置（invalid configuration argument）：一个线程块最多 1024 个线程（x、y ≤ 1024，z ≤ 64），但这次启动要的是 (%u,%u,%u) = %llu 个线程。"},
+    {"invalid configuration argument: the grid may be at most (2147483647, 65535, 65535) blocks, but this launch asked for (%u,%u,%u).",
+     "无效的启动配置（invalid configuration argument）：网格最多 (2147483647, 65535, 65535) 个线程块，但这次启动要的是 (%u,%u,%u)。"},
+    {"too many resources requested for launch: the kernel was compiled for at most %d threads per block (__launch_bounds__), but the block has %llu.",
+     "启动请求的资源太多（too many resources requested for launch）：核函数编译时限定每个线程块最多 %d 个线程（__launch_bounds__），但线程块有 %llu 个。"},
+    {"too many resources requested for launch: the kernel declares %zu bytes of static shared memory, more than the %zu a block may use.",
+     "启动请求的资源太多（too many resources requested for launch）：核函数声明了 %zu 字节静态共享内存，超过了一个线程块能用的 %zu 字节。"},
+    {"too many resources requested for launch: %s needs %d registers and %zu bytes of local memory per thread, more than the emulator holds for %llu threads.",
+     "启动请求的资源太多（too many resources requested for launch）：%s 每个线程需要 %d 个寄存器和 %zu 字节本地内存，模拟器放不下 %llu 个线程所需的量。"},
+    {"invalid argument: the block needs %zu bytes of shared memory (%zu static + %zu dynamic), but a block may use at most %zu bytes on this device (sm_90 profile).",
+     "无效参数（invalid argument）：线程块需要 %zu 字节共享内存（%zu 静态 + %zu 动态），但在这个设备上（sm_90 配置）一个线程块最多用 %zu 字节。"},
+    {"out of memory: cannot allocate %zu bytes for %s on the emulator", "内存不足（out of memory）：无法在模拟器上分配 %zu 字节给 %s"},
+    {"out of memory: cannot share %s's pages for a view", "内存不足（out of memory）：无法共享 %s 的页来建立视图"},
+    {"cannot share %s's pages for a view", "无法共享 %s 的页来建立视图"},
+    {"invalid argument: a view of %zu bytes at byte %zu of %s, which has %llu bytes", "无效参数（invalid argument）：视图有 %zu 字节，从第 %zu 字节开始，在 %s 中，而它只有 %llu 字节"},
+    {"out of memory: cannot map a view of %zu bytes on the emulator", "内存不足（out of memory）：无法在模拟器上映射 %zu 字节的视图"},
+    {"invalid argument: 0x%llx was not returned by mem_alloc", "无效参数（invalid argument）：0x%llx 不是 mem_alloc 返回的地址"},
+    {"invalid argument: %s of %zu bytes at 0x%llx is outside every allocation", "无效参数（invalid argument）：%s（%zu 字节，在 0x%llx）不在任何一次分配的范围内"},
+    {"named symbol not found: the module has no kernel called %s", "找不到命名的符号（named symbol not found）：模块里没有叫 %s 的核函数"},
+    {"invalid argument: kernel %s takes %d parameters but the launch passed %d", "无效参数（invalid argument）：核函数 %s 有 %d 个参数，但启动时传了 %d 个"},
+    {"out of host memory for %zu pinned bytes", "主机内存不足，无法分配 %zu 字节锁页内存"},
 };
 
 const size_t I18N_ZH_RUN_COUNT = sizeof I18N_ZH_RUN / sizeof I18N_ZH_RUN[0];

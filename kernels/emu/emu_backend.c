@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu.h"
 #include "kernels/emu/emu_run.h"
@@ -78,7 +79,7 @@ static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t e
     size_t len = (GUARD_BEFORE + bytes + red + page - 1) / page * page;
     unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
-        return diag_error("emu", "out of memory: cannot allocate %zu bytes for %s on the emulator", bytes,
+        return diag_error("emu", N_("out of memory: cannot allocate %zu bytes for %s on the emulator"), bytes,
                           label ? label : "an array");
     Alloc a = {(uint64_t)(uintptr_t)(p + GUARD_BEFORE), bytes, (uint64_t)(uintptr_t)p + len, elem,
                xstrdup(label ? label : "array"), p, len, 0, NULL, NULL, false};
@@ -91,11 +92,11 @@ static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t e
  * second time): a shared copy is moved over it, at the same addresses. */
 static Diag *make_shareable(Alloc *a) {
     unsigned char *q = mmap(NULL, a->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (q == MAP_FAILED) return diag_error("emu", "out of memory: cannot share %s's pages for a view", a->label);
+    if (q == MAP_FAILED) return diag_error("emu", N_("out of memory: cannot share %s's pages for a view"), a->label);
     memcpy(q + (a->base - (uint64_t)(uintptr_t)a->map), (void *)(uintptr_t)a->base, a->size);
     if (mremap(q, a->map_len, a->map_len, MREMAP_MAYMOVE | MREMAP_FIXED, a->map) == MAP_FAILED) {
         munmap(q, a->map_len);
-        return diag_error("emu", "cannot share %s's pages for a view", a->label);
+        return diag_error("emu", N_("cannot share %s's pages for a view"), a->label);
     }
     a->shared_map = true;
     return NULL;
@@ -111,9 +112,9 @@ static Diag *emu_mem_view(Backend *b, DevPtr parent, size_t offset, size_t bytes
     int i = table_find_exact(&e->allocs, parent);
     Diag *d = NULL;
     if (i < 0 || !e->allocs.v[i].map)   /* (a view's reads are not checked for initialisation) */
-        d = diag_error("emu", "invalid argument: a view needs an allocation of mem_alloc");
+        d = diag_error("emu", N_("invalid argument: a view needs an allocation of mem_alloc"));
     else if (offset > e->allocs.v[i].size || bytes > e->allocs.v[i].size - offset)
-        d = diag_error("emu", "invalid argument: a view of %zu bytes at byte %zu of %s, which has %llu bytes", bytes,
+        d = diag_error("emu", N_("invalid argument: a view of %zu bytes at byte %zu of %s, which has %llu bytes"), bytes,
                        offset, e->allocs.v[i].label, (unsigned long long)e->allocs.v[i].size);
     else if (!e->allocs.v[i].shared_map)
         d = make_shareable(&e->allocs.v[i]);
@@ -131,7 +132,7 @@ static Diag *emu_mem_view(Backend *b, DevPtr parent, size_t offset, size_t bytes
         mremap((void *)(uintptr_t)pstart, 0, plen, MREMAP_MAYMOVE | MREMAP_FIXED, p + GUARD_BEFORE) == MAP_FAILED) {
         if (p != MAP_FAILED) munmap(p, len);
         pthread_rwlock_unlock(&e->allocs.lock);
-        return diag_error("emu", "out of memory: cannot map a view of %zu bytes on the emulator", bytes);
+        return diag_error("emu", N_("out of memory: cannot map a view of %zu bytes on the emulator"), bytes);
     }
     Alloc a = {(uint64_t)(uintptr_t)(p + GUARD_BEFORE) + (start - pstart), bytes, (uint64_t)(uintptr_t)p + len,
                elem, xstrdup(label ? label : "view"), p, len, 0, NULL, NULL, true};
@@ -160,7 +161,7 @@ static Diag *emu_mem_free(Backend *b, DevPtr p) {
     EmuBackend *e = (EmuBackend *)b;
     if (!p) return NULL;
     int i = table_find_exact(&e->allocs, p);
-    if (i < 0 || !e->allocs.v[i].map) return diag_error("emu", "invalid argument: 0x%llx was not returned by mem_alloc",
+    if (i < 0 || !e->allocs.v[i].map) return diag_error("emu", N_("invalid argument: 0x%llx was not returned by mem_alloc"),
                                                          (unsigned long long)p);
     munmap(e->allocs.v[i].map, e->allocs.v[i].map_len);
     table_remove(&e->allocs, i);
@@ -172,7 +173,7 @@ static Diag *check_range(EmuBackend *e, DevPtr p, size_t bytes, const char *what
 static Diag *emu_mem_track_init(Backend *b, DevPtr p, size_t bytes, bool written) {
     EmuBackend *e = (EmuBackend *)b;
     if (!bytes) return NULL;
-    Diag *d = check_range(e, p, bytes, written ? "marking memory written" : "marking memory uninitialised");
+    Diag *d = check_range(e, p, bytes, written ? N_("marking memory written") : N_("marking memory uninitialised"));
     if (d) return d;
     emu_init_track(&e->allocs, p, bytes, written);
     return NULL;
@@ -181,7 +182,7 @@ static Diag *emu_mem_track_init(Backend *b, DevPtr p, size_t bytes, bool written
 static Diag *check_range(EmuBackend *e, DevPtr p, size_t bytes, const char *what) {
     int i = emu_alloc_find(&e->allocs, p);
     if (i < 0 || p + bytes > e->allocs.v[i].base + e->allocs.v[i].size || p < e->allocs.v[i].base)
-        return diag_error("emu", "invalid argument: %s of %zu bytes at 0x%llx is outside every allocation", what,
+        return diag_error("emu", N_("invalid argument: %s of %zu bytes at 0x%llx is outside every allocation"), what,
                           bytes, (unsigned long long)p);
     return NULL;
 }
@@ -197,7 +198,7 @@ static void op_name(EmuBackend *e, DevPtr p, const char *fmt, char *buf, size_t 
 static Diag *emu_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t bytes) {
     EmuBackend *e = (EmuBackend *)b;
     if (!bytes) return NULL;
-    Diag *d = check_range(e, dst, bytes, "copy to device");
+    Diag *d = check_range(e, dst, bytes, N_("copy to device"));
     if (d) return d;
     memcpy((void *)(uintptr_t)dst, src, bytes);
     emu_init_track(&e->allocs, dst, bytes, true);
@@ -210,7 +211,7 @@ static Diag *emu_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t 
 static Diag *emu_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) {
     EmuBackend *e = (EmuBackend *)b;
     if (!bytes) return NULL;
-    Diag *d = check_range(e, src, bytes, "copy to host");
+    Diag *d = check_range(e, src, bytes, N_("copy to host"));
     if (d) return d;
     memcpy(dst, (const void *)(uintptr_t)src, bytes);
     char name[160];
@@ -306,7 +307,7 @@ Diag *emu_parse_check(const char *ptx, size_t len) {
 static Diag *emu_module_load(Backend *b, const CompiledModule *cm, BackendModule **out) {
     EmuBackend *e = (EmuBackend *)b;
     *out = NULL;
-    if (!cm || !cm->ptx) return diag_error("emu", "the module has no PTX");
+    if (!cm || !cm->ptx) return diag_error("emu", N_("the module has no PTX"));
     BackendModule *m = xcalloc(1, sizeof *m);
     Diag *d = load_program(cm->ptx, cm->ptx_size ? cm->ptx_size : strlen(cm->ptx), &m->prog, &m->kernels,
                            &m->n_kernels);
@@ -380,14 +381,14 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
     EmuBackend *e = (EmuBackend *)b;
     launch_report_init(report);
     const Kernel *k = find_kernel(m, kernel);
-    if (!k) return diag_error("emu", "named symbol not found: the module has no kernel called %s", kernel);
+    if (!k) return diag_error("emu", N_("named symbol not found: the module has no kernel called %s"), kernel);
     if (!raw && k->n_params != nargs)
-        return diag_error("emu", "invalid argument: kernel %s takes %d parameters but the launch passed %d", kernel,
+        return diag_error("emu", N_("invalid argument: kernel %s takes %d parameters but the launch passed %d"), kernel,
                           k->n_params, nargs);
     if (uses_malloc(k) && !e->heap) {
         e->heap_size = HEAP_SIZE;
         e->heap = mmap(NULL, e->heap_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (e->heap == MAP_FAILED) { e->heap = NULL; return diag_error("emu", "out of memory for the device heap"); }
+        if (e->heap == MAP_FAILED) { e->heap = NULL; return diag_error("emu", N_("out of memory for the device heap")); }
         table_insert(&e->allocs, (Alloc){(uint64_t)(uintptr_t)e->heap, e->heap_size,
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
                                          xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL, NULL, false});
@@ -524,7 +525,7 @@ static Diag *emu_event_elapsed_ms(Backend *b, int ev0, int ev1, double *ms, bool
 static Diag *emu_host_alloc(Backend *b, size_t bytes, void **out) {
     (void)b;
     *out = calloc(bytes ? bytes : 1, 1);
-    return *out ? NULL : diag_error("emu", "out of host memory for %zu pinned bytes", bytes);
+    return *out ? NULL : diag_error("emu", N_("out of host memory for %zu pinned bytes"), bytes);
 }
 
 static void emu_host_free(Backend *b, void *p) {
@@ -539,19 +540,19 @@ static Diag *emu_copy_async(Backend *b, const CopyRequest *rq) {
     char name[160];
     switch (rq->dir) {
     case COPY_H2D:
-        if ((d = check_range(e, rq->dev, rq->bytes, "copy to device"))) return d;
+        if ((d = check_range(e, rq->dev, rq->bytes, N_("copy to device")))) return d;
         memcpy((void *)(uintptr_t)rq->dev, rq->host, rq->bytes);
         emu_init_track(&e->allocs, rq->dev, rq->bytes, true);
         op_name(e, rq->dev, "copy %.120s -> device", name, sizeof name);
         break;
     case COPY_D2H:
-        if ((d = check_range(e, rq->dev, rq->bytes, "copy to host"))) return d;
+        if ((d = check_range(e, rq->dev, rq->bytes, N_("copy to host")))) return d;
         memcpy(rq->host, (const void *)(uintptr_t)rq->dev, rq->bytes);
         op_name(e, rq->dev, "copy %.120s -> host", name, sizeof name);
         break;
     default:
-        if ((d = check_range(e, rq->dev, rq->bytes, "device copy destination"))) return d;
-        if ((d = check_range(e, rq->dev_src, rq->bytes, "device copy source"))) return d;
+        if ((d = check_range(e, rq->dev, rq->bytes, N_("device copy destination")))) return d;
+        if ((d = check_range(e, rq->dev_src, rq->bytes, N_("device copy source")))) return d;
         memmove((void *)(uintptr_t)rq->dev, (const void *)(uintptr_t)rq->dev_src, rq->bytes);
         emu_init_copy(&e->allocs, rq->dev, rq->dev_src, rq->bytes);
         op_name(e, rq->dev_src, "copy %.120s on device", name, sizeof name);

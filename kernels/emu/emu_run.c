@@ -52,35 +52,35 @@ static Diag *validate(const EmuRunRequest *rq) {
     const Kernel *k = rq->kernel;
     Dim3 g = c->grid, b = c->block;
     if (!b.x || !b.y || !b.z || !g.x || !g.y || !g.z)
-        return diag_error("launch", "invalid configuration argument: grid (%u,%u,%u) and block (%u,%u,%u) must "
-                          "have every dimension at least 1.", g.x, g.y, g.z, b.x, b.y, b.z);
+        return diag_error("launch", N_("invalid configuration argument: grid (%u,%u,%u) and block (%u,%u,%u) must "
+                             "have every dimension at least 1."), g.x, g.y, g.z, b.x, b.y, b.z);
     uint64_t threads = (uint64_t)b.x * b.y * b.z;
     if (b.x > 1024 || b.y > 1024 || b.z > 64 || threads > 1024)
-        return diag_error("launch", "invalid configuration argument: a block may have at most 1024 threads "
-                          "(x, y ≤ 1024, z ≤ 64), but this launch asked for (%u,%u,%u) = %llu threads.",
+        return diag_error("launch", N_("invalid configuration argument: a block may have at most 1024 threads "
+                             "(x, y ≤ 1024, z ≤ 64), but this launch asked for (%u,%u,%u) = %llu threads."),
                           b.x, b.y, b.z, (unsigned long long)threads);
     if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
-        return diag_error("launch", "invalid configuration argument: the grid may be at most "
-                          "(2147483647, 65535, 65535) blocks, but this launch asked for (%u,%u,%u).", g.x, g.y, g.z);
+        return diag_error("launch", N_("invalid configuration argument: the grid may be at most "
+                             "(2147483647, 65535, 65535) blocks, but this launch asked for (%u,%u,%u)."), g.x, g.y, g.z);
     if (k->maxntid && threads > (uint64_t)k->maxntid)
-        return diag_error("launch", "too many resources requested for launch: the kernel was compiled for at most "
-                          "%d threads per block (__launch_bounds__), but the block has %llu.", k->maxntid,
+        return diag_error("launch", N_("too many resources requested for launch: the kernel was compiled for at most "
+                             "%d threads per block (__launch_bounds__), but the block has %llu."), k->maxntid,
                           (unsigned long long)threads);
     size_t shared = k->shared_dyn_off + c->shared_bytes;
     if (k->shared_static > EMU_SHARED_DEFAULT)
-        return diag_error("launch", "too many resources requested for launch: the kernel declares %zu bytes of "
-                          "static shared memory, more than the %zu a block may use.", k->shared_static,
+        return diag_error("launch", N_("too many resources requested for launch: the kernel declares %zu bytes of "
+                             "static shared memory, more than the %zu a block may use."), k->shared_static,
                           EMU_SHARED_DEFAULT);
     uint64_t warps = (threads + 31) / 32;
     if (warps * (uint64_t)k->n_regs * 256 + threads * (uint64_t)k->local_size > (1ull << 31))
-        return diag_error("launch", "too many resources requested for launch: %s needs %d registers and %zu bytes "
-                          "of local memory per thread, more than the emulator holds for %llu threads.",
+        return diag_error("launch", N_("too many resources requested for launch: %s needs %d registers and %zu bytes "
+                             "of local memory per thread, more than the emulator holds for %llu threads."),
                           k->name, k->n_regs, k->local_size, (unsigned long long)threads);
     /* the GPU backend opts in to more than 48 KiB of dynamic shared memory
      * when a launch asks for it; so does the emulator, up to the profile's limit */
     if (shared > EMU_SHARED_OPTIN)
-        return diag_error("launch", "invalid argument: the block needs %zu bytes of shared memory (%zu static + "
-                          "%zu dynamic), but a block may use at most %zu bytes on this device (sm_90 profile).",
+        return diag_error("launch", N_("invalid argument: the block needs %zu bytes of shared memory (%zu static + "
+                             "%zu dynamic), but a block may use at most %zu bytes on this device (sm_90 profile)."),
                           shared, k->shared_static, c->shared_bytes, EMU_SHARED_OPTIN);
     return NULL;
 }

@@ -232,6 +232,13 @@ static void message__is_rebuilt_from_its_format__when_chinese_is_shown(void **st
          "more blocks in.",
          "每个线程用 64 个寄存器，所以一个 256 线程的线程块要占 SM 的 16384 个寄存器（共 65536 个）：只有 4 个线程块能放下"
          "（32 / 64 个线程束，50%）。每线程少用寄存器（__launch_bounds__、更简单的代码）能让更多线程块进来。"},
+        /* an emulator launch error, and a memory error whose %s is itself translated */
+        {"invalid configuration argument: a block may have at most 1024 threads (x, y ≤ 1024, z ≤ 64), but this "
+         "launch asked for (2048,1,1) = 2048 threads.",
+         "无效的启动配置（invalid configuration argument）：一个线程块最多 1024 个线程（x、y ≤ 1024，z ≤ 64），"
+         "但这次启动要的是 (2048,1,1) = 2048 个线程。"},
+        {"invalid argument: copy to host of 64 bytes at 0x7f00 is outside every allocation",
+         "无效参数（invalid argument）：拷贝到主机（64 字节，在 0x7f00）不在任何一次分配的范围内"},
         /* a plain text, and one no format matches */
         {"stopped by the user", "被用户停止"},
         {"an author's own words", "an author's own words"},
