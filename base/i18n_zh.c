@@ -714,6 +714,11 @@ const I18nEntry I18N_ZH[] = {
     {"copy to host", "拷贝到主机"},
     {"device copy destination", "设备内拷贝的目标"},
     {"device copy source", "设备内拷贝的源"},
+
+    /* a trace's default stream; doctor's reason for no GPU (kernels/cuda/cuda_backend.h CUDA_NO_DRIVER) */
+    {"default (legacy)", "默认流（传统）"},
+    {"no NVIDIA driver found on this machine (no /dev/nvidiactl, no libcuda.so.1)", "这台机器上没有找到 NVIDIA 驱动（没有 /dev/nvidiactl，也没有 libcuda.so.1）"},
+    {"no GPU: the driver found no CUDA device", "没有 GPU：驱动没有找到 CUDA 设备"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];
@@ -959,6 +964,16 @@ const I18nEntry I18N_ZH_RUN[] = {
     {"named symbol not found: the module has no kernel called %s", "找不到命名的符号（named symbol not found）：模块里没有叫 %s 的核函数"},
     {"invalid argument: kernel %s takes %d parameters but the launch passed %d", "无效参数（invalid argument）：核函数 %s 有 %d 个参数，但启动时传了 %d 个"},
     {"out of host memory for %zu pinned bytes", "主机内存不足，无法分配 %zu 字节锁页内存"},
+
+    /* what a timeline's bars, streams and device are called in a trace (kernels/emu/emu_backend.c,
+     * kernels/emurt/, kernels/cuda/cuda_backend.c, kernels/timeline.c, kernels/costmodel.c): English
+     * in the trace's JSON, translated where the timeline screen shows them */
+    {"copy %s -> device", "拷贝 %s -> 设备"},
+    {"copy %s -> host", "拷贝 %s -> 主机"},
+    {"copy %s on device", "设备内拷贝 %s"},
+    {"migrate %s -> device", "迁移 %s -> 设备"},
+    {"%s profile (%s, %s)", "%s 配置（%s，%s）"},
+    {"no GPU: %s", "没有 GPU：%s"},
 };
 
 const size_t I18N_ZH_RUN_COUNT = sizeof I18N_ZH_RUN / sizeof I18N_ZH_RUN[0];

@@ -66,7 +66,7 @@ TlvModel *tlview_model_new(const json_t *tl) {
     const char *s = json_string_value(json_object_get(tl, "source"));
     m->source = s ? xstrdup(s) : NULL;
     s = json_string_value(json_object_get(tl, "device"));
-    m->device = s ? xstrdup(s) : NULL;
+    m->device = s ? i18n_message(s) : NULL;   /* the trace's English ("sm_90 profile (…)"), in the language shown */
     m->dropped = (long)num(tl, "dropped", 0);
     row_of(m, -1);   /* the host row is always there */
     size_t i;
@@ -78,7 +78,7 @@ TlvModel *tlview_model_new(const json_t *tl) {
         const char *nm = json_string_value(json_object_get(v, "name"));
         if (nm && *nm) {
             free(m->rows[r].name);
-            m->rows[r].name = xasprintf("%d %s", m->rows[r].stream, nm);
+            m->rows[r].name = xasprintf("%d %s", m->rows[r].stream, _(nm));   /* "default (legacy)" */
         }
     }
     /* Rows are final once every event's stream is known; bars find theirs after sorting. */
@@ -96,7 +96,8 @@ TlvModel *tlview_model_new(const json_t *tl) {
         b->kind_name = b->kind == TLV_OTHER && kind ? kind : KIND_NAMES[b->kind];
         b->row = row_of(m, (int)num(v, "stream", 0));
         const char *nm = json_string_value(json_object_get(v, "name"));
-        b->name = xstrdup(nm && *nm ? nm : tlview_kind_label(b->kind));
+        /* a copy's name ("copy a -> device") in the language shown; a kernel's is its own */
+        b->name = !nm || !*nm ? xstrdup(tlview_kind_label(b->kind)) : b->kind == TLV_KERNEL ? xstrdup(nm) : i18n_message(nm);
         b->start_us = num(v, "start_us", 0);
         b->dur_us = num(v, "dur_us", 0);
         if (b->dur_us < 0) b->dur_us = 0;

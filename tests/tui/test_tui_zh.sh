@@ -2,12 +2,16 @@
 # tests/tui/test_tui_zh.sh: the workbench in Chinese, driven in a detached
 # tmux: with a zh locale the map's own words (title, status words, status
 # bar, where the files are), the exercise titles of every chapter and the
-# help and a run's verdict are Chinese; L switches all of it to English and back; the map says
-# where the learner's files are. Prints ok / not ok / skip per case.
+# help and a run's verdict are Chinese; so are the screens a run opens
+# (timeline with its help, occupancy), the device and progress screens, with
+# no English sentence of three words or more left outside code and file
+# names; L switches all of it to English and back; the map says where the
+# learner's files are. Prints ok / not ok / skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
 CASES="zh_map_in_chinese zh_help_in_chinese zh_L_switches_everything_to_english zh_run_verdict_in_chinese
+zh_timeline_in_chinese zh_timeline_help_in_chinese zh_occupancy_in_chinese zh_device_in_chinese zh_progress_in_chinese
 map_shows_where_the_files_are"
 if ! command -v tmux >/dev/null 2>&1; then
     for c in $CASES; do echo "skip - $c (tmux is not installed)"; done
@@ -42,6 +46,18 @@ start() { # LANG value, then the pattern the first screen shows
 }
 keys() { $TM send-keys -t tui "$@"; sleep 0.15; }
 dump() { screen | sed 's/^/    | /'; }
+# English left on the screen (or stdin's lines): three words of letters in a
+# row, once code and file names (a word with / . _ - or a digit: vector_add,
+# sm_90, a -> device, /usr/local/cuda) are set aside. Prints them.
+english() {
+    sed -E 's/[^ ]*[/._0-9-][^ ]*/ # /g' | grep -Eo '[A-Za-z]{2,}( [A-Za-z]{2,}){2,}'
+}
+no_english() { # the screen has no English sentence; else prints it for the report
+    e=$(screen | english)
+    [ -z "$e" ] && return 0
+    echo "    English left: $e"
+    return 1
+}
 
 # Chapter 2's exercises had English titles only; the map shows them in Chinese now.
 if start zh_CN.UTF-8 "课程地图" && screen | grep -q "你好，GPU" && screen | grep -q "未开始" &&
@@ -68,6 +84,42 @@ keys Enter
 if wait_for "vector-add\.cu" 3 && keys r && wait_for "✗ 未通过" 60 && screen | grep -q "检查" && ! screen | grep -q "FAIL"; then
     ok zh_run_verdict_in_chinese
 else nok zh_run_verdict_in_chinese "$(dump)"; fi
+
+# The run's timeline: banner, legend, the default stream, a copy's name and its details.
+keys t
+if wait_for "时间线：" 5 && screen | grep -q "模型估算，不是实测" && screen | grep -q "核函数" &&
+    screen | grep -q "默认流（传统）" && screen | grep -q "拷贝 a -> 设备" && screen | grep -q "开始 .* 耗时 .* 结束" &&
+    no_english; then
+    ok zh_timeline_in_chinese
+else nok zh_timeline_in_chinese "$(dump)"; fi
+keys '?'
+if wait_for "帮助：时间线" 3 && screen | grep -q "放大 / 缩小" && screen | grep -q "模型估算 *模拟器" && no_english; then
+    ok zh_timeline_help_in_chinese
+else nok zh_timeline_help_in_chinese "$(dump)"; fi
+keys q
+keys q
+
+# Occupancy of the run's kernel: headings, the limiter and why, the chart.
+keys o
+if wait_for "占用率：" 5 && screen | grep -q "核函数 *vector_add" && screen | grep -q "限制因素：线程束" &&
+    screen | grep -q "线程束槽位" && screen | grep -q "占用率随线程块大小" && no_english; then
+    ok zh_occupancy_in_chinese
+else nok zh_occupancy_in_chinese "$(dump)"; fi
+keys q
+
+# The device screen, once the doctor has answered.
+keys D
+if wait_for "工具包" 20 && screen | grep -q "这个工作台" && screen | grep -q "后端" && screen | grep -q "emu  *可用" &&
+    no_english; then
+    ok zh_device_in_chinese
+else nok zh_device_in_chinese "$(dump)"; fi
+keys q
+
+keys P
+if wait_for "已通过 0/" 5 && screen | grep -q "状态" && screen | grep -q "vector-add  *未通过" && no_english; then
+    ok zh_progress_in_chinese
+else nok zh_progress_in_chinese "$(dump)"; fi
+keys q
 
 if start C.UTF-8 "Course map" && screen | grep -Eq "Your files: (~|$T)"; then ok map_shows_where_the_files_are
 else nok map_shows_where_the_files_are "$(dump)"; fi
