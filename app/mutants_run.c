@@ -18,8 +18,8 @@
 /* A mutant's time limit: this many times the solution's run, at least
  * MUTANT_MIN_TIMEOUT_S (a mutant looping forever must not cost the
  * exercise's whole timeout; a timeout kills it either way). */
-#define MUTANT_TIMEOUT_FACTOR 5.0
-#define MUTANT_MIN_TIMEOUT_S 3.0
+#define MUTANT_TIMEOUT_FACTOR 8.0
+#define MUTANT_MIN_TIMEOUT_S 5.0
 
 typedef enum MState { M_PENDING, M_RUNNING, M_KILLED, M_SURVIVED, M_INVALID, M_EQUIVALENT } MState;
 typedef enum BState { B_PENDING, B_RUNNING, B_PASSED, B_FAILED } BState;
@@ -30,12 +30,12 @@ typedef struct ExState {
     char *path, *shown;         /* the solution: absolute, as messages name it */
     MutantList muts;
     MState *state;
-    char **verdict;             /* each mutant's verdict name (static strings) */
     int *allowed_by;            /* index of the mutants_equivalent entry naming it, -1 */
     BState base;
     char *base_summary;         /* why the solution failed */
     double timeout_s;
     int left;                   /* mutants not finished */
+    int timeouts;               /* mutants killed by the time limit (a loop that never ends, or a slow machine) */
     bool skipped;               /* needs a GPU */
 } ExState;
 
@@ -62,7 +62,6 @@ static void ex_fini(ExState *e) {
     free(e->shown);
     mutants_free(&e->muts);
     free(e->state);
-    free(e->verdict);
     free(e->allowed_by);
     free(e->base_summary);
 }
@@ -81,7 +80,6 @@ static bool ex_prepare(ExState *e, char **why) {
     mutants_generate(text, e->ex->program, &e->muts);
     free(text);
     e->state = xcalloc((size_t)e->muts.n + 1, sizeof *e->state);
-    e->verdict = xcalloc((size_t)e->muts.n + 1, sizeof *e->verdict);
     e->allowed_by = xcalloc((size_t)e->muts.n + 1, sizeof *e->allowed_by);
     for (int m = 0; m < e->muts.n; m++) {
         e->allowed_by[m] = -1;
@@ -121,7 +119,6 @@ static int slot_start(Slot *s, ExState *exs, int n_ex) {
             Diag *d = slot_write(s, e, &e->muts.v[m]);
             if (d) {    /* a full disk: the mutant is not run (invalid) */
                 e->state[m] = M_INVALID;
-                e->verdict[m] = "not-written";
                 e->left--;
                 diag_free(&d);
                 return 2;
@@ -140,7 +137,6 @@ static int slot_start(Slot *s, ExState *exs, int n_ex) {
                 e->base_summary = xstrdup(d->message);
             } else {
                 e->state[m] = M_KILLED;
-                e->verdict[m] = "crash";
                 e->left--;
             }
             diag_free(&d);
@@ -173,10 +169,10 @@ static void slot_finish(Slot *s, ExState *exs, RunResult *res) {
         return;
     }
     int m = s->m;
-    e->verdict[m] = (char *)verdict_name(res->verdict);
     if (res->verdict == VERDICT_COMPILE_ERROR) e->state[m] = M_INVALID;
     else if (res->verdict != VERDICT_PASS) e->state[m] = M_KILLED;
     else e->state[m] = e->allowed_by[m] >= 0 ? M_EQUIVALENT : M_SURVIVED;
+    e->timeouts += res->verdict == VERDICT_TIMEOUT;
     e->left--;
 }
 
@@ -281,11 +277,11 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         json_decref(notes);
         return;
     }
-    json_array_append_new(rows, json_pack("{s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s?, s:b}",
+    json_array_append_new(rows, json_pack("{s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s?, s:b}",
                                           "exercise", bytes_to_json(e->ex->id), "file", bytes_to_json(e->shown),
                                           "solution", e->base == B_PASSED ? "pass" : "fail", "mutants", e->muts.n,
                                           "killed", killed, "survived", survived, "invalid", invalid, "equivalent",
-                                          equivalent, "undetected", undetected, "survivors", surv, "allowed", allowed, "notes", notes,
+                                          equivalent, "undetected", undetected, "timeouts", e->timeouts, "survivors", surv, "allowed", allowed, "notes", notes,
                                           "solution_summary", e->base_summary, "ok", !bad));
 }
 
@@ -297,6 +293,16 @@ static void progress(bool tty, int done, int total, int survived, double t0, boo
         fprintf(stderr, "mutants: %d of %d runs, %d survived, %.0f s\n", done, total, survived, now_s() - t0);
     }
     fflush(stderr);
+}
+
+/* A private folder for the mutants' files under $TMPDIR (else /tmp); NULL
+ * when it cannot be made. Caller frees (and removes). */
+static char *mutants_tempdir(void) {
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xasprintf("%s/cudojo-mutants-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(dir)) return dir;
+    free(dir);
+    return NULL;
 }
 
 int mutants_verify(Cli *cli, const Course *course, int jobs) {
@@ -323,11 +329,7 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
     if (cores < 1) cores = 1;
     if (jobs <= 0) jobs = (int)cores;
     if (jobs > 64) jobs = 64;
-    char tmpl[] = "/tmp/cudojo-mutants-XXXXXX";
-    const char *tmpdir = getenv("TMPDIR");
-    char *dir_t = xasprintf("%s/cudojo-mutants-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    char *dir = mkdtemp(dir_t) ? dir_t : mkdtemp(tmpl) ? xstrdup(tmpl) : NULL;
-    if (dir != dir_t) free(dir_t);
+    char *dir = mutants_tempdir();
     if (!dir) {
         fprintf(stderr, "verify --mutants: cannot make a temporary folder: %s\n", strerror(errno));
         for (int i = 0; i < n_ex; i++) ex_fini(&exs[i]);

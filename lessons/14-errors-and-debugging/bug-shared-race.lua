@@ -33,6 +33,8 @@ return {
       why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
     { mutation = "weaken guard < to <=", line = "if (base + t < n) y[base + t] = 2.0f * tile[from];",
       why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (base + t < n) y[base + t] = 2.0f * tile[from];",
+      why = "the program fixes its own size, N = 4096, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
   },
   run = function(t)
     local n = 4096

@@ -37,6 +37,8 @@ return {
   mutants_equivalent = {
     { mutation = "drop guard", line = "if (i < n) y[i] = s * x[i];",
       why = "the program fixes its own size, N = 8192, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (i < n) y[i] = s * x[i];",
+      why = "the program fixes its own size, N = 8192, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
   },
   run = function(t)
     local n = 8192

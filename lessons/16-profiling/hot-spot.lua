@@ -77,6 +77,16 @@ return {
       why = "the program fixes its own size, W = 256 columns, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
     { mutation = "drop guard", line = "if (c < w) m[(size_t)r * w + c] = fminf(",
       why = "the program fixes its own size, W = 256 columns, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (c < w) m[(size_t)r * w + c] += (float)r;",
+      why = "the program fixes its own size, W = 256 columns, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (r < w) m[(size_t)r * w + c] *= 2.0f;",
+      why = "the program fixes its own size, W = 256 rows, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (r < w) m[(size_t)r * w + c] *= 2.0f;",
+      why = "the program fixes its own size, W = 256 rows, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "weaken guard < to <=", line = "if (c < w) m[(size_t)r * w + c] *= 2.0f;",
+      why = "the program fixes its own size, W = 256 columns, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
+    { mutation = "drop guard", line = "if (c < w) m[(size_t)r * w + c] *= 2.0f;",
+      why = "the program fixes its own size, W = 256 columns, a whole number of 256-thread blocks: no thread is past the end, so this guard is never false (the kernel exercises are where tails are checked)" },
   },
   run = function(t)
     local on_gpu = t:device().backend == "cuda"

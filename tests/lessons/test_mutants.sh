@@ -159,7 +159,7 @@ except Exception as e:
 for ex in d["exercises"]:
     if ex["ok"]:
         print("ok - mutants of %s: %d, every one killed%s" % (ex["exercise"], ex["mutants"],
-              " or allowed" if ex["equivalent"] or ex["invalid"] else ""))
+              " or allowed" if ex["equivalent"] or ex["undetected"] or ex["invalid"] else ""))
         continue
     print("not ok - mutants of %s (%s)" % (ex["exercise"], ex["file"]))
     if ex["solution"] != "pass":
@@ -168,6 +168,6 @@ for ex in d["exercises"]:
         print("    %s:%d: %s survived\n      - %s\n      + %s" % (ex["file"], s["line"], s["mutation"], s["before"], s["after"]))
     for n in ex["notes"]:
         print("    " + n)
-print("# %d exercises, %d mutants: %d killed, %d survived, %d invalid, %d equivalent, %s s" % (
-    d["n_exercises"], d["mutants"], d["killed"], d["survived"], d["invalid"], d["equivalent"], secs))
+print("# %d exercises, %d mutants: %d killed, %d survived, %d invalid, %d equivalent, %d undetected, %s s" % (
+    d["n_exercises"], d["mutants"], d["killed"], d["survived"], d["invalid"], d["equivalent"], d["undetected"], secs))
 PY

@@ -235,6 +235,53 @@ static void course__reads_hint_for__and_reports_bad_kinds_and_numbers(void **sta
     fixture_remove(&root);
 }
 
+static void course__reads_bug_and_mutant_allowances__and_reports_mistakes_at_their_line(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\", \"bad\", \"nohunt\"");
+    write_ex(root, "01-a", "vector-add",
+             "return {\n  id = 'v',\n  source = 'vector-add.cu',\n  hints = {'a','b'},\n"
+             "  bug_hunt = true, bug = 'race',\n"
+             "  mutants_equivalent = { { mutation = 'drop guard', line = 'if (i < n)', why = 'dead' } },\n"
+             "  mutants_undetected = { { mutation = 'loop bound < to <=', line = 'for', why = 'unrolled' } },\n"
+             "  run = function(t) end,\n}\n",
+             true);
+    write_ex(root, "01-a", "bad",
+             "return {\n  id = 'b',\n  source = 'bad.cu',\n  hints = {'a','b'},\n"
+             "  bug_hunt = true,\n  bug = 'rcae',\n"
+             "  mutants_equivalent = { { mutation = 'drop guard', line = 'if (i < n)' } },\n"
+             "  run = function(t) end,\n}\n",
+             true);
+    write_ex(root, "01-a", "nohunt",
+             "return {\n  id = 'h',\n  source = 'nohunt.cu',\n  hints = {'a','b'},\n"
+             "  bug = 'race',\n  run = function(t) end,\n}\n",
+             true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "bug must name what the starter shows on the emulator");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/bad.lua");
+    assert_int_equal(e->line, 6);
+    e = find_diag(d, "mutants_equivalent[1] needs why = ");
+    assert_non_null(e);
+    assert_int_equal(e->line, 7);
+    e = find_diag(d, "bug is for bug hunts: say bug_hunt = true too");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/nohunt.lua");
+    assert_int_equal(c->chapters[0].n_exercises, 1);   /* the bad ones are left out */
+    const ExerciseMeta *v = &c->chapters[0].exercises[0];
+    assert_string_equal(v->bug, "race");
+    assert_int_equal(v->n_equivalent, 2);
+    assert_string_equal(v->equivalent[0].op, "drop guard");
+    assert_string_equal(v->equivalent[0].line, "if (i < n)");
+    assert_false(v->equivalent[0].undetected);
+    assert_string_equal(v->equivalent[1].why, "unrolled");
+    assert_true(v->equivalent[1].undetected);
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
 static void course__broken_chapter__does_not_hide_others(void **state) {
     (void)state;
     char *root = fixture_tmpdir();
@@ -448,6 +495,7 @@ int main(void) {
         cmocka_unit_test(course__reports_lua_error__with_author_line),
         cmocka_unit_test(course__reports_missing_run_and_listed_file),
         cmocka_unit_test(course__reads_hint_for__and_reports_bad_kinds_and_numbers),
+        cmocka_unit_test(course__reads_bug_and_mutant_allowances__and_reports_mistakes_at_their_line),
         cmocka_unit_test(course__broken_chapter__does_not_hide_others),
         cmocka_unit_test(course__finds_exercise__by_id_or_chapter_slash_id),
         cmocka_unit_test(course__def_hash__changes_with_starter),
