@@ -291,7 +291,9 @@ static void draw_lanes(AccessMapText *out, const AccessMapInput *in, const EmuTr
     int rows = (32 + cols - 1) / cols;
     StrBuf sb;
     strbuf_init(&sb);
-    for (int c = 0; c < cols; c++) strbuf_printf(&sb, "%s%-17s", c ? "  " : "", sh ? _("lane index bank") : _("lane  index"));
+    char pad[96];   /* headings padded by display width: Chinese characters take two columns */
+    for (int c = 0; c < cols; c++)
+        strbuf_printf(&sb, "%s%s", c ? "  " : "", i18n_pad(pad, sizeof pad, sh ? _("lane index bank") : _("lane  index"), 17, false));
     while (sb.len && sb.data[sb.len - 1] == ' ') sb.data[--sb.len] = 0;
     add_clipped(out, width, strbuf_steal(&sb));
     for (int r = 0; r < rows; r++) {
@@ -350,9 +352,9 @@ static void draw_lines(AccessMapText *out, const AccessMapInput *in, const EmuTr
         if (lc > lw) lw = lc;
     }
     if (lw > 24) lw = 24;
-    char hdr[160];
-    snprintf(hdr, sizeof hdr, "  %-*s  %-37s  %s", lw, _("line"), _("sector 0 sector 1 sector 2 sector 3"),
-             _("lanes"));
+    char hdr[240], p1[64], p2[128];
+    snprintf(hdr, sizeof hdr, "  %s  %s  %s", i18n_pad(p1, sizeof p1, _("line"), lw, false),
+             i18n_pad(p2, sizeof p2, _("sector 0 sector 1 sector 2 sector 3"), 37, false), _("lanes"));
     add_clipped(out, width, xstrdup(hdr));
     for (int i = 0; i < rows; i++) {
         uint64_t lo = u[i] << 7;
@@ -419,13 +421,16 @@ static void draw_banks(AccessMapText *out, const AccessMapInput *in, int width) 
             }
             StrBuf sb;
             strbuf_init(&sb);
-            strbuf_printf(&sb, "  %-5s", _("bank"));
+            char pad[32];   /* the row names' column: as wide as the wider of the two, in display columns */
+            int kw = i18n_width(_("bank")) > i18n_width(_("lane")) ? i18n_width(_("bank")) : i18n_width(_("lane"));
+            if (kw < 5) kw = 5;
+            strbuf_printf(&sb, "  %s", i18n_pad(pad, sizeof pad, _("bank"), kw, false));
             for (int b = half * 16; b < half * 16 + 16; b++) strbuf_printf(&sb, "%3d ", b);
             sb.data[--sb.len] = 0;
             add_clipped(out, width, strbuf_steal(&sb));
             for (int r = 0; r < height; r++) {
                 strbuf_init(&sb);
-                strbuf_printf(&sb, "  %-5s", r == 0 ? _("lane") : "");
+                strbuf_printf(&sb, "  %s", i18n_pad(pad, sizeof pad, r == 0 ? _("lane") : "", kw, false));
                 for (int b = half * 16; b < half * 16 + 16; b++) {
                     if (r < nw[b]) strbuf_printf(&sb, "%3d%c", lane[b][r], shared_word[b][r] ? '*' : ' ');
                     else strbuf_append(&sb, "    ");

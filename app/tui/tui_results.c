@@ -395,7 +395,8 @@ static bool run_mentions(const RunResult *r, const char *word) {
 
 static void number_line(TextDoc *doc, const char *name, const char *value) {
     TextLine *l = text_doc_add_line(doc);
-    text_line_addf(l, ROLE_NORMAL, "  %-22s ", name);
+    char pad[96];
+    text_line_addf(l, ROLE_NORMAL, "  %s ", i18n_pad(pad, sizeof pad, name, 22, false));   /* columns, not bytes: CJK */
     text_line_add(l, ROLE_BOLD, value);
 }
 

@@ -6,13 +6,15 @@
 # (timeline with its help, occupancy), the device and progress screens, with
 # no English sentence of three words or more left outside code and file
 # names; L switches all of it to English and back; the map says where the
-# learner's files are. Prints ok / not ok / skip per case.
+# learner's files are; the access map's columns line up with Chinese
+# headings (padded by display width, not bytes). Prints ok / not ok / skip
+# per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
 CASES="zh_map_in_chinese zh_help_in_chinese zh_L_switches_everything_to_english zh_run_verdict_in_chinese
 zh_timeline_in_chinese zh_timeline_help_in_chinese zh_occupancy_in_chinese zh_device_in_chinese zh_progress_in_chinese
-map_shows_where_the_files_are"
+map_shows_where_the_files_are zh_access_map_columns_line_up"
 if ! command -v tmux >/dev/null 2>&1; then
     for c in $CASES; do echo "skip - $c (tmux is not installed)"; done
     exit 0
@@ -123,3 +125,36 @@ keys q
 
 if start C.UTF-8 "Course map" && screen | grep -Eq "Your files: (~|$T)"; then ok map_shows_where_the_files_are
 else nok map_shows_where_the_files_are "$(dump)"; fi
+
+# cudojo run --explain in Chinese on the unpadded transpose (a 32-way bank
+# conflict): the lanes table's second column starts at the same display
+# column in its heading (lane 下标  bank) and its rows, and the bank grid's
+# first bank number is over its first lane number (bank / lane 号 rows).
+NOPAD="$LESSONS/04-shared-memory/solutions/wrong/transpose-tiled-no-padding.cu"
+(cd "$WS" && env LANG=zh_CN.UTF-8 "$BIN" --lessons "$LESSONS" run transpose-tiled --file "$NOPAD" --explain worst) \
+    >"$T/am.txt" 2>&1
+if ! command -v python3 >/dev/null 2>&1; then echo "skip - zh_access_map_columns_line_up (python3 is not installed)"
+elif why=$(python3 - "$T/am.txt" <<'PY'
+import sys, unicodedata
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+def cols(s):   # display columns, as a terminal counts them
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+def first_digit(s):
+    return next((cols(s[:i]) for i, c in enumerate(s) if c.isdigit()), -1)
+head = next((i for i, l in enumerate(lines) if l.startswith("lane 下标  bank")), None)
+grid = next((i for i, l in enumerate(lines) if l.strip().startswith("bank ") and l.strip()[5:].strip()[:1] == "0"), None)
+if head is None or grid is None or not lines[grid + 1].strip().startswith("lane 号"):
+    print("no lanes table or bank grid in Chinese"); sys.exit(1)
+h, r = lines[head], lines[head + 1]
+second_head = cols(h[:h.index("lane", 1)])
+rest = r[19:].lstrip()   # a row's second cell: its lane number right-aligned in 4 columns from column 19
+second_row = cols(r[:len(r) - len(rest)]) + len(rest) - len(rest.lstrip("0123456789")) if len(r) > 19 else -1
+if second_head != 19 or second_row != 23:   # cells are 17 columns wide and 2 apart
+    print("lanes table: heading's second column at %d, a row's lane number ends at %d" % (second_head, second_row))
+    sys.exit(1)
+if first_digit(lines[grid]) != first_digit(lines[grid + 1]):
+    print("bank grid: bank 0 at column %d, its lane at %d" % (first_digit(lines[grid]), first_digit(lines[grid + 1])))
+    sys.exit(1)
+PY
+); then ok zh_access_map_columns_line_up
+else nok zh_access_map_columns_line_up "$why" "$(head -30 "$T/am.txt")"; fi
