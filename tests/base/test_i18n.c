@@ -1,9 +1,11 @@
 /* tests/base/test_i18n.c: the message catalogue: lookups in either language,
  * plurals, the locale variables' order, column widths of CJK text, times in
  * plain units, and completeness: every string marked _(), N_() or P_() in
- * app/, app/tui/ and base/ (read from the source tree: run from the
- * repository root, as make test does) has a translation whose printf
- * conversions are the English ones. */
+ * app/, app/tui/, base/, lua/, kernels/ and kernels/emu/ (read from the
+ * source tree: run from the repository root, as make test does) has a
+ * translation whose printf conversions are the English ones, and every
+ * literal a learner reads on a screen or from the learner's commands is
+ * marked. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
