@@ -16,6 +16,7 @@
 
 #include "app/attempt.h"
 #include "app/cli.h"
+#include "app/debug.h"
 #include "app/runner.h"
 #include "app/tui/tui_results.h"
 #include "app/tui/tui_text.h"
@@ -70,6 +71,8 @@ typedef enum TuiOpen {
     TUI_OPEN_DEVICE,
     TUI_OPEN_TEXT,          /* title, doc (taken) */
     TUI_OPEN_DEBUG,         /* ch, ex: the warp debugger on the learner's copy */
+    TUI_OPEN_DEBUG_TRACE,   /* tg, trace (taken), start: the debugger on a recorded run (cudojo debug) */
+    TUI_OPEN_CLASS,         /* report (a reference taken): the class report (cudojo class report --tui) */
 } TuiOpen;
 
 typedef struct TuiRequest {
@@ -81,6 +84,10 @@ typedef struct TuiRequest {
     json_t *const *runs;
     int n_runs;
     TextDoc *doc;
+    json_t *report;
+    const DebugTarget *tg;
+    EmuTrace *trace;
+    int start;
 } TuiRequest;
 
 struct Tui {
@@ -115,10 +122,8 @@ struct Tui {
 
 /* ---- tui_main.c: the manager (screens do not call it) ---- */
 void tui_push(Tui *t, Panel *p);
-/* Runs the screen manager over the one panel open(t, ctx) makes, without a
- * workspace or a runner (the workspace's screens are not offered): the
- * class report. Returns the exit status for main. */
-int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx);
+/* It also runs one screen on its own, without a workspace or a runner:
+ * tui_debug_open (tui_debug.h) and tui_class_open (tui_class.h) live there. */
 /* ---- tui_services.c: what a screen may ask for ---- */
 /* Queues the screen to open once the handler returns (tui_main.c builds it). */
 void tui_open(Tui *t, const TuiRequest *rq);
@@ -157,8 +162,6 @@ void tui_draw_bar(Tui *t, int y, int x, int w, double frac);
 /* "✓"/"v" depending on the locale. */
 const char *tui_glyph(const Tui *t, const char *utf8, const char *ascii);
 
-void tui_open(Tui *t, const TuiRequest *rq);
-
 /* ---- the screens (one file each) ---- */
 Panel *tui_map_new(Tui *t);
 Panel *tui_lesson_new(Tui *t, const ChapterMeta *ch);
@@ -180,6 +183,8 @@ Panel *tui_class_new(Tui *t, json_t *report);
 /* The warp debugger (tui_debug.c) on the learner's copy of ex: records warp 0 of
  * block 0 first; NULL (with a notice) when the run cannot be recorded. */
 Panel *tui_debug_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex);
+/* The same on a recorded run: trace tr (taken) of target tg (copied), at step start. */
+Panel *tui_debug_new_trace(Tui *t, const DebugTarget *tg, EmuTrace *tr, int start);
 
 /* ---- tui_textview.c: the scrolling/search behaviour the text screens share ---- */
 typedef struct TextScroll {

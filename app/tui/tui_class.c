@@ -65,7 +65,3 @@ Panel *tui_class_new(Tui *t, json_t *report) {
     class_layout(cp, t, t->cols > 2 ? t->cols - 2 : 78);
     return &cp->base;
 }
-
-static Panel *open_class(Tui *t, void *ctx) { return tui_class_new(t, ctx); }
-
-int tui_class_open(Cli *cli, json_t *report) { return tui_run_standalone(cli, open_class, report); }

@@ -20,7 +20,7 @@ void class_report_render(TextDoc *doc, const json_t *report, int width, bool utf
 
 /* Opens the class report screen on the terminal until q; for `cudojo class
  * report --tui` (app/cmd_class.c, which must not see curses). Returns the
- * exit status. */
+ * exit status. Defined in tui_main.c, which builds every screen. */
 int tui_class_open(Cli *cli, json_t *report);
 
 #endif

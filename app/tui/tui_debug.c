@@ -140,7 +140,8 @@ static void debug_free(Panel *pn, Tui *t) {
     free(dp);
 }
 
-static Panel *panel_new(const DebugTarget *tg, EmuTrace *tr, int start) {
+Panel *tui_debug_new_trace(Tui *t, const DebugTarget *tg, EmuTrace *tr, int start) {
+    (void)t;
     DebugPanel *dp = xcalloc(1, sizeof *dp);
     dp->base = (Panel){.title = N_("Warp debugger"), .help = DEBUG_HELP, .draw = debug_draw, .key = debug_key,
                        .free = debug_free};
@@ -178,24 +179,7 @@ Panel *tui_debug_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
         debug_target_fini(&tg);
         return NULL;
     }
-    Panel *p = panel_new(&tg, tr, 0);
+    Panel *p = tui_debug_new_trace(t, &tg, tr, 0);
     debug_target_fini(&tg);
     return p;
-}
-
-typedef struct OpenCtx {
-    const DebugTarget *tg;
-    EmuTrace *tr;
-    int start;
-} OpenCtx;
-
-static Panel *open_debug(Tui *t, void *ctx) {
-    (void)t;
-    OpenCtx *o = ctx;
-    return panel_new(o->tg, o->tr, o->start);
-}
-
-int tui_debug_open(Cli *cli, const DebugTarget *tg, EmuTrace *tr, int start) {
-    OpenCtx o = {tg, tr, start};
-    return tui_run_standalone(cli, open_debug, &o);
 }

@@ -8,7 +8,8 @@
 #include "app/debug.h"
 
 /* Runs the debugger screen on trace `tr` (taken) of target tg (copied),
- * at step `start`, until q. Returns the exit status for main. */
+ * at step `start`, until q. Returns the exit status for main. Defined in
+ * tui_main.c, which builds every screen. */
 int tui_debug_open(Cli *cli, const DebugTarget *tg, EmuTrace *tr, int start);
 
 #endif

@@ -3,7 +3,10 @@
  * the only place that reads input: one poll() over the terminal, the
  * worker's pipe and the fds screens ask it to watch, so a run in flight
  * never blocks a key. The terminal is restored on every way out: quit, a
- * fatal error (xalloc's hook), SIGTERM/SIGHUP, and a crash signal. */
+ * fatal error (xalloc's hook), SIGTERM/SIGHUP, and a crash signal. It
+ * alone builds screens (screen_new, for a screen's request or for the
+ * screens that run on their own: `cudojo debug`'s debugger and `cudojo
+ * class report --tui`), so no screen calls back into it. */
 #include "app/tui/tui.h"
 
 #include <errno.h>
@@ -21,6 +24,8 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "app/tui/tui_class.h"
+#include "app/tui/tui_debug.h"
 #include "base/fs.h"
 #include "base/i18n.h"
 #include "base/xalloc.h"
@@ -78,27 +83,32 @@ void tui_push(Tui *t, Panel *p) {
     t->stack[t->depth++] = p;
 }
 
-/* Builds the screen a panel asked for (tui_open queued it) and puts it on
- * top: the only place that calls the screens' constructors. */
+/* Builds the screen rq asks for (NULL when it cannot be opened here): the
+ * only place that calls the screens' constructors. */
+static Panel *screen_new(Tui *t, const TuiRequest *rq) {
+    switch (rq->what) {
+    case TUI_OPEN_LESSON: return tui_lesson_new(t, rq->ch);
+    case TUI_OPEN_EXERCISE: return tui_exercise_new(t, rq->ch, rq->ex);
+    case TUI_OPEN_OCCUPANCY: return tui_occupancy_new(t, rq->title, rq->res);
+    case TUI_OPEN_TIMELINE:
+        return rq->n_runs > 0 ? tui_timeline_new_runs(t, rq->title, rq->runs, rq->n_runs)
+                              : tui_timeline_new(t, rq->title, rq->res);
+    case TUI_OPEN_PROGRESS: return t->ws ? tui_progress_new(t) : NULL;
+    case TUI_OPEN_DEVICE: return t->ws ? tui_device_new(t) : NULL;
+    case TUI_OPEN_TEXT: return tui_textview_new(t, rq->title, rq->doc);
+    case TUI_OPEN_DEBUG: return t->ws ? tui_debug_new(t, rq->ch, rq->ex) : NULL;
+    case TUI_OPEN_DEBUG_TRACE: return tui_debug_new_trace(t, rq->tg, rq->trace, rq->start);
+    case TUI_OPEN_CLASS: return tui_class_new(t, rq->report);
+    }
+    return NULL;
+}
+
+/* Builds the screen a panel asked for (tui_open queued it) and puts it on top. */
 static void open_requested(Tui *t) {
     if (!t->has_request) return;
     t->has_request = false;
     TuiRequest req = t->request;
-    const TuiRequest *rq = &req;
-    Panel *p = NULL;
-    switch (rq->what) {
-    case TUI_OPEN_LESSON: p = tui_lesson_new(t, rq->ch); break;
-    case TUI_OPEN_EXERCISE: p = tui_exercise_new(t, rq->ch, rq->ex); break;
-    case TUI_OPEN_OCCUPANCY: p = tui_occupancy_new(t, rq->title, rq->res); break;
-    case TUI_OPEN_TIMELINE:
-        p = rq->n_runs > 0 ? tui_timeline_new_runs(t, rq->title, rq->runs, rq->n_runs)
-                           : tui_timeline_new(t, rq->title, rq->res);
-        break;
-    case TUI_OPEN_PROGRESS: p = t->ws ? tui_progress_new(t) : NULL; break;
-    case TUI_OPEN_DEVICE: p = t->ws ? tui_device_new(t) : NULL; break;
-    case TUI_OPEN_TEXT: p = tui_textview_new(t, rq->title, rq->doc); break;
-    case TUI_OPEN_DEBUG: p = t->ws ? tui_debug_new(t, rq->ch, rq->ex) : NULL; break;
-    }
+    Panel *p = screen_new(t, &req);
     if (p) tui_push(t, p);
     free(t->request_title);
     t->request_title = NULL;
@@ -343,7 +353,10 @@ static void tui_init_fields(Tui *t, Cli *cli) {
     if (!t->utf8 && env_says_utf8() && setlocale(LC_CTYPE, "C.UTF-8")) t->utf8 = locale_is_utf8();
 }
 
-int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx) {
+/* Runs the screen manager over the one screen rq asks for, without a
+ * workspace or a runner (the workspace's screens are not offered).
+ * Returns the exit status for main. */
+static int run_standalone(Cli *cli, const TuiRequest *rq) {
     if (!isatty(0) || !isatty(1)) {
         fprintf(stderr, "%s", _("cudojo: this screen needs a terminal\n"));
         return 2;
@@ -352,10 +365,21 @@ int tui_run_standalone(Cli *cli, Panel *(*open)(Tui *t, void *ctx), void *ctx) {
     Tui *t = &tui;
     tui_init_fields(t, cli);
     tui_start(t);
-    tui_push(t, open(t, ctx));
+    Panel *p = screen_new(t, rq);
+    if (p) tui_push(t, p);
     tui_loop(t);
     free(t->message);
     return got_term ? 128 + SIGTERM : 0;
+}
+
+int tui_debug_open(Cli *cli, const DebugTarget *tg, EmuTrace *tr, int start) {
+    TuiRequest rq = {.what = TUI_OPEN_DEBUG_TRACE, .tg = tg, .trace = tr, .start = start};
+    return run_standalone(cli, &rq);
+}
+
+int tui_class_open(Cli *cli, json_t *report) {
+    TuiRequest rq = {.what = TUI_OPEN_CLASS, .report = report};
+    return run_standalone(cli, &rq);
 }
 
 int cmd_tui(Cli *cli, int argc, char **argv) {

@@ -23,6 +23,7 @@
 #include "kernels/emu/emu.h"
 #include "kernels/emu/emu_run.h"
 #include "kernels/emu/emu_streams.h"
+#include "kernels/emu/emu_trace.h"
 #include "kernels/emu/emu_trace_rec.h"
 #include "kernels/profiles.h"
 
@@ -586,8 +587,24 @@ static Diag *emu_timeline_get(Backend *b, Timeline **out) {
 
 static const BackendOps EMU_OPS;
 
-EmuTraceRec **emu_backend_trace_slot(Backend *b) {
-    return b && b->ops == &EMU_OPS ? &((EmuBackend *)b)->trace : NULL;
+/* The warp debugger's recorder (emu_trace.h) is the backend's to hold. */
+Diag *emu_trace_arm(Backend *b, const EmuTraceRequest *rq) {
+    if (!b || b->ops != &EMU_OPS)
+        return diag_error("debug", "the warp debugger needs the emulator (this backend is %s)",
+                          b && b->ops ? b->ops->name : "none");
+    EmuBackend *e = (EmuBackend *)b;
+    emu_trace_rec_free(&e->trace);
+    e->trace = emu_trace_rec_new(rq);
+    return NULL;
+}
+
+EmuTrace *emu_trace_take(Backend *b) {
+    if (!b || b->ops != &EMU_OPS) return NULL;
+    EmuBackend *e = (EmuBackend *)b;
+    if (!e->trace) return NULL;
+    EmuTrace *t = emu_trace_rec_take(e->trace);
+    emu_trace_rec_free(&e->trace);
+    return t;
 }
 
 static const BackendOps EMU_OPS = {

@@ -246,11 +246,11 @@ typedef struct PrintRec { uint64_t block; uint64_t seq; char *text; bool to_stde
 struct EmuLaunch;
 typedef struct Worker Worker;
 
-/* exec (emu_exec.c): runs warps of a block; returns when the block is done. */
+/* exec (emu_exec.c): runs warps of a block; returns when the block is done.
+ * emu_run.c merges a worker into its launch. */
 void emu_block_run(Worker *w, uint64_t block_linear);
 Worker *emu_worker_new(struct EmuLaunch *L, int index);
 void emu_worker_free(Worker **w);
-void emu_worker_merge(Worker *w, struct EmuLaunch *L);
 
 typedef struct EmuLaunch {
     const Kernel *k;

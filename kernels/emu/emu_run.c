@@ -47,6 +47,34 @@ void emu_finding_add(Finding **v, int *n, int *cap, const char *code, int severi
     f->message = message;
 }
 
+/* Moves a worker's statistics, findings and output into the launch (once
+ * its threads have joined; the lock keeps it safe before that too). */
+static void worker_merge(Worker *W, EmuLaunch *L) {
+    pthread_mutex_lock(&L->lock);
+    uint64_t *dst = (uint64_t *)&L->totals, *src = (uint64_t *)&W->t;
+    for (size_t i = 0; i < sizeof(Totals) / sizeof(uint64_t); i++) dst[i] += src[i];
+    for (int i = 0; i < W->n_lines && i < L->n_lines; i++) {
+        uint64_t *d = (uint64_t *)&L->lines[i], *s = (uint64_t *)&W->lines[i];
+        for (size_t j = 0; j < sizeof(LineStats) / sizeof(uint64_t); j++) d[j] += s[j];
+    }
+    for (int i = 0; i < W->nf; i++) {
+        Finding *f = &W->f[i];
+        emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, f->code, f->severity, f->line,
+                        f->order, f->block, f->thread, f->count, f->message);
+        f->message = NULL;
+    }
+    W->nf = 0;
+    for (int i = 0; i < W->npr; i++) {
+        if (L->n_prints == L->cap_prints) {
+            L->cap_prints = L->cap_prints ? L->cap_prints * 2 : 64;
+            L->prints = xrealloc(L->prints, sizeof *L->prints * (size_t)L->cap_prints);
+        }
+        L->prints[L->n_prints++] = W->pr[i];
+    }
+    W->npr = 0;
+    pthread_mutex_unlock(&L->lock);
+}
+
 static Diag *validate(const EmuRunRequest *rq) {
     const LaunchConfig *c = rq->cfg;
     const Kernel *k = rq->kernel;
@@ -269,7 +297,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     worker_main(&pools[0]);
     for (int i = 1; i <= started; i++) pthread_join(tids[i], NULL);
     for (int i = 0; i < nt; i++) {
-        emu_worker_merge(pools[i].w, L);
+        worker_merge(pools[i].w, L);
         emu_worker_free(&pools[i].w);
     }
     free(pools);

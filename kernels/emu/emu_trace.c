@@ -233,28 +233,20 @@ static void snapshot_regions(EmuTrace *t, const EmuLaunch *L) {
     }
 }
 
-/* ---- arming ------------------------------------------------------------------------- */
-Diag *emu_trace_arm(Backend *b, const EmuTraceRequest *rq) {
-    EmuTraceRec **slot = emu_backend_trace_slot(b);
-    if (!slot) return diag_error("debug", "the warp debugger needs the emulator (this backend is %s)",
-                                 b && b->ops ? b->ops->name : "none");
-    emu_trace_rec_free(slot);
+/* ---- arming (the backend holds the recorder: emu_backend.c's emu_trace_arm/take) ---- */
+EmuTraceRec *emu_trace_rec_new(const EmuTraceRequest *rq) {
     EmuTraceRec *r = xcalloc(1, sizeof *r);
     r->rq = *rq;
     r->kernel = rq->kernel ? xstrdup(rq->kernel) : NULL;
     r->rq.kernel = r->kernel;
     r->cap = rq->cap_bytes ? rq->cap_bytes : EMU_TRACE_DEFAULT_CAP;
     r->state = REC_ARMED;
-    *slot = r;
-    return NULL;
+    return r;
 }
 
-EmuTrace *emu_trace_take(Backend *b) {
-    EmuTraceRec **slot = emu_backend_trace_slot(b);
-    if (!slot || !*slot) return NULL;
-    EmuTrace *t = (*slot)->t;
-    (*slot)->t = NULL;
-    emu_trace_rec_free(slot);
+EmuTrace *emu_trace_rec_take(EmuTraceRec *r) {
+    EmuTrace *t = r->t;
+    r->t = NULL;
     return t;
 }
 

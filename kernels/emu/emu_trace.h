@@ -131,7 +131,8 @@ typedef struct EmuTrace {
 
 /* Arms the emulator backend `b` to trace the next launch that matches rq
  * (a launch of another kernel runs untraced). An error when b is not the
- * emulator. A second arm replaces the first. */
+ * emulator. A second arm replaces the first. Arm and take are defined in
+ * emu_backend.c, which holds the recorder. */
 Diag *emu_trace_arm(Backend *b, const EmuTraceRequest *rq);
 /* The trace of the armed launch (caller frees), and disarms; NULL when no
  * launch matched. A launch whose grid lacks the block, or whose blocks lack

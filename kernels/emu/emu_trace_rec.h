@@ -1,7 +1,8 @@
 /* kernels/emu/emu_trace_rec.h: the recorder's hooks inside the emulator
  * (emu_trace.c), for emu_backend.c, emu_run.c and emu_exec.c only.
  *
- * The backend holds an armed recorder (emu_backend_trace_slot); a launch
+ * The backend holds an armed recorder (emu_trace_arm/take in emu_backend.c,
+ * which make and empty it with emu_trace_rec_new/take); a launch
  * it wants (emu_trace_wants) is bracketed by launch_begin/end; the worker
  * running the traced block has Worker.trace set and runs the traced warp
  * one instruction at a time, calling emu_trace_before() before each and
@@ -9,12 +10,15 @@
 #ifndef CUDOJO_KERNELS_EMU_TRACE_REC_H
 #define CUDOJO_KERNELS_EMU_TRACE_REC_H
 
+#include "kernels/emu/emu_trace.h"
 #include "kernels/emu/emu_worker.h"
 
 typedef struct EmuTraceRec EmuTraceRec;
 
-/* The backend's slot for the armed recorder; NULL when b is not the emulator (emu_backend.c). */
-EmuTraceRec **emu_backend_trace_slot(Backend *b);
+/* A recorder armed with rq (copied). */
+EmuTraceRec *emu_trace_rec_new(const EmuTraceRequest *rq);
+/* The trace it recorded (caller frees), NULL when no launch matched; r keeps none. */
+EmuTrace *emu_trace_rec_take(EmuTraceRec *r);
 void emu_trace_rec_free(EmuTraceRec **r);
 /* Whether the armed recorder takes a launch of this kernel. */
 bool emu_trace_wants(const EmuTraceRec *r, const char *exercise_name, const char *ptx_name);
