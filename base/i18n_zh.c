@@ -755,6 +755,8 @@ const I18nEntry I18N_ZH_RUN[] = {
      "实际值 %s，期望值 %s"},
     {"got %s, want %s (allowed error %.3g)",
      "实际值 %s，期望值 %s（允许误差 %.3g）"},
+    {"predicted on an %s: %.4f ms, %.0f%% of copy (bound by %s; a model from the emulator's counts, not a measurement)",
+     "在 %s 上的预测：%.4f ms，相当于复制的 %.0f%%（瓶颈：%s；由模拟器的计数推算，不是实测）"},
     {"stretch goal met",
      "达到了速度目标"},
     {"stretch goal missed",

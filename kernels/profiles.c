@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kernels/profiles.h"
 
@@ -118,4 +119,48 @@ void profile_from_device(const DeviceInfo *d, DeviceProfile *out) {
     TAKE(shared_per_block, d->shared_per_block);
     TAKE(shared_per_block_optin, d->shared_per_block_optin);
 #undef TAKE
+}
+
+/* Calibrations for the time prediction (kernels/predict.h; the model and
+ * each constant's meaning: kernels/PREDICT.md). Measured figures name their
+ * run; the rest are the part's published rates and say so. */
+static const PerfCalib CALIBS[] = {
+    {
+        .device = "H200",
+        .arch = "sm_90",
+        .sm_count = 132,
+        .clock_ghz = 1.98,           /* doctor's fingerprint: sm 1980000 kHz */
+        .dram_read_gbs = 4440,       /* reduce-peak, 2^29 f32 (2 GiB) in 0.484 ms; CUB 0.485 ms */
+        .dram_copy_gbs = 4239,       /* doctor: cudaMemcpy D2D, median of 31 copies of 2 GiB */
+        .l2_gbs = 7000,              /* estimate: ~1.6x DRAM (published H100 L2 microbenchmarks) */
+        .l2_bytes = 45.0 * 1024 * 1024, /* 60 MiB reported, 3/4 of it kept between two reads of a line */
+        .latency_cycles = 670,       /* bench/anchors' pointer chase, idle memory (~1 us loaded) */
+        .fixed_us = 2.5,             /* event-timed empty launch (ncu: 2.4 us for 1000 tiny blocks) */
+        .wave_us = 0.25,
+        .issue_per_clk = 4,          /* 4 schedulers per SM, one warp instruction each per clock */
+        .fp32_per_clk = 4,           /* 128 FP32 lanes per SM */
+        .fp64_per_clk = 2,           /* 64 FP64 lanes per SM */
+        .sfu_per_clk = 0.5,          /* 16 SFU lanes per SM */
+        .int_per_clk = 2,            /* 64 INT32 lanes per SM */
+        .mem_per_clk = 1,            /* 32 load/store lanes per SM */
+        .shared_per_clk = 1,         /* 128 bytes (one wavefront) per SM per clock */
+        .atomic_per_clk = 0.5,
+        .dep_cycles = 6,             /* FMA 4 cycles; shared loads and address math lengthen chains */
+        .overlap_p = 3,
+        .provenance = "H200 (132 SMs, 1.98 GHz), measured 2026-12: /work/brief/h200-captures/session5-call2 "
+                      "(doctor.txt, peaks.txt, anchors.txt); pipe rates from the Hopper tuning guide; "
+                      "fixed_us, dep_cycles and l2_gbs to refit from bench/bench_predict on the H200",
+    },
+};
+
+const PerfCalib *perf_calib_default(void) { return &CALIBS[0]; }
+
+const PerfCalib *perf_calib_find(const char *name) {
+    if (!name) return NULL;
+    for (size_t i = 0; i < sizeof CALIBS / sizeof CALIBS[0]; i++)
+        if (!strcasecmp(CALIBS[i].device, name) || !strcmp(CALIBS[i].arch, name)) return &CALIBS[i];
+    const DeviceProfile *p = profile_find(name);
+    for (size_t i = 0; p && i < sizeof CALIBS / sizeof CALIBS[0]; i++)
+        if (!strcmp(CALIBS[i].arch, p->arch)) return &CALIBS[i];
+    return NULL;
 }

@@ -35,6 +35,35 @@ typedef struct DeviceProfile {
     size_t shared_reserved;         /* shared memory the driver keeps per block (1 KiB from sm_80) */
 } DeviceProfile;
 
+/* The measured constants of one device for the time prediction (kernels/predict.h,
+ * kernels/PREDICT.md), kept in profiles.c with their provenance. */
+typedef struct PerfCalib {
+    const char *device;             /* "H200": what "predicted on an ..." names */
+    const char *arch;               /* the profile it belongs to: "sm_90" */
+    int sm_count;
+    double clock_ghz;               /* SM clock under load */
+    double dram_read_gbs;           /* a read-only stream (a reduction) */
+    double dram_copy_gbs;           /* read + written per second by a device-to-device copy */
+    double l2_gbs;                  /* sectors served by L2 (hits), all SMs */
+    double l2_bytes;                /* what stays in L2 between two reads of a line */
+    double latency_cycles;          /* a global load's round trip, idle memory */
+    double fixed_us;                /* launch + ramp-up + drain of an empty kernel, as events time it */
+    double wave_us;                 /* more per extra wave of blocks (block launch, drain) */
+    double issue_per_clk;           /* warp instructions issued per SM per clock (schedulers) */
+    double fp32_per_clk, fp64_per_clk, sfu_per_clk, int_per_clk, mem_per_clk; /* warp instructions per SM per clock */
+    double shared_per_clk;          /* shared-memory wavefronts per SM per clock */
+    double atomic_per_clk;          /* global/shared atomics per SM per clock (one per lane) */
+    double dep_cycles;              /* cycles between two dependent instructions of one warp */
+    double overlap_p;               /* soft maximum of the latency chain and DRAM time (p-norm) */
+    const char *provenance;         /* where the numbers came from: runs, dates, files */
+} PerfCalib;
+
+/* The calibration of a device by name ("H200", "h200") or by a profile's
+ * arch ("sm_90": the calibrated device of that architecture); NULL when
+ * none. perf_calib_default() is the H200's. */
+const PerfCalib *perf_calib_find(const char *name);
+const PerfCalib *perf_calib_default(void);
+
 /* How many bundled profiles there are, and the i-th (oldest first). */
 int profile_count(void);
 const DeviceProfile *profile_at(int i);

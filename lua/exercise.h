@@ -132,6 +132,13 @@ typedef struct ExerciseRunOptions {
     bool grading;
     uint64_t grading_seed;
     double timeout_s;           /* the run's timeout as the runner enforces it; 0 = ex->timeout_s */
+    /* bench/bench_predict: metrics.launch_log lists every launch ({kernel,
+     * grid, block, predicted_ms} on the emulator, {..., ms} measured on a
+     * GPU; "proxied": the launch t:emu_metrics() read). emulator_path runs
+     * the script's emulator path on a GPU: t:device().backend says "emu",
+     * t:emu_metrics() is a table of zeros, and every launch is timed. */
+    bool launch_log;
+    bool emulator_path;
 } ExerciseRunOptions;
 
 /* Runs ex's run(t) against opts->cu_path on `backend`. Never NULL. Compile

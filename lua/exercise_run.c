@@ -241,7 +241,7 @@ static int t_device(lua_State *L) {
     RunCtx *ctx = check_t(L, "device");
     const DeviceInfo *d = &ctx->dev;
     lua_newtable(L);
-    lua_pushstring(L, ctx->b->ops->name);
+    lua_pushstring(L, ctx->opts->emulator_path ? "emu" : ctx->b->ops->name);
     lua_setfield(L, -2, "backend");
     if (!ctx->have_dev) return 1;
     lua_pushstring(L, d->name);
@@ -310,12 +310,37 @@ static int t_report_bandwidth(lua_State *L) {
     return 1;
 }
 
+/* A table whose every field reads 0 (bench/bench_predict's GPU runs of the
+ * emulator's path: the proxies' checks run and mean nothing). */
+static int zero_index(lua_State *L) {
+    lua_pushinteger(L, 0);
+    return 1;
+}
+
+static void mark_proxied(RunCtx *ctx) {
+    if (ctx->emu_metrics_launch || !ctx->n_launches) return;
+    ctx->emu_metrics_launch = ctx->n_launches;
+    json_t *e = json_array_get(json_object_get(ctx->metrics, "launch_log"), (size_t)ctx->n_launches - 1);
+    if (e) json_object_set_new(e, "proxied", json_true());
+}
+
 static int t_emu_metrics(lua_State *L) {
     RunCtx *ctx = check_t(L, "emu_metrics");
+    if (ctx->opts->emulator_path && !ctx->last_emu) {
+        mark_proxied(ctx);
+        lua_newtable(L);
+        lua_newtable(L);
+        lua_pushcfunction(L, zero_index);
+        lua_setfield(L, -2, "__index");
+        lua_setmetatable(L, -2);
+        return 1;
+    }
     if (!ctx->last_emu) {
         lua_pushnil(L);
         return 1;
     }
+    mark_proxied(ctx);
+    run_predict_log(L, ctx);
     json_t *tot = json_object_get(ctx->last_emu, "totals");
     run_push_json(L, json_is_object(tot) ? tot : ctx->last_emu, 0);
     /* The ratios API.md promises, derived from the emulator's counts. A
@@ -344,7 +369,34 @@ static int t_emu_metrics(lua_State *L) {
         }
         lua_pop(L, 1);
     }
+    /* The predicted time on a GPU (kernels/predict.h): a model, never a measurement. */
+    json_t *p = ctx->last_predicted;
+    if (p) {
+        lua_pushnumber(L, json_number_value(json_object_get(p, "ms")));
+        lua_setfield(L, -2, "predicted_ms");
+        lua_pushnumber(L, json_number_value(json_object_get(p, "copy_fraction")));
+        lua_setfield(L, -2, "predicted_copy_fraction");
+        lua_pushstring(L, json_string_value(json_object_get(p, "bound")));
+        lua_setfield(L, -2, "predicted_bound");
+        lua_pushstring(L, json_string_value(json_object_get(p, "device")));
+        lua_setfield(L, -2, "predicted_device");
+    }
     return 1;
+}
+
+/* t:predicted_ms() -> the last emulator launch's predicted time on an H200
+ * in ms, the device's name and what bounds it; nil on a GPU or before a launch. */
+static int t_predicted_ms(lua_State *L) {
+    RunCtx *ctx = check_t(L, "predicted_ms");
+    json_t *p = ctx->last_predicted;
+    if (!p) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushnumber(L, json_number_value(json_object_get(p, "ms")));
+    lua_pushstring(L, json_string_value(json_object_get(p, "device")));
+    lua_pushstring(L, json_string_value(json_object_get(p, "bound")));
+    return 3;
 }
 
 /* t:kernel, except in a program exercise, whose source is a whole program
@@ -382,6 +434,7 @@ static void install_t(Sandbox *sb) {
         {"metric", t_metric},
         {"report_bandwidth", t_report_bandwidth},
         {"emu_metrics", t_emu_metrics},
+        {"predicted_ms", t_predicted_ms},
         {"expect_occupancy", run_t_expect_occupancy},
         {NULL, NULL},
     };
@@ -614,6 +667,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     if (ctx.has_devout) r->device_output = strbuf_steal(&ctx.devout);
     strbuf_fini(&ctx.devout);
     if (ctx.last_emu) json_decref(ctx.last_emu);
+    if (ctx.last_predicted) json_decref(ctx.last_predicted);
     diag_free(&ctx.diags);
     diag_free(&ctx.api.abort_diags);
     r->duration_ms = run_now_ms() - t0;

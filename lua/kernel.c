@@ -13,6 +13,8 @@
 #include "base/fs.h"
 #include "base/i18n.h"
 #include "base/xalloc.h"
+#include "kernels/emu/emu.h"
+#include "kernels/predict.h"
 #include "lua/run.h"
 
 #define MAX_ARGS 64
@@ -304,6 +306,61 @@ static void absorb_report(RunCtx *ctx, LaunchReport *rep, const char *name) {
     }
 }
 
+/* The time the emulator launch just absorbed would take on the default
+ * device (kernels/predict.h): metrics.kernels[name].predicted and
+ * ctx->last_predicted. */
+static void predict_launch(RunCtx *ctx, const KernelObj *k, const char *name, const LaunchConfig *cfg,
+                           GpuArray *const *arrs, int n_arrs) {
+    if (ctx->last_predicted) json_decref(ctx->last_predicted);
+    ctx->last_predicted = NULL;
+    PredictInput in;
+    if (!ctx->last_emu || !predict_input_from_metrics(ctx->last_emu, &in)) return;
+    in.threads_per_block = (int)(cfg->block.x * cfg->block.y * cfg->block.z);
+    in.registers = k->registers > 0 ? k->registers : 0;
+    size_t shared = k->shared_static > 0 ? (size_t)k->shared_static : 0;
+    EmuKernelInfo info;
+    if (k->shared_static < 0 && emu_module_kernel_info(ctx->mods[k->mod].bm, name, &info)) shared = info.shared_static;
+    in.shared_per_block = shared + cfg->shared_bytes;
+    for (int i = 0; i < n_arrs; i++) in.footprint_bytes += array_bytes(arrs[i]);
+    const PerfCalib *c = perf_calib_default();
+    Prediction pr;
+    predict_kernel(c, NULL, &in, &pr);
+    ctx->last_predicted = predict_to_json(c, &pr);
+    json_object_set(run_metrics_obj(ctx, run_metrics_obj(ctx, NULL, "kernels"), name), "predicted", ctx->last_predicted);
+}
+
+void run_predict_log(lua_State *L, RunCtx *ctx) {
+    if (!ctx->last_predicted || ctx->predict_logged == ctx->last_emu) return;
+    ctx->predict_logged = ctx->last_emu;
+    const json_t *p = ctx->last_predicted;
+    double ms = json_real_value(json_object_get(p, "ms"));
+    double frac = json_real_value(json_object_get(p, "copy_fraction"));
+    const char *bound = json_string_value(json_object_get(p, "bound"));
+    char *line = xasprintf(N_("predicted on an %s: %.4f ms, %.0f%% of copy (bound by %s; a model from the "
+                              "emulator's counts, not a measurement)"),
+                           json_string_value(json_object_get(p, "device")), ms, 100 * frac, bound ? bound : "?");
+    sandbox_log_append(sandbox_from_lua(L), line);
+    free(line);
+}
+
+static void log_launch(RunCtx *ctx, const char *name, const LaunchConfig *cfg, double ms) {
+    if (!ctx->opts->launch_log) return;
+    json_t *log = json_object_get(ctx->metrics, "launch_log");
+    if (!log) {
+        log = json_array();
+        json_object_set_new(ctx->metrics, "launch_log", log);
+    }
+    json_t *e = json_pack("{s:s, s:[i,i,i], s:[i,i,i]}", "kernel", name, "grid", (json_int_t)cfg->grid.x,
+                          (json_int_t)cfg->grid.y, (json_int_t)cfg->grid.z, "block", (json_int_t)cfg->block.x,
+                          (json_int_t)cfg->block.y, (json_int_t)cfg->block.z);
+    if (ctx->last_predicted && !strcmp(ctx->b->ops->name, "emu")) {
+        json_object_set(e, "predicted", ctx->last_predicted);
+        json_object_set(e, "emu", json_object_get(ctx->last_emu, "totals"));
+    }
+    if (ms >= 0) json_object_set_new(e, "ms", json_real(ms));
+    json_array_append_new(log, e);
+}
+
 static int do_launch(lua_State *L, bool timed) {
     RunCtx *ctx = run_ctx(L);
     KernelObj *k = luaL_checkudata(L, 1, KERNEL_MT);
@@ -321,12 +378,13 @@ static int do_launch(lua_State *L, bool timed) {
     lua_getfield(L, 2, "reps");
     lua_Integer reps = luaL_optinteger(L, -1, 20);
     if (timed && (reps < 1 || reps > 10000)) luaL_error(L, "k:time: reps must be 1..10000");
-    cfg.timed_reps = timed ? (int)reps : 0;
+    cfg.timed_reps = timed || ctx->opts->emulator_path ? (int)reps : 0;
     lua_pop(L, 2);
     /* stream = s: enqueue on s and return (CUDA's asynchronous launch);
      * without it the launch waits for the kernel, as it always has. */
     int stream = stream_opt(L, 2);
     if (stream >= 0) {
+        cfg.timed_reps = 0;
         if (timed) luaL_error(L, "k:time runs on the default stream; time a stream's work with events");
         if (!ctx->b->ops->stream_create) luaL_error(L, "launch: the %s backend has no streams", ctx->b->ops->name);
         cfg.stream = stream;
@@ -369,6 +427,8 @@ static int do_launch(lua_State *L, bool timed) {
     run_activity(L, "script", "running the exercise script (at %s)", line_at);
     for (int i = 0; i < n_arrs; i++) array_mark_launched(arrs[i]);
     absorb_report(ctx, &rep, name);
+    if (rep.metrics && !strcmp(ctx->b->ops->name, "emu")) predict_launch(ctx, k, name, &cfg, arrs, n_arrs);
+    log_launch(ctx, name, &cfg, !rep.modeled && cfg.timed_reps > 0 ? rep.ms_median : -1);
     double ms = rep.ms_median, ms_min = rep.ms_min;
     bool measured = timed && !rep.modeled && ms >= 0;
     if (timed && rep.metrics && strcmp(ctx->b->ops->name, "emu"))

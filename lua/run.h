@@ -40,6 +40,9 @@ typedef struct RunCtx {
     int n_mods;
     json_t *metrics;            /* object, owned */
     json_t *last_emu;           /* the last emulator launch's metrics, owned */
+    json_t *last_predicted;     /* that launch's predicted time on a GPU (kernels/predict.h), owned; NULL none */
+    const json_t *predict_logged; /* the last_emu whose prediction the log has shown */
+    int emu_metrics_launch;     /* the launch t:emu_metrics() first read (1-based; 0 none): metrics.launch_log's proxied */
     Diag *diags;                /* compile warnings and launch findings, in order */
     bool finding_error;         /* a finding of severity error: the run fails */
     StrBuf devout;
@@ -80,6 +83,9 @@ typedef struct KernelObj {
     int registers, local_bytes, shared_static;
 } KernelObj;
 
+/* kernel.c: the prediction of the last emulator launch as a log line,
+ * once per launch (t:emu_metrics shows it next to the proxies). */
+void run_predict_log(lua_State *L, RunCtx *ctx);
 /* kernel.c: t:kernel(name [, opts]) */
 int run_t_kernel(lua_State *L);
 /* Registers the kernel object's metatable. */

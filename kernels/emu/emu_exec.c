@@ -356,6 +356,62 @@ static bool named_barrier(Worker *W, Warp *w, Group *g, const Instr *in, uint32_
     return wait;
 }
 
+/* Metrics for the time prediction (kernels/predict.h): which pipe runs the
+ * instruction, and whether it reads a register a global load has not yet
+ * delivered (the warp waits a round trip to memory: memory_waits; the loads
+ * issued before that wait were in flight together). */
+static bool is_f32ish(int type) { return type == T_F32 || type == T_F16 || type == T_F16X2 || type == T_BF16 || type == T_BF16X2; }
+
+static void metrics_pipe(Worker *W, Warp *w, const Instr *in) {
+    Totals *t = &W->t;
+    if (w->n_pend) {
+        const int32_t src[8] = {in->a[0], in->a[1], in->a[2], in->a[3], in->b, in->c, in->e, in->f};
+        bool waits = false;
+        for (int i = 0; i < 8 && !waits; i++)
+            for (int j = 0; j < w->n_pend && src[i] >= 0; j++)
+                if (w->pend[j] == src[i]) { waits = true; break; }
+        if (waits) { t->memory_waits++; w->n_pend = 0; }
+    }
+    switch (in->op) {
+    case OP_LD:
+        t->mem_instructions++;
+        if (in->space == SP_GLOBAL || in->space == SP_GENERIC)
+            for (int i = 0; i < in->vec && i < 4 && w->n_pend < 32; i++)
+                if (in->d[i] >= 0) w->pend[w->n_pend++] = in->d[i];
+        break;
+    case OP_ST: case OP_ATOM: case OP_RED: case OP_PREFETCH: case OP_SHFL: case OP_WMMA_LD: case OP_WMMA_ST:
+    case OP_CPASYNC:
+        t->mem_instructions++;
+        break;
+    case OP_BRA: case OP_BRX: case OP_RET: case OP_EXIT: case OP_TRAP: case OP_BAR: case OP_BAR_WARP:
+    case OP_MEMBAR: case OP_VOTE: case OP_ACTIVEMASK: case OP_MATCH: case OP_REDUX: case OP_CLOCK:
+    case OP_CALL_PRINTF: case OP_CALL_ASSERT: case OP_CALL_MALLOC: case OP_CALL_FREE: case OP_BRKPT:
+        t->ctrl_instructions++;
+        break;
+    case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH:
+        if (in->type == T_F64) t->fp64_instructions++;
+        else t->sfu_instructions++;
+        break;
+    case OP_DIV:
+        if (in->type == T_F64) t->fp64_instructions++;
+        else if (is_f32ish(in->type)) t->sfu_instructions++;
+        else t->int_instructions++;
+        break;
+    case OPF_FADD: case OPF_FSUB: case OPF_FMUL: case OPF_FFMA: case OPF_SETPF32: case OP_MMA:
+        t->fp32_instructions++;
+        break;
+    case OP_FMA: case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_MIN: case OP_MAX: case OP_NEG:
+    case OP_ABS: case OP_SETP: case OP_COPYSIGN: case OP_TESTP:
+        if (in->type == T_F64) t->fp64_instructions++;
+        else if (is_f32ish(in->type)) t->fp32_instructions++;
+        else t->int_instructions++;
+        break;
+    default:
+        t->int_instructions++;
+        break;
+    }
+}
+
 /* Runs warp w for up to `slice` instructions; returns the number executed. */
 static int warp_run(Worker *W, Warp *w, int slice) {
     const Instr *code = W->k->code;
@@ -385,6 +441,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             /* What divergence costs: the lanes that idle while the branch
              * that split the warp keeps it split (both sides of an if/else,
              * a body few lanes run), charged to that branch's line. */
+            metrics_pipe(W, w, in);
             if (w->ng == 1) w->split_line = 0;
             else if (w->split_line) {
                 uint64_t idle = (uint64_t)popcount32(w->live) - pc;
@@ -779,6 +836,7 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->ng = 1;
         w->g[0] = (Group){0, w->valid, PARK_NONE};
         w->split_line = 0;
+        w->n_pend = 0;
         w->bar_mask = 0;
         memset(w->nb_mask, 0, sizeof w->nb_mask);
         w->wsync = 0;

@@ -228,6 +228,12 @@ typedef struct Totals {
         global_ideal_sectors, shared_requests, bank_conflict_wavefronts, shared_ideal_wavefronts,
         divergent_branches, branches, barriers, atomics, local_requests, global_layout_sectors,
         divergent_idle_lanes;
+    /* for the time prediction (kernels/predict.h): warp instructions by the
+     * pipe that runs them, the sectors of stores among global_sectors, and
+     * memory_waits: how often a warp used a register a global load had not
+     * yet delivered (each is one round trip to memory that warp waits for) */
+    uint64_t fp32_instructions, fp64_instructions, sfu_instructions, int_instructions, mem_instructions,
+        ctrl_instructions, global_store_sectors, memory_waits;
 } Totals;
 
 /* A finding seen during a launch, merged by (code, line). */

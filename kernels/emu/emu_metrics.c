@@ -106,6 +106,7 @@ static void metrics_global(Worker *W, const Instr *in, const uint64_t *addr, uin
     W->t.global_sectors += distinct;
     W->t.global_ideal_sectors += ideal;
     W->t.global_layout_sectors += layout;
+    if (in->op == OP_ST) W->t.global_store_sectors += distinct;
     if (in->line > 0 && in->line < W->n_lines) {
         LineStats *ls = &W->lines[in->line];
         ls->global_requests++;

@@ -172,6 +172,15 @@ static json_t *metrics_json(EmuLaunch *L) {
     json_object_set_new(tot, "global_layout_sectors", json_integer((json_int_t)t->global_layout_sectors));
     json_object_set_new(tot, "divergent_idle_lanes", json_integer((json_int_t)t->divergent_idle_lanes));
     json_object_set_new(tot, "blocks", json_integer((json_int_t)L->n_blocks));
+    json_object_set_new(tot, "fp32_instructions", json_integer((json_int_t)t->fp32_instructions));
+    json_object_set_new(tot, "fp64_instructions", json_integer((json_int_t)t->fp64_instructions));
+    json_object_set_new(tot, "sfu_instructions", json_integer((json_int_t)t->sfu_instructions));
+    json_object_set_new(tot, "int_instructions", json_integer((json_int_t)t->int_instructions));
+    json_object_set_new(tot, "mem_instructions", json_integer((json_int_t)t->mem_instructions));
+    json_object_set_new(tot, "ctrl_instructions", json_integer((json_int_t)t->ctrl_instructions));
+    json_object_set_new(tot, "global_store_sectors", json_integer((json_int_t)t->global_store_sectors));
+    json_object_set_new(tot, "memory_waits", json_integer((json_int_t)t->memory_waits));
+    json_object_set_new(tot, "warps", json_integer((json_int_t)(L->n_blocks * (uint64_t)((L->block.x * L->block.y * L->block.z + 31) / 32))));
     /* derived, as Nsight Compute shows them */
     if (t->global_requests) {
         json_object_set_new(tot, "sectors_per_request", json_real((double)t->global_sectors / (double)t->global_requests));

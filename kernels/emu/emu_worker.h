@@ -30,6 +30,8 @@ typedef struct Warp {
     uint64_t clock;
     uint32_t stamp;         /* counts memory instructions: same stamp = same execution */
     int split_line;         /* metrics: the branch that split the warp (0: not split) */
+    int n_pend;             /* metrics: registers a global load in flight will fill (emu_exec.c) */
+    int32_t pend[32];
 } Warp;
 
 /* Shadow of one 4-byte shared-memory word (checks on). */

@@ -1,0 +1,158 @@
+/* kernels/predict.c: a kernel launch's time on a device, predicted from the
+ * emulator's counts (the model: kernels/PREDICT.md; the calibrations:
+ * kernels/profiles.c). */
+#include "kernels/predict.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernels/occupancy.h"
+
+static uint64_t count(const json_t *o, const char *key) {
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (uint64_t)json_integer_value(v) : json_is_number(v) ? (uint64_t)json_number_value(v) : 0;
+}
+
+bool predict_input_from_metrics(const json_t *metrics, PredictInput *in) {
+    memset(in, 0, sizeof *in);
+    const json_t *t = json_object_get(metrics, "totals");
+    if (!json_is_object(t)) t = metrics;
+    if (!json_is_object(t) || !json_object_get(t, "warp_instructions")) return false;
+    in->warp_instructions = count(t, "warp_instructions");
+    in->fp32 = count(t, "fp32_instructions");
+    in->fp64 = count(t, "fp64_instructions");
+    in->sfu = count(t, "sfu_instructions");
+    in->integer = count(t, "int_instructions");
+    in->mem = count(t, "mem_instructions");
+    in->ctrl = count(t, "ctrl_instructions");
+    in->global_sectors = count(t, "global_sectors");
+    in->global_store_sectors = count(t, "global_store_sectors");
+    in->global_ideal_sectors = count(t, "global_ideal_sectors");
+    in->shared_wavefronts = count(t, "bank_conflict_wavefronts");
+    in->atomics = count(t, "atomics");
+    in->memory_waits = count(t, "memory_waits");
+    in->barriers = count(t, "barriers");
+    in->blocks = count(t, "blocks");
+    in->warps = count(t, "warps");
+    return true;
+}
+
+static double maxd(double a, double b) { return a > b ? a : b; }
+
+void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInput *in, Prediction *out) {
+    memset(out, 0, sizeof *out);
+    if (!p) p = profile_find(c->arch);
+    const double clk_per_us = c->clock_ghz * 1e3;
+    uint64_t blocks = in->blocks ? in->blocks : 1;
+    int tpb = in->threads_per_block > 0 ? in->threads_per_block : 32;
+    int wpb = (tpb + 31) / 32;
+    uint64_t warps = in->warps ? in->warps : blocks * (uint64_t)wpb;
+
+    /* Launch shape: resident blocks per SM (the occupancy calculator's
+     * figure; registers assumed 32 when not known), the busiest SM's
+     * blocks and the waves it runs them in. */
+    int bps = 0;
+    if (p) {
+        OccupancyInput oi = {.block = tpb, .registers = in->registers > 0 ? in->registers : 32,
+                             .shared_static = in->shared_per_block, .shared_dynamic = 0};
+        Occupancy occ;
+        Diag *d = occupancy_compute(p, &oi, &occ);
+        if (!d) bps = occ.blocks_per_sm;
+        diag_free(&d);
+    }
+    if (bps < 1) bps = 1;
+    uint64_t sms = (uint64_t)c->sm_count;
+    uint64_t blocks_sm = (blocks + sms - 1) / sms;             /* the busiest SM's share */
+    uint64_t waves_sm = (blocks_sm + (uint64_t)bps - 1) / (uint64_t)bps;
+    out->blocks_per_sm = bps;
+    out->active_sms = (int)(blocks < sms ? blocks : sms);
+    out->waves = (int)((blocks + sms * (uint64_t)bps - 1) / (sms * (uint64_t)bps));
+    double share = (double)blocks_sm / (double)blocks;          /* of every count, on the busiest SM */
+    double resident_warps = (double)(blocks_sm < (uint64_t)bps ? blocks_sm : (uint64_t)bps) * wpb;
+    double per_sched = ceil(resident_warps / 4.0);
+    out->warps_per_scheduler = resident_warps / 4.0;
+
+    /* Instructions: issue (warps of one scheduler take turns; a warp alone
+     * waits dep_cycles between dependent instructions) and each pipe. */
+    double instr_w = (double)in->warp_instructions / (double)warps;
+    double waits_w = (double)in->memory_waits / (double)warps;
+    out->issue_us = (double)waves_sm * instr_w * maxd(per_sched, 1.0) / clk_per_us;
+    out->issue_us = maxd(out->issue_us, (double)in->warp_instructions * share / c->issue_per_clk / clk_per_us);
+    struct { double n, rate; const char *name; } pipes[] = {
+        {(double)in->fp32, c->fp32_per_clk, "FP32 pipe"}, {(double)in->fp64, c->fp64_per_clk, "FP64 pipe"},
+        {(double)in->sfu, c->sfu_per_clk, "SFU pipe"},    {(double)in->integer, c->int_per_clk, "integer pipe"},
+        {(double)in->mem, c->mem_per_clk, "load/store pipe"},
+    };
+    const char *pipe_name = "FP32 pipe";
+    for (size_t i = 0; i < sizeof pipes / sizeof pipes[0]; i++) {
+        double us = pipes[i].n * share / pipes[i].rate / clk_per_us;
+        if (us > out->pipe_us) { out->pipe_us = us; pipe_name = pipes[i].name; }
+    }
+    out->shared_us = (double)in->shared_wavefronts * share / c->shared_per_clk / clk_per_us;
+    out->atomic_us = (double)in->atomics * share / c->atomic_per_clk / clk_per_us;
+
+    /* The latency chain of one warp: its instructions one after another and
+     * a round trip to memory for each wait, once per wave on the busiest SM.
+     * With enough warps resident the throughput terms exceed it (Little's law). */
+    out->chain_us = (double)waves_sm * (instr_w * c->dep_cycles + waits_w * c->latency_cycles) / clk_per_us;
+
+    /* Memory: every sector passes L2; DRAM serves the footprint once (the
+     * GPU's timing flushes L2 first) and the re-reads L2 cannot keep. */
+    double bytes = (double)in->global_sectors * 32.0;
+    double store = (double)in->global_store_sectors * 32.0;
+    double fp = in->footprint_bytes ? (double)in->footprint_bytes : bytes;
+    double dram = bytes < fp ? bytes : fp;
+    if (bytes > fp && fp > c->l2_bytes) dram += (bytes - fp) * (1.0 - c->l2_bytes / fp);
+    double dram_w = store < dram ? store : dram, dram_r = dram - dram_w;
+    double write_gbs = 1.0 / (2.0 / c->dram_copy_gbs - 1.0 / c->dram_read_gbs);
+    out->dram_bytes = dram;
+    out->l2_bytes = bytes;
+    out->dram_us = dram_r / (c->dram_read_gbs * 1e3) + dram_w / (write_gbs * 1e3);
+    out->l2_us = bytes / (c->l2_gbs * 1e3);
+
+    /* The latency chain overlaps DRAM transfers only partly: a soft maximum. */
+    double q = c->overlap_p > 0 ? c->overlap_p : 3;
+    double mem = pow(pow(out->chain_us, q) + pow(out->dram_us, q), 1.0 / q);
+    struct { double us; const char *name; } terms[] = {
+        {mem, out->chain_us > out->dram_us ? "memory latency" : "DRAM bandwidth"},
+        {out->l2_us, "L2 bandwidth"},
+        {out->issue_us, "instruction issue"},
+        {out->pipe_us, pipe_name},
+        {out->shared_us, "shared memory"},
+        {out->atomic_us, "atomics"},
+    };
+    double work = 0;
+    out->bound = "launch";
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+        if (terms[i].us > work) { work = terms[i].us; out->bound = terms[i].name; }
+    out->fixed_us = c->fixed_us + c->wave_us * (double)(out->waves > 1 ? out->waves - 1 : 0);
+    if (work < out->fixed_us) out->bound = "launch";
+    out->work_us = work;
+    out->us = out->fixed_us + work;
+    double ideal = (double)in->global_ideal_sectors * 32.0;
+    out->copy_us = ideal / (c->dram_copy_gbs * 1e3);
+    out->copy_fraction = out->us > 0 ? out->copy_us / out->us : 0;
+}
+
+json_t *predict_to_json(const PerfCalib *c, const Prediction *pr) {
+    json_t *o = json_object();
+    json_object_set_new(o, "device", json_string(c->device));
+    json_object_set_new(o, "ms", json_real(pr->us / 1e3));
+    json_object_set_new(o, "bound", json_string(pr->bound));
+    json_object_set_new(o, "copy_fraction", json_real(pr->copy_fraction));
+    json_object_set_new(o, "dram_bytes", json_real(pr->dram_bytes));
+    json_object_set_new(o, "l2_bytes", json_real(pr->l2_bytes));
+    json_object_set_new(o, "blocks_per_sm", json_integer(pr->blocks_per_sm));
+    json_object_set_new(o, "waves", json_integer(pr->waves));
+    json_t *t = json_object();
+    json_object_set_new(t, "fixed", json_real(pr->fixed_us));
+    json_object_set_new(t, "dram", json_real(pr->dram_us));
+    json_object_set_new(t, "l2", json_real(pr->l2_us));
+    json_object_set_new(t, "latency_chain", json_real(pr->chain_us));
+    json_object_set_new(t, "issue", json_real(pr->issue_us));
+    json_object_set_new(t, "pipe", json_real(pr->pipe_us));
+    json_object_set_new(t, "shared", json_real(pr->shared_us));
+    json_object_set_new(t, "atomics", json_real(pr->atomic_us));
+    json_object_set_new(o, "terms_us", t);
+    return o;
+}

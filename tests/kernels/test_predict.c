@@ -1,0 +1,185 @@
+/* tests/kernels/test_predict.c: the time prediction (kernels/predict.h)
+ * follows its documented model (kernels/PREDICT.md) on the H200's
+ * calibration: an empty launch costs the fixed cost, a streaming kernel
+ * at GPU size lands on the anchors' measured times, few warps waiting on
+ * memory are latency-bound, bank-conflict replays and SFU work raise the
+ * time, and the emulator's metrics JSON reads back into the inputs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/predict.h"
+
+/* A grid-stride stream over `bytes` (read, plus `written`) by 1056 blocks of 256. */
+static PredictInput stream(double bytes, double written) {
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.blocks = 132 * 8;
+    in.threads_per_block = 256;
+    in.warps = in.blocks * 8;
+    in.global_sectors = (uint64_t)((bytes + written) / 32);
+    in.global_store_sectors = (uint64_t)(written / 32);
+    in.global_ideal_sectors = in.global_sectors;
+    uint64_t requests = in.global_sectors / 16;   /* 16-byte loads: 16 sectors a request */
+    in.mem = requests;
+    in.warp_instructions = requests * 6;
+    in.fp32 = requests * 4;
+    in.memory_waits = requests / 4;               /* four loads in flight per wait */
+    return in;
+}
+
+static void calib__finds_h200__by_device_or_arch(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    assert_string_equal(c->device, "H200");
+    assert_ptr_equal(perf_calib_find("h200"), c);
+    assert_ptr_equal(perf_calib_find("sm_90"), c);
+    assert_ptr_equal(perf_calib_find("9.0"), c);
+    assert_null(perf_calib_find("sm_75"));
+    assert_null(perf_calib_find(NULL));
+    assert_non_null(strstr(c->provenance, "anchors"));
+}
+
+static void kernel__costs_the_fixed_cost__when_it_does_nothing(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.blocks = 1;
+    in.threads_per_block = 32;
+    in.warp_instructions = 1;
+    Prediction p;
+    predict_kernel(c, NULL, &in, &p);
+    assert_float_equal(p.us, c->fixed_us, 0.01);
+    assert_string_equal(p.bound, "launch");
+    assert_int_equal(p.active_sms, 1);
+    assert_int_equal(p.waves, 1);
+}
+
+static void kernel__lands_on_the_anchors__when_streaming_at_gpu_size(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    Prediction p;
+    /* reduce-peak: 2^29 floats read, measured 0.484 ms on the H200 */
+    PredictInput in = stream(4.0 * (1 << 29), 0);
+    in.footprint_bytes = 4ull << 29;
+    predict_kernel(c, NULL, &in, &p);
+    assert_string_equal(p.bound, "DRAM bandwidth");
+    assert_true(p.us > 0.484e3 * 0.95 && p.us < 0.484e3 * 1.10);
+    /* transpose-tiled: 8192^2 floats read and written, measured 0.150 ms (86.5% of a copy) */
+    in = stream(4.0 * 8192 * 8192, 4.0 * 8192 * 8192);
+    in.footprint_bytes = 8ull * 8192 * 8192;
+    predict_kernel(c, NULL, &in, &p);
+    assert_true(p.us > 0.150e3 * 0.77 && p.us < 0.150e3 * 1.30);
+    assert_true(p.copy_fraction > 0.85 && p.copy_fraction <= 1.0);
+}
+
+static void kernel__is_latency_bound__when_few_warps_wait_on_memory(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in = stream(4.0 * 90515, 0);   /* reduce-peak on the emulator: 8 blocks */
+    in.blocks = 8;
+    in.warps = 64;
+    in.memory_waits = 64 * 3;
+    Prediction p;
+    predict_kernel(c, NULL, &in, &p);
+    double round_trip_us = c->latency_cycles / (c->clock_ghz * 1e3);
+    assert_true(p.chain_us >= 3 * round_trip_us);
+    assert_true(p.chain_us > p.dram_us);
+    assert_int_equal(p.active_sms, 8);
+    /* more waits per warp: slower, by about the round trips added */
+    in.memory_waits = 64 * 12;
+    Prediction q;
+    predict_kernel(c, NULL, &in, &q);
+    assert_true(q.us - p.us > 8 * round_trip_us);
+    assert_string_equal(q.bound, "memory latency");
+}
+
+static void kernel__charges_replays_and_sfu__when_shared_conflicts_or_transcendentals(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.blocks = 132;
+    in.threads_per_block = 1024;
+    in.warp_instructions = 132 * 32 * 100;
+    in.shared_wavefronts = 132 * 32 * 100;   /* one wavefront per instruction */
+    Prediction ok, conflicted;
+    predict_kernel(c, NULL, &in, &ok);
+    in.shared_wavefronts *= 32;              /* a 32-way conflict */
+    predict_kernel(c, NULL, &in, &conflicted);
+    assert_string_equal(conflicted.bound, "shared memory");
+    assert_true(conflicted.us > 10 * ok.work_us);
+    in.shared_wavefronts = 0;
+    in.sfu = in.warp_instructions;
+    Prediction sfu;
+    predict_kernel(c, NULL, &in, &sfu);
+    assert_string_equal(sfu.bound, "SFU pipe");
+    assert_float_equal(sfu.pipe_us, (double)in.sfu / 132 / c->sfu_per_clk / (c->clock_ghz * 1e3), 1e-6);
+}
+
+static void kernel__runs_in_waves__when_blocks_exceed_what_sms_hold(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.threads_per_block = 1024;             /* 2 blocks per SM */
+    in.blocks = 132 * 2;
+    in.warps = in.blocks * 32;
+    in.warp_instructions = in.warps * 1000;
+    Prediction one, two;
+    predict_kernel(c, NULL, &in, &one);
+    in.blocks = 132 * 2 + 1;                 /* one block more: a second wave on one SM */
+    in.warps = in.blocks * 32;
+    in.warp_instructions = in.warps * 1000;
+    predict_kernel(c, NULL, &in, &two);
+    assert_int_equal(one.waves, 1);
+    assert_int_equal(two.waves, 2);
+    assert_int_equal(two.blocks_per_sm, 2);
+    assert_true(two.work_us > 1.4 * one.work_us);
+}
+
+static void input__reads_the_emulator_totals__from_metrics_json(void **state) {
+    (void)state;
+    json_t *m = json_pack("{s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}}", "totals", "warp_instructions", 100,
+                          "fp32_instructions", 40, "global_sectors", 64, "global_store_sectors", 32,
+                          "bank_conflict_wavefronts", 7, "memory_waits", 3, "blocks", 2, "warps", 16);
+    PredictInput in;
+    assert_true(predict_input_from_metrics(m, &in));
+    assert_int_equal(in.warp_instructions, 100);
+    assert_int_equal(in.fp32, 40);
+    assert_int_equal(in.global_store_sectors, 32);
+    assert_int_equal(in.shared_wavefronts, 7);
+    assert_int_equal(in.memory_waits, 3);
+    assert_int_equal(in.warps, 16);
+    assert_true(predict_input_from_metrics(json_object_get(m, "totals"), &in));
+    json_t *empty = json_object();
+    assert_false(predict_input_from_metrics(empty, &in));
+    Prediction p;
+    in.threads_per_block = 256;
+    predict_kernel(perf_calib_default(), NULL, &in, &p);
+    json_t *j = predict_to_json(perf_calib_default(), &p);
+    assert_string_equal(json_string_value(json_object_get(j, "device")), "H200");
+    assert_float_equal(json_real_value(json_object_get(j, "ms")), p.us / 1e3, 1e-12);
+    assert_non_null(json_object_get(json_object_get(j, "terms_us"), "latency_chain"));
+    json_decref(j);
+    json_decref(empty);
+    json_decref(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(calib__finds_h200__by_device_or_arch),
+        cmocka_unit_test(kernel__costs_the_fixed_cost__when_it_does_nothing),
+        cmocka_unit_test(kernel__lands_on_the_anchors__when_streaming_at_gpu_size),
+        cmocka_unit_test(kernel__is_latency_bound__when_few_warps_wait_on_memory),
+        cmocka_unit_test(kernel__charges_replays_and_sfu__when_shared_conflicts_or_transcendentals),
+        cmocka_unit_test(kernel__runs_in_waves__when_blocks_exceed_what_sms_hold),
+        cmocka_unit_test(input__reads_the_emulator_totals__from_metrics_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
