@@ -610,6 +610,16 @@ static void record_phases(RunCtx *ctx, double total_ms) {
     json_object_set_new(ctx->metrics, "phases", ph);
 }
 
+/* Sets the emulator's deadline (CLOCK_MONOTONIC seconds; 0 = none). */
+static void set_emu_deadline(RunCtx *ctx, double deadline_s) {
+    const BackendOps *ops = ctx->b->ops;
+    if (!ops->emu_options_get || !ops->emu_options_set) return;
+    EmuOptions eo;
+    ops->emu_options_get(ctx->b, &eo);
+    eo.deadline_s = deadline_s;
+    ops->emu_options_set(ctx->b, &eo);
+}
+
 RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts) {
     double t0 = run_now_ms();
     RunResult *r = run_result_new(VERDICT_PASS);
@@ -652,6 +662,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         sandbox_set_tick(sb, script_tick, &ctx);
         sandbox_set_user(sb, &ctx.api);
         api_install(sb);
+        set_emu_deadline(&ctx, t0 / 1e3 + run_timeout_s(&ctx) * EMU_DEADLINE_SHARE);
         install_t(sb);
         Diag *lua_err = run_script(&ctx, sb);
         if (sandbox_aborted(sb)) diag_free(&lua_err);
@@ -659,6 +670,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         json_object_set_new(ctx.metrics, "lua_instructions", json_integer((json_int_t)sandbox_instructions_used(sb)));
         /* Closing the state runs every array's __gc: device buffers are freed here. */
         sandbox_free(&sb);
+        set_emu_deadline(&ctx, 0);   /* the backend outlives the run (a warm worker) */
         run_timeline_finish(&ctx);
         decide(&ctx, lua_err);
     }

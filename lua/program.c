@@ -560,6 +560,8 @@ static int t_program(lua_State *L) {
         emu.seed = ctx->api.emu.seed;
         emu.instruction_budget = ctx->api.emu.instruction_budget;
     }
+    /* a runaway kernel stops with did-not-finish (its line) before the program is killed */
+    emu.deadline_s = run_now_ms() / 1e3 + timeout * EMU_DEADLINE_SHARE;
     const char *threads = getenv("CUDOJO_EMU_THREADS");    /* the worker's --emu-threads */
     if (threads) emu.threads = atoi(threads);
     ProgramRunOptions ro;
