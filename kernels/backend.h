@@ -76,6 +76,9 @@ typedef struct EmuOptions {
     bool checks;                    /* races, uninitialised reads (bounds are always checked) */
     uint64_t instruction_budget;    /* per launch, warp-instructions; 0 = default */
     uint64_t seed;                  /* the adversarial warp order's seed; 0 = the default (12345) */
+    double deadline_s;              /* CLOCK_MONOTONIC seconds after which a launch stops with
+                                       did-not-finish at the line its warps were on (the run's time
+                                       limit, minus time to report); 0 = none */
 } EmuOptions;
 
 typedef struct LaunchReport {

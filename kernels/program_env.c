@@ -188,6 +188,8 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
             if (o->emu->instruction_budget)
                 env_put(e, xasprintf("CUDOJO_EMU_BUDGET=%llu", (unsigned long long)o->emu->instruction_budget));
             if (o->emu->seed) env_put(e, xasprintf("CUDOJO_EMU_SEED=%llu", (unsigned long long)o->emu->seed));
+            /* CLOCK_MONOTONIC is one clock for every process of the machine */
+            if (o->emu->deadline_s > 0) env_put(e, xasprintf("CUDOJO_EMU_DEADLINE=%.3f", o->emu->deadline_s));
         }
     } else {
         env_put(e, xasprintf("LD_LIBRARY_PATH=%s%s%s", lib64, old_ld && *old_ld ? ":" : "", old_ld ? old_ld : ""));

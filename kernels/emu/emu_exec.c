@@ -10,6 +10,7 @@
  * the block is reported as deadlocked. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/i18n.h"
 #include "base/xalloc.h"
@@ -766,6 +767,12 @@ static bool unblock(Worker *W) {
     return moved;
 }
 
+static double mono_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The instruction budget ran out while `last` was running: remember where,
  * and if part of the block waits at a barrier for the others (which spin),
  * call it the deadlock it would be on a GPU. */
@@ -875,6 +882,10 @@ void emu_block_run(Worker *W, uint64_t b) {
             W->t.warp_instructions += W->pending;
             W->pending = 0;
             if (budget && total > budget) {
+                budget_stop(W, last);
+                W->stop = true;
+            } else if (L->deadline > 0 && mono_now_s() > L->deadline) {
+                __atomic_store_n(&L->deadline_hit, true, __ATOMIC_RELAXED);
                 budget_stop(W, last);
                 W->stop = true;
             }

@@ -266,6 +266,7 @@ typedef struct EmuLaunch {
     size_t dyn_shared, shared_total;
     unsigned char *params;
     uint64_t budget;
+    double deadline;             /* EmuOptions.deadline_s; 0 = none */
     /* shared by the workers, only through __atomic builtins */
     uint64_t executed;           /* warp instructions, all workers */
     uint64_t next_block;
@@ -294,6 +295,7 @@ typedef struct EmuLaunch {
     PrintRec *prints;
     int n_prints, cap_prints;
     bool budget_hit;
+    bool deadline_hit;           /* the budget that ran out was the run's time, not instructions */
     int budget_line;             /* where a warp was when the budget ran out */
     unsigned budget_block[3], budget_thread[3];
     /* device heap for malloc in kernels */

@@ -278,6 +278,7 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
         memcpy(L->params + k->param_offsets[i], rq->args[i].bytes, n);
     }
     L->budget = rq->opts->instruction_budget ? rq->opts->instruction_budget : EMU_DEFAULT_BUDGET;
+    L->deadline = rq->opts->deadline_s;
     L->n_blocks = (uint64_t)c->grid.x * c->grid.y * c->grid.z;
     L->metrics = rq->opts->metrics;
     L->checks = rq->opts->checks;
@@ -314,7 +315,14 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     emu_xblock_end(L);
 
     /* findings → Diags */
-    if (L->budget_hit) {
+    if (L->budget_hit && L->deadline_hit) {
+        emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "did-not-finish", DIAG_ERROR,
+                        L->budget_line, 0, L->budget_block, L->budget_thread, 1,
+                        xasprintf(N_("The kernel did not finish within the run's time limit: the emulator stopped "
+                                     "it after %llu warp-instructions. Look for a loop whose condition never "
+                                     "changes, or a thread waiting for another block."),
+                                  (unsigned long long)L->executed));
+    } else if (L->budget_hit) {
         emu_finding_add(&L->findings, &L->n_findings, &L->cap_findings, "did-not-finish", DIAG_ERROR,
                         L->budget_line, 0, L->budget_block, L->budget_thread, 1,
                         xasprintf(N_("The kernel did not finish: it ran more than %llu warp-instructions, so the "

@@ -92,6 +92,8 @@ static void rt_init_once(void) {
     g_rt.no_peer = !env_flag("CUDOJO_EMU_PEER", true);
     const char *budget = getenv("CUDOJO_EMU_BUDGET");
     if (budget && *budget) g_rt.opts.instruction_budget = strtoull(budget, NULL, 10);
+    const char *deadline = getenv("CUDOJO_EMU_DEADLINE");   /* the run's time limit (CLOCK_MONOTONIC s) */
+    if (deadline && *deadline) g_rt.opts.deadline_s = strtod(deadline, NULL);
     const char *seed = getenv("CUDOJO_EMU_SEED");   /* t:emu_options{ seed = } */
     if (seed && *seed) g_rt.opts.seed = strtoull(seed, NULL, 10);
     const char *nd = getenv("CUDOJO_EMU_DEVICES");

@@ -680,6 +680,41 @@ static void emurt__worked_example_passes_with_its_calls_kernels_and_timeline(voi
     assert_true(kernel);
 }
 
+/* A kernel that never ends, in a program: the emulator runtime stops it with
+ * did-not-finish at its line before the program's share of the time limit
+ * kills the child (CUDOJO_EMU_DEADLINE), not a bare "timed out". */
+static void emurt__runaway_kernel__ends_with_did_not_finish_at_its_line(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    static const char *cu =
+        "#include <cstdio>\n"
+        "__global__ void spin(volatile int *flag) {\n"
+        "    while (*flag == 0) {}   // line 3: nobody sets flag\n"
+        "}\n"
+        "int main() {\n"
+        "    int *flag;\n"
+        "    cudaMalloc(&flag, sizeof(int));\n"
+        "    cudaMemset(flag, 0, sizeof(int));\n"
+        "    spin<<<1, 32>>>(flag);\n"
+        "    printf(\"%d\\n\", (int)cudaDeviceSynchronize());\n"
+        "    return 0;\n"
+        "}\n";
+    static const char *lua =
+        "return { id = 'prog', kind = 'program', source = 'prog.cu', hints = {'a','b'}, timeout = 6,\n"
+        "  run = function(t)\n"
+        "    local r = t:program{}\n"
+        "    t:expect_exit(r)\n"
+        "  end,\n}\n";
+    RunResult *r = run_prog(f, lua, cu);
+    const Diag *dnf = NULL;
+    for (const Diag *d = r->diags; d; d = d->next)
+        if (d->code && !strcmp(d->code, "did-not-finish")) dnf = d;
+    if (!dnf) show(r);
+    assert_non_null(dnf);
+    assert_int_equal(dnf->line, 3);
+    assert_non_null(strstr(dnf->message, "time limit"));
+}
+
 static void emurt__timeline_checks_read_the_programs_timeline(void **state) {
     NEED_EMURT();
     Fixture *f = *state;
@@ -868,6 +903,7 @@ int main(void) {
         T(program__t_program_in_a_kernel_exercise_is_an_exercise_error),
         T(course__kind_other_than_kernel_or_program__is_an_error_at_its_line),
         T(emurt__worked_example_passes_with_its_calls_kernels_and_timeline),
+        T(emurt__runaway_kernel__ends_with_did_not_finish_at_its_line),
         T(emurt__timeline_checks_read_the_programs_timeline),
         T(emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line),
         T(emurt__devices_option_sets_the_emulated_device_count),
