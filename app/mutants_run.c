@@ -198,8 +198,8 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
     json_t *notes = json_array();
     for (int k = 0; e->base == B_PASSED && k < e->ex->n_equivalent; k++) {
         int matched = 0, passed = 0;
-        for (int m = 0; m < e->muts.n; m++)
-            if (e->allowed_by[m] == k) {
+        for (int m = 0; m < e->muts.n; m++)    /* every mutant it names, also those an earlier entry names */
+            if (mutants_entry_matches(&e->ex->equivalent[k], &e->muts.v[m])) {
                 matched++;
                 passed += e->state[m] == M_EQUIVALENT;
             }
