@@ -48,38 +48,6 @@ static json_t *lua_to_json(lua_State *L, int idx) {
     }
 }
 
-void run_push_json(lua_State *L, json_t *j, int depth) {
-    luaL_checkstack(L, 4, "json");
-    if (json_is_object(j) && depth < 8) {
-        lua_newtable(L);
-        const char *k;
-        json_t *v;
-        json_object_foreach(j, k, v) {
-            if (json_is_null(v)) continue;
-            run_push_json(L, v, depth + 1);
-            lua_setfield(L, -2, k);
-        }
-    } else if (json_is_array(j) && depth < 8) {
-        lua_newtable(L);
-        size_t i;
-        json_t *v;
-        json_array_foreach(j, i, v) {
-            run_push_json(L, v, depth + 1);
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
-    } else if (json_is_integer(j)) {
-        lua_pushinteger(L, (lua_Integer)json_integer_value(j));
-    } else if (json_is_number(j)) {
-        lua_pushnumber(L, json_number_value(j));
-    } else if (json_is_string(j)) {
-        lua_pushstring(L, json_string_value(j));
-    } else if (json_is_boolean(j)) {
-        lua_pushboolean(L, json_is_true(j));
-    } else {
-        lua_pushnil(L);
-    }
-}
-
 static int t_param(lua_State *L) {
     RunCtx *ctx = check_t(L, "param");
     const char *name = luaL_checkstring(L, 2);
@@ -452,12 +420,6 @@ static void install_t(Sandbox *sb) {
     run_kernel_install(L);
 }
 
-double run_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static char *where(const Diag *d) {
     if (d->file && d->line > 0) return xasprintf(N_("%s:%d: %s"), d->file, d->line, d->message);
     return xstrdup(d->message);
@@ -560,26 +522,6 @@ static Diag *run_script(RunCtx *ctx, Sandbox *sb) {
         d->file = xstrdup(display);
     }
     return d;
-}
-
-void run_activity(lua_State *L, const char *kind, const char *fmt, ...) {
-    RunCtx *ctx = run_ctx(L);
-    double now = run_now_ms();
-    if (ctx->activity && !strcmp(ctx->activity, "compile") && strcmp(kind, "compile"))
-        sandbox_extend_deadline(sandbox_from_lua(L), (now - ctx->activity_t0) / 1000.0);
-    if (!ctx->activity || strcmp(ctx->activity, kind)) ctx->activity_t0 = now;
-    ctx->activity = kind;
-    api_phase(&ctx->api, !strcmp(kind, "compile")  ? PHASE_COMPILE
-                         : !strcmp(kind, "kernel")  ? PHASE_LAUNCH
-                         : !strcmp(kind, "program") ? PHASE_PROGRAM
-                                                    : PHASE_SCRIPT);
-    if (!ctx->opts->on_activity) return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *what = xvasprintf(fmt, ap);
-    va_end(ap);
-    ctx->opts->on_activity(ctx->opts->activity_ud, kind, what);
-    free(what);
 }
 
 /* The sandbox's tick: where the script is, while it is the script that runs. */

@@ -18,8 +18,11 @@
  * device — on the emulator an allocation of its own over the same memory
  * (Backend.mem_view), so the bounds checked are the view's. An array of
  * structs (gpu.array(gpu.struct{...}, n)) has elements of the struct's
- * size; a[i] is a proxy whose fields read and write element i. */
-#include <assert.h>
+ * size; a[i] is a proxy whose fields read and write element i.
+ *
+ * This file is the Lua side (methods, indexing, the gpu table); the array
+ * underneath (elements, allocation, the host copy and device buffer kept
+ * in step) is lua/gpu_array.c. */
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,14 +31,8 @@
 
 #include "base/xalloc.h"
 #include "lua/api.h"
+#include "lua/gpu_array.h"
 #include "lua/par.h"
-
-#define ARRAY_MT "cudojo.array"
-#define SCALAR_MT "cudojo.scalar"
-#define ELEM_MT "cudojo.struct_elem"
-
-/* Any array at idx (also of structs). */
-#define any_array_check(L, idx) ((GpuArray *)luaL_checkudata((L), (idx), ARRAY_MT))
 
 static DType check_dtype(lua_State *L, int idx) {
     const char *s = luaL_checkstring(L, idx);
@@ -46,335 +43,13 @@ static DType check_dtype(lua_State *L, int idx) {
     return t;
 }
 
-/* ---- element access ----------------------------------------------------- */
-
-static inline const void *elem_ptr(const GpuArray *a, size_t i) {
-    assert(a->host && i < a->n && !a->st);
-    return (const char *)a->host + i * dtype_size(a->dtype);
-}
-
-double array_get(const GpuArray *a, size_t i) { return dtype_load(a->dtype, elem_ptr(a, i)); }
-int64_t array_get_i64(const GpuArray *a, size_t i) { return dtype_load_i64(a->dtype, elem_ptr(a, i)); }
-uint64_t array_get_u64(const GpuArray *a, size_t i) { return dtype_load_u64(a->dtype, elem_ptr(a, i)); }
-void array_set_i64(GpuArray *a, size_t i, int64_t v) { dtype_store_i64(a->dtype, (void *)elem_ptr(a, i), v); }
-void array_set(GpuArray *a, size_t i, double v) { dtype_store(a->dtype, (void *)elem_ptr(a, i), v); }
-
-#define LOOP_T(T, body) do { T *p = (T *)a->host + i0; for (size_t k = 0; k < n; k++) { body; } } while (0)
-
-void array_load_f64(const GpuArray *a, size_t i0, size_t n, double *out) {
-    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
-    switch (a->dtype) {
-    case DT_F32: LOOP_T(const float, out[k] = p[k]); break;
-    case DT_F64: memcpy(out, (const double *)a->host + i0, n * sizeof *out); break;
-    case DT_I32: LOOP_T(const int32_t, out[k] = p[k]); break;
-    case DT_U32: LOOP_T(const uint32_t, out[k] = p[k]); break;
-    case DT_I64: LOOP_T(const int64_t, out[k] = (double)p[k]); break;
-    case DT_U64: LOOP_T(const uint64_t, out[k] = (double)p[k]); break;
-    case DT_I8: LOOP_T(const int8_t, out[k] = p[k]); break;
-    case DT_U8: LOOP_T(const uint8_t, out[k] = p[k]); break;
-    case DT_I16: LOOP_T(const int16_t, out[k] = p[k]); break;
-    case DT_U16: LOOP_T(const uint16_t, out[k] = p[k]); break;
-    default:
-        for (size_t k = 0; k < n; k++) out[k] = array_get(a, i0 + k);
-        break;
-    }
-}
-
-void array_store_f64(GpuArray *a, size_t i0, size_t n, const double *in) {
-    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
-    switch (a->dtype) {
-    case DT_F32: LOOP_T(float, p[k] = (float)in[k]); break;
-    case DT_F64: memcpy((double *)a->host + i0, in, n * sizeof *in); break;
-    default:
-        for (size_t k = 0; k < n; k++) array_set(a, i0 + k, in[k]);
-        break;
-    }
-}
-
-void array_load_i64(const GpuArray *a, size_t i0, size_t n, int64_t *out) {
-    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
-    switch (a->dtype) {
-    case DT_I32: LOOP_T(const int32_t, out[k] = p[k]); break;
-    case DT_U32: LOOP_T(const uint32_t, out[k] = p[k]); break;
-    case DT_I64: memcpy(out, (const int64_t *)a->host + i0, n * sizeof *out); break;
-    case DT_U64: LOOP_T(const uint64_t, out[k] = (int64_t)p[k]); break;
-    case DT_I8: LOOP_T(const int8_t, out[k] = p[k]); break;
-    case DT_U8: LOOP_T(const uint8_t, out[k] = p[k]); break;
-    case DT_I16: LOOP_T(const int16_t, out[k] = p[k]); break;
-    case DT_U16: LOOP_T(const uint16_t, out[k] = p[k]); break;
-    default:
-        for (size_t k = 0; k < n; k++) out[k] = array_get_i64(a, i0 + k);
-        break;
-    }
-}
-
-void array_store_i64(GpuArray *a, size_t i0, size_t n, const int64_t *in) {
-    assert(i0 <= a->n && n <= a->n - i0 && (a->host || n == 0));
-    switch (a->dtype) {
-    case DT_I32: LOOP_T(int32_t, p[k] = (int32_t)(uint32_t)in[k]); break;
-    case DT_U32: LOOP_T(uint32_t, p[k] = (uint32_t)in[k]); break;
-    case DT_I64: memcpy((int64_t *)a->host + i0, in, n * sizeof *in); break;
-    case DT_U64: LOOP_T(uint64_t, p[k] = (uint64_t)in[k]); break;
-    case DT_I8: LOOP_T(int8_t, p[k] = (int8_t)(uint8_t)in[k]); break;
-    case DT_U8: LOOP_T(uint8_t, p[k] = (uint8_t)in[k]); break;
-    case DT_I16: LOOP_T(int16_t, p[k] = (int16_t)(uint16_t)in[k]); break;
-    case DT_U16: LOOP_T(uint16_t, p[k] = (uint16_t)in[k]); break;
-    default:
-        for (size_t k = 0; k < n; k++) array_set_i64(a, i0 + k, in[k]);
-        break;
-    }
-}
-
-void array_format_elem(const GpuArray *a, size_t i, char *buf, size_t n) {
-    dtype_format(a->dtype, elem_ptr(a, i), buf, n);
-}
-
-void array_format_index(const GpuArray *a, size_t i, char *buf, size_t n) {
-    if (a->ndim == 2 && a->shape[1]) snprintf(buf, n, "[%zu][%zu]", i / a->shape[1], i % a->shape[1]);
-    else if (a->ndim == 3 && a->shape[1] && a->shape[2])
-        snprintf(buf, n, "[%zu][%zu][%zu]", i / (a->shape[1] * a->shape[2]), (i / a->shape[2]) % a->shape[1],
-                 i % a->shape[2]);
-    else snprintf(buf, n, "[%zu]", i);
-}
-
-/* ---- lifecycle and data movement --------------------------------------- */
-
-static bool is_numeric(const GpuArray *a) { return !a->st; }
-
-GpuArray *array_test(lua_State *L, int idx) { return luaL_testudata(L, idx, ARRAY_MT); }
-
-GpuArray *array_check(lua_State *L, int idx) {
-    GpuArray *a = luaL_checkudata(L, idx, ARRAY_MT);
-    if (!is_numeric(a))
-        luaL_error(L, "%s is an array of structs; this takes an array of numbers: one field of it is "
-                      "%s:field(\"%s\")", array_name(L, a, idx), array_name(L, a, idx), a->st->f[0].name);
-    return a;
-}
-
-/* A view's host pointer: its parent's buffer from offset on. */
-static void view_sync(GpuArray *v) {
-    if (v->parent) v->host = v->parent->host ? (char *)v->parent->host + v->offset * array_elem_size(v) : NULL;
-}
-
-GpuScalar *scalar_test(lua_State *L, int idx) { return luaL_testudata(L, idx, SCALAR_MT); }
-
-/* Pushes a new zero-filled array of n elements of es bytes (user value 1:
- * the struct type, 2: a view's parent, both set by the caller). */
-static GpuArray *push_new(lua_State *L, DType dt, size_t es, int ndim, const size_t *shape) {
-    ApiCtx *c = api_ctx(L);
-    size_t n = 1;
-    for (int i = 0; i < ndim; i++) {
-        if (shape[i] && n > SIZE_MAX / shape[i]) luaL_error(L, "gpu.array: size overflows");
-        n *= shape[i];
-    }
-    size_t cap = c && c->array_cap ? c->array_cap : ARRAY_DEFAULT_CAP;
-    size_t used = c ? c->array_bytes : 0;
-    if (n > cap / es || n * es > cap - used)
-        luaL_error(L, "gpu.array: %I elements of %s (%I MiB) exceed what an exercise may allocate (%I MiB in all)",
-                   (lua_Integer)n, dtype_name(dt), (lua_Integer)((double)n * (double)es / 1048576.0),
-                   (lua_Integer)(cap >> 20));
-    /* Lua sees only the small userdata, not the buffer behind it: collect
-     * dead arrays every 256 MiB so a loop that makes big arrays does not
-     * pile up gigabytes of host (and device) memory. */
-    if (c && (c->since_gc += n * es) > ((size_t)256 << 20)) {
-        c->since_gc = 0;
-        lua_gc(L, LUA_GCCOLLECT);
-    }
-    GpuArray *a = lua_newuserdatauv(L, sizeof *a, 2);
-    memset(a, 0, sizeof *a);
-    a->dtype = dt;
-    a->ndim = ndim;
-    for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
-    luaL_setmetatable(L, ARRAY_MT);
-    /* The userdata owns the buffer from here on: __gc frees it even if a
-     * later call raises an error. */
-    a->host = calloc(n ? n : 1, es);
-    if (!a->host) luaL_error(L, "gpu.array: out of host memory for %I elements", (lua_Integer)n);
-    a->n = n;
-    a->ctx = c;
-    if (c) {
-        c->array_bytes += n * es;
-        a->number = ++c->n_arrays;
-    }
-    a->host_dirty = true;
-    return a;
-}
-
-GpuArray *array_push_new(lua_State *L, DType dt, int ndim, const size_t *shape) {
-    assert(dt != DT_STRUCT);
-    return push_new(L, dt, dtype_size(dt), ndim, shape);
-}
-
 /* The struct type object is on top of the stack; it is replaced by the array. */
 static GpuArray *push_new_struct(lua_State *L, const StructType *st, int ndim, const size_t *shape) {
-    GpuArray *a = push_new(L, DT_STRUCT, st->size, ndim, shape);
+    GpuArray *a = array_push_new_sized(L, DT_STRUCT, st->size, ndim, shape);
     a->st = st;
     lua_rotate(L, -2, 1);
     lua_setiuservalue(L, -2, 1);
     return a;
-}
-
-static int array_gc(lua_State *L) {
-    GpuArray *a = luaL_checkudata(L, 1, ARRAY_MT);
-    Backend *b = a->ctx ? a->ctx->backend : NULL;
-    if (a->pending && b && b->ops->stream_synchronize) {
-        Diag *d = b->ops->stream_synchronize(b, a->pending_stream);   /* the copy must not outlive the buffer */
-        diag_free(&d);
-    }
-    if (a->has_dev && b) {
-        Diag *d = b->ops->mem_free(b, a->dev);
-        diag_free(&d);
-    }
-    a->has_dev = false;
-    if (a->parent) {          /* the parent owns the host buffer */
-        a->host = NULL;
-        a->parent = NULL;
-        XFREE(a->name);
-        return 0;
-    }
-    if (a->ctx && a->host) {
-        assert(a->ctx->array_bytes >= array_bytes(a));   /* the cap's accounting */
-        a->ctx->array_bytes -= array_bytes(a);
-    }
-    if (a->pinned && b && b->ops->host_free) b->ops->host_free(b, a->host);
-    else free(a->host);
-    a->host = NULL;
-    a->pinned = false;
-    XFREE(a->name);
-    return 0;
-}
-
-/* Waits for the stream of an async copy that may still use a's host buffer. */
-static void wait_pending(lua_State *L, GpuArray *a) {
-    if (!a->pending) return;
-    a->pending = false;
-    Backend *b = a->ctx->backend;
-    Diag *d = b->ops->stream_synchronize(b, a->pending_stream);
-    if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
-}
-
-void array_mark_launched(GpuArray *a) { (a->parent ? a->parent : a)->dev_dirty = true; }
-
-const void *array_host_read(lua_State *L, GpuArray *a) {
-    if (a->parent) {
-        array_host_read(L, a->parent);
-        view_sync(a);
-        return a->host;
-    }
-    wait_pending(L, a);
-    if (a->dev_dirty && a->has_dev) {
-        Backend *b = a->ctx->backend;
-        ApiPhase was = api_phase(a->ctx, PHASE_DOWNLOAD);
-        Diag *d = a->n ? b->ops->copy_to_host(b, a->host, a->dev, array_bytes(a)) : NULL;
-        api_phase(a->ctx, was);
-        a->ctx->download_bytes += (double)array_bytes(a);
-        if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
-    }
-    a->dev_dirty = false;
-    return a->host;
-}
-
-void *array_host_write(lua_State *L, GpuArray *a, bool whole) {
-    if (a->parent) {
-        array_host_write(L, a->parent, false);   /* the rest of the parent keeps its values */
-        view_sync(a);
-        return a->host;
-    }
-    wait_pending(L, a);
-    if (!whole) array_host_read(L, a);
-    a->dev_dirty = false;
-    a->host_dirty = true;
-    a->uninit = false;   /* the script wrote it: it holds something now */
-    return a->host;
-}
-
-/* Looks for a local (or upvalue) of the calling Lua functions holding the
- * value at idx: `local c = gpu.array(...)` makes the array "c". */
-static char *find_local_name(lua_State *L, int idx) {
-    idx = lua_absindex(L, idx);
-    lua_Debug ar;
-    for (int level = 1; level <= 6 && lua_getstack(L, level, &ar); level++) {
-        const char *nm;
-        for (int i = 1; (nm = lua_getlocal(L, &ar, i)); i++) {
-            bool hit = nm[0] != '(' && lua_rawequal(L, -1, idx);
-            lua_pop(L, 1);
-            if (hit) return str_cut(nm, strlen(nm), API_NAME_MAX);
-        }
-        if (!lua_getinfo(L, "f", &ar)) continue;
-        for (int i = 1; (nm = lua_getupvalue(L, -1, i)); i++) {
-            bool hit = nm[0] && lua_rawequal(L, -1, idx);
-            lua_pop(L, 1);
-            if (hit) {
-                lua_pop(L, 1);
-                return str_cut(nm, strlen(nm), API_NAME_MAX);
-            }
-        }
-        lua_pop(L, 1);
-    }
-    return NULL;
-}
-
-const char *array_name(lua_State *L, GpuArray *a, int idx) {
-    if (!a->name && idx) a->name = find_local_name(L, idx);
-    if (!a->name) a->name = xasprintf("array#%d", a->number);
-    return a->name;
-}
-
-/* The device buffer, allocated (not uploaded) when there is none yet. */
-static Backend *device_alloc(lua_State *L, GpuArray *a, int idx) {
-    ApiCtx *c = a->ctx;
-    if (!c || !c->backend) luaL_error(L, "arrays can only go to the device inside run(t)");
-    Backend *b = c->backend;
-    if (!a->has_dev) {
-        const char *label = array_name(L, a, idx);
-        Diag *d = b->ops->mem_alloc(b, array_bytes(a), label, array_elem_size(a), &a->dev);
-        if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
-        a->has_dev = true;
-        a->host_dirty = !a->uninit;
-        if (a->uninit && b->ops->mem_track_init && a->n) {
-            d = b->ops->mem_track_init(b, a->dev, array_bytes(a), false);
-            if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
-        }
-    }
-    return b;
-}
-
-/* A view on the device: its parent's buffer (uploaded as needed) from
- * offset on; on a backend that checks bounds, an allocation of its own over
- * that memory, made once. */
-static DevPtr view_device(lua_State *L, GpuArray *v, int idx) {
-    int pidx = 0;
-    if (idx) {
-        lua_getiuservalue(L, idx, 2);
-        pidx = lua_gettop(L);
-    }
-    DevPtr base = array_device(L, v->parent, pidx);
-    if (pidx) lua_pop(L, 1);
-    Backend *b = v->ctx->backend;
-    size_t es = array_elem_size(v);
-    if (!b->ops->mem_view) return base + v->offset * es;
-    if (!v->has_dev) {
-        Diag *d = b->ops->mem_view(b, base, v->offset * es, v->n * es, array_name(L, v, idx), es, &v->dev);
-        if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
-        v->has_dev = true;
-    }
-    return v->dev;
-}
-
-DevPtr array_device(lua_State *L, GpuArray *a, int idx) {
-    if (idx) idx = lua_absindex(L, idx);
-    if (a->parent) return view_device(L, a, idx);
-    Backend *b = device_alloc(L, a, idx);
-    size_t bytes = array_bytes(a);
-    if (a->host_dirty) {
-        ApiPhase was = api_phase(a->ctx, PHASE_UPLOAD);
-        Diag *d = bytes ? b->ops->copy_to_device(b, a->dev, a->host, bytes) : NULL;
-        api_phase(a->ctx, was);
-        a->ctx->upload_bytes += (double)bytes;
-        if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
-        a->host_dirty = false;
-    }
-    return a->dev;
 }
 
 /* ---- Lua methods -------------------------------------------------------- */
@@ -417,20 +92,20 @@ static void store_value(lua_State *L, DType t, void *p, int idx, const char *wha
     dtype_store_i64(t, p, v);
 }
 
-static void push_elem(lua_State *L, const GpuArray *a, size_t i) { push_value(L, a->dtype, elem_ptr(a, i)); }
+static void push_elem(lua_State *L, const GpuArray *a, size_t i) { push_value(L, a->dtype, array_elem_ptr(a, i)); }
 
 /* Stores the Lua value at idx; integers must be integers. */
 static void store_elem(lua_State *L, GpuArray *a, size_t i, int idx) {
     if (dtype_is_float(a->dtype)) {   /* the array's name only when there is an error to name it in */
         if (lua_type(L, idx) == LUA_TNUMBER) {
-            dtype_store(a->dtype, (void *)elem_ptr(a, i), lua_tonumber(L, idx));
+            dtype_store(a->dtype, (void *)array_elem_ptr(a, i), lua_tonumber(L, idx));
             return;
         }
     } else if (lua_isinteger(L, idx)) {
-        dtype_store_i64(a->dtype, (void *)elem_ptr(a, i), lua_tointeger(L, idx));
+        dtype_store_i64(a->dtype, (void *)array_elem_ptr(a, i), lua_tointeger(L, idx));
         return;
     }
-    store_value(L, a->dtype, (void *)elem_ptr(a, i), idx, array_name(L, a, 1));
+    store_value(L, a->dtype, (void *)array_elem_ptr(a, i), idx, array_name(L, a, 1));
 }
 
 /* ---- elements of an array of structs ---------------------------------- */
@@ -634,7 +309,7 @@ static int array_set_field(lua_State *L) {
     int f = struct_field_of(L, a->st, 2);
     const StructField *sf = &a->st->f[f];
     GpuArray *src = array_test(L, 3);
-    if (src && (!is_numeric(src) || src->n != a->n))
+    if (src && (!array_is_numeric(src) || src->n != a->n))
         luaL_error(L, "set_field: %s must be an array of %I numbers", array_name(L, src, 3), (lua_Integer)a->n);
     if (!src && lua_type(L, 3) != LUA_TNUMBER && !lua_istable(L, 3))
         luaL_error(L, "set_field: the values are an array, a table of numbers or one number, not %s", luaL_typename(L, 3));
@@ -699,7 +374,7 @@ static int array_view(lua_State *L) {
     if (a->parent) lua_getiuservalue(L, 1, 2);
     else lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 2);
-    view_sync(v);
+    array_view_sync(v);
     return 1;
 }
 
@@ -786,7 +461,7 @@ static int array_random(lua_State *L) {
         c.ilo = clamp_i64(ceil(lo));
         c.span = (uint64_t)ihi - (uint64_t)c.ilo + 1; /* 0 = the whole 64-bit range */
     }
-    if (a->parent) view_sync(a);
+    if (a->parent) array_view_sync(a);
     par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, random_range, &c);
     lua_settop(L, 1);
     return 1;
@@ -1041,8 +716,8 @@ static GpuArray *whole_array(lua_State *L, const char *fn) {
 static int array_upload(lua_State *L) {
     GpuArray *a = whole_array(L, "upload");
     int s = async_stream(L, a, 2, "upload");
-    wait_pending(L, a);
-    Backend *b = device_alloc(L, a, 1);
+    array_wait_pending(L, a);
+    Backend *b = array_device_alloc(L, a, 1);
     size_t bytes = array_bytes(a);
     Diag *d = NULL;
     if (s < 0) {
@@ -1065,7 +740,7 @@ static int array_upload(lua_State *L) {
 static int array_download(lua_State *L) {
     GpuArray *a = whole_array(L, "download");
     int s = async_stream(L, a, 2, "download");
-    wait_pending(L, a);
+    array_wait_pending(L, a);
     if (!a->has_dev) luaL_error(L, "download: %s has never been on the device", array_name(L, a, 1));
     Backend *b = a->ctx->backend;
     size_t bytes = array_bytes(a);
@@ -1091,8 +766,8 @@ static int array_memset(lua_State *L) {
     lua_Integer v = luaL_checkinteger(L, 2);
     if (v < 0 || v > 255) luaL_error(L, "memset: the value is one byte (0..255), got %I", v);
     int s = async_stream(L, a, 3, "memset");
-    wait_pending(L, a);
-    Backend *b = device_alloc(L, a, 1);
+    array_wait_pending(L, a);
+    Backend *b = array_device_alloc(L, a, 1);
     size_t bytes = array_bytes(a);
     Diag *d = s < 0 ? b->ops->memset(b, a->dev, (int)v, bytes)
                     : b->ops->memset_async(b, a->dev, (int)v, bytes, s, NULL);

@@ -31,16 +31,6 @@ Diag *run_diag_clone(const Diag *d) {
     return out;
 }
 
-json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key) {
-    if (!parent) parent = ctx->metrics;
-    json_t *o = json_object_get(parent, key);
-    if (!json_is_object(o)) {
-        o = json_object();
-        json_object_set_new(parent, key, o);
-    }
-    return o;
-}
-
 void run_modules_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_mods; i++) {
         if (ctx->mods[i].bm) ctx->b->ops->module_unload(ctx->b, &ctx->mods[i].bm);

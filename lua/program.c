@@ -47,10 +47,6 @@ void run_programs_free(RunCtx *ctx) {
     timeline_free(&ctx->prog_timeline);
 }
 
-void run_check_self(lua_State *L, const char *method) {
-    if (lua_type(L, 1) != LUA_TUSERDATA) luaL_error(L, "call it as t:%s(...) (with a colon)", method);
-}
-
 static int str_ptr_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* A number or a string option value as a string (anchored in the table at

@@ -72,10 +72,21 @@ static inline double run_timeout_s(const RunCtx *ctx) {
     return ctx->opts->timeout_s > 0 ? ctx->opts->timeout_s : ctx->ex->timeout_s > 0 ? ctx->ex->timeout_s : 10;
 }
 
+/* run_ctx.c: what every part of a run shares. */
+/* Monotonic milliseconds. */
+double run_now_ms(void);
 /* Tells opts->on_activity what the run does now: kind "script", "compile"
  * or "kernel", and a phrase (printf format). The time a compile takes is
  * given back to the script's wall clock. */
 void run_activity(lua_State *L, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The object metrics[key] (created when absent); borrowed. */
+json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key);
+/* Raises "call it as t:method(...) (with a colon)" unless t is at index 1. */
+void run_check_self(lua_State *L, const char *method);
+/* Pushes a JSON value as Lua values (objects and arrays as tables, nulls
+ * left out; `depth` is the caller's level, 0 at the top: below level 8 a
+ * container becomes nil). */
+void run_push_json(lua_State *L, json_t *j, int depth);
 
 /* The userdata behind t:kernel()'s object. User values: 1 the launch name,
  * 2 the compile options {fast_math=, defines={...}, expr=} (to rebuild the
@@ -98,8 +109,6 @@ int run_t_kernel(lua_State *L);
 void run_kernel_install(lua_State *L);
 /* Unloads and frees every module of the run (after the Lua state closed). */
 void run_modules_free(RunCtx *ctx);
-/* The object metrics[key] (created when absent); borrowed. */
-json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key);
 /* A deep copy of a Diag chain (caller frees). */
 Diag *run_diag_clone(const Diag *d);
 
@@ -116,8 +125,6 @@ void run_kernel_record_launch(lua_State *L, RunCtx *ctx, int kidx, const char *n
 void run_program_add_methods(lua_State *L);
 /* Frees the run's compiled programs and the last program's timeline. */
 void run_programs_free(RunCtx *ctx);
-/* Raises "call it as t:method(...) (with a colon)" unless t is at index 1. */
-void run_check_self(lua_State *L, const char *method);
 
 /* program_tools.c: t:program{ sanitizer = TOOL }. The tool's name (static
  * storage) for the option's value at idx, or a Lua error naming the four. */
@@ -169,13 +176,6 @@ void run_program_push_result(lua_State *L, int box_idx, const char *ending, cons
 Diag *run_program_ending_diag(lua_State *L, const ProgramResult *pr, const char *ending);
 /* "SIGSEGV" for SIGSEGV; NULL for a signal it does not name. Static. */
 const char *run_program_signal_name(int sig);
-/* Monotonic milliseconds. */
-double run_now_ms(void);
-
-/* exercise_run.c: pushes a JSON value as Lua values (objects and arrays as
- * tables, nulls left out; `depth` is the caller's level, 0 at the top:
- * below level 8 a container becomes nil). */
-void run_push_json(lua_State *L, json_t *j, int depth);
 
 /* stream.c: adds t:event, t:synchronize, t:elapsed_ms, t:host_work,
  * t:timeline, t:expect_overlap and t:expect_no_default_stream_work to the
