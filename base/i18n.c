@@ -1,5 +1,5 @@
 /* base/i18n.c: the language shown, lookups in the catalogue
- * (base/i18n_zh.c) through an index sorted once on first use, and the
+ * (base/i18n_zh*.c) through an index sorted once on first use, and the
  * translation of finished run messages by matching them against the
  * formats they were built from. */
 #include "base/i18n.h"
@@ -13,14 +13,19 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
-/* base/i18n_zh.c: the texts, and the run messages' formats */
+/* The texts (base/i18n_zh.c: the commands'; i18n_zh_screens.c: the
+ * workbench's), and the run messages' formats (i18n_zh_run.c). */
 extern const I18nEntry I18N_ZH[];
 extern const size_t I18N_ZH_COUNT;
+extern const I18nEntry I18N_ZH_SCREENS[];
+extern const size_t I18N_ZH_SCREENS_COUNT;
 extern const I18nEntry I18N_ZH_RUN[];
 extern const size_t I18N_ZH_RUN_COUNT;
 
 static int lang = -1;                 /* -1: not decided yet, 0 English, 1 Chinese */
 static const I18nEntry **sorted;      /* the catalogue by English text */
+static size_t n_sorted;
+static I18nEntry *texts;              /* I18N_ZH then I18N_ZH_SCREENS, for i18n_catalogue */
 static pthread_once_t sorted_once = PTHREAD_ONCE_INIT;
 
 bool i18n_locale_is_chinese(void) {
@@ -44,16 +49,23 @@ static int entry_cmp(const void *a, const void *b) {
 }
 
 static void sort_catalogue(void) {
-    sorted = malloc((I18N_ZH_COUNT + I18N_ZH_RUN_COUNT) * sizeof *sorted);
-    if (!sorted) abort();
-    for (size_t i = 0; i < I18N_ZH_COUNT; i++) sorted[i] = &I18N_ZH[i];
-    for (size_t i = 0; i < I18N_ZH_RUN_COUNT; i++) sorted[I18N_ZH_COUNT + i] = &I18N_ZH_RUN[i];
-    qsort(sorted, I18N_ZH_COUNT + I18N_ZH_RUN_COUNT, sizeof *sorted, entry_cmp);
+    const I18nEntry *tables[] = {I18N_ZH, I18N_ZH_SCREENS, I18N_ZH_RUN};
+    size_t counts[] = {I18N_ZH_COUNT, I18N_ZH_SCREENS_COUNT, I18N_ZH_RUN_COUNT};
+    n_sorted = counts[0] + counts[1] + counts[2];
+    sorted = malloc(n_sorted * sizeof *sorted);
+    texts = malloc((counts[0] + counts[1]) * sizeof *texts);
+    if (!sorted || !texts) abort();
+    size_t k = 0;
+    for (int t = 0; t < 3; t++)
+        for (size_t i = 0; i < counts[t]; i++) sorted[k++] = &tables[t][i];
+    memcpy(texts, I18N_ZH, counts[0] * sizeof *texts);
+    memcpy(texts + counts[0], I18N_ZH_SCREENS, counts[1] * sizeof *texts);
+    qsort(sorted, n_sorted, sizeof *sorted, entry_cmp);
 }
 
 static const char *lookup(const char *en) {
     pthread_once(&sorted_once, sort_catalogue);
-    size_t lo = 0, hi = I18N_ZH_COUNT + I18N_ZH_RUN_COUNT;
+    size_t lo = 0, hi = n_sorted;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         int c = strcmp(en, sorted[mid]->en);
@@ -75,8 +87,9 @@ const char *i18n_plural(long long n, const char *one, const char *many) {
 }
 
 const I18nEntry *i18n_catalogue(size_t *n) {
-    *n = I18N_ZH_COUNT;
-    return I18N_ZH;
+    pthread_once(&sorted_once, sort_catalogue);
+    *n = I18N_ZH_COUNT + I18N_ZH_SCREENS_COUNT;
+    return texts;
 }
 
 const I18nEntry *i18n_message_formats(size_t *n) {

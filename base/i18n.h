@@ -51,8 +51,9 @@ const char *i18n_plural(long long n, const char *one, const char *many)
  * text (" (in 3 launches)") is translated piece by piece; what matches
  * nothing is looked up whole, else stays English. Caller frees. */
 char *i18n_message(const char *msg);
-/* The catalogue, in source order (for tests): the texts looked up whole,
- * and the run messages' formats that i18n_message matches. */
+/* The catalogue, in source order (for tests): the texts looked up whole
+ * (base/i18n_zh.c's, then i18n_zh_screens.c's), and the run messages'
+ * formats that i18n_message matches (i18n_zh_run.c). */
 const I18nEntry *i18n_catalogue(size_t *n);
 const I18nEntry *i18n_message_formats(size_t *n);
 /* Terminal columns of UTF-8 text: 2 for each CJK (East Asian wide)

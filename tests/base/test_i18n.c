@@ -414,7 +414,7 @@ static void each_source(const char *dir, bool headers, void (*fn)(const char *pa
     while ((e = readdir(dh))) {
         size_t len = strlen(e->d_name);
         bool c = len > 2 && !strcmp(e->d_name + len - 2, ".c"), h = len > 2 && !strcmp(e->d_name + len - 2, ".h");
-        if (!(c || (headers && h)) || !strcmp(e->d_name, "i18n_zh.c")) continue;
+        if (!(c || (headers && h)) || !strncmp(e->d_name, "i18n_zh", 7)) continue;   /* the catalogue */
         char *path = path_join(dir, e->d_name);
         fn(path, ctx);
         free(path);
