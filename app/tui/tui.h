@@ -122,8 +122,9 @@ struct Tui {
 
 /* ---- tui_main.c: the manager (screens do not call it) ---- */
 void tui_push(Tui *t, Panel *p);
-/* It also runs one screen on its own, without a workspace or a runner:
- * tui_debug_open (tui_debug.h) and tui_class_open (tui_class.h) live there. */
+/* tui_main.c also runs one screen on its own, without a workspace or a
+ * runner: tui_debug_open (tui_debug.h) and tui_class_open (tui_class.h). */
+
 /* ---- tui_services.c: what a screen may ask for ---- */
 /* Queues the screen to open once the handler returns (tui_main.c builds it). */
 void tui_open(Tui *t, const TuiRequest *rq);
