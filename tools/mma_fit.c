@@ -13,7 +13,7 @@
  * k runs in blocks of `blk` (in order, or reversed with rev=1); each block
  * of products and the accumulator are added in one sum aligned to the
  * largest term's exponent (aexp=0: the exact value's; 1: ea+eb, the
- * unnormalised product's) keeping `ext` bits below a 24-bit significand,
+ * unnormalised product's; 2: ea+eb+1) keeping `ext` bits below a 24-bit significand,
  * each term rounded to that grid by `trnd` (0 toward zero, 1 floor, 2
  * nearest even); the sum rounded to f32 by `frnd` (0 toward zero, 1 nearest
  * even, 2 floor) and (wide=1) kept unrounded between blocks. `cpos`: where
@@ -22,9 +22,12 @@
  * add; 3 joins the last block's sum). tf32 inputs: `tin` 0 top 19 bits, 1
  * rounded to nearest away, 2 nearest even; `ftz` 1 flushes subnormal
  * inputs; f16 results: `o16` 0 from the f32 result rounded to nearest, 1
- * the wide sum rounded to nearest directly, 2 toward zero directly; `zs`:
+ * the wide sum rounded to nearest directly, 2 toward zero directly, 3 the
+ * accumulator rounded to f16 (nearest) after every block, 4 (toward zero); `zs`:
  * the sign of a zero result (0 +0; 1 IEEE sum's sign when that is zero;
- * 2 the sign of the exact sum). */
+ * 2 the sign of the exact sum); `umin` N > 0: the sum's grid is no finer
+ * than 2^-N; `ovf` 1: a result of 2^128 or more is infinite (else the
+ * rounding mode's). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,13 +49,13 @@ typedef struct Op {
     int cache_key;
 } Op;
 
-enum { K_BLK, K_EXT, K_TRND, K_FRND, K_WIDE, K_CPOS, K_REV, K_AEXP, K_TIN, K_FTZ, K_O16, K_ZS, K_COUNT };
-static const char *KEYS[K_COUNT] = {"blk", "ext", "trnd", "frnd", "wide", "cpos", "rev", "aexp", "tin", "ftz", "o16", "zs"};
+enum { K_BLK, K_EXT, K_TRND, K_FRND, K_WIDE, K_CPOS, K_REV, K_AEXP, K_TIN, K_FTZ, K_O16, K_ZS, K_UMIN, K_OVF, K_COUNT };
+static const char *KEYS[K_COUNT] = {"blk", "ext", "trnd", "frnd", "wide", "cpos", "rev", "aexp", "tin", "ftz", "o16", "zs", "umin", "ovf"};
 
 typedef struct Model { int v[K_COUNT]; } Model;
 
 /* The emulator's model before this fit (the default of --model). */
-static const Model MODEL_EMU = {{8, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+static const Model MODEL_EMU = {{8, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 /* Each key's candidate values (a list ending with -1). */
 static int g_grid[K_COUNT][32] = {
@@ -64,6 +67,8 @@ static int g_grid[K_COUNT][32] = {
     {0, 1, 2, 3, -1},
     {0, 1, -1},
     {0, 1, -1},
+    {0, -1},
+    {0, -1},
     {0, -1},
     {0, -1},
     {0, -1},
@@ -221,15 +226,22 @@ static int exp_of(double v) { return ilogb(v); }
 /* acc + terms in one aligned sum: returns the exact (grid) result as a double;
  * *exact gets the exact sum for the sign of zero. */
 static double fused(const Model *m, double acc, const Term *t, int n) {
+    if (!isfinite(acc)) {   /* an earlier block overflowed: IEEE from here on */
+        for (int i = 0; i < n; i++) acc += t[i].v;
+        return acc;
+    }
     int emax = INT32_MIN;
     if (acc != 0) emax = exp_of(acc);
+    if (acc != 0 && m->v[K_AEXP] && emax < -126) emax = -126;   /* the exponent field of a subnormal */
     for (int i = 0; i < n; i++) {
         if (t[i].v == 0) continue;
-        int e = m->v[K_AEXP] ? t[i].ex : t[i].ev;
+        int e = m->v[K_AEXP] ? t[i].ex + (m->v[K_AEXP] == 2) : t[i].ev;
         if (e > emax) emax = e;
     }
     if (emax == INT32_MIN) return 0.0;
-    double unit = ldexp(1.0, emax - 23 - m->v[K_EXT]);
+    int ue = emax - 23 - m->v[K_EXT];
+    if (m->v[K_UMIN] && ue < -m->v[K_UMIN]) ue = -m->v[K_UMIN];
+    double unit = ldexp(1.0, ue);
     int64_t sum = 0;
     int tr = m->v[K_TRND];
     double q = acc / unit;
@@ -239,6 +251,12 @@ static double fused(const Model *m, double acc, const Term *t, int n) {
         sum += (int64_t)(tr == 0 ? trunc(q) : tr == 1 ? floor(q) : nearbyint(q));
     }
     return (double)sum * unit;
+}
+
+/* The accumulator rounded to f32 under m. */
+static double acc_round(const Model *m, double x) {
+    if (m->v[K_OVF] && fabs(x) >= 0x1p128) return x > 0 ? INFINITY : -INFINITY;
+    return f32_round(x, m->v[K_FRND]);
 }
 
 /* One output element: C and the K products. Returns the result's bits (f32 or f16). */
@@ -263,7 +281,7 @@ static uint32_t model_elem(const Model *m, const Op *op, double c, const Term *p
         int k0 = b * blk, n = K - k0 < blk ? K - k0 : blk;
         if (cpos == 1) {
             double s = fused(m, 0.0, p + k0, n);
-            if (!wide) s = f32_round(s, fr);
+            if (!wide) s = acc_round(m, s);
             acc = wide ? acc + s : (double)(float)(acc + s);
             continue;
         }
@@ -278,7 +296,8 @@ static uint32_t model_elem(const Model *m, const Op *op, double c, const Term *p
         } else {
             acc = fused(m, a, p + k0, n);
         }
-        if (!wide) acc = f32_round(acc, fr);
+        if (!wide) acc = acc_round(m, acc);
+        if (op->dt == TY_F16 && m->v[K_O16] >= 3) acc = f16_val(f16_round(acc, m->v[K_O16] == 4));
     }
     if (cpos == 2) acc = wide ? acc + c : (double)(float)(acc + c);
     if (op->dt == TY_F16) {
@@ -291,7 +310,7 @@ static uint32_t model_elem(const Model *m, const Op *op, double c, const Term *p
         }
         return h;
     }
-    float f = f32_round(acc, fr);
+    float f = (float)acc_round(m, acc);
     if (f == 0) {
         int zs = m->v[K_ZS];
         bool neg = (zs == 1 && plain == 0 && signbit(plain)) || (zs == 2 && signbit(plain));
