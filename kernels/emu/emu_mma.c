@@ -24,16 +24,25 @@
  * Loads and stores are one checked access per element and lane through the
  * ordinary load/store paths (bounds, races, uninitialised reads, metrics).
  *
- * Numerics (MMA_BLOCK_*, MMA_EXTRA_BITS): products are exact; each block of
- * products is added to the accumulator in one fused sum aligned to the
- * largest term with MMA_EXTRA_BITS bits below the f32 significand, the rest
- * truncated, and the sum truncated (round toward zero) to f32, as Fasi et
- * al. measured on A100 tensor cores ("Numerical behavior of NVIDIA tensor
- * cores", PeerJ CS 2021): blocks of 8 products for f16/bf16, 4 for tf32.
- * tf32 operands use their top 19 bits (the low 13 are ignored); an f16
- * accumulator is the f32 result rounded to nearest. Results are exact (and
- * equal to the GPU's) whenever every partial sum fits in f32; otherwise they
- * are within a few f32 ulps of the exact sum. */
+ * Numerics, fitted bit for bit to an H200 (sm_90) by tools/mma_fit.c on a
+ * capture of tests/conformance/mma_probe.cu (every element of 9 shapes and
+ * types, designed and random inputs, matched; kernels/emu/README.md):
+ *   - products a*b are exact; tf32 operands use their top 19 bits;
+ *     subnormal inputs are kept;
+ *   - one instruction adds C and all its K products in one fused sum (f16
+ *     and bf16: K = 16 or 8; mma m16n8k8 tf32: 8). wmma m16n16k8 tf32 runs
+ *     as two steps of k = 4, the first step's result rounded to f32 as below
+ *     and used as the second's C;
+ *   - the sum is aligned to the largest exponent among the products'
+ *     ea + eb (the operands' exponent fields, subnormals at the minimum:
+ *     the unnormalised product's, which can be up to 4x larger) and C's
+ *     exponent field (a subnormal C counts as 2^-126): every term is
+ *     truncated toward zero to multiples of 2^(that exponent - 25), then
+ *     added exactly;
+ *   - an f32 result is that sum truncated toward zero to f32, infinite when
+ *     it reaches 2^128; an f16 result is the sum rounded to nearest even;
+ *     a sum of zero is +0; inf and NaN operands give the IEEE sum (NaN:
+ *     the canonical 0x7fffffff / 0x7fff). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +52,8 @@
 #include "kernels/emu/emu_lane.h"
 #include "kernels/emu/emu_mma.h"
 
-enum { MMA_BLOCK_HALF = 8, MMA_BLOCK_TF32 = 4, MMA_EXTRA_BITS = 3 };
+/* Bits kept below a 24-bit significand aligned to the largest ea + eb. */
+enum { MMA_EXTRA_BITS = 2 };
 
 /* Fragment kinds: which matrix, which shape. */
 enum {
@@ -433,33 +443,51 @@ static double elem_value(uint64_t reg, int e, int t) {
     return f32(reg);
 }
 
-/* Round toward zero of an exact double to float. */
+/* The exponent field of an input value of type t (unbiased; subnormals at
+ * the minimum normal exponent). v is finite and nonzero. */
+static int elem_exp(double v, int t) {
+    int e = ilogb(v), emin = t == T_F16 ? -14 : -126;
+    return e < emin ? emin : e;
+}
+
+/* Round toward zero of an exact double to float; 2^128 and beyond: infinite. */
 static float to_f32_rz(double x) {
+    if (fabs(x) >= 0x1p128) return x > 0 ? INFINITY : -INFINITY;
     float f = (float)x;
-    if (isfinite(f) && fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
+    if (fabs((double)f) > fabs(x)) f = nextafterf(f, 0.0f);
     return f;
 }
 
-/* acc + p[0] + ... + p[n-1] in one fused sum: aligned to the largest term,
- * MMA_EXTRA_BITS bits kept below an f32 significand, truncated. */
-static float fused_sum(float acc, const double *p, int n) {
-    double plain = acc;
+/* An exact double as the float nearest toward zero with the last bit set
+ * when inexact (round to odd): rounding that to f16 rounds x correctly. */
+static float to_f32_odd(double x) {
+    float f = to_f32_rz(x);
+    if (isfinite(f) && (double)f != x) f = f32(b32(f) | 1u);
+    return f;
+}
+
+/* acc + p[0] + ... + p[n-1] in one fused sum as the tensor core adds them:
+ * aligned to the largest of the products' exponents pe[] (ea + eb) and
+ * acc's exponent field, each term truncated toward zero to 2^-(23 +
+ * MMA_EXTRA_BITS) of it; returns the exact sum of the truncated terms
+ * (the caller rounds it). */
+static double fused_sum(double acc, const double *p, const int *pe, int n) {
     bool finite = isfinite(acc);
-    for (int i = 0; i < n; i++) {
-        plain += p[i];
-        finite = finite && isfinite(p[i]);
+    for (int i = 0; i < n; i++) finite = finite && isfinite(p[i]);
+    if (!finite) {
+        double plain = acc;
+        for (int i = 0; i < n; i++) plain += p[i];
+        return isnan(plain) ? (double)f32(0x7fffffffu) : plain;
     }
-    if (!finite) return isnan(plain) ? f32(0x7fffffffu) : (float)plain;
     int emax = INT32_MIN;
-    if (acc != 0) emax = ilogb(acc);
+    if (acc != 0) emax = elem_exp(acc, T_F32);
     for (int i = 0; i < n; i++)
-        if (p[i] != 0 && ilogb(p[i]) > emax) emax = ilogb(p[i]);
-    if (emax == INT32_MIN) return (float)plain;      /* all zero: the sign as IEEE adds them */
+        if (p[i] != 0 && pe[i] > emax) emax = pe[i];
+    if (emax == INT32_MIN) return 0.0;                  /* all zero: +0 */
     double unit = ldexp(1.0, emax - 23 - MMA_EXTRA_BITS);
-    int64_t sum = (int64_t)trunc((double)acc / unit);
+    int64_t sum = (int64_t)trunc(acc / unit);
     for (int i = 0; i < n; i++) sum += (int64_t)trunc(p[i] / unit);
-    if (sum == 0) return 0.0f;
-    return to_f32_rz((double)sum * unit);
+    return (double)sum * unit;                          /* exact: |sum| < 2^32 */
 }
 
 void emu_exec_mma(Worker *W, Warp *w, const Instr *in, uint32_t m) {
@@ -486,15 +514,22 @@ void emu_exec_mma(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             cm[r][c] = elem_value(w->r[(size_t)xc[e / cper] * 32 + l], e, ct);
         }
     }
-    int blk = at == T_B32 ? MMA_BLOCK_TF32 : MMA_BLOCK_HALF;
+    int blk = sh == SH_W16168 ? 4 : K;   /* wmma m16n16k8 tf32: two steps of k = 4 */
     float d[16][16];
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++) {
             double p[16];
-            for (int k = 0; k < K; k++) p[k] = a[i][k] * b[k][j];
-            float acc = (float)cm[i][j];
-            for (int k0 = 0; k0 < K; k0 += blk) acc = fused_sum(acc, p + k0, K - k0 < blk ? K - k0 : blk);
-            d[i][j] = acc;
+            int pe[16];
+            for (int k = 0; k < K; k++) {
+                p[k] = a[i][k] * b[k][j];
+                pe[k] = p[k] != 0 && isfinite(p[k]) ? elem_exp(a[i][k], at) + elem_exp(b[k][j], at) : 0;
+            }
+            double acc = cm[i][j];
+            for (int k0 = 0; k0 < K; k0 += blk) {
+                double s = fused_sum(acc, p + k0, pe + k0, blk);
+                acc = k0 + blk < K || dt != T_F16 ? (double)to_f32_rz(s) : (double)to_f32_odd(s);
+            }
+            d[i][j] = (float)acc;
         }
     /* read everything before writing: D may name C's registers */
     for (int l = 0; l < 32; l++) {
