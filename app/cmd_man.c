@@ -9,15 +9,34 @@
 #include "app/workspace.h"
 #include "base/xalloc.h"
 
+/* The length of the UTF-8 sequence at p and its code point, or 0 when it is
+ * not one (a stray byte). */
+static int utf8_decode(const unsigned char *p, unsigned *cp) {
+    int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc0 ? 2 : 0;
+    if (!n) return 0;
+    unsigned v = p[0] & (0x7fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80) return 0;
+        v = v << 6 | (p[i] & 0x3fu);
+    }
+    *cp = v;
+    return n;
+}
+
 /* Text as troff reads it: backslashes doubled, a leading . or ' escaped,
- * "--" kept as typed. */
+ * "--" kept as typed, anything beyond ASCII as a \[uXXXX] escape (troff
+ * reads its input as Latin-1 and warns at every other byte). */
 static void troff_text(const char *s) {
     bool bol = true;
     for (const char *p = s; *p; p++) {
+        unsigned cp;
+        int n;
         if (bol && (*p == '.' || *p == '\'')) fputs("\\&", stdout);
         if (*p == '\\') fputs("\\e", stdout);
         else if (*p == '-') fputs("\\-", stdout);
-        else putchar(*p);
+        else if ((unsigned char)*p < 0x80) putchar(*p);
+        else if ((n = utf8_decode((const unsigned char *)p, &cp)) > 0) printf("\\[u%04X]", cp), p += n - 1;
+        else putchar('?');
         bol = *p == '\n';
     }
     if (!bol) putchar('\n');

@@ -102,9 +102,9 @@ __device__ int look_back(const unsigned long long *status, int tile, unsigned in
     int prefix = 0;
     // Lane k (threadIdx.x % 32) watches tile p = tile - 1 - k, then 32 tiles
     // further back at each step.
-    // TODO 1: read its status, flag = peek(status, p, epoch, &value) (for
-    //         p < 0 there is no such tile: take flag = FLAG_PREFIX, value = 0),
-    //         and read again while ANY lane of the warp still sees 0.
+    // TODO 1: read tile p's status with peek() (for p < 0 there is no such
+    //         tile: count it as a PREFIX of 0), and read again while ANY lane
+    //         of the warp still sees a tile that has published nothing.
     // TODO 2: which lanes saw a PREFIX (__ballot_sync)? The nearest one, the
     //         lowest lane, ends the walk: add the values of lanes 0 .. nearest
     //         (warp_sum) and return. With no PREFIX, add all 32 values and go
