@@ -10,6 +10,7 @@
 BUILD=${BUILD:-build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$CUDA_HOME/bin/nvcc
+here=$(dirname "$0")
 major=$(awk '/define CUDART_VERSION/ {print int($3 / 1000)}' "$CUDA_HOME/include/cuda_runtime_api.h" 2>/dev/null)
 if [ -z "$major" ] || [ ! -x "$nvcc" ]; then echo "skip - mma_h200 (no nvcc under $CUDA_HOME)"; exit 0; fi
 lib=$BUILD/emurt/libcudart.so.$major
@@ -36,7 +37,7 @@ c09957e2d7fb4547346f1491a87fdb8cbeb0e1287bbc9138eff351d14b9a268e wmma_m16n16k16_
 6beb140b4707474f07cf16b04a9a247e0b7f938070de888632f83aec84c53cdc wmma_m16n16k8_tf32_f32'
 
 if ! "$nvcc" -cudart shared -gencode arch=compute_90,code=compute_90 -o "$work/mma_probe" \
-        tests/conformance/mma_probe.cu 2> "$work/nvcc.err"; then
+        "$here/../conformance/mma_probe.cu" 2> "$work/nvcc.err"; then
     notok "mma_h200: nvcc builds tests/conformance/mma_probe.cu" "$(cat "$work/nvcc.err")"
     exit 0
 fi
