@@ -68,7 +68,7 @@ RunResult *attempt_start(Workspace *ws, Runner *runner, const ChapterMeta *ch, c
     char *abs = path_absolute(cu_path ? cu_path : own);
     char *display = workspace_display_path(abs);
     RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = abs, .cu_display = display,
-                      .timeout_s = ex->timeout_s, .timeout_default = !ex->timeout_given};
+                      .timeout_s = ex->timeout_s};
     if (params) {
         req.param_keys = params->keys;
         req.param_values = params->values;

@@ -107,7 +107,7 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
     char *path = path_join(ch->dir, rel);
     char *shown = xasprintf("%s/%s", ch->rel_dir, rel);
     RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .chapter_shown = ch->rel_dir, .cu_path = path,
-                      .cu_display = shown, .timeout_s = ex->timeout_s, .timeout_default = !ex->timeout_given};
+                      .cu_display = shown, .timeout_s = ex->timeout_s};
     RunResult *res = runner_run(vc->runner, &req, NULL);
     bool ok = verdict_ok(role, ex->bug_hunt, res->verdict);
     const char *note = NULL;

@@ -216,7 +216,7 @@ static void start(Grade *g, Slot *slot, Work w) {
     char *shown = xasprintf("%s/%s", it->ch->id, path_basename(it->ex->source));
     RunRequest req = {.exercise_id = it->ex->id, .chapter_dir = it->ch->dir, .cu_path = s->paths[w.item],
                       .cu_display = shown, .timeout_s = it->ex->timeout_s * slot->timeout_scale, .grading = true,
-                      .grading_seed = g->seed, .timeout_default = !it->ex->timeout_given};
+                      .grading_seed = g->seed};
     Diag *d = runner_start(slot->runner, &req);
     free(shown);
     slot->work = w;

@@ -127,9 +127,8 @@ static int slot_start(Slot *s, ExState *exs, int n_ex) {
         }
         RunRequest req = {.exercise_id = e->ex->id, .chapter_dir = e->ch->dir, .chapter_shown = e->ch->rel_dir,
                           .cu_path = cu, .cu_display = e->shown,
-                          .timeout_s = m < 0 ? e->ex->timeout_s : e->timeout_s,
-                          /* the solution gets the emulator's own default; a mutant, a few times the solution's time */
-                          .timeout_default = m < 0 && !e->ex->timeout_given};
+                          /* the solution gets the exercise's timeout; a mutant, a few times the solution's time */
+                          .timeout_s = m < 0 ? e->ex->timeout_s : e->timeout_s};
         Diag *d = runner_start(s->runner, &req);
         if (d) {
             if (m < 0) {

@@ -38,7 +38,6 @@ struct Runner {
     bool compiling;
     double compile_since, compile_total;
     char *exercise_id;
-    char *backend_name;
 };
 
 static double now_s(void) {
@@ -96,7 +95,6 @@ void runner_free(Runner **rp) {
     free(r->stderr_path);
     free(r->exercise_id);
     free(r->activity);
-    free(r->backend_name);
     free(r);
     *rp = NULL;
 }
@@ -161,19 +159,7 @@ static bool write_all(int fd, const char *p, size_t n) {
     return true;
 }
 
-/* Whether runs go to the emulator: asked for, or (auto) the last run's
- * backend was, or no run has said yet. */
-static bool runner_emulates(const Runner *r) {
-    if (r->cfg.backend == BACKEND_EMU) return true;
-    if (r->cfg.backend == BACKEND_CUDA) return false;
-    return !r->backend_name || !strcmp(r->backend_name, "emu");
-}
-
-static double runner_timeout_s(const Runner *r, const RunRequest *req) {
-    double t = req->timeout_s > 0 ? req->timeout_s : 10.0;
-    if (req->timeout_default && runner_emulates(r) && t < RUNNER_EMU_TIMEOUT_S) t = RUNNER_EMU_TIMEOUT_S;
-    return t;
-}
+static double runner_timeout_s(const RunRequest *req) { return req->timeout_s > 0 ? req->timeout_s : 10.0; }
 
 Diag *runner_start(Runner *r, const RunRequest *req) {
     if (r->busy) return diag_error("worker", "a run is already in progress");
@@ -189,7 +175,7 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
                           bytes_to_json(req->cu_display ? req->cu_display : req->cu_path), "params", params);
     assert(j);
     if (req->chapter_shown) json_object_set_new(j, "chapter_shown", bytes_to_json(req->chapter_shown));
-    json_object_set_new(j, "timeout_s", json_real(runner_timeout_s(r, req)));
+    json_object_set_new(j, "timeout_s", json_real(runner_timeout_s(req)));
     if (req->grading) {
         /* A u64 does not fit a JSON integer: the seed travels as decimal text. */
         char seed[24];
@@ -211,7 +197,7 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
     if (d) return d;
     r->busy = true;
     r->started = now_s();
-    r->timeout_s = runner_timeout_s(r, req);
+    r->timeout_s = runner_timeout_s(req);
     free(r->activity);
     r->activity = xstrdup("starting the worker and loading the exercise");
     r->compiling = false;
@@ -335,10 +321,6 @@ RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
             return RUNNER_DONE;
         }
         *out = run_result_from_json(json_object_get(j, "result"));
-        if (*out && (*out)->backend) {   /* which backend auto chose: the next default timeout depends on it */
-            free(r->backend_name);
-            r->backend_name = xstrdup((*out)->backend);
-        }
         if (json_is_true(json_object_get(j, "restart"))) free(runner_stop_worker(r, false));
         json_decref(j);
         return RUNNER_DONE;

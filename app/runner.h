@@ -19,14 +19,6 @@
 
 typedef struct Runner Runner;
 
-/* The least timeout of an exercise without its own `timeout` on the
- * emulator. The emulator stops a launch after 1e9 warp-instructions
- * (did-not-finish, naming the line a warp loops on); with every check on
- * that took 70 s of one core and 119 s of wall clock on the loaded 2-core
- * dev VM (a spin on a volatile global load). A shorter timeout would kill
- * the run first and lose that finding. */
-#define RUNNER_EMU_TIMEOUT_S 120.0
-
 /* How long a compile may take, apart from the run's timeout (default). */
 #define RUNNER_COMPILE_LIMIT_S 60.0
 
@@ -48,9 +40,6 @@ typedef struct RunRequest {
     const char *const *param_values;
     int n_params;
     double timeout_s;           /* wall-clock limit; <= 0 = 10 s */
-    bool timeout_default;       /* the exercise gave no timeout: on the emulator the run gets at least
-                                   RUNNER_EMU_TIMEOUT_S, the time the emulator may take to stop a kernel
-                                   that never ends (did-not-finish), so that finding is what the learner sees */
     bool grading;               /* a grading run: ExerciseRunOptions.grading */
     uint64_t grading_seed;      /* ExerciseRunOptions.grading_seed */
 } RunRequest;

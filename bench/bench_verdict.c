@@ -99,7 +99,7 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
         return;
     }
     RunRequest req = {.exercise_id = ex->id, .chapter_dir = ch->dir, .cu_path = file, .cu_display = "bench.cu",
-                      .timeout_s = ex->timeout_s, .timeout_default = !ex->timeout_given};
+                      .timeout_s = ex->timeout_s};
     Sample *s = xcalloc((size_t)reps, sizeof *s);
     int got = 0;
     for (int i = -1; i < reps; i++) {

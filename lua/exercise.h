@@ -38,8 +38,7 @@ typedef struct ExerciseMeta {
     char **hints;
     int n_hints;
     double timeout_s;      /* wall-clock limit for one run (default 10) */
-    bool timeout_given;    /* the author set `timeout`; else the runner may raise the default on the
-                              emulator (RunRequest.timeout_default) */
+    bool timeout_given;    /* the author set `timeout` (else the default, 10 s, applies) */
     bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
     bool program;          /* kind = "program": the source is a whole program (nvcc, t:program), not kernels */
     bool bug_hunt;         /* the starter is a buggy program to fix: on a GPU it may crash, hang or pass by

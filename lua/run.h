@@ -60,14 +60,13 @@ typedef struct RunCtx {
 
 static inline RunCtx *run_ctx(lua_State *L) { return (RunCtx *)api_ctx(L); }
 
-/* The run's timeout in seconds: the runner's (which may raise the exercise's
- * default on the emulator), else the exercise's own. */
 /* On the emulator a runaway kernel is stopped with did-not-finish, at the
  * line its warps loop on, within this share of the time it has (the run's
  * limit; a program's share of it) — before the script's own limit (0.9) and
  * the worker's parent (1.0) stop the run with no line to show. */
 #define EMU_DEADLINE_SHARE 0.8
 
+/* The run's timeout in seconds: the runner's, else the exercise's own. */
 static inline double run_timeout_s(const RunCtx *ctx) {
     return ctx->opts->timeout_s > 0 ? ctx->opts->timeout_s : ctx->ex->timeout_s > 0 ? ctx->ex->timeout_s : 10;
 }
