@@ -19,7 +19,11 @@
 #include "base/xalloc.h"
 #include "kernels/program_internal.h"
 
-#define CACHE_KEEP 128
+/* `cudojo verify --mutants` builds a few hundred programs per pass over the
+ * course (each solution and its mutants); with fewer entries the least
+ * recently used would be gone by the next pass. An entry is ~60 KB
+ * (-cudart shared), so this is ~60 MB at most. */
+#define CACHE_KEEP 1024
 #define STALE_TEMP_S 3600
 
 typedef struct Entry {

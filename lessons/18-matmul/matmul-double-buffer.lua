@@ -121,6 +121,16 @@ return {
   },
   hint_for = { race = 3, barrier = 3 },
 
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k0 = 0; k0 < K; k0 += BK) {",
+      why = "the extra tile starts at or past K: its loads are guarded, all zeros, so it adds nothing" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < TM; i++)",
+      why = "an index one past a register array (acc, a, b) in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+  },
   run = function(t)
     local k = t:kernel("sgemm")
     if t:device().backend ~= "emu" then

@@ -117,6 +117,16 @@ return {
     "线程 t 装 A 的分块中第 t / 2 行、第 4 (t % 2) 列的 float4，B 的分块中第 t / 32 行、第 4 (t % 32) 列的 float4。K 和 N 都是 4 的倍数，所以一个 float4 要么整个在矩阵里，要么整个在外面：每个 float4 一个判断，外面补 0。C 也按 float4 写。",
   },
 
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k0 = 0; k0 < K; k0 += BK) {",
+      why = "the extra tile starts at or past K: its loads are guarded, all zeros, so it adds nothing" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < TM; i++)",
+      why = "an index one past a register array (acc, a, b) in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+  },
   run = function(t)
     local k = t:kernel("sgemm")
     if t:device().backend ~= "emu" then

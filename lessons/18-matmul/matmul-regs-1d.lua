@@ -115,6 +115,16 @@ return {
     "让 float acc[TM] 留在寄存器里：对 i 的每个循环都加 #pragma unroll，使每个下标都是常量；用运行时的值做下标的数组会放到本地内存（模拟器会数本地内存请求）。As[8 ty + i][k] 对整个线程束是同一个字：广播。",
   },
 
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k0 = 0; k0 < K; k0 += BK) {",
+      why = "the extra tile starts at or past K: its loads are guarded, all zeros, so it adds nothing" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < TM; i++)",
+      why = "an index one past a register array (acc, a, b) in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+  },
   run = function(t)
     local k = t:kernel("sgemm")
     if t:device().backend ~= "emu" then

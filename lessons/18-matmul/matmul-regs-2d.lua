@@ -116,6 +116,18 @@ return {
     "为什么是第 ty + 16 i 行、第 tx + 16 j 列，而不是 8 ty + i 和 8 tx + j：相邻的布局下，半个线程束的 16 个 lane 读 Bs[k][8 tx + j]，相隔 8 个字，每个 bank 4 个：模拟器会数出 4 路 bank 冲突。跨步布局下它们读 16 个连续的字。",
   },
 
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k0 = 0; k0 < K; k0 += BK) {",
+      why = "the extra tile starts at or past K: its loads are guarded, all zeros, so it adds nothing" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < TM; i++)",
+      why = "an index one past a register array (acc, a, b) in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+    { mutation = "loop bound < to <=", line = "for (int j = 0; j < TN; j++) b[j] = Bs[k][tx + 16 * j];",
+      why = "an index one past a register array (acc, a, b) in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
+  },
   run = function(t)
     local k = t:kernel("sgemm")
     if t:device().backend ~= "emu" then
