@@ -190,15 +190,15 @@ static void entry_matches__by_mutation_and_line_text__whitespace_insensitive(voi
     MutantList l;
     mutants_generate(BLOCK_SUM, false, &l);
     const Mutant *m = find(&l, "drop __syncthreads()", 11);
-    MutantEquivalent yes = {"drop __syncthreads()", "__syncthreads();", "why"};
-    MutantEquivalent spaced = {"drop __syncthreads()", "  __syncthreads( );  ", "why"};
-    MutantEquivalent other_op = {"drop __syncwarp()", "__syncthreads();", "why"};
-    MutantEquivalent other_line = {"drop __syncthreads()", "s[0]", "why"};
+    MutantEquivalent yes = {"drop __syncthreads()", "__syncthreads();", "why", false};
+    MutantEquivalent spaced = {"drop __syncthreads()", "  __syncthreads( );  ", "why", false};
+    MutantEquivalent other_op = {"drop __syncwarp()", "__syncthreads();", "why", false};
+    MutantEquivalent other_line = {"drop __syncthreads()", "s[0]", "why", false};
     assert_true(mutants_entry_matches(&yes, m));
     assert_false(mutants_entry_matches(&spaced, m));
     assert_false(mutants_entry_matches(&other_op, m));
     assert_false(mutants_entry_matches(&other_line, m));
-    MutantEquivalent runs = {"weaken guard < to <=", "s[threadIdx.x]   =  i < n", "why"};
+    MutantEquivalent runs = {"weaken guard < to <=", "s[threadIdx.x]   =  i < n", "why", false};
     assert_true(mutants_entry_matches(&runs, find(&l, "weaken guard < to <=", 7)));
     mutants_free(&l);
 }
