@@ -84,7 +84,7 @@ if open coalescing 200 50; then
     if [ -n "$row_before" ] && [ "$row_before" = "$row_after" ]; then ok task_text_stays_put_after_a_run
     else nok task_text_stays_put_after_a_run "row before $row_before, after $row_after" "$(dump)"; fi
     keys m
-    if wait_for "All metrics" 3 && keys G && sleep 0.2 && screen | grep -Eq "lua_instructions|compile\.ms"; then
+    if wait_for "All metrics" 3 && keys G && sleep 0.2 && screen | grep -Eq "lua_instructions|compile\.ms|phases\.total_ms"; then
         ok m_shows_every_metric
     else nok m_shows_every_metric "$(dump)"; fi
 else
