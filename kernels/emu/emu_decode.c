@@ -284,6 +284,10 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
     for (int i = 0; i < c.n_code; i++) {
         Instr *in = &c.code[i];
         emu_specialise(in);
+        const int32_t src[8] = {in->a[0], in->a[1], in->a[2], in->a[3], in->b, in->c, in->e, in->f};
+        in->src_bits = 0;
+        for (int j = 0; j < 8; j++)
+            if (src[j] >= 0) in->src_bits |= 1u << (src[j] & 31);
         /* shifts by an immediate: the amount is one number for the whole warp */
         if ((in->op == OPF_SHL32 || in->op == OPF_SHRU32 || in->op == OPF_SHRS32) && in->b >= 0) {
             for (int j = 0; j < c.n_consts; j++) {

@@ -365,20 +365,25 @@ static bool is_f32ish(int type) { return type == T_F32 || type == T_F16 || type 
 
 static void metrics_pipe(Worker *W, Warp *w, const Instr *in) {
     Totals *t = &W->t;
-    if (w->n_pend) {
+    /* This runs per instruction: the registers' bits (r & 31) rule out most
+     * instructions before the lists are compared. */
+    if (w->pend_bits & in->src_bits) {
         const int32_t src[8] = {in->a[0], in->a[1], in->a[2], in->a[3], in->b, in->c, in->e, in->f};
         bool waits = false;
         for (int i = 0; i < 8 && !waits; i++)
             for (int j = 0; j < w->n_pend && src[i] >= 0; j++)
                 if (w->pend[j] == src[i]) { waits = true; break; }
-        if (waits) { t->memory_waits++; w->n_pend = 0; }
+        if (waits) { t->memory_waits++; w->n_pend = 0; w->pend_bits = 0; }
     }
     switch (in->op) {
     case OP_LD:
         t->mem_instructions++;
         if (in->space == SP_GLOBAL || in->space == SP_GENERIC)
             for (int i = 0; i < in->vec && i < 4 && w->n_pend < 32; i++)
-                if (in->d[i] >= 0) w->pend[w->n_pend++] = in->d[i];
+                if (in->d[i] >= 0) {
+                    w->pend[w->n_pend++] = in->d[i];
+                    w->pend_bits |= 1u << (in->d[i] & 31);
+                }
         break;
     case OP_ST: case OP_ATOM: case OP_RED: case OP_PREFETCH: case OP_SHFL: case OP_WMMA_LD: case OP_WMMA_ST:
     case OP_CPASYNC:
@@ -849,6 +854,7 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->g[0] = (Group){0, w->valid, PARK_NONE};
         w->split_line = 0;
         w->n_pend = 0;
+        w->pend_bits = 0;
         w->bar_mask = 0;
         memset(w->nb_mask, 0, sizeof w->nb_mask);
         w->wsync = 0;

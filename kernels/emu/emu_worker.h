@@ -32,6 +32,7 @@ typedef struct Warp {
     int split_line;         /* metrics: the branch that split the warp (0: not split) */
     int n_pend;             /* metrics: registers a global load in flight will fill (emu_exec.c) */
     int32_t pend[32];
+    uint32_t pend_bits;     /* metrics: bit (r & 31) of each register in pend (0 when none) */
 } Warp;
 
 /* Shadow of one 4-byte shared-memory word (checks on). */
