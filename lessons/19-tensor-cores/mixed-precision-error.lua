@@ -2,7 +2,12 @@
 -- against FP32 and names its source. Checks: round_to_half equals rounding
 -- to the nearest half (ties to even) for every input, and answer() names
 -- source 1 (the inputs' rounding). Logged: the three errors that show it.
--- Emulator 64^3, GPU 512^3.
+-- Emulator 64^3, GPU 512^3. Also checked: the given wmma_gemm's C is within
+-- float rounding of the FP32 product of the rounded inputs (a broken given
+-- kernel would make the logged errors meaningless), and the element-wise
+-- kernels run in blocks of 224, so their last block is partial (S * S is a
+-- multiple of 256) and the guard `i < n` is met.
+local BLOCK = 224
 
 -- x rounded to the nearest half-precision number (ties to even), as a Lua number.
 local function to_half(x)
@@ -54,9 +59,10 @@ return {
     local B = gpu.array("f32", { S, S }, "B"):random{ lo = -1, hi = 1, seed = t:seed(196) }
     local n = S * S
     local RA, RB = gpu.array("f32", { S, S }, "A_rounded"), gpu.array("f32", { S, S }, "B_rounded")
+    local grid = (n + BLOCK - 1) // BLOCK
     local rk = t:kernel("round_to_half")
-    rk:launch{ grid = (n + 255) // 256, block = 256, args = { A, RA, gpu.i32(n) } }
-    rk:launch{ grid = (n + 255) // 256, block = 256, args = { B, RB, gpu.i32(n) } }
+    rk:launch{ grid = grid, block = BLOCK, args = { A, RA, gpu.i32(n) } }
+    rk:launch{ grid = grid, block = BLOCK, args = { B, RB, gpu.i32(n) } }
     if not t:expect_equal(RA, ref.map(A, function(x) return to_half(x) end),
                           { name = "round_to_half(A)" }) then
       return
@@ -64,8 +70,8 @@ return {
 
     local Ah, Bh = gpu.array("u16", n, "A_half"), gpu.array("u16", n, "B_half")
     local conv = t:kernel("to_half")
-    conv:launch{ grid = (n + 255) // 256, block = 256, args = { A, Ah, gpu.i32(n) } }
-    conv:launch{ grid = (n + 255) // 256, block = 256, args = { B, Bh, gpu.i32(n) } }
+    conv:launch{ grid = grid, block = BLOCK, args = { A, Ah, gpu.i32(n) } }
+    conv:launch{ grid = grid, block = BLOCK, args = { B, Bh, gpu.i32(n) } }
     local Ctc = gpu.array("f32", { S, S }, "C_tensor")
     t:kernel("wmma_gemm"):launch{ grid = { S // 16, S // 16 }, block = 32,
                                    args = { Ah, Bh, Ctc, gpu.i32(S), gpu.i32(S), gpu.i32(S) } }
@@ -79,6 +85,12 @@ return {
     t:log("  tensor cores   vs FP32:                    %.3g", e_tc)
     t:log("  FP32 of inputs rounded to half vs FP32:    %.3g", e_round)
     t:log("  tensor cores   vs FP32 of rounded inputs:  %.3g", e_adds)
+    -- The given wmma_gemm adds exact products in float: only float rounding
+    -- (about 2e-6 at 64^3) separates it from the FP32 product of the rounded inputs.
+    if not t:expect_close(Ctc, Crd, { rel = 1e-5, abs = 1e-6 * S,
+                          name = "C_tensor against the FP32 product of the rounded inputs" }) then
+      return
+    end
 
     local out = gpu.array("i32", 1, "answer")
     t:kernel("answer"):launch{ grid = 1, block = 1, args = { out } }

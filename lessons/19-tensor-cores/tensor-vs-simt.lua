@@ -3,10 +3,49 @@
 -- GPU: both timed on S^3 (default 4096); target: the tensor cores at least
 -- `speedup` (default 2) times faster, stretch 4x. Emulator (no times): the
 -- proxy is warp instructions for the same product (64^3), target at least
--- 8x fewer than the SIMT kernel's.
+-- 8x fewer than the SIMT kernel's. The given kernels are checked too: the
+-- SIMT sgemm's C against the CPU (exact) on 64^3 and, on the emulator, on
+-- 40 x 136 x 24, where M, N and K all leave partial tiles and the grid is not
+-- square, so its guards are met; to_half runs in blocks of 224, so its last
+-- block is partial (S * S is a multiple of 256).
+local BLOCK = 224
+
 local function quarters(a)
   for i = 0, #a - 1 do a[i] = math.floor(a[i] * 4) / 4 end
   return a
+end
+
+-- Half-precision copies of A and B (the given to_half).
+local function halves(t, A, B, n)
+  local Ah, Bh = gpu.array("u16", n, "A_half"), gpu.array("u16", n, "B_half")
+  local conv = t:kernel("to_half")
+  conv:launch{ grid = (n + BLOCK - 1) // BLOCK, block = BLOCK, args = { A, Ah, gpu.i32(n) } }
+  conv:launch{ grid = (n + BLOCK - 1) // BLOCK, block = BLOCK, args = { B, Bh, gpu.i32(n) } }
+  return Ah, Bh
+end
+
+-- How many of 32 entries of the S x S product C are not A * B's exact dot
+-- products (inputs are quarters: exact sums); for the GPU's 4096^3, where the
+-- whole product would take the CPU minutes.
+local function spot_errors(A, B, C, S)
+  local bad = 0
+  for s = 0, 31 do
+    local r, c = (s * 977) % S, (s * 613 + 5) % S
+    local want = 0.0
+    for q = 0, S - 1 do want = want + A[r * S + q] * B[q * S + c] end
+    if C[r * S + c] ~= want then bad = bad + 1 end
+  end
+  return bad
+end
+
+-- The given sgemm on M x K times K x N with partial tiles everywhere.
+local function check_sgemm_tails(t, sk, M, N, K)
+  local A = quarters(gpu.array("f32", { M, K }, "A"):random{ lo = -2, hi = 2, seed = t:seed(199) })
+  local B = quarters(gpu.array("f32", { K, N }, "B"):random{ lo = -2, hi = 2, seed = t:seed(200) })
+  local C = gpu.array("f32", { M, N }, "C_simt")
+  sk:launch{ grid = { (N + 63) // 64, (M + 63) // 64 }, block = { 16, 16 },
+             args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
+  return t:expect_equal(C, ref.matmul(A, B), { name = string.format("C_simt (%d x %d, K = %d)", M, N, K) })
 end
 
 return {
@@ -35,16 +74,49 @@ return {
       .. "mma_sync(acc[i][j], a[i], b[j], acc[i][j])；把每个 acc[i][j] 存到它的左上角。",
   },
   hint_for = { ["wrong-result"] = 1, ["out-of-bounds"] = 2 },
+  -- verify --mutants: mutants of the solution that are still correct
+  mutants_equivalent = {
+    { mutation = "loop bound < to <=", line = "for (int k0 = 0; k0 < K; k0 += BK) {",
+      why = "sgemm: the extra tile starts at or past K: its loads are guarded, all zeros, so it adds nothing" },
+  },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < 2; i++) // acc[i][j] = 0",
+      why = "an index one past the fragment array acc in a loop the compiler unrolls: it sees the "
+        .. "out-of-range step at compile time and, as undefined behaviour, drops it (the PTX is the "
+        .. "solution's but for register names), so no wrong access is left for the emulator to catch" },
+    { mutation = "loop bound < to <=", line = "for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);",
+      why = "an index one past the fragment array acc in a loop the compiler unrolls: it sees the "
+        .. "out-of-range step at compile time and, as undefined behaviour, drops it (the PTX is the "
+        .. "solution's but for register names), so no wrong access is left for the emulator to catch" },
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < 2; i++) // acc[i][j] += a[i] * b[j]",
+      why = "an index one past the fragment arrays (a, acc) in a loop the compiler unrolls: the extra "
+        .. "mma_sync gets registers of its own (a fragment that was never loaded, an accumulator that "
+        .. "is never stored), so nothing reaches C; registers have no bounds for the emulator to check" },
+    { mutation = "loop bound < to <=", line = "for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);",
+      why = "an index one past the fragment arrays (b, acc) in a loop the compiler unrolls: the extra "
+        .. "mma_sync gets registers of its own (a fragment that was never loaded, an accumulator that "
+        .. "is never stored), so nothing reaches C; registers have no bounds for the emulator to check" },
+    { mutation = "loop bound < to <=", line = "for (int i = 0; i < TM; i++)",
+      why = "sgemm: an index one past a register array (acc, a) in a loop the compiler unrolls: it sees "
+        .. "the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong "
+        .. "access is left in the PTX for the emulator to catch" },
+    { mutation = "loop bound < to <=", line = "for (int j = 0; j < TN; j++) b[j] = Bs[k][tx + 16 * j];",
+      why = "sgemm: an index one past a register array (b) in a loop the compiler unrolls: it sees the "
+        .. "out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong "
+        .. "access is left in the PTX for the emulator to catch" },
+    { mutation = "loop bound < to <=", line = "for (int l = t; l < BM * BK; l += 256) {",
+      why = "sgemm: thread 0's extra step (l = 1024) writes As[64][0], one past As, which is Bs[0][0] "
+        .. "in the block's shared memory, and thread 0 itself writes Bs[0][0] next, in the B loop, "
+        .. "before the barrier; the emulator checks a shared access against the block's shared "
+        .. "memory, not against each array" },
+  },
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local S = on_gpu and t:param("size", 4096) or 64
     local A = quarters(gpu.array("f32", { S, S }, "A"):random{ lo = -2, hi = 2, seed = t:seed(197) })
     local B = quarters(gpu.array("f32", { S, S }, "B"):random{ lo = -2, hi = 2, seed = t:seed(198) })
-    local n = S * S
-    local Ah, Bh = gpu.array("u16", n, "A_half"), gpu.array("u16", n, "B_half")
-    local conv = t:kernel("to_half")
-    conv:launch{ grid = (n + 255) // 256, block = 256, args = { A, Ah, gpu.i32(n) } }
-    conv:launch{ grid = (n + 255) // 256, block = 256, args = { B, Bh, gpu.i32(n) } }
+    local Ah, Bh = halves(t, A, B, S * S)
     local Ct, Cs = gpu.array("f32", { S, S }, "C_tensor"), gpu.array("f32", { S, S }, "C_simt")
     local tk, sk = t:kernel("wmma_gemm_32"), t:kernel("sgemm")
     local lt = { grid = { S // 32, S // 32 }, block = 32, args = { Ah, Bh, Ct, gpu.i32(S), gpu.i32(S), gpu.i32(S) } }
@@ -54,18 +126,19 @@ return {
     if not on_gpu then
       if not t:expect_equal(Ct, ref.matmul(A, B), { name = string.format("C (%d^3)", S) }) then return end
     else
-      -- Spot checks: 32 entries against the exact dot products (inputs are quarters: exact sums).
-      local bad = 0
-      for s = 0, 31 do
-        local r, c = (s * 977) % S, (s * 613 + 5) % S
-        local want = 0.0
-        for q = 0, S - 1 do want = want + A[r * S + q] * B[q * S + c] end
-        if Ct[r * S + c] ~= want then bad = bad + 1 end
-      end
+      local bad = spot_errors(A, B, Ct, S)
       if not t:expect(bad == 0, string.format("%d of 32 spot-checked entries of C are wrong", bad)) then return end
     end
     sk:launch(ls)
     local m_s = t:emu_metrics()
+    if not on_gpu then
+      if not t:expect_equal(Cs, ref.matmul(A, B), { name = string.format("C_simt (%d^3)", S) }) then return end
+      if not check_sgemm_tails(t, sk, 40, 136, 24) then return end
+    else
+      local bad = spot_errors(A, B, Cs, S)
+      if not t:expect(bad == 0, string.format("%d of 32 spot-checked entries of the SIMT sgemm's C "
+        .. "are wrong", bad)) then return end
+    end
     if m_t and m_s then
       local ratio = m_s.warp_instructions / m_t.warp_instructions
       t:metric("warp_instruction_ratio", ratio)

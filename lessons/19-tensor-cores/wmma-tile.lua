@@ -31,6 +31,16 @@ return {
       .. "wmma::store_matrix_sync(C, acc, 16, wmma::mem_row_major);",
   },
   hint_for = { ["wrong-result"] = 2 },
+  -- verify --mutants: wrong mutants the emulator cannot catch (its blind spots)
+  mutants_undetected = {
+    { mutation = "drop __syncwarp()", line = "__syncwarp();",
+      why = "needed: wmma.load's .sync only waits for the warp's lanes to arrive (PTX ISA); unlike "
+        .. "bar.warp.sync it orders no memory, so without __syncwarp a lane's load need not see the "
+        .. "halves other lanes stored to a and b. The emulator runs a warp's lanes in lockstep, so the "
+        .. "values are right anyway; it reports the hazard (race-warp at the two load_matrix_sync "
+        .. "lines), but as a warning, which does not fail a run, and a kernel exercise's checks cannot "
+        .. "see the findings" },
+  },
   run = function(t)
     local A = quarters(gpu.array("f32", { 16, 16 }, "A"):random{ lo = -4, hi = 4, seed = t:seed(191) })
     local B = quarters(gpu.array("f32", { 16, 16 }, "B"):random{ lo = -4, hi = 4, seed = t:seed(192) })

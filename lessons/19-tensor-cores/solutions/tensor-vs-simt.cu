@@ -23,15 +23,15 @@ extern "C" __global__ void wmma_gemm_32(const __half *A, const __half *B, float 
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a[2];
     wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b[2];
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++)                    // acc[i][j] = 0
         for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);
     for (int k0 = 0; k0 < K; k0 += 16) {
         for (int i = 0; i < 2; i++) wmma::load_matrix_sync(a[i], A + (row0 + 16 * i) * K + k0, K);
         for (int j = 0; j < 2; j++) wmma::load_matrix_sync(b[j], B + k0 * N + col0 + 16 * j, N);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++)                // acc[i][j] += a[i] * b[j]
             for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++)                    // each tile at its corner
         for (int j = 0; j < 2; j++)
             wmma::store_matrix_sync(C + (row0 + 16 * i) * N + col0 + 16 * j, acc[i][j], N, wmma::mem_row_major);
 }
