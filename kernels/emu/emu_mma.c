@@ -360,11 +360,22 @@ static void wmma_metrics(Worker *W, const Instr *in, uint64_t *addr, int n, int 
         if (ls) { ls->shared_requests++; ls->shared_wavefronts += wf; ls->shared_ideal += wf; }
         return;
     }
+    /* a fragment is whole rows (or columns) of a tile: its layout needs what
+     * its bytes need (emu_metrics.c's layout ideal; the uncoalesced warning
+     * compares with it) */
     uint64_t ideal = (bytes + 31) / 32;
     W->t.global_requests++;
     W->t.global_sectors += sectors;
     W->t.global_ideal_sectors += ideal;
-    if (ls) { ls->global_requests++; ls->global_sectors += sectors; ls->global_ideal += ideal; }
+    W->t.global_layout_sectors += ideal;
+    if (in->op == OP_WMMA_ST) W->t.global_store_sectors += sectors;
+    if (ls) {
+        ls->global_requests++;
+        ls->global_sectors += sectors;
+        ls->global_ideal += ideal;
+        ls->global_layout += ideal;
+        if (sectors >= 2 * ideal) ls->global_strided++;
+    }
 }
 
 /* wmma.load / store: for each element, every lane's address (in register

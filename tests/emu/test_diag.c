@@ -260,6 +260,34 @@ static void diag__measures_uncoalesced_access(void **state) {
     fx_free(&f);
 }
 
+/* A wmma fragment is whole rows of its tile: loading and storing it is as
+ * coalesced as its layout allows (it once read "16 sectors where 0.0 would
+ * hold the data": the fragment had no layout ideal). */
+static void diag__reports_no_uncoalesced_access__for_wmma_fragments(void **state) {
+    (void)state;
+    EmuFx f;
+    run_k(&f,
+          "#include <mma.h>\n"
+          "using namespace nvcuda;\n"
+          "extern \"C\" __global__ void k(int *p) {\n"
+          "    const half *a = (const half *)p, *b = (const half *)(p + 128);\n"
+          "    float *c = (float *)(p + 256);\n"
+          "    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;\n"
+          "    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;\n"
+          "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;\n"
+          "    wmma::fill_fragment(fc, 0.0f);\n"
+          "    wmma::load_matrix_sync(fa, a, 16);\n"
+          "    wmma::load_matrix_sync(fb, b, 16);\n"
+          "    wmma::mma_sync(fc, fa, fb, fc);\n"
+          "    wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);\n"
+          "}\n", 1, 32, 512, false);
+    assert_null(fx_finding(&f, "uncoalesced"));
+    assert_true(fx_line(&f, 10, "sectors_per_request") > 0);
+    assert_true(fx_line(&f, 10, "layout_sectors_per_request") == fx_line(&f, 10, "ideal_sectors_per_request"));
+    assert_true(fx_line(&f, 13, "layout_sectors_per_request") == fx_line(&f, 13, "ideal_sectors_per_request"));
+    fx_free(&f);
+}
+
 static void diag__measures_bank_conflicts__when_tile_read_by_column(void **state) {
     (void)state;
     EmuFx f;
@@ -466,6 +494,7 @@ int main(void) {
         cmocka_unit_test(diag__reports_trap),
         cmocka_unit_test(diag__fails_every_time__when_adversarial_and_barrier_missing),
         cmocka_unit_test(diag__measures_uncoalesced_access),
+        cmocka_unit_test(diag__reports_no_uncoalesced_access__for_wmma_fragments),
         cmocka_unit_test(diag__measures_bank_conflicts__when_tile_read_by_column),
         cmocka_unit_test(diag__measures_divergence),
         cmocka_unit_test(diag__reports_local_oob__when_local_array_overrun),
