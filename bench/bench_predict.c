@@ -50,6 +50,15 @@ static bool is_timed(const ExerciseMeta *ex) {
     return timed;
 }
 
+/* Whether a GPU is there, asked in a child so that this process never
+ * initialises CUDA. */
+static bool gpu_present(void) {
+    pid_t pid = fork();
+    if (pid == 0) _exit(backend_gpu_count() > 0 ? 0 : 1);
+    int st = 0;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 /* Runs ex on `cu` in a child on the emulator (gpu false) or the GPU along
  * the emulator's path; returns {verdict, launch_log} or NULL. */
 static json_t *run_child(const ExerciseMeta *ex, const char *cu, bool gpu) {
@@ -126,7 +135,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_predict: %s\n", d->message);
         return 1;
     }
-    bool gpu = !emu_only && backend_gpu_count() > 0;
+    /* asked in a child: CUDA initialised here would not survive the fork of
+     * every run's child ("initialization error") */
+    bool gpu = !emu_only && gpu_present();
     const PerfCalib *c = perf_calib_default();
     printf("predicted (emulator counts -> %s model, kernels/profiles.c) vs measured (%s), at the emulator's sizes\n",
            c->device, gpu ? "this GPU: events, L2 flushed, median of 20" : "no GPU: not measured");

@@ -115,6 +115,7 @@ static void kernel__charges_replays_and_sfu__when_shared_conflicts_or_transcende
     assert_string_equal(conflicted.bound, "shared memory");
     assert_true(conflicted.us > 10 * ok.work_us);
     in.shared_wavefronts = 0;
+    in.warp_instructions *= 10;              /* well past the fixed launch cost, whatever its calibration */
     in.sfu = in.warp_instructions;
     Prediction sfu;
     predict_kernel(c, NULL, &in, &sfu);
