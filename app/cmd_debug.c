@@ -48,7 +48,8 @@ EmuTrace *debug_trace_run(const DebugTarget *t, const unsigned block[3], int war
         *err = why ? why : diag_error("debug", "%s", N_("the emulator could not start"));
         return NULL;
     }
-    EmuTraceRequest rq = {.block = {block[0], block[1], block[2]}, .warp = warp, .cap_bytes = t->cap_bytes};
+    EmuTraceRequest rq = {.block = {block[0], block[1], block[2]}, .warp = warp, .cap_bytes = t->cap_bytes,
+                          .stop_after = true};
     Diag *d = emu_trace_arm(b, &rq);
     if (d) {
         *err = d;

@@ -246,6 +246,7 @@ const I18nEntry I18N_ZH_RUN[] = {
     {"invalid argument: 0x%llx was not returned by mem_alloc", "无效参数（invalid argument）：0x%llx 不是 mem_alloc 返回的地址"},
     {"invalid argument: %s of %zu bytes at 0x%llx is outside every allocation", "无效参数（invalid argument）：%s（%zu 字节，在 0x%llx）不在任何一次分配的范围内"},
     {"named symbol not found: the module has no kernel called %s", "找不到命名的符号（named symbol not found）：模块里没有叫 %s 的核函数"},
+    {"the warp debugger has its trace: the run stops before this launch", "线程束调试器已经拿到了它的记录：运行在这次启动之前停止"},
     {"invalid argument: kernel %s takes %d parameters but the launch passed %d", "无效参数（invalid argument）：核函数 %s 有 %d 个参数，但启动时传了 %d 个"},
     {"out of host memory for %zu pinned bytes", "主机内存不足，无法分配 %zu 字节锁页内存"},
 

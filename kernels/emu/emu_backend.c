@@ -394,6 +394,8 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
                                          xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL, NULL, false});
     }
+    if (emu_trace_stops_launches(e->trace))
+        return diag_error("emu", N_("the warp debugger has its trace: the run stops before this launch"));
     Diag *sd = emu_sched_stream_check(e->sched, cfg->stream);
     if (sd) return sd;
     EmuRunRequest rq = {

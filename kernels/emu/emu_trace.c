@@ -287,6 +287,8 @@ bool emu_trace_wants(const EmuTraceRec *r, const char *exercise_name, const char
     return !r->kernel || (exercise_name && !strcmp(r->kernel, exercise_name)) || !strcmp(r->kernel, ptx_name);
 }
 
+bool emu_trace_stops_launches(const EmuTraceRec *r) { return r && r->state == REC_DONE && r->rq.stop_after; }
+
 void emu_trace_launch_begin(EmuTraceRec *r, EmuLaunch *L, const char *source) {
     r->state = REC_RECORDING;
     EmuTrace *t = r->t = xcalloc(1, sizeof *t);

@@ -37,6 +37,8 @@ typedef struct EmuTraceRequest {
     int warp;                /* its warp (threads 32·warp ... 32·warp+31) */
     const char *kernel;      /* trace the first launch of this kernel (exercise or PTX name); NULL: the first launch */
     size_t cap_bytes;        /* bound on the trace; 0 = EMU_TRACE_DEFAULT_CAP */
+    bool stop_after;         /* once the traced launch is over, refuse every later launch: the
+                                debugger needs nothing after it, and a warp switch records again */
 } EmuTraceRequest;
 
 typedef enum EmuStepKind {

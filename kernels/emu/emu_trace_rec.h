@@ -22,6 +22,8 @@ EmuTrace *emu_trace_rec_take(EmuTraceRec *r);
 void emu_trace_rec_free(EmuTraceRec **r);
 /* Whether the armed recorder takes a launch of this kernel. */
 bool emu_trace_wants(const EmuTraceRec *r, const char *exercise_name, const char *ptx_name);
+/* Whether launches after the traced one are to be refused (EmuTraceRequest.stop_after). */
+bool emu_trace_stops_launches(const EmuTraceRec *r);
 /* Starts recording launch L (sets L->trace when its grid has the block and warp). */
 void emu_trace_launch_begin(EmuTraceRec *r, EmuLaunch *L, const char *source);
 /* Ends it: keeps the launch's findings; later launches run untraced. */

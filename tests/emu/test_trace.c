@@ -262,6 +262,29 @@ static void trace__records_only_the_first_matching_launch__and_none_unarmed(void
     fx_free(&f);
 }
 
+/* The debugger's recording stops the run after the traced launch (a warp
+ * switch records again: what runs after it would only cost time). */
+static void trace__refuses_the_launches_after_it__when_asked_to_stop_after(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, true);
+    fx_load(&f, DIVERGE, &o);
+    DevPtr out = fx_array(&f, "out", 4, 64, NULL);
+    KernelArg args[2] = {kernel_arg_ptr(out), kernel_arg_i32(64)};
+    EmuTraceRequest rq = {.kernel = "k", .stop_after = true};
+    assert_null(emu_trace_arm(f.b, &rq));
+    fx_run(&f, "k", 2, 32, args, 2);
+    Diag *d = fx_launch(&f, "k", (Dim3){2, 1, 1}, (Dim3){32, 1, 1}, 0, args, 2);
+    assert_non_null(d);
+    assert_non_null(strstr(d->message, "warp debugger has its trace"));
+    diag_free(&d);
+    EmuTrace *t = emu_trace_take(f.b);
+    assert_non_null(t);
+    emu_trace_free(&t);
+    fx_run(&f, "k", 2, 32, args, 2);        /* taken: the backend runs launches again */
+    fx_free(&f);
+}
+
 static const char *RACE =
     "extern \"C\" __global__ void k(int *out) {\n"          /* 1 */
     "    __shared__ int s[32];\n"                          /* 2 */
@@ -366,6 +389,7 @@ int main(void) {
         cmocka_unit_test(trace__stops_at_the_cap_and_says_so),
         cmocka_unit_test(trace__says_so__when_the_block_is_outside_the_grid),
         cmocka_unit_test(trace__records_only_the_first_matching_launch__and_none_unarmed),
+        cmocka_unit_test(trace__refuses_the_launches_after_it__when_asked_to_stop_after),
         cmocka_unit_test(trace__finds_the_line_of_the_first_finding),
         cmocka_unit_test(trace__changes_nothing_the_launch_reports),
         cmocka_unit_test(trace__refuses__when_the_backend_is_not_the_emulator),
