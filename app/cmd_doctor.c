@@ -3,10 +3,12 @@
  * GPU's measured peaks (copy bandwidth, FP32/FP64 FMA) with where they came
  * from. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "app/cli.h"
+#include "base/i18n.h"
 #include "base/bytes.h"
 #include "kernels/backend.h"
 #include "kernels/doctor.h"
@@ -16,14 +18,25 @@ static const char *jstr(const json_t *o, const char *k, const char *dflt) {
     return v ? v : dflt;
 }
 
+/* A line's heading ("driver", "GPU 0") in the language shown, padded to the
+ * column the values start at. */
+static void print_label(const char *text) {
+    char buf[96];
+    printf("%s ", i18n_pad(buf, sizeof buf, text, 14, false));
+}
+
 /* One "name: yes/no (why)" line for a backend. */
 static void print_backend(const char *name, const json_t *b) {
     bool works = json_is_true(json_object_get(b, "works"));
-    printf("  %-8s %s", name, works ? "works" : "does not work");
-    if (!works) printf(": %s", jstr(b, "why", "unknown reason"));
+    printf("  %-8s %s", name, works ? _("works") : _("does not work"));
+    if (!works) {
+        char *why = i18n_message(jstr(b, "why", N_("unknown reason")));
+        printf(_(": %s"), why);
+        free(why);
+    }
     const char *tl = jstr(b, "timeline", NULL);
-    if (tl && !strcmp(tl, "cupti")) printf(", timeline from CUPTI activity records");
-    else if (tl) printf(", timeline from CUDA events (no CUPTI: %s)", jstr(b, "cupti_why", "?"));
+    if (tl && !strcmp(tl, "cupti")) fputs(_(", timeline from CUPTI activity records"), stdout);
+    else if (tl) printf(_(", timeline from CUDA events (no CUPTI: %s)"), jstr(b, "cupti_why", "?"));
     printf("\n");
 }
 
@@ -35,16 +48,16 @@ static double jnum(const json_t *o, const char *k) {
 /* The GPU's peaks, what they are the better of, and where they came from. */
 static void print_peaks(const json_t *p) {
     if (!p) return;
-    printf("\nPeaks of this GPU (every \"%% of the copy bandwidth\" is divided by the first)\n");
+    printf(_("\nPeaks of this GPU (every \"%% of the copy bandwidth\" is divided by the first)\n"));
     if (json_object_get(p, "error")) {
-        printf("  not measured: %s\n", jstr(p, "error", "?"));
+        printf(_("  not measured: %s\n"), jstr(p, "error", "?"));
         return;
     }
-    printf("  copy bandwidth  %.0f GB/s (%s; read + written, median of %lld copies of %.1f GiB)\n", jnum(p, "copy_gbs"),
+    printf(_("  copy bandwidth  %.0f GB/s (%s; read + written, median of %lld copies of %.1f GiB)\n"), jnum(p, "copy_gbs"),
            jstr(p, "copy_from", "?"), (long long)jnum(p, "reps"), jnum(p, "bytes") / (1u << 30));
-    printf("    copy kernel   %.0f GB/s, spread %.1f%% (%s)\n", jnum(p, "kernel_gbs"), 100 * jnum(p, "kernel_spread"),
+    printf(_("    copy kernel   %.0f GB/s, spread %.1f%% (%s)\n"), jnum(p, "kernel_gbs"), 100 * jnum(p, "kernel_spread"),
            jstr(p, "kernel_config", "?"));
-    printf("    cudaMemcpy    %.0f GB/s, spread %.1f%% (device to device)\n", jnum(p, "memcpy_gbs"),
+    printf(_("    cudaMemcpy    %.0f GB/s, spread %.1f%% (device to device)\n"), jnum(p, "memcpy_gbs"),
            100 * jnum(p, "memcpy_spread"));
     if (jnum(p, "fp32_gflops") > 0) printf("  FP32 FMA        %.1f TFLOP/s\n", jnum(p, "fp32_gflops") / 1e3);
     if (jnum(p, "fp64_gflops") > 0) printf("  FP64 FMA        %.1f TFLOP/s\n", jnum(p, "fp64_gflops") / 1e3);
@@ -53,55 +66,68 @@ static void print_peaks(const json_t *p) {
     struct tm tm;
     if (at > 0 && localtime_r(&at, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
     if (json_is_true(json_object_get(p, "cached")))
-        printf("  measured %s for this device and driver, cached in %s (delete it to measure again)\n", when,
+        printf(_("  measured %s for this device and driver, cached in %s (delete it to measure again)\n"), when,
                jstr(p, "cache", "?"));
     else
-        printf("  measured now in %.1f s, cached in %s\n", jnum(p, "measure_ms") / 1e3, jstr(p, "cache", "?"));
+        printf(_("  measured now in %.1f s, cached in %s\n"), jnum(p, "measure_ms") / 1e3, jstr(p, "cache", "?"));
 }
 
 static void print_doctor(const json_t *j) {
     const json_t *tk = json_object_get(j, "toolkit"), *nv = json_object_get(j, "nvrtc");
     const json_t *rt = json_object_get(j, "cudart"), *drv = json_object_get(j, "driver");
-    printf("CUDA toolkit   %s (%s)%s\n", jstr(tk, "version", "?"), jstr(tk, "path", "?"),
-           json_is_true(json_object_get(tk, "found")) ? "" : "  NOT FOUND");
-    printf("NVRTC          %s, ", jstr(nv, "version", "missing"));
+    print_label(_("CUDA toolkit"));
+    printf("%s (%s)%s\n", jstr(tk, "version", "?"), jstr(tk, "path", "?"),
+           json_is_true(json_object_get(tk, "found")) ? "" : _("  NOT FOUND"));
+    print_label("NVRTC");
+    printf("%s, ", jstr(nv, "version", _("missing")));
     if (json_is_true(json_object_get(nv, "works")))
-        printf("compiles a test kernel in %.0f ms\n", json_number_value(json_object_get(nv, "compile_ms")));
+        printf(_("compiles a test kernel in %.0f ms\n"), json_number_value(json_object_get(nv, "compile_ms")));
     else
-        printf("does not work: %s\n", jstr(nv, "error", "?"));
+        printf(_("does not work: %s\n"), jstr(nv, "error", "?"));
     const json_t *nvcc = json_object_get(j, "nvcc");
-    printf("nvcc           ");
+    print_label("nvcc");
     if (json_is_true(json_object_get(nvcc, "works")))
-        printf("%s (%s), compiles a test program in %.0f ms\n", jstr(nvcc, "version", "?"), jstr(nvcc, "path", "?"),
+        printf(_("%s (%s), compiles a test program in %.0f ms\n"), jstr(nvcc, "version", "?"), jstr(nvcc, "path", "?"),
                json_number_value(json_object_get(nvcc, "compile_ms")));
     else
-        printf("%s: %s\n", json_is_string(json_object_get(nvcc, "path")) ? "does not work" : "missing",
+        printf(_("%s: %s\n"), json_is_string(json_object_get(nvcc, "path")) ? _("does not work") : _("missing"),
                jstr(nvcc, "error", "?"));
     const json_t *emurt = json_object_get(j, "emurt"), *inject = json_object_get(j, "inject");
+    print_label(_("emu runtime"));
     if (json_is_true(json_object_get(emurt, "found")))
-        printf("emu runtime    %s in %s (whole programs without a GPU)\n", jstr(emurt, "library", "?"),
-               jstr(emurt, "dir", "?"));
+        printf(_("%s in %s (whole programs without a GPU)\n"), jstr(emurt, "library", "?"), jstr(emurt, "dir", "?"));
     else
-        printf("emu runtime    not built: programs with main() cannot run without a GPU (`make` builds "
-               "it; CUDOJO_EMURT_DIR names another place)\n");
-    printf("GPU recorder   %s\n", json_is_true(json_object_get(inject, "found")) ? jstr(inject, "path", "?")
-                                                                              : "not built (programs on a GPU run "
-                                                                                "without calls or timeline)");
-    printf("CUDA runtime   %s\n", jstr(rt, "version", "?"));
+        printf("%s", _("not built: programs with main() cannot run without a GPU (`make` builds "
+                       "it; CUDOJO_EMURT_DIR names another place)\n"));
+    print_label(_("GPU recorder"));
+    printf("%s\n", json_is_true(json_object_get(inject, "found"))
+                       ? jstr(inject, "path", "?")
+                       : _("not built (programs on a GPU run without calls or timeline)"));
+    print_label(_("CUDA runtime"));
+    printf("%s\n", jstr(rt, "version", "?"));
+    print_label(_("driver"));
     if (json_is_false(json_object_get(j, "driver_installed")))
-        printf("driver         none: no NVIDIA driver is installed (no /dev/nvidiactl, no libcuda.so.1)\n");
+        printf("%s", _("none: no NVIDIA driver is installed (no /dev/nvidiactl, no libcuda.so.1)\n"));
     else
-        printf("driver         %s\n", jstr(drv, "version", "none"));
+        printf("%s\n", jstr(drv, "version", _("none")));
     const json_t *gpus = json_object_get(j, "gpus");
     size_t i;
     json_t *g;
-    if (json_array_size(gpus) == 0) printf("GPUs           none (%s)\n", jstr(j, "gpu_error", "none found"));
+    if (json_array_size(gpus) == 0) {
+        print_label(_("GPUs"));
+        char *why = i18n_message(jstr(j, "gpu_error", N_("none found")));
+        printf(_("none (%s)\n"), why);
+        free(why);
+    }
     json_array_foreach(gpus, i, g) {
-        printf("GPU %zu          %s, compute capability %s, %lld SMs, %.1f GiB\n", i, jstr(g, "name", "?"),
-               jstr(g, "cc", "?"), (long long)json_integer_value(json_object_get(g, "sms")),
+        char label[32];
+        snprintf(label, sizeof label, "GPU %zu", i);
+        print_label(label);
+        printf(_("%s, compute capability %s, %lld SMs, %.1f GiB\n"), jstr(g, "name", "?"), jstr(g, "cc", "?"),
+               (long long)json_integer_value(json_object_get(g, "sms")),
                json_number_value(json_object_get(g, "memory_gib")));
     }
-    printf("\nBackends\n");
+    printf("%s", _("\nBackends\n"));
     const json_t *bs = json_object_get(j, "backends");
     print_backend("cuda", json_object_get(bs, "cuda"));
     print_backend("emu", json_object_get(bs, "emu"));
@@ -111,7 +137,7 @@ static void print_doctor(const json_t *j) {
 int cmd_doctor(Cli *cli, int argc, char **argv) {
     (void)argv;
     if (argc > 1) {
-        fprintf(stderr, "cudojo doctor: takes no arguments\n");
+        fprintf(stderr, "%s", _("cudojo doctor: takes no arguments\n"));
         return 2;
     }
     json_t *j = kernels_doctor();
@@ -137,19 +163,19 @@ int cmd_doctor(Cli *cli, int argc, char **argv) {
     }
     print_doctor(j);
     bool no_driver = json_is_false(json_object_get(j, "driver_installed"));
-    printf("\nRuns will use: %s%s\n", def,
+    printf(_("\nRuns will use: %s%s\n"), def,
            gpu || cli->backend == BACKEND_CUDA ? ""
-           : no_driver                         ? " (no NVIDIA driver found: running on the emulator)"
-                                               : " (no working GPU here)");
+           : no_driver                         ? _(" (no NVIDIA driver found: running on the emulator)")
+                                               : _(" (no working GPU here)"));
     json_decref(j);
     return 0;
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_DOCTOR = {"doctor", "", "what this machine has: GPU, driver, toolkit, NVRTC, backends",
-    "Reports the CUDA toolkit, NVRTC, the driver and GPUs, and which backends work\n"
-    "here (and why not). On a GPU also its peaks: the copy bandwidth every \"% of\n"
-    "the copy bandwidth\" is divided by (the better of a tuned copy kernel and\n"
-    "cudaMemcpy device to device) and FP32/FP64 FMA throughput, measured once per\n"
-    "device and driver (a second or two) and cached.\n",
+const Command CMD_DOCTOR = {"doctor", "", N_("what this machine has: GPU, driver, toolkit, NVRTC, backends"),
+    N_("Reports the CUDA toolkit, NVRTC, the driver and GPUs, and which backends work\n"
+    "here (and why not). On a GPU also its peaks: the copy bandwidth every\n"
+    "\"percent of the copy bandwidth\" is divided by (the better of a tuned copy\n"
+    "kernel and cudaMemcpy device to device) and FP32/FP64 FMA throughput,\n"
+    "measured once per device and driver (a second or two) and cached.\n"),
     cmd_doctor};

@@ -262,6 +262,57 @@ const I18nEntry I18N_ZH[] = {
     {"default (legacy)", "默认流（传统）"},
     {"no NVIDIA driver found on this machine (no /dev/nvidiactl, no libcuda.so.1)", "这台机器上没有找到 NVIDIA 驱动（没有 /dev/nvidiactl，也没有 libcuda.so.1）"},
     {"no GPU: the driver found no CUDA device", "没有 GPU：驱动没有找到 CUDA 设备"},
+    /* cudojo doctor (app/cmd_doctor.c) and why a GPU is not there (kernels/cuda/) */
+    {"what this machine has: GPU, driver, toolkit, NVRTC, backends", "这台机器有什么：GPU、驱动、工具包、NVRTC、后端"},
+    {"Reports the CUDA toolkit, NVRTC, the driver and GPUs, and which backends work\n"
+     "here (and why not). On a GPU also its peaks: the copy bandwidth every\n"
+     "\"percent of the copy bandwidth\" is divided by (the better of a tuned copy\n"
+     "kernel and cudaMemcpy device to device) and FP32/FP64 FMA throughput,\n"
+     "measured once per device and driver (a second or two) and cached.\n",
+     "报告 CUDA 工具包、NVRTC、驱动和 GPU，以及哪些后端在这里能用（不能用时说明原因）。\n"
+     "有 GPU 时还报告它的峰值：复制带宽（每个“占复制带宽的百分比”都以它为分母；取调优过的\n"
+     "复制核函数与设备到设备的 cudaMemcpy 中较好的一个），以及 FP32/FP64 FMA 吞吐量。\n"
+     "每个设备和驱动只测一次（一两秒），之后使用缓存。\n"},
+    {"cudojo doctor: takes no arguments\n", "cudojo doctor：不接受参数\n"},
+    {"CUDA toolkit", "CUDA 工具包"},
+    {"  NOT FOUND", "  未找到"},
+    {"compiles a test kernel in %.0f ms\n", "编译一个测试核函数用时 %.0f ms\n"},
+    {"does not work: %s\n", "不可用：%s\n"},
+    {"%s: %s\n", "%s：%s\n"},
+    {"%s (%s), compiles a test program in %.0f ms\n", "%s（%s），编译一个测试程序用时 %.0f ms\n"},
+    {"emu runtime", "模拟器运行时"},
+    {"%s in %s (whole programs without a GPU)\n", "%s，位于 %s（没有 GPU 时运行完整程序）\n"},
+    {"not built: programs with main() cannot run without a GPU (`make` builds it; CUDOJO_EMURT_DIR names another place)\n",
+     "未构建：没有 GPU 时无法运行带 main() 的程序（`make` 会构建它；也可用 CUDOJO_EMURT_DIR 指定别的位置）\n"},
+    {"GPU recorder", "GPU 记录器"},
+    {"not built (programs on a GPU run without calls or timeline)", "未构建（程序在 GPU 上运行时不记录调用和时间线）"},
+    {"none: no NVIDIA driver is installed (no /dev/nvidiactl, no libcuda.so.1)\n",
+     "无：没有安装 NVIDIA 驱动（没有 /dev/nvidiactl，也没有 libcuda.so.1）\n"},
+    {"none found", "一个也没有找到"},
+    {"none (%s)\n", "无（%s）\n"},
+    {"GPUs", "GPU"},
+    {"%s, compute capability %s, %lld SMs, %.1f GiB\n", "%s，计算能力 %s，%lld 个 SM，%.1f GiB\n"},
+    {"\nBackends\n", "\n后端\n"},
+    {", timeline from CUPTI activity records", "，时间线来自 CUPTI 活动记录"},
+    {", timeline from CUDA events (no CUPTI: %s)", "，时间线来自 CUDA 事件（没有 CUPTI：%s）"},
+    {"\nPeaks of this GPU (every \"%% of the copy bandwidth\" is divided by the first)\n",
+     "\n这块 GPU 的峰值（每个“占复制带宽的 %%”都以第一项为分母）\n"},
+    {"  not measured: %s\n", "  未测量：%s\n"},
+    {"  copy bandwidth  %.0f GB/s (%s; read + written, median of %lld copies of %.1f GiB)\n",
+     "  复制带宽        %.0f GB/s（%s；读 + 写，%lld 次复制 %.1f GiB 的中位数）\n"},
+    {"    copy kernel   %.0f GB/s, spread %.1f%% (%s)\n", "    复制核函数    %.0f GB/s，波动 %.1f%%（%s）\n"},
+    {"    cudaMemcpy    %.0f GB/s, spread %.1f%% (device to device)\n", "    cudaMemcpy    %.0f GB/s，波动 %.1f%%（设备到设备）\n"},
+    {"  measured %s for this device and driver, cached in %s (delete it to measure again)\n",
+     "  于 %s 为这个设备和驱动测量，缓存在 %s（删除它即可重新测量）\n"},
+    {"  measured now in %.1f s, cached in %s\n", "  刚刚测量，用时 %.1f s，缓存在 %s\n"},
+    {"\nRuns will use: %s%s\n", "\n运行将使用：%s%s\n"},
+    {" (no NVIDIA driver found: running on the emulator)", "（没有找到 NVIDIA 驱动：在模拟器上运行）"},
+    {" (no working GPU here)", "（这里没有可用的 GPU）"},
+    {"the driver found no CUDA device", "驱动没有找到 CUDA 设备"},
+    {"no GPU: cudaEventCreate: %s", "没有 GPU：cudaEventCreate：%s"},
+    /* cudart's usual reasons (cudaGetErrorString), not marked: looked up when shown */
+    {"no CUDA-capable device is detected", "没有检测到支持 CUDA 的设备"},
+    {"CUDA driver version is insufficient for CUDA runtime version", "CUDA 驱动版本低于 CUDA 运行时所需的版本"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];

@@ -661,13 +661,13 @@ Backend *cuda_backend_new(Diag **why) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: %s",
+        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, N_("no GPU: %s"),
                         cuda_no_gpu_reason(e, e != cudaErrorInsufficientDriver || cuda_driver_installed()));
         (void)cudaGetLastError();
         return NULL;
     }
     if (n <= 0) {
-        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: the driver found no CUDA device");
+        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, N_("no GPU: %s"), N_("the driver found no CUDA device"));
         return NULL;
     }
     /* CUPTI before the context exists, so it sees everything from the start;
@@ -679,7 +679,7 @@ Backend *cuda_backend_new(Diag **why) {
     e = cudaSetDevice(c->device);
     if (e == cudaSuccess) e = cudaFree(NULL);       /* create the context now, not mid-launch */
     if (e != cudaSuccess) {
-        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: %s", cudaGetErrorString(e));
+        *why = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, N_("no GPU: %s"), cudaGetErrorString(e));
         free(c);
         return NULL;
     }
@@ -687,7 +687,7 @@ Backend *cuda_backend_new(Diag **why) {
     c->streams = cuda_streams_new(c->info.name);
     if (!d && ((e = cudaEventCreate(&c->ev_start)) != cudaSuccess ||
                (e = cudaEventCreate(&c->ev_stop)) != cudaSuccess))
-        d = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, "no GPU: cudaEventCreate: %s", cudaGetErrorString(e));
+        d = diag_new(DIAG_ERROR, "no-gpu", NULL, 0, 0, N_("no GPU: cudaEventCreate: %s"), cudaGetErrorString(e));
     if (d) {
         *why = d;
         cuda_destroy(&c->base);

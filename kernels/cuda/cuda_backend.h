@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "base/i18n.h"
 #include "kernels/backend.h"
 
 /* Diag code of an error after which the process must restart to use the GPU again. */
@@ -25,8 +26,9 @@ int cuda_gpu_count(void);
 bool cuda_driver_installed(void);
 /* Why there is no GPU, for a learner: cudart's message for cuda_error,
  * except that with no driver installed its "CUDA driver version is
- * insufficient for CUDA runtime version" becomes CUDA_NO_DRIVER. Static. */
-#define CUDA_NO_DRIVER "no NVIDIA driver found on this machine (no /dev/nvidiactl, no libcuda.so.1)"
+ * insufficient for CUDA runtime version" becomes CUDA_NO_DRIVER. Static,
+ * English (translated where shown: base/i18n_zh.c has cudart's usual ones). */
+#define CUDA_NO_DRIVER N_("no NVIDIA driver found on this machine (no /dev/nvidiactl, no libcuda.so.1)")
 const char *cuda_no_gpu_reason(int cuda_error, bool driver_installed);
 
 /* The GPU's part of `cudojo doctor` (cuda_doctor.c; caller decrefs):

@@ -25,7 +25,7 @@ static json_t *probe_gpus(json_t *report) {
         (void)cudaGetLastError();
         return gpus;
     }
-    if (count == 0) json_object_set_new(report, "gpu_error", json_string("the driver found no CUDA device"));
+    if (count == 0) json_object_set_new(report, "gpu_error", json_string(N_("the driver found no CUDA device")));
     for (int i = 0; i < count; i++) {
         struct cudaDeviceProp p;
         json_t *g = json_object();
@@ -67,7 +67,7 @@ json_t *cuda_doctor_probe(void) {
     Diag *why = NULL;
     Backend *b = cuda_backend_new(&why);
     json_object_set_new(cuda, "works", json_boolean(b != NULL));
-    if (!b) json_object_set_new(cuda, "why", json_string(why ? why->message : "unknown"));
+    if (!b) json_object_set_new(cuda, "why", json_string(why ? why->message : N_("unknown reason")));
     if (b) {    /* where the GPU's timeline comes from */
         char cupti_why[200] = "";
         bool cupti = cupti_start(cupti_why, sizeof cupti_why);

@@ -1,7 +1,7 @@
 /* tests/base/test_i18n.c: the message catalogue: lookups in either language,
  * plurals, the locale variables' order, column widths of CJK text, times in
  * plain units, and completeness: every string marked _(), N_() or P_() in
- * app/, app/tui/, base/, lua/, kernels/ and kernels/emu/ (read from the
+ * app/, app/tui/, base/, lua/, kernels/, kernels/emu/ and kernels/cuda/ (read from the
  * source tree: run from the repository root, as make test does) has a
  * translation whose printf conversions are the English ones, and every
  * literal a learner reads on a screen or from the learner's commands is
@@ -403,8 +403,8 @@ static void extract_file(const char *path, Extracted *x) {
 
 /* Where learner-facing text is written: the workbench and the CLI, the
  * run's checks and summary (lua/), the emulator's findings (kernels/emu/),
- * the occupancy's explanation (kernels/). */
-static const char *const SOURCE_DIRS[] = {"app", "app/tui", "base", "lua", "kernels/emu", "kernels"};
+ * the occupancy's explanation (kernels/), why there is no GPU (kernels/cuda/). */
+static const char *const SOURCE_DIRS[] = {"app", "app/tui", "base", "lua", "kernels/emu", "kernels", "kernels/cuda"};
 
 /* Calls fn on every .c (and with headers, .h) file of dir. */
 static void each_source(const char *dir, bool headers, void (*fn)(const char *path, void *ctx), void *ctx) {
@@ -482,7 +482,7 @@ static void sources__a_marked_string_without_translation_is_reported(void **stat
  * otherwise: the workbench's screens and the learner's commands. */
 static const char *const SCREEN_DIRS[] = {"app/tui"};
 static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c",
-                                           "app/cmd_debug.c"};
+                                           "app/cmd_debug.c", "app/cmd_doctor.c"};
 
 /* Not scanned: tui_highlight.c's tables are C and CUDA keywords, not text.
  * Still to be marked and translated (issue 17; remove a file from here
@@ -498,7 +498,7 @@ static const char *const NOT_TEXT_CALLS[] = {
     "json_unpack", "jstr", "num", "strcmp", "strncmp", "strstr", "strchr", "strspn", "strcspn", "getenv", "setenv",
     "fopen", "popen", "execlp", "execvp", "path_join", "tui_glyph", "setlocale", "assert", "run_mentions",
     "define_key", "tigetstr", "newterm", "keyname", "store_get", "workspace_path", "fs_join", "read_dim3", "jint", "readlink", "open", "execl",
-    "strcasestr", "memcmp", NULL};
+    "strcasestr", "memcmp", "jnum", NULL};
 
 /* Static tables whose strings are names, not text: the timeline's event
  * kinds as the trace's JSON spells them, the statuses as --json does. */
@@ -513,7 +513,7 @@ static const char *const NOT_TEXT_ARGS[] = {"diag_error:0", "diag_new:1", "run_a
 static const char *const NOT_TEXT_WORDS[] = {
     "Esc", "Tab", "PgUp", "PgDn", "Home", "End", "Enter", "Ctrl", "Space", "GPU", "GPUs", "CPU", "CUDA", "NVRTC",
     "nvcc", "cudojo", "GiB", "KiB", "MiB", "GB", "SMs", "PTX", "emu", "cuda", "utf8", "UTF", "TERM", "xterm",
-    "NO_COLOR", "VISUAL", "EDITOR", "LANG", "json", "md", "cu", "lua", "ms", "H2D", "D2H", "D2D", "memset", "English", "EXERCISE", "FILE", NULL};
+    "NO_COLOR", "VISUAL", "EDITOR", "LANG", "json", "md", "cu", "lua", "ms", "H2D", "D2H", "D2D", "memset", "English", "EXERCISE", "FILE", "FMA", "TFLOP", "FP32", "FP64", NULL};
 
 static bool in_list(const char *const *list, const char *s, size_t n) {
     for (int i = 0; list[i]; i++)
