@@ -14,12 +14,13 @@
 #include "base/bytes.h"
 #include "base/strbuf.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 typedef enum Role { ROLE_SOLUTION, ROLE_STARTER, ROLE_WRONG } Role;
 
 static const char *role_name(Role r) {
-    return r == ROLE_SOLUTION ? "solution" : r == ROLE_STARTER ? "starter" : "wrong";
+    return r == ROLE_SOLUTION ? N_("solution") : r == ROLE_STARTER ? N_("starter") : N_("wrong");
 }
 
 /* Whether a verdict is what the author promised for this kind of file. A
@@ -32,7 +33,7 @@ static bool verdict_ok(Role role, bool bug_hunt, Verdict v) {
 }
 
 static const char *expectation(Role role) {
-    return role == ROLE_SOLUTION ? "must pass" : role == ROLE_STARTER ? "must compile and fail" : "must fail";
+    return role == ROLE_SOLUTION ? N_("must pass") : role == ROLE_STARTER ? N_("must compile and fail") : N_("must fail");
 }
 
 typedef struct VerifyCtx {
@@ -63,7 +64,7 @@ static char *verify_kinds_shown(const RunResult *r, bool kernel_exercise) {
     strbuf_init(&sb);
     const char *fk = grade_failure_kind(r, kernel_exercise);
     if (fk) strbuf_printf(&sb, " %s ", fk);
-    if (r->verdict == VERDICT_RUNTIME_ERROR) strbuf_append(&sb, " runtime-error ");
+    if (r->verdict == VERDICT_RUNTIME_ERROR) strbuf_printf(&sb, " %s ", "runtime-error");   /* a kind's name */
     for (const Diag *d = r->diags; d; d = d->next) {
         if (d->severity != DIAG_ERROR) continue;
         const char *k = grade_finding_kind(d->code);
@@ -93,8 +94,8 @@ static char *verify_bug_shown(VerifyCtx *vc, const ExerciseMeta *ex, const RunRe
         StrBuf sb;
         strbuf_init(&sb);
         for (char *w = strtok(kinds, " "); w; w = strtok(NULL, " ")) strbuf_printf(&sb, "%s%s", sb.len ? ", " : "", w);
-        why = xasprintf("%s without the bug the exercise names (bug = \"%s\"): the emulator showed %s",
-                        verdict_name(on_emu->verdict), ex->bug, sb.len ? sb.data : "no finding");
+        why = xasprintf(N_("%s without the bug the exercise names (bug = \"%s\"): the emulator showed %s"),
+                        verdict_name(on_emu->verdict), ex->bug, sb.len ? sb.data : N_("no finding"));
         strbuf_fini(&sb);
     }
     free(want);
@@ -120,7 +121,7 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
         RunResult *emu = runner_run(verify_emu_runner(vc), &req, NULL);
         if (verdict_ok(role, ex->bug_hunt, emu->verdict)) {
             ok = true;
-            note = "passes on this GPU by luck; the emulator catches it";
+            note = N_("passes on this GPU by luck; the emulator catches it");
             free(res->summary);
             res->summary = xstrdup(emu->summary);
         }
@@ -142,11 +143,16 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
     if (!vc->cli->json) {
         const char *c_ok = vc->cli->color ? "\033[32m" : "", *c_bad = vc->cli->color ? "\033[1;31m" : "";
         const char *off = vc->cli->color ? "\033[0m" : "";
-        printf("  %s%s%s %-20s %-8s %-44s %s (%.0f ms)%s%s\n", ok ? c_ok : c_bad, ok ? "✓" : "✗", off, ex->id,
-               role_name(role), shown, verdict_name(res->verdict), res->duration_ms, note ? " — " : "",
-               note ? note : "");
+        /* the verdict as --json names it, in Chinese in words */
+        const char *verdict = i18n_chinese() ? verdict_words(res->verdict) : verdict_name(res->verdict);
+        char role_col[64];
+        printf("  %s%s%s %-20s %s %-44s %s (%.0f ms)%s%s\n", ok ? c_ok : c_bad, ok ? "✓" : "✗", off, ex->id,
+               i18n_pad(role_col, sizeof role_col, _(role_name(role)), 8, false), shown, verdict, res->duration_ms,
+               note ? " — " : "", note ? _(note) : "");
         if (!ok) {
-            printf("      %s, but it gave: %s\n", expectation(role), res->summary ? res->summary : "");
+            char *summary = i18n_message(res->summary ? res->summary : "");
+            printf(_("      %s, but it gave: %s\n"), _(expectation(role)), summary);
+            free(summary);
             if (res->diags) {
                 char *s = diag_format_all(res->diags, false);
                 for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) printf("        %s\n", line);
@@ -173,7 +179,7 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
             const char *v = !strncmp(argv[i], "--jobs=", 7) ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
             char *end;
             long n = strtol(v, &end, 10);
-            if (!*v || *end || n < 1 || n > 64) return cli_fail(diag_error("usage", "--jobs %s: a number of runs at once from 1 to 64", v));
+            if (!*v || *end || n < 1 || n > 64) return cli_fail(diag_error("usage", _("--jobs %s: a number of runs at once from 1 to 64"), v));
             jobs = (int)n;
         } else {
             argv[kept++] = argv[i];
@@ -207,14 +213,14 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
     VerifyCtx vc = {.cli = cli, .gpus = -1, .runner = attempt_runner_new(cli), .rows = json_array()};
     for (int c = 0; c < course->n_chapters; c++) {
         const ChapterMeta *ch = &course->chapters[c];
-        char *title = bytes_printable(ch->title);   /* a course pack's text: no control sequences */
+        char *title = bytes_printable(cli_chapter_title(ch));   /* a course pack's text: no control sequences */
         if (!cli->json) printf("%s (%s)\n", title, ch->rel_dir);
         free(title);
         for (int e = 0; e < ch->n_exercises; e++) {
             const ExerciseMeta *ex = &ch->exercises[e];
             if (ex->needs_gpu && cli->backend == BACKEND_EMU) {
                 vc.skipped++;
-                if (!cli->json) printf("  - %-20s skipped: needs a GPU\n", ex->id);
+                if (!cli->json) printf(_("  - %-20s skipped: needs a GPU\n"), ex->id);
                 continue;
             }
             /* An exercise about several GPUs means nothing on a machine with
@@ -225,7 +231,7 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
                 if (vc.gpus < 0) vc.gpus = backend_gpu_count();
                 if (vc.gpus >= 1 && vc.gpus < ex->gpus) {
                     if (!cli->json)
-                        printf("  - %-20s needs %d GPUs, this machine has %d: verified on the emulator\n", ex->id,
+                        printf(_("  - %-20s needs %d GPUs, this machine has %d: verified on the emulator\n"), ex->id,
                                ex->gpus, vc.gpus);
                     if (!vc.emu_runner) {
                         Cli emu_cli = *cli;
@@ -247,8 +253,8 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
                                  vc.bad, "skipped", vc.skipped, "load_errors", load_errors, "passed", status == 0));
     } else {
         json_decref(vc.rows);
-        printf("\n%d as expected, %d not, %d skipped%s\n", vc.ok, vc.bad, vc.skipped,
-               load_errors ? " (and the course has loading errors, above)" : "");
+        printf(_("\n%d as expected, %d not, %d skipped%s\n"), vc.ok, vc.bad, vc.skipped,
+               load_errors ? _(" (and the course has loading errors, above)") : "");
     }
     runner_free(&vc.runner);
     runner_free(&vc.emu_runner);
@@ -257,8 +263,8 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_VERIFY = {"verify", "[--mutants [--jobs N]] [LESSON_DIR...]", "authors: every solution passes, every starter and wrong variant fails",
-    "For each exercise of the chapters given (default: the whole course), runs the\n"
+const Command CMD_VERIFY = {"verify", "[--mutants [--jobs N]] [LESSON_DIR...]", N_("authors: every solution passes, every starter and wrong variant fails"),
+    N_("For each exercise of the chapters given (default: the whole course), runs the\n"
     "solution (must pass), the starter (must fail) and every wrong variant (must\n"
     "fail). Exit status 0 when everything behaves. On a GPU, a wrong variant that\n"
     "the hardware lets pass (a race, a stray read: undefined behaviour) counts as\n"
@@ -274,5 +280,5 @@ const Command CMD_VERIFY = {"verify", "[--mutants [--jobs N]] [LESSON_DIR...]", 
     "                 unless the exercise lists it in mutants_equivalent. A mutant\n"
     "                 that does not compile is invalid. Exit status 1 when any\n"
     "                 survive; progress on stderr.\n"
-    "  --jobs N, -j N runs at once with --mutants (default: the cores)\n",
+    "  --jobs N, -j N runs at once with --mutants (default: the cores)\n"),
     cmd_verify};

@@ -313,6 +313,55 @@ const I18nEntry I18N_ZH[] = {
     /* cudart's usual reasons (cudaGetErrorString), not marked: looked up when shown */
     {"no CUDA-capable device is detected", "没有检测到支持 CUDA 的设备"},
     {"CUDA driver version is insufficient for CUDA runtime version", "CUDA 驱动版本低于 CUDA 运行时所需的版本"},
+    /* cudojo verify (app/cmd_verify.c) */
+    {"authors: every solution passes, every starter and wrong variant fails",
+     "供作者用：每个参考解答都通过，每个起始代码和错误变体都不通过"},
+    {"For each exercise of the chapters given (default: the whole course), runs the\n"
+     "solution (must pass), the starter (must fail) and every wrong variant (must\n"
+     "fail). Exit status 0 when everything behaves. On a GPU, a wrong variant that\n"
+     "the hardware lets pass (a race, a stray read: undefined behaviour) counts as\n"
+     "caught when the emulator catches it, and says so.\n"
+     "\n"
+     "  --mutants      check the checks instead: run each solution, then mutants of it\n"
+     "                 on the emulator (each __syncthreads()/__syncwarp()/g.sync()\n"
+     "                 dropped, each if guard weakened (< to <=, >= to >) or dropped,\n"
+     "                 each loop bound moved by one, threadIdx/blockIdx .x and .y\n"
+     "                 swapped, an atomic made a plain read-modify-write, a program's\n"
+     "                 cudaDeviceSynchronize()/cudaStreamSynchronize() dropped). A\n"
+     "                 mutant that passes survived: a hole in the exercise's checks,\n"
+     "                 unless the exercise lists it in mutants_equivalent. A mutant\n"
+     "                 that does not compile is invalid. Exit status 1 when any\n"
+     "                 survive; progress on stderr.\n"
+     "  --jobs N, -j N runs at once with --mutants (default: the cores)\n",
+     "对给定章节（默认：整门课程）的每个练习，运行参考解答（必须通过）、起始代码（必须\n"
+     "不通过）和每个错误变体（必须不通过）。一切符合预期时退出状态为 0。在 GPU 上，硬件\n"
+     "碰巧放过的错误变体（竞争条件、越界读取：未定义行为）只要模拟器能发现，就算已发现，\n"
+     "并会注明。\n"
+     "\n"
+     "  --mutants      改为检查这些检查：运行每个参考解答，再在模拟器上运行它的变异体\n"
+     "                 （逐个删掉 __syncthreads()/__syncwarp()/g.sync()，逐个放宽\n"
+     "                 if 条件（< 改为 <=，>= 改为 >）或删掉它，循环边界逐个移动一，\n"
+     "                 交换 threadIdx/blockIdx 的 .x 和 .y，把原子操作改成普通的\n"
+     "                 读-改-写，删掉程序的 cudaDeviceSynchronize()/\n"
+     "                 cudaStreamSynchronize()）。通过的变异体就是存活了：练习的检查\n"
+     "                 有漏洞，除非练习在 mutants_equivalent 中列出了它。不能编译的\n"
+     "                 变异体无效。有变异体存活时退出状态为 1；进度写到 stderr。\n"
+     "  --jobs N, -j N 与 --mutants 一起用时同时运行的个数（默认：CPU 核数）\n"},
+    {"--jobs %s: a number of runs at once from 1 to 64", "--jobs %s：同时运行的个数，取 1 到 64"},
+    {"solution", "参考解答"},
+    {"starter", "起始代码"},
+    {"wrong", "错误变体"},
+    {"must pass", "必须通过"},
+    {"must compile and fail", "必须能编译且不通过"},
+    {"must fail", "必须不通过"},
+    {"no finding", "没有发现问题"},
+    {"passes on this GPU by luck; the emulator catches it", "在这块 GPU 上碰巧通过；模拟器能发现它"},
+    {"      %s, but it gave: %s\n", "      %s，但结果是：%s\n"},
+    {"  - %-20s skipped: needs a GPU\n", "  - %-20s 已跳过：需要 GPU\n"},
+    {"  - %-20s needs %d GPUs, this machine has %d: verified on the emulator\n",
+     "  - %-20s 需要 %d 块 GPU，这台机器只有 %d 块：在模拟器上验证\n"},
+    {"\n%d as expected, %d not, %d skipped%s\n", "\n%d 个符合预期，%d 个不符合，%d 个已跳过%s\n"},
+    {" (and the course has loading errors, above)", "（而且课程加载时有错误，见上文）"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];

@@ -259,6 +259,9 @@ const I18nEntry I18N_ZH_RUN[] = {
     {"migrate %s -> device", "迁移 %s -> 设备"},
     {"%s profile (%s, %s)", "%s 配置（%s，%s）"},
     {"no GPU: %s", "没有 GPU：%s"},
+    /* cudojo verify's reason a bug hunt's starter fails (app/cmd_verify.c) */
+    {"%s without the bug the exercise names (bug = \"%s\"): the emulator showed %s",
+     "%s，但没有练习指明的错误（bug = \"%s\"）：模拟器显示的是 %s"},
 };
 
 const size_t I18N_ZH_RUN_COUNT = sizeof I18N_ZH_RUN / sizeof I18N_ZH_RUN[0];
