@@ -8,7 +8,9 @@
 #include "base/i18n.h"
 #include "base/xalloc.h"
 
-static const char GLOBAL_OPTIONS[] =
+/* English here and in the man page (cli_global_options); translated where
+ * --help prints it. */
+static const char *const GLOBAL_OPTIONS = N_(
     "Options for every command:\n"
     "  --json              machine-readable output on stdout: one JSON document\n"
     "                      (watch: JSON Lines); messages go to stderr. Text that is\n"
@@ -21,7 +23,7 @@ static const char GLOBAL_OPTIONS[] =
     "                      current directory, else $XDG_DATA_HOME/cudojo)\n"
     "  --lessons DIR       the course to use (default: the one shipped with cudojo)\n"
     "  --no-color          no colours (NO_COLOR is honoured too)\n"
-    "  -h, --help          help for cudojo or a command\n";
+    "  -h, --help          help for cudojo or a command\n");
 
 const Command *const CLI_COMMANDS[] = {
     &CMD_INIT,
@@ -55,9 +57,9 @@ const Command *cli_find_command(const char *name) {
 }
 
 void cli_print_usage(FILE *out) {
-    fprintf(out, "cudojo — learn CUDA by doing\n\n"
-                 "Usage: cudojo [OPTIONS]              open the workbench\n"
-                 "       cudojo COMMAND [ARGS] [OPTIONS]\n\nCommands:\n");
+    fputs(_("cudojo — learn CUDA by doing\n\n"
+            "Usage: cudojo [OPTIONS]              open the workbench\n"
+            "       cudojo COMMAND [ARGS] [OPTIONS]\n\nCommands:\n"), out);
     for (const Command *const *cp = CLI_COMMANDS; *cp; cp++) {
         const Command *c = *cp;
         if (!c->summary) continue;
@@ -65,16 +67,16 @@ void cli_print_usage(FILE *out) {
         snprintf(left, sizeof left, "%s %s", c->name, c->args);
         fprintf(out, "  %-24s %s\n", left, _(c->summary));   /* a learner's command marks its own N_() */
     }
-    fprintf(out, "\n%s\n`cudojo COMMAND --help` tells more about one command.\n", GLOBAL_OPTIONS);
+    fprintf(out, _("\n%s\n`cudojo COMMAND --help` tells more about one command.\n"), _(GLOBAL_OPTIONS));
 }
 
 int cli_command_help(const char *name) {
     const Command *c = cli_find_command(name);
     if (!c || !c->summary) {
-        fprintf(stderr, "cudojo: unknown command '%s'\n", name);
+        fprintf(stderr, _("cudojo: unknown command '%s'\n"), name);
         return 2;
     }
-    printf("Usage: cudojo %s %s\n\n%s\n%s", c->name, c->args, _(c->help), GLOBAL_OPTIONS);
+    printf(_("Usage: cudojo %s %s\n\n%s\n%s"), c->name, c->args, _(c->help), _(GLOBAL_OPTIONS));
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "base/i18n.h"
 
 static const char *take_value(int *i, int argc, char **argv, const char *arg, const char *name) {
     size_t n = strlen(name);
@@ -83,7 +84,8 @@ int main(int argc, char **argv) {
     }
     const Command *cmd = cli_find_command(name);
     if (!cmd) {
-        fprintf(stderr, "cudojo: unknown command '%s'\n\n", name);
+        fprintf(stderr, _("cudojo: unknown command '%s'\n"), name);
+        fputc('\n', stderr);
         cli_print_usage(stderr);
         return 2;
     }

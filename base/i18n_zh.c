@@ -362,6 +362,42 @@ const I18nEntry I18N_ZH[] = {
      "  - %-20s 需要 %d 块 GPU，这台机器只有 %d 块：在模拟器上验证\n"},
     {"\n%d as expected, %d not, %d skipped%s\n", "\n%d 个符合预期，%d 个不符合，%d 个已跳过%s\n"},
     {" (and the course has loading errors, above)", "（而且课程加载时有错误，见上文）"},
+    /* cudojo's usage and the options of every command (app/cli.c) */
+    {"cudojo — learn CUDA by doing\n\n"
+     "Usage: cudojo [OPTIONS]              open the workbench\n"
+     "       cudojo COMMAND [ARGS] [OPTIONS]\n\nCommands:\n",
+     "cudojo —— 动手学 CUDA\n\n"
+     "用法：cudojo [选项]                  打开工作台\n"
+     "      cudojo 命令 [参数] [选项]\n\n命令：\n"},
+    {"\n%s\n`cudojo COMMAND --help` tells more about one command.\n", "\n%s\n`cudojo 命令 --help` 详细介绍一个命令。\n"},
+    {"cudojo: unknown command '%s'\n", "cudojo：没有这个命令 '%s'\n"},
+    {"Usage: cudojo %s %s\n\n%s\n%s", "用法：cudojo %s %s\n\n%s\n%s"},
+    {"Options for every command:\n"
+     "  --json              machine-readable output on stdout: one JSON document\n"
+     "                      (watch: JSON Lines); messages go to stderr. Text that is\n"
+     "                      not UTF-8 (a path, kernel output) keeps its bytes: each\n"
+     "                      byte that is not UTF-8 becomes U+EF00 + the byte\n"
+     "  --backend=B         cuda (the GPU), emu (the PTX emulator) or auto (default:\n"
+     "                      the GPU when one works, else the emulator)\n"
+     "  --emu-threads=N     host threads the emulator uses (default: all cores)\n"
+     "  -C, --workspace DIR use the workspace at DIR (default: the one holding the\n"
+     "                      current directory, else $XDG_DATA_HOME/cudojo)\n"
+     "  --lessons DIR       the course to use (default: the one shipped with cudojo)\n"
+     "  --no-color          no colours (NO_COLOR is honoured too)\n"
+     "  -h, --help          help for cudojo or a command\n",
+     "所有命令都接受的选项：\n"
+     "  --json              在 stdout 上输出机器可读的结果：一个 JSON 文档\n"
+     "                      （watch：JSON Lines）；消息写到 stderr。不是 UTF-8 的\n"
+     "                      文本（路径、核函数的输出）保留原字节：每个不是 UTF-8\n"
+     "                      的字节变成 U+EF00 + 该字节\n"
+     "  --backend=B         cuda（GPU）、emu（PTX 模拟器）或 auto（默认：有可用的\n"
+     "                      GPU 时用 GPU，否则用模拟器）\n"
+     "  --emu-threads=N     模拟器使用的主机线程数（默认：所有 CPU 核）\n"
+     "  -C, --workspace DIR 使用 DIR 处的工作区（默认：包含当前目录的那个，\n"
+     "                      否则是 $XDG_DATA_HOME/cudojo）\n"
+     "  --lessons DIR       要使用的课程（默认：cudojo 自带的课程）\n"
+     "  --no-color          不使用颜色（也遵守 NO_COLOR）\n"
+     "  -h, --help          cudojo 或某个命令的帮助\n"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];
