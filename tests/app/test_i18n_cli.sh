@@ -3,7 +3,10 @@
 # zh locale list, progress and run's verdict speak Chinese (exercise titles
 # included); in English a verdict is said once ("FAIL: compile error"), list
 # says where the learner's files are, and doctor on a machine without an
-# NVIDIA driver says so. Runs on the emulator. Prints ok/not ok/skip per case.
+# NVIDIA driver says so; in Chinese doctor, verify (on a tiny pack made by
+# `cudojo new`) and --help leave no English sentence (three words in a row)
+# while their --json stays English. Runs on the emulator. Prints
+# ok/not ok/skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
@@ -56,3 +59,19 @@ else
     check "doctor says no NVIDIA driver is installed" "$EN $BIN doctor" \
         '[ $rc = 0 ] && has "no NVIDIA driver found" && has "running on the emulator" && ! has "insufficient"'
 fi
+
+# an English sentence left: three words in a row (names and paths have none)
+english() { printf "%s\n" "$out" | grep -E '[A-Za-z]{2,}[ ,:]+[A-Za-z]{2,}[ ,:]+[A-Za-z]{3,}'; }
+check "doctor in Chinese: headings, backends, the no-GPU reason, no English sentence" "$ZH $BIN doctor" \
+    '[ $rc = 0 ] && has "^CUDA 工具包 " && has "^后端" && has "运行将使用：" && has "模拟器" && [ -z "$(english)" ]'
+check "doctor --json stays English whatever the locale" "$ZH $BIN doctor --json" \
+    '[ $rc = 0 ] && has "\"works\": true" && ! has "可用" && ! has "模拟器"'
+mkdir -p "$T/pack" && (cd "$T/pack" && "$BIN" new chapter intro && "$BIN" new exercise intro scale) >/dev/null 2>&1
+check "verify in Chinese: roles, verdicts in words, the tally, no English sentence" \
+    "(cd $T/pack && $ZH $BIN --backend=emu verify 01-intro)" \
+    '[ $rc = 0 ] && has "参考解答 01-intro/solutions/scale.cu .* 通过" && has "起始代码 " && has "错误变体 " &&
+     has "^3 个符合预期，0 个不符合" && [ -z "$(english)" ]'
+check "verify --json keeps English roles and verdicts" "(cd $T/pack && $ZH $BIN --backend=emu verify 01-intro --json)" \
+    '[ $rc = 0 ] && has "\"role\": \"starter\"" && has "\"verdict\": \"pass\"" && ! has "参考解答"'
+check "--help in Chinese: usage and every command's options, no English sentence in them" "$ZH $BIN doctor --help" \
+    '[ $rc = 0 ] && has "^用法：cudojo doctor" && has "所有命令都接受的选项" && [ -z "$(english)" ]'
