@@ -26,6 +26,7 @@
 #include "app/exec_summary.h"
 #include "app/trace.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/program.h"
@@ -206,7 +207,11 @@ static ProgramRuntime pick_runtime(const Cli *cli, char **note) {
     Backend *b = backend_open(BACKEND_CUDA, NULL, &why, NULL);
     bool gpu = b != NULL;
     backend_close(&b);
-    if (!gpu) *note = xasprintf("%s; running on cudojo's emulator runtime", why ? why->message : "no working GPU");
+    if (!gpu) {   /* shown only, never in --json: in the language shown */
+        char *reason = i18n_message(why ? why->message : N_("no working GPU"));
+        *note = xasprintf(_("%s; running on cudojo's emulator runtime"), reason);
+        free(reason);
+    }
     diag_free(&why);
     return gpu ? PROGRAM_RT_CUDA : PROGRAM_RT_EMU;
 }
@@ -259,7 +264,7 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     if (!exe) return st;
     char *note = NULL;
     ProgramRuntime rt = pick_runtime(cli, &note);
-    if (note && !cli->json) fprintf(stderr, "cudojo exec: %s\n", note);
+    if (note && !cli->json) fprintf(stderr, _("cudojo exec: %s\n"), note);
     free(note);
     if (rt == PROGRAM_RT_CUDA && !program_inject_path() && !cli->json)
         fprintf(stderr, "cudojo exec: cudojo's GPU recorder (inject/libcudojo_inject.so) is not built, so the "

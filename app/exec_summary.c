@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/bytes.h"
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -34,12 +35,12 @@ static void summarise_calls(StrBuf *sb, const ProgramResult *r) {
         json_object_set_new(counts, fn, json_integer(n ? json_integer_value(n) + 1 : 1));
     }
     size_t total = json_array_size(r->calls) + (size_t)r->calls_dropped;
-    strbuf_printf(sb, "%zu CUDA call%s (", total, total == 1 ? "" : "s");
+    strbuf_printf(sb, P_(total, "%zu CUDA call (", "%zu CUDA calls ("), total);
     json_array_foreach(order, i, c) {
         const char *fn = json_string_value(c);
         strbuf_printf(sb, "%s%s ×%lld", i ? ", " : "", fn, (long long)json_integer_value(json_object_get(counts, fn)));
     }
-    if (r->calls_dropped) strbuf_printf(sb, "%s%ld not recorded", json_array_size(order) ? ", " : "", r->calls_dropped);
+    if (r->calls_dropped) strbuf_printf(sb, _("%s%ld not recorded"), json_array_size(order) ? ", " : "", r->calls_dropped);
     strbuf_append(sb, ")");
     json_decref(counts);
     json_decref(order);
@@ -49,10 +50,10 @@ static void summarise_calls(StrBuf *sb, const ProgramResult *r) {
 static void summarise_kernels(StrBuf *sb, const ProgramResult *r) {
     size_t n = json_array_size(r->kernels);
     if (!n) {
-        strbuf_append(sb, "; no kernel ran");
+        strbuf_append(sb, _("; no kernel ran"));
         return;
     }
-    strbuf_printf(sb, "; %zu kernel launch%s: ", n, n == 1 ? "" : "es");
+    strbuf_printf(sb, P_(n, "; %zu kernel launch: ", "; %zu kernel launches: "), n);
     json_t *seen = json_object();
     size_t i, shown = 0;
     json_t *k;
@@ -78,7 +79,7 @@ static void summarise_kernels(StrBuf *sb, const ProgramResult *r) {
             modeled |= json_is_true(json_object_get(o, "modeled"));
         }
         strbuf_printf(sb, "%s%s ×%d", shown++ ? ", " : "", name, count);
-        if (timed) strbuf_printf(sb, " (%.3f ms on average, %s)", ms / count, modeled ? "modeled" : "measured");
+        if (timed) strbuf_printf(sb, _(" (%.3f ms on average, %s)"), ms / count, modeled ? _("modeled") : _("measured"));
     }
     json_decref(seen);
 }
@@ -86,15 +87,15 @@ static void summarise_kernels(StrBuf *sb, const ProgramResult *r) {
 void exec_print_summary(const char *prog, const ProgramResult *r, ProgramRuntime rt) {
     StrBuf sb;
     strbuf_init(&sb);
-    const char *where = rt == PROGRAM_RT_EMU ? "cudojo's emulator runtime" : "the GPU";
-    strbuf_printf(&sb, "cudojo exec: %s ran on %s", prog, where);
+    const char *where = rt == PROGRAM_RT_EMU ? _("cudojo's emulator runtime") : _("the GPU");
+    strbuf_printf(&sb, _("cudojo exec: %s ran on %s"), prog, where);
     if (r->device) strbuf_printf(&sb, " (%s)", r->device);
     if (r->touched_gpu) {
-        strbuf_append(&sb, ": ");
+        strbuf_append(&sb, _(": "));
         summarise_calls(&sb, r);
         summarise_kernels(&sb, r);
     } else if (r->started) {
-        strbuf_append(&sb, " and made no CUDA runtime call");
+        strbuf_append(&sb, _(" and made no CUDA runtime call"));
     }
     int errors = 0, warnings = 0;
     for (const Diag *d = r->findings; d; d = d->next) {
@@ -102,11 +103,13 @@ void exec_print_summary(const char *prog, const ProgramResult *r, ProgramRuntime
         if (d->severity == DIAG_ERROR) errors++;
         else if (d->severity == DIAG_WARNING) warnings++;
     }
-    if (errors) strbuf_printf(&sb, "; %d error%s", errors, errors == 1 ? "" : "s");
-    if (warnings) strbuf_printf(&sb, "%s %d warning%s", errors ? " and" : ";", warnings, warnings == 1 ? "" : "s");
-    if (errors || warnings) strbuf_append(&sb, " above");
-    char *end = program_result_ending(r);
-    strbuf_printf(&sb, ". It %s.\n", end);
+    if (errors) strbuf_printf(&sb, P_(errors, "; %d error", "; %d errors"), errors);
+    if (warnings && errors) strbuf_printf(&sb, P_(warnings, " and %d warning", " and %d warnings"), warnings);
+    else if (warnings) strbuf_printf(&sb, P_(warnings, "; %d warning", "; %d warnings"), warnings);
+    if (errors || warnings) strbuf_append(&sb, _(" above"));
+    char *end = program_result_ending(r), *end_shown = i18n_message(end);   /* English in --json */
+    strbuf_printf(&sb, _(". It %s.\n"), end_shown);
+    free(end_shown);
     free(end);
     char *safe = bytes_printable(sb.data);
     fputs(safe, stderr);

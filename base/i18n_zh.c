@@ -398,6 +398,25 @@ const I18nEntry I18N_ZH[] = {
      "  --lessons DIR       要使用的课程（默认：cudojo 自带的课程）\n"
      "  --no-color          不使用颜色（也遵守 NO_COLOR）\n"
      "  -h, --help          cudojo 或某个命令的帮助\n"},
+    /* cudojo exec's summary (app/exec_summary.c) */
+    {"%zu CUDA calls (", "%zu 次 CUDA 调用（"},
+    {"%s%ld not recorded", "%s%ld 次未记录"},
+    {"; no kernel ran", "；没有核函数运行"},
+    {"; %zu kernel launches: ", "；%zu 次核函数启动："},
+    {" (%.3f ms on average, %s)", "（平均 %.3f ms，%s）"},
+    {"cudojo's emulator runtime", "cudojo 的模拟器运行时"},
+    {"the GPU", "GPU"},
+    {"cudojo exec: %s ran on %s", "cudojo exec：%s 运行在%s上"},
+    {"%s; running on cudojo's emulator runtime", "%s；在 cudojo 的模拟器运行时上运行"},
+    {"cudojo exec: %s\n", "cudojo exec：%s\n"},
+    {": ", "："},
+    {"no working GPU", "没有可用的 GPU"},
+    {" and made no CUDA runtime call", "，没有调用 CUDA 运行时"},
+    {"; %d errors", "；%d 个错误"},
+    {" and %d warnings", "和 %d 个警告"},
+    {"; %d warnings", "；%d 个警告"},
+    {" above", "（见上文）"},
+    {". It %s.\n", "。程序%s。\n"},
 };
 
 const size_t I18N_ZH_COUNT = sizeof I18N_ZH / sizeof I18N_ZH[0];

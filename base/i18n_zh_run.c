@@ -259,6 +259,13 @@ const I18nEntry I18N_ZH_RUN[] = {
     {"migrate %s -> device", "迁移 %s -> 设备"},
     {"%s profile (%s, %s)", "%s 配置（%s，%s）"},
     {"no GPU: %s", "没有 GPU：%s"},
+    /* how a program ended (kernels/program_report.c program_result_ending) */
+    {"could not be started", "无法启动"},
+    {"was cancelled (killed)", "被取消（已终止）"},
+    {"did not finish within %g s (killed)", "没有在 %g s 内结束（已终止）"},
+    {"did not finish in time (killed)", "没有按时结束（已终止）"},
+    {"was killed by %s", "被 %s 终止"},
+    {" at %s:%d (host code)", "，位置 %s:%d（主机代码）"},
     /* cudojo verify's reason a bug hunt's starter fails (app/cmd_verify.c) */
     {"%s without the bug the exercise names (bug = \"%s\"): the emulator showed %s",
      "%s，但没有练习指明的错误（bug = \"%s\"）：模拟器显示的是 %s"},

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/program_internal.h"
@@ -241,30 +242,30 @@ void program_result_fini(ProgramResult *r) {
 }
 
 char *program_result_ending(const ProgramResult *r) {
-    if (!r->started) return xstrdup("could not be started");
-    if (r->cancelled) return xstrdup("was cancelled (killed)");
+    if (!r->started) return xstrdup(N_("could not be started"));
+    if (r->cancelled) return xstrdup(N_("was cancelled (killed)"));
     if (r->timed_out) {
         const Diag *t = NULL;
         for (const Diag *d = r->findings; d && !t; d = d->next)
             if (!strcmp(d->code, "timeout")) t = d;
         const char *within = t ? strstr(t->message, "within ") : NULL;
         double s = within ? strtod(within + 7, NULL) : 0;
-        return s > 0 ? xasprintf("did not finish within %g s (killed)", s) : xstrdup("did not finish in time (killed)");
+        return s > 0 ? xasprintf(N_("did not finish within %g s (killed)"), s) : xstrdup(N_("did not finish in time (killed)"));
     }
     if (r->signaled) {
         const char *meaning = program_signal_meaning(r->signal);
         StrBuf sb;
         strbuf_init(&sb);
-        strbuf_printf(&sb, "was killed by %s", program_signal_name(r->signal));
+        strbuf_printf(&sb, N_("was killed by %s"), program_signal_name(r->signal));
         if (meaning) strbuf_printf(&sb, " (%s)", meaning);
         for (const Diag *d = r->findings; d; d = d->next)
             if (!strcmp(d->code, "host-crash") && d->file && d->line > 0) {
-                strbuf_printf(&sb, " at %s:%d (host code)", d->file, d->line);
+                strbuf_printf(&sb, N_(" at %s:%d (host code)"), d->file, d->line);
                 break;
             }
         char *s = strbuf_steal(&sb);
         strbuf_fini(&sb);
         return s;
     }
-    return xasprintf("exited with status %d", r->exit_code);
+    return xasprintf(N_("exited with status %d"), r->exit_code);
 }

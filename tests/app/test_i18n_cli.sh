@@ -75,3 +75,11 @@ check "verify --json keeps English roles and verdicts" "(cd $T/pack && $ZH $BIN 
     '[ $rc = 0 ] && has "\"role\": \"starter\"" && has "\"verdict\": \"pass\"" && ! has "参考解答"'
 check "--help in Chinese: usage and every command's options, no English sentence in them" "$ZH $BIN doctor --help" \
     '[ $rc = 0 ] && has "^用法：cudojo doctor" && has "所有命令都接受的选项" && [ -z "$(english)" ]'
+EMURT=${CUDOJO_EMURT_DIR:-$(cd "$(dirname "$BIN")" && pwd)/emurt}
+if [ -f "$EMURT/libcudart.so.13" ]; then
+    check "exec's summary in Chinese: where it ran and how it ended" \
+        "$ZH CUDOJO_EMURT_DIR=$EMURT $BIN --backend=emu exec sh -c 'exit 3'" \
+        '[ $rc = 3 ] && has "^cudojo exec：sh 运行在" && has "以状态 3 退出" && ! has "exited with"'
+else
+    echo "skip - exec's summary in Chinese (the emulator runtime is not built in $EMURT)"
+fi

@@ -483,7 +483,8 @@ static void sources__a_marked_string_without_translation_is_reported(void **stat
 static const char *const SCREEN_DIRS[] = {"app/tui"};
 static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c", "app/cmd_hint.c", "app/cmd_run.c",
                                            "app/cmd_debug.c", "app/cmd_doctor.c",
-                                           "app/cmd_verify.c", "app/cli.c"};
+                                           "app/cmd_verify.c", "app/cli.c",
+                                           "app/exec_summary.c"};
 
 /* Not scanned: tui_highlight.c's tables are C and CUDA keywords, not text.
  * Still to be marked and translated (issue 17; remove a file from here
