@@ -34,11 +34,7 @@
 /* 3: resources come from the cubin; entries of 2 may hold -1 registers
  * (written when the driver's compute cache left ptxas's log empty). */
 #define CACHE_MAGIC "cudojo-nvrtc-cache 3\n"
-/* Every save in `cudojo watch` adds an entry: keep the most recently used.
- * A pass of `cudojo verify --mutants` over the course compiles ~600 kernel
- * sources; fewer entries than that and every pass starts cold. An entry
- * is ~20 KB, so this is ~40 MB at most. */
-#define CACHE_KEEP 2048
+#define CACHE_KEEP COMPILE_CACHE_KEEP
 
 /* NVRTC ships no C library headers, yet every tutorial starts with
  * `#include <stdio.h>`. These stand-ins make the common ones compile:

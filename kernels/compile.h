@@ -17,6 +17,11 @@
 /* The largest source NVRTC is given: it needs about 10 s per MB (a 1.2 MB
  * source took 12.8 s and always outran the run's timeout). */
 #define COMPILE_SOURCE_MAX (256 << 10)
+/* Every save in `cudojo watch` adds a cache entry: the most recently used
+ * are kept, this many (then a quarter go). A pass of `cudojo verify
+ * --mutants` over the course compiles ~600 kernel sources; fewer entries
+ * than that and every pass starts cold. An entry is ~20 KB: ~40 MB at most. */
+#define COMPILE_CACHE_KEEP 2048
 
 typedef struct CompileOptions {
     int virtual_arch;               /* PTX target, e.g. 80 → compute_80 (0 = 80) */

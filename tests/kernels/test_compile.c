@@ -352,8 +352,9 @@ static void compile__names_the_expression__when_exercise_kernel_cannot_be_instan
 
 static void compile__drops_least_recently_used__when_cache_grows_past_its_limit(void **state) {
     Fixture *f = *state;
-    for (int i = 0; i < 600; i++) {
-        char *p = xasprintf("%s/old%03d.nvrtc", f->dir, i);
+    enum { N_OLD = COMPILE_CACHE_KEEP + 100 };
+    for (int i = 0; i < N_OLD; i++) {
+        char *p = xasprintf("%s/old%04d.nvrtc", f->dir, i);
         FILE *fp = fopen(p, "w");
         assert_non_null(fp);
         fclose(fp);
@@ -365,8 +366,8 @@ static void compile__drops_least_recently_used__when_cache_grows_past_its_limit(
     assert_null(compile_cuda("v.cu", VECTOR_ADD, &f->opts, &m));
     compiled_module_free(&m);
     int left = count_cache_files(f->dir);
-    assert_true(left > 100 && left < 600);
-    char *oldest = xasprintf("%s/old000.nvrtc", f->dir), *newest = xasprintf("%s/old599.nvrtc", f->dir);
+    assert_true(left > 100 && left <= COMPILE_CACHE_KEEP);
+    char *oldest = xasprintf("%s/old0000.nvrtc", f->dir), *newest = xasprintf("%s/old%04d.nvrtc", f->dir, N_OLD - 1);
     assert_false(fs_exists(oldest));
     assert_true(fs_exists(newest));
     free(oldest);
