@@ -257,6 +257,11 @@ const I18nEntry I18N_ZH_RUN[] = {
     {"copy %s -> host", "拷贝 %s -> 主机"},
     {"copy %s on device", "设备内拷贝 %s"},
     {"migrate %s -> device", "迁移 %s -> 设备"},
+    {"GPU page faults: %s -> device (%ld faults)", "GPU 缺页：%s -> 设备（%ld 次缺页）"},
+    {"peer copy %s (device %d) -> %s (device %d)", "对等拷贝 %s（设备 %d）-> %s（设备 %d）"},
+    {"peer copy %s (device %d) -> host, staged: no peer access", "对等拷贝 %s（设备 %d）-> 主机，经中转：没有对等访问"},
+    {"peer copy host -> %s (device %d), staged: no peer access", "对等拷贝 主机 -> %s（设备 %d），经中转：没有对等访问"},
+    {"page migration", "页迁移"},
     {"%s profile (%s, %s)", "%s 配置（%s，%s）"},
     {"no GPU: %s", "没有 GPU：%s"},
     /* how a program ended (kernels/program_report.c program_result_ending) */

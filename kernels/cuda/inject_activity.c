@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/cuda/inject.h"
 #include "kernels/cuda/inject_trace.h"
@@ -255,7 +256,7 @@ static Timeline *build(Injector *ij, json_t *kernels, long dropped) {
             if (e) e->bytes = (size_t)a->bytes, e->pinned = a->pinned;
             break;
         case ACT_UM:
-            if ((e = timeline_add(tl, (TimelineKind)a->sub, stream, "page migration", start, dur)))
+            if ((e = timeline_add(tl, (TimelineKind)a->sub, stream, N_("page migration"), start, dur)))
                 e->bytes = (size_t)a->bytes;
             break;
         case ACT_EVENT: {

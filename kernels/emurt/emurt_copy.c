@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/i18n.h"
 #include "kernels/emurt/emurt_internal.h"
 
 /* ---- copies ------------------------------------------------------------------------------------ */
@@ -247,13 +248,13 @@ static cudaError_t peer_copy(const char *fn, void *dst, int ddev, const void *sr
         /* with peer access enabled (either way) the devices copy directly;
            without it the driver stages the copy through host memory */
         if (sdev == ddev || g_rt.dev[ddev].peer[sdev] || g_rt.dev[sdev].peer[ddev]) {
-            snprintf(name, sizeof name, "peer copy %s (device %d) -> %s (device %d)", sa->name, sdev, da->name, ddev);
+            snprintf(name, sizeof name, N_("peer copy %s (device %d) -> %s (device %d)"), sa->name, sdev, da->name, ddev);
             emu_model_copy(rt_backend(sdev), COPY_D2D, s && s->dev == sdev ? s->id : 0, n, true, name);
         } else {
-            snprintf(name, sizeof name, "peer copy %s (device %d) -> host, staged: no peer access", sa->name, sdev);
+            snprintf(name, sizeof name, N_("peer copy %s (device %d) -> host, staged: no peer access"), sa->name, sdev);
             emu_model_copy(rt_backend(sdev), COPY_D2H, s && s->dev == sdev ? s->id : 0, n, false, name);
             rt_host_clocks_sync();
-            snprintf(name, sizeof name, "peer copy host -> %s (device %d), staged: no peer access", da->name, ddev);
+            snprintf(name, sizeof name, N_("peer copy host -> %s (device %d), staged: no peer access"), da->name, ddev);
             emu_model_copy(rt_backend(ddev), COPY_H2D, s && s->dev == ddev ? s->id : 0, n, false, name);
         }
     }

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/i18n.h"
 #include "kernels/costmodel.h"
 #include "kernels/emurt/emurt_internal.h"
 
@@ -230,7 +231,7 @@ double rt_um_kernel(const unsigned char *params, size_t psize, RtStream *s) {
     if (!faults) return 0;
     if (bytes) {
         char name[160];
-        snprintf(name, sizeof name, "GPU page faults: %s -> device (%ld faults)", first, faults);
+        snprintf(name, sizeof name, N_("GPU page faults: %s -> device (%ld faults)"), first, faults);
         emu_model_copy(rt_backend(s->dev), COPY_H2D, s->id, bytes, false, name);
     }
     send_um("kernel", faults, 0, bytes, 0);
