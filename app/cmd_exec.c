@@ -353,8 +353,8 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_EXEC = {"exec", "PROGRAM [ARGS...]", "run any nvcc-built CUDA program on the GPU or the emulator runtime",
-    "Runs PROGRAM (built with `nvcc -cudart shared`) with ARGS, in the current\n"
+const Command CMD_EXEC = {"exec", "PROGRAM [ARGS...]", N_("run any nvcc-built CUDA program on the GPU or the emulator runtime"),
+    N_("Runs PROGRAM (built with `nvcc -cudart shared`) with ARGS, in the current\n"
     "directory with your environment and stdin. On a GPU it uses NVIDIA's runtime\n"
     "and cudojo records its calls and a CUPTI timeline; without one (or with\n"
     "--backend=emu) it runs on cudojo's emulator runtime, which checks every\n"
@@ -386,5 +386,5 @@ const Command CMD_EXEC = {"exec", "PROGRAM [ARGS...]", "run any nvcc-built CUDA 
     "Exit status: the program's own; 128+N when signal N killed it, 124 when\n"
     "the timeout did, 130 when interrupted, 127 when PROGRAM is not found, 126\n"
     "when it cannot be run, 125 when cudojo cannot run it here (e.g. the\n"
-    "emulator runtime is not built), 2 for a usage error.\n",
+    "emulator runtime is not built), 2 for a usage error.\n"),
     cmd_exec};

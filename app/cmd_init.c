@@ -4,6 +4,7 @@
 #include "app/cli.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
+#include "base/i18n.h"
 
 int cmd_init(Cli *cli, int argc, char **argv) {
     if (argc > 2) {
@@ -33,8 +34,8 @@ int cmd_init(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_INIT = {"init", "[DIR]", "make a workspace: editable copies of every exercise + progress db",
-    "Makes DIR (default: the current directory) a workspace: one folder per chapter\n"
+const Command CMD_INIT = {"init", "[DIR]", N_("make a workspace: editable copies of every exercise + progress db"),
+    N_("Makes DIR (default: the current directory) a workspace: one folder per chapter\n"
     "with the starter of every exercise, and .cudojo/progress.db. Running it again\n"
-    "adds exercises that are new in the course and never overwrites your files.\n",
+    "adds exercises that are new in the course and never overwrites your files.\n"),
     cmd_init};

@@ -8,6 +8,7 @@
 #include "app/workspace.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 /* Copies the learner's file to backups/ID.YYYYmmdd-HHMMSS.NNNNNNNNN.cu under a
@@ -80,7 +81,7 @@ int cmd_reset(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_RESET = {"reset", "EXERCISE", "put the starter back (your file is kept as a backup)",
-    "Copies the starter over your file after saving your version under\n"
-    ".cudojo/backups/. Your recorded attempts are kept.\n",
+const Command CMD_RESET = {"reset", "EXERCISE", N_("put the starter back (your file is kept as a backup)"),
+    N_("Copies the starter over your file after saving your version under\n"
+    ".cudojo/backups/. Your recorded attempts are kept.\n"),
     cmd_reset};

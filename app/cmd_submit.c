@@ -19,6 +19,7 @@
 #include "app/workspace.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
 #include "progress-db/store.h"
@@ -267,8 +268,8 @@ int cmd_submit(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_SUBMIT = {"submit", "[-o FILE]", "learners: one archive of your work for your instructor",
-    "Writes one archive (tar + zstd) of this workspace for `cudojo grade`: your copy\n"
+const Command CMD_SUBMIT = {"submit", "[-o FILE]", N_("learners: one archive of your work for your instructor"),
+    N_("Writes one archive (tar + zstd) of this workspace for `cudojo grade`: your copy\n"
     "of every exercise file, your progress record, and a manifest with your name,\n"
     "the workspace's id, the course version, the time and each file's SHA-256.\n"
     "Nothing else from your machine goes in. The archive is written to a temporary\n"
@@ -280,5 +281,5 @@ const Command CMD_SUBMIT = {"submit", "[-o FILE]", "learners: one archive of you
     "                      $CUDOJO_STUDENT, else your login name); at most 64 bytes,\n"
     "                      no '/'\n"
     "  --json              the manifest and the archive's path as JSON\n"
-    "Exit status: 0 written, 2 when it could not be (nothing is left behind).\n",
+    "Exit status: 0 written, 2 when it could not be (nothing is left behind).\n"),
     cmd_submit};

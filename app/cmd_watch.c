@@ -166,11 +166,11 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_WATCH = {"watch", "[EXERCISE]", "re-run an exercise on every save of your file",
-    "Runs EXERCISE (default: the first one you have not passed) and again every\n"
+const Command CMD_WATCH = {"watch", "[EXERCISE]", N_("re-run an exercise on every save of your file"),
+    N_("Runs EXERCISE (default: the first one you have not passed) and again every\n"
     "time you save its file; after a pass it moves on to the next exercise.\n"
     "Ctrl-C stops a run in progress; a second Ctrl-C quits.\n"
     "With --json: JSON Lines, one object per line: {\"event\": \"result\", \"exercise\",\n"
     "\"file\", \"result\"} after each run, \"watching\" while it waits for a save,\n"
-    "\"next\" when it moves on, \"done\" when nothing is left.\n",
+    "\"next\" when it moves on, \"done\" when nothing is left.\n"),
     cmd_watch};
