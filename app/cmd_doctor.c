@@ -54,9 +54,21 @@ static void print_peaks(const json_t *p) {
         return;
     }
     printf(_("  copy bandwidth  %.0f GB/s (%s; read + written, median of %lld copies of %.1f GiB)\n"), jnum(p, "copy_gbs"),
-           jstr(p, "copy_from", "?"), (long long)jnum(p, "reps"), jnum(p, "bytes") / (1u << 30));
+           _(jstr(p, "copy_from", "?")), (long long)jnum(p, "reps"), jnum(p, "bytes") / (1u << 30));
+    /* The cache keeps the copy kernel's shape as English text (see
+     * cuda_peaks.c); its numbers are read back to say it in the reader's
+     * language, and text of another shape is shown as it is. */
+    const char *cfg = jstr(p, "kernel_config", "?");
+    unsigned threads, blocks;
+    int per_step;
+    char shape[160];
+    if (sscanf(cfg, "%u threads x %u blocks/SM, %d float4 per thread per step", &threads, &blocks, &per_step) == 3)
+        snprintf(shape, sizeof shape, _("%u threads x %u blocks/SM, %d float4 per thread per step"), threads, blocks,
+                 per_step);
+    else
+        snprintf(shape, sizeof shape, "%s", cfg);
     printf(_("    copy kernel   %.0f GB/s, spread %.1f%% (%s)\n"), jnum(p, "kernel_gbs"), 100 * jnum(p, "kernel_spread"),
-           jstr(p, "kernel_config", "?"));
+           shape);
     printf(_("    cudaMemcpy    %.0f GB/s, spread %.1f%% (device to device)\n"), jnum(p, "memcpy_gbs"),
            100 * jnum(p, "memcpy_spread"));
     if (jnum(p, "fp32_gflops") > 0) printf("  FP32 FMA        %.1f TFLOP/s\n", jnum(p, "fp32_gflops") / 1e3);

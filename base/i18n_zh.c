@@ -322,6 +322,8 @@ const I18nEntry I18N_ZH[] = {
     {"  copy bandwidth  %.0f GB/s (%s; read + written, median of %lld copies of %.1f GiB)\n",
      "  复制带宽        %.0f GB/s（%s；读 + 写，%lld 次复制 %.1f GiB 的中位数）\n"},
     {"    copy kernel   %.0f GB/s, spread %.1f%% (%s)\n", "    复制核函数    %.0f GB/s，波动 %.1f%%（%s）\n"},
+    {"%u threads x %u blocks/SM, %d float4 per thread per step", "%u 个线程 x 每 SM %u 个线程块，每个线程每步 %d 个 float4"},
+    {"copy kernel", "复制核函数"},
     {"    cudaMemcpy    %.0f GB/s, spread %.1f%% (device to device)\n", "    cudaMemcpy    %.0f GB/s，波动 %.1f%%（设备到设备）\n"},
     {"  measured %s for this device and driver, cached in %s (delete it to measure again)\n",
      "  于 %s 为这个设备和驱动测量，缓存在 %s（删除它即可重新测量）\n"},

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/compile.h"
 #include "kernels/gpu_lock.h"
@@ -221,11 +222,12 @@ static Diag *measure_copy(Bench *B, int reps, CudaPeaks *out) {
     if (!d) d = copy_validate(B, "copy kernel");
     if (!d) d = copy_gbs(B, NULL, 0, 0, reps, &out->memcpy_gbs, &out->memcpy_spread);
     if (d) return d;
+    /* English in the cache; doctor reads the numbers back (cmd_doctor.c). */
     snprintf(out->kernel_config, sizeof out->kernel_config, "%u threads x %u blocks/SM, %d float4 per thread per step",
              best_block, (unsigned)per_sm / best_block * (unsigned)best_waves, unroll[best_k]);
     bool kernel_wins = out->kernel_gbs >= out->memcpy_gbs;
     out->copy_gbs = kernel_wins ? out->kernel_gbs : out->memcpy_gbs;
-    snprintf(out->copy_from, sizeof out->copy_from, "%s", kernel_wins ? "copy kernel" : "cudaMemcpy");
+    snprintf(out->copy_from, sizeof out->copy_from, "%s", kernel_wins ? N_("copy kernel") : "cudaMemcpy");
     return NULL;
 }
 

