@@ -493,6 +493,7 @@ static const char *const NOT_SCANNED[] = {
     "app/tui/tui_highlight.c", NULL};
 
 /* Calls whose string arguments are not text a learner reads: JSON keys,
+ * formats parsed back (sscanf),
  * comparisons, environment, file names, glyph pairs, the terminal's own
  * protocol, and errors for a programmer (assert). The marking macros. */
 static const char *const NOT_TEXT_CALLS[] = {
@@ -500,7 +501,7 @@ static const char *const NOT_TEXT_CALLS[] = {
     "json_unpack", "jstr", "num", "strcmp", "strncmp", "strstr", "strchr", "strspn", "strcspn", "getenv", "setenv",
     "fopen", "popen", "execlp", "execvp", "path_join", "tui_glyph", "setlocale", "assert", "run_mentions",
     "define_key", "tigetstr", "newterm", "keyname", "store_get", "workspace_path", "fs_join", "read_dim3", "jint", "readlink", "open", "execl",
-    "strcasestr", "memcmp", "jnum", NULL};
+    "strcasestr", "memcmp", "jnum", "sscanf", NULL};
 
 /* Static tables whose strings are names, not text: the timeline's event
  * kinds as the trace's JSON spells them, the statuses as --json does. */
