@@ -15,7 +15,7 @@
 CUDA_HOME ?= /usr/local/cuda
 BUILD     ?= build
 CC        ?= cc
-PKGS      := lua5.4 sqlite3 ncursesw jansson libcmark libzstd libarchive
+PKGS      := lua5.4 sqlite3 ncursesw jansson libcmark libzstd libarchive libxxhash
 TEST_PKGS := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes

@@ -101,6 +101,8 @@ typedef struct ApiCtx {
     double phase_t0;             /* when it began (monotonic ms); 0 = not counting */
     double phase_ms[16];         /* ms per ApiPhase so far */
     double upload_bytes, download_bytes;
+    int ref_cache_hits;          /* costly ref.* answers read from the cache (lua/ref_cache.h) */
+    int ref_cache_misses;        /* ... and computed and stored, for the next run to find */
 } ApiCtx;
 
 /* The phases of a run, for metrics.phases (`make bench` prints them per

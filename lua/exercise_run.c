@@ -535,7 +535,8 @@ static void script_tick(void *ud, const char *file, int line) {
 }
 
 /* metrics.phases: where the run's time went, in ms per phase (api_phase),
- * total_ms the whole run; and the bytes copied each way. Hidden metrics
+ * total_ms the whole run; the bytes copied each way; whether the costly
+ * references came from their cache. Hidden metrics
  * (the results pane shows them on `m`; `make bench` prints them). */
 static void record_phases(RunCtx *ctx, double total_ms) {
     api_phase(&ctx->api, PHASE_SCRIPT);
@@ -553,6 +554,13 @@ static void record_phases(RunCtx *ctx, double total_ms) {
 }
 
 /* Sets the emulator's deadline (CLOCK_MONOTONIC seconds; 0 = none). */
+    /* The costly references (ref_cache.h): how many came from the cache; cached = all of them. */
+    int hits = ctx->api.ref_cache_hits, misses = ctx->api.ref_cache_misses;
+    if (hits + misses > 0) {
+        json_object_set_new(ph, "reference_cache_hits", json_integer(hits));
+        json_object_set_new(ph, "reference_cache_misses", json_integer(misses));
+        json_object_set_new(ph, "reference_cached", json_boolean(misses == 0));
+    }
 static void set_emu_deadline(RunCtx *ctx, double deadline_s) {
     const BackendOps *ops = ctx->b->ops;
     if (!ops->emu_options_get || !ops->emu_options_set) return;

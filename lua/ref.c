@@ -9,7 +9,13 @@
  * inputs alone. Floating-point results are accumulated in double and
  * rounded once to the result's dtype; integers wrap like the GPU's. Any
  * temporary buffer is malloc'ed only after every argument was checked and
- * freed before the next call that could raise a Lua error. */
+ * freed before the next call that could raise a Lua error.
+ *
+ * The super-linear ones (matmul, window, sort) look their answer up in
+ * ref_cache.h's cache first, keyed by everything they were given, and store
+ * it when computing took well over a lookup. Linear ones never do: hashing
+ * their input is already a pass over it, and reading a cached answer back
+ * costs about what computing it does on every core. */
 #include <assert.h>
 #include <stdint.h>
 #include <lauxlib.h>
@@ -20,10 +26,43 @@
 #include "base/xalloc.h"
 #include "lua/api.h"
 #include "lua/par.h"
+#include "lua/ref_cache.h"
 
 #define REF_BLOCK ((size_t)1 << 16)
 
 static const void *rd(lua_State *L, GpuArray *a) { return array_host_read(L, a); }
+
+/* The cached references' versions (ref_cache.h): bump one whenever its
+ * answer for the same inputs changes. (The build id in every key already
+ * keeps another build's answers apart; the version says it in the code.) */
+#define REF_MATMUL_VERSION 1
+#define REF_WINDOW_VERSION 1
+#define REF_SORT_VERSION 1
+
+/* Adds array a (host data `host`, from rd) to c's key: dtype, shape, bytes. */
+static void cache_add_array(RefCacheCall *c, const char *tag, const GpuArray *a, const void *host) {
+    ref_cache_add_u64(c, "dtype", (uint64_t)a->dtype);
+    ref_cache_add(c, "shape", a->shape, (size_t)a->ndim * sizeof a->shape[0]);
+    ref_cache_add(c, tag, host, a->n * dtype_size(a->dtype));
+}
+
+/* Fills r with c's cached answer when there is one (and ends c). */
+static bool cache_lookup(RefCacheCall *c, GpuArray *r) {
+    bool hit = ref_cache_lookup(c, r->host, array_bytes(r));
+    if (hit) ref_cache_end(c);
+    return hit;
+}
+
+/* Stores r as c's answer when worth it; counts what the cache did for the
+ * run's metrics.phases (hit: read back; miss: computed and stored). */
+static void cache_finish(lua_State *L, RefCacheCall *c, const GpuArray *r) {
+    if (!c->hit) ref_cache_store(c, r->host, array_bytes(r));
+    ApiCtx *ctx = api_ctx(L);
+    if (ctx) {
+        ctx->ref_cache_hits += c->hit;
+        ctx->ref_cache_misses += c->stored;
+    }
+}
 
 static void check_same_len(lua_State *L, const char *fn, GpuArray *a, GpuArray *b) {
     if (a->n != b->n)
@@ -272,10 +311,20 @@ static int ref_matmul(lua_State *L) {
     if (M * K != A->n || K * N != B->n)
         return luaL_error(L, "ref.matmul: A has %I elements and B %I, but M=%I N=%I K=%I needs M*K and K*N",
                           (lua_Integer)A->n, (lua_Integer)B->n, (lua_Integer)M, (lua_Integer)N, (lua_Integer)K);
-    rd(L, A);
-    rd(L, B);
+    const void *ha = rd(L, A), *hb = rd(L, B);
     size_t shape[2] = {M, N};
     GpuArray *C = array_push_new(L, A->dtype, 2, shape);
+    RefCacheCall cc;
+    ref_cache_begin(&cc, "matmul", REF_MATMUL_VERSION, (double)M * (double)N * (double)K);
+    ref_cache_add_u64(&cc, "M", M);
+    ref_cache_add_u64(&cc, "N", N);
+    ref_cache_add_u64(&cc, "K", K);
+    cache_add_array(&cc, "A", A, ha);
+    cache_add_array(&cc, "B", B, hb);
+    if (cache_lookup(&cc, C)) {
+        cache_finish(L, &cc, C);
+        return 1;
+    }
     /* Rows in parallel once the product is worth it (2^22 multiply-adds). */
     size_t min_rows = M * N * K >= ((size_t)1 << 22) ? 2 : M + 1;
     int ranges = par_ranges(M, 1, min_rows);
@@ -285,6 +334,7 @@ static int ref_matmul(lua_State *L) {
     if (!bd || !acc) {
         free(bd);
         free(acc);
+        ref_cache_end(&cc);
         return luaL_error(L, "ref.matmul: out of memory");
     }
     array_load_f64(B, 0, K * N, bd);
@@ -292,6 +342,7 @@ static int ref_matmul(lua_State *L) {
     par_for(M, 1, min_rows, matmul_rows, &c);
     free(bd);
     free(acc);
+    cache_finish(L, &cc, C);
     return 1;
 }
 
@@ -534,6 +585,14 @@ static int ref_sort(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     const void *src = rd(L, a);
     GpuArray *r = new_like(L, a, a->dtype);
+    /* qsort's comparisons through a pointer cost a few multiply-adds each */
+    RefCacheCall cc;
+    ref_cache_begin(&cc, "sort", REF_SORT_VERSION, 4.0 * (double)a->n * log2((double)a->n + 1));
+    cache_add_array(&cc, "a", a, src);
+    if (cache_lookup(&cc, r)) {
+        cache_finish(L, &cc, r);
+        return 1;
+    }
     memcpy(r->host, src, a->n * dtype_size(a->dtype));
     static int (*const cmps[DT_COUNT])(const void *, const void *) = {
         [DT_F32] = cmp_f32, [DT_F64] = cmp_f64, [DT_I32] = cmp_i32, [DT_U32] = cmp_u32, [DT_I64] = cmp_i64,
@@ -542,6 +601,7 @@ static int ref_sort(lua_State *L) {
     };
     assert(cmps[r->dtype]);
     qsort(r->host, r->n, dtype_size(r->dtype), cmps[r->dtype]);
+    cache_finish(L, &cc, r);
     return 1;
 }
 
@@ -776,14 +836,35 @@ static int ref_window(lua_State *L) {
             lua_pop(L, 1);
         }
     c.w = w;
-    rd(L, a);
+    const void *ha = rd(L, a);
     c.r = new_like(L, a, dt);
+    /* a median sorts each window: about 8 steps per element of it */
+    RefCacheCall cc;
+    ref_cache_begin(&cc, "window", REF_WINDOW_VERSION, (double)a->n * (double)nw * (c.op == WIN_MEDIAN ? 8 : 1));
+    cache_add_array(&cc, "a", a, ha);
+    ref_cache_add_u64(&cc, "rows", c.rows);
+    ref_cache_add_u64(&cc, "cols", c.cols);
+    ref_cache_add_u64(&cc, "ry", (uint64_t)c.ry);
+    ref_cache_add_u64(&cc, "rx", (uint64_t)c.rx);
+    ref_cache_add_u64(&cc, "op", (uint64_t)c.op);
+    ref_cache_add_u64(&cc, "clamp", c.clamp);
+    ref_cache_add_f64(&cc, "scale", c.scale);
+    ref_cache_add_u64(&cc, "dtype", (uint64_t)dt);
+    if (c.op == WIN_WEIGHTS) ref_cache_add(&cc, "weights", w, nw * sizeof w[0]);
+    if (cache_lookup(&cc, c.r)) {
+        cache_finish(L, &cc, c.r);
+        return 1;
+    }
     double *x = malloc((a->n ? a->n : 1) * sizeof *x);
-    if (!x) return luaL_error(L, "ref.window: out of memory");
+    if (!x) {
+        ref_cache_end(&cc);
+        return luaL_error(L, "ref.window: out of memory");
+    }
     array_load_f64(a, 0, a->n, x);
     c.x = x;
     par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS / (nw < 64 ? nw : 64), window_range, &c);
     free(x);
+    cache_finish(L, &cc, c.r);
     return 1;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tools/bundle.sh BIN DEST: a relocatable cudojo for a machine with an NVIDIA
 # driver but no -dev packages (a lab's GPU server). DEST gets the binary, the
-# lessons, and every non-glibc shared library it loads (found with ldd) in
+# lessons, and every non-glibc shared library it loads (found with ldd: lua,
+# sqlite, ncurses, jansson, cmark, zstd, libarchive, xxhash and theirs) in
 # DEST/lib, which the binary's $ORIGIN/lib rpath finds first. The libraries
 # loaded into learners' programs travel next to the binary, where
 # kernels/program_run.c looks for them: the emulator runtime (BIN's dir/emurt/

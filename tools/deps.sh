@@ -15,6 +15,7 @@ deb_for() {
         cmocka) echo libcmocka-dev ;;
         libzstd) echo libzstd-dev ;;
         libarchive) echo libarchive-dev ;;
+        libxxhash) echo libxxhash-dev ;;
         *) echo "$1" ;;
     esac
 }
