@@ -183,7 +183,7 @@ static json_t *summary_json(Grade *g, const json_t *book) {
     for (int i = 0; i < g->n_items; i++)
         if (g->items[i].skipped && g->items[i].ex->needs_gpu) json_array_append_new(skipped, json_string(g->items[i].ex->id));
     double rate = g->elapsed_s > 0 ? g->runs_executed / g->elapsed_s : 0;
-    return json_pack("{s:o, s:s, s:I, s:i, s:I, s:I, s:I, s:o, s:O, s:f, s:f, s:o, s:o}", "out",
+    json_t *sum = json_pack("{s:o, s:s, s:I, s:i, s:I, s:I, s:I, s:o, s:O, s:f, s:f, s:o, s:o}", "out",
                      bytes_to_json(g->out_dir), "course_version", g->course_version, "students",
                      (json_int_t)json_array_size(json_object_get(book, "students")), "exercises",
                      (int)json_array_size(json_object_get(book, "exercises")), "runs_executed",
@@ -191,6 +191,12 @@ static json_t *summary_json(Grade *g, const json_t *book) {
                      (json_int_t)g->runs_missing, "skipped_needs_gpu", skipped, "problems", g->problems, "elapsed_s",
                      g->elapsed_s, "runs_per_s", rate, "gradebook", bytes_to_json("gradebook.json"), "csv",
                      bytes_to_json("gradebook.csv"));
+    /* The GPU lock over the runs executed (kernels/gpu_lock.h): where a
+       grading's time on one GPU goes (gradebook.json's "time" per run). */
+    json_object_set_new(sum, "gpu_lock", json_pack("{s:f, s:f, s:f, s:I}", "wait_s", g->lock.wait_s, "exclusive_s",
+                                                   g->lock.exclusive_s, "shared_s", g->lock.shared_s, "runs",
+                                                   (json_int_t)g->lock.runs));
+    return sum;
 }
 
 static void print_summary(Grade *g, const json_t *book) {
@@ -199,6 +205,9 @@ static void print_summary(Grade *g, const json_t *book) {
            "missing files\n",
            ns, json_array_size(json_object_get(book, "exercises")), g->runs_executed, g->elapsed_s,
            g->elapsed_s > 0 ? g->runs_executed / g->elapsed_s : 0, g->runs_reused, g->runs_missing);
+    if (g->lock.runs)
+        printf("GPU lock: %lld runs held it %.1f s alone (timed) and %.1f s shared, and waited %.1f s for it\n",
+               g->lock.runs, g->lock.exclusive_s, g->lock.shared_s, g->lock.wait_s);
     if (g->skipped_gpu) printf("%d exercises need a GPU and were not graded on the emulator (not counted)\n", g->skipped_gpu);
     size_t i;
     json_t *p;

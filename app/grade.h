@@ -36,6 +36,14 @@ typedef struct GradeStudent {
     char **shas;                /* per GradeItem: its SHA-256 hex, NULL when missing */
 } GradeStudent;
 
+/* What the runs spent on the GPU lock (kernels/gpu_lock.h, the runs'
+ * metrics.gpu_lock), summed: the exclusive seconds bound a grading's
+ * throughput on one GPU. */
+typedef struct GradeLockTotals {
+    double wait_s, exclusive_s, shared_s;
+    long long runs;             /* runs that took the lock */
+} GradeLockTotals;
+
 typedef struct Grade {
     Cli *cli;
     Course *course;
@@ -57,6 +65,7 @@ typedef struct Grade {
     /* What happened, for the summary. */
     long long runs_executed, runs_reused, runs_missing;
     int skipped_gpu;            /* exercises skipped: need a GPU */
+    GradeLockTotals lock;       /* the GPU lock over the runs executed */
     double elapsed_s;
 } Grade;
 
@@ -72,6 +81,8 @@ void grade_students_free(Grade *g);
 /* grade_run.c: records each student's submission, then runs everything
  * the database lacks with g->jobs workers; each run recorded as it ends. */
 Diag *grade_run_all(Grade *g);
+/* Adds a result's metrics.gpu_lock (if any) to *t. */
+void grade_lock_add(GradeLockTotals *t, const json_t *metrics);
 /* The failure kind of a result (NULL for a pass; see GRADE_FAILURE_KINDS). */
 const char *grade_failure_kind(const RunResult *r, bool kernel_exercise);
 /* The kind of bug an emulator finding's code names ("oob-global" → "out-of-bounds",

@@ -95,6 +95,15 @@ const char *grade_failure_kind(const RunResult *r, bool kernel_exercise) {
     return "other";
 }
 
+void grade_lock_add(GradeLockTotals *t, const json_t *metrics) {
+    json_t *l = metrics ? json_object_get(metrics, "gpu_lock") : NULL;
+    if (!json_is_object(l)) return;
+    t->wait_s += json_number_value(json_object_get(l, "wait_ms")) / 1e3;
+    t->exclusive_s += json_number_value(json_object_get(l, "exclusive_ms")) / 1e3;
+    t->shared_s += json_number_value(json_object_get(l, "shared_ms")) / 1e3;
+    t->runs++;
+}
+
 /* Records one finished run. */
 static Diag *record(Grade *g, const Work *w, RunResult *res) {
     const GradeStudent *s = &g->students[w->student];
@@ -115,7 +124,10 @@ static Diag *record(Grade *g, const Work *w, RunResult *res) {
                     .message = msg ? msg : res->summary, .result_json = rtext};
     bool inserted = false;
     Diag *d = gradedb_record_run(g->db, &run, &inserted);
-    if (inserted) g->runs_executed++;
+    if (inserted) {
+        g->runs_executed++;
+        grade_lock_add(&g->lock, res->metrics);
+    }
     free(rtext);
     free(msg);
     return d;

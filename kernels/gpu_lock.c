@@ -1,9 +1,12 @@
-/* kernels/gpu_lock.c: the per-GPU lock file of timed sections (see
- * gpu_lock.h): flock on CUDOJO_GPU_LOCK_DIR/gpu-<device>.lock. */
+/* kernels/gpu_lock.c: the per-GPU lock of GPU work (see gpu_lock.h): flock
+ * on CUDOJO_GPU_LOCK_DIR/gpu-<device>.lock, shared or exclusive, taken
+ * through the turnstile DIR/gpu-<device>.turnstile; and what this process
+ * spent waiting for it and holding it. */
 #include "kernels/gpu_lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static double g_waited_s;   /* one thread takes the lock in a worker */
+static pthread_mutex_t g_stats_mu = PTHREAD_MUTEX_INITIALIZER;
+static GpuLockStats g_stats;
 
 static double mono_s(void) {
     struct timespec ts;
@@ -19,40 +23,106 @@ static double mono_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-double gpu_lock_waited_s(void) { return g_waited_s; }
+void gpu_lock_stats(GpuLockStats *out) {
+    pthread_mutex_lock(&g_stats_mu);
+    *out = g_stats;
+    pthread_mutex_unlock(&g_stats_mu);
+}
 
-void gpu_lock_acquire(GpuLock *l) {
-    l->fd = -1;
-    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
-    if (!dir || !*dir) return;
+GpuLockStats gpu_lock_stats_diff(const GpuLockStats *after, const GpuLockStats *before) {
+    return (GpuLockStats){
+        .wait_exclusive_s = after->wait_exclusive_s - before->wait_exclusive_s,
+        .wait_shared_s = after->wait_shared_s - before->wait_shared_s,
+        .held_exclusive_s = after->held_exclusive_s - before->held_exclusive_s,
+        .held_shared_s = after->held_shared_s - before->held_shared_s,
+        .exclusive_sections = after->exclusive_sections - before->exclusive_sections,
+        .shared_sections = after->shared_sections - before->shared_sections,
+    };
+}
+
+double gpu_lock_waited_s(void) {
+    GpuLockStats s;
+    gpu_lock_stats(&s);
+    return s.wait_exclusive_s + s.wait_shared_s;
+}
+
+bool gpu_lock_on_emulator(void) {
+    const char *e = getenv("CUDOJO_GPU_LOCK_EMU");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+/* DIR/gpu-<device><suffix>; false when it does not fit. */
+static bool lock_path(const char *dir, const char *suffix, char *path, size_t n) {
     /* The GPU this process uses first, as a file-name-safe word. */
     char dev[64] = "0";
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
     if (vis && *vis) {
-        size_t n = 0;
-        for (const char *p = vis; *p && *p != ',' && n + 1 < sizeof dev; p++)
-            dev[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ? *p : '_';
-        dev[n ? n : 1] = '\0';
+        size_t k = 0;
+        for (const char *p = vis; *p && *p != ',' && k + 1 < sizeof dev; p++)
+            dev[k++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-'
+                           ? *p
+                           : '_';
+        dev[k ? k : 1] = '\0';
     }
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/gpu-%s.lock", dir, dev) >= (int)sizeof path) return;
+    return snprintf(path, n, "%s/gpu-%s%s", dir, dev, suffix) < (int)n;
+}
+
+static int flock_retry(int fd, int op) {
+    int rc;
+    do rc = flock(fd, op);
+    while (rc != 0 && errno == EINTR);
+    return rc;
+}
+
+void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
+    l->fd = -1;
+    l->mode = mode;
+    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
+    if (!dir || !*dir) return;
+    char path[4096], gate[4096];
+    if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate)) return;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return;
-    int rc;
     double t0 = mono_s();
-    do rc = flock(fd, LOCK_EX);
-    while (rc != 0 && errno == EINTR);
-    g_waited_s += mono_s() - t0;
+    /* The turnstile, held until the lock is ours: a waiting exclusive taker
+       keeps new shared takers out, so the shared holders drain and it gets
+       its turn. Without a turnstile file (unwritable) the lock still works,
+       without that guarantee. */
+    int gfd = open(gate, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (gfd >= 0 && flock_retry(gfd, LOCK_EX) != 0) {
+        close(gfd);
+        gfd = -1;
+    }
+    int rc = flock_retry(fd, mode == GPU_LOCK_SHARED ? LOCK_SH : LOCK_EX);
+    if (gfd >= 0) close(gfd);   /* closing the file lets go of its lock */
+    double t1 = mono_s();
+    pthread_mutex_lock(&g_stats_mu);
+    if (mode == GPU_LOCK_SHARED) g_stats.wait_shared_s += t1 - t0;
+    else g_stats.wait_exclusive_s += t1 - t0;
+    pthread_mutex_unlock(&g_stats_mu);
     if (rc != 0) {
         close(fd);
         return;
     }
     l->fd = fd;
+    l->taken_s = t1;
 }
+
+void gpu_lock_acquire(GpuLock *l) { gpu_lock_take(l, GPU_LOCK_EXCLUSIVE); }
 
 void gpu_lock_release(GpuLock *l) {
     if (l->fd < 0) return;
+    double held = mono_s() - l->taken_s;
     flock(l->fd, LOCK_UN);
     close(l->fd);
     l->fd = -1;
+    pthread_mutex_lock(&g_stats_mu);
+    if (l->mode == GPU_LOCK_SHARED) {
+        g_stats.held_shared_s += held;
+        g_stats.shared_sections++;
+    } else {
+        g_stats.held_exclusive_s += held;
+        g_stats.exclusive_sections++;
+    }
+    pthread_mutex_unlock(&g_stats_mu);
 }

@@ -1,33 +1,72 @@
-/* kernels/gpu_lock.h: one GPU-timed section at a time per GPU, across
- * processes, so that graders running side by side (several workers of one
- * `cudojo grade`, or several shards on one node) never time kernels at the
- * same time and no run's timing is disturbed by another's.
+/* kernels/gpu_lock.h: the per-GPU lock that keeps graders running side by
+ * side (several workers of one `cudojo grade`, or several shards on one
+ * node) from disturbing each other's timings, while untimed GPU work of
+ * many of them overlaps.
  *
- * Enabled by the environment: when CUDOJO_GPU_LOCK_DIR names a folder, the
- * timed part of a run (a synchronous launch and its timed repetitions in the
- * cuda backend; a whole program on the real GPU) holds an exclusive flock on
- * DIR/gpu-<device>.lock, where <device> is the first entry of
- * CUDA_VISIBLE_DEVICES ("0" when unset: the GPU a process uses first).
+ * Enabled by the environment: when CUDOJO_GPU_LOCK_DIR names a folder, GPU
+ * work holds a flock on DIR/gpu-<device>.lock, where <device> is the first
+ * entry of CUDA_VISIBLE_DEVICES ("0" when unset: the GPU a process uses
+ * first), in one of two modes:
+ *   - exclusive (LOCK_EX): work whose time is read, alone on the GPU: a
+ *     timed launch and its repetitions (k:time) in the cuda backend, a whole
+ *     program of an exercise with `timed = true` (the default) or under a
+ *     profiler, the peak measurement of `cudojo doctor`;
+ *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
+ *     launch (k:launch), a program of an exercise with `timed = false`.
+ *     Any number of shared holders run at once; none runs during an
+ *     exclusive section.
+ * Fairness: every taker first holds DIR/gpu-<device>.turnstile (exclusive)
+ * until it has the lock, so a waiting exclusive taker blocks new shared
+ * ones: a stream of shared holders cannot starve a timed section, and a
+ * timed section waits at most for the shared work already running.
  * Compiles and emulator runs never take it. Unset: every call is a no-op.
- * The lock belongs to an open file, so a process killed while holding it
- * releases it. */
+ * A lock belongs to an open file, so a process killed while holding it
+ * releases it. One process holds at most one lock at a time (a second
+ * take in the same process would wait for itself). */
 #ifndef CUDOJO_KERNELS_GPU_LOCK_H
 #define CUDOJO_KERNELS_GPU_LOCK_H
 
+#include <stdbool.h>
+
+typedef enum GpuLockMode {
+    GPU_LOCK_EXCLUSIVE = 0,     /* timed: alone on the GPU */
+    GPU_LOCK_SHARED,            /* untimed: with other shared holders */
+} GpuLockMode;
+
 typedef struct GpuLock {
     int fd;                     /* -1 when not held */
+    GpuLockMode mode;
+    double taken_s;             /* when it was taken (monotonic seconds) */
 } GpuLock;
 
-#define GPU_LOCK_INIT {-1}
+#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0}
 
-/* Waits for and takes the lock of this process's GPU (a no-op when
- * CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
+/* Waits for and takes the lock of this process's GPU in `mode` (a no-op
+ * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
+void gpu_lock_take(GpuLock *l, GpuLockMode mode);
+/* gpu_lock_take(l, GPU_LOCK_EXCLUSIVE). */
 void gpu_lock_acquire(GpuLock *l);
 /* Releases it (a no-op when not held). */
 void gpu_lock_release(GpuLock *l);
-/* Seconds this process has spent waiting in gpu_lock_acquire, in all: time
+
+/* What this process has spent on the lock so far, in all (a worker runs
+ * many exercises: subtract a snapshot taken before one to get its share). */
+typedef struct GpuLockStats {
+    double wait_exclusive_s, wait_shared_s;     /* waiting in gpu_lock_take */
+    double held_exclusive_s, held_shared_s;     /* holding it */
+    long exclusive_sections, shared_sections;   /* times taken */
+} GpuLockStats;
+
+void gpu_lock_stats(GpuLockStats *out);
+/* after - before, field by field. */
+GpuLockStats gpu_lock_stats_diff(const GpuLockStats *after, const GpuLockStats *before);
+/* Seconds this process has spent waiting in gpu_lock_take, in all: time
  * limits of a run (the exercise script's wall clock) leave it out, so a
  * grader taking its turn is never a timeout. */
 double gpu_lock_waited_s(void);
+/* Whether programs on cudojo's emulator runtime take the lock as programs
+ * on a GPU do: CUDOJO_GPU_LOCK_EMU=1, for tests of the lock's modes and
+ * accounting on a machine without a GPU. */
+bool gpu_lock_on_emulator(void);
 
 #endif

@@ -132,6 +132,9 @@ typedef struct ProgramRunOptions {
                                        directories); may be NULL */
     int n_extra_env;
     bool gpu_lock_held;             /* the caller holds the GPU lock (several processes at once) */
+    bool gpu_shared;                /* on a GPU, nobody reads the program's times: it holds the GPU
+                                       lock shared, beside other untimed work (gpu_lock.h); false =
+                                       exclusive, alone on the GPU (timed, the default) */
     bool emu_no_peer;               /* emulated devices cannot reach each other's memory */
 } ProgramRunOptions;
 

@@ -254,8 +254,11 @@ Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int 
         mps_out->modeled = true;
     }
     if (!gpu) mps_out->modeled = true;
+    /* All the processes under one hold of the GPU lock (gpu_lock.h): the
+       processes' own timeline is what such an exercise reads, so it is
+       exclusive unless the caller says nobody reads its times. */
     GpuLock lock = GPU_LOCK_INIT;
-    if (gpu) gpu_lock_acquire(&lock);
+    if (gpu || gpu_lock_on_emulator()) gpu_lock_take(&lock, opts->gpu_shared ? GPU_LOCK_SHARED : GPU_LOCK_EXCLUSIVE);
     ProcJob *jobs = xcalloc((size_t)n, sizeof *jobs);
     const char **env = xcalloc((size_t)opts->n_extra_env + 3, sizeof *env);
     int n_env = 0;

@@ -318,10 +318,14 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     cs.foreground = o->inherit_stdin && in >= 0 && isatty(in) && tcgetpgrp(in) == getpgrp();
     const char *as_mb = getenv("CUDOJO_RUN_AS_MB");
     if (as_mb && *as_mb) cs.limits.as_bytes = atoll(as_mb) << 20;
-    /* A program on the real GPU is timed as a whole: one per GPU at a time
-       across graders (gpu_lock.h); the wait is not the program's time. */
+    /* A program on the real GPU holds the GPU lock for its whole run
+       (gpu_lock.h): exclusive when it is timed (alone on the GPU across
+       graders), shared when nobody reads its times (o->gpu_shared); the wait
+       is not the program's time. A compile (nvcc) was done before: never
+       under the lock. */
     GpuLock lock = GPU_LOCK_INIT;
-    if (!d && o->runtime != PROGRAM_RT_EMU && !o->gpu_lock_held) gpu_lock_acquire(&lock);
+    if (!d && (o->runtime != PROGRAM_RT_EMU || gpu_lock_on_emulator()) && !o->gpu_lock_held)
+        gpu_lock_take(&lock, o->gpu_shared ? GPU_LOCK_SHARED : GPU_LOCK_EXCLUSIVE);
     double t0 = proc_now_ms();
     cs.parent = getpid();
     pid_t pid = d ? -1 : fork();

@@ -40,7 +40,7 @@ static const SandboxLimits load_limits = {20000000ull, (size_t)64 << 20, 2.0, "l
 static const char *const exercise_fields[] = {
     "id", "title", "source", "solution", "wrong", "hints", "timeout", "needs_gpu", "run",
     "params", "description", "title_zh", "hints_zh", "tags", "kind", "points", "bug_hunt", "gpus", "hint_for",
-    "bug", "mutants_equivalent", "mutants_undetected", NULL,
+    "bug", "mutants_equivalent", "mutants_undetected", "timed", NULL,
 };
 static const char *const chapter_fields[] = {
     "id", "title", "title_zh", "order", "exercises", "description", NULL,
@@ -468,6 +468,17 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
                "needs on a real machine");
     lua_pop(L, 1);
     read_kind(L, t, e, &f);
+    /* timed: whether a program exercise's checks read the program's times
+       (default true: on a GPU it then runs alone, kernels/gpu_lock.h). */
+    e->timed = e->program;
+    ty = get_type(L, t, "timed");
+    if (ty == LUA_TBOOLEAN && e->program) e->timed = lua_toboolean(L, -1);
+    else if (ty == LUA_TBOOLEAN)
+        report(&f, DIAG_ERROR, "timed", "timed is for program exercises (kind = \"program\"); a kernel exercise "
+               "times what it runs with k:time");
+    else if (ty != LUA_TNIL)
+        report(&f, DIAG_ERROR, "timed", "timed must be true or false: whether the checks read the program's times");
+    lua_pop(L, 1);
     ty = get_type(L, t, "run");
     if (ty != LUA_TFUNCTION)
         report(&f, DIAG_ERROR, ty == LUA_TNIL ? NULL : "run", "exercise has no function 'run' (run = function(t) ... end)");

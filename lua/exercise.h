@@ -41,6 +41,9 @@ typedef struct ExerciseMeta {
     bool timeout_given;    /* the author set `timeout` (else the default, 10 s, applies) */
     bool needs_gpu;        /* only meaningful on a real GPU (skipped by verify on the emulator) */
     bool program;          /* kind = "program": the source is a whole program (nvcc, t:program), not kernels */
+    bool timed;            /* program exercises: the checks read the program's times (`timed`, default true),
+                              so on a GPU it runs alone (kernels/gpu_lock.h); false: it shares the GPU with
+                              other untimed work. Always false for kernel exercises (k:time is timed) */
     bool bug_hunt;         /* the starter is a buggy program to fix: on a GPU it may crash, hang or pass by
                               luck, so verify holds it to the wrong variants' rule (fail, runtime-error or
                               timeout; a GPU pass counts when the emulator catches it) */

@@ -570,8 +570,27 @@ static void set_emu_deadline(RunCtx *ctx, double deadline_s) {
     ops->emu_options_set(ctx->b, &eo);
 }
 
+/* metrics.gpu_lock: what this run spent on the GPU lock (kernels/gpu_lock.h),
+ * when it took it at all: waiting for it and holding it, exclusive (timed)
+ * and shared, in ms, and how many times it took each. `cudojo grade` keeps it
+ * per run (gradebook.json's "time"). */
+static void record_gpu_lock(RunCtx *ctx, const GpuLockStats *before) {
+    GpuLockStats now, d;
+    gpu_lock_stats(&now);
+    d = gpu_lock_stats_diff(&now, before);
+    if (!d.exclusive_sections && !d.shared_sections && d.wait_exclusive_s + d.wait_shared_s <= 0) return;
+    json_object_set_new(ctx->metrics, "gpu_lock",
+                        json_pack("{s:f, s:f, s:f, s:f, s:f, s:I, s:I}", "wait_ms",
+                                  (d.wait_exclusive_s + d.wait_shared_s) * 1e3, "wait_exclusive_ms",
+                                  d.wait_exclusive_s * 1e3, "wait_shared_ms", d.wait_shared_s * 1e3, "exclusive_ms",
+                                  d.held_exclusive_s * 1e3, "shared_ms", d.held_shared_s * 1e3, "exclusive_sections",
+                                  (json_int_t)d.exclusive_sections, "shared_sections", (json_int_t)d.shared_sections));
+}
+
 RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts) {
     double t0 = run_now_ms();
+    GpuLockStats lock0;
+    gpu_lock_stats(&lock0);
     RunResult *r = run_result_new(VERDICT_PASS);
     r->exercise_id = xstrdup(ex->id);
     r->backend = xstrdup(backend->ops->name);
@@ -634,6 +653,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     diag_free(&ctx.api.abort_diags);
     r->duration_ms = run_now_ms() - t0;
     record_phases(&ctx, r->duration_ms);
+    record_gpu_lock(&ctx, &lock0);
     r->metrics = ctx.metrics;
     free(ctx.cu_text);
     return r;

@@ -579,6 +579,9 @@ static int t_program(lua_State *L) {
     ro.tee_out = ro.tee_err = -1;
 
     ro.emu_no_peer = pc->no_peer;
+    /* On a GPU an untimed exercise's program shares the GPU with the other
+       graders' untimed work; a timed one runs alone (kernels/gpu_lock.h). */
+    ro.gpu_shared = !ctx->ex->timed;
     if (pc->processes) return run_processes(L, ctx, pc, cp, &ro, cuda);
 
     ProgramResult *pr = run_program_push_box(L);
@@ -613,6 +616,7 @@ static int t_program(lua_State *L) {
     lua_pushvalue(L, findings_idx);
     lua_setfield(L, -2, "findings");
     if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors);
+    ro.gpu_shared = false;      /* a profiler reads the GPU's times and counters: alone */
     if (pc->profile.tool) run_program_profile(L, ctx, &pc->profile, cp->exe, &ro, cuda);
     return 1;
 }

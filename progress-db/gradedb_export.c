@@ -49,6 +49,30 @@ static void add_checks_findings(json_t *cell, json_t *result) {
     json_object_set_new(cell, "findings", findings);
 }
 
+/* time {total_ms, compile_ms, reference_ms, program_ms, gpu_wait_ms,
+ * gpu_exclusive_ms, gpu_shared_ms}: where a run's time went, from a stored
+ * run_result_to_json's metrics.phases and metrics.gpu_lock (those present:
+ * gpu_* only where the run took the GPU lock). */
+static void add_time(json_t *cell, json_t *result) {
+    json_t *m = json_object_get(result, "metrics");
+    json_t *ph = json_object_get(m, "phases"), *lk = json_object_get(m, "gpu_lock");
+    json_t *t = json_object();
+    static const char *const from_phases[][2] = {
+        {"total_ms", "total_ms"}, {"compile_ms", "compile_ms"}, {"reference_ms", "reference_ms"},
+        {"program_ms", "program_ms"}};
+    static const char *const from_lock[][2] = {
+        {"gpu_wait_ms", "wait_ms"}, {"gpu_exclusive_ms", "exclusive_ms"}, {"gpu_shared_ms", "shared_ms"}};
+    for (size_t i = 0; i < sizeof from_phases / sizeof from_phases[0]; i++) {
+        json_t *v = json_object_get(ph, from_phases[i][1]);
+        if (json_is_number(v)) json_object_set_new(t, from_phases[i][0], json_real(json_number_value(v)));
+    }
+    for (size_t i = 0; i < sizeof from_lock / sizeof from_lock[0]; i++) {
+        json_t *v = json_object_get(lk, from_lock[i][1]);
+        if (json_is_number(v)) json_object_set_new(t, from_lock[i][0], json_real(json_number_value(v)));
+    }
+    json_object_set_new(cell, "time", t);
+}
+
 static const char SQL_EXERCISES[] = "SELECT id, chapter, title, points, kind FROM exercise WHERE skipped = 0 "
                                     "ORDER BY position";
 static const char SQL_SUBMISSIONS[] =
@@ -152,6 +176,7 @@ static Diag *export_read(GradeDb *g, json_t *book) {
         json_object_set_new(cell, "message", column_string(st, 10));
         json_t *result = column_json(st, 11);
         if (result) add_checks_findings(cell, result);
+        if (result) add_time(cell, result);
         json_decref(result);
         json_object_set_new(s, "total", json_real(json_real_value(json_object_get(s, "total")) + pts));
     }

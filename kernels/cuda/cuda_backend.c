@@ -494,10 +494,11 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
         report->modeled = false;
         return e == cudaSuccess ? NULL : fail(c, e, "launch", k->name, file, cfg, k->registers);
     }
-    /* The launch and its timed repetitions are this run's GPU-timed part:
-       one such section per GPU at a time across graders (gpu_lock.h). */
+    /* A timed launch and its repetitions run alone on the GPU across graders
+       (gpu_lock.h, exclusive); a correctness launch, whose time nobody reads,
+       shares it with the others' (shared), never with a timed section. */
     GpuLock lock = GPU_LOCK_INIT;
-    gpu_lock_acquire(&lock);
+    gpu_lock_take(&lock, cfg->timed_reps > 0 ? GPU_LOCK_EXCLUSIVE : GPU_LOCK_SHARED);
     Capture cap;
     capture_begin(&cap);
     TlMark mark = cuda_streams_mark_begin(c->streams, st);

@@ -1,6 +1,10 @@
-/* tests/kernels/test_gpu_lock.c: the per-GPU lock of timed sections: with
- * CUDOJO_GPU_LOCK_DIR set, a second process waits until the first lets go;
- * unset, nothing waits and no file is made. */
+/* tests/kernels/test_gpu_lock.c: the per-GPU lock (kernels/gpu_lock.h)
+ * between processes: with CUDOJO_GPU_LOCK_DIR set, an exclusive holder
+ * keeps every other taker waiting; shared holders overlap; an exclusive
+ * taker waits for the shared holders and, while it waits, new shared takers
+ * queue behind it (the turnstile); what a process spent waiting and holding
+ * is counted per mode. Unset, nothing waits, nothing is counted and no file
+ * is made. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,58 +26,241 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void gpu_lock__second_holder_waits__until_the_first_releases(void **state) {
-    (void)state;
-    char dir[] = "/tmp/cudojo-gpulock-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    setenv("CUDOJO_GPU_LOCK_DIR", dir, 1);
+typedef struct Fixture {
+    char dir[64];
+} Fixture;
+
+static int setup(void **state) {
+    Fixture *f = xcalloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/cudojo-gpulock-XXXXXX");
+    if (!mkdtemp(f->dir)) return -1;
+    setenv("CUDOJO_GPU_LOCK_DIR", f->dir, 1);
     unsetenv("CUDA_VISIBLE_DEVICES");
-    int ready[2];
-    assert_int_equal(pipe(ready), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_acquire(&l);
-        if (write(ready[1], "x", 1) != 1) _exit(1);
-        usleep(300 * 1000);
-        gpu_lock_release(&l);
-        _exit(l.fd == -1 ? 0 : 1);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    Fixture *f = *state;
+    static const char *const names[] = {"gpu-0.lock", "gpu-0.turnstile"};
+    for (size_t i = 0; i < 2; i++) {
+        char *p = path_join(f->dir, names[i]);
+        unlink(p);
+        free(p);
     }
+    rmdir(f->dir);
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    free(f);
+    return 0;
+}
+
+/* A child that takes the lock in `mode`, writes one byte to `ready` once it
+ * holds it, holds it for hold_ms, lets go and writes the monotonic ms of
+ * that moment (a double) to `done` (when done >= 0). */
+static pid_t holder(GpuLockMode mode, int ready, int hold_ms, int done) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, mode);
+    if (l.fd < 0 || write(ready, "x", 1) != 1) _exit(1);
+    usleep((useconds_t)hold_ms * 1000);
+    gpu_lock_release(&l);
+    double t = now_ms();
+    if (done >= 0 && write(done, &t, sizeof t) != (ssize_t)sizeof t) _exit(1);
+    _exit(l.fd == -1 ? 0 : 1);
+}
+
+static void reap(pid_t pid) {
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* Waits for a holder's byte. */
+static void await(int fd) {
     char c;
-    assert_int_equal(read(ready[0], &c, 1), 1);
+    assert_int_equal(read(fd, &c, 1), 1);
+}
+
+/* ms this process waits to take the lock in `mode` (then releases it). */
+static double time_take(GpuLockMode mode) {
     double t0 = now_ms();
     GpuLock l = GPU_LOCK_INIT;
-    gpu_lock_acquire(&l);
+    gpu_lock_take(&l, mode);
     double waited = now_ms() - t0;
     assert_true(l.fd >= 0);
     gpu_lock_release(&l);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    return waited;
+}
+
+static void gpu_lock__exclusive_taker_waits__until_the_exclusive_holder_releases(void **state) {
+    Fixture *f = *state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = holder(GPU_LOCK_EXCLUSIVE, ready[1], 300, -1);
+    await(ready[0]);
+    double waited = time_take(GPU_LOCK_EXCLUSIVE);
+    reap(pid);
     assert_true(waited >= 200);
-    char *p = path_join(dir, "gpu-0.lock");
+    char *p = path_join(f->dir, "gpu-0.lock");
     assert_true(fs_exists(p));
-    unlink(p);
     free(p);
-    rmdir(dir);
     close(ready[0]);
     close(ready[1]);
-    unsetenv("CUDOJO_GPU_LOCK_DIR");
+}
+
+static void gpu_lock__shared_taker_waits__for_an_exclusive_holder(void **state) {
+    (void)state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = holder(GPU_LOCK_EXCLUSIVE, ready[1], 300, -1);
+    await(ready[0]);
+    double waited = time_take(GPU_LOCK_SHARED);
+    reap(pid);
+    assert_true(waited >= 200);
+    close(ready[0]);
+    close(ready[1]);
+}
+
+static void gpu_lock__two_shared_holders__overlap(void **state) {
+    (void)state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = holder(GPU_LOCK_SHARED, ready[1], 600, -1);
+    await(ready[0]);
+    /* the child holds it shared for 600 ms: a second shared taker gets it at once */
+    double waited = time_take(GPU_LOCK_SHARED);
+    reap(pid);
+    assert_true(waited < 300);
+    close(ready[0]);
+    close(ready[1]);
+}
+
+static void gpu_lock__exclusive_taker_waits__for_every_shared_holder(void **state) {
+    (void)state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t a = holder(GPU_LOCK_SHARED, ready[1], 300, -1);
+    pid_t b = holder(GPU_LOCK_SHARED, ready[1], 500, -1);
+    await(ready[0]);
+    await(ready[0]);
+    double waited = time_take(GPU_LOCK_EXCLUSIVE);
+    reap(a);
+    reap(b);
+    assert_true(waited >= 400);     /* the longer shared holder's 500 ms, less the start */
+    close(ready[0]);
+    close(ready[1]);
+}
+
+/* The turnstile: A holds it shared; B asks for it exclusive and waits;
+ * then a new shared taker (this process) must wait behind B, though A's
+ * shared hold alone would let it in. */
+static void gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker(void **state) {
+    (void)state;
+    int ready[2], done[2], b_start[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(done), 0);
+    assert_int_equal(pipe(b_start), 0);
+    pid_t a = holder(GPU_LOCK_SHARED, ready[1], 600, -1);
+    await(ready[0]);
+    pid_t b = fork();
+    if (b == 0) {
+        if (write(b_start[1], "x", 1) != 1) _exit(1);
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);  /* waits for A */
+        if (l.fd < 0) _exit(1);
+        usleep(200 * 1000);
+        gpu_lock_release(&l);
+        double t = now_ms();
+        _exit(write(done[1], &t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
+    }
+    await(b_start[0]);
+    usleep(150 * 1000);             /* B is at its flock by now */
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_SHARED);
+    double got = now_ms();
+    assert_true(l.fd >= 0);
+    gpu_lock_release(&l);
+    double b_released = 0;
+    assert_int_equal(read(done[0], &b_released, sizeof b_released), (ssize_t)sizeof b_released);
+    reap(a);
+    reap(b);
+    assert_true(got >= b_released - 5);     /* after B's exclusive section, not beside A */
+    int fds[] = {ready[0], ready[1], done[0], done[1], b_start[0], b_start[1]};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
+}
+
+static void gpu_lock__counts_waiting_and_holding__per_mode(void **state) {
+    (void)state;
+    GpuLockStats s0, s1;
+    gpu_lock_stats(&s0);
+    double waited0 = gpu_lock_waited_s();
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_SHARED);
+    usleep(100 * 1000);
+    gpu_lock_release(&l);
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = holder(GPU_LOCK_EXCLUSIVE, ready[1], 300, -1);
+    await(ready[0]);
+    gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);      /* waits ~300 ms */
+    usleep(200 * 1000);
+    gpu_lock_release(&l);
+    reap(pid);
+    gpu_lock_stats(&s1);
+    GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
+    assert_int_equal(d.shared_sections, 1);
+    assert_int_equal(d.exclusive_sections, 1);
+    assert_true(d.held_shared_s >= 0.09 && d.held_shared_s < 0.09 + 0.5);
+    assert_true(d.held_exclusive_s >= 0.19 && d.held_exclusive_s < 0.19 + 0.5);
+    assert_true(d.wait_exclusive_s >= 0.2);
+    assert_true(d.wait_shared_s < 0.1);
+    assert_true(gpu_lock_waited_s() - waited0 >= d.wait_exclusive_s + d.wait_shared_s - 1e-9);
+    close(ready[0]);
+    close(ready[1]);
 }
 
 static void gpu_lock__is_a_no_op__when_no_lock_dir_is_set(void **state) {
     (void)state;
     unsetenv("CUDOJO_GPU_LOCK_DIR");
+    GpuLockStats s0, s1;
+    gpu_lock_stats(&s0);
     GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_SHARED);
+    assert_int_equal(l.fd, -1);
+    gpu_lock_release(&l);
     gpu_lock_acquire(&l);
     assert_int_equal(l.fd, -1);
     gpu_lock_release(&l);
+    gpu_lock_stats(&s1);
+    GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
+    assert_int_equal(d.shared_sections + d.exclusive_sections, 0);
+    assert_true(d.held_shared_s + d.held_exclusive_s + d.wait_shared_s + d.wait_exclusive_s == 0);
+}
+
+static void gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU(void **state) {
+    (void)state;
+    unsetenv("CUDOJO_GPU_LOCK_EMU");
+    assert_false(gpu_lock_on_emulator());
+    setenv("CUDOJO_GPU_LOCK_EMU", "0", 1);
+    assert_false(gpu_lock_on_emulator());
+    setenv("CUDOJO_GPU_LOCK_EMU", "1", 1);
+    assert_true(gpu_lock_on_emulator());
+    unsetenv("CUDOJO_GPU_LOCK_EMU");
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gpu_lock__second_holder_waits__until_the_first_releases),
-        cmocka_unit_test(gpu_lock__is_a_no_op__when_no_lock_dir_is_set),
+        cmocka_unit_test_setup_teardown(gpu_lock__exclusive_taker_waits__until_the_exclusive_holder_releases, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__shared_taker_waits__for_an_exclusive_holder, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__two_shared_holders__overlap, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__exclusive_taker_waits__for_every_shared_holder, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__counts_waiting_and_holding__per_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__is_a_no_op__when_no_lock_dir_is_set, setup, teardown),
+        cmocka_unit_test(gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
