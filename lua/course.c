@@ -114,6 +114,8 @@ static char *course_path_problem(const char *dir, const char *rel, const char *f
     return why;
 }
 
+static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 /* Context for diagnosing one file. */
 typedef struct FileCtx {
     const char *display;
@@ -306,6 +308,10 @@ static Sandbox *run_file(const char *path, const char *display, char **text, Dia
     actx->array_cap = COURSE_ARRAY_CAP;
     sandbox_set_user(sb, actx);
     api_install(sb);
+    char *dir = path_dirname(path), *shown = path_dirname(display);
+    sandbox_enable_require(sb, dir, shown);   /* the chapter's lib/ modules */
+    free(dir);
+    free(shown);
     d = sandbox_load_string(sb, *text, strlen(*text), display);
     if (!d) d = sandbox_call(sb, 0, 1);
     if (!d && !lua_istable(sandbox_lua(sb), -1)) {
@@ -321,6 +327,44 @@ static Sandbox *run_file(const char *path, const char *display, char **text, Dia
         return NULL;
     }
     return sb;
+}
+
+/* Adds the chapter's modules (lib/<name>.lua, the files require can load)
+ * to h in name order, each as "\0lib/<name>.lua\0<text>": a changed helper
+ * changes every exercise's definition, so the course version changes too.
+ * Nothing is added when the chapter has no lib/ folder. */
+static void hash_chapter_modules(Sha256 *h, const char *chapter_dir) {
+    char *lib = path_join(chapter_dir, SANDBOX_MODULE_DIR);
+    DIR *d = opendir(lib);
+    char **names = NULL;
+    int n = 0;
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".lua")) continue;
+        char *stem = xstrndup(de->d_name, len - 4);
+        if (sandbox_module_name_ok(stem)) {
+            names = xrealloc(names, (size_t)(n + 1) * sizeof *names);
+            names[n++] = xstrdup(de->d_name);
+        }
+        free(stem);
+    }
+    if (d) closedir(d);
+    if (n > 1) qsort(names, (size_t)n, sizeof *names, str_cmp);
+    for (int i = 0; i < n; i++) {
+        char *p = path_join(lib, names[i]), *text = NULL;
+        size_t len = 0;
+        Diag *rd = fs_read_file_max(p, SANDBOX_MODULE_FILE_MAX, &text, &len);
+        diag_free(&rd);
+        sha256_update(h, "\0" SANDBOX_MODULE_DIR "/", 1 + sizeof SANDBOX_MODULE_DIR);
+        sha256_update(h, names[i], strlen(names[i]) + 1);   /* with its NUL */
+        if (text) sha256_update(h, text, len);
+        free(text);
+        free(p);
+        free(names[i]);
+    }
+    free(names);
+    free(lib);
 }
 
 static bool check_file(FileCtx *f, const char *dir, const char *rel, const char *field, const char *what) {
@@ -506,6 +550,7 @@ static bool load_exercise(ChapterMeta *ch, const char *stem, ExerciseMeta *e, Di
         diag_free(&rd);
         sha256_update(&h, "\0", 1);
         if (stext) sha256_update(&h, stext, slen);
+        hash_chapter_modules(&h, ch->dir);
         unsigned char dig[32];
         sha256_final(&h, dig);
         e->def_hash = xmalloc(65);
@@ -664,8 +709,6 @@ static Diag *load_dirs(char **dirs, char *const *shown, int n, const char *root,
     *out = c;
     return diags;
 }
-
-static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 Diag *course_load(const char *lessons_root, Course **out) { return course_load_as(lessons_root, NULL, out); }
 

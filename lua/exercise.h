@@ -56,7 +56,8 @@ typedef struct ExerciseMeta {
     double points;         /* what passing it is worth when grading (`points = N`, default 1, > 0) */
     int gpus;              /* GPUs its point needs on a real machine (`gpus = N`, default 1): with fewer,
                               verify checks it on the emulator, which emulates several devices */
-    char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text) */
+    char *def_hash;        /* SHA-256 hex of the exercise definition (.lua text + starter text + the
+                              chapter's lib/ modules, when it has any) */
     char *title_zh;        /* may be NULL */
     char **hints_zh;       /* Chinese hints, may be empty */
     int n_hints_zh;

@@ -509,6 +509,10 @@ static Diag *run_script(RunCtx *ctx, Sandbox *sb) {
     lua_State *L = sandbox_lua(sb);
     const char *display = ctx->ex->chunkname && ctx->ex->chunkname[0] == '@' ? ctx->ex->chunkname + 1
                                                                              : ctx->ex->lua_path;
+    char *dir = path_dirname(ctx->ex->lua_path), *shown = path_dirname(display);
+    sandbox_enable_require(sb, dir, shown);   /* the chapter's lib/ modules */
+    free(dir);
+    free(shown);
     Diag *d = sandbox_load_file(sb, ctx->ex->lua_path, display);
     if (!d) d = sandbox_call(sb, 0, 1);
     if (d) return d;
@@ -550,10 +554,6 @@ static void record_phases(RunCtx *ctx, double total_ms) {
     json_object_set_new(ph, "total_ms", json_real(total_ms));
     if (ctx->api.upload_bytes > 0) json_object_set_new(ph, "upload_bytes", json_real(ctx->api.upload_bytes));
     if (ctx->api.download_bytes > 0) json_object_set_new(ph, "download_bytes", json_real(ctx->api.download_bytes));
-    json_object_set_new(ctx->metrics, "phases", ph);
-}
-
-/* Sets the emulator's deadline (CLOCK_MONOTONIC seconds; 0 = none). */
     /* The costly references (ref_cache.h): how many came from the cache; cached = all of them. */
     int hits = ctx->api.ref_cache_hits, misses = ctx->api.ref_cache_misses;
     if (hits + misses > 0) {
@@ -561,6 +561,10 @@ static void record_phases(RunCtx *ctx, double total_ms) {
         json_object_set_new(ph, "reference_cache_misses", json_integer(misses));
         json_object_set_new(ph, "reference_cached", json_boolean(misses == 0));
     }
+    json_object_set_new(ctx->metrics, "phases", ph);
+}
+
+/* Sets the emulator's deadline (CLOCK_MONOTONIC seconds; 0 = none). */
 static void set_emu_deadline(RunCtx *ctx, double deadline_s) {
     const BackendOps *ops = ctx->b->ops;
     if (!ops->emu_options_get || !ops->emu_options_set) return;

@@ -423,7 +423,7 @@ void sandbox_set_global(Sandbox *sb, const char *name) {
 
 /* ---- loading ------------------------------------------------------------ */
 
-static void remember_file(Sandbox *sb, const char *display, const char *text, size_t len) {
+void sandbox_remember_file(Sandbox *sb, const char *display, const char *text, size_t len) {
     sb->files = xrealloc(sb->files, (size_t)(sb->n_files + 1) * sizeof *sb->files);
     sb->files[sb->n_files].display = xstrdup(display);
     sb->files[sb->n_files].text = xstrndup(text, len);
@@ -440,7 +440,7 @@ static Diag *error_diag(Sandbox *sb, int status);
 
 Diag *sandbox_load_string(Sandbox *sb, const char *text, size_t len, const char *display) {
     lua_State *L = sb->L;
-    remember_file(sb, display, text, len);
+    sandbox_remember_file(sb, display, text, len);
     lua_pushfstring(L, "@%s", display);
     char *chunkname = xstrdup(lua_tostring(L, -1));
     lua_pop(L, 1);

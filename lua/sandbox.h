@@ -1,7 +1,8 @@
 /* lua/sandbox.h: a Lua 5.4 state fit for running other people's scripts.
  *
  * Exercise packs may come from anyone, so a script gets an allow-listed
- * global table (no io, os.execute, debug, require, load, dofile,
+ * global table (no io, os.execute, debug, require (but a course script may
+ * get a chapter-only one: sandbox_enable_require), load, dofile,
  * string.dump), a metatable on _G that makes any unknown global read or
  * write an error naming the script's file:line, an instruction budget and
  * a wall-clock limit (count hook), a memory cap (counting allocator), a cap
@@ -104,6 +105,24 @@ int sandbox_unknown_key_error(lua_State *L, const char *what, const char *key, i
  * unless every key of the table at idx is one of `allowed` (NULL-ended):
  * how an options table refuses a misspelt option. */
 void sandbox_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed);
+
+/* require(name) for a course script (lua/sandbox_require.c): loads the
+ * chapter's own module <chapter_dir>/lib/<name>.lua (messages and chunkname
+ * "<chapter_shown>/lib/<name>.lua") in this sandbox, once per state, and
+ * returns what it returned (true for nothing). The name is one identifier;
+ * a missing module, a file that is not one, a symlink out of the chapter,
+ * or a module that does not compile is an error at the requiring line.
+ * Without this call a script has no `require` at all. */
+#define SANDBOX_MODULE_DIR "lib"
+#define SANDBOX_MODULE_NAME_MAX 64
+#define SANDBOX_MODULE_FILE_MAX (1 << 20)
+void sandbox_enable_require(Sandbox *sb, const char *chapter_dir, const char *chapter_shown);
+/* True when s can name a module: letters, digits and '_', not starting
+ * with a digit, 1 to SANDBOX_MODULE_NAME_MAX bytes. */
+bool sandbox_module_name_ok(const char *s);
+/* Internal (lua/sandbox_require.c): keeps a loaded file's text so errors
+ * in it show the line (sandbox_load_string does this for its chunks). */
+void sandbox_remember_file(Sandbox *sb, const char *display, const char *text, size_t len);
 
 /* Internal (lua/sandbox_pattern.c): replaces string.find/match/gmatch/gsub
  * with versions that refuse a pattern too costly for its text. */

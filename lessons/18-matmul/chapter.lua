@@ -7,7 +7,9 @@
 -- (FP32) ran at 51.4 TFLOP/s (2026-12-01). The targets are constants at the
 -- top of each exercise file (an exercise cannot read this file), with the
 -- measurements they come from; bench/anchors.cu runs every step beside
--- cublasSgemm in one process.
+-- cublasSgemm in one process. What every step checks and times the same
+-- way (the sizes, the CPU check, the timing, cuBLAS's rate) is written once
+-- in lib/matmul_common.lua, which each exercise requires.
 return {
   id = "matmul",
   title = "Matrix multiply: from naive to near-cuBLAS",

@@ -8,12 +8,12 @@
 -- (scalar: 0.27); bank conflicts are logged (the next step removes them).
 -- GPU: 4096^3 against an H200 TFLOP/s target.
 
+local matmul = require("matmul_common")   -- the sizes, the CPU check and the timing of every step
+
 -- GPU target at 4096^3 (FP32 TFLOP/s on an H200): above the last step's rate,
 -- 10-15% below this one's. H200 2026-12-01 (bench/anchors, median of 30, L2
 -- flushed, one run): 36.5 TFLOP/s, cuBLAS 51.4; matmul-regs-2d 21.4.
 local H200_TARGET_TFLOPS = 31.0
--- cublasSgemm there (FP32, no TF32, 4096^3): H200 2026-12-01, 51.4 TFLOP/s.
-local H200_CUBLAS_TFLOPS = 51.4
 -- Stretch goal (TFLOP/s on an H200; nil: none).
 local H200_STRETCH_TFLOPS = nil
 local REPS = 20                -- timed launches at 4096^3
@@ -24,67 +24,9 @@ local function launch_for(A, B, C, M, N, K)
            args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
 end
 
--- Multiplies an M x K by a K x N matrix with this step's launch and checks
--- every element of C against the CPU reference (ref.matmul, in double).
-local function check_size(t, k, M, N, K, seed)
-  local A = gpu.array("f32", { M, K }, "A"):random{ lo = -1, hi = 1, seed = seed }
-  local B = gpu.array("f32", { K, N }, "B"):random{ lo = -1, hi = 1, seed = seed + 1 }
-  local C = gpu.array("f32", { M, N }, "C")
-  k:launch(launch_for(A, B, C, M, N, K))
-  return t:expect_close(C, ref.matmul(A, B), { rel = 1e-4, abs = 1e-4,
-                        name = string.format("C (%d x %d, K = %d)", M, N, K) })
-end
-
--- FP32 lanes of the GPU relative to an H200's (132 SMs x 128): the targets
--- below were set on an H200 and scale with this elsewhere (an estimate).
-local function lanes_vs_h200(dev)
-  local cc = dev.cc or 90
-  local per_sm = (cc < 86) and 64 or 128             -- up to sm_80: 64 FP32 lanes per SM
-  return (dev.sm_count or 132) * per_sm / (132 * 128)
-end
-
--- S x S x S on the GPU: 32 entries spot-checked against dot products on the
--- CPU (the whole product would take the CPU minutes), then timed.
-local function time_square(t, k, reps)
-  local dev = t:device()
-  local S = t:param("size", 4096)
-  local A = gpu.array("f32", { S, S }, "A"):random{ lo = -1, hi = 1, seed = 183 }
-  local B = gpu.array("f32", { S, S }, "B"):random{ lo = -1, hi = 1, seed = 184 }
-  local C = gpu.array("f32", { S, S }, "C")
-  local l = launch_for(A, B, C, S, S, S)
-  l.reps = reps
-  local ms = k:time(l)
-  if not ms then return end
-  local bad = 0
-  for s = 0, 31 do
-    local r, c = (s * 977) % S, (s * 613 + 5) % S
-    local want = 0.0
-    for q = 0, S - 1 do want = want + A[r * S + q] * B[q * S + c] end
-    if math.abs(C[r * S + c] - want) > 1e-3 * math.sqrt(S) then bad = bad + 1 end
-  end
-  if not t:expect(bad == 0, string.format("%d of 32 spot-checked entries of the %d^3 product "
-                  .. "are wrong", bad, S)) then
-    return
-  end
-  local tflops = 2.0 * S * S * S / (ms * 1e9)
-  local on_h200 = tostring(dev.name):find("H200") ~= nil
-  local scale = on_h200 and 1.0 or lanes_vs_h200(dev)
-  local target, cublas = H200_TARGET_TFLOPS * scale, H200_CUBLAS_TFLOPS * scale
-  t:metric("tflops", tflops, "TFLOP/s")
-  t:metric("fraction_of_cublas", tflops / cublas)
-  t:log("%d^3: %.3f ms, %.2f TFLOP/s = %.0f%% of cuBLAS%s (%.1f TFLOP/s); target %.2f TFLOP/s "
-        .. "(%.0f%%)", S, ms, tflops, 100 * tflops / cublas, on_h200 and " on an H200" or
-        " (estimated from an H200's, scaled by FP32 lanes)", cublas, target,
-        100 * target / cublas)
-  t:expect(tflops >= target, string.format("%.2f TFLOP/s at %d^3; the target is %.2f TFLOP/s "
-    .. "(%.0f%% of cuBLAS)", tflops, S, target, 100 * target / cublas))
-  if H200_STRETCH_TFLOPS then
-    local stretch = H200_STRETCH_TFLOPS * scale
-    t:stretch(tflops >= stretch, string.format("stretch goal: %.2f TFLOP/s (%.0f%% of cuBLAS; you "
-      .. "have %.0f%%)", stretch, 100 * stretch / cublas, 100 * tflops / cublas))
-  end
-  return tflops, cublas
-end
+-- This step for matmul.run_sizes.
+local STEP = { launch = launch_for, emu_size = { 67, 52, 20 }, target = H200_TARGET_TFLOPS,
+               stretch = H200_STRETCH_TFLOPS, reps = REPS }
 
 return {
   id = "matmul-float4",
@@ -128,26 +70,9 @@ return {
       why = "an index one past a register array (acc, a, b) in a loop the compiler unrolls: it sees the out-of-range step at compile time and, as undefined behaviour, drops it, so no wrong access is left in the PTX for the emulator to catch" },
   },
   run = function(t)
-    local k = t:kernel("sgemm")
-    if t:device().backend ~= "emu" then
-      if check_size(t, k, 517, 388, 300, 181) then time_square(t, k, REPS) end
-      return
-    end
-    if not check_size(t, k, 67, 52, 20, 181) then return end
-    local M, N, K = 200, 196, 44
-    if not check_size(t, k, M, N, K, 185) then return end
-    local m = t:emu_metrics()
-    local blocks = ((N + 127) // 128) * ((M + 127) // 128)
-    local steps = (K + 7) // 8
-    local warps = blocks * 8
-    local fma = warps * 64 * steps * 8                -- warp multiply-adds: 64 per thread and k
-    local shared = m.shared_requests / fma
-    t:log("%d warp multiply-adds; %.3f shared-memory requests per multiply-add; %.2f warp "
-          .. "instructions per multiply-add; %.1f global requests per warp (%d steps of BK = 8 "
-          .. "and the stores); %d extra wavefronts from bank conflicts; %d barriers", fma, shared,
-          m.warp_instructions / fma, m.global_requests / warps, steps, m.bank_conflicts,
-          m.barriers)
-    local per_warp, max_per_warp = m.global_requests / warps, 2 * steps + 16
+    local m, M, N, K = matmul.run_sizes(t, t:kernel("sgemm"), STEP)
+    if not M then return end   -- a GPU (checked and timed), or a size failed
+    local blocks, steps, shared, per_warp, max_per_warp = matmul.tile128_counts(t, m, M, N, K)
     t:expect(per_warp <= max_per_warp, string.format("%.1f global requests per warp; the target "
       .. "is at most %d: one float4 of A and one of B per thread and step (2 x %d), 16 float4 "
       .. "stores (scalar loads and stores: %d)", per_warp, max_per_warp, steps, 8 * steps + 64))

@@ -7,7 +7,8 @@
 -- kernel would make the logged errors meaningless), and the element-wise
 -- kernels run in blocks of 224, so their last block is partial (S * S is a
 -- multiple of 256) and the guard `i < n` is met.
-local BLOCK = 224
+local wmma = require("wmma_common")   -- the half-precision copies, wmma.BLOCK
+local BLOCK = wmma.BLOCK
 
 -- x rounded to the nearest half-precision number (ties to even), as a Lua number.
 local function to_half(x)
@@ -68,10 +69,7 @@ return {
       return
     end
 
-    local Ah, Bh = gpu.array("u16", n, "A_half"), gpu.array("u16", n, "B_half")
-    local conv = t:kernel("to_half")
-    conv:launch{ grid = grid, block = BLOCK, args = { A, Ah, gpu.i32(n) } }
-    conv:launch{ grid = grid, block = BLOCK, args = { B, Bh, gpu.i32(n) } }
+    local Ah, Bh = wmma.halves(t, A, B)
     local Ctc = gpu.array("f32", { S, S }, "C_tensor")
     t:kernel("wmma_gemm"):launch{ grid = { S // 16, S // 16 }, block = 32,
                                    args = { Ah, Bh, Ctc, gpu.i32(S), gpu.i32(S), gpu.i32(S) } }

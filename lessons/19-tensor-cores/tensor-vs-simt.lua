@@ -8,21 +8,8 @@
 -- 40 x 136 x 24, where M, N and K all leave partial tiles and the grid is not
 -- square, so its guards are met; to_half runs in blocks of 224, so its last
 -- block is partial (S * S is a multiple of 256).
-local BLOCK = 224
-
-local function quarters(a)
-  for i = 0, #a - 1 do a[i] = math.floor(a[i] * 4) / 4 end
-  return a
-end
-
--- Half-precision copies of A and B (the given to_half).
-local function halves(t, A, B, n)
-  local Ah, Bh = gpu.array("u16", n, "A_half"), gpu.array("u16", n, "B_half")
-  local conv = t:kernel("to_half")
-  conv:launch{ grid = (n + BLOCK - 1) // BLOCK, block = BLOCK, args = { A, Ah, gpu.i32(n) } }
-  conv:launch{ grid = (n + BLOCK - 1) // BLOCK, block = BLOCK, args = { B, Bh, gpu.i32(n) } }
-  return Ah, Bh
-end
+local wmma = require("wmma_common")   -- inputs exact in half precision, their half copies
+local quarters = wmma.quarters
 
 -- How many of 32 entries of the S x S product C are not A * B's exact dot
 -- products (inputs are quarters: exact sums); for the GPU's 4096^3, where the
@@ -116,7 +103,7 @@ return {
     local S = on_gpu and t:param("size", 4096) or 64
     local A = quarters(gpu.array("f32", { S, S }, "A"):random{ lo = -2, hi = 2, seed = t:seed(197) })
     local B = quarters(gpu.array("f32", { S, S }, "B"):random{ lo = -2, hi = 2, seed = t:seed(198) })
-    local Ah, Bh = halves(t, A, B, S * S)
+    local Ah, Bh = wmma.halves(t, A, B)
     local Ct, Cs = gpu.array("f32", { S, S }, "C_tensor"), gpu.array("f32", { S, S }, "C_simt")
     local tk, sk = t:kernel("wmma_gemm_32"), t:kernel("sgemm")
     local lt = { grid = { S // 32, S // 32 }, block = 32, args = { Ah, Bh, Ct, gpu.i32(S), gpu.i32(S), gpu.i32(S) } }

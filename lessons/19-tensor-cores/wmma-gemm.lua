@@ -2,15 +2,11 @@
 -- M, N, K multiples of 16, N != K (so a wrong leading dimension shows);
 -- inputs are multiples of 1/4, exact in half, so C must equal the CPU's
 -- product exactly. Emulator 48 x 64 x 80; GPU 1024 x 768 x 512.
--- to_half runs in blocks of 224 (7 warps): M * K and K * N are multiples of
--- 256, so blocks of 256 would never meet its guard; 224 leaves a partial
--- last block whose threads past n must not touch x or y.
-local CONV_BLOCK = 224
-
-local function quarters(a)
-  for i = 0, #a - 1 do a[i] = math.floor(a[i] * 4) / 4 end
-  return a
-end
+-- to_half runs in blocks of 224 (wmma.BLOCK, 7 warps): M * K and K * N are
+-- multiples of 256, so blocks of 256 would never meet its guard; 224 leaves
+-- a partial last block whose threads past n must not touch x or y.
+local wmma = require("wmma_common")   -- inputs exact in half precision, their half copies
+local quarters = wmma.quarters
 
 return {
   id = "wmma-gemm",
@@ -41,11 +37,8 @@ return {
     if on_gpu then M, N, K = 1024, 768, 512 end
     local A = quarters(gpu.array("f32", { M, K }, "A"):random{ lo = -2, hi = 2, seed = t:seed(193) })
     local B = quarters(gpu.array("f32", { K, N }, "B"):random{ lo = -2, hi = 2, seed = t:seed(194) })
-    local Ah, Bh = gpu.array("u16", M * K, "A_half"), gpu.array("u16", K * N, "B_half")
     local C = gpu.array("f32", { M, N }, "C")
-    local conv = t:kernel("to_half")
-    conv:launch{ grid = (M * K + CONV_BLOCK - 1) // CONV_BLOCK, block = CONV_BLOCK, args = { A, Ah, gpu.i32(M * K) } }
-    conv:launch{ grid = (K * N + CONV_BLOCK - 1) // CONV_BLOCK, block = CONV_BLOCK, args = { B, Bh, gpu.i32(K * N) } }
+    local Ah, Bh = wmma.halves(t, A, B)
     t:kernel("wmma_gemm"):launch{ grid = { N // 16, M // 16 }, block = 32,
                                    args = { Ah, Bh, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
     t:expect_equal(C, ref.matmul(A, B), { name = string.format("C (%d x %d, K = %d)", M, N, K) })

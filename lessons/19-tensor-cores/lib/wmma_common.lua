@@ -1,0 +1,31 @@
+-- lessons/19-tensor-cores/lib/wmma_common.lua: the inputs every exercise of
+-- chapter 19 makes the same way, shared through
+-- `local wmma = require("wmma_common")`: values exact in half precision
+-- (so tensor-core sums are exact and C can be checked bit for bit) and
+-- their half-precision copies made by the given to_half kernel.
+local wmma = {}
+
+-- Threads per block of the element-wise kernels (to_half, round_to_half):
+-- 7 warps. The chapter's sizes make M * K and K * N multiples of 256, so
+-- blocks of 256 would never meet the kernels' guard `i < n`; 224 leaves a
+-- partial last block whose threads past n must not touch x or y.
+wmma.BLOCK = 224
+
+-- Rounds every element of a down to a multiple of 1/4 (exact in half
+-- precision for |x| < 512); returns a.
+function wmma.quarters(a)
+  for i = 0, #a - 1 do a[i] = math.floor(a[i] * 4) / 4 end
+  return a
+end
+
+-- Half-precision copies of A and B ("A_half", "B_half", u16 bits) made by
+-- the source's to_half kernel, in blocks of wmma.BLOCK.
+function wmma.halves(t, A, B)
+  local Ah, Bh = gpu.array("u16", #A, "A_half"), gpu.array("u16", #B, "B_half")
+  local conv = t:kernel("to_half")
+  conv:launch{ grid = (#A + wmma.BLOCK - 1) // wmma.BLOCK, block = wmma.BLOCK, args = { A, Ah, gpu.i32(#A) } }
+  conv:launch{ grid = (#B + wmma.BLOCK - 1) // wmma.BLOCK, block = wmma.BLOCK, args = { B, Bh, gpu.i32(#B) } }
+  return Ah, Bh
+end
+
+return wmma
