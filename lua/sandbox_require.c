@@ -134,8 +134,9 @@ static void load_module(lua_State *L, const char *name) {
 /* require(name): the value module `name` returned (true when it returned
  * nothing), loading and running it the first time. */
 static int sb_require(lua_State *L) {
-    const char *name = luaL_checkstring(L, 1);
-    if (!sandbox_module_name_ok(name))
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
+    if (len != strlen(name) || !sandbox_module_name_ok(name))
         return luaL_error(L, "require '%s': a module name is one identifier (letters, digits and '_', at most %d, "
                              "no '/', '.' or '..'): the file %s/<name>.lua of this chapter", name,
                           SANDBOX_MODULE_NAME_MAX, SANDBOX_MODULE_DIR);

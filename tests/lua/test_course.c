@@ -337,6 +337,66 @@ static void course__def_hash__changes_with_starter(void **state) {
     fixture_remove(&root);
 }
 
+/* The exercise's hash and the course version, loaded afresh. Caller frees both. */
+static void load_hashes(const char *root, char **def_hash, char **version) {
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    if (d) fail_msg("%s:%d: %s", d->file, d->line, d->message);
+    *def_hash = xstrdup(c->chapters[0].exercises[0].def_hash);
+    *version = course_version(c);
+    course_free(&c);
+}
+
+static void course__version_changes__when_a_chapter_module_changes(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\"");
+    write_ex(root, "01-a", "vector-add", good_ex, true);
+    char *h0, *v0, *h1, *v1, *h2, *v2, *h3, *v3;
+    load_hashes(root, &h0, &v0);
+    fixture_write(root, "01-a/lib/helpers.lua", "return { n = 1 }\n");
+    load_hashes(root, &h1, &v1);
+    fixture_write(root, "01-a/lib/helpers.lua", "return { n = 2 }\n");
+    load_hashes(root, &h2, &v2);
+    assert_string_not_equal(h0, h1);   /* a module added */
+    assert_string_not_equal(h1, h2);   /* a helper changed */
+    assert_string_not_equal(v1, v2);
+    /* what require cannot load is not part of it */
+    fixture_write(root, "01-a/lib/notes.txt", "not a module\n");
+    load_hashes(root, &h3, &v3);
+    assert_string_equal(h2, h3);
+    assert_string_equal(v2, v3);
+    free(h0), free(v0), free(h1), free(v1), free(h2), free(v2), free(h3), free(v3);
+    fixture_remove(&root);
+}
+
+static void course__exercise_requires_a_chapter_module__and_a_missing_one_is_reported_at_its_line(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"vector-add\", \"other\"");
+    fixture_write(root, "01-a/lib/common.lua", "return { title = 'Add two vectors' }\n");
+    write_ex(root, "01-a", "vector-add",
+             "local common = require('common')\n"
+             "return { id = 'vector-add', title = common.title, source = 'vector-add.cu', hints = { 'a', 'b' },\n"
+             "         run = function(t) end }\n", true);
+    write_ex(root, "01-a", "other",
+             "-- a typo\n"
+             "local common = require('comon')\n"
+             "return { id = 'other', source = 'other.cu', hints = { 'a', 'b' }, run = function(t) end }\n", true);
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    assert_int_equal(c->chapters[0].n_exercises, 1);
+    assert_string_equal(c->chapters[0].exercises[0].title, "Add two vectors");
+    const Diag *e = find_diag(d, "no such module");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/other.lua");
+    assert_int_equal(e->line, 2);
+    assert_non_null(strstr(e->message, "did you mean 'common'"));
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
 static void course__load_dirs__loads_only_named_chapters(void **state) {
     (void)state;
     char *root = fixture_tmpdir();
@@ -499,6 +559,8 @@ int main(void) {
         cmocka_unit_test(course__broken_chapter__does_not_hide_others),
         cmocka_unit_test(course__finds_exercise__by_id_or_chapter_slash_id),
         cmocka_unit_test(course__def_hash__changes_with_starter),
+        cmocka_unit_test(course__version_changes__when_a_chapter_module_changes),
+        cmocka_unit_test(course__exercise_requires_a_chapter_module__and_a_missing_one_is_reported_at_its_line),
         cmocka_unit_test(course__load_dirs__loads_only_named_chapters),
         cmocka_unit_test(course__reports_missing_root),
         cmocka_unit_test(course__refuses_chapter_id_dotdot__with_file_line),

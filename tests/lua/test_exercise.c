@@ -160,6 +160,44 @@ static void exercise__passes__when_kernel_correct(void **state) {
     assert_int_equal(json_integer_value(json_object_get(json_object_get(r->metrics, "params"), "n")), 1003);
 }
 
+/* run(t) may require the chapter's modules: the helper launches and checks;
+ * an error inside the helper names the module's line. */
+static void exercise__run_uses_a_chapter_module__and_its_errors_name_the_module_line(void **state) {
+    Fixture *f = *state;
+    fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
+    fixture_write(f->root, "lessons/01-a/lib/vadd.lua",
+                  "local vadd = {}\n"
+                  "-- adds n elements with kernel k and checks c\n"
+                  "function vadd.check(t, k, n)\n"
+                  "  local a = gpu.array('f32', n):iota(1, 1)\n"
+                  "  local b = gpu.array('f32', n):fill(1)\n"
+                  "  local c = gpu.array('f32', n)\n"
+                  "  k:launch{ grid = (n + 255) // 256, block = 256, args = { a, b, c, gpu.i32(n) } }\n"
+                  "  return t:expect_close(c, ref.add(a, b), { rel = 1e-5 })\n"
+                  "end\n"
+                  "return vadd\n");
+    static const char *const lua =
+        "return {\n"
+        "  id = 'vector-add', source = 'vector-add.cu', hints = { 'a', 'b' },\n"
+        "  run = function(t)\n"
+        "    local vadd = require('vadd')\n"
+        "    vadd.check(t, t:kernel('vector_add'), t:param('n', 1003))\n"
+        "  end,\n"
+        "}\n";
+    RunResult *r = run_ex(f, lua, NULL, NULL, NULL, 0);
+    print_result(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(r->n_checks, 1);
+    assert_int_equal(r->checks[0].n_total, 1003);
+    /* n = -1: gpu.array refuses it inside the helper */
+    const char *keys[] = {"n"}, *vals[] = {"-1"};
+    r = run_ex(f, lua, NULL, keys, vals, 1);
+    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+    assert_non_null(r->diags);
+    assert_string_equal(r->diags->file, "lessons/01-a/lib/vadd.lua");
+    assert_int_equal(r->diags->line, 4);
+}
+
 static void exercise__fails_with_mismatch_message__when_kernel_wrong(void **state) {
     Fixture *f = *state;
     fake_backend_register(f->b, "vector_add", k_vector_add_wrong, NULL);
@@ -555,6 +593,7 @@ int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(exercise__passes__when_kernel_correct),
+        T(exercise__run_uses_a_chapter_module__and_its_errors_name_the_module_line),
         T(exercise__fails_with_mismatch_message__when_kernel_wrong),
         T(exercise__param_override__changes_size),
         T(exercise__compile_error__maps_to_cu_line),
