@@ -3,8 +3,9 @@
  * hints_zh), too few hints (the loader's warnings), no wrong variant, a
  * starter TODO that gives away a line of the solution, a README claim about
  * an emulator finding that lessons/CLAIMS.tsv does not back with a file,
- * files of a chapter that nothing uses, and TODO(author) stubs `cudojo new`
- * left. Each problem is one line, file:line: message; exit status 1 when
+ * files of a chapter that nothing uses (a lib/ module nothing requires), a
+ * require of a module that is missing or does not compile, and
+ * TODO(author) stubs `cudojo new` left. Each problem is one line, file:line: message; exit status 1 when
  * there is any. Nothing is run: it is quick enough for every commit. */
 #include <ctype.h>
 #include <dirent.h>
@@ -242,6 +243,61 @@ static bool names_file(const char *text, const char *name) {
     return false;
 }
 
+/* ---- chapter modules (require) ---- */
+
+/* The module name of a literal require starting at p in text (require,
+ * blanks, an optional "(", a quoted name on one line) into name; false
+ * when none starts there. */
+static bool require_at(const char *text, const char *p, char *name, size_t n) {
+    if (strncmp(p, "require", 7)) return false;
+    if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.' || p[-1] == ':')) return false;
+    const char *q = p + 7 + strspn(p + 7, " \t");
+    if (*q == '(') q += 1 + strspn(q + 1, " \t");
+    if (*q != '"' && *q != '\'') return false;
+    const char *end = strchr(q + 1, *q);
+    if (!end || memchr(q + 1, '\n', (size_t)(end - q - 1)) || (size_t)(end - q - 1) >= n) return false;
+    memcpy(name, q + 1, (size_t)(end - q - 1));
+    name[end - q - 1] = '\0';
+    return true;
+}
+
+/* Whether text requires module `name` (a literal require, outside a -- comment). */
+static bool text_requires(const char *text, const char *name) {
+    char got[128];
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end) end = line + strlen(line);
+        for (const char *p = line; p < end && !(p[0] == '-' && p[1] == '-'); p++)
+            if (require_at(text, p, got, sizeof got) && !strcmp(got, name)) return true;
+        line = *end ? end + 1 : end;
+    }
+    return false;
+}
+
+/* Every literal require in a chapter script (an exercise or a module) whose
+ * module would not load: reported at the requiring line, unless the loader
+ * already said so there (a require at the top of a file runs as it loads). */
+static void lint_requires(Lint *l, const ChapterMeta *ch, const char *path, const char *shown, const Diag *load_diags) {
+    char *text = read_text(path);
+    int n = 0;
+    char **lines = text ? split_lines(text, &n) : NULL;
+    for (int i = 0; i < n; i++) {
+        char name[128];
+        for (const char *p = lines[i]; *p && !(p[0] == '-' && p[1] == '-'); p++) {
+            if (!require_at(lines[i], p, name, sizeof name)) continue;
+            Diag *d = course_check_module(ch, name);
+            bool told = false;
+            for (const Diag *ld = load_diags; d && ld && !told; ld = ld->next)
+                told = ld->file && !strcmp(ld->file, shown) && ld->line == i + 1;
+            if (d && !told) lint_add(l, shown, i + 1, "require", "%s", d->message);
+            diag_free(&d);
+        }
+    }
+    if (lines) free(lines[0]);
+    free(lines);
+    free(text);
+}
+
 static void lint_unused(Lint *l, const ChapterMeta *ch) {
     Names used = {0}, all = {0};
     names_add(&used, xstrdup("chapter.lua"));
@@ -266,6 +322,28 @@ static void lint_unused(Lint *l, const ChapterMeta *ch) {
         free(p);
     }
     list_files(ch->dir, NULL, &all);
+    /* A module (lib/<name>.lua) a used file requires is used, and what it requires in turn. */
+    for (bool more = true; more;) {
+        more = false;
+        for (int i = 0; i < all.n; i++) {
+            const char *f = all.v[i];
+            size_t len = strlen(f), dl = strlen(COURSE_MODULE_DIR "/");
+            if (len <= dl + 4 || strncmp(f, COURSE_MODULE_DIR "/", dl) || strcmp(f + len - 4, ".lua") ||
+                in_list(used.v, used.n, f))
+                continue;
+            char *stem = xstrndup(f + dl, len - dl - 4);
+            if (texts.data && text_requires(texts.data, stem)) {
+                names_add(&used, xstrdup(f));
+                char *p = path_join(ch->dir, f), *t = read_text(p);
+                if (t) strbuf_append(&texts, t);
+                strbuf_append_char(&texts, '\n');
+                free(t);
+                free(p);
+                more = true;
+            }
+            free(stem);
+        }
+    }
     for (int i = 0; i < all.n; i++) {
         const char *f = all.v[i];
         if (in_list(used.v, used.n, f)) continue;
@@ -466,6 +544,22 @@ static void lint_chapter(Lint *l, const ChapterMeta *ch, const Diag *load_diags)
     }
     lint_stubs(l, cl, cl_shown);
     for (int e = 0; e < ch->n_exercises; e++) lint_exercise(l, ch, &ch->exercises[e]);
+    /* require in the exercises and in the chapter's modules */
+    Names mods = {0};
+    char *lib = path_join(ch->dir, COURSE_MODULE_DIR);
+    if (fs_is_dir(lib)) list_files(lib, NULL, &mods);
+    for (int e = 0; e < ch->n_exercises; e++)
+        lint_requires(l, ch, ch->exercises[e].lua_path, ch->exercises[e].chunkname + 1, load_diags);
+    for (int i = 0; i < mods.n; i++) {
+        size_t len = strlen(mods.v[i]);
+        if (len < 5 || strchr(mods.v[i], '/') || strcmp(mods.v[i] + len - 4, ".lua")) continue;
+        char *p = path_join(lib, mods.v[i]), *shown = xasprintf("%s/%s/%s", ch->rel_dir, COURSE_MODULE_DIR, mods.v[i]);
+        lint_requires(l, ch, p, shown, load_diags);
+        free(shown);
+        free(p);
+    }
+    names_fini(&mods);
+    free(lib);
     bool broken = false;
     size_t n = strlen(ch->rel_dir);
     for (const Diag *d = load_diags; d && !broken; d = d->next)
@@ -561,7 +655,10 @@ const Command CMD_LINT = {"lint", "[PACK]", "authors: what verify cannot see in 
     "    (out of bounds, race, uninitialised, bank conflict, uncoalesced) with no\n"
     "    row for that chapter in the pack's CLAIMS.tsv; CLAIMS.tsv rows that name a\n"
     "    missing exercise or file\n"
-    "  - files in a chapter folder that no exercise uses or names\n"
+    "  - files in a chapter folder that no exercise uses or names (a module,\n"
+    "    lib/NAME.lua, is used when a used file requires it)\n"
+    "  - require(\"NAME\") of a module that is missing or does not compile, at\n"
+    "    the requiring line\n"
     "  - TODO(author) stubs left by `cudojo new`\n"
     "Exit status 0 when clean, 1 when there are problems, 2 when the pack\n"
     "cannot be read.\n",

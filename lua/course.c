@@ -5,6 +5,7 @@
  * Diag naming the author's file (and the line of the offending field when
  * it can be found in the text), the broken exercise or chapter is left out
  * and the rest of the course still loads. */
+#include <assert.h>
 #include <dirent.h>
 #include <lauxlib.h>
 #include <lua.h>
@@ -365,6 +366,41 @@ static void hash_chapter_modules(Sha256 *h, const char *chapter_dir) {
     }
     free(names);
     free(lib);
+}
+
+Diag *course_check_module(const ChapterMeta *ch, const char *name) {
+    assert(!strcmp(COURSE_MODULE_DIR, SANDBOX_MODULE_DIR));
+    if (!sandbox_module_name_ok(name))
+        return diag_error("lesson", "require '%s': a module name is one identifier (letters, digits and '_', at "
+                          "most %d, no '/', '.' or '..'): the file %s/<name>.lua of this chapter", name,
+                          SANDBOX_MODULE_NAME_MAX, SANDBOX_MODULE_DIR);
+    char *rel = xasprintf("%s/%s.lua", SANDBOX_MODULE_DIR, name);
+    char *path = path_join(ch->dir, rel), *display = path_join(ch->rel_dir, rel);
+    char *why = course_path_problem(ch->dir, rel, "chapter folder");
+    Diag *d = NULL;
+    if (why) {
+        d = diag_error("lesson", "require '%s': %s %s", name, display, why);
+    } else if (!fs_exists(path)) {
+        d = diag_error("lesson", "require '%s': no such module of this chapter (%s does not exist)", name, display);
+    } else if (fs_is_dir(path)) {
+        d = diag_error("lesson", "require '%s': %s is a directory, not a Lua file", name, display);
+    } else {
+        /* Compiled, never run: a module's code runs only in a run. */
+        Sandbox *sb = sandbox_new(&load_limits);
+        Diag *ld = sandbox_load_file(sb, path, display);
+        if (ld && ld->file && ld->line > 0)
+            d = diag_error("lesson", "require '%s': the module does not compile: %s:%d: %s", name, ld->file,
+                           ld->line, ld->message);
+        else if (ld)
+            d = diag_error("lesson", "require '%s': %s", name, ld->message);
+        diag_free(&ld);
+        sandbox_free(&sb);
+    }
+    free(why);
+    free(display);
+    free(path);
+    free(rel);
+    return d;
 }
 
 static bool check_file(FileCtx *f, const char *dir, const char *rel, const char *field, const char *what) {

@@ -107,6 +107,15 @@ Diag *course_load_dirs_as(const char *const *dirs, const char *const *shown, int
 void course_free(Course **c);
 /* Finds by exercise id, or "chapter-id/exercise-id". *chapter may be NULL. */
 const ExerciseMeta *course_find_exercise(const Course *c, const char *id, const ChapterMeta **chapter);
+/* A chapter's Lua modules: <chapter>/lib/<name>.lua (what require loads:
+ * lua/sandbox.h's SANDBOX_MODULE_DIR). */
+#define COURSE_MODULE_DIR "lib"
+/* Why require(name) in a run of chapter ch's scripts would not load the
+ * module: a bad name, no lib/<name>.lua, a symlink out of the chapter, a
+ * folder, a syntax error (with the module's file:line); NULL when it
+ * would. Nothing runs. The Diag has no place: the caller knows the
+ * requiring line (cudojo lint). Caller frees. */
+Diag *course_check_module(const ChapterMeta *ch, const char *name);
 /* The course's version: SHA-256 hex of the sorted lines
  * "<chapter-id>/<exercise-id> <def_hash> <points>" (points as %g), one per
  * exercise, each ended by '\n'. A submission records the version it was

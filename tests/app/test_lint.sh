@@ -3,7 +3,8 @@
 # finished skeleton of `cudojo new` is clean; each kind of problem an author
 # can leave (missing Chinese text, one hint, no wrong variant, a TODO that
 # gives the answer, a README claim no CLAIMS.tsv row backs, an unused file,
-# a TODO(author) stub) is reported as file:line: message, with exit status 1.
+# a TODO(author) stub, a module that is not required, or missing or broken
+# where it is) is reported as file:line: message, with exit status 1.
 BIN=${CUDOJO_BIN:-build/cudojo}
 case $BIN in /*) ;; *) BIN=$(pwd)/$BIN ;; esac
 here=$(pwd)
@@ -63,4 +64,30 @@ check "--json on one chapter folder: the problems as a list with file, line, cod
     '[ $rc = 1 ] && grep -q "\"code\": \"todo-answer\"" $tmp/o && grep -q "\"clean\": false" $tmp/o'
 "$BIN" lint "$tmp/nowhere" > "$tmp/o" 2>&1; rc=$?
 check "a pack that does not exist is an error (exit 2)" '[ $rc = 2 ] && grep -q "no such directory" $tmp/o'
+cd "$here" || exit 1
+
+# a chapter's modules (require): used ones are not "unused"; a module that is
+# missing or does not compile is reported at the requiring line
+mkdir "$tmp/q" && cd "$tmp/q" || exit 1
+"$BIN" new chapter mods > /dev/null && "$BIN" new exercise mods double > /dev/null
+find 01-mods -type f -exec sed -i 's/TODO(author): *//' {} +
+mkdir 01-mods/lib
+printf 'local inner = require("inner")\nreturn { a = inner.a }\n' > 01-mods/lib/shared.lua
+printf 'return { a = 2.5 }\n' > 01-mods/lib/inner.lua
+printf 'return {}\n' > 01-mods/lib/spare.lua
+sed -i 's|^return {|local shared = require("shared")\n&|; s|^    local a = 2.5|    local a = shared.a|' 01-mods/double.lua
+"$BIN" lint . > "$tmp/o" 2>&1; rc=$?
+check "modules an exercise requires (and what they require) are used; one nobody requires is named" \
+    '[ $rc = 1 ] && grep -q "^01-mods/lib/spare.lua: no exercise uses this file" $tmp/o && ! grep -q "shared.lua\|inner.lua" $tmp/o'
+printf 'local m = {}\n\nfunction m.f(\n  return 1\nend\nreturn m\n' > 01-mods/lib/spare.lua
+sed -i 's|^    local k = t:kernel("double")|    local spare = require("spare")\n    local missing = require "shraed"\n&|' 01-mods/double.lua
+"$BIN" lint . > "$tmp/o" 2>&1; rc=$?
+check "a module required in run(t) that does not compile: at the requiring line, with the module's line" \
+    'grep -q "^01-mods/double.lua:25: require .spare.: the module does not compile: 01-mods/lib/spare.lua:4:" $tmp/o'
+check "a module required in run(t) that does not exist: at the requiring line" \
+    'grep -q "^01-mods/double.lua:26: require .shraed.: no such module of this chapter (01-mods/lib/shraed.lua does not exist)" $tmp/o'
+sed -i 's|^local shared = require("shared")|local shared = require("../shared")|' 01-mods/double.lua
+"$BIN" lint . > "$tmp/o" 2>&1; rc=$?
+check "a require at the top of the file runs as the pack loads: a name with .. is refused there, once" \
+    '[ $(grep -c "^01-mods/double.lua:4: require ...\/shared.: a module name is one identifier" $tmp/o) = 1 ]'
 cd "$here" || exit 1
