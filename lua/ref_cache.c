@@ -149,6 +149,7 @@ void ref_cache_begin(RefCacheCall *c, const char *fn, int ver, double work) {
     }
     c->dir = dir;
     c->active = true;
+    c->t_begin = now_ms();   /* a lookup's cost from here: making the directory or the secret is once */
     XXH3_128bits_reset_withSecret(&c->st, secret, sizeof secret);
     ref_cache_add(c, "build", g_build_id, g_build_id_len);
     ref_cache_add(c, "fn", fn, strlen(fn));

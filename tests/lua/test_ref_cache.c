@@ -20,9 +20,13 @@
 #include <cmocka.h>
 
 #include "base/fs.h"
+#include "base/xalloc.h"
 #include "lua/api.h"
+#include "lua/exercise.h"
 #include "lua/ref_cache.h"
 #include "lua/sandbox.h"
+#include "tests/lua/lesson_fixture.h"
+#include "tests/support/fake_backend.h"
 
 static char g_home[64];
 
@@ -344,6 +348,60 @@ static void ref__matmul_window_sort__answer_from_the_cache_as_computed(void **st
     assert_int_equal(misses, 0);
 }
 
+/* An exercise whose run computes one product twice; its metrics.phases. */
+static json_t *run_exercise_phases(const char *root, Backend *b, RunResult **r) {
+    Course *course = NULL;
+    char *lessons = path_join(root, "lessons");
+    Diag *d = course_load(lessons, &course);
+    free(lessons);
+    if (diag_count_errors(d)) fail_msg("course: %s", d->message);
+    diag_free(&d);
+    char *cu = path_join(root, "lessons/01-a/mm.cu"), *cache = path_join(root, "nvrtc");
+    ExerciseRunOptions o = {.cu_path = cu, .cu_display = "mm.cu", .cache_dir = cache};
+    *r = exercise_run(course_find_exercise(course, "mm", NULL), b, &o);
+    free(cu);
+    free(cache);
+    course_free(&course);
+    if ((*r)->verdict != VERDICT_PASS) fail_msg("the run did not pass: %s", (*r)->summary);
+    return json_object_get((*r)->metrics, "phases");
+}
+
+static void exercise_run__phases_say_the_reference_was_cached__on_the_second_run(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    fixture_write(root, "lessons/01-a/chapter.lua", "return { id = 'a', order = 1, exercises = { 'mm' } }\n");
+    fixture_write(root, "lessons/01-a/mm.cu", "__global__ void k() {}\n");
+    fixture_write(root, "lessons/01-a/solutions/mm.cu", "__global__ void k() {}\n");
+    fixture_write(root, "lessons/01-a/mm.lua",
+                  "return { id = 'mm', source = 'mm.cu', hints = { 'h' }, run = function(t)\n"
+                  "  local A = gpu.array('f32', {200, 44}):random{ seed = 1 }\n"
+                  "  local B = gpu.array('f32', {44, 196}):random{ seed = 2 }\n"
+                  "  t:expect_equal(ref.matmul(A, B), ref.matmul(A, B), { name = 'C' })\n"
+                  "end }\n");
+    Backend *b = fake_backend_new();
+    RunResult *r = NULL;
+    json_t *ph = run_exercise_phases(root, b, &r);
+    /* the first computes and stores it, the second reads it back */
+    assert_int_equal(json_integer_value(json_object_get(ph, "reference_cache_misses")), 1);
+    assert_int_equal(json_integer_value(json_object_get(ph, "reference_cache_hits")), 1);
+    assert_true(json_is_false(json_object_get(ph, "reference_cached")));
+    run_result_free(&r);
+    /* the next run (the learner's next save): every answer from the cache */
+    ph = run_exercise_phases(root, b, &r);
+    assert_int_equal(json_integer_value(json_object_get(ph, "reference_cache_hits")), 2);
+    assert_int_equal(json_integer_value(json_object_get(ph, "reference_cache_misses")), 0);
+    assert_true(json_is_true(json_object_get(ph, "reference_cached")));
+    run_result_free(&r);
+    /* off: not a word about the cache */
+    setenv("CUDOJO_REF_CACHE", "0", 1);
+    ph = run_exercise_phases(root, b, &r);
+    assert_null(json_object_get(ph, "reference_cached"));
+    assert_non_null(json_object_get(ph, "reference_ms"));
+    run_result_free(&r);
+    backend_close(&b);
+    fixture_remove(&root);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(ref_cache__answers_byte_identical__when_the_same_inputs_come_again, setup,
@@ -357,6 +415,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(ref_cache__drops_the_least_recently_used__past_its_entry_limit, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(ref__matmul_window_sort__answer_from_the_cache_as_computed, setup, teardown),
+        cmocka_unit_test_setup_teardown(exercise_run__phases_say_the_reference_was_cached__on_the_second_run, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
