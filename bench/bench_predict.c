@@ -15,7 +15,20 @@
  * context, not the bench's). Without a GPU the measured column is empty
  * and the bench still exits 0 (`make bench` runs every bench).
  *
+ * Replay (no GPU, no emulator): --replay FILE re-predicts the rows of a
+ * --json FILE with the model as it is now (kernels/predict.c), from each
+ * row's counts (predicted.input), against the measured times of that file
+ * or of --measured FILE (an earlier GPU run; a row whose kernel ran a
+ * different number of instructions there is stale and left out). --fit
+ * all|even|odd refits the model's free constants (fixed_us, latency,
+ * dep, request and barrier cycles) on all exercises or every other one
+ * (both rows of an exercise on one side) and prints the other half as
+ * held out. To iterate on the model without a GPU:
+ *   build/bench/bench_predict --emu-only --json /tmp/emu.json
+ *   build/bench/bench_predict --replay /tmp/emu.json --measured H200-RUN.json [--fit even]
+ *
  * Usage: build/bench/bench_predict [--emu-only] [--json FILE] [--course DIR] [EXERCISE...]
+ *        build/bench/bench_predict --replay FILE [--measured FILE] [--fit all|even|odd]
  * On the H200 (under 3 minutes): make bench, or
  *   make build/bench/bench_predict && build/bench/bench_predict --json /tmp/predict.json */
 #include <jansson.h>
@@ -39,13 +52,30 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Whether the exercise times a kernel (its script calls k:time). */
-static bool is_timed(const ExerciseMeta *ex) {
+static bool text_times(const char *text) { return text && (strstr(text, ":time(") || strstr(text, ":time{")); }
+
+/* Whether the exercise times a kernel: its script, or a module of the
+ * chapter's lib/ it requires (chapter 18's matmul_common), calls k:time. */
+static bool is_timed(const ChapterMeta *ch, const ExerciseMeta *ex) {
     if (ex->program) return false;
     char *text = NULL;
     Diag *d = fs_read_file(ex->lua_path, &text, NULL);
     diag_free(&d);
-    bool timed = text && (strstr(text, ":time(") || strstr(text, ":time{"));
+    bool timed = text_times(text);
+    for (const char *r = text; !timed && r && (r = strstr(r, "require")); ) {
+        r += strlen("require");
+        while (*r == ' ' || *r == '(') r++;
+        if (*r != '"' && *r != '\'') continue;
+        const char *name = r + 1, *end = strchr(name, *r);
+        if (!end || end - name > 100) continue;
+        char *path = xasprintf("%s/lib/%.*s.lua", ch->dir, (int)(end - name), name);
+        char *lib = NULL;
+        d = fs_read_file(path, &lib, NULL);
+        diag_free(&d);
+        timed = text_times(lib);
+        free(lib);
+        free(path);
+    }
     free(text);
     return timed;
 }
@@ -115,8 +145,184 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* ---- replay: the model on recorded counts (no GPU, no emulator) ---- */
+
+typedef struct ReplayRow {
+    const char *exercise, *source, *kernel;
+    int ex_index;                   /* the exercise's order in the file: the halves of --fit */
+    PredictInput in;
+    double measured_us;
+} ReplayRow;
+
+static const json_t *find_row(const json_t *rows, const char *exercise, const char *source) {
+    size_t i;
+    const json_t *r;
+    json_array_foreach(rows, i, r) {
+        if (!strcmp(json_string_value(json_object_get(r, "exercise")) ?: "", exercise) &&
+            !strcmp(json_string_value(json_object_get(r, "source")) ?: "", source))
+            return r;
+    }
+    return NULL;
+}
+
+/* The rows of `file` with counts and a measured time (from `measured` when
+ * given); prints the ones left out. Returns the count; *out is the caller's
+ * to free. */
+static int replay_load(const json_t *file, const json_t *measured, ReplayRow **out) {
+    const json_t *rows = json_object_get(file, "rows"), *mrows = measured ? json_object_get(measured, "rows") : NULL;
+    ReplayRow *rr = xcalloc(json_array_size(rows) + 1, sizeof *rr);
+    int n = 0, n_ex = 0;
+    const char *last_ex = "";
+    size_t i;
+    const json_t *r;
+    json_array_foreach(rows, i, r) {
+        const char *ex = json_string_value(json_object_get(r, "exercise")), *src = json_string_value(json_object_get(r, "source"));
+        const json_t *emu = json_object_get(r, "emu");
+        if (!ex || !src || !emu) continue;
+        if (strcmp(ex, last_ex)) n_ex++;
+        last_ex = ex;
+        ReplayRow *row = &rr[n];
+        const json_t *input = json_object_get(json_object_get(emu, "predicted"), "input");
+        if (!predict_input_from_metrics(input ? input : json_object_get(emu, "emu"), &row->in)) continue;
+        if (!input) { /* a file from before predicted.input: the block from the launch, no footprint */
+            const json_t *b = json_object_get(emu, "block");
+            row->in.threads_per_block = (int)(json_integer_value(json_array_get(b, 0)) * json_integer_value(json_array_get(b, 1)) *
+                                              json_integer_value(json_array_get(b, 2)));
+        }
+        row->exercise = ex;
+        row->source = src;
+        row->kernel = json_string_value(json_object_get(emu, "kernel")) ?: "-";
+        row->ex_index = n_ex - 1;
+        const json_t *m = mrows ? find_row(mrows, ex, src) : r;
+        row->measured_us = m ? json_number_value(json_object_get(m, "measured_us")) : -1;
+        const json_t *mt = m ? json_object_get(json_object_get(m, "emu"), "emu") : NULL;
+        if (!mt) mt = m ? json_object_get(json_object_get(json_object_get(m, "emu"), "predicted"), "input") : NULL;
+        if (m && m != r && mt && (uint64_t)json_integer_value(json_object_get(mt, "warp_instructions")) != row->in.warp_instructions) {
+            printf("  left out: %s %s (stale: it ran %lld warp instructions when measured, %llu now)\n", ex, src,
+                   (long long)json_integer_value(json_object_get(mt, "warp_instructions")),
+                   (unsigned long long)row->in.warp_instructions);
+            continue;
+        }
+        if (row->measured_us <= 0) {
+            printf("  left out: %s %s (not measured)\n", ex, src);
+            continue;
+        }
+        n++;
+    }
+    *out = rr;
+    return n;
+}
+
+static bool in_half(const ReplayRow *r, int half) { return half < 0 || r->ex_index % 2 == half; }
+
+static bool within(double ratio) { return ratio >= 0.77 && ratio <= 1.30; }
+
+/* Sum of squared log ratios over the rows of `half` (-1 all). */
+static double replay_error(const PerfCalib *c, const ReplayRow *rows, int n, int half) {
+    double e = 0;
+    for (int i = 0; i < n; i++) {
+        if (!in_half(&rows[i], half)) continue;
+        Prediction p;
+        predict_kernel(c, NULL, &rows[i].in, &p);
+        double l = log(p.us / rows[i].measured_us);
+        e += l * l;
+    }
+    return e;
+}
+
+/* Coordinate descent in log space over the free constants. */
+static void replay_fit(PerfCalib *c, const ReplayRow *rows, int n, int half) {
+    double *params[] = {&c->fixed_us, &c->latency_cycles, &c->dep_cycles, &c->request_cycles, &c->barrier_cycles};
+    enum { NP = sizeof params / sizeof params[0] };
+    double step[NP];
+    for (int k = 0; k < NP; k++) {
+        step[k] = 0.5;
+        if (*params[k] <= 0) *params[k] = 1;
+    }
+    double best = replay_error(c, rows, n, half);
+    for (int it = 0; it < 200; it++) {
+        for (int k = 0; k < NP; k++) {
+            double was = *params[k];
+            bool better = false;
+            for (int dir = 1; dir >= -1 && !better; dir -= 2) {
+                *params[k] = was * exp(dir * step[k]);
+                double e = replay_error(c, rows, n, half);
+                if (e < best) { best = e; better = true; }
+                else *params[k] = was;
+            }
+            if (!better) step[k] *= 0.7;
+        }
+    }
+}
+
+/* Prints the rows of `half` (-1 all) with c; returns how many are within +-30%. */
+static int replay_table(const PerfCalib *c, const ReplayRow *rows, int n, int half, int *n_rows) {
+    int ok = 0;
+    *n_rows = 0;
+    for (int i = 0; i < n; i++) {
+        if (!in_half(&rows[i], half)) continue;
+        Prediction p;
+        predict_kernel(c, NULL, &rows[i].in, &p);
+        double ratio = p.us / rows[i].measured_us;
+        ok += within(ratio);
+        (*n_rows)++;
+        printf("%-22.22s %-8s %-14.14s %10.2f %-18.18s %10.2f %5.2f%s  chain %.2f issue %.2f pipe %.2f dram %.2f l2 %.2f shared %.2f\n",
+               rows[i].exercise, rows[i].source, rows[i].kernel, p.us, p.bound, rows[i].measured_us, ratio,
+               within(ratio) ? "  " : " !", p.chain_us, p.issue_us, p.pipe_us, p.dram_us, p.l2_us, p.shared_us);
+    }
+    return ok;
+}
+
+static void print_calib(const char *what, const PerfCalib *c) {
+    printf("%s: fixed_us %.2f, latency_cycles %.0f, dep_cycles %.2f, request_cycles %.1f, barrier_cycles %.0f\n", what,
+           c->fixed_us, c->latency_cycles, c->dep_cycles, c->request_cycles, c->barrier_cycles);
+}
+
+static int replay_main(const char *path, const char *measured_path, const char *fit) {
+    json_error_t err;
+    json_t *file = json_load_file(path, 0, &err), *measured = NULL;
+    if (!file) {
+        fprintf(stderr, "bench_predict: %s:%d: %s\n", path, err.line, err.text);
+        return 1;
+    }
+    if (measured_path && !(measured = json_load_file(measured_path, 0, &err))) {
+        fprintf(stderr, "bench_predict: %s:%d: %s\n", measured_path, err.line, err.text);
+        json_decref(file);
+        return 1;
+    }
+    PerfCalib c = *perf_calib_default();
+    printf("replay of %s: the model of kernels/predict.c (%s calibration) vs measured (%s)\n", path, c.device,
+           measured_path ? measured_path : path);
+    ReplayRow *rows = NULL;
+    int n = replay_load(file, measured, &rows), n_half = 0;
+    int half = !fit || !strcmp(fit, "all") ? -1 : !strcmp(fit, "even") ? 0 : 1;
+    if (fit) {
+        print_calib("kernels/profiles.c", &c);
+        replay_fit(&c, rows, n, half);
+        print_calib(half < 0 ? "fitted on all exercises" : half == 0 ? "fitted on the even exercises" : "fitted on the odd exercises", &c);
+    }
+    printf("%-22s %-8s %-14s %10s %-18s %10s %5s\n", "exercise", "source", "kernel", "pred us", "bound", "meas us", "ratio");
+    int ok = replay_table(&c, rows, n, -1, &n_half);
+    printf("%d rows, %d within +-30%% (goal: all)\n", n_half, ok);
+    if (half >= 0) {
+        int held = 1 - half, n_held = 0, ok_held = 0;
+        for (int i = 0; i < n; i++) {
+            if (!in_half(&rows[i], held)) continue;
+            Prediction p;
+            predict_kernel(&c, NULL, &rows[i].in, &p);
+            n_held++;
+            ok_held += within(p.us / rows[i].measured_us);
+        }
+        printf("held out (the %s exercises, not fitted): %d of %d within +-30%%\n", held == 0 ? "even" : "odd", ok_held, n_held);
+    }
+    free(rows);
+    json_decref(file);
+    json_decref(measured);
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    const char *course_dir = "lessons", *json_path = NULL;
+    const char *course_dir = "lessons", *json_path = NULL, *replay = NULL, *measured = NULL, *fit = NULL;
     bool emu_only = false;
     const char **only = xcalloc((size_t)argc, sizeof *only);
     int n_only = 0;
@@ -124,10 +330,21 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[i], "--emu-only")) emu_only = true;
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
         else if (!strcmp(argv[i], "--course") && i + 1 < argc) course_dir = argv[++i];
+        else if (!strcmp(argv[i], "--replay") && i + 1 < argc) replay = argv[++i];
+        else if (!strcmp(argv[i], "--measured") && i + 1 < argc) measured = argv[++i];
+        else if (!strcmp(argv[i], "--fit") && i + 1 < argc && (!strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "even") ||
+                                                               !strcmp(argv[i + 1], "odd")))
+            fit = argv[++i];
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: bench_predict [--emu-only] [--json FILE] [--course DIR] [EXERCISE...]\n");
+            fprintf(stderr, "usage: bench_predict [--emu-only] [--json FILE] [--course DIR] [EXERCISE...]\n"
+                            "       bench_predict --replay FILE [--measured FILE] [--fit all|even|odd]\n");
+            free(only);
             return 2;
         } else only[n_only++] = argv[i];
+    }
+    if (replay) {
+        free(only);
+        return replay_main(replay, measured, fit);
     }
     Course *course = NULL;
     Diag *d = course_load(course_dir, &course);
@@ -154,7 +371,7 @@ int main(int argc, char **argv) {
             const ExerciseMeta *ex = &ch->exercises[ei];
             bool want = n_only == 0;
             for (int k = 0; k < n_only; k++) want |= !strcmp(only[k], ex->id);
-            if (!want || !is_timed(ex)) continue;
+            if (!want || !is_timed(ch, ex)) continue;
             const char *srcs[2] = {ex->solution, ex->source};
             const char *names[2] = {"solution", "starter"};
             for (int s = 0; s < 2; s++) {

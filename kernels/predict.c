@@ -25,15 +25,22 @@ bool predict_input_from_metrics(const json_t *metrics, PredictInput *in) {
     in->integer = count(t, "int_instructions");
     in->mem = count(t, "mem_instructions");
     in->ctrl = count(t, "ctrl_instructions");
+    in->global_requests = count(t, "global_requests");
     in->global_sectors = count(t, "global_sectors");
     in->global_store_sectors = count(t, "global_store_sectors");
     in->global_ideal_sectors = count(t, "global_ideal_sectors");
+    in->shared_requests = count(t, "shared_requests");
     in->shared_wavefronts = count(t, "bank_conflict_wavefronts");
     in->atomics = count(t, "atomics");
     in->memory_waits = count(t, "memory_waits");
     in->barriers = count(t, "barriers");
     in->blocks = count(t, "blocks");
     in->warps = count(t, "warps");
+    /* the launch's shape, where the object is a prediction's "input" */
+    in->threads_per_block = (int)count(t, "threads_per_block");
+    in->registers = (int)count(t, "registers");
+    in->shared_per_block = (size_t)count(t, "shared_per_block");
+    in->footprint_bytes = count(t, "footprint_bytes");
     return true;
 }
 
@@ -41,6 +48,7 @@ static double maxd(double a, double b) { return a > b ? a : b; }
 
 void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInput *in, Prediction *out) {
     memset(out, 0, sizeof *out);
+    out->in = *in;
     if (!p) p = profile_find(c->arch);
     const double clk_per_us = c->clock_ghz * 1e3;
     uint64_t blocks = in->blocks ? in->blocks : 1;
@@ -91,10 +99,16 @@ void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInp
     out->shared_us = (double)in->shared_wavefronts * share / c->shared_per_clk / clk_per_us;
     out->atomic_us = (double)in->atomics * share / c->atomic_per_clk / clk_per_us;
 
-    /* The latency chain of one warp: its instructions one after another and
-     * a round trip to memory for each wait, once per wave on the busiest SM.
-     * With enough warps resident the throughput terms exceed it (Little's law). */
-    out->chain_us = (double)waves_sm * (instr_w * c->dep_cycles + waits_w * c->latency_cycles) / clk_per_us;
+    /* The latency chain of one warp: its instructions, a round trip to
+     * memory for each wait (the loads issued before it were in flight
+     * together), its global requests queueing for the LSU, and its block's
+     * barriers; once per wave on the busiest SM. With enough warps resident
+     * the throughput terms exceed it (Little's law). */
+    double req_w = (double)in->global_requests / (double)warps;
+    double bar_b = (double)in->barriers / (double)blocks;
+    out->chain_us = (double)waves_sm *
+                    (instr_w * c->dep_cycles + waits_w * c->latency_cycles + req_w * c->request_cycles +
+                     bar_b * c->barrier_cycles) / clk_per_us;
 
     /* Memory: every sector passes L2; DRAM serves the footprint once (the
      * GPU's timing flushes L2 first) and the re-reads L2 cannot keep. */
@@ -110,21 +124,27 @@ void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInp
     out->dram_us = dram_r / (c->dram_read_gbs * 1e3) + dram_w / (write_gbs * 1e3);
     out->l2_us = bytes / (c->l2_gbs * 1e3);
 
-    /* The latency chain overlaps DRAM transfers only partly: a soft maximum. */
+    /* The terms overlap only partly (a warp waiting on memory issues
+     * nothing; DRAM is busy while the chain waits): their p-norm, which is
+     * the largest term when one dominates and up to 2^(1/p) more when two
+     * are equal. */
     double q = c->overlap_p > 0 ? c->overlap_p : 3;
-    double mem = pow(pow(out->chain_us, q) + pow(out->dram_us, q), 1.0 / q);
     struct { double us; const char *name; } terms[] = {
-        {mem, out->chain_us > out->dram_us ? "memory latency" : "DRAM bandwidth"},
+        {out->chain_us, "memory latency"},
+        {out->dram_us, "DRAM bandwidth"},
         {out->l2_us, "L2 bandwidth"},
         {out->issue_us, "instruction issue"},
         {out->pipe_us, pipe_name},
         {out->shared_us, "shared memory"},
         {out->atomic_us, "atomics"},
     };
-    double work = 0;
+    double work = 0, largest = 0;
     out->bound = "launch";
-    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
-        if (terms[i].us > work) { work = terms[i].us; out->bound = terms[i].name; }
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+        work += pow(terms[i].us, q);
+        if (terms[i].us > largest) { largest = terms[i].us; out->bound = terms[i].name; }
+    }
+    work = pow(work, 1.0 / q);
     out->fixed_us = c->fixed_us + c->wave_us * (double)(out->waves > 1 ? out->waves - 1 : 0);
     if (work < out->fixed_us) out->bound = "launch";
     out->work_us = work;
@@ -154,5 +174,23 @@ json_t *predict_to_json(const PerfCalib *c, const Prediction *pr) {
     json_object_set_new(t, "shared", json_real(pr->shared_us));
     json_object_set_new(t, "atomics", json_real(pr->atomic_us));
     json_object_set_new(o, "terms_us", t);
+    /* the inputs under the emulator's names: predict_input_from_metrics reads them back (bench_predict --replay) */
+    const PredictInput *in = &pr->in;
+    json_t *i = json_object();
+    struct { const char *key; uint64_t v; } counts[] = {
+        {"warp_instructions", in->warp_instructions}, {"fp32_instructions", in->fp32},
+        {"fp64_instructions", in->fp64}, {"sfu_instructions", in->sfu}, {"int_instructions", in->integer},
+        {"mem_instructions", in->mem}, {"ctrl_instructions", in->ctrl}, {"global_requests", in->global_requests},
+        {"global_sectors", in->global_sectors}, {"global_store_sectors", in->global_store_sectors},
+        {"global_ideal_sectors", in->global_ideal_sectors}, {"shared_requests", in->shared_requests},
+        {"bank_conflict_wavefronts", in->shared_wavefronts}, {"atomics", in->atomics},
+        {"memory_waits", in->memory_waits}, {"barriers", in->barriers}, {"blocks", in->blocks}, {"warps", in->warps},
+        {"threads_per_block", (uint64_t)(in->threads_per_block > 0 ? in->threads_per_block : 0)},
+        {"registers", (uint64_t)(in->registers > 0 ? in->registers : 0)},
+        {"shared_per_block", (uint64_t)in->shared_per_block}, {"footprint_bytes", in->footprint_bytes},
+    };
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+        json_object_set_new(i, counts[k].key, json_integer((json_int_t)counts[k].v));
+    json_object_set_new(o, "input", i);
     return o;
 }

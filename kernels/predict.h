@@ -28,7 +28,8 @@
 typedef struct PredictInput {
     uint64_t warp_instructions;
     uint64_t fp32, fp64, sfu, integer, mem, ctrl;   /* warp instructions by pipe */
-    uint64_t global_sectors, global_store_sectors, global_ideal_sectors;
+    uint64_t global_requests, global_sectors, global_store_sectors, global_ideal_sectors;
+    uint64_t shared_requests;
     uint64_t shared_wavefronts;     /* including bank-conflict replays */
     uint64_t atomics, memory_waits, barriers;
     uint64_t blocks, warps;
@@ -52,6 +53,7 @@ typedef struct Prediction {
     double copy_fraction;           /* copy_us / us: the "% of copy" of a bandwidth-bound kernel */
     int blocks_per_sm, active_sms, waves;
     double warps_per_scheduler;     /* resident warps per SM sub-partition, busiest SM */
+    PredictInput in;                /* what it was predicted from (predict_to_json's "input") */
 } Prediction;
 
 /* Fills *in from the emulator's metrics object ({"totals": {...}} or the

@@ -53,8 +53,10 @@ typedef struct PerfCalib {
     double fp32_per_clk, fp64_per_clk, sfu_per_clk, int_per_clk, mem_per_clk; /* warp instructions per SM per clock */
     double shared_per_clk;          /* shared-memory wavefronts per SM per clock */
     double atomic_per_clk;          /* global/shared atomics per SM per clock (one per lane) */
-    double dep_cycles;              /* cycles between two dependent instructions of one warp */
-    double overlap_p;               /* soft maximum of the latency chain and DRAM time (p-norm) */
+    double dep_cycles;              /* cycles one warp spends per instruction on its own critical path */
+    double request_cycles;          /* more per global request of the warp (its loads queue for the LSU) */
+    double barrier_cycles;          /* more per barrier of its block (the slowest warp sets the pace) */
+    double overlap_p;               /* the terms overlap only partly: their p-norm, not their maximum */
     const char *provenance;         /* where the numbers came from: runs, dates, files */
 } PerfCalib;
 

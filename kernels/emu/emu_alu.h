@@ -17,6 +17,9 @@ void emu_specialise(Instr *in);
  * mul's sources, as ptxas does (emu_contract.c); F_NEGA / F_NEGC on the fma
  * negate the product / the addend. Runs before emu_specialise. */
 void emu_contract_mul_add(Instr *code, int n_code, int n_regs);
+/* Marks the global loads ptxas issues together: each such OP_LD's target is
+ * the pc of its group's first load (emu_contract.c; metrics' memory waits). */
+void emu_group_loads(Instr *code, int n_code, int n_regs);
 /* D = fma(A, B, C) for 32 f32 lanes, with the FMA instruction when the CPU has it. */
 void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C);
 

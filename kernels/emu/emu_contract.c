@@ -23,6 +23,7 @@
  * reads the values the mul read: no source is written between the two, nor
  * after the add where a branch can come back between them. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/xalloc.h"
 #include "kernels/emu/emu_alu.h"
@@ -140,4 +141,59 @@ void emu_contract_mul_add(Instr *code, int n_code, int n_regs) {
     free(uses);
     free(def_pc);
     free(target);
+}
+
+/* Global loads ptxas issues together (metrics: memory_waits, emu_exec.c).
+ * PTX interleaves loads with their uses (NVVM unrolls `acc += A[..] *
+ * B[..]` by 4 as ld, ld, fma, ld, ld, fma, ...); ptxas schedules a basic
+ * block's loads ahead of the arithmetic, so the warp waits once for the
+ * four pairs, not four times. A load joins the group of the block's
+ * previous load unless its address derives from a value loaded in the
+ * block (a pointer chase), or a store or atomic to global memory, a
+ * barrier, a fence or a call came between (a store may alias it). Its
+ * `target` holds the pc of the group's first load (-1 other instructions). */
+static bool ends_load_group(const Instr *in) {
+    int op = in->op;
+    bool global = in->space != SP_SHARED && in->space != SP_LOCAL && in->space != SP_PARAM;
+    return ((op == OP_ST || op == OP_ATOM || op == OP_RED || op == OP_WMMA_ST) && global) || op == OP_BAR ||
+           op == OP_BAR_WARP || op == OP_MEMBAR || op == OP_CALL_PRINTF || op == OP_CALL_ASSERT ||
+           op == OP_CALL_MALLOC || op == OP_CALL_FREE;
+}
+
+static bool reads_tainted(const Instr *in, const bool *taint, int n_regs) {
+    const int32_t src[8] = {in->a[0], in->a[1], in->a[2], in->a[3], in->b, in->c, in->e, in->f};
+    for (int k = 0; k < 8; k++)
+        if (src[k] >= 0 && src[k] < n_regs && taint[src[k]]) return true;
+    return false;
+}
+
+void emu_group_loads(Instr *code, int n_code, int n_regs) {
+    if (n_regs <= 0) return;
+    bool *taint = xcalloc((size_t)n_regs, sizeof *taint);
+    bool *leader = xcalloc((size_t)n_code + 1, sizeof *leader);
+    leader[0] = true;
+    for (int pc = 0; pc < n_code; pc++) {
+        int op = code[pc].op;
+        if ((op == OP_BRA || op == OP_BRX) && code[pc].target >= 0 && code[pc].target < n_code) leader[code[pc].target] = true;
+        if (op == OP_BRA || op == OP_BRX || op == OP_RET || op == OP_EXIT) leader[pc + 1] = true;
+    }
+    int group = -1;
+    for (int pc = 0; pc < n_code; pc++) {
+        Instr *in = &code[pc];
+        if (leader[pc]) {
+            memset(taint, 0, (size_t)n_regs * sizeof *taint);
+            group = -1;
+        }
+        bool tainted = reads_tainted(in, taint, n_regs);
+        if (in->op == OP_LD && (in->space == SP_GLOBAL || in->space == SP_GENERIC)) {
+            if (group < 0 || tainted) group = pc;
+            in->target = group;
+            tainted = true;
+        } else if (ends_load_group(in)) group = -1;
+        if (tainted && !writes_predicates(in->op))
+            for (int k = 0; k < 4; k++)
+                if (in->d[k] >= 0 && in->d[k] < n_regs) taint[in->d[k]] = true;
+    }
+    free(taint);
+    free(leader);
 }

@@ -281,6 +281,7 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
         }
     }
     if (!c.err) emu_contract_mul_add(c.code, c.n_code, c.k->n_regs);
+    if (!c.err) emu_group_loads(c.code, c.n_code, c.k->n_regs);
     for (int i = 0; i < c.n_code; i++) {
         Instr *in = &c.code[i];
         emu_specialise(in);
@@ -288,6 +289,9 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
         in->src_bits = 0;
         for (int j = 0; j < 8; j++)
             if (src[j] >= 0) in->src_bits |= 1u << (src[j] & 31);
+        /* a store reads the value registers it lists in d[] (metrics' memory waits) */
+        for (int j = 0; in->op == OP_ST && j < 4; j++)
+            if (in->d[j] >= 0) in->src_bits |= 1u << (in->d[j] & 31);
         /* shifts by an immediate: the amount is one number for the whole warp */
         if ((in->op == OPF_SHL32 || in->op == OPF_SHRU32 || in->op == OPF_SHRS32) && in->b >= 0) {
             for (int j = 0; j < c.n_consts; j++) {

@@ -363,29 +363,67 @@ static bool named_barrier(Worker *W, Warp *w, Group *g, const Instr *in, uint32_
  * issued before that wait were in flight together). */
 static bool is_f32ish(int type) { return type == T_F32 || type == T_F16 || type == T_F16X2 || type == T_BF16 || type == T_BF16X2; }
 
-static void metrics_pipe(Worker *W, Warp *w, const Instr *in) {
+static void metrics_pipe(Worker *W, Warp *w, const Instr *in, int32_t at) {
     Totals *t = &W->t;
     /* This runs per instruction: the registers' bits (r & 31) rule out most
-     * instructions before the lists are compared. */
-    if (w->pend_bits & in->src_bits) {
-        const int32_t src[8] = {in->a[0], in->a[1], in->a[2], in->a[3], in->b, in->c, in->e, in->f};
-        bool waits = false;
-        for (int i = 0; i < 8 && !waits; i++)
+     * instructions before the lists are compared. A store's value registers
+     * are sources too. A store to shared memory of
+     * a loaded value does not wait where the PTX has it: ptxas moves the
+     * global loads before it (they cannot alias), so the warp waits once
+     * for all of them, at the barrier, shared load or other use that
+     * follows (a tile's loads are one round trip). An mma or fragment store
+     * waits for the fragments loaded from global memory before it; a fence
+     * for the whole grid waits for the warp's stores to be seen (a round
+     * trip), and an atomic's old value comes back like a load's. */
+    bool waits = (w->pend_frag && (in->op == OP_MMA || in->op == OP_WMMA_ST)) || (in->op == OP_MEMBAR && in->sub == 1);
+    if (!waits && (w->pend_bits & in->src_bits)) {
+        bool st = in->op == OP_ST;
+        const int32_t src[12] = {in->a[0], in->a[1], in->a[2], in->a[3], in->b, in->c, in->e, in->f,
+                                 st ? in->d[0] : -1, st ? in->d[1] : -1, st ? in->d[2] : -1, st ? in->d[3] : -1};
+        for (int i = 0; i < 12 && !waits; i++)
             for (int j = 0; j < w->n_pend && src[i] >= 0; j++)
-                if (w->pend[j] == src[i]) { waits = true; break; }
-        if (waits) { t->memory_waits++; w->n_pend = 0; w->pend_bits = 0; }
+                if (w->pend[j] == src[i]) {
+                    if (i >= 8 && in->space == SP_SHARED) w->pend_shared_st = true;
+                    else waits = true;
+                    break;
+                }
+    }
+    if (!waits && w->pend_shared_st)
+        waits = in->op == OP_BAR || in->op == OP_BAR_WARP || in->op == OP_MEMBAR || in->op == OP_EXIT ||
+                in->op == OP_RET || ((in->op == OP_LD || in->op == OP_ATOM || in->op == OP_RED) && in->space == SP_SHARED);
+    if (waits) {
+        t->memory_waits++;
+        w->n_pend = 0;
+        w->pend_bits = 0;
+        w->pend_frag = w->pend_shared_st = false;
+        w->group_waited = w->group >= 0;
     }
     switch (in->op) {
     case OP_LD:
         t->mem_instructions++;
-        if (in->space == SP_GLOBAL || in->space == SP_GENERIC)
-            for (int i = 0; i < in->vec && i < 4 && w->n_pend < 32; i++)
-                if (in->d[i] >= 0) {
-                    w->pend[w->n_pend++] = in->d[i];
-                    w->pend_bits |= 1u << (in->d[i] & 31);
-                }
+        if (in->space != SP_GLOBAL && in->space != SP_GENERIC) break;
+        /* a load of a group the warp already waited for was issued with the
+         * group's first (emu_group_loads): its value is there */
+        if (in->target != w->group || in->target == at) { w->group = in->target; w->group_waited = false; }
+        else if (w->group_waited) break;
+        for (int i = 0; i < in->vec && i < 4 && w->n_pend < 32; i++)
+            if (in->d[i] >= 0) {
+                w->pend[w->n_pend++] = in->d[i];
+                w->pend_bits |= 1u << (in->d[i] & 31);
+            }
         break;
-    case OP_ST: case OP_ATOM: case OP_RED: case OP_PREFETCH: case OP_SHFL: case OP_WMMA_LD: case OP_WMMA_ST:
+    case OP_WMMA_LD:
+        t->mem_instructions++;
+        if (in->space == SP_GLOBAL || in->space == SP_GENERIC) w->pend_frag = true;
+        break;
+    case OP_ATOM:
+        t->mem_instructions++;
+        if ((in->space == SP_GLOBAL || in->space == SP_GENERIC) && in->d[0] >= 0 && w->n_pend < 32) {
+            w->pend[w->n_pend++] = in->d[0];
+            w->pend_bits |= 1u << (in->d[0] & 31);
+        }
+        break;
+    case OP_ST: case OP_RED: case OP_PREFETCH: case OP_SHFL: case OP_WMMA_ST:
     case OP_CPASYNC:
         t->mem_instructions++;
         break;
@@ -447,7 +485,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             /* What divergence costs: the lanes that idle while the branch
              * that split the warp keeps it split (both sides of an if/else,
              * a body few lanes run), charged to that branch's line. */
-            metrics_pipe(W, w, in);
+            metrics_pipe(W, w, in, (int32_t)g->pc);
             if (w->ng == 1) w->split_line = 0;
             else if (w->split_line) {
                 uint64_t idle = (uint64_t)popcount32(w->live) - pc;
@@ -855,6 +893,8 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->split_line = 0;
         w->n_pend = 0;
         w->pend_bits = 0;
+        w->pend_frag = w->pend_shared_st = w->group_waited = false;
+        w->group = -1;
         w->bar_mask = 0;
         memset(w->nb_mask, 0, sizeof w->nb_mask);
         w->wsync = 0;

@@ -111,7 +111,7 @@ typedef struct Instr {
     int32_t target;         /* branch target */
     int32_t line;           /* learner's source line; 0 unknown */
     int32_t ptx_line;
-    uint32_t src_bits;      /* bit (r & 31) of each register in a[], b, c, e, f (metrics: emu_exec.c's memory waits) */
+    uint32_t src_bits;      /* bit (r & 31) of each register in a[], b, c, e, f and a store's d[] (metrics: emu_exec.c's memory waits) */
 } Instr;
 
 typedef enum SpecialKind {

@@ -33,6 +33,10 @@ typedef struct Warp {
     int n_pend;             /* metrics: registers a global load in flight will fill (emu_exec.c) */
     int32_t pend[32];
     uint32_t pend_bits;     /* metrics: bit (r & 31) of each register in pend (0 when none) */
+    bool pend_frag;         /* metrics: a wmma fragment load from global memory is in flight */
+    bool pend_shared_st;    /* metrics: a store to shared memory of a loaded value waits for it (deferred) */
+    bool group_waited;      /* metrics: the warp waited for load group `group` (emu_group_loads) */
+    int32_t group;          /* metrics: the pc of the first load of the group last issued; -1 none */
 } Warp;
 
 /* Shadow of one 4-byte shared-memory word (checks on). */

@@ -4,6 +4,7 @@
  * at GPU size lands on the anchors' measured times, few warps waiting on
  * memory are latency-bound, bank-conflict replays and SFU work raise the
  * time, and the emulator's metrics JSON reads back into the inputs. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -172,6 +173,78 @@ static void input__reads_the_emulator_totals__from_metrics_json(void **state) {
     json_decref(m);
 }
 
+static void kernel__adds_requests_and_barriers_to_the_chain__per_warp_and_per_block(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.blocks = 4;                           /* one block per SM, one wave */
+    in.threads_per_block = 256;
+    in.warps = 32;
+    in.warp_instructions = 32 * 100;
+    in.memory_waits = 32 * 10;
+    Prediction base, more;
+    predict_kernel(c, NULL, &in, &base);
+    in.global_requests = 32 * 10;            /* 10 requests per warp */
+    in.barriers = 4 * 3;                     /* 3 barriers per block */
+    predict_kernel(c, NULL, &in, &more);
+    double cycles = (more.chain_us - base.chain_us) * c->clock_ghz * 1e3;
+    assert_float_equal(cycles, 10 * c->request_cycles + 3 * c->barrier_cycles, 0.01);
+    assert_float_equal(base.chain_us * c->clock_ghz * 1e3, 100 * c->dep_cycles + 10 * c->latency_cycles, 0.01);
+    assert_string_equal(more.bound, "memory latency");
+}
+
+static void kernel__overlaps_terms_partly__as_their_p_norm(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.blocks = 1;
+    in.threads_per_block = 32;
+    in.warps = 1;
+    in.warp_instructions = 1;
+    in.memory_waits = 100;                   /* the chain alone */
+    Prediction p;
+    predict_kernel(c, NULL, &in, &p);
+    double chain = p.chain_us;
+    assert_true(chain > 10 * (p.issue_us + p.pipe_us));
+    assert_float_equal(p.work_us, chain, 0.01 * chain);
+    in.global_sectors = (uint64_t)(chain * c->l2_gbs * 1e3 / 32);   /* an L2 term as long as the chain */
+    in.footprint_bytes = 32;
+    predict_kernel(c, NULL, &in, &p);
+    assert_float_equal(p.work_us, chain * pow(2.0, 1.0 / c->overlap_p), 0.02 * chain);
+}
+
+static void input__round_trips__through_the_predictions_json_input(void **state) {
+    (void)state;
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.warp_instructions = 1000;
+    in.fp32 = 11;
+    in.integer = 12;
+    in.global_requests = 13;
+    in.global_sectors = 14;
+    in.shared_requests = 15;
+    in.memory_waits = 16;
+    in.barriers = 17;
+    in.blocks = 18;
+    in.warps = 19;
+    in.threads_per_block = 64;
+    in.registers = 40;
+    in.shared_per_block = 4096;
+    in.footprint_bytes = 123456;
+    Prediction p;
+    predict_kernel(perf_calib_default(), NULL, &in, &p);
+    json_t *j = predict_to_json(perf_calib_default(), &p);
+    PredictInput back;
+    assert_true(predict_input_from_metrics(json_object_get(j, "input"), &back));
+    assert_memory_equal(&back, &in, sizeof in);
+    Prediction q;
+    predict_kernel(perf_calib_default(), NULL, &back, &q);
+    assert_float_equal(q.us, p.us, 1e-12);
+    json_decref(j);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(calib__finds_h200__by_device_or_arch),
@@ -181,6 +254,9 @@ int main(void) {
         cmocka_unit_test(kernel__charges_replays_and_sfu__when_shared_conflicts_or_transcendentals),
         cmocka_unit_test(kernel__runs_in_waves__when_blocks_exceed_what_sms_hold),
         cmocka_unit_test(input__reads_the_emulator_totals__from_metrics_json),
+        cmocka_unit_test(kernel__adds_requests_and_barriers_to_the_chain__per_warp_and_per_block),
+        cmocka_unit_test(kernel__overlaps_terms_partly__as_their_p_norm),
+        cmocka_unit_test(input__round_trips__through_the_predictions_json_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

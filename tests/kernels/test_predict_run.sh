@@ -4,7 +4,11 @@
 # unpadded wrong variant (a 32-way bank conflict): the log says "predicted
 # on an H200" next to the proxies, metrics.kernels.transpose.predicted has a
 # positive time, a bound and its terms, and the conflicting variant's shared
-# term is the larger. Prints ok / not ok per case.
+# term is the larger. The memory waits the latency term counts follow what
+# ptxas issues: matmul-tiled's two loads per step, stored to shared memory,
+# are one round trip per step (K = 61: 4 steps); matmul-coalesced's loop,
+# which NVVM unrolls by 4 as ld, ld, fma, ..., waits once per 4 steps.
+# Prints ok / not ok per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 T=$(mktemp -d /tmp/cudojo-predict-XXXXXX)
@@ -14,14 +18,17 @@ CH=lessons/04-shared-memory
 run() { "$BIN" run transpose-tiled --backend emu --file "$1" --json 2>/dev/null; }
 run "$CH/solutions/transpose-tiled.cu" > "$T/sol.json"
 run "$CH/solutions/wrong/transpose-tiled-no-padding.cu" > "$T/nopad.json"
-python3 - "$T/sol.json" "$T/nopad.json" <<'PY'
+"$BIN" run matmul-tiled --backend emu --file "$CH/solutions/matmul-tiled.cu" --json > "$T/tiled.json" 2>/dev/null
+"$BIN" run matmul-coalesced --backend emu --file lessons/18-matmul/solutions/matmul-coalesced.cu --json \
+    > "$T/coalesced.json" 2>/dev/null
+python3 - "$T/sol.json" "$T/nopad.json" "$T/tiled.json" "$T/coalesced.json" <<'PY'
 import json, sys
 def load(p):
     try:
         return json.load(open(p))
     except Exception as e:
         return {"error": str(e)}
-sol, nopad = load(sys.argv[1]), load(sys.argv[2])
+sol, nopad, tiled, coalesced = (load(p) for p in sys.argv[1:5])
 def check(name, cond, why=""):
     print(("ok - " if cond else "not ok - ") + name + ("" if cond else "\n    " + why))
 log = sol.get("log") or ""
@@ -38,4 +45,13 @@ def term(r):
     return ((((r.get("metrics") or {}).get("kernels") or {}).get("transpose") or {}).get("predicted") or {}).get("terms_us", {}).get("shared", 0)
 check("a 32-way bank conflict makes the shared-memory term larger", term(nopad) > 4 * term(sol),
       "solution %s, no padding %s" % (term(sol), term(nopad)))
+def waits_per_warp(r):
+    t = ((r.get("metrics") or {}).get("emu") or {}).get("totals") or {}
+    return t.get("memory_waits", 0) / max(1, t.get("warps", 0))
+w = waits_per_warp(tiled)
+check("a tile's loads stored to shared memory wait once per step (matmul-tiled: 4 steps)", 3.5 <= w <= 4.5,
+      "%.2f waits per warp" % w)
+w = waits_per_warp(coalesced)
+check("loads NVVM unrolled between their uses wait once per group (matmul-coalesced, K = 44)", 8 <= w <= 14,
+      "%.2f waits per warp (44 before grouping)" % w)
 PY
