@@ -123,7 +123,8 @@ static bool secret_load(const char *dir, unsigned char *out) {
         if (ok || attempt == 2) break;
         unsigned char fresh[SECRET_SIZE];
         if (getrandom(fresh, sizeof fresh, 0) != (ssize_t)sizeof fresh) break;
-        d = attempt == 0 ? fs_write_file_new(path, fresh, sizeof fresh) : fs_write_file_atomic(path, fresh, sizeof fresh);
+        d = attempt == 0 ? fs_write_file_new(path, fresh, sizeof fresh)
+                         : fs_write_file_atomic(path, fresh, sizeof fresh);
         diag_free(&d);
     }
     free(path);
@@ -244,9 +245,10 @@ static int cmp_entry(const void *a, const void *b) {
 }
 
 /* Removes the least recently used entries once there are more than
- * REF_CACHE_KEEP (CUDOJO_REF_CACHE_KEEP, for tests) or they hold more than REF_CACHE_MAX_BYTES (down to three
- * quarters of both), and temporary files dead processes left. Another
- * process pruning at the same time only makes some unlinks fail. */
+ * REF_CACHE_KEEP (CUDOJO_REF_CACHE_KEEP, for tests) or they hold more
+ * than REF_CACHE_MAX_BYTES (down to three quarters of both), and the
+ * temporary files of processes that died. Another process pruning at the
+ * same time only makes some unlinks fail. */
 static void cache_prune(const char *dir) {
     const char *ke = getenv("CUDOJO_REF_CACHE_KEEP");
     size_t keep = ke && atol(ke) > 0 ? (size_t)atol(ke) : REF_CACHE_KEEP;

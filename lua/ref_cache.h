@@ -34,7 +34,7 @@
 /* The most entries and bytes the directory keeps; pruning takes it down
  * to three quarters of both. */
 #define REF_CACHE_KEEP 4096
-#define REF_CACHE_MAX_BYTES ((uint64_t)2 << 30)
+#define REF_CACHE_MAX_BYTES ((uint64_t)1 << 30)
 /* Below this much work (multiply-adds, or element visits) a reference is
  * never looked up: it costs about a millisecond on one core, which a file
  * lookup would not save. */
