@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "app/cli.h"
 #include "base/result.h"
@@ -92,5 +93,21 @@ const char *grade_finding_kind(const char *code);
 /* grade_output.c: gradebook.csv, gradebook.json, students/<s>/results.json
  * and feedback.md, similarity.md, from the database (+ the course for hints). */
 Diag *grade_write_outputs(Grade *g, json_t **book_out);
+
+/* grade_time.c: where the time went, from a gradebook (gradebook.json's
+ * per-run "time"), per exercise, in seconds summed over its runs. */
+typedef struct GradeTime {
+    const char *id;             /* the exercise (borrowed from the book), "all" for the sums */
+    int runs;                   /* runs with a "time" */
+    double total_s, compile_s, reference_s, program_s;
+    double wait_s, alone_s, shared_s;   /* the GPU lock: waited, held exclusive (timed), held shared */
+} GradeTime;
+
+/* One GradeTime per exercise of the book, sorted by time alone on the GPU,
+ * then by run time (caller frees); *all the sums. */
+GradeTime *grade_time_collect(const json_t *book, int *n, GradeTime *all);
+/* The sums, the GPU lock's line (what the timed sections allow, per wall_s
+ * when > 0) and the `top` exercises of grade_time_collect as a table. */
+void grade_time_print(FILE *out, const json_t *book, double wall_s, int top);
 
 #endif

@@ -29,87 +29,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "app/grade.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
 #include "lua/exercise.h"
 
-/* One exercise's runs, summed (seconds). */
-typedef struct ExTime {
-    const char *id;
-    int runs;
-    double total, compile, reference, program, wait, alone, shared;
-} ExTime;
-
-static double num(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)) / 1e3; }
-
-static int by_alone_then_total(const void *a, const void *b) {
-    const ExTime *x = a, *y = b;
-    if (x->alone != y->alone) return x->alone < y->alone ? 1 : -1;
-    if (x->total != y->total) return x->total < y->total ? 1 : -1;
-    return strcmp(x->id, y->id);
-}
-
-/* Where the time went, from OUT/gradebook.json's cells: the sums and the
- * top exercises. Returns 0, or 1 when the gradebook cannot be read. */
-static int print_time(const char *book_path, double wall_s, int jobs) {
+/* Where the time went (app/grade_time.c), from OUT/gradebook.json: 0, or 1
+ * when it cannot be read. */
+static int print_time(const char *book_path, double wall_s) {
     json_error_t err;
     json_t *book = json_load_file(book_path, 0, &err);
     if (!book) {
         fprintf(stderr, "bench_grade: cannot read %s: %s\n", book_path, err.text);
         return 1;
     }
-    json_t *exs = json_object_get(book, "exercises"), *students = json_object_get(book, "students");
-    size_t n = json_array_size(exs);
-    ExTime *t = xcalloc(n + 1, sizeof *t);
-    ExTime all = {.id = "all"};
-    for (size_t i = 0; i < n; i++) {
-        t[i].id = json_string_value(json_object_get(json_array_get(exs, i), "id"));
-        size_t k;
-        json_t *s;
-        json_array_foreach(students, k, s) {
-            json_t *cell = json_object_get(json_object_get(s, "exercises"), t[i].id);
-            json_t *tm = json_object_get(cell, "time");
-            if (!json_is_object(tm) || !json_object_size(tm)) continue;
-            t[i].runs++;
-            t[i].total += num(tm, "total_ms");
-            t[i].compile += num(tm, "compile_ms");
-            t[i].reference += num(tm, "reference_ms");
-            t[i].program += num(tm, "program_ms");
-            t[i].wait += num(tm, "gpu_wait_ms");
-            t[i].alone += num(tm, "gpu_exclusive_ms");
-            t[i].shared += num(tm, "gpu_shared_ms");
-        }
-        all.runs += t[i].runs;
-        all.total += t[i].total;
-        all.compile += t[i].compile;
-        all.reference += t[i].reference;
-        all.program += t[i].program;
-        all.wait += t[i].wait;
-        all.alone += t[i].alone;
-        all.shared += t[i].shared;
-    }
-    printf("time (summed over %d runs): %.1f s in the runs: compile %.1f s, CPU references %.1f s, whole "
-           "programs %.1f s\n",
-           all.runs, all.total, all.compile, all.reference, all.program);
-    if (all.alone + all.shared + all.wait > 0) {
-        printf("GPU lock (summed over the runs): held alone (timed) %.1f s, held shared %.1f s, waited %.1f s; "
-               "%.0f%% of the %.1f s wall time was timed work alone on the GPU",
-               all.alone, all.shared, all.wait, wall_s > 0 ? 100 * all.alone / wall_s : 0, wall_s);
-        if (all.alone > 0) printf("; the timed sections alone allow at most %.2f runs/s", all.runs / all.alone);
-        printf("\n");
-    } else {
-        printf("GPU lock: not taken (no GPU, or CUDOJO_GPU_LOCK_DIR unset); %d workers\n", jobs);
-    }
-    qsort(t, n, sizeof *t, by_alone_then_total);
-    printf("top exercises by %s (seconds summed over the runs):\n", all.alone > 0 ? "time alone on the GPU" : "run time");
-    printf("  %-26s %5s %8s %8s %8s %8s %8s %8s\n", "exercise", "runs", "alone", "shared", "waited", "compile",
-           "ref", "total");
-    for (size_t i = 0; i < n && i < 12; i++) {
-        if (!t[i].runs) continue;
-        printf("  %-26s %5d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", t[i].id, t[i].runs, t[i].alone, t[i].shared,
-               t[i].wait, t[i].compile, t[i].reference, t[i].total);
-    }
-    free(t);
+    grade_time_print(stdout, book, wall_s, 12);
     json_decref(book);
     return 0;
 }
@@ -190,7 +124,7 @@ int main(int argc, char **argv) {
            graded, 200 * graded, proj_min, skipped ? "; exercises needing a GPU not included" : "");
     json_decref(sum);
     char *book = xasprintf("%s/out/gradebook.json", tmpl);
-    int status = print_time(book, secs, (int)cores);
+    int status = print_time(book, secs);
     free(book);
     const char *keep = getenv("BENCH_GRADE_KEEP");
     if (keep && *keep && strcmp(keep, "0")) {

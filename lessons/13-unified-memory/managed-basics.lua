@@ -9,6 +9,7 @@
 return {
   id = "managed-basics",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   title = "One pointer for host and GPU: cudaMallocManaged",
   title_zh = "主机和 GPU 共用一个指针：cudaMallocManaged",
   source = "managed-basics.cu",

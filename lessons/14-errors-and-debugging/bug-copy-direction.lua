@@ -11,6 +11,7 @@
 return {
   id = "bug-copy-direction",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   bug_hunt = true,
   bug = "wrong-result",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: the wrong copy direction",

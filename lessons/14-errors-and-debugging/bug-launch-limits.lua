@@ -7,6 +7,7 @@
 return {
   id = "bug-launch-limits",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   bug_hunt = true,
   bug = "launch-error",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: a launch over the limits",

@@ -8,6 +8,7 @@
 return {
   id = "bug-missing-sync",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   bug_hunt = true,
   bug = "wrong-result",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: reading before the copy lands",

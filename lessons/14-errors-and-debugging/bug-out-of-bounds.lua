@@ -7,6 +7,7 @@
 return {
   id = "bug-out-of-bounds",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   bug_hunt = true,
   bug = "out-of-bounds",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: out of bounds",

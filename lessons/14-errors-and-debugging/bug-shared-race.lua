@@ -8,6 +8,7 @@
 return {
   id = "bug-shared-race",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   bug_hunt = true,
   bug = "race",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: a race in shared memory",

@@ -9,6 +9,7 @@
 return {
   id = "bug-use-after-free",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   bug_hunt = true,
   bug = "out-of-bounds",                 -- what the starter shows on the emulator (verify checks it)
   title = "Bug hunt: use after free",

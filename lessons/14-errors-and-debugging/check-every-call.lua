@@ -27,6 +27,7 @@ end
 return {
   id = "check-every-call",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   title = "Check every call: make a silent failure loud",
   title_zh = "检查每一次调用：让无声的失败发出声音",
   source = "check-every-call.cu",

@@ -12,6 +12,7 @@ local WANT = { [2048] = "cudaErrorInvalidValue", [1025] = "cudaErrorInvalidValue
 return {
   id = "launch-errors",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   title = "Launch errors: ask right after the launch",
   title_zh = "启动错误：启动之后立刻询问",
   source = "launch-errors.cu",

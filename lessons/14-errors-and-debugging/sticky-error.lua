@@ -9,6 +9,7 @@
 return {
   id = "sticky-error",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   title = "Sticky errors: when to stop",
   title_zh = "粘滞错误：何时该停下",
   source = "sticky-error.cu",

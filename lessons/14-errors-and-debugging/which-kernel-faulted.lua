@@ -12,6 +12,7 @@ local NAMES = { "scale", "offset", "square" }
 return {
   id = "which-kernel-faulted",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   title = "Which kernel faulted? Errors that come later",
   title_zh = "哪个核函数出了错？迟到的错误",
   source = "which-kernel-faulted.cu",

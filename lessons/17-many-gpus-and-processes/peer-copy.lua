@@ -42,6 +42,7 @@ end
 return {
   id = "peer-copy",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   gpus = 2,
   title = "Peer to peer: from one GPU's memory to another's",
   title_zh = "点对点：从一块 GPU 的显存直接到另一块",

@@ -57,6 +57,7 @@ end
 return {
   id = "split-devices",
   kind = "program",
+  timed = false,   -- no check reads a time: when grading on a GPU it runs beside other untimed work
   title = "Split one job over every GPU",
   title_zh = "把一项工作分给每一块 GPU",
   source = "split-devices.cu",

@@ -282,6 +282,48 @@ static void course__reads_bug_and_mutant_allowances__and_reports_mistakes_at_the
     fixture_remove(&root);
 }
 
+static void course__reads_timed__default_true_for_programs__and_refuses_it_on_kernel_exercises(void **state) {
+    (void)state;
+    char *root = fixture_tmpdir();
+    write_chapter(root, "01-a", "a", 1, "\"prog\", \"untimed\", \"kern\", \"kerntimed\", \"notbool\"");
+    const char *const fmt = "return {\n  id = '%s',\n  source = '%s.cu',\n  hints = {'a','b'},\n%s"
+                            "  run = function(t) end,\n}\n";
+    static const char *const ex[][2] = {
+        {"prog", "  kind = 'program',\n"},
+        {"untimed", "  kind = 'program',\n  timed = false,\n"},
+        {"kern", ""},
+        {"kerntimed", "  timed = true,\n"},
+        {"notbool", "  kind = 'program',\n  timed = 'yes',\n"},
+    };
+    for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+        char *lua = xasprintf(fmt, ex[i][0], ex[i][0], ex[i][1]);
+        write_ex(root, "01-a", ex[i][0], lua, true);
+        free(lua);
+    }
+    Course *c = NULL;
+    Diag *d = course_load(root, &c);
+    const Diag *e = find_diag(d, "timed is for program exercises");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/kerntimed.lua");
+    assert_int_equal(e->line, 5);
+    e = find_diag(d, "timed must be true or false");
+    assert_non_null(e);
+    assert_string_equal(e->file, "lessons/01-a/notbool.lua");
+    assert_int_equal(e->line, 6);
+    assert_int_equal(c->chapters[0].n_exercises, 3);   /* the bad ones are left out */
+    const ExerciseMeta *prog = course_find_exercise(c, "prog", NULL), *untimed = course_find_exercise(c, "untimed", NULL),
+                       *kern = course_find_exercise(c, "kern", NULL);
+    assert_non_null(prog);
+    assert_non_null(untimed);
+    assert_non_null(kern);
+    assert_true(prog->timed);
+    assert_false(untimed->timed);
+    assert_false(kern->timed);
+    diag_free(&d);
+    course_free(&c);
+    fixture_remove(&root);
+}
+
 static void course__broken_chapter__does_not_hide_others(void **state) {
     (void)state;
     char *root = fixture_tmpdir();
@@ -568,6 +610,7 @@ int main(void) {
         cmocka_unit_test(course__refuses_chapter_folder_symlinked_out_of_the_course),
         cmocka_unit_test(course__refuses_a_fifo_as_a_course_file__without_blocking),
         cmocka_unit_test(course__loading_a_runaway_pack__stops_each_file_and_names_it),
+        cmocka_unit_test(course__reads_timed__default_true_for_programs__and_refuses_it_on_kernel_exercises),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

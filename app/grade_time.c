@@ -1,0 +1,92 @@
+/* app/grade_time.c: where a grading's time went, from a gradebook's
+ * per-run "time" (gradebook.json; metrics.phases and metrics.gpu_lock of
+ * each run): sums per exercise and for the whole class, and the table that
+ * bench_grade and `cudojo grade` print (the exercises that held the GPU
+ * alone longest, else those that ran longest). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/grade.h"
+#include "base/xalloc.h"
+
+static double sec(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)) / 1e3; }
+
+static void add(GradeTime *to, const GradeTime *t) {
+    to->runs += t->runs;
+    to->total_s += t->total_s;
+    to->compile_s += t->compile_s;
+    to->reference_s += t->reference_s;
+    to->program_s += t->program_s;
+    to->wait_s += t->wait_s;
+    to->alone_s += t->alone_s;
+    to->shared_s += t->shared_s;
+}
+
+static int by_alone_then_total(const void *a, const void *b) {
+    const GradeTime *x = a, *y = b;
+    if (x->alone_s != y->alone_s) return x->alone_s < y->alone_s ? 1 : -1;
+    if (x->total_s != y->total_s) return x->total_s < y->total_s ? 1 : -1;
+    return strcmp(x->id, y->id);
+}
+
+GradeTime *grade_time_collect(const json_t *book, int *n_out, GradeTime *all) {
+    json_t *exs = json_object_get(book, "exercises"), *students = json_object_get(book, "students");
+    size_t n = json_array_size(exs);
+    GradeTime *t = xcalloc(n + 1, sizeof *t);
+    memset(all, 0, sizeof *all);
+    all->id = "all";
+    for (size_t i = 0; i < n; i++) {
+        t[i].id = json_string_value(json_object_get(json_array_get(exs, i), "id"));
+        if (!t[i].id) t[i].id = "?";
+        size_t k;
+        json_t *s;
+        json_array_foreach(students, k, s) {
+            json_t *tm = json_object_get(json_object_get(json_object_get(s, "exercises"), t[i].id), "time");
+            if (!json_is_object(tm) || !json_object_size(tm)) continue;
+            t[i].runs++;
+            t[i].total_s += sec(tm, "total_ms");
+            t[i].compile_s += sec(tm, "compile_ms");
+            t[i].reference_s += sec(tm, "reference_ms");
+            t[i].program_s += sec(tm, "program_ms");
+            t[i].wait_s += sec(tm, "gpu_wait_ms");
+            t[i].alone_s += sec(tm, "gpu_exclusive_ms");
+            t[i].shared_s += sec(tm, "gpu_shared_ms");
+        }
+        add(all, &t[i]);
+    }
+    qsort(t, n, sizeof *t, by_alone_then_total);
+    *n_out = (int)n;
+    return t;
+}
+
+void grade_time_print(FILE *out, const json_t *book, double wall_s, int top) {
+    int n = 0;
+    GradeTime all;
+    GradeTime *t = grade_time_collect(book, &n, &all);
+    fprintf(out, "time (summed over %d runs): %.1f s in the runs: compile %.1f s, CPU references %.1f s, whole "
+                 "programs %.1f s\n",
+            all.runs, all.total_s, all.compile_s, all.reference_s, all.program_s);
+    if (all.alone_s + all.shared_s + all.wait_s > 0) {
+        fprintf(out, "GPU lock (summed over the runs): held alone (timed) %.1f s, held shared %.1f s, waited %.1f s",
+                all.alone_s, all.shared_s, all.wait_s);
+        if (wall_s > 0)
+            fprintf(out, "; timed work alone on the GPU for %.0f%% of the %.1f s", 100 * all.alone_s / wall_s, wall_s);
+        if (all.alone_s > 0)
+            fprintf(out, "; the timed sections alone allow at most %.2f runs/s", all.runs / all.alone_s);
+        fputc('\n', out);
+    } else {
+        fprintf(out, "GPU lock: not taken (no GPU, or CUDOJO_GPU_LOCK_DIR unset)\n");
+    }
+    fprintf(out, "top exercises by %s (seconds summed over the runs):\n",
+            all.alone_s > 0 ? "time alone on the GPU" : "run time");
+    fprintf(out, "  %-26s %5s %8s %8s %8s %8s %8s %8s\n", "exercise", "runs", "alone", "shared", "waited", "compile",
+            "ref", "total");
+    for (int i = 0, shown = 0; i < n && shown < top; i++) {
+        if (!t[i].runs) continue;
+        fprintf(out, "  %-26s %5d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", t[i].id, t[i].runs, t[i].alone_s,
+                t[i].shared_s, t[i].wait_s, t[i].compile_s, t[i].reference_s, t[i].total_s);
+        shown++;
+    }
+    free(t);
+}
