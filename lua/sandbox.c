@@ -423,7 +423,15 @@ void sandbox_set_global(Sandbox *sb, const char *name) {
 
 /* ---- loading ------------------------------------------------------------ */
 
+/* One copy per file name: a script that retries a failing require in a
+ * loop reloads the same module, and each copy lives outside the Lua heap. */
 void sandbox_remember_file(Sandbox *sb, const char *display, const char *text, size_t len) {
+    for (int i = 0; i < sb->n_files; i++)
+        if (!strcmp(sb->files[i].display, display)) {
+            free(sb->files[i].text);
+            sb->files[i].text = xstrndup(text, len);
+            return;
+        }
     sb->files = xrealloc(sb->files, (size_t)(sb->n_files + 1) * sizeof *sb->files);
     sb->files[sb->n_files].display = xstrdup(display);
     sb->files[sb->n_files].text = xstrndup(text, len);
