@@ -12,7 +12,8 @@
  *     program of an exercise with `timed = true` (the default) or under a
  *     profiler, the peak measurement of `cudojo doctor`;
  *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
- *     launch (k:launch), a program of an exercise with `timed = false`.
+ *     launch (k:launch), a synchronous copy or memset of the cuda backend,
+ *     a program of an exercise with `timed = false`.
  *     Any number of shared holders run at once; none runs during an
  *     exclusive section.
  * Fairness: every taker first holds DIR/gpu-<device>.turnstile (exclusive)

@@ -162,7 +162,10 @@ static Diag *cuda_mem_free(Backend *b, DevPtr p) {
                       (unsigned long long)p);
 }
 
-/* The plain copies and memset are synchronous, on the legacy default stream. */
+/* The plain copies and memset are synchronous, on the legacy default stream.
+ * Each holds the GPU lock shared (gpu_lock.h): untimed, beside the other
+ * graders' untimed work, but never during another's timed section (a
+ * memset runs on the GPU; a copy takes memory bandwidth). */
 static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t bytes) {
     CudaBackend *c = cb(b);
     Diag *d = check_usable(c);
@@ -171,9 +174,12 @@ static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t
     if ((d = cuda_state_check_range(b, dst, bytes, "into"))) return d;
     char name[160];
     snprintf(name, sizeof name, "copy %.120s -> device", cuda_state_label(b, dst));
+    GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy((void *)(uintptr_t)dst, src, bytes, cudaMemcpyHostToDevice);
     cuda_streams_mark_end(c->streams, mark, 0, TL_H2D, 0, name, bytes, false, NULL);
+    gpu_lock_release(&lock);
     return e == cudaSuccess ? NULL : fail(c, e, "copy to the GPU", NULL, NULL, NULL, -1);
 }
 
@@ -185,9 +191,12 @@ static Diag *cuda_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) 
     if ((d = cuda_state_check_range(b, src, bytes, "out of"))) return d;
     char name[160];
     snprintf(name, sizeof name, "copy %.120s -> host", cuda_state_label(b, src));
+    GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemcpy(dst, (const void *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
     cuda_streams_mark_end(c->streams, mark, 0, TL_D2H, 0, name, bytes, false, NULL);
+    gpu_lock_release(&lock);
     return e == cudaSuccess ? NULL : fail(c, e, "copy from the GPU", NULL, NULL, NULL, -1);
 }
 
@@ -199,10 +208,13 @@ static Diag *cuda_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
     if ((d = cuda_state_check_range(b, dst, bytes, "(memset) into"))) return d;
     char name[160];
     snprintf(name, sizeof name, "memset %.120s", cuda_state_label(b, dst));
+    GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemset((void *)(uintptr_t)dst, value, bytes);
     cuda_streams_mark_end(c->streams, mark, 0, TL_MEMSET, 0, name, bytes, false, NULL);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
+    gpu_lock_release(&lock);
     return e == cudaSuccess ? NULL : fail(c, e, "cudaMemset", NULL, NULL, NULL, -1);
 }
 
