@@ -408,6 +408,8 @@ typedef struct RandomCtx {
     GpuArray *a;
     uint64_t seed;
     double lo, hi, hi_r, top;    /* floats: [lo, hi), hi_r = hi rounded to the dtype, top the value below */
+    double step;                 /* floats: > 0 = only lo + k * step, k uniform in [0, steps) */
+    uint64_t steps;
     int64_t ilo;                 /* integers: [ilo, ilo + span), span 0 = every value */
     uint64_t span;
 } RandomCtx;
@@ -423,7 +425,8 @@ static void random_range(void *p, int k, size_t i0, size_t i1) {
         for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
             size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
             for (size_t q = 0; q < m; q++) {
-                double v = c->lo + (c->hi - c->lo) * ((double)(splitmix(&state) >> 11) * 0x1.0p-53);
+                double v = c->step > 0 ? c->lo + (double)(splitmix(&state) % c->steps) * c->step
+                                       : c->lo + (c->hi - c->lo) * ((double)(splitmix(&state) >> 11) * 0x1.0p-53);
                 /* rounding to the dtype must not reach hi: the range is [lo, hi) */
                 if (narrow && c->hi > c->lo && dtype_round(a->dtype, v) >= c->hi_r) v = c->top;
                 buf[q] = v;
@@ -451,7 +454,20 @@ static int array_random(lua_State *L) {
     uint64_t state = api_seed(a->ctx, (uint64_t)(int64_t)opt_field_number(L, 2, "seed", 1));
     if (!(hi >= lo)) return luaL_error(L, "random: hi (%f) must not be below lo (%f)", hi, lo);
     array_host_write(L, a, true);
+    double step = opt_field_number(L, 2, "step", 0);
     RandomCtx c = {.a = a, .seed = state, .lo = lo, .hi = hi};
+    if (step != 0) {
+        /* Values on a grid (multiples of step from lo): sums and products of
+         * few of them are exact, so a check can ask for equality. */
+        if (!fl) return luaL_error(L, "random: step is for float arrays (integers are whole already)");
+        if (!(step > 0) || !isfinite(step)) return luaL_error(L, "random: step (%f) must be a positive number", step);
+        double k = ceil((hi - lo) / step);
+        if (!(k >= 1) || k > 0x1.0p53)
+            return luaL_error(L, "random: [lo, hi) = [%f, %f) holds %s steps of %f", lo, hi, k < 1 ? "no" : "too many",
+                              step);
+        c.step = step;
+        c.steps = (uint64_t)k;
+    }
     if (fl) {
         c.hi_r = dtype_round(a->dtype, hi);
         c.top = dtype_next_below(a->dtype, c.hi_r);

@@ -128,6 +128,27 @@ static void half_arrays__store_the_nearest_value_and_compare_by_value(void **sta
             "assert(tostring(gpu.f32(0.1)) == 'gpu.f32(0.10000000149012)', tostring(gpu.f32(0.1)))\n");
 }
 
+static void random_with_a_step__draws_only_the_grid_below_hi(void **state) {
+    (void)state;
+    run_lua("local seen = {}\n"
+            "for _, dt in ipairs{ 'f32', 'f16', 'f64' } do\n"
+            "  local a = gpu.array(dt, 4000):random{ lo = -2, hi = 2, step = 0.25, seed = 7 }\n"
+            "  for i = 0, #a - 1 do\n"
+            "    local k = (a[i] + 2) / 0.25\n"
+            "    assert(k == math.floor(k) and a[i] >= -2 and a[i] < 2, dt .. ': not a quarter in [-2, 2): ' .. a[i])\n"
+            "    seen[a[i]] = true\n"
+            "  end\n"
+            "end\n"
+            "local n = 0 for _ in pairs(seen) do n = n + 1 end\n"
+            "assert(n == 16, 'every one of the 16 quarters is drawn: ' .. n)\n"
+            "local b = gpu.array('f32', 100):random{ lo = 0, hi = 1, step = 0.3, seed = 1 }\n"
+            "for i = 0, #b - 1 do assert(b[i] == 0 or b[i] == gpu.round_f32(0.3) or b[i] == gpu.round_f32(0.6)\n"
+            "  or b[i] == gpu.round_f32(0.9), 'a step that does not divide the range: ' .. b[i]) end\n");
+    expect_lua_error("gpu.array('i32', 4):random{ lo = 0, hi = 9, step = 2 }", "step is for float arrays");
+    expect_lua_error("gpu.array('f32', 4):random{ lo = 0, hi = 1, step = -1 }", "must be a positive number");
+    expect_lua_error("gpu.array('f32', 4):random{ lo = 1, hi = 1, step = 0.5 }", "holds no steps");
+}
+
 static void structs__are_laid_out_as_c_lays_them_out(void **state) {
     (void)state;
     run_lua("local P = gpu.struct{ {'x', 'f32'}, {'y', 'f32'}, {'m', 'i32'} }\n"
@@ -399,6 +420,7 @@ int main(void) {
         cmocka_unit_test(f16__rounds_to_nearest_even_with_subnormals_overflow_and_nan),
         cmocka_unit_test(bf16__rounds_to_nearest_even_with_subnormals_overflow_and_nan),
         cmocka_unit_test(half_arrays__store_the_nearest_value_and_compare_by_value),
+        cmocka_unit_test(random_with_a_step__draws_only_the_grid_below_hi),
         cmocka_unit_test(structs__are_laid_out_as_c_lays_them_out),
         cmocka_unit_test(struct_arrays__read_and_write_fields_of_elements),
         cmocka_unit_test(struct_arrays__refuse_mistakes_with_a_message),
