@@ -20,6 +20,8 @@
  * until it has the lock, so a waiting exclusive taker blocks new shared
  * ones: a stream of shared holders cannot starve a timed section, and a
  * timed section waits at most for the shared work already running.
+ * CUDOJO_GPU_LOCK_MODE=exclusive makes every take exclusive (all GPU work
+ * one at a time, as before the shared mode: to measure what it gains).
  * Compiles and emulator runs never take it. Unset: every call is a no-op.
  * A lock belongs to an open file, so a process killed while holding it
  * releases it. One process holds at most one lock at a time (a second

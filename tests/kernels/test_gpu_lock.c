@@ -190,6 +190,26 @@ static void gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker(
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
 }
 
+static void gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive(void **state) {
+    (void)state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = holder(GPU_LOCK_SHARED, ready[1], 400, -1);
+    await(ready[0]);
+    setenv("CUDOJO_GPU_LOCK_MODE", "exclusive", 1);
+    GpuLock l = GPU_LOCK_INIT;
+    double t0 = now_ms();
+    gpu_lock_take(&l, GPU_LOCK_SHARED);        /* asked shared, taken exclusive: waits */
+    double waited = now_ms() - t0;
+    unsetenv("CUDOJO_GPU_LOCK_MODE");
+    assert_int_equal(l.mode, GPU_LOCK_EXCLUSIVE);
+    gpu_lock_release(&l);
+    reap(pid);
+    assert_true(waited >= 250);
+    close(ready[0]);
+    close(ready[1]);
+}
+
 static void gpu_lock__counts_waiting_and_holding__per_mode(void **state) {
     (void)state;
     GpuLockStats s0, s1;
@@ -258,6 +278,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(gpu_lock__exclusive_taker_waits__for_every_shared_holder, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__counts_waiting_and_holding__per_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__is_a_no_op__when_no_lock_dir_is_set, setup, teardown),
         cmocka_unit_test(gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU),
