@@ -4,12 +4,13 @@
 -- solution with a TODO. The emulator checks each step's proxy (sectors per
 -- request, shared requests per multiply-add, bank conflicts, barriers); a GPU
 -- times 4096^3 against TFLOP/s targets set on an H200, where cublasSgemm
--- (FP32) ran at 51.4 TFLOP/s (2026-12-01). The targets are constants at the
--- top of each exercise file (an exercise cannot read this file), with the
--- measurements they come from; bench/anchors.cu runs every step beside
+-- (FP32) ran at 51.4 TFLOP/s (2026-12-01). The targets are in the STEP table
+-- at the top of each exercise file (an exercise cannot read this file), with
+-- the measurements they come from; bench/anchors.cu runs every step beside
 -- cublasSgemm in one process. What every step checks and times the same
--- way (the sizes, the CPU check, the timing, cuBLAS's rate) is written once
--- in lib/matmul_common.lua, which each exercise requires.
+-- way (the sizes, the CPU check, the timing, cuBLAS's rate, the launches
+-- steps share) is written once in lib/matmul_common.lua, which each
+-- exercise requires.
 return {
   id = "matmul",
   title = "Matrix multiply: from naive to near-cuBLAS",

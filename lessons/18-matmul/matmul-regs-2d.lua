@@ -7,23 +7,16 @@
 
 local matmul = require("matmul_common")   -- the sizes, the CPU check and the timing of every step
 
--- GPU target at 4096^3 (FP32 TFLOP/s on an H200): above the last step's rate,
--- 10-15% below this one's. H200 2026-12-01 (bench/anchors, median of 30, L2
--- flushed, one run): 21.4 TFLOP/s, cuBLAS 51.4; matmul-regs-1d 16.3.
-local H200_TARGET_TFLOPS = 18.5
--- Stretch goal (TFLOP/s on an H200; nil: none).
-local H200_STRETCH_TFLOPS = nil
-local REPS = 20                -- timed launches at 4096^3
-
--- This step's launch for C = A (M x K) * B (K x N).
-local function launch_for(A, B, C, M, N, K)
-  return { grid = { (N + 127) // 128, (M + 127) // 128 }, block = { 16, 16 },
-           args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
-end
-
--- This step for matmul.run_sizes.
-local STEP = { launch = launch_for, emu_size = { 67, 45, 29 }, target = H200_TARGET_TFLOPS,
-               stretch = H200_STRETCH_TFLOPS, reps = REPS }
+-- This step, for matmul.run_sizes.
+local STEP = {
+  launch = matmul.launch_128x128,  -- C = A (M x K) * B (K x N)
+  emu_size = { 67, 45, 29 },      -- the emulator's first size (then 200 x 196 x 44)
+  -- GPU target at 4096^3 (FP32 TFLOP/s on an H200): above the last step's rate,
+  -- 10-15% below this one's. H200 2026-12-01 (bench/anchors, median of 30, L2
+  -- flushed, one run): 21.4 TFLOP/s, cuBLAS 51.4; matmul-regs-1d 16.3.
+  target = 18.5,
+  reps = 20,                      -- timed launches at 4096^3
+}
 
 return {
   id = "matmul-regs-2d",

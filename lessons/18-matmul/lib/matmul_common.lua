@@ -11,6 +11,22 @@ local matmul = {}
 -- TFLOP/s (bench/anchors, median of 30, L2 flushed).
 matmul.H200_CUBLAS_TFLOPS = 51.4
 
+-- The launches the steps share, for C = A (M x K) * B (K x N). One thread
+-- per element of C in blocks of 32 x 32, blockIdx.x and threadIdx.x along
+-- the rows of C (naive, coalesced, smem: the kernel decides what a lane
+-- takes).
+function matmul.launch_32x32(A, B, C, M, N, K)
+  return { grid = { (M + 31) // 32, (N + 31) // 32 }, block = { 32, 32 },
+           args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
+end
+
+-- A 128 x 128 tile of C per block of 16 x 16 threads, blockIdx.x along the
+-- columns (regs-2d, float4, warptile, double-buffer).
+function matmul.launch_128x128(A, B, C, M, N, K)
+  return { grid = { (N + 127) // 128, (M + 127) // 128 }, block = { 16, 16 },
+           args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
+end
+
 -- The fields a step gives run_sizes.
 local STEP_FIELDS = { launch = true, emu_size = true, target = true, stretch = true, reps = true }
 
@@ -102,8 +118,8 @@ function matmul.run_sizes(t, k, step)
   return t:emu_metrics(), M, N, K
 end
 
--- The counts of the steps with 128 x 128 tiles per block of 16 x 16
--- threads (8 warps, 8 x 8 outputs per thread) and BK = 8, after the
+-- The counts of the steps with launch_128x128 (8 warps per block, 8 x 8
+-- outputs per thread) and BK = 8, after the
 -- emulator ran M x N x K (metrics m): logs them and returns the blocks, the
 -- steps along K, the shared-memory requests per warp multiply-add, the
 -- global requests per warp and their target (2 per step + 16 float4 stores).
