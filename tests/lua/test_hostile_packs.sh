@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/lua/test_hostile_packs.sh: the CLI given the hostile course packs in
 # tests/lua/hostile/ (issue 16): a chapter id "..", paths to /etc/passwd,
-# "../../x" and symlinks out of the pack never write or read outside the
+# "../../x", symlinks out of the pack and require of a module named with a
+# path or linked out of the chapter never write or read outside the
 # workspace and the pack, and are refused at the author's file:line; a
 # runaway pack (pcall loop, __gc loop, slow pattern, print flood, memory
 # bomb) loads in bounded time and names each file. Runs on the emulator.
@@ -35,7 +36,9 @@ if [ "$files" = "./paths/good.cu " ] && ! grep -rqs "^root:" ws && \
            "up-source.lua:4: error: source file '../../x' leaves the chapter folder" \
            "link-out.lua:4: error: source file 'link-out.cu' is a symlink leading outside" \
            "dotdot-id.lua:2: error: id '..'" "chapter.lua:6: error: exercise '../../escape'" \
-           "link-lua.lua is a symlink leading outside"; then
+           "link-lua.lua is a symlink leading outside" \
+           "require-up.lua:2: error: require '../../../../etc/passwd': a module name is one identifier" \
+           "require-link.lua:2: error: require 'passwd': lessons/01-paths/lib/passwd.lua is a symlink leading outside"; then
     ok "absolute, '..' and symlinked paths are refused at their lines and nothing outside the pack is copied"
 else
     nok "absolute, '..' and symlinked paths are refused at their lines and nothing outside the pack is copied" \

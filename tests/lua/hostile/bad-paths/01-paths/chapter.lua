@@ -3,5 +3,5 @@ return {
   id = "paths",
   title = "Paths out of the pack",
   order = 1,
-  exercises = { "abs-solution", "up-source", "link-out", "dotdot-id", "../../escape", "link-lua", "good" },
+  exercises = { "abs-solution", "up-source", "link-out", "dotdot-id", "../../escape", "link-lua", "require-up", "require-link", "good" },
 }
