@@ -101,7 +101,8 @@ static void load_module(lua_State *L, const char *name) {
         luaL_error(L, "require '%s': no such module of this chapter (%s does not exist; require loads only the "
                       "chapter's own modules, %s/%s/<name>.lua)", name, display, shown, SANDBOX_MODULE_DIR);
     }
-    if (!S_ISREG(st.st_mode)) luaL_error(L, "require '%s': %s is %s, not a Lua file", name, display, fs_kind_name(st.st_mode));
+    if (!S_ISREG(st.st_mode))
+        luaL_error(L, "require '%s': %s is %s, not a Lua file", name, display, fs_kind_name(st.st_mode));
     if (!inside_dir(path, dir))
         luaL_error(L, "require '%s': %s is a symlink leading outside the chapter folder", name, display);
     if (st.st_size > SANDBOX_MODULE_FILE_MAX)
