@@ -9,7 +9,6 @@
 -- square, so its guards are met; to_half runs in blocks of 224, so its last
 -- block is partial (S * S is a multiple of 256).
 local wmma = require("wmma_common")   -- inputs exact in half precision, their half copies
-local quarters = wmma.quarters
 
 -- How many of 32 entries of the S x S product C are not A * B's exact dot
 -- products (inputs are quarters: exact sums); for the GPU's 4096^3, where the
@@ -27,8 +26,8 @@ end
 
 -- The given sgemm on M x K times K x N with partial tiles everywhere.
 local function check_sgemm_tails(t, sk, M, N, K)
-  local A = quarters(gpu.array("f32", { M, K }, "A"):random{ lo = -2, hi = 2, seed = t:seed(199) })
-  local B = quarters(gpu.array("f32", { K, N }, "B"):random{ lo = -2, hi = 2, seed = t:seed(200) })
+  local A = gpu.array("f32", { M, K }, "A"):random{ lo = -2, hi = 2, step = 0.25, seed = t:seed(199) }
+  local B = gpu.array("f32", { K, N }, "B"):random{ lo = -2, hi = 2, step = 0.25, seed = t:seed(200) }
   local C = gpu.array("f32", { M, N }, "C_simt")
   sk:launch{ grid = { (N + 63) // 64, (M + 63) // 64 }, block = { 16, 16 },
              args = { A, B, C, gpu.i32(M), gpu.i32(N), gpu.i32(K) } }
@@ -101,8 +100,8 @@ return {
   run = function(t)
     local on_gpu = t:device().backend ~= "emu"
     local S = on_gpu and t:param("size", 4096) or 64
-    local A = quarters(gpu.array("f32", { S, S }, "A"):random{ lo = -2, hi = 2, seed = t:seed(197) })
-    local B = quarters(gpu.array("f32", { S, S }, "B"):random{ lo = -2, hi = 2, seed = t:seed(198) })
+    local A = gpu.array("f32", { S, S }, "A"):random{ lo = -2, hi = 2, step = 0.25, seed = t:seed(197) }
+    local B = gpu.array("f32", { S, S }, "B"):random{ lo = -2, hi = 2, step = 0.25, seed = t:seed(198) }
     local Ah, Bh = wmma.halves(t, A, B)
     local Ct, Cs = gpu.array("f32", { S, S }, "C_tensor"), gpu.array("f32", { S, S }, "C_simt")
     local tk, sk = t:kernel("wmma_gemm_32"), t:kernel("sgemm")

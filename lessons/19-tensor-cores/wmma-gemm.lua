@@ -6,7 +6,6 @@
 -- multiples of 256, so blocks of 256 would never meet its guard; 224 leaves
 -- a partial last block whose threads past n must not touch x or y.
 local wmma = require("wmma_common")   -- inputs exact in half precision, their half copies
-local quarters = wmma.quarters
 
 return {
   id = "wmma-gemm",
@@ -35,8 +34,8 @@ return {
     local on_gpu = t:device().backend ~= "emu"
     local M, N, K = 48, 64, 80
     if on_gpu then M, N, K = 1024, 768, 512 end
-    local A = quarters(gpu.array("f32", { M, K }, "A"):random{ lo = -2, hi = 2, seed = t:seed(193) })
-    local B = quarters(gpu.array("f32", { K, N }, "B"):random{ lo = -2, hi = 2, seed = t:seed(194) })
+    local A = gpu.array("f32", { M, K }, "A"):random{ lo = -2, hi = 2, step = 0.25, seed = t:seed(193) }
+    local B = gpu.array("f32", { K, N }, "B"):random{ lo = -2, hi = 2, step = 0.25, seed = t:seed(194) }
     local C = gpu.array("f32", { M, N }, "C")
     local Ah, Bh = wmma.halves(t, A, B)
     t:kernel("wmma_gemm"):launch{ grid = { N // 16, M // 16 }, block = 32,

@@ -1,8 +1,9 @@
 -- lessons/19-tensor-cores/lib/wmma_common.lua: the inputs every exercise of
 -- chapter 19 makes the same way, shared through
--- `local wmma = require("wmma_common")`: values exact in half precision
--- (so tensor-core sums are exact and C can be checked bit for bit) and
--- their half-precision copies made by the given to_half kernel.
+-- `local wmma = require("wmma_common")`: the half-precision copies of the
+-- inputs, made by the given to_half kernel. The inputs themselves are
+-- quarters (`random{ ..., step = 0.25 }`), exact in half precision, so
+-- tensor-core sums are exact and C can be checked bit for bit.
 local wmma = {}
 
 -- Threads per block of the element-wise kernels (to_half, round_to_half):
@@ -10,13 +11,6 @@ local wmma = {}
 -- blocks of 256 would never meet the kernels' guard `i < n`; 224 leaves a
 -- partial last block whose threads past n must not touch x or y.
 wmma.BLOCK = 224
-
--- Rounds every element of a down to a multiple of 1/4 (exact in half
--- precision for |x| < 512); returns a.
-function wmma.quarters(a)
-  for i = 0, #a - 1 do a[i] = math.floor(a[i] * 4) / 4 end
-  return a
-end
 
 -- Half-precision copies of A and B ("A_half", "B_half", u16 bits) made by
 -- the source's to_half kernel, in blocks of wmma.BLOCK.
