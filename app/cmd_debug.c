@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/cli.h"
+#include "app/cmd_args.h"
 #include "app/debug.h"
 #include "app/tui/tui_debug.h"
 #include "app/workspace.h"
@@ -89,32 +90,10 @@ bool debug_first_finding_at(const EmuTrace *tr, unsigned block[3], int *warp) {
 /* ---- the command ----------------------------------------------------------------------- */
 typedef struct DebugArgs {
     const char *exercise, *file;
-    unsigned block[3];
-    int warp, line;
+    WarpPick pick;     /* --block, --warp */
+    int line;
     bool first_finding, solution, print;
 } DebugArgs;
-
-static bool parse_uint(const char *s, unsigned *out) {
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (!*s || *end || v > 2147483647ul || *s == '-') return false;
-    *out = (unsigned)v;
-    return true;
-}
-
-/* "3" or "3,1" or "3,1,0" */
-static bool parse_block(const char *s, unsigned b[3]) {
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    b[0] = b[1] = b[2] = 0;
-    char *save = NULL;
-    int i = 0;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (i == 3 || !parse_uint(tok, &b[i])) return false;
-        i++;
-    }
-    return i > 0;
-}
 
 static int parse_args(int argc, char **argv, DebugArgs *a) {
     memset(a, 0, sizeof *a);
@@ -122,15 +101,11 @@ static int parse_args(int argc, char **argv, DebugArgs *a) {
         const char *s = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned u;
-        if (!strcmp(s, "--block") && v) {
-            if (!parse_block(v, a->block)) { fprintf(stderr, _("cudojo debug: --block %s: expects X or X,Y or X,Y,Z\n"), v); return 2; }
-            i++;
-        } else if (!strcmp(s, "--warp") && v) {
-            if (!parse_uint(v, &u)) { fprintf(stderr, _("cudojo debug: --warp %s: expects a number\n"), v); return 2; }
-            a->warp = (int)u;
-            i++;
-        } else if (!strcmp(s, "--line") && v) {
-            if (!parse_uint(v, &u) || !u) { fprintf(stderr, _("cudojo debug: --line %s: expects a line number\n"), v); return 2; }
+        int taken = cmd_take_warp_option(&a->pick, "debug", argc, argv, &i);
+        if (taken == 2) return 2;
+        if (taken) continue;
+        if (!strcmp(s, "--line") && v) {
+            if (!cmd_parse_uint(v, &u) || !u) { fprintf(stderr, _("cudojo debug: --line %s: expects a line number\n"), v); return 2; }
             a->line = (int)u;
             i++;
         } else if (!strcmp(s, "--file") && v) {
@@ -190,43 +165,50 @@ static int cmd_debug(Cli *cli, int argc, char **argv) {
     DebugArgs a;
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
-    Workspace *ws = NULL;
-    const ChapterMeta *ch;
-    const ExerciseMeta *ex;
-    Diag *d = workspace_open_exercise(cli, a.exercise, &ws, &ch, &ex);
+    CmdTarget t;
+    Diag *d = cmd_target_open(&t, cli, "debug", a.exercise, a.file);
     if (d) return cli_fail(d);
+    const ExerciseMeta *ex = t.ex;
+    if (t.file && a.solution) {
+        fprintf(stderr, _("cudojo debug: %s is not your copy of %s; --solution debugs the solution: give one of them\n"),
+                a.exercise, ex->id);
+        cmd_target_close(&t);
+        return 2;
+    }
     if (ex->program) {
         fprintf(stderr, _("cudojo debug: %s is a whole program, not kernels an exercise launches; the debugger "
                           "steps through kernels of kernel exercises\n"), ex->id);
-        workspace_close(&ws);
+        cmd_target_close(&t);
         return 3;
     }
-    char *path = a.file ? xstrdup(a.file)
-               : a.solution ? path_join(ch->dir, ex->solution) : workspace_exercise_path(ws, ch, ex);
+    if (t.note) fputs(t.note, stderr);
+    char *path = t.file ? xstrdup(t.file)
+               : a.solution ? path_join(t.ch->dir, ex->solution) : workspace_exercise_path(t.ws, t.ch, ex);
     DebugTarget tg;
-    d = debug_target_init(&tg, ch, ex, path);
+    d = debug_target_init(&tg, t.ch, ex, path);
     free(path);
     if (d) {
-        workspace_close(&ws);
+        cmd_target_close(&t);
         return cli_fail(d);
     }
-    EmuTrace *tr = debug_trace_run(&tg, a.block, a.warp, &d);
+    unsigned *block = a.pick.block;
+    EmuTrace *tr = debug_trace_run(&tg, block, a.pick.warp, &d);
     if (tr && a.first_finding) {
         unsigned fb[3];
         int fw;
         if (!debug_first_finding_at(tr, fb, &fw)) {
             fprintf(stderr, _("cudojo debug: %s: the emulator found nothing to stop at; starting at the first line\n"),
                     ex->id);
-        } else if (memcmp(fb, a.block, sizeof fb) || fw != a.warp) {
+        } else if (memcmp(fb, block, sizeof fb) || fw != a.pick.warp) {
             emu_trace_free(&tr);
-            memcpy(a.block, fb, sizeof fb);
-            a.warp = fw;
-            tr = debug_trace_run(&tg, a.block, a.warp, &d);
+            memcpy(block, fb, sizeof fb);
+            a.pick.warp = fw;
+            tr = debug_trace_run(&tg, block, a.pick.warp, &d);
         }
     }
     if (!tr) {
         debug_target_fini(&tg);
-        workspace_close(&ws);
+        cmd_target_close(&t);
         return cli_fail(d);
     }
     int start = 0;
@@ -234,7 +216,7 @@ static int cmd_debug(Cli *cli, int argc, char **argv) {
         start = emu_trace_find_line(tr, a.line, 0);
         if (start < 0) {
             fprintf(stderr, _("cudojo debug: warp %d of block (%u,%u,%u) never runs line %d; starting at the first "
-                              "line\n"), a.warp, a.block[0], a.block[1], a.block[2], a.line);
+                              "line\n"), a.pick.warp, block[0], block[1], block[2], a.line);
             start = 0;
         }
     } else if (a.first_finding) {
@@ -249,7 +231,7 @@ static int cmd_debug(Cli *cli, int argc, char **argv) {
         rc = tui_debug_open(cli, &tg, tr, start);   /* takes tr */
     }
     debug_target_fini(&tg);
-    workspace_close(&ws);
+    cmd_target_close(&t);
     return rc;
 }
 
@@ -265,7 +247,8 @@ const Command CMD_DEBUG = {"debug", "EXERCISE", N_("step one warp of your kernel
        "  --line L           start at the first time the warp reaches line L\n"
        "  --first-finding    follow the thread of the emulator's first finding (an\n"
        "                     out-of-bounds access, a race) and stop at its line\n"
-       "  --file F           debug F instead of your workspace copy\n"
+       "  --file F           debug F instead of your workspace copy (EXERCISE may\n"
+       "                     also be a file: see cudojo run --help)\n"
        "  --solution         debug the exercise's solution (authors)\n"
        "  --print            print the steps instead of opening the screen (also\n"
        "                     when the output is not a terminal)\n"

@@ -11,6 +11,7 @@
 #include "app/access_explain.h"
 #include "app/attempt.h"
 #include "app/cli.h"
+#include "app/cmd_args.h"
 #include "app/cmd_common.h"
 #include "app/trace.h"
 #include "base/bytes.h"
@@ -29,59 +30,30 @@ static void on_sigint(int sig) {
 /* --explain's options, taken out of argv before the common ones are parsed. */
 typedef struct ExplainArgs {
     const char *explain;     /* LINE or "worst"; NULL: no --explain */
-    bool has_block, has_warp;
-    unsigned block[3];
-    int warp;
+    WarpPick pick;           /* --block, --warp */
 } ExplainArgs;
-
-/* "3", "3,1" or "3,1,0" into b (missing coordinates 0). */
-static bool parse_block(const char *s, unsigned b[3]) {
-    b[0] = b[1] = b[2] = 0;
-    for (int i = 0; i < 3; i++) {
-        char *end;
-        if (*s < '0' || *s > '9') return false;
-        unsigned long v = strtoul(s, &end, 10);
-        if (v > 2147483647ul) return false;
-        b[i] = (unsigned)v;
-        if (!*end) return true;
-        if (*end != ',') return false;
-        s = end + 1;
-    }
-    return false;
-}
 
 /* Moves --explain, --block and --warp out of argv (argc updated); 2 on a bad value. */
 static int explain_args_take(ExplainArgs *ea, int *argc, char **argv) {
     memset(ea, 0, sizeof *ea);
     int out = 1;
     for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < *argc ? argv[i + 1] : NULL;
-        bool ex = !strcmp(a, "--explain"), bl = !strcmp(a, "--block"), wa = !strcmp(a, "--warp");
-        if (!ex && !bl && !wa) { argv[out++] = argv[i]; continue; }
-        if (!v) { fprintf(stderr, _("cudojo run: %s needs a value (see cudojo run --help)\n"), a); return 2; }
-        i++;
-        char *end;
-        if (ex) {
-            long line = strtol(v, &end, 10);
-            if (strcmp(v, "worst") && (*end || line < 1 || line > 1000000)) {
-                fprintf(stderr, _("cudojo run: --explain %s: expects a source line number or 'worst'\n"), v);
-                return 2;
-            }
-            ea->explain = v;
-        } else if (bl) {
-            if (!parse_block(v, ea->block)) { fprintf(stderr, _("cudojo run: --block %s: expects X or X,Y or X,Y,Z\n"), v); return 2; }
-            ea->has_block = true;
-        } else {
-            long w = strtol(v, &end, 10);
-            if (*end || !*v || w < 0 || w > 31) { fprintf(stderr, _("cudojo run: --warp %s: expects a warp 0-31\n"), v); return 2; }
-            ea->warp = (int)w;
-            ea->has_warp = true;
+        int taken = cmd_take_warp_option(&ea->pick, "run", *argc, argv, &i);
+        if (taken == 2) return 2;
+        if (taken) continue;
+        if (strcmp(argv[i], "--explain")) { argv[out++] = argv[i]; continue; }
+        const char *v = i + 1 < *argc ? argv[++i] : NULL;
+        if (!v) { fprintf(stderr, _("cudojo run: %s needs a value (see cudojo run --help)\n"), "--explain"); return 2; }
+        unsigned line;
+        if (strcmp(v, "worst") && (!cmd_parse_uint(v, &line) || line < 1 || line > 1000000)) {
+            fprintf(stderr, _("cudojo run: --explain %s: expects a source line number or 'worst'\n"), v);
+            return 2;
         }
+        ea->explain = v;
     }
     *argc = out;
     argv[out] = NULL;
-    if ((ea->has_block || ea->has_warp) && !ea->explain) {
+    if ((ea->pick.has_block || ea->pick.has_warp) && !ea->explain) {
         fprintf(stderr, "%s", _("cudojo run: --block and --warp go with --explain\n"));
         return 2;
     }
@@ -89,32 +61,24 @@ static int explain_args_take(ExplainArgs *ea, int *argc, char **argv) {
 }
 
 /* The access map of ea->explain's line, on the emulator; nothing recorded. */
-static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra) {
-    Workspace *ws = NULL;
-    const ChapterMeta *ch;
-    const ExerciseMeta *ex;
-    Diag *d = workspace_open_exercise(cli, ra->positional[0], &ws, &ch, &ex);
-    if (d) return cli_fail(d);
+static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra, const CmdTarget *tgt) {
+    const ExerciseMeta *ex = tgt->ex;
     if (ex->program) {
         fprintf(stderr, _("cudojo run: %s is a whole program; --explain maps the accesses of kernel exercises "
                           "(try cudojo exec for programs)\n"), ex->id);
-        workspace_close(&ws);
         return 2;
     }
-    char *path = ra->file ? xstrdup(ra->file) : workspace_exercise_path(ws, ch, ex);
+    char *path = tgt->file ? xstrdup(tgt->file) : workspace_exercise_path(tgt->ws, tgt->ch, ex);
     DebugTarget tg;
-    d = debug_target_init(&tg, ch, ex, path);
+    Diag *d = debug_target_init(&tg, tgt->ch, ex, path);
     free(path);
-    if (d) {
-        workspace_close(&ws);
-        return cli_fail(d);
-    }
+    if (d) return cli_fail(d);
     if (!cli->json && isatty(2)) fprintf(stderr, _("running %s on the emulator…\n"), ex->id);
     AccessExplainRequest rq = {.line = strcmp(ea->explain, "worst") ? atoi(ea->explain) : 0,
-                               .has_warp = ea->has_block || ea->has_warp, .warp = ea->warp,
+                               .has_warp = ea->pick.has_block || ea->pick.has_warp, .warp = ea->pick.warp,
                                .param_keys = (const char *const *)ra->keys,
                                .param_values = (const char *const *)ra->values, .n_params = ra->n_params};
-    memcpy(rq.block, ea->block, sizeof rq.block);
+    memcpy(rq.block, ea->pick.block, sizeof rq.block);
     AccessExplain x = {.rank = -1};
     d = access_explain_run(&tg, &rq, &x);
     int status = 0;
@@ -175,7 +139,6 @@ static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra) {
     }
     access_explain_fini(&x);
     debug_target_fini(&tg);
-    workspace_close(&ws);
     return status;
 }
 
@@ -189,15 +152,10 @@ int cmd_run(Cli *cli, int argc, char **argv) {
         run_args_fini(&ra);
         return 2;
     }
-    if (ea.explain) {
-        if (ra.trace) {
-            fprintf(stderr, "%s", _("cudojo run: --explain and --trace exclude each other\n"));
-            run_args_fini(&ra);
-            return 2;
-        }
-        int st = run_explain(cli, &ea, &ra);
+    if (ea.explain && ra.trace) {
+        fprintf(stderr, "%s", _("cudojo run: --explain and --trace exclude each other\n"));
         run_args_fini(&ra);
-        return st;
+        return 2;
     }
     struct stat tst;
     if (ra.trace && lstat(ra.trace, &tst) == 0 && !S_ISREG(tst.st_mode)) {
@@ -206,20 +164,28 @@ int cmd_run(Cli *cli, int argc, char **argv) {
         run_args_fini(&ra);
         return 2;
     }
-    Workspace *ws = NULL;
-    const ChapterMeta *ch;
-    const ExerciseMeta *ex;
-    Diag *d = workspace_open_exercise(cli, ra.positional[0], &ws, &ch, &ex);
+    CmdTarget t;
+    Diag *d = cmd_target_open(&t, cli, "run", ra.positional[0], ra.file);
     if (d) {
         run_args_fini(&ra);
         return cli_fail(d);
     }
+    if (t.note) fputs(t.note, stderr);
+    if (ea.explain) {
+        int st = run_explain(cli, &ea, &ra, &t);
+        cmd_target_close(&t);
+        run_args_fini(&ra);
+        return st;
+    }
+    Workspace *ws = t.ws;
+    const ChapterMeta *ch = t.ch;
+    const ExerciseMeta *ex = t.ex;
     struct sigaction sa = {.sa_handler = on_sigint};
     sigaction(SIGINT, &sa, NULL);
     if (!cli->json && isatty(2)) fprintf(stderr, _("running %s…\n"), ex->id);
     Runner *runner = attempt_runner_new(cli);
     AttemptParams params = {(const char *const *)ra.keys, (const char *const *)ra.values, ra.n_params};
-    RunResult *res = attempt_run(ws, runner, ch, ex, ra.file, &params, ra.file == NULL, &run_cancelled);
+    RunResult *res = attempt_run(ws, runner, ch, ex, t.file, &params, t.file == NULL, &run_cancelled);
     int status = res->verdict == VERDICT_PASS ? 0 : 1;
     if (cli->json) {
         cli_print_json(run_result_to_json(res));
@@ -231,7 +197,7 @@ int cmd_run(Cli *cli, int argc, char **argv) {
         if (res->verdict == VERDICT_PASS) {
             const ChapterMeta *nch;
             const ExerciseMeta *next = attempt_next_exercise(ws, &nch);
-            if (next && ra.file == NULL) printf(_("\nNext: cudojo run %s\n"), next->id);
+            if (next && t.file == NULL) printf(_("\nNext: cudojo run %s\n"), next->id);
         } else if (res->verdict == VERDICT_FAIL && ex->n_hints > 0) {
             printf(_("\nStuck? `cudojo hint %s`\n"), ex->id);
         }
@@ -254,7 +220,7 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     }
     run_result_free(&res);
     runner_free(&runner);
-    workspace_close(&ws);
+    cmd_target_close(&t);
     run_args_fini(&ra);
     return status;
 }
@@ -263,7 +229,10 @@ int cmd_run(Cli *cli, int argc, char **argv) {
 const Command CMD_RUN = {"run", "EXERCISE", N_("compile, run and check one exercise; record the attempt"),
     N_("Compiles your copy of EXERCISE, runs it on the GPU or the emulator, checks\n"
        "the results against the CPU reference and records the attempt.\n"
-       "EXERCISE is an exercise id (vector-add) or your file (hello-gpu/vector-add.cu).\n"
+       "EXERCISE is an exercise id (vector-add) or a file: your copy\n"
+       "(hello-gpu/vector-add.cu) is the same as the id; another file whose name is\n"
+       "an exercise's (solutions/vector-add.cu) runs instead of your copy, as --file\n"
+       "runs it, and is not recorded.\n"
        "Options:\n"
        "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
        "  --file F            run F instead of your workspace copy (not recorded)\n"

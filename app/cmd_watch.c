@@ -15,6 +15,7 @@
 
 #include "app/attempt.h"
 #include "app/cli.h"
+#include "app/cmd_args.h"
 #include "app/cmd_common.h"
 #include "base/bytes.h"
 #include "base/fs.h"
@@ -78,31 +79,30 @@ static void watch_event(const char *what, const char *id, const char *file, json
 int cmd_watch(Cli *cli, int argc, char **argv) {
     RunArgs ra;
     if (run_args_parse(&ra, argc, argv, "watch") != 0) return 2;
-    if (ra.n_positional > 1 || ra.file) {
-        fprintf(stderr, "cudojo watch: expects at most one EXERCISE\n");
+    if (ra.n_positional > 1 || (ra.file && ra.n_positional == 0)) {
+        fputs(ra.file ? _("cudojo watch: --file goes with an EXERCISE\n")
+                      : _("cudojo watch: expects at most one EXERCISE\n"), stderr);
         run_args_fini(&ra);
         return 2;
     }
-    Workspace *ws = NULL;
-    Diag *d = workspace_open(cli, &ws);
-    if (d) {
-        run_args_fini(&ra);
-        return cli_fail(d);
-    }
-    const ChapterMeta *ch = NULL;
-    const ExerciseMeta *ex = NULL;
+    /* EXERCISE: as run takes it (cmd_args.h); a file other than the
+     * learner's copy is watched and run instead, unrecorded */
+    CmdTarget t = {0};
     bool fixed = ra.n_positional == 1;
-    if (fixed) d = workspace_find(ws, ra.positional[0], &ch, &ex);
-    else ex = attempt_next_exercise(ws, &ch);
+    Diag *d = fixed ? cmd_target_open(&t, cli, "watch", ra.positional[0], ra.file) : workspace_open(cli, &t.ws);
     if (d) {
-        workspace_close(&ws);
         run_args_fini(&ra);
         return cli_fail(d);
     }
+    Workspace *ws = t.ws;
+    const ChapterMeta *ch = t.ch;
+    const ExerciseMeta *ex = t.ex;
+    if (!fixed) ex = attempt_next_exercise(ws, &ch);
+    if (t.note) fputs(t.note, stderr);
     if (!ex) {
         if (cli->json) watch_event("done", NULL, NULL, NULL);
         else printf("%s\n", _("Every exercise passed. Well done! (`cudojo watch EXERCISE` to redo one)"));
-        workspace_close(&ws);
+        cmd_target_close(&t);
         run_args_fini(&ra);
         return 0;
     }
@@ -112,7 +112,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
     AttemptParams params = {(const char *const *)ra.keys, (const char *const *)ra.values, ra.n_params};
     int status = 0;
     while (ex) {
-        char *path = workspace_exercise_path(ws, ch, ex);
+        char *path = t.file ? path_absolute(t.file) : workspace_exercise_path(ws, ch, ex);
         char *shown = workspace_display_path(path);
         if (!cli->json) {
             if (isatty(1)) printf("\033[H\033[2J");
@@ -122,7 +122,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
             fflush(stdout);
         }
         watch_interrupts = 0;
-        RunResult *res = attempt_run(ws, runner, ch, ex, NULL, &params, true, &watch_interrupts);
+        RunResult *res = attempt_run(ws, runner, ch, ex, t.file, &params, t.file == NULL, &watch_interrupts);
         if (cli->json) watch_event("result", ex->id, path, run_result_to_json(res));
         else run_result_print(res, stdout, cli->color);
         fflush(stdout);
@@ -160,7 +160,7 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
         if (!again) break;
     }
     runner_free(&runner);
-    workspace_close(&ws);
+    cmd_target_close(&t);
     run_args_fini(&ra);
     return status;
 }
@@ -170,6 +170,8 @@ const Command CMD_WATCH = {"watch", "[EXERCISE]", N_("re-run an exercise on ever
     N_("Runs EXERCISE (default: the first one you have not passed) and again every\n"
     "time you save its file; after a pass it moves on to the next exercise.\n"
     "Ctrl-C stops a run in progress; a second Ctrl-C quits.\n"
+    "EXERCISE may be a file (see cudojo run --help): a file other than your copy,\n"
+    "or --file F, is run and watched instead, and not recorded.\n"
     "With --json: JSON Lines, one object per line: {\"event\": \"result\", \"exercise\",\n"
     "\"file\", \"result\"} after each run, \"watching\" while it waits for a save,\n"
     "\"next\" when it moves on, \"done\" when nothing is left.\n"),

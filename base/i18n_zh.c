@@ -21,8 +21,8 @@ const I18nEntry I18N_ZH[] = {
      "把 DIR（默认：当前目录）变成一个工作区：每章一个文件夹，里面是每个练习的起始代码，\n外加 .cudojo/progress.db。再运行一次会加入课程里新增的练习，绝不会覆盖你的文件。\n"},
     {"re-run an exercise on every save of your file",
      "每次保存文件时重新运行练习"},
-    {"Runs EXERCISE (default: the first one you have not passed) and again every\ntime you save its file; after a pass it moves on to the next exercise.\nCtrl-C stops a run in progress; a second Ctrl-C quits.\nWith --json: JSON Lines, one object per line: {\"event\": \"result\", \"exercise\",\n\"file\", \"result\"} after each run, \"watching\" while it waits for a save,\n\"next\" when it moves on, \"done\" when nothing is left.\n",
-     "运行 EXERCISE（默认：你还没通过的第一个练习），之后每次保存它的文件都再运行一次；\n通过后转到下一个练习。\nCtrl-C 停止正在进行的运行；再按一次 Ctrl-C 退出。\n使用 --json 时：JSON Lines，每行一个对象：每次运行后是 {\"event\": \"result\", \"exercise\",\n\"file\", \"result\"}，等待保存时是 \"watching\"，转到下一个练习时是 \"next\"，\n什么都不剩时是 \"done\"。\n"},
+    {"Runs EXERCISE (default: the first one you have not passed) and again every\ntime you save its file; after a pass it moves on to the next exercise.\nCtrl-C stops a run in progress; a second Ctrl-C quits.\nEXERCISE may be a file (see cudojo run --help): a file other than your copy,\nor --file F, is run and watched instead, and not recorded.\nWith --json: JSON Lines, one object per line: {\"event\": \"result\", \"exercise\",\n\"file\", \"result\"} after each run, \"watching\" while it waits for a save,\n\"next\" when it moves on, \"done\" when nothing is left.\n",
+     "运行 EXERCISE（默认：你还没通过的第一个练习），之后每次保存它的文件都再运行一次；\n通过后转到下一个练习。\nCtrl-C 停止正在进行的运行；再按一次 Ctrl-C 退出。\nEXERCISE 也可以是一个文件（见 cudojo run --help）：不是你的副本的文件，或 --file F，\n会代替副本被运行和监视，且不记录。\n使用 --json 时：JSON Lines，每行一个对象：每次运行后是 {\"event\": \"result\", \"exercise\",\n\"file\", \"result\"}，等待保存时是 \"watching\"，转到下一个练习时是 \"next\"，\n什么都不剩时是 \"done\"。\n"},
     {"learners: one archive of your work for your instructor",
      "学员用：把你的作业打成一个归档交给讲师"},
     {"Writes one archive (tar + zstd) of this workspace for `cudojo grade`: your copy\nof every exercise file, your progress record, and a manifest with your name,\nthe workspace's id, the course version, the time and each file's SHA-256.\nNothing else from your machine goes in. The archive is written to a temporary\nfile and renamed, so a failure leaves nothing half-written.\nOptions:\n  -o, --output FILE   where to write it (default: NAME-YYYY-MM-DD-HHMM.cudojo.tar.zst\n                      in the current directory)\n  --student NAME      your name as the instructor knows it (default:\n                      $CUDOJO_STUDENT, else your login name); at most 64 bytes,\n                      no '/'\n  --json              the manifest and the archive's path as JSON\nExit status: 0 written, 2 when it could not be (nothing is left behind).\n",
@@ -136,8 +136,19 @@ const I18nEntry I18N_ZH[] = {
     {"Shows the hints you have already seen plus the next one.\n", "显示你已经看过的提示，再加下一条。\n"},
     {"cudojo run: %s needs a value (see cudojo run --help)\n", "cudojo run：%s 需要一个值（见 cudojo run --help）\n"},
     {"cudojo run: --explain %s: expects a source line number or 'worst'\n", "cudojo run：--explain %s：需要源代码行号或 'worst'\n"},
-    {"cudojo run: --block %s: expects X or X,Y or X,Y,Z\n", "cudojo run：--block %s：需要 X、X,Y 或 X,Y,Z\n"},
-    {"cudojo run: --warp %s: expects a warp 0-31\n", "cudojo run：--warp %s：需要线程束编号 0-31\n"},
+    {"cudojo %s: --block %s: expects X or X,Y or X,Y,Z\n", "cudojo %s：--block %s：需要 X、X,Y 或 X,Y,Z\n"},
+    {"cudojo %s: --warp %s: expects a warp 0-31\n", "cudojo %s：--warp %s：需要线程束编号 0-31\n"},
+    {"cudojo %s: %s needs a value (see cudojo %s --help)\n", "cudojo %s：%s 需要一个值（见 cudojo %s --help）\n"},
+    /* an EXERCISE that is a file (app/cmd_args.c, cmd_watch.c, cmd_debug.c) */
+    {"cudojo %s: %s defines exercise %s; using your copy %s\n", "cudojo %s：%s 定义了练习 %s；使用你的副本 %s\n"},
+    {"cudojo %s: %s is not your copy of %s (%s): stepping through it instead\n",
+     "cudojo %s：%s 不是你的 %s 副本（%s）：改为单步执行它\n"},
+    {"cudojo %s: %s is not your copy of %s (%s): running it instead, not recorded (as --file does)\n",
+     "cudojo %s：%s 不是你的 %s 副本（%s）：改为运行它，不记录（和 --file 一样）\n"},
+    {"cudojo watch: --file goes with an EXERCISE\n", "cudojo watch：--file 要和一个 EXERCISE（练习）一起用\n"},
+    {"cudojo watch: expects at most one EXERCISE\n", "cudojo watch：最多接受一个 EXERCISE（练习）\n"},
+    {"cudojo debug: %s is not your copy of %s; --solution debugs the solution: give one of them\n",
+     "cudojo debug：%s 不是你的 %s 副本；--solution 调试的是参考答案：两者只能给一个\n"},
     {"cudojo run: --block and --warp go with --explain\n", "cudojo run：--block 和 --warp 要和 --explain 一起用\n"},
     {"cudojo run: %s is a whole program; --explain maps the accesses of kernel exercises (try cudojo exec for programs)\n",
      "cudojo run：%s 是完整程序；--explain 只画核函数练习的访问图（完整程序请试试 cudojo exec）\n"},
@@ -148,7 +159,10 @@ const I18nEntry I18N_ZH[] = {
     {"compile, run and check one exercise; record the attempt", "编译、运行并检查一个练习；记录这次尝试"},
     {"Compiles your copy of EXERCISE, runs it on the GPU or the emulator, checks\n"
      "the results against the CPU reference and records the attempt.\n"
-     "EXERCISE is an exercise id (vector-add) or your file (hello-gpu/vector-add.cu).\n"
+     "EXERCISE is an exercise id (vector-add) or a file: your copy\n"
+     "(hello-gpu/vector-add.cu) is the same as the id; another file whose name is\n"
+     "an exercise's (solutions/vector-add.cu) runs instead of your copy, as --file\n"
+     "runs it, and is not recorded.\n"
      "Options:\n"
      "  --param K=V         override an exercise parameter (e.g. --param n=1000)\n"
      "  --file F            run F instead of your workspace copy (not recorded)\n"
@@ -172,7 +186,9 @@ const I18nEntry I18N_ZH[] = {
      "line has no global or shared access, never ran, or the run failed first.\n",
      "编译你的 EXERCISE 副本，在 GPU 或模拟器上运行，把结果和 CPU 参考实现对比，\n"
      "并记录这次尝试。\n"
-     "EXERCISE 是练习 id（vector-add）或你的文件（hello-gpu/vector-add.cu）。\n"
+     "EXERCISE 是练习 id（vector-add）或一个文件：你的副本（hello-gpu/vector-add.cu）\n"
+     "和 id 一样；文件名是某个练习的其他文件（solutions/vector-add.cu）会代替你的副本\n"
+     "运行，和 --file 一样，不记录。\n"
      "选项：\n"
      "  --param K=V         覆盖练习的一个参数（例如 --param n=1000）\n"
      "  --file F            运行 F 而不是工作区里的副本（不记录）\n"
@@ -203,8 +219,6 @@ const I18nEntry I18N_ZH[] = {
     {"not a regular file", "不是普通文件"},
     {"the emulator could not start", "模拟器没能启动"},
     {"no launch", "没有启动"},
-    {"cudojo debug: --block %s: expects X or X,Y or X,Y,Z\n", "cudojo debug：--block %s：需要 X、X,Y 或 X,Y,Z\n"},
-    {"cudojo debug: --warp %s: expects a number\n", "cudojo debug：--warp %s：需要一个数字\n"},
     {"cudojo debug: --line %s: expects a line number\n", "cudojo debug：--line %s：需要一个行号\n"},
     {"cudojo debug: unknown option %s (see cudojo debug --help)\n", "cudojo debug：未知选项 %s（见 cudojo debug --help）\n"},
     {"cudojo debug: expects one EXERCISE\n", "cudojo debug：需要一个 EXERCISE（练习）\n"},
@@ -234,7 +248,8 @@ const I18nEntry I18N_ZH[] = {
      "  --line L           start at the first time the warp reaches line L\n"
      "  --first-finding    follow the thread of the emulator's first finding (an\n"
      "                     out-of-bounds access, a race) and stop at its line\n"
-     "  --file F           debug F instead of your workspace copy\n"
+     "  --file F           debug F instead of your workspace copy (EXERCISE may\n"
+     "                     also be a file: see cudojo run --help)\n"
      "  --solution         debug the exercise's solution (authors)\n"
      "  --print            print the steps instead of opening the screen (also\n"
      "                     when the output is not a terminal)\n"
@@ -253,7 +268,8 @@ const I18nEntry I18N_ZH[] = {
      "  --line L           从线程束第一次到达第 L 行时开始\n"
      "  --first-finding    跟踪模拟器发现的第一个问题（越界访问、数据竞争）所在的\n"
      "                     线程，并停在它的那一行\n"
-     "  --file F           调试 F 而不是工作区里的副本\n"
+     "  --file F           调试 F 而不是工作区里的副本（EXERCISE 也可以是一个文件：\n"
+     "                     见 cudojo run --help）\n"
      "  --solution         调试练习的参考答案（供作者使用）\n"
      "  --print            打印各步而不打开界面（输出不是终端时也这样）\n"
      "按键：n 下一行，p 后退，b 下一个屏障，e 结尾，w 下一个线程束，B 下一个线程块，\n"

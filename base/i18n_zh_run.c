@@ -274,6 +274,15 @@ const I18nEntry I18N_ZH_RUN[] = {
     /* cudojo verify's reason a bug hunt's starter fails (app/cmd_verify.c) */
     {"%s without the bug the exercise names (bug = \"%s\"): the emulator showed %s",
      "%s，但没有练习指明的错误（bug = \"%s\"）：模拟器显示的是 %s"},
+    /* an EXERCISE written as a file that cannot be used (app/cmd_args.c) */
+    {"%s: no such file (EXERCISE is an exercise id such as vector-add, or a file)",
+     "%s：没有这个文件（EXERCISE 是练习 id，例如 vector-add，或一个文件）"},
+    {"%s: no such file (your copy of exercise %s is %s)",
+     "%s：没有这个文件（你的练习 %s 的副本是 %s）"},
+    {"%s is no exercise's file (its name is no exercise's id); name both: cudojo %s EXERCISE --file %s",
+     "%s 不是任何练习的文件（它的名字不是任何练习的 id）；请两者都给出：cudojo %s EXERCISE --file %s"},
+    {"%s is not your copy of %s and --file names another file; give one of them",
+     "%s 不是你的 %s 副本，而 --file 又给了另一个文件；两者只能给一个"},
 };
 
 const size_t I18N_ZH_RUN_COUNT = sizeof I18N_ZH_RUN / sizeof I18N_ZH_RUN[0];
