@@ -15,6 +15,10 @@
 //                                vs cublasSgemm (FP32, CUBLAS_DEFAULT_MATH: no TF32), 4096^3
 //   chapter 18 experiments (bench/sgemm/*.cu, rows marked "experiment"): kernels
 //                                a step might take, timed in the same run
+//   scan-array experiments (bench/scan/scan-pipe.cu, rows marked "experiment"):
+//                                the look-back without fences or tickets, a blocked
+//                                layout through shared memory, persistent blocks with
+//                                the next tiles in flight (only these: --only scan)
 //
 // Every result is checked against the anchor's result (or, for the
 // transpose, a plain transpose kernel) before it is timed. Times are medians
@@ -333,27 +337,63 @@ struct Variant {
     int a, b;                                // launch parameters, per bench (below)
 };
 
+// Experiments for scan-array (bench/scan/scan-pipe.cu, rows marked
+// "experiment"): the same look-back with a blocked layout through shared
+// memory, without fences, tickets or with persistent blocks that keep the
+// next tiles' copies in flight. block and items must match the defines;
+// per_sm: 0 = one tile per block (grid = tiles), > 0 = persistent blocks per
+// SM, -1 = persistent, as many per SM as fit (the occupancy calculator).
+struct ScanExperiment {
+    const char *label;
+    std::vector<std::string> defines;
+    int block, items, per_sm;
+};
+
+static const ScanExperiment SCAN_EXPERIMENTS[] = {
+    // one tile per block
+    { "128x24 blockIdx, CUB's sleeps", { "BLOCK=128", "ITEMS=24", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 24, 0 },
+    { "128x24 blockIdx", { "BLOCK=128", "ITEMS=24" }, 128, 24, 0 },
+    { "256x32 ticket, fence", { "BLOCK=256", "ITEMS=32", "TICKET=1", "FENCE=1" }, 256, 32, 0 },
+    { "256x32 ticket", { "BLOCK=256", "ITEMS=32", "TICKET=1" }, 256, 32, 0 },
+    { "256x32 blockIdx", { "BLOCK=256", "ITEMS=32" }, 256, 32, 0 },
+    { "128x28 blockIdx", { "BLOCK=128", "ITEMS=28" }, 128, 28, 0 },
+    { "256x12 blockIdx", { "BLOCK=256", "ITEMS=12" }, 256, 12, 0 },
+    // persistent: the next STAGES - 1 tiles in flight while one is scanned
+    { "persistent 128x24 2 stages", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, -1 },
+    { "persistent 128x28 3 stages", { "BLOCK=128", "ITEMS=28", "PERSIST=1", "STAGES=3" }, 128, 28, -1 },
+    { "persistent 256x20 2 stages", { "BLOCK=256", "ITEMS=20", "PERSIST=1", "STAGES=2" }, 256, 20, -1 },
+    { "persistent 256x12 3 stages", { "BLOCK=256", "ITEMS=12", "PERSIST=1", "STAGES=3" }, 256, 12, -1 },
+    { "persistent 512x8 2 stages", { "BLOCK=512", "ITEMS=8", "PERSIST=1", "STAGES=2" }, 512, 8, -1 },
+    { "persistent 128x24 2 stages, 4/SM", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, 4 },
+    { "persistent 128x24 2 stages, spin 100 ns", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "SPIN_NS=100" },
+      128, 24, -1 },
+    { "persistent 128x24 2 stages, st.cs", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "STORE_CS=1" },
+      128, 24, -1 },
+};
+
 // scan-array (one pass, decoupled look-back) vs cub::DeviceScan::InclusiveSum, 2^28 ints.
 // a = threads per block; ROUNDS int4 per thread. The status array (one word
 // per tile and the ticket counter) is zeroed once: every launch is a new epoch.
+// Then the experiments (above), each checked the same way: against CUB's
+// output after one launch and again after the timed ones, and a look-back
+// that gave up waiting (status[tiles + 3], instead of a hang) makes it WRONG.
 static void bench_scan(void)
 {
     if (!wanted("scan-array")) return;
     static const Variant variants[] = {
         { "", { "ROUNDS=8" }, 256, 0 },            // as scan-array.lua launches it on a GPU
-        { "ROUNDS=2", { "ROUNDS=2" }, 256, 0 },
         { "ROUNDS=4", { "ROUNDS=4" }, 256, 0 },
         { "block 128 ROUNDS=8", { "ROUNDS=8" }, 128, 0 },
-        { "block 512 ROUNDS=4", { "ROUNDS=4" }, 512, 0 },
         { "block 128 ROUNDS=16", { "ROUNDS=16" }, 128, 0 },
     };
     const int n = 1 << 28;
+    const size_t status_words = (size_t)n / 256 + 4;          // the most tiles: 256 ints, and 4 counters
     int *in, *out_ours, *out_cub;
     unsigned long long *status;
     CHECK(cudaMalloc(&in, (size_t)n * 4));
     CHECK(cudaMalloc(&out_ours, (size_t)n * 4));
     CHECK(cudaMalloc(&out_cub, (size_t)n * 4));
-    CHECK(cudaMalloc(&status, ((size_t)n / 256 + 2) * 8));   // the most tiles: 64 threads x 4 ints
+    CHECK(cudaMalloc(&status, status_words * 8));
     fill_i32<<<fill_grid(), 256>>>(in, n, 111, -50, 50);
     void *temp = NULL;
     size_t temp_bytes = 0;
@@ -378,6 +418,49 @@ static void bench_scan(void)
         bad += count_diff(out_ours, out_cub, n);    // still right after many launches on one status array
         std::string name = std::string("scan-array (2^28 i32)") + (*v.label ? std::string(" variant ") + v.label : "");
         add_row(name, "cub::DeviceScan::InclusiveSum", "GB/s", 8.0 * n, 1e-6, t_ours, t_cub, bad == 0);
+    }
+    for (const ScanExperiment &x : SCAN_EXPERIMENTS) {
+        int tile = x.block * x.items, tiles = (n + tile - 1) / tile;
+        cudaKernel_t k = solution_kernel(source_load("bench/scan/scan-pipe.cu", x.defines), "scan");
+        // Prefer shared memory over L1 (the tiles are staged there); a refusal only costs occupancy.
+        if (cudaFuncSetAttribute((const void *)k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutMaxShared) != cudaSuccess)
+            (void)cudaGetLastError();
+        cudaFuncAttributes fa;
+        memset(&fa, 0, sizeof fa);
+        if (cudaFuncGetAttributes(&fa, (const void *)k) != cudaSuccess) (void)cudaGetLastError();
+        int fit = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, (const void *)k, x.block, 0) != cudaSuccess) {
+            (void)cudaGetLastError();
+            fit = 0;
+        }
+        int per_sm = x.per_sm < 0 ? std::max(fit, 1) : x.per_sm;
+        int grid = x.per_sm == 0 ? tiles : per_sm * g_sms;
+        printf("    (%s: %d registers, %zu B shared, %d blocks fit per SM, grid %d)\n", x.label, fa.numRegs,
+               fa.sharedSizeBytes, fit, grid);
+        int nn = n;
+        void *args[] = { &in, &out_ours, &status, &nn };
+        CHECK(cudaMemset(status, 0, ((size_t)tiles + 4) * 8));
+        CHECK(cudaMemset(out_ours, 0, (size_t)n * 4));
+        auto ours = [&] { launch(k, dim3(grid), dim3(x.block), args); };
+        auto gave_up = [&] {
+            unsigned long long g = 0;
+            CHECK(cudaMemcpy(&g, status + tiles + 3, 8, cudaMemcpyDeviceToHost));
+            if (g) fprintf(stderr, "scan-array experiment %s: a look-back gave up waiting\n", x.label);
+            return g != 0;
+        };
+        ours();
+        size_t bad = count_diff(out_ours, out_cub, n);
+        if (bad) fprintf(stderr, "scan-array experiment %s: %zu of %d elements differ from CUB's\n", x.label, bad, n);
+        bool stuck = gave_up();
+        double t_ours = stuck ? 0.0 : time_ms(nothing, ours);     // one that got stuck once is not timed
+        if (!stuck) {
+            bad += count_diff(out_ours, out_cub, n);
+            stuck = gave_up();
+        }
+        std::string name = std::string("scan-array (2^28 i32) experiment ") + x.label;
+        add_row(name, "cub::DeviceScan::InclusiveSum", "GB/s", 8.0 * n, 1e-6, stuck ? 1e9 : t_ours, t_cub,
+                bad == 0 && !stuck);
     }
     CHECK(cudaFree(temp));
     CHECK(cudaFree(in));
