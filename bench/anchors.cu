@@ -18,7 +18,7 @@
 //   scan-array experiments (bench/scan/scan-pipe.cu, rows marked "experiment"):
 //                                the look-back without fences or tickets, a blocked
 //                                layout through shared memory, persistent blocks with
-//                                the next tiles in flight (only these: --only scan)
+//                                the next tiles in flight
 //
 // Every result is checked against the anchor's result (or, for the
 // transpose, a plain transpose kernel) before it is timed. Times are medians
@@ -29,6 +29,8 @@
 //
 // Build (no GPU needed): make BUILD=build anchors
 // Run (from the repository root):  build/bench/anchors [--lessons DIR] [--reps N] [--only TEXT]
+// --only TEXT keeps the rows whose name contains TEXT ("scan": every scan
+// row; "scan-array experiment": the experiments alone; "pers": the persistent ones).
 #include <cublas_v2.h>
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -343,6 +345,9 @@ struct Variant {
 // next tiles' copies in flight. block and items must match the defines;
 // per_sm: 0 = one tile per block (grid = tiles), > 0 = persistent blocks per
 // SM, -1 = persistent, as many per SM as fit (the occupancy calculator).
+// Labels: BLOCKxITEMS; idx = tile blockIdx.x (CUB's way), ticket = the
+// course's atomic ticket; pers = persistent, Nst = N tiles in shared memory;
+// CUB sleeps = its sm90 tuning's 1245 ns before looking back, 648 between polls.
 struct ScanExperiment {
     const char *label;
     std::vector<std::string> defines;
@@ -351,23 +356,26 @@ struct ScanExperiment {
 
 static const ScanExperiment SCAN_EXPERIMENTS[] = {
     // one tile per block
-    { "128x24 blockIdx, CUB's sleeps", { "BLOCK=128", "ITEMS=24", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 24, 0 },
-    { "128x24 blockIdx", { "BLOCK=128", "ITEMS=24" }, 128, 24, 0 },
+    { "128x24 idx, CUB sleeps", { "BLOCK=128", "ITEMS=24", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 24, 0 },
+    { "128x24 idx", { "BLOCK=128", "ITEMS=24" }, 128, 24, 0 },
     { "256x32 ticket, fence", { "BLOCK=256", "ITEMS=32", "TICKET=1", "FENCE=1" }, 256, 32, 0 },
     { "256x32 ticket", { "BLOCK=256", "ITEMS=32", "TICKET=1" }, 256, 32, 0 },
-    { "256x32 blockIdx", { "BLOCK=256", "ITEMS=32" }, 256, 32, 0 },
-    { "128x28 blockIdx", { "BLOCK=128", "ITEMS=28" }, 128, 28, 0 },
-    { "256x12 blockIdx", { "BLOCK=256", "ITEMS=12" }, 256, 12, 0 },
+    { "256x32 idx", { "BLOCK=256", "ITEMS=32" }, 256, 32, 0 },
+    { "128x28 idx", { "BLOCK=128", "ITEMS=28" }, 128, 28, 0 },
+    { "256x12 idx", { "BLOCK=256", "ITEMS=12" }, 256, 12, 0 },
     // persistent: the next STAGES - 1 tiles in flight while one is scanned
-    { "persistent 128x24 2 stages", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, -1 },
-    { "persistent 128x28 3 stages", { "BLOCK=128", "ITEMS=28", "PERSIST=1", "STAGES=3" }, 128, 28, -1 },
-    { "persistent 256x20 2 stages", { "BLOCK=256", "ITEMS=20", "PERSIST=1", "STAGES=2" }, 256, 20, -1 },
-    { "persistent 256x12 3 stages", { "BLOCK=256", "ITEMS=12", "PERSIST=1", "STAGES=3" }, 256, 12, -1 },
-    { "persistent 512x8 2 stages", { "BLOCK=512", "ITEMS=8", "PERSIST=1", "STAGES=2" }, 512, 8, -1 },
-    { "persistent 128x24 2 stages, 4/SM", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, 4 },
-    { "persistent 128x24 2 stages, spin 100 ns", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "SPIN_NS=100" },
+    { "pers 128x24 2st", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, -1 },
+    { "pers 128x28 3st", { "BLOCK=128", "ITEMS=28", "PERSIST=1", "STAGES=3" }, 128, 28, -1 },
+    { "pers 256x20 2st", { "BLOCK=256", "ITEMS=20", "PERSIST=1", "STAGES=2" }, 256, 20, -1 },
+    { "pers 256x12 3st", { "BLOCK=256", "ITEMS=12", "PERSIST=1", "STAGES=3" }, 256, 12, -1 },
+    { "pers 512x8 2st", { "BLOCK=512", "ITEMS=8", "PERSIST=1", "STAGES=2" }, 512, 8, -1 },
+    { "pers 128x24 1st", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=1" }, 128, 24, -1 },
+    { "pers 128x24 2st CUB sleeps",
+      { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 24, -1 },
+    { "pers 128x24 2st 4/SM", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, 4 },
+    { "pers 128x24 2st spin 100ns", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "SPIN_NS=100" },
       128, 24, -1 },
-    { "persistent 128x24 2 stages, st.cs", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "STORE_CS=1" },
+    { "pers 128x24 2st st.cs", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "STORE_CS=1" },
       128, 24, -1 },
 };
 
@@ -379,7 +387,10 @@ static const ScanExperiment SCAN_EXPERIMENTS[] = {
 // that gave up waiting (status[tiles + 3], instead of a hang) makes it WRONG.
 static void bench_scan(void)
 {
-    if (!wanted("scan-array")) return;
+    bool any = wanted("scan-array (2^28 i32)");
+    for (const ScanExperiment &x : SCAN_EXPERIMENTS)
+        any = any || wanted((std::string("scan-array experiment ") + x.label).c_str());
+    if (!any) return;
     static const Variant variants[] = {
         { "", { "ROUNDS=8" }, 256, 0 },            // as scan-array.lua launches it on a GPU
         { "ROUNDS=4", { "ROUNDS=4" }, 256, 0 },
@@ -403,6 +414,8 @@ static void bench_scan(void)
     cub_scan();
     double t_cub = time_ms(nothing, cub_scan);
     for (const Variant &v : variants) {
+        std::string name = std::string("scan-array (2^28 i32)") + (*v.label ? std::string(" variant ") + v.label : "");
+        if (!wanted(name.c_str())) continue;
         int rounds = atoi(v.defines[0].c_str() + strlen("ROUNDS="));
         int block = v.a, tile = block * 4 * rounds, tiles = (n + tile - 1) / tile;
         cudaKernel_t k = solution_kernel(solution_load("10-warp-level/solutions/scan-array.cu", v.defines), "scan");
@@ -416,10 +429,11 @@ static void bench_scan(void)
         if (bad) fprintf(stderr, "scan-array %s: %zu of %d elements differ from CUB's\n", v.label, bad, n);
         double t_ours = time_ms(nothing, ours);
         bad += count_diff(out_ours, out_cub, n);    // still right after many launches on one status array
-        std::string name = std::string("scan-array (2^28 i32)") + (*v.label ? std::string(" variant ") + v.label : "");
         add_row(name, "cub::DeviceScan::InclusiveSum", "GB/s", 8.0 * n, 1e-6, t_ours, t_cub, bad == 0);
     }
     for (const ScanExperiment &x : SCAN_EXPERIMENTS) {
+        std::string name = std::string("scan-array experiment ") + x.label;
+        if (!wanted(name.c_str())) continue;
         int tile = x.block * x.items, tiles = (n + tile - 1) / tile;
         cudaKernel_t k = solution_kernel(source_load("bench/scan/scan-pipe.cu", x.defines), "scan");
         // Prefer shared memory over L1 (the tiles are staged there); a refusal only costs occupancy.
@@ -458,7 +472,6 @@ static void bench_scan(void)
             bad += count_diff(out_ours, out_cub, n);
             stuck = gave_up();
         }
-        std::string name = std::string("scan-array (2^28 i32) experiment ") + x.label;
         add_row(name, "cub::DeviceScan::InclusiveSum", "GB/s", 8.0 * n, 1e-6, stuck ? 1e9 : t_ours, t_cub,
                 bad == 0 && !stuck);
     }
