@@ -14,6 +14,7 @@
 #include "app/grade_slurm.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
 
@@ -201,24 +202,24 @@ static json_t *summary_json(Grade *g, const json_t *book) {
 
 static void print_summary(Grade *g, const json_t *book) {
     size_t ns = json_array_size(json_object_get(book, "students"));
-    printf("graded %zu students on %zu exercises: %lld runs in %.1f s (%.1f runs/s), %lld already graded, %lld "
-           "missing files\n",
+    printf(_("graded %zu students on %zu exercises: %lld runs in %.1f s (%.1f runs/s), %lld already graded, %lld "
+             "missing files\n"),
            ns, json_array_size(json_object_get(book, "exercises")), g->runs_executed, g->elapsed_s,
            g->elapsed_s > 0 ? g->runs_executed / g->elapsed_s : 0, g->runs_reused, g->runs_missing);
     if (g->lock.runs)
-        printf("GPU lock: %lld runs held it %.1f s alone (timed) and %.1f s shared, and waited %.1f s for it\n",
+        printf(_("GPU lock: %lld runs held it %.1f s alone (timed) and %.1f s shared, and waited %.1f s for it\n"),
                g->lock.runs, g->lock.exclusive_s, g->lock.shared_s, g->lock.wait_s);
-    if (g->skipped_gpu) printf("%d exercises need a GPU and were not graded on the emulator (not counted)\n", g->skipped_gpu);
+    if (g->skipped_gpu) printf(_("%d exercises need a GPU and were not graded on the emulator (not counted)\n"), g->skipped_gpu);
     size_t i;
     json_t *p;
     json_array_foreach(g->problems, i, p) {
         char *t = bytes_printable(json_string_value(p));
-        printf("problem: %s\n", t);
+        printf(_("problem: %s\n"), t);
         free(t);
     }
     char *o = bytes_printable(g->out_dir);
-    printf("gradebook: %s/gradebook.csv, %s/gradebook.json; per student: %s/students/NAME/{results.json,feedback.md}; "
-           "similarity: %s/similarity.md\n",
+    printf(_("gradebook: %s/gradebook.csv, %s/gradebook.json; per student: %s/students/NAME/{results.json,feedback.md}; "
+             "similarity: %s/similarity.md\n"),
            o, o, o, o);
     free(o);
 }
@@ -401,7 +402,7 @@ int cmd_grade(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", "instructors: grade a class against your course",
+const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", N_("instructors: grade a class against your course"),
     "Grades every SUBMISSION (a learner's workspace folder, or an archive made by\n"
     "`cudojo submit`) against the course at --course DIR: each exercise file is\n"
     "compiled and run in a sandboxed worker with the exercise's timeout and its\n"

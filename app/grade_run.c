@@ -18,6 +18,7 @@
 #include "app/grade.h"
 #include "app/runner.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 typedef struct Work {
@@ -157,12 +158,12 @@ static void progress_show(Progress *p, bool final) {
         char bar[64];
         for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
         bar[width] = '\0';
-        fprintf(stderr, "\r  [%s] %lld/%lld runs  %.1f runs/s  ETA %s ", bar, p->done, p->total, rate, eta);
+        fprintf(stderr, _("\r  [%s] %lld/%lld runs  %.1f runs/s  ETA %s "), bar, p->done, p->total, rate, eta);
         if (final) fputc('\n', stderr);
     } else {
         bool step = p->total && (p->done - p->last_done) * 10 >= p->total;
         if (!final && !step && t - p->last_print < 5) return;
-        fprintf(stderr, "grade: %lld/%lld runs, %.1f runs/s, ETA %s\n", p->done, p->total, rate, eta);
+        fprintf(stderr, _("grade: %lld/%lld runs, %.1f runs/s, ETA %s\n"), p->done, p->total, rate, eta);
         p->last_done = p->done;
     }
     p->last_print = t;
@@ -272,8 +273,8 @@ Diag *grade_run_all(Grade *g) {
     Progress p = {.tty = isatty(2) && !g->quiet, .total = n_work, .t0 = now_s()};
     p.last_print = p.t0;
     if (!g->quiet)
-        fprintf(stderr, "grade: %lld runs to do (%d students, %d workers)%s\n", n_work, g->n_students, jobs,
-                g->runs_reused ? ", the rest already graded" : "");
+        fprintf(stderr, _("grade: %lld runs to do (%d students, %d workers)%s\n"), n_work, g->n_students, jobs,
+                g->runs_reused ? _(", the rest already graded") : "");
     long long next = 0;
     int busy = 0;
     while ((next < n_work || busy) && !d) {

@@ -19,13 +19,15 @@ extern const I18nEntry I18N_ZH[];
 extern const size_t I18N_ZH_COUNT;
 extern const I18nEntry I18N_ZH_SCREENS[];
 extern const size_t I18N_ZH_SCREENS_COUNT;
+extern const I18nEntry I18N_ZH_AUTHORS[];
+extern const size_t I18N_ZH_AUTHORS_COUNT;
 extern const I18nEntry I18N_ZH_RUN[];
 extern const size_t I18N_ZH_RUN_COUNT;
 
 static int lang = -1;                 /* -1: not decided yet, 0 English, 1 Chinese */
 static const I18nEntry **sorted;      /* the catalogue by English text */
-static size_t n_sorted;
-static I18nEntry *texts;              /* I18N_ZH then I18N_ZH_SCREENS, for i18n_catalogue */
+static size_t n_sorted, n_texts;
+static I18nEntry *texts;              /* I18N_ZH, I18N_ZH_SCREENS, I18N_ZH_AUTHORS, for i18n_catalogue */
 static pthread_once_t sorted_once = PTHREAD_ONCE_INIT;
 
 bool i18n_locale_is_chinese(void) {
@@ -49,17 +51,24 @@ static int entry_cmp(const void *a, const void *b) {
 }
 
 static void sort_catalogue(void) {
-    const I18nEntry *tables[] = {I18N_ZH, I18N_ZH_SCREENS, I18N_ZH_RUN};
-    size_t counts[] = {I18N_ZH_COUNT, I18N_ZH_SCREENS_COUNT, I18N_ZH_RUN_COUNT};
-    n_sorted = counts[0] + counts[1] + counts[2];
+    /* the texts looked up whole, then the run messages' formats (last: not in texts) */
+    const I18nEntry *tables[] = {I18N_ZH, I18N_ZH_SCREENS, I18N_ZH_AUTHORS, I18N_ZH_RUN};
+    size_t counts[] = {I18N_ZH_COUNT, I18N_ZH_SCREENS_COUNT, I18N_ZH_AUTHORS_COUNT, I18N_ZH_RUN_COUNT};
+    enum { N_TABLES = sizeof tables / sizeof tables[0] };
+    n_sorted = n_texts = 0;
+    for (int t = 0; t < N_TABLES; t++) {
+        n_sorted += counts[t];
+        if (t < N_TABLES - 1) n_texts += counts[t];
+    }
     sorted = malloc(n_sorted * sizeof *sorted);
-    texts = malloc((counts[0] + counts[1]) * sizeof *texts);
+    texts = malloc(n_texts * sizeof *texts);
     if (!sorted || !texts) abort();
-    size_t k = 0;
-    for (int t = 0; t < 3; t++)
-        for (size_t i = 0; i < counts[t]; i++) sorted[k++] = &tables[t][i];
-    memcpy(texts, I18N_ZH, counts[0] * sizeof *texts);
-    memcpy(texts + counts[0], I18N_ZH_SCREENS, counts[1] * sizeof *texts);
+    size_t k = 0, kt = 0;
+    for (int t = 0; t < N_TABLES; t++)
+        for (size_t i = 0; i < counts[t]; i++) {
+            sorted[k++] = &tables[t][i];
+            if (t < N_TABLES - 1) texts[kt++] = tables[t][i];
+        }
     qsort(sorted, n_sorted, sizeof *sorted, entry_cmp);
 }
 
@@ -88,7 +97,7 @@ const char *i18n_plural(long long n, const char *one, const char *many) {
 
 const I18nEntry *i18n_catalogue(size_t *n) {
     pthread_once(&sorted_once, sort_catalogue);
-    *n = I18N_ZH_COUNT + I18N_ZH_SCREENS_COUNT;
+    *n = n_texts;
     return texts;
 }
 

@@ -52,7 +52,7 @@ const char *i18n_plural(long long n, const char *one, const char *many)
  * nothing is looked up whole, else stays English. Caller frees. */
 char *i18n_message(const char *msg);
 /* The catalogue, in source order (for tests): the texts looked up whole
- * (base/i18n_zh.c's, then i18n_zh_screens.c's), and the run messages'
+ * (base/i18n_zh.c's, i18n_zh_screens.c's, i18n_zh_authors.c's), and the run messages'
  * formats that i18n_message matches (i18n_zh_run.c). */
 const I18nEntry *i18n_catalogue(size_t *n);
 const I18nEntry *i18n_message_formats(size_t *n);
