@@ -57,7 +57,7 @@ static const char *opt_value(int *i, int argc, char **argv, const char *name, bo
     if (!strncmp(a, name, n) && a[n] == '=') return a + n + 1;
     if (!strcmp(a, name)) {
         if (*i + 1 < argc) return argv[++*i];
-        fprintf(stderr, "cudojo exec: %s needs a value\n", name);
+        fprintf(stderr, _("cudojo exec: %s needs a value\n"), name);
         *bad = true;
     }
     return NULL;
@@ -94,55 +94,55 @@ static int parse_args(Cli *cli, int argc, char **argv, ExecArgs *ea) {
             bool ok;
             cli->backend = backend_choice_parse(v, &ok);
             if (!ok) {
-                fprintf(stderr, "cudojo exec: --backend must be cuda, emu or auto (got '%s')\n", v);
+                fprintf(stderr, _("cudojo exec: --backend must be cuda, emu or auto (got '%s')\n"), v);
                 return 2;
             }
         } else if ((v = opt_value(&i, argc, argv, "--trace", &bad))) {
             ea->trace = v;
         } else if ((v = opt_value(&i, argc, argv, "--timeout", &bad))) {
             if (!parse_number(v, 0, 1e7, &ea->timeout_s)) {
-                fprintf(stderr, "cudojo exec: --timeout takes seconds (0 = none), got '%s'\n", v);
+                fprintf(stderr, _("cudojo exec: --timeout takes seconds (0 = none), got '%s'\n"), v);
                 return 2;
             }
         } else if ((v = opt_value(&i, argc, argv, "--devices", &bad))) {
             if (!parse_number(v, 1, 16, &num) || num != (int)num) {
-                fprintf(stderr, "cudojo exec: --devices takes a number from 1 to 16, got '%s'\n", v);
+                fprintf(stderr, _("cudojo exec: --devices takes a number from 1 to 16, got '%s'\n"), v);
                 return 2;
             }
             ea->devices = (int)num;
         } else if ((v = opt_value(&i, argc, argv, "--profile", &bad))) {
             if (strcmp(v, "ncu") && strcmp(v, "nsys")) {
-                fprintf(stderr, "cudojo exec: --profile must be ncu (Nsight Compute) or nsys (Nsight Systems), "
-                                "got '%s'\n", v);
+                fprintf(stderr, _("cudojo exec: --profile must be ncu (Nsight Compute) or nsys (Nsight Systems), "
+                                  "got '%s'\n"), v);
                 return 2;
             }
             ea->profile = v;
         } else if ((v = opt_value(&i, argc, argv, "--sanitizer", &bad))) {
             if (strcmp(v, "memcheck") && strcmp(v, "racecheck") && strcmp(v, "initcheck") && strcmp(v, "synccheck")) {
-                fprintf(stderr, "cudojo exec: --sanitizer must be memcheck, racecheck, initcheck or synccheck, "
-                                "got '%s'\n", v);
+                fprintf(stderr, _("cudojo exec: --sanitizer must be memcheck, racecheck, initcheck or synccheck, "
+                                  "got '%s'\n"), v);
                 return 2;
             }
             ea->sanitizer = v;
         } else if ((v = opt_value(&i, argc, argv, "--emu-threads", &bad))) {
             if (!parse_number(v, 0, 1024, &num)) {
-                fprintf(stderr, "cudojo exec: --emu-threads takes a number from 0 (all cores) to 1024\n");
+                fputs(_("cudojo exec: --emu-threads takes a number from 0 (all cores) to 1024\n"), stderr);
                 return 2;
             }
             cli->emu_threads = (int)num;
         } else if (!bad) {
-            fprintf(stderr, "cudojo exec: unknown option '%s' (cudojo's options go before PROGRAM; "
-                            "see `cudojo exec --help`)\n", a);
+            fprintf(stderr, _("cudojo exec: unknown option '%s' (cudojo's options go before PROGRAM; "
+                              "see `cudojo exec --help`)\n"), a);
             return 2;
         }
         if (bad) return 2;
     }
     if (ea->profile && ea->sanitizer) {
-        fprintf(stderr, "cudojo exec: --profile and --sanitizer each run the program under a tool: give one\n");
+        fputs(_("cudojo exec: --profile and --sanitizer each run the program under a tool: give one\n"), stderr);
         return 2;
     }
     if (ea->n_prog < 1) {
-        fprintf(stderr, "cudojo exec: which program? (cudojo exec [OPTIONS] PROGRAM [ARGS...])\n");
+        fputs(_("cudojo exec: which program? (cudojo exec [OPTIONS] PROGRAM [ARGS...])\n"), stderr);
         return 2;
     }
     return -1;
@@ -164,15 +164,14 @@ static char *resolve_program(const char *name, int *status) {
         p = in_path;
     }
     if (!p || !fs_exists(p)) {
-        fprintf(stderr, "cudojo exec: %s: not found%s\n", name,
-                strchr(name, '/') ? "" : " in PATH (for a program here, write ./" );
-        if (!strchr(name, '/')) fprintf(stderr, "%s)\n", name);
+        if (strchr(name, '/')) fprintf(stderr, _("cudojo exec: %s: not found\n"), name);
+        else fprintf(stderr, _("cudojo exec: %s: not found in PATH (for a program here, write ./%s)\n"), name, name);
         *status = EXIT_NOT_FOUND;
         free(p);
         return NULL;
     }
     if (fs_is_dir(p) || access(p, X_OK) != 0) {
-        fprintf(stderr, "cudojo exec: %s: not an executable file\n", name);
+        fprintf(stderr, _("cudojo exec: %s: not an executable file\n"), name);
         *status = EXIT_CANNOT_EXEC;
         free(p);
         return NULL;
@@ -231,9 +230,9 @@ static void relative_files(Diag *d, const char *cwd) {
 /* Returns false when the trace could not be written (said on stderr). */
 static bool write_trace(const char *path, const ProgramResult *r, const char *title, bool quiet) {
     if (!r->timeline || r->timeline->n == 0) {
-        fprintf(stderr, "cudojo exec: --trace: %s not written: %s\n", path,
-                r->touched_gpu ? "the runtime sent no timeline (the program may have ended before it could)"
-                               : "the program made no CUDA calls, so there is no timeline");
+        fprintf(stderr, _("cudojo exec: --trace: %s not written: %s\n"), path,
+                r->touched_gpu ? _("the runtime sent no timeline (the program may have ended before it could)")
+                               : _("the program made no CUDA calls, so there is no timeline"));
         return true;
     }
     json_t *tl = timeline_to_json(r->timeline);
@@ -246,13 +245,15 @@ static bool write_trace(const char *path, const ProgramResult *r, const char *ti
     free(with_nl);
     free(text);
     if (d) {
-        fprintf(stderr, "cudojo exec: --trace: %s\n", d->message);
+        char *msg = i18n_message(d->message);
+        fprintf(stderr, _("cudojo exec: --trace: %s\n"), msg);
+        free(msg);
         diag_free(&d);
         return false;
     }
     if (!quiet)
-        fprintf(stderr, "cudojo exec: timeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n",
-                r->timeline->modeled ? " (modeled)" : "", path);
+        fprintf(stderr, _("cudojo exec: timeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n"),
+                r->timeline->modeled ? _(" (modeled)") : "", path);
     return true;
 }
 
@@ -267,8 +268,8 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     if (note && !cli->json) fprintf(stderr, _("cudojo exec: %s\n"), note);
     free(note);
     if (rt == PROGRAM_RT_CUDA && !program_inject_path() && !cli->json)
-        fprintf(stderr, "cudojo exec: cudojo's GPU recorder (inject/libcudojo_inject.so) is not built, so the "
-                        "program's calls and timeline are not recorded (`make` builds it)\n");
+        fputs(_("cudojo exec: cudojo's GPU recorder (inject/libcudojo_inject.so) is not built, so the "
+                "program's calls and timeline are not recorded (`make` builds it)\n"), stderr);
 
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGINT, &sa, NULL);
@@ -294,15 +295,15 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     ProgramResult r;
     bool is_static = links_static_cudart(exe);
     if (is_static && !cli->json)
-        fprintf(stderr, "cudojo exec: %s has NVIDIA's CUDA runtime linked in (nvcc's default), so cudojo "
-                        "can neither see nor emulate its CUDA calls: rebuild it with `nvcc -cudart shared`\n",
+        fprintf(stderr, _("cudojo exec: %s has NVIDIA's CUDA runtime linked in (nvcc's default), so cudojo "
+                          "can neither see nor emulate its CUDA calls: rebuild it with `nvcc -cudart shared`\n"),
                 ea.prog[0]);
     const char *tool = ea.profile ? ea.profile : ea.sanitizer;
     if (tool && rt == PROGRAM_RT_EMU) {
         if (!cli->json)
-            fprintf(stderr, "cudojo exec: --%s=%s runs NVIDIA's tool on a GPU only; on the emulator runtime its "
-                            "own checks and modeled timeline stand in for it\n",
-                    ea.profile ? "profile" : "sanitizer", tool);
+            fprintf(stderr, _("cudojo exec: %s=%s runs NVIDIA's tool on a GPU only; on the emulator runtime its "
+                              "own checks and modeled timeline stand in for it\n"),
+                    ea.profile ? "--profile" : "--sanitizer", tool);
         tool = NULL;
     }
     ExecToolReport tr;
@@ -310,9 +311,9 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
     if (!tool) memset(&tr, 0, sizeof tr);
     if (!d) relative_files(r.findings, cwd);
     if (!d && is_static && cli->json) {     /* the text mode said it before the run */
-        Diag *w = diag_new(DIAG_WARNING, "static-cudart", NULL, 0, 0,
-                           "the program has NVIDIA's CUDA runtime linked in statically: rebuild it with "
-                           "`nvcc -cudart shared` so that cudojo can record or emulate its CUDA calls");
+        Diag *w = diag_new(DIAG_WARNING, "static-cudart", NULL, 0, 0, "%s",   /* --json's: English */
+                           N_("the program has NVIDIA's CUDA runtime linked in statically: rebuild it with "
+                              "`nvcc -cudart shared` so that cudojo can record or emulate its CUDA calls"));
         w->next = r.findings;
         r.findings = w;
     }
