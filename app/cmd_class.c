@@ -15,6 +15,7 @@
 #include "app/class_report.h"
 #include "app/cli.h"
 #include "app/tui/tui_class.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 static bool locale_utf8(void) {
@@ -64,13 +65,13 @@ static void print_doc(const TextDoc *doc, bool color) {
 }
 
 static int usage(void) {
-    fprintf(stderr, "usage: cudojo class report GRADEDB [--html FILE] [--json] [--tui]\n");
+    fputs(_("usage: cudojo class report GRADEDB [--html FILE] [--json] [--tui]\n"), stderr);
     return 2;
 }
 
 int cmd_class(Cli *cli, int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "report")) {
-        if (argc >= 2) fprintf(stderr, "cudojo class: unknown subcommand '%s' (there is: report)\n", argv[1]);
+        if (argc >= 2) fprintf(stderr, _("cudojo class: unknown subcommand '%s' (there is: report)\n"), argv[1]);
         return usage();
     }
     const char *db = NULL, *html = NULL;
@@ -81,18 +82,18 @@ int cmd_class(Cli *cli, int argc, char **argv) {
         else if (!strncmp(a, "--html=", 7) && a[7]) html = a + 7;
         else if (!strcmp(a, "--tui")) tui = true;
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "cudojo class report: unknown option '%s'%s\n", a,
-                    !strcmp(a, "--html") ? " (--html needs a FILE)" : "");
+            fprintf(stderr, _("cudojo class report: unknown option '%s'%s\n"), a,
+                    !strcmp(a, "--html") ? _(" (--html needs a FILE)") : "");
             return usage();
         } else if (!db) db = a;
         else {
-            fprintf(stderr, "cudojo class report: one GRADEDB only ('%s' is a second)\n", a);
+            fprintf(stderr, _("cudojo class report: one GRADEDB only ('%s' is a second)\n"), a);
             return usage();
         }
     }
     if (!db) return usage();
     if (tui && cli->json) {
-        fprintf(stderr, "cudojo class report: --tui and --json do not go together\n");
+        fputs(_("cudojo class report: --tui and --json do not go together\n"), stderr);
         return 2;
     }
     json_t *book = NULL;
@@ -109,7 +110,7 @@ int cmd_class(Cli *cli, int argc, char **argv) {
             json_decref(report);
             return cli_fail(d);
         }
-        fprintf(stderr, "Class report written to %s\n", html);
+        fprintf(stderr, _("Class report written to %s\n"), html);
     }
     int rc = 0;
     if (cli->json) {
@@ -128,8 +129,8 @@ int cmd_class(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_CLASS = {"class", "report GRADEDB", "instructors: where the class struggles, from a grading database",
-    "Reads GRADEDB (the grade.db of `cudojo grade --out DIR`, read only; its\n"
+const Command CMD_CLASS = {"class", "report GRADEDB", N_("instructors: where the class struggles, from a grading database"),
+    N_("Reads GRADEDB (the grade.db of `cudojo grade --out DIR`, read only; its\n"
     "gradebook.json; or DIR itself) and shows, per exercise, the pass rate, the\n"
     "passed-fast rate, the median attempts and time to pass (from the students'\n"
     "progress records), the most common failure kinds (out of bounds, race,\n"
@@ -140,5 +141,5 @@ const Command CMD_CLASS = {"class", "report GRADEDB", "instructors: where the cl
     "                      scripts, nothing fetched) instead of printing it\n"
     "  --json              the computed report as JSON\n"
     "  --tui               show it in the workbench's class screen (q leaves)\n"
-    "Exit status: 0 done, 2 when GRADEDB cannot be read or an option is wrong.\n",
+    "Exit status: 0 done, 2 when GRADEDB cannot be read or an option is wrong.\n"),
     cmd_class};

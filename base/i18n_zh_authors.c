@@ -61,6 +61,39 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "cudojo exec：%s=%s 只在 GPU 上运行 NVIDIA 的工具；在模拟器运行时上由它自己的检查和模型估算的时间线代替\n"},
     {"the program has NVIDIA's CUDA runtime linked in statically: rebuild it with `nvcc -cudart shared` so that cudojo can record or emulate its CUDA calls",
      "程序静态链接了 NVIDIA 的 CUDA 运行时：请用 `nvcc -cudart shared` 重新构建，cudojo 才能记录或模拟它的 CUDA 调用"},
+    /* cudojo class (app/cmd_class.c; the report's own text is app/tui/tui_class_render.c's) */
+    {"instructors: where the class struggles, from a grading database", "讲师用：根据评分数据库看全班卡在哪里"},
+    {"Reads GRADEDB (the grade.db of `cudojo grade --out DIR`, read only; its\n"
+     "gradebook.json; or DIR itself) and shows, per exercise, the pass rate, the\n"
+     "passed-fast rate, the median attempts and time to pass (from the students'\n"
+     "progress records), the most common failure kinds (out of bounds, race,\n"
+     "wrong result, too slow...), and the class's score histogram; then the\n"
+     "groups of similar submissions and the submissions' problems.\n"
+     "Options:\n"
+     "  --html FILE         write the report as one self-contained HTML page (no\n"
+     "                      scripts, nothing fetched) instead of printing it\n"
+     "  --json              the computed report as JSON\n"
+     "  --tui               show it in the workbench's class screen (q leaves)\n"
+     "Exit status: 0 done, 2 when GRADEDB cannot be read or an option is wrong.\n",
+     "读取 GRADEDB（`cudojo grade --out DIR` 的 grade.db，只读；或它的 gradebook.json；\n"
+     "或 DIR 本身），按练习显示通过率、快速通过率、通过所需尝试次数和时间的中位数\n"
+     "（来自学员的进度记录）、最常见的失败类型（越界、数据竞争、结果错误、太慢……），\n"
+     "以及全班的分数直方图；然后是相似提交的分组和各提交的问题。\n"
+     "选项：\n"
+     "  --html FILE         把报告写成一个自包含的 HTML 页面（没有脚本，不从网上取任何\n"
+     "                      东西），而不是打印出来\n"
+     "  --json              以 JSON 输出计算出的报告\n"
+     "  --tui               在工作台的班级界面里显示它（按 q 离开）\n"
+     "退出状态：0 完成，2 读不了 GRADEDB 或选项有错。\n"},
+    {"usage: cudojo class report GRADEDB [--html FILE] [--json] [--tui]\n",
+     "用法：cudojo class report GRADEDB [--html FILE] [--json] [--tui]\n"},
+    {"cudojo class: unknown subcommand '%s' (there is: report)\n", "cudojo class：未知子命令 '%s'（只有：report）\n"},
+    {"cudojo class report: unknown option '%s'%s\n", "cudojo class report：未知选项 '%s'%s\n"},
+    {" (--html needs a FILE)", "（--html 需要一个 FILE）"},
+    {"cudojo class report: one GRADEDB only ('%s' is a second)\n",
+     "cudojo class report：只能给一个 GRADEDB（'%s' 是第二个）\n"},
+    {"cudojo class report: --tui and --json do not go together\n", "cudojo class report：--tui 和 --json 不能同时使用\n"},
+    {"Class report written to %s\n", "班级报告已写入 %s\n"},
 };
 
 const size_t I18N_ZH_AUTHORS_COUNT = sizeof I18N_ZH_AUTHORS / sizeof I18N_ZH_AUTHORS[0];

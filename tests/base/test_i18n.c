@@ -485,7 +485,7 @@ static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c
                                            "app/cmd_debug.c", "app/cmd_doctor.c",
                                            "app/cmd_verify.c", "app/cli.c",
                                            "app/exec_summary.c", "app/cmd_args.c", "app/cmd_watch.c",
-                                           "app/cmd_exec.c"};
+                                           "app/cmd_exec.c", "app/cmd_class.c"};
 
 /* Not scanned: tui_highlight.c's tables are C and CUDA keywords, not text.
  * Still to be marked and translated (issue 17; remove a file from here
@@ -509,9 +509,11 @@ static const char *const NOT_TEXT_CALLS[] = {
 static const char *const NOT_TEXT_TABLES[] = {"KIND_NAMES", "STATUS_NAMES", NULL};
 
 /* Arguments that are names, not text, as "call:index" (from 0): a Diag's
- * code, the command name a parser puts in its messages. */
+ * code, the command name a parser puts in its messages, a command's
+ * synopsis (its entry's second field: subcommands and placeholders). */
 static const char *const NOT_TEXT_ARGS[] = {"diag_error:0", "diag_new:1", "run_args_parse:3",
-                                            "cmd_take_warp_option:1", "cmd_target_open:2", "watch_event:0", NULL};
+                                            "cmd_take_warp_option:1", "cmd_target_open:2", "watch_event:0",
+                                            "{CMD_CLASS:1", "{CMD_NEW:1", NULL};
 
 /* Words that are names, not language: keys, units, tools (checked
  * case-sensitively, after printf conversions are removed). */
