@@ -342,11 +342,13 @@ struct Variant {
 // Experiments for scan-array (bench/scan/scan-pipe.cu, rows marked
 // "experiment"): the same look-back with a blocked layout through shared
 // memory, without fences, tickets or with persistent blocks that keep the
-// next tiles' copies in flight. block and items must match the defines;
+// next tiles' copies in flight. block and items must match the defines
+// (a LOOKAHEAD=1 kernel is launched with block + 32 threads: its look-back warp);
 // per_sm: 0 = one tile per block (grid = tiles), > 0 = persistent blocks per
 // SM, -1 = persistent, as many per SM as fit (the occupancy calculator).
 // Labels: BLOCKxITEMS; idx = tile blockIdx.x (CUB's way), ticket = the
-// course's atomic ticket; pers = persistent, Nst = N tiles in shared memory;
+// course's atomic ticket; ahead = a warp of its own looks back from the start;
+// pers = persistent, Nst = N tiles in shared memory;
 // CUB sleeps = its sm90 tuning's 1245 ns before looking back, 648 between polls.
 struct ScanExperiment {
     const char *label;
@@ -363,6 +365,9 @@ static const ScanExperiment SCAN_EXPERIMENTS[] = {
     { "256x32 idx", { "BLOCK=256", "ITEMS=32" }, 256, 32, 0 },
     { "128x28 idx", { "BLOCK=128", "ITEMS=28" }, 128, 28, 0 },
     { "256x12 idx", { "BLOCK=256", "ITEMS=12" }, 256, 12, 0 },
+    { "128x24 idx ahead", { "BLOCK=128", "ITEMS=24", "LOOKAHEAD=1" }, 128, 24, 0 },
+    { "256x32 idx ahead", { "BLOCK=256", "ITEMS=32", "LOOKAHEAD=1" }, 256, 32, 0 },
+    { "128x24 ticket ahead", { "BLOCK=128", "ITEMS=24", "TICKET=1", "LOOKAHEAD=1" }, 128, 24, 0 },
     // persistent: the next STAGES - 1 tiles in flight while one is scanned
     { "pers 128x24 2st", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, -1 },
     { "pers 128x28 3st", { "BLOCK=128", "ITEMS=28", "PERSIST=1", "STAGES=3" }, 128, 28, -1 },
@@ -435,6 +440,9 @@ static void bench_scan(void)
         std::string name = std::string("scan-array experiment ") + x.label;
         if (!wanted(name.c_str())) continue;
         int tile = x.block * x.items, tiles = (n + tile - 1) / tile;
+        int threads = x.block;
+        for (const std::string &d : x.defines)
+            if (d == "LOOKAHEAD=1") threads += 32;
         cudaKernel_t k = solution_kernel(source_load("bench/scan/scan-pipe.cu", x.defines), "scan");
         // Prefer shared memory over L1 (the tiles are staged there); a refusal only costs occupancy.
         if (cudaFuncSetAttribute((const void *)k, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -444,7 +452,7 @@ static void bench_scan(void)
         memset(&fa, 0, sizeof fa);
         if (cudaFuncGetAttributes(&fa, (const void *)k) != cudaSuccess) (void)cudaGetLastError();
         int fit = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, (const void *)k, x.block, 0) != cudaSuccess) {
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, (const void *)k, threads, 0) != cudaSuccess) {
             (void)cudaGetLastError();
             fit = 0;
         }
@@ -456,7 +464,7 @@ static void bench_scan(void)
         void *args[] = { &in, &out_ours, &status, &nn };
         CHECK(cudaMemset(status, 0, ((size_t)tiles + 4) * 8));
         CHECK(cudaMemset(out_ours, 0, (size_t)n * 4));
-        auto ours = [&] { launch(k, dim3(grid), dim3(x.block), args); };
+        auto ours = [&] { launch(k, dim3(grid), dim3(threads), args); };
         auto gave_up = [&] {
             unsigned long long g = 0;
             CHECK(cudaMemcpy(&g, status + tiles + 3, 8, cudaMemcpyDeviceToHost));

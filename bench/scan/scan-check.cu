@@ -70,7 +70,7 @@ static void check(const char *what, int n, int grid, int launches, int seeded = 
         CHECK(cudaMemcpy(out, want.data(), (size_t)seeded * TILE * 4, cudaMemcpyHostToDevice));
     }
     for (int l = 1; l <= launches; l++) {
-        scan<<<grid, BLOCK>>>(in, out, status, n);
+        scan<<<grid, THREADS>>>(in, out, status, n);
         CHECK(cudaGetLastError());
         CHECK(cudaMemcpy(got.data(), out, (size_t)n * 4, cudaMemcpyDeviceToHost));
         unsigned long long gave_up = 0;
@@ -97,7 +97,7 @@ static void check(const char *what, int n, int grid, int launches, int seeded = 
 
 int main(void)
 {
-    printf("# BLOCK=%d ITEMS=%d STAGES=%d PERSIST=%d TICKET=%d FENCE=%d\n", BLOCK, ITEMS, STAGES, PERSIST, TICKET,
+    printf("# BLOCK=%d ITEMS=%d STAGES=%d PERSIST=%d TICKET=%d LOOKAHEAD=%d FENCE=%d\n", BLOCK, ITEMS, STAGES, PERSIST, TICKET, LOOKAHEAD,
            FENCE);
     if (PERSIST) {
         check("persistent, partial last tile", 33 * TILE + 7, 3, 3);

@@ -17,15 +17,20 @@
 //     ticket until none is left, with the next STAGES - 1 tiles' copies in
 //     flight while a tile is scanned and looks back, so that the memory
 //     system never waits for a look-back;
+//   - a look-back warp (LOOKAHEAD 1, one tile per block): an extra warp
+//     looks back from the block's start, while the others wait for the tile
+//     and scan it; it publishes the AGGREGATE they post if it is not done by
+//     then, and the PREFIX as soon as both are known;
 //   - CUB's sleeps (DELAY_NS before the first look, SPIN_NS between polls).
 //
 // Defines (all have defaults):
-//   BLOCK          threads per block (the launch must use it)
+//   BLOCK          threads per block that scan (the launch uses BLOCK + 32 with LOOKAHEAD)
 //   ITEMS          consecutive ints per thread, a multiple of 4; 4 x odd
 //                  (12, 20, 28) reads shared memory as int4 without bank conflicts
 //   STAGES         tile buffers in shared memory per block (PERSIST 1: tiles in flight + 1)
 //   PERSIST        0: one tile per block, grid = tiles; 1: any grid, tiles by ticket
 //   TICKET         (PERSIST 0) 1: tile from an atomic ticket; 0: tile = blockIdx.x
+//   LOOKAHEAD      (PERSIST 0) 1: one more warp, which only looks back
 //   FENCE          1: __threadfence() before each status store
 //   DELAY_NS       sleep after publishing the aggregate, before the first look (0: none)
 //   SPIN_NS        sleep between polls of a window that is not ready (0: none)
@@ -61,6 +66,9 @@
 #ifndef FENCE
 #define FENCE 0
 #endif
+#ifndef LOOKAHEAD
+#define LOOKAHEAD 0
+#endif
 #ifndef DELAY_NS
 #define DELAY_NS 0
 #endif
@@ -83,15 +91,24 @@
 #define VECS (ITEMS / 4)             // int4 per thread
 #define WARPS (BLOCK / 32)
 #define RING (STAGES + 1)            // PERSIST: the tiles of iterations i .. i + STAGES
+#define THREADS (BLOCK + 32 * LOOKAHEAD)
 
 static_assert(ITEMS % 4 == 0, "ITEMS must be a multiple of 4");
 static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK must be whole warps");
 static_assert(STAGES >= 1 && (PERSIST || STAGES == 1), "STAGES >= 1, and 1 without PERSIST");
+static_assert(!(LOOKAHEAD && PERSIST), "LOOKAHEAD is for one tile per block");
 
 #if BLOCKS_PER_SM > 0
-#define BOUNDS __launch_bounds__(BLOCK, BLOCKS_PER_SM)
+#define BOUNDS __launch_bounds__(THREADS, BLOCKS_PER_SM)
 #else
-#define BOUNDS __launch_bounds__(BLOCK)
+#define BOUNDS __launch_bounds__(THREADS)
+#endif
+
+// A barrier of the threads that scan: all of them, or (LOOKAHEAD) all but the look-back warp.
+#if LOOKAHEAD
+#define SCAN_SYNC() asm volatile("bar.sync 1, %0;\n" ::"n"(BLOCK) : "memory")
+#else
+#define SCAN_SYNC() __syncthreads()
 #endif
 
 __device__ __forceinline__ int warp_inclusive_scan(int v)
@@ -188,13 +205,17 @@ __device__ __forceinline__ void publish(unsigned long long *status, int tile, un
     *(volatile unsigned long long *)&status[tile] = word;
 }
 
-// Warp 0: the sum of every tile before `tile`. Lane k watches tile - 1 - k.
+// One warp: the sum of every tile before `tile`. Lane k watches tile - 1 - k.
 // A window is done when the lanes up to its nearest PREFIX are all ready (or,
 // without a PREFIX, all 32 are): then add them; without a PREFIX, go 32 back.
-__device__ int look_back(unsigned long long *status, int tile, unsigned epoch, int tiles)
+// posted (LOOKAHEAD): where the scan warps post the tile's aggregate (bit 32
+// set when it is there); it is published as an AGGREGATE while waiting.
+__device__ int look_back(unsigned long long *status, int tile, unsigned epoch, int tiles,
+                         volatile unsigned long long *posted)
 {
     int lane = threadIdx.x % 32;
     int prefix = 0;
+    bool published = posted == 0;
 #if DELAY_NS > 0
     __nanosleep(DELAY_NS);
 #endif
@@ -202,6 +223,13 @@ __device__ int look_back(unsigned long long *status, int tile, unsigned epoch, i
         unsigned flag;
         int value;
         for (int polls = 0;; polls++) {
+            if (!published) {
+                unsigned long long a = __shfl_sync(FULL_MASK, *posted, 0);
+                if (a >> 32) {
+                    if (lane == 0) publish(status, tile, epoch, FLAG_AGGREGATE, (int)(unsigned)a);
+                    published = true;
+                }
+            }
             flag = FLAG_PREFIX;              // before tile 0: nothing
             value = 0;
             if (p >= 0) {
@@ -234,7 +262,8 @@ __device__ int look_back(unsigned long long *status, int tile, unsigned epoch, i
 
 // ---- one tile, in shared memory at sbuf: scan it, look back, store it ------
 __device__ __forceinline__ void tile_scan(int *sbuf, int *out, unsigned long long *status, int n, int tiles,
-                                          int tile, unsigned epoch, int *warp_sums, int *tile_prefix)
+                                          int tile, unsigned epoch, int *warp_sums, int *tile_prefix,
+                                          unsigned long long *posted)
 {
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     int4 *mine = reinterpret_cast<int4 *>(sbuf) + threadIdx.x * VECS;
@@ -252,30 +281,39 @@ __device__ __forceinline__ void tile_scan(int *sbuf, int *out, unsigned long lon
     int total = v[ITEMS - 1];
     int incl = warp_inclusive_scan(total);
     if (lane == 31) warp_sums[warp] = incl;
-    __syncthreads();
+    SCAN_SYNC();
 
     if (warp == 0) {
         int x = lane < WARPS ? warp_sums[lane] : 0;
         int xs = warp_inclusive_scan(x);
         int aggregate = __shfl_sync(FULL_MASK, xs, 31);
         if (lane < WARPS) warp_sums[lane] = xs - x;        // exclusive, in place
+#if LOOKAHEAD
+        // Post it for the look-back warp (flag and value in one store).
+        if (lane == 0) *(volatile unsigned long long *)posted = 1ull << 32 | (unsigned)aggregate;
+#else
         int prefix = 0;
         if (tile > 0) {
             if (lane == 0) publish(status, tile, epoch, FLAG_AGGREGATE, aggregate);
-            prefix = look_back(status, tile, epoch, tiles);
+            prefix = look_back(status, tile, epoch, tiles, 0);
         }
         if (lane == 0) {
             publish(status, tile, epoch, FLAG_PREFIX, prefix + aggregate);
             *tile_prefix = prefix;
         }
+#endif
     }
+#if LOOKAHEAD
+    asm volatile("bar.sync 2, %0;\n" ::"n"(THREADS) : "memory");   // the look-back warp set tile_prefix
+#else
     __syncthreads();
+#endif
 
     int before = *tile_prefix + warp_sums[warp] + incl - total;
 #pragma unroll
     for (int k = 0; k < VECS; k++)
         mine[k] = make_int4(v[4 * k] + before, v[4 * k + 1] + before, v[4 * k + 2] + before, v[4 * k + 3] + before);
-    __syncthreads();
+    SCAN_SYNC();
     tile_store(out, sbuf, tile, n);
 }
 
@@ -289,6 +327,13 @@ extern "C" __global__ void BOUNDS scan(const int *in, int *out, unsigned long lo
 #if !PERSIST
     int tile;
     unsigned epoch;
+#if LOOKAHEAD
+    __shared__ unsigned long long posted_s;
+    unsigned long long *const posted = &posted_s;
+    if (threadIdx.x == BLOCK) posted_s = 0;
+#else
+    unsigned long long *const posted = 0;
+#endif
 #if TICKET
     __shared__ unsigned long long ticket_s;
     if (threadIdx.x == 0) ticket_s = atomicAdd(&status[tiles], 1ull);
@@ -301,16 +346,37 @@ extern "C" __global__ void BOUNDS scan(const int *in, int *out, unsigned long lo
     // the look-back needs it: the load's latency hides under the tile's.
     tile = blockIdx.x;
     epoch = 0;
-    if (threadIdx.x < 32) {
+    if (threadIdx.x / 32 == (LOOKAHEAD ? BLOCK / 32 : 0)) {   // the warp that looks back
         unsigned long long finished = *(const volatile unsigned long long *)&status[tiles];
         epoch = (unsigned)(finished / gridDim.x) + 1;
+    }
+#if LOOKAHEAD
+    __syncthreads();                               // posted_s is 0
+#endif
+#endif
+#if LOOKAHEAD
+    if (threadIdx.x >= BLOCK) {
+        // The look-back warp: look back now, then wait for the aggregate
+        // (published as an AGGREGATE meanwhile if it came first), publish the
+        // PREFIX, hand the prefix to the scan warps and leave.
+        int lane = threadIdx.x % 32;
+        int prefix = tile > 0 ? look_back(status, tile, epoch, tiles, posted) : 0;
+        unsigned long long a;
+        while (!((a = *(volatile unsigned long long *)posted) >> 32)) {
+        }
+        if (lane == 0) {
+            publish(status, tile, epoch, FLAG_PREFIX, prefix + (int)(unsigned)a);
+            tile_prefix = prefix;
+        }
+        asm volatile("bar.arrive 2, %0;\n" ::"n"(THREADS) : "memory");
+        return;
     }
 #endif
     tile_load(buf[0], in, tile, n);
     copies_commit();
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-    __syncthreads();
-    tile_scan(buf[0], out, status, n, tiles, tile, epoch, warp_sums, &tile_prefix);
+    SCAN_SYNC();
+    tile_scan(buf[0], out, status, n, tiles, tile, epoch, warp_sums, &tile_prefix, posted);
 #if !TICKET
     if (threadIdx.x == 0) atomicAdd(&status[tiles], 1ull);
 #endif
@@ -349,7 +415,7 @@ extern "C" __global__ void BOUNDS scan(const int *in, int *out, unsigned long lo
         if (threadIdx.x == 0 && more) next = atomicAdd(counter, 1ull);
         copies_wait_all_but_newest();
         __syncthreads();
-        tile_scan(buf[i % STAGES], out, status, n, tiles, tile, epoch, warp_sums, &tile_prefix);
+        tile_scan(buf[i % STAGES], out, status, n, tiles, tile, epoch, warp_sums, &tile_prefix, 0);
         if (threadIdx.x == 0)
             ring[(i + STAGES) % RING] = more && next < (unsigned long long)tiles ? (int)next : tiles;
         __syncthreads();
