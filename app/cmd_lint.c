@@ -21,6 +21,7 @@
 #include "app/workspace.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -33,13 +34,23 @@ typedef struct Lint {
 static void lint_add(Lint *l, const char *file, int line, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* One problem: printed at once as file:line: message (file: message when line is 0). */
+/* One problem: printed at once as file:line: message (file: message when
+ * line is 0), in the language shown (fmt is marked N_(); "%s" passes a
+ * loader's Diag, translated as i18n_message does); --json's stays English. */
 static void lint_add(Lint *l, const char *file, int line, const char *code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     StrBuf b;
     strbuf_init(&b);
-    strbuf_vprintf(&b, fmt, ap);
+    if (l->cli->json) {
+        strbuf_vprintf(&b, fmt, ap);
+    } else if (!strcmp(fmt, "%s")) {
+        char *msg = i18n_message(va_arg(ap, const char *));
+        strbuf_append(&b, msg);
+        free(msg);
+    } else {
+        strbuf_vprintf(&b, _(fmt), ap);
+    }
     va_end(ap);
     l->n++;
     if (l->cli->json) {
@@ -171,7 +182,7 @@ static void lint_todos(Lint *l, const char *starter_path, const char *starter_sh
         for (int h = 0; h < nh; h++) {
             if (strstr(flat, hide[h])) {
                 lint_add(l, starter_shown, i + 1, "todo-answer",
-                         "the TODO gives away the solution's line `%s`: say what to do, not the code", hide[h]);
+                         N_("the TODO gives away the solution's line `%s`: say what to do, not the code"), hide[h]);
                 break;
             }
         }
@@ -349,9 +360,8 @@ static void lint_unused(Lint *l, const ChapterMeta *ch) {
         if (in_list(used.v, used.n, f)) continue;
         if (texts.data && (names_file(texts.data, f) || names_file(texts.data, path_basename(f)))) continue;
         char *shown = path_join(ch->rel_dir, f);
-        lint_add(l, shown, 0, "unused-file",
-                 "no exercise uses this file (not a starter, solution or wrong variant, nor named by one): "
-                 "list it in an exercise or delete it");
+        lint_add(l, shown, 0, "unused-file", N_("no exercise uses this file (not a starter, solution or wrong variant, nor named by one): "
+                   "list it in an exercise or delete it"));
         free(shown);
     }
     strbuf_fini(&texts);
@@ -368,7 +378,7 @@ static void lint_stubs(Lint *l, const char *path, const char *shown) {
     for (const char *p = t; p && *p; p++) {
         if (*p == '\n') line++;
         else if (!strncmp(p, "TODO(author)", 12)) {
-            lint_add(l, shown, line, "stub", "a TODO(author) stub from `cudojo new` is still here: write the text");
+            lint_add(l, shown, line, "stub", N_("a TODO(author) stub from `cudojo new` is still here: write the text"));
             const char *nl = strchr(p, '\n');
             if (!nl) break;
             p = nl - 1;
@@ -390,11 +400,11 @@ static const struct {
     const char *code;
     const char *what;
 } FAMILIES[] = {
-    {{"out-of-bounds", "out of bounds", NULL}, "oob", "an out-of-bounds finding"},
-    {{"race", NULL, NULL}, "race", "a race finding"},
-    {{"uninitialised", "uninitialized", NULL}, "uninit", "an uninitialised-read finding"},
-    {{"bank conflict", NULL, NULL}, "bank-conflict", "a bank-conflict finding"},
-    {{"uncoalesced", NULL, NULL}, "uncoalesced", "an uncoalesced-access finding"},
+    {{"out-of-bounds", "out of bounds", NULL}, "oob", N_("an out-of-bounds finding")},
+    {{"race", NULL, NULL}, "race", N_("a race finding")},
+    {{"uninitialised", "uninitialized", NULL}, "uninit", N_("an uninitialised-read finding")},
+    {{"bank conflict", NULL, NULL}, "bank-conflict", N_("a bank-conflict finding")},
+    {{"uncoalesced", NULL, NULL}, "uncoalesced", N_("an uncoalesced-access finding")},
 };
 
 /* Whether word occurs in line as a word of its own (case-insensitive). */
@@ -433,9 +443,9 @@ static void lint_claims_readme(Lint *l, const ChapterMeta *ch, const Claim *clai
                          !strncmp(claims[c].code, FAMILIES[f].code, strlen(FAMILIES[f].code));
             if (!backed)
                 lint_add(l, shown, i + 1, "claim",
-                         "says the emulator reports %s here, but %s has no row for %s with a finding %s*: add one "
-                         "(a file that makes the mistake) so tests/lessons/test_claims.sh checks the claim",
-                         FAMILIES[f].what, claims_shown, folder, FAMILIES[f].code);
+                         N_("says the emulator reports %s here, but %s has no row for %s with a finding %s*: add one "
+                            "(a file that makes the mistake) so tests/lessons/test_claims.sh checks the claim"),
+                         l->cli->json ? FAMILIES[f].what : _(FAMILIES[f].what), claims_shown, folder, FAMILIES[f].code);
         }
     }
     if (lines) {
@@ -466,8 +476,7 @@ static Claim *read_claims(Lint *l, const char *pack, const char *pack_shown, con
             if (p) *p++ = 0;
         }
         if (!cols[3]) {
-            lint_add(l, *shown_out, i + 1, "claims-row", "a row needs 5 tab-separated columns: chapter folder, "
-                                                         "exercise id, file, finding code, the claim");
+            lint_add(l, *shown_out, i + 1, "claims-row", N_("a row needs 5 tab-separated columns: chapter folder, exercise id, file, finding code, the claim"));
             continue;
         }
         const ChapterMeta *ch = NULL;
@@ -478,9 +487,9 @@ static Claim *read_claims(Lint *l, const char *pack, const char *pack_shown, con
         for (int e = 0; e < ch->n_exercises && !has_ex; e++) has_ex = !strcmp(ch->exercises[e].id, cols[1]);
         char *fp = path_join(ch->dir, cols[2]);
         if (!has_ex)
-            lint_add(l, *shown_out, i + 1, "claims-row", "chapter %s has no exercise '%s'", cols[0], cols[1]);
+            lint_add(l, *shown_out, i + 1, "claims-row", N_("chapter %s has no exercise '%s'"), cols[0], cols[1]);
         else if (!fs_exists(fp))
-            lint_add(l, *shown_out, i + 1, "claims-row", "%s/%s does not exist", ch->rel_dir, cols[2]);
+            lint_add(l, *shown_out, i + 1, "claims-row", N_("%s/%s does not exist"), ch->rel_dir, cols[2]);
         free(fp);
         claims = xrealloc(claims, (size_t)(*n + 1) * sizeof *claims);
         claims[(*n)++] = (Claim){xstrdup(cols[0]), xstrdup(cols[1]), xstrdup(cols[2]), xstrdup(cols[3]), i + 1};
@@ -501,17 +510,17 @@ static void lint_exercise(Lint *l, const ChapterMeta *ch, const ExerciseMeta *ex
     char *text = read_text(ex->lua_path);
     const char *t = text ? text : "";
     if (!ex->title_zh || !*ex->title_zh)
-        lint_add(l, lua_shown, field_line(t, "title"), "zh", "no title_zh: the exercise's title in Chinese");
+        lint_add(l, lua_shown, field_line(t, "title"), "zh", N_("no title_zh: the exercise's title in Chinese"));
     if (ex->n_hints_zh == 0 && ex->n_hints > 0)
-        lint_add(l, lua_shown, field_line(t, "hints"), "zh", "no hints_zh: the %d hint%s in Chinese, in the same order",
+        lint_add(l, lua_shown, field_line(t, "hints"), "zh", N_("no hints_zh: the %d hint%s in Chinese, in the same order"),
                  ex->n_hints, ex->n_hints == 1 ? "" : "s");
     else if (ex->n_hints_zh != ex->n_hints)
-        lint_add(l, lua_shown, field_line(t, "hints_zh"), "zh", "%d hints_zh for %d hints: give each hint in Chinese",
+        lint_add(l, lua_shown, field_line(t, "hints_zh"), "zh", N_("%d hints_zh for %d hints: give each hint in Chinese"),
                  ex->n_hints_zh, ex->n_hints);
     if (ex->n_wrong == 0)
         lint_add(l, lua_shown, field_line(t, "source"), "no-wrong",
-                 "no wrong variant: add wrong = { \"solutions/wrong/%s-....cu\" }, a typical mistake verify "
-                 "checks fails", ex->id);
+                 N_("no wrong variant: add wrong = { \"solutions/wrong/%s-....cu\" }, a typical mistake verify "
+                    "checks fails"), ex->id);
     char *sp = path_join(ch->dir, ex->source), *so = path_join(ch->dir, ex->solution);
     char *ss = path_join(ch->rel_dir, ex->source);
     if (!ex->bug_hunt) lint_todos(l, sp, ss, so);   /* a bug hunt's starter is a whole program, no TODOs to give away */
@@ -530,13 +539,13 @@ static void lint_chapter(Lint *l, const ChapterMeta *ch, const Diag *load_diags)
     char *cl_text = read_text(cl);
     if (!ch->title_zh || !*ch->title_zh)
         lint_add(l, cl_shown, field_line(cl_text ? cl_text : "", "title"), "zh",
-                 "no title_zh: the chapter's title in Chinese");
+                 N_("no title_zh: the chapter's title in Chinese"));
     const char *readmes[] = {"README.md", "README.zh-CN.md"};
     for (int i = 0; i < 2; i++) {
         char *p = path_join(ch->dir, readmes[i]), *s = path_join(ch->rel_dir, readmes[i]);
         if (!fs_exists(p))
-            lint_add(l, s, 0, i ? "zh" : "readme", i ? "missing: the lesson in Chinese (README.md's translation)"
-                                                     : "missing: the lesson text");
+            lint_add(l, s, 0, i ? "zh" : "readme", i ? N_("missing: the lesson in Chinese (README.md's translation)")
+                                                     : N_("missing: the lesson text"));
         else
             lint_stubs(l, p, s);
         free(p);
@@ -572,14 +581,14 @@ static void lint_chapter(Lint *l, const ChapterMeta *ch, const Diag *load_diags)
 
 int cmd_lint(Cli *cli, int argc, char **argv) {
     if (argc > 2) {
-        fprintf(stderr, "usage: cudojo lint [PACK]\n");
+        fputs(_("usage: cudojo lint [PACK]\n"), stderr);
         return 2;
     }
     Diag *d = NULL;
     char *pack = NULL;
     if (argc == 2) {
         if (!fs_is_dir(argv[1])) {
-            fprintf(stderr, "cudojo lint: %s: no such directory\n", argv[1]);
+            fprintf(stderr, _("cudojo lint: %s: no such directory\n"), argv[1]);
             return 2;
         }
         pack = path_absolute(argv[1]);
@@ -627,8 +636,8 @@ int cmd_lint(Cli *cli, int argc, char **argv) {
             cli_print_json(json_pack("{s:o, s:i, s:b}", "problems", l.rows, "count", l.n, "clean", l.n == 0));
             l.rows = NULL;
         } else {
-            fprintf(l.n ? stdout : stderr, "%s: %d problem%s in %d chapter%s\n", shown, l.n, l.n == 1 ? "" : "s",
-                    course->n_chapters, course->n_chapters == 1 ? "" : "s");
+            fprintf(l.n ? stdout : stderr, P_(l.n, "%s: %d problem in %d chapter%s\n", "%s: %d problems in %d chapter%s\n"),
+                    shown, l.n, course->n_chapters, course->n_chapters == 1 ? "" : "s");
         }
     }
     json_decref(l.rows);
@@ -642,8 +651,8 @@ int cmd_lint(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_LINT = {"lint", "[PACK]", "authors: what verify cannot see in a course pack (text, hints, files)",
-    "Checks a course pack (a folder of chapters, or one chapter folder; default:\n"
+const Command CMD_LINT = {"lint", "[PACK]", N_("authors: what verify cannot see in a course pack (text, hints, files)"),
+    N_("Checks a course pack (a folder of chapters, or one chapter folder; default:\n"
     "the course) without running anything, and prints each problem as\n"
     "file:line: message:\n"
     "  - loading errors and warnings (a missing file, fewer than 2 hints, an\n"
@@ -661,5 +670,5 @@ const Command CMD_LINT = {"lint", "[PACK]", "authors: what verify cannot see in 
     "    the requiring line\n"
     "  - TODO(author) stubs left by `cudojo new`\n"
     "Exit status 0 when clean, 1 when there are problems, 2 when the pack\n"
-    "cannot be read.\n",
+    "cannot be read.\n"),
     cmd_lint};

@@ -94,6 +94,70 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "cudojo class report：只能给一个 GRADEDB（'%s' 是第二个）\n"},
     {"cudojo class report: --tui and --json do not go together\n", "cudojo class report：--tui 和 --json 不能同时使用\n"},
     {"Class report written to %s\n", "班级报告已写入 %s\n"},
+    /* cudojo lint: its problems, usage and tally (app/cmd_lint.c) */
+    {"authors: what verify cannot see in a course pack (text, hints, files)",
+     "供作者用：verify 看不到的课程包问题（文字、提示、文件）"},
+    {"Checks a course pack (a folder of chapters, or one chapter folder; default:\n"
+     "the course) without running anything, and prints each problem as\n"
+     "file:line: message:\n"
+     "  - loading errors and warnings (a missing file, fewer than 2 hints, an\n"
+     "    unknown field)\n"
+     "  - Chinese text missing: README.zh-CN.md, title_zh, hints_zh (one per hint)\n"
+     "  - an exercise with no wrong variant\n"
+     "  - a starter TODO that holds a line of the solution's code\n"
+     "  - a README's \"Common mistakes\" row that says the emulator reports a finding\n"
+     "    (out of bounds, race, uninitialised, bank conflict, uncoalesced) with no\n"
+     "    row for that chapter in the pack's CLAIMS.tsv; CLAIMS.tsv rows that name a\n"
+     "    missing exercise or file\n"
+     "  - files in a chapter folder that no exercise uses or names (a module,\n"
+     "    lib/NAME.lua, is used when a used file requires it)\n"
+     "  - require(\"NAME\") of a module that is missing or does not compile, at\n"
+     "    the requiring line\n"
+     "  - TODO(author) stubs left by `cudojo new`\n"
+     "Exit status 0 when clean, 1 when there are problems, 2 when the pack\n"
+     "cannot be read.\n",
+     "检查一个课程包（若干章的文件夹，或一章的文件夹；默认：课程本身），不运行任何东西，\n"
+     "把每个问题打印成 文件:行: 消息：\n"
+     "  - 加载时的错误和警告（缺文件、提示少于 2 条、未知字段）\n"
+     "  - 缺少中文：README.zh-CN.md、title_zh、hints_zh（每条提示一条）\n"
+     "  - 没有错误变体的练习\n"
+     "  - 含有参考解答某行代码的起始代码 TODO\n"
+     "  - README 的 \"Common mistakes\" 表中说模拟器会报告某类发现的问题（越界、数据竞争、\n"
+     "    未初始化、bank 冲突、未合并访问）的行，而课程包的 CLAIMS.tsv 中没有该章对应的行；\n"
+     "    CLAIMS.tsv 中指向不存在的练习或文件的行\n"
+     "  - 章文件夹中没有任何练习使用或提到的文件（模块 lib/NAME.lua 被某个用到的文件\n"
+     "    require 时算作用到）\n"
+     "  - require(\"NAME\") 一个不存在或编译不了的模块，报告在 require 的那一行\n"
+     "  - `cudojo new` 留下的 TODO(author) 占位\n"
+     "退出状态：没有问题时为 0，有问题时为 1，读不了课程包时为 2。\n"},
+    {"usage: cudojo lint [PACK]\n", "用法：cudojo lint [PACK]\n"},
+    {"cudojo lint: %s: no such directory\n", "cudojo lint：%s：没有这个目录\n"},
+    {"%s: %d problems in %d chapter%s\n", "%s：%d 个问题，共 %d 章%.0s\n"},
+    {"the TODO gives away the solution's line `%s`: say what to do, not the code",
+     "这个 TODO 泄露了参考解答的一行 `%s`：说要做什么，不要给出代码"},
+    {"no exercise uses this file (not a starter, solution or wrong variant, nor named by one): list it in an exercise or delete it",
+     "没有练习用到这个文件（它不是起始代码、参考解答或错误变体，也没有被它们提到）：把它列进某个练习，或删掉它"},
+    {"a TODO(author) stub from `cudojo new` is still here: write the text",
+     "`cudojo new` 留下的 TODO(author) 占位还在这里：把内容写上"},
+    {"an out-of-bounds finding", "越界的发现"},
+    {"a race finding", "数据竞争的发现"},
+    {"an uninitialised-read finding", "未初始化读取的发现"},
+    {"a bank-conflict finding", "bank 冲突的发现"},
+    {"an uncoalesced-access finding", "未合并访问的发现"},
+    {"says the emulator reports %s here, but %s has no row for %s with a finding %s*: add one (a file that makes the mistake) so tests/lessons/test_claims.sh checks the claim",
+     "这里说模拟器会报告%s，但 %s 中没有 %s 的、发现的问题代码为 %s* 的行：加一行（一个犯这个错误的文件），让 tests/lessons/test_claims.sh 检查这个说法"},
+    {"a row needs 5 tab-separated columns: chapter folder, exercise id, file, finding code, the claim",
+     "每行需要 5 个用制表符分隔的列：章文件夹、练习 id、文件、发现的问题代码、说法"},
+    {"chapter %s has no exercise '%s'", "第 %s 章没有练习 '%s'"},
+    {"%s/%s does not exist", "%s/%s 不存在"},
+    {"no title_zh: the exercise's title in Chinese", "没有 title_zh：练习的中文标题"},
+    {"no hints_zh: the %d hint%s in Chinese, in the same order", "没有 hints_zh：%d 条提示%.0s的中文，顺序相同"},
+    {"%d hints_zh for %d hints: give each hint in Chinese", "%d 条 hints_zh 对应 %d 条提示：每条提示都要给出中文"},
+    {"no wrong variant: add wrong = { \"solutions/wrong/%s-....cu\" }, a typical mistake verify checks fails",
+     "没有错误变体：加上 wrong = { \"solutions/wrong/%s-....cu\" }，一个 verify 会检查其不通过的典型错误"},
+    {"no title_zh: the chapter's title in Chinese", "没有 title_zh：章的中文标题"},
+    {"missing: the lesson in Chinese (README.md's translation)", "缺少：中文课文（README.md 的翻译）"},
+    {"missing: the lesson text", "缺少：课文"},
 };
 
 const size_t I18N_ZH_AUTHORS_COUNT = sizeof I18N_ZH_AUTHORS / sizeof I18N_ZH_AUTHORS[0];

@@ -485,7 +485,7 @@ static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c
                                            "app/cmd_debug.c", "app/cmd_doctor.c",
                                            "app/cmd_verify.c", "app/cli.c",
                                            "app/exec_summary.c", "app/cmd_args.c", "app/cmd_watch.c",
-                                           "app/cmd_exec.c", "app/cmd_class.c"};
+                                           "app/cmd_exec.c", "app/cmd_class.c", "app/cmd_lint.c"};
 
 /* Not scanned: tui_highlight.c's tables are C and CUDA keywords, not text.
  * Still to be marked and translated (issue 17; remove a file from here
@@ -506,14 +506,15 @@ static const char *const NOT_TEXT_CALLS[] = {
 
 /* Static tables whose strings are names, not text: the timeline's event
  * kinds as the trace's JSON spells them, the statuses as --json does. */
-static const char *const NOT_TEXT_TABLES[] = {"KIND_NAMES", "STATUS_NAMES", NULL};
+static const char *const NOT_TEXT_TABLES[] = {"KIND_NAMES", "STATUS_NAMES", "FAMILIES", NULL};
 
 /* Arguments that are names, not text, as "call:index" (from 0): a Diag's
  * code, the command name a parser puts in its messages, a command's
  * synopsis (its entry's second field: subcommands and placeholders). */
 static const char *const NOT_TEXT_ARGS[] = {"diag_error:0", "diag_new:1", "run_args_parse:3",
                                             "cmd_take_warp_option:1", "cmd_target_open:2", "watch_event:0",
-                                            "{CMD_CLASS:1", "{CMD_NEW:1", NULL};
+                                            "{CMD_CLASS:1", "{CMD_NEW:1", "{CMD_LINT:1", "lint_add:3",
+                                            "field_line:1", NULL};
 
 /* Words that are names, not language: keys, units, tools (checked
  * case-sensitively, after printf conversions are removed). */
@@ -530,10 +531,15 @@ static bool in_list(const char *const *list, const char *s, size_t n) {
 
 /* Whether text has a word of language in it: three letters or more (or two
  * words of two), outside printf conversions, options (--merge) and
- * NOT_TEXT_WORDS. Text without spaces that is a path ("/tmp") or an id
- * ("passed-fast", "progress-merge") is not language. */
+ * NOT_TEXT_WORDS. Text without spaces that is a path ("/tmp"), an id
+ * ("passed-fast", "progress-merge") or a file name ("chapter.lua") is not
+ * language. */
 static bool is_language(const char *text) {
     if (!strchr(text, ' ') && (strchr(text, '/') || (strchr(text, '-') && strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789-_.") == strlen(text))))
+        return false;
+    const char *dot = strrchr(text, '.');   /* a file name: "CLAIMS.tsv", "README.zh-CN.md" */
+    if (!strchr(text, ' ') && dot && dot > text && dot[1] && strlen(dot + 1) <= 4 &&
+        strspn(dot + 1, "abcdefghijklmnopqrstuvwxyz0123456789") == strlen(dot + 1))
         return false;
     int words = 0;
     for (const char *p = text; *p;) {
@@ -563,10 +569,11 @@ static bool is_language(const char *text) {
 }
 
 /* The name of the call whose parentheses enclose position at (or "{" inside an
- * initializer's braces, "{NAME" directly inside NAME[] = {...}, "" at none),
- * and in *arg which of its arguments (from 0) at is in. */
+ * initializer's braces, "{NAME" inside NAME[] = {...}, its rows' braces
+ * included, "" at none), and in *arg which of its arguments (from 0) at is in. */
 static void enclosing_call(const char *text, const char *at, char *name, size_t n, int *arg) {
     int depth = 0;
+    bool in_row = false;   /* inside braces without a name: a row of a table, or a compound literal */
     *arg = 0;
     for (const char *p = at - 1; p >= text; p--) {
         if (*p == '"' && !(p > text && p[-1] == '\'' && p[1] == '\'')) {   /* a literal before: its commas are not C's */
@@ -590,9 +597,14 @@ static void enclosing_call(const char *text, const char *at, char *name, size_t 
                 }
                 const char *b = e;
                 while (b > text && ident_char(b[-1])) b--;
+                if (*p == '{' && e == b && p > text) {   /* no NAME[] =: look for the table around */
+                    in_row = true;
+                    continue;
+                }
                 snprintf(name, n, "%c%.*s", *p, *p == '{' ? (int)(e - b) : 0, b);
                 return;
             }
+            if (in_row) break;
             const char *e = p;
             while (e > text && (e[-1] == ' ')) e--;
             const char *b = e;
@@ -602,7 +614,7 @@ static void enclosing_call(const char *text, const char *at, char *name, size_t 
         }
         else if (*p == ';' && !depth) break;
     }
-    snprintf(name, n, "%s", "");
+    snprintf(name, n, "%s", in_row ? "{" : "");
 }
 
 typedef struct Unmarked {
@@ -689,14 +701,17 @@ static void sources__an_unmarked_sentence_is_reported(void **state) {
                       "  tui_notify(t, false, _(\"run stopped\"));\n  json_object_get(o, \"kernel_ms\");\n"
                       "  tui_draw_status(t, \"Esc  Tab  %d%%\");\n  snprintf(b, n, \"%s, %s\", x ? \"on time\" : \"late\");\n}\n"
                       "static const char *const KIND_NAMES[3] = {\"h2d\", \"host work\", \"sync\"};\n"
-                      "static const char *const LABELS[] = {\"h2d\", \"host work\", \"sync\"};\n";
+                      "static const char *const LABELS[] = {\"h2d\", \"host work\", \"sync\"};\n"
+                      "static const struct Fam FAMILIES[] = {{{\"out of bounds\", NULL}, \"oob\"}};\n"
+                      "void g(void) { names_add(&u, xstrdup(\"chapter.lua\")); }\n";
     assert_int_equal(write(fd, src, strlen(src)), (ssize_t)strlen(src));
     close(fd);
     Unmarked u = {0};
     scan_file_unmarked(path, &u);
     unlink(path);
     assert_int_equal(u.n, 5);   /* "run stopped", "on time", "late", LABELS' "host work", "sync"
-                                  (KIND_NAMES' are names; a row's first field is a key) */
+                                  (KIND_NAMES' and FAMILIES' rows are names, a file name is
+                                  no sentence; a row's first field is a key) */
 }
 
 int main(void) {
