@@ -14,6 +14,7 @@
 #include "app/cli.h"
 #include "app/cmd_common.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -76,7 +77,7 @@ static Diag *plan_write(const NewPlan *p) {
         if (fs_exists(p->files[i].path)) {
             char *shown = cmd_path_shown(p->files[i].path);
             Diag *d = diag_new(DIAG_ERROR, "exists", shown, 0, 0,
-                               "%s exists already; cudojo new never overwrites a file (nothing was written)", shown);
+                               N_("%s exists already; cudojo new never overwrites a file (nothing was written)"), shown);
             free(shown);
             return d;
         }
@@ -133,13 +134,13 @@ static void plan_chapter(NewPlan *p, const char *dir, const char *id, int order)
 
 static int new_chapter(Cli *cli, const char *id) {
     if (!new_id_ok(id)) {
-        fprintf(stderr, "cudojo new chapter: '%s' is not a chapter id: use letters, digits, '-', '_' and '.', "
-                        "starting with a letter or digit (e.g. shared-memory)\n", id);
+        fprintf(stderr, _("cudojo new chapter: '%s' is not a chapter id: use letters, digits, '-', '_' and '.', "
+                          "starting with a letter or digit (e.g. shared-memory)\n"), id);
         return 2;
     }
     const char *pack = cli->lessons_arg ? cli->lessons_arg : ".";
     if (!fs_is_dir(pack)) {
-        fprintf(stderr, "cudojo new chapter: --lessons %s: no such directory\n", pack);
+        fprintf(stderr, _("cudojo new chapter: --lessons %s: no such directory\n"), pack);
         return 2;
     }
     /* A chapter id must be new in the pack too (ids are unique across a course). */
@@ -149,7 +150,7 @@ static int new_chapter(Cli *cli, const char *id) {
     for (int i = 0; course && i < course->n_chapters; i++) {
         if (!strcmp(course->chapters[i].id, id)) {
             char *shown = cmd_path_shown(course->chapters[i].dir);
-            fprintf(stderr, "cudojo new chapter: the pack has a chapter '%s' already (%s)\n", id, shown);
+            fprintf(stderr, _("cudojo new chapter: the pack has a chapter '%s' already (%s)\n"), id, shown);
             free(shown);
             course_free(&course);
             return 1;
@@ -171,8 +172,8 @@ static int new_chapter(Cli *cli, const char *id) {
     } else if (cli->json) {
         cli_print_json(json_pack("{s:s, s:s, s:i}", "chapter", id, "dir", shown, "order", order));
     } else {
-        printf("made chapter '%s' in %s/ (chapter.lua, README.md, README.zh-CN.md)\n"
-               "next: cudojo new exercise %s EXERCISE-ID%s%s\n",
+        printf(_("made chapter '%s' in %s/ (chapter.lua, README.md, README.zh-CN.md)\n"
+                 "next: cudojo new exercise %s EXERCISE-ID%s%s\n"),
                id, shown, id, cli->lessons_arg ? " --lessons " : "", cli->lessons_arg ? cli->lessons_arg : "");
     }
     plan_fini(&plan);
@@ -429,8 +430,8 @@ static char *find_chapter(const char *pack, const char *name, Course *course, ch
         if (!strcmp(ch->id, name) || !strcmp(path_basename(ch->dir), name)) return xstrdup(ch->dir);
     }
     char *shown = cmd_path_shown(pack);
-    *why = xasprintf("no chapter '%s' in %s (give a chapter id, its folder name, or the path of a folder holding "
-                     "chapter.lua; `cudojo new chapter %s` makes one)",
+    *why = xasprintf(_("no chapter '%s' in %s (give a chapter id, its folder name, or the path of a folder holding "
+                       "chapter.lua; `cudojo new chapter %s` makes one)"),
                      name, shown, name);
     free(shown);
     return NULL;
@@ -438,8 +439,8 @@ static char *find_chapter(const char *pack, const char *name, Course *course, ch
 
 static int new_exercise(Cli *cli, const char *chapter, const char *id, bool program) {
     if (!new_id_ok(id)) {
-        fprintf(stderr, "cudojo new exercise: '%s' is not an exercise id: use letters, digits, '-', '_' and '.', "
-                        "starting with a letter or digit (e.g. vector-add)\n", id);
+        fprintf(stderr, _("cudojo new exercise: '%s' is not an exercise id: use letters, digits, '-', '_' and '.', "
+                          "starting with a letter or digit (e.g. vector-add)\n"), id);
         return 2;
     }
     const char *pack = cli->lessons_arg ? cli->lessons_arg : ".";
@@ -449,7 +450,7 @@ static int new_exercise(Cli *cli, const char *chapter, const char *id, bool prog
     char *why = NULL;
     char *dir = find_chapter(pack, chapter, course, &why);
     if (!dir) {
-        fprintf(stderr, "cudojo new exercise: %s\n", why);
+        fprintf(stderr, _("cudojo new exercise: %s\n"), why);
         free(why);
         course_free(&course);
         return 1;
@@ -466,8 +467,8 @@ static int new_exercise(Cli *cli, const char *chapter, const char *id, bool prog
         for (int e = 0; e < course->chapters[i].n_exercises; e++)
             if (!strcmp(course->chapters[i].exercises[e].id, id)) {
                 char *shown = cmd_path_shown(course->chapters[i].exercises[e].lua_path);
-                fprintf(stderr, "cudojo new exercise: the course has an exercise '%s' already (%s); exercise ids "
-                                "are unique across the course\n", id, shown);
+                fprintf(stderr, _("cudojo new exercise: the course has an exercise '%s' already (%s); exercise ids "
+                                  "are unique across the course\n"), id, shown);
                 free(shown);
                 course_free(&course);
                 free(dir);
@@ -488,7 +489,7 @@ static int new_exercise(Cli *cli, const char *chapter, const char *id, bool prog
         goto out;
     }
     if (!newcl) {
-        fprintf(stderr, "cudojo new exercise: %s has no `exercises = { ... }` list to add '%s' to\n", shown_cl, id);
+        fprintf(stderr, _("cudojo new exercise: %s has no `exercises = { ... }` list to add '%s' to\n"), shown_cl, id);
         status = 1;
         goto out;
     }
@@ -521,13 +522,14 @@ static int new_exercise(Cli *cli, const char *chapter, const char *id, bool prog
         cli_print_json(json_pack("{s:s, s:s, s:s, s:o}", "exercise", id, "kind", program ? "program" : "kernel",
                                  "chapter", shown_dir, "files", files));
     } else {
-        printf("made %s exercise '%s' in %s/:\n", program ? "program" : "kernel", id, shown_dir);
+        printf(program ? _("made program exercise '%s' in %s/:\n") : _("made kernel exercise '%s' in %s/:\n"), id,
+               shown_dir);
         for (int i = 0; i < plan.n; i++) {
             char *s = cmd_path_shown(plan.files[i].path);
             printf("  %s\n", s);
             free(s);
         }
-        printf("and listed it in %s. Check it with: cudojo verify %s\n", shown_cl, shown_dir);
+        printf(_("and listed it in %s. Check it with: cudojo verify %s\n"), shown_cl, shown_dir);
     }
     free(shown_dir);
 out:
@@ -547,22 +549,22 @@ int cmd_new(Cli *cli, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--program")) program = true;
         else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "cudojo new: unknown option '%s' (see cudojo new --help)\n", argv[i]);
+            fprintf(stderr, _("cudojo new: unknown option '%s' (see cudojo new --help)\n"), argv[i]);
             return 2;
         } else if (np < 4) pos[np++] = argv[i];
         else np++;
     }
     if (np == 2 && !strcmp(pos[0], "chapter") && !program) return new_chapter(cli, pos[1]);
     if (np == 3 && !strcmp(pos[0], "exercise")) return new_exercise(cli, pos[1], pos[2], program);
-    fprintf(stderr, "usage: cudojo new chapter ID\n"
-                    "       cudojo new exercise CHAPTER ID [--program]\n");
+    fputs(_("usage: cudojo new chapter ID\n"
+            "       cudojo new exercise CHAPTER ID [--program]\n"), stderr);
     return 2;
 }
 
 /* The command's entry in the table app/cli.c lists. */
 const Command CMD_NEW = {"new", "chapter ID | exercise CHAPTER ID [--program]",
-    "authors: a new chapter or exercise that verify already passes",
-    "new chapter ID makes the folder NN-ID (NN: the next chapter number) in the\n"
+    N_("authors: a new chapter or exercise that verify already passes"),
+    N_("new chapter ID makes the folder NN-ID (NN: the next chapter number) in the\n"
     "pack (--lessons DIR, default: the current directory) with chapter.lua,\n"
     "README.md and README.zh-CN.md.\n"
     "\n"
@@ -578,5 +580,5 @@ const Command CMD_NEW = {"new", "chapter ID | exercise CHAPTER ID [--program]",
     "  --program    a whole-program exercise (main(), built by nvcc) instead of\n"
     "               a kernel compiled by NVRTC\n"
     "\n"
-    "Nothing is overwritten: when a file exists already, nothing is written.\n",
+    "Nothing is overwritten: when a file exists already, nothing is written.\n"),
     cmd_new};

@@ -158,6 +158,59 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
     {"no title_zh: the chapter's title in Chinese", "没有 title_zh：章的中文标题"},
     {"missing: the lesson in Chinese (README.md's translation)", "缺少：中文课文（README.md 的翻译）"},
     {"missing: the lesson text", "缺少：课文"},
+    /* cudojo new (app/cmd_new.c; the files it writes are the author's to edit and stay English) */
+    {"authors: a new chapter or exercise that verify already passes", "供作者用：新建一章或一个 verify 已能通过的练习"},
+    {"new chapter ID makes the folder NN-ID (NN: the next chapter number) in the\n"
+     "pack (--lessons DIR, default: the current directory) with chapter.lua,\n"
+     "README.md and README.zh-CN.md.\n"
+     "\n"
+     "new exercise CHAPTER ID adds an exercise to a chapter (its id, its folder\n"
+     "name, or the path of a folder holding chapter.lua) and lists it in\n"
+     "chapter.lua: ID.lua with a CPU reference, the starter ID.cu, the solution\n"
+     "solutions/ID.cu and one wrong variant under solutions/wrong/. As written,\n"
+     "`cudojo verify` passes it: the starter fails, the solution passes, the\n"
+     "wrong variant fails. TODO(author) marks what to write; lessons/AUTHORING.md\n"
+     "goes on from there.\n"
+     "\n"
+     "Options:\n"
+     "  --program    a whole-program exercise (main(), built by nvcc) instead of\n"
+     "               a kernel compiled by NVRTC\n"
+     "\n"
+     "Nothing is overwritten: when a file exists already, nothing is written.\n",
+     "new chapter ID 在课程包（--lessons DIR，默认：当前目录）里建文件夹 NN-ID（NN：下一个\n"
+     "章号），内含 chapter.lua、README.md 和 README.zh-CN.md。\n"
+     "\n"
+     "new exercise CHAPTER ID 给一章（用它的 id、文件夹名，或含 chapter.lua 的文件夹路径指定）\n"
+     "加一个练习并把它列进 chapter.lua：带 CPU 参考实现的 ID.lua、起始代码 ID.cu、参考解答\n"
+     "solutions/ID.cu，以及 solutions/wrong/ 下的一个错误变体。照原样 `cudojo verify` 就能\n"
+     "通过：起始代码不通过，参考解答通过，错误变体不通过。TODO(author) 标出要写的地方；\n"
+     "之后见 lessons/AUTHORING.md。\n"
+     "\n"
+     "选项：\n"
+     "  --program    完整程序练习（有 main()，由 nvcc 构建），而不是由 NVRTC 编译的核函数\n"
+     "\n"
+     "不会覆盖任何东西：有文件已经存在时，什么都不写。\n"},
+    {"cudojo new chapter: '%s' is not a chapter id: use letters, digits, '-', '_' and '.', starting with a letter or digit (e.g. shared-memory)\n",
+     "cudojo new chapter：'%s' 不是章 id：请用字母、数字、'-'、'_' 和 '.'，以字母或数字开头（例如 shared-memory）\n"},
+    {"cudojo new chapter: --lessons %s: no such directory\n", "cudojo new chapter：--lessons %s：没有这个目录\n"},
+    {"cudojo new chapter: the pack has a chapter '%s' already (%s)\n", "cudojo new chapter：课程包里已经有一章 '%s'（%s）\n"},
+    {"made chapter '%s' in %s/ (chapter.lua, README.md, README.zh-CN.md)\nnext: cudojo new exercise %s EXERCISE-ID%s%s\n",
+     "已建好章 '%s'，在 %s/ 中（chapter.lua、README.md、README.zh-CN.md）\n下一步：cudojo new exercise %s 练习ID%s%s\n"},
+    {"no chapter '%s' in %s (give a chapter id, its folder name, or the path of a folder holding chapter.lua; `cudojo new chapter %s` makes one)",
+     "没有章 '%s'（在 %s 中）（请给出章 id、它的文件夹名，或含 chapter.lua 的文件夹路径；`cudojo new chapter %s` 可以新建一章）"},
+    {"cudojo new exercise: '%s' is not an exercise id: use letters, digits, '-', '_' and '.', starting with a letter or digit (e.g. vector-add)\n",
+     "cudojo new exercise：'%s' 不是练习 id：请用字母、数字、'-'、'_' 和 '.'，以字母或数字开头（例如 vector-add）\n"},
+    {"cudojo new exercise: %s\n", "cudojo new exercise：%s\n"},
+    {"cudojo new exercise: the course has an exercise '%s' already (%s); exercise ids are unique across the course\n",
+     "cudojo new exercise：课程里已经有练习 '%s'（%s）；练习 id 在整个课程中唯一\n"},
+    {"cudojo new exercise: %s has no `exercises = { ... }` list to add '%s' to\n",
+     "cudojo new exercise：%s 里没有可以加入 '%s' 的 `exercises = { ... }` 列表\n"},
+    {"made program exercise '%s' in %s/:\n", "已建好完整程序练习 '%s'，在 %s/ 中：\n"},
+    {"made kernel exercise '%s' in %s/:\n", "已建好核函数练习 '%s'，在 %s/ 中：\n"},
+    {"and listed it in %s. Check it with: cudojo verify %s\n", "并已列进 %s。用这个检查它：cudojo verify %s\n"},
+    {"cudojo new: unknown option '%s' (see cudojo new --help)\n", "cudojo new：未知选项 '%s'（见 cudojo new --help）\n"},
+    {"usage: cudojo new chapter ID\n       cudojo new exercise CHAPTER ID [--program]\n",
+     "用法：cudojo new chapter ID\n      cudojo new exercise CHAPTER ID [--program]\n"},
 };
 
 const size_t I18N_ZH_AUTHORS_COUNT = sizeof I18N_ZH_AUTHORS / sizeof I18N_ZH_AUTHORS[0];

@@ -283,6 +283,9 @@ const I18nEntry I18N_ZH_RUN[] = {
      "%s 不是任何练习的文件（它的名字不是任何练习的 id）；请两者都给出：cudojo %s EXERCISE --file %s"},
     {"%s is not your copy of %s and --file names another file; give one of them",
      "%s 不是你的 %s 副本，而 --file 又给了另一个文件；两者只能给一个"},
+    /* cudojo new's refusal to overwrite (app/cmd_new.c) */
+    {"%s exists already; cudojo new never overwrites a file (nothing was written)",
+     "%s 已经存在；cudojo new 从不覆盖文件（什么都没写）"},
 };
 
 const size_t I18N_ZH_RUN_COUNT = sizeof I18N_ZH_RUN / sizeof I18N_ZH_RUN[0];
