@@ -13,6 +13,7 @@
 #include "app/runner.h"
 #include "base/bytes.h"
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 /* A mutant's time limit: this many times the solution's run, at least
@@ -208,11 +209,11 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         for (int j = 0; j < k; j++) nth += e->ex->equivalent[j].undetected == q->undetected;
         if (!matched) {
             stale++;
-            json_array_append_new(notes, json_sprintf("%s[%d] (%s at \"%s\") names no mutant of the solution: remove "
-                                                      "it or say the line as it is now", field, nth, q->op, q->line));
+            json_array_append_new(notes, json_sprintf(N_("%s[%d] (%s at \"%s\") names no mutant of the solution: remove "
+                                                         "it or say the line as it is now"), field, nth, q->op, q->line));
         } else if (!passed) {
-            json_array_append_new(notes, json_sprintf("%s[%d] (%s at \"%s\"): the checks kill every mutant it names, "
-                                                      "so it is not needed", field, nth, q->op, q->line));
+            json_array_append_new(notes, json_sprintf(N_("%s[%d] (%s at \"%s\"): the checks kill every mutant it names, "
+                                                         "so it is not needed"), field, nth, q->op, q->line));
         }
     }
     bool bad = e->base == B_FAILED || survived > 0 || stale > 0;
@@ -243,23 +244,23 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         const char *c_ok = cli->color ? "\033[32m" : "", *c_bad = cli->color ? "\033[1;31m" : "";
         const char *off = cli->color ? "\033[0m" : "";
         if (e->skipped) {
-            printf("  - %-20s skipped: needs a GPU\n", e->ex->id);
+            printf(_("  - %-20s skipped: needs a GPU\n"), e->ex->id);
         } else if (e->base == B_FAILED) {
-            printf("  %s✗%s %-20s the solution %s does not pass, so its mutants were not run: %s\n", c_bad, off,
+            printf(_("  %s✗%s %-20s the solution %s does not pass, so its mutants were not run: %s\n"), c_bad, off,
                    e->ex->id, e->shown, e->base_summary ? e->base_summary : "");
         } else {
-            printf("  %s%s%s %-20s %d mutants: %d killed", bad ? c_bad : c_ok, bad ? "✗" : "✓", off, e->ex->id,
+            printf(_("  %s%s%s %-20s %d mutants: %d killed"), bad ? c_bad : c_ok, bad ? "✗" : "✓", off, e->ex->id,
                    e->muts.n, killed);
-            if (survived) printf(", %d survived", survived);
-            if (invalid) printf(", %d invalid", invalid);
-            if (equivalent) printf(", %d equivalent", equivalent);
-            if (undetected) printf(", %d undetected", undetected);
+            if (survived) printf(_(", %d survived"), survived);
+            if (invalid) printf(_(", %d invalid"), invalid);
+            if (equivalent) printf(_(", %d equivalent"), equivalent);
+            if (undetected) printf(_(", %d undetected"), undetected);
             printf("\n");
             for (int m = 0; m < e->muts.n; m++) {
                 if (e->state[m] != M_SURVIVED) continue;
                 const Mutant *mu = &e->muts.v[m];
                 char *before = bytes_printable(mu->before), *after = bytes_printable(mu->after);
-                printf("      %s:%d: %s survived (the checks pass)\n        - %s\n        + %s\n", e->shown, mu->line,
+                printf(_("      %s:%d: %s survived (the checks pass)\n        - %s\n        + %s\n"), e->shown, mu->line,
                        mu->op, before, after);
                 free(before);
                 free(after);
@@ -267,7 +268,11 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         }
         size_t i;
         json_t *n;
-        json_array_foreach(notes, i, n) printf("      %s:%s %s\n", e->ex->chunkname + 1, "", json_string_value(n));
+        json_array_foreach(notes, i, n) {
+            char *note = i18n_message(json_string_value(n));
+            printf("      %s: %s\n", e->ex->chunkname + 1, note);
+            free(note);
+        }
         fflush(stdout);
     }
     if (e->skipped) {
@@ -286,10 +291,10 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
 
 static void progress(bool tty, int done, int total, int survived, double t0, bool final) {
     if (tty) {
-        fprintf(stderr, "\rmutants: %d of %d runs, %d survived, %.0f s%s", done, total, survived, now_s() - t0,
+        fprintf(stderr, _("\rmutants: %d of %d runs, %d survived, %.0f s%s"), done, total, survived, now_s() - t0,
                 final ? "\n" : "");
     } else {
-        fprintf(stderr, "mutants: %d of %d runs, %d survived, %.0f s\n", done, total, survived, now_s() - t0);
+        fprintf(stderr, _("mutants: %d of %d runs, %d survived, %.0f s\n"), done, total, survived, now_s() - t0);
     }
     fflush(stderr);
 }
@@ -330,7 +335,7 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
     if (jobs > 64) jobs = 64;
     char *dir = mutants_tempdir();
     if (!dir) {
-        fprintf(stderr, "verify --mutants: cannot make a temporary folder: %s\n", strerror(errno));
+        fprintf(stderr, _("verify --mutants: cannot make a temporary folder: %s\n"), strerror(errno));
         for (int i = 0; i < n_ex; i++) ex_fini(&exs[i]);
         free(exs);
         return 2;
@@ -372,7 +377,7 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
             const ExState *e = &exs[printed];
             int c = (int)(e->ch - course->chapters);
             if (c != chapter_shown && !cli->json) {
-                char *title = bytes_printable(e->ch->title);
+                char *title = bytes_printable(cli_chapter_title(e->ch));
                 if (tty) fprintf(stderr, "\r\033[K");
                 printf("%s (%s)\n", title, e->ch->rel_dir);
                 free(title);
@@ -409,10 +414,10 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
                                  t.undetected, "problems", t.problems, "passed", status == 0));
     } else {
         json_decref(rows);
-        printf("\n%d exercises, %d mutants: %d killed, %d survived, %d invalid (do not compile), %d equivalent "
-               "(mutants_equivalent), %d undetected (mutants_undetected)%s\n",
+        printf(_("\n%d exercises, %d mutants: %d killed, %d survived, %d invalid (do not compile), %d equivalent "
+                 "(mutants_equivalent), %d undetected (mutants_undetected)%s\n"),
                t.exercises, t.mutants, t.killed, t.survived, t.invalid, t.equivalent, t.undetected,
-               t.problems ? "; and problems above" : "");
+               t.problems ? _("; and problems above") : "");
     }
     for (int i = 0; i < n_ex; i++) ex_fini(&exs[i]);
     free(exs);

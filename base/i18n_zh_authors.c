@@ -211,6 +211,23 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
     {"cudojo new: unknown option '%s' (see cudojo new --help)\n", "cudojo new：未知选项 '%s'（见 cudojo new --help）\n"},
     {"usage: cudojo new chapter ID\n       cudojo new exercise CHAPTER ID [--program]\n",
      "用法：cudojo new chapter ID\n      cudojo new exercise CHAPTER ID [--program]\n"},
+    /* cudojo verify --mutants (app/mutants_run.c; a mutation's name stays the code it changes) */
+    /* "  - %-20s skipped: needs a GPU\n" is cudojo verify's (base/i18n_zh.c) */
+    {"  %s✗%s %-20s the solution %s does not pass, so its mutants were not run: %s\n",
+     "  %s✗%s %-20s 参考解答 %s 不通过，所以没有运行它的变异体：%s\n"},
+    {"  %s%s%s %-20s %d mutants: %d killed", "  %s%s%s %-20s %d 个变异体：%d 个被杀死"},
+    {", %d survived", "，%d 个存活"},
+    {", %d invalid", "，%d 个无效"},
+    {", %d equivalent", "，%d 个等价"},
+    {", %d undetected", "，%d 个检测不到"},
+    {"      %s:%d: %s survived (the checks pass)\n        - %s\n        + %s\n",
+     "      %s:%d: %s 存活了（检查都通过）\n        - %s\n        + %s\n"},
+    {"\rmutants: %d of %d runs, %d survived, %.0f s%s", "\r变异体：%d/%d 次运行，%d 个存活，%.0f 秒%s"},
+    {"mutants: %d of %d runs, %d survived, %.0f s\n", "变异体：%d/%d 次运行，%d 个存活，%.0f 秒\n"},
+    {"verify --mutants: cannot make a temporary folder: %s\n", "verify --mutants：无法建立临时文件夹：%s\n"},
+    {"\n%d exercises, %d mutants: %d killed, %d survived, %d invalid (do not compile), %d equivalent (mutants_equivalent), %d undetected (mutants_undetected)%s\n",
+     "\n%d 个练习，%d 个变异体：%d 个被杀死，%d 个存活，%d 个无效（编译不过），%d 个等价（mutants_equivalent），%d 个检测不到（mutants_undetected）%s\n"},
+    {"; and problems above", "；另有上面列出的问题"},
 };
 
 const size_t I18N_ZH_AUTHORS_COUNT = sizeof I18N_ZH_AUTHORS / sizeof I18N_ZH_AUTHORS[0];

@@ -283,6 +283,11 @@ const I18nEntry I18N_ZH_RUN[] = {
      "%s 不是任何练习的文件（它的名字不是任何练习的 id）；请两者都给出：cudojo %s EXERCISE --file %s"},
     {"%s is not your copy of %s and --file names another file; give one of them",
      "%s 不是你的 %s 副本，而 --file 又给了另一个文件；两者只能给一个"},
+    /* verify --mutants' notes on an exercise's mutants_equivalent entries (app/mutants_run.c; --json's stay English) */
+    {"%s[%d] (%s at \"%s\") names no mutant of the solution: remove it or say the line as it is now",
+     "%s[%d]（%s，位于 \"%s\"）没有对应参考解答的任何变异体：删掉它，或按这一行现在的样子写"},
+    {"%s[%d] (%s at \"%s\"): the checks kill every mutant it names, so it is not needed",
+     "%s[%d]（%s，位于 \"%s\"）：检查能杀死它所指的每个变异体，所以不需要它"},
     /* cudojo new's refusal to overwrite (app/cmd_new.c) */
     {"%s exists already; cudojo new never overwrites a file (nothing was written)",
      "%s 已经存在；cudojo new 从不覆盖文件（什么都没写）"},
