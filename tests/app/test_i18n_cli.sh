@@ -4,8 +4,9 @@
 # included); in English a verdict is said once ("FAIL: compile error"), list
 # says where the learner's files are, and doctor on a machine without an
 # NVIDIA driver says so; in Chinese doctor, verify (on a tiny pack made by
-# `cudojo new`) and --help leave no English sentence (three words in a row)
-# while their --json stays English. Runs on the emulator. Prints
+# `cudojo new`), --help, and the authors' and instructors' commands (new,
+# lint, verify --mutants, grade, class) and exec's usage errors leave no
+# English sentence (three words in a row) while their --json stays English. Runs on the emulator. Prints
 # ok/not ok/skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
@@ -73,6 +74,34 @@ check "verify in Chinese: roles, verdicts in words, the tally, no English senten
      has "^3 个符合预期，0 个不符合" && [ -z "$(english)" ]'
 check "verify --json keeps English roles and verdicts" "(cd $T/pack && $ZH $BIN --backend=emu verify 01-intro --json)" \
     '[ $rc = 0 ] && has "\"role\": \"starter\"" && has "\"verdict\": \"pass\"" && ! has "参考解答"'
+# the authors' and instructors' commands: a command line quoted in a message
+# (cudojo new exercise intro ID, `cudojo new`) is a name, not a sentence
+english_prose() { printf "%s\n" "$out" | sed -E 's/`[^`]*`//g; s/cudojo( [A-Za-z0-9_.\/-]+)+//g' |
+    grep -E '[A-Za-z]{2,}[ ,:]+[A-Za-z]{2,}[ ,:]+[A-Za-z]{3,}'; }
+check "new in Chinese: what it made and what is next, no English sentence" \
+    "(cd $T/pack && $ZH $BIN new chapter second && $ZH $BIN new exercise second twice)" \
+    '[ $rc = 0 ] && has "^已建好章 .second." && has "^已建好核函数练习 .twice." && has "^并已列进 " && [ -z "$(english_prose)" ]'
+check "new's refusals in Chinese" "(cd $T/pack && $ZH $BIN new exercise second twice; $ZH $BIN new chapter 'bad id')" \
+    'has "练习 id 在整个课程中唯一" && has "不是章 id" && [ -z "$(english_prose)" ]'
+check "lint in Chinese: each problem and the tally, no English sentence" "(cd $T/pack && $ZH $BIN lint .)" \
+    '[ $rc = 1 ] && has "TODO(author) 占位还在这里" && has "个问题，共 2 章" && [ -z "$(english_prose)" ]'
+check "lint --json keeps English messages" "(cd $T/pack && $ZH $BIN lint . --json)" \
+    '[ $rc = 1 ] && has "is still here" && ! has "占位"'
+check "verify --mutants in Chinese: rows, progress and tally, no English sentence" \
+    "(cd $T/pack && $ZH $BIN --backend=emu verify --mutants 01-intro)" \
+    '[ $rc = 0 ] && has "个变异体：.* 个被杀死" && has "^变异体：" && has "^1 个练习，" && [ -z "$(english_prose)" ]'
+"$BIN" --lessons "$T/pack" init "$T/learner" >/dev/null 2>&1
+check "grade in Chinese: progress lines and the end-of-run summary, no English sentence" \
+    "$ZH $BIN --backend=emu grade $T/learner --course $T/pack --out $T/graded" \
+    '[ $rc = 0 ] && has "^grade：要做 " && has "^已为 1 名学员的 " && has "^成绩册：" && [ -z "$(english_prose)" ]'
+check "class in Chinese: the written report's note and usage errors, no English sentence" \
+    "$ZH $BIN class report $T/graded --html $T/report.html; $ZH $BIN class frob; $ZH $BIN class report" \
+    'has "^班级报告已写入 " && has "未知子命令" && has "^用法：cudojo class report" && [ -z "$(english_prose)" ]'
+check "exec's usage errors in Chinese, no English sentence" \
+    "$ZH $BIN exec; $ZH $BIN exec --devices 99 x; $ZH $BIN exec no-such-program-here; $ZH $BIN exec --frob x" \
+    'has "运行哪个程序" && has "1 到 16 之间" && has "在 PATH 中找不到" && has "未知选项" && [ -z "$(english_prose)" ]'
+check "the authors' commands' summaries in Chinese in cudojo --help" "$ZH $BIN --help" \
+    '[ $rc = 0 ] && has "供作者用：新建一章" && has "讲师用：按你的课程" && has "讲师用：根据评分数据库" && ! has "authors:" && ! has "instructors:"'
 check "--help in Chinese: usage and every command's options, no English sentence in them" "$ZH $BIN doctor --help" \
     '[ $rc = 0 ] && has "^用法：cudojo doctor" && has "所有命令都接受的选项" && [ -z "$(english)" ]'
 EMURT=${CUDOJO_EMURT_DIR:-$(cd "$(dirname "$BIN")" && pwd)/emurt}
