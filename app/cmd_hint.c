@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "app/cli.h"
+#include "app/cmd_args.h"
 #include "app/hint.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
@@ -16,15 +17,16 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
         fprintf(stderr, "%s", _("cudojo hint: expects one EXERCISE\n"));
         return 2;
     }
-    Workspace *ws = NULL;
-    const ChapterMeta *ch;
-    const ExerciseMeta *ex;
-    Diag *d = workspace_open_exercise(cli, argv[1], &ws, &ch, &ex);
+    /* EXERCISE as run takes it (cmd_args.h): a file names its exercise */
+    CmdTarget t;
+    Diag *d = cmd_target_open(&t, cli, "hint", argv[1], NULL);
     if (d) return cli_fail(d);
+    Workspace *ws = t.ws;
+    const ExerciseMeta *ex = t.ex;
     bool *seen = calloc((size_t)ex->n_hints + 1, sizeof *seen);
     if (!seen || (d = store_hints_seen(ws->store, ex->id, seen, ex->n_hints))) {
         free(seen);
-        workspace_close(&ws);
+        cmd_target_close(&t);
         return d ? cli_fail(d) : 1;
     }
     RunResult *last = hint_last_result(ws, ex);
@@ -35,7 +37,7 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
     char **hints = cli_prefers_chinese() && ex->n_hints_zh == ex->n_hints ? ex->hints_zh : ex->hints;
     if (next >= 0 && (d = store_record_hint(ws->store, ex->id, next))) {
         free(seen);
-        workspace_close(&ws);
+        cmd_target_close(&t);
         return cli_fail(d);
     }
     if (next >= 0) seen[next] = true;
@@ -63,7 +65,7 @@ int cmd_hint(Cli *cli, int argc, char **argv) {
         if (all_seen_before) printf("%s\n", _("(that was the last hint)"));
     }
     free(seen);
-    workspace_close(&ws);
+    cmd_target_close(&t);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "app/cli.h"
+#include "app/cmd_args.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
 #include "base/fs.h"
@@ -37,19 +38,31 @@ static Diag *backup_save(const char *mine, const char *dir, const char *id, char
         if (strcmp(d->code, "exists") != 0) return d;
         diag_free(&d);
     }
-    return diag_error("io", "cannot find a free backup name in %s", dir);
+    return diag_error("io", N_("cannot find a free backup name in %s"), dir);
 }
 
 int cmd_reset(Cli *cli, int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "cudojo reset: expects one EXERCISE\n");
+        fputs(_("cudojo reset: expects one EXERCISE\n"), stderr);
         return 2;
     }
-    Workspace *ws = NULL;
-    const ChapterMeta *ch;
-    const ExerciseMeta *ex;
-    Diag *d = workspace_open_exercise(cli, argv[1], &ws, &ch, &ex);
+    /* EXERCISE as run takes it (cmd_args.h); reset only ever writes the
+     * learner's copy, so another file named is refused, not reset */
+    CmdTarget t;
+    Diag *d = cmd_target_open(&t, cli, "reset", argv[1], NULL);
     if (d) return cli_fail(d);
+    if (t.file) {
+        char *mine = workspace_exercise_path(t.ws, t.ch, t.ex), *shown = workspace_display_path(mine);
+        fprintf(stderr, _("cudojo reset: %s is not your copy of %s (%s), and reset only puts the starter back in "
+                          "your copy: cudojo reset %s\n"), argv[1], t.ex->id, shown, t.ex->id);
+        free(shown);
+        free(mine);
+        cmd_target_close(&t);
+        return 2;
+    }
+    Workspace *ws = t.ws;
+    const ChapterMeta *ch = t.ch;
+    const ExerciseMeta *ex = t.ex;
     char *mine = workspace_exercise_path(ws, ch, ex);
     char *starter = path_join(ch->dir, ex->source);
     char *backup = NULL;
@@ -68,15 +81,14 @@ int cmd_reset(Cli *cli, int argc, char **argv) {
                                  "backup", bytes_to_json(backup)));
     } else {
         char *shown = workspace_display_path(mine);
-        printf("%s is the starter again.", shown);
-        if (backup) printf(" Your version was saved as %s", backup);
-        printf("\n");
+        if (backup) printf(_("%s is the starter again. Your version was saved as %s\n"), shown, backup);
+        else printf(_("%s is the starter again.\n"), shown);
         free(shown);
     }
     free(mine);
     free(starter);
     free(backup);
-    workspace_close(&ws);
+    cmd_target_close(&t);
     return status;
 }
 

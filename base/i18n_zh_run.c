@@ -288,6 +288,8 @@ const I18nEntry I18N_ZH_RUN[] = {
      "%s[%d]（%s，位于 \"%s\"）没有对应参考解答的任何变异体：删掉它，或按这一行现在的样子写"},
     {"%s[%d] (%s at \"%s\"): the checks kill every mutant it names, so it is not needed",
      "%s[%d]（%s，位于 \"%s\"）：检查能杀死它所指的每个变异体，所以不需要它"},
+    /* cudojo reset (app/cmd_reset.c) */
+    {"cannot find a free backup name in %s", "在 %s 中找不到可用的备份文件名"},
     /* cudojo new's refusal to overwrite (app/cmd_new.c) */
     {"%s exists already; cudojo new never overwrites a file (nothing was written)",
      "%s 已经存在；cudojo new 从不覆盖文件（什么都没写）"},

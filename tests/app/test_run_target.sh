@@ -1,10 +1,11 @@
 #!/bin/sh
-# tests/app/test_run_target.sh: which file run, debug and watch use when
-# EXERCISE is written as a file: the learner's workspace copy runs and is
-# recorded as with the id; another file (a solution, a copy elsewhere) runs
-# instead, unrecorded, and the command says so on stderr; a file that does
-# not exist is an error naming it. And --block/--warp mean the same to run
-# --explain and debug. Runs on the emulator. Prints ok/not ok/skip per case.
+# tests/app/test_run_target.sh: which file run, debug and watch (and reset,
+# hint) use when EXERCISE is written as a file: the learner's workspace copy
+# runs and is recorded as with the id; another file (a solution, a copy
+# elsewhere) runs instead, unrecorded, and the command says so on stderr; a
+# file that does not exist is an error naming it; reset refuses another file.
+# And --block/--warp mean the same to run --explain and debug. Runs on the
+# emulator. Prints ok/not ok/skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
@@ -74,7 +75,7 @@ watch_case() {
     n1=$(attempts)
     "$BIN" --backend=emu watch "$T/w/vector-add.cu" --json > "$T/watch.out" 2> "$T/watch.err" &
     wpid=$!
-    i=0; while [ $i -lt 100 ] && ! grep -q '"watching"' "$T/watch.out"; do sleep 0.1; i=$((i + 1)); done
+    i=0; while [ $i -lt 100 ] && ! grep -q '"watching"' "$T/watch.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
     kill -INT $wpid 2>/dev/null; sleep 0.3; kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
     grep -q '"verdict": *"pass"' "$T/watch.out" && grep -q "\"file\": *\"$T/w/vector-add.cu\"" "$T/watch.out" &&
         grep -q "not your copy of vector-add" "$T/watch.err" && [ "$(attempts)" = "$n1" ]
@@ -96,3 +97,12 @@ check "debug says --block needs a value" "$BIN debug vector-add --block" \
     '[ $rc = 2 ] && err_has "cudojo debug: --block needs a value"'
 check "debug takes --block=X,Y like run" "$BIN debug vector-add --block=1,0 --warp=1 --print" \
     '[ $rc = 0 ] && has "block (1,0,0), warp 1 of "'
+
+# reset and hint take EXERCISE the same way
+check "reset of another file is refused, naming the copy it would reset" \
+    "cp hello-gpu/vector-add.cu $T/before.cu && $BIN reset $SOL" \
+    '[ $rc = 2 ] && err_has "is not your copy of vector-add (hello-gpu/vector-add.cu)" && cmp -s hello-gpu/vector-add.cu $T/before.cu'
+check "reset of the workspace copy by its path resets it" "echo '// mine' >> hello-gpu/vector-add.cu && $BIN reset hello-gpu/vector-add.cu" \
+    '[ $rc = 0 ] && has "hello-gpu/vector-add.cu is the starter again. Your version was saved as" && ! grep -q "// mine" hello-gpu/vector-add.cu'
+check "hint of a file that does not exist is an error naming it" "$BIN hint nosuch/vector-add.cu" \
+    '[ $rc = 2 ] && err_has "error: nosuch/vector-add.cu: no such file"'
