@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 char *cmd_path_shown(const char *path) {
@@ -35,7 +36,7 @@ int run_args_parse(RunArgs *ra, int argc, char **argv, const char *cmd) {
         if (kv) {
             const char *eq = strchr(kv, '=');
             if (!eq || eq == kv) {
-                fprintf(stderr, "cudojo %s: --param needs NAME=VALUE (got '%s')\n", cmd, kv);
+                fprintf(stderr, _("cudojo %s: --param needs NAME=VALUE (got '%s')\n"), cmd, kv);
                 run_args_fini(ra);
                 return 2;
             }
@@ -48,13 +49,13 @@ int run_args_parse(RunArgs *ra, int argc, char **argv, const char *cmd) {
         } else if (!strcmp(cmd, "run") && (!strcmp(a, "--trace") || !strncmp(a, "--trace=", 8))) {
             const char *f = a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : NULL;
             if (!f || !*f) {
-                fprintf(stderr, "cudojo %s: --trace needs a file name (e.g. --trace timeline.json)\n", cmd);
+                fprintf(stderr, _("cudojo %s: --trace needs a file name (e.g. --trace timeline.json)\n"), cmd);
                 run_args_fini(ra);
                 return 2;
             }
             ra->trace = f;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "cudojo %s: unknown option '%s' (see `cudojo %s --help`)\n", cmd, a, cmd);
+            fprintf(stderr, _("cudojo %s: unknown option '%s' (see `cudojo %s --help`)\n"), cmd, a, cmd);
             run_args_fini(ra);
             return 2;
         } else {

@@ -138,6 +138,10 @@ const I18nEntry I18N_ZH[] = {
     {"cudojo run: --explain %s: expects a source line number or 'worst'\n", "cudojo run：--explain %s：需要源代码行号或 'worst'\n"},
     {"cudojo %s: --block %s: expects X or X,Y or X,Y,Z\n", "cudojo %s：--block %s：需要 X、X,Y 或 X,Y,Z\n"},
     {"cudojo %s: --warp %s: expects a warp 0-31\n", "cudojo %s：--warp %s：需要线程束编号 0-31\n"},
+    {"cudojo %s: --param needs NAME=VALUE (got '%s')\n", "cudojo %s：--param 需要 NAME=VALUE（收到的是 '%s'）\n"},
+    {"cudojo %s: --trace needs a file name (e.g. --trace timeline.json)\n",
+     "cudojo %s：--trace 需要一个文件名（例如 --trace timeline.json）\n"},
+    {"cudojo %s: unknown option '%s' (see `cudojo %s --help`)\n", "cudojo %s：未知选项 '%s'（见 `cudojo %s --help`）\n"},
     {"cudojo %s: %s needs a value (see cudojo %s --help)\n", "cudojo %s：%s 需要一个值（见 cudojo %s --help）\n"},
     /* an EXERCISE that is a file (app/cmd_args.c, cmd_watch.c, cmd_debug.c) */
     {"cudojo %s: %s defines exercise %s; using your copy %s\n", "cudojo %s：%s 定义了练习 %s；使用你的副本 %s\n"},

@@ -486,7 +486,7 @@ static const char *const SCREEN_FILES[] = {"app/cmd_list.c", "app/cmd_progress.c
                                            "app/cmd_verify.c", "app/cli.c",
                                            "app/exec_summary.c", "app/cmd_args.c", "app/cmd_watch.c",
                                            "app/cmd_exec.c", "app/cmd_class.c", "app/cmd_lint.c",
-                                           "app/mutants_run.c", "app/cmd_reset.c"};
+                                           "app/mutants_run.c", "app/cmd_reset.c", "app/cmd_common.c"};
 
 /* Not scanned: tui_highlight.c's tables are C and CUDA keywords, not text.
  * Still to be marked and translated (issue 17; remove a file from here
