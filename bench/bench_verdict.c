@@ -209,6 +209,22 @@ static json_t *row_json(const ExerciseBench *b) {
     return j;
 }
 
+/* The exercises over the goal, each with the phase where most of its time went. */
+static void print_not_met(const ExerciseBench *rows, int n, bool cuda) {
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        const ExerciseBench *b = &rows[i];
+        if (b->verdict || b->p50 <= goal_ms(cuda)) continue;
+        int top = 0;
+        for (int p = 1; p < N_PHASES; p++)
+            if (b->phase_p50[p] > b->phase_p50[top]) top = p;
+        printf("%s %s %.0f ms (most in %s: %.0f ms)", any ? "," : "over the goal:", b->ex->id, b->p50, SHORT[top],
+               b->phase_p50[top]);
+        any = true;
+    }
+    if (any) printf("\n");
+}
+
 /* The exercises whose references came from the cache: cold against warm. */
 static void print_ref_cache(const ExerciseBench *rows, int n) {
     bool any = false;
@@ -348,6 +364,7 @@ int main(int argc, char **argv) {
         }
         printf("%d exercises ran on %s, %d met the goal (p50 ≤ %.0f ms), %d did not pass\n", ran,
                cuda ? "a GPU" : "the emulator", met, goal_ms(cuda), n_rows - ran);
+        print_not_met(rows, n_rows, cuda);
         print_ref_cache(rows, n_rows);
     }
     if (json_path) {
