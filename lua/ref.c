@@ -447,13 +447,19 @@ static int ref_histogram(lua_State *L) {
 
 /* A scan in two passes over REF_BLOCK blocks (every core): each block's
  * total, then each block from the total of the blocks before it. Floats
- * accumulate in double, integers wrap in 64 bits (then like the dtype). */
+ * accumulate in double, integers wrap in 64 bits (then like the dtype).
+ * With segments of `seg` elements (0: one segment) the sum restarts at
+ * every multiple of seg: a block's total is then its elements from the
+ * last segment start in it, and a block holding a start (cut) passes on
+ * only that. */
 typedef struct ScanCtx {
     const GpuArray *a;
     GpuArray *r;
     bool inclusive;
+    size_t seg;
     double *tot;                 /* per block: its total, then the total before it */
     uint64_t *itot;
+    unsigned char *cut;          /* per block: a segment starts in it */
 } ScanCtx;
 
 static void scan_totals(void *p, int k, size_t i0, size_t i1) {
@@ -465,7 +471,13 @@ static void scan_totals(void *p, int k, size_t i0, size_t i1) {
         double s = 0, x[ARRAY_CHUNK];
         uint64_t is = 0;
         int64_t ix[ARRAY_CHUNK];
-        for (size_t j = b0; j < b1; j += ARRAY_CHUNK) {
+        size_t from = b0;
+        if (c->seg) {
+            size_t last = (b1 - 1) / c->seg * c->seg;   /* the last segment start before b1 */
+            c->cut[blk] = last >= b0;
+            if (last > b0) from = last;
+        }
+        for (size_t j = from; j < b1; j += ARRAY_CHUNK) {
             size_t m = b1 - j < ARRAY_CHUNK ? b1 - j : ARRAY_CHUNK;
             if (fl) {
                 array_load_f64(c->a, j, m, x);
@@ -489,12 +501,14 @@ static void scan_blocks(void *p, int k, size_t i0, size_t i1) {
         double s = c->tot[blk], x[ARRAY_CHUNK];
         uint64_t is = c->itot[blk];
         int64_t ix[ARRAY_CHUNK];
+        size_t seg = c->seg ? c->seg : SIZE_MAX;
         for (size_t j = b0; j < b1; j += ARRAY_CHUNK) {
             size_t m = b1 - j < ARRAY_CHUNK ? b1 - j : ARRAY_CHUNK;
             if (fl) {
                 array_load_f64(c->a, j, m, x);
                 for (size_t q = 0; q < m; q++) {
                     double v = x[q];
+                    if ((j + q) % seg == 0) s = 0;
                     if (c->inclusive) s += v;
                     x[q] = s;
                     if (!c->inclusive) s += v;
@@ -504,6 +518,7 @@ static void scan_blocks(void *p, int k, size_t i0, size_t i1) {
                 array_load_i64(c->a, j, m, ix);
                 for (size_t q = 0; q < m; q++) {
                     uint64_t v = (uint64_t)ix[q];
+                    if ((j + q) % seg == 0) is = 0;
                     if (c->inclusive) is += v;
                     ix[q] = (int64_t)is;
                     if (!c->inclusive) is += v;
@@ -517,6 +532,7 @@ static void scan_blocks(void *p, int k, size_t i0, size_t i1) {
 static int ref_scan(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     bool inclusive = true;
+    lua_Integer seg = 0;
     if (lua_istable(L, 2)) {
         lua_getfield(L, 2, "inclusive");
         if (!lua_isnil(L, -1)) inclusive = lua_toboolean(L, -1);
@@ -524,14 +540,23 @@ static int ref_scan(lua_State *L) {
         lua_getfield(L, 2, "exclusive");
         if (lua_toboolean(L, -1)) inclusive = false;
         lua_pop(L, 1);
+        lua_getfield(L, 2, "segment");
+        if (!lua_isnil(L, -1)) {
+            int ok = 0;
+            seg = lua_tointegerx(L, -1, &ok);
+            if (!ok || seg < 1) return luaL_error(L, "ref.scan: segment must be a whole number of elements >= 1");
+        }
+        lua_pop(L, 1);
     }
     rd(L, a);
     GpuArray *r = new_like(L, a, a->dtype);
     size_t nb = (a->n + REF_BLOCK - 1) / REF_BLOCK;
-    ScanCtx c = {a, r, inclusive, calloc(nb ? nb : 1, sizeof(double)), calloc(nb ? nb : 1, sizeof(uint64_t))};
-    if (!c.tot || !c.itot) {
+    ScanCtx c = {a, r, inclusive, (size_t)seg, calloc(nb ? nb : 1, sizeof(double)),
+                 calloc(nb ? nb : 1, sizeof(uint64_t)), calloc(nb ? nb : 1, 1)};
+    if (!c.tot || !c.itot || !c.cut) {
         free(c.tot);
         free(c.itot);
+        free(c.cut);
         return luaL_error(L, "ref.scan: out of memory");
     }
     if (nb > 1) par_for(a->n, REF_BLOCK, PAR_MIN_ELEMS, scan_totals, &c);
@@ -542,12 +567,13 @@ static int ref_scan(lua_State *L) {
         uint64_t it = c.itot[b];
         c.tot[b] = s;
         c.itot[b] = is;
-        s += t;
-        is += it;
+        s = c.cut[b] ? t : s + t;
+        is = c.cut[b] ? it : is + it;
     }
     par_for(a->n, REF_BLOCK, PAR_MIN_ELEMS, scan_blocks, &c);
     free(c.tot);
     free(c.itot);
+    free(c.cut);
     return 1;
 }
 

@@ -113,6 +113,31 @@ static void ref__scan_inclusive_exclusive(void **state) {
             "assert(math.abs(f[999] - 100) < 1e-4)\n");
 }
 
+static void ref__scan_restarts_at_every_segment(void **state) {
+    (void)state;
+    run_lua("local a = gpu.array('i32', 7):set{ 3, 1, 4, 1, 5, 9, 2 }\n"
+            "local inc, exc = ref.scan(a, { segment = 3 }), ref.scan(a, { segment = 3, exclusive = true })\n"
+            "local wi, we = { 3, 4, 8, 1, 6, 15, 2 }, { 0, 3, 4, 0, 1, 6, 0 }\n"
+            "for i = 0, 6 do assert(inc[i] == wi[i + 1] and exc[i] == we[i + 1], 'segmented scan ' .. i) end\n"
+            "assert(not pcall(ref.scan, a, { segment = 0 }), 'segment 0 is an error')\n"
+            /* across the C blocks of 2^16 elements and the cores: segments that divide them, that do
+             * not, and one longer than a block */
+            "local n = 300007\n"
+            "local x = gpu.array('i32', n):random{ lo = -50, hi = 50, seed = 3 }\n"
+            "local f = gpu.array('f32', n):random{ lo = -1, hi = 1, seed = 4 }\n"
+            "for _, seg in ipairs{ 1000, 70001 } do\n"
+            "  local sx, sf = ref.scan(x, { segment = seg }), ref.scan(f, { segment = seg, exclusive = true })\n"
+            "  local s, e = 0, 0.0\n"
+            "  for i = 0, n - 1 do\n"
+            "    if i % seg == 0 then s, e = 0, 0.0 end\n"
+            "    s = s + x[i]\n"
+            "    assert(sx[i] == s, 'segment ' .. seg .. ' at ' .. i .. ': ' .. sx[i] .. ' vs ' .. s)\n"
+            "    assert(math.abs(sf[i] - e) <= 1e-5 * (1 + math.abs(e)), 'f32 segment ' .. seg .. ' at ' .. i)\n"
+            "    e = e + f[i]\n"
+            "  end\n"
+            "end\n");
+}
+
 static void ref__sort(void **state) {
     (void)state;
     run_lua("local a = gpu.array('f32', 1000):random{ lo = -5, hi = 5, seed = 9 }\n"
@@ -249,6 +274,7 @@ int main(void) {
         cmocka_unit_test(ref__transpose),
         cmocka_unit_test(ref__histogram),
         cmocka_unit_test(ref__scan_inclusive_exclusive),
+        cmocka_unit_test(ref__scan_restarts_at_every_segment),
         cmocka_unit_test(ref__sort),
         cmocka_unit_test(ref__map_block_sums_minmax),
         cmocka_unit_test(ref__large_arrays_on_every_core_give_what_one_loop_gives),
