@@ -131,11 +131,11 @@ return {
   run = function(t)
     local on_gpu = t:device().backend == "cuda"
     local reads = t:param("reads", 8)
-    -- on the emulator 32 KiB to 512 KiB (still 8 managed pages per array at
+    -- on the emulator 16 KiB to 256 KiB (still 4 managed pages per array at
     -- the largest, where a late prefetch faults past the tolerance), each
     -- run once (its times are modeled): 4 MB twice cost some 9 s
     local reps = t:param("reps", on_gpu and 3 or 1)
-    local sizes = on_gpu and { 4096, 32768, 262144 } or { 32, 128, 512 }   -- KiB
+    local sizes = on_gpu and { 4096, 32768, 262144 } or { 16, 64, 256 }   -- KiB
     local args = { reads, reps }
     for _, s in ipairs(sizes) do args[#args + 1] = s end
     local r = t:program{ args = args }
