@@ -9,7 +9,16 @@
  * launch call, median of REPS runs after one warm-up. It also times the
  * 256-thread tree reduction over 16,384 floats that Numba's CUDA simulator
  * needs 70 s for, and the 256 x 256 x 256 tiled SGEMM, against the goals.
- * Run from the repository root (`make bench`). Never part of the tests. */
+ * Run from the repository root (`make bench`). Never part of the tests.
+ *
+ * `bench_emu --ab [REPS]` prints only the one-core figures, one line per
+ * kernel and mode ("ab<TAB>kernel<TAB>plain|checked<TAB>M warp-inst/s"), for
+ * comparing two builds run in turns (bench/emu_ab.sh); the time there is the
+ * process's CPU time. An optional third argument runs only the kernels whose
+ * label contains it. `bench_emu --one plain|checked KERNEL` launches the
+ * first kernel whose label contains KERNEL once, for a profiler
+ * (`valgrind --tool=callgrind`: its instruction count is the same on every
+ * run, however busy the machine). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,9 +79,13 @@ static const char *const CONFIG_NAMES[N_CONFIGS] = {"1 core", "1 core+chk", "all
 static Backend *g_be[N_CONFIGS];
 static Backend *g_count_be;   /* metrics on: counts instructions */
 
+/* --ab times the process's CPU time, not the wall clock: on a shared, busy
+ * machine the wall time of a one-core run counts the time others ran. */
+static bool g_cpu_time;
+
 static double now_s(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(g_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -152,7 +165,7 @@ static double run_bench(Backend *be, const CompiledModule *mod, const Bench *bn,
         double t0 = now_s();
         d = ops->launch(be, bm, bn->kernel, &cfg, args, nargs, &rep);
         double t = now_s() - t0;
-        if (!d && r > 0) times[ntimes++] = t;
+        if (!d && (r > 0 || reps == 0)) times[ntimes++] = t;   /* reps 0: the one run */
         if (!d && warp_inst && rep.metrics) {
             json_t *wi = json_object_get(json_object_get(rep.metrics, "totals"), "warp_instructions");
             if (wi) *warp_inst = (uint64_t)json_integer_value(wi);
@@ -196,8 +209,54 @@ static CompiledModule *module_cached(const char *file) {
     return mods[n++];
 }
 
-int main(void) {
+/* --ab: one-core plain and checked rates of each kernel, tab-separated. */
+static int run_ab(int reps, const char *only) {
+    for (int b = 0; b < N_BENCHES; b++) {
+        const Bench *bn = &BENCHES[b];
+        if (only && !strstr(bn->label, only)) continue;
+        const CompiledModule *mod = module_cached(bn->file);
+        if (!mod) return 1;
+        uint64_t wi = 0;
+        run_bench(g_count_be, mod, bn, 0, &wi);
+        for (int c = C1_PLAIN; c <= C1_CHECKED; c++) {
+            double t = run_bench(g_be[c], mod, bn, reps, NULL);
+            if (t <= 0 || !wi) return 1;
+            printf("ab\t%s\t%s\t%.3f\n", bn->label, c == C1_PLAIN ? "plain" : "checked", (double)wi / t / 1e6);
+            fflush(stdout);
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (argc == 4 && !strcmp(argv[1], "--one")) {
+        bool checked = !strcmp(argv[2], "checked");
+        Backend *be = open_emu(1, checked);
+        int rc = 1;
+        for (int b = 0; b < N_BENCHES && be && rc; b++) {
+            if (!strstr(BENCHES[b].label, argv[3])) continue;
+            const CompiledModule *mod = module_cached(BENCHES[b].file);
+            double t = mod ? run_bench(be, mod, &BENCHES[b], 0, NULL) : -1;
+            printf("%s, %s: %.3f s\n", BENCHES[b].label, checked ? "checked" : "plain", t);
+            rc = 0;
+        }
+        backend_close(&be);
+        return rc;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--ab")) {
+        int reps = argc >= 3 ? atoi(argv[2]) : REPS;
+        if (reps < 1 || reps > 15) reps = REPS;
+        g_cpu_time = true;
+        g_be[C1_PLAIN] = open_emu(1, false);
+        g_be[C1_CHECKED] = open_emu(1, true);
+        g_count_be = g_be[C1_CHECKED];
+        if (!g_be[C1_PLAIN] || !g_count_be) return 1;
+        int rc = run_ab(reps, argc >= 4 ? argv[3] : NULL);
+        backend_close(&g_be[C1_PLAIN]);
+        backend_close(&g_be[C1_CHECKED]);
+        return rc;
+    }
     g_be[C1_PLAIN] = open_emu(1, false);
     g_be[C1_CHECKED] = open_emu(1, true);
     g_be[CN_PLAIN] = open_emu(0, false);

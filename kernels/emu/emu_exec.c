@@ -55,6 +55,7 @@ Worker *emu_worker_new(EmuLaunch *L, int index) {
     W->local = xcalloc((size_t)W->nthreads * k->local_size + 16, 1);
     W->n_lines = k->max_line + 1;
     W->lines = xcalloc((size_t)W->n_lines, sizeof(LineStats));
+    if (L->metrics) W->pcc = xcalloc((size_t)k->n_code + 1, sizeof *W->pcc);
     W->order = xcalloc((size_t)W->nwarps, sizeof(int));
     W->hint = -1;
     W->rng = L->seed * 0x9e3779b97f4a7c15ull + (uint64_t)index + 1;
@@ -71,6 +72,7 @@ void emu_worker_free(Worker **wp) {
     free(W->shadow);
     free(W->local);
     free(W->lines);
+    free(W->pcc);
     free(W->order);
     emu_gshadow_free(W);
     for (int i = 0; i < W->nf; i++) free(W->f[i].message);
@@ -360,13 +362,76 @@ static bool named_barrier(Worker *W, Warp *w, Group *g, const Instr *in, uint32_
 /* Metrics for the time prediction (kernels/predict.h): which pipe runs the
  * instruction, and whether it reads a register a global load has not yet
  * delivered (the warp waits a round trip to memory: memory_waits; the loads
- * issued before that wait were in flight together). */
+ * issued before that wait were in flight together).
+ *
+ * The pipe depends on the instruction alone, so warp_run counts executions
+ * and active lanes per pc (Worker.pcc) and emu_worker_fold_counts turns them
+ * into the pipes' totals, thread_instructions and each line's executions
+ * once, after the launch. The waits depend on the order the warp ran its
+ * instructions in: metrics_wait runs per instruction, only when it can
+ * change something (wait_may_change). */
 static bool is_f32ish(int type) { return type == T_F32 || type == T_F16 || type == T_F16X2 || type == T_BF16 || type == T_BF16X2; }
 
-static void metrics_pipe(Worker *W, Warp *w, const Instr *in, int32_t at) {
+enum { PIPE_MEM, PIPE_CTRL, PIPE_FP32, PIPE_FP64, PIPE_SFU, PIPE_INT };
+
+static int pipe_of(const Instr *in) {
+    switch (in->op) {
+    case OP_LD: case OP_WMMA_LD: case OP_ATOM:
+    case OP_ST: case OP_RED: case OP_PREFETCH: case OP_SHFL: case OP_WMMA_ST:
+    case OP_CPASYNC:
+        return PIPE_MEM;
+    case OP_BRA: case OP_BRX: case OP_RET: case OP_EXIT: case OP_TRAP: case OP_BAR: case OP_BAR_WARP:
+    case OP_MEMBAR: case OP_VOTE: case OP_ACTIVEMASK: case OP_MATCH: case OP_REDUX: case OP_CLOCK:
+    case OP_CALL_PRINTF: case OP_CALL_ASSERT: case OP_CALL_MALLOC: case OP_CALL_FREE: case OP_BRKPT:
+        return PIPE_CTRL;
+    case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH:
+        return in->type == T_F64 ? PIPE_FP64 : PIPE_SFU;
+    case OP_DIV:
+        return in->type == T_F64 ? PIPE_FP64 : is_f32ish(in->type) ? PIPE_SFU : PIPE_INT;
+    case OPF_FADD: case OPF_FSUB: case OPF_FMUL: case OPF_FFMA: case OPF_SETPF32: case OP_MMA:
+        return PIPE_FP32;
+    case OP_FMA: case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_MIN: case OP_MAX: case OP_NEG:
+    case OP_ABS: case OP_SETP: case OP_COPYSIGN: case OP_TESTP:
+        return in->type == T_F64 ? PIPE_FP64 : is_f32ish(in->type) ? PIPE_FP32 : PIPE_INT;
+    default:
+        return PIPE_INT;
+    }
+}
+
+void emu_worker_fold_counts(Worker *W) {
+    if (!W->pcc) return;
+    const Kernel *k = W->k;
     Totals *t = &W->t;
-    /* This runs per instruction: the registers' bits (r & 31) rule out most
-     * instructions before the lists are compared. A store's value registers
+    uint64_t *pipe[] = {[PIPE_MEM] = &t->mem_instructions, [PIPE_CTRL] = &t->ctrl_instructions,
+                        [PIPE_FP32] = &t->fp32_instructions, [PIPE_FP64] = &t->fp64_instructions,
+                        [PIPE_SFU] = &t->sfu_instructions, [PIPE_INT] = &t->int_instructions};
+    for (int pc = 0; pc < k->n_code; pc++) {
+        PcCount *c = &W->pcc[pc];
+        if (!c->exec) continue;
+        const Instr *in = &k->code[pc];
+        t->thread_instructions += c->lanes;
+        *pipe[pipe_of(in)] += c->exec;
+        if (in->line > 0 && in->line < W->n_lines) {
+            W->lines[in->line].executions += c->exec;
+            W->lines[in->line].active_lanes += c->lanes;
+        }
+        c->exec = c->lanes = 0;
+    }
+}
+
+/* Instructions that may start or end a wait with nothing of theirs pending
+ * (a global load, atomic or fragment load issues one; a fence for the whole
+ * grid waits), by op. */
+static const bool WAIT_OPS[OP_COUNT_] = {[OP_LD] = true, [OP_ATOM] = true, [OP_WMMA_LD] = true, [OP_MEMBAR] = true};
+
+static inline bool wait_may_change(const Warp *w, const Instr *in) {
+    return (w->pend_bits & in->src_bits) || w->pend_frag || w->pend_shared_st || WAIT_OPS[in->op];
+}
+
+static void metrics_wait(Worker *W, Warp *w, const Instr *in, int32_t at) {
+    Totals *t = &W->t;
+    /* The registers' bits (r & 31) rule out most instructions before the
+     * lists are compared. A store's value registers
      * are sources too. A store to shared memory of
      * a loaded value does not wait where the PTX has it: ptxas moves the
      * global loads before it (they cannot alias), so the warp waits once
@@ -400,7 +465,6 @@ static void metrics_pipe(Worker *W, Warp *w, const Instr *in, int32_t at) {
     }
     switch (in->op) {
     case OP_LD:
-        t->mem_instructions++;
         if (in->space != SP_GLOBAL && in->space != SP_GENERIC) break;
         /* a load of a group the warp already waited for was issued with the
          * group's first (emu_group_loads): its value is there */
@@ -413,45 +477,15 @@ static void metrics_pipe(Worker *W, Warp *w, const Instr *in, int32_t at) {
             }
         break;
     case OP_WMMA_LD:
-        t->mem_instructions++;
         if (in->space == SP_GLOBAL || in->space == SP_GENERIC) w->pend_frag = true;
         break;
     case OP_ATOM:
-        t->mem_instructions++;
         if ((in->space == SP_GLOBAL || in->space == SP_GENERIC) && in->d[0] >= 0 && w->n_pend < 32) {
             w->pend[w->n_pend++] = in->d[0];
             w->pend_bits |= 1u << (in->d[0] & 31);
         }
         break;
-    case OP_ST: case OP_RED: case OP_PREFETCH: case OP_SHFL: case OP_WMMA_ST:
-    case OP_CPASYNC:
-        t->mem_instructions++;
-        break;
-    case OP_BRA: case OP_BRX: case OP_RET: case OP_EXIT: case OP_TRAP: case OP_BAR: case OP_BAR_WARP:
-    case OP_MEMBAR: case OP_VOTE: case OP_ACTIVEMASK: case OP_MATCH: case OP_REDUX: case OP_CLOCK:
-    case OP_CALL_PRINTF: case OP_CALL_ASSERT: case OP_CALL_MALLOC: case OP_CALL_FREE: case OP_BRKPT:
-        t->ctrl_instructions++;
-        break;
-    case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH:
-        if (in->type == T_F64) t->fp64_instructions++;
-        else t->sfu_instructions++;
-        break;
-    case OP_DIV:
-        if (in->type == T_F64) t->fp64_instructions++;
-        else if (is_f32ish(in->type)) t->sfu_instructions++;
-        else t->int_instructions++;
-        break;
-    case OPF_FADD: case OPF_FSUB: case OPF_FMUL: case OPF_FFMA: case OPF_SETPF32: case OP_MMA:
-        t->fp32_instructions++;
-        break;
-    case OP_FMA: case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_MIN: case OP_MAX: case OP_NEG:
-    case OP_ABS: case OP_SETP: case OP_COPYSIGN: case OP_TESTP:
-        if (in->type == T_F64) t->fp64_instructions++;
-        else if (is_f32ish(in->type)) t->fp32_instructions++;
-        else t->int_instructions++;
-        break;
     default:
-        t->int_instructions++;
         break;
     }
 }
@@ -477,15 +511,13 @@ static int warp_run(Worker *W, Warp *w, int slice) {
         done++;
         if (metrics) {
             uint64_t pc = (uint64_t)popcount32(m);
-            W->t.thread_instructions += pc;
-            if (in->line > 0 && in->line < W->n_lines) {
-                W->lines[in->line].executions++;
-                W->lines[in->line].active_lanes += pc;
-            }
+            PcCount *c = &W->pcc[g->pc];
+            c->exec++;
+            c->lanes += pc;
+            if (wait_may_change(w, in)) metrics_wait(W, w, in, (int32_t)g->pc);
             /* What divergence costs: the lanes that idle while the branch
              * that split the warp keeps it split (both sides of an if/else,
              * a body few lanes run), charged to that branch's line. */
-            metrics_pipe(W, w, in, (int32_t)g->pc);
             if (w->ng == 1) w->split_line = 0;
             else if (w->split_line) {
                 uint64_t idle = (uint64_t)popcount32(w->live) - pc;

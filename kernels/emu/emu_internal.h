@@ -258,6 +258,10 @@ typedef struct Worker Worker;
 void emu_block_run(Worker *w, uint64_t block_linear);
 Worker *emu_worker_new(struct EmuLaunch *L, int index);
 void emu_worker_free(Worker **w);
+/* metrics: adds the per-instruction counts the worker gathered (executions,
+ * active lanes) to its totals (thread_instructions, the pipes) and lines;
+ * before merging it into the launch (emu_exec.c) */
+void emu_worker_fold_counts(Worker *W);
 
 typedef struct EmuLaunch {
     const Kernel *k;

@@ -50,6 +50,7 @@ void emu_finding_add(Finding **v, int *n, int *cap, const char *code, int severi
 /* Moves a worker's statistics, findings and output into the launch (once
  * its threads have joined; the lock keeps it safe before that too). */
 static void worker_merge(Worker *W, EmuLaunch *L) {
+    emu_worker_fold_counts(W);
     pthread_mutex_lock(&L->lock);
     uint64_t *dst = (uint64_t *)&L->totals, *src = (uint64_t *)&W->t;
     for (size_t i = 0; i < sizeof(Totals) / sizeof(uint64_t); i++) dst[i] += src[i];

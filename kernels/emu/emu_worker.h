@@ -57,6 +57,10 @@ static inline uint8_t emu_word_mask(uint64_t word, uint64_t off, int bytes) {
     return (uint8_t)(((1u << (hi - lo)) - 1) << (lo - word * 4));
 }
 
+/* metrics: how often a warp ran one instruction and its active lanes in all
+ * (folded into Totals and LineStats after the launch: emu_worker_fold_counts) */
+typedef struct PcCount { uint64_t exec, lanes; } PcCount;
+
 struct Worker {
     EmuLaunch *L;
     const Kernel *k;
@@ -81,6 +85,7 @@ struct Worker {
     uint32_t nb_arrived[16];   /* threads arrived at named barrier i */
     LineStats *lines;
     int n_lines;
+    PcCount *pcc;           /* metrics on: per pc of the kernel (emu_exec.c) */
     Totals t;
     Finding *f;
     int nf, capf;
