@@ -12,7 +12,8 @@
  *
  * The costly CPU references (ref.matmul, ref.window, ref.sort) are cached
  * by their inputs (lua/ref_cache.h): the first run computes and stores
- * them, warm runs read them back. --all ends with a table of the
+ * them, warm runs read them back. --all names the exercises over the
+ * goal, each with its costliest phase, and ends with a table of the
  * exercises that used the cache: the reference's time in the first run
  * (cold) and warm (p50), and the ratio. CUDOJO_REF_CACHE=0 in the
  * environment turns the cache off (the worker inherits it), for a run
