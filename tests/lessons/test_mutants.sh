@@ -10,10 +10,12 @@
 # exercise. The NVRTC and nvcc caches live in $BUILD/test-mutants-cache and
 # are kept between runs: a mutant is a pure function of its solution, and
 # the caches are keyed by the exact source, so a stale build cannot be hit.
+# Under `make test`, CUDOJO_TEST_COURSE_CACHE instead: one cache for this
+# run, shared with test_verify.sh, which compiles the same solutions.
 BIN=${CUDOJO_BIN:-build/cudojo}
 T=$(mktemp -d /tmp/cudojo-mutants-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-CACHE=${BUILD:-build}/test-mutants-cache
+CACHE=${CUDOJO_TEST_COURSE_CACHE:-${BUILD:-build}/test-mutants-cache}
 mkdir -p "$CACHE"
 export XDG_CACHE_HOME=$(cd "$CACHE" && pwd) XDG_DATA_HOME="$T/data" NO_COLOR=1
 

@@ -2,12 +2,14 @@
 # tests/lessons/test_verify.sh: the whole course on the emulator, as an author's
 # `cudojo verify` runs it: every solution passes, every starter and wrong
 # variant fails. One ok/not ok line per exercise (all its files), with the
-# verdicts of any file that misbehaved. A fresh NVRTC cache, so compile errors
-# in a lesson cannot hide behind a cached build.
+# verdicts of any file that misbehaved. A fresh NVRTC and nvcc cache, so
+# compile errors in a lesson cannot hide behind a cached build: its own, or
+# under `make test` CUDOJO_TEST_COURSE_CACHE, which tools/run-tests.sh makes
+# empty for the run and shares with test_mutants.sh (the same solutions).
 BIN=${CUDOJO_BIN:-build/cudojo}
 T=$(mktemp -d /tmp/cudojo-verify-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-export XDG_CACHE_HOME="$T/cache" XDG_DATA_HOME="$T/data" NO_COLOR=1
+export XDG_CACHE_HOME="${CUDOJO_TEST_COURSE_CACHE:-$T/cache}" XDG_DATA_HOME="$T/data" NO_COLOR=1
 "$BIN" verify --backend=emu --json lessons/[0-9]* > "$T/out.json" 2> "$T/err.txt"
 rc=$?
 python3 - "$T/out.json" "$rc" "$T/err.txt" <<'PY'
