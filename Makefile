@@ -1,7 +1,8 @@
 # cudojo — build, test, bench, bundle.
 #
 #   make run        build and open the workbench (installs missing Debian packages as root)
-#   make test       build and run every test (no GPU needed)
+#   make test       build and run every test (no GPU needed), TEST_JOBS (2) at once; the
+#                   slowest are listed at the end, all in $(BUILD)/test-times.txt
 #   make test-gpu   the same plus the GPU-only tests, on a machine with an NVIDIA GPU
 #   make san        every test under ASan + UBSan and the debug-only invariants (build-san/;
 #                   DEBUG=1 turns those invariants on in any build)
