@@ -75,7 +75,21 @@ static char *runner_stop_worker(Runner *r, bool kill_it) {
     if (r->pid > 0) {
         if (kill_it) kill(r->pid, SIGKILL);
         int status = 0;
-        while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
+        /* An idle worker ends when its input closes; one that does not (stuck
+           in a driver call, or not reading) gets RUNNER_QUIT_GRACE_MS, then
+           SIGKILL: closing the app or a grader never hangs on a worker. */
+        for (int waited_ms = 0; !kill_it; waited_ms += 10) {
+            pid_t w = waitpid(r->pid, &status, WNOHANG);
+            if (w == r->pid || (w < 0 && errno != EINTR)) break;
+            if (waited_ms >= RUNNER_QUIT_GRACE_MS) {
+                kill(r->pid, SIGKILL);
+                kill_it = true;
+                break;
+            }
+            nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+        }
+        if (kill_it)
+            while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
         if (WIFSIGNALED(status))
             how = xasprintf(N_("killed by signal %d (%s)"), WTERMSIG(status), strsignal(WTERMSIG(status)));
         else if (WIFEXITED(status))

@@ -51,6 +51,11 @@ typedef enum RunnerState {
 } RunnerState;
 
 Runner *runner_new(const RunnerConfig *cfg);
+/* Milliseconds an idle worker has to end after its input closes before
+   runner_free (or a restart) kills it. */
+#define RUNNER_QUIT_GRACE_MS 3000
+/* Stops the worker (an idle one ends by itself within RUNNER_QUIT_GRACE_MS
+   or is killed; a busy one is killed) and frees r. */
 void runner_free(Runner **r);
 /* Sends a request (starting the worker if needed). NULL on success. */
 Diag *runner_start(Runner *r, const RunRequest *req);

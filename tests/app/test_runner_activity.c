@@ -115,6 +115,33 @@ static void activity__a_compile_past_its_own_limit__is_stopped_and_named(void **
     run_result_free(&res);
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void quit__a_worker_that_ignores_its_closed_input_is_killed_after_the_grace(void **state) {
+    (void)state;
+    /* Answers, then never reads again: before, runner_free waited for it
+       as long as it lived (100 s here). */
+    char *w = make_worker("deaf.sh", "read line; echo '" RESULT_LINE "'; exec sleep 100");
+    RunnerConfig cfg = {.worker_exe = w};
+    Runner *r = runner_new(&cfg);
+    RunRequest req = {.exercise_id = "x", .chapter_dir = "/nonexistent", .cu_path = "/nonexistent/x.cu",
+                      .cu_display = "x.cu", .timeout_s = 10};
+    RunResult *res = runner_run(r, &req, NULL);
+    assert_int_equal(res->verdict, VERDICT_PASS);
+    double t0 = now_s();
+    runner_free(&r);
+    double took = now_s() - t0;
+    assert_null(r);
+    assert_true(took >= RUNNER_QUIT_GRACE_MS / 1000.0 - 0.1);
+    assert_true(took < RUNNER_QUIT_GRACE_MS / 1000.0 + 5);
+    run_result_free(&res);
+    free(w);
+}
+
 static void activity__is_visible_while_the_run_is_in_flight(void **state) {
     (void)state;
     char *w = make_worker("visible.sh", "read line; echo '" COMPILE_LINE "'; read never");
@@ -140,6 +167,7 @@ int main(void) {
         cmocka_unit_test(activity__compile_time_is_not_counted_against_the_timeout),
         cmocka_unit_test(activity__a_compile_past_its_own_limit__is_stopped_and_named),
         cmocka_unit_test(activity__is_visible_while_the_run_is_in_flight),
+        cmocka_unit_test(quit__a_worker_that_ignores_its_closed_input_is_killed_after_the_grace),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
