@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/i18n.h"
@@ -271,3 +273,62 @@ static char *xdg_dir(const char *env, const char *fallback) {
 char *xdg_data_dir(void) { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
 
 char *xdg_cache_dir(void) { return xdg_dir("XDG_CACHE_HOME", ".cache"); }
+
+typedef struct LruEntry {
+    char *path;
+    long long mtime_ns;
+    uint64_t bytes;
+} LruEntry;
+
+static int cmp_lru_entry(const void *a, const void *b) {
+    long long x = ((const LruEntry *)a)->mtime_ns, y = ((const LruEntry *)b)->mtime_ns;
+    return x < y ? -1 : x > y;
+}
+
+void fs_prune_lru(const char *dir, const char *suffix, size_t keep, uint64_t max_bytes, long stale_s) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char *tmp_infix = xasprintf("%s.tmp.", suffix);
+    size_t sl = strlen(suffix);
+    LruEntry *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t nl = strlen(e->d_name);
+        bool entry = nl > sl && !strcmp(e->d_name + nl - sl, suffix);
+        bool tmp = stale_s > 0 && strstr(e->d_name, tmp_infix) != NULL;
+        if (!entry && !tmp) continue;
+        char *p = path_join(dir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(p);
+            continue;
+        }
+        if (tmp) {
+            if (now - st.st_mtime > stale_s) unlink(p);
+            free(p);
+            continue;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = xrealloc(v, cap * sizeof *v);
+        }
+        v[n++] = (LruEntry){p, (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, (uint64_t)st.st_size};
+        total += (uint64_t)st.st_size;
+    }
+    closedir(d);
+    free(tmp_infix);
+    if (n > keep || total > max_bytes) {
+        qsort(v, n, sizeof *v, cmp_lru_entry);
+        size_t left = n;
+        for (size_t i = 0; i < n && (left > keep * 3 / 4 || total > max_bytes / 4 * 3); i++) {
+            unlink(v[i].path);
+            left--;
+            total -= v[i].bytes;
+        }
+    }
+    for (size_t i = 0; i < n; i++) free(v[i].path);
+    free(v);
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/diag.h"
 
@@ -38,6 +39,13 @@ bool fs_exists(const char *path);
 bool fs_is_dir(const char *path);
 /* Modification time in nanoseconds, 0 when missing. */
 long long fs_mtime_ns(const char *path);
+/* A least-recently-used cache folder kept in bounds: once its regular files
+ * named *suffix number more than keep or hold more than max_bytes, the
+ * oldest by mtime are removed down to three quarters of both. With
+ * stale_s > 0, leftovers of writers that died (fs_write_file_atomic's
+ * "NAME.tmp.PID.N" beside a *suffix name) older than stale_s seconds go too.
+ * Another process pruning at the same time only makes some unlinks fail. */
+void fs_prune_lru(const char *dir, const char *suffix, size_t keep, uint64_t max_bytes, long stale_s);
 /* "a" + "/" + "b", tolerant of trailing slashes; caller frees. */
 char *path_join(const char *a, const char *b);
 /* Directory part of a path ("." when none); caller frees. */

@@ -401,42 +401,8 @@ static void cache_store(const char *file, const CompiledModule *m) {
     strbuf_fini(&ks);
 }
 
-typedef struct CacheEntry {
-    char *path;
-    long long mtime_ns;
-} CacheEntry;
-
-static int cmp_entry_mtime(const void *a, const void *b) {
-    long long x = ((const CacheEntry *)a)->mtime_ns, y = ((const CacheEntry *)b)->mtime_ns;
-    return x < y ? -1 : x > y;
-}
-
 /* Removes the least recently used entries once there are more than CACHE_KEEP. */
-static void cache_prune(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return;
-    CacheEntry *v = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".nvrtc")) continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            v = xrealloc(v, cap * sizeof *v);
-        }
-        v[n].path = path_join(dir, e->d_name);
-        v[n].mtime_ns = fs_mtime_ns(v[n].path);
-        n++;
-    }
-    closedir(d);
-    if (n > CACHE_KEEP) {
-        qsort(v, n, sizeof *v, cmp_entry_mtime);
-        for (size_t i = 0; i < n - CACHE_KEEP * 3 / 4; i++) unlink(v[i].path);
-    }
-    for (size_t i = 0; i < n; i++) free(v[i].path);
-    free(v);
-}
+static void cache_prune(const char *dir) { fs_prune_lru(dir, ".nvrtc", CACHE_KEEP, UINT64_MAX, 0); }
 
 static bool cache_take(const char **p, const char *end, const char *name, const char **data,
                        size_t *len) {

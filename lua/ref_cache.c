@@ -233,67 +233,13 @@ bool ref_cache_lookup(RefCacheCall *c, void *out, size_t len) {
 
 /* ---- storing and pruning ---- */
 
-typedef struct Entry {
-    char *path;
-    long long mtime_ns;
-    uint64_t bytes;
-} Entry;
-
-static int cmp_entry(const void *a, const void *b) {
-    long long x = ((const Entry *)a)->mtime_ns, y = ((const Entry *)b)->mtime_ns;
-    return x < y ? -1 : x > y;
-}
-
-/* Removes the least recently used entries once there are more than
- * REF_CACHE_KEEP (CUDOJO_REF_CACHE_KEEP, for tests) or they hold more
- * than REF_CACHE_MAX_BYTES (down to three quarters of both), and the
- * temporary files of processes that died. Another process pruning at the
- * same time only makes some unlinks fail. */
+/* Keeps the folder within REF_CACHE_KEEP entries (CUDOJO_REF_CACHE_KEEP,
+ * for tests) and REF_CACHE_MAX_BYTES, least recently used first, and
+ * removes the temporary files of processes that died. */
 static void cache_prune(const char *dir) {
     const char *ke = getenv("CUDOJO_REF_CACHE_KEEP");
     size_t keep = ke && atol(ke) > 0 ? (size_t)atol(ke) : REF_CACHE_KEEP;
-    DIR *d = opendir(dir);
-    if (!d) return;
-    Entry *v = NULL;
-    size_t n = 0, cap = 0;
-    uint64_t total = 0;
-    time_t now = time(NULL);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t nl = strlen(e->d_name);
-        bool entry = nl > 4 && !strcmp(e->d_name + nl - 4, ".ref");
-        bool tmp = strstr(e->d_name, ".ref.tmp.") != NULL;
-        if (!entry && !tmp) continue;
-        char *p = path_join(dir, e->d_name);
-        struct stat st;
-        if (lstat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-            free(p);
-            continue;
-        }
-        if (tmp) {
-            if (now - st.st_mtime > STALE_TMP_S) unlink(p);
-            free(p);
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            v = xrealloc(v, cap * sizeof *v);
-        }
-        v[n++] = (Entry){p, (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, (uint64_t)st.st_size};
-        total += (uint64_t)st.st_size;
-    }
-    closedir(d);
-    if (n > keep || total > REF_CACHE_MAX_BYTES) {
-        qsort(v, n, sizeof *v, cmp_entry);
-        size_t left = n;
-        for (size_t i = 0; i < n && (left > keep * 3 / 4 || total > REF_CACHE_MAX_BYTES / 4 * 3); i++) {
-            unlink(v[i].path);
-            left--;
-            total -= v[i].bytes;
-        }
-    }
-    for (size_t i = 0; i < n; i++) free(v[i].path);
-    free(v);
+    fs_prune_lru(dir, ".ref", keep, REF_CACHE_MAX_BYTES, STALE_TMP_S);
 }
 
 /* Writes the entry beside its final name and renames it there. */
