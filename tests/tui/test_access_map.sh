@@ -13,6 +13,7 @@ BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 T=$(mktemp -d /tmp/cudojo-map-XXXXXX)
 SOCK="cudojo-map-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache" XDG_STATE_HOME="$T/state"
@@ -105,9 +106,8 @@ wait_for() {
 keys() { $TM send-keys -t tui "$@"; sleep 0.2; }
 dump() { screen | sed 's/^/    | /'; }
 open_transpose() {
-    $TM kill-server 2>/dev/null
-    sleep 0.1
-    $TM new-session -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' --backend=emu; sleep 30"
+    tm_fresh
+    tm_new -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' --backend=emu; sleep 30"
     wait_for "Course map" 10 || return 1
     keys g; keys j; keys j; keys j; keys j; keys Enter
     wait_for "› transpose-tiled" 5

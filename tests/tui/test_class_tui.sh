@@ -12,6 +12,7 @@ esc_leaves"
 T=$(mktemp -d /tmp/cudojo-ctui-XXXXXX)
 SOCK="cudojo-ctui-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache"
@@ -64,7 +65,7 @@ keys() { $TM send-keys -t $S "$@"; sleep 0.3; }
 dump() { screen | sed 's/^/    | /'; }
 start() { # session name
     S=$1
-    $TM new-session -d -s $S -x 80 -y 24 \
+    tm_new -d -s $S -x 80 -y 24 \
         "env LANG=C.UTF-8 '$BIN' class report '$T/gradebook.json' --tui; echo \"EXITED \$?\"; sleep 30"
     wait_for "Class report: 12 students" 10
 }

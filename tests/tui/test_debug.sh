@@ -11,6 +11,7 @@ LESSONS=$(pwd)/lessons
 T=$(mktemp -d /tmp/cudojo-dbg-XXXXXX)
 SOCK="cudojo-dbg-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache" XDG_STATE_HOME="$T/state"
@@ -67,7 +68,7 @@ wait_for() {
 }
 keys() { $TM send-keys -t tui "$@"; sleep 0.2; }
 dump() { screen | sed 's/^/    | /'; }
-$TM new-session -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' debug block-reverse --solution; sleep 30"
+tm_new -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' debug block-reverse --solution; sleep 30"
 if wait_for "Debugger: " 30 && screen | grep -q "step 1 of" && screen | grep -q "lanes ●●●●●●●●" &&
     screen | grep -q "reverse_blocks" && screen | grep -Eq "lane +0 +1" && screen | grep -q "shared memory (1024 bytes"
 then ok screen_shows_source_lanes_variables; else nok screen_shows_source_lanes_variables "$(dump)"; fi
@@ -84,8 +85,8 @@ keys w
 if wait_for "warp 1/8" 30 && screen | grep -q "step "; then ok warp_key_follows_next_warp
 else nok warp_key_follows_next_warp "$(dump)"; fi
 keys q
-$TM kill-session -t tui 2>/dev/null
-$TM new-session -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' --backend=emu; sleep 30"
+tm_fresh
+tm_new -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' --backend=emu; sleep 30"
 wait_for "Course map" 10
 keys Enter
 if wait_for "hello-threads\.cu" 5 && keys W && wait_for "Debugger: " 30 && screen | grep -q "step 1 of"; then

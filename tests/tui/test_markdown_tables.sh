@@ -15,6 +15,7 @@ fi
 T=$(mktemp -d /tmp/cudojo-mdtable-XXXXXX)
 SOCK="cudojo-mdtable-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache"
@@ -35,9 +36,8 @@ wait_for() {
 }
 # start LANG: a fresh workbench in the workspace under that locale.
 start() {
-    $TM kill-server 2>/dev/null
-    sleep 0.1
-    $TM new-session -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=$1 '$BIN' --backend=emu; sleep 30"
+    tm_fresh
+    tm_new -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=$1 '$BIN' --backend=emu; sleep 30"
     wait_for "Course map" 10
 }
 keys() { $TM send-keys -t tui "$@"; sleep 0.15; }

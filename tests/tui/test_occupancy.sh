@@ -16,6 +16,7 @@ fi
 T=$(mktemp -d /tmp/cudojo-occ-XXXXXX)
 SOCK="cudojo-occ-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache"
@@ -36,7 +37,7 @@ wait_for() {
 }
 keys() { $TM send-keys -t tui "$@"; sleep 0.2; }
 dump() { screen | sed 's/^/    | /'; }
-$TM new-session -d -s tui -x 80 -y 30 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --backend=emu; sleep 30"
+tm_new -d -s tui -x 80 -y 30 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --backend=emu; sleep 30"
 wait_for "Course map" 10
 
 # The first exercise (hello-threads, 96 threads per block): before a run, o says what to do.

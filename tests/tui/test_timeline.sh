@@ -20,6 +20,7 @@ fi
 T=$(mktemp -d /tmp/cudojo-tl-XXXXXX)
 SOCK="cudojo-tl-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache"
@@ -84,7 +85,7 @@ if [ $HAVE_TL = 1 ]; then
     else nok trace_bad_path_is_status_2 "status $rc, attempts $n0 -> $n1" "$(cat "$T/err")"; fi
 fi
 
-$TM new-session -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' --backend=emu; sleep 30"
+tm_new -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' --backend=emu; sleep 30"
 wait_for "Course map" 10
 
 # The first exercise, never run: t says what to do.

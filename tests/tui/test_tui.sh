@@ -17,6 +17,7 @@ fi
 T=$(mktemp -d /tmp/cudojo-tui-XXXXXX)
 SOCK="cudojo-tui-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache"
@@ -42,9 +43,8 @@ wait_for() {
 # start [ENV...]: a fresh session running the workbench in the workspace; after
 # it exits the pane shows its status and whether the terminal is sane again.
 start() {
-    $TM kill-server 2>/dev/null
-    sleep 0.1
-    $TM new-session -d -s tui -x "${COLS:-80}" -y "${ROWS:-24}" \
+    tm_fresh
+    tm_new -d -s tui -x "${COLS:-80}" -y "${ROWS:-24}" \
         "cd '$WS' && env LANG=C.UTF-8 $* '$BIN' --backend=emu; echo \"EXITED rc=\$?\"; \
          stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?icanon|-?echo' | tr '\n' ' '; echo; sleep 30"
     wait_for "Course map" 10

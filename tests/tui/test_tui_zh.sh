@@ -22,6 +22,7 @@ fi
 T=$(mktemp -d /tmp/cudojo-tuizh-XXXXXX)
 SOCK="cudojo-tuizh-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache"
@@ -41,9 +42,8 @@ wait_for() { # PATTERN SECONDS: true once the screen matches (grep -E)
     return 1
 }
 start() { # LANG value, then the pattern the first screen shows
-    $TM kill-server 2>/dev/null
-    sleep 0.1
-    $TM new-session -d -s tui -x 100 -y 30 "cd '$WS' && env LANG=$1 '$BIN' --backend=emu; sleep 30"
+    tm_fresh
+    tm_new -d -s tui -x 100 -y 30 "cd '$WS' && env LANG=$1 '$BIN' --backend=emu; sleep 30"
     wait_for "$2" 10
 }
 keys() { $TM send-keys -t tui "$@"; sleep 0.15; }

@@ -22,6 +22,7 @@ fi
 T=$(mktemp -d /tmp/cudojo-wb-XXXXXX)
 SOCK="cudojo-wb-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
+. "$(dirname "$0")/tmux.sh"
 cleanup() { $TM kill-server 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT INT TERM
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache"
@@ -50,9 +51,8 @@ dump() { screen | sed 's/^/    | /'; }
 row_of() { case $1 in hello-threads) echo 1;; vector-add) echo 2;; rgb-to-gray) echo 6;; coalescing) echo 11;; esac; }
 # open EXERCISE [COLS ROWS]: a fresh workbench at the exercise's view.
 open() {
-    $TM kill-server 2>/dev/null
-    sleep 0.1
-    $TM new-session -d -s tui -x "${2:-80}" -y "${3:-24}" \
+    tm_fresh
+    tm_new -d -s tui -x "${2:-80}" -y "${3:-24}" \
         "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' --backend=emu; sleep 30"
     wait_for "Course map" 10 || return 1
     keys g
