@@ -131,6 +131,42 @@ static bool secret_load(const char *dir, unsigned char *out) {
     return ok;
 }
 
+/* The secrets this process has loaded, one per cache folder (XDG_CACHE_HOME
+ * may change between calls: tests), never freed: a call's hash state keeps
+ * a pointer to its secret. */
+typedef struct FolderSecret {
+    struct FolderSecret *next;
+    char *dir;
+    unsigned char secret[SECRET_SIZE];
+} FolderSecret;
+
+static FolderSecret *g_secrets;
+static pthread_mutex_t g_secrets_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* dir's secret, made and read once per folder (the folder too), whichever
+ * thread asks first; NULL when the folder or its secret cannot be made
+ * (tried again on the next call). */
+static const unsigned char *secret_for(const char *dir) {
+    pthread_mutex_lock(&g_secrets_lock);
+    FolderSecret *f = g_secrets;
+    while (f && strcmp(f->dir, dir)) f = f->next;
+    if (!f) {
+        Diag *d = fs_mkdir_p(dir);
+        f = xcalloc(1, sizeof *f);
+        if (!d && secret_load(dir, f->secret)) {
+            f->dir = xstrdup(dir);
+            f->next = g_secrets;
+            g_secrets = f;
+        } else {
+            free(f);
+            f = NULL;
+        }
+        diag_free(&d);
+    }
+    pthread_mutex_unlock(&g_secrets_lock);
+    return f ? f->secret : NULL;
+}
+
 /* ---- a call ---- */
 
 void ref_cache_begin(RefCacheCall *c, const char *fn, int ver, double work) {
@@ -141,17 +177,15 @@ void ref_cache_begin(RefCacheCall *c, const char *fn, int ver, double work) {
     pthread_once(&g_build_id_once, build_id_init);
     if (!g_build_id_len) return;   /* no way to tell this code from another build's: never cache */
     char *dir = ref_cache_dir();
-    Diag *d = fs_mkdir_p(dir);
-    static unsigned char secret[SECRET_SIZE];   /* the state keeps a pointer to it */
-    if (d || !secret_load(dir, secret)) {
-        diag_free(&d);
+    const unsigned char *secret = secret_for(dir);
+    if (!secret) {
         free(dir);
         return;
     }
     c->dir = dir;
     c->active = true;
     c->t_begin = now_ms();   /* a lookup's cost from here: making the directory or the secret is once */
-    XXH3_128bits_reset_withSecret(&c->st, secret, sizeof secret);
+    XXH3_128bits_reset_withSecret(&c->st, secret, SECRET_SIZE);
     ref_cache_add(c, "build", g_build_id, g_build_id_len);
     ref_cache_add(c, "fn", fn, strlen(fn));
     ref_cache_add_u64(c, "version", (uint64_t)ver);
@@ -256,6 +290,11 @@ static bool entry_write(const RefCacheCall *c, const void *data, size_t len) {
     char *path = ref_cache_entry_path(c);
     char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 && errno == ENOENT) {   /* the folder, made once per process, was removed since */
+        Diag *d = fs_mkdir_p(c->dir);
+        diag_free(&d);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    }
     bool ok = fd >= 0;
     if (ok) {
         struct iovec iov[3] = {{h, HEADER}, {(void *)data, len}, {sum.digest, TRAILER}};

@@ -6,8 +6,10 @@
  * The key is XXH3-128 over: this binary's build id (any rebuilt reference
  * code gets new keys), the function's name and version, and every input
  * tagged and length-prefixed (dtypes, dimensions, scalars, the arrays'
- * bytes), hashed with a random secret kept in the cache directory, so
- * nothing an exercise or a kernel chooses can aim at another entry's key.
+ * bytes), hashed with a random secret kept in the cache directory (read,
+ * and the directory made, once per directory and process, under a lock:
+ * threads may call at once), so nothing an exercise or a kernel chooses
+ * can aim at another entry's key.
  * Never keyed by exercise, seed or file name: a changed or hostile
  * exercise computes its own answer.
  *

@@ -1,7 +1,8 @@
 /* tests/lua/test_ref_cache.c: a costly reference's answer comes from the
  * cache (lua/ref_cache.h) only when everything it was given is the same,
  * byte for byte and dimension for dimension; a damaged entry is
- * recomputed, never trusted; many processes may write one entry at once;
+ * recomputed, never trusted; many processes, or threads, may write one
+ * entry at once; the secret is read once per folder;
  * CUDOJO_REF_CACHE=0 turns it off. Each case gets its own XDG_CACHE_HOME. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -222,6 +224,111 @@ static void ref_cache__stays_right__when_processes_write_one_entry_at_once(void 
     free(dir);
 }
 
+/* One thread's share of the threads case: rounds of look up, and store
+ * on a miss; counts the wrong hits and the hits. */
+typedef struct ThreadRounds {
+    const unsigned char *in, *ans;
+    size_t in_len, len;
+    int rounds, bad, hits;
+    pthread_barrier_t *go;
+} ThreadRounds;
+
+static void *thread_rounds(void *arg) {
+    ThreadRounds *t = arg;
+    unsigned char *out = malloc(t->len);
+    pthread_barrier_wait(t->go);
+    for (int r = 0; r < t->rounds; r++) {
+        RefCacheCall c;
+        call_begin(&c, t->in, t->in_len, 43);
+        if (ref_cache_lookup(&c, out, t->len)) {
+            t->hits++;
+            t->bad += memcmp(out, t->ans, t->len) != 0;
+            ref_cache_end(&c);
+        } else {
+            ref_cache_store(&c, t->ans, t->len);
+        }
+    }
+    free(out);
+    return NULL;
+}
+
+/* Eight threads of one process start on an empty folder at once: the
+ * folder and its secret are made once, every hit is the whole right
+ * answer (run once under -fsanitize=thread: no race is reported). */
+static void ref_cache__stays_right__when_threads_look_up_and_store_at_once(void **state) {
+    (void)state;
+    enum { THREADS = 8, ROUNDS = 20, LEN = 64 << 10 };
+    static unsigned char in[512], ans[LEN];
+    fill(in, sizeof in, 11);
+    fill(ans, sizeof ans, 12);
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, THREADS);
+    pthread_t th[THREADS];
+    ThreadRounds t[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        t[i] = (ThreadRounds){in, ans, sizeof in, LEN, ROUNDS, 0, 0, &go};
+        assert_int_equal(pthread_create(&th[i], NULL, thread_rounds, &t[i]), 0);
+    }
+    int hits = 0;
+    for (int i = 0; i < THREADS; i++) {
+        assert_int_equal(pthread_join(th[i], NULL), 0);
+        assert_int_equal(t[i].bad, 0);
+        hits += t[i].hits;
+    }
+    pthread_barrier_destroy(&go);
+    assert_true(hits >= THREADS * (ROUNDS - 1));   /* each thread misses at most its first round */
+    assert_int_equal(count_files(".ref"), 1);
+    assert_int_equal(count_files("secret"), 1);
+}
+
+/* Replaces dir/secret with other bytes of the right size. */
+static void secret_replace(void) {
+    char *dir = ref_cache_dir();
+    char *path = path_join(dir, "secret");
+    unsigned char other[192];
+    fill(other, sizeof other, 99);
+    Diag *d = fs_write_file_atomic(path, other, sizeof other);
+    assert_null(d);
+    free(path);
+    free(dir);
+}
+
+/* The secret is read once per folder and process (a changed secret file
+ * changes nothing for it), each folder has its own, and a folder removed
+ * since is made again on the next store. */
+static void ref_cache__reads_the_secret_once__per_cache_folder(void **state) {
+    (void)state;
+    unsigned char in[64], ans[256], out[256];
+    fill(in, sizeof in, 13);
+    fill(ans, sizeof ans, 14);
+    assert_true(put(in, sizeof in, 1, ans, sizeof ans));
+    secret_replace();
+    assert_true(get(in, sizeof in, 1, out, sizeof out, NULL));   /* read again, it would miss */
+    assert_memory_equal(out, ans, sizeof ans);
+    /* another folder: its own secret, none of the first one's entries */
+    char *other = path_join(g_home, "other");
+    setenv("XDG_CACHE_HOME", other, 1);
+    assert_false(get(in, sizeof in, 1, out, sizeof out, NULL));
+    assert_int_equal(count_files("secret"), 1);
+    unsigned char ans2[256];
+    fill(ans2, sizeof ans2, 15);
+    assert_true(put(in, sizeof in, 1, ans2, sizeof ans2));
+    setenv("XDG_CACHE_HOME", g_home, 1);
+    assert_true(get(in, sizeof in, 1, out, sizeof out, NULL));
+    assert_memory_equal(out, ans, sizeof ans);
+    /* the folder removed while the process runs */
+    char *dir = ref_cache_dir();
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_false(get(in, sizeof in, 1, out, sizeof out, NULL));
+    assert_true(put(in, sizeof in, 1, ans, sizeof ans));
+    assert_true(get(in, sizeof in, 1, out, sizeof out, NULL));
+    assert_memory_equal(out, ans, sizeof ans);
+    free(dir);
+    free(other);
+}
+
 static void ref_cache__is_off__when_CUDOJO_REF_CACHE_is_0(void **state) {
     (void)state;
     setenv("CUDOJO_REF_CACHE", "0", 1);
@@ -409,6 +516,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(ref_cache__misses__when_one_input_byte_or_a_dimension_differs, setup, teardown),
         cmocka_unit_test_setup_teardown(ref_cache__recomputes__when_the_entry_is_scribbled_or_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(ref_cache__stays_right__when_processes_write_one_entry_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(ref_cache__stays_right__when_threads_look_up_and_store_at_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(ref_cache__reads_the_secret_once__per_cache_folder, setup, teardown),
         cmocka_unit_test_setup_teardown(ref_cache__is_off__when_CUDOJO_REF_CACHE_is_0, setup, teardown),
         cmocka_unit_test_setup_teardown(ref_cache__stores_nothing__when_computing_costs_less_than_a_lookup, setup,
                                         teardown),
