@@ -211,14 +211,14 @@ static uint16_t h_op(int op, int t, unsigned flags, uint16_t a, uint16_t b, uint
  * compile one loop for FMA hardware and pick it at run time. */
 __attribute__((target("fma"))) static void fma_loop_hw(uint64_t *D, const uint64_t *A, const uint64_t *B,
                                                        const uint64_t *C) {
-    for (int l = 0; l < 32; l++) D[l] = b32(__builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
+    for (int l = 0; l < 32; l++) D[l] = b32n(__builtin_fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
 }
 
 void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C) {
     static int has_fma = -1;
     if (has_fma < 0) has_fma = __builtin_cpu_supports("fma") ? 1 : 0;
     if (has_fma) { fma_loop_hw(D, A, B, C); return; }
-    for (int l = 0; l < 32; l++) D[l] = b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
+    for (int l = 0; l < 32; l++) D[l] = b32n(fmaf(f32(A[l]), f32(B[l]), f32(C[l])));
 }
 
 /* ---- one function per instruction family ----------------------------------------- */
@@ -452,12 +452,12 @@ static void alu_dot(const Instr *in, const Ops *o, uint32_t m) {
 static bool alu_f32_plain(const Instr *in, const Ops *o, uint32_t m) {
     OPERANDS(o);
     switch (in->op) {
-    case OP_ADD: LOOP(b32(f32(A[l]) + f32(B[l]))); return true;
-    case OP_SUB: LOOP(b32(f32(A[l]) - f32(B[l]))); return true;
-    case OP_MUL: LOOP(b32(f32(A[l]) * f32(B[l]))); return true;
+    case OP_ADD: LOOP(b32n(f32(A[l]) + f32(B[l]))); return true;
+    case OP_SUB: LOOP(b32n(f32(A[l]) - f32(B[l]))); return true;
+    case OP_MUL: LOOP(b32n(f32(A[l]) * f32(B[l]))); return true;
     case OP_FMA: case OP_MAD:
         if (m == EMU_FULL) emu_fma_loop(D, A, B, C);
-        else LOOP(b32(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
+        else LOOP(b32n(fmaf(f32(A[l]), f32(B[l]), f32(C[l]))));
         return true;
     default: return false;
     }
@@ -485,7 +485,8 @@ static void alu_f32(const Instr *in, const Ops *o, uint32_t m) {
             else x = ftz32(x);
         }
         if (sat) x = sat32(x);
-        D[l] = b32(x);
+        /* neg, abs and copysign are bit operations that keep a NaN's bits */
+        D[l] = (op == OP_NEG || op == OP_ABS || op == OP_COPYSIGN) ? b32(x) : b32n(x);
     }
 }
 

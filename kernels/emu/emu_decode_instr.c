@@ -233,7 +233,10 @@ static void decode_atom(Ctx *c, const RawStmt *s, const Mods *m, bool red) {
     if (m->vec != 1) { emu_decode_fail(c, "vector atomics are not supported%s", ""); return; }
     in->type = (uint8_t)t;
     in->size = (uint8_t)emu_type_bytes(t);
-    if (in->size != 4 && in->size != 8) {
+    /* 16 bits: atom.cas.b16 (sm_70) and atom.add.noftz.f16/bf16 */
+    bool half = t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2;
+    if ((in->size != 2 && in->size != 4 && in->size != 8) || (in->size == 2 && m->aop != AOP_CAS && !half) ||
+        (half && m->aop != AOP_ADD)) {
         emu_decode_fail(c, "unsupported atomic type%s", "");
         return;
     }

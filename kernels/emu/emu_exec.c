@@ -681,12 +681,32 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             break;
         case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: {
             if (!m) break;
-            uint32_t mm = (uint32_t)w->r[(size_t)in->e * 32 + __builtin_ctz(m)];
+            /* Lanes may name different member masks (the tiles of
+             * cooperative groups: lanes 0-15 say 0xffff, 16-31 0xffff0000):
+             * wait for all of them, and vote/match/redux over each mask's
+             * lanes separately (a shuffle reads inside its segment anyway). */
+            const uint64_t *MM = w->r + (size_t)in->e * 32;
+            uint32_t mm0 = (uint32_t)MM[__builtin_ctz(m)], mm = 0;
+            bool same = true;
+            for (int l = 0; l < 32; l++) {
+                if (!(m >> l & 1)) continue;
+                mm |= (uint32_t)MM[l];
+                same = same && (uint32_t)MM[l] == mm0;
+            }
             if (!warp_sync_ready(W, w, g, mm, in)) { advance = false; break; }
-            if (in->op == OP_SHFL) exec_shfl(w, in, m);
-            else if (in->op == OP_VOTE) exec_vote(w, in, m);
-            else if (in->op == OP_MATCH) exec_match(w, in, m);
-            else exec_redux(w, in, m);
+            if (in->op == OP_SHFL) { exec_shfl(w, in, m); break; }
+            for (uint32_t rest = m; rest;) {
+                uint32_t part = rest;
+                if (!same) {
+                    uint32_t mk = (uint32_t)MM[__builtin_ctz(rest)];
+                    part = 0;
+                    for (int l = 0; l < 32; l++) if ((rest >> l & 1) && (uint32_t)MM[l] == mk) part |= 1u << l;
+                }
+                rest &= ~part;
+                if (in->op == OP_VOTE) exec_vote(w, in, part);
+                else if (in->op == OP_MATCH) exec_match(w, in, part);
+                else exec_redux(w, in, part);
+            }
             break;
         }
         case OP_ACTIVEMASK: {

@@ -18,7 +18,8 @@
     else { for (int l = 0; l < 32; l++) { uint64_t v_ = (EXPR); D[l] = (m >> l & 1) ? v_ : D[l]; } } } while (0)
 
 static inline float ff32(uint64_t v) { uint32_t u = (uint32_t)v; float f; memcpy(&f, &u, 4); return f; }
-static inline uint64_t fb32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* f32 arithmetic results: a NaN is the GPU's canonical 0x7fffffff (as b32n) */
+static inline uint64_t fb32(float f) { uint32_t u; memcpy(&u, &f, 4); return f != f ? 0x7fffffffu : u; }
 
 
 #ifdef __SSE2__

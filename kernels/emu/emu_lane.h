@@ -46,6 +46,10 @@ static inline int64_t sx(uint64_t v, int bits) {
 }
 static inline float f32(uint64_t v) { uint32_t u = (uint32_t)v; float f; memcpy(&f, &u, 4); return f; }
 static inline uint64_t b32(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* An f32 arithmetic result: a NaN is the GPU's canonical NaN 0x7fffffff
+ * (x86 makes 0xffc00000 or keeps an input's payload; a GPU prints "nan",
+ * not "-nan"). Branch-free, so the loops still vectorise. */
+static inline uint64_t b32n(float f) { uint32_t u; memcpy(&u, &f, 4); return f != f ? 0x7fffffffu : u; }
 static inline double f64(uint64_t v) { double d; memcpy(&d, &v, 8); return d; }
 static inline uint64_t b64(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 static inline float ftz32(float x) { return fabsf(x) < 1.17549435e-38f ? copysignf(0.0f, x) : x; }

@@ -12,6 +12,7 @@
  * each warp access adds sectors or wavefronts to its line (emu_metrics.c). */
 #include <string.h>
 
+#include "kernels/emu/emu_lane.h"
 #include "kernels/emu/emu_mem.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -310,6 +311,17 @@ static uint64_t atom_new(int aop, int t, int size, uint64_t old, uint64_t b, uin
     uint64_t msk = bits == 64 ? ~0ull : (1ull << bits) - 1;
     old &= msk;
     b &= msk;
+    if (aop == AOP_ADD && (t == T_F16 || t == T_BF16 || t == T_F16X2 || t == T_BF16X2)) {
+        /* atom.add.noftz.f16/bf16 (and x2, per half): round to nearest, no flush */
+        bool bf = t == T_BF16 || t == T_BF16X2;
+        uint64_t r = 0;
+        for (int h = 0; h < (t == T_F16 || t == T_BF16 ? 1 : 2); h++) {
+            uint16_t x = (uint16_t)(old >> (16 * h)), y = (uint16_t)(b >> (16 * h));
+            float s = bf ? bf16_to_float(x) + bf16_to_float(y) : emu_half_to_float(x) + emu_half_to_float(y);
+            r |= (uint64_t)(bf ? float_to_bf16(s) : emu_float_to_half(s, RND_RN)) << (16 * h);
+        }
+        return r;
+    }
     if (t == T_F32 || t == T_F64) {
         double x, y;
         if (t == T_F32) {
@@ -358,7 +370,7 @@ static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, co
     uint64_t *D = in->op == OP_ATOM ? w->r + (size_t)in->d[0] * 32 : NULL;
     bool checks = W->L->checks;
     int size = in->size;
-    bool add32 = in->sub == AOP_ADD && size == 4 && in->type != T_F32;
+    bool add32 = in->sub == AOP_ADD && size == 4 && in->type != T_F32 && in->type != T_F16X2 && in->type != T_BF16X2;
     for (int l = 0; l < 32; l++) {
         if (!(m >> l & 1)) continue;
         unsigned char *p = (unsigned char *)(uintptr_t)(addr[l] + base);
@@ -410,7 +422,17 @@ void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m) {
         uint64_t old;
         uint64_t cv = C ? C[l] : 0;
         if (sp == SP_GLOBAL) {
-            if (size == 4) {
+            if (size == 2) {
+                /* a 16-bit atomic: compare-and-swap the aligned word that holds it */
+                uint32_t *q = (uint32_t *)(void *)((uintptr_t)p & ~(uintptr_t)3);
+                int sh = (int)((uintptr_t)p & 2) * 8;
+                uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
+                do {
+                    uint32_t h = (uint32_t)atom_new(in->sub, in->type, 2, o >> sh & 0xffff, B[l], cv);
+                    n = (o & ~(0xffffu << sh)) | h << sh;
+                } while (!__atomic_compare_exchange_n(q, &o, n, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+                old = o >> sh & 0xffff;
+            } else if (size == 4) {
                 uint32_t *q = (uint32_t *)(void *)p;
                 uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
                 do { n = (uint32_t)atom_new(in->sub, in->type, 4, o, B[l], cv); }

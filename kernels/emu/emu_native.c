@@ -43,11 +43,14 @@ static void read_cstring(Worker *W, Warp *w, int lane, const Instr *in, uint64_t
 }
 
 /* Formats one printf call from the format string and the packed argument buffer. */
-static void do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fmt, uint64_t args, StrBuf *out) {
+/* Returns what printf returns on a GPU: the number of arguments it read
+ * (0 for none), not the number of characters. */
+static int do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fmt, uint64_t args, StrBuf *out) {
     StrBuf f;
     strbuf_init(&f);
     read_cstring(W, w, lane, in, fmt, &f);
     uint64_t pos = 0;
+    int nargs = 0;
     for (const char *s = f.data; *s;) {
         if (*s != '%') { strbuf_append_char(out, *s++); continue; }
         if (s[1] == '%') { strbuf_append_char(out, '%'); s += 2; continue; }
@@ -56,8 +59,12 @@ static void do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fm
         spec[n++] = *s++;
         while (*s && strchr("-+ #0", *s) && n < 20) spec[n++] = *s++;
         while (*s && ((*s >= '0' && *s <= '9') || *s == '.') && n < 26) spec[n++] = *s++;
-        int lng = 0;
-        while (*s == 'l' || *s == 'h' || *s == 'z' || *s == 'L') { if (*s == 'l' || *s == 'z') lng++; s++; }
+        int lng = 0, shrt = 0;
+        while (*s == 'l' || *s == 'h' || *s == 'z' || *s == 'L' || *s == 'j' || *s == 't') {
+            if (*s == 'h') shrt++;
+            else if (*s != 'L') lng++;
+            s++;
+        }
         char conv = *s ? *s++ : 0;
         if (!conv) break;
         int sz = (strchr("fFeEgGaA", conv) || conv == 's' || conv == 'p' || lng) ? 8 : 4;
@@ -65,6 +72,7 @@ static void do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fm
         uint64_t v = 0;
         if (!read_bytes(W, w, lane, in, args + pos, &v, sz)) break;
         pos += (uint64_t)sz;
+        nargs++;
         char buf[512];
         if (strchr("fFeEgGaA", conv)) {
             spec[n++] = conv; spec[n] = 0;
@@ -75,7 +83,8 @@ static void do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fm
             spec[n++] = 's'; spec[n] = 0;
             StrBuf str;
             strbuf_init(&str);
-            read_cstring(W, w, lane, in, v, &str);
+            if (v) read_cstring(W, w, lane, in, v, &str);
+            else strbuf_append(&str, "(null)");  /* as the GPU's printf, not a fault */
             snprintf(buf, sizeof buf, spec, str.data);
             strbuf_fini(&str);
         } else if (conv == 'p') {
@@ -83,11 +92,15 @@ static void do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fm
         } else if (strchr("dic", conv)) {
             spec[n++] = 'l'; spec[n++] = 'l'; spec[n++] = conv == 'c' ? 'd' : conv; spec[n] = 0;
             long long x = sz == 8 ? (long long)v : (long long)(int32_t)v;
-            if (conv == 'c') snprintf(buf, sizeof buf, "%c", (char)x);
-            else snprintf(buf, sizeof buf, spec, x);
+            if (shrt) x = shrt == 1 ? (long long)(int16_t)x : (long long)(signed char)x;
+            if (conv == 'c') {
+                spec[n - 3] = 'c'; spec[n - 2] = 0;  /* keeps flags and width: "%-3c" */
+                snprintf(buf, sizeof buf, spec, (int)(unsigned char)x);
+            } else snprintf(buf, sizeof buf, spec, x);
         } else if (strchr("uxXo", conv)) {
             spec[n++] = 'l'; spec[n++] = 'l'; spec[n++] = conv; spec[n] = 0;
             unsigned long long x = sz == 8 ? v : (uint32_t)v;
+            if (shrt) x = shrt == 1 ? (uint16_t)x : (unsigned char)x;
             snprintf(buf, sizeof buf, spec, x);
         } else {
             snprintf(buf, sizeof buf, "%%%c", conv);
@@ -95,6 +108,7 @@ static void do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fm
         strbuf_append(out, buf);
     }
     strbuf_fini(&f);
+    return nargs;
 }
 
 void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
@@ -106,14 +120,14 @@ void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {
             uint64_t fmt = local_param(W, w, l, in->a[0], 8), args = local_param(W, w, l, in->a[1], 8);
             StrBuf out;
             strbuf_init(&out);
-            do_printf(W, w, l, in, fmt, args, &out);
+            int nargs = do_printf(W, w, l, in, fmt, args, &out);
             if (W->npr == W->cappr) {
                 W->cappr = W->cappr ? W->cappr * 2 : 64;
                 W->pr = xrealloc(W->pr, sizeof *W->pr * (size_t)W->cappr);
             }
             W->pr[W->npr++] = (PrintRec){W->block_linear, W->pseq++, strbuf_steal(&out), false};
             strbuf_fini(&out);
-            if (in->d[0] >= 0) set_local_param(W, w, l, in->d[0], 0, 4);
+            if (in->d[0] >= 0) set_local_param(W, w, l, in->d[0], (uint64_t)(uint32_t)nargs, 4);
             break;
         }
         case OP_CALL_MALLOC: {
