@@ -152,8 +152,12 @@ static float f32_op(int op, unsigned flags, float a, float b, float c) {
     case OP_DIV:
         if (flags & F_APPROX) return a * (1.0f / b);
         return a / b;
-    case OP_MIN: return isnan(a) ? b : isnan(b) ? a : (a < b || (a == b && signbit(a))) ? a : b;
-    case OP_MAX: return isnan(a) ? b : isnan(b) ? a : (a > b || (a == b && !signbit(a))) ? a : b;
+    case OP_MIN:
+        if ((flags & F_NAN) && (isnan(a) || isnan(b))) return NAN;
+        return isnan(a) ? b : isnan(b) ? a : (a < b || (a == b && signbit(a))) ? a : b;
+    case OP_MAX:
+        if ((flags & F_NAN) && (isnan(a) || isnan(b))) return NAN;
+        return isnan(a) ? b : isnan(b) ? a : (a > b || (a == b && !signbit(a))) ? a : b;
     case OP_NEG: return -a;
     case OP_ABS: return fabsf(a);
     case OP_SQRT: return sqrtf(a);
@@ -198,12 +202,16 @@ static uint16_t h_op(int op, int t, unsigned flags, uint16_t a, uint16_t b, uint
     float x = t == T_BF16 ? bf16_to_float(a) : emu_half_to_float(a);
     float y = t == T_BF16 ? bf16_to_float(b) : emu_half_to_float(b);
     float z = t == T_BF16 ? bf16_to_float(c) : emu_half_to_float(c);
+    /* neg/abs flip or clear the sign; of a NaN they give the canonical NaN
+     * ("unspecified NaN" in the ISA; cuda_fp16.h's host code says 0x7fff) */
+    if ((op == OP_NEG || op == OP_ABS) && (a & 0x7fff) > (t == T_BF16 ? 0x7f80 : 0x7c00)) return 0x7fff;
     if (op == OP_NEG) return a ^ 0x8000;
     if (op == OP_ABS) return a & 0x7fff;
     float r;
     if (op == OP_FMA || op == OP_MAD) r = (float)fma((double)x, (double)y, (double)z);
     else r = f32_op(op, flags, x, y, z);
     if (flags & F_SAT) r = sat32(r);
+    if (isnan(r)) return 0x7fff;  /* the GPU's canonical NaN of both 16-bit types */
     return t == T_BF16 ? float_to_bf16(r) : emu_float_to_half(r, RND_RN);
 }
 
@@ -262,6 +270,24 @@ static void alu_setp(const Instr *in, const Ops *o, uint32_t m) {
                    : cmp == CMP_LT ? x < y : cmp == CMP_LE ? x <= y : cmp == CMP_GT ? x > y : x >= y;
             res |= (uint32_t)v << l;
         }
+    } else if (t == T_F16X2 || t == T_BF16X2) {
+        /* p|q: p compares the low halves, q the high halves (each combined with c) */
+        int ht = t == T_F16X2 ? T_F16 : T_BF16;
+        uint32_t hi = 0;
+        for (int l = 0; l < 32; l++) {
+            res |= (uint32_t)cmp_flt(cmp, fval(A[l] & 0xffff, ht), fval(B[l] & 0xffff, ht)) << l;
+            hi |= (uint32_t)cmp_flt(cmp, fval(A[l] >> 16 & 0xffff, ht), fval(B[l] >> 16 & 0xffff, ht)) << l;
+        }
+        if (in->sub2) {
+            uint32_t q = o->p[in->c];
+            if (in->flags & F_NEGC) q = ~q;
+            if (in->sub2 == BOP_AND) { res &= q; hi &= q; }
+            else if (in->sub2 == BOP_OR) { res |= q; hi |= q; }
+            else { res ^= q; hi ^= q; }
+        }
+        pred_set(o->p, in->d[0], res, m);
+        if (in->d[1] >= 0) pred_set(o->p, in->d[1], hi, m);
+        return;
     } else if (o->ti.flt) {
         for (int l = 0; l < 32; l++) res |= (uint32_t)cmp_flt(cmp, fval(A[l], t), fval(B[l], t)) << l;
     } else {
@@ -305,7 +331,10 @@ static void alu_set(const Instr *in, const Ops *o, uint32_t m) {
             case T_F32: r1 = v ? 0x3f800000u : 0; break;
             case T_F16: case T_F16X2: r1 = v ? 0x3c00u : 0; break;
             case T_BF16: case T_BF16X2: r1 = v ? 0x3f80u : 0; break;
-            default: r1 = v ? (o->ti.bits >= 64 ? ~0ull : (1ull << o->ti.bits) - 1) : 0; break;
+            default:
+                /* set.*.u32.f16x2: 0xffff per half */
+                r1 = v ? (half2 ? 0xffffu : o->ti.bits >= 64 ? ~0ull : (1ull << o->ti.bits) - 1) : 0;
+                break;
             }
             out |= r1 << (16 * h);
         }

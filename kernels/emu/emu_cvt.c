@@ -33,7 +33,7 @@ uint16_t emu_float_to_half(float f, int rnd) {
     uint32_t u;
     memcpy(&u, &f, 4);
     uint16_t s = (uint16_t)((u >> 16) & 0x8000);
-    if (isnan(f)) return (uint16_t)(s | 0x7e00 | ((u >> 13) & 0x3ff));
+    if (isnan(f)) return 0x7fff;  /* the GPU's canonical half NaN (as cuda_fp16.h's host code) */
     float a = fabsf(f);
     bool neg = s != 0;
     bool up_ok = rnd == RND_RP ? !neg : rnd == RND_RM ? neg : false;
@@ -62,6 +62,18 @@ uint16_t emu_float_to_half(float f, int rnd) {
     uint16_t mant = (uint16_t)((int)ldexpf(vm, 11) - 1024);
     if (ve - 1 > 15) return (uint16_t)(s | 0x7c00);
     return (uint16_t)(s | (uint16_t)((ve - 1 + 15) << 10) | mant);
+}
+
+/* A float to bf16 in rounding mode rnd (cvt.{rn,rz,rm,rp}.bf16): the high
+ * half of the float, moved one bf16 ulp away from zero when the mode says so. */
+static uint16_t float_to_bf16_rnd(float f, int rnd) {
+    if (rnd != RND_RZ && rnd != RND_RM && rnd != RND_RP) return float_to_bf16(f);
+    if (isnan(f)) return 0x7fff;
+    uint32_t u = (uint32_t)b32(f);
+    uint16_t h = (uint16_t)(u >> 16);
+    bool neg = u >> 31, inexact = (u & 0xffff) != 0;
+    if (inexact && ((rnd == RND_RP && !neg) || (rnd == RND_RM && neg))) h++;
+    return h;
 }
 
 /* ---- cvt ----------------------------------------------------------------------- */
@@ -129,7 +141,7 @@ static uint64_t cvt_one(const Instr *in, uint64_t v) {
         } else {
             volatile float f = st.sgn ? (float)sx(v, st.bits) : (float)zx(v, st.bits);
             if (dtype == T_F16) r = emu_float_to_half(f, in->rnd);
-            else if (dtype == T_BF16) r = float_to_bf16(f);
+            else if (dtype == T_BF16) r = float_to_bf16_rnd(f, in->rnd);
             else r = b32(f);
         }
         if (mode != FE_TONEAREST) fesetround(FE_TONEAREST);
@@ -154,10 +166,10 @@ static uint64_t cvt_one(const Instr *in, uint64_t v) {
             fesetround(FE_TONEAREST);
         } else f = (float)x;
         if (ftz) f = ftz32(f);
-        return b32(f);
+        return b32n(f);  /* a NaN from f16/bf16/f64 is the canonical 0x7fffffff */
     }
     if (dtype == T_F16) return emu_float_to_half((float)x, in->rnd);   /* f64→f16 rounds twice: rare */
-    if (dtype == T_BF16) return float_to_bf16((float)x);
+    if (dtype == T_BF16) return float_to_bf16_rnd((float)x, in->rnd);
     return 0;
 }
 

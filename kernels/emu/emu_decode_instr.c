@@ -82,6 +82,7 @@ static void parse_mods(const char *op, Mods *m) {
         else if (!strcmp(w, "wide")) m->flags |= F_WIDE;
         else if (!strcmp(w, "cc")) m->flags |= F_CC;
         else if (!strcmp(w, "clamp")) m->flags |= F_CLAMP;
+        else if (!strcmp(w, "NaN")) m->flags |= F_NAN;
         else if (!strcmp(w, "wrap")) { }
         else if (!strcmp(w, "l") || !strcmp(w, "shiftamt")) m->flags |= F_SHFL_L;
         else if (!strcmp(w, "r")) { }

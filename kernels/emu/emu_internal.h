@@ -51,6 +51,7 @@ enum {
     F_NEGA = 1 << 5, F_NEGB = 1 << 6, F_NEGC = 1 << 7, F_PRED2 = 1 << 8, F_ATOMIC = 1 << 9,
     F_FULL = 1 << 10, F_CC = 1 << 11, F_USECC = 1 << 12, F_SHFL_L = 1 << 13, F_CLAMP = 1 << 14,
     F_STRONG = 1 << 15,     /* ld.volatile / .acquire / .relaxed: a load meant to see other blocks' stores */
+    F_NAN = F_CLAMP,        /* min/max.NaN (sm_80): a NaN operand gives NaN (shares shf's .clamp bit) */
 };
 
 typedef enum EmuOp {

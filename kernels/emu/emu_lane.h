@@ -60,7 +60,7 @@ static inline double sat64(double x) { return x > 0.0 ? (x < 1.0 ? x : 1.0) : 0.
 static inline float bf16_to_float(uint16_t h) { return f32((uint64_t)h << 16); }
 static inline uint16_t float_to_bf16(float f) {
     uint32_t u = (uint32_t)b32(f);
-    if (isnan(f)) return (uint16_t)((u >> 16) | 0x40);
+    if (isnan(f)) return 0x7fff;  /* the GPU's canonical bf16 NaN */
     u += 0x7fff + ((u >> 16) & 1);
     return (uint16_t)(u >> 16);
 }
