@@ -1,8 +1,12 @@
 /* app/runner.c: the parent side of the worker protocol (spawn, send, wait,
- * time out, cancel, replace) and the worker's request loop. */
+ * time out, cancel, replace) and the worker's request loop. The worker runs
+ * in a session of its own; when it stops, for whatever reason, whatever is
+ * left in that session (a compiler's pipeline, a learner's program) is
+ * killed with it. */
 #include "app/runner.h"
 
 #include <assert.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -66,6 +70,41 @@ Runner *runner_new(const RunnerConfig *cfg) {
     return r;
 }
 
+/* Kills whatever is left in the worker's session (sid = the worker's pid):
+ * nvcc's pipeline (cicc, ptxas, gcc: in nvcc's process group, they do not
+ * die with the worker), a program or tool that left its group. Called while
+ * the worker is unreaped (its pid, so the session id, cannot be reused yet);
+ * a few rounds, in case one was forking while the last round ran. */
+void runner_kill_session(pid_t sid) {
+    for (int round = 0; round < 20; round++) {
+        DIR *d = opendir("/proc");
+        if (!d) return;
+        int found = 0;
+        for (struct dirent *e; (e = readdir(d));) {
+            char *end = NULL;
+            long p = strtol(e->d_name, &end, 10);
+            if (!end || *end || p <= 0 || p == sid || p == getpid()) continue;
+            char path[64], buf[512];
+            snprintf(path, sizeof path, "/proc/%ld/stat", p);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) continue;
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            buf[n > 0 ? n : 0] = '\0';
+            char *rp = strrchr(buf, ')');   /* the name may hold spaces and ')' */
+            char state = 0;
+            int ppid = 0, pgrp = 0, session = 0;
+            if (!rp || sscanf(rp + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) != 4) continue;
+            if (session != sid || state == 'Z') continue;
+            kill((pid_t)p, SIGKILL);
+            found++;
+        }
+        closedir(d);
+        if (!found) return;
+        nanosleep(&(struct timespec){.tv_nsec = 5 * 1000 * 1000}, NULL);
+    }
+}
+
 /* Kills and reaps the worker; returns a description of how it ended (caller frees). */
 static char *runner_stop_worker(Runner *r, bool kill_it) {
     char *how = NULL;
@@ -79,8 +118,9 @@ static char *runner_stop_worker(Runner *r, bool kill_it) {
            in a driver call, or not reading) gets RUNNER_QUIT_GRACE_MS, then
            SIGKILL: closing the app or a grader never hangs on a worker. */
         for (int waited_ms = 0; !kill_it; waited_ms += 10) {
-            pid_t w = waitpid(r->pid, &status, WNOHANG);
-            if (w == r->pid || (w < 0 && errno != EINTR)) break;
+            siginfo_t si = {0};
+            int w = waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+            if ((w == 0 && si.si_pid == r->pid) || (w < 0 && errno != EINTR)) break;
             if (waited_ms >= RUNNER_QUIT_GRACE_MS) {
                 kill(r->pid, SIGKILL);
                 kill_it = true;
@@ -88,8 +128,9 @@ static char *runner_stop_worker(Runner *r, bool kill_it) {
             }
             nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
         }
-        if (kill_it)
-            while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
+        /* Ended or killed, not yet reaped: nothing it started may stay behind. */
+        if (getsid(r->pid) == r->pid) runner_kill_session(r->pid);
+        while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
         if (WIFSIGNALED(status))
             how = xasprintf(N_("killed by signal %d (%s)"), WTERMSIG(status), strsignal(WTERMSIG(status)));
         else if (WIFEXITED(status))
@@ -140,9 +181,11 @@ static Diag *runner_spawn(Runner *r) {
            terminal's SIGHUP, SIGTERM): the kernel sends SIGKILL when the
            parent goes. A parent that died before prctl shows up as a new ppid. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
-        /* Own process group: a Ctrl-C in the terminal reaches the app, which
-           decides whether to cancel, and never the worker directly. */
-        setpgid(0, 0);
+        /* Own session (so its own process group): a Ctrl-C in the terminal
+           reaches the app, which decides whether to cancel, and never the
+           worker directly; and everything the worker starts stays in the
+           session, which runner_kill_session empties when the worker stops. */
+        if (setsid() < 0) setpgid(0, 0);
         dup2(in[0], 0);
         dup2(out[1], 1);
         if (r->cfg.stderr_path) {

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/result.h"
 #include "kernels/backend.h"
@@ -76,6 +77,10 @@ const char *runner_activity(const Runner *r);
 RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel);
 /* start + poll until done; returns early as cancelled when *cancel becomes nonzero. Never NULL. */
 RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *cancel);
+
+/* SIGKILLs every process of session `sid` but the caller (what a worker,
+ * the leader of its own session, left behind when it stopped). */
+void runner_kill_session(pid_t sid);
 
 /* The worker side: serves requests on stdin/stdout until EOF. */
 int runner_worker_main(BackendChoice backend, int emu_threads);

@@ -136,6 +136,9 @@ typedef struct ProgramRunOptions {
                                        lock shared, beside other untimed work (gpu_lock.h); false =
                                        exclusive, alone on the GPU (timed, the default) */
     bool emu_no_peer;               /* emulated devices cannot reach each other's memory */
+    bool confine;                   /* a stranger's program (grading): Landlock shuts it in its run
+                                       folder and the system's libraries (program_sandbox.c); not
+                                       under a tool, nor with CUDOJO_SANDBOX=off */
 } ProgramRunOptions;
 
 typedef struct ProgramResult {

@@ -107,7 +107,12 @@ typedef struct ChildLimits {
     long long fsize;                /* RLIMIT_FSIZE bytes */
     long long as_bytes;             /* RLIMIT_AS; 0 = leave alone */
     long nproc;                     /* RLIMIT_NPROC; 0 = leave alone (root ignores it anyway) */
-    bool no_fork;                   /* the seccomp filter against fork/vfork/clone */
+    bool no_fork;                   /* the seccomp filter against fork/vfork/clone (and the rest
+                                       of program_sandbox.c's list) */
+    bool confine;                   /* Landlock: only read_paths and write_paths */
+    int landlock_abi;               /* program_sandbox_landlock_abi(), taken before the fork */
+    const char *const *read_paths;  /* read, list and execute beneath these (NULL-ended) */
+    const char *const *write_paths; /* and everything beneath these */
 } ChildLimits;
 
 /* In the forked child before execve: async-signal-safe only. Sets the
@@ -116,6 +121,13 @@ typedef struct ChildLimits {
  * ENOSYS, so glibc falls back to clone). Returns false when the filter
  * could not be installed (the rlimits still are). */
 bool program_sandbox_enter(const ChildLimits *l);
+/* The Landlock ABI this kernel offers (0: none, the confinement is off). */
+int program_sandbox_landlock_abi(void);
+/* The paths a confined program of `o` may read and write (NULL-ended
+ * arrays, free with program_sandbox_paths_free): program_run.c. */
+void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
+                           char ***write_paths);
+void program_sandbox_paths_free(char ***read_paths, char ***write_paths);
 /* A value for RLIMIT_NPROC: the tasks this user runs now plus `headroom`
  * (threads count against it). 0 as root. */
 long program_sandbox_nproc(long headroom);

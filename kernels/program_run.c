@@ -6,7 +6,8 @@
  * memfd) or /dev/null; stdout, stderr and the report channel (fd 3, named
  * by CUDOJO_REPORT_FD) are pipes; every other descriptor closed; signal
  * dispositions and mask reset; the rlimits and the anti-fork filter of
- * program_sandbox.c; the environment of program_env.c.
+ * program_sandbox.c (Landlock too when o->confine); the environment of
+ * program_env.c.
  *
  * The parent polls the three pipes: output is kept up to the cap and
  * counted past it (never stored, so a flood cannot grow the worker), and
@@ -217,10 +218,12 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         if (!killed && o->cancel && *o->cancel) {
             r->cancelled = killed = true;
             kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);     /* in case it left its group (under a tool) */
         }
         if (!killed && proc_now_ms() > deadline) {
             r->timed_out = killed = true;
             kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
         }
         if (!exited) {
             siginfo_t si;
@@ -315,6 +318,15 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
             .no_fork = !o->tool,   /* a tool starts the program itself */
         },
     };
+    char **read_paths = NULL, **write_paths = NULL;
+    const char *sandbox = getenv("CUDOJO_SANDBOX");
+    if (o->confine && !o->tool && !(sandbox && !strcmp(sandbox, "off")) && program_sandbox_landlock_abi() > 0) {
+        program_sandbox_paths(o, exe, cwd, &read_paths, &write_paths);
+        cs.limits.confine = true;
+        cs.limits.landlock_abi = program_sandbox_landlock_abi();
+        cs.limits.read_paths = (const char *const *)read_paths;
+        cs.limits.write_paths = (const char *const *)write_paths;
+    }
     cs.foreground = o->inherit_stdin && in >= 0 && isatty(in) && tcgetpgrp(in) == getpgrp();
     const char *as_mb = getenv("CUDOJO_RUN_AS_MB");
     if (as_mb && *as_mb) cs.limits.as_bytes = atoll(as_mb) << 20;
@@ -396,6 +408,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     free(cwd);
     free(argv);
     program_env_free(&envp);
+    program_sandbox_paths_free(&read_paths, &write_paths);
     if (o->tool) program_tool_fini(&tool);
     return d;
 }

@@ -10,24 +10,45 @@
  * read; glibc then falls back to clone). Threads still work, so do the
  * CUDA runtimes. The filter survives execve and binds every descendant, so
  * nothing escapes the process group that the timeout kills. System calls
- * of another ABI (i386, x32) are refused so they cannot go around it. */
+ * of another ABI (i386, x32) are refused so they cannot go around it. The
+ * same filter keeps the program from touching anything but itself: signals
+ * only to itself (not its worker, its grader, or -1: everything the user
+ * runs), no ptrace, no other process's memory, no IPv4/IPv6 sockets, no
+ * io_uring, no leaving its process group, no mounts, namespaces, keyrings,
+ * clocks, modules or reboots (the grader may run as root).
+ *
+ * A confined program (ChildLimits.confine: a graded one) is also shut in
+ * by Landlock (Linux 5.13+, unprivileged, also binds root): it reads only
+ * the system's libraries and tools, the toolkit, cudojo's runtime
+ * libraries, its own executable's folder and a few files of /etc and /dev,
+ * and writes only its run folder (and /dev/shm, the GPU's devices); from
+ * ABI 4 it cannot bind or connect TCP, from ABI 6 not signal or reach an
+ * abstract socket outside. Where the kernel lacks Landlock the program
+ * runs without it (program_sandbox_landlock_abi() says so beforehand). */
 #include "kernels/program_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "base/fs.h"
+#include "base/xalloc.h"
 
 #if defined(__x86_64__)
 #define SANDBOX_ARCH AUDIT_ARCH_X86_64
@@ -39,6 +60,12 @@
 #define ARG0_LOW offsetof(struct seccomp_data, args[0])
 #else
 #define ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
+#endif
+
+#ifndef SYS_landlock_create_ruleset   /* a libc older than the kernel: the same numbers on every arch */
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
 #endif
 
 #define RET_ERRNO(e) (SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
@@ -54,37 +81,179 @@ static void set_limit(int resource, rlim_t soft, rlim_t hard) {
     setrlimit(resource, &r);
 }
 
-static bool install_filter(void) {
+/* ---- the seccomp filter ---- */
+
+/* Room for every instruction below (about 100 on x86-64). */
+#define FILTER_MAX 192
+
+typedef struct Filter {
+    struct sock_filter v[FILTER_MAX];
+    unsigned short n;
+} Filter;
+
+static void emit(Filter *f, struct sock_filter ins) {
+    if (f->n < FILTER_MAX) f->v[f->n++] = ins;
+}
+
+/* With the syscall number in A: `nr` fails with errno `e`. */
+static void deny(Filter *f, long nr, int e) {
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(e)));
+}
+
+/* With the syscall number in A: `nr` is allowed when the low 32 bits of
+ * its first argument are one of v[0..2] (else EPERM), or, with `invert`,
+ * fails with errno `e` when they are one of them (else allowed). Leaves A
+ * holding the number for the next test when the call is not `nr`. */
+static void arg0_in(Filter *f, long nr, const unsigned v[3], bool invert, int e) {
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 6));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v[0], 3, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v[1], 2, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v[2], 1, 0));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, invert ? SECCOMP_RET_ALLOW : RET_ERRNO(EPERM)));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, invert ? RET_ERRNO(e) : SECCOMP_RET_ALLOW));
+}
+
 #ifdef SANDBOX_ARCH
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(ENOSYS)),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+/* The filter of a program that may not fork, built in the child (it names
+ * the child's own pid). Besides fork: signals only to itself (kill,
+ * tgkill, sigqueue; never to its parent, its grader or pid -1), no
+ * ptrace or reading another process's memory, no IPv4/IPv6/raw sockets,
+ * no io_uring (its operations would go around this filter), no leaving its
+ * process group, no namespaces, mounts, keyrings, modules, clocks or
+ * reboots, no chmod/chown by path (Landlock does not cover them). */
+static void build_filter(Filter *f) {
+    unsigned self = (unsigned)getpid();
+    const unsigned me[3] = {0, self, (unsigned)-(int)self}, only_me[3] = {self, self, self};
+    const unsigned inet[3] = {AF_INET, AF_INET6, AF_PACKET};
+    emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(ENOSYS)));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
 #if defined(__x86_64__)
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),     /* x32 */
-        BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(ENOSYS)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fork, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EAGAIN)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_vfork, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EAGAIN)),
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));     /* x32 */
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(ENOSYS)));
+    deny(f, __NR_fork, EAGAIN);
+    deny(f, __NR_vfork, EAGAIN);
+    deny(f, __NR_chmod, EPERM);
+    deny(f, __NR_chown, EPERM);
+    deny(f, __NR_lchown, EPERM);
 #endif
 #ifdef __NR_clone3
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(ENOSYS)),
+    deny(f, __NR_clone3, ENOSYS);
 #endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EAGAIN)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    arg0_in(f, __NR_kill, me, false, 0);
+    arg0_in(f, __NR_tgkill, only_me, false, 0);
+    arg0_in(f, __NR_rt_sigqueueinfo, only_me, false, 0);
+    arg0_in(f, __NR_rt_tgsigqueueinfo, only_me, false, 0);
+    arg0_in(f, __NR_socket, inet, true, EACCES);
+    static const long denied[] = {
+        __NR_tkill, __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_setpgid, __NR_setsid,
+        __NR_unshare, __NR_setns, __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_add_key,
+        __NR_request_key, __NR_keyctl, __NR_init_module, __NR_finit_module, __NR_delete_module,
+        __NR_kexec_load, __NR_reboot, __NR_swapon, __NR_swapoff, __NR_settimeofday, __NR_clock_settime,
+        __NR_adjtimex, __NR_clock_adjtime, __NR_fchmodat, __NR_fchownat,
+#ifdef __NR_pidfd_send_signal
+        __NR_pidfd_send_signal,
+#endif
+#ifdef __NR_pidfd_getfd
+        __NR_pidfd_getfd,
+#endif
+#ifdef __NR_io_uring_setup
+        __NR_io_uring_setup,
+#endif
+#ifdef __NR_fchmodat2
+        __NR_fchmodat2,
+#endif
+#ifdef __NR_open_tree
+        __NR_open_tree, __NR_move_mount, __NR_fsopen, __NR_fsmount,
+#endif
     };
-    struct sock_fprog fprog = {(unsigned short)(sizeof prog / sizeof prog[0]), prog};
+    for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) deny(f, denied[i], EPERM);
+    /* clone: threads only. */
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EAGAIN)));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+}
+#endif
+
+static bool install_filter(void) {
+#ifdef SANDBOX_ARCH
+    Filter f;
+    f.n = 0;
+    build_filter(&f);
+    if (f.n >= FILTER_MAX) return false;
+    struct sock_fprog fprog = {f.n, f.v};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) == 0;
 #else
     return false;
 #endif
+}
+
+/* ---- Landlock ---- */
+
+/* The parts of the uapi that an older linux/landlock.h lacks (ABI 4: TCP,
+ * ABI 6: scopes). */
+typedef struct LlRuleset {
+    uint64_t handled_access_fs, handled_access_net, scoped;
+} LlRuleset;
+#define LL_NET_BIND_TCP (1ull << 0)
+#define LL_NET_CONNECT_TCP (1ull << 1)
+#define LL_SCOPE_ABSTRACT_UNIX (1ull << 0)
+#define LL_SCOPE_SIGNAL (1ull << 1)
+#define LL_FS_V1 ((1ull << 13) - 1)         /* EXECUTE .. MAKE_SYM */
+#define LL_FS_REFER (1ull << 13)            /* ABI 2 */
+#define LL_FS_TRUNCATE (1ull << 14)         /* ABI 3 */
+#define LL_READ (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define LL_FILE_ONLY (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+                      LANDLOCK_ACCESS_FS_READ_FILE | LL_FS_TRUNCATE)
+
+int program_sandbox_landlock_abi(void) {
+    static int abi = -1;
+    if (abi < 0) {
+        long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+        abi = v > 0 ? (int)v : 0;
+    }
+    return abi;
+}
+
+/* Allows `access` beneath `path` (a file gets only the rights a file can have). */
+static void landlock_allow(int ruleset, const char *path, uint64_t access) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return;     /* absent here: nothing to allow */
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        struct landlock_path_beneath_attr pb = {
+            .allowed_access = S_ISDIR(st.st_mode) ? access : access & LL_FILE_ONLY,
+            .parent_fd = fd,
+        };
+        syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0);
+    }
+    close(fd);
+}
+
+/* Confines the process to l->read_paths (read, list, execute) and
+ * l->write_paths (everything), no TCP (ABI 4) and, from ABI 6, no signals
+ * or abstract sockets to anyone outside. Async-signal-safe. */
+static bool landlock_enter(const ChildLimits *l, int abi) {
+    uint64_t fs = LL_FS_V1 | (abi >= 2 ? LL_FS_REFER : 0) | (abi >= 3 ? LL_FS_TRUNCATE : 0);
+    LlRuleset attr = {
+        .handled_access_fs = fs,
+        .handled_access_net = abi >= 4 ? LL_NET_BIND_TCP | LL_NET_CONNECT_TCP : 0,
+        .scoped = abi >= 6 ? LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL : 0,
+    };
+    size_t size = abi >= 6 ? sizeof attr : abi >= 4 ? 2 * sizeof(uint64_t) : sizeof(uint64_t);
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    if (rs < 0) return false;
+    for (const char *const *p = l->read_paths; p && *p; p++) landlock_allow(rs, *p, LL_READ);
+    for (const char *const *p = l->write_paths; p && *p; p++) landlock_allow(rs, *p, fs);
+    bool ok = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && syscall(SYS_landlock_restrict_self, rs, 0) == 0;
+    close(rs);
+    return ok;
 }
 
 bool program_sandbox_enter(const ChildLimits *l) {
@@ -93,7 +262,9 @@ bool program_sandbox_enter(const ChildLimits *l) {
     set_limit(RLIMIT_CORE, 0, 0);
     if (l->as_bytes > 0) set_limit(RLIMIT_AS, (rlim_t)l->as_bytes, (rlim_t)l->as_bytes);
     if (l->nproc > 0) set_limit(RLIMIT_NPROC, (rlim_t)l->nproc, (rlim_t)l->nproc);
-    return l->no_fork ? install_filter() : true;
+    bool ok = true;
+    if (l->confine && l->landlock_abi > 0) ok = landlock_enter(l, l->landlock_abi);
+    return (l->no_fork ? install_filter() : true) && ok;
 }
 
 long program_sandbox_nproc(long headroom) {
@@ -113,4 +284,70 @@ long program_sandbox_nproc(long headroom) {
     }
     closedir(d);
     return tasks + headroom;
+}
+
+/* ---- what a confined program may see ---- */
+
+typedef struct PathList {
+    char **v;
+    int n, cap;
+} PathList;
+
+static void paths_add(PathList *l, char *owned) {
+    if (!owned) return;
+    if (l->n + 1 >= l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 32;
+        l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = owned;
+    l->v[l->n] = NULL;
+}
+
+/* The system's programs and libraries, not /usr/share or /opt as a whole:
+ * an installed course (PREFIX/share/cudojo/lessons, its solutions) lives
+ * there. */
+static const char *const SYSTEM_READ[] = {
+    "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32", "/usr/libexec",
+    "/usr/local/bin", "/usr/local/lib", "/usr/share/zoneinfo", "/usr/share/locale", "/usr/share/nvidia",
+    "/usr/share/glvnd", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/proc", "/sys",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload", "/etc/localtime",
+    "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/host.conf", "/etc/hosts", "/etc/nvidia",
+    "/dev/random", "/dev/urandom",
+};
+static const char *const SYSTEM_WRITE[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/shm"};
+
+void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
+                           char ***write_paths) {
+    PathList r = {0}, w = {0};
+    for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) paths_add(&r, xstrdup(SYSTEM_READ[i]));
+    const char *home = getenv("CUDA_HOME");
+    paths_add(&r, xstrdup(home && *home ? home : "/usr/local/cuda"));
+    if (o->runtime == PROGRAM_RT_EMU && program_emurt_dir()) paths_add(&r, xstrdup(program_emurt_dir()));
+    if (o->runtime == PROGRAM_RT_CUDA && program_inject_path()) paths_add(&r, path_dirname(program_inject_path()));
+    paths_add(&r, path_dirname(exe));
+    /* What this machine needs besides (a toolkit elsewhere, a driver's files): CUDOJO_SANDBOX_READ=DIR:DIR. */
+    const char *extra = getenv("CUDOJO_SANDBOX_READ");
+    if (extra && *extra) {
+        char *copy = xstrdup(extra), *save = NULL;
+        for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            if (*p) paths_add(&r, xstrdup(p));
+        free(copy);
+    }
+    paths_add(&w, xstrdup(cwd));
+    for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) paths_add(&w, xstrdup(SYSTEM_WRITE[i]));
+    DIR *d = opendir("/dev");   /* the GPU's devices: nvidia0, nvidiactl, nvidia-uvm, ... */
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (!strncmp(e->d_name, "nvidia", 6)) paths_add(&w, xasprintf("/dev/%s", e->d_name));
+    if (d) closedir(d);
+    if (!r.v) paths_add(&r, xstrdup("/nonexistent"));
+    *read_paths = r.v;
+    *write_paths = w.v;
+}
+
+void program_sandbox_paths_free(char ***read_paths, char ***write_paths) {
+    for (char ***l = read_paths; l; l = l == read_paths ? write_paths : NULL) {
+        for (char **p = *l; p && *p; p++) free(*p);
+        free(*l);
+        *l = NULL;
+    }
 }

@@ -579,6 +579,8 @@ static int t_program(lua_State *L) {
     ro.tee_out = ro.tee_err = -1;
 
     ro.emu_no_peer = pc->no_peer;
+    /* A graded program is a stranger's: shut in its run folder (kernels/program_sandbox.c). */
+    ro.confine = ctx->opts->grading;
     /* On a GPU an untimed exercise's program shares the GPU with the other
        graders' untimed work; a timed one runs alone (kernels/gpu_lock.h). */
     ro.gpu_shared = !ctx->ex->timed;
