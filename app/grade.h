@@ -27,13 +27,16 @@ typedef struct GradeStudent {
     char *origin;               /* the path as given */
     char *dir;                  /* the workspace folder (an archive's unpacked copy) */
     bool unpacked;              /* dir is ours to remove */
+    char *snap_dir;             /* a workspace folder's graded files and progress database, copied
+                                   into OUT/.unpacked (ours to remove); NULL until needed */
     char *origin_sha256;        /* of an archive */
     char *workspace_uuid;
     char *course_version_submitted;
     long long submitted_unix_ms;
     char *progress_json;
     json_t *problems;           /* array of strings */
-    char **paths;               /* per GradeItem: the file, NULL when missing or not graded */
+    char **paths;               /* per GradeItem: the file graded (a private copy, never the student's
+                                   own path), NULL when missing or not graded */
     char **shas;                /* per GradeItem: its SHA-256 hex, NULL when missing */
 } GradeStudent;
 

@@ -3,7 +3,10 @@
  * a GradeStudent: who (the manifest's student, else the file or folder
  * name), when, their progress export, and the SHA-256 of each exercise file.
  * Nothing a student sends stops the grading: a bad submission becomes a
- * problem line in the gradebook. */
+ * problem line in the gradebook. A workspace folder is read as hostile as
+ * an archive: its files and progress database are copied into a private
+ * folder first (regular files inside the folder only, never through a
+ * link), and only the copies are compiled and opened. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,8 @@
 
 /* The largest exercise file graded (a kernel source is a few KB). */
 #define GRADE_SOURCE_MAX ((size_t)1 << 20)
+/* The largest progress database read from a workspace folder (a learner's is well under 1 MiB). */
+#define GRADE_PROGRESS_DB_MAX ((off_t)64 << 20)
 
 static void add_problem(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_problem(json_t *arr, const char *fmt, ...) {
@@ -100,10 +105,68 @@ static void read_manifest(GradeStudent *s) {
     free(text);
 }
 
-/* A workspace folder's progress (its .cudojo/progress.db) and uuid. */
-static void read_workspace(GradeStudent *s) {
-    char *db = path_join(s->dir, ".cudojo/progress.db");
-    if (fs_exists(db)) {
+/* The student's private folder under OUT/.unpacked (made on first use);
+ * NULL when it cannot be made. */
+static const char *snap_dir(const Grade *g, GradeStudent *s) {
+    if (!s->snap_dir && g->tmp_dir) {
+        char *t = path_join(g->tmp_dir, "ws-XXXXXX");
+        if (mkdtemp(t)) s->snap_dir = t;
+        else free(t);
+    }
+    return s->snap_dir;
+}
+
+/* Whether `path` lies inside `dir` once every link on the way is followed:
+ * a chapter folder that is a link to the course's solutions, or to another
+ * student's folder, is not this student's work. */
+static bool path_within(const char *path, const char *dir) {
+    char *rp = realpath(path, NULL), *rd = realpath(dir, NULL);
+    size_t n = rd ? strlen(rd) : 0;
+    bool ok = rp && rd && (!strcmp(rd, "/") || (!strncmp(rp, rd, n) && rp[n] == '/'));
+    free(rp);
+    free(rd);
+    return ok;
+}
+
+/* Copies a regular file of the student's folder (not a link, inside it) to
+ * `dst`; false (with a problem naming `shown`) otherwise. */
+static bool copy_student_file(GradeStudent *s, const char *src, const char *dst, const char *shown) {
+    struct stat st;
+    if (lstat(src, &st) != 0) return false;
+    Diag *d = NULL;
+    if (!S_ISREG(st.st_mode))
+        add_problem(s->problems, "%s is %s, not a file: not read", shown, fs_kind_name(st.st_mode));
+    else if (!path_within(src, s->dir))
+        add_problem(s->problems, "%s is outside the submission (through a link): not read", shown);
+    else if (st.st_size > GRADE_PROGRESS_DB_MAX)
+        add_problem(s->problems, "%s is %lld bytes, over the %lld allowed: not read", shown, (long long)st.st_size,
+                    (long long)GRADE_PROGRESS_DB_MAX);
+    else if ((d = fs_copy_file(src, dst)))
+        add_problem(s->problems, "%s: %s: not read", shown, d->message);
+    else
+        return true;
+    diag_free(&d);
+    return false;
+}
+
+/* A workspace folder's progress (its .cudojo/progress.db) and uuid. The
+ * database is the student's file: it is read from a private copy (a link
+ * to the grading database or anyone else's is refused, and the student's
+ * file is never written, not even by a migration). */
+static void read_workspace(Grade *g, GradeStudent *s) {
+    char *orig = path_join(s->dir, ".cudojo/progress.db");
+    struct stat lst;
+    const char *snap = lstat(orig, &lst) == 0 ? snap_dir(g, s) : NULL;
+    char *db = snap ? path_join(snap, "progress.db") : NULL;
+    bool copied = db && copy_student_file(s, orig, db, ".cudojo/progress.db");
+    if (copied) {
+        char *wal = xasprintf("%s-wal", orig), *wal_copy = xasprintf("%s-wal", db);
+        if (lstat(wal, &lst) == 0) copy_student_file(s, wal, wal_copy, ".cudojo/progress.db-wal");
+        free(wal);
+        free(wal_copy);
+    }
+    free(orig);
+    if (copied) {
         Store *st = NULL;
         Diag *d = store_open(db, &st);
         json_t *exp = NULL;
@@ -119,6 +182,27 @@ static void read_workspace(GradeStudent *s) {
 }
 
 /* The file of each graded exercise, and its hash. */
+/* A workspace folder's file is graded from a private copy of the bytes
+ * hashed: the student cannot change it while the grading runs, and the
+ * compiler sees no other file of theirs. Returns the copy's path (caller
+ * frees), NULL when it cannot be made. */
+static char *snapshot_file(Grade *g, GradeStudent *s, const char *chapter, const char *name, const char *text,
+                           size_t len) {
+    const char *snap = snap_dir(g, s);
+    if (!snap) return NULL;
+    char *dir = path_join(snap, chapter);
+    char *p = path_join(dir, name);
+    Diag *d = fs_mkdir_p(dir);
+    if (!d) d = fs_write_file_atomic(p, text, len);
+    free(dir);
+    if (d) {
+        diag_free(&d);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
 static void read_files(Grade *g, GradeStudent *s) {
     s->paths = xcalloc((size_t)g->n_items + 1, sizeof *s->paths);
     s->shas = xcalloc((size_t)g->n_items + 1, sizeof *s->shas);
@@ -136,6 +220,8 @@ static void read_files(Grade *g, GradeStudent *s) {
         char *shown = xasprintf("%s/%s", g->items[i].ch->id, path_basename(ex->source));
         if (!S_ISREG(st.st_mode)) {
             add_problem(s->problems, "%s is %s, not a file: graded as missing", shown, fs_kind_name(st.st_mode));
+        } else if (!path_within(p, s->dir)) {
+            add_problem(s->problems, "%s is outside the submission (its folder is a link): graded as missing", shown);
         } else {
             char *text = NULL;
             size_t len = 0;
@@ -144,10 +230,16 @@ static void read_files(Grade *g, GradeStudent *s) {
                 add_problem(s->problems, "%s: %s: graded as missing", shown, d->message);
                 diag_free(&d);
             } else {
-                s->shas[i] = xmalloc(65);
-                sha256_hex(text, len, s->shas[i]);
-                s->paths[i] = p;
-                p = NULL;
+                char *copy = s->unpacked ? NULL
+                                         : snapshot_file(g, s, g->items[i].ch->id, path_basename(ex->source), text, len);
+                if (!s->unpacked && !copy) {
+                    add_problem(s->problems, "%s: cannot copy it for grading: graded as missing", shown);
+                } else {
+                    s->shas[i] = xmalloc(65);
+                    sha256_hex(text, len, s->shas[i]);
+                    s->paths[i] = copy ? copy : p;
+                    if (!copy) p = NULL;
+                }
             }
             free(text);
         }
@@ -158,6 +250,8 @@ static void read_files(Grade *g, GradeStudent *s) {
 
 static void student_fini(GradeStudent *s, int n_items) {
     if (s->unpacked && s->dir) archive_remove_tree(s->dir);
+    if (s->snap_dir) archive_remove_tree(s->snap_dir);
+    free(s->snap_dir);
     free(s->name);
     free(s->origin);
     free(s->dir);
@@ -193,7 +287,7 @@ static bool collect_one(Grade *g, const char *path, GradeStudent *s) {
     }
     if (S_ISDIR(st.st_mode)) {
         s->dir = path_absolute(path);
-        read_workspace(s);
+        read_workspace(g, s);
         s->submitted_unix_ms = (long long)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
     } else if (S_ISREG(st.st_mode) && submission_is_archive(path)) {
         char *dir = NULL;

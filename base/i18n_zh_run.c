@@ -71,6 +71,8 @@ const I18nEntry I18N_ZH_RUN[] = {
      "已运行（这个练习没有检查）"},
     {"cannot read %s",
      "无法读取 %s"},
+    {"%s includes a file graded work may not include",
+     "%s 包含了评分时不允许包含的文件"},
     {"running the exercise script (at %s:%d)",
      "正在运行练习脚本（在 %s:%d）"},
     {"compiling %s",

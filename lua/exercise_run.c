@@ -19,6 +19,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "kernels/gpu_lock.h"
+#include "kernels/include_check.h"
 #include "lua/run.h"
 
 #define T_MT "cudojo.t"
@@ -615,7 +616,13 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     strbuf_init(&ctx.devout);
 
     Diag *d = fs_read_file(opts->cu_path, &ctx.cu_text, NULL);
-    if (d) {
+    /* A graded source is a stranger's: no #include of the instructor's files (kernels/include_check.h). */
+    Diag *refused = !d && opts->grading ? include_check_graded(ctx.cu_display, ctx.cu_text) : NULL;
+    if (refused) {
+        r->verdict = VERDICT_COMPILE_ERROR;
+        r->summary = xasprintf(N_("%s includes a file graded work may not include"), ctx.cu_display);
+        r->diags = refused;
+    } else if (d) {
         /* fs_read_file says why (missing, a FIFO, a device, too large). */
         r->verdict = VERDICT_COMPILE_ERROR;
         r->diags = diag_new(DIAG_ERROR, "io", ctx.cu_display, 0, 0, "%s", d->message);
