@@ -170,6 +170,9 @@ typedef struct ProgramResult {
                                        wrote none */
     size_t tool_output_len;         /* bytes kept (at most the tool's out_cap) */
     bool tool_output_truncated;     /* the file was longer */
+    long long disk_bytes;           /* > 0: the program filled its run folder (and files it held open
+                                       after deleting them) past the limit, and was killed; that much
+                                       was counted (CUDOJO_RUN_DISK_MB, default 1024) */
 } ProgramResult;
 
 /* Runs `exe` and fills *out (caller frees with program_result_fini, also

@@ -204,6 +204,10 @@ void report_reader_finish(ReportReader *rr, ProgramResult *res, const ProgramRun
     if (res->signaled && res->signal == SIGXFSZ)
         add_finding(rr, res, diag_error("file-limit", "the program wrote a file larger than the 256 MiB a file "
                                                       "may have, and was stopped"));
+    if (res->disk_bytes > 0)
+        add_finding(rr, res, diag_error("disk-limit", "the program filled its folder past the limit (%lld MiB, "
+                                                      "or too many files) and was stopped",
+                                        res->disk_bytes >> 20));
     if (res->out_total > res->out_len)
         add_finding(rr, res, diag_new(DIAG_WARNING, "output-capped", NULL, 0, 0,
                                       "the program wrote %zu bytes to stdout; the first %zu are kept",

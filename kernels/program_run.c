@@ -12,10 +12,13 @@
  * The parent polls the three pipes: output is kept up to the cap and
  * counted past it (never stored, so a flood cannot grow the worker), and
  * optionally copied to tee descriptors as it comes; report lines become
- * the result (program_report.c). The timeout and the cancel flag kill the
+ * the result (program_report.c). A fresh run folder is measured every
+ * 250 ms: past CUDOJO_RUN_DISK_MB (1 GiB) the program is killed, so many
+ * files under the per-file limit cannot fill the disk either. The timeout and the cancel flag kill the
  * whole process group; so does the child's exit, for anything it left. */
 #include "kernels/program.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -207,14 +210,77 @@ static void close_fd(int *fd) {
     *fd = -1;
 }
 
-/* Polls the pipes until they close and the child is gone, or the deadline
- * or the cancel flag kills the group. Returns the wait status. */
+/* ---- disk ---- */
+
+/* What the run folder may hold, files deleted but held open included: a
+ * file is capped by RLIMIT_FSIZE, their number and sum only by this. */
+static long long disk_limit(void) {
+    const char *e = getenv("CUDOJO_RUN_DISK_MB");
+    long long mb = e && *e ? atoll(e) : 0;
+    return (mb > 0 ? mb : 1024) << 20;
+}
+
+#define DISK_ENTRIES_MAX 100000
+
+/* Adds the bytes and entries beneath directory fd `dir` (closed) to *bytes, *entries. */
+static void disk_walk(int dir, int depth, long long *bytes, long *entries) {
+    DIR *d = fdopendir(dir);
+    if (!d) {
+        close(dir);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) && *entries < DISK_ENTRIES_MAX;) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        (*entries)++;
+        *bytes += (long long)st.st_blocks * 512;
+        if (S_ISDIR(st.st_mode) && depth < 64) {
+            int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0) disk_walk(sub, depth + 1, bytes, entries);
+        }
+    }
+    closedir(d);
+}
+
+/* The run folder's use plus the deleted files the program holds open; true when over the limit. */
+static bool disk_over(const char *cwd, pid_t pid, long long limit, long long *bytes) {
+    long entries = 0;
+    *bytes = 0;
+    int fd = open(cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) disk_walk(fd, 0, bytes, &entries);
+    char fds[64];
+    snprintf(fds, sizeof fds, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(fds);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0)
+            *bytes += (long long)st.st_blocks * 512;
+    }
+    if (d) closedir(d);
+    return *bytes > limit || entries >= DISK_ENTRIES_MAX;
+}
+
+/* Polls the pipes until they close and the child is gone, or the deadline,
+ * the cancel flag or a run folder grown past the disk limit (checked every
+ * 250 ms when `disk_dir` is set) kills the group. Returns the wait status. */
 static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader *rr, ProgramResult *r,
-                     const ProgramRunOptions *o, double deadline) {
+                     const ProgramRunOptions *o, double deadline, const char *disk_dir) {
     char buf[65536];
     bool exited = false, killed = false;
-    double exited_at = 0;
+    double exited_at = 0, disk_at = proc_now_ms();
+    long long limit = disk_limit();
     for (;;) {
+        if (!killed && !exited && disk_dir && proc_now_ms() > disk_at + 250) {
+            long long used = 0;
+            if (disk_over(disk_dir, pid, limit, &used)) {
+                r->disk_bytes = used > 0 ? used : 1;
+                killed = true;
+                kill(-pid, SIGKILL);
+                kill(pid, SIGKILL);
+            }
+            disk_at = proc_now_ms();
+        }
         if (!killed && o->cancel && *o->cancel) {
             r->cancelled = killed = true;
             kill(-pid, SIGKILL);
@@ -369,7 +435,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         strbuf_init(&err.kept);
         ReportReader rr;
         report_reader_init(&rr);
-        int st = supervise(pid, &out, &err, &prep[0], &rr, r, o, t0 + timeout * 1e3);
+        int st = supervise(pid, &out, &err, &prep[0], &rr, r, o, t0 + timeout * 1e3, own_cwd ? cwd : NULL);
         close_fd(&out.fd);
         close_fd(&err.fd);
         pout[0] = perr[0] = -1;     /* they were out.fd and err.fd */

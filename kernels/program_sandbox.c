@@ -21,9 +21,9 @@
  * by Landlock (Linux 5.13+, unprivileged, also binds root): it reads only
  * the system's libraries and tools, the toolkit, cudojo's runtime
  * libraries, its own executable's folder and a few files of /etc and /dev,
- * and writes only its run folder (and /dev/shm, the GPU's devices); from
- * ABI 4 it cannot bind or connect TCP, from ABI 6 not signal or reach an
- * abstract socket outside. Where the kernel lacks Landlock the program
+ * and writes only its run folder (on a GPU also /dev/shm and the GPU's
+ * devices); from ABI 4 it cannot bind or connect TCP, from ABI 6 not
+ * signal or reach an abstract socket outside. Where the kernel lacks Landlock the program
  * runs without it (program_sandbox_landlock_abi() says so beforehand). */
 #include "kernels/program_internal.h"
 
@@ -314,7 +314,7 @@ static const char *const SYSTEM_READ[] = {
     "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/host.conf", "/etc/hosts", "/etc/nvidia",
     "/dev/random", "/dev/urandom",
 };
-static const char *const SYSTEM_WRITE[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/shm"};
+static const char *const SYSTEM_WRITE[] = {"/dev/null", "/dev/zero", "/dev/full"};
 
 void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
                            char ***write_paths) {
@@ -335,7 +335,10 @@ void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const ch
     }
     paths_add(&w, xstrdup(cwd));
     for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) paths_add(&w, xstrdup(SYSTEM_WRITE[i]));
-    DIR *d = opendir("/dev");   /* the GPU's devices: nvidia0, nvidiactl, nvidia-uvm, ... */
+    /* On a GPU: its devices (nvidia0, nvidiactl, nvidia-uvm, ...) and /dev/shm, which NVIDIA's
+       runtime may use; the emulator's runtime needs neither (/dev/shm is memory nobody measures). */
+    DIR *d = o->runtime == PROGRAM_RT_CUDA ? opendir("/dev") : NULL;
+    if (d) paths_add(&w, xstrdup("/dev/shm"));
     for (struct dirent *e; d && (e = readdir(d));)
         if (!strncmp(e->d_name, "nvidia", 6)) paths_add(&w, xasprintf("/dev/%s", e->d_name));
     if (d) closedir(d);

@@ -7,7 +7,8 @@
 # through a comment, a macro or the assembler's .incbin); a workspace whose
 # chapter folder is a link to the solutions, or whose progress database is a
 # link to the grading database; a program that spins ignoring SIGTERM, one
-# that floods its output with terminal escapes. Each gets a failing verdict
+# that floods its output with terminal escapes, one that fills the disk
+# with files under the per-file limit (CUDOJO_RUN_DISK_MB=64 here). Each gets a failing verdict
 # with its reason, the honest solution still passes, no secret reaches the
 # gradebook, nothing is left running, nothing outside is touched.
 # Emulator runtime + nvcc, no GPU needed.
@@ -100,12 +101,29 @@ int main() {
     return 0;
 }
 EOF
+student filler <<'EOF'
+#include <cstdio>
+#include <unistd.h>
+static char block[1 << 20];
+int main() {   /* 8 MiB files under the per-file limit, half of them deleted but held open */
+    for (int i = 0; i < 400; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "f%d", i);
+        FILE *f = fopen(name, "w");
+        if (!f) return 1;
+        for (int k = 0; k < 8; k++) fwrite(block, 1, sizeof block, f);
+        fflush(f);
+        if (i % 2) unlink(name);
+    }
+    return 0;
+}
+EOF
 mkdir -p subs/linked && ln -s "$T/course/hostile/solutions" subs/linked/hostile
 student dblink < course/hostile/solutions/hello.cu
 mkdir -p subs/dblink/.cudojo && ln -s "$T/out/grade.db" subs/dblink/.cudojo/progress.db
 
 t0=$(date +%s)
-CUDOJO_EMURT_DIR=$EMURT timeout 300 "$BIN" grade --course course --out out --jobs 2 subs/* >grade.out 2>&1
+CUDOJO_EMURT_DIR=$EMURT CUDOJO_RUN_DISK_MB=64 timeout 300 "$BIN" grade --course course --out out --jobs 2 subs/* >grade.out 2>&1
 rc=$?
 t1=$(date +%s)
 if [ $rc -eq 0 ] && [ -f out/gradebook.csv ]; then ok "grade: a class of hostile submissions is graded to the end ($((t1 - t0)) s)"
@@ -154,6 +172,9 @@ else nok "grade: a progress database that links to the grading database is not o
 if [ "$(cell spinner)" = 0 ] && has spinner "did not finish within"; then
     ok "grade: a program that spins ignoring SIGTERM times out"
 else nok "grade: a program that spins ignoring SIGTERM times out" "$(fb spinner)"; fi
+if [ "$(cell filler)" = 0 ] && has filler "filled its folder past the limit"; then
+    ok "grade: a program that fills the disk with files under the per-file limit is stopped, saying why"
+else nok "grade: a program that fills the disk with files under the per-file limit is stopped, saying why" "$(fb filler)"; fi
 left=$(ps -eo pid,args | grep -F "$T/" | grep -v grep)
 if [ -z "$left" ]; then ok "grade: nothing of the class is left running"
 else nok "grade: nothing of the class is left running" "$left"; fi
