@@ -99,6 +99,11 @@ static void decode_call(Ctx *c, const RawStmt *s) {
     RawFunc *f = NULL;
     for (int i = 0; i < c->p->n_funcs; i++)
         if (!strcmp(c->p->funcs[i].name, name)) f = &c->p->funcs[i];
+    if (name[0] == '%') {
+        emu_decode_fail(c, "indirect call through %s (a function pointer or a virtual function) is not supported by "
+                        "the emulator", name);
+        return;
+    }
     if (!f || !f->has_body) { emu_decode_fail(c, "call to an unknown or external function %s", name); return; }
     if (f->n_params != nargs || f->n_rets != nrets) { emu_decode_fail(c, "call to %s has the wrong number of arguments", name); return; }
     for (int i = 0; i < c->depth; i++)

@@ -15,7 +15,10 @@ void emu_decode_fail(Ctx *c, const char *fmt, const char *arg) {
     if (c->err) return;
     char buf[256];
     snprintf(buf, sizeof buf, fmt, arg ? arg : "");
-    c->err = diag_error("ptx-decode", "PTX line %d: %s%s%s%s", c->ptx_line, buf,
+    /* the learner's line too, from the last .loc of their file before it */
+    char src[48] = "";
+    if (c->line > 0) snprintf(src, sizeof src, " (source line %d)", c->line);
+    c->err = diag_error("ptx-decode", "PTX line %d%s: %s%s%s%s", c->ptx_line, src, buf,
                         c->op ? " (in '" : "", c->op ? c->op : "", c->op ? "')" : "");
 }
 

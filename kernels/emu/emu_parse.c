@@ -478,7 +478,11 @@ static bool parse_initialiser(Lexer *L, unsigned char *data, size_t size, EmuTyp
         if (t == T_F32) { float f = (float)o.fval; uint32_t u; memcpy(&u, &f, 4); bits = u; }
         else memcpy(&bits, &o.fval, 8);
     } else {
-        lex_error(L, "only numeric initialisers are supported");
+        /* {fn, ...}: a function pointer or a virtual function table */
+        lex_error(L, o.kind == RO_SYM || o.kind == RO_REG
+                  ? "an address in an initialiser (a __device__ function pointer or a virtual function table) "
+                    "is not supported: the emulator does not run indirect calls"
+                  : "only numeric initialisers are supported");
         return false;
     }
     memcpy(data + (size_t)*pos * (size_t)eb, &bits, (size_t)eb); /* little-endian host */

@@ -195,6 +195,13 @@ static Diag *module_parse(RtModule *m) {
     const FatbinEntry *e = fatbin_find_ptx(fb, EMU_PTX_ARCH);
     if (!e) {
         fatbin_free(&fb);
+        /* the wrapper's version 2 (FATBINC_LINK_VERSION) marks device code linked by nvlink */
+        uint32_t version;
+        memcpy(&version, w + 4, 4);
+        if (version == 2)
+            return diag_error("no-ptx", "the program was built with -rdc=true (separate compilation, needed for "
+                              "dynamic parallelism and device code across files): the emulator runs only "
+                              "whole-program PTX; build it without -rdc and without kernels launching kernels");
         return diag_error("no-ptx", "the program has no PTX for the emulator to run: build it with PTX included, "
                           "e.g. nvcc -gencode arch=compute_80,code=compute_80 (cudojo does this for you)");
     }
