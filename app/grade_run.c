@@ -20,6 +20,7 @@
 #include "base/fs.h"
 #include "base/i18n.h"
 #include "base/xalloc.h"
+#include "kernels/program.h"
 
 typedef struct Work {
     int student, item;
@@ -275,6 +276,12 @@ Diag *grade_run_all(Grade *g) {
     if (!g->quiet)
         fprintf(stderr, _("grade: %lld runs to do (%d students, %d workers)%s\n"), n_work, g->n_students, jobs,
                 g->runs_reused ? _(", the rest already graded") : "");
+    /* docs/grading-sandbox.md: without Landlock a graded program reads what the instructor can. */
+    const char *sandbox = getenv("CUDOJO_SANDBOX");
+    if (program_sandbox_landlock_abi() == 0 || (sandbox && !strcmp(sandbox, "off")))
+        fprintf(stderr, _("grade: warning: graded programs are not shut in their folder (%s): they can read "
+                          "every file you can; see docs/grading-sandbox.md\n"),
+                program_sandbox_landlock_abi() == 0 ? _("this kernel has no Landlock") : "CUDOJO_SANDBOX=off");
     long long next = 0;
     int busy = 0;
     while ((next < n_work || busy) && !d) {

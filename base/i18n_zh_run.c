@@ -73,6 +73,12 @@ const I18nEntry I18N_ZH_RUN[] = {
      "无法读取 %s"},
     {"%s includes a file graded work may not include",
      "%s 包含了评分时不允许包含的文件"},
+    {"grade: warning: graded programs are not shut in their folder (%s): they can read every file you can; see "
+     "docs/grading-sandbox.md\n",
+     "grade: 警告：被评分的程序没有被关在自己的文件夹里（%s）：它们能读取你能读取的所有文件；"
+     "见 docs/grading-sandbox.md\n"},
+    {"this kernel has no Landlock",
+     "这个内核没有 Landlock"},
     {"running the exercise script (at %s:%d)",
      "正在运行练习脚本（在 %s:%d）"},
     {"compiling %s",

@@ -185,6 +185,9 @@ void program_result_fini(ProgramResult *r);
  * "was killed by SIGSEGV (segmentation fault) at vector-add.cu:31 (host code)",
  * "did not finish within 10 s (killed)". Caller frees. */
 char *program_result_ending(const ProgramResult *r);
+/* The Landlock ABI this kernel offers to confine a program (ProgramRunOptions.confine);
+ * 0: none, a confined program can still read every file the user can. */
+int program_sandbox_landlock_abi(void);
 /* Where the emulator runtime library lives (the directory holding
  * libcudart.so.<major>), NULL when it was not built/bundled. Static. */
 const char *program_emurt_dir(void);

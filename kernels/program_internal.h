@@ -121,8 +121,6 @@ typedef struct ChildLimits {
  * ENOSYS, so glibc falls back to clone). Returns false when the filter
  * could not be installed (the rlimits still are). */
 bool program_sandbox_enter(const ChildLimits *l);
-/* The Landlock ABI this kernel offers (0: none, the confinement is off). */
-int program_sandbox_landlock_abi(void);
 /* The paths a confined program of `o` may read and write (NULL-ended
  * arrays, free with program_sandbox_paths_free): program_run.c. */
 void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
