@@ -18,7 +18,12 @@
  * label contains it. `bench_emu --one plain|checked KERNEL` launches the
  * first kernel whose label contains KERNEL once, for a profiler
  * (`valgrind --tool=callgrind`: its instruction count is the same on every
- * run, however busy the machine). */
+ * run, however busy the machine).
+ *
+ * `bench_emu --launches [N]` measures the fixed cost of a launch: N launches
+ * (default 1000) of a tiny tree reduction (64 threads per block) on grids of
+ * 1, 2, 4, 16 and 64 blocks, on one host thread and on all cores, plain and
+ * checked, and prints the wall time per launch in microseconds. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +170,7 @@ static double run_bench(Backend *be, const CompiledModule *mod, const Bench *bn,
         double t0 = now_s();
         d = ops->launch(be, bm, bn->kernel, &cfg, args, nargs, &rep);
         double t = now_s() - t0;
-        if (!d && (r > 0 || reps == 0)) times[ntimes++] = t;   /* reps 0: the one run */
+        if (!d && (r > 0 || reps == 0) && ntimes < 16) times[ntimes++] = t;   /* reps 0: the one run */
         if (!d && warp_inst && rep.metrics) {
             json_t *wi = json_object_get(json_object_get(rep.metrics, "totals"), "warp_instructions");
             if (wi) *warp_inst = (uint64_t)json_integer_value(wi);
@@ -209,6 +214,40 @@ static CompiledModule *module_cached(const char *file) {
     return mods[n++];
 }
 
+/* --launches: microseconds per launch of a tiny kernel, by grid size. */
+static int run_launches(int n) {
+    static const unsigned GRIDS[] = {1, 2, 4, 16, 64};
+    const CompiledModule *mod = module_cached("algos.cu");
+    if (!mod) return 1;
+    printf("fixed cost of a launch: %d launches of tree_reduce, 64 threads per block, us per launch (median of 3)\n",
+           n);
+    printf("%-8s", "blocks");
+    for (int c = 0; c < N_CONFIGS; c++) printf(" %11s", CONFIG_NAMES[c]);
+    printf("\n");
+    for (size_t g = 0; g < sizeof GRIDS / sizeof GRIDS[0]; g++) {
+        Bench bn = {"tiny", "algos.cu", "tree_reduce", D1(GRIDS[g]), D1(64), 64 * 4,
+                    {GRIDS[g] * 64 * 4, GRIDS[g] * 4}, 2, {(int)GRIDS[g] * 64}, 1};
+        printf("%-8u", GRIDS[g]);
+        for (int c = 0; c < N_CONFIGS; c++) {
+            double best[3];
+            for (int r = 0; r < 3; r++) {
+                double t0 = now_s();
+                /* run_bench launches reps + 1 times (one warm-up) */
+                if (run_bench(g_be[c], mod, &bn, n - 1, NULL) < 0) return 1;
+                best[r] = (now_s() - t0) / n;
+            }
+            for (int i = 1; i < 3; i++)
+                for (int j = i; j > 0 && best[j] < best[j - 1]; j--) {
+                    double t = best[j]; best[j] = best[j - 1]; best[j - 1] = t;
+                }
+            printf(" %11.1f", best[1] * 1e6);
+            fflush(stdout);
+        }
+        printf("\n");
+    }
+    return 0;
+}
+
 /* --ab: one-core plain and checked rates of each kernel, tab-separated. */
 static int run_ab(int reps, const char *only) {
     for (int b = 0; b < N_BENCHES; b++) {
@@ -242,6 +281,18 @@ int main(int argc, char **argv) {
             rc = 0;
         }
         backend_close(&be);
+        return rc;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--launches")) {
+        int n = argc >= 3 ? atoi(argv[2]) : 1000;
+        if (n < 2) n = 1000;
+        g_be[C1_PLAIN] = open_emu(1, false);
+        g_be[C1_CHECKED] = open_emu(1, true);
+        g_be[CN_PLAIN] = open_emu(0, false);
+        g_be[CN_CHECKED] = open_emu(0, true);
+        int rc = 1;
+        if (g_be[C1_PLAIN] && g_be[C1_CHECKED] && g_be[CN_PLAIN] && g_be[CN_CHECKED]) rc = run_launches(n);
+        for (int c = 0; c < N_CONFIGS; c++) backend_close(&g_be[c]);
         return rc;
     }
     if (argc >= 2 && !strcmp(argv[1], "--ab")) {

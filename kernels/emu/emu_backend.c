@@ -7,8 +7,9 @@
  * (mem_view) maps the parent's pages a second time between guards of its
  * own, so its bounds are checked as an array of its own. Modules are parsed and every kernel decoded
  * at load time, so a PTX problem shows before anything runs. A launch is
- * validated like a GPU launch, then blocks run on a pool of host threads
- * (emu_run.c), and findings, metrics and printf output go into the report.
+ * validated like a GPU launch, then blocks run on the backend's pool of host
+ * threads (emu_run.c, emu_pool.c), and findings, metrics and printf output
+ * go into the report.
  *
  * Streams, events and asynchronous copies (emu_streams.c): every operation
  * runs at once, in program order, so results are exact; the scheduler keeps
@@ -21,6 +22,7 @@
 #include "base/i18n.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu.h"
+#include "kernels/emu/emu_pool.h"
 #include "kernels/emu/emu_run.h"
 #include "kernels/emu/emu_streams.h"
 #include "kernels/emu/emu_trace.h"
@@ -36,6 +38,7 @@ typedef struct EmuBackend {
     size_t heap_size;
     EmuSched *sched;                /* streams, events, the modeled timeline */
     EmuTraceRec *trace;             /* the warp debugger's armed recorder (emu_trace.c), or NULL */
+    EmuPool *pool;                  /* host threads for the blocks of launches (emu_pool.c), made on first use */
 } EmuBackend;
 
 struct BackendModule {
@@ -404,6 +407,7 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
         .heap = e->heap, .heap_size = e->heap_size,
         .params_raw = raw, .params_raw_size = raw_size,
         .trace = emu_trace_wants(e->trace, kernel, k->name) ? e->trace : NULL,
+        .pool = &e->pool,
     };
     Diag *d = emu_run(&rq, report);
     if (d) return d;
@@ -498,6 +502,7 @@ static void emu_destroy(Backend *b) {
     pthread_rwlock_destroy(&e->allocs.lock);
     emu_sched_free(&e->sched);
     emu_trace_rec_free(&e->trace);
+    emu_pool_free(&e->pool);
     free(e);
 }
 

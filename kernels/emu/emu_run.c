@@ -1,17 +1,22 @@
 /* kernels/emu/emu_run.c: one launch: validate like a GPU, run the blocks on
- * a pool of host threads, and turn what the workers saw into the report.
+ * the Backend's pool of host threads (emu_pool.c), and turn what the
+ * workers saw into the report.
  *
  * Workers pull block ids from an atomic counter, so the work spreads over
  * all cores; everything a worker records is keyed so the merged result does
- * not depend on which worker ran which block (findings keep the example
- * with the smallest block and thread, printf output is sorted by block and
- * then by order within the block). */
+ * not depend on which worker ran which block, nor on how many took part
+ * (findings keep the example with the smallest block and thread, printf
+ * output is sorted by block and then by order within the block). A worker's
+ * state is made when its thread takes its first block: a grid smaller than
+ * the pool, or finished before a helper woke, costs no more than one thread
+ * would. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/i18n.h"
 #include "base/xalloc.h"
+#include "kernels/emu/emu_pool.h"
 #include "kernels/emu/emu_run.h"
 #include "kernels/emu/emu_trace_rec.h"
 #include "kernels/emu/emu_worker.h"
@@ -114,27 +119,39 @@ static Diag *validate(const EmuRunRequest *rq) {
     return NULL;
 }
 
-typedef struct Pool {
+/* One launch's workers, a slot per host thread that may take part (slot 0:
+ * the launching thread); a slot's Worker is made when it takes a block. */
+typedef struct Crew {
     EmuLaunch *L;
-    Worker *w;
-} Pool;
+    Worker **w;
+} Crew;
 
-static void *worker_main(void *arg) {
-    Pool *p = arg;
-    EmuLaunch *L = p->L;
+static void worker_main(void *arg, int slot) {
+    Crew *c = arg;
+    EmuLaunch *L = c->L;
     for (;;) {
         if (__atomic_load_n(&L->abort_flag, __ATOMIC_RELAXED)) break;
         uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
         if (b >= L->n_blocks) break;
-        emu_block_run(p->w, b);
+        if (!c->w[slot]) c->w[slot] = emu_worker_new(L, slot);
+        emu_block_run(c->w[slot], b);
     }
-    return NULL;
+}
+
+static long online_cpus(void) {
+    static long n;   /* sysconf reads /sys on every call: once per process */
+    long v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+    if (v <= 0) {
+        v = sysconf(_SC_NPROCESSORS_ONLN);
+        __atomic_store_n(&n, v, __ATOMIC_RELAXED);
+    }
+    return v;
 }
 
 static int host_threads(const EmuOptions *o, uint64_t blocks) {
     long n = o->threads;
     if (o->deterministic) n = 1;
-    if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n <= 0) n = online_cpus();
     if (n <= 0) n = 1;
     if (n > 256) n = 256;
     if ((uint64_t)n > blocks) n = (long)blocks;
@@ -295,24 +312,14 @@ Diag *emu_run(const EmuRunRequest *rq, LaunchReport *report) {
     emu_xblock_begin(L);
     if (rq->trace) emu_trace_launch_begin(rq->trace, L, rq->source);
     int nt = host_threads(rq->opts, L->n_blocks);
-    Pool *pools = xcalloc((size_t)nt, sizeof *pools);
-    pthread_t *tids = xcalloc((size_t)nt, sizeof *tids);
+    Crew crew = {L, xcalloc((size_t)nt, sizeof *crew.w)};
+    emu_pool_run(nt > 1 ? rq->pool : NULL, nt - 1, worker_main, &crew);
     for (int i = 0; i < nt; i++) {
-        pools[i].L = L;
-        pools[i].w = emu_worker_new(L, i);
+        if (!crew.w[i]) continue;
+        worker_merge(crew.w[i], L);
+        emu_worker_free(&crew.w[i]);
     }
-    int started = 0;
-    for (int i = 1; i < nt; i++)
-        if (pthread_create(&tids[i], NULL, worker_main, &pools[i]) == 0) started = i;
-        else break;
-    worker_main(&pools[0]);
-    for (int i = 1; i <= started; i++) pthread_join(tids[i], NULL);
-    for (int i = 0; i < nt; i++) {
-        worker_merge(pools[i].w, L);
-        emu_worker_free(&pools[i].w);
-    }
-    free(pools);
-    free(tids);
+    free(crew.w);
     emu_xblock_end(L);
 
     /* findings → Diags */

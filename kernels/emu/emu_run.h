@@ -21,6 +21,8 @@ typedef struct EmuRunRequest {
     const unsigned char *params_raw; /* the whole parameter buffer instead of args (NULL: use args) */
     size_t params_raw_size;
     struct EmuTraceRec *trace;       /* the armed recorder when it wants this launch (emu_trace.c), else NULL */
+    struct EmuPool **pool;           /* the Backend's host threads (emu_pool.h), made on first use; NULL:
+                                        the launching thread alone */
 } EmuRunRequest;
 
 /* Validates the configuration like a GPU launch (returns the Diag a failed
