@@ -20,9 +20,11 @@
  * A confined program (ChildLimits.confine: a graded one) is also shut in
  * by Landlock (Linux 5.13+, unprivileged, also binds root): it reads only
  * the system's libraries and tools, the toolkit, cudojo's runtime
- * libraries, its own executable's folder and a few files of /etc and /dev,
- * and writes only its run folder (on a GPU also /dev/shm and the GPU's
- * devices); from ABI 4 it cannot bind or connect TCP, from ABI 6 not
+ * libraries, the loader's folders (ld.so.conf's, and those of the libraries
+ * cudojo loaded: a container's driver, a bundle's lib/), its own
+ * executable's folder and a few files of /etc and /dev, and writes only its
+ * run folder (on a GPU also /dev/shm, the GPU's devices and the MPS folders
+ * made for it); from ABI 4 it cannot bind or connect TCP, from ABI 6 not
  * signal or reach an abstract socket outside. Where the kernel lacks Landlock the program
  * runs without it (program_sandbox_landlock_abi() says so beforehand). */
 #include "kernels/program_internal.h"
@@ -30,6 +32,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <link.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
@@ -316,10 +320,47 @@ static const char *const SYSTEM_READ[] = {
 };
 static const char *const SYSTEM_WRITE[] = {"/dev/null", "/dev/zero", "/dev/full"};
 
+/* The folders of /etc/ld.so.conf (and the files it includes, globs
+ * expanded): where the loader finds libraries that are not under /usr/lib,
+ * such as a container's driver (/usr/local/nvidia/lib64 holds libcuda.so.1
+ * on our H200 machine). depth bounds includes that include each other. */
+static void paths_add_ld_conf(PathList *r, const char *file, int depth) {
+    FILE *f = depth < 4 ? fopen(file, "r") : NULL;
+    if (!f) return;
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t");
+        p[strcspn(p, "#\r\n")] = 0;
+        for (size_t n = strlen(p); n && (p[n - 1] == ' ' || p[n - 1] == '\t');) p[--n] = 0;
+        if (!strncmp(p, "include", 7) && (p[7] == ' ' || p[7] == '\t')) {
+            char *pat = p + 8 + strspn(p + 8, " \t");
+            char *full = pat[0] == '/' ? xstrdup(pat) : path_join("/etc", pat);
+            glob_t g;
+            if (glob(full, 0, NULL, &g) == 0)
+                for (size_t i = 0; i < g.gl_pathc; i++) paths_add_ld_conf(r, g.gl_pathv[i], depth + 1);
+            globfree(&g);
+            free(full);
+        } else if (p[0] == '/')
+            paths_add(r, xstrdup(p));
+    }
+    fclose(f);
+}
+
+/* The folders of the shared libraries loaded in this process (a bundle's
+ * lib/, found by RPATH or the caller's LD_LIBRARY_PATH): the program's
+ * runtime needs the same ones. The main program (empty name) is skipped. */
+static int paths_add_loaded(struct dl_phdr_info *info, size_t size, void *arg) {
+    (void)size;
+    if (info->dlpi_name && info->dlpi_name[0] == '/') paths_add(arg, path_dirname(info->dlpi_name));
+    return 0;
+}
+
 void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
                            char ***write_paths) {
     PathList r = {0}, w = {0};
     for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) paths_add(&r, xstrdup(SYSTEM_READ[i]));
+    paths_add_ld_conf(&r, "/etc/ld.so.conf", 0);
+    dl_iterate_phdr(paths_add_loaded, &r);
     const char *home = getenv("CUDA_HOME");
     paths_add(&r, xstrdup(home && *home ? home : "/usr/local/cuda"));
     if (o->runtime == PROGRAM_RT_EMU && program_emurt_dir()) paths_add(&r, xstrdup(program_emurt_dir()));
@@ -334,6 +375,13 @@ void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const ch
         free(copy);
     }
     paths_add(&w, xstrdup(cwd));
+    /* MPS's pipe and log folders, which the caller made for this program (program_mps.c). */
+    for (int i = 0; i < o->n_extra_env; i++) {
+        const char *e = o->extra_env[i], *eq = strchr(e, '=');
+        if (eq && (!strncmp(e, "CUDA_MPS_PIPE_DIRECTORY=", 24) || !strncmp(e, "CUDA_MPS_LOG_DIRECTORY=", 23)) &&
+            eq[1] == '/')
+            paths_add(&w, xstrdup(eq + 1));
+    }
     for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) paths_add(&w, xstrdup(SYSTEM_WRITE[i]));
     /* On a GPU: its devices (nvidia0, nvidiactl, nvidia-uvm, ...) and /dev/shm, which NVIDIA's
        runtime may use; the emulator's runtime needs neither (/dev/shm is memory nobody measures). */

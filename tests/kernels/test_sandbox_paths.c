@@ -1,0 +1,93 @@
+/* tests/kernels/test_sandbox_paths.c: what a confined (graded) program may
+ * read and write under Landlock (program_sandbox_paths): besides the
+ * system's folders, the folders the dynamic loader is configured with and
+ * those of the libraries cudojo itself loaded (a container's GPU driver, a
+ * bundle's lib/), and the MPS folders made for the program; never the
+ * course. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <glob.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fs.h"
+#include "kernels/program_internal.h"
+
+static bool listed(char **l, const char *path) {
+    for (; l && *l; l++)
+        if (!strcmp(*l, path)) return true;
+    return false;
+}
+
+static void paths__add_the_folder_of_every_loaded_library(void **state) {
+    (void)state;
+    Dl_info info;
+    assert_true(dladdr((void *)_cmocka_run_group_tests, &info) && info.dli_fname);
+    char *dir = path_dirname(info.dli_fname);
+    ProgramRunOptions o = {.runtime = PROGRAM_RT_EMU};
+    char **r = NULL, **w = NULL;
+    program_sandbox_paths(&o, "/tmp/x/prog", "/tmp/x", &r, &w);
+    assert_true(listed(r, dir));
+    assert_true(listed(r, "/tmp/x"));          /* its own executable's folder */
+    assert_true(listed(w, "/tmp/x"));          /* its run folder */
+    assert_false(listed(w, "/usr/lib"));
+    program_sandbox_paths_free(&r, &w);
+    free(dir);
+}
+
+/* Every folder named in /etc/ld.so.conf.d's files (reached through the
+ * include of /etc/ld.so.conf) is readable. */
+static void paths__add_the_loaders_configured_folders(void **state) {
+    (void)state;
+    ProgramRunOptions o = {.runtime = PROGRAM_RT_CUDA};
+    char **r = NULL, **w = NULL;
+    program_sandbox_paths(&o, "/tmp/x/prog", "/tmp/x", &r, &w);
+    glob_t g;
+    int seen = 0;
+    if (glob("/etc/ld.so.conf.d/*.conf", 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            FILE *f = fopen(g.gl_pathv[i], "r");
+            char line[4096];
+            while (f && fgets(line, sizeof line, f)) {
+                line[strcspn(line, "#\r\n")] = 0;
+                if (line[0] != '/') continue;
+                assert_true(listed(r, line));
+                seen++;
+            }
+            if (f) fclose(f);
+        }
+        globfree(&g);
+    }
+    if (!seen) skip();   /* a system without ld.so.conf.d folders */
+    program_sandbox_paths_free(&r, &w);
+}
+
+static void paths__let_the_program_write_its_mps_folders(void **state) {
+    (void)state;
+    const char *env[] = {"CUDA_MPS_PIPE_DIRECTORY=/tmp/cudojo-mps-test/pipe",
+                         "CUDA_MPS_LOG_DIRECTORY=/tmp/cudojo-mps-test/log", "OTHER=/home"};
+    ProgramRunOptions o = {.runtime = PROGRAM_RT_CUDA, .extra_env = env, .n_extra_env = 3};
+    char **r = NULL, **w = NULL;
+    program_sandbox_paths(&o, "/tmp/x/prog", "/tmp/x", &r, &w);
+    assert_true(listed(w, "/tmp/cudojo-mps-test/pipe"));
+    assert_true(listed(w, "/tmp/cudojo-mps-test/log"));
+    assert_false(listed(w, "/home"));
+    assert_false(listed(r, "/home"));
+    program_sandbox_paths_free(&r, &w);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(paths__add_the_folder_of_every_loaded_library),
+        cmocka_unit_test(paths__add_the_loaders_configured_folders),
+        cmocka_unit_test(paths__let_the_program_write_its_mps_folders),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
