@@ -174,7 +174,7 @@ typedef struct Rt {
     StrBuf err;                     /* device assert messages, for stderr at the same point */
     double outside_since_ms;        /* process CPU clock when the program last left a runtime call */
     double host_pending_us;         /* host time not yet on the timeline */
-    bool host_time;                 /* CUDOJO_EMU_HOST_TIME: measured host time advances the modeled clock */
+    bool host_time;                 /* CUDOJO_EMU_HOST_TIME=1: measured host time advances the modeled clock */
     bool no_peer;                   /* CUDOJO_EMU_PEER=0: devices cannot reach each other's memory */
     int depth;                      /* nested API calls (host functions calling the API) */
     long kernels, kernels_dropped;  /* launches; kernel records not sent (past PROGWIRE_MAX_CALLS) */
