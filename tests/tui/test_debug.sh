@@ -58,14 +58,6 @@ if ! command -v tmux >/dev/null 2>&1; then
     exit 0
 fi
 screen() { $TM capture-pane -p -t tui 2>/dev/null; }
-wait_for() {
-    i=0; lim=$(($2 * 10))
-    while [ $i -lt $lim ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1; i=$((i + 1))
-    done
-    return 1
-}
 keys() { $TM send-keys -t tui "$@"; sleep 0.2; }
 dump() { screen | sed 's/^/    | /'; }
 tm_new -d -s tui -x 80 -y 24 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --lessons '$LESSONS' debug block-reverse --solution; sleep 30"

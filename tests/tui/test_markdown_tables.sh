@@ -26,14 +26,6 @@ WS="$T/ws"
 ok() { echo "ok - $1"; }
 nok() { name=$1; shift; echo "not ok - $name"; for l in "$@"; do echo "    $l"; done; }
 screen() { $TM capture-pane -p -t tui 2>/dev/null; }
-wait_for() {
-    i=0; lim=$(($2 * 10))
-    while [ $i -lt $lim ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1; i=$((i + 1))
-    done
-    return 1
-}
 # start LANG: a fresh workbench in the workspace under that locale.
 start() {
     tm_fresh

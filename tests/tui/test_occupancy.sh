@@ -27,14 +27,6 @@ WS="$T/ws"
 ok() { echo "ok - $1"; }
 nok() { name=$1; shift; echo "not ok - $name"; for l in "$@"; do echo "    $l"; done; }
 screen() { $TM capture-pane -p -t tui 2>/dev/null; }
-wait_for() {
-    i=0; lim=$(($2 * 10))
-    while [ $i -lt $lim ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1; i=$((i + 1))
-    done
-    return 1
-}
 keys() { $TM send-keys -t tui "$@"; sleep 0.2; }
 dump() { screen | sed 's/^/    | /'; }
 tm_new -d -s tui -x 80 -y 30 "cd '$WS' && env LANG=C.UTF-8 '$BIN' --backend=emu; sleep 30"

@@ -31,15 +31,6 @@ py() { if [ -n "$PY" ]; then python3 "$@"; else return 0; fi; }
 ok() { echo "ok - $1"; }
 nok() { name=$1; shift; echo "not ok - $name"; for l in "$@"; do echo "    $l"; done; }
 screen() { $TM capture-pane -p -t tui 2>/dev/null; }
-# wait_for PATTERN SECONDS: true once the screen matches (grep -E).
-wait_for() {
-    i=0; lim=$(($2 * 10))
-    while [ $i -lt $lim ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1; i=$((i + 1))
-    done
-    return 1
-}
 # start [ENV...]: a fresh session running the workbench in the workspace; after
 # it exits the pane shows its status and whether the terminal is sane again.
 start() {
@@ -193,7 +184,7 @@ sys.exit(0 if all(w(l) <= 60 for l in sys.stdin.read().split("\n")) else 1)' 2>/
 else nok resize_60x20 "$(dump)"; fi
 
 $TM resize-window -t tui -x 200 -y 50 2>/dev/null
-sleep 0.5
+wait_for "grid-stride\.cu.*│.*Exercise and result" 3   # redrawn side by side (checked below)
 s=$(screen)
 # Side by side at this width: the source and the result on the same rows.
 if [ "$(echo "$s" | wc -l)" -eq 50 ] && echo "$s" | head -1 | grep -q "cudojo" &&
@@ -201,8 +192,7 @@ if [ "$(echo "$s" | wc -l)" -eq 50 ] && echo "$s" | head -1 | grep -q "cudojo" &
 else nok resize_200x50 "$(dump)"; fi
 
 $TM resize-window -t tui -x 30 -y 10 2>/dev/null
-sleep 0.5
-if screen | grep -q "terminal too small"; then
+if wait_for "terminal too small" 3; then
     $TM resize-window -t tui -x 80 -y 24 2>/dev/null
     if wait_for "grid-stride\.cu" 3; then ok too_small_says_so
     else nok too_small_says_so "did not come back at 80x24" "$(dump)"; fi

@@ -37,14 +37,6 @@ WS="$T/ws"
 ok() { echo "ok - $1"; }
 nok() { name=$1; shift; echo "not ok - $name"; for l in "$@"; do echo "    $l"; done; }
 screen() { $TM capture-pane -p -t tui 2>/dev/null; }
-wait_for() {
-    i=0; lim=$(($2 * 10))
-    while [ $i -lt $lim ]; do
-        screen | grep -Eq -- "$1" && return 0
-        sleep 0.1; i=$((i + 1))
-    done
-    return 1
-}
 keys() { $TM send-keys -t tui "$@"; sleep 0.2; }
 dump() { screen | sed 's/^/    | /'; }
 # The exercises' rows on the course map (chapter headings are rows too).
@@ -60,6 +52,21 @@ open() {
     while [ "$n" -gt 0 ]; do $TM send-keys -t tui j; n=$((n - 1)); done
     keys Enter
     wait_for "› $1" 5
+}
+# attempts_reach EXERCISE N SECONDS: true once the store holds N attempts of
+# EXERCISE (a run that has ended), not a verdict left on the screen from before.
+attempts_reach() {
+    _end=$(($(date +%s) + $3))
+    while :; do
+        "$BIN" -C "$WS" --lessons "$LESSONS" progress --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = [x for x in d["exercises"] if x["id"] == sys.argv[1]]
+a = e[0]["attempts"] if e else 0
+sys.exit(0 if (len(a) if isinstance(a, list) else a) >= int(sys.argv[2]) else 1)' "$1" "$2" 2>/dev/null && return 0
+        [ "$(date +%s)" -ge "$_end" ] && return 1
+        sleep 0.3
+    done
 }
 hints_taken() {
     "$BIN" -C "$WS" --lessons "$LESSONS" progress --json 2>/dev/null | python3 -c '
@@ -84,7 +91,7 @@ if open coalescing 200 50; then
     if [ -n "$row_before" ] && [ "$row_before" = "$row_after" ]; then ok task_text_stays_put_after_a_run
     else nok task_text_stays_put_after_a_run "row before $row_before, after $row_after" "$(dump)"; fi
     keys m
-    if wait_for "All metrics" 3 && keys G && sleep 0.2 && screen | grep -Eq "lua_instructions|compile\.ms|phases\.total_ms"; then
+    if wait_for "All metrics" 3 && keys G && wait_for "lua_instructions|compile\.ms|phases\.total_ms" 3; then
         ok m_shows_every_metric
     else nok m_shows_every_metric "$(dump)"; fi
 else
@@ -102,7 +109,7 @@ else nok source_opens_at_first_todo "first TODO at line $first_todo" "$(dump)"; 
 # --- sideways: a long line ends in › and → brings its end into view ---
 f=$(ls "$WS"/*/coalescing.cu)
 printf '// %s LINE-END-MARK\n' "$(printf 'x%.0s' $(seq 1 150))" >"$T/long" && cat "$f" >>"$T/long" && cp "$T/long" "$f"
-if open coalescing 80 24 && keys Tab && keys g && sleep 0.2 && screen | grep -Eq "^ +1 .*x+›" &&
+if open coalescing 80 24 && keys Tab && keys g && wait_for "^ +1 .*x+›" 3 &&
     ! screen | grep -q "LINE-END-MARK"; then
     i=0
     while [ $i -lt 12 ]; do keys Right; i=$((i + 1)); done
@@ -157,7 +164,7 @@ print(",".join(names))' 2>/dev/null
 
 # --- the timeline: the latest run first, `,` an earlier one, `.` back ---
 cp "$LESSONS/01-hello-gpu/solutions/vector-add.cu" "$WS/hello-gpu/vector-add.cu"
-if open vector-add 100 30 && keys r && wait_for "Exercise and result: PASS" 60 && keys r && sleep 0.5 &&
+if open vector-add 100 30 && keys r && wait_for "Exercise and result: PASS" 60 && keys r && attempts_reach vector-add 2 60 &&
     wait_for "Exercise and result: PASS" 60 && keys t && wait_for "latest run \(2 of 2\)" 3; then
     keys ,
     if wait_for "run 1 of 2 \(1 before the latest\)" 3 && keys . && wait_for "latest run \(2 of 2\)" 3 &&
@@ -173,7 +180,7 @@ if screen | grep -q "latest run (2 of 2)" && keys c && wait_for "COMPARE run 1 o
     $TM resize-window -t tui -x 80 -y 24 2>/dev/null
     sleep 0.5
     [ -n "${SHOTS:-}" ] && screen >"$SHOTS/timeline-compare-80x24.txt"
-    if screen | grep -q "run 1 of 2: ends at" && screen | grep -q "latest run (2 of 2): ends at" &&
+    if wait_for "run 1 of 2: ends at" 3 && screen | grep -q "latest run (2 of 2): ends at" &&
         screen | grep -q "default (legacy)" && keys c && wait_for "run 1 of 2 \(1 before the latest\)" 3 &&
         ! screen | grep -q "COMPARE"; then
         ok timeline_compares_two_runs_on_one_axis

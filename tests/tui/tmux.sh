@@ -4,7 +4,8 @@
 # with "server exited unexpectedly"; under load that happened to about one
 # start in seven. tm_fresh ends the server and waits until it is gone;
 # tm_new runs new-session with the given arguments, retried for up to 5 s
-# while a dying server refuses it (a refused start creates nothing).
+# while a dying server refuses it (a refused start creates nothing);
+# wait_for waits for the screen, long enough for a loaded machine.
 tm_fresh() {
     $TM kill-server 2>/dev/null
     _tm_i=0
@@ -17,6 +18,23 @@ tm_new() {
     until _tm_err=$($TM new-session "$@" 2>&1); do
         _tm_i=$((_tm_i + 1))
         if [ $_tm_i -ge 50 ]; then echo "$_tm_err" >&2; return 1; fi
+        sleep 0.1
+    done
+}
+# wait_for PATTERN SECONDS: true once the screen (the test's `screen`, the
+# pane's text) matches PATTERN (grep -E). It waits at least TM_WAIT_MIN
+# seconds (20) whatever SECONDS says: under CI's load (two tests at once
+# on two cores) a workbench's first screen, a key's redraw or an emulator
+# run took longer than the 3 s a test named, and a longer wait costs
+# nothing when the screen is right. No test waits for something that must
+# not come.
+wait_for() {
+    _tm_lim=$2
+    [ "$_tm_lim" -lt "${TM_WAIT_MIN:-20}" ] && _tm_lim=${TM_WAIT_MIN:-20}
+    _tm_end=$(($(date +%s) + _tm_lim))
+    while :; do
+        screen | grep -Eq -- "$1" && return 0
+        [ "$(date +%s)" -ge "$_tm_end" ] && return 1
         sleep 0.1
     done
 }
