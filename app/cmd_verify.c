@@ -169,12 +169,14 @@ static void verify_one(VerifyCtx *vc, const ChapterMeta *ch, const ExerciseMeta 
 int cmd_verify(Cli *cli, int argc, char **argv) {
     Course *course = NULL;
     Diag *d;
-    /* --mutants and --jobs N come out of argv; what is left are the folders. */
-    bool mutants = false;
+    /* --mutants, --run-allowed and --jobs N come out of argv; what is left are the folders. */
+    bool mutants = false, run_allowed = false;
     int jobs = 0, kept = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--mutants")) {
             mutants = true;
+        } else if (!strcmp(argv[i], "--run-allowed")) {
+            run_allowed = true;
         } else if (!strcmp(argv[i], "--jobs") || !strcmp(argv[i], "-j") || !strncmp(argv[i], "--jobs=", 7)) {
             const char *v = !strncmp(argv[i], "--jobs=", 7) ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
             char *end;
@@ -206,7 +208,7 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
     diag_free(&d);
     if (!course) return 2;
     if (mutants) {
-        int st = mutants_verify(cli, course, jobs);
+        int st = mutants_verify(cli, course, jobs, run_allowed);
         course_free(&course);
         return st || load_errors ? 1 : 0;
     }
@@ -263,7 +265,7 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
 }
 
 /* The command's entry in the table app/cli.c lists. */
-const Command CMD_VERIFY = {"verify", "[--mutants [--jobs N]] [LESSON_DIR...]", N_("authors: every solution passes, every starter and wrong variant fails"),
+const Command CMD_VERIFY = {"verify", "[--mutants [--run-allowed] [--jobs N]] [LESSON_DIR...]", N_("authors: every solution passes, every starter and wrong variant fails"),
     N_("For each exercise of the chapters given (default: the whole course), runs the\n"
     "solution (must pass), the starter (must fail) and every wrong variant (must\n"
     "fail). Exit status 0 when everything behaves. On a GPU, a wrong variant that\n"
@@ -277,8 +279,13 @@ const Command CMD_VERIFY = {"verify", "[--mutants [--jobs N]] [LESSON_DIR...]", 
     "                 swapped, an atomic made a plain read-modify-write, a program's\n"
     "                 cudaDeviceSynchronize()/cudaStreamSynchronize() dropped). A\n"
     "                 mutant that passes survived: a hole in the exercise's checks,\n"
-    "                 unless the exercise lists it in mutants_equivalent. A mutant\n"
-    "                 that does not compile is invalid. Exit status 1 when any\n"
-    "                 survive; progress on stderr.\n"
+    "                 unless the exercise allows it (mutants_equivalent or\n"
+    "                 mutants_undetected: those are not run). A mutant that does\n"
+    "                 not compile is invalid; one that runs out of time runs once\n"
+    "                 more with a longer limit, and out of time again it timed out:\n"
+    "                 not known to be killed. Exit status 1 when any survive or\n"
+    "                 time out; progress on stderr.\n"
+    "  --run-allowed  with --mutants: run the allowed mutants too, and say which\n"
+    "                 allowances the checks no longer need\n"
     "  --jobs N, -j N runs at once with --mutants (default: the cores)\n"),
     cmd_verify};

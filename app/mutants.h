@@ -51,9 +51,14 @@ bool mutants_entry_matches(const MutantEquivalent *e, const Mutant *m);
 /* The --mutants pass of `cudojo verify` over a loaded course: the solution
  * of each exercise must pass (its duration sets the mutants' time limit),
  * then every mutant runs as a wrong variant would, `jobs` at a time (0 =
- * the cores). Prints the survivors with file:line, the mutation and the
- * changed line, and a summary (--json: one object). Returns the exit
- * status: 0 when every mutant was killed, invalid or allowed. */
-int mutants_verify(Cli *cli, const Course *course, int jobs);
+ * the cores); those the exercise allows are not run unless run_allowed
+ * (which finds allowances the checks no longer need). A mutant past its
+ * instruction budget (a multiple of the solution's largest launch) loops:
+ * killed. A mutant out of time runs once more with a longer limit; out of
+ * time again, it is "timed out", neither killed nor survived. Prints the survivors and timed-out
+ * mutants with file:line, the mutation and the changed line, and a summary
+ * (--json: one object). Returns the exit status: 0 when every mutant was
+ * killed, invalid or allowed. */
+int mutants_verify(Cli *cli, const Course *course, int jobs, bool run_allowed);
 
 #endif

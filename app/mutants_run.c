@@ -1,6 +1,16 @@
 /* app/mutants_run.c: the driver of `cudojo verify --mutants` (app/mutants.h):
  * runs each exercise's solution, then its mutants, `jobs` runs at a time in
- * emulator workers, and reports the mutants its checks let pass. */
+ * emulator workers, and reports the mutants its checks let pass.
+ *
+ * A mutant the exercise already allows (mutants_equivalent, _undetected) is
+ * not run unless asked (run_allowed: to find allowances no longer needed).
+ * A mutant's emulated launches have an instruction budget (a multiple of
+ * the solution's largest launch): one that loops is stopped by it and
+ * killed, whatever the load. A mutant stopped by the clock (the run's
+ * limit, or the emulator's deadline inside it) proves nothing on a loaded
+ * machine: it runs once more with a longer limit, and when that too runs
+ * out it is "timed out", its own outcome (a problem to look at), never a
+ * kill that could hide a survivor. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -18,11 +28,26 @@
 
 /* A mutant's time limit: this many times the solution's run, at least
  * MUTANT_MIN_TIMEOUT_S (a mutant looping forever must not cost the
- * exercise's whole timeout; a timeout kills it either way). */
+ * exercise's whole timeout). CUDOJO_MUTANT_TIMEOUT_S=S sets it (tests). A
+ * mutant that runs out of it is run again with MUTANT_RETRY_FACTOR times
+ * as long, and at least the exercise's own limit (what a learner's run
+ * gets). */
 #define MUTANT_TIMEOUT_FACTOR 8.0
 #define MUTANT_MIN_TIMEOUT_S 5.0
+#define MUTANT_RETRY_FACTOR 2.0
+/* What one emulated launch of a mutant may execute (warp-instructions):
+ * MUTANT_BUDGET_FACTOR times the solution's largest launch, at least
+ * MUTANT_MIN_BUDGET. A mutant past it loops (a kill, whatever the
+ * machine's load), while one stopped by the clock is run again.
+ * CUDOJO_MUTANT_LAUNCH_BUDGET=N sets it (0: the emulator's own; tests). */
+#define MUTANT_BUDGET_FACTOR 16
+#define MUTANT_MIN_BUDGET 2000000ull
 
-typedef enum MState { M_PENDING, M_RUNNING, M_KILLED, M_SURVIVED, M_INVALID, M_EQUIVALENT } MState;
+/* M_ALLOWED: allowed by the exercise and not run; M_TIMEDOUT: out of time
+   twice, neither killed nor survived. */
+typedef enum MState {
+    M_PENDING, M_RUNNING, M_KILLED, M_SURVIVED, M_INVALID, M_EQUIVALENT, M_ALLOWED, M_TIMEDOUT
+} MState;
 typedef enum BState { B_PENDING, B_RUNNING, B_PASSED, B_FAILED } BState;
 
 typedef struct ExState {
@@ -32,11 +57,13 @@ typedef struct ExState {
     MutantList muts;
     MState *state;
     int *allowed_by;            /* index of the mutants_equivalent entry naming it, -1 */
+    bool *retry;                /* its first run ran out of time: the next one gets retry_timeout_s */
     BState base;
     char *base_summary;         /* why the solution failed */
-    double timeout_s;
+    double timeout_s, retry_timeout_s;
+    uint64_t launch_budget;     /* a mutant's (0: the emulator's default) */
     int left;                   /* mutants not finished */
-    int timeouts;               /* mutants killed by the time limit (a loop that never ends, or a slow machine) */
+    int retried;                /* mutants run again after running out of time */
     bool skipped;               /* needs a GPU */
 } ExState;
 
@@ -49,7 +76,7 @@ typedef struct Slot {
 } Slot;
 
 typedef struct Totals {
-    int exercises, mutants, killed, survived, invalid, equivalent, undetected, problems;
+    int exercises, mutants, killed, survived, invalid, equivalent, undetected, timed_out, not_run, problems;
 } Totals;
 
 static double now_s(void) {
@@ -64,11 +91,14 @@ static void ex_fini(ExState *e) {
     mutants_free(&e->muts);
     free(e->state);
     free(e->allowed_by);
+    free(e->retry);
     free(e->base_summary);
 }
 
-/* Reads the solution and makes its mutants; false (with *why) when it cannot be read. */
-static bool ex_prepare(ExState *e, char **why) {
+/* Reads the solution and makes its mutants, marking those the exercise
+ * allows as not to run unless run_allowed; false (with *why) when it
+ * cannot be read. */
+static bool ex_prepare(ExState *e, bool run_allowed, char **why) {
     e->path = path_join(e->ch->dir, e->ex->solution);
     e->shown = xasprintf("%s/%s", e->ch->rel_dir, e->ex->solution);
     char *text = NULL;
@@ -82,12 +112,17 @@ static bool ex_prepare(ExState *e, char **why) {
     free(text);
     e->state = xcalloc((size_t)e->muts.n + 1, sizeof *e->state);
     e->allowed_by = xcalloc((size_t)e->muts.n + 1, sizeof *e->allowed_by);
+    e->retry = xcalloc((size_t)e->muts.n + 1, sizeof *e->retry);
+    e->left = e->muts.n;
     for (int m = 0; m < e->muts.n; m++) {
         e->allowed_by[m] = -1;
         for (int k = 0; k < e->ex->n_equivalent && e->allowed_by[m] < 0; k++)
             if (mutants_entry_matches(&e->ex->equivalent[k], &e->muts.v[m])) e->allowed_by[m] = k;
+        if (e->allowed_by[m] >= 0 && !run_allowed) {
+            e->state[m] = M_ALLOWED;
+            e->left--;
+        }
     }
-    e->left = e->muts.n;
     return true;
 }
 
@@ -129,7 +164,8 @@ static int slot_start(Slot *s, ExState *exs, int n_ex) {
         RunRequest req = {.exercise_id = e->ex->id, .chapter_dir = e->ch->dir, .chapter_shown = e->ch->rel_dir,
                           .cu_path = cu, .cu_display = e->shown,
                           /* the solution gets the exercise's timeout; a mutant, a few times the solution's time */
-                          .timeout_s = m < 0 ? e->ex->timeout_s : e->timeout_s};
+                          .timeout_s = m < 0 ? e->ex->timeout_s : e->retry[m] ? e->retry_timeout_s : e->timeout_s,
+                          .emu_launch_budget = m < 0 ? 0 : e->launch_budget};
         Diag *d = runner_start(s->runner, &req);
         if (d) {
             if (m < 0) {
@@ -152,28 +188,69 @@ static int slot_start(Slot *s, ExState *exs, int n_ex) {
     return 0;
 }
 
-/* Takes a finished run's result. */
-static void slot_finish(Slot *s, ExState *exs, RunResult *res) {
+/* Whether a run was stopped by the clock rather than by what it did: the
+ * run's limit, or the emulator's deadline within it (did-not-finish "within
+ * the run's time limit", kernels/emu/emu_run.c; a kernel past its
+ * instruction budget did not finish whatever the load: that is a kill). */
+static bool run_out_of_time(const RunResult *res) {
+    if (res->verdict == VERDICT_TIMEOUT) return true;
+    if (res->verdict == VERDICT_PASS) return false;
+    for (const Diag *d = res->diags; d; d = d->next)
+        if (d->code && !strcmp(d->code, "did-not-finish") && d->message && strstr(d->message, "time limit"))
+            return true;
+    return false;
+}
+
+/* A mutant's first time limit, from the solution's run of duration_ms. */
+static double mutant_timeout_s(const ExState *e, double duration_ms) {
+    const char *forced = getenv("CUDOJO_MUTANT_TIMEOUT_S");
+    if (forced && atof(forced) > 0) return atof(forced);
+    double t = MUTANT_TIMEOUT_FACTOR * duration_ms / 1000.0;
+    if (t < MUTANT_MIN_TIMEOUT_S) t = MUTANT_MIN_TIMEOUT_S;
+    return t > e->ex->timeout_s ? e->ex->timeout_s : t;
+}
+
+/* A mutant's per-launch budget, from the solution's run (0: the emulator's
+ * default, when the run did not say how large its launches were). */
+static uint64_t mutant_launch_budget(const RunResult *res) {
+    const char *forced = getenv("CUDOJO_MUTANT_LAUNCH_BUDGET");
+    if (forced && *forced) return strtoull(forced, NULL, 10);
+    json_t *max = res->metrics ? json_object_get(res->metrics, "max_launch_warp_instructions") : NULL;
+    if (!json_is_integer(max) || json_integer_value(max) <= 0) return 0;
+    uint64_t b = MUTANT_BUDGET_FACTOR * (uint64_t)json_integer_value(max);
+    return b < MUTANT_MIN_BUDGET ? MUTANT_MIN_BUDGET : b;
+}
+
+/* Takes a finished run's result; true when the mutant is to run again. */
+static bool slot_finish(Slot *s, ExState *exs, RunResult *res) {
     ExState *e = &exs[s->ex];
     s->busy = false;
     if (s->m < 0) {
         if (res->verdict == VERDICT_PASS) {
             e->base = B_PASSED;
-            double t = MUTANT_TIMEOUT_FACTOR * res->duration_ms / 1000.0;
-            e->timeout_s = t < MUTANT_MIN_TIMEOUT_S ? MUTANT_MIN_TIMEOUT_S : t;
-            if (e->timeout_s > e->ex->timeout_s) e->timeout_s = e->ex->timeout_s;
+            e->timeout_s = mutant_timeout_s(e, res->duration_ms);
+            e->launch_budget = mutant_launch_budget(res);
+            e->retry_timeout_s = MUTANT_RETRY_FACTOR * e->timeout_s;
+            if (e->retry_timeout_s < e->ex->timeout_s) e->retry_timeout_s = e->ex->timeout_s;
         } else {
             e->base = B_FAILED;
             e->base_summary = xasprintf("%s: %s", verdict_name(res->verdict), res->summary ? res->summary : "");
         }
-        return;
+        return false;
     }
     int m = s->m;
+    if (run_out_of_time(res) && !e->retry[m]) {
+        e->retry[m] = true;
+        e->retried++;
+        e->state[m] = M_PENDING;
+        return true;
+    }
     if (res->verdict == VERDICT_COMPILE_ERROR) e->state[m] = M_INVALID;
+    else if (run_out_of_time(res)) e->state[m] = M_TIMEDOUT;
     else if (res->verdict != VERDICT_PASS) e->state[m] = M_KILLED;
     else e->state[m] = e->allowed_by[m] >= 0 ? M_EQUIVALENT : M_SURVIVED;
-    e->timeouts += res->verdict == VERDICT_TIMEOUT;
     e->left--;
+    return false;
 }
 
 static bool ex_done(const ExState *e) {
@@ -182,26 +259,29 @@ static bool ex_done(const ExState *e) {
 
 /* One exercise's report: a line, then each survivor, failed solution or stale allowance. */
 static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows) {
-    int killed = 0, survived = 0, invalid = 0, equivalent = 0, undetected = 0;
+    int killed = 0, survived = 0, invalid = 0, equivalent = 0, undetected = 0, timed_out = 0, not_run = 0;
     for (int m = 0; m < e->muts.n; m++) {
         killed += e->state[m] == M_KILLED;
         survived += e->state[m] == M_SURVIVED;
         invalid += e->state[m] == M_INVALID;
-        if (e->state[m] == M_EQUIVALENT) {
+        timed_out += e->state[m] == M_TIMEDOUT;
+        not_run += e->state[m] == M_ALLOWED;
+        if (e->state[m] == M_EQUIVALENT || e->state[m] == M_ALLOWED) {
             if (e->ex->equivalent[e->allowed_by[m]].undetected) undetected++;
             else equivalent++;
         }
     }
     /* An allowance no mutant matches is stale (the solution changed); one
-       whose every mutant is killed is not needed. */
+       whose every mutant was run and killed is not needed. */
     int stale = 0;
     json_t *notes = json_array();
     for (int k = 0; e->base == B_PASSED && k < e->ex->n_equivalent; k++) {
-        int matched = 0, passed = 0;
+        int matched = 0, needed = 0;
         for (int m = 0; m < e->muts.n; m++)    /* every mutant it names, also those an earlier entry names */
             if (mutants_entry_matches(&e->ex->equivalent[k], &e->muts.v[m])) {
                 matched++;
-                passed += e->state[m] == M_EQUIVALENT;
+                /* passed, not run, or out of time: not known to be killed */
+                needed += e->state[m] == M_EQUIVALENT || e->state[m] == M_ALLOWED || e->state[m] == M_TIMEDOUT;
             }
         const MutantEquivalent *q = &e->ex->equivalent[k];
         const char *field = q->undetected ? "mutants_undetected" : "mutants_equivalent";
@@ -211,12 +291,12 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
             stale++;
             json_array_append_new(notes, json_sprintf(N_("%s[%d] (%s at \"%s\") names no mutant of the solution: remove "
                                                          "it or say the line as it is now"), field, nth, q->op, q->line));
-        } else if (!passed) {
+        } else if (!needed) {
             json_array_append_new(notes, json_sprintf(N_("%s[%d] (%s at \"%s\"): the checks kill every mutant it names, "
                                                          "so it is not needed"), field, nth, q->op, q->line));
         }
     }
-    bool bad = e->base == B_FAILED || survived > 0 || stale > 0;
+    bool bad = e->base == B_FAILED || survived > 0 || stale > 0 || timed_out > 0;
     if (!e->skipped) {
         t->exercises++;
         t->mutants += e->muts.n;
@@ -225,20 +305,25 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
         t->invalid += invalid;
         t->equivalent += equivalent;
         t->undetected += undetected;
-        t->problems += (e->base == B_FAILED) + stale;
+        t->timed_out += timed_out;
+        t->not_run += not_run;
+        t->problems += (e->base == B_FAILED) + stale + timed_out;
     }
-    json_t *surv = json_array(), *allowed = json_array();
+    json_t *surv = json_array(), *allowed = json_array(), *slow = json_array();
     for (int m = 0; m < e->muts.n; m++) {
-        if (e->state[m] != M_SURVIVED && e->state[m] != M_EQUIVALENT) continue;
+        MState st = e->state[m];
+        if (st != M_SURVIVED && st != M_EQUIVALENT && st != M_ALLOWED && st != M_TIMEDOUT) continue;
         const Mutant *mu = &e->muts.v[m];
         json_t *o = json_pack("{s:i, s:s, s:o, s:o}", "line", mu->line, "mutation", mu->op, "before",
                               bytes_to_json(mu->before), "after", bytes_to_json(mu->after));
-        if (e->state[m] == M_EQUIVALENT) {
+        if (st == M_EQUIVALENT || st == M_ALLOWED) {
             const MutantEquivalent *q = &e->ex->equivalent[e->allowed_by[m]];
             json_object_set_new(o, "why", json_string(q->why));
             json_object_set_new(o, "undetected", json_boolean(q->undetected));
+            json_object_set_new(o, "ran", json_boolean(st == M_EQUIVALENT));
         }
-        json_array_append_new(e->state[m] == M_SURVIVED ? surv : allowed, o);
+        if (st == M_TIMEDOUT) json_object_set_new(o, "limits_s", json_pack("[f, f]", e->timeout_s, e->retry_timeout_s));
+        json_array_append_new(st == M_SURVIVED ? surv : st == M_TIMEDOUT ? slow : allowed, o);
     }
     if (!cli->json) {
         const char *c_ok = cli->color ? "\033[32m" : "", *c_bad = cli->color ? "\033[1;31m" : "";
@@ -255,13 +340,19 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
             if (invalid) printf(_(", %d invalid"), invalid);
             if (equivalent) printf(_(", %d equivalent"), equivalent);
             if (undetected) printf(_(", %d undetected"), undetected);
+            if (timed_out) printf(_(", %d timed out"), timed_out);
             printf("\n");
             for (int m = 0; m < e->muts.n; m++) {
-                if (e->state[m] != M_SURVIVED) continue;
+                if (e->state[m] != M_SURVIVED && e->state[m] != M_TIMEDOUT) continue;
                 const Mutant *mu = &e->muts.v[m];
                 char *before = bytes_printable(mu->before), *after = bytes_printable(mu->after);
-                printf(_("      %s:%d: %s survived (the checks pass)\n        - %s\n        + %s\n"), e->shown, mu->line,
-                       mu->op, before, after);
+                if (e->state[m] == M_SURVIVED)
+                    printf(_("      %s:%d: %s survived (the checks pass)\n        - %s\n        + %s\n"), e->shown,
+                           mu->line, mu->op, before, after);
+                else
+                    printf(_("      %s:%d: %s timed out twice (%.3g s, then %.3g s): not known to be killed; run "
+                             "again on a quieter machine or with fewer --jobs\n        - %s\n        + %s\n"),
+                           e->shown, mu->line, mu->op, e->timeout_s, e->retry_timeout_s, before, after);
                 free(before);
                 free(after);
             }
@@ -278,15 +369,19 @@ static void ex_report(const Cli *cli, const ExState *e, Totals *t, json_t *rows)
     if (e->skipped) {
         json_decref(surv);
         json_decref(allowed);
+        json_decref(slow);
         json_decref(notes);
         return;
     }
-    json_array_append_new(rows, json_pack("{s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:s?, s:b}",
-                                          "exercise", bytes_to_json(e->ex->id), "file", bytes_to_json(e->shown),
-                                          "solution", e->base == B_PASSED ? "pass" : "fail", "mutants", e->muts.n,
-                                          "killed", killed, "survived", survived, "invalid", invalid, "equivalent",
-                                          equivalent, "undetected", undetected, "timeouts", e->timeouts, "survivors", surv, "allowed", allowed, "notes", notes,
-                                          "solution_summary", e->base_summary, "ok", !bad));
+    json_t *row = json_pack("{s:o, s:o, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "exercise",
+                            bytes_to_json(e->ex->id), "file", bytes_to_json(e->shown), "solution",
+                            e->base == B_PASSED ? "pass" : "fail", "mutants", e->muts.n, "killed", killed, "survived",
+                            survived, "invalid", invalid, "equivalent", equivalent, "undetected", undetected,
+                            "timed_out", timed_out, "retried", e->retried, "not_run", not_run);
+    json_object_update_new(row, json_pack("{s:o, s:o, s:o, s:o, s:s?, s:b}", "survivors", surv, "timed_out_mutants",
+                                          slow, "allowed", allowed, "notes", notes, "solution_summary",
+                                          e->base_summary, "ok", !bad));
+    json_array_append_new(rows, row);
 }
 
 static void progress(bool tty, int done, int total, int survived, double t0, bool final) {
@@ -309,7 +404,7 @@ static char *mutants_tempdir(void) {
     return NULL;
 }
 
-int mutants_verify(Cli *cli, const Course *course, int jobs) {
+int mutants_verify(Cli *cli, const Course *course, int jobs, bool run_allowed) {
     int n_ex = 0;
     for (int c = 0; c < course->n_chapters; c++) n_ex += course->chapters[c].n_exercises;
     ExState *exs = xcalloc((size_t)n_ex + 1, sizeof *exs);
@@ -322,11 +417,11 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
             e->ex = &e->ch->exercises[i];
             e->skipped = e->ex->needs_gpu;   /* mutants run on the emulator */
             char *why = NULL;
-            if (!e->skipped && !ex_prepare(e, &why)) {
+            if (!e->skipped && !ex_prepare(e, run_allowed, &why)) {
                 e->base = B_FAILED;
                 e->base_summary = why;
             }
-            total += e->skipped ? 0 : 1 + e->muts.n;
+            total += e->skipped ? 0 : 1 + e->left;
         }
 
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -368,7 +463,7 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
             if (!slots[i].busy) continue;
             RunResult *res = NULL;
             if (runner_poll(slots[i].runner, 0, &res) != RUNNER_DONE) continue;
-            slot_finish(&slots[i], exs, res);
+            total += slot_finish(&slots[i], exs, res);   /* a retry is one run more */
             run_result_free(&res);
             done++;
         }
@@ -408,16 +503,19 @@ int mutants_verify(Cli *cli, const Course *course, int jobs) {
     free(dir);
     int status = t.survived == 0 && t.problems == 0 ? 0 : 1;
     if (cli->json) {
-        cli_print_json(json_pack("{s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "exercises", rows,
+        cli_print_json(json_pack("{s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b}", "exercises", rows,
                                  "n_exercises", t.exercises, "mutants", t.mutants, "killed", t.killed, "survived",
                                  t.survived, "invalid", t.invalid, "equivalent", t.equivalent, "undetected",
-                                 t.undetected, "problems", t.problems, "passed", status == 0));
+                                 t.undetected, "timed_out", t.timed_out, "not_run", t.not_run, "problems", t.problems,
+                                 "passed", status == 0));
     } else {
         json_decref(rows);
         printf(_("\n%d exercises, %d mutants: %d killed, %d survived, %d invalid (do not compile), %d equivalent "
                  "(mutants_equivalent), %d undetected (mutants_undetected)%s\n"),
                t.exercises, t.mutants, t.killed, t.survived, t.invalid, t.equivalent, t.undetected,
                t.problems ? _("; and problems above") : "");
+        if (t.timed_out) printf(_("%d timed out twice: not known to be killed (above)\n"), t.timed_out);
+        if (t.not_run) printf(_("%d allowed by their exercise were not run (--run-allowed runs them)\n"), t.not_run);
     }
     for (int i = 0; i < n_ex; i++) ex_fini(&exs[i]);
     free(exs);

@@ -233,6 +233,7 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
     assert(j);
     if (req->chapter_shown) json_object_set_new(j, "chapter_shown", bytes_to_json(req->chapter_shown));
     json_object_set_new(j, "timeout_s", json_real(runner_timeout_s(req)));
+    if (req->emu_launch_budget) json_object_set_new(j, "emu_launch_budget", json_integer((json_int_t)req->emu_launch_budget));
     if (req->grading) {
         /* A u64 does not fit a JSON integer: the seed travels as decimal text. */
         char seed[24];
@@ -484,6 +485,8 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
                                .timeout_s = json_number_value(json_object_get(req, "timeout_s"))};
     const char *seed = json_string_value(json_object_get(req, "grading_seed"));
     if (opts.grading && seed) opts.grading_seed = strtoull(seed, NULL, 10);
+    json_t *budget = json_object_get(req, "emu_launch_budget");
+    if (json_is_integer(budget) && json_integer_value(budget) > 0) opts.emu_launch_budget = (uint64_t)json_integer_value(budget);
     RunResult *res = exercise_run(ex, b, &opts);
     for (i = 0; i < np; i++) {
         free(keys[i]);

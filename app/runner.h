@@ -43,6 +43,7 @@ typedef struct RunRequest {
     double timeout_s;           /* wall-clock limit; <= 0 = 10 s */
     bool grading;               /* a grading run: ExerciseRunOptions.grading */
     uint64_t grading_seed;      /* ExerciseRunOptions.grading_seed */
+    uint64_t emu_launch_budget; /* ExerciseRunOptions.emu_launch_budget (verify --mutants); 0 = the default */
 } RunRequest;
 
 typedef enum RunnerState {

@@ -377,9 +377,14 @@ const I18nEntry I18N_ZH[] = {
      "                 swapped, an atomic made a plain read-modify-write, a program's\n"
      "                 cudaDeviceSynchronize()/cudaStreamSynchronize() dropped). A\n"
      "                 mutant that passes survived: a hole in the exercise's checks,\n"
-     "                 unless the exercise lists it in mutants_equivalent. A mutant\n"
-     "                 that does not compile is invalid. Exit status 1 when any\n"
-     "                 survive; progress on stderr.\n"
+     "                 unless the exercise allows it (mutants_equivalent or\n"
+     "                 mutants_undetected: those are not run). A mutant that does\n"
+     "                 not compile is invalid; one that runs out of time runs once\n"
+     "                 more with a longer limit, and out of time again it timed out:\n"
+     "                 not known to be killed. Exit status 1 when any survive or\n"
+     "                 time out; progress on stderr.\n"
+     "  --run-allowed  with --mutants: run the allowed mutants too, and say which\n"
+     "                 allowances the checks no longer need\n"
      "  --jobs N, -j N runs at once with --mutants (default: the cores)\n",
      "对给定章节（默认：整门课程）的每个练习，运行参考解答（必须通过）、起始代码（必须\n"
      "不通过）和每个错误变体（必须不通过）。一切符合预期时退出状态为 0。在 GPU 上，硬件\n"
@@ -392,8 +397,13 @@ const I18nEntry I18N_ZH[] = {
      "                 交换 threadIdx/blockIdx 的 .x 和 .y，把原子操作改成普通的\n"
      "                 读-改-写，删掉程序的 cudaDeviceSynchronize()/\n"
      "                 cudaStreamSynchronize()）。通过的变异体就是存活了：练习的检查\n"
-     "                 有漏洞，除非练习在 mutants_equivalent 中列出了它。不能编译的\n"
-     "                 变异体无效。有变异体存活时退出状态为 1；进度写到 stderr。\n"
+     "                 有漏洞，除非练习允许它（mutants_equivalent 或\n"
+     "                 mutants_undetected：这些变异体不运行）。不能编译的变异体无效；\n"
+     "                 超时的变异体用更长的时限再运行一次，再次超时就算超时：\n"
+     "                 不知道它是否被杀死。有变异体存活或超时时退出状态为 1；\n"
+     "                 进度写到 stderr。\n"
+     "  --run-allowed  与 --mutants 一起用：也运行被允许的变异体，并指出检查已不再\n"
+     "                 需要哪些允许条目\n"
      "  --jobs N, -j N 与 --mutants 一起用时同时运行的个数（默认：CPU 核数）\n"},
     {"--jobs %s: a number of runs at once from 1 to 64", "--jobs %s：同时运行的个数，取 1 到 64"},
     {"solution", "参考解答"},

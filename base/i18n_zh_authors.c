@@ -228,6 +228,12 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
     {"\n%d exercises, %d mutants: %d killed, %d survived, %d invalid (do not compile), %d equivalent (mutants_equivalent), %d undetected (mutants_undetected)%s\n",
      "\n%d 个练习，%d 个变异体：%d 个被杀死，%d 个存活，%d 个无效（编译不过），%d 个等价（mutants_equivalent），%d 个检测不到（mutants_undetected）%s\n"},
     {"; and problems above", "；另有上面列出的问题"},
+    {", %d timed out", "，%d 个超时"},
+    {"      %s:%d: %s timed out twice (%.3g s, then %.3g s): not known to be killed; run again on a quieter machine or with fewer --jobs\n        - %s\n        + %s\n",
+     "      %s:%d: %s 两次超时（%.3g 秒，然后 %.3g 秒）：不知道它是否被杀死；请在较空闲的机器上或用更少的 --jobs 再运行\n        - %s\n        + %s\n"},
+    {"%d timed out twice: not known to be killed (above)\n", "%d 个两次超时：不知道它们是否被杀死（见上）\n"},
+    {"%d allowed by their exercise were not run (--run-allowed runs them)\n",
+     "%d 个被练习允许的变异体没有运行（--run-allowed 会运行它们）\n"},
 };
 
 const size_t I18N_ZH_AUTHORS_COUNT = sizeof I18N_ZH_AUTHORS / sizeof I18N_ZH_AUTHORS[0];

@@ -144,6 +144,11 @@ typedef struct ExerciseRunOptions {
     bool grading;
     uint64_t grading_seed;
     double timeout_s;           /* the run's timeout as the runner enforces it; 0 = ex->timeout_s */
+    /* Warp-instructions one emulated launch may execute before it stops with
+     * did-not-finish, whatever the time (verify --mutants: a mutant that
+     * loops is told from a slow one); 0 = the emulator's default. The
+     * script's t:emu_options{instruction_budget} still overrides it. */
+    uint64_t emu_launch_budget;
     /* bench/bench_predict: metrics.launch_log lists every launch ({kernel,
      * grid, block, predicted_ms} on the emulator, {..., ms} measured on a
      * GPU; "proxied": the launch t:emu_metrics() read). emulator_path runs

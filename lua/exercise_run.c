@@ -565,13 +565,22 @@ static void record_phases(RunCtx *ctx, double total_ms) {
     json_object_set_new(ctx->metrics, "phases", ph);
 }
 
-/* Sets the emulator's deadline (CLOCK_MONOTONIC seconds; 0 = none). */
-static void set_emu_deadline(RunCtx *ctx, double deadline_s) {
+/* The emulator's per-launch instruction budget in force (0: the default, or no emulator). */
+static uint64_t emu_budget(RunCtx *ctx) {
+    EmuOptions eo = {0};
+    if (ctx->b->ops->emu_options_get) ctx->b->ops->emu_options_get(ctx->b, &eo);
+    return eo.instruction_budget;
+}
+
+/* Sets the emulator's deadline (CLOCK_MONOTONIC seconds; 0 = none) and
+ * per-launch instruction budget (0 = the default). */
+static void set_emu_limits(RunCtx *ctx, double deadline_s, uint64_t launch_budget) {
     const BackendOps *ops = ctx->b->ops;
     if (!ops->emu_options_get || !ops->emu_options_set) return;
     EmuOptions eo;
     ops->emu_options_get(ctx->b, &eo);
     eo.deadline_s = deadline_s;
+    eo.instruction_budget = launch_budget;
     ops->emu_options_set(ctx->b, &eo);
 }
 
@@ -642,7 +651,9 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         sandbox_set_tick(sb, script_tick, &ctx);
         sandbox_set_user(sb, &ctx.api);
         api_install(sb);
-        set_emu_deadline(&ctx, t0 / 1e3 + run_timeout_s(&ctx) * EMU_DEADLINE_SHARE);
+        uint64_t budget0 = emu_budget(&ctx);
+        set_emu_limits(&ctx, t0 / 1e3 + run_timeout_s(&ctx) * EMU_DEADLINE_SHARE,
+                       opts->emu_launch_budget ? opts->emu_launch_budget : budget0);
         install_t(sb);
         Diag *lua_err = run_script(&ctx, sb);
         if (sandbox_aborted(sb)) diag_free(&lua_err);
@@ -650,7 +661,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         json_object_set_new(ctx.metrics, "lua_instructions", json_integer((json_int_t)sandbox_instructions_used(sb)));
         /* Closing the state runs every array's __gc: device buffers are freed here. */
         sandbox_free(&sb);
-        set_emu_deadline(&ctx, 0);   /* the backend outlives the run (a warm worker) */
+        set_emu_limits(&ctx, 0, budget0);   /* the backend outlives the run (a warm worker) */
         run_timeline_finish(&ctx);
         decide(&ctx, lua_err);
     }

@@ -2,8 +2,14 @@
 # tests/lessons/test_mutants.sh: `cudojo verify --mutants` on the emulator.
 # First a small pack whose checks have a hole (a size that is a whole number
 # of blocks, so a weakened guard never reads past the end): the mutant
-# survives and is reported with file:line, exit status 1; a documented
-# mutants_equivalent entry allows it; a stale one is reported. A kernel bug
+# survives and is reported with file:line, exit status 1, also when every
+# first run ran out of time (each is run again, never counted killed); a
+# documented mutants_equivalent entry allows it (and it is not run, unless
+# --run-allowed, which says an entry whose mutants are killed is not
+# needed); a stale one is reported. A mutant that loops forever is killed
+# by its instruction budget (16 times the solution's largest launch),
+# whatever the load; without one it times out twice and is reported as
+# timed out, not killed. A kernel bug
 # hunt whose starter has a race verifies with bug = "race" and does not with
 # bug = "out-of-bounds". Then the whole course: every mutant of every
 # solution is killed (or invalid, or allowed), one ok/not ok line per
@@ -72,11 +78,12 @@ extern "C" __global__ void reverse(const int *in, int *out)
     out[blockIdx.x * 256 + threadIdx.x] = s[255 - threadIdx.x];
 }
 EOF
-hunt() { # the bug it names
+hunt() { # the bug it names, extra fields
 cat > "$P/reverse-hunt.lua" <<EOF
 return {
   id = "reverse-hunt", source = "reverse-hunt.cu", hints = { "one", "two" },
   bug_hunt = true, bug = "$1",
+  $2
   run = function(t)
     local x = gpu.array("i32", 512):random{ seed = 3, lo = 0, hi = 1000 }
     local y = gpu.array("i32", 512)
@@ -102,20 +109,50 @@ else
   sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
 fi
 
+# Every first run out of time (a limit of 1 ms): each mutant runs again with
+# the exercise's own limit, and the survivors are still found.
+CUDOJO_MUTANT_TIMEOUT_S=0.001 "$BIN" verify --mutants --json --jobs 2 "$P" > "$T/out.json" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 1 ] && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+ran = d['mutants'] - d['invalid'] - d['not_run']
+assert d['survived'] == 2 and d['timed_out'] == 0 and d['killed'] == ran - 2, d
+assert sum(e['retried'] for e in d['exercises']) == ran, d
+" "$T/out.json"; then
+  echo "ok - verify --mutants runs a mutant out of time again with a longer limit: a survivor is never counted killed"
+else
+  echo "not ok - verify --mutants runs a mutant out of time again with a longer limit: a survivor is never counted killed (exit $rc)"
+  sed 's/^/    /' "$T/out.json" "$T/err.txt" | head -40
+fi
+
 exercise 'mutants_equivalent = { { mutation = "weaken guard < to <=", line = "if (i < n)", why = "a test" },
                         { mutation = "drop guard", line = "if (i <  n)", why = "a test" } },'
+hunt race 'mutants_equivalent = { { mutation = "drop __syncthreads()", line = "__syncthreads();", why = "not so" } },'
 "$BIN" verify --mutants --json "$P/" > "$T/out.json" 2> "$T/err.txt"
 rc=$?
 if [ $rc -eq 0 ] && python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d['survived'] == 0 and d['equivalent'] == 2 and d['passed'], d
+assert d['survived'] == 0 and d['equivalent'] == 3 and d['not_run'] == 3 and d['passed'], d
+assert all(not a['ran'] for e in d['exercises'] for a in e['allowed']) and not any(e['notes'] for e in d['exercises']), d
 " "$T/out.json"; then
-  echo "ok - mutants_equivalent entries naming the mutation and its line (spacing aside) allow them"
+  echo "ok - mutants_equivalent entries naming the mutation and its line (spacing aside) allow them, not run"
 else
-  echo "not ok - mutants_equivalent entries naming the mutation and its line (spacing aside) allow them (exit $rc)"
+  echo "not ok - mutants_equivalent entries naming the mutation and its line (spacing aside) allow them, not run (exit $rc)"
   sed 's/^/    /' "$T/out.json" "$T/err.txt" | head -40
 fi
+"$BIN" verify --mutants --run-allowed "$P/" > "$T/out.txt" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "twice .*2 mutants: 0 killed, 2 equivalent" "$T/out.txt" &&
+   grep -q 'reverse-hunt.lua: mutants_equivalent\[1\] (drop __syncthreads() .*not needed' "$T/out.txt" &&
+   ! grep -q 'twice.lua: .*not needed' "$T/out.txt" && ! grep -q "were not run" "$T/out.txt"; then
+  echo "ok - verify --mutants --run-allowed runs the allowed mutants and says an allowance whose mutants are killed is not needed"
+else
+  echo "not ok - verify --mutants --run-allowed runs the allowed mutants and says an allowance whose mutants are killed is not needed (exit $rc)"
+  sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
+fi
+hunt race
 
 exercise 'mutants_equivalent = { { mutation = "weaken guard < to <=", line = "if (i < count)", why = "stale" } },'
 "$BIN" verify --mutants "$P" > "$T/out.txt" 2> "$T/err.txt"
@@ -145,6 +182,61 @@ else
   sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
 fi
 
+# ---- a mutant that never ends: past its instruction budget, killed; without one, "timed out" ----
+L="$T/slow/01-loop"
+mkdir -p "$L/solutions"
+cat > "$L/chapter.lua" <<'EOF'
+return { id = "loop-ch", title = "Loop", order = 1, exercises = { "count" } }
+EOF
+cat > "$L/count.cu" <<'EOF'
+extern "C" __global__ void count(const volatile int *in, int *out, int n)
+{
+}
+EOF
+cat > "$L/solutions/count.cu" <<'EOF'
+extern "C" __global__ void count(const volatile int *in, int *out, int n)
+{
+    int k = 0;
+    while (k < n) {
+        if (in[k] >= 0)
+            k++;
+    }
+    out[threadIdx.x] = k;
+}
+EOF
+cat > "$L/count.lua" <<'EOF'
+return {
+  id = "count", source = "count.cu", hints = { "one", "two" }, timeout = 2,
+  mutants_equivalent = { { mutation = "drop guard", line = "if (in[k] >= 0)", why = "every value is 0" } },
+  run = function(t)
+    local x = gpu.array("i32", 8)      -- zeros: in[k] > 0 never holds, so that mutant never ends
+    local y = gpu.array("i32", 32)
+    t:kernel("count"):launch{ grid = 1, block = 32, args = { x, y, gpu.i32(8) } }
+    local want = gpu.array("i32", 32)
+    for i = 0, 31 do want[i] = 8 end
+    t:expect_equal(y, want)
+  end,
+}
+EOF
+CUDOJO_MUTANT_TIMEOUT_S=2 "$BIN" verify --mutants --jobs 2 "$L" > "$T/out.txt" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "count .*mutants: 2 killed, 1 equivalent$" "$T/out.txt"; then
+  echo "ok - verify --mutants kills a mutant that loops by its instruction budget, before its time runs out"
+else
+  echo "not ok - verify --mutants kills a mutant that loops by its instruction budget, before its time runs out (exit $rc)"
+  sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
+fi
+CUDOJO_MUTANT_LAUNCH_BUDGET=0 CUDOJO_MUTANT_TIMEOUT_S=0.5 "$BIN" verify --mutants --jobs 2 "$L" > "$T/out.txt" 2> "$T/err.txt"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "count .*mutants: 1 killed, 1 equivalent, 1 timed out" "$T/out.txt" &&
+   grep -q "solutions/count.cu:5: weaken guard >= to > timed out twice (0.5 s, then 2 s)" "$T/out.txt" &&
+   grep -q "1 timed out twice" "$T/out.txt"; then
+  echo "ok - verify --mutants reports a mutant out of time twice as timed out (exit 1), not as killed"
+else
+  echo "not ok - verify --mutants reports a mutant out of time twice as timed out (exit 1), not as killed (exit $rc)"
+  sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
+fi
+
 # ---- the whole course ----
 start=$(date +%s)
 "$BIN" verify --mutants --json lessons/[0-9]* > "$T/course.json" 2> "$T/err.txt"
@@ -168,8 +260,12 @@ for ex in d["exercises"]:
         print("    the solution does not pass: %s" % ex.get("solution_summary"))
     for s in ex["survivors"]:
         print("    %s:%d: %s survived\n      - %s\n      + %s" % (ex["file"], s["line"], s["mutation"], s["before"], s["after"]))
+    for s in ex.get("timed_out_mutants", []):
+        print("    %s:%d: %s timed out twice\n      - %s\n      + %s" % (ex["file"], s["line"], s["mutation"], s["before"], s["after"]))
     for n in ex["notes"]:
         print("    " + n)
-print("# %d exercises, %d mutants: %d killed, %d survived, %d invalid, %d equivalent, %d undetected, %s s" % (
-    d["n_exercises"], d["mutants"], d["killed"], d["survived"], d["invalid"], d["equivalent"], d["undetected"], secs))
+print("# %d exercises, %d mutants: %d killed, %d survived, %d invalid, %d equivalent, %d undetected, %d timed out, "
+      "%d runs again after running out of time, %d allowed not run, %s s" % (
+    d["n_exercises"], d["mutants"], d["killed"], d["survived"], d["invalid"], d["equivalent"], d["undetected"],
+    d.get("timed_out", 0), sum(e.get("retried", 0) for e in d["exercises"]), d.get("not_run", 0), secs))
 PY
