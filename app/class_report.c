@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/fs.h"
+#include "base/i18n.h"
 #include "base/xalloc.h"
 #include "progress-db/gradedb.h"
 
@@ -24,6 +25,29 @@ void class_report_format_duration(char *buf, size_t n, double ms) {
     else if (s < 3600) snprintf(buf, n, "%ldm%02lds", s / 60, s % 60);
     else if (s < 86400) snprintf(buf, n, "%ldh%02ldm", s / 3600, (s / 60) % 60);
     else snprintf(buf, n, "%ldd%02ldh", s / 86400, (s / 3600) % 24);
+}
+
+/* The failure kinds grade_failure_kind (app/grade_run.c) writes, the
+ * gradebook's own (missing, not-graded) and the verdicts that stand in
+ * for a kind, in words. */
+static const struct {
+    const char *id, *words;
+} KIND_WORDS[] = {
+    {"compile-error", N_("compile error")},   {"out-of-bounds", N_("out of bounds")},
+    {"race", N_("race")},                     {"barrier", N_("barrier misuse")},
+    {"uninitialised", N_("uninitialised read")}, {"wrong-result", N_("wrong result")},
+    {"too-slow", N_("too slow")},             {"timeout", N_("timed out")},
+    {"crash", N_("crashed")},                 {"runtime-error", N_("runtime error")},
+    {"no-launch", N_("no kernel launched")},  {"exercise-error", N_("exercise error")},
+    {"other", N_("other failure")},           {"missing", N_("not submitted")},
+    {"not-graded", N_("not graded")},         {"fail", N_("failed")},
+    {"cancelled", N_("cancelled")},
+};
+
+const char *class_report_kind_words(const char *kind) {
+    for (size_t i = 0; kind && i < sizeof KIND_WORDS / sizeof KIND_WORDS[0]; i++)
+        if (!strcmp(KIND_WORDS[i].id, kind)) return KIND_WORDS[i].words;
+    return kind;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -263,31 +287,31 @@ static void class_scores(json_t *report, const json_t *students, const json_t *e
 
 /* NULL when g is a gradebook this build reads, else why not. */
 static Diag *check_gradebook(const json_t *g, const char *source) {
-    const char *src = source ? source : "the gradebook";
+    const char *src = source ? source : N_("the gradebook");
     const char *format = str_field(g, "format");
     if (!json_is_object(g) || !format || strcmp(format, "cudojo-gradebook"))
         return diag_new(DIAG_ERROR, "gradebook", source, 0, 0,
-                        "%s is not a cudojo gradebook (no \"format\": \"cudojo-gradebook\")", src);
+                        N_("%s is not a cudojo gradebook (no \"format\": \"cudojo-gradebook\")"), src);
     double v = num_field(g, "format_version", -1);
     if (v < 1)
-        return diag_new(DIAG_ERROR, "gradebook", source, 0, 0, "%s has no valid \"format_version\"", src);
+        return diag_new(DIAG_ERROR, "gradebook", source, 0, 0, N_("%s has no valid \"format_version\""), src);
     if (v > CLASS_REPORT_FORMAT_VERSION)
         return diag_new(DIAG_ERROR, "gradebook", source, 0, 0,
-                        "%s is format version %.0f, written by a newer cudojo (this one reads version %d)", src, v,
+                        N_("%s is format version %.0f, written by a newer cudojo (this one reads version %d)"), src, v,
                         CLASS_REPORT_FORMAT_VERSION);
     const json_t *ex = json_object_get(g, "exercises"), *st = json_object_get(g, "students");
     if (!json_is_array(ex) || !json_is_array(st))
         return diag_new(DIAG_ERROR, "gradebook", source, 0, 0,
-                        "%s has no \"exercises\" or \"students\" list", src);
+                        N_("%s has no \"exercises\" or \"students\" list"), src);
     size_t i;
     const json_t *e;
     json_array_foreach(ex, i, e) {
         if (!str_field(e, "id"))
-            return diag_new(DIAG_ERROR, "gradebook", source, 0, 0, "%s: exercise %zu has no \"id\"", src, i + 1);
+            return diag_new(DIAG_ERROR, "gradebook", source, 0, 0, N_("%s: exercise %zu has no \"id\""), src, i + 1);
     }
     json_array_foreach(st, i, e) {
         if (!json_is_object(e))
-            return diag_new(DIAG_ERROR, "gradebook", source, 0, 0, "%s: student %zu is not an object", src, i + 1);
+            return diag_new(DIAG_ERROR, "gradebook", source, 0, 0, N_("%s: student %zu is not an object"), src, i + 1);
     }
     return NULL;
 }
@@ -340,7 +364,7 @@ static Diag *load_json(const char *path, json_t **out) {
     free(text);
     if (!*out)
         return diag_new(DIAG_ERROR, "gradebook", path, err.line, err.column,
-                        "not a grading database, and not valid JSON: %s", err.text);
+                        N_("not a grading database, and not valid JSON: %s"), err.text);
     return NULL;
 }
 
@@ -359,14 +383,14 @@ Diag *class_report_load(const char *arg, json_t **out, char **source) {
             free(db);
             free(js);
             return diag_new(DIAG_ERROR, "gradebook", arg, 0, 0,
-                            "%s holds neither grade.db nor gradebook.json (the output of `cudojo grade --out DIR`)",
+                            N_("%s holds neither grade.db nor gradebook.json (the output of `cudojo grade --out DIR`)"),
                             arg);
         }
     } else {
         *source = xstrdup(arg);
     }
     FILE *f = fopen(*source, "rb");
-    if (!f) return diag_new(DIAG_ERROR, "io", *source, 0, 0, "cannot open %s: %s", *source, strerror(errno));
+    if (!f) return diag_new(DIAG_ERROR, "io", *source, 0, 0, N_("cannot open %s: %s"), *source, strerror(errno));
     char head[16] = {0};
     size_t got = fread(head, 1, sizeof head, f);
     fclose(f);

@@ -54,6 +54,10 @@ double class_median(double *v, int n);
 
 /* "45s", "12m30s", "2h05m", "3d04h": a duration for people, into buf. */
 void class_report_format_duration(char *buf, size_t n, double ms);
+/* A failure kind id of the gradebook (grade_failure_kind's "out-of-bounds",
+ * "wrong-result", ..., "missing", "not-graded") in English words, marked
+ * for the catalogue: show it with _(). An unknown id is returned as is. */
+const char *class_report_kind_words(const char *kind);
 
 /* The report as one self-contained HTML page: inline CSS and SVG, no
  * scripts, nothing fetched, every string escaped. Caller frees. */

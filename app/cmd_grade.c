@@ -403,7 +403,7 @@ int cmd_grade(Cli *cli, int argc, char **argv) {
 
 /* The command's entry in the table app/cli.c lists. */
 const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", N_("instructors: grade a class against your course"),
-    "Grades every SUBMISSION (a learner's workspace folder, or an archive made by\n"
+    N_("Grades every SUBMISSION (a learner's workspace folder, or an archive made by\n"
     "`cudojo submit`) against the course at --course DIR: each exercise file is\n"
     "compiled and run in a sandboxed worker with the exercise's timeout and its\n"
     "hidden checks (t:grading()), on data seeded apart from the learner's. A\n"
@@ -442,5 +442,5 @@ const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", N_(
     "  --json              the summary as JSON on stdout (runs_executed, ...)\n"
     "Progress goes to stderr: a bar with runs/s and ETA on a terminal, else a\n"
     "line every 5 s. Exit status: 0 graded, 1 interrupted (resumable), 2 usage\n"
-    "or setup error.\n",
+    "or setup error.\n"),
     cmd_grade};

@@ -9,6 +9,79 @@
 const I18nEntry I18N_ZH_AUTHORS[] = {
     /* cudojo grade: the progress line and the end-of-run summary (app/grade_run.c, app/cmd_grade.c) */
     {"instructors: grade a class against your course", "讲师用：按你的课程给全班评分"},
+    {"Grades every SUBMISSION (a learner's workspace folder, or an archive made by\n"
+     "`cudojo submit`) against the course at --course DIR: each exercise file is\n"
+     "compiled and run in a sandboxed worker with the exercise's timeout and its\n"
+     "hidden checks (t:grading()), on data seeded apart from the learner's. A\n"
+     "submission's own .lua files are never used. Results go to OUT/grade.db as\n"
+     "each run ends: run the same command again after a crash or Ctrl-C and it\n"
+     "goes on where it stopped; an unchanged file under an unchanged course is\n"
+     "never run twice. Then it writes OUT/gradebook.csv, OUT/gradebook.json,\n"
+     "OUT/students/NAME/results.json (Gradescope format) and feedback.md, and\n"
+     "OUT/similarity.md. Exercises that need a GPU are not graded on the emulator\n"
+     "(and not counted).\n"
+     "Options:\n"
+     "  --course DIR        the instructor's course (its lessons/ folder, or the\n"
+     "                      folder holding it)\n"
+     "  --out DIR           where the database and the gradebook go (made if needed)\n"
+     "  --jobs N, -j N      workers running at once (default: the cores)\n"
+     "  --exercises A,B     grade only these exercises (ids)\n"
+     "  --shard I/K         grade only the students whose place in the sorted list\n"
+     "                      is I modulo K (one task of an array job)\n"
+     "  --merge DB...       join shard databases into OUT/grade.db and write the\n"
+     "                      gradebook (no runs; idempotent, any order)\n"
+     "  --seed N            the grading seed (default: derived from the course)\n"
+     "  --slurm             grade as a Slurm array job: writes OUT/slurm/grade.sbatch\n"
+     "                      (task I runs this cudojo with --shard I/K into\n"
+     "                      OUT/shards/I), submits it with sbatch, shows tasks\n"
+     "                      done/total while it waits, then merges the shards into\n"
+     "                      OUT as --merge does. A shard that fails is named with\n"
+     "                      its log (OUT/slurm/JOB_I.log); the others are merged and\n"
+     "                      the exit status is 1. $CUDOJO_SLURM_SELF: a wrapper the\n"
+     "                      tasks run instead of this cudojo (to load modules first)\n"
+     "  --shards K          with --slurm: the number of array tasks (required)\n"
+     "  --partition P       with --slurm: sbatch's --partition\n"
+     "  --gres G            with --slurm: sbatch's --gres (gpu:1 for GPU grading)\n"
+     "  --time T            with --slurm: each task's time limit (sbatch's --time)\n"
+     "  --no-wait           with --slurm: submit, print the --merge command, return\n"
+     "                      (--jobs N with --slurm: CPUs and workers per task)\n"
+     "  --json              the summary as JSON on stdout (runs_executed, ...)\n"
+     "Progress goes to stderr: a bar with runs/s and ETA on a terminal, else a\n"
+     "line every 5 s. Exit status: 0 graded, 1 interrupted (resumable), 2 usage\n"
+     "or setup error.\n",
+     "按 --course DIR 处的课程给每个 SUBMISSION（学员的工作区文件夹，或 `cudojo submit`\n"
+     "打成的归档）评分：每个练习文件都在沙箱里的工作进程中编译和运行，用练习的时限和它的\n"
+     "隐藏检查（t:grading()），数据的种子与学员自己运行时的不同。提交里自带的 .lua 文件\n"
+     "从不使用。每次运行一结束，结果就写进 OUT/grade.db：崩溃或按 Ctrl-C 之后再运行同一条\n"
+     "命令，会从停下的地方接着做；课程没变、文件也没变的，绝不会运行第二次。然后写出\n"
+     "OUT/gradebook.csv、OUT/gradebook.json、OUT/students/NAME/results.json（Gradescope\n"
+     "格式）和 feedback.md，以及 OUT/similarity.md。需要 GPU 的练习在模拟器上不评分\n"
+     "（也不计入）。\n"
+     "选项：\n"
+     "  --course DIR        讲师的课程（它的 lessons/ 文件夹，或包含它的文件夹）\n"
+     "  --out DIR           数据库和成绩册写到哪里（需要时会创建）\n"
+     "  --jobs N, -j N      同时运行的工作进程数（默认：CPU 核数）\n"
+     "  --exercises A,B     只评这些练习（id）\n"
+     "  --shard I/K         只评在排好序的名单中位置模 K 等于 I 的学员（数组作业的一个任务）\n"
+     "  --merge DB...       把各分片的数据库合并进 OUT/grade.db 并写出成绩册\n"
+     "                      （不运行；可重复执行，顺序不限）\n"
+     "  --seed N            评分种子（默认：由课程推导出来）\n"
+     "  --slurm             作为 Slurm 数组作业评分：写出 OUT/slurm/grade.sbatch\n"
+     "                      （任务 I 用 --shard I/K 运行这个 cudojo，写到 OUT/shards/I），\n"
+     "                      用 sbatch 提交，等待时显示已完成/总任务数，然后像 --merge\n"
+     "                      那样把各分片合并进 OUT。失败的分片会连同它的日志\n"
+     "                      （OUT/slurm/JOB_I.log）一起列出；其余的照样合并，退出状态为 1。\n"
+     "                      $CUDOJO_SLURM_SELF：任务代替这个 cudojo 运行的包装程序\n"
+     "                      （用来先加载模块）\n"
+     "  --shards K          与 --slurm 一起用：数组任务的个数（必须给出）\n"
+     "  --partition P       与 --slurm 一起用：sbatch 的 --partition\n"
+     "  --gres G            与 --slurm 一起用：sbatch 的 --gres（在 GPU 上评分用 gpu:1）\n"
+     "  --time T            与 --slurm 一起用：每个任务的时限（sbatch 的 --time）\n"
+     "  --no-wait           与 --slurm 一起用：提交，打印 --merge 命令，然后返回\n"
+     "                      （与 --slurm 一起用时 --jobs N 是每个任务的 CPU 数和工作进程数）\n"
+     "  --json              以 JSON 在 stdout 上输出总结（runs_executed 等）\n"
+     "进度写到 stderr：在终端上是一个带每秒运行次数和预计剩余时间的进度条，否则每 5 秒一行。\n"
+     "退出状态：0 表示已评分，1 表示被中断（可以接着做），2 表示用法或设置错误。\n"},
     {"graded %zu students on %zu exercises: %lld runs in %.1f s (%.1f runs/s), %lld already graded, %lld missing files\n",
      "已为 %zu 名学员的 %zu 个练习评分：%lld 次运行，用时 %.1f 秒（每秒 %.1f 次），%lld 次此前已评，缺少 %lld 个文件\n"},
     {"GPU lock: %lld runs held it %.1f s alone (timed) and %.1f s shared, and waited %.1f s for it\n",
@@ -94,6 +167,20 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "cudojo class report：只能给一个 GRADEDB（'%s' 是第二个）\n"},
     {"cudojo class report: --tui and --json do not go together\n", "cudojo class report：--tui 和 --json 不能同时使用\n"},
     {"Class report written to %s\n", "班级报告已写入 %s\n"},
+    /* the class report's failure kinds in words (app/class_report.c KIND_WORDS; --json keeps the ids) */
+    {"out of bounds", "越界"},
+    {"race", "数据竞争"},
+    {"barrier misuse", "屏障用错"},
+    {"uninitialised read", "未初始化读取"},
+    {"wrong result", "结果错误"},
+    {"too slow", "太慢"},
+    {"no kernel launched", "没有启动核函数"},
+    {"exercise error", "练习本身有错误"},
+    {"other failure", "其他失败"},
+    {"not submitted", "未提交"},
+    {"not graded", "未评分"},
+    {"failed", "未通过"},
+    {"the gradebook", "成绩册"},
     /* cudojo lint: its problems, usage and tally (app/cmd_lint.c) */
     {"authors: what verify cannot see in a course pack (text, hints, files)",
      "供作者用：verify 看不到的课程包问题（文字、提示、文件）"},

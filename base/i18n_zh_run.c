@@ -296,6 +296,19 @@ const I18nEntry I18N_ZH_RUN[] = {
      "%s[%d]（%s，位于 \"%s\"）没有对应参考解答的任何变异体：删掉它，或按这一行现在的样子写"},
     {"%s[%d] (%s at \"%s\"): the checks kill every mutant it names, so it is not needed",
      "%s[%d]（%s，位于 \"%s\"）：检查能杀死它所指的每个变异体，所以不需要它"},
+    /* why a gradebook cannot be read (app/class_report.c, shown through diag_format) */
+    {"%s is not a cudojo gradebook (no \"format\": \"cudojo-gradebook\")",
+     "%s 不是 cudojo 成绩册（没有 \"format\": \"cudojo-gradebook\"）"},
+    {"%s has no valid \"format_version\"", "%s 没有有效的 \"format_version\""},
+    {"%s is format version %.0f, written by a newer cudojo (this one reads version %d)",
+     "%s 的格式版本是 %.0f，由更新的 cudojo 写出（这个 cudojo 只能读版本 %d）"},
+    {"%s has no \"exercises\" or \"students\" list", "%s 没有 \"exercises\" 或 \"students\" 列表"},
+    {"%s: exercise %zu has no \"id\"", "%s：第 %zu 个练习没有 \"id\""},
+    {"%s: student %zu is not an object", "%s：第 %zu 名学员不是一个对象"},
+    {"not a grading database, and not valid JSON: %s", "不是评分数据库，也不是有效的 JSON：%s"},
+    {"%s holds neither grade.db nor gradebook.json (the output of `cudojo grade --out DIR`)",
+     "%s 里既没有 grade.db 也没有 gradebook.json（`cudojo grade --out DIR` 的输出）"},
+    {"cannot open %s: %s", "无法打开 %s：%s"},
     /* cudojo reset (app/cmd_reset.c) */
     {"cannot find a free backup name in %s", "在 %s 中找不到可用的备份文件名"},
     /* cudojo new's refusal to overwrite (app/cmd_new.c) */

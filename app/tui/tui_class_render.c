@@ -115,7 +115,10 @@ static void render_failures(TextDoc *doc, const json_t *failures, int width, boo
     size_t i;
     const json_t *f;
     json_array_foreach(failures, i, f) {
-        char *kind = shown(json_object_get(f, "kind"));
+        /* a kind in words in the language shown; one this build does not know, as the gradebook has it */
+        const char *id = json_string_value(json_object_get(f, "kind"));
+        const char *words = class_report_kind_words(id);
+        char *kind = words && words != id ? xstrdup(_(words)) : shown(json_object_get(f, "kind"));
         char item[160];
         snprintf(item, sizeof item, "%s%s %.0f", i ? (utf8 ? " · " : ", ") : "", kind, num(f, "count"));
         free(kind);

@@ -2,7 +2,11 @@
 # tests/app/test_class.sh: `cudojo class report` as an instructor uses it on
 # a gradebook.json (the C tests cover grade.db): the text report with the
 # histogram and a row per exercise, block characters only in a UTF-8 locale
-# and no colour when not a terminal; --json gives the computed report;
+# and no colour when not a terminal; failure kinds in words; in Chinese
+# (LANG=zh_CN.UTF-8, installed or not) the kinds and the reasons a file is
+# refused are Chinese and the table's headings line up with its columns by
+# display width (a CJK character is two columns); --json gives the computed report
+# (kinds as ids);
 # --html writes one self-contained page and nothing else; a missing file,
 # bad JSON or a wrong option is status 2 naming the problem. No GPU.
 BIN=${CUDOJO_BIN:-build/cudojo}
@@ -39,8 +43,29 @@ check "report prints the histogram and a row per exercise" "LANG=C.UTF-8 $BIN cl
     '[ $rc = 0 ] && printf "%s\n" "$out" | grep -q "Class report: 6 students" &&
      printf "%s\n" "$out" | grep -Eq "90–100% +(█)+ +2$" && printf "%s\n" "$out" | grep -Eq "^  vector-add +4/6  67%" &&
      printf "%s\n" "$out" | grep -Eq "^  block-sum +2/6  33% +17%" &&
-     printf "%s\n" "$out" | grep -q "failed: race 2 · barrier 1 · missing 1" &&
+     printf "%s\n" "$out" | grep -q "failed: race 2 · barrier misuse 1 · not submitted 1" &&
+     printf "%s\n" "$out" | grep -q "failed: not submitted 1 · out of bounds 1" &&
      printf "%s\n" "$out" | grep -q "block-sum: ann, <b>fay</b>^\[\[2J (77 tokens)"'
+
+# Each heading ends in the column its cells end in (all but the first are right-aligned).
+aligned() {
+    printf "%s\n" "$out" | python3 -c "
+import sys, unicodedata
+lines = sys.stdin.read().split('\n')
+w = lambda s: sum(2 if unicodedata.east_asian_width(c) in 'WF' else 1 for c in s)
+h = next(i for i, l in enumerate(lines) if '已通过' in l and '通过用时' in l)
+head, row = lines[h], lines[h + 1]
+ends = lambda l, words: [w(l[:l.index(x, l.index(p) + len(p) if p else 0) + len(x)]) for p, x in words]
+want = ends(head, [('', '已通过'), ('已通过', '快速'), ('快速', '尝试次数'), ('尝试次数', '通过用时')])
+cells = row.split()
+got = ends(row, [(cells[0], cells[2]), (cells[2], cells[3]), (cells[3], cells[4]), (cells[4], cells[5])])
+sys.exit(0 if want == got else print(want, got, file=sys.stderr) or 1)
+"
+}
+check "report in Chinese: kinds in words, headings aligned by display width" \
+    "LANG=zh_CN.UTF-8 $BIN class report gradebook.json" \
+    '[ $rc = 0 ] && printf "%s\n" "$out" | grep -q "未通过：数据竞争 2 · 屏障用错 1 · 未提交 1" &&
+     printf "%s\n" "$out" | grep -q "未提交 1 · 越界 1" && ! printf "%s\n" "$out" | grep -q "race" && aligned'
 
 check "report without a terminal has no escape sequence" \
     "LANG=C.UTF-8 $BIN class report gradebook.json >plain.txt; echo rc=\$?; tr -cd '\\033' <plain.txt | wc -c" \
@@ -83,6 +108,11 @@ check "bad JSON is status 2 with file and line" "$BIN class report bad.json" \
 printf '{"format": "cudojo-progress", "format_version": 1}\n' >progress.json
 check "a progress export is not a gradebook" "$BIN class report progress.json" \
     '[ $rc = 2 ] && printf "%s\n" "$out" | grep -q "progress.json is not a cudojo gradebook"'
+check "why a file is not a gradebook, in Chinese" \
+    "LANG=zh_CN.UTF-8 $BIN class report progress.json; LANG=zh_CN.UTF-8 $BIN class report nothing.db; mkdir -p empty;
+     LANG=zh_CN.UTF-8 $BIN class report empty" \
+    'printf "%s\n" "$out" | grep -q "progress.json 不是 cudojo 成绩册" && printf "%s\n" "$out" | grep -q "无法打开 nothing.db" &&
+     printf "%s\n" "$out" | grep -q "empty 里既没有 grade.db 也没有 gradebook.json"'
 
 check "usage errors are status 2" "$BIN class report; echo rc1=\$?; $BIN class frobnicate x; echo rc2=\$?;
       $BIN class report gradebook.json --bogus; echo rc3=\$?; $BIN class report a b; echo rc4=\$?" \

@@ -5,8 +5,9 @@
 # says where the learner's files are, and doctor on a machine without an
 # NVIDIA driver says so; in Chinese doctor, verify (on a tiny pack made by
 # `cudojo new`), --help, and the authors' and instructors' commands (new,
-# lint, verify --mutants, grade, class) and exec's usage errors leave no
-# English sentence (three words in a row) while their --json stays English. Runs on the emulator. Prints
+# lint, verify --mutants, grade, class), exec's usage errors and every
+# command's --help leave no English sentence (three words in a row) while
+# their --json stays English. Runs on the emulator. Prints
 # ok/not ok/skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
@@ -104,6 +105,20 @@ check "the authors' commands' summaries in Chinese in cudojo --help" "$ZH $BIN -
     '[ $rc = 0 ] && has "供作者用：新建一章" && has "讲师用：按你的课程" && has "讲师用：根据评分数据库" && ! has "authors:" && ! has "instructors:"'
 check "--help in Chinese: usage and every command's options, no English sentence in them" "$ZH $BIN doctor --help" \
     '[ $rc = 0 ] && has "^用法：cudojo doctor" && has "所有命令都接受的选项" && [ -z "$(english)" ]'
+# every command cudojo --help lists (tests/app/test_cli_help.c checks the catalogue has each one's text)
+cmds=$($EN "$BIN" --help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
+bad=""
+for c in $cmds; do
+    out=$($ZH "$BIN" "$c" --help 2>&1) || { bad="$bad $c(status $?)"; continue; }
+    e=$(printf "%s\n" "$out" | sed -E 's/Chrome trace JSON//g; s/new (chapter|exercise)( [A-Z]+)+//g' | { out=$(cat); english_prose; })
+    printf "%s\n" "$out" | grep -q "^用法：cudojo $c" || bad="$bad $c(no Chinese usage line)"
+    [ -z "$e" ] || bad="$bad $c: $e"
+done
+if [ "$(printf "%s\n" $cmds | wc -l)" -ge 15 ] && [ -z "$bad" ]; then
+    ok "every command's --help in Chinese ($(printf "%s " $cmds)), no English sentence"
+else
+    nok "every command's --help in Chinese, no English sentence" "commands: $(printf "%s " $cmds)" "$bad"
+fi
 EMURT=${CUDOJO_EMURT_DIR:-$(cd "$(dirname "$BIN")" && pwd)/emurt}
 if [ -f "$EMURT/libcudart.so.13" ]; then
     check "exec's summary in Chinese: where it ran and how it ended" \

@@ -3,12 +3,15 @@
 # GRADEDB --tui`) in a detached 80x24 tmux: it shows the summary, the
 # histogram and the exercise table; j/G scroll down to the similar groups
 # and problems (a hostile name shown harmless); a resize lays it out again;
-# q leaves with status 0, and so does Esc. Without a terminal --tui says so.
+# q leaves with status 0, and so does Esc; in Chinese (LANG=zh_CN.UTF-8,
+# installed or not) the failure kinds are words and the table's headings end
+# in their columns' last column (display width). Without a terminal --tui
+# says so.
 # Prints ok / not ok / skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 CASES="tui_needs_a_terminal shows_summary_histogram_and_table scrolls_to_groups_and_problems resize_relays q_leaves
-esc_leaves"
+esc_leaves zh_headings_line_up"
 T=$(mktemp -d /tmp/cudojo-ctui-XXXXXX)
 SOCK="cudojo-ctui-test-$$"
 TM="tmux -L $SOCK -f /dev/null"
@@ -63,11 +66,11 @@ wait_for() {
 }
 keys() { $TM send-keys -t $S "$@"; sleep 0.3; }
 dump() { screen | sed 's/^/    | /'; }
-start() { # session name
+start() { # session name [LANG [what the first screen shows]]
     S=$1
     tm_new -d -s $S -x 80 -y 24 \
-        "env LANG=C.UTF-8 '$BIN' class report '$T/gradebook.json' --tui; echo \"EXITED \$?\"; sleep 30"
-    wait_for "Class report: 12 students" 10
+        "env LANG=${2:-C.UTF-8} '$BIN' class report '$T/gradebook.json' --tui; echo \"EXITED \$?\"; sleep 30"
+    wait_for "${3:-Class report: 12 students}" 10
 }
 
 start tui
@@ -103,3 +106,25 @@ start tui2
 keys Escape
 if wait_for "EXITED 0" 3; then ok esc_leaves
 else nok esc_leaves "$(dump)"; fi
+
+start tui3 zh_CN.UTF-8 "班级报告：12 名"
+if screen | grep -q "未通过：" && screen | grep -Eq "数据竞争|越界|结果错误|太慢" && ! screen | grep -Eq "wrong-result|too-slow" &&
+    python3 -c '
+import sys, unicodedata
+w = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+lines = sys.stdin.read().split("\n")
+h = next(i for i, l in enumerate(lines) if "已通过" in l and "通过用时" in l)
+head, row = lines[h], next(l for l in lines[h + 1:] if "vector-add" in l)
+def ends(l, words):
+    out, at = [], 0
+    for x in words:
+        at = l.index(x, at) + len(x)
+        out.append(w(l[:at]))
+    return out
+cells = row.split()
+want, got = ends(head, ["已通过", "快速", "尝试次数", "通过用时"]), ends(row, cells[2:6])
+sys.exit(0 if want == got else print(want, got) or 1)' <<EOF
+$(screen)
+EOF
+then ok zh_headings_line_up
+else nok zh_headings_line_up "$(dump)"; fi
