@@ -119,8 +119,12 @@ static void html_exercises(StrBuf *sb, const json_t *exercises) {
         size_t k;
         const json_t *f;
         json_array_foreach(json_object_get(ex, "failures"), k, f) {
-            strbuf_append(sb, "<span>");
-            html_json_text(sb, json_object_get(f, "kind"), "?");
+            /* in words, as the terminal report says them; the id (--json's) as its title */
+            const char *kind = json_string_value(json_object_get(f, "kind"));
+            strbuf_append(sb, "<span title=\"");
+            html_text(sb, kind ? kind : "?");
+            strbuf_append(sb, "\">");
+            html_text(sb, kind ? class_report_kind_words(kind) : "?");
             strbuf_printf(sb, " %.0f</span>", num(f, "count"));
         }
         if (num(ex, "similar_groups") > 0)

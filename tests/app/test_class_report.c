@@ -271,6 +271,8 @@ static void html__escapes_hostile_names__and_fetches_nothing(void **state) {
     assert_non_null(strstr(html, "<svg width=\"160\""));
     assert_non_null(strstr(html, "Vector add"));
     assert_non_null(strstr(html, "2/4 (50%)"));
+    /* failure kinds in words, as the terminal report says them, the id as the title */
+    assert_non_null(strstr(html, "<span title=\"compile-error\">compile error 1</span>"));
     free(html);
     json_decref(r);
     json_decref(book);
