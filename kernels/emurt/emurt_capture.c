@@ -10,11 +10,18 @@
 #include "base/xalloc.h"
 #include "kernels/emurt/emurt_graph.h"
 
+/* A captured operation depends on the one captured before it (a chain:
+ * work forked into other streams through events is chained in issue order
+ * too, one valid order of CUDA's diamond). */
+static void capture_chain(RtGraph *g) {
+    if (g->n > 1) rt_graph_depend(g, g->n - 1, g->n - 2);
+}
+
 /* ---- capture --------------------------------------------------------------------------------------- */
 cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsigned char *params,
                               size_t psize, size_t shared) {
     GraphOp *op = rt_graph_add(s->capture, OP_KERNEL);
-    op->ndeps = s->capture->n > 1;
+    capture_chain(s->capture);
     op->f = f;
     op->grid = grid;
     op->block = block;
@@ -27,7 +34,7 @@ cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, con
 
 cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
     GraphOp *op = rt_graph_add(s->capture, OP_COPY);
-    op->ndeps = s->capture->n > 1;
+    capture_chain(s->capture);
     op->dst = dst;
     op->src = src;
     op->n = n;
@@ -37,7 +44,7 @@ cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, e
 
 cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n) {
     GraphOp *op = rt_graph_add(s->capture, OP_MEMSET);
-    op->ndeps = s->capture->n > 1;
+    capture_chain(s->capture);
     op->dst = dst;
     op->value = value;
     op->n = op->width = op->pitch = n;
@@ -47,9 +54,27 @@ cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n) {
 
 cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data) {
     GraphOp *op = rt_graph_add(s->capture, OP_HOST);
-    op->ndeps = s->capture->n > 1;
+    capture_chain(s->capture);
     op->fn = fn;
     op->data = data;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_copy3d(RtStream *s, const struct cudaMemcpy3DParms *p) {
+    GraphOp *op = rt_graph_add(s->capture, OP_COPY3D);
+    capture_chain(s->capture);
+    op->p3d = *p;
+    return cudaSuccess;
+}
+
+cudaError_t rt_capture_memset2d(RtStream *s, void *dst, size_t pitch, int value, size_t width, size_t height) {
+    GraphOp *op = rt_graph_add(s->capture, OP_MEMSET);
+    capture_chain(s->capture);
+    op->dst = dst;
+    op->value = value;
+    op->n = op->width = width;
+    op->pitch = pitch;
+    op->height = height;
     return cudaSuccess;
 }
 

@@ -112,6 +112,8 @@ static void fill_props(int dev, struct cudaDeviceProp *p) {
     p->hostNumaId = -1;
 }
 
+void rt_device_props(int dev, struct cudaDeviceProp *p) { fill_props(dev, p); }
+
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int dev) {
     rt_enter_pure();
     cudaError_t rc = !prop ? cudaErrorInvalidValue : dev < 0 || dev >= g_rt.n_dev ? cudaErrorInvalidDevice : cudaSuccess;

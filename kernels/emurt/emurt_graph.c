@@ -1,14 +1,16 @@
 /* kernels/emurt/emurt_graph.c: CUDA graphs, the simple way — a graph is
  * the list of its operations (kernel with its parameter buffer as it was
- * when added, copy, memset, host function), built by hand (cudaGraphCreate,
- * cudaGraphAdd*Node) or by stream capture (emurt_capture.c); a launch of
- * the instantiated graph replays them in order on the launch's stream.
- * Dependencies between nodes are not modeled beyond that order (roots are
- * nodes added without dependencies). On the modeled timeline a launch is
- * one host cost for the whole graph and its kernel nodes follow each other
- * with a smaller gap than separate launches (emu_model_graph_begin,
- * kernels/costmodel.h). cudaGraphExecUpdate takes a graph of the same
- * shape (node count, kinds, order) and copies its nodes' parameters. */
+ * when added, 1D or 3D copy, memset, host function, empty node) and their
+ * dependencies, built by hand (cudaGraphCreate, cudaGraphAdd*Node,
+ * cudaGraphAddDependencies, cudaGraphClone) or by stream capture
+ * (emurt_capture.c); a launch of the instantiated graph replays them one at
+ * a time on the launch's stream, in an order that honours every dependency
+ * (the order they were added where it does). On the modeled timeline a
+ * launch is one host cost for the whole graph and its kernel nodes follow
+ * each other with a smaller gap than separate launches
+ * (emu_model_graph_begin, kernels/costmodel.h). cudaGraphExecUpdate takes
+ * a graph of the same shape (node count, kinds, order) and copies its
+ * nodes' parameters. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +56,12 @@ GraphOp *rt_graph_add(RtGraph *g, OpKind kind) {
     return op;
 }
 
+void rt_graph_depend(RtGraph *g, int op, int on) {
+    GraphOp *o = &g->ops[op];
+    o->deps = xrealloc(o->deps, sizeof *o->deps * (size_t)(o->ndeps + 1));
+    o->deps[o->ndeps++] = on;
+}
+
 RtNode *rt_node_find(const void *p) {
     for (int i = 0; p && i < g_n_nodes; i++)
         if ((const void *)g_nodes[i] == p) return g_nodes[i];
@@ -66,7 +74,10 @@ static void graph_free(RtGraph *g) {
             free(g_nodes[i]);
             g_nodes[i--] = g_nodes[--g_n_nodes];
         }
-    for (int i = 0; i < g->n; i++) free(g->ops[i].params);
+    for (int i = 0; i < g->n; i++) {
+        free(g->ops[i].params);
+        free(g->ops[i].deps);
+    }
     free(g->ops);
     g->magic = 0;
     free(g);
@@ -84,6 +95,10 @@ static RtGraph *graph_copy(const RtGraph *src) {
             g->ops[i].params = xmalloc(src->ops[i].psize + 1);
             memcpy(g->ops[i].params, src->ops[i].params, src->ops[i].psize);
         }
+        if (src->ops[i].deps) {
+            g->ops[i].deps = xmalloc(sizeof *g->ops[i].deps * (size_t)src->ops[i].ndeps);
+            memcpy(g->ops[i].deps, src->ops[i].deps, sizeof *g->ops[i].deps * (size_t)src->ops[i].ndeps);
+        }
     }
     return g;
 }
@@ -95,6 +110,22 @@ void rt_graph_drop(RtGraph *g) {
             break;
         }
     graph_free(g);
+}
+
+/* Whether every one of deps is a node of g, none twice (CUDA's rule). */
+static cudaError_t deps_check(const RtGraph *g, const cudaGraphNode_t *deps, size_t ndeps) {
+    if (ndeps && !deps) return cudaErrorInvalidValue;
+    for (size_t i = 0; i < ndeps; i++) {
+        RtNode *nd = rt_node_find(deps[i]);
+        if (!nd || nd->g != g) return cudaErrorInvalidValue;
+        for (size_t j = 0; j < i; j++)
+            if (deps[j] == deps[i]) return cudaErrorInvalidValue;
+    }
+    return cudaSuccess;
+}
+
+static void deps_add(RtGraph *g, int op, const cudaGraphNode_t *deps, size_t ndeps) {
+    for (size_t i = 0; i < ndeps; i++) rt_graph_depend(g, op, rt_node_find(deps[i])->index);
 }
 
 /* ---- graphs by hand ------------------------------------------------------------------------------------ */
@@ -139,39 +170,40 @@ static void kernel_op_set(GraphOp *op, RtFunc *f, const struct cudaKernelNodePar
 
 cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
                                    const struct cudaKernelNodeParams *p) {
-    (void)deps;
     rt_enter();
     RtGraph *g = rt_graph_find(graph);
     RtFunc *f = NULL;
     unsigned char *params = NULL;
     size_t psize = 0;
-    cudaError_t rc = !g || !node ? cudaErrorInvalidValue : kernel_params(p, &f, &params, &psize);
+    cudaError_t rc = !g || !node ? cudaErrorInvalidValue : deps_check(g, deps, ndeps);
+    if (!rc) rc = kernel_params(p, &f, &params, &psize);
     if (!rc) {
         GraphOp *op = rt_graph_add(g, OP_KERNEL);
-        op->ndeps = (int)ndeps;
+        deps_add(g, g->n - 1, deps, ndeps);
+        op = &g->ops[g->n - 1];
         kernel_op_set(op, f, p, params, psize);
         *node = (cudaGraphNode_t)op->node;
     }
     return rt_leave("cudaGraphAddKernelNode", rc, 0, "&node, graph, deps, %zu, %s", ndeps, f ? f->pretty : "?");
 }
 
-static GraphOp *add_node(cudaGraphNode_t *node, cudaGraph_t graph, size_t ndeps, OpKind kind, cudaError_t *rc) {
+static GraphOp *add_node(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
+                         OpKind kind, cudaError_t *rc) {
     RtGraph *g = rt_graph_find(graph);
-    *rc = !g || !node ? cudaErrorInvalidValue : cudaSuccess;
+    *rc = !g || !node ? cudaErrorInvalidValue : deps_check(g, deps, ndeps);
     if (*rc) return NULL;
     GraphOp *op = rt_graph_add(g, kind);
-    op->ndeps = (int)ndeps;
+    deps_add(g, g->n - 1, deps, ndeps);
     *node = (cudaGraphNode_t)op->node;
     return op;
 }
 
 cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
                                    const struct cudaMemsetParams *p) {
-    (void)deps;
     rt_enter();
     cudaError_t rc = !p || !p->width || !p->height || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4)
                          ? cudaErrorInvalidValue : cudaSuccess;
-    GraphOp *op = rc ? NULL : add_node(node, graph, ndeps, OP_MEMSET, &rc);
+    GraphOp *op = rc ? NULL : add_node(node, graph, deps, ndeps, OP_MEMSET, &rc);
     if (op) {
         op->dst = p->dst;
         op->value = (int)p->value;
@@ -186,10 +218,9 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t graph, con
 
 cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
                                      size_t ndeps, void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
-    (void)deps;
     rt_enter();
     cudaError_t rc;
-    GraphOp *op = add_node(node, graph, ndeps, OP_COPY, &rc);
+    GraphOp *op = add_node(node, graph, deps, ndeps, OP_COPY, &rc);
     if (op) {
         op->dst = dst;
         op->src = src;
@@ -202,15 +233,230 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t graph, c
 
 cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps, size_t ndeps,
                                  const struct cudaHostNodeParams *p) {
-    (void)deps;
     rt_enter();
     cudaError_t rc = !p || !p->fn ? cudaErrorInvalidValue : cudaSuccess;
-    GraphOp *op = rc ? NULL : add_node(node, graph, ndeps, OP_HOST, &rc);
+    GraphOp *op = rc ? NULL : add_node(node, graph, deps, ndeps, OP_HOST, &rc);
     if (op) {
         op->fn = p->fn;
         op->data = p->userData;
     }
     return rt_leave("cudaGraphAddHostNode", rc, 0, "&node, graph, deps, %zu, fn", ndeps);
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                  size_t ndeps) {
+    rt_enter();
+    cudaError_t rc;
+    add_node(node, graph, deps, ndeps, OP_EMPTY, &rc);
+    return rt_leave("cudaGraphAddEmptyNode", rc, 0, "&node, graph, deps, %zu", ndeps);
+}
+
+/* A 3D copy node (pitched pointers; CUDA arrays are not implemented). */
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                   size_t ndeps, const struct cudaMemcpy3DParms *p) {
+    if (p && (p->srcArray || p->dstArray)) return (cudaError_t)emurt_unimplemented("cudaGraphAddMemcpyNode of a CUDA array");
+    rt_enter();
+    cudaError_t rc = !p || (unsigned)p->kind > cudaMemcpyDefault ? cudaErrorInvalidValue : cudaSuccess;
+    GraphOp *op = rc ? NULL : add_node(node, graph, deps, ndeps, OP_COPY3D, &rc);
+    if (op) op->p3d = *p;
+    return rt_leave("cudaGraphAddMemcpyNode", rc, 0, "&node, graph, deps, %zu, {%s -> %s, extent {%zu, %zu, %zu}, %s}",
+                    ndeps, p ? rt_ptr(p->srcPtr.ptr) : "?", p ? rt_ptr(p->dstPtr.ptr) : "?", p ? p->extent.width : 0,
+                    p ? p->extent.height : 0, p ? p->extent.depth : 0, p ? rt_kind_name(p->kind) : "?");
+}
+
+cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t graph) {
+    rt_enter();
+    RtGraph *g = rt_graph_find(graph);
+    cudaError_t rc = !g || !out ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        RtGraph *c = rt_graph_new();
+        RtGraph *copy = graph_copy(g);
+        for (int i = 0; i < copy->n; i++) {
+            GraphOp *op = rt_graph_add(c, copy->ops[i].kind);
+            RtNode *nd = op->node;
+            *op = copy->ops[i];
+            op->node = nd;
+        }
+        free(copy->ops);
+        free(copy);
+        c->cloned_from = g;
+        *out = (cudaGraph_t)c;
+    }
+    return rt_leave("cudaGraphClone", rc, 0, "&clone, graph (%d operations)", g ? g->n : 0);
+}
+
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *out, cudaGraphNode_t original, cudaGraph_t clone) {
+    rt_enter_pure();
+    RtNode *nd = rt_node_find(original);
+    RtGraph *c = rt_graph_find(clone);
+    cudaError_t rc = !out || !nd || !c || c->cloned_from != nd->g || nd->index >= c->n ? cudaErrorInvalidValue
+                                                                                       : cudaSuccess;
+    if (!rc) *out = (cudaGraphNode_t)c->ops[nd->index].node;
+    return rt_leave("cudaGraphNodeFindInClone", rc, 0, "&node, node, clone");
+}
+
+/* Edge data other than the default (programmatic ports) is not implemented. */
+static bool edges_default(const cudaGraphEdgeData *e, size_t n) {
+    static const cudaGraphEdgeData zero;
+    for (size_t i = 0; e && i < n; i++)
+        if (memcmp(&e[i], &zero, sizeof zero)) return false;
+    return true;
+}
+
+static int dep_index(const GraphOp *op, int on) {
+    for (int k = 0; k < op->ndeps; k++)
+        if (op->deps[k] == on) return k;
+    return -1;
+}
+
+static cudaError_t edit_dependencies(const char *fn, cudaGraph_t graph, const cudaGraphNode_t *from,
+                                     const cudaGraphNode_t *to, const cudaGraphEdgeData *edges, size_t n, bool add) {
+    if (!edges_default(edges, n)) return (cudaError_t)emurt_unimplemented("graph edges with edge data (ports)");
+    rt_enter();
+    RtGraph *g = rt_graph_find(graph);
+    cudaError_t rc = !g || (n && (!from || !to)) ? cudaErrorInvalidValue : cudaSuccess;
+    /* all checked before any changes, as CUDA does */
+    for (size_t i = 0; !rc && i < n; i++) {
+        RtNode *a = rt_node_find(from[i]), *b = rt_node_find(to[i]);
+        if (!a || !b || a->g != g || b->g != g || a == b) rc = cudaErrorInvalidValue;
+        else if ((dep_index(&g->ops[b->index], a->index) >= 0) == add) rc = cudaErrorInvalidValue;
+    }
+    for (size_t i = 0; !rc && i < n; i++) {
+        GraphOp *op = &g->ops[rt_node_find(to[i])->index];
+        int on = rt_node_find(from[i])->index;
+        if (add) rt_graph_depend(g, (int)(op - g->ops), on);
+        else {
+            int k = dep_index(op, on);
+            if (k >= 0) op->deps[k] = op->deps[--op->ndeps];
+        }
+    }
+    return rt_leave(fn, rc, 0, "graph, from, to, %zu", n);
+}
+
+cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                     const cudaGraphEdgeData *edges, size_t n) {
+    return edit_dependencies("cudaGraphAddDependencies", graph, from, to, edges, n, true);
+}
+
+cudaError_t cudaGraphRemoveDependencies(cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                                        const cudaGraphEdgeData *edges, size_t n) {
+    return edit_dependencies("cudaGraphRemoveDependencies", graph, from, to, edges, n, false);
+}
+
+/* Lists into out (up to *num of them; *num becomes the count when out is
+ * NULL or there are fewer) as CUDA's query functions do. */
+static void list_put(cudaGraphNode_t *out, cudaGraphEdgeData *edges, size_t *num, size_t *k, cudaGraphNode_t nd) {
+    if (out && *k < *num) {
+        out[*k] = nd;
+        if (edges) memset(&edges[*k], 0, sizeof *edges);
+    }
+    (*k)++;
+}
+
+cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from, cudaGraphNode_t *to, cudaGraphEdgeData *edges,
+                              size_t *num) {
+    rt_enter_pure();
+    RtGraph *g = rt_graph_find(graph);
+    cudaError_t rc = !g || !num || (!from != !to) ? cudaErrorInvalidValue : cudaSuccess;
+    size_t k = 0;
+    for (int i = 0; !rc && i < g->n; i++)
+        for (int d = 0; d < g->ops[i].ndeps; d++) {
+            if (from && k < *num) to[k] = (cudaGraphNode_t)g->ops[i].node;
+            list_put(from, edges, num, &k, (cudaGraphNode_t)g->ops[g->ops[i].deps[d]].node);
+        }
+    if (!rc && (!from || k < *num)) *num = k;
+    return rt_leave("cudaGraphGetEdges", rc, 0, "graph, %s, &num = %zu", from ? "from, to" : "NULL, NULL", k);
+}
+
+static cudaError_t node_neighbours(const char *fn, cudaGraphNode_t node, cudaGraphNode_t *out,
+                                   cudaGraphEdgeData *edges, size_t *num, bool dependents) {
+    rt_enter_pure();
+    RtNode *nd = rt_node_find(node);
+    cudaError_t rc = !nd || !num ? cudaErrorInvalidValue : cudaSuccess;
+    size_t k = 0;
+    if (!rc) {
+        RtGraph *g = nd->g;
+        if (!dependents)
+            for (int d = 0; d < g->ops[nd->index].ndeps; d++)
+                list_put(out, edges, num, &k, (cudaGraphNode_t)g->ops[g->ops[nd->index].deps[d]].node);
+        else
+            for (int i = 0; i < g->n; i++)
+                if (dep_index(&g->ops[i], nd->index) >= 0) list_put(out, edges, num, &k, (cudaGraphNode_t)g->ops[i].node);
+        if (!out || k < *num) *num = k;
+    }
+    return rt_leave(fn, rc, 0, "node, %s, &num = %zu", out ? "nodes" : "NULL", k);
+}
+
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps, cudaGraphEdgeData *edges,
+                                         size_t *num) {
+    return node_neighbours("cudaGraphNodeGetDependencies", node, deps, edges, num, false);
+}
+
+cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *out, cudaGraphEdgeData *edges,
+                                           size_t *num) {
+    return node_neighbours("cudaGraphNodeGetDependentNodes", node, out, edges, num, true);
+}
+
+/* The node's operation when it is of `kind`, else NULL. */
+static GraphOp *node_op(cudaGraphNode_t node, OpKind kind) {
+    RtNode *nd = rt_node_find(node);
+    return nd && nd->g->ops[nd->index].kind == kind ? &nd->g->ops[nd->index] : NULL;
+}
+
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *p) {
+    rt_enter_pure();
+    GraphOp *op = node_op(node, OP_HOST);
+    cudaError_t rc = !op || !p ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        p->fn = op->fn;
+        p->userData = op->data;
+    }
+    return rt_leave("cudaGraphHostNodeGetParams", rc, 0, "node");
+}
+
+cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const struct cudaHostNodeParams *p) {
+    rt_enter();
+    GraphOp *op = node_op(node, OP_HOST);
+    cudaError_t rc = !op || !p || !p->fn ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        op->fn = p->fn;
+        op->data = p->userData;
+    }
+    return rt_leave("cudaGraphHostNodeSetParams", rc, 0, "node");
+}
+
+cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *p) {
+    rt_enter_pure();
+    GraphOp *op = node_op(node, OP_MEMSET);
+    cudaError_t rc = !op || !p ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) {
+        size_t es = op->data ? (size_t)(uintptr_t)op->data : 1;
+        memset(p, 0, sizeof *p);
+        p->dst = op->dst;
+        p->value = (unsigned)op->value;
+        p->elementSize = (unsigned)es;
+        p->width = op->width / es;
+        p->height = op->height;
+        p->pitch = op->height > 1 ? op->pitch : 0;
+    }
+    return rt_leave("cudaGraphMemsetNodeGetParams", rc, 0, "node");
+}
+
+cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct cudaMemcpy3DParms *p) {
+    rt_enter_pure();
+    RtNode *nd = rt_node_find(node);
+    GraphOp *op = nd ? &nd->g->ops[nd->index] : NULL;
+    cudaError_t rc = !op || !p || (op->kind != OP_COPY && op->kind != OP_COPY3D) ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc && op->kind == OP_COPY3D) *p = op->p3d;
+    else if (!rc) {
+        /* a 1D copy as CUDA describes it: one row of `count` bytes */
+        memset(p, 0, sizeof *p);
+        p->srcPtr = (struct cudaPitchedPtr){(void *)op->src, op->n, op->n, 1};
+        p->dstPtr = (struct cudaPitchedPtr){op->dst, op->n, op->n, 1};
+        p->extent = (struct cudaExtent){op->n, 1, 1};
+        p->kind = op->copy_kind;
+    }
+    return rt_leave("cudaGraphMemcpyNodeGetParams", rc, 0, "node");
 }
 
 static cudaError_t list_nodes(const char *fn, cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *num, bool roots) {
@@ -244,15 +490,44 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
     return rt_leave("cudaGraphDestroy", g ? cudaSuccess : cudaErrorInvalidValue, 0, "graph");
 }
 
+/* The operations of g in an order that honours every dependency, the
+ * order they were added where it can (Kahn's algorithm taking the first
+ * ready one): NULL when the dependencies make a cycle. Caller frees. */
+static int *graph_order(const RtGraph *g) {
+    int *order = xmalloc(sizeof *order * (size_t)(g->n ? g->n : 1));
+    bool *done = xcalloc((size_t)(g->n ? g->n : 1), sizeof *done);
+    for (int k = 0; k < g->n; k++) {
+        int pick = -1;
+        for (int i = 0; i < g->n && pick < 0; i++) {
+            if (done[i]) continue;
+            bool ready = true;
+            for (int d = 0; d < g->ops[i].ndeps && ready; d++) ready = done[g->ops[i].deps[d]];
+            if (ready) pick = i;
+        }
+        if (pick < 0) {
+            free(order);
+            free(done);
+            return NULL;
+        }
+        done[pick] = true;
+        order[k] = pick;
+    }
+    free(done);
+    return order;
+}
+
 /* ---- instantiate and launch --------------------------------------------------------------------------------- */
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned long long flags) {
     rt_enter();
     RtGraph *g = rt_graph_find(graph);
     cudaError_t rc = !out || !g ? cudaErrorInvalidValue : cudaSuccess;
+    int *order = rc ? NULL : graph_order(g);
+    if (!rc && !order) rc = cudaErrorInvalidValue; /* a cycle */
     if (!rc) {
         RtGraphExec *x = xcalloc(1, sizeof *x);
         x->magic = EXEC_MAGIC;
         x->g = graph_copy(g);
+        x->order = order;
         g_execs = xrealloc(g_execs, sizeof *g_execs * (size_t)(g_n_execs + 1));
         g_execs[g_n_execs++] = x;
         *out = (cudaGraphExec_t)x;
@@ -279,7 +554,7 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
     Backend *model = !rc && !s->capture ? g_rt.dev[s->dev].b : NULL;
     if (model) emu_model_graph_begin(model);
     for (int i = 0; !rc && i < x->g->n; i++) {
-        GraphOp *op = &x->g->ops[i];
+        GraphOp *op = &x->g->ops[x->order[i]];
         switch (op->kind) {
         case OP_KERNEL: rc = rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s); break;
         case OP_COPY: rc = rt_memcpy(op->dst, op->src, op->n, op->copy_kind, s, false); break;
@@ -298,6 +573,8 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
             }
             break;
         case OP_HOST: rt_host_func(s, op->fn, NULL, NULL, op->data); break;
+        case OP_COPY3D: rc = rt_memcpy3d(&op->p3d, s, false); break;
+        case OP_EMPTY: break;
         }
     }
     if (model) emu_model_graph_end(model);
@@ -309,6 +586,19 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t st) { return grap
 cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t st);
 cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t exec, cudaStream_t st) { return graph_launch(exec, st, true); }
 
+/* Nothing to upload: a launch needs no preparation here. */
+static cudaError_t graph_upload(cudaGraphExec_t exec, cudaStream_t st, bool ptsz) {
+    rt_enter();
+    RtGraphExec *x = exec_find(exec);
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !x ? cudaErrorInvalidValue : !s ? cudaErrorInvalidResourceHandle : rt_sticky(s->dev, false);
+    return rt_leave("cudaGraphUpload", rc, s ? s->id : 0, "exec, %s", s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaGraphUpload(cudaGraphExec_t exec, cudaStream_t st) { return graph_upload(exec, st, false); }
+cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t exec, cudaStream_t st);
+cudaError_t cudaGraphUpload_ptsz(cudaGraphExec_t exec, cudaStream_t st) { return graph_upload(exec, st, true); }
+
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
     rt_enter();
     RtGraphExec *x = exec_find(exec);
@@ -319,6 +609,7 @@ cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
                 break;
             }
         graph_free(x->g);
+        free(x->order);
         x->magic = 0;
         free(x);
     }
@@ -369,10 +660,16 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGra
     }
     if (!rc) {
         /* the exec takes the graph's parameters; its own node handles stay */
+        int *order = graph_order(g);
         RtGraph *fresh = graph_copy(g);
         for (int i = 0; i < g->n; i++) {
             free(x->g->ops[i].params);
+            free(x->g->ops[i].deps);
             x->g->ops[i] = fresh->ops[i];
+        }
+        if (order) {
+            free(x->order);
+            x->order = order;
         }
         free(fresh->ops);
         free(fresh);
@@ -392,7 +689,8 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *t
     cudaError_t rc = !nd || !type ? cudaErrorInvalidValue : cudaSuccess;
     if (!rc) {
         static const enum cudaGraphNodeType T[] = {cudaGraphNodeTypeKernel, cudaGraphNodeTypeMemcpy,
-                                                   cudaGraphNodeTypeMemset, cudaGraphNodeTypeHost};
+                                                   cudaGraphNodeTypeMemset, cudaGraphNodeTypeHost,
+                                                   cudaGraphNodeTypeEmpty,  cudaGraphNodeTypeMemcpy};
         *type = T[nd->g->ops[nd->index].kind];
     }
     return rt_leave("cudaGraphNodeGetType", rc, 0, "node");

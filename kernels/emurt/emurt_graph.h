@@ -10,7 +10,7 @@
 #define GRAPH_MAGIC 0x47524150u  /* "GRAP" */
 #define EXEC_MAGIC 0x47455845u   /* "GEXE" */
 
-typedef enum OpKind { OP_KERNEL, OP_COPY, OP_MEMSET, OP_HOST } OpKind;
+typedef enum OpKind { OP_KERNEL, OP_COPY, OP_MEMSET, OP_HOST, OP_EMPTY, OP_COPY3D } OpKind;
 
 typedef struct GraphOp {
     OpKind kind;
@@ -26,8 +26,10 @@ typedef struct GraphOp {
     size_t pitch, width, height;    /* memset nodes: rows */
     cudaHostFn_t fn;
     void *data;
+    struct cudaMemcpy3DParms p3d;   /* OP_COPY3D (cudaGraphAddMemcpyNode) */
     struct RtNode *node;
     int ndeps;
+    int *deps;                      /* the indices of the ndeps nodes it depends on */
 } GraphOp;
 
 /* A node handle stays valid while ops arrays grow: it names (graph, index). */
@@ -43,12 +45,14 @@ struct RtGraph {
     uint32_t magic;
     GraphOp *ops;
     int n, cap;
+    const struct RtGraph *cloned_from;  /* cudaGraphClone's original (cudaGraphNodeFindInClone) */
 };
 typedef struct RtGraph RtGraph;
 
 typedef struct RtGraphExec {
     uint32_t magic;
     RtGraph *g;
+    int *order;                     /* g's operations in an order that honours every dependency */
 } RtGraphExec;
 
 /* Graphs the program holds (made by cudaGraphCreate or a capture). */
@@ -56,6 +60,8 @@ RtGraph *rt_graph_new(void);
 RtGraph *rt_graph_find(const void *p);
 /* Appends an operation (and its node handle) to g. */
 GraphOp *rt_graph_add(RtGraph *g, OpKind kind);
+/* Makes the op at index `op` of g depend on the op at index `on`. */
+void rt_graph_depend(RtGraph *g, int op, int on);
 /* Forgets g and frees it with its nodes. */
 void rt_graph_drop(RtGraph *g);
 RtNode *rt_node_find(const void *p);

@@ -130,6 +130,8 @@ typedef struct RtStream {
     bool host_running;              /* a host function of this stream runs on its thread */
     bool per_thread;                /* a host thread's cudaStreamPerThread (in g_rt.streams too) */
     uint64_t host_seq;
+    struct cudaAccessPolicyWindow apw;  /* cudaStreamSetAttribute: kept, not modeled */
+    int sync_policy;
 } RtStream;
 
 typedef struct RtEvent {
@@ -231,6 +233,7 @@ const char *rt_kind_name(enum cudaMemcpyKind k);
 int emurt_unimplemented(const char *fn);
 RtAlloc *rt_alloc_find(const void *p);            /* the allocation holding p, or NULL (emurt_memory.c keeps the table) */
 Backend *rt_backend(int dev);                     /* the device's emulator Backend */
+void rt_device_props(int dev, struct cudaDeviceProp *p); /* cudaGetDeviceProperties without a call record */
 
 /* ---- emurt_guard.c: device memory is PROT_NONE while the program runs outside the runtime ---- */
 void rt_guard_init(void);
@@ -251,6 +254,8 @@ void rt_alloc_remove(RtAlloc *a);
  * blocking cudaMemcpy. */
 cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtStream *s, bool sync);
 cudaError_t rt_memset(void *dst, int value, size_t n, RtStream *s, bool sync);
+/* A cudaMemcpy3D of pitched memory on s (emurt_pitched.c). */
+cudaError_t rt_memcpy3d(const struct cudaMemcpy3DParms *p, RtStream *s, bool sync);
 /* Allocation helpers shared by emurt_memory.c, emurt_copy.c, emurt_managed.c. */
 bool rt_device_side(const RtAlloc *a);          /* device, managed or symbol memory (not pinned host) */
 bool rt_device_range(const void *p, size_t n, RtAlloc **out); /* [p, p+n) inside one device-side allocation */
@@ -355,6 +360,8 @@ cudaError_t rt_capture_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, con
 cudaError_t rt_capture_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind);
 cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n);
 cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data);
+cudaError_t rt_capture_copy3d(RtStream *s, const struct cudaMemcpy3DParms *p);
+cudaError_t rt_capture_memset2d(RtStream *s, void *dst, size_t pitch, int value, size_t width, size_t height);
 /* An event recorded in a capturing stream; a stream that waits on it joins
  * the capture (true when it did: nothing to wait for). */
 void rt_capture_event_record(RtStream *s, RtEvent *e);

@@ -1,8 +1,9 @@
 /* kernels/emurt/emurt_pitched.c: copies and memsets of pitched memory —
  * cudaMemcpy2D(Async), cudaMemset2D, cudaMalloc3D, cudaMemcpy3D(Async),
- * cudaMemset3D (pitched pointers only: no CUDA arrays). Each side's rows
- * lie `pitch` bytes apart; both whole extents are validated before a byte
- * moves, the rows are copied at once and the copy is modeled as one. */
+ * cudaMemset2D/3D(Async) (pitched pointers only: no CUDA arrays). Each
+ * side's rows lie `pitch` bytes apart; both whole extents are validated
+ * before a byte moves, the rows are copied at once and the copy is modeled
+ * as one. On a capturing stream each becomes one graph node. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,25 +73,58 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
     snprintf(dn, sizeof dn, "%s", rt_ptr(dst));
     RtStream *s = rt_stream(stream, false);
     cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
-    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
-    if (!rc) rc = copy2d(dst, dpitch, src, spitch, width, height, kind, s, false);
+    if (!rc && s->capture) {
+        struct cudaMemcpy3DParms p = {0};
+        p.srcPtr = (struct cudaPitchedPtr){(void *)src, spitch, width, height};
+        p.dstPtr = (struct cudaPitchedPtr){dst, dpitch, width, height};
+        p.extent = (struct cudaExtent){width, height, 1};
+        p.kind = kind;
+        rc = width > dpitch || width > spitch || !dst || !src ? cudaErrorInvalidValue : rt_capture_copy3d(s, &p);
+    } else if (!rc) rc = copy2d(dst, dpitch, src, spitch, width, height, kind, s, false);
     return rt_leave("cudaMemcpy2DAsync", rc, s ? s->id : 0, "%s, %zu, %s, %zu, %zu, %zu, %s, %s", dn, dpitch,
                     rt_ptr(src), spitch, width, height, rt_kind_name(kind), s ? rt_stream_name(s) : "?");
 }
 
+/* Rows of `width` bytes `pitch` apart set to value, on s (NULL: the
+ * current device's default stream), modeled as one memset. */
+static cudaError_t memset2d(void *dst, size_t pitch, int value, size_t width, size_t height, RtStream *s) {
+    RtAlloc *a;
+    if (width > pitch) return cudaErrorInvalidValue;
+    if (!width || !height) return cudaSuccess;
+    if (!rt_device_range(dst, pitch * (height - 1) + width, &a)) return cudaErrorInvalidValue;
+    if (s && s->capture) return rt_capture_memset2d(s, dst, pitch, value, width, height);
+    for (size_t r = 0; r < height; r++) {
+        rt_mem_fill((char *)dst + r * pitch, (unsigned)value, 1, width);
+    }
+    emu_model_memset(rt_backend(a->dev), s && s->dev == a->dev ? s->id : 0, width * height, true, "memset2D");
+    return cudaSuccess;
+}
+
 cudaError_t cudaMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height) {
     rt_enter();
-    cudaError_t rc = cudaSuccess;
-    RtAlloc *a;
-    if (width > pitch) rc = cudaErrorInvalidValue;
-    else if (width && height && !rt_device_range(dst, pitch * (height - 1) + width, &a)) rc = cudaErrorInvalidValue;
-    else if (width && height) {
-        for (size_t r = 0; r < height; r++) {
-            rt_mem_fill((char *)dst + r * pitch, (unsigned)value, 1, width);
-        }
-        emu_model_memset(rt_backend(a->dev), 0, width * height, true, "memset2D");
-    }
+    cudaError_t rc = rt_sticky(rt_current_device(), false);
+    if (!rc) rc = memset2d(dst, pitch, value, width, height, NULL);
     return rt_leave("cudaMemset2D", rc, 0, "%s, %zu, %d, %zu, %zu", rt_ptr(dst), pitch, value, width, height);
+}
+
+static cudaError_t memset2d_async(void *dst, size_t pitch, int value, size_t width, size_t height,
+                                  cudaStream_t stream, bool ptsz) {
+    rt_enter();
+    RtStream *s = rt_stream(stream, ptsz);
+    cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
+    if (!rc) rc = memset2d(dst, pitch, value, width, height, s);
+    return rt_leave("cudaMemset2DAsync", rc, s ? s->id : 0, "%s, %zu, %d, %zu, %zu, %s", rt_ptr(dst), pitch, value,
+                    width, height, s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream) {
+    return memset2d_async(dst, pitch, value, width, height, stream, false);
+}
+cudaError_t cudaMemset2DAsync_ptsz(void *dst, size_t pitch, int value, size_t width, size_t height,
+                                   cudaStream_t stream);
+cudaError_t cudaMemset2DAsync_ptsz(void *dst, size_t pitch, int value, size_t width, size_t height,
+                                   cudaStream_t stream) {
+    return memset2d_async(dst, pitch, value, width, height, stream, true);
 }
 
 /* ---- 3D (pitched memory, no arrays) ------------------------------------------------------------------- */
@@ -128,6 +162,8 @@ static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, RtStream *s, bool s
     return cudaSuccess;
 }
 
+cudaError_t rt_memcpy3d(const struct cudaMemcpy3DParms *p, RtStream *s, bool sync) { return copy3d(p, s, sync); }
+
 cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p) {
     rt_enter();
     cudaError_t rc = rt_sticky(rt_current_device(), true);
@@ -145,29 +181,56 @@ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t st
     rt_enter();
     RtStream *s = rt_stream(stream, false);
     cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
-    if (!rc && s->capture) rc = cudaErrorStreamCaptureUnsupported;
-    if (!rc) rc = copy3d(p, s, false);
+    if (!rc && s->capture) rc = !p ? cudaErrorInvalidValue : rt_capture_copy3d(s, p);
+    else if (!rc) rc = copy3d(p, s, false);
     return rt_leave("cudaMemcpy3DAsync", rc, s ? s->id : 0, "{%s -> %s}, %s", p ? rt_ptr(p->srcPtr.ptr) : "?",
                     p ? rt_ptr(p->dstPtr.ptr) : "?", s ? rt_stream_name(s) : "?");
 }
 
-cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent ext) {
-    rt_enter();
-    cudaError_t rc = cudaSuccess;
+/* A box of a pitched allocation set to value, validated whole first. */
+static cudaError_t memset3d(struct cudaPitchedPtr pp, int value, struct cudaExtent ext, RtStream *s) {
     size_t slice = pp.pitch * (pp.ysize ? pp.ysize : ext.height);
     RtAlloc *a = NULL;
-    if (ext.width > pp.pitch) rc = cudaErrorInvalidValue;
-    else if (ext.width && ext.height && ext.depth &&
-             !rt_device_range(pp.ptr, slice * (ext.depth - 1) + pp.pitch * (ext.height - 1) + ext.width, &a))
-        rc = cudaErrorInvalidValue;
-    else if (a) {
-        rt_wait_stream(rt_default_stream(a->dev));
-        for (size_t z = 0; z < ext.depth; z++)
-            for (size_t y = 0; y < ext.height; y++) {
-                rt_mem_fill((char *)pp.ptr + z * slice + y * pp.pitch, (unsigned)value, 1, ext.width);
-            }
-        emu_model_memset(rt_backend(a->dev), 0, ext.width * ext.height * ext.depth, true, "memset3D");
+    if (ext.width > pp.pitch) return cudaErrorInvalidValue;
+    if (!ext.width || !ext.height || !ext.depth) return cudaSuccess;
+    if (!rt_device_range(pp.ptr, slice * (ext.depth - 1) + pp.pitch * (ext.height - 1) + ext.width, &a))
+        return cudaErrorInvalidValue;
+    if (s && s->capture) {
+        if (ext.depth > 1 && slice != pp.pitch * ext.height) return cudaErrorNotSupported;
+        return rt_capture_memset2d(s, pp.ptr, pp.pitch, value, ext.width, ext.height * ext.depth);
     }
+    if (!s) rt_wait_stream(rt_default_stream(a->dev));
+    for (size_t z = 0; z < ext.depth; z++)
+        for (size_t y = 0; y < ext.height; y++) {
+            rt_mem_fill((char *)pp.ptr + z * slice + y * pp.pitch, (unsigned)value, 1, ext.width);
+        }
+    emu_model_memset(rt_backend(a->dev), s && s->dev == a->dev ? s->id : 0, ext.width * ext.height * ext.depth, true,
+                     "memset3D");
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pp, int value, struct cudaExtent ext) {
+    rt_enter();
+    cudaError_t rc = rt_sticky(rt_current_device(), false);
+    if (!rc) rc = memset3d(pp, value, ext, NULL);
     return rt_leave("cudaMemset3D", rc, 0, "%s, %d, {%zu, %zu, %zu}", rt_ptr(pp.ptr), value, ext.width, ext.height,
                     ext.depth);
+}
+
+static cudaError_t memset3d_async(struct cudaPitchedPtr pp, int value, struct cudaExtent ext, cudaStream_t stream,
+                                  bool ptsz) {
+    rt_enter();
+    RtStream *s = rt_stream(stream, ptsz);
+    cudaError_t rc = s ? rt_sticky(s->dev, false) : cudaErrorInvalidResourceHandle;
+    if (!rc) rc = memset3d(pp, value, ext, s);
+    return rt_leave("cudaMemset3DAsync", rc, s ? s->id : 0, "%s, %d, {%zu, %zu, %zu}, %s", rt_ptr(pp.ptr), value,
+                    ext.width, ext.height, ext.depth, s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pp, int value, struct cudaExtent ext, cudaStream_t stream) {
+    return memset3d_async(pp, value, ext, stream, false);
+}
+cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pp, int value, struct cudaExtent ext, cudaStream_t stream);
+cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pp, int value, struct cudaExtent ext, cudaStream_t stream) {
+    return memset3d_async(pp, value, ext, stream, true);
 }
