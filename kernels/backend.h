@@ -144,6 +144,12 @@ typedef struct BackendOps {
      * where nothing checks bounds (the GPU: a view is parent + offset). */
     Diag *(*mem_view)(Backend *b, DevPtr parent, size_t offset, size_t bytes, const char *label, size_t elem_size,
                       DevPtr *out);
+    /* Host memory the program owns (cudaHostRegister), made an allocation
+     * kernels may touch in place at its own address; unregister forgets it
+     * (its memory stays the program's). NULL where nothing checks bounds
+     * (the GPU maps registered memory itself). */
+    Diag *(*mem_register)(Backend *b, void *host, size_t bytes, const char *label);
+    void (*mem_unregister)(Backend *b, void *host);
     Diag *(*module_load)(Backend *b, const CompiledModule *m, BackendModule **out);
     void (*module_unload)(Backend *b, BackendModule **m);
     /* Runs kernel `kernel` (the exercise's name; resolved through the module's

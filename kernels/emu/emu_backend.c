@@ -146,6 +146,26 @@ static Diag *emu_mem_view(Backend *b, DevPtr parent, size_t offset, size_t bytes
     return NULL;
 }
 
+static Diag *emu_mem_register(Backend *b, void *host, size_t bytes, const char *label) {
+    EmuBackend *e = (EmuBackend *)b;
+    uint64_t base = (uint64_t)(uintptr_t)host;
+    Alloc a = {base, bytes, base + bytes, 0, xstrdup(label ? label : "registered"), NULL, 0, 0, NULL, NULL, false};
+    pthread_rwlock_wrlock(&e->allocs.lock);
+    table_insert(&e->allocs, a);
+    pthread_rwlock_unlock(&e->allocs.lock);
+    return NULL;
+}
+
+static int table_find_exact(AllocTable *t, DevPtr p);
+
+static void emu_mem_unregister(Backend *b, void *host) {
+    EmuBackend *e = (EmuBackend *)b;
+    pthread_rwlock_wrlock(&e->allocs.lock);
+    int i = table_find_exact(&e->allocs, (DevPtr)(uintptr_t)host);
+    if (i >= 0 && !e->allocs.v[i].map) table_remove(&e->allocs, i);
+    pthread_rwlock_unlock(&e->allocs.lock);
+}
+
 static void emu_options_set(Backend *b, const EmuOptions *o) {
     EmuBackend *e = (EmuBackend *)b;
     int threads = e->opts.threads;
@@ -621,6 +641,8 @@ static const BackendOps EMU_OPS = {
     .mem_alloc = emu_mem_alloc,
     .mem_track_init = emu_mem_track_init,
     .mem_free = emu_mem_free,
+    .mem_register = emu_mem_register,
+    .mem_unregister = emu_mem_unregister,
     .copy_to_device = emu_copy_to_device,
     .copy_to_host = emu_copy_to_host,
     .memset = emu_memset,

@@ -57,7 +57,12 @@ cudaError_t rt_memcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind 
     if (s && s->capture) return rt_capture_copy(s, dst, src, n, kind);
     if (!s || s->dev != dev) s = rt_default_stream(dev);
     RtStream *eff = s;
-    if (sync) rt_wait_stream(eff);
+    /* An asynchronous copy to or from pageable memory behind queued work
+     * waits for it: to pageable memory it returns only once the copy is
+     * done, from it the driver stages the bytes now (CUDA's documented
+     * synchronization behaviour). */
+    bool pageable = (kind == cudaMemcpyDeviceToHost && !da) || (kind == cudaMemcpyHostToDevice && !sa);
+    if (sync || pageable) rt_wait_stream(eff);
     else if (rt_queue_needed(eff)) {
         rt_queue_copy(eff, dst, src, n, kind, run_queued_copy);
         return cudaSuccess;

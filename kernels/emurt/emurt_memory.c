@@ -238,7 +238,14 @@ cudaError_t cudaHostRegister(void *p, size_t size, unsigned int flags) {
     cudaError_t rc = cudaSuccess;
     if (!p || !size) rc = cudaErrorInvalidValue;
     else if (rt_alloc_find(p)) rc = cudaErrorHostMemoryAlreadyRegistered;
-    else rt_alloc_add((uintptr_t)p, size, rt_current_device(), RT_MEM_PINNED, NULL)->registered = true;
+    else {
+        /* kernels may use it in place (zero copy through cudaHostGetDevicePointer) */
+        Backend *b = rt_backend(rt_current_device());
+        Diag *d = b->ops->mem_register ? b->ops->mem_register(b, p, size, "registered") : NULL;
+        if (d) rc = cudaErrorMemoryAllocation;
+        else rt_alloc_add((uintptr_t)p, size, rt_current_device(), RT_MEM_PINNED, NULL)->registered = true;
+        diag_free(&d);
+    }
     return rt_leave("cudaHostRegister", rc, 0, "%s, %zu, %u", rt_ptr(p), size, flags);
 }
 
@@ -248,7 +255,11 @@ cudaError_t cudaHostUnregister(void *p) {
     RtAlloc *a = rt_alloc_find(p);
     cudaError_t rc = cudaSuccess;
     if (!a || !a->registered || a->base != (uintptr_t)p) rc = cudaErrorHostMemoryNotRegistered;
-    else rt_alloc_remove(a);
+    else {
+        Backend *b = rt_backend(a->dev);
+        if (b->ops->mem_unregister) b->ops->mem_unregister(b, p);
+        rt_alloc_remove(a);
+    }
     return rt_leave("cudaHostUnregister", rc, 0, "%s", name);
 }
 
