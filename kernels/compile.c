@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <nvrtc.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@
 #include "base/xalloc.h"
 #include "kernels/compile_internal.h"
 #include "kernels/cubin_info.h"
+#include "kernels/program_internal.h"
 
 /* 3: resources come from the cubin; entries of 2 may hold -1 registers
  * (written when the driver's compute cache left ptxas's log empty). */
@@ -157,6 +159,9 @@ static void opts_common(const CompileOptions *opts, OptList *o) {
         free(cccl);
     }
     if (opts->fast_math) opts_add(o, xstrdup("--use_fast_math"));
+    /* NVRTC looks for "name.h" beside the program's name, relative to this process's folder:
+       a graded source named "ch/x.cu" could include the course's ch/solutions/x.cu. */
+    if (opts->confine) opts_add(o, xstrdup("--no-source-include"));
     for (int i = 0; i < opts->n_extra_opts; i++) opts_add(o, xstrdup(opts->extra_opts[i]));
 }
 
@@ -190,16 +195,49 @@ static unsigned long nvrtc_runs;
 
 unsigned long compile_nvrtc_runs(void) { return nvrtc_runs; }
 
+/* This process's mapped bytes (/proc/self/statm), 0 when unknown. */
+static long long mapped_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long long pages = 0;
+    if (f) {
+        if (fscanf(f, "%lld", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    return pages * sysconf(_SC_PAGESIZE);
+}
+
+/* A graded compile (opts->confine) may map CUDOJO_COMPILE_AS_MB more than
+ * the worker had: RLIMIT_AS's soft limit for the time of the compile. NVRTC
+ * runs inside the worker; the worker runs one exercise at a time, so
+ * nothing else of it allocates meanwhile. Returns whether it was set (and
+ * the old limit in *old). */
+static bool memory_bound_begin(const CompileOptions *opts, struct rlimit *old) {
+    if (!opts->confine || getrlimit(RLIMIT_AS, old) != 0) return false;
+    long long now = mapped_bytes();
+    if (now <= 0) return false;
+    rlim_t want = (rlim_t)(now + program_sandbox_compile_as_bytes());
+    if (old->rlim_cur != RLIM_INFINITY && old->rlim_cur <= want) return false;
+    if (old->rlim_max != RLIM_INFINITY && want > old->rlim_max) return false;
+    struct rlimit r = {want, old->rlim_max};
+    return setrlimit(RLIMIT_AS, &r) == 0;
+}
+
 static void nvrtc_run(const char *path, const char *source, const CompileOptions *opts,
                       const OptList *ol, bool want_cubin, NvrtcOut *out) {
     memset(out, 0, sizeof *out);
     nvrtc_runs++;
+    struct rlimit old_as;
+    bool bounded = memory_bound_begin(opts, &old_as);
     nvrtcProgram prog;
     out->rc = nvrtcCreateProgram(&prog, source, path, N_BUILTIN_HEADERS, BUILTIN_HEADERS,
                                  BUILTIN_HEADER_NAMES);
-    if (out->rc != NVRTC_SUCCESS) return;
+    if (out->rc != NVRTC_SUCCESS) {
+        if (bounded) setrlimit(RLIMIT_AS, &old_as);
+        return;
+    }
     for (int i = 0; i < opts->n_name_exprs; i++) nvrtcAddNameExpression(prog, opts->name_exprs[i]);
     out->rc = nvrtcCompileProgram(prog, ol->n, (const char *const *)ol->v);
+    if (bounded) setrlimit(RLIMIT_AS, &old_as);
     size_t n = 0;
     if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
         out->log = xmalloc(n);
@@ -524,6 +562,14 @@ Diag *compile_cuda_logged(const char *path, const char *source, const CompileOpt
         nvrtc_run(path, source, opts, &ptx_opts, false, &po);
         Diag *warnings = NULL;
         err = compile_log_parse(po.log, path, source, po.rc, &warnings);
+        if (err && opts->confine && po.rc != NVRTC_SUCCESS && po.log && strstr(po.log, "out of memory")) {
+            Diag *oom = diag_new(DIAG_ERROR, "compile-memory", path, 0, 0,
+                                 "the compiler ran out of memory on this file (graded work may use %lld MiB "
+                                 "to compile): a template or constexpr computation that grows without end?",
+                                 program_sandbox_compile_as_bytes() >> 20);
+            oom->next = err;
+            err = oom;
+        }
         if (!err && !po.ptx) err = diag_error("compile", "NVRTC produced no PTX for %s", path);
         if (!err && opts->cubin_arch > 0) {
             nvrtc_run(path, source, opts, &cubin_opts, true, &co);

@@ -33,6 +33,11 @@ typedef struct CompileOptions {
     const char *const *extra_opts;  /* passed to NVRTC as is (e.g. "-DN=256") */
     int n_extra_opts;
     const char *cache_dir;          /* NULL = default XDG cache; "" = no cache */
+    bool confine;                   /* a stranger's source (grading): NVRTC reads no header beside the
+                                       source's name (--no-source-include: it would read them relative
+                                       to the worker's folder), only the built-in ones and the
+                                       toolkit's; its memory is bounded (CUDOJO_COMPILE_AS_MB above
+                                       what the worker had mapped) and running out says so */
 } CompileOptions;
 
 typedef struct KernelInfo {

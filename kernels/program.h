@@ -37,6 +37,10 @@ typedef struct ProgramCompileOptions {
     const char *const *defines;     /* "N=1000" → -DN=1000 */
     int n_defines;
     const char *cache_dir;          /* NULL = default XDG cache; "" = no cache */
+    bool confine;                   /* a stranger's source (grading): nvcc and its pipeline run shut in
+                                       (program_sandbox.c: Landlock reads the system and the toolkit,
+                                       writes only the compile's folder; seccomp; address space and
+                                       CPU limits), unless CUDOJO_SANDBOX=off */
 } ProgramCompileOptions;
 
 typedef struct CompiledProgram {

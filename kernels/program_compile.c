@@ -16,9 +16,21 @@
  * crashes, the emulator's findings), and program_log.c strips the private
  * directory from anything printed, so no temporary path is ever shown.
  *
+ * A graded source (ProgramCompileOptions.confine) is a stranger's: nvcc and
+ * its whole pipeline (cudafe++, cicc, ptxas, gcc, as, ld) run shut in by
+ * program_sandbox.c: Landlock reads only the system, its headers and the
+ * toolkit and writes only the private directory (nvcc's TMPDIR too), so
+ * an assembler directive or a header name the include check missed cannot
+ * read the instructor's files; seccomp (no network, no signals to the
+ * worker or grader, no new namespaces); RLIMIT_AS per compiler process
+ * (CUDOJO_COMPILE_AS_MB, 4 GiB), RLIMIT_CPU and the wall limit, so a
+ * template or constexpr bomb ends with "the compiler ran out of memory".
+ *
  * Cache (program_cache.c): $XDG_CACHE_HOME/cudojo/nvcc/<sha256>/ holds the
  * executable and its warnings, keyed by (source, display path, options,
- * nvcc's path and version).
+ * nvcc's path and version, whether the compile was confined: an
+ * executable built unconfined may hold what a confined compile could not
+ * read, so it is never handed to a graded run).
  */
 #include "kernels/program.h"
 
@@ -38,6 +50,7 @@
 #include "kernels/program_internal.h"
 
 #define CACHE_MAGIC "cudojo-nvcc-cache 1"
+extern char **environ;
 #define COMPILE_TIMEOUT_S 120.0
 #define LOG_CAP (1u << 20)
 
@@ -198,7 +211,7 @@ static void hash_item(Sha256 *s, const char *tag, const char *text) {
 }
 
 static void cache_key(const char *display, const char *source, const Args *opts, const char *nvcc,
-                      const char *version, char hex[65]) {
+                      const char *version, bool confined, char hex[65]) {
     Sha256 s;
     sha256_init(&s);
     hash_item(&s, "magic", CACHE_MAGIC);
@@ -207,6 +220,7 @@ static void cache_key(const char *display, const char *source, const Args *opts,
     hash_item(&s, "display", display);
     hash_item(&s, "source", source);
     for (int i = 0; i < opts->n; i++) hash_item(&s, "opt", opts->v[i]);
+    hash_item(&s, "confined", confined ? "1" : "0");
     unsigned char d[32];
     sha256_final(&s, d);
     sha256_to_hex(d, hex);
@@ -256,8 +270,37 @@ static char *make_workdir(const char *cache) {
     return tmpl;
 }
 
+/* Whether a confined compile (`o->confine`, unless CUDOJO_SANDBOX=off) is in force. */
+static bool compile_confined(const ProgramCompileOptions *o) {
+    const char *sandbox = getenv("CUDOJO_SANDBOX");
+    return o->confine && !(sandbox && !strcmp(sandbox, "off"));
+}
+
+/* This process's environment with TMPDIR=`workdir` (a confined nvcc may
+ * write nowhere else). Free the array, not the strings but the last. */
+static char **env_with_tmpdir(const char *workdir) {
+    size_t n = 0;
+    while (environ && environ[n]) n++;
+    char **e = xcalloc(n + 2, sizeof *e);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "TMPDIR=", 7)) e[k++] = environ[i];
+    e[k] = xasprintf("TMPDIR=%s", workdir);
+    return e;
+}
+
+/* Whether nvcc's output says a compiler ran out of memory. */
+static bool log_out_of_memory(const char *log) {
+    static const char *const marks[] = {"out of memory", "std::bad_alloc", "Cannot allocate memory",
+                                        "Out of memory", "memory exhausted", "virtual memory exhausted"};
+    for (size_t i = 0; log && i < sizeof marks / sizeof marks[0]; i++)
+        if (strstr(log, marks[i])) return true;
+    return false;
+}
+
 static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, const char *src_name,
-                      const char *exe_name, const char *display, const char *source, Diag **warnings) {
+                      const char *exe_name, const char *display, const char *source, bool confine,
+                      Diag **warnings) {
     Args a = {0};
     args_add(&a, xstrdup(nvcc));
     for (int i = 0; i < opts->n; i++) args_add(&a, xstrdup(opts->v[i]));
@@ -265,15 +308,40 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
     args_add(&a, xstrdup(exe_name));
     args_add(&a, xstrdup(src_name));
     ProcCapture c;
-    Diag *err = proc_capture((const char *const *)a.v, NULL, workdir, COMPILE_TIMEOUT_S, LOG_CAP, &c);
+    Diag *err;
+    long long as_bytes = program_sandbox_compile_as_bytes();
+    if (confine) {
+        char **read_paths = NULL, **write_paths = NULL;
+        ChildLimits lim = {
+            .cpu_s = (long)COMPILE_TIMEOUT_S + 5, .fsize = 1ll << 30, .as_bytes = as_bytes, .compiler = true,
+            .ancestors = {getpid(), getppid()},
+        };
+        if (program_sandbox_landlock_abi() > 0) {
+            program_sandbox_compile_paths(nvcc, workdir, &read_paths, &write_paths);
+            lim.confine = true;
+            lim.landlock_abi = program_sandbox_landlock_abi();
+            lim.read_paths = (const char *const *)read_paths;
+            lim.write_paths = (const char *const *)write_paths;
+        }
+        char **envp = env_with_tmpdir(workdir);
+        err = proc_capture_limited((const char *const *)a.v, (const char *const *)envp, workdir, COMPILE_TIMEOUT_S,
+                                   LOG_CAP, &lim, &c);
+        size_t n = 0;
+        while (envp[n]) n++;
+        free(envp[n - 1]);
+        free(envp);
+        program_sandbox_paths_free(&read_paths, &write_paths);
+    } else {
+        err = proc_capture((const char *const *)a.v, NULL, workdir, COMPILE_TIMEOUT_S, LOG_CAP, &c);
+    }
     args_free(&a);
     if (err) return err;
     if (!c.started)
         err = diag_error("no-nvcc", "nvcc (%s) could not be started: %s", nvcc, strerror(c.exec_errno));
     else if (c.timed_out)
         err = diag_new(DIAG_ERROR, "compile-timeout", display, 0, 0,
-                       "compiling this file took longer than %.0f s: nvcc was stopped (a template or "
-                       "constexpr computation that never ends?)",
+                       "the compiler ran out of time on this file: compiling it took longer than %.0f s and "
+                       "nvcc was stopped (a template or constexpr computation that never ends?)",
                        COMPILE_TIMEOUT_S);
     else
         err = program_log_parse(c.out, display, source, workdir, c.status, warnings);
@@ -282,6 +350,14 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
     if (err && c.status == 0 && !c.timed_out && c.started) {
         /* nvcc said it worked: whatever we read as an error was not one. */
         diag_free(&err);
+    }
+    if (err && confine && c.status != 0 && !c.timed_out && log_out_of_memory(c.out)) {
+        Diag *oom = diag_new(DIAG_ERROR, "compile-memory", display, 0, 0,
+                             "the compiler ran out of memory on this file (graded work may use %lld MiB per "
+                             "compiler process): a template or constexpr computation that grows without end?",
+                             as_bytes >> 20);
+        oom->next = err;
+        err = oom;
     }
     proc_capture_fini(&c);
     return err;
@@ -302,7 +378,8 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
     Args opts = {0};
     build_options(o, &opts);
     char key[65];
-    cache_key(display, source, &opts, nvcc, version, key);
+    bool confine = compile_confined(o);
+    cache_key(display, source, &opts, nvcc, version, confine, key);
     char *name = exe_name_of(display);
     char *cache = cache_dir_of(o);
     Diag *err = NULL, *warnings = NULL;
@@ -338,8 +415,11 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
             char *text = source_with_line(display, source);
             err = fs_write_file_atomic(src_path, text, strlen(text));
             free(text);
-            if (!err) err = run_nvcc(nvcc, &opts, workdir, src_name, name, display, source, &warnings);
+            if (!err) err = run_nvcc(nvcc, &opts, workdir, src_name, name, display, source, confine, &warnings);
             char *built = path_join(workdir, name);
+            /* A confined linker's chmod by path is refused (program_sandbox.c): made executable here. */
+            struct stat bst;
+            if (!err && confine && lstat(built, &bst) == 0 && S_ISREG(bst.st_mode)) chmod(built, 0755);
             if (!err && !is_exe(built))
                 err = diag_new(DIAG_ERROR, "compile", display, 0, 0, "nvcc reported success but made no executable");
             if (!err && cache) {

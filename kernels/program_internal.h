@@ -28,6 +28,11 @@ typedef struct ProcCapture {
  * the whole group is killed. Returns a Diag only when it could not try. */
 Diag *proc_capture(const char *const *argv, const char *const *envp, const char *cwd, double timeout_s,
                    size_t cap, ProcCapture *out);
+/* The same, with the child shut in by `limits` (program_sandbox_enter,
+ * after its descriptors are set up; NULL = none) before execve. */
+struct ChildLimits;
+Diag *proc_capture_limited(const char *const *argv, const char *const *envp, const char *cwd, double timeout_s,
+                           size_t cap, const struct ChildLimits *limits, ProcCapture *out);
 void proc_capture_fini(ProcCapture *c);
 /* The first executable `name` in $PATH, or NULL; caller frees. */
 char *proc_find_in_path(const char *name);
@@ -109,6 +114,12 @@ typedef struct ChildLimits {
     long nproc;                     /* RLIMIT_NPROC; 0 = leave alone (root ignores it anyway) */
     bool no_fork;                   /* the seccomp filter against fork/vfork/clone (and the rest
                                        of program_sandbox.c's list) */
+    bool compiler;                  /* the same filter for a compiler's pipeline (nvcc): it may fork;
+                                       signals only to its own process group and to processes that
+                                       are not `ancestors` (its worker and grader) nor -1 */
+    pid_t ancestors[2];             /* with `compiler`: the pids it may not signal (0 = none) */
+    bool no_unix;                   /* the filter also refuses Unix sockets (AF_UNIX): a graded
+                                       program on the emulator runtime, which needs none */
     bool confine;                   /* Landlock: only read_paths and write_paths */
     int landlock_abi;               /* program_sandbox_landlock_abi(), taken before the fork */
     const char *const *read_paths;  /* read, list and execute beneath these (NULL-ended) */
@@ -126,6 +137,17 @@ bool program_sandbox_enter(const ChildLimits *l);
 void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
                            char ***write_paths);
 void program_sandbox_paths_free(char ***read_paths, char ***write_paths);
+/* The paths a confined compile may read and write: the system's programs,
+ * libraries and headers (/usr/include), the toolkit (CUDA_HOME and the one
+ * holding `nvcc`), CUDOJO_SANDBOX_READ; writes only in `workdir` (where
+ * the source's copy is and nvcc's TMPDIR points) and /dev/null. Free with
+ * program_sandbox_paths_free. */
+void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char ***read_paths, char ***write_paths);
+/* The address-space limit of one compiler process of a confined compile
+ * (RLIMIT_AS; nvcc's cicc maps ~1 GiB for a small file):
+ * CUDOJO_COMPILE_AS_MB, default 4096 MiB. NVRTC, which runs inside the
+ * worker, gets this much above what the worker had mapped (compile.c). */
+long long program_sandbox_compile_as_bytes(void);
 /* A value for RLIMIT_NPROC: the tasks this user runs now plus `headroom`
  * (threads count against it). 0 as root. */
 long program_sandbox_nproc(long headroom);

@@ -6,7 +6,8 @@
  * whole pipeline (cudafe++, cicc, ptxas, gcc, ld), not just the driver.
  * The worker may have threads (the emulator's), so the child does nothing
  * between fork and execve but async-signal-safe calls on what the parent
- * prepared. */
+ * prepared. A compile of a graded source runs under limits
+ * (proc_capture_limited: program_sandbox.c's rlimits, seccomp, Landlock). */
 #include "kernels/program_internal.h"
 
 #include <errno.h>
@@ -94,11 +95,12 @@ void proc_die_with_parent(pid_t parent) {
 
 /* Child side: only async-signal-safe calls. */
 static void child_exec(const char *const *argv, const char *const *envp, const char *cwd, int out_w,
-                       int status_w, int devnull, pid_t parent) {
+                       int status_w, int devnull, pid_t parent, const ChildLimits *limits) {
     setpgid(0, 0);
     proc_die_with_parent(parent);
     if (cwd && chdir(cwd) != 0) goto fail;
     if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0) goto fail;
+    if (limits) program_sandbox_enter(limits);
     execve(argv[0], (char *const *)argv, (char *const *)(envp ? envp : (const char *const *)environ));
 fail:;
     int e = errno;
@@ -109,6 +111,11 @@ fail:;
 
 Diag *proc_capture(const char *const *argv, const char *const *envp, const char *cwd, double timeout_s,
                    size_t cap, ProcCapture *out) {
+    return proc_capture_limited(argv, envp, cwd, timeout_s, cap, NULL, out);
+}
+
+Diag *proc_capture_limited(const char *const *argv, const char *const *envp, const char *cwd, double timeout_s,
+                           size_t cap, const ChildLimits *limits, ProcCapture *out) {
     memset(out, 0, sizeof *out);
     out->status = -1;
     int pout[2], pstat[2];
@@ -121,7 +128,7 @@ Diag *proc_capture(const char *const *argv, const char *const *envp, const char 
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid == 0) child_exec(argv, envp, cwd, pout[1], pstat[1], devnull, parent);
+    if (pid == 0) child_exec(argv, envp, cwd, pout[1], pstat[1], devnull, parent, limits);
     int fork_errno = errno;
     close(pout[1]);
     close(pstat[1]);

@@ -119,18 +119,53 @@ static void arg0_in(Filter *f, long nr, const unsigned v[3], bool invert, int e)
     emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, invert ? RET_ERRNO(e) : SECCOMP_RET_ALLOW));
 }
 
+/* With the syscall number in A: `nr` fails with errno `e` when the low 32
+ * bits of its first argument are one of v[0..n-1] (n <= 8), else is allowed. */
+static void arg0_refused(Filter *f, long nr, const unsigned *v, int n, int e) {
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, (unsigned char)(n + 3)));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+    for (int i = 0; i < n; i++)
+        emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v[i], (unsigned char)(n - i), 0));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(e)));
+}
+
+/* With the syscall number in A, for a compiler's pipeline: `nr` (a signal
+ * to the process or group in its first argument) is refused for the pids
+ * in anc[0..1] (its worker and grader: 0 stands for none), allowed for its
+ * own group (-self) and for any other positive pid or 0, refused for -1
+ * and other groups. */
+static void signal_rule(Filter *f, long nr, unsigned self, const pid_t anc[2]) {
+    unsigned a0 = anc[0] > 0 ? (unsigned)anc[0] : self, a1 = anc[1] > 0 ? (unsigned)anc[1] : self;
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 7));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a0 == self ? 0xffffffffu : a0, 4, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, a1 == self ? 0xffffffffu : a1, 3, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)-(int)self, 1, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x80000000u, 1, 0));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
+}
+
 #ifdef SANDBOX_ARCH
+/* The namespaces a clone may not make (a compiler's fork may not either). */
+#define CLONE_NEW_ANY (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
+                       CLONE_NEWCGROUP)
+
 /* The filter of a program that may not fork, built in the child (it names
  * the child's own pid). Besides fork: signals only to itself (kill,
  * tgkill, sigqueue; never to its parent, its grader or pid -1), no
- * ptrace or reading another process's memory, no IPv4/IPv6/raw sockets,
- * no io_uring (its operations would go around this filter), no leaving its
- * process group, no namespaces, mounts, keyrings, modules, clocks or
- * reboots, no chmod/chown by path (Landlock does not cover them). */
-static void build_filter(Filter *f) {
+ * ptrace or reading another process's memory, no IPv4/IPv6/raw sockets
+ * (with l->no_unix no Unix ones either: seccomp cannot see the path a
+ * socket connects to), no io_uring (its operations would go around this
+ * filter), no leaving its process group, no namespaces, mounts, keyrings,
+ * modules, clocks or reboots, no chmod/chown by path (Landlock does not
+ * cover them). For a compiler's pipeline (l->compiler) the same, except
+ * that it may fork and signal its own children (signal_rule). */
+static void build_filter(Filter *f, const ChildLimits *l) {
     unsigned self = (unsigned)getpid();
     const unsigned me[3] = {0, self, (unsigned)-(int)self}, only_me[3] = {self, self, self};
-    const unsigned inet[3] = {AF_INET, AF_INET6, AF_PACKET};
+    bool fork_ok = l->compiler;
     emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
     emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_ARCH, 1, 0));
     emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(ENOSYS)));
@@ -138,20 +173,30 @@ static void build_filter(Filter *f) {
 #if defined(__x86_64__)
     emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));     /* x32 */
     emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(ENOSYS)));
-    deny(f, __NR_fork, EAGAIN);
-    deny(f, __NR_vfork, EAGAIN);
+    if (!fork_ok) {
+        deny(f, __NR_fork, EAGAIN);
+        deny(f, __NR_vfork, EAGAIN);
+    }
     deny(f, __NR_chmod, EPERM);
     deny(f, __NR_chown, EPERM);
     deny(f, __NR_lchown, EPERM);
 #endif
 #ifdef __NR_clone3
-    deny(f, __NR_clone3, ENOSYS);
+    deny(f, __NR_clone3, ENOSYS);   /* glibc falls back to clone, whose flags the filter can read */
 #endif
-    arg0_in(f, __NR_kill, me, false, 0);
-    arg0_in(f, __NR_tgkill, only_me, false, 0);
-    arg0_in(f, __NR_rt_sigqueueinfo, only_me, false, 0);
-    arg0_in(f, __NR_rt_tgsigqueueinfo, only_me, false, 0);
-    arg0_in(f, __NR_socket, inet, true, EACCES);
+    if (fork_ok) {
+        signal_rule(f, __NR_kill, self, l->ancestors);
+        signal_rule(f, __NR_tgkill, self, l->ancestors);
+        signal_rule(f, __NR_rt_sigqueueinfo, self, l->ancestors);
+        signal_rule(f, __NR_rt_tgsigqueueinfo, self, l->ancestors);
+    } else {
+        arg0_in(f, __NR_kill, me, false, 0);
+        arg0_in(f, __NR_tgkill, only_me, false, 0);
+        arg0_in(f, __NR_rt_sigqueueinfo, only_me, false, 0);
+        arg0_in(f, __NR_rt_tgsigqueueinfo, only_me, false, 0);
+    }
+    const unsigned families[4] = {AF_INET, AF_INET6, AF_PACKET, AF_UNIX};
+    arg0_refused(f, __NR_socket, families, l->no_unix ? 4 : 3, EACCES);
     static const long denied[] = {
         __NR_tkill, __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_setpgid, __NR_setsid,
         __NR_unshare, __NR_setns, __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_add_key,
@@ -175,25 +220,28 @@ static void build_filter(Filter *f) {
 #endif
     };
     for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) deny(f, denied[i], EPERM);
-    /* clone: threads only. */
-    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3));
+    /* clone: threads only (a compiler: also processes), never new namespaces. */
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 5));
     emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG0_LOW));
-    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEW_ANY, 2, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, fork_ok ? 0xffffffffu : CLONE_THREAD, 2, 0));
     emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EAGAIN)));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
     emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 }
 #endif
 
-static bool install_filter(void) {
+static bool install_filter(const ChildLimits *l) {
 #ifdef SANDBOX_ARCH
     Filter f;
     f.n = 0;
-    build_filter(&f);
+    build_filter(&f, l);
     if (f.n >= FILTER_MAX) return false;
     struct sock_fprog fprog = {f.n, f.v};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) == 0;
 #else
+    (void)l;
     return false;
 #endif
 }
@@ -268,7 +316,7 @@ bool program_sandbox_enter(const ChildLimits *l) {
     if (l->nproc > 0) set_limit(RLIMIT_NPROC, (rlim_t)l->nproc, (rlim_t)l->nproc);
     bool ok = true;
     if (l->confine && l->landlock_abi > 0) ok = landlock_enter(l, l->landlock_abi);
-    return (l->no_fork ? install_filter() : true) && ok;
+    return (l->no_fork || l->compiler ? install_filter(l) : true) && ok;
 }
 
 long program_sandbox_nproc(long headroom) {
@@ -401,4 +449,47 @@ void program_sandbox_paths_free(char ***read_paths, char ***write_paths) {
         free(*l);
         *l = NULL;
     }
+}
+
+/* ---- what a confined compile may see ---- */
+
+long long program_sandbox_compile_as_bytes(void) {
+    const char *mb = getenv("CUDOJO_COMPILE_AS_MB");
+    long long v = mb && *mb ? atoll(mb) : 0;
+    return (v > 0 ? v : 4096) << 20;
+}
+
+void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char ***read_paths, char ***write_paths) {
+    PathList r = {0}, w = {0};
+    for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) paths_add(&r, xstrdup(SYSTEM_READ[i]));
+    /* gcc's headers and the toolkit's: the toolkit nvcc belongs to (bin/..) and CUDA_HOME. */
+    paths_add(&r, xstrdup("/usr/include"));
+    paths_add(&r, xstrdup("/usr/local/include"));
+    paths_add_ld_conf(&r, "/etc/ld.so.conf", 0);
+    dl_iterate_phdr(paths_add_loaded, &r);
+    const char *home = getenv("CUDA_HOME");
+    paths_add(&r, xstrdup(home && *home ? home : "/usr/local/cuda"));
+    if (nvcc) {
+        char *bin = path_dirname(nvcc);
+        paths_add(&r, path_dirname(bin));
+        char *real = realpath(nvcc, NULL);
+        if (real) {
+            char *rbin = path_dirname(real);
+            paths_add(&r, path_dirname(rbin));
+            free(rbin);
+            free(real);
+        }
+        free(bin);
+    }
+    const char *extra = getenv("CUDOJO_SANDBOX_READ");
+    if (extra && *extra) {
+        char *copy = xstrdup(extra), *save = NULL;
+        for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+            if (*p) paths_add(&r, xstrdup(p));
+        free(copy);
+    }
+    paths_add(&w, xstrdup(workdir));
+    for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) paths_add(&w, xstrdup(SYSTEM_WRITE[i]));
+    *read_paths = r.v;
+    *write_paths = w.v;
 }

@@ -98,6 +98,7 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
     co.extra_opts = defs;
     co.n_extra_opts = n_defs;
     co.cache_dir = ctx->opts->cache_dir;
+    co.confine = ctx->opts->grading;    /* a stranger's source: no header read beside it, memory bounded */
     CompiledModule *cm = NULL;
     run_activity(L, "compile", N_("compiling %s"), ctx->cu_display);
     Diag *d = compile_cuda(ctx->cu_display, ctx->cu_text, &co, &cm);

@@ -75,6 +75,7 @@ static Diag *kernel_resources(lua_State *L, RunCtx *ctx, int kidx, int cc, int *
     co.extra_opts = defs;
     co.n_extra_opts = n_defs;
     co.cache_dir = ctx->opts->cache_dir;
+    co.confine = ctx->opts->grading;
     CompiledModule *cm = NULL;
     Diag *d = compile_cuda(ctx->cu_display, ctx->cu_text, &co, &cm);
     if (!d) {

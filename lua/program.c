@@ -88,6 +88,7 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     /* Beside the run's NVRTC cache when it has its own (tests, bundles). */
     char *dir = ctx->opts->cache_dir && ctx->opts->cache_dir[0] ? path_join(ctx->opts->cache_dir, "nvcc") : NULL;
     co.cache_dir = dir ? dir : ctx->opts->cache_dir;
+    co.confine = ctx->opts->grading;    /* a stranger's source: nvcc runs shut in */
     CompiledProgram *cp = NULL;
     run_activity(L, "compile", N_("compiling %s with nvcc"), ctx->cu_display);
     Diag *d = program_compile(ctx->cu_display, ctx->cu_text, &co, &cp);
