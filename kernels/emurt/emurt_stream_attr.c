@@ -114,7 +114,8 @@ static cudaError_t attach_mem(cudaStream_t st, void *p, size_t length, unsigned 
     RtStream *s = rt_stream(st, ptsz);
     RtAlloc *a = rt_alloc_find(p);
     cudaError_t rc = !s ? cudaErrorInvalidResourceHandle : rt_sticky(s->dev, false);
-    if (!rc && (!a || a->kind != RT_MEM_MANAGED || (uintptr_t)p != a->base || (length && length != a->size)))
+    /* the whole allocation holding p: length 0 or its size (not a part of it) */
+    if (!rc && (!a || a->kind != RT_MEM_MANAGED || (length && length != a->size)))
         rc = cudaErrorInvalidValue;
     if (!rc && flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
         rc = cudaErrorInvalidValue;
