@@ -2,7 +2,13 @@
  * made from the grading database (gradedb_export_json) and written
  * atomically (a temporary file renamed over the old one): gradebook.csv,
  * gradebook.json, per student a Gradescope-style results.json and a
- * feedback.md, and similarity.md (app/similarity.h). */
+ * feedback.md, and similarity.md (app/similarity.h).
+ *
+ * feedback.md is read in a browser or a Markdown viewer, and holds what the
+ * student's program printed and names they chose: everything of theirs is
+ * inside a fenced code block (md_fence: no link, image or HTML is made in
+ * one, whatever it holds) or, inline, has every ASCII punctuation mark
+ * escaped (md_inline). Course text (titles, hints) is the instructor's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +81,36 @@ static Diag *write_csv(Grade *g, const json_t *book) {
     return write_text(g->out_dir, "gradebook.csv", &sb);
 }
 
+/* `text` (one line, printable) as Markdown text: every ASCII punctuation
+ * mark backslash-escaped, so no link, image, emphasis or HTML is made of it. */
+static void md_inline(StrBuf *sb, const char *text) {
+    for (const char *p = text; *p; p++) {
+        if (*p == '\n' || *p == '\r') {
+            strbuf_append_char(sb, ' ');
+            continue;
+        }
+        if (strchr("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", *p)) strbuf_append_char(sb, '\\');
+        strbuf_append_char(sb, *p);
+    }
+}
+
+/* `text` as a fenced code block, shown as it is: the fence is a run of
+ * tildes longer than any in the text, so no line of it can close the block. */
+static void md_fence(StrBuf *sb, const char *text) {
+    size_t run = 0, longest = 0;
+    for (const char *p = text; *p; p++) {
+        run = *p == '~' ? run + 1 : 0;
+        if (run > longest) longest = run;
+    }
+    size_t n = longest >= 3 ? longest + 1 : 3;
+    for (size_t i = 0; i < n; i++) strbuf_append_char(sb, '~');
+    strbuf_append(sb, "text\n");
+    strbuf_append(sb, text);
+    if (*text && text[strlen(text) - 1] != '\n') strbuf_append_char(sb, '\n');
+    for (size_t i = 0; i < n; i++) strbuf_append_char(sb, '~');
+    strbuf_append_char(sb, '\n');
+}
+
 /* The folder name of a student's files: their name, made harmless. Caller frees. */
 static char *student_dir_name(const char *name) {
     char *s = bytes_printable(name);
@@ -132,18 +168,24 @@ static Diag *write_student(Grade *g, const json_t *book, const json_t *s) {
     StrBuf md;
     strbuf_init(&md);
     char *who = bytes_printable(str(s, "student"));
-    strbuf_printf(&md, "# Feedback for %s\n\nScore: **%g / %g**\n", who, json_number_value(json_object_get(s, "total")),
+    strbuf_append(&md, "# Feedback for ");
+    md_inline(&md, who);
+    strbuf_printf(&md, "\n\nScore: **%g / %g**\n", json_number_value(json_object_get(s, "total")),
                   json_number_value(json_object_get(s, "max_total")));
     free(who);
     size_t i;
     json_t *p;
     if (json_array_size(json_object_get(s, "problems"))) {
-        strbuf_append(&md, "\nAbout the submission:\n");
+        strbuf_append(&md, "\nAbout the submission:\n\n");
+        StrBuf probs;
+        strbuf_init(&probs);
         json_array_foreach(json_object_get(s, "problems"), i, p) {
             char *t = bytes_printable(json_string_value(p));
-            strbuf_printf(&md, "- %s\n", t);
+            strbuf_printf(&probs, "- %s\n", t);
             free(t);
         }
+        md_fence(&md, probs.data);
+        strbuf_fini(&probs);
     }
     json_t *ex;
     json_array_foreach(json_object_get(book, "exercises"), i, ex) {
@@ -160,14 +202,17 @@ static Diag *write_student(Grade *g, const json_t *book, const json_t *s) {
         strbuf_printf(&out, "%s%s%s", verdict, kind ? " — " : "", kind ? kind : "");
         if (*msg) strbuf_printf(&out, ": %s", msg);
         strbuf_printf(&md, "\n## %s (`%s`) — %s, %g / %g\n\n", title, id, passed ? "passed" : verdict, pts, max);
-        if (*msg) strbuf_printf(&md, "%s\n\n", msg);
+        /* What the run said (its program's output among it): fenced, below. */
+        StrBuf said;
+        strbuf_init(&said);
+        if (*msg) strbuf_printf(&said, "%s\n", msg);
         size_t k;
         json_t *ck;
         json_array_foreach(json_object_get(c, "checks"), k, ck) {
             if (json_is_true(json_object_get(ck, "passed"))) continue;
             char *cm = bytes_printable(str(ck, "message"));
             char *cn = bytes_printable(str(ck, "name"));
-            strbuf_printf(&md, "- check `%s` failed%s: %s\n", cn, json_is_true(json_object_get(ck, "stretch")) ? " (stretch goal)" : "", cm);
+            strbuf_printf(&said, "- check %s failed%s: %s\n", cn, json_is_true(json_object_get(ck, "stretch")) ? " (stretch goal)" : "", cm);
             strbuf_printf(&out, "\ncheck %s failed: %s", cn, cm);
             free(cm);
             free(cn);
@@ -180,12 +225,14 @@ static Diag *write_student(Grade *g, const json_t *book, const json_t *s) {
             strbuf_init(&where);
             if (*ff && line > 0) strbuf_printf(&where, "%s:%lld: ", ff, (long long)line);
             else if (*ff) strbuf_printf(&where, "%s: ", ff);
-            strbuf_printf(&md, "- %s%s: %s\n", where.data ? where.data : "", str(ck, "severity"), fm);
+            strbuf_printf(&said, "- %s%s: %s\n", where.data ? where.data : "", str(ck, "severity"), fm);
             strbuf_printf(&out, "\n%s%s: %s", where.data ? where.data : "", str(ck, "severity"), fm);
             strbuf_fini(&where);
             free(fm);
             free(ff);
         }
+        if (said.len) md_fence(&md, said.data);
+        strbuf_fini(&said);
         if (!passed && strcmp(verdict, "missing")) {
             const ExerciseMeta *em = course_find_exercise(g->course, id, NULL);
             const char *hint = pick_hint(em, kind);
@@ -196,9 +243,10 @@ static Diag *write_student(Grade *g, const json_t *book, const json_t *s) {
             }
         }
         char *name = xasprintf("%s/%s: %s", str(ex, "chapter"), id, title);
-        json_array_append_new(tests, json_pack("{s:o, s:f, s:f, s:s, s:s}", "name", bytes_to_json(name), "score", pts,
-                                               "max_score", max, "status", passed ? "passed" : "failed", "output",
-                                               out.data ? out.data : ""));
+        /* output_format "text": Gradescope shows the output as it is, never as Markdown or HTML. */
+        json_array_append_new(tests, json_pack("{s:o, s:f, s:f, s:s, s:s, s:s}", "name", bytes_to_json(name), "score",
+                                               pts, "max_score", max, "status", passed ? "passed" : "failed", "output",
+                                               out.data ? out.data : "", "output_format", "text"));
         free(name);
         strbuf_fini(&out);
         free(title);

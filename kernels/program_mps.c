@@ -12,6 +12,13 @@
  * happened to them. Where there is no nvidia-cuda-mps-control (or it fails
  * to start) the processes run without MPS and the result says why.
  *
+ * The daemon detaches (it must: -d forks and leaves its own session), so
+ * it would outlive a worker killed in the middle (a timeout): a keeper
+ * process, in a session of its own too, waits on a pipe only the worker
+ * holds open; when the worker dies, whatever kills it, the pipe closes and
+ * the keeper says "quit" to the daemon and removes its folder. A normal
+ * stop kills the keeper first, then says "quit" itself.
+ *
  * The emulator runtime has no daemon to talk to: there the processes run
  * as they are, and program_processes_timeline puts their modeled timelines
  * on one modeled GPU, shared by time slicing or by MPS. */
@@ -46,6 +53,8 @@ typedef struct MpsDaemon {
     char *control;                  /* nvidia-cuda-mps-control's path */
     char *dir;                      /* the temporary folder (pipe/ and log/ inside) */
     char *env_pipe, *env_log;       /* "CUDA_MPS_PIPE_DIRECTORY=...", "CUDA_MPS_LOG_DIRECTORY=..." */
+    pid_t keeper;                   /* stops the daemon if we die first; 0 = none */
+    int keeper_fd;                  /* the write end of its pipe (only we hold it) */
 } MpsDaemon;
 
 static char *mps_control_path(void) {
@@ -59,15 +68,9 @@ static char *mps_control_path(void) {
     return NULL;
 }
 
-/* Runs the control program with `arg` (NULL: none) and `input` on its
- * stdin, in a session of its own (the daemon it starts must outlive
- * nothing of ours but its own), stdout and stderr to `log`; waits up to
- * MPS_WAIT_S. Returns its exit status, -1 when it could not run or was
- * killed. */
-static int run_control(const MpsDaemon *m, const char *arg, const char *input, const char *log) {
-    int in[2];
-    if (pipe2(in, O_CLOEXEC) != 0) return -1;
-    int out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+/* The environment the control program gets: ours with the daemon's
+ * directories. Free the array only. */
+static char **control_env(const MpsDaemon *m) {
     size_t n_env = 0;
     while (environ && environ[n_env]) n_env++;
     char **envp = xcalloc(n_env + 3, sizeof *envp);
@@ -77,6 +80,19 @@ static int run_control(const MpsDaemon *m, const char *arg, const char *input, c
             envp[k++] = environ[i];
     envp[k++] = m->env_pipe;
     envp[k++] = m->env_log;
+    return envp;
+}
+
+/* Runs the control program with `arg` (NULL: none) and `input` on its
+ * stdin, in a session of its own (the daemon it starts must outlive
+ * nothing of ours but its own), stdout and stderr to `log`; waits up to
+ * MPS_WAIT_S. Returns its exit status, -1 when it could not run or was
+ * killed. */
+static int run_control(const MpsDaemon *m, const char *arg, const char *input, const char *log) {
+    int in[2];
+    if (pipe2(in, O_CLOEXEC) != 0) return -1;
+    int out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    char **envp = control_env(m);
     char *argv[3] = {m->control, (char *)arg, NULL};
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -117,6 +133,52 @@ static int run_control(const MpsDaemon *m, const char *arg, const char *input, c
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Starts the keeper (see the top): /bin/sh, in a session of its own, reads
+ * its stdin (the pipe) until it closes, then tells the daemon "quit" and
+ * removes its folder. Without a keeper the daemon still runs; a worker
+ * killed in the middle would then leave it running. */
+static void keeper_start(MpsDaemon *m) {
+    int p[2];
+    m->keeper = 0;
+    m->keeper_fd = -1;
+    if (pipe2(p, O_CLOEXEC) != 0) return;
+    char **envp = control_env(m);
+    char *argv[] = {"/bin/sh", "-c",
+                    "while read -r _; do :; done; echo quit | \"$1\" >/dev/null 2>&1; rm -rf -- \"$2\"",
+                    "cudojo-mps-keeper", m->control, m->dir, NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (dup2(p[0], 0) < 0) _exit(127);
+        if (devnull >= 0) {
+            dup2(devnull, 1);
+            dup2(devnull, 2);
+        }
+        execve(argv[0], argv, envp);
+        _exit(127);
+    }
+    free(envp);
+    close(p[0]);
+    if (pid < 0) {
+        close(p[1]);
+        return;
+    }
+    m->keeper = pid;
+    m->keeper_fd = p[1];
+}
+
+/* A normal stop: the keeper goes without a word. */
+static void keeper_stop(MpsDaemon *m) {
+    if (m->keeper > 0) {
+        kill(m->keeper, SIGKILL);
+        waitpid(m->keeper, NULL, 0);
+    }
+    if (m->keeper_fd >= 0) close(m->keeper_fd);
+    m->keeper = 0;
+    m->keeper_fd = -1;
+}
+
 static void daemon_fini(MpsDaemon *m) {
     if (m->dir) proc_remove_tree(m->dir);
     free(m->control);
@@ -149,6 +211,7 @@ static void log_tail(const MpsDaemon *m, char *buf, size_t cap) {
 /* Starts the private daemon; false (and why) when it cannot. */
 static bool daemon_start(MpsDaemon *m, char *why, size_t why_cap) {
     memset(m, 0, sizeof *m);
+    m->keeper_fd = -1;
     m->control = mps_control_path();
     if (!m->control) {
         snprintf(why, why_cap, "MPS is not available here: nvidia-cuda-mps-control (the MPS control "
@@ -172,9 +235,11 @@ static bool daemon_start(MpsDaemon *m, char *why, size_t why_cap) {
     free(pipe_dir);
     free(log_dir);
     char *out = path_join(m->dir, "control.out");
+    keeper_start(m);    /* before the daemon: there is never a moment it could be left behind */
     int rc = run_control(m, "-d", NULL, out);
     free(out);
     if (rc != 0) {
+        keeper_stop(m);
         char tail[320];
         log_tail(m, tail, sizeof tail);
         snprintf(why, why_cap, "MPS is not available here: %s -d %s%s%s, so the processes shared the GPU by "
@@ -189,6 +254,7 @@ static bool daemon_start(MpsDaemon *m, char *why, size_t why_cap) {
 /* "quit" on the control pipe: the daemon and its server end. */
 static void daemon_stop(MpsDaemon *m) {
     if (!m->control) return;
+    keeper_stop(m);
     char *out = path_join(m->dir, "control.out");
     run_control(m, NULL, "quit\n", out);
     free(out);

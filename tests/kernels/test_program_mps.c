@@ -4,7 +4,8 @@
  * result says MPS is not available and the copies still run; a stand-in
  * control program (CUDOJO_MPS_CONTROL) is started with -d and its private
  * directories, the copies get the same directories, and it is told "quit"
- * afterwards, also when they fail. And the combined timeline: measured ones
+ * afterwards, also when they fail, and also when the worker running them
+ * is killed in the middle (the keeper tells it). And the combined timeline: measured ones
  * placed by their shared clock, modeled ones by the time-slicing and MPS
  * model. */
 #include <setjmp.h>
@@ -17,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/kernels/program_fixture.h"
@@ -168,6 +171,81 @@ static void mps__says_what_the_daemon_said__when_it_fails_to_start(void **state)
     free(exe);
 }
 
+/* Whether process `pid` is gone (or a zombie nobody reaped). */
+static bool process_gone(pid_t pid) {
+    char p[64], st[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+    FILE *fp = fopen(p, "r");
+    if (!fp) return true;
+    bool zombie = fgets(st, sizeof st, fp) && strstr(st, ") Z");
+    fclose(fp);
+    return zombie;
+}
+
+/* A stand-in control program whose "-d" leaves a real detached daemon (a
+ * sleep in a session of its own, its pid in `pidfile`), which "quit" ends. */
+static char *fake_detaching_control(Fixture *f, const char *pidfile) {
+    char *path = xasprintf("%s/fake-mps-daemon", f->dir);
+    char *script = xasprintf("#!/bin/sh\n"
+                             "if [ \"$1\" = -d ]; then\n"
+                             "  setsid sleep 60 </dev/null >/dev/null 2>&1 &\n"
+                             "  echo $! > %s.tmp && mv %s.tmp %s\n"
+                             "  exit 0\n"
+                             "fi\n"
+                             "read cmd\n"
+                             "[ \"$cmd\" = quit ] && kill $(cat %s)\n",
+                             pidfile, pidfile, pidfile, pidfile);
+    assert_null(fs_write_file_atomic(path, script, strlen(script)));
+    chmod(path, 0755);
+    free(script);
+    return path;
+}
+
+static void mps__the_daemon_is_told_to_quit__when_the_worker_is_killed_in_the_middle(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "proc", PROC_SRC);
+    char *pidfile = xasprintf("%s/daemon.pid", f->dir);
+    char *control = fake_detaching_control(f, pidfile);
+    const char *args[] = {"{process}", "{processes}", "20000"};
+    f->ropts.args = args;
+    f->ropts.n_args = 3;
+    f->ropts.timeout_s = 30;
+    setenv("CUDOJO_MPS_CONTROL", control, 1);
+    pid_t worker = fork();
+    if (worker == 0) {
+        ProgramResult r[2];
+        ProgramMps mps;
+        program_run_processes(exe, &f->ropts, 2, true, r, &mps);
+        _exit(0);
+    }
+    unsetenv("CUDOJO_MPS_CONTROL");
+    assert_true(worker > 0);
+    pid_t daemon = 0;
+    for (int i = 0; i < 500 && daemon <= 0; i++) {
+        FILE *fp = fopen(pidfile, "r");
+        if (fp) {
+            int v = 0;
+            if (fscanf(fp, "%d", &v) == 1) daemon = v;
+            fclose(fp);
+        }
+        if (daemon <= 0) usleep(10000);
+    }
+    assert_true(daemon > 0);
+    assert_false(process_gone(daemon));
+    kill(worker, SIGKILL);    /* a worker's timeout */
+    waitpid(worker, NULL, 0);
+    bool gone = false;
+    for (int i = 0; i < 500 && !gone; i++) {
+        gone = process_gone(daemon);
+        if (!gone) usleep(10000);
+    }
+    if (!gone) kill(daemon, SIGKILL);
+    assert_true(gone);
+    free(control);
+    free(pidfile);
+    free(exe);
+}
+
 /* ---- the combined timeline ---- */
 
 static Timeline *one_kernel(double start, double dur, unsigned blocks, double origin) {
@@ -250,6 +328,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(mps__starts_a_private_daemon_and_quits_it__when_the_control_program_is_there,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(mps__says_what_the_daemon_said__when_it_fails_to_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(mps__the_daemon_is_told_to_quit__when_the_worker_is_killed_in_the_middle, setup,
+                                        teardown),
         cmocka_unit_test(timeline__time_slices_the_kernels__when_modeled_without_mps),
         cmocka_unit_test(timeline__runs_small_kernels_side_by_side__when_modeled_with_mps),
         cmocka_unit_test(timeline__serialises_kernels_that_fill_the_gpu__when_modeled_with_mps),
