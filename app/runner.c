@@ -343,7 +343,22 @@ RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
         ssize_t n = read(r->from_worker, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
+            bool compiling = r->compiling;
+            char *what = compiling && r->activity ? xstrdup(r->activity) : NULL;
             char *how = runner_stop_worker(r, true);
+            r->compiling = false;
+            if (what) {
+                /* NVRTC runs inside the worker: a source that makes it run out of memory
+                   (graded work has a bounded address space) can end the worker. */
+                *out = runner_failure(r, VERDICT_COMPILE_ERROR, "compile-memory",
+                                      xasprintf(N_("the worker stopped while %s (%s) and has been restarted: the "
+                                                   "compiler probably ran out of memory on this file. Make it smaller "
+                                                   "(fewer template instantiations, smaller constexpr computations)."),
+                                                what, how ? how : N_("no answer")));
+                free(what);
+                free(how);
+                return RUNNER_DONE;
+            }
             *out = runner_failure(r, VERDICT_CRASH, "crash",
                                   xasprintf(N_("the worker running the exercise crashed (%s); it has been restarted. "
                                                "This is usually a bug in cudojo or the exercise, not in your kernel."),

@@ -97,6 +97,8 @@ const I18nEntry I18N_ZH_RUN[] = {
      "正在运行"},
     {"the worker running the exercise crashed (%s); it has been restarted. This is usually a bug in cudojo or the exercise, not in your kernel.",
      "运行练习的工作进程崩溃了（%s），已重新启动。这通常是 cudojo 或练习本身的错误，而不是你的核函数的错误。"},
+    {"the worker stopped while %s (%s) and has been restarted: the compiler probably ran out of memory on this file. Make it smaller (fewer template instantiations, smaller constexpr computations).",
+     "工作进程在%s时停止了（%s），已重新启动：编译器很可能在编译这个文件时耗尽了内存。请把它改小（更少的模板实例化、更小的 constexpr 计算）。"},
     {"no answer",
      "没有应答"},
     {"killed by signal %d (%s)",

@@ -390,6 +390,10 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         program_sandbox_paths(o, exe, cwd, &read_paths, &write_paths);
         cs.limits.confine = true;
         cs.limits.landlock_abi = program_sandbox_landlock_abi();
+        /* Landlock does not cover connecting to a Unix socket by path (a local database, the X
+           server), and seccomp cannot see the path: on the emulator runtime, which needs none,
+           a graded program gets no Unix socket at all. NVIDIA's runtime needs them (MPS). */
+        cs.limits.no_unix = o->runtime == PROGRAM_RT_EMU;
         cs.limits.read_paths = (const char *const *)read_paths;
         cs.limits.write_paths = (const char *const *)write_paths;
     }

@@ -2,7 +2,8 @@
  * 16): the worker tells its parent what the run does ({"activity": ...}
  * lines before the result) and the parent's message names the kernel and
  * the line that launched it, or the script's line, or the compile, which
- * has its own limit apart from the run's timeout. The workers are shell
+ * has its own limit apart from the run's timeout; a worker that dies while
+ * compiling (NVRTC out of memory) says so. The workers are shell
  * scripts standing in for `cudojo __worker`. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,6 +160,16 @@ static void activity__is_visible_while_the_run_is_in_flight(void **state) {
     free(w);
 }
 
+static void activity__a_worker_that_dies_while_compiling__says_the_compiler_ran_out_of_memory(void **state) {
+    (void)state;
+    /* NVRTC runs inside the worker: under graded work's memory bound it can end it. */
+    RunResult *res = run_with("oom.sh", "read line; echo '" COMPILE_LINE "'; kill -KILL $$", 10, 0);
+    assert_int_equal(res->verdict, VERDICT_COMPILE_ERROR);
+    assert_non_null(strstr(res->summary, "stopped while compiling x.cu"));
+    assert_non_null(strstr(res->summary, "ran out of memory"));
+    run_result_free(&res);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(activity__timeout_names_the_kernel_and_the_line_that_launched_it),
@@ -167,6 +178,7 @@ int main(void) {
         cmocka_unit_test(activity__compile_time_is_not_counted_against_the_timeout),
         cmocka_unit_test(activity__a_compile_past_its_own_limit__is_stopped_and_named),
         cmocka_unit_test(activity__is_visible_while_the_run_is_in_flight),
+        cmocka_unit_test(activity__a_worker_that_dies_while_compiling__says_the_compiler_ran_out_of_memory),
         cmocka_unit_test(quit__a_worker_that_ignores_its_closed_input_is_killed_after_the_grace),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

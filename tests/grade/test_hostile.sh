@@ -4,7 +4,9 @@
 # that reads the instructor's files, writes outside its folder, signals its
 # worker and everyone (kill -1), opens a socket, leaves its session; a
 # source that #includes the course's solution or /etc/passwd (directly,
-# through a comment, a macro or the assembler's .incbin); a workspace whose
+# through a comment, a macro or the assembler's .incbin, or an .incbin made
+# of adjacent strings, which only the confined compile stops); a program
+# that prints Markdown (links, images, HTML) into its feedback; a workspace whose
 # chapter folder is a link to the solutions, or whose progress database is a
 # link to the grading database; a program that spins ignoring SIGTERM, one
 # that floods its output with terminal escapes, one that fills the disk
@@ -72,6 +74,7 @@ int main() {
     printf("signal worker: %s\n", how(kill(getppid(), SIGKILL) == 0));
     printf("signal everyone: %s\n", how(kill(-1, SIGTERM) == 0));
     printf("socket: %s\n", how(socket(AF_INET, SOCK_STREAM, 0) >= 0));
+    printf("unix socket: %s\n", how(socket(AF_UNIX, SOCK_STREAM, 0) >= 0));
     printf("setsid: %s\n", how(setsid() >= 0));
     printf("fork: %s\n", how(fork() >= 0));
     return 0;
@@ -89,6 +92,20 @@ EOF
 student incbin <<'EOF'
 asm(".incbin \"/etc/passwd\"");
 int main() {}
+EOF
+student incbin2 <<EOF
+#include <cstdio>
+asm(".section .rodata\\n.globl stolen\\nstolen:\\n.inc" "bin \\"$T/secret.txt\\"\\n.byte 0\\n.text\\n");
+extern const char stolen[];
+int main() { printf("%s", stolen); return 0; }
+EOF
+student marker <<'EOF'
+#include <cstdio>
+int main() {
+    printf("![pixel](http://evil.example/p.png) <img src=\"http://evil.example/q.png\"> [click](http://evil.example/)\n");
+    printf("~~~\n<script>alert(1)</script> http://evil.example/x\n");
+    return 0;
+}
 EOF
 student spinner <<'EOF'
 #include <csignal>
@@ -137,7 +154,7 @@ if [ "$(cell honest)" = 1 ] && [ "$(cell dblink)" = 1 ]; then ok "grade: the hon
 else nok "grade: the honest solution passes inside the sandbox" "$(cat out/gradebook.csv)" "$(fb honest)"; fi
 
 for probe in "signal worker: Operation not permitted" "signal everyone: Operation not permitted" \
-             "socket: Permission denied" "setsid: Operation not permitted" "fork: Resource temporarily unavailable"; do
+             "socket: Permission denied" "unix socket: Permission denied" "setsid: Operation not permitted" "fork: Resource temporarily unavailable"; do
     if has prober "$probe"; then ok "grade: a program is refused: ${probe%%:*}"
     else nok "grade: a program is refused: ${probe%%:*}" "$(fb prober | head -20)"; fi
 done
@@ -175,6 +192,17 @@ else nok "grade: a program that spins ignoring SIGTERM times out" "$(fb spinner)
 if [ "$(cell filler)" = 0 ] && has filler "filled its folder past the limit"; then
     ok "grade: a program that fills the disk with files under the per-file limit is stopped, saying why"
 else nok "grade: a program that fills the disk with files under the per-file limit is stopped, saying why" "$(fb filler)"; fi
+if [ "$(cell incbin2)" = 0 ] && ! grep -rqF "$SECRET" out; then
+    ok "grade: an assembler directive made of adjacent strings cannot read a file into a graded program"
+else nok "grade: an assembler directive made of adjacent strings cannot read a file into a graded program" "$(fb incbin2)"; fi
+# Every line of feedback.md holding what the program printed is inside a fenced code block.
+outside=$(awk '/^~~~/ { match($0, /^~+/); n = RLENGTH
+                        if (!fence) { fence = n; next }
+                        if (n >= fence && $0 ~ /^~+[ \t]*$/) { fence = 0; next } }
+               !fence && /evil\.example/ { print }' out/students/marker/feedback.md)
+if [ "$(cell marker)" = 0 ] && has marker "evil.example" && [ -z "$outside" ]; then
+    ok "grade: a program's output in feedback.md is fenced (no Markdown link, image or HTML of it)"
+else nok "grade: a program's output in feedback.md is fenced (no Markdown link, image or HTML of it)" "$outside" "$(fb marker)"; fi
 left=$(ps -eo pid,args | grep -F "$T/" | grep -v grep)
 if [ -z "$left" ]; then ok "grade: nothing of the class is left running"
 else nok "grade: nothing of the class is left running" "$left"; fi
