@@ -26,7 +26,15 @@
  * run folder (on a GPU also /dev/shm, the GPU's devices and the MPS folders
  * made for it); from ABI 4 it cannot bind or connect TCP, from ABI 6 not
  * signal or reach an abstract socket outside. Where the kernel lacks Landlock the program
- * runs without it (program_sandbox_landlock_abi() says so beforehand). */
+ * runs without it (program_sandbox_landlock_abi() says so beforehand). A
+ * graded program on the emulator runtime also gets no Unix socket
+ * (ChildLimits.no_unix): Landlock does not cover connect() by path.
+ *
+ * A graded source's compile (nvcc's pipeline: ChildLimits.compiler) gets
+ * the same filter except that it may fork and signal its own children (not
+ * its worker, its grader or -1), rlimits, and Landlock over
+ * program_sandbox_compile_paths(): the system, its headers, the toolkit;
+ * writes only in the compile's folder. */
 #include "kernels/program_internal.h"
 
 #include <dirent.h>
@@ -480,6 +488,27 @@ void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char *
             free(real);
         }
         free(bin);
+    }
+    /* The host compiler nvcc takes from PATH, when it lives elsewhere than /usr/bin or /bin
+       (a gcc-toolset under /opt): its installation (bin/..). */
+    static const char *const host_cc[] = {"gcc", "g++", "cc", "c++"};
+    for (size_t i = 0; i < sizeof host_cc / sizeof host_cc[0]; i++) {
+        char *found = proc_find_in_path(host_cc[i]);
+        char *real = found ? realpath(found, NULL) : NULL;
+        if (real && strncmp(real, "/usr/bin/", 9) && strncmp(real, "/bin/", 5)) {
+            char *bin = path_dirname(real), *prefix = path_dirname(bin);
+            /* Not a shared prefix as a whole (/usr/local/share may hold an installed course). */
+            if (!strcmp(prefix, "/usr/local") || !strcmp(prefix, "/usr") || !strcmp(prefix, "/")) {
+                paths_add(&r, bin);
+                paths_add(&r, path_join(prefix, "libexec"));
+                free(prefix);
+            } else {
+                paths_add(&r, prefix);
+                free(bin);
+            }
+        }
+        free(real);
+        free(found);
     }
     const char *extra = getenv("CUDOJO_SANDBOX_READ");
     if (extra && *extra) {

@@ -155,7 +155,9 @@ else nok "grade: the honest solution passes inside the sandbox" "$(cat out/grade
 
 for probe in "signal worker: Operation not permitted" "signal everyone: Operation not permitted" \
              "socket: Permission denied" "unix socket: Permission denied" "setsid: Operation not permitted" "fork: Resource temporarily unavailable"; do
-    if has prober "$probe"; then ok "grade: a program is refused: ${probe%%:*}"
+    if [ "${probe%%:*}" = "unix socket" ] && [ -e /dev/nvidiactl ]; then
+        skip "grade: a program is refused: unix socket (on a GPU: NVIDIA's runtime needs Unix sockets for MPS)"
+    elif has prober "$probe"; then ok "grade: a program is refused: ${probe%%:*}"
     else nok "grade: a program is refused: ${probe%%:*}" "$(fb prober | head -20)"; fi
 done
 if [ "$LANDLOCK" -gt 0 ]; then
