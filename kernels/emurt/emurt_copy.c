@@ -238,6 +238,37 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol) {
 }
 
 /* ---- peers ------------------------------------------------------------------------------------------ */
+typedef struct PeerCopy {
+    void *dst;
+    const void *src;
+    int ddev, sdev;
+    size_t n;
+} PeerCopy;
+
+/* The copy itself, on s (NULL: the source device's stream 0), validated already. */
+static void peer_do(const PeerCopy *c, RtStream *s) {
+    RtAlloc *da = rt_alloc_find(c->dst), *sa = rt_alloc_find(c->src);
+    int sdev = c->sdev, ddev = c->ddev;
+    size_t n = c->n;
+    if (!da || !sa) return; /* freed while it waited */
+    rt_mem_copy(c->dst, c->src, n);
+    char name[200];
+    /* with peer access enabled (either way) the devices copy directly;
+       without it the driver stages the copy through host memory */
+    if (sdev == ddev || g_rt.dev[ddev].peer[sdev] || g_rt.dev[sdev].peer[ddev]) {
+        snprintf(name, sizeof name, N_("peer copy %s (device %d) -> %s (device %d)"), sa->name, sdev, da->name, ddev);
+        emu_model_copy(rt_backend(sdev), COPY_D2D, s && s->dev == sdev ? s->id : 0, n, true, name);
+    } else {
+        snprintf(name, sizeof name, N_("peer copy %s (device %d) -> host, staged: no peer access"), sa->name, sdev);
+        emu_model_copy(rt_backend(sdev), COPY_D2H, s && s->dev == sdev ? s->id : 0, n, false, name);
+        rt_host_clocks_sync();
+        snprintf(name, sizeof name, N_("peer copy host -> %s (device %d), staged: no peer access"), da->name, ddev);
+        emu_model_copy(rt_backend(ddev), COPY_H2D, s && s->dev == ddev ? s->id : 0, n, false, name);
+    }
+}
+
+static void run_queued_peer(RtStream *s, RtQOp *op) { peer_do(op->blob, s); }
+
 static cudaError_t peer_copy(const char *fn, void *dst, int ddev, const void *src, int sdev, size_t n,
                              cudaStream_t stream, bool async) {
     rt_enter();
@@ -248,20 +279,11 @@ static cudaError_t peer_copy(const char *fn, void *dst, int ddev, const void *sr
     if (!rc && n && (!rt_device_range(dst, n, &da) || !rt_device_range(src, n, &sa) || da->dev != ddev || sa->dev != sdev))
         rc = cudaErrorInvalidValue;
     if (!rc && n) {
-        rt_mem_copy(dst, src, n);
-        char name[200];
-        /* with peer access enabled (either way) the devices copy directly;
-           without it the driver stages the copy through host memory */
-        if (sdev == ddev || g_rt.dev[ddev].peer[sdev] || g_rt.dev[sdev].peer[ddev]) {
-            snprintf(name, sizeof name, N_("peer copy %s (device %d) -> %s (device %d)"), sa->name, sdev, da->name, ddev);
-            emu_model_copy(rt_backend(sdev), COPY_D2D, s && s->dev == sdev ? s->id : 0, n, true, name);
-        } else {
-            snprintf(name, sizeof name, N_("peer copy %s (device %d) -> host, staged: no peer access"), sa->name, sdev);
-            emu_model_copy(rt_backend(sdev), COPY_D2H, s && s->dev == sdev ? s->id : 0, n, false, name);
-            rt_host_clocks_sync();
-            snprintf(name, sizeof name, N_("peer copy host -> %s (device %d), staged: no peer access"), da->name, ddev);
-            emu_model_copy(rt_backend(ddev), COPY_H2D, s && s->dev == ddev ? s->id : 0, n, false, name);
-        }
+        /* in stream order: behind a held stream (or legacy stream) it waits its turn */
+        PeerCopy c = {dst, src, ddev, sdev, n};
+        RtStream *q = s ? s : rt_default_stream(sdev);
+        if (rt_queue_needed(q)) rt_queue_call(q, &c, sizeof c, run_queued_peer);
+        else peer_do(&c, s);
     }
     return rt_leave(fn, rc, s ? s->id : 0, "%s, %d, %s, %d, %zu", rt_ptr(dst), ddev, rt_ptr(src), sdev, n);
 }

@@ -239,6 +239,7 @@ cudaError_t cudaDeviceReset(void) {
     int dev = rt_current_device();
     RtDevice *d = &g_rt.dev[dev];
     rt_flush_output(); /* destroying the context prints what kernels left */
+    rt_pool_reset(dev);
     for (int i = g_rt.n_allocs - 1; i >= 0; i--) {
         RtAlloc *a = &g_rt.allocs[i];
         if (a->dev != dev || a->kind == RT_MEM_SYMBOL || a->registered) continue;

@@ -120,6 +120,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
         diag_free(&d);
         rt_flush_output();
+        rt_pool_sync(e->dev);
     }
     return rt_leave("cudaEventSynchronize", rc, 0, "event %d", e ? e->id : 0);
 }

@@ -545,6 +545,34 @@ static RtGraphExec *exec_find(const void *p) {
     return NULL;
 }
 
+/* A row of a memset node of 2- or 4-byte elements (arguments for the stream's queue). */
+typedef struct MemsetRow {
+    void *row;
+    int value;
+    size_t es, width;
+} MemsetRow;
+
+static cudaError_t memset_row(void *row, int value, size_t es, size_t width, RtStream *s);
+static void run_queued_row(RtStream *s, RtQOp *op) {
+    const MemsetRow *m = op->blob;
+    memset_row(m->row, m->value, m->es, m->width, s);
+}
+
+/* The row is filled with the element, then modeled as one memset; in
+ * stream order (queued behind a running host node). */
+static cudaError_t memset_row(void *row, int value, size_t es, size_t width, RtStream *s) {
+    RtAlloc *a = rt_alloc_find(row);
+    if (!a) return cudaErrorInvalidValue;
+    if (rt_queue_needed(s)) {
+        MemsetRow m = {row, value, es, width};
+        rt_queue_call(s, &m, sizeof m, run_queued_row);
+        return cudaSuccess;
+    }
+    rt_mem_fill(row, (unsigned)value, es, width);
+    emu_model_memset(g_rt.dev[a->dev].b, s->dev == a->dev ? s->id : 0, width, true, "memset node");
+    return cudaSuccess;
+}
+
 static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz) {
     rt_enter();
     RtGraphExec *x = exec_find(exec);
@@ -562,14 +590,7 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
             for (size_t r = 0; !rc && r < (op->height ? op->height : 1); r++) {
                 size_t es = op->data ? (size_t)(uintptr_t)op->data : 1;
                 if (es == 1) rc = rt_memset((char *)op->dst + r * op->pitch, op->value, op->width, s, false);
-                else {
-                    /* 2- and 4-byte elements: the row is filled with the element, then modeled as one memset */
-                    RtAlloc *a = rt_alloc_find((char *)op->dst + r * op->pitch);
-                    if (!a) { rc = cudaErrorInvalidValue; break; }
-                    unsigned char *row = (unsigned char *)op->dst + r * op->pitch;
-                    rt_mem_fill(row, (unsigned)op->value, es, op->width);
-                    emu_model_memset(g_rt.dev[a->dev].b, s->dev == a->dev ? s->id : 0, op->width, true, "memset node");
-                }
+                else rc = memset_row((char *)op->dst + r * op->pitch, op->value, es, op->width, s);
             }
             break;
         case OP_HOST: rt_host_func(s, op->fn, NULL, NULL, op->data); break;

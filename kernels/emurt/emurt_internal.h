@@ -49,6 +49,8 @@ typedef struct RtAlloc {
     bool read_mostly;               /* managed: cudaMemAdviseSetReadMostly */
     int preferred, last_prefetch;   /* managed: device ids, cudaCpuDeviceId, or cudaInvalidDeviceId */
     unsigned flags;                 /* pinned: cudaHostAlloc's flags */
+    struct RtPool *pool;            /* cudaMallocAsync/FromPoolAsync: the pool it came from (emurt_pool.c) */
+    bool pool_free;                 /* freed back into its pool: kept mapped, not the program's (rt_alloc_find skips it) */
     int id;
     char name[64];
 } RtAlloc;
@@ -88,7 +90,7 @@ typedef struct RtVar {
     void **managed_ptr;             /* __managed__: where the host code reads the address */
 } RtVar;
 
-typedef enum RtQKind { RTQ_KERNEL, RTQ_COPY, RTQ_MEMSET, RTQ_RECORD, RTQ_WAIT_EVENT, RTQ_HOST } RtQKind;
+typedef enum RtQKind { RTQ_KERNEL, RTQ_COPY, RTQ_MEMSET, RTQ_CALL, RTQ_RECORD, RTQ_WAIT_EVENT, RTQ_HOST } RtQKind;
 
 /* Work waiting in a stream's queue (emurt_queue.c). */
 struct RtStream;
@@ -99,7 +101,8 @@ typedef void (*RtQRun)(struct RtStream *s, struct RtQOp *op);
 typedef struct RtQOp {
     RtQKind kind;
     uint64_t seq;                   /* issue order across all streams */
-    RtQRun run;                     /* RTQ_KERNEL, RTQ_COPY, RTQ_MEMSET */
+    RtQRun run;                     /* RTQ_KERNEL, RTQ_COPY, RTQ_MEMSET, RTQ_CALL */
+    void *blob;                     /* RTQ_CALL: the enqueuer's copy of its arguments (freed after run) */
     struct RtFunc *f;
     dim3 grid, block;
     unsigned char *params;
@@ -232,6 +235,7 @@ const char *rt_ptr(const void *p);
 const char *rt_kind_name(enum cudaMemcpyKind k);
 int emurt_unimplemented(const char *fn);
 RtAlloc *rt_alloc_find(const void *p);            /* the allocation holding p, or NULL (emurt_memory.c keeps the table) */
+RtAlloc *rt_alloc_find_any(const void *p);        /* the same, counting memory a pool holds free (emurt_pool.c) */
 Backend *rt_backend(int dev);                     /* the device's emulator Backend */
 void rt_device_props(int dev, struct cudaDeviceProp *p); /* cudaGetDeviceProperties without a call record */
 
@@ -294,6 +298,15 @@ int rt_call_args(const char *fn, char (*args)[RT_ARG_TEXT], int max);
  * kernel's traffic that reads pinned host memory (zero copy) in *cfg. */
 void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s, LaunchConfig *cfg);
 
+/* ---- memory pools (emurt_pool.c) -------------------------------------------------------------- */
+/* cudaFree of a pool allocation (after the device is idle): back to its pool. */
+cudaError_t rt_pool_free_now(RtAlloc *a);
+/* A synchronisation of `dev` (-1: every device): frees are complete, each
+ * pool gives memory above its release threshold back. */
+void rt_pool_sync(int dev);
+/* cudaDeviceReset: the device's pools forget their blocks (the allocations are freed by the caller). */
+void rt_pool_reset(int dev);
+
 /* ---- the page model of managed memory (emurt_um.c) ------------------------------------------- */
 void rt_um_init(void);                          /* the SIGSEGV handler for host accesses */
 void rt_um_add(RtAlloc *a);                     /* a cudaMallocManaged allocation (fresh pages) */
@@ -340,6 +353,10 @@ void rt_queue_launch(RtStream *s, RtFunc *f, dim3 grid, dim3 block, const unsign
                      size_t shared, RtQRun run);
 void rt_queue_copy(RtStream *s, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, RtQRun run);
 void rt_queue_memset(RtStream *s, void *dst, int value, size_t n, RtQRun run);
+/* Queue any other stream operation (2D/3D copies and memsets, peer copies,
+ * prefetches, stream-ordered frees, graph nodes): `args` (size bytes) is
+ * copied into op->blob, and `run` reads it back when the op's turn comes. */
+void rt_queue_call(RtStream *s, const void *args, size_t size, RtQRun run);
 void rt_queue_event(RtStream *s, RtEvent *e, bool wait);
 /* Runs a host function (or stream callback when cb is set) on its own thread after what precedes it in s. */
 void rt_host_func(RtStream *s, cudaHostFn_t fn, cudaStreamCallback_t cb, cudaStream_t handle, void *data);

@@ -194,6 +194,7 @@ cudaError_t cudaFree(void *p) {
         RtAlloc *a = rt_alloc_find(p);
         if (!a || a->base != (uintptr_t)p || a->kind == RT_MEM_PINNED || a->kind == RT_MEM_SYMBOL)
             rc = cudaErrorInvalidValue;
+        else if (a->pool) rc = rt_pool_free_now(a); /* a stream-ordered allocation goes back to its pool */
         else rc = rt_device_free(a);
     }
     return rt_leave("cudaFree", rc, 0, "%s", name);

@@ -3,7 +3,11 @@
  * cudaMemset2D/3D(Async) (pitched pointers only: no CUDA arrays). Each
  * side's rows lie `pitch` bytes apart; both whole extents are validated
  * before a byte moves, the rows are copied at once and the copy is modeled
- * as one. On a capturing stream each becomes one graph node. */
+ * as one. On a capturing stream each becomes one graph node. Each keeps
+ * stream order: behind a running host function or an event wait it waits
+ * in the stream's queue (emurt_queue.c) like a 1D copy; an asynchronous
+ * copy to or from pageable memory waits for the stream instead (it is done
+ * when the call returns). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +20,37 @@ static void host_waits(int dev, RtStream *s) {
     Backend *b = rt_backend(dev);
     Diag *d = b->ops->stream_synchronize(b, stream_id_for(s));
     diag_free(&d);
+}
+
+/* A 2D copy or memset waiting in a stream's queue (its arguments, for rt_queue_call). */
+typedef struct Copy2D {
+    void *dst;
+    const void *src;
+    size_t dpitch, spitch, width, height;
+    enum cudaMemcpyKind kind;
+} Copy2D;
+
+typedef struct Memset3D {
+    struct cudaPitchedPtr pp;
+    int value;
+    struct cudaExtent ext;
+    bool is3d;
+} Memset3D;
+
+static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                          enum cudaMemcpyKind kind, RtStream *s, bool sync);
+static cudaError_t memset2d(void *dst, size_t pitch, int value, size_t width, size_t height, RtStream *s);
+static cudaError_t memset3d(struct cudaPitchedPtr pp, int value, struct cudaExtent ext, RtStream *s);
+
+static void run_queued_copy2d(RtStream *s, RtQOp *op) {
+    const Copy2D *c = op->blob;
+    copy2d(c->dst, c->dpitch, c->src, c->spitch, c->width, c->height, c->kind, s, false);
+}
+
+static void run_queued_memset(RtStream *s, RtQOp *op) {
+    const Memset3D *m = op->blob;
+    if (m->is3d) memset3d(m->pp, m->value, m->ext, s);
+    else memset2d(m->pp.ptr, m->pp.pitch, m->value, m->ext.width, m->ext.height, s);
 }
 
 /* 2D copies: each side's rows `pitch` apart; done row by row, modeled as one copy. */
@@ -35,17 +70,29 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
     if (((kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) && !dd) ||
         ((kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice) && !sd))
         return cudaErrorInvalidValue;
+    CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
+    RtAlloc *dv = kind == cudaMemcpyHostToHost ? NULL : dir == COPY_H2D || dir == COPY_D2D ? da : sa;
+    RtAlloc *host = dir == COPY_H2D ? sa : dir == COPY_D2H ? da : NULL;
+    bool pinned = host && host->kind == RT_MEM_PINNED;
+    int dev = dv ? dv->dev : s ? s->dev : rt_current_device();
+    if (!s || s->dev != dev) s = rt_default_stream(dev);
+    if (!sync) {
+        /* stream order: behind queued work it waits its turn; to or from
+           pageable memory the call returns only when the copy is done */
+        bool pageable = kind == cudaMemcpyHostToHost || (kind != cudaMemcpyDeviceToDevice && !pinned);
+        if (pageable) rt_wait_stream(s);
+        else if (rt_queue_needed(s)) {
+            Copy2D c = {dst, src, dpitch, spitch, width, height, kind};
+            rt_queue_call(s, &c, sizeof c, run_queued_copy2d);
+            return cudaSuccess;
+        }
+    }
     for (size_t r = 0; r < height; r++) {
         rt_mem_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
     }
     if (kind == cudaMemcpyHostToHost) return cudaSuccess;
-    CopyDir dir = kind == cudaMemcpyHostToDevice ? COPY_H2D : kind == cudaMemcpyDeviceToHost ? COPY_D2H : COPY_D2D;
-    RtAlloc *dv = dir == COPY_H2D || dir == COPY_D2D ? da : sa;
-    RtAlloc *host = dir == COPY_H2D ? sa : dir == COPY_D2H ? da : NULL;
-    bool pinned = host && host->kind == RT_MEM_PINNED;
     char name[160];
     snprintf(name, sizeof name, "copy2D %s (%zu x %zu)", dv->name, width, height);
-    if (!s || s->dev != dv->dev) s = rt_default_stream(dv->dev);
     emu_model_copy(rt_backend(dv->dev), dir, stream_id_for(s), width * height, pinned, name);
     if (sync && (pinned || dir == COPY_D2D)) host_waits(dv->dev, s);
     return cudaSuccess;
@@ -86,17 +133,24 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 }
 
 /* Rows of `width` bytes `pitch` apart set to value, on s (NULL: the
- * current device's default stream), modeled as one memset. */
+ * current device's default stream), modeled as one memset; in the
+ * stream's queue while it is held. */
 static cudaError_t memset2d(void *dst, size_t pitch, int value, size_t width, size_t height, RtStream *s) {
     RtAlloc *a;
     if (width > pitch) return cudaErrorInvalidValue;
     if (!width || !height) return cudaSuccess;
     if (!rt_device_range(dst, pitch * (height - 1) + width, &a)) return cudaErrorInvalidValue;
     if (s && s->capture) return rt_capture_memset2d(s, dst, pitch, value, width, height);
+    if (!s || s->dev != a->dev) s = rt_default_stream(a->dev);
+    if (rt_queue_needed(s)) {
+        Memset3D m = {{dst, pitch, width, height}, value, {width, height, 1}, false};
+        rt_queue_call(s, &m, sizeof m, run_queued_memset);
+        return cudaSuccess;
+    }
     for (size_t r = 0; r < height; r++) {
         rt_mem_fill((char *)dst + r * pitch, (unsigned)value, 1, width);
     }
-    emu_model_memset(rt_backend(a->dev), s && s->dev == a->dev ? s->id : 0, width * height, true, "memset2D");
+    emu_model_memset(rt_backend(a->dev), s->id, width * height, true, "memset2D");
     return cudaSuccess;
 }
 
@@ -199,13 +253,17 @@ static cudaError_t memset3d(struct cudaPitchedPtr pp, int value, struct cudaExte
         if (ext.depth > 1 && slice != pp.pitch * ext.height) return cudaErrorNotSupported;
         return rt_capture_memset2d(s, pp.ptr, pp.pitch, value, ext.width, ext.height * ext.depth);
     }
-    if (!s) rt_wait_stream(rt_default_stream(a->dev));
+    if (!s || s->dev != a->dev) s = rt_default_stream(a->dev);
+    if (rt_queue_needed(s)) {
+        Memset3D m = {pp, value, ext, true};
+        rt_queue_call(s, &m, sizeof m, run_queued_memset);
+        return cudaSuccess;
+    }
     for (size_t z = 0; z < ext.depth; z++)
         for (size_t y = 0; y < ext.height; y++) {
             rt_mem_fill((char *)pp.ptr + z * slice + y * pp.pitch, (unsigned)value, 1, ext.width);
         }
-    emu_model_memset(rt_backend(a->dev), s && s->dev == a->dev ? s->id : 0, ext.width * ext.height * ext.depth, true,
-                     "memset3D");
+    emu_model_memset(rt_backend(a->dev), s->id, ext.width * ext.height * ext.depth, true, "memset3D");
     return cudaSuccess;
 }
 

@@ -101,6 +101,13 @@ void rt_queue_memset(RtStream *s, void *dst, int value, size_t n, RtQRun run) {
     op->n = n;
 }
 
+void rt_queue_call(RtStream *s, const void *args, size_t size, RtQRun run) {
+    RtQOp *op = qop_new(s, RTQ_CALL);
+    op->run = run;
+    op->blob = xmalloc(size ? size : 1);
+    memcpy(op->blob, args, size);
+}
+
 void rt_queue_event(RtStream *s, RtEvent *e, bool wait) {
     RtQOp *op = qop_new(s, wait ? RTQ_WAIT_EVENT : RTQ_RECORD);
     op->event = e;
@@ -176,7 +183,8 @@ static void op_run(RtStream *s, RtQOp *op) {
     switch (op->kind) {
     case RTQ_KERNEL:
     case RTQ_COPY:
-    case RTQ_MEMSET: op->run(s, op); break;
+    case RTQ_MEMSET:
+    case RTQ_CALL: op->run(s, op); break;
     case RTQ_RECORD: {
         Backend *b = g_rt.dev[s->dev].b;
         Diag *d = b->ops->event_record(b, op->event->id, s->id);
@@ -209,6 +217,7 @@ void rt_dispatch(void) {
                 if (!s->head) s->tail = NULL;
                 op_run(s, op);
                 free(op->params);
+                free(op->blob);
                 free(op);
                 progress = true;
             }

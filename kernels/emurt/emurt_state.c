@@ -33,12 +33,17 @@ static int alloc_index(uintptr_t p) {
     return best;
 }
 
-RtAlloc *rt_alloc_find(const void *p) {
+RtAlloc *rt_alloc_find_any(const void *p) {
     int i = alloc_index((uintptr_t)p);
     if (i < 0) return NULL;
     RtAlloc *a = &g_rt.allocs[i];
     uintptr_t u = (uintptr_t)p;
     return u < a->base + (a->size ? a->size : 1) ? a : NULL;
+}
+
+RtAlloc *rt_alloc_find(const void *p) {
+    RtAlloc *a = rt_alloc_find_any(p);
+    return a && !a->pool_free ? a : NULL;
 }
 
 Backend *rt_backend(int dev) { return g_rt.dev[dev].b; }

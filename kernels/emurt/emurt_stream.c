@@ -127,6 +127,7 @@ static cudaError_t stream_sync(const char *fn, cudaStream_t st, bool ptsz) {
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
         diag_free(&d);
         rt_flush_output();
+        rt_pool_sync(s->dev);
     }
     return rt_leave(fn, rc, s ? s->id : 0, "%s", s ? rt_stream_name(s) : "?");
 }
@@ -209,6 +210,7 @@ cudaError_t cudaDeviceSynchronize(void) {
         Diag *d = b->ops->device_synchronize(b);
         diag_free(&d);
         rt_flush_output();
+        rt_pool_sync(dev);
     }
     return rt_leave("cudaDeviceSynchronize", rc, 0, "%s", "");
 }
