@@ -109,8 +109,11 @@ void emu_pool_run(EmuPool **pool, int helpers, EmuPoolFn fn, void *arg) {
         fn(arg, 0);
         return;
     }
-    if (*pool && (*pool)->pid != getpid()) free(*pool);   /* the parent's: leave its locks alone */
-    if (!*pool || (*pool)->pid != getpid()) *pool = pool_new();
+    if (*pool && (*pool)->pid != getpid()) {   /* the parent's: leave its locks and threads alone */
+        free(*pool);
+        *pool = NULL;
+    }
+    if (!*pool) *pool = pool_new();
     EmuPool *p = *pool;
     if (pthread_mutex_trylock(&p->use) != 0) {   /* another thread's launch has it */
         fn(arg, 0);

@@ -114,6 +114,37 @@ static int task_count(void) {
 
 /* Launches fill on `blocks` blocks (block bad_block writes out of bounds,
  * block trap_block traps; -1: none) and checks idx unless a block trapped. */
+/* Waits (up to 5 s) until every other thread of this process sleeps: the
+ * pool's helpers, made by a launch that the calling thread may finish
+ * before they are even up, are asleep between launches. Under ASan (GCC 12)
+ * a fork() while a new thread is still in its allocator start-up leaves
+ * the allocator's lock held in the child; glibc's malloc is fork-safe. */
+static void wait_others_asleep(void) {
+    char self[32];
+    snprintf(self, sizeof self, "%d", (int)getpid());
+    for (int tries = 0; tries < 500; tries++) {
+        DIR *d = opendir("/proc/self/task");
+        if (!d) return;
+        bool busy = false;
+        struct dirent *e;
+        while ((e = readdir(d)) && !busy) {
+            if (e->d_name[0] == '.' || !strcmp(e->d_name, self)) continue;
+            char path[300], buf[256];
+            snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+            FILE *f = fopen(path, "r");
+            if (!f) continue;
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            fclose(f);
+            buf[n] = 0;
+            const char *st = strrchr(buf, ')');
+            if (st && st[1] == ' ' && st[2] != 'S') busy = true;
+        }
+        closedir(d);
+        if (!busy) return;
+        usleep(10000);
+    }
+}
+
 static void launch_fill_trap(EmuFx *f, DevPtr in, DevPtr out, DevPtr idx, int blocks, int bad_block,
                              int trap_block, Run *r) {
     int n = blocks * BT - 3;   /* a partial last block */
@@ -243,6 +274,7 @@ static void pool__works_in_a_forked_child__after_the_parent_used_it(void **state
     open_fill(&f, 4, &in, &out, &idx);
     Run want, r;
     launch_fill(&f, in, out, idx, 40, -1, &want);   /* the pool has its helpers now */
+    wait_others_asleep();
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
