@@ -86,6 +86,8 @@ static cudaError_t begin_capture(cudaStream_t st, enum cudaStreamCaptureMode mod
     if (!rc) {
         s->capture = rt_graph_new();
         s->capture_mode = mode;
+        s->capture_origin = true;
+        s->capture_thread = pthread_self();
     }
     return rt_leave("cudaStreamBeginCapture", rc, s ? s->id : 0, "%s, mode %d", s ? rt_stream_name(s) : "?", (int)mode);
 }
@@ -115,6 +117,7 @@ static cudaError_t end_capture(cudaStream_t st, cudaGraph_t *out, bool ptsz) {
             }
         s->capture = NULL;
         s->capture_error = cudaSuccess;
+        s->capture_origin = false;
         if (rc) {
             *out = NULL;
             rt_graph_drop(g);
@@ -194,4 +197,40 @@ bool rt_capture_wait_event(RtStream *s, RtEvent *e) {
 
 void rt_capture_invalidate(RtStream *s) {
     if (s->capture) s->capture_error = cudaErrorStreamCaptureInvalidated;
+}
+
+/* Every stream in g's capture (the origin and those joined through events) is spoiled. */
+static void invalidate_graph(const RtGraph *g) {
+    for (int i = 0; i < g_rt.n_streams; i++)
+        if (g_rt.streams[i]->capture == g) g_rt.streams[i]->capture_error = cudaErrorStreamCaptureInvalidated;
+}
+
+cudaError_t rt_capture_unsafe_call(void) {
+    int mode = rt_thread_capture_mode();
+    if (mode == cudaStreamCaptureModeRelaxed) return cudaSuccess;
+    cudaError_t rc = cudaSuccess;
+    for (int i = 0; i < g_rt.n_streams; i++) {
+        RtStream *o = g_rt.streams[i];
+        if (!o->capture || !o->capture_origin) continue;
+        bool local = pthread_equal(o->capture_thread, pthread_self());
+        /* this thread's own capture forbids it unless that capture began relaxed;
+           another thread's forbids it only when both are global */
+        bool forbids = local ? o->capture_mode != cudaStreamCaptureModeRelaxed
+                             : mode == cudaStreamCaptureModeGlobal && o->capture_mode == cudaStreamCaptureModeGlobal;
+        if (!forbids) continue;
+        invalidate_graph(o->capture);
+        rc = cudaErrorStreamCaptureUnsupported;
+    }
+    return rc;
+}
+
+cudaError_t rt_capture_legacy_use(int dev) {
+    cudaError_t rc = cudaSuccess;
+    for (int i = 0; i < g_rt.n_streams; i++) {
+        RtStream *o = g_rt.streams[i];
+        if (!o->capture || o->dev != dev || (o->flags & cudaStreamNonBlocking) || o->per_thread) continue;
+        invalidate_graph(o->capture);
+        rc = cudaErrorStreamCaptureImplicit;
+    }
+    return rc;
 }

@@ -126,6 +126,8 @@ static cudaError_t copy_call(const char *fn, void *dst, const void *src, size_t 
     cudaError_t rc = (async || ptsz) && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     int sid = s ? s->id : 0;
     if (!rc) rc = rt_sticky(s ? s->dev : rt_current_device(), !async);
+    if (!rc && !async) rc = rt_capture_unsafe_call();
+    if (!rc && !async && (!s || !s->id)) rc = rt_capture_legacy_use(s ? s->dev : rt_current_device());
     if (!rc) {
         if (!async) rt_flush_output();
         rc = rt_memcpy(dst, src, n, kind, s, !async);

@@ -106,10 +106,23 @@ cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s, unsigne
     return event_record("cudaEventRecordWithFlags", e, s, flags, true);
 }
 
+/* Querying or waiting for an event while a capture runs: refused when it
+ * was last recorded inside a capture still going on (in any mode), and when
+ * the thread's capture mode forbids unsafe calls (rt_capture_unsafe_call). */
+static cudaError_t event_capture_check(RtEvent *e) {
+    for (int i = 0; e->capture && i < g_rt.n_streams; i++)
+        if (g_rt.streams[i]->capture == e->capture) {
+            rt_capture_invalidate(g_rt.streams[i]);
+            return cudaErrorStreamCaptureUnsupported;
+        }
+    return rt_capture_unsafe_call();
+}
+
 cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
     rt_enter();
     RtEvent *e = event_find(ev);
     cudaError_t rc = e ? rt_sticky(e->dev, true) : cudaErrorInvalidResourceHandle;
+    if (!rc) rc = event_capture_check(e);
     if (!rc) {
         rt_wait_event(e);
         rc = rt_sticky(e->dev, true);
@@ -129,6 +142,7 @@ cudaError_t cudaEventQuery(cudaEvent_t ev) {
     rt_enter_pure();
     RtEvent *e = event_find(ev);
     cudaError_t rc = e ? rt_sticky(e->dev, true) : cudaErrorInvalidResourceHandle;
+    if (!rc) rc = event_capture_check(e);
     if (!rc && e->pending) rc = cudaErrorNotReady;
     if (!rc) {
         Backend *b = g_rt.dev[e->dev].b;

@@ -128,6 +128,8 @@ typedef struct RtStream {
     int priority;
     struct RtGraph *capture;        /* stream capture in progress */
     enum cudaStreamCaptureMode capture_mode;
+    bool capture_origin;            /* cudaStreamBeginCapture was called on it (not joined through an event) */
+    pthread_t capture_thread;       /* the thread that began it */
     cudaError_t capture_error;      /* an illegal call during capture invalidates it */
     RtQOp *head, *tail;             /* work waiting (emurt_queue.c) */
     bool host_running;              /* a host function of this stream runs on its thread */
@@ -385,5 +387,16 @@ void rt_capture_event_record(RtStream *s, RtEvent *e);
 bool rt_capture_wait_event(RtStream *s, RtEvent *e);
 /* A call not allowed while capturing (a query, a synchronize) spoils the capture. */
 void rt_capture_invalidate(RtStream *s);
+/* A potentially unsafe call (cudaMalloc, a synchronous copy, a synchronize,
+ * cudaEventQuery...) made while a capture forbids it to this thread (the
+ * thread's capture mode, cudaThreadExchangeStreamCaptureMode, and the modes
+ * the captures began with, as CUDA documents cudaStreamCaptureMode): those
+ * captures are invalidated and it is cudaErrorStreamCaptureUnsupported;
+ * else cudaSuccess. */
+cudaError_t rt_capture_unsafe_call(void);
+/* Work on the legacy stream of `dev` while a blocking stream of it captures:
+ * cudaErrorStreamCaptureImplicit, and that capture is invalidated. */
+cudaError_t rt_capture_legacy_use(int dev);
+int rt_thread_capture_mode(void);                 /* emurt_stream_attr.c */
 
 #endif

@@ -302,6 +302,8 @@ static cudaError_t launch_call(const char *fn, const void *func, dim3 grid, dim3
     RtStream *s = rt_stream(stream, ptsz);
     cudaError_t rc = !f ? cudaErrorInvalidDeviceFunction : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     if (!rc) rc = rt_sticky(s->dev, false);
+    /* the legacy stream may not be made to wait for a capturing blocking stream */
+    if (!rc && !s->id) rc = rt_capture_legacy_use(s->dev);
     if (!rc) rc = rt_launch(f, grid, block, args, shared, s);
     return rt_leave(fn, rc, s ? s->id : 0, "%s<<<(%u,%u,%u), (%u,%u,%u), %zu, %s>>>", f ? f->pretty : "?", grid.x,
                     grid.y, grid.z, block.x, block.y, block.z, shared, s ? rt_stream_name(s) : "?");

@@ -157,10 +157,10 @@ const char *rt_out_name(const void *p) {
 cudaError_t cudaMalloc(void **p, size_t size) {
     rt_enter();
     STICKY_SYNC("cudaMalloc", "%p, %zu", (void *)p, size);
-    cudaError_t rc = cudaSuccess;
-    if (!p) rc = cudaErrorInvalidValue;
-    else if (!size) *p = NULL;
-    else {
+    cudaError_t rc = rt_capture_unsafe_call(); /* it may synchronise: not while a global capture runs */
+    if (!rc && !p) rc = cudaErrorInvalidValue;
+    else if (!rc && !size) *p = NULL;
+    else if (!rc) {
         RtAlloc *a = NULL;
         rc = rt_device_alloc(p, size, RT_MEM_DEVICE, "cudaMalloc", &a);
         if (!rc && rt_poison()) memset(*p, 0xff, size);
@@ -188,9 +188,9 @@ cudaError_t cudaFree(void *p) {
     rt_enter();
     const char *name = rt_ptr(p);
     STICKY_SYNC("cudaFree", "%s", name);
-    rt_wait_device(-1); /* cudaFree waits for the work that may still use the memory */
-    cudaError_t rc = cudaSuccess;
-    if (p) {
+    cudaError_t rc = rt_capture_unsafe_call();
+    if (!rc) rt_wait_device(-1); /* cudaFree waits for the work that may still use the memory */
+    if (!rc && p) {
         RtAlloc *a = rt_alloc_find(p);
         if (!a || a->base != (uintptr_t)p || a->kind == RT_MEM_PINNED || a->kind == RT_MEM_SYMBOL)
             rc = cudaErrorInvalidValue;

@@ -118,6 +118,7 @@ static cudaError_t stream_sync(const char *fn, cudaStream_t st, bool ptsz) {
         rt_capture_invalidate(s);
         rc = cudaErrorStreamCaptureUnsupported;
     }
+    if (!rc) rc = rt_capture_unsafe_call();
     if (!rc) {
         rt_wait_stream(s);
         rc = rt_sticky(s->dev, true);
@@ -144,6 +145,7 @@ static cudaError_t stream_query(cudaStream_t st, bool ptsz) {
         rt_capture_invalidate(s);
         rc = cudaErrorStreamCaptureUnsupported;
     }
+    if (!rc) rc = rt_capture_unsafe_call();
     if (!rc && rt_stream_busy(s)) rc = cudaErrorNotReady;
     if (!rc) {
         bool done = true;
@@ -201,6 +203,7 @@ cudaError_t cudaDeviceSynchronize(void) {
     rt_enter();
     int dev = rt_current_device();
     cudaError_t rc = rt_sticky(dev, true);
+    if (!rc) rc = rt_capture_unsafe_call();
     if (!rc) {
         rt_wait_device(dev);
         rc = rt_sticky(dev, true);

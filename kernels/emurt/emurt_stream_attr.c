@@ -135,6 +135,8 @@ cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t st, void *p, size_t lengt
 /* The calling thread's capture interaction mode (CUDA's default: global). */
 static __thread int t_capture_mode = cudaStreamCaptureModeGlobal;
 
+int rt_thread_capture_mode(void) { return t_capture_mode; }
+
 cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode) {
     rt_enter_pure();
     cudaError_t rc = !mode || (unsigned)*mode > cudaStreamCaptureModeRelaxed ? cudaErrorInvalidValue : cudaSuccess;
