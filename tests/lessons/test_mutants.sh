@@ -109,8 +109,11 @@ else
   sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
 fi
 
-# Every first run out of time (a limit of 1 ms): each mutant runs again with
-# the exercise's own limit, and the survivors are still found.
+# First runs out of time (a limit of 1 ms): a mutant that ran out runs again
+# with the exercise's own limit, and the survivors are still found. Not every
+# first run is stopped: under CI load the end of a compile and the run's
+# result reached the runner in one read, and the result was taken (the clock
+# starts after the compile), so at least one retry, not all.
 CUDOJO_MUTANT_TIMEOUT_S=0.001 "$BIN" verify --mutants --json --jobs 2 "$P" > "$T/out.json" 2> "$T/err.txt"
 rc=$?
 if [ $rc -eq 1 ] && python3 -c "
@@ -118,7 +121,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ran = d['mutants'] - d['invalid'] - d['not_run']
 assert d['survived'] == 2 and d['timed_out'] == 0 and d['killed'] == ran - 2, d
-assert sum(e['retried'] for e in d['exercises']) == ran, d
+assert 1 <= sum(e['retried'] for e in d['exercises']) <= ran, d
 " "$T/out.json"; then
   echo "ok - verify --mutants runs a mutant out of time again with a longer limit: a survivor is never counted killed"
 else

@@ -89,7 +89,7 @@ static void render__summary_histogram_and_exercise_rows(void **state) {
     assert_non_null(strstr(l, "2 (n=1)"));
     assert_non_null(strstr(l, "12m30s (n=1)"));
     free(l);
-    assert_non_null(l = line_with(d, "failed: out-of-bounds 1 · wrong-result 1"));
+    assert_non_null(l = line_with(d, "failed: out of bounds 1 · wrong result 1"));
     free(l);
     assert_non_null(l = line_with(d, "2 groups of similar submissions"));
     free(l);
