@@ -36,3 +36,8 @@ echo "== conformance programs on NVIDIA's libcudart (tests/programs, compared wi
 BUILD=${BUILD:-build} sh tests/programs/run.sh --runtime=cuda --out "$out/programs" > "$out/programs.txt" 2>&1
 grep -v "^ok - " "$out/programs.txt" | grep -v "^    " | head -60
 tail -1 "$out/programs/compare.txt"
+echo "== grading on the GPU: the sandbox (seccomp, Landlock where the kernel has it, confined nvcc) around NVIDIA's runtime"
+CUDOJO_BIN=$bin sh tests/grade/test_hostile.sh > "$out/hostile.txt" 2>&1
+grep -v "^ok - " "$out/hostile.txt" | head -20
+echo "ok lines: $(grep -c '^ok - ' "$out/hostile.txt")"
+echo "left running (should be nothing):"; pgrep -a nvidia-cuda-mps; ls -d /tmp/cudojo-mps-* 2>/dev/null
