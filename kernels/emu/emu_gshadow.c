@@ -146,7 +146,7 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
     }
     if (kind == 0) {
         if (!__atomic_load_n(&t->v[ai].written, __ATOMIC_RELAXED)) return;
-    } else if (!t->v[ai].written) {
+    } else if (!__atomic_load_n(&t->v[ai].written, __ATOMIC_RELAXED)) {   /* other threads set it too */
         __atomic_store_n(&t->v[ai].written, 1, __ATOMIC_RELAXED);
     }
     uint16_t tid = (uint16_t)(w->index * 32 + lane);
