@@ -9,7 +9,8 @@
  * .include are refused too.
  *
  * The scan is deliberately cruder than a preprocessor and errs on the side
- * of refusing: line splices (also ??/) are joined first; then every '#'
+ * of refusing: line splices (also ??/, and a backslash followed by blanks
+ * before the newline, which GCC joins too) are joined first; then every '#'
  * (or %: or ??=) followed, past blanks and comments, by include,
  * include_next, import or embed is checked, wherever it stands (a
  * comment, a string, a disabled #if block), since a scanner that skipped
@@ -17,10 +18,13 @@
 #ifndef CUDOJO_KERNELS_INCLUDE_CHECK_H
 #define CUDOJO_KERNELS_INCLUDE_CHECK_H
 
+#include <stddef.h>
+
 #include "base/diag.h"
 
-/* NULL when every include of `text` (shown as `display`) is allowed; else
- * an error at the line of the first one that is not, saying why. */
-Diag *include_check_graded(const char *display, const char *text);
+/* NULL when every include of `text` (`len` bytes, shown as `display`) is
+ * allowed; else an error at the line of the first one that is not, saying
+ * why. A NUL byte in `text` is refused (GCC reads on past it). */
+Diag *include_check_graded(const char *display, const char *text, size_t len);
 
 #endif

@@ -624,9 +624,10 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     ctx.api.phase_t0 = t0;      /* metrics.phases: from here on, every switch is counted */
     strbuf_init(&ctx.devout);
 
-    Diag *d = fs_read_file(opts->cu_path, &ctx.cu_text, NULL);
+    size_t cu_len = 0;
+    Diag *d = fs_read_file(opts->cu_path, &ctx.cu_text, &cu_len);
     /* A graded source is a stranger's: no #include of the instructor's files (kernels/include_check.h). */
-    Diag *refused = !d && opts->grading ? include_check_graded(ctx.cu_display, ctx.cu_text) : NULL;
+    Diag *refused = !d && opts->grading ? include_check_graded(ctx.cu_display, ctx.cu_text, cu_len) : NULL;
     if (refused) {
         r->verdict = VERDICT_COMPILE_ERROR;
         r->summary = xasprintf(N_("%s includes a file graded work may not include"), ctx.cu_display);

@@ -13,13 +13,15 @@
 #include "kernels/include_check.h"
 
 /* The line of the refusal, 0 when the source is allowed. */
-static int refused_at(const char *src) {
-    Diag *d = include_check_graded("ch/x.cu", src);
+static int refused_at_n(const char *src, size_t len) {
+    Diag *d = include_check_graded("ch/x.cu", src, len);
     int line = d ? d->line : 0;
     if (d) assert_string_equal(d->file, "ch/x.cu");
     diag_free(&d);
     return line;
 }
+
+static int refused_at(const char *src) { return refused_at_n(src, strlen(src)); }
 
 static void include_check__allows_the_headers_lessons_use(void **state) {
     (void)state;
@@ -51,6 +53,26 @@ static void include_check__sees_through_comments_splices_digraphs_and_trigraphs(
     assert_int_equal(refused_at("#embed \"/etc/passwd\"\n"), 1);
 }
 
+/* GCC (nvcc's preprocessor) joins a backslash, blanks and a newline, and a
+ * backslash before a lone carriage return: each read /etc files past the scan. */
+static void include_check__joins_splices_gcc_accepts_with_blanks_or_a_lone_cr(void **state) {
+    (void)state;
+    assert_int_equal(refused_at("int a;\n#inc\\  \nlude \"/etc/passwd\"\n"), 2);
+    assert_int_equal(refused_at("int a;\n#inc\\\t\r\nlude \"/etc/passwd\"\n"), 2);
+    assert_int_equal(refused_at("int a;\n#inc\\\rlude \"/etc/passwd\"\n"), 2);
+    assert_int_equal(refused_at("#inc?\?/ \nlude \"/etc/passwd\"\n"), 1);
+    assert_int_equal(refused_at("char c = '\\\\';\nint b;\n"), 0);
+}
+
+/* GCC reads on past a NUL byte; the C string would end there. */
+static void include_check__refuses_a_nul_byte_at_its_line(void **state) {
+    (void)state;
+    static const char src[] = "int a; // \0\n#include \"/etc/passwd\"\n";
+    assert_int_equal(refused_at_n(src, sizeof src - 1), 1);
+    static const char later[] = "int a;\nint b;\n\0";
+    assert_int_equal(refused_at_n(later, sizeof later - 1), 3);
+}
+
 static void include_check__checks_directives_a_string_or_raw_string_might_hide(void **state) {
     (void)state;
     /* A raw string that fools a lexer about where a comment starts. */
@@ -77,6 +99,8 @@ int main(void) {
         cmocka_unit_test(include_check__refuses_an_absolute_path_at_its_line),
         cmocka_unit_test(include_check__refuses_dot_dot_anywhere_in_the_name),
         cmocka_unit_test(include_check__sees_through_comments_splices_digraphs_and_trigraphs),
+        cmocka_unit_test(include_check__joins_splices_gcc_accepts_with_blanks_or_a_lone_cr),
+        cmocka_unit_test(include_check__refuses_a_nul_byte_at_its_line),
         cmocka_unit_test(include_check__checks_directives_a_string_or_raw_string_might_hide),
         cmocka_unit_test(include_check__refuses_a_file_name_made_by_a_macro),
         cmocka_unit_test(include_check__refuses_the_assemblers_incbin_and_include),
