@@ -130,7 +130,8 @@ typedef struct ChildLimits {
  * rlimits, then PR_SET_NO_NEW_PRIVS and the seccomp filter that makes
  * fork, vfork and clone without CLONE_THREAD fail with EAGAIN (clone3 with
  * ENOSYS, so glibc falls back to clone). Returns false when the filter
- * could not be installed (the rlimits still are). */
+ * or Landlock could not be installed (the rlimits still are): a confined
+ * or compiler child then does not execve (program_run.c, program_proc.c). */
 bool program_sandbox_enter(const ChildLimits *l);
 /* The paths a confined program of `o` may read and write (NULL-ended
  * arrays, free with program_sandbox_paths_free): program_run.c. */

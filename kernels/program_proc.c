@@ -100,7 +100,12 @@ static void child_exec(const char *const *argv, const char *const *envp, const c
     proc_die_with_parent(parent);
     if (cwd && chdir(cwd) != 0) goto fail;
     if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(out_w, 2) < 0) goto fail;
-    if (limits) program_sandbox_enter(limits);
+    /* A confined or compiler child runs shut in or not at all. */
+    errno = 0;
+    if (limits && !program_sandbox_enter(limits) && (limits->confine || limits->compiler)) {
+        if (!errno) errno = EPERM;
+        goto fail;
+    }
     execve(argv[0], (char *const *)argv, (char *const *)(envp ? envp : (const char *const *)environ));
 fail:;
     int e = errno;

@@ -107,7 +107,12 @@ static void child_main(const ChildSetup *c) {
     if (syscall(SYS_close_range, PROGRAM_STATUS_FD + 1, ~0u, 0) != 0)
         for (int fd = PROGRAM_STATUS_FD + 1; fd < 4096; fd++) close(fd);
     if (chdir(c->cwd) != 0) goto fail;
-    program_sandbox_enter(&c->limits);
+    /* A graded program runs shut in or not at all. */
+    errno = 0;
+    if (!program_sandbox_enter(&c->limits) && c->limits.confine) {
+        if (!errno) errno = EPERM;
+        goto fail;
+    }
     execve(c->exe, c->argv, c->envp);
 fail:;
     int e = errno;

@@ -69,10 +69,11 @@
 #endif
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define ARG0_LOW offsetof(struct seccomp_data, args[0])
+#define ARG_LOW(n) offsetof(struct seccomp_data, args[n])
 #else
-#define ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
+#define ARG_LOW(n) (offsetof(struct seccomp_data, args[n]) + 4)
 #endif
+#define ARG0_LOW ARG_LOW(0)
 
 #ifndef SYS_landlock_create_ruleset   /* a libc older than the kernel: the same numbers on every arch */
 #define SYS_landlock_create_ruleset 444
@@ -95,8 +96,9 @@ static void set_limit(int resource, rlim_t soft, rlim_t hard) {
 
 /* ---- the seccomp filter ---- */
 
-/* Room for every instruction below (about 100 on x86-64). */
-#define FILTER_MAX 192
+/* Room for every instruction below (165 on x86-64); a filter that does not
+ * fit is not installed, and a confined child then does not run. */
+#define FILTER_MAX 256
 
 typedef struct Filter {
     struct sock_filter v[FILTER_MAX];
@@ -155,6 +157,20 @@ static void signal_rule(Filter *f, long nr, unsigned self, const pid_t anc[2]) {
     emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
 }
 
+/* With the syscall number in A: `nr` fails with EPERM when the file type
+ * in the low 32 bits of its argument `arg` (a mode) is a character or
+ * block device, else is allowed. As root a device node made in the run
+ * folder (Landlock lets it write there) would read the raw disk. */
+static void device_node_refused(Filter *f, long nr, int arg) {
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 6));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(arg)));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, S_IFMT));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, S_IFCHR, 2, 0));
+    emit(f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, S_IFBLK, 1, 0));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ERRNO(EPERM)));
+}
+
 #ifdef SANDBOX_ARCH
 /* The namespaces a clone may not make (a compiler's fork may not either). */
 #define CLONE_NEW_ANY (CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
@@ -168,7 +184,8 @@ static void signal_rule(Filter *f, long nr, unsigned self, const pid_t anc[2]) {
  * socket connects to), no io_uring (its operations would go around this
  * filter), no leaving its process group, no namespaces, mounts, keyrings,
  * modules, clocks or reboots, no chmod/chown by path (Landlock does not
- * cover them). For a compiler's pipeline (l->compiler) the same, except
+ * cover them); for root no device nodes, I/O ports, file handles, BPF,
+ * host names, accounting, quotas or kernel log. For a compiler's pipeline (l->compiler) the same, except
  * that it may fork and signal its own children (signal_rule). */
 static void build_filter(Filter *f, const ChildLimits *l) {
     unsigned self = (unsigned)getpid();
@@ -188,7 +205,11 @@ static void build_filter(Filter *f, const ChildLimits *l) {
     deny(f, __NR_chmod, EPERM);
     deny(f, __NR_chown, EPERM);
     deny(f, __NR_lchown, EPERM);
+    deny(f, __NR_iopl, EPERM);      /* root: the machine's I/O ports */
+    deny(f, __NR_ioperm, EPERM);
+    device_node_refused(f, __NR_mknod, 1);
 #endif
+    device_node_refused(f, __NR_mknodat, 2);
 #ifdef __NR_clone3
     deny(f, __NR_clone3, ENOSYS);   /* glibc falls back to clone, whose flags the filter can read */
 #endif
@@ -211,6 +232,13 @@ static void build_filter(Filter *f, const ChildLimits *l) {
         __NR_request_key, __NR_keyctl, __NR_init_module, __NR_finit_module, __NR_delete_module,
         __NR_kexec_load, __NR_reboot, __NR_swapon, __NR_swapoff, __NR_settimeofday, __NR_clock_settime,
         __NR_adjtimex, __NR_clock_adjtime, __NR_fchmodat, __NR_fchownat,
+        /* Root's other ways around Landlock and the process group: a file by its handle (any inode),
+           kernel programs, the host's name, accounting and quota files, the kernel log. */
+        __NR_open_by_handle_at, __NR_bpf, __NR_sethostname, __NR_setdomainname, __NR_acct, __NR_quotactl,
+        __NR_syslog,
+#ifdef __NR_kexec_file_load
+        __NR_kexec_file_load,
+#endif
 #ifdef __NR_pidfd_send_signal
         __NR_pidfd_send_signal,
 #endif

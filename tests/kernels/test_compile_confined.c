@@ -5,10 +5,10 @@
  * an unconfined compile of the same source is not handed to a confined
  * one; a template bomb ends with "the compiler ran out of memory"; the
  * compiler filter lets a pipeline fork but not signal its worker or
- * everyone. NVRTC (kernel exercises, inside the worker): a graded source
- * named "ch/k.cu" cannot #include "solutions/k.cu" from the worker's
- * folder, and a template bomb ends with "ran out of memory" while the
- * worker lives on with its old limit. Skips without nvcc; the Landlock
+ * everyone, nor make a device node. NVRTC (kernel exercises, inside the
+ * worker): a graded source named "ch/k.cu" cannot #include
+ * "solutions/k.cu" from the worker's folder, and a template bomb ends
+ * with "ran out of memory" while the worker lives on with its old limit. Skips without nvcc; the Landlock
  * checks skip without Landlock. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -140,6 +140,30 @@ static void compiler_filter__lets_a_pipeline_fork_but_not_signal_its_worker(void
     free(script);
 }
 
+/* The filter of programs and compilers: as root a block device node made
+ * where Landlock lets it write would read the raw disk; a FIFO is fine.
+ * (Not as root mknod of a device fails anyway.) */
+static void filter__refuses_device_nodes_but_not_a_fifo(void **state) {
+    (void)state;
+    char tmpl[] = "/tmp/cudojo-mknod-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    char *script = xasprintf("cd %s || exit 1; mknod blk b 7 0 2>/dev/null && echo blk-made; "
+                             "mknod chr c 1 3 2>/dev/null && echo chr-made; mkfifo fifo && echo fifo-made; echo done",
+                             tmpl);
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    ChildLimits lim = {.compiler = true, .ancestors = {getpid(), getppid()}};
+    ProcCapture c;
+    assert_null(proc_capture_limited(argv, NULL, NULL, 20, 1 << 16, &lim, &c));
+    assert_non_null(c.out);
+    assert_null(strstr(c.out, "blk-made"));
+    assert_null(strstr(c.out, "chr-made"));
+    assert_non_null(strstr(c.out, "fifo-made"));
+    assert_non_null(strstr(c.out, "done"));
+    proc_capture_fini(&c);
+    proc_remove_tree(tmpl);
+    free(script);
+}
+
 static void nvrtc_confined__reads_no_header_beside_the_source_name(void **state) {
     Fixture *f = *state;
     char *sol_dir = xasprintf("%s/ch/solutions", f->dir);
@@ -205,6 +229,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(confined__a_template_bomb_says_the_compiler_ran_out_of_memory, setup,
                                         teardown),
         cmocka_unit_test(compiler_filter__lets_a_pipeline_fork_but_not_signal_its_worker),
+        cmocka_unit_test(filter__refuses_device_nodes_but_not_a_fifo),
         cmocka_unit_test_setup_teardown(nvrtc_confined__reads_no_header_beside_the_source_name, setup, teardown),
         cmocka_unit_test_setup_teardown(nvrtc_confined__a_template_bomb_runs_out_of_memory_and_the_worker_lives_on,
                                         setup, teardown),
