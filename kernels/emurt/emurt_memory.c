@@ -174,7 +174,10 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
     if (!p || !pitch) rc = cudaErrorInvalidValue;
     else {
         *pitch = (width + 511) / 512 * 512;
-        if (!*pitch || !height) *p = NULL;
+        size_t bytes;
+        if (*pitch < width || __builtin_mul_overflow(*pitch, height, &bytes))
+            rc = cudaErrorMemoryAllocation;     /* no machine has that much (the product wrapped) */
+        else if (!*pitch || !height) *p = NULL;
         else {
             rc = rt_device_alloc(p, *pitch * height, RT_MEM_DEVICE, "cudaMallocPitch", NULL);
             if (!rc && rt_poison()) memset(*p, 0xff, *pitch * height);

@@ -53,6 +53,13 @@ static void run_queued_memset(RtStream *s, RtQOp *op) {
     else memset2d(m->pp.ptr, m->pp.pitch, m->value, m->ext.width, m->ext.height, s);
 }
 
+/* In *span the bytes from the first row's start to the last row's end:
+ * pitch * (rows - 1) + width; false when that does not fit a size_t (the
+ * wrapped sum would pass validation and the rows land anywhere). */
+static bool rows_span(size_t pitch, size_t width, size_t rows, size_t *span) {
+    return !__builtin_mul_overflow(pitch, rows - 1, span) && !__builtin_add_overflow(*span, width, span);
+}
+
 /* 2D copies: each side's rows `pitch` apart; done row by row, modeled as one copy. */
 static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                           enum cudaMemcpyKind kind, RtStream *s, bool sync) {
@@ -60,7 +67,9 @@ static cudaError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spit
     if (width > dpitch || width > spitch) return cudaErrorInvalidValue; /* not InvalidPitchValue (H200) */
     if (!dst || !src) return cudaErrorInvalidValue;
     /* validate both whole extents first, as one copy of each side's span */
-    size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
+    size_t dspan, sspan;
+    if (!rows_span(dpitch, width, height, &dspan) || !rows_span(spitch, width, height, &sspan))
+        return cudaErrorInvalidValue;
     RtAlloc *da, *sa;
     bool dd = rt_device_range(dst, dspan, &da), sd = rt_device_range(src, sspan, &sa);
     if (kind == cudaMemcpyDefault)
@@ -139,7 +148,8 @@ static cudaError_t memset2d(void *dst, size_t pitch, int value, size_t width, si
     RtAlloc *a;
     if (width > pitch) return cudaErrorInvalidValue;
     if (!width || !height) return cudaSuccess;
-    if (!rt_device_range(dst, pitch * (height - 1) + width, &a)) return cudaErrorInvalidValue;
+    size_t span;
+    if (!rows_span(pitch, width, height, &span) || !rt_device_range(dst, span, &a)) return cudaErrorInvalidValue;
     if (s && s->capture) return rt_capture_memset2d(s, dst, pitch, value, width, height);
     if (!s || s->dev != a->dev) s = rt_default_stream(a->dev);
     if (rt_queue_needed(s)) {
@@ -189,8 +199,11 @@ cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pp, struct cudaExtent ext) {
     else {
         size_t pitch = (ext.width + 511) / 512 * 512;
         void *p = NULL;
-        size_t bytes = pitch * ext.height * ext.depth;
-        if (bytes) rc = rt_device_alloc(&p, bytes, RT_MEM_DEVICE, "cudaMalloc3D", NULL);
+        size_t bytes;
+        if (pitch < ext.width || __builtin_mul_overflow(pitch, ext.height, &bytes) ||
+            __builtin_mul_overflow(bytes, ext.depth, &bytes))
+            rc = cudaErrorMemoryAllocation;     /* no machine has that much */
+        else if (bytes) rc = rt_device_alloc(&p, bytes, RT_MEM_DEVICE, "cudaMalloc3D", NULL);
         if (!rc && p && rt_poison()) memset(p, 0xff, bytes);
         if (!rc) *pp = (struct cudaPitchedPtr){p, pitch, ext.width, ext.height};
     }
@@ -247,7 +260,10 @@ static cudaError_t memset3d(struct cudaPitchedPtr pp, int value, struct cudaExte
     RtAlloc *a = NULL;
     if (ext.width > pp.pitch) return cudaErrorInvalidValue;
     if (!ext.width || !ext.height || !ext.depth) return cudaSuccess;
-    if (!rt_device_range(pp.ptr, slice * (ext.depth - 1) + pp.pitch * (ext.height - 1) + ext.width, &a))
+    size_t span;
+    if (__builtin_mul_overflow(pp.pitch, pp.ysize ? pp.ysize : ext.height, &slice) ||
+        !rows_span(pp.pitch, ext.width, ext.height, &span) || !rows_span(slice, span, ext.depth, &span) ||
+        !rt_device_range(pp.ptr, span, &a))
         return cudaErrorInvalidValue;
     if (s && s->capture) {
         if (ext.depth > 1 && slice != pp.pitch * ext.height) return cudaErrorNotSupported;

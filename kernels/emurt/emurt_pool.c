@@ -164,8 +164,10 @@ cudaError_t rt_pool_free_now(RtAlloc *a) {
     PoolBlock *b = block_of(p, a->base);
     if (!b || b->free) return cudaErrorInvalidValue;
     *b = (PoolBlock){b->base, b->size, true, false, true, NULL};
+    /* a destroyed pool is trimmed by block_freed, and released with its last block */
+    bool destroyed = p->destroyed;
     block_freed(p, a->base);
-    pool_trim(p, p->release_threshold); /* cudaFree synchronises */
+    if (!destroyed) pool_trim(p, p->release_threshold); /* cudaFree synchronises */
     return cudaSuccess;
 }
 

@@ -64,6 +64,24 @@ else
     notok "emurt: cc builds the hostile fat binary program" "$(cat "$work/hostile.cc")"
 fi
 
+# ---- a memory pool destroyed while a block of it is held (plain cc) ----
+if cc -I"$CUDA_HOME/include" -o "$work/pool_lifetime" "$here/programs/pool_lifetime.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pool_lifetime.cc"; then
+    run pool_lifetime
+    check "emurt: a pool destroyed while a block is held is released by the block's cudaFree or cudaFreeAsync, never read after" \
+        "$(printf 'cudaFree after destroy: cudaSuccess cudaSuccess cudaSuccess cudaSuccess\ncudaFreeAsync after destroy: cudaSuccess cudaSuccess cudaSuccess cudaSuccess\nstill running\n' | diff - "$work/pool_lifetime.out" > "$work/pool_lifetime.diff" && [ "$(cat "$work/pool_lifetime.rc")" = 0 ]; echo $?)" "$(cat "$work/pool_lifetime.diff" "$work/pool_lifetime.err")"
+else
+    notok "emurt: cc builds the pool lifetime program" "$(cat "$work/pool_lifetime.cc")"
+fi
+
+# ---- pitch * rows past size_t (plain cc) ----
+if cc -I"$CUDA_HOME/include" -o "$work/pitched_overflow" "$here/programs/pitched_overflow.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pitched_overflow.cc"; then
+    run pitched_overflow
+    check "emurt: a 2D/3D memset or copy whose pitch times rows wraps is cudaErrorInvalidValue, an allocation that large cudaErrorMemoryAllocation, never a write outside" \
+        "$(printf 'memset2D: cudaErrorInvalidValue\nmemcpy2D: cudaErrorInvalidValue\nmemcpy2DAsync: cudaErrorInvalidValue\nmemset3D: cudaErrorInvalidValue\nmalloc3D: cudaErrorMemoryAllocation\nmallocPitch: cudaErrorMemoryAllocation\nafter: cudaSuccess\n' | diff - "$work/pitched_overflow.out" > "$work/pitched_overflow.diff" && [ "$(cat "$work/pitched_overflow.rc")" = 0 ]; echo $?)" "$(cat "$work/pitched_overflow.diff" "$work/pitched_overflow.err")"
+else
+    notok "emurt: cc builds the pitched overflow program" "$(cat "$work/pitched_overflow.cc")"
+fi
+
 if [ ! -x "$nvcc" ]; then echo "skip - emurt: programs built by nvcc (no nvcc at $nvcc)"; exit 0; fi
 
 # ---- uninitialised device memory ----
