@@ -64,21 +64,11 @@ static int parse_globals(Cli *cli, int argc, char **argv) {
     return out;
 }
 
-/* Whether the environment asks for UTF-8 text (LC_ALL, else LC_CTYPE, else LANG). */
-static bool env_says_utf8(void) {
-    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG", NULL};
-    for (int i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
-    }
-    return false;
-}
-
 int main(int argc, char **argv) {
     /* LANG=zh_CN.UTF-8 on a machine without that locale leaves "C": keep
        UTF-8 (CJK text measured two columns wide, block characters) through
        C.UTF-8, so tables line up in every command, not only the workbench. */
-    if (!setlocale(LC_ALL, "") && env_says_utf8()) setlocale(LC_CTYPE, "C.UTF-8");
+    if (!setlocale(LC_ALL, "") && i18n_env_wants_utf8()) setlocale(LC_CTYPE, "C.UTF-8");
     Cli cli = {.argv0 = argv[0]};
     const char *no_color = getenv("NO_COLOR");
     cli.color = isatty(1) && !(no_color && *no_color);

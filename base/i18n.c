@@ -39,6 +39,15 @@ bool i18n_locale_is_chinese(void) {
     return false;
 }
 
+bool i18n_env_wants_utf8(void) {
+    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+    }
+    return false;
+}
+
 void i18n_set_chinese(bool zh) { lang = zh; }
 
 bool i18n_chinese(void) {

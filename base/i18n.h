@@ -33,6 +33,9 @@ typedef struct I18nEntry {
 /* True when the environment asks for Chinese messages: GNU's order,
  * LANGUAGE (first entry), then LC_ALL, LC_MESSAGES, LANG, starting "zh". */
 bool i18n_locale_is_chinese(void);
+/* True when the environment asks for UTF-8 text: LC_ALL, else LC_CTYPE,
+ * else LANG, naming UTF-8 (a locale the machine may lack: then C.UTF-8). */
+bool i18n_env_wants_utf8(void);
 /* The language shown from now on (the TUI's L key); until it is set, the
  * environment's (i18n_locale_is_chinese). */
 void i18n_set_chinese(bool zh);

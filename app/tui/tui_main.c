@@ -201,15 +201,6 @@ static bool locale_is_utf8(void) {
     return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
 
-static bool env_says_utf8(void) {
-    const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG", NULL};
-    for (int i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
-    }
-    return false;
-}
-
 /* One turn of the loop: wait for a key, the worker or a watched fd, then handle what came. */
 static void tui_wait(Tui *t) {
     struct pollfd fds[6];
@@ -350,7 +341,7 @@ static void tui_init_fields(Tui *t, Cli *cli) {
     t->utf8 = locale_is_utf8();
     /* LANG=zh_CN.UTF-8 on a machine without that locale leaves us in "C": keep
        UTF-8 (and so CJK widths) by falling back to C.UTF-8. */
-    if (!t->utf8 && env_says_utf8() && setlocale(LC_CTYPE, "C.UTF-8")) t->utf8 = locale_is_utf8();
+    if (!t->utf8 && i18n_env_wants_utf8() && setlocale(LC_CTYPE, "C.UTF-8")) t->utf8 = locale_is_utf8();
 }
 
 /* Runs the screen manager over the one screen rq asks for, without a

@@ -76,6 +76,20 @@ static void locale__language_wins__then_lc_all__then_lang(void **state) {
     assert_false(i18n_locale_is_chinese());
 }
 
+static void env_wants_utf8__reads_lc_all__then_lc_ctype__then_lang(void **state) {
+    (void)state;
+    setenv("LC_ALL", "zh_CN.utf8", 1);
+    setenv("LC_CTYPE", "C", 1);
+    assert_true(i18n_env_wants_utf8());
+    setenv("LC_ALL", "", 1);
+    assert_false(i18n_env_wants_utf8());
+    setenv("LC_CTYPE", "", 1);
+    setenv("LANG", "zh_CN.UTF-8", 1);
+    assert_true(i18n_env_wants_utf8());
+    setenv("LANG", "POSIX", 1);
+    assert_false(i18n_env_wants_utf8());
+}
+
 static void width__counts_a_cjk_character_as_two_columns(void **state) {
     (void)state;
     assert_int_equal(i18n_width("status"), 6);
@@ -718,6 +732,7 @@ static void sources__an_unmarked_sentence_is_reported(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(text__is_the_english__when_english_is_shown, english),
+        cmocka_unit_test(env_wants_utf8__reads_lc_all__then_lc_ctype__then_lang),
         cmocka_unit_test_setup(text__is_the_translation__when_chinese_is_shown, english),
         cmocka_unit_test_setup(text__stays_english__when_the_catalogue_lacks_it, english),
         cmocka_unit_test_setup(plural__picks_the_singular_for_one__in_english, english),
