@@ -439,25 +439,35 @@ static int paths_add_loaded(struct dl_phdr_info *info, size_t size, void *arg) {
     return 0;
 }
 
+/* What every confined child may read: the system's programs and
+ * libraries, the loader's folders, the folders of the libraries cudojo
+ * loaded, the toolkit (CUDA_HOME). */
+static void paths_add_system(PathList *r) {
+    for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) paths_add(r, xstrdup(SYSTEM_READ[i]));
+    paths_add_ld_conf(r, "/etc/ld.so.conf", 0);
+    dl_iterate_phdr(paths_add_loaded, r);
+    const char *home = getenv("CUDA_HOME");
+    paths_add(r, xstrdup(home && *home ? home : "/usr/local/cuda"));
+}
+
+/* What this machine needs besides (a toolkit elsewhere, a driver's files): CUDOJO_SANDBOX_READ=DIR:DIR. */
+static void paths_add_env(PathList *r) {
+    const char *extra = getenv("CUDOJO_SANDBOX_READ");
+    if (!extra || !*extra) return;
+    char *copy = xstrdup(extra), *save = NULL;
+    for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
+        if (*p) paths_add(r, xstrdup(p));
+    free(copy);
+}
+
 void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
                            char ***write_paths) {
     PathList r = {0}, w = {0};
-    for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) paths_add(&r, xstrdup(SYSTEM_READ[i]));
-    paths_add_ld_conf(&r, "/etc/ld.so.conf", 0);
-    dl_iterate_phdr(paths_add_loaded, &r);
-    const char *home = getenv("CUDA_HOME");
-    paths_add(&r, xstrdup(home && *home ? home : "/usr/local/cuda"));
+    paths_add_system(&r);
     if (o->runtime == PROGRAM_RT_EMU && program_emurt_dir()) paths_add(&r, xstrdup(program_emurt_dir()));
     if (o->runtime == PROGRAM_RT_CUDA && program_inject_path()) paths_add(&r, path_dirname(program_inject_path()));
     paths_add(&r, path_dirname(exe));
-    /* What this machine needs besides (a toolkit elsewhere, a driver's files): CUDOJO_SANDBOX_READ=DIR:DIR. */
-    const char *extra = getenv("CUDOJO_SANDBOX_READ");
-    if (extra && *extra) {
-        char *copy = xstrdup(extra), *save = NULL;
-        for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
-            if (*p) paths_add(&r, xstrdup(p));
-        free(copy);
-    }
+    paths_add_env(&r);
     paths_add(&w, xstrdup(cwd));
     /* MPS's pipe and log folders, which the caller made for this program (program_mps.c). */
     for (int i = 0; i < o->n_extra_env; i++) {
@@ -497,14 +507,10 @@ long long program_sandbox_compile_as_bytes(void) {
 
 void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char ***read_paths, char ***write_paths) {
     PathList r = {0}, w = {0};
-    for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) paths_add(&r, xstrdup(SYSTEM_READ[i]));
+    paths_add_system(&r);
     /* gcc's headers and the toolkit's: the toolkit nvcc belongs to (bin/..) and CUDA_HOME. */
     paths_add(&r, xstrdup("/usr/include"));
     paths_add(&r, xstrdup("/usr/local/include"));
-    paths_add_ld_conf(&r, "/etc/ld.so.conf", 0);
-    dl_iterate_phdr(paths_add_loaded, &r);
-    const char *home = getenv("CUDA_HOME");
-    paths_add(&r, xstrdup(home && *home ? home : "/usr/local/cuda"));
     if (nvcc) {
         char *bin = path_dirname(nvcc);
         paths_add(&r, path_dirname(bin));
@@ -538,13 +544,7 @@ void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char *
         free(real);
         free(found);
     }
-    const char *extra = getenv("CUDOJO_SANDBOX_READ");
-    if (extra && *extra) {
-        char *copy = xstrdup(extra), *save = NULL;
-        for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
-            if (*p) paths_add(&r, xstrdup(p));
-        free(copy);
-    }
+    paths_add_env(&r);
     paths_add(&w, xstrdup(workdir));
     for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) paths_add(&w, xstrdup(SYSTEM_WRITE[i]));
     *read_paths = r.v;
