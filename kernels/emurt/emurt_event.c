@@ -16,11 +16,13 @@
 static Backend *backend_of(const RtStream *s) { return g_rt.dev[s->dev].b; }
 
 /* ---- events ---------------------------------------------------------------------------------------- */
-static RtEvent *event_find(cudaEvent_t e) {
+RtEvent *rt_event_find(const void *e) {
     for (int i = 0; e && i < g_rt.n_events; i++)
-        if ((cudaEvent_t)g_rt.events[i] == e) return g_rt.events[i];
+        if ((const void *)g_rt.events[i] == e) return g_rt.events[i];
     return NULL;
 }
+
+static RtEvent *event_find(cudaEvent_t e) { return rt_event_find(e); }
 
 static cudaError_t event_new(cudaEvent_t *out, unsigned flags) {
     if (!out || flags > (cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess))
@@ -71,19 +73,16 @@ cudaError_t cudaEventDestroy(cudaEvent_t ev) {
                 g_rt.events[i] = g_rt.events[--g_rt.n_events];
                 break;
             }
+        free(e->cap_deps);
         free(e);
     }
     return rt_leave("cudaEventDestroy", rc, 0, "event %d", id);
 }
 
-static cudaError_t event_record(const char *fn, cudaEvent_t ev, cudaStream_t st, unsigned flags, bool ptsz) {
-    rt_enter_pure();
-    RtEvent *e = event_find(ev);
-    RtStream *s = rt_stream(st, ptsz);
-    cudaError_t rc = !e || !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
-    if (!rc && e->dev != s->dev) rc = cudaErrorInvalidResourceHandle;
-    if (!rc) rc = rt_sticky(s->dev, false);
-    if (!rc && s->capture) rt_capture_event_record(s, e);
+cudaError_t rt_event_record(RtEvent *e, RtStream *s, unsigned flags) {
+    if (e->dev != s->dev) return cudaErrorInvalidResourceHandle;
+    cudaError_t rc = rt_sticky(s->dev, false);
+    if (!rc && s->capture) rt_capture_event_record(s, e, flags);
     else if (!rc && rt_queue_needed(s)) rt_queue_event(s, e, false);
     else if (!rc) {
         e->capture = NULL;
@@ -91,8 +90,17 @@ static cudaError_t event_record(const char *fn, cudaEvent_t ev, cudaStream_t st,
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
         diag_free(&d);
     }
+    return rc;
+}
+
+static cudaError_t event_record(const char *fn, cudaEvent_t ev, cudaStream_t st, unsigned flags, bool ptsz) {
+    rt_enter_pure();
+    RtEvent *e = event_find(ev);
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !e || !s ? cudaErrorInvalidResourceHandle : flags & ~cudaEventRecordExternal ? cudaErrorInvalidValue
+                                                                                                : rt_event_record(e, s, flags);
     return rt_leave(fn, rc, s ? s->id : 0, "event %d, %s%s", e ? e->id : 0, s ? rt_stream_name(s) : "?",
-                    flags ? ", flags" : "");
+                    flags ? ", cudaEventRecordExternal" : "");
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return event_record("cudaEventRecord", e, s, 0, false); }
@@ -175,19 +183,26 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) 
                     a ? a->id : 0, z ? z->id : 0);
 }
 
-static cudaError_t wait_event(cudaStream_t st, cudaEvent_t ev, unsigned flags, bool ptsz) {
-    rt_enter();
-    RtStream *s = rt_stream(st, ptsz);
-    RtEvent *e = event_find(ev);
-    cudaError_t rc = !s || !e ? cudaErrorInvalidResourceHandle : cudaSuccess;
-    if (!rc && rt_capture_wait_event(s, e)) {
-    } else if (!rc && (e->pending || rt_queue_needed(s))) {
+cudaError_t rt_stream_wait_event(RtStream *s, RtEvent *e, unsigned flags) {
+    bool captured = false;
+    cudaError_t rc = rt_capture_wait_event(s, e, flags, &captured);
+    if (rc || captured) return rc;
+    if (e->pending || rt_queue_needed(s)) {
         rt_queue_event(s, e, true);
-    } else if (!rc && s->dev == e->dev) {
+    } else if (s->dev == e->dev) {
         Diag *d = emu_stream_wait_event(backend_of(s), s->id, e->id);
         if (d) rc = rt_error_from_diag(d, cudaErrorInvalidResourceHandle);
         diag_free(&d);
     }
+    return rc;
+}
+
+static cudaError_t wait_event(cudaStream_t st, cudaEvent_t ev, unsigned flags, bool ptsz) {
+    rt_enter();
+    RtStream *s = rt_stream(st, ptsz);
+    RtEvent *e = event_find(ev);
+    cudaError_t rc = !s || !e ? cudaErrorInvalidResourceHandle : flags & ~cudaEventWaitExternal ? cudaErrorInvalidValue
+                                                                                               : rt_stream_wait_event(s, e, flags);
     return rt_leave("cudaStreamWaitEvent", rc, s ? s->id : 0, "%s, event %d, %u", s ? rt_stream_name(s) : "?",
                     e ? e->id : 0, flags);
 }

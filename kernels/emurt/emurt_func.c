@@ -46,7 +46,10 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
         attr->numRegs = func_registers(f, &local);
         attr->sharedSizeBytes = ki.shared_static;
         attr->localSizeBytes = local >= 0 ? (size_t)local : ki.local_size;
+        /* as CUDA: also what the kernel's registers leave room for */
         attr->maxThreadsPerBlock = ki.maxntid ? ki.maxntid : 1024;
+        if (rt_max_threads_for_registers(attr->numRegs) < attr->maxThreadsPerBlock)
+            attr->maxThreadsPerBlock = rt_max_threads_for_registers(attr->numRegs);
         attr->ptxVersion = 80;
         attr->binaryVersion = 90;
         attr->maxDynamicSharedSizeBytes = f->max_dyn_shared ? f->max_dyn_shared : (int)(48 * 1024 - ki.shared_static);
@@ -63,8 +66,9 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, 
     if (!rc && attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
         if (value < 0 || (size_t)value + ki.shared_static > 227 * 1024) rc = cudaErrorInvalidValue;
         else f->max_dyn_shared = value;
-    } else if (!rc && attr != cudaFuncAttributePreferredSharedMemoryCarveout && attr != cudaFuncAttributeRequiredClusterWidth &&
-               attr != cudaFuncAttributeNonPortableClusterSizeAllowed)
+    } else if (!rc && attr == cudaFuncAttributeNonPortableClusterSizeAllowed) {
+        f->nonportable_cluster = value != 0;
+    } else if (!rc && attr != cudaFuncAttributePreferredSharedMemoryCarveout && attr != cudaFuncAttributeRequiredClusterWidth)
         rc = cudaErrorInvalidValue;
     return rt_leave("cudaFuncSetAttribute", rc, 0, "%s, %d, %d", rc == cudaErrorInvalidDeviceFunction ? "?" : f->pretty,
                     (int)attr, value);
@@ -106,22 +110,27 @@ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
     return rt_leave("cudaDeviceGetLimit", rc, 0, "&value, %d", (int)limit);
 }
 
+cudaError_t rt_blocks_per_sm(RtFunc *f, int block_size, size_t shared, int *out) {
+    EmuKernelInfo ki;
+    cudaError_t rc = func_info(f->host, &f, &ki);
+    if (rc) return rc;
+    int local;
+    int regs = func_registers(f, &local);
+    OccupancyInput in = {block_size, regs > 0 ? regs : 32, ki.shared_static, shared};
+    Occupancy occ;
+    Diag *d = occupancy_compute(profile_find("sm_90"), &in, &occ);
+    if (d) rc = cudaErrorInvalidValue;
+    else *out = occ.blocks_per_sm;
+    diag_free(&d);
+    return rc;
+}
+
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, const void *func, int block_size,
                                                                    size_t dyn_smem, unsigned int flags) {
     rt_enter();
-    RtFunc *f;
-    EmuKernelInfo ki;
-    cudaError_t rc = blocks ? func_info(func, &f, &ki) : cudaErrorInvalidValue;
-    if (!rc) {
-        int local;
-        int regs = func_registers(f, &local);
-        OccupancyInput in = {block_size, regs > 0 ? regs : 32, ki.shared_static, dyn_smem};
-        Occupancy occ;
-        Diag *d = occupancy_compute(profile_find("sm_90"), &in, &occ);
-        if (d) rc = cudaErrorInvalidValue;
-        else *blocks = occ.blocks_per_sm;
-        diag_free(&d);
-    }
+    RtFunc *f = rt_func_find(func);
+    cudaError_t rc = !blocks ? cudaErrorInvalidValue : !f ? cudaErrorInvalidDeviceFunction
+                                                          : rt_blocks_per_sm(f, block_size, dyn_smem, blocks);
     return rt_leave("cudaOccupancyMaxActiveBlocksPerMultiprocessor", rc, 0, "&blocks = %d, %s, %d, %zu, %u",
                     blocks && !rc ? *blocks : 0, rc ? "?" : f->pretty, block_size, dyn_smem, flags);
 }

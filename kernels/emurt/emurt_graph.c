@@ -1,8 +1,9 @@
 /* kernels/emurt/emurt_graph.c: CUDA graphs, the simple way — a graph is
  * the list of its operations (kernel with its parameter buffer as it was
- * when added, 1D or 3D copy, memset, host function, empty node) and their
+ * when added, 1D or 3D copy, memset, host function, empty node, a child
+ * graph of its own, event record and wait) and their
  * dependencies, built by hand (cudaGraphCreate, cudaGraphAdd*Node,
- * cudaGraphAddDependencies, cudaGraphClone) or by stream capture
+ * cudaGraphAddDependencies, cudaGraphClone, cudaGraphDestroyNode) or by stream capture
  * (emurt_capture.c); a launch of the instantiated graph replays them one at
  * a time on the launch's stream, in an order that honours every dependency
  * (the order they were added where it does). On the modeled timeline a
@@ -68,21 +69,33 @@ RtNode *rt_node_find(const void *p) {
     return NULL;
 }
 
+static void graph_free(RtGraph *g);
+
+/* Frees what an operation owns: its parameters, dependencies, child graph
+ * (the program's handle to it, from cudaGraphChildGraphNodeGetGraph, too). */
+static void op_fini(GraphOp *op) {
+    free(op->params);
+    free(op->deps);
+    if (op->child && rt_graph_find(op->child)) rt_graph_drop(op->child);
+    else if (op->child) graph_free(op->child);
+    op->params = NULL;
+    op->deps = NULL;
+    op->child = NULL;
+}
+
 static void graph_free(RtGraph *g) {
     for (int i = 0; i < g_n_nodes; i++)
         if (g_nodes[i]->g == g) {
             free(g_nodes[i]);
             g_nodes[i--] = g_nodes[--g_n_nodes];
         }
-    for (int i = 0; i < g->n; i++) {
-        free(g->ops[i].params);
-        free(g->ops[i].deps);
-    }
+    for (int i = 0; i < g->n; i++) op_fini(&g->ops[i]);
     free(g->ops);
     g->magic = 0;
     free(g);
 }
 
+/* A deep copy of src the program cannot see (no handles; child graphs copied too). */
 static RtGraph *graph_copy(const RtGraph *src) {
     RtGraph *g = xcalloc(1, sizeof *g);
     g->magic = GRAPH_MAGIC;
@@ -99,8 +112,30 @@ static RtGraph *graph_copy(const RtGraph *src) {
             g->ops[i].deps = xmalloc(sizeof *g->ops[i].deps * (size_t)src->ops[i].ndeps);
             memcpy(g->ops[i].deps, src->ops[i].deps, sizeof *g->ops[i].deps * (size_t)src->ops[i].ndeps);
         }
+        if (src->ops[i].child) g->ops[i].child = graph_copy(src->ops[i].child);
     }
     return g;
+}
+
+/* A copy of src the program holds (cudaGraphClone, a child graph node's
+ * graph): registered, with node handles, its child graphs such copies too. */
+static RtGraph *graph_clone(const RtGraph *src) {
+    RtGraph *c = rt_graph_new();
+    RtGraph *copy = graph_copy(src);
+    for (int i = 0; i < copy->n; i++) {
+        GraphOp *op = rt_graph_add(c, copy->ops[i].kind);
+        RtNode *nd = op->node;
+        *op = copy->ops[i];
+        op->node = nd;
+        if (op->child) {
+            graph_free(op->child);
+            op->child = graph_clone(src->ops[i].child);
+        }
+    }
+    free(copy->ops);
+    free(copy);
+    c->cloned_from = src;
+    return c;
 }
 
 void rt_graph_drop(RtGraph *g) {
@@ -264,24 +299,108 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t graph, con
                     p ? p->extent.height : 0, p ? p->extent.depth : 0, p ? rt_kind_name(p->kind) : "?");
 }
 
+/* A child graph node: the node runs a copy of `child` made now (later edits
+ * of `child` do not reach it), as one node, with the child's own edges. */
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                       size_t ndeps, cudaGraph_t child) {
+    rt_enter();
+    RtGraph *c = rt_graph_find(child);
+    cudaError_t rc = !c || c == (RtGraph *)graph ? cudaErrorInvalidValue : cudaSuccess;
+    GraphOp *op = rc ? NULL : add_node(node, graph, deps, ndeps, OP_CHILD, &rc);
+    if (op) op->child = graph_clone(c);
+    return rt_leave("cudaGraphAddChildGraphNode", rc, 0, "&node, graph, deps, %zu, child (%d operations)", ndeps,
+                    c ? c->n : 0);
+}
+
+cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *out) {
+    rt_enter_pure();
+    RtNode *nd = rt_node_find(node);
+    GraphOp *op = nd ? &nd->g->ops[nd->index] : NULL;
+    cudaError_t rc = !op || !out || op->kind != OP_CHILD ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc) *out = (cudaGraph_t)op->child;
+    return rt_leave("cudaGraphChildGraphNodeGetGraph", rc, 0, "node, &graph");
+}
+
+static cudaError_t add_event_node(const char *fn, cudaGraphNode_t *node, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, size_t ndeps, cudaEvent_t event, OpKind kind) {
+    rt_enter();
+    cudaError_t rc = rt_event_find(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    GraphOp *op = rc ? NULL : add_node(node, graph, deps, ndeps, kind, &rc);
+    if (op) op->event = event;
+    return rt_leave(fn, rc, 0, "&node, graph, deps, %zu, event %d", ndeps,
+                    rt_event_find(event) ? rt_event_find(event)->id : 0);
+}
+
+cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                        size_t ndeps, cudaEvent_t event) {
+    return add_event_node("cudaGraphAddEventRecordNode", node, graph, deps, ndeps, event, OP_EVENT_RECORD);
+}
+
+cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *node, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                      size_t ndeps, cudaEvent_t event) {
+    return add_event_node("cudaGraphAddEventWaitNode", node, graph, deps, ndeps, event, OP_EVENT_WAIT);
+}
+
+static cudaError_t event_node(const char *fn, cudaGraphNode_t node, OpKind kind, cudaEvent_t *get, cudaEvent_t set) {
+    rt_enter_pure();
+    RtNode *nd = rt_node_find(node);
+    GraphOp *op = nd && nd->g->ops[nd->index].kind == kind ? &nd->g->ops[nd->index] : NULL;
+    cudaError_t rc = !op || (!get && !set) ? cudaErrorInvalidValue : cudaSuccess;
+    if (!rc && set && !rt_event_find(set)) rc = cudaErrorInvalidResourceHandle;
+    if (!rc && get) *get = op->event;
+    if (!rc && set) op->event = set;
+    return rt_leave(fn, rc, 0, "node, %s", get ? "&event" : "event");
+}
+
+cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *out) {
+    return event_node("cudaGraphEventRecordNodeGetEvent", node, OP_EVENT_RECORD, out, NULL);
+}
+cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+    return event_node("cudaGraphEventRecordNodeSetEvent", node, OP_EVENT_RECORD, NULL, event);
+}
+cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *out) {
+    return event_node("cudaGraphEventWaitNodeGetEvent", node, OP_EVENT_WAIT, out, NULL);
+}
+cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event) {
+    return event_node("cudaGraphEventWaitNodeSetEvent", node, OP_EVENT_WAIT, NULL, event);
+}
+
+/* Removes the node and every edge to or from it; the graph's other node
+ * handles stay valid. */
+cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
+    rt_enter();
+    RtNode *nd = rt_node_find(node);
+    cudaError_t rc = nd ? cudaSuccess : cudaErrorInvalidValue;
+    if (!rc) {
+        RtGraph *g = nd->g;
+        int k = nd->index;
+        op_fini(&g->ops[k]);
+        memmove(&g->ops[k], &g->ops[k + 1], sizeof *g->ops * (size_t)(g->n - k - 1));
+        g->n--;
+        for (int i = 0; i < g->n; i++) {
+            GraphOp *op = &g->ops[i];
+            int m = 0;
+            for (int d = 0; d < op->ndeps; d++)
+                if (op->deps[d] != k) op->deps[m++] = op->deps[d] > k ? op->deps[d] - 1 : op->deps[d];
+            op->ndeps = m;
+        }
+        for (int i = 0; i < g_n_nodes; i++) {
+            if (g_nodes[i]->g != g) continue;
+            if (g_nodes[i]->index > k) g_nodes[i]->index--;
+            else if (g_nodes[i] == nd) {
+                free(nd);
+                g_nodes[i--] = g_nodes[--g_n_nodes];
+            }
+        }
+    }
+    return rt_leave("cudaGraphDestroyNode", rc, 0, "node");
+}
+
 cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t graph) {
     rt_enter();
     RtGraph *g = rt_graph_find(graph);
     cudaError_t rc = !g || !out ? cudaErrorInvalidValue : cudaSuccess;
-    if (!rc) {
-        RtGraph *c = rt_graph_new();
-        RtGraph *copy = graph_copy(g);
-        for (int i = 0; i < copy->n; i++) {
-            GraphOp *op = rt_graph_add(c, copy->ops[i].kind);
-            RtNode *nd = op->node;
-            *op = copy->ops[i];
-            op->node = nd;
-        }
-        free(copy->ops);
-        free(copy);
-        c->cloned_from = g;
-        *out = (cudaGraph_t)c;
-    }
+    if (!rc) *out = (cudaGraph_t)graph_clone(g);
     return rt_leave("cudaGraphClone", rc, 0, "&clone, graph (%d operations)", g ? g->n : 0);
 }
 
@@ -516,13 +635,25 @@ static int *graph_order(const RtGraph *g) {
     return order;
 }
 
+/* Whether every child graph of g (at any depth) has an order. */
+static bool children_acyclic(const RtGraph *g) {
+    for (int i = 0; i < g->n; i++) {
+        if (!g->ops[i].child) continue;
+        int *o = graph_order(g->ops[i].child);
+        bool ok = o && children_acyclic(g->ops[i].child);
+        free(o);
+        if (!ok) return false;
+    }
+    return true;
+}
+
 /* ---- instantiate and launch --------------------------------------------------------------------------------- */
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *out, cudaGraph_t graph, unsigned long long flags) {
     rt_enter();
     RtGraph *g = rt_graph_find(graph);
     cudaError_t rc = !out || !g ? cudaErrorInvalidValue : cudaSuccess;
     int *order = rc ? NULL : graph_order(g);
-    if (!rc && !order) rc = cudaErrorInvalidValue; /* a cycle */
+    if (!rc && (!order || !children_acyclic(g))) rc = cudaErrorInvalidValue; /* a cycle */
     if (!rc) {
         RtGraphExec *x = xcalloc(1, sizeof *x);
         x->magic = EXEC_MAGIC;
@@ -573,16 +704,11 @@ static cudaError_t memset_row(void *row, int value, size_t es, size_t width, RtS
     return cudaSuccess;
 }
 
-static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz) {
-    rt_enter();
-    RtGraphExec *x = exec_find(exec);
-    RtStream *s = rt_stream(st, ptsz);
-    cudaError_t rc = !x ? cudaErrorInvalidValue : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
-    if (!rc) rc = rt_sticky(s->dev, false);
-    Backend *model = !rc && !s->capture ? g_rt.dev[s->dev].b : NULL;
-    if (model) emu_model_graph_begin(model);
-    for (int i = 0; !rc && i < x->g->n; i++) {
-        GraphOp *op = &x->g->ops[x->order[i]];
+/* Replays g's operations on s in `order`; a child graph node replays its graph in place. */
+static cudaError_t graph_run(const RtGraph *g, const int *order, RtStream *s) {
+    cudaError_t rc = cudaSuccess;
+    for (int i = 0; !rc && i < g->n; i++) {
+        const GraphOp *op = &g->ops[order[i]];
         switch (op->kind) {
         case OP_KERNEL: rc = rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s); break;
         case OP_COPY: rc = rt_memcpy(op->dst, op->src, op->n, op->copy_kind, s, false); break;
@@ -596,8 +722,34 @@ static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz
         case OP_HOST: rt_host_func(s, op->fn, NULL, NULL, op->data); break;
         case OP_COPY3D: rc = rt_memcpy3d(&op->p3d, s, false); break;
         case OP_EMPTY: break;
+        case OP_CHILD: {
+            int *o = graph_order(op->child);
+            rc = o ? graph_run(op->child, o, s) : cudaErrorInvalidValue;
+            free(o);
+            break;
+        }
+        case OP_EVENT_RECORD:
+        case OP_EVENT_WAIT: {
+            RtEvent *e = rt_event_find(op->event);
+            if (!e) rc = cudaErrorInvalidResourceHandle;
+            else if (op->kind == OP_EVENT_RECORD) rc = rt_event_record(e, s, s->capture ? cudaEventRecordExternal : 0);
+            else rc = rt_stream_wait_event(s, e, s->capture ? cudaEventWaitExternal : 0);
+            break;
+        }
         }
     }
+    return rc;
+}
+
+static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz) {
+    rt_enter();
+    RtGraphExec *x = exec_find(exec);
+    RtStream *s = rt_stream(st, ptsz);
+    cudaError_t rc = !x ? cudaErrorInvalidValue : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    if (!rc) rc = rt_sticky(s->dev, false);
+    Backend *model = !rc && !s->capture ? g_rt.dev[s->dev].b : NULL;
+    if (model) emu_model_graph_begin(model);
+    if (!rc) rc = graph_run(x->g, x->order, s);
     if (model) emu_model_graph_end(model);
     return rt_leave("cudaGraphLaunch", rc, s ? s->id : 0, "exec (%d operations), %s", x ? x->g->n : 0,
                     s ? rt_stream_name(s) : "?");
@@ -651,18 +803,61 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t exec, cudaGraphNode
     return rt_leave("cudaGraphExecKernelNodeSetParams", rc, 0, "exec, node, %s", f ? f->pretty : "?");
 }
 
+/* The instance's copy of the node when it is of `kind`, else NULL. */
+static GraphOp *exec_op(RtGraphExec *x, cudaGraphNode_t node, OpKind kind) {
+    RtNode *nd = rt_node_find(node);
+    return x && nd && nd->index < x->g->n && x->g->ops[nd->index].kind == kind ? &x->g->ops[nd->index] : NULL;
+}
+
+static cudaError_t exec_event_set(const char *fn, cudaGraphExec_t exec, cudaGraphNode_t node, cudaEvent_t event,
+                                  OpKind kind) {
+    rt_enter_pure();
+    GraphOp *op = exec_op(exec_find(exec), node, kind);
+    cudaError_t rc = !op ? cudaErrorInvalidValue : !rt_event_find(event) ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    if (!rc) op->event = event;
+    return rt_leave(fn, rc, 0, "exec, node, event");
+}
+
+cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t exec, cudaGraphNode_t node, cudaEvent_t event) {
+    return exec_event_set("cudaGraphExecEventRecordNodeSetEvent", exec, node, event, OP_EVENT_RECORD);
+}
+
+cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t exec, cudaGraphNode_t node, cudaEvent_t event) {
+    return exec_event_set("cudaGraphExecEventWaitNodeSetEvent", exec, node, event, OP_EVENT_WAIT);
+}
+
+static enum cudaGraphExecUpdateResult update_check(const RtGraph *a0, const RtGraph *g, int *bad);
+
+/* The instance's child graph takes `child`'s parameters (the same shape, else cudaErrorInvalidValue). */
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraph_t child) {
+    rt_enter();
+    GraphOp *op = exec_op(exec_find(exec), node, OP_CHILD);
+    RtGraph *c = rt_graph_find(child);
+    int bad;
+    cudaError_t rc = !op || !c || update_check(op->child, c, &bad) != cudaGraphExecUpdateSuccess ? cudaErrorInvalidValue
+                                                                                                 : cudaSuccess;
+    if (!rc) {
+        graph_free(op->child);
+        op->child = graph_copy(c);
+    }
+    return rt_leave("cudaGraphExecChildGraphNodeSetParams", rc, 0, "exec, node, child (%d operations)", c ? c->n : 0);
+}
+
 /* Why `g` cannot update `x` (cudaGraphExecUpdateResult), or success: the
  * same operations, in the same order, of the same kinds. */
-static enum cudaGraphExecUpdateResult update_check(const RtGraphExec *x, const RtGraph *g, int *bad) {
+static enum cudaGraphExecUpdateResult update_check(const RtGraph *a0, const RtGraph *g, int *bad) {
     *bad = -1;
-    if (g->n != x->g->n) return cudaGraphExecUpdateErrorTopologyChanged;
+    if (g->n != a0->n) return cudaGraphExecUpdateErrorTopologyChanged;
     for (int i = 0; i < g->n; i++) {
-        const GraphOp *a = &x->g->ops[i], *b = &g->ops[i];
+        const GraphOp *a = &a0->ops[i], *b = &g->ops[i];
         *bad = i;
         if (a->kind != b->kind) return cudaGraphExecUpdateErrorNodeTypeChanged;
         if (a->kind == OP_COPY && a->copy_kind != b->copy_kind) return cudaGraphExecUpdateErrorParametersChanged;
         if (a->kind == OP_MEMSET && (a->width != b->width || a->height != b->height))
             return cudaGraphExecUpdateErrorParametersChanged;
+        int inner;
+        if (a->kind == OP_CHILD && update_check(a->child, b->child, &inner) != cudaGraphExecUpdateSuccess)
+            return cudaGraphExecUpdateErrorTopologyChanged;
     }
     *bad = -1;
     return cudaGraphExecUpdateSuccess;
@@ -676,7 +871,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGra
     int bad = -1;
     enum cudaGraphExecUpdateResult why = cudaGraphExecUpdateError;
     if (!rc) {
-        why = update_check(x, g, &bad);
+        why = update_check(x->g, g, &bad);
         if (why != cudaGraphExecUpdateSuccess) rc = cudaErrorGraphExecUpdateFailure;
     }
     if (!rc) {
@@ -684,8 +879,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph, cudaGra
         int *order = graph_order(g);
         RtGraph *fresh = graph_copy(g);
         for (int i = 0; i < g->n; i++) {
-            free(x->g->ops[i].params);
-            free(x->g->ops[i].deps);
+            op_fini(&x->g->ops[i]);
             x->g->ops[i] = fresh->ops[i];
         }
         if (order) {
@@ -711,7 +905,9 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *t
     if (!rc) {
         static const enum cudaGraphNodeType T[] = {cudaGraphNodeTypeKernel, cudaGraphNodeTypeMemcpy,
                                                    cudaGraphNodeTypeMemset, cudaGraphNodeTypeHost,
-                                                   cudaGraphNodeTypeEmpty,  cudaGraphNodeTypeMemcpy};
+                                                   cudaGraphNodeTypeEmpty,  cudaGraphNodeTypeMemcpy,
+                                                   cudaGraphNodeTypeGraph,  cudaGraphNodeTypeEventRecord,
+                                                   cudaGraphNodeTypeWaitEvent};
         *type = T[nd->g->ops[nd->index].kind];
     }
     return rt_leave("cudaGraphNodeGetType", rc, 0, "node");

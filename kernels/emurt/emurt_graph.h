@@ -10,7 +10,11 @@
 #define GRAPH_MAGIC 0x47524150u  /* "GRAP" */
 #define EXEC_MAGIC 0x47455845u   /* "GEXE" */
 
-typedef enum OpKind { OP_KERNEL, OP_COPY, OP_MEMSET, OP_HOST, OP_EMPTY, OP_COPY3D } OpKind;
+typedef enum OpKind {
+    OP_KERNEL, OP_COPY, OP_MEMSET, OP_HOST, OP_EMPTY, OP_COPY3D,
+    OP_CHILD,                       /* a child graph, run as one node (its own edges kept) */
+    OP_EVENT_RECORD, OP_EVENT_WAIT, /* cudaEventRecord / cudaStreamWaitEvent on the launch's stream */
+} OpKind;
 
 typedef struct GraphOp {
     OpKind kind;
@@ -27,6 +31,8 @@ typedef struct GraphOp {
     cudaHostFn_t fn;
     void *data;
     struct cudaMemcpy3DParms p3d;   /* OP_COPY3D (cudaGraphAddMemcpyNode) */
+    struct RtGraph *child;          /* OP_CHILD: the node's own copy of the graph */
+    cudaEvent_t event;              /* OP_EVENT_RECORD, OP_EVENT_WAIT (looked up when run) */
     struct RtNode *node;
     int ndeps;
     int *deps;                      /* the indices of the ndeps nodes it depends on */

@@ -78,6 +78,7 @@ typedef struct RtFunc {
     int n_params;
     bool params_tried;
     int max_dyn_shared;             /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    bool nonportable_cluster;       /* cudaFuncAttributeNonPortableClusterSizeAllowed */
     long launches;                  /* kernel records sent */
 } RtFunc;
 
@@ -131,6 +132,7 @@ typedef struct RtStream {
     bool capture_origin;            /* cudaStreamBeginCapture was called on it (not joined through an event) */
     pthread_t capture_thread;       /* the thread that began it */
     cudaError_t capture_error;      /* an illegal call during capture invalidates it */
+    int *cap_deps, n_cap_deps;      /* capturing: the nodes (indices in capture) its next node depends on */
     RtQOp *head, *tail;             /* work waiting (emurt_queue.c) */
     bool host_running;              /* a host function of this stream runs on its thread */
     bool per_thread;                /* a host thread's cudaStreamPerThread (in g_rt.streams too) */
@@ -145,6 +147,7 @@ typedef struct RtEvent {
     int id;
     unsigned flags;
     struct RtGraph *capture;        /* recorded in a capturing stream: waiting on it joins the capture */
+    int *cap_deps, n_cap_deps;      /* ... and depends on these nodes of it (the stream's when recorded) */
     int pending;                    /* records of it still queued */
 } RtEvent;
 
@@ -331,6 +334,13 @@ cudaError_t rt_launch(RtFunc *f, dim3 grid, dim3 block, void **args, size_t shar
 /* Runs a launch whose parameter buffer is built already (graphs replay these). */
 cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned char *params, size_t psize,
                              size_t shared, RtStream *s);
+/* Registers per thread of f from the fat binary's sm_90 cubin (-1: none;
+ * the emulator's own count is not ptxas's), and the most threads a block of
+ * a kernel using `regs` may have on sm_90 (1024 when regs <= 0). */
+int rt_kernel_registers(const RtFunc *f);
+int rt_max_threads_for_registers(int regs);
+/* Blocks of f (block_size threads, `shared` dynamic bytes) one SM holds at once (emurt_func.c). */
+cudaError_t rt_blocks_per_sm(RtFunc *f, int block_size, size_t shared, int *out);
 /* The device address of a registered variable on the current device. */
 cudaError_t rt_symbol_address(const void *symbol, uintptr_t *addr, size_t *size);
 
@@ -371,6 +381,12 @@ void rt_wait_stream(RtStream *s);
 void rt_wait_device(int dev);
 void rt_wait_event(RtEvent *e);
 
+/* ---- events (emurt_event.c) ------------------------------------------------------------------- */
+RtEvent *rt_event_find(const void *e);
+/* cudaEventRecord / cudaStreamWaitEvent without the call record (graph event nodes replay these). */
+cudaError_t rt_event_record(RtEvent *e, RtStream *s, unsigned flags);
+cudaError_t rt_stream_wait_event(RtStream *s, RtEvent *e, unsigned flags);
+
 /* ---- graphs (emurt_graph.c) -------------------------------------------------------------------- */
 struct RtGraph;
 /* While `s` captures: records the operation instead of running it. */
@@ -381,10 +397,13 @@ cudaError_t rt_capture_memset(RtStream *s, void *dst, int value, size_t n);
 cudaError_t rt_capture_host(RtStream *s, cudaHostFn_t fn, void *data);
 cudaError_t rt_capture_copy3d(RtStream *s, const struct cudaMemcpy3DParms *p);
 cudaError_t rt_capture_memset2d(RtStream *s, void *dst, size_t pitch, int value, size_t width, size_t height);
-/* An event recorded in a capturing stream; a stream that waits on it joins
- * the capture (true when it did: nothing to wait for). */
-void rt_capture_event_record(RtStream *s, RtEvent *e);
-bool rt_capture_wait_event(RtStream *s, RtEvent *e);
+/* An event recorded in a capturing stream takes the stream's dependencies
+ * (with cudaEventRecordExternal it is also an event record node); a stream
+ * that waits on it joins the capture, or adds them to its own. *captured:
+ * the wait was a capture's (nothing to wait for); an error when the wait
+ * crosses captures. */
+void rt_capture_event_record(RtStream *s, RtEvent *e, unsigned flags);
+cudaError_t rt_capture_wait_event(RtStream *s, RtEvent *e, unsigned flags, bool *captured);
 /* A call not allowed while capturing (a query, a synchronize) spoils the capture. */
 void rt_capture_invalidate(RtStream *s);
 /* A potentially unsafe call (cudaMalloc, a synchronous copy, a synchronize,

@@ -9,7 +9,10 @@
  * once, sends the findings and a "kernel" record, and keeps its printf
  * output for the next synchronisation point. A fault the emulator found
  * (out of bounds, misaligned, assert, trap) becomes the sticky error a GPU
- * would give, from the next synchronising call on. */
+ * would give, from the next synchronising call on. Before it runs, a
+ * launch is checked against the GPU's limits (shared memory and its opt-in,
+ * registers x threads from the sm_90 cubin); cudaLaunchKernelEx's
+ * attributes (cooperative, clusters, priority, events) are checked here too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +164,43 @@ static void kernel_record(RtFunc *f, dim3 grid, dim3 block, size_t shared, RtStr
     progwire_send("kernel", o);
 }
 
+int rt_kernel_registers(const RtFunc *f) {
+    const CubinKernel *k = f->mod->cubin_info ? cubin_info_find(f->mod->cubin_info, f->name) : NULL;
+    return k ? k->registers : -1;
+}
+
+/* sm_90's register file: 64K 32-bit registers per SM (and per block),
+ * given to warps in units of 256 (8 per thread). */
+#define SM90_REGS 65536
+#define SM90_REG_UNIT 8
+
+int rt_max_threads_for_registers(int regs) {
+    if (regs <= 0) return 1024;
+    int per_thread = (regs + SM90_REG_UNIT - 1) / SM90_REG_UNIT * SM90_REG_UNIT;
+    int warps = SM90_REGS / (per_thread * 32);
+    return warps * 32 > 1024 ? 1024 : warps * 32;
+}
+
+/* A block's registers (the cubin's count per thread, rounded up to the
+ * allocation unit, for each of its warps) must fit in the SM's register
+ * file; else CUDA refuses the launch with cudaErrorLaunchOutOfResources. */
+static cudaError_t registers_check(const RtFunc *f, dim3 block) {
+    int regs = rt_kernel_registers(f);
+    unsigned long long threads = (unsigned long long)block.x * block.y * block.z;
+    if (regs <= 0 || threads > 1024 || threads <= (unsigned long long)rt_max_threads_for_registers(regs))
+        return cudaSuccess;
+    int per_thread = (regs + SM90_REG_UNIT - 1) / SM90_REG_UNIT * SM90_REG_UNIT;
+    unsigned long long need = (threads + 31) / 32 * 32 * (unsigned long long)per_thread;
+    rt_findings(diag_new(DIAG_ERROR, "launch", NULL, 0, 0,
+                         "%s<<<..., (%u,%u,%u)>>> failed (cudaErrorLaunchOutOfResources, \"too many resources requested "
+                         "for launch\"): the kernel uses %d registers per thread (ptxas, sm_90), so %llu threads need "
+                         "%llu registers and an SM has %d. Launch at most %d threads per block, or cap the registers "
+                         "with __launch_bounds__(%d) or -maxrregcount.",
+                         f->pretty, block.x, block.y, block.z, regs, threads, need, SM90_REGS,
+                         rt_max_threads_for_registers(regs), (int)threads));
+    return cudaErrorLaunchOutOfResources;
+}
+
 /* A launch that waited in s's queue, when its turn comes (emurt_queue.c). */
 static void run_queued_launch(RtStream *s, RtQOp *op) {
     rt_launch_params(op->f, op->grid, op->block, op->params, op->psize, op->shared, s);
@@ -175,15 +215,31 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
     EmuKernelInfo ki;
     if (!emu_module_kernel_info(bm, f->pretty, &ki) && !emu_module_kernel_info(bm, f->name, &ki))
         return cudaErrorInvalidDeviceFunction;
-    /* more than 48 KiB of dynamic shared memory needs the opt-in, as on a GPU */
+    /* more than 48 KiB of dynamic shared memory needs the opt-in, as on a
+       GPU, and no opt-in goes past the device's 227 KiB a block */
     if (shared + ki.shared_static > 48 * 1024 && shared > (size_t)f->max_dyn_shared) {
-        rt_findings(diag_new(DIAG_ERROR, "launch", NULL, 0, 0,
-                             "%s<<<..., %zu>>> failed (cudaErrorInvalidValue): a block may use more than 48 KiB of "
-                             "shared memory only after cudaFuncSetAttribute(%s, "
-                             "cudaFuncAttributeMaxDynamicSharedMemorySize, %zu).",
-                             f->pretty, shared, f->pretty, shared));
+        if (shared + ki.shared_static > 227 * 1024)
+            rt_findings(diag_new(DIAG_ERROR, "launch", NULL, 0, 0,
+                                 "%s<<<..., %zu>>> failed (cudaErrorInvalidValue): a block has at most 227 KiB "
+                                 "(232448 bytes) of shared memory on sm_90 (sharedMemPerBlockOptin), and this one "
+                                 "asks for %zu bytes with its static shared memory.",
+                                 f->pretty, shared, shared + ki.shared_static));
+        else if (f->max_dyn_shared > 0)
+            rt_findings(diag_new(DIAG_ERROR, "launch", NULL, 0, 0,
+                                 "%s<<<..., %zu>>> failed (cudaErrorInvalidValue): cudaFuncSetAttribute(%s, "
+                                 "cudaFuncAttributeMaxDynamicSharedMemorySize) allowed %d bytes of dynamic shared "
+                                 "memory, fewer than the launch asks for.",
+                                 f->pretty, shared, f->pretty, f->max_dyn_shared));
+        else
+            rt_findings(diag_new(DIAG_ERROR, "launch", NULL, 0, 0,
+                                 "%s<<<..., %zu>>> failed (cudaErrorInvalidValue): a block may use more than 48 KiB "
+                                 "of shared memory only after cudaFuncSetAttribute(%s, "
+                                 "cudaFuncAttributeMaxDynamicSharedMemorySize, %zu).",
+                                 f->pretty, shared, f->pretty, shared));
         return cudaErrorInvalidValue;
     }
+    cudaError_t rrc = registers_check(f, block);
+    if (rrc) return rrc;
     if (rt_queue_needed(s)) {
         rt_queue_launch(s, f, grid, block, params, psize, shared, run_queued_launch);
         return cudaSuccess;
@@ -295,18 +351,66 @@ cudaError_t cudaGetKernel(cudaKernel_t *kernel, const void *entry) {
                     0, "&kernel, %s", f ? f->pretty : "?");
 }
 
-static cudaError_t launch_call(const char *fn, const void *func, dim3 grid, dim3 block, void **args, size_t shared,
-                               cudaStream_t stream, bool ptsz) {
-    rt_enter();
-    RtFunc *f = rt_func_find(func);
-    RtStream *s = rt_stream(stream, ptsz);
+/* A launch through the API once the call has begun (rt_enter). */
+static cudaError_t launch_body(RtFunc *f, RtStream *s, dim3 grid, dim3 block, void **args, size_t shared) {
     cudaError_t rc = !f ? cudaErrorInvalidDeviceFunction : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     if (!rc) rc = rt_sticky(s->dev, false);
     /* the legacy stream may not be made to wait for a capturing blocking stream */
     if (!rc && !s->id) rc = rt_capture_legacy_use(s->dev);
     if (!rc) rc = rt_launch(f, grid, block, args, shared, s);
+    return rc;
+}
+
+static cudaError_t launch_call(const char *fn, const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                               cudaStream_t stream, bool ptsz) {
+    rt_enter();
+    RtFunc *f = rt_func_find(func);
+    RtStream *s = rt_stream(stream, ptsz);
+    cudaError_t rc = launch_body(f, s, grid, block, args, shared);
     return rt_leave(fn, rc, s ? s->id : 0, "%s<<<(%u,%u,%u), (%u,%u,%u), %zu, %s>>>", f ? f->pretty : "?", grid.x,
                     grid.y, grid.z, block.x, block.y, block.z, shared, s ? rt_stream_name(s) : "?");
+}
+
+/* A cooperative launch runs like any other (a kernel that calls
+ * grid.sync() is refused when its module loads: the emulator does not run
+ * it), once its blocks fit on the device at once, as CUDA requires. */
+static cudaError_t cooperative_check(RtFunc *f, dim3 grid, dim3 block, size_t shared) {
+    int per_sm = 0;
+    cudaError_t rc = rt_blocks_per_sm(f, (int)(block.x * block.y * block.z), shared, &per_sm);
+    if (rc) return rc;
+    struct cudaDeviceProp p;
+    rt_device_props(rt_current_device(), &p);
+    unsigned long long blocks = (unsigned long long)grid.x * grid.y * grid.z;
+    if (blocks <= (unsigned long long)per_sm * (unsigned long long)p.multiProcessorCount) return cudaSuccess;
+    rt_findings(diag_new(DIAG_ERROR, "launch", NULL, 0, 0,
+                         "cooperative launch of %s failed (cudaErrorCooperativeLaunchTooLarge): %llu blocks, but only "
+                         "%d per SM x %d SMs can be resident at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor).",
+                         f->pretty, blocks, per_sm, p.multiProcessorCount));
+    return cudaErrorCooperativeLaunchTooLarge;
+}
+
+static cudaError_t cooperative_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                      cudaStream_t stream, bool ptsz) {
+    rt_enter();
+    RtFunc *f = rt_func_find(func);
+    RtStream *s = rt_stream(stream, ptsz);
+    cudaError_t rc = f && s ? cooperative_check(f, grid, block, shared) : cudaSuccess;
+    if (!rc) rc = launch_body(f, s, grid, block, args, shared);
+    return rt_leave("cudaLaunchCooperativeKernel", rc, s ? s->id : 0, "%s<<<(%u,%u,%u), (%u,%u,%u), %zu, %s>>>",
+                    f ? f->pretty : "?", grid.x, grid.y, grid.z, block.x, block.y, block.z, shared,
+                    s ? rt_stream_name(s) : "?");
+}
+
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                        cudaStream_t stream) {
+    return cooperative_launch(func, grid, block, args, shared, stream, false);
+}
+
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                             cudaStream_t stream);
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
+                                             cudaStream_t stream) {
+    return cooperative_launch(func, grid, block, args, shared, stream, true);
 }
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shared,
@@ -334,18 +438,78 @@ cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void 
     return launch_call("cudaLaunchKernel", func, grid, block, args, shared, stream, true);
 }
 
+/* Thread-block clusters (sm_90): the dimensions must divide the grid and
+ * hold at most 8 blocks (16 after cudaFuncAttributeNonPortableClusterSizeAllowed),
+ * else cudaErrorInvalidClusterSize. The emulator runs no clusters: a
+ * cluster of more than one block is refused with cudaErrorNotSupported and
+ * a line on stderr; a 1x1x1 cluster is an ordinary launch. */
+static cudaError_t cluster_check(const RtFunc *f, dim3 grid, unsigned cx, unsigned cy, unsigned cz) {
+    if (!cx || !cy || !cz || grid.x % cx || grid.y % cy || grid.z % cz) return cudaErrorInvalidClusterSize;
+    unsigned long long n = (unsigned long long)cx * cy * cz;
+    if (n > (f->nonportable_cluster ? 16u : 8u)) return cudaErrorInvalidClusterSize;
+    if (n == 1) return cudaSuccess;
+    fflush(stdout);
+    fprintf(stderr, "cudojo's emulator runtime does not implement thread-block clusters (%s launched with "
+                    "cudaLaunchAttributeClusterDimension %ux%ux%u): run it on a GPU\n", f->pretty, cx, cy, cz);
+    json_t *o = json_object();
+    json_object_set_new(o, "fn", json_string("thread-block clusters (cudaLaunchAttributeClusterDimension)"));
+    progwire_send("unimplemented", o);
+    return cudaErrorNotSupported;
+}
+
+/* cudaLaunchKernelEx: the attributes a launch may carry. Cooperative and
+ * cluster launches are checked as above; the completion and programmatic
+ * events are recorded after the kernel (it has finished: the earliest a GPU
+ * may fire them is no later); priority, scheduling and memory-sync hints
+ * are accepted and change nothing here. */
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args) {
-    if (!config) {
-        rt_enter();
-        return rt_leave("cudaLaunchKernelExC", cudaErrorInvalidValue, 0, "NULL config");
-    }
-    for (unsigned i = 0; i < config->numAttrs; i++)
-        if (config->attrs && config->attrs[i].id == cudaLaunchAttributeCooperative && config->attrs[i].val.cooperative) {
-            rt_enter();
-            fflush(stdout);
-            fprintf(stderr, "cudojo's emulator runtime does not implement cooperative launches (grid.sync())\n");
-            return rt_leave("cudaLaunchKernelExC", cudaErrorNotSupported, 0, "cooperative launch");
+    rt_enter();
+    RtFunc *f = rt_func_find(func);
+    RtStream *s = config ? rt_stream(config->stream, false) : NULL;
+    cudaError_t rc = !config || (config->numAttrs && !config->attrs) ? cudaErrorInvalidValue
+                     : !f ? cudaErrorInvalidDeviceFunction : !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
+    bool coop = false;
+    cudaEvent_t events[2] = {NULL, NULL};
+    const char *what = "";
+    for (unsigned i = 0; !rc && i < config->numAttrs; i++) {
+        const cudaLaunchAttribute *a = &config->attrs[i];
+        switch (a->id) {
+        case cudaLaunchAttributeIgnore:
+        case cudaLaunchAttributeAccessPolicyWindow:
+        case cudaLaunchAttributeSynchronizationPolicy:
+        case cudaLaunchAttributeClusterSchedulingPolicyPreference:
+        case cudaLaunchAttributeProgrammaticStreamSerialization:
+        case cudaLaunchAttributePriority:
+        case cudaLaunchAttributeMemSyncDomainMap:
+        case cudaLaunchAttributeMemSyncDomain:
+        case cudaLaunchAttributePreferredClusterDimension:
+        case cudaLaunchAttributePreferredSharedMemoryCarveout:
+        case cudaLaunchAttributeNvlinkUtilCentricScheduling: break;
+        case cudaLaunchAttributeCooperative:
+            coop = a->val.cooperative != 0;
+            if (coop) what = ", cooperative";
+            break;
+        case cudaLaunchAttributeClusterDimension:
+            rc = cluster_check(f, config->gridDim, a->val.clusterDim.x, a->val.clusterDim.y, a->val.clusterDim.z);
+            what = ", cluster";
+            break;
+        case cudaLaunchAttributeProgrammaticEvent:
+            events[0] = a->val.programmaticEvent.event;
+            if (!rt_event_find(events[0])) rc = cudaErrorInvalidResourceHandle;
+            break;
+        case cudaLaunchAttributeLaunchCompletionEvent:
+            events[1] = a->val.launchCompletionEvent.event;
+            if (!rt_event_find(events[1])) rc = cudaErrorInvalidResourceHandle;
+            break;
+        default: rc = cudaErrorInvalidValue; break; /* a graph node's attribute, or unknown */
         }
-    return launch_call("cudaLaunchKernelExC", func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
-                       config->stream, false);
+    }
+    if (!rc && coop) rc = cooperative_check(f, config->gridDim, config->blockDim, config->dynamicSmemBytes);
+    if (!rc) rc = launch_body(f, s, config->gridDim, config->blockDim, args, config->dynamicSmemBytes);
+    for (int i = 0; !rc && i < 2; i++)
+        if (events[i]) rc = rt_event_record(rt_event_find(events[i]), s, 0);
+    dim3 g = config ? config->gridDim : (dim3){0, 0, 0}, b = config ? config->blockDim : (dim3){0, 0, 0};
+    return rt_leave("cudaLaunchKernelExC", rc, s ? s->id : 0, "%s<<<(%u,%u,%u), (%u,%u,%u), %zu, %s>>>%s",
+                    f ? f->pretty : "?", g.x, g.y, g.z, b.x, b.y, b.z, config ? config->dynamicSmemBytes : 0,
+                    s ? rt_stream_name(s) : "?", what);
 }

@@ -105,6 +105,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t st) {
                 break;
             }
         s->magic = 0;
+        free(s->cap_deps);
         free(s);
     }
     return rt_leave("cudaStreamDestroy", rc, id, "stream %d", id);
