@@ -371,6 +371,9 @@ cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node) {
     rt_enter();
     RtNode *nd = rt_node_find(node);
     cudaError_t rc = nd ? cudaSuccess : cudaErrorInvalidValue;
+    /* not in a graph a capture is still building (its streams point at nodes by index) */
+    for (int i = 0; !rc && i < g_rt.n_streams; i++)
+        if (g_rt.streams[i]->capture == nd->g) rc = cudaErrorIllegalState;
     if (!rc) {
         RtGraph *g = nd->g;
         int k = nd->index;
