@@ -128,8 +128,9 @@ static bool path_within(const char *path, const char *dir) {
     return ok;
 }
 
-/* Copies a regular file of the student's folder (not a link, inside it) to
- * `dst`; false (with a problem naming `shown`) otherwise. */
+/* Copies a regular file of the student's folder (not a link, inside it),
+ * `shown` beneath it, to `dst`; false (with a problem naming `shown`)
+ * otherwise. */
 static bool copy_student_file(GradeStudent *s, const char *src, const char *dst, const char *shown) {
     struct stat st;
     if (lstat(src, &st) != 0) return false;
@@ -141,10 +142,16 @@ static bool copy_student_file(GradeStudent *s, const char *src, const char *dst,
     else if (st.st_size > GRADE_PROGRESS_DB_MAX)
         add_problem(s->problems, "%s is %lld bytes, over the %lld allowed: not read", shown, (long long)st.st_size,
                     (long long)GRADE_PROGRESS_DB_MAX);
-    else if ((d = fs_copy_file(src, dst)))
+    else {
+        /* read through no link, in case one was swapped in since the checks above */
+        char *data = NULL;
+        size_t len = 0;
+        d = fs_read_file_beneath(s->dir, shown, (size_t)GRADE_PROGRESS_DB_MAX, &data, &len);
+        if (!d) d = fs_write_file_atomic(dst, data, len);
+        free(data);
+        if (!d) return true;
         add_problem(s->problems, "%s: %s: not read", shown, d->message);
-    else
-        return true;
+    }
     diag_free(&d);
     return false;
 }
@@ -225,7 +232,8 @@ static void read_files(Grade *g, GradeStudent *s) {
         } else {
             char *text = NULL;
             size_t len = 0;
-            Diag *d = fs_read_file_max(p, GRADE_SOURCE_MAX, &text, &len);
+            /* through no link: the checks above are not the read (a folder swapped meanwhile) */
+            Diag *d = fs_read_file_beneath(s->dir, shown, GRADE_SOURCE_MAX, &text, &len);
             if (d) {
                 add_problem(s->problems, "%s: %s: graded as missing", shown, d->message);
                 diag_free(&d);

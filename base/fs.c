@@ -39,11 +39,9 @@ static Diag *too_big(const char *path, size_t max) {
     return diag_error("io", "%s is larger than %s, the most cudojo reads from one file", path, lim);
 }
 
-Diag *fs_read_file_max(const char *path, size_t max, char **out, size_t *len) {
-    *out = NULL;
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return diag_error("io", "cannot read %s: %s", path, strerror(errno));
+/* Reads the open file fd (shown as `path`) whole, then closes it: a regular
+ * file of at most max bytes, else an error saying what it is. */
+static Diag *read_fd_max(int fd, const char *path, size_t max, char **out, size_t *len) {
     struct stat st;
     if (fstat(fd, &st) != 0) {
         Diag *d = diag_error("io", "cannot read %s: %s", path, strerror(errno));
@@ -84,6 +82,39 @@ Diag *fs_read_file_max(const char *path, size_t max, char **out, size_t *len) {
     *out = strbuf_steal(&sb);
     strbuf_fini(&sb);
     return NULL;
+}
+
+Diag *fs_read_file_max(const char *path, size_t max, char **out, size_t *len) {
+    *out = NULL;
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return diag_error("io", "cannot read %s: %s", path, strerror(errno));
+    return read_fd_max(fd, path, max, out, len);
+}
+
+Diag *fs_read_file_beneath(const char *dir, const char *rel, size_t max, char **out, size_t *len) {
+    *out = NULL;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return diag_error("io", "cannot read %s: %s", dir, strerror(errno));
+    char *copy = xstrdup(rel), *save = NULL;
+    char *part = strtok_r(copy, "/", &save);
+    while (part && fd >= 0) {
+        char *next = strtok_r(NULL, "/", &save);
+        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (next ? O_DIRECTORY : O_NONBLOCK | O_NOCTTY);
+        bool up = !strcmp(part, "..");
+        int nfd = up ? -1 : openat(fd, part, flags), e = up ? EACCES : nfd < 0 ? errno : 0;
+        close(fd);
+        fd = nfd;
+        if (fd < 0) {
+            Diag *d = diag_error("io", "cannot read %s in %s: %s", rel, dir,
+                                 e == ELOOP || e == ENOTDIR ? N_("a link or not a folder on the way") : strerror(e));
+            free(copy);
+            return d;
+        }
+        part = next;
+    }
+    free(copy);
+    return read_fd_max(fd, rel, max, out, len);
 }
 
 Diag *fs_read_file(const char *path, char **out, size_t *len) { return fs_read_file_max(path, FS_READ_MAX, out, len); }

@@ -19,6 +19,10 @@
 Diag *fs_read_file(const char *path, char **out, size_t *len);
 /* fs_read_file with its own limit in bytes. */
 Diag *fs_read_file_max(const char *path, size_t max, char **out, size_t *len);
+/* fs_read_file_max of `rel` (names joined by '/') beneath the folder `dir`,
+ * following no link on the way, not even the last name, and no "..": a
+ * file or folder swapped for a link after a caller's checks is not read. */
+Diag *fs_read_file_beneath(const char *dir, const char *rel, size_t max, char **out, size_t *len);
 /* Writes via a temporary file (created exclusively, beside it) + fsync +
  * rename, so a crash leaves old or new, never half. Replaces only a regular
  * file: when path is a symlink, a directory, a FIFO, a device or a socket it

@@ -99,6 +99,56 @@ static void read_file__follows_a_symlink_to_a_regular_file(void **state) {
     free(link);
 }
 
+/* A student's folder: ch/k.cu is read; a file or a folder on the way
+ * that is a link (swapped in after the caller's checks) is not. */
+static void read_beneath__reads_a_file__and_follows_no_link_on_the_way(void **state) {
+    (void)state;
+    char *ch = in_dir("ch"), *k = in_dir("ch/k.cu"), *secret = in_dir("secret.cu"), *other = in_dir("other");
+    assert_null(fs_mkdir_p(ch));
+    assert_null(fs_mkdir_p(other));
+    assert_null(fs_write_file_atomic(k, "mine", 4));
+    assert_null(fs_write_file_atomic(secret, "solution", 8));
+    char *text = NULL;
+    size_t len = 0;
+    assert_null(fs_read_file_beneath(dir, "ch/k.cu", 1 << 20, &text, &len));
+    assert_string_equal(text, "mine");
+    assert_int_equal(len, 4);
+    free(text);
+    /* the file swapped for a link */
+    char *l = in_dir("ch/l.cu");
+    assert_int_equal(symlink(secret, l), 0);
+    Diag *d = fs_read_file_beneath(dir, "ch/l.cu", 1 << 20, &text, NULL);
+    assert_non_null(d);
+    assert_null(text);
+    diag_free(&d);
+    /* the folder swapped for a link to a folder holding the same name */
+    char *lf = in_dir("linked"), *ok = in_dir("other/k.cu");
+    assert_null(fs_write_file_atomic(ok, "solution", 8));
+    assert_int_equal(symlink(other, lf), 0);
+    d = fs_read_file_beneath(dir, "linked/k.cu", 1 << 20, &text, NULL);
+    assert_non_null(d);
+    assert_null(text);
+    diag_free(&d);
+    d = fs_read_file_beneath(ch, "../secret.cu", 1 << 20, &text, NULL);
+    assert_non_null(d);
+    assert_null(text);
+    diag_free(&d);
+    /* a FIFO is refused without blocking, as fs_read_file does */
+    char *fifo = in_dir("ch/f.cu");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    d = fs_read_file_beneath(dir, "ch/f.cu", 1 << 20, &text, NULL);
+    assert_non_null(d);
+    diag_free(&d);
+    free(fifo);
+    free(lf);
+    free(ok);
+    free(l);
+    free(ch);
+    free(k);
+    free(secret);
+    free(other);
+}
+
 static void write_atomic__refuses_to_replace_what_is_not_a_regular_file(void **state) {
     (void)state;
     char *fifo = in_dir("fifo.json"), *sub = in_dir("sub.json"), *link = in_dir("link.json"),
@@ -169,6 +219,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(read_file__refuses_a_symlink_to_dev_zero, setup, teardown),
         cmocka_unit_test_setup_teardown(read_file__refuses_a_directory_and_a_file_over_the_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(read_file__follows_a_symlink_to_a_regular_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(read_beneath__reads_a_file__and_follows_no_link_on_the_way, setup, teardown),
         cmocka_unit_test_setup_teardown(write_atomic__refuses_to_replace_what_is_not_a_regular_file, setup, teardown),
         cmocka_unit_test_setup_teardown(write_atomic__replaces_a_regular_file_and_leaves_no_temporary, setup, teardown),
         cmocka_unit_test_setup_teardown(write_new__never_overwrites__and_says_exists, setup, teardown),
