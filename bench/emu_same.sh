@@ -10,8 +10,13 @@
 #
 #   bench/emu_same.sh A/cudojo B/cudojo [OUTDIR] [EXERCISE...]
 #
-# A = B (the same binary twice) shows what varies from run to run anyway
-# (kernels whose blocks spin-wait on other blocks, ...). OUTDIR (default a
+# A = B (the same binary twice) shows what varies from run to run anyway:
+# scan-array's solution and two wrong variants (blocks spin on the flags of
+# the blocks before them, so what a block sees depends on the threads),
+# wrong variants with races (grid-stride-*, block-size-block-stride,
+# histogram-not-atomic, ...), exercises that time the host (host-timer,
+# launch-cost) and, while the emulator runtime measures host time, the
+# modeled timelines of programs. OUTDIR (default a
 # temporary directory, removed) keeps the normalised JSON per run
 # (OUTDIR/A/CHAPTER_FILE.json). Run from a repository root; never part of the
 # tests (minutes: ~350 runs per build).
