@@ -16,6 +16,7 @@
 #include "base/xalloc.h"
 #include "kernels/emu/emu_alu.h"
 #include "kernels/emu/emu_mma.h"
+#include "kernels/emu/emu_pool.h"
 #include "kernels/emu/emu_fast.h"
 #include "kernels/emu/emu_trace_rec.h"
 #include "kernels/emu/emu_worker.h"
@@ -980,6 +981,8 @@ void emu_block_run(Worker *W, uint64_t b) {
             if (n > 0) { ran = true; last = w; }
             W->pending += (uint64_t)n;
         }
+        /* a long block (~100 us and more): bring in the pool's helpers (emu_run.c) */
+        if (W->pending >= 8192 && L->pool) emu_pool_wake(L->pool);
         if (W->pending >= 65536 || all_done || W->stop) {
             uint64_t total = __atomic_add_fetch(&L->executed, W->pending, __ATOMIC_RELAXED);
             W->t.warp_instructions += W->pending;

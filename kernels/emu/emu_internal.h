@@ -308,6 +308,8 @@ typedef struct EmuLaunch {
     unsigned char *heap;
     size_t heap_size, heap_used;
     uint64_t heap_base;
+    /* the host threads running it (emu_pool.h): a long block wakes them */
+    struct EmuPool *pool;
 } EmuLaunch;
 
 /* findings (emu_run.c) */

@@ -1,15 +1,18 @@
 /* kernels/emu/emu_pool.c: a Backend's pool of host threads for the blocks
  * of its launches.
  *
- * Threads are created when a launch first wants more helpers than the pool
- * has, then wait on a condition variable between launches. A launch
- * publishes its job (a new generation), wakes the helpers and starts on the
- * job itself at once; a helper that wakes while the job is open takes a
- * slot and runs it. When the caller's own share returns (the job's work is
- * all taken), the job closes: helpers that had not started stay out, and
- * the caller waits only for those that did. So a tiny grid never waits for
- * a thread to be created or scheduled, and a large one spreads over every
- * helper that gets a core.
+ * A launch publishes its job (a new generation) and starts on it alone. If
+ * it is still running after a while (emu_run.c decides: about 100 us, or a
+ * long block), it wakes the helpers: threads made on the first wake that
+ * wants more than the pool has, asleep on a condition variable between
+ * jobs. A helper that wakes while the job is open takes a slot and runs it.
+ * When the caller's own share returns (the job's work is all taken), the
+ * job closes: helpers that had not started stay out. The caller then waits
+ * for the helpers that started and for every woken helper to be asleep
+ * again, so between launches no helper uses the CPU (the emulator runtime
+ * counts the process's CPU time between two calls as the program's host
+ * code). So a tiny grid never touches another thread, and a large one
+ * spreads over every helper that gets a core.
  *
  * Forked children (the grading workers are forked processes): a child has
  * only the thread that forked, and a lock a helper held at that moment stays
@@ -37,14 +40,16 @@ struct EmuPool {
     pid_t pid;                  /* the process that made the pool */
     pthread_mutex_t use;        /* held by the launch using the pool */
     pthread_mutex_t mu;         /* guards everything below */
-    pthread_cond_t work;        /* a job opened, or quit */
-    pthread_cond_t done;        /* a helper left the job */
+    pthread_cond_t work;        /* a job's helpers woken, or quit */
+    pthread_cond_t done;        /* a helper left the job or fell asleep */
     pthread_t tid[POOL_MAX];
     int n_threads;
+    int sleeping;               /* helpers waiting on `work` */
     bool quit;
     /* the job */
     unsigned long gen;
     bool open;
+    int woke;                   /* emu_pool_wake ran for this job (read with __atomic outside mu) */
     int wanted, taken, running;
     EmuPoolFn fn;
     void *arg;
@@ -55,8 +60,12 @@ static void *helper_main(void *arg) {
     unsigned long seen = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->quit && !(p->open && p->gen != seen && p->taken < p->wanted))
+        while (!p->quit && !(p->open && p->woke && p->gen != seen && p->taken < p->wanted)) {
+            p->sleeping++;
+            pthread_cond_signal(&p->done);
             pthread_cond_wait(&p->work, &p->mu);
+            p->sleeping--;
+        }
         if (p->quit) break;
         seen = p->gen;
         int slot = ++p->taken;
@@ -64,9 +73,9 @@ static void *helper_main(void *arg) {
         EmuPoolFn fn = p->fn;
         void *fa = p->arg;
         pthread_mutex_unlock(&p->mu);
-        fn(fa, slot);
+        fn(fa, slot, p);
         pthread_mutex_lock(&p->mu);
-        if (--p->running == 0) pthread_cond_signal(&p->done);
+        p->running--;
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -82,8 +91,8 @@ static EmuPool *pool_new(void) {
     return p;
 }
 
-/* Grows the pool to n threads (fewer when the system refuses); called with
- * p->use held, so no job is open. */
+/* Grows the pool to n threads (fewer when the system refuses); with p->mu
+ * held (a new thread waits for it before it looks at the job). */
 static void pool_grow(EmuPool *p, int n) {
     if (n <= p->n_threads) return;
     sigset_t all, old;
@@ -103,10 +112,23 @@ static void pool_grow(EmuPool *p, int n) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+void emu_pool_wake(EmuPool *p) {
+    if (!p || __atomic_load_n(&p->woke, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&p->mu);
+    if (!p->woke && p->open) {
+        __atomic_store_n(&p->woke, 1, __ATOMIC_RELEASE);
+        pool_grow(p, p->wanted);
+        if (p->wanted >= p->n_threads) pthread_cond_broadcast(&p->work);
+        else
+            for (int i = 0; i < p->wanted; i++) pthread_cond_signal(&p->work);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
 void emu_pool_run(EmuPool **pool, int helpers, EmuPoolFn fn, void *arg) {
     if (helpers > POOL_MAX) helpers = POOL_MAX;
     if (!pool || helpers <= 0) {
-        fn(arg, 0);
+        fn(arg, 0, NULL);
         return;
     }
     if (*pool && (*pool)->pid != getpid()) {   /* the parent's: leave its locks and threads alone */
@@ -116,27 +138,26 @@ void emu_pool_run(EmuPool **pool, int helpers, EmuPoolFn fn, void *arg) {
     if (!*pool) *pool = pool_new();
     EmuPool *p = *pool;
     if (pthread_mutex_trylock(&p->use) != 0) {   /* another thread's launch has it */
-        fn(arg, 0);
+        fn(arg, 0, NULL);
         return;
     }
-    pool_grow(p, helpers);
     pthread_mutex_lock(&p->mu);
     p->fn = fn;
     p->arg = arg;
     p->gen++;
     p->open = true;
+    __atomic_store_n(&p->woke, 0, __ATOMIC_RELAXED);
     p->taken = 0;
     p->wanted = helpers;
-    if (helpers >= p->n_threads) pthread_cond_broadcast(&p->work);
-    else
-        for (int i = 0; i < helpers; i++) pthread_cond_signal(&p->work);
     pthread_mutex_unlock(&p->mu);
 
-    fn(arg, 0);
+    fn(arg, 0, p);
 
     pthread_mutex_lock(&p->mu);
     p->open = false;
-    while (p->running) pthread_cond_wait(&p->done, &p->mu);
+    /* the helpers that joined, then every helper asleep again (a woken one
+     * that never got a core must not run after the launch) */
+    while (p->running || (p->woke && p->sleeping < p->n_threads)) pthread_cond_wait(&p->done, &p->mu);
     p->fn = NULL;
     p->arg = NULL;
     pthread_mutex_unlock(&p->mu);

@@ -6,12 +6,13 @@
  * all cores; everything a worker records is keyed so the merged result does
  * not depend on which worker ran which block, nor on how many took part
  * (findings keep the example with the smallest block and thread, printf
- * output is sorted by block and then by order within the block). A worker's
- * state is made when its thread takes its first block: a grid smaller than
- * the pool, or finished before a helper woke, costs no more than one thread
- * would. */
+ * output is sorted by block and then by order within the block). The
+ * launching thread starts alone and wakes the helpers only when the launch
+ * is not over after ~100 us; a worker's state is made when its thread takes
+ * its first block, so a small launch costs what one thread costs. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/i18n.h"
@@ -126,11 +127,29 @@ typedef struct Crew {
     Worker **w;
 } Crew;
 
-static void worker_main(void *arg, int slot) {
+/* The launching thread wakes the pool's helpers once the launch has run
+ * this long on it alone (checked between blocks; a block that runs long
+ * wakes them from emu_exec.c): shorter launches, most of a program's many
+ * small ones, never touch another thread. */
+#define WAKE_AFTER_S 100e-6
+
+static double run_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void worker_main(void *arg, int slot, EmuPool *pool) {
     Crew *c = arg;
     EmuLaunch *L = c->L;
-    for (;;) {
+    double t0 = 0;
+    if (slot == 0 && pool) {
+        L->pool = pool;
+        t0 = run_now_s();
+    }
+    for (uint64_t done = 0;; done++) {
         if (__atomic_load_n(&L->abort_flag, __ATOMIC_RELAXED)) break;
+        if (slot == 0 && pool && done && run_now_s() - t0 > WAKE_AFTER_S) emu_pool_wake(pool);
         uint64_t b = __atomic_fetch_add(&L->next_block, 1, __ATOMIC_RELAXED);
         if (b >= L->n_blocks) break;
         if (!c->w[slot]) c->w[slot] = emu_worker_new(L, slot);

@@ -22,10 +22,12 @@ typedef struct Job {
     int done[ITEMS];          /* how often each item ran */
     int slot_items[MAX_SLOTS];
     int max_slot;
+    bool wake;                /* the caller wakes the helpers at once */
 } Job;
 
-static void job_fn(void *arg, int slot) {
+static void job_fn(void *arg, int slot, EmuPool *pool) {
     Job *j = arg;
+    if (slot == 0 && j->wake) emu_pool_wake(pool);
     for (;;) {
         int i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED);
         if (i >= ITEMS) break;
@@ -44,6 +46,7 @@ static void pool__runs_every_item_once__for_many_jobs_and_helper_counts(void **s
     for (int round = 0; round < 300; round++) {
         int helpers = round % 5;   /* 0..4 */
         memset(j, 0, sizeof *j);
+        j->wake = true;
         emu_pool_run(&p, helpers, job_fn, j);
         for (int i = 0; i < ITEMS; i++) assert_int_equal(j->done[i], 1);
         int sum = 0;
@@ -59,16 +62,26 @@ static void pool__runs_every_item_once__for_many_jobs_and_helper_counts(void **s
     free(j);
 }
 
-static void pool__runs_on_the_caller_alone__without_helpers_or_pool(void **state) {
+static void pool__runs_on_the_caller_alone__without_helpers_a_pool_or_a_wake(void **state) {
     (void)state;
     EmuPool *p = NULL;
     Job *j = calloc(1, sizeof *j);
+    j->wake = true;
     emu_pool_run(&p, 0, job_fn, j);
     assert_int_equal(j->slot_items[0], ITEMS);
     assert_null(p);   /* nothing made for a job the caller does alone */
     memset(j, 0, sizeof *j);
+    j->wake = true;
     emu_pool_run(NULL, 3, job_fn, j);
     assert_int_equal(j->slot_items[0], ITEMS);
+    /* a job that never wakes its helpers makes none */
+    for (int i = 0; i < 20; i++) {
+        memset(j, 0, sizeof *j);
+        emu_pool_run(&p, 3, job_fn, j);
+        assert_int_equal(j->slot_items[0], ITEMS);
+    }
+    assert_int_equal(emu_pool_threads(p), 0);
+    emu_pool_free(&p);
     free(j);
 }
 
@@ -77,7 +90,8 @@ static void pool__runs_on_the_caller_alone__without_helpers_or_pool(void **state
 /* Every block sums its slice into out[block] through shared memory, and
  * every thread writes its global index: results depend on every block. */
 static const char KERNEL[] =
-    "extern \"C\" __global__ void fill(const int *in, int *out, int *idx, int n, int bad_block, int trap_block) {\n"
+    "extern \"C\" __global__ void fill(const int *in, int *out, int *idx, int n, int bad_block, int trap_block,\n"
+    "                                   int spin) {\n"
     "    __shared__ int s[64];\n"
     "    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;\n"
     "    s[t] = i < n ? in[i] : 0;\n"
@@ -90,6 +104,9 @@ static const char KERNEL[] =
     "    if (i < n) idx[i] = i;\n"
     "    if ((int)blockIdx.x == bad_block && t == 7) idx[2581] = 1;\n"   /* idx has MAXB * BT + 16 */
     "    if ((int)blockIdx.x == trap_block && t == 0) __trap();\n"
+    "    unsigned acc = 0;\n"
+    "    for (int k = 0; k < spin; k++) acc = acc * 3u + (unsigned)k;\n"   /* a long block when spin > 0 */
+    "    if (t == 0 && acc == 0x7fffffffu) out[blockIdx.x] = 0;\n"
     "}\n";
 
 enum { MAXB = 40, BT = 64 };
@@ -112,8 +129,6 @@ static int task_count(void) {
     return n;
 }
 
-/* Launches fill on `blocks` blocks (block bad_block writes out of bounds,
- * block trap_block traps; -1: none) and checks idx unless a block trapped. */
 /* Waits (up to 5 s) until every other thread of this process sleeps: the
  * pool's helpers, made by a launch that the calling thread may finish
  * before they are even up, are asleep between launches. Under ASan (GCC 12)
@@ -145,14 +160,17 @@ static void wait_others_asleep(void) {
     }
 }
 
-static void launch_fill_trap(EmuFx *f, DevPtr in, DevPtr out, DevPtr idx, int blocks, int bad_block,
-                             int trap_block, Run *r) {
+/* Launches fill on `blocks` blocks (block bad_block writes out of bounds,
+ * block trap_block traps; -1: none; every thread loops `spin` times first)
+ * and checks idx unless a block trapped. */
+static void launch_fill_spin(EmuFx *f, DevPtr in, DevPtr out, DevPtr idx, int blocks, int bad_block,
+                             int trap_block, int spin, Run *r) {
     int n = blocks * BT - 3;   /* a partial last block */
     assert_null(f->b->ops->memset(f->b, out, 0, MAXB * sizeof(int)));
     assert_null(f->b->ops->memset(f->b, idx, 0xff, (MAXB * BT + 16) * sizeof(int)));
     KernelArg args[] = {kernel_arg_ptr(in), kernel_arg_ptr(out), kernel_arg_ptr(idx), kernel_arg_i32(n),
-                        kernel_arg_i32(bad_block), kernel_arg_i32(trap_block)};
-    fx_run(f, "fill", (unsigned)blocks, BT, args, 6);
+                        kernel_arg_i32(bad_block), kernel_arg_i32(trap_block), kernel_arg_i32(spin)};
+    fx_run(f, "fill", (unsigned)blocks, BT, args, 7);
     fx_get(f, r->out, out, sizeof r->out);
     int *ix = malloc((size_t)n * sizeof *ix);
     fx_get(f, ix, idx, (size_t)n * sizeof *ix);
@@ -162,8 +180,11 @@ static void launch_fill_trap(EmuFx *f, DevPtr in, DevPtr out, DevPtr idx, int bl
     r->metrics = json_dumps(f->r.metrics, JSON_SORT_KEYS | JSON_COMPACT);
 }
 
+/* Long blocks (a few ms each): the pool's helpers take part. */
+#define SPIN 3000
+
 static void launch_fill(EmuFx *f, DevPtr in, DevPtr out, DevPtr idx, int blocks, int bad_block, Run *r) {
-    launch_fill_trap(f, in, out, idx, blocks, bad_block, -1, r);
+    launch_fill_spin(f, in, out, idx, blocks, bad_block, -1, SPIN, r);
 }
 
 static void open_fill(EmuFx *f, int threads, DevPtr *in, DevPtr *out, DevPtr *idx) {
@@ -185,15 +206,16 @@ static void pool__gives_one_threads_results_findings_and_metrics__for_grids_1_to
     open_fill(&one, 1, &i1, &o1, &x1);
     open_fill(&many, 4, &in, &on, &xn);
     for (int blocks = 1; blocks <= MAXB; blocks++) {
-        for (int rep = 0; rep < 3; rep++) {
+        for (int rep = 0; rep < 2; rep++) {
             Run a, b;
-            launch_fill(&one, i1, o1, x1, blocks, -1, &a);
-            launch_fill(&many, in, on, xn, blocks, -1, &b);
+            int spin = rep ? SPIN : 0;   /* short launches stay on one thread, long ones spread */
+            launch_fill_spin(&one, i1, o1, x1, blocks, -1, -1, spin, &a);
+            launch_fill_spin(&many, in, on, xn, blocks, -1, -1, spin, &b);
             assert_memory_equal(a.out, b.out, sizeof a.out);
             assert_string_equal(a.findings, b.findings);
             assert_string_equal(a.metrics, b.metrics);
             assert_true(fx_total(&many, "blocks") == blocks);
-            assert_true(fx_line(&many, 10, "executions") > 0);   /* out[blockIdx.x] = s[0] */
+            assert_true(fx_line(&many, 11, "executions") > 0);   /* out[blockIdx.x] = s[0] */
             free(a.findings); free(a.metrics); free(b.findings); free(b.metrics);
         }
     }
@@ -227,7 +249,7 @@ static void pool__leaves_the_next_launch_whole__after_a_launch_that_faults(void 
         free(a.findings); free(a.metrics); free(b.findings); free(b.metrics);
         /* a trap in block 9 stops the launch from starting blocks (how many
          * ran depends on the threads); the next launch runs every block */
-        launch_fill_trap(&many, in, on, xn, 32, -1, 9, &b);
+        launch_fill_spin(&many, in, on, xn, 32, -1, 9, SPIN, &b);
         assert_non_null(fx_finding(&many, "trap"));
         free(b.findings); free(b.metrics);
         launch_fill(&one, i1, o1, x1, 32, -1, &a);
@@ -287,10 +309,11 @@ static void pool__works_in_a_forked_child__after_the_parent_used_it(void **state
             cfg.grid = (Dim3){40, 1, 1};
             cfg.block = (Dim3){BT, 1, 1};
             KernelArg args[] = {kernel_arg_ptr(in), kernel_arg_ptr(out), kernel_arg_ptr(idx),
-                                kernel_arg_i32(40 * BT - 3), kernel_arg_i32(-1), kernel_arg_i32(-1)};
+                                kernel_arg_i32(40 * BT - 3), kernel_arg_i32(-1), kernel_arg_i32(-1),
+                                kernel_arg_i32(SPIN)};
             LaunchReport rep;
             launch_report_init(&rep);
-            Diag *d = f.b->ops->launch(f.b, f.m, "fill", &cfg, args, 6, &rep);
+            Diag *d = f.b->ops->launch(f.b, f.m, "fill", &cfg, args, 7, &rep);
             int got[MAXB];
             if (d || rep.findings || f.b->ops->copy_to_host(f.b, got, out, sizeof got) ||
                 memcmp(got, want.out, sizeof got))
@@ -317,7 +340,7 @@ static void pool__works_in_a_forked_child__after_the_parent_used_it(void **state
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pool__runs_every_item_once__for_many_jobs_and_helper_counts),
-        cmocka_unit_test(pool__runs_on_the_caller_alone__without_helpers_or_pool),
+        cmocka_unit_test(pool__runs_on_the_caller_alone__without_helpers_a_pool_or_a_wake),
         cmocka_unit_test(pool__gives_one_threads_results_findings_and_metrics__for_grids_1_to_40),
         cmocka_unit_test(pool__leaves_the_next_launch_whole__after_a_launch_that_faults),
         cmocka_unit_test(pool__makes_no_thread_for_one_block__and_keeps_its_threads_between_launches),
