@@ -18,7 +18,7 @@
 static int func_registers(RtFunc *f, int *local) {
     int regs = -1;
     *local = -1;
-    const CubinKernel *k = f->mod->cubin_info ? cubin_info_find(f->mod->cubin_info, f->name) : NULL;
+    const CubinKernel *k = rt_func_cubin(f);
     if (k) {
         regs = k->registers;
         *local = k->local_bytes;
@@ -108,6 +108,24 @@ cudaError_t cudaDeviceGetLimit(size_t *value, enum cudaLimit limit) {
     cudaError_t rc = !value ? cudaErrorInvalidValue : (unsigned)limit < 16 ? cudaSuccess : cudaErrorUnsupportedLimit;
     if (!rc) *value = g_limits[limit];
     return rt_leave("cudaDeviceGetLimit", rc, 0, "&value, %d", (int)limit);
+}
+
+const struct CubinKernel *rt_func_cubin(const RtFunc *f) {
+    return f->mod->cubin_info ? cubin_info_find(f->mod->cubin_info, f->name) : NULL;
+}
+
+/* The kernel's registers per thread from the sm_90 cubin built with it; -1 when
+ * the program has PTX only (the emulator's own count is not ptxas's). */
+int rt_kernel_registers(const RtFunc *f) {
+    const CubinKernel *k = rt_func_cubin(f);
+    return k ? k->registers : -1;
+}
+
+int rt_max_threads_for_registers(int regs) {
+    if (regs <= 0) return 1024;
+    int per_thread = (regs + SM90_REG_UNIT - 1) / SM90_REG_UNIT * SM90_REG_UNIT;
+    int warps = SM90_REGS / (per_thread * 32);
+    return warps * 32 > 1024 ? 1024 : warps * 32;
 }
 
 cudaError_t rt_blocks_per_sm(RtFunc *f, int block_size, size_t shared, int *out) {

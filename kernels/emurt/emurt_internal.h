@@ -280,6 +280,14 @@ void rt_mem_copy(void *dst, const void *src, size_t n);
 void rt_mem_fill(void *dst, unsigned value, size_t elem, size_t n);
 /* On the current device; `fn` (the API call as the source may write it, "cudaHostAlloc|cudaMallocHost")
  * names it from the program's source. */
+/* In an API call that synchronises: returns the current device's sticky
+ * error, logged as fn's, when the context is dead. */
+#define STICKY_SYNC(fn, fmt, ...)                                                        \
+    do {                                                                                 \
+        cudaError_t st_ = rt_sticky(rt_current_device(), true);                          \
+        if (st_) return rt_leave(fn, st_, 0, fmt, __VA_ARGS__);                          \
+    } while (0)
+
 cudaError_t rt_device_alloc(void **p, size_t size, RtMemKind kind, const char *fn, RtAlloc **out);
 cudaError_t rt_device_free(RtAlloc *a);
 const char *rt_out_name(const void *p);          /* "alloc1" for what an allocation call hands back */
@@ -337,6 +345,11 @@ cudaError_t rt_launch_params(RtFunc *f, dim3 grid, dim3 block, const unsigned ch
 /* Registers per thread of f from the fat binary's sm_90 cubin (-1: none;
  * the emulator's own count is not ptxas's), and the most threads a block of
  * a kernel using `regs` may have on sm_90 (1024 when regs <= 0). */
+/* sm_90's register file: 64K 32-bit registers per SM (and per block),
+ * given to warps in units of 256 (8 per thread). */
+#define SM90_REGS 65536
+#define SM90_REG_UNIT 8
+const struct CubinKernel *rt_func_cubin(const RtFunc *f); /* its sm_90 cubin's entry; NULL: PTX only */
 int rt_kernel_registers(const RtFunc *f);
 int rt_max_threads_for_registers(int regs);
 /* Blocks of f (block_size threads, `shared` dynamic bytes) one SM holds at once (emurt_func.c). */

@@ -134,7 +134,7 @@ static void kernel_record(RtFunc *f, dim3 grid, dim3 block, size_t shared, RtStr
     uint64_t sec = (uint64_t)json_integer_value(json_object_get(tot, "global_sectors"));
     uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
     int regs = -1, local = -1, shs = (int)ki->shared_static;
-    const CubinKernel *k = f->mod->cubin_info ? cubin_info_find(f->mod->cubin_info, f->name) : NULL;
+    const CubinKernel *k = rt_func_cubin(f);
     if (k) {
         regs = k->registers;
         local = k->local_bytes;
@@ -162,23 +162,6 @@ static void kernel_record(RtFunc *f, dim3 grid, dim3 block, size_t shared, RtStr
         json_object_set_new(o, "metrics", m);
     }
     progwire_send("kernel", o);
-}
-
-int rt_kernel_registers(const RtFunc *f) {
-    const CubinKernel *k = f->mod->cubin_info ? cubin_info_find(f->mod->cubin_info, f->name) : NULL;
-    return k ? k->registers : -1;
-}
-
-/* sm_90's register file: 64K 32-bit registers per SM (and per block),
- * given to warps in units of 256 (8 per thread). */
-#define SM90_REGS 65536
-#define SM90_REG_UNIT 8
-
-int rt_max_threads_for_registers(int regs) {
-    if (regs <= 0) return 1024;
-    int per_thread = (regs + SM90_REG_UNIT - 1) / SM90_REG_UNIT * SM90_REG_UNIT;
-    int warps = SM90_REGS / (per_thread * 32);
-    return warps * 32 > 1024 ? 1024 : warps * 32;
 }
 
 /* A block's registers (the cubin's count per thread, rounded up to the

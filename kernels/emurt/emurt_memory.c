@@ -148,12 +148,6 @@ const char *rt_out_name(const void *p) {
     return a ? a->name : "NULL";
 }
 
-#define STICKY_SYNC(fn, fmt, ...)                                                        \
-    do {                                                                                 \
-        cudaError_t st_ = rt_sticky(rt_current_device(), true);                          \
-        if (st_) return rt_leave(fn, st_, 0, fmt, __VA_ARGS__);                          \
-    } while (0)
-
 cudaError_t cudaMalloc(void **p, size_t size) {
     rt_enter();
     STICKY_SYNC("cudaMalloc", "%p, %zu", (void *)p, size);
@@ -185,22 +179,6 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
     }
     return rt_leave("cudaMallocPitch", rc, 0, "&%s, &pitch=%zu, %zu, %zu", rc || !p ? "?" : rt_out_name(*p),
                     pitch ? *pitch : 0, width, height);
-}
-
-cudaError_t cudaFree(void *p) {
-    rt_enter();
-    const char *name = rt_ptr(p);
-    STICKY_SYNC("cudaFree", "%s", name);
-    cudaError_t rc = rt_capture_unsafe_call();
-    if (!rc) rt_wait_device(-1); /* cudaFree waits for the work that may still use the memory */
-    if (!rc && p) {
-        RtAlloc *a = rt_alloc_find(p);
-        if (!a || a->base != (uintptr_t)p || a->kind == RT_MEM_PINNED || a->kind == RT_MEM_SYMBOL)
-            rc = cudaErrorInvalidValue;
-        else if (a->pool) rc = rt_pool_free_now(a); /* a stream-ordered allocation goes back to its pool */
-        else rc = rt_device_free(a);
-    }
-    return rt_leave("cudaFree", rc, 0, "%s", name);
 }
 
 cudaError_t cudaMallocHost(void **p, size_t size) {

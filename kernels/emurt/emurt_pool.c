@@ -171,6 +171,24 @@ cudaError_t rt_pool_free_now(RtAlloc *a) {
     return cudaSuccess;
 }
 
+/* cudaFree lives here, above the allocation table (emurt_memory.c): an
+ * allocation a pool made goes back to its pool, any other to the table. */
+cudaError_t cudaFree(void *p) {
+    rt_enter();
+    const char *name = rt_ptr(p);
+    STICKY_SYNC("cudaFree", "%s", name);
+    cudaError_t rc = rt_capture_unsafe_call();
+    if (!rc) rt_wait_device(-1); /* cudaFree waits for the work that may still use the memory */
+    if (!rc && p) {
+        RtAlloc *a = rt_alloc_find(p);
+        if (!a || a->base != (uintptr_t)p || a->kind == RT_MEM_PINNED || a->kind == RT_MEM_SYMBOL)
+            rc = cudaErrorInvalidValue;
+        else if (a->pool) rc = rt_pool_free_now(a); /* a stream-ordered allocation goes back to its pool */
+        else rc = rt_device_free(a);
+    }
+    return rt_leave("cudaFree", rc, 0, "%s", name);
+}
+
 void rt_pool_sync(int dev) {
     for (int d = 0; d < g_rt.n_dev; d++) {
         if (dev >= 0 && d != dev) continue;
