@@ -42,70 +42,156 @@ static void read_cstring(Worker *W, Warp *w, int lane, const Instr *in, uint64_t
     }
 }
 
-/* Formats one printf call from the format string and the packed argument buffer. */
-/* Returns what printf returns on a GPU: the number of arguments it read
- * (0 for none), not the number of characters. */
+/* The next argument of printf's packed buffer: sz bytes at the next
+ * multiple of sz (as the compiler packs them). False past readable memory. */
+static bool next_arg(Worker *W, Warp *w, int lane, const Instr *in, uint64_t args, uint64_t *pos, int sz,
+                     uint64_t *v) {
+    *pos = (*pos + (uint64_t)sz - 1) / (uint64_t)sz * (uint64_t)sz;
+    *v = 0;
+    if (!read_bytes(W, w, lane, in, args + *pos, v, sz)) return false;
+    *pos += (uint64_t)sz;
+    return true;
+}
+
+/* Appends code point c as UTF-8 (a wide character of %lc or %ls). */
+static void append_utf8(StrBuf *out, uint32_t c) {
+    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = 0xfffd;
+    if (c < 0x80) strbuf_append_char(out, (char)c);
+    else if (c < 0x800) {
+        strbuf_append_char(out, (char)(0xc0 | c >> 6));
+        strbuf_append_char(out, (char)(0x80 | (c & 0x3f)));
+    } else if (c < 0x10000) {
+        strbuf_append_char(out, (char)(0xe0 | c >> 12));
+        strbuf_append_char(out, (char)(0x80 | (c >> 6 & 0x3f)));
+        strbuf_append_char(out, (char)(0x80 | (c & 0x3f)));
+    } else {
+        strbuf_append_char(out, (char)(0xf0 | c >> 18));
+        strbuf_append_char(out, (char)(0x80 | (c >> 12 & 0x3f)));
+        strbuf_append_char(out, (char)(0x80 | (c >> 6 & 0x3f)));
+        strbuf_append_char(out, (char)(0x80 | (c & 0x3f)));
+    }
+}
+
+/* A wide string (wchar_t is 4 bytes on the device) as UTF-8, at most 4096 characters. */
+static void read_wstring(Worker *W, Warp *w, int lane, const Instr *in, uint64_t addr, StrBuf *out) {
+    for (int i = 0; i < 4096; i++) {
+        uint32_t ch;
+        if (!read_bytes(W, w, lane, in, addr + 4 * (uint64_t)i, &ch, 4) || !ch) return;
+        append_utf8(out, ch);
+    }
+}
+
+/* A width or precision: digits, or `*` (the next int argument). Returns
+ * -1 for none; digits are capped at PRINTF_FIELD_MAX. */
+#define PRINTF_FIELD_MAX 4096
+static int field_of(const char **s, bool *star) {
+    *star = **s == '*';
+    if (*star) {
+        (*s)++;
+        return 0;
+    }
+    if (**s < '0' || **s > '9') return -1;
+    int v = 0;
+    for (; **s >= '0' && **s <= '9'; (*s)++)
+        if (v < PRINTF_FIELD_MAX) v = v * 10 + (**s - '0');
+    return v > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : v;
+}
+
+/* Formats one printf call from the format string and the packed argument
+ * buffer, as the host's C library does for a GPU: "%[flags][width]
+ * [.precision][length]conversion", `*` for a width or precision taken from
+ * an int argument, lengths hh h l ll z j t (L ignored), %n ignored (its
+ * pointer skipped, nothing stored), %ls and %lc as UTF-8. Returns what
+ * printf returns on a GPU: the number of arguments it read (0 for none),
+ * not the number of characters. */
 static int do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fmt, uint64_t args, StrBuf *out) {
     StrBuf f;
     strbuf_init(&f);
     read_cstring(W, w, lane, in, fmt, &f);
-    uint64_t pos = 0;
+    uint64_t pos = 0, v = 0;
     int nargs = 0;
     for (const char *s = f.data; *s;) {
         if (*s != '%') { strbuf_append_char(out, *s++); continue; }
-        if (s[1] == '%') { strbuf_append_char(out, '%'); s += 2; continue; }
-        char spec[32];
-        int n = 0;
-        spec[n++] = *s++;
-        while (*s && strchr("-+ #0", *s) && n < 20) spec[n++] = *s++;
-        while (*s && ((*s >= '0' && *s <= '9') || *s == '.') && n < 26) spec[n++] = *s++;
+        const char *start = s++;
+        char flags[8];
+        int nf = 0;
+        for (; *s && strchr("-+ #0", *s); s++)
+            if (nf < 7 && !memchr(flags, *s, (size_t)nf)) flags[nf++] = *s;
+        bool star;
+        int width = field_of(&s, &star);
+        if (star) {
+            if (!next_arg(W, w, lane, in, args, &pos, 4, &v)) break;
+            nargs++;
+            long long x = (int32_t)v;
+            if (x < 0 && nf < 7 && !memchr(flags, '-', (size_t)nf)) flags[nf++] = '-';
+            width = (int)(llabs(x) > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : llabs(x));
+        }
+        flags[nf] = 0;
+        int prec = -1;
+        if (*s == '.') {
+            s++;
+            prec = field_of(&s, &star);
+            if (star) {
+                if (!next_arg(W, w, lane, in, args, &pos, 4, &v)) break;
+                nargs++;
+                int32_t x = (int32_t)v;
+                prec = x < 0 ? -1 : x > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : x;  /* negative: none */
+            } else if (prec < 0) prec = 0;
+        }
         int lng = 0, shrt = 0;
-        while (*s == 'l' || *s == 'h' || *s == 'z' || *s == 'L' || *s == 'j' || *s == 't') {
+        for (; *s && strchr("hlzjtL", *s); s++) {
             if (*s == 'h') shrt++;
             else if (*s != 'L') lng++;
-            s++;
         }
         char conv = *s ? *s++ : 0;
         if (!conv) break;
-        int sz = (strchr("fFeEgGaA", conv) || conv == 's' || conv == 'p' || lng) ? 8 : 4;
-        pos = (pos + (uint64_t)sz - 1) / (uint64_t)sz * (uint64_t)sz;
-        uint64_t v = 0;
-        if (!read_bytes(W, w, lane, in, args + pos, &v, sz)) break;
-        pos += (uint64_t)sz;
+        char spec[48];
+        int n = snprintf(spec, sizeof spec, "%%%s", flags);
+        if (width >= 0) n += snprintf(spec + n, sizeof spec - (size_t)n, "%d", width);
+        if (prec >= 0 && conv != 'c') n += snprintf(spec + n, sizeof spec - (size_t)n, ".%d", prec);
+        if (conv == '%') { strbuf_append_char(out, '%'); continue; }  /* "%5%" is a '%' too, no argument */
+        bool is_float = strchr("fFeEgGaA", conv) != NULL, is_int = strchr("diouxX", conv) != NULL;
+        if (!is_float && !is_int && !strchr("cspn", conv)) {
+            /* not a conversion: printed as written, no argument taken */
+            strbuf_append_n(out, start, (size_t)(s - start));
+            continue;
+        }
+        int sz = is_float || conv == 's' || conv == 'p' || conv == 'n' || (is_int && lng) ? 8 : 4;
+        if (!next_arg(W, w, lane, in, args, &pos, sz, &v)) break;
         nargs++;
-        char buf[512];
-        if (strchr("fFeEgGaA", conv)) {
-            spec[n++] = conv; spec[n] = 0;
+        if (is_float) {
             double d;
             memcpy(&d, &v, 8);
-            snprintf(buf, sizeof buf, spec, d);
-        } else if (conv == 's') {
-            spec[n++] = 's'; spec[n] = 0;
+            snprintf(spec + n, sizeof spec - (size_t)n, "%c", conv);
+            strbuf_printf(out, spec, d);
+        } else if (conv == 's' || conv == 'c') {
             StrBuf str;
             strbuf_init(&str);
-            if (v) read_cstring(W, w, lane, in, v, &str);
-            else strbuf_append(&str, "(null)");  /* as the GPU's printf, not a fault */
-            snprintf(buf, sizeof buf, spec, str.data);
+            if (conv == 'c' && lng) append_utf8(&str, (uint32_t)v);
+            else if (conv == 'c' && (v & 0xff)) strbuf_append_char(&str, (char)v);
+            else if (!v) strbuf_append(&str, "(null)");  /* as the GPU's printf, not a fault */
+            else if (lng) read_wstring(W, w, lane, in, v, &str);
+            else read_cstring(W, w, lane, in, v, &str);
+            /* a character goes out as a one-character string: the width pads it (a NUL
+               prints nothing); a wide string is cut by bytes, like %s */
+            snprintf(spec + n, sizeof spec - (size_t)n, "s");
+            strbuf_printf(out, spec, str.data);
             strbuf_fini(&str);
         } else if (conv == 'p') {
-            snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
-        } else if (strchr("dic", conv)) {
-            spec[n++] = 'l'; spec[n++] = 'l'; spec[n++] = conv == 'c' ? 'd' : conv; spec[n] = 0;
+            strbuf_printf(out, "0x%llx", (unsigned long long)v);
+        } else if (conv == 'n') {
+            /* nothing stored: a format must not write through a pointer */
+        } else if (conv == 'd' || conv == 'i') {
+            snprintf(spec + n, sizeof spec - (size_t)n, "ll%c", conv);
             long long x = sz == 8 ? (long long)v : (long long)(int32_t)v;
             if (shrt) x = shrt == 1 ? (long long)(int16_t)x : (long long)(signed char)x;
-            if (conv == 'c') {
-                spec[n - 3] = 'c'; spec[n - 2] = 0;  /* keeps flags and width: "%-3c" */
-                snprintf(buf, sizeof buf, spec, (int)(unsigned char)x);
-            } else snprintf(buf, sizeof buf, spec, x);
-        } else if (strchr("uxXo", conv)) {
-            spec[n++] = 'l'; spec[n++] = 'l'; spec[n++] = conv; spec[n] = 0;
+            strbuf_printf(out, spec, x);
+        } else {
+            snprintf(spec + n, sizeof spec - (size_t)n, "ll%c", conv);
             unsigned long long x = sz == 8 ? v : (uint32_t)v;
             if (shrt) x = shrt == 1 ? (uint16_t)x : (unsigned char)x;
-            snprintf(buf, sizeof buf, spec, x);
-        } else {
-            snprintf(buf, sizeof buf, "%%%c", conv);
+            strbuf_printf(out, spec, x);
         }
-        strbuf_append(out, buf);
     }
     strbuf_fini(&f);
     return nargs;

@@ -167,6 +167,47 @@ static void exec__prints_per_thread_in_order__when_printf(void **state) {
     fx_free(&f);
 }
 
+/* CUDA's device printf: `*` takes a width or precision from an int argument
+ * (a negative width left-justifies, a negative precision is none), the
+ * length modifiers hh/h/l/ll/z/j/t size the argument, %n writes nothing
+ * and prints nothing, %ls/%lc print wide characters; printf returns the
+ * number of arguments it read, the `*` ones among them. */
+static void exec__printf_formats_star_widths_lengths_and_wide_strings__as_a_gpu(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "#include <cstdio>\n"
+            "extern \"C\" __global__ void fmt(int w, int p, int *ret) {\n"
+            "    ret[0] = printf(\"[%*d] [%-*d] [%.*f] [%*.*f] [%-*s] [%*d] [%.*f]\\n\", w, 42, w, 42, p, 3.14159,\n"
+            "                    w, p, 2.5, w, \"ab\", -w, 7, -p, 1.5);\n"
+            "    ret[1] = printf(\"%hhd %hhu %hd %zu %td %jd %lld %lu\\n\", -5, 300, 70000, (size_t)5000000000ull,\n"
+            "                    (ptrdiff_t)-3, (long long)-9, -8ll, 6ul);\n"
+            "    int n = 17;\n"
+            "    ret[2] = printf(\"a%nb %d\\n\", &n, 5);\n"
+            "    ret[3] = n;\n"
+            "    ret[4] = printf(\"[%ls] [%5ls] [%lc] %d\\n\", L\"wide\", L\"ab\", L'z', 9);\n"
+            "}\n", &o);
+    DevPtr dr = fx_array(&f, "ret", 4, 5, NULL);
+    KernelArg args[] = {kernel_arg_i32(6), kernel_arg_i32(2), kernel_arg_ptr(dr)};
+    fx_run(&f, "fmt", 1, 1, args, 3);
+    assert_null(f.r.findings);
+    assert_non_null(f.r.device_output);
+    assert_string_equal(f.r.device_output,
+                        "[    42] [42    ] [3.14] [  2.50] [ab    ] [7     ] [1.500000]\n"
+                        "-5 44 4464 5000000000 -3 -9 -8 6\n"
+                        "ab 5\n"
+                        "[wide] [   ab] [z] 9\n");
+    int ret[5];
+    fx_get(&f, ret, dr, sizeof ret);
+    assert_int_equal(ret[0], 15);
+    assert_int_equal(ret[1], 8);
+    assert_int_equal(ret[2], 2);
+    assert_int_equal(ret[3], 17);   /* %n stores nothing */
+    assert_int_equal(ret[4], 4);
+    fx_free(&f);
+}
+
 static void exec__calls_noinline_functions_and_device_malloc(void **state) {
     (void)state;
     EmuFx f;
@@ -657,6 +698,7 @@ int main(void) {
         cmocka_unit_test(exec__sums_blocks_in_shared_memory),
         cmocka_unit_test(exec__reduces_a_warp_with_shuffles),
         cmocka_unit_test(exec__prints_per_thread_in_order__when_printf),
+        cmocka_unit_test(exec__printf_formats_star_widths_lengths_and_wide_strings__as_a_gpu),
         cmocka_unit_test(exec__calls_noinline_functions_and_device_malloc),
         cmocka_unit_test(exec__counts_with_atomics_in_shared_and_global),
         cmocka_unit_test(exec__uses_dynamic_shared_memory),

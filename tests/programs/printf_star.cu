@@ -1,0 +1,43 @@
+// tests/programs/printf_star.cu: device printf with a width or precision
+// taken from an argument (`%*d`, `%.*f`, `%-*s`, both at once, a negative
+// width that left-justifies, a negative precision that is none) and every
+// length modifier (hh h l ll z j t); printf's return value counts the `*`
+// arguments too. One thread, so the order is defined.
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define cudaCheck(call) cuda_check((call), #call, __FILE__, __LINE__)
+static void cuda_check(cudaError_t e, const char *what, const char *file, int line) {
+    if (e != cudaSuccess) {
+        fprintf(stderr, "[CUDA ERROR] at file %s:%d: %s\n%s\n", file, line, what, cudaGetErrorString(e));
+        exit(EXIT_FAILURE);
+    }
+}
+
+__global__ void star(int w, int p, int *ret) {
+    ret[0] = printf("width: [%*d] [%-*d] [%*s] [%-*s] [%*d]\n", w, 42, w, 42, w, "ab", w, "ab", -w, 7);
+    ret[1] = printf("precision: [%.*f] [%.*e] [%.*s] [%.*d] [%.*f]\n", p, 3.14159, p, 31415.9, p, "cudojo", p + 2, 5,
+                    -p, 1.5);
+    ret[2] = printf("both: [%*.*f] [%-*.*f] [%0*d]\n", w + 2, p, 2.5, w + 2, p, -2.5, w, 42);
+    ret[3] = printf("lengths: %hhd %hhu %hd %hu %ld %lu %lld %llx %zu %zd %jd %td\n", -5, 300, 70000, 70000,
+                    -1234567890123L, 1234567890123UL, -9000000000000LL, 0xdeadbeefcafeULL, (size_t)5000000000ULL,
+                    (ptrdiff_t)-3, (long long)-9, (ptrdiff_t)12);
+}
+
+int main(void) {
+    int *d_r, r[4];
+    cudaCheck(cudaMalloc(&d_r, sizeof r));
+    fflush(stdout);
+    star<<<1, 1>>>(6, 2, d_r);
+    cudaCheck(cudaGetLastError());
+    cudaCheck(cudaDeviceSynchronize());
+    fflush(stdout);
+    cudaCheck(cudaMemcpy(r, d_r, sizeof r, cudaMemcpyDeviceToHost));
+    printf("device printf returned %d, %d, %d, %d\n", r[0], r[1], r[2], r[3]);
+    cudaCheck(cudaFree(d_r));
+    bool ok = r[0] == 10 && r[1] == 10 && r[2] == 8 && r[3] == 12;
+    printf("%s\n", ok ? "PASS" : "FAIL");
+    return ok ? 0 : 1;
+}
