@@ -51,6 +51,8 @@ static RtPool g_default[RT_MAX_DEVICES];
 static RtPool *g_current[RT_MAX_DEVICES]; /* cudaDeviceSetMemPool; NULL: the default pool */
 static RtPool **g_created;
 static int g_n_created;
+/* Counts each device's cudaDeviceReset: a free queued before one has nothing left to free. */
+static uint64_t g_reset_gen[RT_MAX_DEVICES];
 
 static RtPool *default_pool(int dev) {
     RtPool *p = &g_default[dev];
@@ -140,9 +142,14 @@ static void block_freed(RtPool *p, uintptr_t base) {
 typedef struct QueuedFree {
     RtPool *pool;                   /* NULL: a cudaMalloc allocation, freed outright */
     uintptr_t base;
+    int dev;
+    uint64_t reset_gen;             /* g_reset_gen[dev] when queued */
 } QueuedFree;
 
 static void free_run(const QueuedFree *q) {
+    /* a cudaDeviceReset since freed the pool and the memory (which a later
+       allocation may have again: it is not this free's) */
+    if (q->reset_gen != g_reset_gen[q->dev]) return;
     if (q->pool) {
         block_freed(q->pool, q->base);
         return;
@@ -207,13 +214,17 @@ void rt_pool_sync(int dev) {
 }
 
 void rt_pool_reset(int dev) {
-    /* the allocations themselves are freed by cudaDeviceReset */
+    /* the allocations themselves are freed by cudaDeviceReset; frees still
+       queued in held streams find the generation changed and do nothing */
+    g_reset_gen[dev]++;
     for (int i = 0; i < g_rt.n_allocs; i++)
         if (g_rt.allocs[i].dev == dev) {
             g_rt.allocs[i].pool = NULL;
             g_rt.allocs[i].pool_free = false;
         }
     free(g_default[dev].blocks);
+    g_default[dev].blocks = NULL;
+    g_default[dev].n = g_default[dev].cap = 0;
     g_default[dev].magic = 0; /* the default pool's attributes start afresh */
     g_current[dev] = NULL;
     for (int k = g_n_created - 1; k >= 0; k--)
@@ -416,7 +427,7 @@ static cudaError_t free_async(void *p, cudaStream_t stream, bool ptsz) {
         else {
             /* given back now (a second free is refused), usable again once
                the stream's earlier work is done: the free keeps stream order */
-            QueuedFree q = {a->pool, a->base};
+            QueuedFree q = {a->pool, a->base, a->dev, g_reset_gen[a->dev]};
             if (b) *b = (PoolBlock){b->base, b->size, true, false, false, s};
             if (rt_queue_needed(s)) rt_queue_call(s, &q, sizeof q, run_queued_free);
             else free_run(&q);

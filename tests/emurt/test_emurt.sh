@@ -73,6 +73,16 @@ else
     notok "emurt: cc builds the pool lifetime program" "$(cat "$work/pool_lifetime.cc")"
 fi
 
+# ---- cudaDeviceReset while a cudaFreeAsync waits in a held stream (plain cc) ----
+if cc -I"$CUDA_HOME/include" -o "$work/pool_reset" "$here/programs/pool_reset.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pool_reset.cc"; then
+    run pool_reset
+    ok8='cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess'
+    check "emurt: a cudaFreeAsync queued before cudaDeviceReset frees nothing when it runs: not the reset pool, not a new allocation at the same address" \
+        "$(printf 'created pool: %s\ndefault pool: %s\nstill running\n' "$ok8" "$ok8" | diff - "$work/pool_reset.out" > "$work/pool_reset.diff" && [ "$(cat "$work/pool_reset.rc")" = 0 ]; echo $?)" "$(cat "$work/pool_reset.diff" "$work/pool_reset.err")"
+else
+    notok "emurt: cc builds the pool reset program" "$(cat "$work/pool_reset.cc")"
+fi
+
 # ---- pitch * rows past size_t (plain cc) ----
 if cc -I"$CUDA_HOME/include" -o "$work/pitched_overflow" "$here/programs/pitched_overflow.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pitched_overflow.cc"; then
     run pitched_overflow
