@@ -20,6 +20,7 @@
 
 static RtNode **g_nodes;
 static int g_n_nodes;
+static uint64_t g_node_ids;
 static RtGraph **g_graphs;
 static int g_n_graphs;
 static RtGraphExec **g_execs;
@@ -51,6 +52,7 @@ GraphOp *rt_graph_add(RtGraph *g, OpKind kind) {
     nd->magic = NODE_MAGIC;
     nd->g = g;
     nd->index = g->n - 1;
+    nd->id = ++g_node_ids;
     g_nodes = xrealloc(g_nodes, sizeof *g_nodes * (size_t)(g_n_nodes + 1));
     g_nodes[g_n_nodes++] = nd;
     op->node = nd;
@@ -127,6 +129,8 @@ static RtGraph *graph_clone(const RtGraph *src) {
         RtNode *nd = op->node;
         *op = copy->ops[i];
         op->node = nd;
+        /* found by identity, not position: either graph may lose or gain nodes later */
+        nd->cloned_id = src->ops[i].node ? src->ops[i].node->id : 0;
         if (op->child) {
             graph_free(op->child);
             op->child = graph_clone(src->ops[i].child);
@@ -411,9 +415,12 @@ cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *out, cudaGraphNode_t origi
     rt_enter_pure();
     RtNode *nd = rt_node_find(original);
     RtGraph *c = rt_graph_find(clone);
-    cudaError_t rc = !out || !nd || !c || c->cloned_from != nd->g || nd->index >= c->n ? cudaErrorInvalidValue
-                                                                                       : cudaSuccess;
-    if (!rc) *out = (cudaGraphNode_t)c->ops[nd->index].node;
+    cudaError_t rc = !out || !nd || !c || c->cloned_from != nd->g ? cudaErrorInvalidValue : cudaSuccess;
+    /* a node added to the original after the clone, or destroyed in the clone, has no copy */
+    int k = 0;
+    while (!rc && k < c->n && !(c->ops[k].node && c->ops[k].node->cloned_id == nd->id)) k++;
+    if (!rc && k == c->n) rc = cudaErrorInvalidValue;
+    if (!rc) *out = (cudaGraphNode_t)c->ops[k].node;
     return rt_leave("cudaGraphNodeFindInClone", rc, 0, "&node, node, clone");
 }
 

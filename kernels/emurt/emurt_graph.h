@@ -43,6 +43,8 @@ typedef struct RtNode {
     uint32_t magic;
     struct RtGraph *g;
     int index;
+    uint64_t id;                    /* unique for the process (handles' addresses are reused) */
+    uint64_t cloned_id;             /* in a clone: the id of the original's node it copies; 0 otherwise */
 } RtNode;
 
 #define NODE_MAGIC 0x4e4f4445u   /* "NODE" */

@@ -83,6 +83,15 @@ else
     notok "emurt: cc builds the pool reset program" "$(cat "$work/pool_reset.cc")"
 fi
 
+# ---- cudaGraphNodeFindInClone after either graph changed (plain cc) ----
+if cc -I"$CUDA_HOME/include" -o "$work/graph_clone_find" "$here/programs/graph_clone_find.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/graph_clone_find.cc"; then
+    run graph_clone_find
+    check "emurt: cudaGraphNodeFindInClone finds a node's own copy after nodes were destroyed or added in either graph, and none for a node added after the clone" \
+        "$(printf 'b before: b\ndestroy a: cudaSuccess\nb: b\nc: c\nd: cudaErrorInvalidValue\ndestroy the clone'"'"'s b: cudaSuccess\nc after: c\nstill running\n' | diff - "$work/graph_clone_find.out" > "$work/graph_clone_find.diff" && [ "$(cat "$work/graph_clone_find.rc")" = 0 ]; echo $?)" "$(cat "$work/graph_clone_find.diff" "$work/graph_clone_find.err")"
+else
+    notok "emurt: cc builds the graph clone program" "$(cat "$work/graph_clone_find.cc")"
+fi
+
 # ---- pitch * rows past size_t (plain cc) ----
 if cc -I"$CUDA_HOME/include" -o "$work/pitched_overflow" "$here/programs/pitched_overflow.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pitched_overflow.cc"; then
     run pitched_overflow
