@@ -536,6 +536,11 @@ Diag *compile_cuda_logged(const char *path, const char *source, const CompileOpt
                         "longer than a run may take)", path, source_len >> 10, COMPILE_SOURCE_MAX >> 10);
     if (!compile_nvrtc_version())
         return diag_error("compile", "NVRTC cannot be loaded: install the CUDA toolkit (libnvrtc)");
+    if (opts->confine) {
+        long long as_bytes;
+        Diag *bad = program_env_mib("CUDOJO_COMPILE_AS_MB", 4096, &as_bytes);
+        if (bad) return bad;
+    }
 
     int varch = opts->virtual_arch > 0 ? opts->virtual_arch : 80;
     OptList ptx_opts = {0}, cubin_opts = {0};

@@ -301,6 +301,10 @@ static bool log_out_of_memory(const char *log) {
 static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, const char *src_name,
                       const char *exe_name, const char *display, const char *source, bool confine,
                       Diag **warnings) {
+    long long as_bytes;
+    Diag *bad = program_env_mib("CUDOJO_COMPILE_AS_MB", 4096, &as_bytes);
+    if (bad && confine) return bad;     /* a wrong limit is said, not replaced unseen */
+    diag_free(&bad);
     Args a = {0};
     args_add(&a, xstrdup(nvcc));
     for (int i = 0; i < opts->n; i++) args_add(&a, xstrdup(opts->v[i]));
@@ -309,7 +313,6 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
     args_add(&a, xstrdup(src_name));
     ProcCapture c;
     Diag *err;
-    long long as_bytes = program_sandbox_compile_as_bytes();
     if (confine) {
         char **read_paths = NULL, **write_paths = NULL;
         ChildLimits lim = {

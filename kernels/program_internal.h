@@ -146,9 +146,17 @@ void program_sandbox_paths_free(char ***read_paths, char ***write_paths);
 void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char ***read_paths, char ***write_paths);
 /* The address-space limit of one compiler process of a confined compile
  * (RLIMIT_AS; nvcc's cicc maps ~1 GiB for a small file):
- * CUDOJO_COMPILE_AS_MB, default 4096 MiB. NVRTC, which runs inside the
+ * CUDOJO_COMPILE_AS_MB, default 4096 MiB (also when the value is not one
+ * program_env_mib takes: a compile refuses to start then). NVRTC, which runs inside the
  * worker, gets this much above what the worker had mapped (compile.c). */
 long long program_sandbox_compile_as_bytes(void);
+/* The largest amount program_env_mib takes: 16 TiB, far past any machine,
+ * far below where `<< 20` or adding what is mapped would overflow. */
+#define PROGRAM_ENV_MIB_MAX (1ll << 24)
+/* Sets *bytes to the MiB environment variable `name` holds, or def_mib if
+ * it is unset or empty. Anything but a whole number from 1 to
+ * PROGRAM_ENV_MIB_MAX is an error naming the variable (*bytes: def_mib). */
+Diag *program_env_mib(const char *name, long long def_mib, long long *bytes);
 /* A value for RLIMIT_NPROC: the tasks this user runs now plus `headroom`
  * (threads count against it). 0 as root. */
 long program_sandbox_nproc(long headroom);

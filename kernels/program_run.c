@@ -220,9 +220,10 @@ static void close_fd(int *fd) {
 /* What the run folder may hold, files deleted but held open included: a
  * file is capped by RLIMIT_FSIZE, their number and sum only by this. */
 static long long disk_limit(void) {
-    const char *e = getenv("CUDOJO_RUN_DISK_MB");
-    long long mb = e && *e ? atoll(e) : 0;
-    return (mb > 0 ? mb : 1024) << 20;
+    long long b;
+    Diag *bad = program_env_mib("CUDOJO_RUN_DISK_MB", 1024, &b);   /* a wrong value: the default */
+    diag_free(&bad);
+    return b;
 }
 
 #define DISK_ENTRIES_MAX 100000
@@ -403,8 +404,11 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         cs.limits.write_paths = (const char *const *)write_paths;
     }
     cs.foreground = o->inherit_stdin && in >= 0 && isatty(in) && tcgetpgrp(in) == getpgrp();
-    const char *as_mb = getenv("CUDOJO_RUN_AS_MB");
-    if (as_mb && *as_mb) cs.limits.as_bytes = atoll(as_mb) << 20;
+    long long as_env;
+    Diag *bad = program_env_mib("CUDOJO_RUN_AS_MB", 0, &as_env);
+    if (bad && !d) d = bad;     /* a wrong limit stops the run, saying so: never no limit at all */
+    else diag_free(&bad);
+    if (as_env) cs.limits.as_bytes = as_env;
     /* A program on the real GPU holds the GPU lock for its whole run
        (gpu_lock.h): exclusive when it is timed (alone on the GPU across
        graders), shared when nobody reads its times (o->gpu_shared); the wait

@@ -499,10 +499,25 @@ void program_sandbox_paths_free(char ***read_paths, char ***write_paths) {
 
 /* ---- what a confined compile may see ---- */
 
+Diag *program_env_mib(const char *name, long long def_mib, long long *bytes) {
+    const char *e = getenv(name);
+    *bytes = def_mib << 20;
+    if (!e || !*e) return NULL;
+    char *end;
+    errno = 0;
+    long long v = strtoll(e, &end, 10);
+    if (errno || end == e || *end || *e == ' ' || v < 1 || v > PROGRAM_ENV_MIB_MAX)
+        return diag_error("config", "%s=%s: give a whole number of MiB from 1 to %lld", name, e,
+                          (long long)PROGRAM_ENV_MIB_MAX);
+    *bytes = v << 20;
+    return NULL;
+}
+
 long long program_sandbox_compile_as_bytes(void) {
-    const char *mb = getenv("CUDOJO_COMPILE_AS_MB");
-    long long v = mb && *mb ? atoll(mb) : 0;
-    return (v > 0 ? v : 4096) << 20;
+    long long b;
+    Diag *bad = program_env_mib("CUDOJO_COMPILE_AS_MB", 4096, &b);   /* refused where a compile starts */
+    diag_free(&bad);
+    return b;
 }
 
 void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char ***read_paths, char ***write_paths) {

@@ -3,7 +3,8 @@
  * system's folders, the folders the dynamic loader is configured with and
  * those of the libraries cudojo itself loaded (a container's GPU driver, a
  * bundle's lib/), and the MPS folders made for the program; never the
- * course. */
+ * course. Also the memory limits read from the environment
+ * (CUDOJO_COMPILE_AS_MB, CUDOJO_RUN_AS_MB: program_env_mib). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,11 +84,41 @@ static void paths__let_the_program_write_its_mps_folders(void **state) {
     program_sandbox_paths_free(&r, &w);
 }
 
+/* A value in MiB is a whole number from 1 to PROGRAM_ENV_MIB_MAX: a huge
+ * one overflowed the `<< 20` into a negative or tiny limit. */
+static void env_mib__rejects_values_whose_bytes_would_overflow_or_that_are_not_numbers(void **state) {
+    (void)state;
+    const char *bad[] = {"9223372036854775807", "8796093022208", "99999999999999999999", "-5", "0", "12abc", "abc",
+                         " 5"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        setenv("CUDOJO_TEST_MB", bad[i], 1);
+        long long b = -1;
+        Diag *d = program_env_mib("CUDOJO_TEST_MB", 7, &b);
+        assert_non_null(d);
+        assert_non_null(strstr(d->message, "CUDOJO_TEST_MB"));
+        assert_int_equal(b, 7ll << 20);    /* the default, never a wrapped value */
+        diag_free(&d);
+    }
+    setenv("CUDOJO_TEST_MB", "16777216", 1);
+    long long b = 0;
+    assert_null(program_env_mib("CUDOJO_TEST_MB", 7, &b));
+    assert_int_equal(b, 16777216ll << 20);
+    unsetenv("CUDOJO_TEST_MB");
+    assert_null(program_env_mib("CUDOJO_TEST_MB", 7, &b));
+    assert_int_equal(b, 7ll << 20);
+    setenv("CUDOJO_COMPILE_AS_MB", "9223372036854775807", 1);
+    assert_int_equal(program_sandbox_compile_as_bytes(), 4096ll << 20);
+    setenv("CUDOJO_COMPILE_AS_MB", "300", 1);
+    assert_int_equal(program_sandbox_compile_as_bytes(), 300ll << 20);
+    unsetenv("CUDOJO_COMPILE_AS_MB");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths__add_the_folder_of_every_loaded_library),
         cmocka_unit_test(paths__add_the_loaders_configured_folders),
         cmocka_unit_test(paths__let_the_program_write_its_mps_folders),
+        cmocka_unit_test(env_mib__rejects_values_whose_bytes_would_overflow_or_that_are_not_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
