@@ -226,6 +226,7 @@ const I18nEntry I18N_ZH[] = {
     {"a socket", "套接字"},
     {"a symbolic link", "符号链接"},
     {"not a regular file", "不是普通文件"},
+    {"a link or not a folder on the way", "路径上有链接或不是文件夹的部分"},
     {"the emulator could not start", "模拟器没能启动"},
     {"no launch", "没有启动"},
     {"cudojo debug: --line %s: expects a line number\n", "cudojo debug：--line %s：需要一个行号\n"},
