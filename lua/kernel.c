@@ -294,11 +294,7 @@ static void absorb_report(RunCtx *ctx, LaunchReport *rep, const char *name) {
         if (ctx->last_emu) json_decref(ctx->last_emu);
         ctx->last_emu = json_incref(rep->metrics);
         json_object_set(ctx->metrics, "emu", rep->metrics);
-        /* the largest launch's warp-instructions (verify --mutants sizes a mutant's budget by it) */
-        json_t *wi = json_object_get(json_object_get(rep->metrics, "totals"), "warp_instructions");
-        json_t *max = json_object_get(ctx->metrics, "max_launch_warp_instructions");
-        if (json_is_integer(wi) && (!json_is_integer(max) || json_integer_value(wi) > json_integer_value(max)))
-            json_object_set(ctx->metrics, "max_launch_warp_instructions", wi);
+        run_note_launch_size(ctx, rep->metrics);
     }
 }
 

@@ -392,6 +392,7 @@ static void absorb_kernels(RunCtx *ctx, ProgramResult *pr, bool emu) {
         }
         json_t *m = json_object_get(k, "metrics");
         if (json_is_object(m)) last_metrics = m;
+        if (emu && json_is_object(m)) run_note_launch_size(ctx, m);
     }
     const char *name;
     json_t *a;
@@ -557,6 +558,11 @@ static int t_program(lua_State *L) {
         emu.seed = ctx->api.emu.seed;
         emu.instruction_budget = ctx->api.emu.instruction_budget;
     }
+    /* verify --mutants: each emulated launch of a mutant gets a budget sized by
+       the solution's largest launch, so a kernel that loops is killed whatever
+       the machine's load (the exercise's own budget when smaller) */
+    uint64_t mb = ctx->opts->emu_launch_budget;
+    if (mb && (!emu.instruction_budget || mb < emu.instruction_budget)) emu.instruction_budget = mb;
     /* a runaway kernel stops with did-not-finish (its line) before the program is killed */
     emu.deadline_s = run_now_ms() / 1e3 + timeout * EMU_DEADLINE_SHARE;
     const char *threads = getenv("CUDOJO_EMU_THREADS");    /* the worker's --emu-threads */

@@ -80,6 +80,11 @@ double run_now_ms(void);
 void run_activity(lua_State *L, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The object metrics[key] (created when absent); borrowed. */
 json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key);
+/* Keeps metrics.max_launch_warp_instructions, the largest emulated launch's
+ * warp-instructions (emu_metrics: a launch's emulator metrics, whose
+ * totals.warp_instructions it reads; verify --mutants sizes a mutant's
+ * per-launch budget by it), for kernel and program exercises alike. */
+void run_note_launch_size(RunCtx *ctx, const json_t *emu_metrics);
 /* Raises "call it as t:method(...) (with a colon)" unless t is at index 1. */
 void run_check_self(lua_State *L, const char *method);
 /* Pushes a JSON value as Lua values (objects and arrays as tables, nulls

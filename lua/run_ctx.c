@@ -48,6 +48,13 @@ json_t *run_metrics_obj(RunCtx *ctx, json_t *parent, const char *key) {
     return o;
 }
 
+void run_note_launch_size(RunCtx *ctx, const json_t *emu_metrics) {
+    json_t *wi = json_object_get(json_object_get(emu_metrics, "totals"), "warp_instructions");
+    json_t *max = json_object_get(ctx->metrics, "max_launch_warp_instructions");
+    if (json_is_integer(wi) && (!json_is_integer(max) || json_integer_value(wi) > json_integer_value(max)))
+        json_object_set(ctx->metrics, "max_launch_warp_instructions", wi);
+}
+
 void run_check_self(lua_State *L, const char *method) {
     if (lua_type(L, 1) != LUA_TUSERDATA) luaL_error(L, "call it as t:%s(...) (with a colon)", method);
 }

@@ -229,6 +229,62 @@ else
   echo "not ok - verify --mutants kills a mutant that loops by its instruction budget, before its time runs out (exit $rc)"
   sed 's/^/    /' "$T/out.txt" "$T/err.txt" | head -40
 fi
+# The same loop in a whole program (kind = "program", emulator runtime): the
+# budget reaches the program's launches too (the course's um-perf has such a
+# mutant, half >= 0; under make san's load it ran out of time twice).
+G="$T/slowprog/01-loop"
+mkdir -p "$G/solutions"
+cat > "$G/chapter.lua" <<'EOF2'
+return { id = "loopp-ch", title = "Loop", order = 1, exercises = { "countp" } }
+EOF2
+cat > "$G/solutions/countp.cu" <<'EOF2'
+#include <cstdio>
+__global__ void count(const volatile int *in, int *out, int n)
+{
+    int k = 0;
+    while (k < n) {
+        if (in[k] >= 0)
+            k++;
+    }
+    out[threadIdx.x] = k;
+}
+int main()
+{
+    int *in, *out, h = 0;
+    cudaMalloc(&in, 8 * sizeof(int));
+    cudaMemset(in, 0, 8 * sizeof(int));
+    cudaMalloc(&out, 32 * sizeof(int));
+    count<<<1, 32>>>(in, out, 8);
+    cudaMemcpy(&h, out, sizeof(int), cudaMemcpyDeviceToHost);
+    printf("count %d\n", h);
+    return 0;
+}
+EOF2
+cp "$G/solutions/countp.cu" "$G/countp.cu"
+cat > "$G/countp.lua" <<'EOF2'
+return {
+  id = "countp", kind = "program", source = "countp.cu", hints = { "one", "two" }, timeout = 20,
+  mutants_equivalent = { { mutation = "drop guard", line = "if (in[k] >= 0)", why = "every value is 0" } },
+  run = function(t)
+    local r = t:program{}
+    if t:expect_exit(r) then t:expect_output(r, "count 8\n") end
+  end,
+}
+EOF2
+CUDOJO_MUTANT_TIMEOUT_S=10 "$BIN" verify --mutants --json --jobs 2 "$G" > "$T/outp.json" 2> "$T/err.txt"
+rc=$?
+if python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d['exercises'][0]
+assert e['solution'] == 'pass' and e['survived'] == 0 and e['timed_out'] == 0 and e['retried'] == 0, e
+assert e['killed'] >= 1, e
+" "$T/outp.json"; then
+  echo "ok - verify --mutants kills a looping mutant of a whole program by its budget, at its first run"
+else
+  echo "not ok - verify --mutants kills a looping mutant of a whole program by its budget, at its first run (exit $rc)"
+  sed 's/^/    /' "$T/outp.json" "$T/err.txt" | head -40
+fi
 CUDOJO_MUTANT_LAUNCH_BUDGET=0 CUDOJO_MUTANT_TIMEOUT_S=0.5 "$BIN" verify --mutants --jobs 2 "$L" > "$T/out.txt" 2> "$T/err.txt"
 rc=$?
 if [ $rc -eq 1 ] && grep -q "count .*mutants: 1 killed, 1 equivalent, 1 timed out" "$T/out.txt" &&
