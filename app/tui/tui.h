@@ -158,6 +158,9 @@ void tui_put_line(int y, int x, int w, const TextLine *line, int hscroll, const 
 /* The title bar (row 0) and the status bar (last row). */
 void tui_draw_title(Tui *t, const char *left, const char *right);
 void tui_draw_status(Tui *t, const char *keys);
+/* A yes/no question on the last row: the question clipped (…) so that the
+ * answer keys (y/N) after it always show, however narrow the terminal. */
+void tui_draw_confirm(Tui *t, const char *question);
 /* A proportion bar of w columns. */
 void tui_draw_bar(Tui *t, int y, int x, int w, double frac);
 /* "✓"/"v" depending on the locale. */

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <wchar.h>
 
+#include "base/i18n.h"
 #include "base/xalloc.h"
 
 typedef struct RoleLook {
@@ -215,6 +216,15 @@ void tui_draw_title(Tui *t, const char *left, const char *right) {
     if (rw > t->cols / 2) rw = 0;
     tui_put(0, 1, t->cols - rw - 3, ROLE_TITLE, left);
     if (rw) tui_put(0, t->cols - rw - 1, rw, ROLE_TITLE, right);
+}
+
+void tui_draw_confirm(Tui *t, const char *question) {
+    int y = t->rows - 1;
+    const char *answer = _("y/N");
+    int aw = text_width(answer);
+    tui_fill(y, 0, t->cols, ROLE_WARN);
+    int used = tui_put_clip(t, y, 1, t->cols - 3 - aw, ROLE_WARN, question);
+    tui_put(y, 1 + used + 1, aw, ROLE_WARN, answer);
 }
 
 void tui_draw_status(Tui *t, const char *keys) {

@@ -205,16 +205,14 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     }
 
     if (xp->confirm_reset) {
-        char *q = xasprintf(_("Reset %s to the starter? Your version is backed up first. y/N"), xp->shown);
-        tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
-        tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
+        char *q = xasprintf(_("Reset %s to the starter? Your version is backed up first."), xp->shown);
+        tui_draw_confirm(t, q);
         free(q);
         return;
     }
     if (xp->confirm_hint >= 0) {
-        char *q = xasprintf(_("Reveal hint %d of %d? It is recorded. y/N"), xp->confirm_hint + 1, xp->ex->n_hints);
-        tui_fill(t->rows - 1, 0, t->cols, ROLE_WARN);
-        tui_put(t->rows - 1, 1, t->cols - 2, ROLE_WARN, q);
+        char *q = xasprintf(_("Reveal hint %d of %d? It is recorded."), xp->confirm_hint + 1, xp->ex->n_hints);
+        tui_draw_confirm(t, q);
         free(q);
         return;
     }

@@ -129,16 +129,17 @@ keys q
 # --- reset asks first, keeps a backup, brings the starter back ---
 mine="$WS/hello-gpu/vector-add.cu"
 keys x
-wait_for "y/N" 3
+asked=0
+wait_for "y/N" 3 && asked=1     # the answer keys show at 80 columns, after the question cut short
 keys n
 cancelled=0
 wait_for "reset cancelled" 3 && cmp -s "$mine" "$LESSONS/01-hello-gpu/solutions/vector-add.cu" && cancelled=1
 keys x
-wait_for "y/N" 3
+wait_for "y/N" 3 || asked=0
 keys y
-if [ $cancelled = 1 ] && wait_for "starter again" 3 && cmp -s "$mine" "$LESSONS/01-hello-gpu/vector-add.cu" &&
+if [ $asked = 1 ] && [ $cancelled = 1 ] && wait_for "starter again" 3 && cmp -s "$mine" "$LESSONS/01-hello-gpu/vector-add.cu" &&
     ls "$WS"/.cudojo/backups/vector-add.*.cu >/dev/null 2>&1; then ok reset_asks_then_restores_starter
-else nok reset_asks_then_restores_starter "cancelled=$cancelled" "$(dump)"; fi
+else nok reset_asks_then_restores_starter "asked=$asked cancelled=$cancelled" "$(dump)"; fi
 keys q
 
 # --- a run that never ends shows a spinner and Esc stops it ---
