@@ -34,7 +34,10 @@ wait_for() {
     _tm_end=$(($(date +%s) + _tm_lim))
     while :; do
         screen | grep -Eq -- "$1" && return 0
-        [ "$(date +%s)" -ge "$_tm_end" ] && return 1
+        if [ "$(date +%s)" -ge "$_tm_end" ]; then
+            echo "# waited $_tm_lim s for /$1/ in vain" >&2     # a wait that fails unchecked shows
+            return 1
+        fi
         sleep 0.1
     done
 }
