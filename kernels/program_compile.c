@@ -276,19 +276,6 @@ static bool compile_confined(const ProgramCompileOptions *o) {
     return o->confine && !(sandbox && !strcmp(sandbox, "off"));
 }
 
-/* This process's environment with TMPDIR=`workdir` (a confined nvcc may
- * write nowhere else). Free the array, not the strings but the last. */
-static char **env_with_tmpdir(const char *workdir) {
-    size_t n = 0;
-    while (environ && environ[n]) n++;
-    char **e = xcalloc(n + 2, sizeof *e);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "TMPDIR=", 7)) e[k++] = environ[i];
-    e[k] = xasprintf("TMPDIR=%s", workdir);
-    return e;
-}
-
 /* Whether nvcc's output says a compiler ran out of memory. */
 static bool log_out_of_memory(const char *log) {
     static const char *const marks[] = {"out of memory", "std::bad_alloc", "Cannot allocate memory",
@@ -326,13 +313,13 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
             lim.read_paths = (const char *const *)read_paths;
             lim.write_paths = (const char *const *)write_paths;
         }
-        char **envp = env_with_tmpdir(workdir);
+        /* a confined nvcc may write nowhere but workdir: its temporary files too */
+        char *tmpdir = xasprintf("TMPDIR=%s", workdir);
+        char **envp = program_env_with(&tmpdir, 1);
         err = proc_capture_limited((const char *const *)a.v, (const char *const *)envp, workdir, COMPILE_TIMEOUT_S,
                                    LOG_CAP, &lim, &c);
-        size_t n = 0;
-        while (envp[n]) n++;
-        free(envp[n - 1]);
         free(envp);
+        free(tmpdir);
         program_sandbox_paths_free(&read_paths, &write_paths);
     } else {
         err = proc_capture((const char *const *)a.v, NULL, workdir, COMPILE_TIMEOUT_S, LOG_CAP, &c);

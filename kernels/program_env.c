@@ -216,3 +216,20 @@ void program_env_free(char ***envp) {
     free(*envp);
     *envp = NULL;
 }
+
+char **program_env_with(char *const *set, int n) {
+    size_t n_env = 0;
+    while (environ && environ[n_env]) n_env++;
+    char **envp = xcalloc(n_env + (size_t)n + 1, sizeof *envp);
+    size_t k = 0;
+    for (size_t i = 0; i < n_env; i++) {
+        bool replaced = false;
+        for (int j = 0; j < n && !replaced; j++) {
+            size_t len = strcspn(set[j], "=") + 1;   /* "NAME=" */
+            replaced = !strncmp(environ[i], set[j], len);
+        }
+        if (!replaced) envp[k++] = environ[i];
+    }
+    for (int j = 0; j < n; j++) envp[k++] = set[j];
+    return envp;
+}

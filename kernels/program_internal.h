@@ -104,6 +104,11 @@ const char *program_cudart_soname(void);
  * (free with program_env_free). */
 char **program_env_build(const ProgramRunOptions *o, const char *cwd);
 void program_env_free(char ***envp);
+/* This process's environment with the n "NAME=value" entries of `set` in
+ * place of any of the same name (a confined nvcc's TMPDIR, MPS's
+ * directories for its control program). Free the array only: its strings
+ * are environ's and the caller's. */
+char **program_env_with(char *const *set, int n);
 
 /* ---- the child's cage: program_sandbox.c ---- */
 

@@ -71,16 +71,8 @@ static char *mps_control_path(void) {
 /* The environment the control program gets: ours with the daemon's
  * directories. Free the array only. */
 static char **control_env(const MpsDaemon *m) {
-    size_t n_env = 0;
-    while (environ && environ[n_env]) n_env++;
-    char **envp = xcalloc(n_env + 3, sizeof *envp);
-    size_t k = 0;
-    for (size_t i = 0; i < n_env; i++)
-        if (strncmp(environ[i], "CUDA_MPS_PIPE_DIRECTORY=", 24) && strncmp(environ[i], "CUDA_MPS_LOG_DIRECTORY=", 23))
-            envp[k++] = environ[i];
-    envp[k++] = m->env_pipe;
-    envp[k++] = m->env_log;
-    return envp;
+    char *const dirs[] = {m->env_pipe, m->env_log};
+    return program_env_with(dirs, 2);
 }
 
 /* Runs the control program with `arg` (NULL: none) and `input` on its
