@@ -21,6 +21,9 @@ typedef struct CudaAlloc {
     char *label;
 } CudaAlloc;
 
+/* Timed repetitions queued behind one host gate (cuda_backend.c timed_runs). */
+#define CUDA_TIMED_BATCH 32
+
 typedef struct CudaBackend {
     Backend base;
     int device;
@@ -29,7 +32,7 @@ typedef struct CudaBackend {
     char *broken_why;
     CudaAlloc *allocs;
     int n_allocs, cap_allocs;
-    cudaEvent_t ev_start, ev_stop;
+    cudaEvent_t timed_ev[2 * CUDA_TIMED_BATCH];    /* start/stop pairs of one batch of timed runs */
     void *flush_buf;                /* a buffer larger than L2, memset between timed runs */
     size_t flush_bytes;
     double peak_gbs;                /* 0 = not looked up yet (cuda_peaks.c) */

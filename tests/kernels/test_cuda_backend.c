@@ -305,6 +305,14 @@ static void launch__reports_median_time__when_timed(void **state) {
     run_vector_add(gpu.info.cc_major * 10 + gpu.info.cc_minor, 20);
 }
 
+/* Timed runs are queued behind a host gate in batches of CUDA_TIMED_BATCH
+   (cuda_backend.c timed_runs): 70 runs are two full batches and a part. */
+static void launch__times_every_rep__when_reps_span_several_gate_batches(void **state) {
+    (void)state;
+    need_gpu();
+    run_vector_add(gpu.info.cc_major * 10 + gpu.info.cc_minor, 70);
+}
+
 static void launch__keeps_one_runs_result__when_timed_kernel_accumulates(void **state) {
     (void)state;
     need_gpu();
@@ -464,6 +472,7 @@ int main(void) {
         cmocka_unit_test(launch__adds_vectors__when_loaded_from_cubin),
         cmocka_unit_test(launch__adds_vectors__when_loaded_from_ptx),
         cmocka_unit_test(launch__reports_median_time__when_timed),
+        cmocka_unit_test(launch__times_every_rep__when_reps_span_several_gate_batches),
         cmocka_unit_test(launch__keeps_one_runs_result__when_timed_kernel_accumulates),
         cmocka_unit_test(launch__captures_printf__when_kernel_prints),
         cmocka_unit_test(launch__explains__when_block_oversized_or_kernel_missing),
