@@ -34,6 +34,34 @@
 #include "base/xalloc.h"
 #include "lua/exercise.h"
 
+/* Every submission is a reference solution: each one that did not pass
+ * under grading's load (16 workers, the GPU lock) is a fairness bug, a
+ * check that depends on who else runs. Prints how many passed and each
+ * failure with its message. */
+static void print_failed_solutions(const json_t *book) {
+    size_t i, total = 0, passed = 0;
+    json_t *st;
+    json_array_foreach(json_object_get(book, "students"), i, st) {
+        const char *ex;
+        json_t *r;
+        json_object_foreach(json_object_get(st, "exercises"), ex, r) {
+            const char *verdict = json_string_value(json_object_get(r, "verdict"));
+            if (!verdict || !strcmp(verdict, "missing")) continue;    /* not graded here (needs a GPU, left out) */
+            total++;
+            if (!strcmp(verdict, "pass")) {
+                passed++;
+                continue;
+            }
+            const char *kind = json_string_value(json_object_get(r, "failure_kind"));
+            const char *msg = json_string_value(json_object_get(r, "message"));
+            printf("  solution failed: %s %s (%s): %.200s\n", json_string_value(json_object_get(st, "student")), ex,
+                   kind ? kind : verdict, msg ? msg : "");
+        }
+    }
+    printf("solutions passing under grading: %zu of %zu%s\n", passed, total,
+           passed == total ? "" : " (each failure above is a check that depends on the load)");
+}
+
 /* Where the time went (app/grade_time.c), from OUT/gradebook.json: 0, or 1
  * when it cannot be read. */
 static int print_time(const char *book_path, double wall_s) {
@@ -44,6 +72,7 @@ static int print_time(const char *book_path, double wall_s) {
         return 1;
     }
     grade_time_print(stdout, book, wall_s, 12);
+    print_failed_solutions(book);
     json_decref(book);
     return 0;
 }
