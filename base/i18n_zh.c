@@ -371,6 +371,13 @@ const I18nEntry I18N_ZH[] = {
      "the hardware lets pass (a race, a stray read: undefined behaviour) counts as\n"
      "caught when the emulator catches it, and says so.\n"
      "\n"
+     "  --jobs N, -j N runs at once, each in its own worker (default: 1; with\n"
+     "                 --mutants: the cores; 0 or auto: the cores). The report\n"
+     "                 keeps the course's order, a row printed once all before it\n"
+     "                 are; progress on stderr when it is a terminal. On a GPU,\n"
+     "                 timed work takes turns (the GPU lock in CUDOJO_GPU_LOCK_DIR,\n"
+     "                 a private one for this run when it is unset) and a run's\n"
+     "                 time limit is N times the exercise's, for its waits\n"
      "  --mutants      check the checks instead: run each solution, then mutants of it\n"
      "                 on the emulator (each __syncthreads()/__syncwarp()/g.sync()\n"
      "                 dropped, each if guard weakened (< to <=, >= to >) or dropped,\n"
@@ -385,13 +392,18 @@ const I18nEntry I18N_ZH[] = {
      "                 not known to be killed. Exit status 1 when any survive or\n"
      "                 time out; progress on stderr.\n"
      "  --run-allowed  with --mutants: run the allowed mutants too, and say which\n"
-     "                 allowances the checks no longer need\n"
-     "  --jobs N, -j N runs at once with --mutants (default: the cores)\n",
+     "                 allowances the checks no longer need\n",
      "对给定章节（默认：整门课程）的每个练习，运行参考解答（必须通过）、起始代码（必须\n"
      "不通过）和每个错误变体（必须不通过）。一切符合预期时退出状态为 0。在 GPU 上，硬件\n"
      "碰巧放过的错误变体（竞争条件、越界读取：未定义行为）只要模拟器能发现，就算已发现，\n"
      "并会注明。\n"
      "\n"
+     "  --jobs N, -j N 同时运行的个数，每个在自己的工作进程里（默认：1；与 --mutants\n"
+     "                 一起用时：CPU 核数；0 或 auto：CPU 核数）。报告保持课程的顺序，\n"
+     "                 一行在它之前的各行都打印后才打印；stderr 是终端时在那里显示进度。\n"
+     "                 在 GPU 上，计时的工作轮流进行（CUDOJO_GPU_LOCK_DIR 中的 GPU 锁，\n"
+     "                 未设置时为这次运行另建一个私有的），一次运行的时限是练习时限的\n"
+     "                 N 倍，留给等待\n"
      "  --mutants      改为检查这些检查：运行每个参考解答，再在模拟器上运行它的变异体\n"
      "                 （逐个删掉 __syncthreads()/__syncwarp()/g.sync()，逐个放宽\n"
      "                 if 条件（< 改为 <=，>= 改为 >）或删掉它，循环边界逐个移动一，\n"
@@ -404,9 +416,12 @@ const I18nEntry I18N_ZH[] = {
      "                 不知道它是否被杀死。有变异体存活或超时时退出状态为 1；\n"
      "                 进度写到 stderr。\n"
      "  --run-allowed  与 --mutants 一起用：也运行被允许的变异体，并指出检查已不再\n"
-     "                 需要哪些允许条目\n"
-     "  --jobs N, -j N 与 --mutants 一起用时同时运行的个数（默认：CPU 核数）\n"},
-    {"--jobs %s: a number of runs at once from 1 to 64", "--jobs %s：同时运行的个数，取 1 到 64"},
+     "                 需要哪些允许条目\n"},
+    {"--jobs %s: a number of runs at once from 1 to 64, or 0 or auto for the cores",
+     "--jobs %s：同时运行的个数，取 1 到 64，或用 0 或 auto 表示 CPU 核数"},
+    {"\rverify: %d of %d runs, %d not as expected, %.0f s%s", "\rverify：%d/%d 次运行，%d 次不符合预期，%.0f 秒%s"},
+    {"verify: cannot make a GPU lock folder (%s): timed runs may overlap\n",
+     "verify：无法建立 GPU 锁文件夹（%s）：计时的运行可能重叠\n"},
     {"solution", "参考解答"},
     {"starter", "起始代码"},
     {"wrong", "错误变体"},
