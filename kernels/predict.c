@@ -34,6 +34,11 @@ bool predict_input_from_metrics(const json_t *metrics, PredictInput *in) {
     in->atomics = count(t, "atomics");
     in->memory_waits = count(t, "memory_waits");
     in->barriers = count(t, "barriers");
+    in->memory_waits_hit = count(t, "memory_waits_hit");
+    in->critical_instructions = count(t, "critical_instructions");
+    in->critical_waits = count(t, "critical_waits");
+    in->critical_hit_waits = count(t, "critical_hit_waits");
+    in->critical_requests = count(t, "critical_requests");
     in->blocks = count(t, "blocks");
     in->warps = count(t, "warps");
     /* the launch's shape, where the object is a prediction's "input" */
@@ -99,16 +104,31 @@ void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInp
     out->shared_us = (double)in->shared_wavefronts * share / c->shared_per_clk / clk_per_us;
     out->atomic_us = (double)in->atomics * share / c->atomic_per_clk / clk_per_us;
 
-    /* The latency chain of one warp: its instructions, a round trip to
-     * memory for each wait (the loads issued before it were in flight
-     * together), its global requests queueing for the LSU, and its block's
-     * barriers; once per wave on the busiest SM. With enough warps resident
-     * the throughput terms exceed it (Little's law). */
+    /* The latency chain: the instructions of the block's slowest warp (a
+     * warp alone waits dep_cycles per instruction), a round trip to memory
+     * for each of its waits (the loads issued before it were in flight
+     * together; an L1 hit, loads of sectors the block had read, returns in
+     * hit_cycles), its global requests queueing for the LSU, and the
+     * block's barriers; once per wave on the busiest SM. The slowest warp
+     * is the emulator's critical path: between two barriers the block waits
+     * for the warp with the most of each (the one warp that takes a ticket,
+     * publishes and looks back in a decoupled scan; the busy warps of a
+     * block whose other warps return early); files from before it counted
+     * only totals: the average warp. With enough warps resident the
+     * throughput terms exceed the chain (Little's law). */
     double req_w = (double)in->global_requests / (double)warps;
     double bar_b = (double)in->barriers / (double)blocks;
+    double hits_w = (double)in->memory_waits_hit / (double)warps;
+    if (in->critical_instructions) {
+        instr_w = (double)in->critical_instructions / (double)blocks;
+        waits_w = (double)in->critical_waits / (double)blocks;
+        hits_w = (double)in->critical_hit_waits / (double)blocks;
+        req_w = (double)in->critical_requests / (double)blocks;
+    }
+    if (hits_w > waits_w) hits_w = waits_w;
     out->chain_us = (double)waves_sm *
-                    (instr_w * c->dep_cycles + waits_w * c->latency_cycles + req_w * c->request_cycles +
-                     bar_b * c->barrier_cycles) / clk_per_us;
+                    (instr_w * c->dep_cycles + (waits_w - hits_w) * c->latency_cycles + hits_w * c->hit_cycles +
+                     req_w * c->request_cycles + bar_b * c->barrier_cycles) / clk_per_us;
 
     /* Memory: every sector passes L2; DRAM serves the footprint once (the
      * GPU's timing flushes L2 first) and the re-reads L2 cannot keep. */
@@ -184,7 +204,10 @@ json_t *predict_to_json(const PerfCalib *c, const Prediction *pr) {
         {"global_sectors", in->global_sectors}, {"global_store_sectors", in->global_store_sectors},
         {"global_ideal_sectors", in->global_ideal_sectors}, {"shared_requests", in->shared_requests},
         {"bank_conflict_wavefronts", in->shared_wavefronts}, {"atomics", in->atomics},
-        {"memory_waits", in->memory_waits}, {"barriers", in->barriers}, {"blocks", in->blocks}, {"warps", in->warps},
+        {"memory_waits", in->memory_waits}, {"memory_waits_hit", in->memory_waits_hit},
+        {"critical_instructions", in->critical_instructions}, {"critical_waits", in->critical_waits},
+        {"critical_hit_waits", in->critical_hit_waits}, {"critical_requests", in->critical_requests},
+        {"barriers", in->barriers}, {"blocks", in->blocks}, {"warps", in->warps},
         {"threads_per_block", (uint64_t)(in->threads_per_block > 0 ? in->threads_per_block : 0)},
         {"registers", (uint64_t)(in->registers > 0 ? in->registers : 0)},
         {"shared_per_block", (uint64_t)in->shared_per_block}, {"footprint_bytes", in->footprint_bytes},

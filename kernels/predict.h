@@ -32,6 +32,11 @@ typedef struct PredictInput {
     uint64_t shared_requests;
     uint64_t shared_wavefronts;     /* including bank-conflict replays */
     uint64_t atomics, memory_waits, barriers;
+    uint64_t memory_waits_hit;      /* of memory_waits, those whose loads all hit the block's L1 */
+    /* the blocks' barrier-synchronised paths, summed over blocks: per
+     * stretch between barriers the most of each any one warp had (0: not
+     * counted, a file from before them; the model then uses the averages) */
+    uint64_t critical_instructions, critical_waits, critical_hit_waits, critical_requests;
     uint64_t blocks, warps;
     int threads_per_block;
     int registers;                  /* per thread (ptxas); 0 = not known (32 assumed) */

@@ -134,9 +134,11 @@ static const PerfCalib CALIBS[] = {
         .dram_copy_gbs = 4239,       /* doctor: cudaMemcpy D2D, median of 31 copies of 2 GiB */
         .l2_gbs = 7000,              /* estimate: ~1.6x DRAM (published H100 L2 microbenchmarks) */
         .l2_bytes = 45.0 * 1024 * 1024, /* 60 MiB reported, 3/4 of it kept between two reads of a line */
-        .latency_cycles = 696,       /* fit (bench_predict --replay --fit all, session5-late/7): a round trip with the
-                                        L2 flushed and the SMs busy; idle pointer chase 667 (tests/programs/latency_chase.cu) */
-        .fixed_us = 3.34,            /* fit: an event-timed launch of nothing measures 2.9-3.1 us (european's starter,
+        .latency_cycles = 829,       /* fit (bench_predict --replay --fit all, session8/call3/bench): a round trip beyond
+                                        L1 with the L2 flushed and the SMs busy; idle pointer chase 667
+                                        (tests/programs/latency_chase.cu) */
+        .hit_cycles = 227,           /* fit: a wait whose loads all hit L1 (histogram's starter re-reading hist[]) */
+        .fixed_us = 3.32,            /* fit: an event-timed launch of nothing measures 2.9-3.1 us (european's starter,
                                         launch-overhead's); the rest is the first round trip's ramp */
         .wave_us = 0.25,
         .issue_per_clk = 4,          /* 4 schedulers per SM, one warp instruction each per clock */
@@ -147,15 +149,17 @@ static const PerfCalib CALIBS[] = {
         .mem_per_clk = 1,            /* 32 load/store lanes per SM */
         .shared_per_clk = 1,         /* 128 bytes (one wavefront) per SM per clock */
         .atomic_per_clk = 0.5,
-        .dep_cycles = 2.59,          /* fit: per instruction of one warp (FMA 4 cycles, partly overlapped by ILP) */
-        .request_cycles = 39.0,      /* fit: per global request of a warp (a batch of loads returns one by one) */
-        .barrier_cycles = 211,       /* fit: per barrier of a block (the slowest warp's wait, the release) */
+        .dep_cycles = 2.67,          /* fit: per instruction of one warp (FMA 4 cycles, partly overlapped by ILP) */
+        .request_cycles = 0.2,       /* fit: per global request of the slowest warp (39 when the average warp stood
+                                        in: its waits now explain what the requests did) */
+        .barrier_cycles = 149,       /* fit: per barrier of a block (the slowest warp's wait, the release) */
         .overlap_p = 3,
         .provenance = "H200 (132 SMs, 1.98 GHz), measured 2026-12-01: doctor, bench/peaks_check, bench/anchors, "
                       "tests/programs/latency_chase.cu; "
-                      "pipe rates from the Hopper tuning guide; fixed_us, latency, dep, request and barrier cycles fitted by "
-                      "bench/bench_predict --replay --fit all on the H200 run session5-late/7 (61 kernels, all within "
-                      "+-30%; fitted on half the exercises, 27/29 and 29/32 of the other half); l2_gbs an estimate",
+                      "pipe rates from the Hopper tuning guide; fixed_us, latency, hit, dep, request and barrier cycles "
+                      "fitted by bench/bench_predict --replay --fit all on the H200 run session8/call3/bench (62 kernels, "
+                      "all within +-30%; fitted on half the exercises, 29/30 and 32/32 of the other half; the older run "
+                      "session5-late/7: 61/61); l2_gbs an estimate",
     },
 };
 

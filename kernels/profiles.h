@@ -47,6 +47,7 @@ typedef struct PerfCalib {
     double l2_gbs;                  /* sectors served by L2 (hits), all SMs */
     double l2_bytes;                /* what stays in L2 between two reads of a line */
     double latency_cycles;          /* a global load's round trip, idle memory */
+    double hit_cycles;              /* a wait for loads that all hit L1 (sectors the block had read) */
     double fixed_us;                /* launch + ramp-up + drain of an empty kernel, as events time it */
     double wave_us;                 /* more per extra wave of blocks (block launch, drain) */
     double issue_per_clk;           /* warp instructions issued per SM per clock (schedulers) */

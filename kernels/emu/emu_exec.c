@@ -56,7 +56,10 @@ Worker *emu_worker_new(EmuLaunch *L, int index) {
     W->local = xcalloc((size_t)W->nthreads * k->local_size + 16, 1);
     W->n_lines = k->max_line + 1;
     W->lines = xcalloc((size_t)W->n_lines, sizeof(LineStats));
-    if (L->metrics) W->pcc = xcalloc((size_t)k->n_code + 1, sizeof *W->pcc);
+    if (L->metrics) {
+        W->pcc = xcalloc((size_t)k->n_code + 1, sizeof *W->pcc);
+        W->l1 = xcalloc(EMU_L1_SLOTS, sizeof *W->l1);
+    }
     W->order = xcalloc((size_t)W->nwarps, sizeof(int));
     W->hint = -1;
     W->rng = L->seed * 0x9e3779b97f4a7c15ull + (uint64_t)index + 1;
@@ -74,6 +77,7 @@ void emu_worker_free(Worker **wp) {
     free(W->local);
     free(W->lines);
     free(W->pcc);
+    free(W->l1);
     free(W->order);
     emu_gshadow_free(W);
     for (int i = 0; i < W->nf; i++) free(W->f[i].message);
@@ -312,6 +316,27 @@ static void trap_report(Worker *W, Warp *w, uint32_t m, const Instr *in) {
     __atomic_store_n(&W->L->abort_flag, 1, __ATOMIC_RELAXED);
 }
 
+/* metrics: a stretch of the block between two barriers (or to its end)
+ * lasts as long as its slowest warp: the critical path adds the most any
+ * one warp had in it of each count (kernels/PREDICT.md, the chain). */
+static void metrics_segment_end(Worker *W) {
+    uint64_t instr = 0;
+    uint32_t waits = 0, hits = 0, req = 0;
+    for (int i = 0; i < W->nwarps; i++) {
+        Warp *w = &W->warps[i];
+        if (w->seg_instructions > instr) instr = w->seg_instructions;
+        if (w->seg_waits > waits) waits = w->seg_waits;
+        if (w->seg_hit_waits > hits) hits = w->seg_hit_waits;
+        if (w->seg_requests > req) req = w->seg_requests;
+        w->seg_instructions = 0;
+        w->seg_waits = w->seg_hit_waits = w->seg_requests = 0;
+    }
+    W->t.critical_instructions += instr;
+    W->t.critical_waits += waits;
+    W->t.critical_hit_waits += hits;
+    W->t.critical_requests += req;
+}
+
 /* Releases named barrier `id`: every group parked there moves on. */
 static void named_release(Worker *W, unsigned id) {
     for (int i = 0; i < W->nwarps; i++) {
@@ -333,6 +358,7 @@ static void named_release(Worker *W, unsigned id) {
     W->nb_arrived[id] = 0;
     W->epoch++;
     W->t.barriers++;
+    if (W->L->metrics) metrics_segment_end(W);
 }
 
 /* bar.sync id, count / bar.arrive id, count (named barriers, producer and
@@ -454,14 +480,25 @@ static void metrics_wait(Worker *W, Warp *w, const Instr *in, int32_t at) {
                     break;
                 }
     }
+    /* ... and no further than a loop's branch back (taken or not): ptxas
+     * does not move the loads of the next iteration, or of the code after
+     * the loop, above the stores of this one (sgemm-tiled's tile loads in
+     * two loops: two round trips per tile, not one) */
     if (!waits && w->pend_shared_st)
         waits = in->op == OP_BAR || in->op == OP_BAR_WARP || in->op == OP_MEMBAR || in->op == OP_EXIT ||
-                in->op == OP_RET || ((in->op == OP_LD || in->op == OP_ATOM || in->op == OP_RED) && in->space == SP_SHARED);
+                in->op == OP_RET || ((in->op == OP_LD || in->op == OP_ATOM || in->op == OP_RED) && in->space == SP_SHARED) ||
+                (in->op == OP_BRA && in->target >= 0 && in->target <= at);
     if (waits) {
+        /* an L1 hit: every load waited for read sectors the block had read
+         * (emu_metrics.c); atomics, fragments, fences and misses go further */
+        bool hit = !w->pend_cold && !w->pend_frag && in->op != OP_MEMBAR;
         t->memory_waits++;
+        t->memory_waits_hit += hit;
+        w->seg_waits++;
+        w->seg_hit_waits += hit;
         w->n_pend = 0;
         w->pend_bits = 0;
-        w->pend_frag = w->pend_shared_st = false;
+        w->pend_frag = w->pend_shared_st = w->pend_cold = false;
         w->group_waited = w->group >= 0;
     }
     switch (in->op) {
@@ -482,6 +519,7 @@ static void metrics_wait(Worker *W, Warp *w, const Instr *in, int32_t at) {
         break;
     case OP_ATOM:
         if ((in->space == SP_GLOBAL || in->space == SP_GENERIC) && in->d[0] >= 0 && w->n_pend < 32) {
+            w->pend_cold = true;   /* atomics are done at L2 */
             w->pend[w->n_pend++] = in->d[0];
             w->pend_bits |= 1u << (in->d[0] & 31);
         }
@@ -496,6 +534,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
     const Instr *code = W->k->code;
     const bool metrics = W->L->metrics;
     int done = 0;
+    W->cur = w;
     while (done < slice && !W->stop) {
         int gi = w->ng == 1 ? (w->g[0].parked == PARK_NONE || w->g[0].parked == PARK_FORCE ? 0 : -1)
                             : first_runnable(w);
@@ -515,6 +554,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             PcCount *c = &W->pcc[g->pc];
             c->exec++;
             c->lanes += pc;
+            w->seg_instructions++;
             if (wait_may_change(w, in)) metrics_wait(W, w, in, (int32_t)g->pc);
             /* What divergence costs: the lanes that idle while the branch
              * that split the warp keeps it split (both sides of an if/else,
@@ -825,6 +865,7 @@ static bool unblock(Worker *W) {
         W->bar_or = false;
         W->epoch++;
         W->t.barriers++;
+        if (W->L->metrics) metrics_segment_end(W);
         return true;
     }
     /* named barriers that can never fill up */
@@ -946,7 +987,9 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->split_line = 0;
         w->n_pend = 0;
         w->pend_bits = 0;
-        w->pend_frag = w->pend_shared_st = w->group_waited = false;
+        w->pend_frag = w->pend_shared_st = w->group_waited = w->pend_cold = false;
+        w->seg_instructions = 0;
+        w->seg_waits = w->seg_hit_waits = w->seg_requests = 0;
         w->group = -1;
         w->bar_mask = 0;
         memset(w->nb_mask, 0, sizeof w->nb_mask);
@@ -957,6 +1000,8 @@ void emu_block_run(Worker *W, uint64_t b) {
         W->order[i] = i;
     }
     W->blocks_run++;
+    W->l1_gen = W->blocks_run;   /* the L1 tags of earlier blocks no longer match (emu_metrics.c) */
+    if (W->l1 && !(W->l1_gen & 0xfffff)) memset(W->l1, 0, EMU_L1_SLOTS * sizeof *W->l1);
     W->trace = L->trace && b == L->trace_block ? L->trace : NULL;
     /* the shuffle depends on the block, not on which host thread runs it */
     W->rng = (L->seed ^ (b + 1) * 0x9e3779b97f4a7c15ull) | 1;
@@ -1002,6 +1047,7 @@ void emu_block_run(Worker *W, uint64_t b) {
     W->t.warp_instructions += W->pending;
     __atomic_add_fetch(&L->executed, W->pending, __ATOMIC_RELAXED);
     W->pending = 0;
+    if (L->metrics) metrics_segment_end(W);
     if (W->trace) emu_trace_block_end(W, &W->warps[L->trace_warp]);
     W->trace = NULL;
 }

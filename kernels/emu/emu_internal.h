@@ -236,6 +236,14 @@ typedef struct Totals {
      * yet delivered (each is one round trip to memory that warp waits for) */
     uint64_t fp32_instructions, fp64_instructions, sfu_instructions, int_instructions, mem_instructions,
         ctrl_instructions, global_store_sectors, memory_waits;
+    /* memory_waits_hit: the waits whose loads all read sectors the block had
+     * read before (an L1 hit, not a trip to L2 or DRAM); critical_*: a
+     * block's barrier-synchronised path, summed over blocks: between two
+     * barriers (and to the block's end) the block waits for its slowest
+     * warp, so each stretch adds the most instructions, waits, hit waits
+     * and global requests any one warp of the block had in it (emu_exec.c
+     * metrics_segment_end) */
+    uint64_t memory_waits_hit, critical_instructions, critical_waits, critical_hit_waits, critical_requests;
 } Totals;
 
 /* A finding seen during a launch, merged by (code, line). */

@@ -4,7 +4,9 @@
  * Global accesses count the distinct 32-byte sectors the active lanes touch
  * against the ideal (their bytes over 32) and against what the data's own
  * layout needs (layout_sectors below: 3-byte pixels read byte by byte need
- * every sector they span); shared accesses count wavefronts:
+ * every sector they span), and whether a load finds all its sectors in the
+ * block's L1 (l1_read: the warp's wait for it is an L1 hit); shared
+ * accesses count wavefronts:
  * per phase (1, 2 or 4 for 4-, 8- and 16-byte accesses) the most distinct
  * words in one of the 32 banks, the same word being a broadcast. Both add to
  * the launch totals and to the access's source line. */
@@ -68,6 +70,25 @@ static uint64_t layout_sectors(const uint64_t *addr, uint32_t ok, int bytes) {
     return need + (sparse * (uint64_t)bytes + 31) / 32;
 }
 
+/* Whether the block had read every sector of this load before (all in its
+ * L1: a direct-mapped table of sector tags, each tagged with the block's
+ * generation); the sectors are in it afterwards. */
+static bool l1_read(Worker *W, const uint64_t *addr, uint32_t ok, int bytes) {
+    bool hit = true;
+    uint64_t last = UINT64_MAX, gen = (W->l1_gen & 0xfffff) << 44;
+    for (int l = 0; l < 32; l++) {
+        if (!(ok >> l & 1)) continue;
+        for (uint64_t sec = addr[l] >> 5; sec <= (addr[l] + (uint64_t)bytes - 1) >> 5; sec++) {
+            if (sec == last) continue;
+            last = sec;
+            uint64_t tag = gen | (sec & ((1ull << 44) - 1));
+            uint64_t *slot = &W->l1[(sec * 0x9e3779b97f4a7c15ull) >> (64 - EMU_L1_BITS)];
+            if (*slot != tag) { hit = false; *slot = tag; }
+        }
+    }
+    return hit;
+}
+
 static void metrics_global(Worker *W, const Instr *in, const uint64_t *addr, uint32_t ok, int bytes) {
     int active = 0;
     uint64_t distinct = 0, last = 0;
@@ -103,6 +124,18 @@ static void metrics_global(Worker *W, const Instr *in, const uint64_t *addr, uin
     if (layout < ideal) layout = ideal;
     if (layout > distinct) layout = distinct;
     W->t.global_requests++;
+    Warp *w = W->cur;
+    if (w) {
+        w->seg_requests++;
+        /* a load that misses the block's L1 (or a volatile or other strong
+         * load, which reads L2) makes the warp's next wait a trip beyond L1
+         * (Warp.pend_cold, emu_exec.c metrics_wait) */
+        if (in->op == OP_LD) {
+            bool strong = (in->flags & F_STRONG) != 0;
+            bool hit = !strong && l1_read(W, addr, ok, bytes);
+            if (!hit && w->n_pend > 0) w->pend_cold = true;
+        }
+    }
     W->t.global_sectors += distinct;
     W->t.global_ideal_sectors += ideal;
     W->t.global_layout_sectors += layout;

@@ -365,6 +365,7 @@ static void wmma_metrics(Worker *W, const Instr *in, uint64_t *addr, int n, int 
      * compares with it) */
     uint64_t ideal = (bytes + 31) / 32;
     W->t.global_requests++;
+    if (W->cur) W->cur->seg_requests++;
     W->t.global_sectors += sectors;
     W->t.global_ideal_sectors += ideal;
     W->t.global_layout_sectors += ideal;
@@ -385,6 +386,8 @@ void emu_exec_wmma_mem(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     bool metrics = W->L->metrics, has_line = in->line > 0 && in->line < W->n_lines;
     Totals t0;
     LineStats l0;
+    uint32_t seg0 = w->seg_requests;   /* the warp's requests since its last barrier (emu_exec.c) */
+    bool cold0 = w->pend_cold;
     memset(&l0, 0, sizeof l0);
     uint64_t seen[16 * 32];
     int nseen = 0;
@@ -432,6 +435,8 @@ void emu_exec_wmma_mem(Worker *W, Warp *w, const Instr *in, uint32_t m) {
     }
     if (metrics) {
         W->t = t0;
+        w->seg_requests = seg0;
+        w->pend_cold = cold0;
         if (has_line) W->lines[in->line] = l0;
         wmma_metrics(W, in, seen, nseen, esize);
     }

@@ -217,6 +217,11 @@ static json_t *metrics_json(EmuLaunch *L) {
     json_object_set_new(tot, "ctrl_instructions", json_integer((json_int_t)t->ctrl_instructions));
     json_object_set_new(tot, "global_store_sectors", json_integer((json_int_t)t->global_store_sectors));
     json_object_set_new(tot, "memory_waits", json_integer((json_int_t)t->memory_waits));
+    json_object_set_new(tot, "memory_waits_hit", json_integer((json_int_t)t->memory_waits_hit));
+    json_object_set_new(tot, "critical_instructions", json_integer((json_int_t)t->critical_instructions));
+    json_object_set_new(tot, "critical_waits", json_integer((json_int_t)t->critical_waits));
+    json_object_set_new(tot, "critical_hit_waits", json_integer((json_int_t)t->critical_hit_waits));
+    json_object_set_new(tot, "critical_requests", json_integer((json_int_t)t->critical_requests));
     json_object_set_new(tot, "warps", json_integer((json_int_t)(L->n_blocks * (uint64_t)((L->block.x * L->block.y * L->block.z + 31) / 32))));
     /* derived, as Nsight Compute shows them */
     if (t->global_requests) {

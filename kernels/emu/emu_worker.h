@@ -37,6 +37,9 @@ typedef struct Warp {
     bool pend_shared_st;    /* metrics: a store to shared memory of a loaded value waits for it (deferred) */
     bool group_waited;      /* metrics: the warp waited for load group `group` (emu_group_loads) */
     int32_t group;          /* metrics: the pc of the first load of the group last issued; -1 none */
+    bool pend_cold;         /* metrics: a load in flight missed the block's L1 (or was an atomic, volatile...) */
+    uint32_t seg_waits, seg_hit_waits, seg_requests; /* metrics: since the block's last barrier */
+    uint64_t seg_instructions;
 } Warp;
 
 /* Shadow of one 4-byte shared-memory word (checks on). */
@@ -86,6 +89,9 @@ struct Worker {
     LineStats *lines;
     int n_lines;
     PcCount *pcc;           /* metrics on: per pc of the kernel (emu_exec.c) */
+    uint64_t *l1;           /* metrics on: EMU_L1_SLOTS sector tags the block has read (emu_metrics.c) */
+    uint64_t l1_gen;        /* the block's generation in the tags (blocks_run) */
+    Warp *cur;              /* metrics on: the warp running (warp_run) */
     Totals t;
     Finding *f;
     int nf, capf;
@@ -102,6 +108,11 @@ struct Worker {
     bool store_same;        /* the store being checked writes the value already there */
     struct EmuTraceRec *trace; /* set while this worker runs the traced block (emu_trace.c) */
 };
+
+/* metrics: the block's L1 as a direct-mapped table of 32-byte sector tags
+ * (hashed index; 4096 sectors = 128 KiB, about what an SM's 256 KiB keep
+ * for L1 beside shared memory) */
+enum { EMU_L1_BITS = 12, EMU_L1_SLOTS = 1 << EMU_L1_BITS };
 
 /* global-memory races inside a block (emu_gshadow.c); kind 0 read, 1 write, 2 atomic */
 void emu_gshadow_begin_block(Worker *W);

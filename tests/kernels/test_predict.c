@@ -3,7 +3,9 @@
  * calibration: an empty launch costs the fixed cost, a streaming kernel
  * at GPU size lands on the anchors' measured times, few warps waiting on
  * memory are latency-bound, bank-conflict replays and SFU work raise the
- * time, and the emulator's metrics JSON reads back into the inputs. */
+ * time, the chain follows a block's slowest warp and charges L1 hits less
+ * than round trips, and the emulator's metrics JSON reads back into the
+ * inputs. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -215,6 +217,70 @@ static void kernel__overlaps_terms_partly__as_their_p_norm(void **state) {
     assert_float_equal(p.work_us, chain * pow(2.0, 1.0 / c->overlap_p), 0.02 * chain);
 }
 
+/* One block of 8 warps, few instructions: the chain alone decides. */
+static PredictInput one_block(void) {
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.blocks = 1;
+    in.threads_per_block = 256;
+    in.warps = 8;
+    in.warp_instructions = 8 * 10;
+    in.memory_waits = 8 * 2;                 /* 2 per warp on average */
+    return in;
+}
+
+static void kernel__follows_the_slowest_warp__when_the_critical_path_is_counted(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in = one_block();
+    Prediction avg, crit;
+    predict_kernel(c, NULL, &in, &avg);       /* a file from before the critical path: the average warp */
+    assert_float_equal(avg.chain_us, (10 * c->dep_cycles + 2 * c->latency_cycles) / (c->clock_ghz * 1e3), 1e-9);
+    /* one warp takes a ticket, publishes and looks back: 9 waits on the
+     * block's path between its barriers, 40 instructions, 3 requests */
+    in.critical_instructions = 40;
+    in.critical_waits = 9;
+    in.critical_requests = 3;
+    predict_kernel(c, NULL, &in, &crit);
+    assert_float_equal(crit.chain_us,
+                       (40 * c->dep_cycles + 9 * c->latency_cycles + 3 * c->request_cycles) / (c->clock_ghz * 1e3), 1e-9);
+    assert_true(crit.us > avg.us + 2 * c->latency_cycles / (c->clock_ghz * 1e3) * 0.5);
+    in.blocks = 4;                           /* summed over blocks: per block the same path */
+    in.warps = 32;
+    in.warp_instructions *= 4;
+    in.memory_waits *= 4;
+    in.critical_instructions *= 4;
+    in.critical_waits *= 4;
+    in.critical_requests *= 4;
+    Prediction four;
+    predict_kernel(c, NULL, &in, &four);
+    assert_float_equal(four.chain_us, crit.chain_us, 1e-9);
+}
+
+static void kernel__charges_hit_cycles__for_waits_on_sectors_the_block_read_before(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    assert_true(c->hit_cycles > 0 && c->hit_cycles < c->latency_cycles / 2);
+    PredictInput in = one_block();
+    in.critical_instructions = 10;
+    in.critical_waits = 100;
+    Prediction cold, hot;
+    predict_kernel(c, NULL, &in, &cold);
+    in.critical_hit_waits = 50;              /* a histogram's re-read bins: half its waits hit L1 */
+    in.memory_waits_hit = 8 * 50;
+    predict_kernel(c, NULL, &in, &hot);
+    assert_float_equal(cold.chain_us - hot.chain_us, 50 * (c->latency_cycles - c->hit_cycles) / (c->clock_ghz * 1e3),
+                       1e-9);
+    /* the averages of an older file split the same way */
+    PredictInput old = one_block();
+    old.memory_waits = 8 * 100;
+    old.memory_waits_hit = 8 * 50;
+    Prediction o;
+    predict_kernel(c, NULL, &old, &o);
+    assert_float_equal(o.chain_us, (10 * c->dep_cycles + 50 * c->latency_cycles + 50 * c->hit_cycles) /
+                                       (c->clock_ghz * 1e3), 1e-9);
+}
+
 static void input__round_trips__through_the_predictions_json_input(void **state) {
     (void)state;
     PredictInput in;
@@ -226,6 +292,11 @@ static void input__round_trips__through_the_predictions_json_input(void **state)
     in.global_sectors = 14;
     in.shared_requests = 15;
     in.memory_waits = 16;
+    in.memory_waits_hit = 5;
+    in.critical_instructions = 900;
+    in.critical_waits = 7;
+    in.critical_hit_waits = 3;
+    in.critical_requests = 8;
     in.barriers = 17;
     in.blocks = 18;
     in.warps = 19;
@@ -256,6 +327,8 @@ int main(void) {
         cmocka_unit_test(input__reads_the_emulator_totals__from_metrics_json),
         cmocka_unit_test(kernel__adds_requests_and_barriers_to_the_chain__per_warp_and_per_block),
         cmocka_unit_test(kernel__overlaps_terms_partly__as_their_p_norm),
+        cmocka_unit_test(kernel__follows_the_slowest_warp__when_the_critical_path_is_counted),
+        cmocka_unit_test(kernel__charges_hit_cycles__for_waits_on_sectors_the_block_read_before),
         cmocka_unit_test(input__round_trips__through_the_predictions_json_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
