@@ -21,7 +21,7 @@
  * or of --measured FILE (an earlier GPU run; a row whose kernel ran more
  * than 2% more or fewer instructions there is stale and left out). --fit
  * all|even|odd refits the model's free constants (fixed_us, latency,
- * dep, request and barrier cycles) on all exercises or every other one
+ * hit, dep, request and barrier cycles) on all exercises or every other one
  * (both rows of an exercise on one side) and prints the other half as
  * held out. To iterate on the model without a GPU:
  *   build/bench/bench_predict --emu-only --json /tmp/emu.json
