@@ -6,7 +6,9 @@
  * read through the checked path, so a bad pointer is a finding. Output is
  * kept per worker with the block and order, and sorted after the launch. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/i18n.h"
@@ -42,17 +44,6 @@ static void read_cstring(Worker *W, Warp *w, int lane, const Instr *in, uint64_t
     }
 }
 
-/* The next argument of printf's packed buffer: sz bytes at the next
- * multiple of sz (as the compiler packs them). False past readable memory. */
-static bool next_arg(Worker *W, Warp *w, int lane, const Instr *in, uint64_t args, uint64_t *pos, int sz,
-                     uint64_t *v) {
-    *pos = (*pos + (uint64_t)sz - 1) / (uint64_t)sz * (uint64_t)sz;
-    *v = 0;
-    if (!read_bytes(W, w, lane, in, args + *pos, v, sz)) return false;
-    *pos += (uint64_t)sz;
-    return true;
-}
-
 /* Appends code point c as UTF-8 (a wide character of %lc or %ls). */
 static void append_utf8(StrBuf *out, uint32_t c) {
     if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = 0xfffd;
@@ -81,120 +72,212 @@ static void read_wstring(Worker *W, Warp *w, int lane, const Instr *in, uint64_t
     }
 }
 
-/* A width or precision: digits, or `*` (the next int argument). Returns
- * -1 for none; digits are capped at PRINTF_FIELD_MAX. */
-#define PRINTF_FIELD_MAX 4096
-static int field_of(const char **s, bool *star) {
-    *star = **s == '*';
-    if (*star) {
-        (*s)++;
-        return 0;
-    }
-    if (**s < '0' || **s > '9') return -1;
+/* ---- device printf ------------------------------------------------------------------
+ * CUDA's printf is done in two steps, and the emulator does both as an H200
+ * does them (tests/programs/printf_star.cu, kernels/emurt/README.md):
+ *
+ * 1. On the device, vprintf reads the format with the grammar NVIDIA
+ *    documents, "%[flags][width][.precision][size]type": flags `#0- +`,
+ *    width digits or `*`, precision digits only (no `.*`), size h l ll (no
+ *    hh z j t L), type one of `cdiouxXpeEfgGaAs%`. A specification outside
+ *    that grammar takes no argument. For each one inside it, the argument
+ *    (and each `*`'s int) is read from the compiler's packed buffer as the
+ *    format says it is (4 bytes for an int and for `*`, 8 for l/ll, a double,
+ *    a pointer; each at a multiple of its size) and stored in an 8-byte slot,
+ *    at most 32. printf returns the number of slots: the arguments it
+ *    accepted, not the characters. So a specification the device refuses
+ *    makes every later one read an argument meant for an earlier one.
+ *
+ * 2. On the host, the driver formats the format again, with the C library's
+ *    wider grammar (hh, `.*` too), taking slot after slot. What it does not
+ *    know (z j t L, %n, %F) is printed as written, and so is every
+ *    specification needing an argument when the device stored none. Past
+ *    the last slot it reads the copy of the format string that follows the
+ *    slots in the record (then zeros here). A `*` outside int's range is 0. */
+#define PF_MAX_SLOTS 32
+#define PRINTF_FIELD_MAX 4096   /* the emulator's cap on a width or precision: a GPU prints them all */
+
+typedef struct PfSpec {
+    char flags[8];
+    int nflags;
+    bool wstar, pstar;          /* width / precision from an argument */
+    int width, prec;            /* -1: none (digits capped at PRINTF_FIELD_MAX) */
+    int h, l;                   /* how many h and l */
+    char conv;
+} PfSpec;
+
+static int pf_digits(const char **s) {
     int v = 0;
     for (; **s >= '0' && **s <= '9'; (*s)++)
         if (v < PRINTF_FIELD_MAX) v = v * 10 + (**s - '0');
     return v > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : v;
 }
 
-/* Formats one printf call from the format string and the packed argument
- * buffer, as the host's C library does for a GPU: "%[flags][width]
- * [.precision][length]conversion", `*` for a width or precision taken from
- * an int argument, lengths hh h l ll z j t (L ignored), %n ignored (its
- * pointer skipped, nothing stored), %ls and %lc as UTF-8. Returns what
- * printf returns on a GPU: the number of arguments it read (0 for none),
- * not the number of characters. */
-static int do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fmt, uint64_t args, StrBuf *out) {
-    StrBuf f;
-    strbuf_init(&f);
-    read_cstring(W, w, lane, in, fmt, &f);
-    uint64_t pos = 0, v = 0;
-    int nargs = 0;
-    for (const char *s = f.data; *s;) {
+/* Parses the specification after a '%' at *s with the device's grammar
+ * (host false: the host's). True with *s past it; false with *s at the
+ * character that does not fit. */
+static bool pf_parse(const char **s, bool host, PfSpec *sp) {
+    memset(sp, 0, sizeof *sp);
+    sp->width = sp->prec = -1;
+    for (; **s && strchr("#0- +", **s); (*s)++)
+        if (sp->nflags < 7 && !memchr(sp->flags, **s, (size_t)sp->nflags)) sp->flags[sp->nflags++] = **s;
+    if (**s == '*') {
+        sp->wstar = true;
+        (*s)++;
+    } else if (**s >= '0' && **s <= '9') sp->width = pf_digits(s);
+    if (**s == '.') {
+        (*s)++;
+        if (**s == '*') {
+            if (!host) return false;    /* the device knows no `.*` */
+            sp->pstar = true;
+            (*s)++;
+        } else sp->prec = pf_digits(s);
+    }
+    if (**s == 'h') {
+        sp->h = 1;
+        (*s)++;
+        if (**s == 'h') {
+            if (!host) return false;    /* nor hh */
+            sp->h = 2;
+            (*s)++;
+        }
+    } else if (**s == 'l') {
+        sp->l = 1;
+        (*s)++;
+        if (**s == 'l') { sp->l = 2; (*s)++; }
+    }
+    if (!**s || !strchr("cdiouxXpeEfgGaAs%", **s)) return false;
+    sp->conv = *(*s)++;
+    return true;
+}
+
+static bool pf_is_float(char c) { return strchr("eEfgGaA", c) != NULL; }
+
+/* The bytes of the device's argument for sp: a double, a pointer or an l/ll
+ * integer 8, any other 4. */
+static int pf_arg_size(const PfSpec *sp) {
+    return pf_is_float(sp->conv) || sp->conv == 's' || sp->conv == 'p' || sp->l ? 8 : 4;
+}
+
+/* Step 1: the slots the device stores for fmt from the packed buffer at
+ * args; returns their number (what printf returns). */
+static int pf_device_slots(Worker *W, Warp *w, int lane, const Instr *in, const char *fmt, uint64_t args,
+                           uint64_t slots[PF_MAX_SLOTS]) {
+    int n = 0;
+    uint64_t pos = 0;
+    for (const char *s = fmt; *s;) {
+        if (*s++ != '%') continue;
+        PfSpec sp;
+        if (!pf_parse(&s, false, &sp) || sp.conv == '%') continue;
+        int sizes[2] = {4, pf_arg_size(&sp)}, k0 = sp.wstar ? 0 : 1;
+        for (int k = k0; k < 2; k++) {
+            int sz = sizes[k];
+            pos = (pos + (uint64_t)sz - 1) / (uint64_t)sz * (uint64_t)sz;
+            uint64_t v = 0;
+            if (n == PF_MAX_SLOTS || !read_bytes(W, w, lane, in, args + pos, &v, sz)) return n;
+            pos += (uint64_t)sz;
+            slots[n++] = sz == 4 ? (uint64_t)(int64_t)(int32_t)v : v;  /* an int widened with its sign */
+        }
+    }
+    return n;
+}
+
+/* Step 2's reader: slot i, or past the last one the format's copy after them, then zeros. */
+static uint64_t pf_slot(const uint64_t *slots, int n, const char *fmt, int i) {
+    if (i < n) return slots[i];
+    size_t len = strlen(fmt) + 1, off = (size_t)(i - n) * 8;
+    uint64_t v = 0;
+    if (off < len) memcpy(&v, fmt + off, len - off < 8 ? len - off : 8);
+    return v;
+}
+
+/* A width or precision from a slot: 0 outside int's range. */
+static long long pf_star(uint64_t v) {
+    int64_t x = (int64_t)v;
+    return x < INT32_MIN || x > INT32_MAX ? 0 : x;
+}
+
+/* Step 2: fmt formatted from the n slots, as the driver does on the host. */
+static void pf_host_format(Worker *W, Warp *w, int lane, const Instr *in, const char *fmt, const uint64_t *slots,
+                           int n, StrBuf *out) {
+    int next = 0;
+    for (const char *s = fmt; *s;) {
         if (*s != '%') { strbuf_append_char(out, *s++); continue; }
         const char *start = s++;
-        char flags[8];
-        int nf = 0;
-        for (; *s && strchr("-+ #0", *s); s++)
-            if (nf < 7 && !memchr(flags, *s, (size_t)nf)) flags[nf++] = *s;
-        bool star;
-        int width = field_of(&s, &star);
-        if (star) {
-            if (!next_arg(W, w, lane, in, args, &pos, 4, &v)) break;
-            nargs++;
-            long long x = (int32_t)v;
-            if (x < 0 && nf < 7 && !memchr(flags, '-', (size_t)nf)) flags[nf++] = '-';
-            width = (int)(llabs(x) > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : llabs(x));
-        }
-        flags[nf] = 0;
-        int prec = -1;
-        if (*s == '.') {
-            s++;
-            prec = field_of(&s, &star);
-            if (star) {
-                if (!next_arg(W, w, lane, in, args, &pos, 4, &v)) break;
-                nargs++;
-                int32_t x = (int32_t)v;
-                prec = x < 0 ? -1 : x > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : x;  /* negative: none */
-            } else if (prec < 0) prec = 0;
-        }
-        int lng = 0, shrt = 0;
-        for (; *s && strchr("hlzjtL", *s); s++) {
-            if (*s == 'h') shrt++;
-            else if (*s != 'L') lng++;
-        }
-        char conv = *s ? *s++ : 0;
-        if (!conv) break;
-        char spec[48];
-        int n = snprintf(spec, sizeof spec, "%%%s", flags);
-        if (width >= 0) n += snprintf(spec + n, sizeof spec - (size_t)n, "%d", width);
-        if (prec >= 0 && conv != 'c') n += snprintf(spec + n, sizeof spec - (size_t)n, ".%d", prec);
-        if (conv == '%') { strbuf_append_char(out, '%'); continue; }  /* "%5%" is a '%' too, no argument */
-        bool is_float = strchr("fFeEgGaA", conv) != NULL, is_int = strchr("diouxX", conv) != NULL;
-        if (!is_float && !is_int && !strchr("cspn", conv)) {
-            /* not a conversion: printed as written, no argument taken */
+        PfSpec sp;
+        if (!pf_parse(&s, true, &sp)) {               /* unknown to the host: as written */
             strbuf_append_n(out, start, (size_t)(s - start));
             continue;
         }
-        int sz = is_float || conv == 's' || conv == 'p' || conv == 'n' || (is_int && lng) ? 8 : 4;
-        if (!next_arg(W, w, lane, in, args, &pos, sz, &v)) break;
-        nargs++;
-        if (is_float) {
+        if (sp.conv == '%') { strbuf_append_char(out, '%'); continue; }
+        int need = sp.wstar + sp.pstar + 1;
+        if (n == 0 || next + need > PF_MAX_SLOTS) {   /* no arguments for it */
+            strbuf_append_n(out, start, (size_t)(s - start));
+            continue;
+        }
+        if (sp.wstar) {
+            long long x = pf_star(pf_slot(slots, n, fmt, next++));
+            if (x < 0 && sp.nflags < 7 && !memchr(sp.flags, '-', (size_t)sp.nflags)) sp.flags[sp.nflags++] = '-';
+            sp.width = (int)(llabs(x) > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : llabs(x));
+        }
+        if (sp.pstar) {
+            long long x = pf_star(pf_slot(slots, n, fmt, next++));
+            sp.prec = x < 0 ? -1 : x > PRINTF_FIELD_MAX ? PRINTF_FIELD_MAX : (int)x;  /* negative: none */
+        }
+        bool real = next < n;                         /* a slot the device stored, not the record's tail */
+        uint64_t v = pf_slot(slots, n, fmt, next++);
+        sp.flags[sp.nflags] = 0;
+        char spec[48];
+        int k = snprintf(spec, sizeof spec, "%%%s", sp.flags);
+        if (sp.width >= 0) k += snprintf(spec + k, sizeof spec - (size_t)k, "%d", sp.width);
+        if (sp.prec >= 0 && sp.conv != 'c') k += snprintf(spec + k, sizeof spec - (size_t)k, ".%d", sp.prec);
+        if (pf_is_float(sp.conv)) {
             double d;
             memcpy(&d, &v, 8);
-            snprintf(spec + n, sizeof spec - (size_t)n, "%c", conv);
+            snprintf(spec + k, sizeof spec - (size_t)k, "%c", sp.conv);
             strbuf_printf(out, spec, d);
-        } else if (conv == 's' || conv == 'c') {
+        } else if (sp.conv == 'p') {
+            snprintf(spec + k, sizeof spec - (size_t)k, "p");
+            strbuf_printf(out, spec, (void *)(uintptr_t)v);   /* the C library's: 0x1000, (nil) */
+        } else if (sp.conv == 's' || sp.conv == 'c') {
             StrBuf str;
             strbuf_init(&str);
-            if (conv == 'c' && lng) append_utf8(&str, (uint32_t)v);
-            else if (conv == 'c' && (v & 0xff)) strbuf_append_char(&str, (char)v);
-            else if (!v) strbuf_append(&str, "(null)");  /* as the GPU's printf, not a fault */
-            else if (lng) read_wstring(W, w, lane, in, v, &str);
+            if (sp.conv == 'c' && sp.l) append_utf8(&str, (uint32_t)v);
+            else if (sp.conv == 'c') { if (v & 0xff) strbuf_append_char(&str, (char)v); }
+            else if (!v) strbuf_append(&str, sp.prec < 0 || sp.prec >= 6 ? "(null)" : "");  /* as glibc */
+            else if (!real) { }                       /* a "pointer" from the format's bytes: not followed */
+            else if (sp.l) read_wstring(W, w, lane, in, v, &str);
             else read_cstring(W, w, lane, in, v, &str);
             /* a character goes out as a one-character string: the width pads it (a NUL
                prints nothing); a wide string is cut by bytes, like %s */
-            snprintf(spec + n, sizeof spec - (size_t)n, "s");
+            snprintf(spec + k, sizeof spec - (size_t)k, "s");
             strbuf_printf(out, spec, str.data);
             strbuf_fini(&str);
-        } else if (conv == 'p') {
-            strbuf_printf(out, "0x%llx", (unsigned long long)v);
-        } else if (conv == 'n') {
-            /* nothing stored: a format must not write through a pointer */
-        } else if (conv == 'd' || conv == 'i') {
-            snprintf(spec + n, sizeof spec - (size_t)n, "ll%c", conv);
-            long long x = sz == 8 ? (long long)v : (long long)(int32_t)v;
-            if (shrt) x = shrt == 1 ? (long long)(int16_t)x : (long long)(signed char)x;
+        } else if (sp.conv == 'd' || sp.conv == 'i') {
+            long long x = sp.l ? (long long)v : sp.h == 2 ? (signed char)v : sp.h ? (short)v : (int)v;
+            snprintf(spec + k, sizeof spec - (size_t)k, "ll%c", sp.conv);
             strbuf_printf(out, spec, x);
         } else {
-            snprintf(spec + n, sizeof spec - (size_t)n, "ll%c", conv);
-            unsigned long long x = sz == 8 ? v : (uint32_t)v;
-            if (shrt) x = shrt == 1 ? (uint16_t)x : (unsigned char)x;
+            unsigned long long x = sp.l ? v : sp.h == 2 ? (unsigned char)v : sp.h ? (unsigned short)v : (uint32_t)v;
+            snprintf(spec + k, sizeof spec - (size_t)k, "ll%c", sp.conv);
             strbuf_printf(out, spec, x);
         }
     }
+}
+
+/* One printf call of a thread: its output in *out; returns what printf
+ * returns on a GPU (the number of argument slots the device stored, -1 for
+ * a NULL format). */
+static int do_printf(Worker *W, Warp *w, int lane, const Instr *in, uint64_t fmt, uint64_t args, StrBuf *out) {
+    if (!fmt) return -1;    /* CUDA: -1 for a NULL format, nothing printed */
+    StrBuf f;
+    strbuf_init(&f);
+    read_cstring(W, w, lane, in, fmt, &f);
+    uint64_t slots[PF_MAX_SLOTS];
+    int n = pf_device_slots(W, w, lane, in, f.data, args, slots);
+    pf_host_format(W, w, lane, in, f.data, slots, n, out);
     strbuf_fini(&f);
-    return nargs;
+    return n;
 }
 
 void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m) {

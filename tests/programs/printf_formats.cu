@@ -3,7 +3,8 @@
 // space #), widths and precisions, float conversions (%f %e %E %g %G %a) of
 // floats (promoted to double) and doubles, infinities and a NaN made on the
 // device, strings (width, precision, built in local memory, a null pointer),
-// characters, %p, %%, 24 arguments in one call, a format chosen at run time,
+// characters, %p (glibc's "(nil)" for NULL, as the H200 prints it), %%, 24
+// arguments in one call, a format chosen at run time,
 // and printf's return value (the number of arguments, on a GPU).
 #include <cmath>
 #include <cstdio>

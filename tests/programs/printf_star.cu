@@ -1,8 +1,15 @@
-// tests/programs/printf_star.cu: device printf with a width or precision
-// taken from an argument (`%*d`, `%.*f`, `%-*s`, both at once, a negative
-// width that left-justifies, a negative precision that is none) and every
-// length modifier (hh h l ll z j t); printf's return value counts the `*`
-// arguments too. One thread, so the order is defined.
+// tests/programs/printf_star.cu: what CUDA's device printf does with a width
+// taken from an argument (`%*d`, `%-*s`, a negative width that
+// left-justifies), with `%.*f` (not in the device's grammar), with every
+// length modifier, and what it returns. The device packs the arguments of
+// the specifications it knows (NVIDIA's grammar: flags, width digits or `*`,
+// precision digits, sizes h l ll, types cdiouxXpeEfgGaAs), the host formats
+// them; one it does not know takes no argument and, when the device kept
+// none, is printed as written. printf returns the number of arguments the
+// device kept (each `*` one of them). Measured on the H200 (session 8):
+// `.*`, hh, z, j, t are not supported; a mix of them with supported ones
+// shifts the arguments (garbage), so each line keeps them apart. One
+// thread, so the order is defined.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -20,10 +27,10 @@ __global__ void star(int w, int p, int *ret) {
     ret[0] = printf("width: [%*d] [%-*d] [%*s] [%-*s] [%*d]\n", w, 42, w, 42, w, "ab", w, "ab", -w, 7);
     ret[1] = printf("precision: [%.*f] [%.*e] [%.*s] [%.*d] [%.*f]\n", p, 3.14159, p, 31415.9, p, "cudojo", p + 2, 5,
                     -p, 1.5);
-    ret[2] = printf("both: [%*.*f] [%-*.*f] [%0*d]\n", w + 2, p, 2.5, w + 2, p, -2.5, w, 42);
-    ret[3] = printf("lengths: %hhd %hhu %hd %hu %ld %lu %lld %llx %zu %zd %jd %td\n", -5, 300, 70000, 70000,
-                    -1234567890123L, 1234567890123UL, -9000000000000LL, 0xdeadbeefcafeULL, (size_t)5000000000ULL,
-                    (ptrdiff_t)-3, (long long)-9, (ptrdiff_t)12);
+    ret[2] = printf("lengths: %hd %hu %ld %lu %lld %llx\n", 70000, 70000, -1234567890123L, 1234567890123UL,
+                    -9000000000000LL, 0xdeadbeefcafeULL);
+    ret[3] = printf("not on the device: %hhd %hhu %zu %zd %jd %td\n", -5, 300, (size_t)5000000000ULL, (ptrdiff_t)-3,
+                    (long long)-9, (ptrdiff_t)12);
 }
 
 int main(void) {
@@ -37,7 +44,7 @@ int main(void) {
     cudaCheck(cudaMemcpy(r, d_r, sizeof r, cudaMemcpyDeviceToHost));
     printf("device printf returned %d, %d, %d, %d\n", r[0], r[1], r[2], r[3]);
     cudaCheck(cudaFree(d_r));
-    bool ok = r[0] == 10 && r[1] == 10 && r[2] == 8 && r[3] == 12;
+    bool ok = r[0] == 10 && r[1] == 0 && r[2] == 6 && r[3] == 0;
     printf("%s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }
