@@ -126,7 +126,9 @@ static cudaError_t copy_call(const char *fn, void *dst, const void *src, size_t 
     cudaError_t rc = (async || ptsz) && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     int sid = s ? s->id : 0;
     if (!rc) rc = rt_sticky(s ? s->dev : rt_current_device(), !async);
-    if (!rc && !async) rc = rt_capture_unsafe_call();
+    /* a synchronous copy is work on the legacy stream, not a "potentially unsafe" call:
+       the H200 runs it during a global capture of a non-blocking stream; it is refused
+       (cudaErrorStreamCaptureImplicit) while a blocking stream captures */
     if (!rc && !async && (!s || !s->id)) rc = rt_capture_legacy_use(s ? s->dev : rt_current_device());
     if (!rc) {
         if (!async) rt_flush_output();
@@ -159,6 +161,7 @@ static cudaError_t memset_call(const char *fn, void *dst, int value, size_t n, c
     RtStream *s = async || ptsz ? rt_stream(stream, ptsz) : NULL;
     cudaError_t rc = (async || ptsz) && !s ? cudaErrorInvalidResourceHandle : cudaSuccess;
     if (!rc) rc = rt_sticky(s ? s->dev : rt_current_device(), false);
+    if (!rc && !async && (!s || !s->id)) rc = rt_capture_legacy_use(s ? s->dev : rt_current_device());
     if (!rc) rc = rt_memset(dst, value, n, s, !async);
     if (async) return rt_leave(fn, rc, s ? s->id : 0, "%s, %d, %zu, %s", dn, value, n, s ? rt_stream_name(s) : "?");
     return rt_leave(fn, rc, 0, "%s, %d, %zu", dn, value, n);

@@ -1,16 +1,20 @@
 // tests/programs/capture_modes.cu: what a program may call while a stream
 // captures, per cudaStreamCaptureMode (the CUDA runtime API documentation).
-// Global mode: cudaMalloc, a synchronous cudaMemcpy, cudaStreamSynchronize
-// and cudaDeviceSynchronize of other work, cudaEventQuery fail with
-// cudaErrorStreamCaptureUnsupported and invalidate the capture
-// (cudaStreamEndCapture: cudaErrorStreamCaptureInvalidated, no graph).
+// Global mode: cudaMalloc, cudaStreamSynchronize and cudaDeviceSynchronize
+// of other work, cudaEventQuery fail with cudaErrorStreamCaptureUnsupported
+// and invalidate the capture (cudaStreamEndCapture:
+// cudaErrorStreamCaptureInvalidated, no graph). A synchronous cudaMemcpy is
+// not one of those "potentially unsafe" calls (H200, session 8): it is work
+// on the legacy stream, which a non-blocking stream's capture does not
+// involve, so it runs and the capture survives.
 // Relaxed mode: cudaMalloc and a query of an event outside the capture are
 // allowed, the capture survives; a query of an event recorded inside it is
 // still refused. Another thread: its global capture forbids the main
 // thread's cudaMalloc (and is invalidated by it), its thread-local capture
 // does not. cudaThreadExchangeStreamCaptureMode(relaxed) lets the thread make
 // the call under a global capture. Legacy-stream work while a blocking
-// stream captures: cudaErrorStreamCaptureImplicit.
+// stream captures (a launch on stream 0, a synchronous cudaMemcpy or
+// cudaMemset): cudaErrorStreamCaptureImplicit, the capture invalidated.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -134,6 +138,12 @@ int main(void) {
     inc<<<1, 32>>>(g_d);
     show("a launch on stream 0", cudaGetLastError());
     end(blocking, "the launch on stream 0");
+    begin(blocking, cudaStreamCaptureModeRelaxed);
+    show("cudaMemcpy", cudaMemcpy(h, g_d, sizeof h, cudaMemcpyDeviceToHost));
+    end(blocking, "cudaMemcpy");
+    begin(blocking, cudaStreamCaptureModeRelaxed);
+    show("cudaMemset", cudaMemset(g_d, 0, sizeof h));
+    end(blocking, "cudaMemset");
 
     cudaCheck(cudaDeviceSynchronize());
     cudaCheck(cudaMemcpy(h, g_d, sizeof h, cudaMemcpyDeviceToHost));
