@@ -5,8 +5,10 @@
 // UINT64_MAX: kept, and a same-size allocation on the same stream reuses the
 // same address), cudaMemPoolTrimTo, cudaDeviceSetMemPool/GetMemPool
 // (cudaMallocAsync then draws from the new pool), cudaFree of a pool
-// allocation, cudaMemPoolDestroy (the device's pool falls back to the
-// default one; destroying the default pool is refused), bad properties.
+// allocation (accepted; the counters are printed only after a
+// synchronisation and a trim), cudaMemPoolDestroy (the device's pool falls
+// back to the default one; destroying the default pool is refused), bad
+// properties.
 // Sizes are printed as predicates: the GPU reserves in pieces of its own.
 #include <cstdint>
 #include <cstdio>
@@ -123,8 +125,16 @@ int main(void) {
     cudaCheck(cudaMallocAsync((void **)&c, bytes, s));
     cudaCheck(cudaStreamSynchronize(s));
     expect(attr(pool, cudaMemPoolAttrUsedMemCurrent) >= bytes, "cudaMallocAsync now draws from the created pool");
-    cudaCheck(cudaFree(c)); // a pool allocation may be freed by cudaFree too
-    expect(attr(pool, cudaMemPoolAttrUsedMemCurrent) == 0, "cudaFree gave it back to its pool");
+    // A pool allocation may be freed by cudaFree too. When the pool's counters
+    // see it is not documented: right after cudaFree the H200 still counted it
+    // as used (session 8), so only what follows a full synchronisation and a
+    // trim is printed (not a check: not measured yet).
+    cudaCheck(cudaFree(c));
+    cudaCheck(cudaDeviceSynchronize());
+    cudaCheck(cudaMemPoolTrimTo(pool, 0));
+    printf("after cudaFree, a synchronisation and cudaMemPoolTrimTo(0): used 0: %s, reserved 0: %s\n",
+           attr(pool, cudaMemPoolAttrUsedMemCurrent) == 0 ? "yes" : "no",
+           attr(pool, cudaMemPoolAttrReservedMemCurrent) == 0 ? "yes" : "no");
 
     // bad properties, destroying
     cudaMemPoolProps bad = props;
