@@ -35,7 +35,8 @@ static const struct {
 } KIND_WORDS[] = {
     {"compile-error", N_("compile error")},   {"out-of-bounds", N_("out of bounds")},
     {"race", N_("race")},                     {"barrier", N_("barrier misuse")},
-    {"uninitialised", N_("uninitialised read")}, {"wrong-result", N_("wrong result")},
+    {"uninitialised", N_("uninitialised read")}, {"misaligned", N_("misaligned access")},
+    {"wrong-result", N_("wrong result")},
     {"too-slow", N_("too slow")},             {"timeout", N_("timed out")},
     {"crash", N_("crashed")},                 {"runtime-error", N_("runtime error")},
     {"no-launch", N_("no kernel launched")},  {"exercise-error", N_("exercise error")},
@@ -156,7 +157,7 @@ static json_t *exercise_report(const json_t *ex, const json_t *students, const j
         json_object_set(o, keys[k], v ? v : json_null());
     }
     size_t n_students = json_array_size(students);
-    int passed = 0, fast = 0, with_progress = 0, n_att = 0, n_time = 0, n_kinds = 0;
+    int passed = 0, fast = 0, with_progress = 0, n_att = 0, n_time = 0, n_kinds = 0, lucky = 0;
     double *att = xcalloc(n_students + 1, sizeof *att), *ttp = xcalloc(n_students + 1, sizeof *ttp);
     KindCount *kinds = NULL;
     size_t i;
@@ -171,6 +172,8 @@ static json_t *exercise_report(const json_t *ex, const json_t *students, const j
             /* No verdict: grading stopped before this run (or the exercise is newer than the gradebook). */
             const char *kind = str_field(run, "failure_kind");
             kind_add(&kinds, &n_kinds, kind ? kind : verdict ? verdict : "not-graded");
+            /* a GPU pass the emulator found a bug in (cudojo grade --emu-check) */
+            lucky += json_is_true(json_object_get(json_object_get(run, "emulator_check"), "overturned"));
         }
         if (!has_progress(st)) continue;
         const json_t *pe = progress_exercise(json_object_get(st, "progress"), id);
@@ -198,6 +201,7 @@ static json_t *exercise_report(const json_t *ex, const json_t *students, const j
         json_array_append_new(fl, f);
     }
     json_object_set_new(o, "failures", fl);
+    json_object_set_new(o, "passed_on_gpu_by_luck", json_integer(lucky));
     int groups = 0;
     const json_t *g;
     json_array_foreach(similarity, i, g) {

@@ -22,6 +22,8 @@
  *                 "time_to_pass_ms": {"median", "n"},
  *                 "failures": [{"kind", "count"}]   (most common first; the run's
  *                              failure_kind, else its verdict, else "not-graded"),
+ *                 "passed_on_gpu_by_luck": N  (of those failures: GPU passes the emulator
+ *                              found a bug in, `cudojo grade --emu-check`),
  *                 "similar_groups": N  (groups not marked "common")}],
  *  "problems": [{"student", "problem"}],
  *  "similarity": the gradebook's "similarity" array}

@@ -26,6 +26,7 @@ typedef struct GradeArgs {
     bool slurm, no_wait;
     int shards;
     const char *partition, *gres, *time_limit;
+    int emu_check;              /* --emu-check: 1 on, 0 off, -1 not given (on with a GPU) */
 } GradeArgs;
 
 static double mono_s(void) {
@@ -43,6 +44,7 @@ static int usage(const char *fmt, const char *arg) {
 
 static int parse_args(GradeArgs *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
+    a->emu_check = -1;
     a->subs = xcalloc((size_t)argc + 1, sizeof *a->subs);
     a->merges = xcalloc((size_t)argc + 1, sizeof *a->merges);
     bool in_merge = false;
@@ -77,6 +79,11 @@ static int parse_args(GradeArgs *a, int argc, char **argv) {
             if (n < 1 || n > 10000 || *end) return usage("--shards needs a number of tasks from 1 to 10000%s", "");
             a->shards = (int)n;
             i++;
+            in_merge = false;
+        } else if (!strncmp(s, "--emu-check", 11) && (s[11] == '=' || s[11] == '\0')) {
+            const char *v = s[11] == '=' ? s + 12 : i + 1 < argc ? argv[++i] : "";
+            if (strcmp(v, "on") && strcmp(v, "off")) return usage("--emu-check %s: on or off", v);
+            a->emu_check = !strcmp(v, "on");
             in_merge = false;
         } else if (!strcmp(s, "--merge")) {
             in_merge = true;
@@ -197,6 +204,11 @@ static json_t *summary_json(Grade *g, const json_t *book) {
     json_object_set_new(sum, "gpu_lock", json_pack("{s:f, s:f, s:f, s:I}", "wait_s", g->lock.wait_s, "exclusive_s",
                                                    g->lock.exclusive_s, "shared_s", g->lock.shared_s, "runs",
                                                    (json_int_t)g->lock.runs));
+    /* The emulator's second opinion on GPU passes (app/grade_verdict.c): runs
+       this time, and the passes it found a bug in. */
+    json_object_set_new(sum, "emu_check", json_pack("{s:b, s:I, s:I}", "on", g->emu_check, "runs",
+                                                    (json_int_t)g->emu_checks, "overturned",
+                                                    (json_int_t)g->emu_overturned));
     return sum;
 }
 
@@ -209,6 +221,10 @@ static void print_summary(Grade *g, const json_t *book) {
     if (g->lock.runs)
         printf(_("GPU lock: %lld runs held it %.1f s alone (timed) and %.1f s shared, and waited %.1f s for it\n"),
                g->lock.runs, g->lock.exclusive_s, g->lock.shared_s, g->lock.wait_s);
+    if (g->emu_checks)
+        printf(_("emulator check: %lld GPU passes run again on the emulator; %lld of them passed on the GPU by luck "
+                 "(the emulator found a bug: graded as failed)\n"),
+               g->emu_checks, g->emu_overturned);
     if (g->skipped_gpu) printf(_("%d exercises need a GPU and were not graded on the emulator (not counted)\n"), g->skipped_gpu);
     size_t i;
     json_t *p;
@@ -244,6 +260,7 @@ static int grade_main(Grade *g, GradeArgs *a) {
     bool have_gpu = g->cli->backend == BACKEND_CUDA ||
                     (g->cli->backend == BACKEND_AUTO && fs_exists("/dev/nvidiactl") && fs_exists("/dev/nvidia0"));
     g->have_gpu = have_gpu;
+    g->emu_check = have_gpu && a->emu_check != 0;
     if (have_gpu && !getenv("CUDOJO_GPU_LOCK_DIR")) {
         /* Timed GPU work takes turns across workers and across graders of this
            user on this node (shards of an array job): kernels/gpu_lock.h. */
@@ -333,10 +350,11 @@ static int grade_slurm(Grade *g, GradeArgs *a) {
     char **subs = xcalloc((size_t)a->n_subs + 1, sizeof *subs);
     for (int i = 0; i < a->n_subs; i++) subs[i] = path_absolute(a->subs[i]);
     char *course = path_absolute(a->course), *out = path_absolute(a->out);
-    char *task_opts[4], *global_opts[2];
+    char *task_opts[6], *global_opts[2];
     int n_task = 0, n_global = 0;
     if (a->exercises) task_opts[n_task++] = "--exercises", task_opts[n_task++] = (char *)a->exercises;
     if (a->seed) task_opts[n_task++] = "--seed", task_opts[n_task++] = (char *)a->seed;
+    if (a->emu_check >= 0) task_opts[n_task++] = a->emu_check ? "--emu-check=on" : "--emu-check=off";
     if (g->cli->backend != BACKEND_AUTO)
         global_opts[n_global++] = g->cli->backend == BACKEND_CUDA ? "--backend=cuda" : "--backend=emu";
     SlurmGradeJob job = {.cudojo = self, .subs = subs, .n_subs = a->n_subs, .course = course, .out = out,
@@ -413,7 +431,11 @@ const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", N_(
     "never run twice. Then it writes OUT/gradebook.csv, OUT/gradebook.json,\n"
     "OUT/students/NAME/results.json (Gradescope format) and feedback.md, and\n"
     "OUT/similarity.md. Exercises that need a GPU are not graded on the emulator\n"
-    "(and not counted).\n"
+    "(and not counted). On a GPU, a run that passes runs again on the emulator,\n"
+    "which finds races and stray reads the hardware let pass: a pass it finds\n"
+    "such a bug in is graded as failed (\"passed on the GPU by luck: the emulator\n"
+    "found a race at FILE:LINE\"); missing a speed target there is no failure\n"
+    "(the GPU's time counts).\n"
     "Options:\n"
     "  --course DIR        the instructor's course (its lessons/ folder, or the\n"
     "                      folder holding it)\n"
@@ -425,6 +447,8 @@ const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", N_(
     "  --merge DB...       join shard databases into OUT/grade.db and write the\n"
     "                      gradebook (no runs; idempotent, any order)\n"
     "  --seed N            the grading seed (default: derived from the course)\n"
+    "  --emu-check=on|off  on a GPU, run each pass again on the emulator (default:\n"
+    "                      on); a file graded the other way is graded again\n"
     "  --slurm             grade as a Slurm array job: writes OUT/slurm/grade.sbatch\n"
     "                      (task I runs this cudojo with --shard I/K into\n"
     "                      OUT/shards/I), submits it with sbatch, shows tasks\n"

@@ -1,5 +1,6 @@
 /* app/grade.h: what the pieces of `cudojo grade` share (app/cmd_grade.c the
  * command, grade_collect.c the submissions, grade_run.c the runs,
+ * grade_verdict.c a run's verdict and the emulator's second opinion on a GPU pass,
  * grade_output.c the gradebook files). Not for use outside app/. */
 #ifndef CUDOJO_APP_GRADE_H
 #define CUDOJO_APP_GRADE_H
@@ -66,8 +67,10 @@ typedef struct Grade {
     int shard_i, shard_k;       /* --shard I/K; k = 0 when not sharded */
     bool quiet;                 /* no progress lines */
     bool have_gpu;              /* grading on a GPU: timed work takes turns (kernels/gpu_lock.h) */
+    bool emu_check;             /* a GPU pass is run again on the emulator (--emu-check; only with have_gpu) */
     /* What happened, for the summary. */
     long long runs_executed, runs_reused, runs_missing;
+    long long emu_checks, emu_overturned;   /* GPU passes run on the emulator; those it failed */
     int skipped_gpu;            /* exercises skipped: need a GPU */
     GradeLockTotals lock;       /* the GPU lock over the runs executed */
     double elapsed_s;
@@ -87,11 +90,62 @@ void grade_students_free(Grade *g);
 Diag *grade_run_all(Grade *g);
 /* Adds a result's metrics.gpu_lock (if any) to *t. */
 void grade_lock_add(GradeLockTotals *t, const json_t *metrics);
+
+/* grade_verdict.c: a graded run's verdict. */
+
 /* The failure kind of a result (NULL for a pass; see GRADE_FAILURE_KINDS). */
 const char *grade_failure_kind(const RunResult *r, bool kernel_exercise);
 /* The kind of bug an emulator finding's code names ("oob-global" → "out-of-bounds",
- * "race-shared" → "race", barrier, uninitialised); NULL for any other code. */
+ * "race-shared" → "race", barrier, uninitialised, misaligned); NULL for any other code. */
 const char *grade_finding_kind(const char *code);
+/* Whether a failed check is about speed rather than the answer (a
+ * performance target: "slower", "GB/s", "speedup"...). */
+bool grade_check_is_speed(const CheckResult *c);
+
+/* The emulator's second opinion on a GPU pass. A race or
+ * a stray read is undefined behaviour that real hardware often lets pass;
+ * the emulator (adversarial warp order, poisoned shared memory, every access
+ * checked) finds it. Pure functions of the results: the runs are
+ * grade_run.c's. */
+
+/* The most GPUs the emulator runtime emulates (kernels/emurt's RT_MAX_DEVICES). */
+#define GRADE_EMU_MAX_GPUS 8
+
+/* Whether a GPU run is to be run again on the emulator: the check is on, the
+ * run was on the GPU and passed, and the exercise is one the emulator can
+ * judge (not needs_gpu, no more GPUs than it emulates). A failure never is. */
+bool grade_emu_check_wanted(bool check_on, const ExerciseMeta *ex, const RunResult *gpu);
+
+/* What an emulator run says about the correctness of a GPU pass. */
+typedef struct GradeEmuFinding {
+    const char *kind;           /* the failure kind that overturns the pass (a finding's kind,
+                                   runtime-error, timeout, wrong-result); NULL: none */
+    bool inconclusive;          /* the emulator could not judge it (its own limits, its worker
+                                   crashed, a compile or exercise error): the GPU's verdict stands */
+    const Diag *diag;           /* where (the finding or error), may be NULL; borrowed from emu */
+    const CheckResult *check;   /* the failed check of a wrong result, may be NULL; borrowed */
+} GradeEmuFinding;
+
+/* Reads an emulator run of a file that passed on the GPU (gpu: that run,
+ * whose checks tell a correctness check the GPU made from the emulator's own
+ * measurements). A failure of speed or of an emulator-only measurement
+ * (sectors per request, bank conflicts, occupancy, overlap) is not a
+ * correctness failure: the GPU's time is the truth. */
+GradeEmuFinding grade_emu_finding(const RunResult *emu, const RunResult *gpu, bool kernel_exercise);
+
+/* A graded run's verdict, from the run and (when it was checked) the
+ * emulator's run of the same file. */
+typedef struct GradeVerdict {
+    bool pass;
+    const char *verdict;        /* verdict_name(run), or "fail" when a pass was overturned */
+    const char *failure_kind;   /* NULL on a pass */
+    char *message;              /* the message to record; NULL: the run's summary (freed by _fini) */
+    json_t *emulator_check;     /* with an emulator run: {"verdict","failure_kind","overturned",
+                                   "inconclusive","message","duration_ms","findings"}; else NULL (owned) */
+} GradeVerdict;
+
+GradeVerdict grade_verdict_judge(const RunResult *run, const RunResult *emu, bool kernel_exercise);
+void grade_verdict_fini(GradeVerdict *v);
 
 /* grade_output.c: gradebook.csv, gradebook.json, students/<s>/results.json
  * and feedback.md, similarity.md, from the database (+ the course for hints). */

@@ -134,12 +134,14 @@ static const char *const *hint_words(const char *kind) {
     static const char *const oob[] = {"guard", "bound", "past the end", "i < n", NULL};
     static const char *const race[] = {"__syncthreads", "barrier", "race", "atomic", NULL};
     static const char *const uninit[] = {"load", "initial", "shared", NULL};
+    static const char *const misaligned[] = {"align", "float4", "cast", NULL};
     static const char *const slow[] = {"coalesc", "bandwidth", "fast", "occupancy", NULL};
     static const char *const none[] = {NULL};
     if (!kind) return none;
     if (!strcmp(kind, "out-of-bounds")) return oob;
     if (!strcmp(kind, "race") || !strcmp(kind, "barrier")) return race;
     if (!strcmp(kind, "uninitialised")) return uninit;
+    if (!strcmp(kind, "misaligned")) return misaligned;
     if (!strcmp(kind, "too-slow")) return slow;
     return none;
 }
@@ -152,6 +154,23 @@ static const char *pick_hint(const ExerciseMeta *ex, const char *kind) {
         for (int i = 0; w[i]; i++)
             if (strstr(ex->hints[h], w[i])) return ex->hints[h];
     return ex->hints[0];
+}
+
+/* One finding ({severity, message, file, line}) as a line of what the run
+ * said (said, fenced in feedback.md) and of the Gradescope output (out). */
+static void add_finding(StrBuf *said, StrBuf *out, const json_t *f, const char *prefix) {
+    char *fm = bytes_printable(str(f, "message"));
+    char *ff = bytes_printable(str(f, "file"));
+    json_int_t line = json_integer_value(json_object_get(f, "line"));
+    StrBuf where;
+    strbuf_init(&where);
+    if (*ff && line > 0) strbuf_printf(&where, "%s:%lld: ", ff, (long long)line);
+    else if (*ff) strbuf_printf(&where, "%s: ", ff);
+    strbuf_printf(said, "- %s%s%s: %s\n", prefix, where.data ? where.data : "", str(f, "severity"), fm);
+    strbuf_printf(out, "\n%s%s%s: %s", prefix, where.data ? where.data : "", str(f, "severity"), fm);
+    strbuf_fini(&where);
+    free(fm);
+    free(ff);
 }
 
 /* One student's results.json (Gradescope autograder) and feedback.md. */
@@ -217,19 +236,15 @@ static Diag *write_student(Grade *g, const json_t *book, const json_t *s) {
             free(cm);
             free(cn);
         }
-        json_array_foreach(json_object_get(c, "findings"), k, ck) {
-            char *fm = bytes_printable(str(ck, "message"));
-            char *ff = bytes_printable(str(ck, "file"));
-            json_int_t line = json_integer_value(json_object_get(ck, "line"));
-            StrBuf where;
-            strbuf_init(&where);
-            if (*ff && line > 0) strbuf_printf(&where, "%s:%lld: ", ff, (long long)line);
-            else if (*ff) strbuf_printf(&where, "%s: ", ff);
-            strbuf_printf(&said, "- %s%s: %s\n", where.data ? where.data : "", str(ck, "severity"), fm);
-            strbuf_printf(&out, "\n%s%s: %s", where.data ? where.data : "", str(ck, "severity"), fm);
-            strbuf_fini(&where);
-            free(fm);
-            free(ff);
+        json_array_foreach(json_object_get(c, "findings"), k, ck) add_finding(&said, &out, ck, "");
+        /* A pass on the GPU that the emulator found a bug in: what it found. */
+        json_t *ec = json_object_get(c, "emulator_check");
+        bool lucky = json_is_true(json_object_get(ec, "overturned"));
+        if (lucky) {
+            strbuf_append(&md, "This passed on the GPU by luck: the emulator, which runs the kernel with every access "
+                               "checked, found the bug below. A race or a stray read is a bug even when the hardware "
+                               "happens to give the right answer.\n\n");
+            json_array_foreach(json_object_get(ec, "findings"), k, ck) add_finding(&said, &out, ck, "emulator: ");
         }
         if (said.len) md_fence(&md, said.data);
         strbuf_fini(&said);

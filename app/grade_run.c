@@ -4,7 +4,13 @@
  * exercise's timeout and grading = true, in round-robin order by student (so
  * one student's slow kernels cannot hold everyone else back), and recorded
  * the moment it ends: a kill -9 loses at most the runs in flight, and the
- * next grade resumes where this one stopped. */
+ * next grade resumes where this one stopped.
+ *
+ * On a GPU with the emulator check on (g->emu_check), a run that passes is
+ * run again, the same file and request, in the same slot's emulator worker
+ * (no GPU lock: it runs beside the others' GPU work), and recorded once that
+ * second run ends with the verdict grade_verdict_judge gives them together
+ * (grade_verdict.c: a pass the emulator finds a bug in is a fail). */
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,12 +34,23 @@ typedef struct Work {
 
 typedef struct Slot {
     Runner *runner;
+    Runner *emu;                /* the emulator check's worker (started on first use) */
     /* On a GPU a run may wait for the others' timed sections (the GPU lock):
        its limit stretches by the number of workers, so waiting is never a timeout. */
     double timeout_scale;
     Work work;
     bool busy;
+    RunResult *first;           /* the GPU's pass while the emulator checks it; NULL otherwise */
 } Slot;
+
+/* The emulator check's limit, in the exercise's timeouts: the emulator runs
+   beside the GPU work of every other slot, on cores they share. */
+#define EMU_CHECK_TIMEOUT_SCALE 2.0
+
+/* Test hook (tests/grade/test_grade_emucheck.sh): the program the GPU runs'
+   workers are, in place of this cudojo; a stand-in for a GPU on a machine
+   without one. Never set outside tests. */
+#define GPU_WORKER_TEST_HOOK "CUDOJO_GRADE_TEST_GPU_WORKER"
 
 static volatile sig_atomic_t grade_interrupted;
 
@@ -48,55 +65,6 @@ static double now_s(void) {
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-const char *grade_finding_kind(const char *code) {
-    if (!code) return NULL;
-    if (!strncmp(code, "oob", 3)) return "out-of-bounds";
-    if (!strncmp(code, "race", 4)) return "race";
-    if (!strncmp(code, "barrier", 7) || !strcmp(code, "deadlock") || !strcmp(code, "divergent")) return "barrier";
-    if (!strncmp(code, "uninit", 6)) return "uninitialised";
-    return NULL;
-}
-
-/* A failed check about speed rather than the answer (a performance target). */
-static bool check_is_speed(const CheckResult *c) {
-    static const char *const words[] = {"slower", "as fast as", "faster", " ms", "GB/s", "bandwidth", "speedup"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (c->message && strstr(c->message, words[i])) return true;
-    return false;
-}
-
-static long long launches(const RunResult *r) {
-    json_t *l = r->metrics ? json_object_get(r->metrics, "launches") : NULL;
-    return json_is_integer(l) ? json_integer_value(l) : 0;
-}
-
-const char *grade_failure_kind(const RunResult *r, bool kernel_exercise) {
-    switch (r->verdict) {
-    case VERDICT_PASS:
-        return kernel_exercise && launches(r) == 0 ? "no-launch" : NULL;
-    case VERDICT_COMPILE_ERROR: return "compile-error";
-    case VERDICT_TIMEOUT: return "timeout";
-    case VERDICT_CRASH: return "crash";
-    case VERDICT_EXERCISE_ERROR: return "exercise-error";
-    default: break;
-    }
-    for (const Diag *d = r->diags; d; d = d->next) {
-        const char *k = d->severity == DIAG_ERROR ? grade_finding_kind(d->code) : NULL;
-        if (k) return k;
-    }
-    if (r->verdict == VERDICT_RUNTIME_ERROR) return "runtime-error";
-    if (kernel_exercise && launches(r) == 0) return "no-launch";
-    int failed = 0, speed = 0;
-    for (int i = 0; i < r->n_checks; i++) {
-        if (r->checks[i].passed || r->checks[i].stretch) continue;
-        failed++;
-        if (check_is_speed(&r->checks[i])) speed++;
-    }
-    if (failed && speed == failed) return "too-slow";
-    if (failed) return "wrong-result";
-    return "other";
-}
-
 void grade_lock_add(GradeLockTotals *t, const json_t *metrics) {
     json_t *l = metrics ? json_object_get(metrics, "gpu_lock") : NULL;
     if (!json_is_object(l)) return;
@@ -106,32 +74,33 @@ void grade_lock_add(GradeLockTotals *t, const json_t *metrics) {
     t->runs++;
 }
 
-/* Records one finished run. */
-static Diag *record(Grade *g, const Work *w, RunResult *res) {
+/* Records one finished run, with the emulator's run of the same file when
+ * it checked a GPU pass (emu may be NULL). */
+static Diag *record(Grade *g, const Work *w, RunResult *res, const RunResult *emu) {
     const GradeStudent *s = &g->students[w->student];
     const ExerciseMeta *ex = g->items[w->item].ex;
-    const char *kind = grade_failure_kind(res, !ex->program);
-    bool pass = res->verdict == VERDICT_PASS && !kind;
-    char *msg = NULL;
-    if (res->verdict == VERDICT_PASS && kind)
-        msg = xstrdup("the checks passed but no kernel was launched: the answer did not come from the GPU");
+    GradeVerdict v = grade_verdict_judge(res, emu, !ex->program);
     json_t *rj = run_result_to_json(res);
+    if (v.emulator_check) json_object_set(rj, "emulator_check", v.emulator_check);
     char *rtext = json_dumps(rj, JSON_COMPACT);
     json_decref(rj);
     GradeRun run = {.student = s->name, .exercise = ex->id, .source_sha256 = s->shas[w->item],
-                    .course_version = g->course_version, .verdict = pass || !msg ? verdict_name(res->verdict) : "fail",
-                    .failure_kind = kind, .points = pass ? ex->points : 0, .max_points = ex->points,
-                    .fast = pass && run_result_fast(res), .duration_ms = res->duration_ms,
+                    .course_version = g->course_version, .verdict = v.verdict, .failure_kind = v.failure_kind,
+                    .points = v.pass ? ex->points : 0, .max_points = ex->points,
+                    .fast = v.pass && run_result_fast(res), .duration_ms = res->duration_ms,
                     .kernel_ms = attempt_kernel_ms(res), .backend = res->backend,
-                    .message = msg ? msg : res->summary, .result_json = rtext};
+                    .message = v.message ? v.message : res->summary, .result_json = rtext,
+                    .emu_check = g->emu_check};
     bool inserted = false;
     Diag *d = gradedb_record_run(g->db, &run, &inserted);
     if (inserted) {
         g->runs_executed++;
         grade_lock_add(&g->lock, res->metrics);
+        if (emu) g->emu_checks++;
+        if (emu && json_is_true(json_object_get(v.emulator_check, "overturned"))) g->emu_overturned++;
     }
     free(rtext);
-    free(msg);
+    grade_verdict_fini(&v);
     return d;
 }
 
@@ -146,7 +115,18 @@ typedef struct Progress {
     long long total, done;
     double t0, last_print;
     long long last_done;
+    /* The emulator check: its runs count as runs. `total` is the first runs
+       plus the checks started plus, for the first runs still to end, as many
+       as the share of GPU passes so far predicts. */
+    long long first_runs, first_done, checks;
 } Progress;
+
+static void progress_count_check(Progress *p, bool first_ended, bool check_started) {
+    if (first_ended) p->first_done++;
+    if (check_started) p->checks++;
+    long long left = p->first_runs - p->first_done;
+    p->total = p->first_runs + p->checks + (p->first_done ? (p->checks * left + p->first_done / 2) / p->first_done : 0);
+}
 
 static void progress_show(Progress *p, bool final) {
     double t = now_s(), el = t - p->t0;
@@ -202,7 +182,7 @@ static Diag *plan(Grade *g, Work **work_out, long long *n_out) {
         for (int si = 0; si < g->n_students && !d; si++) {
             GradeStudent *s = &g->students[si];
             bool has = false;
-            d = gradedb_has_run(g->db, s->name, ex->id, s->shas[i], g->course_version, &has);
+            d = gradedb_has_run_checked(g->db, s->name, ex->id, s->shas[i], g->course_version, g->emu_check, &has);
             if (d) break;
             if (has) {
                 g->runs_reused++;
@@ -224,28 +204,80 @@ static Diag *plan(Grade *g, Work **work_out, long long *n_out) {
     return d;
 }
 
-static void start(Grade *g, Slot *slot, Work w) {
+/* Starts the run of w in the slot's worker, or (emu) the emulator check of
+ * it in the slot's emulator worker. NULL when it started. */
+static Diag *start_run(Grade *g, Slot *slot, Work w, bool emu) {
     const GradeStudent *s = &g->students[w.student];
     const GradeItem *it = &g->items[w.item];
     char *shown = xasprintf("%s/%s", it->ch->id, path_basename(it->ex->source));
     RunRequest req = {.exercise_id = it->ex->id, .chapter_dir = it->ch->dir, .cu_path = s->paths[w.item],
-                      .cu_display = shown, .timeout_s = it->ex->timeout_s * slot->timeout_scale, .grading = true,
-                      .grading_seed = g->seed};
-    Diag *d = runner_start(slot->runner, &req);
+                      .cu_display = shown,
+                      .timeout_s = it->ex->timeout_s * (emu ? EMU_CHECK_TIMEOUT_SCALE : slot->timeout_scale),
+                      .grading = true, .grading_seed = g->seed};
+    Diag *d = runner_start(emu ? slot->emu : slot->runner, &req);
     free(shown);
+    return d;
+}
+
+/* A result for a run whose worker could not start. */
+static RunResult *not_started(const GradeItem *it, Diag **d) {
+    RunResult *res = run_result_new(VERDICT_CRASH);
+    res->exercise_id = xstrdup(it->ex->id);
+    res->summary = xstrdup((*d)->message);
+    diag_free(d);
+    return res;
+}
+
+static void start(Grade *g, Slot *slot, Work w) {
+    Diag *d = start_run(g, slot, w, false);
     slot->work = w;
     slot->busy = d == NULL;
     if (d) {
         /* The worker could not start: recorded as a crash of this run, so grading goes on. */
-        RunResult *res = run_result_new(VERDICT_CRASH);
-        res->exercise_id = xstrdup(it->ex->id);
-        res->summary = xstrdup(d->message);
-        Diag *rd = record(g, &w, res);
+        RunResult *res = not_started(&g->items[w.item], &d);
+        Diag *rd = record(g, &w, res, NULL);
         diag_free(&rd);
         run_result_free(&res);
-        diag_free(&d);
     }
 }
+
+/* A run of the slot ended (res, owned). Returns true when the slot is busy
+ * again with the emulator check of that run; else records it. */
+static bool finish(Grade *g, Slot *slot, RunResult *res, RunnerConfig *emu_cfg, Progress *p, Diag **d) {
+    const GradeItem *it = &g->items[slot->work.item];
+    if (res->verdict == VERDICT_CANCELLED) {
+        run_result_free(&res);
+        run_result_free(&slot->first);
+        return false;
+    }
+    if (!slot->first && grade_emu_check_wanted(g->emu_check, it->ex, res)) {
+        if (!slot->emu) slot->emu = runner_new(emu_cfg);
+        Diag *sd = start_run(g, slot, slot->work, true);
+        progress_count_check(p, true, sd == NULL);
+        if (!sd) {
+            slot->first = res;
+            return true;
+        }
+        /* The emulator's worker could not start: the GPU's verdict stands, and the record says why. */
+        RunResult *emu = not_started(it, &sd);
+        *d = record(g, &slot->work, res, emu);
+        run_result_free(&emu);
+        run_result_free(&res);
+        return false;
+    }
+    if (slot->first) {
+        *d = record(g, &slot->work, slot->first, res);
+        run_result_free(&slot->first);
+    } else {
+        progress_count_check(p, true, false);
+        *d = record(g, &slot->work, res, NULL);
+    }
+    run_result_free(&res);
+    return false;
+}
+
+/* The runner whose answer the slot waits for. */
+static Runner *active(const Slot *slot) { return slot->first ? slot->emu : slot->runner; }
 
 Diag *grade_run_all(Grade *g) {
     Work *work = NULL;
@@ -262,20 +294,25 @@ Diag *grade_run_all(Grade *g) {
     int emu_threads = g->cli->emu_threads > 0 ? g->cli->emu_threads : (int)(cores / jobs > 1 ? cores / jobs : 1);
     char *log = path_join(g->out_dir, "workers.log");
     RunnerConfig cfg = {.backend = g->cli->backend, .emu_threads = emu_threads, .stderr_path = log};
+    RunnerConfig emu_cfg = {.backend = BACKEND_EMU, .emu_threads = emu_threads, .stderr_path = log};
+    const char *hook = getenv(GPU_WORKER_TEST_HOOK);
+    if (hook && *hook && g->have_gpu) cfg.worker_exe = hook;
     Slot *slots = xcalloc((size_t)jobs, sizeof *slots);
     for (int i = 0; i < jobs; i++) {
         slots[i].runner = runner_new(&cfg);
         slots[i].timeout_scale = g->have_gpu && getenv("CUDOJO_GPU_LOCK_DIR") ? jobs : 1;
     }
-    free(log);
 
     struct sigaction sa = {.sa_handler = on_sigint}, old;
     sigaction(SIGINT, &sa, &old);
-    Progress p = {.tty = isatty(2) && !g->quiet, .total = n_work, .t0 = now_s()};
+    Progress p = {.tty = isatty(2) && !g->quiet, .total = n_work, .t0 = now_s(), .first_runs = n_work};
     p.last_print = p.t0;
     if (!g->quiet)
         fprintf(stderr, _("grade: %lld runs to do (%d students, %d workers)%s\n"), n_work, g->n_students, jobs,
                 g->runs_reused ? _(", the rest already graded") : "");
+    if (!g->quiet && g->emu_check)
+        fprintf(stderr, _("grade: a run that passes on the GPU runs again on the emulator, which finds races and stray "
+                          "reads the GPU let pass (--emu-check=off: the GPU's verdict alone)\n"));
     /* docs/grading-sandbox.md: without Landlock a graded program reads what the instructor can. */
     const char *sandbox = getenv("CUDOJO_SANDBOX");
     if (program_sandbox_landlock_abi() == 0 || (sandbox && !strcmp(sandbox, "off")))
@@ -288,38 +325,47 @@ Diag *grade_run_all(Grade *g) {
         for (int i = 0; i < jobs && next < n_work && !grade_interrupted; i++) {
             if (slots[i].busy) continue;
             start(g, &slots[i], work[next++]);
-            if (slots[i].busy) busy++;
-            else p.done++;
+            if (slots[i].busy) {
+                busy++;
+            } else {
+                p.done++;
+                progress_count_check(&p, true, false);
+            }
         }
         if (grade_interrupted) break;
         struct pollfd fds[256];
         int nf = 0;
         for (int i = 0; i < jobs && nf < 256; i++)
-            if (slots[i].busy && runner_fd(slots[i].runner) >= 0)
-                fds[nf++] = (struct pollfd){.fd = runner_fd(slots[i].runner), .events = POLLIN};
+            if (slots[i].busy && runner_fd(active(&slots[i])) >= 0)
+                fds[nf++] = (struct pollfd){.fd = runner_fd(active(&slots[i])), .events = POLLIN};
         poll(fds, (nfds_t)nf, 100);
         for (int i = 0; i < jobs; i++) {
             if (!slots[i].busy) continue;
             RunResult *res = NULL;
-            if (runner_poll(slots[i].runner, 0, &res) != RUNNER_DONE) continue;
+            if (runner_poll(active(&slots[i]), 0, &res) != RUNNER_DONE) continue;
+            p.done++;
+            Diag *rd = NULL;
+            if (finish(g, &slots[i], res, &emu_cfg, &p, &rd)) continue;
             slots[i].busy = false;
             busy--;
-            p.done++;
-            if (res->verdict != VERDICT_CANCELLED) d = record(g, &slots[i].work, res);
-            run_result_free(&res);
+            if (!d) d = rd;
+            else diag_free(&rd);
         }
         if (!g->quiet) progress_show(&p, false);
     }
     if (!g->quiet && (p.tty || p.last_done != p.done)) progress_show(&p, true);
     for (int i = 0; i < jobs; i++) {
-        if (slots[i].busy) runner_cancel(slots[i].runner);
+        if (slots[i].busy) runner_cancel(active(&slots[i]));
         runner_free(&slots[i].runner);
+        runner_free(&slots[i].emu);
+        run_result_free(&slots[i].first);
     }
     free(slots);
+    free(log);
     free(work);
     sigaction(SIGINT, &old, NULL);
     if (!d && grade_interrupted)
         d = diag_error("interrupted", "grading interrupted: %lld of %lld runs done and recorded; run the same command "
-                       "again to go on from there", p.done, n_work);
+                       "again to go on from there", p.done, p.total);
     return d;
 }

@@ -19,7 +19,11 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "never run twice. Then it writes OUT/gradebook.csv, OUT/gradebook.json,\n"
      "OUT/students/NAME/results.json (Gradescope format) and feedback.md, and\n"
      "OUT/similarity.md. Exercises that need a GPU are not graded on the emulator\n"
-     "(and not counted).\n"
+     "(and not counted). On a GPU, a run that passes runs again on the emulator,\n"
+     "which finds races and stray reads the hardware let pass: a pass it finds\n"
+     "such a bug in is graded as failed (\"passed on the GPU by luck: the emulator\n"
+     "found a race at FILE:LINE\"); missing a speed target there is no failure\n"
+     "(the GPU's time counts).\n"
      "Options:\n"
      "  --course DIR        the instructor's course (its lessons/ folder, or the\n"
      "                      folder holding it)\n"
@@ -31,6 +35,8 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "  --merge DB...       join shard databases into OUT/grade.db and write the\n"
      "                      gradebook (no runs; idempotent, any order)\n"
      "  --seed N            the grading seed (default: derived from the course)\n"
+     "  --emu-check=on|off  on a GPU, run each pass again on the emulator (default:\n"
+     "                      on); a file graded the other way is graded again\n"
      "  --slurm             grade as a Slurm array job: writes OUT/slurm/grade.sbatch\n"
      "                      (task I runs this cudojo with --shard I/K into\n"
      "                      OUT/shards/I), submits it with sbatch, shows tasks\n"
@@ -56,7 +62,10 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "命令，会从停下的地方接着做；课程没变、文件也没变的，绝不会运行第二次。然后写出\n"
      "OUT/gradebook.csv、OUT/gradebook.json、OUT/students/NAME/results.json（Gradescope\n"
      "格式）和 feedback.md，以及 OUT/similarity.md。需要 GPU 的练习在模拟器上不评分\n"
-     "（也不计入）。\n"
+     "（也不计入）。在 GPU 上，通过的运行会在模拟器上再运行一次，模拟器能发现硬件碰巧\n"
+     "放过的竞争和越界读取：它发现了这类错误的通过按不通过评分（“在 GPU 上碰巧通过：\n"
+     "模拟器在 FILE:LINE 发现了竞争”）；在模拟器上没达到速度目标不算失败（以 GPU 的\n"
+     "时间为准）。\n"
      "选项：\n"
      "  --course DIR        讲师的课程（它的 lessons/ 文件夹，或包含它的文件夹）\n"
      "  --out DIR           数据库和成绩册写到哪里（需要时会创建）\n"
@@ -66,6 +75,8 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "  --merge DB...       把各分片的数据库合并进 OUT/grade.db 并写出成绩册\n"
      "                      （不运行；可重复执行，顺序不限）\n"
      "  --seed N            评分种子（默认：由课程推导出来）\n"
+     "  --emu-check=on|off  在 GPU 上把每次通过的运行在模拟器上再运行一次（默认：on）；\n"
+     "                      按另一种方式评过的文件会重新评分\n"
      "  --slurm             作为 Slurm 数组作业评分：写出 OUT/slurm/grade.sbatch\n"
      "                      （任务 I 用 --shard I/K 运行这个 cudojo，写到 OUT/shards/I），\n"
      "                      用 sbatch 提交，等待时显示已完成/总任务数，然后像 --merge\n"
@@ -89,6 +100,11 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
     {"%d exercises need a GPU and were not graded on the emulator (not counted)\n",
      "%d 个练习需要 GPU，没有在模拟器上评分（不计入）\n"},
     {"problem: %s\n", "问题：%s\n"},
+    {"emulator check: %lld GPU passes run again on the emulator; %lld of them passed on the GPU by luck (the emulator found a bug: graded as failed)\n",
+     "模拟器复查：%lld 次 GPU 上的通过在模拟器上又运行了一次；其中 %lld 次是在 GPU 上碰巧通过（模拟器发现了错误：按不通过评分）\n"},
+    {"grade: a run that passes on the GPU runs again on the emulator, which finds races and stray reads the GPU let pass (--emu-check=off: the GPU's verdict alone)\n",
+     "grade：在 GPU 上通过的运行会在模拟器上再运行一次，模拟器能发现 GPU 碰巧放过的竞争和越界读取（--emu-check=off：只看 GPU 的结果）\n"},
+    {"misaligned access", "未对齐访问"},
     {"gradebook: %s/gradebook.csv, %s/gradebook.json; per student: %s/students/NAME/{results.json,feedback.md}; similarity: %s/similarity.md\n",
      "成绩册：%s/gradebook.csv、%s/gradebook.json；每名学员：%s/students/NAME/{results.json,feedback.md}；相似度：%s/similarity.md\n"},
     {"\r  [%s] %lld/%lld runs  %.1f runs/s  ETA %s ", "\r  [%s] %lld/%lld 次运行  每秒 %.1f 次  预计剩余 %s "},

@@ -316,6 +316,23 @@ const I18nEntry I18N_ZH_RUN[] = {
     /* cudojo new's refusal to overwrite (app/cmd_new.c) */
     {"%s exists already; cudojo new never overwrites a file (nothing was written)",
      "%s 已经存在；cudojo new 从不覆盖文件（什么都没写）"},
+    /* cudojo grade: a GPU pass the emulator found a bug in (app/grade_verdict.c) */
+    {"passed on the GPU by luck: the emulator found %s at %s:%d",
+     "在 GPU 上碰巧通过：模拟器发现了%s，位置 %s:%d"},
+    {"passed on the GPU by luck: the emulator found %s in %s",
+     "在 GPU 上碰巧通过：模拟器发现了%s，在 %s 中"},
+    {"passed on the GPU by luck: the emulator found %s (check %s: %s)",
+     "在 GPU 上碰巧通过：模拟器发现了%s（检查 %s：%s）"},
+    {"passed on the GPU by luck: the emulator found %s",
+     "在 GPU 上碰巧通过：模拟器发现了%s"},
+    {"a race", "数据竞争"},
+    {"an out-of-bounds access", "越界访问"},
+    {"a barrier misuse", "屏障使用错误"},
+    {"an uninitialised read", "未初始化的读取"},
+    {"a misaligned access", "未对齐的访问"},
+    {"a runtime error", "运行时错误"},
+    {"a hang (the run did not end in time)", "挂起（运行没有在时限内结束）"},
+    {"a wrong result", "错误的结果"},
 };
 
 const size_t I18N_ZH_RUN_COUNT = sizeof I18N_ZH_RUN / sizeof I18N_ZH_RUN[0];

@@ -68,11 +68,11 @@ typedef struct ExerciseMeta {
 
 /* The failure kinds hint_for may name: those of grade_failure_kind (app/grade.h). */
 #define COURSE_HINT_KINDS                                                                                  \
-    "compile-error", "out-of-bounds", "race", "barrier", "uninitialised", "wrong-result", "too-slow",     \
-        "timeout", "crash", "runtime-error", "no-launch"
+    "compile-error", "out-of-bounds", "race", "barrier", "uninitialised", "misaligned", "wrong-result",   \
+        "too-slow", "timeout", "crash", "runtime-error", "no-launch"
 #define COURSE_HINT_KINDS_TEXT                                                                             \
-    "compile-error, out-of-bounds, race, barrier, uninitialised, wrong-result, too-slow, timeout, crash, " \
-    "runtime-error, no-launch"
+    "compile-error, out-of-bounds, race, barrier, uninitialised, misaligned, wrong-result, too-slow, "   \
+    "timeout, crash, runtime-error, no-launch"
 
 typedef struct ChapterMeta {
     char *id;              /* stable ("hello-gpu") */

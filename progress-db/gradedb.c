@@ -77,6 +77,9 @@ static const char *const GRADEDB_MIGRATIONS[] = {
     "    graded_unix_ms INTEGER NOT NULL,\n"
     "    PRIMARY KEY (student, exercise, source_sha256, course_version)\n"
     ");\n",
+    /* 1 -> 2: whether the grading asked the emulator for a second opinion on
+     * a GPU pass (cudojo grade --emu-check): part of what a run is reused for. */
+    "ALTER TABLE run ADD COLUMN emu_check INTEGER NOT NULL DEFAULT 0;\n",
 };
 #define GRADEDB_MIGRATION_COUNT ((int)(sizeof GRADEDB_MIGRATIONS / sizeof GRADEDB_MIGRATIONS[0]))
 
@@ -418,10 +421,15 @@ Diag *gradedb_put_submission(GradeDb *g, const GradeSubmission *s, const char *c
 }
 
 static const char SQL_HAS_RUN[] = "SELECT 1 FROM run WHERE student = ?1 AND exercise = ?2 AND source_sha256 = ?3 "
-                                  "AND course_version = ?4";
+                                  "AND course_version = ?4 AND emu_check = ?5";
 
 Diag *gradedb_has_run(GradeDb *g, const char *student, const char *exercise, const char *source_sha256,
                       const char *course_version, bool *has) {
+    return gradedb_has_run_checked(g, student, exercise, source_sha256, course_version, false, has);
+}
+
+Diag *gradedb_has_run_checked(GradeDb *g, const char *student, const char *exercise, const char *source_sha256,
+                              const char *course_version, bool emu_check, bool *has) {
     *has = false;
     Diag *err = NULL;
     sqlite3_stmt *st = gradedb_prepare(g, SQL_HAS_RUN, &err);
@@ -430,6 +438,7 @@ Diag *gradedb_has_run(GradeDb *g, const char *student, const char *exercise, con
     gradedb_bind_text(st, 2, exercise);
     gradedb_bind_text(st, 3, source_sha256 ? source_sha256 : GRADEDB_NO_SOURCE);
     gradedb_bind_text(st, 4, course_version);
+    sqlite3_bind_int(st, 5, emu_check);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) *has = true;
     else if (rc != SQLITE_DONE) err = gradedb_error(g, "looking up a run", SQL_HAS_RUN);
@@ -437,11 +446,19 @@ Diag *gradedb_has_run(GradeDb *g, const char *student, const char *exercise, con
     return err;
 }
 
+/* A run present under the same emu_check is kept; one graded the other way
+ * (with or without the emulator's second opinion) is replaced. */
 static const char SQL_RUN_PUT[] =
-    "INSERT OR IGNORE INTO run (student, exercise, source_sha256, course_version, verdict, failure_kind, points,\n"
-    "                           max_points, fast, duration_ms, kernel_ms, backend, message, result_json,\n"
-    "                           graded_unix_ms)\n"
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    "INSERT INTO run (student, exercise, source_sha256, course_version, verdict, failure_kind, points,\n"
+    "                 max_points, fast, duration_ms, kernel_ms, backend, message, result_json,\n"
+    "                 graded_unix_ms, emu_check)\n"
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)\n"
+    "ON CONFLICT (student, exercise, source_sha256, course_version) DO UPDATE SET\n"
+    "    verdict = excluded.verdict, failure_kind = excluded.failure_kind, points = excluded.points,\n"
+    "    max_points = excluded.max_points, fast = excluded.fast, duration_ms = excluded.duration_ms,\n"
+    "    kernel_ms = excluded.kernel_ms, backend = excluded.backend, message = excluded.message,\n"
+    "    result_json = excluded.result_json, graded_unix_ms = excluded.graded_unix_ms, emu_check = excluded.emu_check\n"
+    "WHERE run.emu_check <> excluded.emu_check";
 
 Diag *gradedb_record_run(GradeDb *g, const GradeRun *r, bool *inserted) {
     assert(r->student && r->exercise && r->course_version && r->verdict);
@@ -464,6 +481,7 @@ Diag *gradedb_record_run(GradeDb *g, const GradeRun *r, bool *inserted) {
     gradedb_bind_text(st, 13, r->message);
     gradedb_bind_text(st, 14, r->result_json);
     sqlite3_bind_int64(st, 15, r->graded_unix_ms ? r->graded_unix_ms : gradedb_now_unix_ms());
+    sqlite3_bind_int(st, 16, r->emu_check);
     /* One statement in autocommit mode is one transaction. */
     if (sqlite3_step(st) != SQLITE_DONE) err = gradedb_error(g, "recording a run", SQL_RUN_PUT);
     else if (inserted) *inserted = sqlite3_changes(g->db) > 0;

@@ -41,8 +41,8 @@ typedef struct GradeDb GradeDb;
 
 /* The failure kinds of a run (GradeRun.failure_kind), NULL on a pass. */
 #define GRADE_FAILURE_KINDS                                                                              \
-    "missing", "compile-error", "out-of-bounds", "race", "barrier", "uninitialised", "wrong-result",    \
-        "too-slow", "timeout", "crash", "runtime-error", "no-launch", "exercise-error", "other"
+    "missing", "compile-error", "out-of-bounds", "race", "barrier", "uninitialised", "misaligned",      \
+        "wrong-result", "too-slow", "timeout", "crash", "runtime-error", "no-launch", "exercise-error", "other"
 
 /* Opens (creating, migrating) the grading database at path; WAL,
  * synchronous=FULL, busy_timeout. A file that is not SQLite, is damaged, is
@@ -114,13 +114,21 @@ typedef struct GradeRun {
     const char *message;        /* one line, may be NULL */
     const char *result_json;    /* run_result_to_json text, may be NULL */
     long long graded_unix_ms;   /* 0 = now */
+    bool emu_check;             /* graded with the emulator's second opinion on a GPU pass (grade --emu-check):
+                                   part of the key a run is reused under */
 } GradeRun;
 
-/* Whether the run of (student, exercise, source_sha256, course_version) is recorded. */
+/* Whether the run of (student, exercise, source_sha256, course_version) is
+ * recorded, graded without the emulator check. */
 Diag *gradedb_has_run(GradeDb *g, const char *student, const char *exercise, const char *source_sha256,
                       const char *course_version, bool *has);
-/* Records a run in one transaction; a run already present is left as it is
- * (*inserted = false; inserted may be NULL). */
+/* The same, graded with (emu_check) or without the emulator check: a run
+ * graded the other way is not the one asked for. */
+Diag *gradedb_has_run_checked(GradeDb *g, const char *student, const char *exercise, const char *source_sha256,
+                              const char *course_version, bool emu_check, bool *has);
+/* Records a run in one transaction; a run already present with the same
+ * emu_check is left as it is (*inserted = false; inserted may be NULL), one
+ * graded the other way is replaced (*inserted = true). */
 Diag *gradedb_record_run(GradeDb *g, const GradeRun *r, bool *inserted);
 /* Number of run rows and of submission rows. */
 Diag *gradedb_count(GradeDb *g, long long *runs, long long *submissions);
@@ -146,7 +154,9 @@ Diag *gradedb_merge(GradeDb *into, const char *shard_path, GradeMergeStats *stat
  *    "max_total","problems":[…],"exercises":{id:{"verdict","failure_kind",
  *    "points","max_points","fast","duration_ms","kernel_ms","source_sha256",
  *    "message","checks":[{"name","passed","message"}],
- *    "findings":[{"severity","message","file","line"}]}},"progress"}],
+ *    "findings":[{"severity","message","file","line"}],
+ *    "emulator_check":{…} (only where the emulator checked a GPU pass: its
+ *    "verdict","failure_kind","overturned","message","findings")}},"progress"}],
  *  "similarity":[…]}
  * Students sorted by name, exercises in course order (skipped exercises are
  * left out); an exercise of a student with no run yet has verdict null.

@@ -177,6 +177,9 @@ static Diag *export_read(GradeDb *g, json_t *book) {
         json_t *result = column_json(st, 11);
         if (result) add_checks_findings(cell, result);
         if (result) add_time(cell, result);
+        /* The emulator's second opinion on a GPU pass (app/grade_emucheck.c), as recorded. */
+        json_t *ec = json_object_get(result, "emulator_check");
+        if (json_is_object(ec)) json_object_set(cell, "emulator_check", ec);
         json_decref(result);
         json_object_set_new(s, "total", json_real(json_real_value(json_object_get(s, "total")) + pts));
     }

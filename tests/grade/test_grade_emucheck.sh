@@ -1,0 +1,134 @@
+#!/bin/sh
+# tests/grade/test_grade_emucheck.sh: grading on a GPU gives no credit to a
+# kernel that passes by luck (app/grade_verdict.c, app/grade_run.c), without
+# a GPU: CUDOJO_GRADE_TEST_GPU_WORKER puts a stand-in in the GPU runs'
+# worker place, a hardware that gets every answer right unless the file says
+# "FAKE-GPU: fail" (the luckiest GPU there is). Every pass of it runs again
+# on the real emulator worker. Four students on sgemm-tiled: the solution
+# (passes both), the wrong variant without the second __syncthreads (a race
+# the emulator finds: a fail that says so), a correct variant the emulator
+# finds bank conflicts in (a speed target: the GPU's pass stands) and a file
+# the GPU fails (no emulator run at all). Then the grading database reuses
+# the runs only under the same --emu-check, and --emu-check=off grades again.
+# The same on a real GPU: tests/grade/test_grade_emucheck_gpu.sh.
+BIN=${CUDOJO_BIN:-build/cudojo}
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+LESSONS=$(pwd)/lessons
+T=$(mktemp -d /tmp/cudojo-grade-emucheck-XXXXXX)
+trap '[ -n "$KEEP" ] || rm -rf "$T"' EXIT
+export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache" XDG_RUNTIME_DIR="$T/run" NO_COLOR=1
+unset CUDOJO_GPU_LOCK_DIR CUDOJO_GPU_LOCK_EMU
+cd "$T" || exit 1
+mkdir -p run
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "    $l"; done; }
+
+# The stand-in GPU: the worker protocol (app/runner.h), one result line per request.
+cat > fakegpu << 'EOF'
+#!/usr/bin/env python3
+import json, sys
+assert "--backend=cuda" in sys.argv, sys.argv
+for line in sys.stdin:
+    req = json.loads(line)
+    fail = "FAKE-GPU: fail" in open(req["cu"], errors="replace").read()
+    check = {"name": "C", "passed": not fail, "wrong": 7 if fail else 0, "total": 201113, "mismatches": [],
+             "message": "7 elements wrong of 201113" if fail else "all 201113 elements within tolerance"}
+    res = {"verdict": "fail" if fail else "pass", "exercise": req["exercise"], "backend": "cuda",
+           "summary": "1 of 1 checks failed" if fail else "1 check passed", "checks": [check],
+           "diagnostics": [], "duration_ms": 5.0, "metrics": {"launches": 1, "kernel_ms": 0.25}}
+    print(json.dumps({"result": res, "restart": False}), flush=True)
+    with open("fakegpu.runs", "a") as f:
+        f.write(req["cu"] + "\n")
+EOF
+chmod +x fakegpu
+export CUDOJO_GRADE_TEST_GPU_WORKER="$T/fakegpu"
+
+CH=11-roofline
+for s in good racy conflicts gpufail; do mkdir -p "subs/$s/roofline"; done
+cp "$LESSONS/$CH/solutions/sgemm-tiled.cu" subs/good/roofline/ || exit 1
+cp "$LESSONS/$CH/solutions/wrong/sgemm-tiled-one-sync.cu" subs/racy/roofline/sgemm-tiled.cu || exit 1
+cp "$LESSONS/$CH/solutions/wrong/sgemm-tiled-adjacent-outputs.cu" subs/conflicts/roofline/sgemm-tiled.cu || exit 1
+{ cat "$LESSONS/$CH/solutions/sgemm-tiled.cu"; echo "// FAKE-GPU: fail"; } > subs/gpufail/roofline/sgemm-tiled.cu
+
+grade() { # OUT JSON ERR [OPTIONS...]
+    out=$1 js=$2 er=$3
+    shift 3
+    "$BIN" --backend=cuda grade subs/* --course "$LESSONS" --out "$out" --exercises sgemm-tiled --jobs 2 "$@" \
+        --json > "$js" 2> "$er"
+}
+check() { # NAME OUT SUMMARY PYTHON-CONDITION (d = the summary, c = {student: sgemm-tiled's cell}, ec = its emulator_check)
+    if python3 -c "
+import json, sys
+d = json.load(open('$3')); b = json.load(open('$2/gradebook.json'))
+c = {s['student']: s['exercises']['sgemm-tiled'] for s in b['students']}
+ec = lambda s: c[s].get('emulator_check')
+sys.exit(0 if ($4) else 1)" 2> why; then ok "$1"; else nok "$1" "rc=$rc" "$(tail -3 why)" "$(tail -3 err1)"; fi
+}
+
+grade out sum1.json err1
+rc=$?
+check "grade on a GPU: a solution that passes on the GPU and on the emulator gets its point" out sum1.json \
+    'c["good"]["verdict"] == "pass" and c["good"]["points"] == 1 and ec("good")["verdict"] == "pass" and not ec("good")["overturned"]'
+check "grade on a GPU: a race the GPU let pass is a fail of the emulator's kind, 0 points" out sum1.json \
+    'c["racy"]["verdict"] == "fail" and c["racy"]["points"] == 0 and c["racy"]["failure_kind"] in ("race", "barrier", "uninitialised", "wrong-result") and ec("racy")["overturned"] and c["racy"]["failure_kind"] == ec("racy")["failure_kind"]'
+check "grade on a GPU: its message says it passed on the GPU by luck and where the emulator found the bug" out sum1.json \
+    'c["racy"]["message"].startswith("passed on the GPU by luck: the emulator found ") and "roofline/sgemm-tiled.cu" in c["racy"]["message"]'
+check "grade on a GPU: a speed target missed on the emulator (bank conflicts) leaves the GPU's pass" out sum1.json \
+    'c["conflicts"]["verdict"] == "pass" and c["conflicts"]["points"] == 1 and ec("conflicts")["verdict"] == "fail" and not ec("conflicts")["overturned"] and ec("conflicts")["failure_kind"] is None'
+check "grade on a GPU: a run the GPU fails is not run on the emulator" out sum1.json \
+    'c["gpufail"]["verdict"] == "fail" and c["gpufail"]["failure_kind"] == "wrong-result" and ec("gpufail") is None'
+check "grade --json: emu_check counts the three emulator runs and the one pass they overturned" out sum1.json \
+    'd["emu_check"] == {"on": True, "runs": 3, "overturned": 1} and d["runs_executed"] == 4'
+if grep -q "7/7 runs" err1; then
+    ok "grade: the progress line counts the emulator checks as runs (4 + 3)"
+else
+    nok "grade: the progress line counts the emulator checks as runs (4 + 3)" "$(grep runs err1 | tail -3)"
+fi
+if grep -q "passed on the GPU by luck" out/students/racy/feedback.md &&
+    grep -q "emulator: roofline/sgemm-tiled.cu:[0-9]*: error" out/students/racy/feedback.md &&
+    ! grep -q "by luck" out/students/good/feedback.md &&
+    python3 -c "
+import json, sys
+r = json.load(open('out/students/racy/results.json'))
+t = r['tests'][0]
+sys.exit(0 if r['score'] == 0 and t['status'] == 'failed' and 'passed on the GPU by luck' in t['output'] else 1)"; then
+    ok "feedback.md and results.json say the pass was luck and list the emulator's findings"
+else
+    nok "feedback.md and results.json say the pass was luck and list the emulator's findings" \
+        "$(grep -A8 'sgemm' out/students/racy/feedback.md | head -12)"
+fi
+
+# The same grading again: nothing runs. --emu-check=off: every pair is graded again, the GPU alone.
+grade out sum2.json err2
+check "grade again under the same --emu-check: every run is reused" out sum2.json \
+    'd["runs_executed"] == 0 and d["runs_reused"] == 4 and d["emu_check"]["runs"] == 0'
+rm -f fakegpu.runs
+grade out sum3.json err3 --emu-check=off
+check "grade --emu-check=off: pairs graded with the check are graded again, on the GPU alone (the race passes)" out sum3.json \
+    'd["runs_executed"] == 4 and d["emu_check"] == {"on": False, "runs": 0, "overturned": 0} and all(ec(s) is None for s in c) and c["racy"]["points"] == 1'
+grade out sum4.json err4 --emu-check=on
+check "grade --emu-check=on after off: graded again with the check (the race fails again)" out sum4.json \
+    'd["runs_executed"] == 4 and d["emu_check"]["runs"] == 3 and c["racy"]["points"] == 0'
+
+# A usage error names the option.
+"$BIN" --backend=cuda grade subs/* --course "$LESSONS" --out out5 --emu-check=maybe > /dev/null 2> err5
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- "--emu-check maybe: on or off" err5; then
+    ok "grade --emu-check=maybe: a usage error (status 2) that names the choices"
+else
+    nok "grade --emu-check=maybe: a usage error (status 2) that names the choices" "rc=$rc" "$(cat err5)"
+fi
+
+# The class report counts the lucky passes among the failures of their kind.
+"$BIN" class report out/grade.db --json > report.json 2> err6
+rc=$?
+if [ $rc -eq 0 ] && python3 -c "
+import json, sys
+r = json.load(open('report.json'))
+e = [x for x in r['exercises'] if x['id'] == 'sgemm-tiled'][0]
+kinds = {f['kind']: f['count'] for f in e['failures']}
+sys.exit(0 if e['passed_on_gpu_by_luck'] == 1 and e['passed'] == 2 and sum(kinds.values()) == 2 and kinds.get('wrong-result', 0) >= 1 else 1)" 2> why; then
+    ok "class report: the lucky pass is a failure of its kind, and passed_on_gpu_by_luck counts it"
+else
+    nok "class report: the lucky pass is a failure of its kind, and passed_on_gpu_by_luck counts it" "rc=$rc" "$(tail -3 why)" "$(tail -3 err6)"
+fi

@@ -1,0 +1,42 @@
+#!/bin/sh
+# tests/grade/test_grade_emucheck_gpu.sh: on a real GPU (CUDOJO_TEST_GPU=1,
+# else skipped), `cudojo --backend=cuda grade` gives sgemm-tiled's solution
+# its point and the wrong variant without the second __syncthreads (a race
+# the H200 lets pass) none: the emulator checks every GPU pass. Without a
+# GPU the same plumbing is tested by test_grade_emucheck.sh.
+BIN=${CUDOJO_BIN:-build/cudojo}
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+LESSONS=$(pwd)/lessons
+NAME="grade on a GPU: sgemm-tiled's solution gets 1 point, its racy wrong variant 0 (the emulator checks the pass)"
+if [ "${CUDOJO_TEST_GPU:-0}" != 1 ]; then
+    echo "skip - $NAME (needs CUDOJO_TEST_GPU=1 and a GPU)"
+    exit 0
+fi
+T=$(mktemp -d /tmp/cudojo-grade-emucheck-gpu-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache" NO_COLOR=1
+unset CUDOJO_GRADE_TEST_GPU_WORKER
+cd "$T" || exit 1
+mkdir -p subs/good/roofline subs/racy/roofline
+cp "$LESSONS/11-roofline/solutions/sgemm-tiled.cu" subs/good/roofline/ || exit 1
+cp "$LESSONS/11-roofline/solutions/wrong/sgemm-tiled-one-sync.cu" subs/racy/roofline/sgemm-tiled.cu || exit 1
+"$BIN" --backend=cuda grade subs/* --course "$LESSONS" --out out --exercises sgemm-tiled --jobs 2 --json \
+    > sum.json 2> err
+rc=$?
+if python3 -c "
+import json, sys
+b = json.load(open('out/gradebook.json'))
+c = {s['student']: s['exercises']['sgemm-tiled'] for s in b['students']}
+g, r = c['good'], c['racy']
+print('# good: %s %s, emulator %s' % (g['verdict'], g['points'], (g.get('emulator_check') or {}).get('verdict')))
+print('# racy: %s %s %s: %s' % (r['verdict'], r['failure_kind'], r['points'], r['message']))
+ok = g['points'] == 1 and (g.get('emulator_check') or {}).get('verdict') == 'pass' and r['points'] == 0
+# the GPU may fail the race on its own; where it passed, the emulator overturned it
+ok = ok and (r.get('emulator_check') is None or r['emulator_check']['overturned'])
+sys.exit(0 if ok else 1)"; then
+    echo "ok - $NAME"
+else
+    echo "not ok - $NAME"
+    echo "    rc=$rc"
+    tail -5 err | sed 's/^/    /'
+fi
