@@ -76,6 +76,23 @@ static uint16_t float_to_bf16_rnd(float f, int rnd) {
     return h;
 }
 
+/* A double as a float rounded to odd (toward zero, the last bit set when
+ * bits were lost): rounded once more to f16's 11 or bf16's 8 bits, in any
+ * mode, it gives the double's own rounding, where going through the nearest
+ * float would round twice. */
+static float f64_to_f32_odd(double x) {
+    fesetround(FE_TOWARDZERO);
+    volatile double vx = x;
+    volatile float vf = (float)vx;
+    fesetround(FE_TONEAREST);
+    float f = vf;
+    if ((double)f != x && !isinf(f)) {
+        uint32_t u = (uint32_t)b32(f) | 1u;
+        memcpy(&f, &u, 4);
+    }
+    return f;
+}
+
 /* ---- cvt ----------------------------------------------------------------------- */
 /* One lane's cvt of v from in->type2 to in->type. */
 static uint64_t cvt_one(const Instr *in, uint64_t v) {
@@ -168,7 +185,14 @@ static uint64_t cvt_one(const Instr *in, uint64_t v) {
         if (ftz) f = ftz32(f);
         return b32n(f);  /* a NaN from f16/bf16/f64 is the canonical 0x7fffffff */
     }
-    if (dtype == T_F16) return emu_float_to_half((float)x, in->rnd);   /* f64→f16 rounds twice: rare */
+    if (stype == T_F64 && (dtype == T_F16 || dtype == T_BF16)) {
+        /* a NaN: f16 0x7e00 (cvt.rn.f16.f64 on the H200, where cvt.rn.f16.f32 gives
+           0x7fff), bf16 the canonical 0x7fff */
+        if (isnan(x)) return dtype == T_F16 ? 0x7e00 : 0x7fff;
+        float f = f64_to_f32_odd(x);
+        return dtype == T_F16 ? emu_float_to_half(f, in->rnd) : float_to_bf16_rnd(f, in->rnd);
+    }
+    if (dtype == T_F16) return emu_float_to_half((float)x, in->rnd);
     if (dtype == T_BF16) return float_to_bf16_rnd((float)x, in->rnd);
     return 0;
 }

@@ -4,7 +4,10 @@
 // rounding modes (ties, overflow to infinity or to the largest finite value,
 // subnormals, -0, NaN, infinity), back to float, to and from integers;
 // arithmetic (add, sub, mul, div, fma, neg, abs, min, max, saturating add),
-// comparisons, half2 and bfloat162 vector forms.
+// comparisons, half2 and bfloat162 vector forms. One cell is left out of the
+// comparison and printed instead: a NaN through __double2half, which the
+// device converts with cvt.rn.f16.f64 (0x7e00 on the H200, session 8) and
+// the host code through float (0x7fff, cvt.rn.f16.f32's NaN on the device).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +25,7 @@ static void cuda_check(cudaError_t e, const char *what, const char *file, int li
 }
 
 const int NIN = 16, NOUT = 40;
+const int NAN_ROW = 14, DOUBLE2HALF = 36;  // the cell printed, not compared
 
 static __host__ __device__ unsigned short hb(__half h) { return __half_as_ushort(h); }
 static __host__ __device__ unsigned short bb(__nv_bfloat16 h) { return __bfloat16_as_ushort(h); }
@@ -143,11 +147,12 @@ int main(void) {
     int bad = 0;
     for (int c = 0; c < NOUT; c++) {
         int cb = 0;
-        for (int i = 0; i < NIN; i++) cb += dev[i * NOUT + c] != host[i * NOUT + c];
+        for (int i = 0; i < NIN; i++)
+            if (!(i == NAN_ROW && c == DOUBLE2HALF)) cb += dev[i * NOUT + c] != host[i * NOUT + c];
         if (cb) {
             printf("column %d differs from the host in %d rows:", c, cb);
             for (int i = 0; i < NIN; i++)
-                if (dev[i * NOUT + c] != host[i * NOUT + c])
+                if (dev[i * NOUT + c] != host[i * NOUT + c] && !(i == NAN_ROW && c == DOUBLE2HALF))
                     printf(" [%d] %#x vs %#x", i, dev[i * NOUT + c], host[i * NOUT + c]);
             printf("\n");
         }
@@ -162,6 +167,9 @@ int main(void) {
            dev[8 * NOUT + 7]);
     printf("NaN -> half %04x, bf16 %04x; half2int(NaN) %d\n", dev[14 * NOUT], dev[14 * NOUT + 4],
            (int)dev[14 * NOUT + 23]);
+    printf("NaN -> half through double: device %04x, cuda_fp16.h's host code %04x; -> bf16: device %04x, host %04x\n",
+           dev[NAN_ROW * NOUT + DOUBLE2HALF], host[NAN_ROW * NOUT + DOUBLE2HALF], dev[NAN_ROW * NOUT + 37],
+           host[NAN_ROW * NOUT + 37]);
     printf("1/3 / (1+2^-11) in half = %04x; 1/3 + (1+2^-11) in bf16 = %04x\n", dev[11 * NOUT + 13], dev[11 * NOUT + 19]);
     printf("rows x columns compared with the host: %d x %d, mismatches %d\n", NIN, NOUT, bad);
     cudaCheck(cudaFree(d_in));
