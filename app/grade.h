@@ -158,6 +158,8 @@ typedef struct GradeTime {
     int runs;                   /* runs with a "time" */
     double total_s, compile_s, reference_s, program_s;
     double wait_s, alone_s, shared_s;   /* the GPU lock: waited, held exclusive (timed), held shared */
+    double emu_check_s;         /* the emulator check's runs of GPU passes (not in total_s) */
+    int emu_checks;
 } GradeTime;
 
 /* One GradeTime per exercise of the book, sorted by time alone on the GPU,

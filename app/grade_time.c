@@ -2,7 +2,8 @@
  * per-run "time" (gradebook.json; metrics.phases and metrics.gpu_lock of
  * each run): sums per exercise and for the whole class, and the table that
  * bench_grade and `cudojo grade` print (the exercises that held the GPU
- * alone longest, else those that ran longest). */
+ * alone longest, else those that ran longest), and the emulator check's
+ * runs of GPU passes (emu_check_ms). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@ static void add(GradeTime *to, const GradeTime *t) {
     to->wait_s += t->wait_s;
     to->alone_s += t->alone_s;
     to->shared_s += t->shared_s;
+    to->emu_check_s += t->emu_check_s;
+    to->emu_checks += t->emu_checks;
 }
 
 static int by_alone_then_total(const void *a, const void *b) {
@@ -52,6 +55,10 @@ GradeTime *grade_time_collect(const json_t *book, int *n_out, GradeTime *all) {
             t[i].wait_s += sec(tm, "gpu_wait_ms");
             t[i].alone_s += sec(tm, "gpu_exclusive_ms");
             t[i].shared_s += sec(tm, "gpu_shared_ms");
+            if (json_is_number(json_object_get(tm, "emu_check_ms"))) {
+                t[i].emu_checks++;
+                t[i].emu_check_s += sec(tm, "emu_check_ms");
+            }
         }
         add(all, &t[i]);
     }
@@ -67,6 +74,10 @@ void grade_time_print(FILE *out, const json_t *book, double wall_s, int top) {
     fprintf(out, "time (summed over %d runs): %.1f s in the runs: compile %.1f s, CPU references %.1f s, whole "
                  "programs %.1f s\n",
             all.runs, all.total_s, all.compile_s, all.reference_s, all.program_s);
+    if (all.emu_checks)
+        fprintf(out, "emulator check (summed over %d GPU passes run again on the emulator, beside the GPU work): "
+                     "%.1f s more\n",
+                all.emu_checks, all.emu_check_s);
     if (all.alone_s + all.shared_s + all.wait_s > 0) {
         fprintf(out, "GPU lock (summed over the runs): held alone (timed) %.1f s, held shared %.1f s, waited %.1f s",
                 all.alone_s, all.shared_s, all.wait_s);

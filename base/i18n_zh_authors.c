@@ -63,9 +63,9 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "OUT/gradebook.csv、OUT/gradebook.json、OUT/students/NAME/results.json（Gradescope\n"
      "格式）和 feedback.md，以及 OUT/similarity.md。需要 GPU 的练习在模拟器上不评分\n"
      "（也不计入）。在 GPU 上，通过的运行会在模拟器上再运行一次，模拟器能发现硬件碰巧\n"
-     "放过的竞争和越界读取：它发现了这类错误的通过按不通过评分（“在 GPU 上碰巧通过：\n"
-     "模拟器在 FILE:LINE 发现了竞争”）；在模拟器上没达到速度目标不算失败（以 GPU 的\n"
-     "时间为准）。\n"
+     "放过的数据竞争和越界读取：它发现了这类错误的通过按不通过评分（“在 GPU 上碰巧通过：\n"
+     "模拟器发现了数据竞争，位置 FILE:LINE”）；在模拟器上没达到速度目标不算失败（以 GPU\n"
+     "的时间为准）。\n"
      "选项：\n"
      "  --course DIR        讲师的课程（它的 lessons/ 文件夹，或包含它的文件夹）\n"
      "  --out DIR           数据库和成绩册写到哪里（需要时会创建）\n"
@@ -103,7 +103,7 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
     {"emulator check: %lld GPU passes run again on the emulator; %lld of them passed on the GPU by luck (the emulator found a bug: graded as failed)\n",
      "模拟器复查：%lld 次 GPU 上的通过在模拟器上又运行了一次；其中 %lld 次是在 GPU 上碰巧通过（模拟器发现了错误：按不通过评分）\n"},
     {"grade: a run that passes on the GPU runs again on the emulator, which finds races and stray reads the GPU let pass (--emu-check=off: the GPU's verdict alone)\n",
-     "grade：在 GPU 上通过的运行会在模拟器上再运行一次，模拟器能发现 GPU 碰巧放过的竞争和越界读取（--emu-check=off：只看 GPU 的结果）\n"},
+     "grade：在 GPU 上通过的运行会在模拟器上再运行一次，模拟器能发现 GPU 碰巧放过的数据竞争和越界读取（--emu-check=off：只看 GPU 的结果）\n"},
     {"misaligned access", "未对齐访问"},
     {"gradebook: %s/gradebook.csv, %s/gradebook.json; per student: %s/students/NAME/{results.json,feedback.md}; similarity: %s/similarity.md\n",
      "成绩册：%s/gradebook.csv、%s/gradebook.json；每名学员：%s/students/NAME/{results.json,feedback.md}；相似度：%s/similarity.md\n"},

@@ -50,9 +50,10 @@ static void add_checks_findings(json_t *cell, json_t *result) {
 }
 
 /* time {total_ms, compile_ms, reference_ms, program_ms, gpu_wait_ms,
- * gpu_exclusive_ms, gpu_shared_ms}: where a run's time went, from a stored
- * run_result_to_json's metrics.phases and metrics.gpu_lock (those present:
- * gpu_* only where the run took the GPU lock). */
+ * gpu_exclusive_ms, gpu_shared_ms, emu_check_ms}: where a run's time went,
+ * from a stored run_result_to_json's metrics.phases and metrics.gpu_lock
+ * (those present: gpu_* only where the run took the GPU lock) and its
+ * emulator_check (emu_check_ms: that second run's, where there was one). */
 static void add_time(json_t *cell, json_t *result) {
     json_t *m = json_object_get(result, "metrics");
     json_t *ph = json_object_get(m, "phases"), *lk = json_object_get(m, "gpu_lock");
@@ -70,6 +71,9 @@ static void add_time(json_t *cell, json_t *result) {
         json_t *v = json_object_get(lk, from_lock[i][1]);
         if (json_is_number(v)) json_object_set_new(t, from_lock[i][0], json_real(json_number_value(v)));
     }
+    /* The emulator check's run of a GPU pass (cudojo grade --emu-check), beside the run's own time. */
+    json_t *ec = json_object_get(json_object_get(result, "emulator_check"), "duration_ms");
+    if (json_is_number(ec)) json_object_set_new(t, "emu_check_ms", json_real(json_number_value(ec)));
     json_object_set_new(cell, "time", t);
 }
 

@@ -79,6 +79,8 @@ check "grade on a GPU: a run the GPU fails is not run on the emulator" out sum1.
     'c["gpufail"]["verdict"] == "fail" and c["gpufail"]["failure_kind"] == "wrong-result" and ec("gpufail") is None'
 check "grade --json: emu_check counts the three emulator runs and the one pass they overturned" out sum1.json \
     'd["emu_check"] == {"on": True, "runs": 3, "overturned": 1} and d["runs_executed"] == 4'
+check "gradebook.json: a checked run's time has the emulator run's (emu_check_ms), an unchecked one's has none" out sum1.json \
+    'all(c[s]["time"].get("emu_check_ms", 0) > 0 for s in ("good", "racy", "conflicts")) and "emu_check_ms" not in c["gpufail"]["time"]'
 if grep -q "7/7 runs" err1; then
     ok "grade: the progress line counts the emulator checks as runs (4 + 3)"
 else
@@ -132,3 +134,16 @@ sys.exit(0 if e['passed_on_gpu_by_luck'] == 1 and e['passed'] == 2 and sum(kinds
 else
     nok "class report: the lucky pass is a failure of its kind, and passed_on_gpu_by_luck counts it" "rc=$rc" "$(tail -3 why)" "$(tail -3 err6)"
 fi
+
+# A grading database from before the check (schema 1, no emu_check column):
+# opened, it is migrated, and its GPU runs are graded again with the check.
+cp -r out old
+python3 -c "
+import sqlite3
+db = sqlite3.connect('old/grade.db')
+db.execute('UPDATE run SET emu_check = 0'); db.execute('ALTER TABLE run DROP COLUMN emu_check')
+db.execute('PRAGMA user_version = 1'); db.commit()" 2> why
+grade old sum7.json err7
+rc=$?
+check "a schema-1 grading database is migrated, and its runs graded without the check are graded again with it" old sum7.json \
+    'd["runs_executed"] == 4 and d["emu_check"]["runs"] == 3 and c["racy"]["points"] == 0'
