@@ -159,9 +159,6 @@ static void opts_common(const CompileOptions *opts, OptList *o) {
         free(cccl);
     }
     if (opts->fast_math) opts_add(o, xstrdup("--use_fast_math"));
-    /* NVRTC looks for "name.h" beside the program's name, relative to this process's folder:
-       a graded source named "ch/x.cu" could include the course's ch/solutions/x.cu. */
-    if (opts->confine) opts_add(o, xstrdup("--no-source-include"));
     for (int i = 0; i < opts->n_extra_opts; i++) opts_add(o, xstrdup(opts->extra_opts[i]));
 }
 
@@ -222,22 +219,80 @@ static bool memory_bound_begin(const CompileOptions *opts, struct rlimit *old) {
     return setrlimit(RLIMIT_AS, &r) == 0;
 }
 
+/* NVRTC looks for a quoted "name.h" beside the program's name, relative to
+ * this process's folder: a graded source named "ch/x.cu" could include the
+ * course's ch/solutions/x.cu. --no-source-include stops that, but it also
+ * stops every header from finding its neighbours (<mma.h> -> "crt/mma.h"
+ * -> "mma.hpp", cooperative_groups' "helpers.h"): graded tensor-core and
+ * cooperative-groups exercises then failed to compile. So a confined
+ * compile of a relative name runs with the process in an empty folder of
+ * its own: the name's folder holds nothing there, and the toolkit's headers,
+ * found through absolute -I folders, still see theirs. The worker compiles
+ * on the thread that runs the exercise, with nothing else of it reading
+ * relative paths meanwhile. An absolute name, or no empty folder to be had,
+ * falls back to --no-source-include. */
+typedef struct ConfinedCwd {
+    int back_fd;                    /* the folder to return to; -1 when not moved */
+    char dir[64];
+} ConfinedCwd;
+
+static bool confined_cwd_enter(const char *path, ConfinedCwd *c) {
+    c->back_fd = -1;
+    if (path[0] == '/') return false;
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp || strlen(tmp) > 40) tmp = "/tmp";
+    snprintf(c->dir, sizeof c->dir, "%s/cudojo-cc-XXXXXX", tmp);
+    if (!mkdtemp(c->dir)) return false;
+    c->back_fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c->back_fd < 0 || chdir(c->dir) != 0) {
+        if (c->back_fd >= 0) close(c->back_fd);
+        c->back_fd = -1;
+        rmdir(c->dir);
+        return false;
+    }
+    return true;
+}
+
+static void confined_cwd_leave(ConfinedCwd *c) {
+    if (c->back_fd < 0) return;
+    if (fchdir(c->back_fd) != 0) { /* the folder went away: stay in the empty one's parent */
+        if (chdir("/") != 0) { /* nothing more to do */ }
+    }
+    close(c->back_fd);
+    c->back_fd = -1;
+    rmdir(c->dir);
+}
+
 static void nvrtc_run(const char *path, const char *source, const CompileOptions *opts,
                       const OptList *ol, bool want_cubin, NvrtcOut *out) {
     memset(out, 0, sizeof *out);
     nvrtc_runs++;
+    ConfinedCwd cwd = {.back_fd = -1};
+    OptList with = *ol;
+    char *no_source = NULL;
+    if (opts->confine && !confined_cwd_enter(path, &cwd)) {
+        /* ol's array, one option longer: the fallback above */
+        with.v = xmalloc((size_t)(ol->n + 1) * sizeof *with.v);
+        memcpy(with.v, ol->v, (size_t)ol->n * sizeof *with.v);
+        with.v[with.n++] = no_source = xstrdup("--no-source-include");
+    }
     struct rlimit old_as;
     bool bounded = memory_bound_begin(opts, &old_as);
     nvrtcProgram prog;
     out->rc = nvrtcCreateProgram(&prog, source, path, N_BUILTIN_HEADERS, BUILTIN_HEADERS,
                                  BUILTIN_HEADER_NAMES);
-    if (out->rc != NVRTC_SUCCESS) {
-        if (bounded) setrlimit(RLIMIT_AS, &old_as);
-        return;
+    bool created = out->rc == NVRTC_SUCCESS;
+    if (created) {
+        for (int i = 0; i < opts->n_name_exprs; i++) nvrtcAddNameExpression(prog, opts->name_exprs[i]);
+        out->rc = nvrtcCompileProgram(prog, with.n, (const char *const *)with.v);
     }
-    for (int i = 0; i < opts->n_name_exprs; i++) nvrtcAddNameExpression(prog, opts->name_exprs[i]);
-    out->rc = nvrtcCompileProgram(prog, ol->n, (const char *const *)ol->v);
     if (bounded) setrlimit(RLIMIT_AS, &old_as);
+    confined_cwd_leave(&cwd);
+    if (no_source) {
+        free(no_source);
+        free(with.v);
+    }
+    if (!created) return;
     size_t n = 0;
     if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && n > 1) {
         out->log = xmalloc(n);

@@ -192,6 +192,33 @@ static void nvrtc_confined__reads_no_header_beside_the_source_name(void **state)
     free(sol_dir);
 }
 
+/* The toolkit's own headers include their neighbours by quoted names
+   (<mma.h> -> "crt/mma.h" -> "mma.hpp", cooperative_groups' details ->
+   "helpers.h"): a confined compile must still find those, or every graded
+   tensor-core and cooperative-groups exercise fails to compile. */
+static void nvrtc_confined__toolkit_headers_still_find_their_neighbours(void **state) {
+    Fixture *f = *state;
+    char *here = getcwd(NULL, 0);
+    assert_int_equal(chdir(f->dir), 0);
+    const char *src = "#include <mma.h>\n#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+                      "namespace cg = cooperative_groups;\n"
+                      "__global__ void k(float *p) { auto w = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                      "  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> c;\n"
+                      "  nvcuda::wmma::fill_fragment(c, 0.0f); nvcuda::wmma::store_matrix_sync(p, c, 16, nvcuda::wmma::mem_row_major);\n"
+                      "  p[0] = cg::reduce(w, p[threadIdx.x], cg::plus<float>()); }\n";
+    CompileOptions co = {.cache_dir = "", .confine = true, .cubin_arch = 0};
+    CompiledModule *m = NULL;
+    Diag *d = compile_cuda("ch/k.cu", src, &co, &m);
+    char *here_after = getcwd(NULL, 0);
+    assert_int_equal(chdir(here), 0);
+    if (d) fail_msg("%s", diag_format_all(d, false));
+    assert_non_null(m);
+    assert_string_equal(here_after, f->dir);       /* the process's folder is given back */
+    compiled_module_free(&m);
+    free(here_after);
+    free(here);
+}
+
 static void nvrtc_confined__a_template_bomb_runs_out_of_memory_and_the_worker_lives_on(void **state) {
     (void)state;
 #ifdef __SANITIZE_ADDRESS__
@@ -236,6 +263,7 @@ int main(void) {
         cmocka_unit_test(compiler_filter__lets_a_pipeline_fork_but_not_signal_its_worker),
         cmocka_unit_test(filter__refuses_device_nodes_but_not_a_fifo),
         cmocka_unit_test_setup_teardown(nvrtc_confined__reads_no_header_beside_the_source_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(nvrtc_confined__toolkit_headers_still_find_their_neighbours, setup, teardown),
         cmocka_unit_test_setup_teardown(nvrtc_confined__a_template_bomb_runs_out_of_memory_and_the_worker_lives_on,
                                         setup, teardown),
     };
