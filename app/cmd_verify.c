@@ -276,7 +276,7 @@ static void verify_step_start(VerifyCtx *vc, VerifySlot *s) {
 static void verify_row_next(VerifyCtx *vc, VerifySlot *s, RunResult *got) {
     VerifyRow *r = &vc->rows[s->row];
     const ExerciseMeta *ex = r->ex;
-    const RunResult *on_emu = NULL;     /* an emulator run that shows a bug hunt's bug, when there is one */
+    const RunResult *emu_run = NULL;    /* an emulator run of the file, to look for a bug hunt's bug in */
     switch (r->step) {
     case STEP_RUN: {
         r->res = got;
@@ -287,7 +287,7 @@ static void verify_row_next(VerifyCtx *vc, VerifySlot *s, RunResult *got) {
             verify_step_start(vc, s);
             return;
         }
-        if (got->backend && !strcmp(got->backend, "emu")) on_emu = got;
+        if (got->backend && !strcmp(got->backend, "emu")) emu_run = got;
         break;
     }
     case STEP_LUCK:
@@ -297,27 +297,27 @@ static void verify_row_next(VerifyCtx *vc, VerifySlot *s, RunResult *got) {
             free(r->res->summary);
             r->res->summary = xstrdup(got->summary);
         }
-        run_result_free(&got);
+        emu_run = got;   /* what a bug hunt's starter shows, without running it again */
         break;
     case STEP_BUG:
-        on_emu = got;
+        emu_run = got;
         break;
     default:
         assert(!"a row in flight has a step");
     }
     bool bug_to_show = r->ok && r->role == ROLE_STARTER && ex->bug;
-    if (bug_to_show && !on_emu && r->step != STEP_BUG) {
+    if (bug_to_show && !emu_run) {
         r->step = STEP_BUG;
         verify_step_start(vc, s);
         return;
     }
-    char *no_bug = bug_to_show ? verify_bug_missing(ex, on_emu) : NULL;
+    char *no_bug = bug_to_show ? verify_bug_missing(ex, emu_run) : NULL;
     if (no_bug) {
         r->ok = false;
         free(r->res->summary);
         r->res->summary = no_bug;
     }
-    if (r->step == STEP_BUG) run_result_free(&got);
+    if (r->step != STEP_RUN) run_result_free(&got);   /* the emulator's second run */
     verify_report_row(vc, r);
     run_result_free(&r->res);
     r->step = STEP_DONE;
