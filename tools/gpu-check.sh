@@ -22,6 +22,7 @@
 #   events     the GPU timeline without CUPTI (CUDOJO_TIMELINE=events)
 #   programs   the conformance programs on NVIDIA's libcudart, each killed after
 #              PROGRAM_TIMEOUT (default 10) s, compared with tests/programs/expected/
+#              (run.sh stops a program's output at its own cap, --max-output)
 #   hostile    grading on the GPU: the sandbox around NVIDIA's runtime
 #   selftest   this script's own machinery: a step that outlives its limit,
 #              with a child in a session of its own and a runaway writer, is
