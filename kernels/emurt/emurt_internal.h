@@ -67,6 +67,7 @@ typedef struct RtModule {
     bool parsed;
     BackendModule *mods[RT_MAX_DEVICES];
     bool failed[RT_MAX_DEVICES];
+    bool launched[RT_MAX_DEVICES];  /* a kernel of it launched on the device (CUDA loads the module lazily then) */
 } RtModule;
 
 typedef struct RtFunc {
@@ -393,6 +394,10 @@ bool rt_stream_busy(RtStream *s);
 void rt_wait_stream(RtStream *s);
 void rt_wait_device(int dev);
 void rt_wait_event(RtEvent *e);
+/* The wait of the first launch of a module's kernel on dev (CUDA's lazy
+ * loading): until no host function runs or waits in a queue on dev; after
+ * 3 s it says on stderr what it waits for (once). */
+void rt_wait_lazy_load(int dev, const char *kernel);
 
 /* ---- events (emurt_event.c) ------------------------------------------------------------------- */
 RtEvent *rt_event_find(const void *e);

@@ -340,6 +340,14 @@ static cudaError_t launch_body(RtFunc *f, RtStream *s, dim3 grid, dim3 block, vo
     if (!rc) rc = rt_sticky(s->dev, false);
     /* the legacy stream may not be made to wait for a capturing blocking stream */
     if (!rc && !s->id) rc = rt_capture_legacy_use(s->dev);
+    /* CUDA 13 loads a module lazily, at the first launch of one of its kernels, and the
+       load waits for the work in flight: on the H200 a program's first launch behind a
+       gated host function waited for the gate (host_func_per_thread.cu; stream_order_ops.cu
+       hung), a later kernel's first launch did not (streams.cu, three_streams.cu) */
+    if (!rc && !s->capture && f->mod && !f->mod->launched[s->dev]) {
+        rt_wait_lazy_load(s->dev, f->pretty);
+        f->mod->launched[s->dev] = true;
+    }
     if (!rc) rc = rt_launch(f, grid, block, args, shared, s);
     return rc;
 }

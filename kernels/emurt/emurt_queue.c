@@ -10,8 +10,11 @@
  * recorded behind it) — goes into that stream's queue, to run when what it
  * waits for is done. Synchronising calls wait (the runtime's lock released)
  * until the queues they depend on drain; queries say cudaErrorNotReady. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/xalloc.h"
 #include "kernels/emurt/emurt_internal.h"
@@ -252,6 +255,43 @@ void rt_wait_stream(RtStream *s) {
 void rt_wait_device(int dev) {
     rt_dispatch();
     while (any_busy(dev)) wait_cv();
+}
+
+/* Whether a host function runs on a stream of dev (-1: any) or waits in its queue. */
+static bool host_func_on(int dev) {
+    int n = 0;
+    for (int i = 0;; i++) {
+        const RtStream *s = all_streams(i, &n);
+        if (!s) return false;
+        if (dev >= 0 && s->dev != dev) continue;
+        if (s->host_running) return true;
+        for (const RtQOp *op = s->head; op; op = op->next)
+            if (op->kind == RTQ_HOST) return true;
+    }
+}
+
+void rt_wait_lazy_load(int dev, const char *kernel) {
+    rt_dispatch();
+    if (!host_func_on(dev)) return;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 3;
+    bool said = false;
+    while (any_busy(dev)) {
+        if (said) {
+            wait_cv();
+            continue;
+        }
+        if (pthread_cond_timedwait(&g_cv, &g_rt.lock, &until) != ETIMEDOUT || !any_busy(dev)) continue;
+        said = true;
+        fprintf(stderr,
+                "cudojo's emulator runtime: the launch of %s, the first of its file's kernels, waits for the "
+                "host function still running on device %d: CUDA loads a file's kernels at the first launch of "
+                "one of them, and the load waits for the work in flight. On a GPU this launch waits too, "
+                "forever if that host function waits for this thread. Launch a kernel once before holding a "
+                "stream.\n",
+                kernel, dev);
+    }
 }
 
 void rt_wait_event(RtEvent *e) {

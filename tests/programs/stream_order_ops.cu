@@ -3,10 +3,17 @@
 // waiting on a gate the main thread opens later) and behind an event wait:
 // cudaMemset2DAsync, cudaMemcpy2DAsync, cudaMemset3DAsync, cudaMemcpy3DAsync,
 // cudaMemcpyPeerAsync, cudaMemPrefetchAsync, cudaFreeAsync of memory a queued
-// kernel still writes, and the synchronous-looking cudaMemset2D on the legacy
-// stream behind a held blocking stream. Nothing may run while the gate is
-// shut (the pinned results keep their markers); once it opens, each result
-// shows the operations ran in the order issued.
+// kernel still writes, and cudaMemset2DAsync on the legacy stream behind a
+// held blocking stream. Nothing may run while the gate is shut (the pinned
+// results keep their markers); once it opens, each result shows the
+// operations ran in the order issued. Every kernel is launched once before
+// the gate shuts: CUDA loads a kernel at its first launch and the load waits
+// for the work in flight (on the H200, session 8, the first launch of
+// fill_rows behind the gate hung the program). A watchdog thread opens the
+// gate after 5 s and names the call the host was blocked in, so a call that
+// blocks is reported, not a hang. Last, the synchronous cudaMemset2D of
+// device memory behind a held blocking stream: asynchronous to the host, as
+// CUDA's "API synchronization behavior" says.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -33,6 +40,19 @@ static std::atomic<int> g_gate(0);
 static void CUDART_CB wait_gate(void *) {
     while (!g_gate.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
+
+// The call the main thread is in while the gate is shut, and the one the
+// watchdog found it blocked in (NULL: none).
+static std::atomic<const char *> g_step("");
+static std::atomic<const char *> g_blocked(nullptr);
+static void watchdog() {
+    for (int i = 0; i < 5000 && !g_gate.load(); i++) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!g_gate.load()) {
+        g_blocked = g_step.load();
+        g_gate = 1;
+    }
+}
+#define STEP(call) (g_step = #call, (call))
 
 // every byte of rows `pitch` apart set to v (a kernel, so it is ordered like any other work)
 __global__ void fill_rows(unsigned char *p, size_t pitch, int width, int height, unsigned char v) {
@@ -75,6 +95,10 @@ int main(void) {
     cudaCheck(cudaMemset(peer_src, 0, 256 * sizeof(int)));
     cudaCheck(cudaMemset(peer_dst, 0, 256 * sizeof(int)));
     cudaCheck(cudaMemset2D(x2, px, 0, W, H));
+    fill_rows<<<1, 1>>>(x2, px, 0, 0, 0); // loaded now, not behind the gate
+    fill_ints<<<1, 1>>>(peer_src, 0, 0);
+    add_ints<<<1, 1>>>(peer_src, 0, 0);
+    cudaCheck(cudaGetLastError());
     cudaCheck(cudaDeviceSynchronize());
 
     unsigned char *h2, *h3, *hx;
@@ -90,42 +114,48 @@ int main(void) {
     for (int i = 0; i < 256; i++) hpeer[i] = htmp[i] = -7;
 
     // ---- stream s, held by the gate ----
-    cudaCheck(cudaLaunchHostFunc(s, wait_gate, NULL));
-    cudaCheck(cudaEventRecord(gated, s));
+    std::thread dog(watchdog);
+    cudaCheck(STEP(cudaLaunchHostFunc(s, wait_gate, NULL)));
+    cudaCheck(STEP(cudaEventRecord(gated, s)));
+    g_step = "fill_rows<<<>>>";
     fill_rows<<<dim3(1, H), W, 0, s>>>(a2, pa, W, H, 7);
-    cudaCheck(cudaGetLastError());
-    cudaCheck(cudaMemset2DAsync(a2 + 1 * pa + 8, pa, 0x11, 16, 2, s));  // rows 1-2, bytes 8..23
-    cudaCheck(cudaMemcpy2DAsync(c2, pc, a2, pa, W, H, cudaMemcpyDeviceToDevice, s));
-    cudaCheck(cudaMemcpy2DAsync(h2, W, c2, pc, W, H, cudaMemcpyDeviceToHost, s));
+    cudaCheck(STEP(cudaGetLastError()));
+    cudaCheck(STEP(cudaMemset2DAsync(a2 + 1 * pa + 8, pa, 0x11, 16, 2, s)));  // rows 1-2, bytes 8..23
+    cudaCheck(STEP(cudaMemcpy2DAsync(c2, pc, a2, pa, W, H, cudaMemcpyDeviceToDevice, s)));
+    cudaCheck(STEP(cudaMemcpy2DAsync(h2, W, c2, pc, W, H, cudaMemcpyDeviceToHost, s)));
+    g_step = "fill_ints<<<>>>";
     fill_ints<<<1, 256, 0, s>>>(peer_src, 256, 42);
-    cudaCheck(cudaMemcpyPeerAsync(peer_dst, 0, peer_src, 0, 256 * sizeof(int), s));
-    cudaCheck(cudaMemcpyAsync(hpeer, peer_dst, 256 * sizeof(int), cudaMemcpyDeviceToHost, s));
-    cudaCheck(cudaMallocAsync(&tmp, 256 * sizeof(int), s));
+    cudaCheck(STEP(cudaMemcpyPeerAsync(peer_dst, 0, peer_src, 0, 256 * sizeof(int), s)));
+    cudaCheck(STEP(cudaMemcpyAsync(hpeer, peer_dst, 256 * sizeof(int), cudaMemcpyDeviceToHost, s)));
+    cudaCheck(STEP(cudaMallocAsync(&tmp, 256 * sizeof(int), s)));
+    g_step = "fill_ints<<<>>>";
     fill_ints<<<1, 256, 0, s>>>(tmp, 256, 5);
-    cudaCheck(cudaMemcpyAsync(htmp, tmp, 256 * sizeof(int), cudaMemcpyDeviceToHost, s));
-    cudaCheck(cudaFreeAsync(tmp, s)); // the kernel and the copy before it still use tmp
+    cudaCheck(STEP(cudaMemcpyAsync(htmp, tmp, 256 * sizeof(int), cudaMemcpyDeviceToHost, s)));
+    cudaCheck(STEP(cudaFreeAsync(tmp, s))); // the kernel and the copy before it still use tmp
     cudaMemLocation dev0 = {};
     dev0.type = cudaMemLocationTypeDevice;
     dev0.id = 0;
-    cudaCheck(cudaMemPrefetchAsync(managed, 256 * sizeof(int), dev0, 0, s));
+    cudaCheck(STEP(cudaMemPrefetchAsync(managed, 256 * sizeof(int), dev0, 0, s)));
+    g_step = "add_ints<<<>>>";
     add_ints<<<1, 256, 0, s>>>(managed, 256, 10);
-    cudaCheck(cudaGetLastError());
+    cudaCheck(STEP(cudaGetLastError()));
 
     // ---- stream t waits for the event recorded behind the gate ----
-    cudaCheck(cudaStreamWaitEvent(t, gated, 0));
-    cudaCheck(cudaMemset3DAsync(v3, 0x22, make_cudaExtent(W, H, D), t));
+    cudaCheck(STEP(cudaStreamWaitEvent(t, gated, 0)));
+    cudaCheck(STEP(cudaMemset3DAsync(v3, 0x22, make_cudaExtent(W, H, D), t)));
     cudaMemcpy3DParms p = {};
     p.srcPtr = v3;
     p.dstPtr = make_cudaPitchedPtr(h3, W, W, H);
     p.extent = make_cudaExtent(W, H, D);
     p.kind = cudaMemcpyDeviceToHost;
-    cudaCheck(cudaMemcpy3DAsync(&p, t));
+    cudaCheck(STEP(cudaMemcpy3DAsync(&p, t)));
 
     // ---- the legacy stream behind a held blocking stream ----
-    cudaCheck(cudaLaunchHostFunc(b, wait_gate, NULL));
+    cudaCheck(STEP(cudaLaunchHostFunc(b, wait_gate, NULL)));
+    g_step = "fill_rows<<<>>>";
     fill_rows<<<dim3(1, H), W, 0, b>>>(x2, px, W, H, 5);
-    cudaCheck(cudaMemset2D(x2, px, 0x33, 4, H)); // legacy stream: after b's kernel
-    cudaCheck(cudaMemcpy2DAsync(hx, W, x2, px, W, H, cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    cudaCheck(STEP(cudaMemset2DAsync(x2, px, 0x33, 4, H, cudaStreamLegacy))); // after b's kernel
+    cudaCheck(STEP(cudaMemcpy2DAsync(hx, W, x2, px, W, H, cudaMemcpyDeviceToHost, cudaStreamLegacy)));
 
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     bool untouched = h2[0] == 0xee && h3[0] == 0xee && hx[0] == 0xee && hpeer[0] == -7 && htmp[0] == -7;
@@ -134,6 +164,8 @@ int main(void) {
            cudaGetErrorName(cudaStreamQuery(cudaStreamLegacy)));
     expect(untouched, "nothing behind the gate ran before it opened");
     g_gate = 1;
+    dog.join();
+    printf("a call that blocked the host while the gate was shut: %s\n", g_blocked ? g_blocked.load() : "none");
     cudaCheck(cudaDeviceSynchronize());
 
     bool ok2 = true;
@@ -156,7 +188,22 @@ int main(void) {
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) okx &= hx[y * W + x] == (x < 4 ? 0x33 : 5);
     printf("legacy: byte 0 = %d, byte 4 = %d\n", hx[0], hx[4]);
-    expect(okx, "cudaMemset2D on the legacy stream ran after the blocking stream's kernel");
+    expect(okx, "cudaMemset2DAsync on the legacy stream ran after the blocking stream's kernel");
+
+    // the synchronous cudaMemset2D of device memory behind the held blocking stream
+    g_gate = 0;
+    g_blocked = nullptr;
+    std::thread dog2(watchdog);
+    cudaCheck(STEP(cudaLaunchHostFunc(b, wait_gate, NULL)));
+    fill_rows<<<dim3(1, H), W, 0, b>>>(x2, px, W, H, 9);
+    cudaCheck(STEP(cudaMemset2D(x2, px, 0x44, 4, H)));
+    bool returned_shut = !g_gate.load();
+    g_gate = 1;
+    dog2.join();
+    cudaCheck(cudaDeviceSynchronize());
+    cudaCheck(cudaMemcpy2D(hx, W, x2, px, W, H, cudaMemcpyDeviceToHost));
+    printf("cudaMemset2D behind a held blocking stream returned before the gate opened: %s; byte 0 = %d, byte 4 = %d\n",
+           returned_shut ? "yes" : "no", hx[0], hx[4]);
 
     cudaCheck(cudaFreeHost(h2));
     cudaCheck(cudaFreeHost(h3));
