@@ -5,7 +5,7 @@
 # ($BUILD/emurt/libcudart.so.<major>) or on NVIDIA's libcudart, and its stdout
 # is compared with tests/programs/expected/NAME.out (the H200's answer).
 #
-#   sh tests/programs/run.sh [--runtime=emu|cuda] [--out DIR] [--timeout S] [NAME...]
+#   sh tests/programs/run.sh [--runtime=emu|cuda] [--out DIR] [--timeout S] [--max-output MB] [NAME...]
 #   sh tests/programs/run.sh --compile-only [NAME...]   (fills the cache, runs nothing:
 #                                 compile here, carry $BUILD/programs to a GPU machine)
 #
@@ -25,10 +25,13 @@
 #                 emulator lacks) with TXT in its stderr: it fails loudly,
 #                 naming what is missing, and its stdout is not compared
 # Each program runs in a fresh temporary directory as its cwd, so the files it
-# writes go nowhere else. Environment: BUILD (default build), CUDA_HOME
-# (default /usr/local/cuda).
+# writes go nowhere else. A file it writes (its stdout and stderr among them)
+# may grow to --max-output MB (default 8; `ulimit -f`): a program that writes
+# more is stopped there (SIGXFSZ) and fails with "output over N MB" (on the
+# H200 the first printf_star wrote 1.29 GB of zeros). Environment: BUILD
+# (default build), CUDA_HOME (default /usr/local/cuda).
 here=$(cd "$(dirname "$0")" && pwd)
-runtime=emu; outdir=""; names=""; deftimeout=30; compile_only=""
+runtime=emu; outdir=""; names=""; deftimeout=30; compile_only=""; maxmb=8
 while [ $# -gt 0 ]; do
     case $1 in
         --runtime=*) runtime=${1#--runtime=} ;;
@@ -37,6 +40,8 @@ while [ $# -gt 0 ]; do
         --out=*) outdir=${1#--out=} ;;
         --timeout) deftimeout=$2; shift ;;
         --timeout=*) deftimeout=${1#--timeout=} ;;
+        --max-output) maxmb=$2; shift ;;
+        --max-output=*) maxmb=${1#--max-output=} ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) names="$names ${1%.cu}" ;;
@@ -44,6 +49,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 case $runtime in emu|cuda) ;; *) echo "run.sh: --runtime is emu or cuda, not $runtime" >&2; exit 2 ;; esac
+case $maxmb in ''|*[!0-9]*|0) echo "run.sh: --max-output is a whole number of MB, not '$maxmb'" >&2; exit 2 ;; esac
+maxbytes=$((maxmb * 1048576))
 BUILD=${BUILD:-build}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$CUDA_HOME/bin/nvcc
@@ -120,12 +127,13 @@ for name in $names; do
         in=/dev/null; [ -n "$stdin" ] && in=$here/$stdin
         rm -rf "$tmp/cwd"; mkdir -p "$tmp/cwd"
         # shellcheck disable=SC2086
+        # ulimit -f counts 512-byte blocks in sh (dash, and bash as sh)
         if [ "$runtime" = emu ]; then
-            (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$emurt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+            (cd "$tmp/cwd" && ulimit -f $((maxbytes / 512)) && exec env LD_LIBRARY_PATH="$emurt${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
                 LD_PRELOAD="${asan:+$asan:}$emurt/libcudart.so.$major" CUDOJO_EMU_DEVICES="${devices:-1}" \
                 timeout -k 2 "${t:-$deftimeout}" $linebuf "$exe" $args) < "$in" > "$got" 2> "$err"
         else
-            (cd "$tmp/cwd" && exec env LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+            (cd "$tmp/cwd" && ulimit -f $((maxbytes / 512)) && exec env LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
                 timeout -k 2 "${t:-$deftimeout}" $linebuf "$exe" $args) < "$in" > "$got" 2> "$err"
         fi
         rc=$?
@@ -143,7 +151,9 @@ for name in $names; do
             fi
             continue
         fi
-        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="did not finish within ${t:-$deftimeout} s"
+        if [ $rc -eq 153 ] || [ "$(wc -c < "$got")" -ge $maxbytes ] || [ "$(wc -c < "$err")" -ge $maxbytes ]; then
+            why="output over $maxmb MB (stopped there, exit $rc)"
+        elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="did not finish within ${t:-$deftimeout} s"
         elif [ $rc -gt 128 ]; then why="killed by signal $((rc - 128))"
         elif [ "$rc" != "${want_rc:-0}" ]; then why="exit status $rc, expected ${want_rc:-0}"
         fi
@@ -158,14 +168,14 @@ for name in $names; do
         echo "ok - $name"; npass=$((npass + 1)); result=same
     else
         echo "not ok - $name ($why)"; nfail=$((nfail + 1)); result=differs
-        [ -f "$here/expected/$name.out" ] && diff -u "$here/expected/$name.out" "$got" | tail -n +3 | head -40 | indent
-        if [ -s "$err" ]; then echo "    --- stderr (last lines)"; tail -12 "$err" | indent; fi
+        [ -f "$here/expected/$name.out" ] && diff -u "$here/expected/$name.out" "$got" | tail -n +3 | head -40 | cut -c1-300 | indent
+        if [ -s "$err" ]; then echo "    --- stderr (last lines)"; tail -12 "$err" | cut -c1-300 | indent; fi
     fi
     if [ -n "$outdir" ]; then
         cp "$got" "$outdir/$name.out"; cp "$err" "$outdir/$name.err"
         first=""
         if [ -f "$here/expected/$name.out" ] && ! cmp -s "$here/expected/$name.out" "$got"; then
-            first=$(diff "$here/expected/$name.out" "$got" | awk '/^</ && !e { e = substr($0, 3) } /^>/ && !g { g = substr($0, 3) } END { print e " | " g }')
+            first=$(diff "$here/expected/$name.out" "$got" | awk '/^</ && !e { e = substr($0, 3, 200) } /^>/ && !g { g = substr($0, 3, 200) } END { print e " | " g }')
         fi
         [ -n "$why" ] && [ -z "$first" ] && first=$why
         printf '%-24s %-8s %-6s %s\n' "$name" "$result" "${rc:--}" "$first" >> "$outdir/compare.txt"
