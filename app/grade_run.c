@@ -10,7 +10,9 @@
  * run again, the same file and request, in the same slot's emulator worker
  * (no GPU lock: it runs beside the others' GPU work), and recorded once that
  * second run ends with the verdict grade_verdict_judge gives them together
- * (grade_verdict.c: a pass the emulator finds a bug in is a fail). */
+ * (grade_verdict.c: a pass the emulator finds a bug in is a fail). A
+ * program exercise's check runs the executable the GPU run built (its
+ * compute_80 PTX on the emulator runtime), from the nvcc cache. */
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -204,17 +206,31 @@ static Diag *plan(Grade *g, Work **work_out, long long *n_out) {
     return d;
 }
 
-/* Starts the run of w in the slot's worker, or (emu) the emulator check of
- * it in the slot's emulator worker. NULL when it started. */
-static Diag *start_run(Grade *g, Slot *slot, Work w, bool emu) {
+/* The SASS architecture the GPU run built its program with (metrics.compile,
+ * lua/program.c); 0 when it built none (a kernel exercise). */
+static int gpu_sass_arch(const RunResult *gpu) {
+    json_t *comp = gpu->metrics ? json_object_get(gpu->metrics, "compile") : NULL;
+    json_t *arch = json_object_get(comp, "sass_arch");
+    return json_is_integer(arch) && json_integer_value(arch) > 0 && json_integer_value(arch) < 1000
+               ? (int)json_integer_value(arch)
+               : 0;
+}
+
+/* Starts the run of w in the slot's worker, or (gpu: the GPU's pass of it)
+ * the emulator check of it in the slot's emulator worker. NULL when it
+ * started. The check builds a program as the GPU run did (same source,
+ * defines, confinement and SASS), so nvcc runs once: the emulator runtime
+ * runs that executable's compute_80 PTX, found in the nvcc cache. */
+static Diag *start_run(Grade *g, Slot *slot, Work w, const RunResult *gpu) {
     const GradeStudent *s = &g->students[w.student];
     const GradeItem *it = &g->items[w.item];
     char *shown = xasprintf("%s/%s", it->ch->id, path_basename(it->ex->source));
     RunRequest req = {.exercise_id = it->ex->id, .chapter_dir = it->ch->dir, .cu_path = s->paths[w.item],
                       .cu_display = shown,
-                      .timeout_s = it->ex->timeout_s * (emu ? EMU_CHECK_TIMEOUT_SCALE : slot->timeout_scale),
-                      .grading = true, .grading_seed = g->seed};
-    Diag *d = runner_start(emu ? slot->emu : slot->runner, &req);
+                      .timeout_s = it->ex->timeout_s * (gpu ? EMU_CHECK_TIMEOUT_SCALE : slot->timeout_scale),
+                      .grading = true, .grading_seed = g->seed,
+                      .program_sass_arch = gpu && it->ex->program ? gpu_sass_arch(gpu) : 0};
+    Diag *d = runner_start(gpu ? slot->emu : slot->runner, &req);
     free(shown);
     return d;
 }
@@ -229,7 +245,7 @@ static RunResult *not_started(const GradeItem *it, Diag **d) {
 }
 
 static void start(Grade *g, Slot *slot, Work w) {
-    Diag *d = start_run(g, slot, w, false);
+    Diag *d = start_run(g, slot, w, NULL);
     slot->work = w;
     slot->busy = d == NULL;
     if (d) {
@@ -252,7 +268,7 @@ static bool finish(Grade *g, Slot *slot, RunResult *res, RunnerConfig *emu_cfg, 
     }
     if (!slot->first && grade_emu_check_wanted(g->emu_check, it->ex, res)) {
         if (!slot->emu) slot->emu = runner_new(emu_cfg);
-        Diag *sd = start_run(g, slot, slot->work, true);
+        Diag *sd = start_run(g, slot, slot->work, res);
         progress_count_check(p, true, sd == NULL);
         if (!sd) {
             slot->first = res;

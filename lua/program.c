@@ -82,7 +82,10 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     bool gpu = !strcmp(ctx->b->ops->name, "cuda");
     ProgramCompileOptions co;
     memset(&co, 0, sizeof co);
-    co.sass_arch = gpu && ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0;
+    /* On a GPU: SASS for it. On the emulator: as the GPU run being checked built it (grading's
+       emulator check), the same executable from the cache, whose compute_80 PTX the emulator runs. */
+    if (gpu) co.sass_arch = ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0;
+    else co.sass_arch = ctx->opts->program_sass_arch;
     co.defines = defs;
     co.n_defines = n_defs;
     /* Beside the run's NVRTC cache when it has its own (tests, bundles). */
@@ -108,6 +111,7 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     json_object_set_new(comp, "ms", json_real(json_number_value(json_object_get(comp, "ms")) + cp->compile_ms));
     json_object_set_new(comp, "cache_hit", json_boolean(cp->cache_hit));
     json_object_set_new(comp, "compiler", json_string("nvcc"));
+    if (co.sass_arch > 0) json_object_set_new(comp, "sass_arch", json_integer(co.sass_arch));
     return cp;
 }
 

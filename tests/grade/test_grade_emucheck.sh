@@ -147,3 +147,60 @@ grade old sum7.json err7
 rc=$?
 check "a schema-1 grading database is migrated, and its runs graded without the check are graded again with it" old sum7.json \
     'd["runs_executed"] == 4 and d["emu_check"]["runs"] == 3 and c["racy"]["points"] == 0'
+
+# A program exercise: the emulator check runs the executable the GPU run
+# built (its compute_80 PTX; app/grade_run.c asks for the GPU's SASS arch),
+# so nvcc runs once per file, not twice. The stand-in here builds as an H200
+# does: the real worker on the emulator, asked for sm_90 SASS too, its
+# results marked the GPU's. sticky-error's defines are the same on a GPU and
+# on the emulator (exercises that size their -D by backend build twice).
+cat > buildgpu << 'EOF2'
+#!/usr/bin/env python3
+import json, os, subprocess, sys
+assert "--backend=cuda" in sys.argv, sys.argv
+args = [a for a in sys.argv[1:] if a != "--backend=cuda"]
+w = subprocess.Popen([os.environ["EMUCHECK_TEST_BIN"], "--backend=emu"] + args, stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE)
+for line in sys.stdin.buffer:
+    req = json.loads(line)
+    req["program_sass_arch"] = 90
+    w.stdin.write(json.dumps(req).encode() + b"\n")
+    w.stdin.flush()
+    for out in w.stdout:
+        j = json.loads(out)
+        if "result" in j:
+            j["result"]["backend"] = "cuda"
+            out = json.dumps(j).encode() + b"\n"
+        sys.stdout.buffer.write(out)
+        sys.stdout.buffer.flush()
+        if "result" in j:
+            break
+EOF2
+chmod +x buildgpu
+mkdir -p progsubs/alice/errors-and-debugging
+cp "$LESSONS/14-errors-and-debugging/solutions/sticky-error.cu" progsubs/alice/errors-and-debugging/ || exit 1
+EMURT=$(dirname "$BIN")/emurt
+[ -d "$EMURT" ] || EMURT=${LESSONS%/lessons}/${BUILD:-build}/emurt
+CUDOJO_EMURT_DIR=$EMURT CUDOJO_GRADE_TEST_GPU_WORKER="$T/buildgpu" EMUCHECK_TEST_BIN="$BIN" "$BIN" --backend=cuda grade progsubs/* \
+    --course "$LESSONS" --out out8 --exercises sticky-error --jobs 1 --json > sum8.json 2> err8
+rc=$?
+if python3 -c "
+import json, sqlite3, sys
+d = json.load(open('sum8.json')); b = json.load(open('out8/gradebook.json'))
+c = b['students'][0]['exercises']['sticky-error']
+r = json.loads(sqlite3.connect('out8/grade.db').execute('SELECT result_json FROM run').fetchone()[0])
+comp = r['metrics']['compile']
+sys.exit(0 if d['emu_check']['runs'] == 1 and c['verdict'] == 'pass' and c['emulator_check']['verdict'] == 'pass'
+         and r['backend'] == 'cuda' and comp['compiler'] == 'nvcc' and comp['sass_arch'] == 90 else 1)" 2> why; then
+    ok "grade on a GPU: a program exercise's pass (built with the GPU's sm_90 SASS) is checked on the emulator"
+else
+    nok "grade on a GPU: a program exercise's pass (built with the GPU's sm_90 SASS) is checked on the emulator" \
+        "rc=$rc" "$(tail -3 why)" "$(tail -3 err8)"
+fi
+builds=$(ls "$XDG_CACHE_HOME/cudojo/nvcc" 2> /dev/null | grep -c '^[0-9a-f]\{64\}$')
+if [ "$builds" = 1 ]; then
+    ok "grade on a GPU: the emulator check runs the GPU run's build of a program: nvcc ran once, not twice"
+else
+    nok "grade on a GPU: the emulator check runs the GPU run's build of a program: nvcc ran once, not twice" \
+        "nvcc cache entries: $builds" "$(ls "$XDG_CACHE_HOME/cudojo/nvcc" 2>&1 | head -5)"
+fi

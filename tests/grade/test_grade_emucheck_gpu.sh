@@ -2,14 +2,17 @@
 # tests/grade/test_grade_emucheck_gpu.sh: on a real GPU (CUDOJO_TEST_GPU=1,
 # else skipped), `cudojo --backend=cuda grade` gives sgemm-tiled's solution
 # its point and the wrong variant without the second __syncthreads (a race
-# the H200 lets pass) none: the emulator checks every GPU pass. Without a
-# GPU the same plumbing is tested by test_grade_emucheck.sh.
+# the H200 lets pass) none: the emulator checks every GPU pass; and the
+# check of a program exercise runs the GPU's own build (nvcc runs once).
+# Without a GPU the same plumbing is tested by test_grade_emucheck.sh.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
 NAME="grade on a GPU: sgemm-tiled's solution gets 1 point, its racy wrong variant 0 (the emulator checks the pass)"
+NAME2="grade on a GPU: sticky-error's solution passes the emulator check of the GPU's own build (nvcc ran once)"
 if [ "${CUDOJO_TEST_GPU:-0}" != 1 ]; then
     echo "skip - $NAME (needs CUDOJO_TEST_GPU=1 and a GPU)"
+    echo "skip - $NAME2 (needs CUDOJO_TEST_GPU=1 and a GPU)"
     exit 0
 fi
 T=$(mktemp -d /tmp/cudojo-grade-emucheck-gpu-XXXXXX)
@@ -39,4 +42,26 @@ else
     echo "not ok - $NAME"
     echo "    rc=$rc"
     tail -5 err | sed 's/^/    /'
+fi
+
+# A program exercise whose defines are the same on both backends: the
+# emulator check runs the very executable the GPU ran (compute_80 PTX +
+# the GPU's SASS) from the nvcc cache, so nvcc ran once.
+mkdir -p progsubs/alice/errors-and-debugging
+cp "$LESSONS/14-errors-and-debugging/solutions/sticky-error.cu" progsubs/alice/errors-and-debugging/ || exit 1
+"$BIN" --backend=cuda grade progsubs/* --course "$LESSONS" --out out2 --exercises sticky-error --jobs 1 --json \
+    > sum2.json 2> err2
+rc=$?
+builds=$(ls "$XDG_CACHE_HOME/cudojo/nvcc" 2> /dev/null | grep -c '^[0-9a-f]\{64\}$')
+if python3 -c "
+import json, sys
+c = json.load(open('out2/gradebook.json'))['students'][0]['exercises']['sticky-error']
+print('# sticky-error: %s %s, emulator %s, nvcc builds $builds' % (c['verdict'], c['points'],
+      (c.get('emulator_check') or {}).get('verdict')))
+sys.exit(0 if c['points'] == 1 and (c.get('emulator_check') or {}).get('verdict') == 'pass' and $builds == 1 else 1)"; then
+    echo "ok - $NAME2"
+else
+    echo "not ok - $NAME2"
+    echo "    rc=$rc"
+    tail -5 err2 | sed 's/^/    /'
 fi
