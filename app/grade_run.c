@@ -310,7 +310,8 @@ Diag *grade_run_all(Grade *g) {
     int emu_threads = g->cli->emu_threads > 0 ? g->cli->emu_threads : (int)(cores / jobs > 1 ? cores / jobs : 1);
     char *log = path_join(g->out_dir, "workers.log");
     RunnerConfig cfg = {.backend = g->cli->backend, .emu_threads = emu_threads, .stderr_path = log};
-    RunnerConfig emu_cfg = {.backend = BACKEND_EMU, .emu_threads = emu_threads, .stderr_path = log};
+    /* The emulator checks run at a lower priority: their CPU goes to timed GPU work first. */
+    RunnerConfig emu_cfg = {.backend = BACKEND_EMU, .emu_threads = emu_threads, .stderr_path = log, .nice = 10};
     const char *hook = getenv(GPU_WORKER_TEST_HOOK);
     if (hook && *hook && g->have_gpu) cfg.worker_exe = hook;
     Slot *slots = xcalloc((size_t)jobs, sizeof *slots);

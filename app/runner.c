@@ -186,6 +186,7 @@ static Diag *runner_spawn(Runner *r) {
            worker directly; and everything the worker starts stays in the
            session, which runner_kill_session empties when the worker stops. */
         if (setsid() < 0) setpgid(0, 0);
+        if (r->cfg.nice > 0 && nice(r->cfg.nice) == -1) { /* best effort */ }
         dup2(in[0], 0);
         dup2(out[1], 1);
         if (r->cfg.stderr_path) {

@@ -29,6 +29,8 @@ typedef struct RunnerConfig {
     int emu_threads;            /* 0 = all cores */
     const char *stderr_path;    /* worker's stderr goes here; NULL = inherit */
     double compile_limit_s;     /* a compile's own limit; 0 = RUNNER_COMPILE_LIMIT_S */
+    int nice;                   /* added to the worker's niceness (0 = the app's): grade's
+                                   emulator checks yield the CPU to timed GPU work */
 } RunnerConfig;
 
 typedef struct RunRequest {

@@ -305,6 +305,9 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
         ChildLimits lim = {
             .cpu_s = (long)COMPILE_TIMEOUT_S + 5, .fsize = 1ll << 30, .as_bytes = as_bytes, .compiler = true,
             .ancestors = {getpid(), getppid()},
+            /* Graders run compiles beside other students' timed programs, whose
+               own event timings open gaps when their host thread waits for a core. */
+            .nice = 10,
         };
         if (program_sandbox_landlock_abi() > 0) {
             program_sandbox_compile_paths(nvcc, workdir, &read_paths, &write_paths);

@@ -129,6 +129,8 @@ typedef struct ChildLimits {
     int landlock_abi;               /* program_sandbox_landlock_abi(), taken before the fork */
     const char *const *read_paths;  /* read, list and execute beneath these (NULL-ended) */
     const char *const *write_paths; /* and everything beneath these */
+    int nice;                       /* added to the child's niceness (0 = none): a graded compile
+                                       yields the CPU to a timed program's host thread */
 } ChildLimits;
 
 /* In the forked child before execve: async-signal-safe only. Sets the

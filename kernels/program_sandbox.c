@@ -350,6 +350,7 @@ bool program_sandbox_enter(const ChildLimits *l) {
     set_limit(RLIMIT_CORE, 0, 0);
     if (l->as_bytes > 0) set_limit(RLIMIT_AS, (rlim_t)l->as_bytes, (rlim_t)l->as_bytes);
     if (l->nproc > 0) set_limit(RLIMIT_NPROC, (rlim_t)l->nproc, (rlim_t)l->nproc);
+    if (l->nice > 0 && nice(l->nice) == -1) { /* best effort: errno tells, nobody to tell */ }
     bool ok = true;
     if (l->confine && l->landlock_abi > 0) ok = landlock_enter(l, l->landlock_abi);
     return (l->no_fork || l->compiler ? install_filter(l) : true) && ok;

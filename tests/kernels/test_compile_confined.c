@@ -140,6 +140,21 @@ static void compiler_filter__lets_a_pipeline_fork_but_not_signal_its_worker(void
     free(script);
 }
 
+/* A graded compile runs 10 nicer than its worker (ChildLimits.nice), so a
+ * timed program's host thread gets a core before a compiler does. */
+static void limits__make_the_child_nicer_by_the_amount_asked(void **state) {
+    (void)state;
+    const char *argv[] = {"/bin/sh", "-c", "cut -d' ' -f19 /proc/self/stat", NULL};
+    ChildLimits lim = {.nice = 10};
+    ProcCapture c;
+    assert_null(proc_capture_limited(argv, NULL, NULL, 20, 1 << 16, &lim, &c));
+    assert_non_null(c.out);
+    int mine = getpriority(PRIO_PROCESS, 0);
+    int want = mine + 10 > 19 ? 19 : mine + 10;
+    if (atoi(c.out) != want) fail_msg("child's nice %s, want %d", c.out, want);
+    proc_capture_fini(&c);
+}
+
 /* The filter of programs and compilers: as root a block device node made
  * where Landlock lets it write would read the raw disk; a FIFO is fine.
  * (Not as root mknod of a device fails anyway.) */
@@ -261,6 +276,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(confined__a_template_bomb_says_the_compiler_ran_out_of_memory, setup,
                                         teardown),
         cmocka_unit_test(compiler_filter__lets_a_pipeline_fork_but_not_signal_its_worker),
+        cmocka_unit_test(limits__make_the_child_nicer_by_the_amount_asked),
         cmocka_unit_test(filter__refuses_device_nodes_but_not_a_fifo),
         cmocka_unit_test_setup_teardown(nvrtc_confined__reads_no_header_beside_the_source_name, setup, teardown),
         cmocka_unit_test_setup_teardown(nvrtc_confined__toolkit_headers_still_find_their_neighbours, setup, teardown),
