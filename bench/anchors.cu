@@ -357,31 +357,26 @@ struct ScanExperiment {
 };
 
 static const ScanExperiment SCAN_EXPERIMENTS[] = {
-    // one tile per block
+    // one tile per block. Session 8 on the H200 (CUB 0.684 ms = 100%): CUB
+    // sleeps 102.6%, the same without them 88.3%, the course's solution 92.3%:
+    // the sleeps are what count, so they are tried with the course's ticket and
+    // at other lengths. (The persistent rows, pers ..., ran at 0.5-49% of CUB
+    // there: their spinning blocks starve the tiles they wait for; left out,
+    // the PERSIST code stays in scan-pipe.cu.)
     { "128x24 idx, CUB sleeps", { "BLOCK=128", "ITEMS=24", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 24, 0 },
     { "128x24 idx", { "BLOCK=128", "ITEMS=24" }, 128, 24, 0 },
+    { "128x24 idx, half sleeps", { "BLOCK=128", "ITEMS=24", "DELAY_NS=620", "SPIN_NS=320" }, 128, 24, 0 },
+    { "128x24 idx, double sleeps", { "BLOCK=128", "ITEMS=24", "DELAY_NS=2500", "SPIN_NS=1300" }, 128, 24, 0 },
+    { "128x24 idx, spin sleep only", { "BLOCK=128", "ITEMS=24", "SPIN_NS=648" }, 128, 24, 0 },
+    { "128x24 idx, delay only", { "BLOCK=128", "ITEMS=24", "DELAY_NS=1245" }, 128, 24, 0 },
+    { "128x24 ticket, CUB sleeps", { "BLOCK=128", "ITEMS=24", "TICKET=1", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 24, 0 },
+    { "256x32 ticket, fence, CUB sleeps",
+      { "BLOCK=256", "ITEMS=32", "TICKET=1", "FENCE=1", "DELAY_NS=1245", "SPIN_NS=648" }, 256, 32, 0 },
+    { "128x28 idx, CUB sleeps", { "BLOCK=128", "ITEMS=28", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 28, 0 },
     { "256x32 ticket, fence", { "BLOCK=256", "ITEMS=32", "TICKET=1", "FENCE=1" }, 256, 32, 0 },
-    { "256x32 ticket", { "BLOCK=256", "ITEMS=32", "TICKET=1" }, 256, 32, 0 },
     { "256x32 idx", { "BLOCK=256", "ITEMS=32" }, 256, 32, 0 },
     { "128x28 idx", { "BLOCK=128", "ITEMS=28" }, 128, 28, 0 },
-    { "256x12 idx", { "BLOCK=256", "ITEMS=12" }, 256, 12, 0 },
     { "128x24 idx ahead", { "BLOCK=128", "ITEMS=24", "LOOKAHEAD=1" }, 128, 24, 0 },
-    { "256x32 idx ahead", { "BLOCK=256", "ITEMS=32", "LOOKAHEAD=1" }, 256, 32, 0 },
-    { "128x24 ticket ahead", { "BLOCK=128", "ITEMS=24", "TICKET=1", "LOOKAHEAD=1" }, 128, 24, 0 },
-    // persistent: the next STAGES - 1 tiles in flight while one is scanned
-    { "pers 128x24 2st", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, -1 },
-    { "pers 128x28 3st", { "BLOCK=128", "ITEMS=28", "PERSIST=1", "STAGES=3" }, 128, 28, -1 },
-    { "pers 256x20 2st", { "BLOCK=256", "ITEMS=20", "PERSIST=1", "STAGES=2" }, 256, 20, -1 },
-    { "pers 256x12 3st", { "BLOCK=256", "ITEMS=12", "PERSIST=1", "STAGES=3" }, 256, 12, -1 },
-    { "pers 512x8 2st", { "BLOCK=512", "ITEMS=8", "PERSIST=1", "STAGES=2" }, 512, 8, -1 },
-    { "pers 128x24 1st", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=1" }, 128, 24, -1 },
-    { "pers 128x24 2st CUB sleeps",
-      { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "DELAY_NS=1245", "SPIN_NS=648" }, 128, 24, -1 },
-    { "pers 128x24 2st 4/SM", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2" }, 128, 24, 4 },
-    { "pers 128x24 2st spin 100ns", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "SPIN_NS=100" },
-      128, 24, -1 },
-    { "pers 128x24 2st st.cs", { "BLOCK=128", "ITEMS=24", "PERSIST=1", "STAGES=2", "STORE_CS=1" },
-      128, 24, -1 },
 };
 
 // scan-array (one pass, decoupled look-back) vs cub::DeviceScan::InclusiveSum, 2^28 ints.
