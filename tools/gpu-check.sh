@@ -2,11 +2,10 @@
 # tools/gpu-check.sh: what `make test-gpu` does, for a GPU machine that has
 # the NVIDIA driver and CUDA toolkit but none of our -dev packages (a lab
 # server, the H200 we test on), in steps that fit calls of at most 10
-# minutes which bring back at most 8 files. Build here first:
-#   make tests-build bundle && cp -L "$(pkg-config --variable=libdir cmocka 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)"/libcmocka.so.0 dist/cudojo/lib/
-# and carry dist, build/tests, build/bench and build/fuzz (make build/bench/bench_timeline: the CUPTI overhead)
-# and build/programs (sh tests/programs/run.sh --compile-only; optional: the GPU machine has nvcc).
-# Then, on the GPU machine, from the repo root:
+# minutes which bring back at most 8 files. Build here first, in one archive:
+#   sh tools/gpu-payload.sh      (.gpu/payload.tar.gz: the bundle, the test, bench
+#                                 and fuzz binaries, build/programs, the tree; carry .gpu)
+# Then, on the GPU machine, from the archive's root (tar xzf .gpu/payload.tar.gz -C /tmp/p):
 #   sh tools/gpu-check.sh [OUTDIR] [STEP...]
 # OUTDIR: default $OUT, else /tmp/cudojo-gpu ("" or - for that default).
 # STEP is any of these (default: all but selftest, in this order; on the

@@ -1,0 +1,46 @@
+#!/bin/sh
+# tools/gpu-payload.sh: one archive holding everything tools/gpu-check.sh and
+# tools/gpu-bench.sh need on a GPU machine that has the NVIDIA driver and the
+# CUDA toolkit but none of our -dev packages (the H200 we test on): the
+# bundle (dist/cudojo, with its shared libraries), the test, bench and fuzz
+# binaries, the conformance programs compiled by this machine's nvcc, and
+# the tree (lessons, tests, tools). Built from a clean worktree of HEAD, so
+# what runs there is what is committed.
+#   sh tools/gpu-payload.sh [ARCHIVE]        (default .gpu/payload.tar.gz)
+# Then on the device machine, from the repository root (`carry` [".gpu"]):
+#   mkdir -p /tmp/p && tar xzf .gpu/payload.tar.gz -C /tmp/p && cd /tmp/p &&
+#   sh tools/gpu-check.sh "$OUT" smi doctor selftest verify
+# The device tool carries at most 64 MiB: this script refuses a bigger one.
+set -u
+here=$(pwd)
+out=${1:-.gpu/payload.tar.gz}
+case $out in /*) ;; *) out=$here/$out ;; esac
+mkdir -p "$(dirname "$out")" || exit 1
+wt=$(mktemp -d /tmp/cudojo-payload-XXXXXX) || exit 1
+rmdir "$wt"
+trap 'git -C "$here" worktree remove --force "$wt" >/dev/null 2>&1; rm -rf "$wt"' EXIT INT TERM
+git -C "$here" worktree add --detach "$wt" HEAD >/dev/null || exit 1
+cd "$wt" || exit 1
+step() { echo "gpu-payload: $*" >&2; }
+run() { "$@" > "$wt.log" 2>&1 || { tail -30 "$wt.log" >&2; echo "gpu-payload: failed: $*" >&2; exit 1; }; }
+jobs=$(nproc 2>/dev/null || echo 2)
+# One make per target group: tests-build and bundle race on shared outputs in one make.
+step "building the tests ($(git log --oneline -1 | cut -c1-60))"; run make -j"$jobs" tests-build
+step "building the bundle"; run make -j"$jobs" bundle
+step "building the benches"
+run make -j"$jobs" anchors build/bench/bench_predict build/bench/bench_grade build/bench/bench_verdict build/bench/bench_timeline
+step "compiling the conformance programs"; run sh tests/programs/run.sh --compile-only
+cmocka=$(pkg-config --variable=libdir cmocka 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/libcmocka.so.0
+cp -L "$cmocka" dist/cudojo/lib/ || exit 1
+for f in build/tests/*/test_* build/bench/* build/fuzz/* dist/cudojo/bin/*; do
+    [ -f "$f" ] && [ -x "$f" ] && strip --strip-unneeded "$f" 2>/dev/null
+done
+step "packing"
+tar cf - --exclude=.git --exclude=build/obj --exclude=build/pic . | gzip -1 > "$out.tmp" || exit 1
+mv "$out.tmp" "$out"
+size=$(stat -c %s "$out")
+echo "gpu-payload: $out, $((size / 1048576)) MiB, from $(git log --oneline -1 | cut -c1-60)"
+if [ "$size" -gt $((60 * 1048576)) ]; then
+    echo "gpu-payload: over 60 MiB: the device tool carries 64 MiB with the working tree" >&2
+    exit 1
+fi
