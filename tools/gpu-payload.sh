@@ -19,7 +19,7 @@ mkdir -p "$(dirname "$out")" || exit 1
 wt=$(mktemp -d /tmp/cudojo-payload-XXXXXX) || exit 1
 rmdir "$wt"
 trap 'git -C "$here" worktree remove --force "$wt" >/dev/null 2>&1; rm -rf "$wt"' EXIT INT TERM
-git -C "$here" worktree add --detach "$wt" HEAD >/dev/null || exit 1
+git -C "$here" worktree add --detach "$wt" HEAD >/dev/null 2>&1 || exit 1
 cd "$wt" || exit 1
 step() { echo "gpu-payload: $*" >&2; }
 run() { "$@" > "$wt.log" 2>&1 || { tail -30 "$wt.log" >&2; echo "gpu-payload: failed: $*" >&2; exit 1; }; }
@@ -30,7 +30,11 @@ step "building the bundle"; run make -j"$jobs" bundle
 step "building the benches"
 run make -j"$jobs" anchors build/bench/bench_predict build/bench/bench_grade build/bench/bench_verdict build/bench/bench_timeline
 step "compiling the conformance programs"; run sh tests/programs/run.sh --compile-only
-cmocka=$(pkg-config --variable=libdir cmocka 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/libcmocka.so.0
+cmocka=""
+for d in "$(pkg-config --variable=libdir cmocka 2>/dev/null)" /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+    [ -n "$d" ] && [ -f "$d/libcmocka.so.0" ] && { cmocka=$d/libcmocka.so.0; break; }
+done
+[ -n "$cmocka" ] || { echo "gpu-payload: no libcmocka.so.0 (apt-get install libcmocka-dev)" >&2; exit 1; }
 cp -L "$cmocka" dist/cudojo/lib/ || exit 1
 for f in build/tests/*/test_* build/bench/* build/fuzz/* dist/cudojo/bin/*; do
     [ -f "$f" ] && [ -x "$f" ] && strip --strip-unneeded "$f" 2>/dev/null
