@@ -12,23 +12,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/runner.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
+#include "tests/support/script_worker.h"
 
 static char tmpdir[] = "/tmp/cudojo-test-runner-XXXXXX";
 
-/* Writes an executable script that plays the worker. */
+/* An executable script in tmpdir that plays the worker (tests/support/script_worker.c). */
 static char *make_worker(const char *name, const char *body) {
-    char *path = path_join(tmpdir, name);
-    char *text = xasprintf("#!/bin/sh\n%s\n", body);
-    Diag *d = fs_write_file_atomic(path, text, strlen(text));
-    assert_null(d);
-    chmod(path, 0755);
-    free(text);
+    char *path = script_worker_make(tmpdir, name, body);
+    assert_non_null(path);
     return path;
 }
 
@@ -45,10 +41,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    char *cmd = xasprintf("rm -rf %s", tmpdir);
-    int rc = system(cmd);
-    free(cmd);
-    return rc == 0 ? 0 : -1;
+    return script_worker_remove_dir(tmpdir);
 }
 
 static void runner__passes_result_through__when_worker_answers(void **state) {

@@ -14,13 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "app/runner.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
+#include "tests/support/script_worker.h"
 
 static char tmpdir[] = "/tmp/cudojo-test-activity-XXXXXX";
 
@@ -29,26 +29,17 @@ static char tmpdir[] = "/tmp/cudojo-test-activity-XXXXXX";
 #define COMPILE_LINE "{\"activity\":\"compile\",\"what\":\"compiling x.cu\"}"
 #define RESULT_LINE "{\"result\":{\"verdict\":\"pass\",\"summary\":\"1 check passed\"},\"restart\":false}"
 
+/* An executable script in tmpdir that plays the worker (tests/support/script_worker.c). */
 static char *make_worker(const char *name, const char *body) {
-    char *path = path_join(tmpdir, name);
-    char *text = xasprintf("#!/bin/sh\n%s\n", body);
-    Diag *d = fs_write_file_atomic(path, text, strlen(text));
-    assert_null(d);
-    chmod(path, 0755);
-    free(text);
+    char *path = script_worker_make(tmpdir, name, body);
+    assert_non_null(path);
     return path;
 }
 
 /* Runs one request against a worker script; caller frees. */
 static RunResult *run_with(const char *name, const char *body, double timeout_s, double compile_limit_s) {
-    char *w = make_worker(name, body);
-    RunnerConfig cfg = {.worker_exe = w, .compile_limit_s = compile_limit_s};
-    Runner *r = runner_new(&cfg);
-    RunRequest req = {.exercise_id = "x", .chapter_dir = "/nonexistent", .cu_path = "/nonexistent/x.cu",
-                      .cu_display = "x.cu", .timeout_s = timeout_s};
-    RunResult *res = runner_run(r, &req, NULL);
-    runner_free(&r);
-    free(w);
+    RunResult *res = script_worker_run(tmpdir, name, body, timeout_s, compile_limit_s);
+    assert_non_null(res);
     return res;
 }
 
@@ -59,10 +50,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    char *cmd = xasprintf("rm -rf %s", tmpdir);
-    int rc = system(cmd);
-    free(cmd);
-    return rc == 0 ? 0 : -1;
+    return script_worker_remove_dir(tmpdir);
 }
 
 static void activity__timeout_names_the_kernel_and_the_line_that_launched_it(void **state) {

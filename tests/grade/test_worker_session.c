@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include "app/runner.h"
 #include "base/fs.h"
 #include "base/xalloc.h"
+#include "tests/support/script_worker.h"
 
 static char tmpdir[] = "/tmp/cudojo-test-session-XXXXXX";
 
@@ -34,16 +34,6 @@ static char *stray(const char *pidfile) {
     return xasprintf("python3 -c 'import os, time\nos.setpgid(0, 0)\nopen(\"%s.tmp\", \"w\").write(str(os.getpid()))\n"
                      "os.rename(\"%s.tmp\", \"%s\")\ntime.sleep(100)' </dev/null >/dev/null 2>&1 &",
                      pidfile, pidfile, pidfile);
-}
-
-static char *make_worker(const char *name, const char *body) {
-    char *path = path_join(tmpdir, name);
-    char *text = xasprintf("#!/bin/sh\n%s\n", body);
-    Diag *d = fs_write_file_atomic(path, text, strlen(text));
-    assert_null(d);
-    chmod(path, 0755);
-    free(text);
-    return path;
 }
 
 /* The pid the stray wrote, waiting up to 5 s for it. */
@@ -81,14 +71,8 @@ static bool still_running(pid_t pid) {
 }
 
 static RunResult *run_with(const char *name, const char *body, double timeout_s) {
-    char *w = make_worker(name, body);
-    RunnerConfig cfg = {.worker_exe = w};
-    Runner *r = runner_new(&cfg);
-    RunRequest req = {.exercise_id = "x", .chapter_dir = "/nonexistent", .cu_path = "/nonexistent/x.cu",
-                      .cu_display = "x.cu", .timeout_s = timeout_s};
-    RunResult *res = runner_run(r, &req, NULL);
-    runner_free(&r);
-    free(w);
+    RunResult *res = script_worker_run(tmpdir, name, body, timeout_s, 0);
+    assert_non_null(res);
     return res;
 }
 
@@ -100,10 +84,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    char *cmd = xasprintf("rm -rf %s", tmpdir);
-    int rc = system(cmd);
-    free(cmd);
-    return rc == 0 ? 0 : -1;
+    return script_worker_remove_dir(tmpdir);
 }
 
 static void session__a_timed_out_worker__leaves_no_process_of_another_group_running(void **state) {
