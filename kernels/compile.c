@@ -255,9 +255,8 @@ static bool confined_cwd_enter(const char *path, ConfinedCwd *c) {
 
 static void confined_cwd_leave(ConfinedCwd *c) {
     if (c->back_fd < 0) return;
-    if (fchdir(c->back_fd) != 0) { /* the folder went away: stay in the empty one's parent */
-        if (chdir("/") != 0) { /* nothing more to do */ }
-    }
+    /* The folder we came from went away meanwhile: "/" rather than a folder about to be removed. */
+    if (fchdir(c->back_fd) != 0 && chdir("/") != 0) { /* nowhere left to go */ }
     close(c->back_fd);
     c->back_fd = -1;
     rmdir(c->dir);
