@@ -183,12 +183,15 @@ static uint64_t cvt_one(const Instr *in, uint64_t v) {
             fesetround(FE_TONEAREST);
         } else f = (float)x;
         if (ftz) f = ftz32(f);
-        return b32n(f);  /* a NaN from f16/bf16/f64 is the canonical 0x7fffffff */
+        /* cvt.f32.bf16 keeps a NaN's bits (0x7fff -> 0x7fff0000 on the H200, session 9:
+           sm_90's __bfloat162float); a NaN from f16/f64 is the canonical 0x7fffffff */
+        if (stype == T_BF16 && f != f) return (v & 0xffff) << 16;
+        return b32n(f);
     }
     if (stype == T_F64 && (dtype == T_F16 || dtype == T_BF16)) {
-        /* a NaN: f16 0x7e00 (cvt.rn.f16.f64 on the H200, where cvt.rn.f16.f32 gives
-           0x7fff), bf16 the canonical 0x7fff */
-        if (isnan(x)) return dtype == T_F16 ? 0x7e00 : 0x7fff;
+        /* a NaN as the H200 gives it: cvt.rn.f16.f64 0x7e00 (session 8) and
+           cvt.rn.bf16.f64 0x7fc0 (session 9), where the .f32 forms give 0x7fff */
+        if (isnan(x)) return dtype == T_F16 ? 0x7e00 : 0x7fc0;
         float f = f64_to_f32_odd(x);
         return dtype == T_F16 ? emu_float_to_half(f, in->rnd) : float_to_bf16_rnd(f, in->rnd);
     }

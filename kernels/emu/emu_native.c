@@ -90,10 +90,12 @@ static void read_wstring(Worker *W, Warp *w, int lane, const Instr *in, uint64_t
  *
  * 2. On the host, the driver formats the format again, with the C library's
  *    wider grammar (hh, `.*` too), taking slot after slot. What it does not
- *    know (z j t L, %n, %F) is printed as written, and so is every
- *    specification needing an argument when the device stored none. Past
- *    the last slot it reads the copy of the format string that follows the
- *    slots in the record (then zeros here). A `*` outside int's range is 0. */
+ *    know (z j t L, %n, %F) is printed as written, and so is a specification
+ *    with a `*` when the device stored no slot at all. Past the last slot it
+ *    reads the copy of the format string that follows the slots in the
+ *    record (then zeros here): `%hhd %hhu` with nothing kept printed 110 104
+ *    on the H200 (session 9), the low bytes of the format's first two 8-byte
+ *    words ("not on t", "he devic"). A `*` outside int's range is 0. */
 #define PF_MAX_SLOTS 32
 #define PRINTF_FIELD_MAX 4096   /* the emulator's cap on a width or precision: a GPU prints them all */
 
@@ -211,7 +213,9 @@ static void pf_host_format(Worker *W, Warp *w, int lane, const Instr *in, const 
         }
         if (sp.conv == '%') { strbuf_append_char(out, '%'); continue; }
         int need = sp.wstar + sp.pstar + 1;
-        if (n == 0 || next + need > PF_MAX_SLOTS) {   /* no arguments for it */
+        /* nothing kept: a `*` is not taken from the format's copy (`[%.*f]` came out as
+           written on the H200), a plain specification is (`%hhd`: 110, the 'n' of "not") */
+        if ((n == 0 && (sp.wstar || sp.pstar)) || next + need > PF_MAX_SLOTS) {
             strbuf_append_n(out, start, (size_t)(s - start));
             continue;
         }

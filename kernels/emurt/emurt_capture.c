@@ -2,8 +2,8 @@
  * captures, its kernels, copies, memsets and host functions are recorded
  * into a graph (emurt_graph.h) instead of running; another stream joins the
  * capture by waiting on an event recorded in a capturing stream (fork and
- * join); a query or synchronize of a capturing stream is refused and spoils
- * the capture, as in CUDA.
+ * join); a query or synchronize of a capturing stream, or of an event
+ * recorded in it, is refused and spoils the capture, as in CUDA.
  *
  * Edges are CUDA's: each capturing stream keeps the set of nodes its next
  * node depends on (the last node it captured, or what it waited for); an
@@ -261,6 +261,12 @@ void rt_capture_event_record(RtStream *s, RtEvent *e, unsigned flags) {
     deps_put(&e->cap_deps, &e->n_cap_deps, s->cap_deps, s->n_cap_deps, false);
 }
 
+/* Every stream in g's capture (the origin and those joined through events) is spoiled. */
+static void invalidate_graph(const RtGraph *g) {
+    for (int i = 0; i < g_rt.n_streams; i++)
+        if (g_rt.streams[i]->capture == g) g_rt.streams[i]->capture_error = cudaErrorStreamCaptureInvalidated;
+}
+
 cudaError_t rt_capture_wait_event(RtStream *s, RtEvent *e, unsigned flags, bool *captured) {
     *captured = false;
     bool inside = false; /* recorded in a capture still going on */
@@ -272,7 +278,13 @@ cudaError_t rt_capture_wait_event(RtStream *s, RtEvent *e, unsigned flags, bool 
         return cudaSuccess;
     }
     if (!inside) return cudaSuccess; /* an ordinary wait (outside any capture) */
-    if (s->capture && s->capture != e->capture) return cudaErrorStreamCaptureIsolation;
+    if (s->capture && s->capture != e->capture) {
+        /* merging two captures: invalid, and "any associated capture graphs are
+           invalidated" (CUDA programming guide, stream capture) */
+        invalidate_graph(s->capture);
+        invalidate_graph(e->capture);
+        return cudaErrorStreamCaptureIsolation;
+    }
     if (!s->capture) {
         /* s joins the capture: its work depends on what the event stood for */
         s->capture = e->capture;
@@ -289,10 +301,13 @@ void rt_capture_invalidate(RtStream *s) {
     if (s->capture) s->capture_error = cudaErrorStreamCaptureInvalidated;
 }
 
-/* Every stream in g's capture (the origin and those joined through events) is spoiled. */
-static void invalidate_graph(const RtGraph *g) {
-    for (int i = 0; i < g_rt.n_streams; i++)
-        if (g_rt.streams[i]->capture == g) g_rt.streams[i]->capture_error = cudaErrorStreamCaptureInvalidated;
+cudaError_t rt_capture_event_use(const RtEvent *e) {
+    for (int i = 0; e->capture && i < g_rt.n_streams; i++)
+        if (g_rt.streams[i]->capture == e->capture) {
+            invalidate_graph(e->capture);
+            return cudaErrorCapturedEvent;
+        }
+    return cudaSuccess;
 }
 
 cudaError_t rt_capture_unsafe_call(void) {

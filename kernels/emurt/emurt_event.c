@@ -115,15 +115,12 @@ cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s, unsigne
 }
 
 /* Querying or waiting for an event while a capture runs: refused when it
- * was last recorded inside a capture still going on (in any mode), and when
- * the thread's capture mode forbids unsafe calls (rt_capture_unsafe_call). */
+ * was last recorded inside a capture still going on, in any mode
+ * (cudaErrorCapturedEvent, rt_capture_event_use), and when the thread's
+ * capture mode forbids unsafe calls (rt_capture_unsafe_call). */
 static cudaError_t event_capture_check(RtEvent *e) {
-    for (int i = 0; e->capture && i < g_rt.n_streams; i++)
-        if (g_rt.streams[i]->capture == e->capture) {
-            rt_capture_invalidate(g_rt.streams[i]);
-            return cudaErrorStreamCaptureUnsupported;
-        }
-    return rt_capture_unsafe_call();
+    cudaError_t rc = rt_capture_event_use(e);
+    return rc ? rc : rt_capture_unsafe_call();
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t ev) {

@@ -313,7 +313,8 @@ int rt_call_args(const char *fn, char (*args)[RT_ARG_TEXT], int max);
 void rt_managed_touch(const unsigned char *params, size_t psize, RtStream *s, LaunchConfig *cfg);
 
 /* ---- memory pools (emurt_pool.c) -------------------------------------------------------------- */
-/* cudaFree of a pool allocation (after the device is idle): back to its pool. */
+/* cudaFree of a pool allocation (after the device is idle): freed outright,
+ * not kept for reuse; the pool's used counter still counts it (H200). */
 cudaError_t rt_pool_free_now(RtAlloc *a);
 /* A synchronisation of `dev` (-1: every device): frees are complete, each
  * pool gives memory above its release threshold back. */
@@ -424,6 +425,11 @@ void rt_capture_event_record(RtStream *s, RtEvent *e, unsigned flags);
 cudaError_t rt_capture_wait_event(RtStream *s, RtEvent *e, unsigned flags, bool *captured);
 /* A call not allowed while capturing (a query, a synchronize) spoils the capture. */
 void rt_capture_invalidate(RtStream *s);
+/* cudaEventQuery or cudaEventSynchronize of e: when e was last recorded in a
+ * capture still going on (whatever the mode) it stands for no work that
+ * will run: cudaErrorCapturedEvent (H200, session 9), and that capture is
+ * invalidated (every stream in it); else cudaSuccess. */
+cudaError_t rt_capture_event_use(const RtEvent *e);
 /* A potentially unsafe call (cudaMalloc, a synchronous copy, a synchronize,
  * cudaEventQuery...) made while a capture forbids it to this thread (the
  * thread's capture mode, cudaThreadExchangeStreamCaptureMode, and the modes

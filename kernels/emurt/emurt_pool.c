@@ -5,7 +5,9 @@
  * cudaMemPoolTrimTo.
  *
  * A pool holds blocks: emulator allocations it made, each either the
- * program's or free in the pool. cudaFreeAsync gives a block back in
+ * program's or free in the pool. cudaFree of a block frees it outright
+ * (rt_pool_free_now: the pool's used counter keeps it, as on the H200).
+ * cudaFreeAsync gives a block back in
  * stream order (behind a held stream it waits in the queue); the memory
  * stays mapped (reserved), as on a GPU, and a later cudaMallocAsync of the
  * same size reuses it — the same address — once the free has run: at once
@@ -42,6 +44,7 @@ typedef struct RtPool {
     int dev;
     bool is_default, destroyed;
     uint64_t release_threshold, reserved_high, used_high;
+    uint64_t used_by_cudafree;      /* bytes of blocks cudaFree gave back: UsedMemCurrent keeps them */
     int reuse[3];                   /* FollowEventDependencies, AllowOpportunistic, AllowInternalDependencies */
     PoolBlock *blocks;
     int n, cap;
@@ -82,7 +85,7 @@ static uint64_t pool_reserved(const RtPool *p) {
 }
 
 static uint64_t pool_used(const RtPool *p) {
-    uint64_t u = 0;
+    uint64_t u = p->used_by_cudafree;
     for (int i = 0; i < p->n; i++)
         if (!p->blocks[i].free) u += p->blocks[i].size;
     return u;
@@ -166,15 +169,19 @@ static void run_queued_free(RtStream *s, RtQOp *op) {
     free_run(op->blob);
 }
 
+/* cudaFree of a pool's block: the memory goes back at once, not to the pool
+ * (no reuse: NVIDIA's cuMemFree says to use cuMemFreeAsync "for best
+ * performance and memory reuse"), and the pool's ReservedMemCurrent drops;
+ * its UsedMemCurrent does not: after cudaFree, a synchronisation and
+ * cudaMemPoolTrimTo(0) the H200 said reserved 0, used not 0 (session 9),
+ * and right after cudaFree used was not 0 either (session 8). */
 cudaError_t rt_pool_free_now(RtAlloc *a) {
     RtPool *p = a->pool;
     PoolBlock *b = block_of(p, a->base);
     if (!b || b->free) return cudaErrorInvalidValue;
-    *b = (PoolBlock){b->base, b->size, true, false, true, NULL};
-    /* a destroyed pool is trimmed by block_freed, and released with its last block */
-    bool destroyed = p->destroyed;
-    block_freed(p, a->base);
-    if (!destroyed) pool_trim(p, p->release_threshold); /* cudaFree synchronises */
+    if (!p->destroyed) p->used_by_cudafree += b->size;
+    block_release(p, (int)(b - p->blocks));   /* frees a */
+    if (p->destroyed && !p->n) pool_free_struct(p);
     return cudaSuccess;
 }
 
@@ -190,7 +197,7 @@ cudaError_t cudaFree(void *p) {
         RtAlloc *a = rt_alloc_find(p);
         if (!a || a->base != (uintptr_t)p || a->kind == RT_MEM_PINNED || a->kind == RT_MEM_SYMBOL)
             rc = cudaErrorInvalidValue;
-        else if (a->pool) rc = rt_pool_free_now(a); /* a stream-ordered allocation goes back to its pool */
+        else if (a->pool) rc = rt_pool_free_now(a); /* a stream-ordered allocation: its pool's counters */
         else rc = rt_device_free(a);
     }
     return rt_leave("cudaFree", rc, 0, "%s", name);

@@ -170,10 +170,11 @@ static void exec__prints_per_thread_in_order__when_printf(void **state) {
 /* CUDA's device printf as the H200 does it (tests/programs/printf_star.cu):
  * `*` takes a width from an int argument (a negative one left-justifies);
  * a specification outside the device's grammar (`.*`, hh, z, j, t, %n)
- * takes no argument and, when the device kept none, is printed as written;
- * when it kept some, later specifications take the arguments meant for
- * earlier ones and, past the last, the bytes of the format's copy; %p of
- * NULL is glibc's (nil); printf returns the number of arguments kept. */
+ * takes no argument; the host prints z, j, t, %n as written, and `.*` too
+ * when the device kept nothing; hh it formats, with the argument meant for
+ * an earlier specification or, past the last kept (even with none kept),
+ * the bytes of the format's copy; %p of NULL is glibc's (nil); printf
+ * returns the number of arguments kept. */
 static void exec__printf_formats_star_widths_and_refuses_what_a_gpu_refuses(void **state) {
     (void)state;
     EmuFx f;
@@ -197,7 +198,7 @@ static void exec__printf_formats_star_widths_and_refuses_what_a_gpu_refuses(void
     assert_string_equal(f.r.device_output,
                         "[    42] [42    ] [ab    ] [7     ]\n"
                         "4464 4464 -8 -9 6\n"
-                        "[%.*f] %zu %hhd %jd %td a%nb\n"
+                        "[%.*f] %zu 91 %jd %td a%nb\n"  /* %hhd: '[', the format copy's first byte */
                         "-5 6 1684564005\n"   /* "%hhd" read as an int: the format's copy */
                         "[wide] [   ab] 0x1000 (nil) %\n");
     int ret[6];
@@ -537,6 +538,49 @@ static void exec__runs_half_precision_and_2d_blocks(void **state) {
     fx_free(&f);
 }
 
+/* NaNs through the conversions the H200 measured (sessions 8 and 9,
+ * tests/programs/half_bf16.cu), in compute_90 PTX as a GPU of sm_90 runs
+ * cuda_fp16.h/cuda_bf16.h: a double NaN to half (cvt.rn.f16.f64) is 0x7e00
+ * and to bf16 (cvt.rn.bf16.f64) 0x7fc0, where a float NaN gives 0x7fff for
+ * both; bf16 to float (cvt.f32.bf16) keeps the NaN's bits, half to float
+ * gives the canonical 0x7fffffff. */
+static void exec__converts_nans_as_an_h200__when_double_or_bf16(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    CompileOptions co;
+    memset(&co, 0, sizeof co);
+    co.cache_dir = "";
+    co.virtual_arch = 90;
+    fx_load_opts(&f,
+                 "#include <cuda_fp16.h>\n"
+                 "#include <cuda_bf16.h>\n"
+                 "extern \"C\" __global__ void k(const double *d, unsigned *o) {\n"
+                 "    float x = (float)d[0];\n"
+                 "    o[0] = __half_as_ushort(__double2half(d[0]));\n"
+                 "    o[1] = __bfloat16_as_ushort(__double2bfloat16(d[0]));\n"
+                 "    o[2] = __half_as_ushort(__float2half(x));\n"
+                 "    o[3] = __bfloat16_as_ushort(__float2bfloat16(x));\n"
+                 "    o[4] = __float_as_uint(__bfloat162float(__ushort_as_bfloat16(0x7fff)));\n"
+                 "    o[5] = __float_as_uint(__half2float(__ushort_as_half(0x7fff)));\n"
+                 "    o[6] = __bfloat16_as_ushort(__double2bfloat16(d[1]));\n"
+                 "}\n", &o, &co);
+    double in[2] = {NAN, 1.0 / 3.0};
+    DevPtr dd = fx_array(&f, "d", 8, 2, in), dout = fx_array(&f, "o", 4, 7, NULL);
+    KernelArg args[] = {kernel_arg_ptr(dd), kernel_arg_ptr(dout)};
+    fx_run(&f, "k", 1, 1, args, 2);
+    unsigned out[7];
+    fx_get(&f, out, dout, sizeof out);
+    assert_int_equal(out[0], 0x7e00);
+    assert_int_equal(out[1], 0x7fc0);
+    assert_int_equal(out[2], 0x7fff);
+    assert_int_equal(out[3], 0x7fff);
+    assert_int_equal(out[4], 0x7fff0000u);
+    assert_int_equal(out[5], 0x7fffffffu);
+    assert_int_equal(out[6], 0x3eab);   /* 1/3 rounds as before */
+    fx_free(&f);
+}
+
 static void exec__runs_fast_math_within_documented_bounds(void **state) {
     (void)state;
     EmuFx f;
@@ -713,6 +757,7 @@ int main(void) {
         cmocka_unit_test(exec__counts_votes_with_syncthreads_count_and_or),
         cmocka_unit_test(exec__uses_local_arrays_constants_and_globals),
         cmocka_unit_test(exec__runs_half_precision_and_2d_blocks),
+        cmocka_unit_test(exec__converts_nans_as_an_h200__when_double_or_bf16),
         cmocka_unit_test(exec__runs_fast_math_within_documented_bounds),
         cmocka_unit_test(exec__computes_byte_dot_products__when_nvrtc_uses_dp4a),
         cmocka_unit_test(exec__runs_sinf_with_carry_arithmetic__when_argument_is_large),

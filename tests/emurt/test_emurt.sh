@@ -83,6 +83,25 @@ else
     notok "emurt: cc builds the pool reset program" "$(cat "$work/pool_reset.cc")"
 fi
 
+# ---- cudaFree of a pool allocation: the pool's counters (plain cc) ----
+if cc -I"$CUDA_HOME/include" -o "$work/pool_cudafree" "$here/programs/pool_cudafree.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pool_cudafree.cc"; then
+    run pool_cudafree
+    check "emurt: cudaFree of a pool allocation frees its memory (reserved 0, even when the pool keeps everything) while the pool's used counter keeps its bytes, as on the H200" \
+        "$(printf 'allocated: used 1048576, reserved 2097152\ncudaFree: cudaSuccess\nafter cudaFree: used 1048576, reserved 0\nafter a synchronisation and a trim: used 1048576, reserved 0\nafter cudaFreeAsync of another: used 1048576, reserved 2097152\ndestroy: cudaSuccess\n' | diff - "$work/pool_cudafree.out" > "$work/pool_cudafree.diff" && [ "$(cat "$work/pool_cudafree.rc")" = 0 ]; echo $?)" "$(cat "$work/pool_cudafree.diff" "$work/pool_cudafree.err")"
+else
+    notok "emurt: cc builds the pool cudaFree program" "$(cat "$work/pool_cudafree.cc")"
+fi
+
+# ---- an event recorded inside a stream capture (plain cc) ----
+if cc -I"$CUDA_HOME/include" -o "$work/captured_event" "$here/programs/captured_event.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/captured_event.cc"; then
+    run captured_event
+    inv=cudaErrorStreamCaptureInvalidated
+    check "emurt: querying or synchronizing with an event recorded in a capture is cudaErrorCapturedEvent and invalidates the whole capture (from a joined stream too); a wait from another capture is cudaErrorStreamCaptureIsolation and invalidates both" \
+        "$(printf 'query: cudaErrorCapturedEvent, end: %s\nsynchronize: cudaErrorCapturedEvent, end: %s\nfork: cudaSuccess, query in the fork: cudaErrorCapturedEvent, end: %s\nfork and join: cudaSuccess\nwait from another capture: cudaErrorStreamCaptureIsolation, ends: %s %s\nafter: cudaSuccess\n' "$inv" "$inv" "$inv" "$inv" "$inv" | diff - "$work/captured_event.out" > "$work/captured_event.diff" && [ "$(cat "$work/captured_event.rc")" = 0 ]; echo $?)" "$(cat "$work/captured_event.diff" "$work/captured_event.err")"
+else
+    notok "emurt: cc builds the captured event program" "$(cat "$work/captured_event.cc")"
+fi
+
 # ---- cudaGraphNodeFindInClone after either graph changed (plain cc) ----
 if cc -I"$CUDA_HOME/include" -o "$work/graph_clone_find" "$here/programs/graph_clone_find.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/graph_clone_find.cc"; then
     run graph_clone_find

@@ -8,8 +8,15 @@
 // on the legacy stream, which a non-blocking stream's capture does not
 // involve, so it runs and the capture survives.
 // Relaxed mode: cudaMalloc and a query of an event outside the capture are
-// allowed, the capture survives; a query of an event recorded inside it is
-// still refused. Another thread: its global capture forbids the main
+// allowed, the capture survives. An event recorded inside a capture stands
+// for no work that will run: querying it is cudaErrorCapturedEvent and
+// invalidates the capture (H200, session 9, relaxed mode; the emulator
+// does the same in every mode). Synchronizing with it is the same error
+// (the programming guide: invalid "to synchronize or query ... a captured
+// event"; not measured yet), and a stream of another capture waiting on it
+// is cudaErrorStreamCaptureIsolation (invalid "to merge two separate
+// capture graphs"; both captures invalidated: a guess to confirm).
+// Another thread: its global capture forbids the main
 // thread's cudaMalloc (and is invalidated by it), its thread-local capture
 // does not. cudaThreadExchangeStreamCaptureMode(relaxed) lets the thread make
 // the call under a global capture. Legacy-stream work while a blocking
@@ -99,6 +106,16 @@ int main(void) {
     cudaCheck(cudaEventRecord(inside, s));
     show("cudaEventQuery(recorded inside)", cudaEventQuery(inside));
     end(s, "querying an event recorded inside");
+    begin(s, cudaStreamCaptureModeRelaxed);
+    cudaCheck(cudaEventRecord(inside, s));
+    show("cudaEventSynchronize(inside)", cudaEventSynchronize(inside));
+    end(s, "synchronizing with an event recorded inside");
+    begin(s, cudaStreamCaptureModeRelaxed);
+    begin(other, cudaStreamCaptureModeRelaxed);
+    cudaCheck(cudaEventRecord(inside, s));
+    show("cudaStreamWaitEvent(2nd capture)", cudaStreamWaitEvent(other, inside, 0));
+    end(other, "waiting on another capture's event");
+    end(s, "another capture waited on its event");
 
     printf("the thread's own mode relaxed under a global capture:\n");
     begin(s, cudaStreamCaptureModeGlobal);

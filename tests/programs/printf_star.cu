@@ -4,12 +4,17 @@
 // length modifier, and what it returns. The device packs the arguments of
 // the specifications it knows (NVIDIA's grammar: flags, width digits or `*`,
 // precision digits, sizes h l ll, types cdiouxXpeEfgGaAs), the host formats
-// them; one it does not know takes no argument and, when the device kept
-// none, is printed as written. printf returns the number of arguments the
-// device kept (each `*` one of them). Measured on the H200 (session 8):
-// `.*`, hh, z, j, t are not supported; a mix of them with supported ones
-// shifts the arguments (garbage), so each line keeps them apart. One
-// thread, so the order is defined.
+// them; one it does not know takes no argument. printf returns the number
+// of arguments the device kept (each `*` one of them). Measured on the H200
+// (session 8): `.*`, hh, z, j, t are not kept by the device; a mix of them
+// with supported ones shifts the arguments (garbage), so each line keeps
+// them apart. The host knows hh and reads its argument past the last one
+// kept, from the record's copy of the format (session 9: `%hhd %hhu` with
+// nothing kept printed 110 104, 'n' and 'h' of "not on the device"); z, j,
+// t, and `.*` when the device kept nothing, are printed as written. The
+// last line asks whether the host takes `.*` after a kept argument (the
+// emulator: yes, its precision from the format's bytes, out of int's range,
+// so 0). One thread, so the order is defined.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +28,7 @@ static void cuda_check(cudaError_t e, const char *what, const char *file, int li
     }
 }
 
-__global__ void star(int w, int p, int *ret) {
+__global__ void star(int w, int p, int *ret, double x) {
     ret[0] = printf("width: [%*d] [%-*d] [%*s] [%-*s] [%*d]\n", w, 42, w, 42, w, "ab", w, "ab", -w, 7);
     ret[1] = printf("precision: [%.*f] [%.*e] [%.*s] [%.*d] [%.*f]\n", p, 3.14159, p, 31415.9, p, "cudojo", p + 2, 5,
                     -p, 1.5);
@@ -31,20 +36,21 @@ __global__ void star(int w, int p, int *ret) {
                     -9000000000000LL, 0xdeadbeefcafeULL);
     ret[3] = printf("not on the device: %hhd %hhu %zu %zd %jd %td\n", -5, 300, (size_t)5000000000ULL, (ptrdiff_t)-3,
                     (long long)-9, (ptrdiff_t)12);
+    ret[4] = printf("after one: %d [%.*f]\n", 7, p, x);
 }
 
 int main(void) {
-    int *d_r, r[4];
+    int *d_r, r[5];
     cudaCheck(cudaMalloc(&d_r, sizeof r));
     fflush(stdout);
-    star<<<1, 1>>>(6, 2, d_r);
+    star<<<1, 1>>>(6, 2, d_r, 1.5);
     cudaCheck(cudaGetLastError());
     cudaCheck(cudaDeviceSynchronize());
     fflush(stdout);
     cudaCheck(cudaMemcpy(r, d_r, sizeof r, cudaMemcpyDeviceToHost));
-    printf("device printf returned %d, %d, %d, %d\n", r[0], r[1], r[2], r[3]);
+    printf("device printf returned %d, %d, %d, %d, %d\n", r[0], r[1], r[2], r[3], r[4]);
     cudaCheck(cudaFree(d_r));
-    bool ok = r[0] == 10 && r[1] == 0 && r[2] == 6 && r[3] == 0;
+    bool ok = r[0] == 10 && r[1] == 0 && r[2] == 6 && r[3] == 0 && r[4] == 1;
     printf("%s\n", ok ? "PASS" : "FAIL");
     return ok ? 0 : 1;
 }
