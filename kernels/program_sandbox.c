@@ -482,6 +482,13 @@ void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const ch
        runtime may use; the emulator's runtime needs neither (/dev/shm is memory nobody measures). */
     DIR *d = o->runtime == PROGRAM_RT_CUDA ? opendir("/dev") : NULL;
     if (d) paths_add(&w, xstrdup("/dev/shm"));
+    /* NVIDIA's driver names the threads it starts by writing
+       /proc/self/task/TID/comm, and fails the first CUDA call when it cannot
+       ("OS call failed or operation not supported on this OS": every graded
+       GPU program did, on the H200, 2026-12-02). Landlock opens the path in
+       the child (landlock_enter), so "self" is the program itself: only its
+       own threads' files. */
+    if (d) paths_add(&w, xstrdup("/proc/self/task"));
     for (struct dirent *e; d && (e = readdir(d));)
         if (!strncmp(e->d_name, "nvidia", 6)) paths_add(&w, xasprintf("/dev/%s", e->d_name));
     if (d) closedir(d);

@@ -58,7 +58,10 @@ import json, sys
 c = json.load(open('out2/gradebook.json'))['students'][0]['exercises']['sticky-error']
 print('# sticky-error: %s %s, emulator %s, nvcc builds $builds' % (c['verdict'], c['points'],
       (c.get('emulator_check') or {}).get('verdict')))
-sys.exit(0 if c['points'] == 1 and (c.get('emulator_check') or {}).get('verdict') == 'pass' and $builds == 1 else 1)"; then
+ok = c['points'] == 1 and (c.get('emulator_check') or {}).get('verdict') == 'pass' and $builds == 1
+if not ok:   # what the grader saw, so a failure on the GPU machine says why
+    for line in json.dumps(c, indent=1).splitlines()[:60]: print('#   ' + line)
+sys.exit(0 if ok else 1)"; then
     echo "ok - $NAME2"
 else
     echo "not ok - $NAME2"

@@ -84,6 +84,27 @@ static void paths__let_the_program_write_its_mps_folders(void **state) {
     program_sandbox_paths_free(&r, &w);
 }
 
+/* On a GPU the program may write its own threads' files (NVIDIA's driver
+ * names its threads there; without it the first CUDA call fails with "OS
+ * call failed"), its devices and /dev/shm; on the emulator none of them,
+ * and never the rest of /proc. */
+static void paths__let_a_gpu_program_name_its_threads_and_open_its_devices(void **state) {
+    (void)state;
+    ProgramRunOptions o = {.runtime = PROGRAM_RT_CUDA};
+    char **r = NULL, **w = NULL;
+    program_sandbox_paths(&o, "/tmp/x/prog", "/tmp/x", &r, &w);
+    assert_true(listed(w, "/proc/self/task"));
+    assert_true(listed(w, "/dev/shm"));
+    assert_false(listed(w, "/proc"));
+    assert_false(listed(w, "/proc/self"));
+    program_sandbox_paths_free(&r, &w);
+    o.runtime = PROGRAM_RT_EMU;
+    program_sandbox_paths(&o, "/tmp/x/prog", "/tmp/x", &r, &w);
+    assert_false(listed(w, "/proc/self/task"));
+    assert_false(listed(w, "/dev/shm"));
+    program_sandbox_paths_free(&r, &w);
+}
+
 /* A value in MiB is a whole number from 1 to PROGRAM_ENV_MIB_MAX: a huge
  * one overflowed the `<< 20` into a negative or tiny limit. */
 static void env_mib__rejects_values_whose_bytes_would_overflow_or_that_are_not_numbers(void **state) {
@@ -118,6 +139,7 @@ int main(void) {
         cmocka_unit_test(paths__add_the_folder_of_every_loaded_library),
         cmocka_unit_test(paths__add_the_loaders_configured_folders),
         cmocka_unit_test(paths__let_the_program_write_its_mps_folders),
+        cmocka_unit_test(paths__let_a_gpu_program_name_its_threads_and_open_its_devices),
         cmocka_unit_test(env_mib__rejects_values_whose_bytes_would_overflow_or_that_are_not_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
