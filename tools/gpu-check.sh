@@ -3,9 +3,9 @@
 # the NVIDIA driver and CUDA toolkit but none of our -dev packages (a lab
 # server, the H200 we test on), in steps that fit calls of at most 10
 # minutes which bring back at most 8 files. Build here first, in one archive:
-#   sh tools/gpu-payload.sh      (.gpu/payload.tar.gz: the bundle, the test, bench
+#   sh tools/gpu-payload.sh      (.gpu/payload.tar.xz: the bundle, the test, bench
 #                                 and fuzz binaries, build/programs, the tree; carry .gpu)
-# Then, on the GPU machine, from the archive's root (tar xzf .gpu/payload.tar.gz -C /tmp/p):
+# Then, on the GPU machine, from the archive's root (tar xJf .gpu/payload.tar.xz -C /tmp/p):
 #   sh tools/gpu-check.sh [OUTDIR] [STEP...]
 # OUTDIR: default $OUT, else /tmp/cudojo-gpu ("" or - for that default).
 # STEP is any of these (default: all but selftest, in this order; on the
