@@ -396,6 +396,8 @@ static void bench_scan(void)
         { "ROUNDS=4", { "ROUNDS=4" }, 256, 0 },
         { "block 128 ROUNDS=8", { "ROUNDS=8" }, 128, 0 },
         { "block 128 ROUNDS=16", { "ROUNDS=16" }, 128, 0 },
+        { "no sleeps", { "ROUNDS=8", "DELAY_NS=0", "SPIN_NS=0" }, 256, 0 },   // as before session 9
+        { "double sleeps", { "ROUNDS=8", "DELAY_NS=2500", "SPIN_NS=1300" }, 256, 0 },
     };
     const int n = 1 << 28;
     const size_t status_words = (size_t)n / 256 + 4;          // the most tiles: 256 ints, and 4 counters

@@ -15,6 +15,19 @@
 #define FLAG_AGGREGATE 1u
 #define FLAG_PREFIX 2u
 
+// Waiting politely (not needed for the target; it is what CUB does): a warp
+// that polls L2 non-stop takes issue slots and memory bandwidth from the
+// blocks whose tiles it waits for. __nanosleep(DELAY_NS) once before the
+// first look gives the tiles just before ours time to publish; SPIN_NS
+// between polls. CUB's Hopper tuning: 1245 and 648 ns (bench/anchors.cu
+// measures both ways against CUB on a GPU; 0 turns a sleep off).
+#ifndef DELAY_NS
+#define DELAY_NS 1245
+#endif
+#ifndef SPIN_NS
+#define SPIN_NS 648
+#endif
+
 // ---- from block-scan (done) -------------------------------------------------
 __device__ int warp_inclusive_scan(int v)
 {
@@ -88,10 +101,21 @@ __device__ int look_back(const unsigned long long *status, int tile, unsigned in
 {
     int lane = threadIdx.x % 32;
     int prefix = 0;
+#if DELAY_NS > 0
+    __nanosleep(DELAY_NS);
+#endif
     for (int p = tile - 1 - lane; ; p -= 32) {
         unsigned int flag;
         int value;
+#if SPIN_NS > 0
+        bool again = false;
+#endif
         do {
+#if SPIN_NS > 0
+            if (again)                         // not all ready last time: rest, then read again
+                __nanosleep(SPIN_NS);
+            again = true;
+#endif
             if (p >= 0) {
                 flag = peek(status, p, epoch, &value);
             } else {
