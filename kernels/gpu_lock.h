@@ -13,7 +13,12 @@
  *     profiler, the peak measurement of `cudojo doctor`;
  *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
  *     launch (k:launch), a synchronous copy or memset of the cuda backend,
- *     a program of an exercise with `timed = false`.
+ *     its allocations, frees, module loads and unloads and the making of
+ *     its context (page tables, code uploads and memory scrubs that would
+ *     share the GPU with a timed section), a program of an exercise with
+ *     `timed = false`. Not covered: the cuda backend's work on a stream of
+ *     its own (a launch, copy or memset with stream = s) runs from its
+ *     enqueue to the next synchronisation without the lock.
  *     Any number of shared holders run at once; none runs during an
  *     exclusive section.
  * Fairness: every taker first holds DIR/gpu-<device>.turnstile (exclusive)
