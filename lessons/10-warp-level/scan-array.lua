@@ -13,7 +13,12 @@
 -- reference solution's GB/s there, and the learner's target (about 90% of it).
 -- H200 2026-12-01, one run: ROUNDS=8 2851 GB/s (ROUNDS=4 2421, ROUNDS=2 1832,
 -- 128 x ROUNDS=16 2857), cub::DeviceScan::InclusiveSum 3089 (92% of it).
-local H200_SOLUTION_GBS = 2850
+-- H200 2026-12-02 (session9/call5), one run, the solution now sleeping while
+-- it looks back as CUB does: ROUNDS=8 3237 GB/s = 103.0% of CUB's 3143
+-- (without the sleeps 2902 = 92.3%, double sleeps 106.2%). The target stays
+-- 2550, about 88% of the solution without sleeps: the sleeps are a refinement
+-- the README shows, not a step the exercise asks for.
+local H200_SOLUTION_GBS = 3237
 local H200_TARGET_GBS = 2550
 local OTHER_TARGET_FRACTION = 0.6       -- of the copy bandwidth, on other GPUs (H200: 2850 / 4239 = 67%)
 
