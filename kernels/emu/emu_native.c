@@ -88,14 +88,16 @@ static void read_wstring(Worker *W, Warp *w, int lane, const Instr *in, uint64_t
  *    accepted, not the characters. So a specification the device refuses
  *    makes every later one read an argument meant for an earlier one.
  *
- * 2. On the host, the driver formats the format again, with the C library's
- *    wider grammar (hh, `.*` too), taking slot after slot. What it does not
- *    know (z j t L, %n, %F) is printed as written, and so is a specification
- *    with a `*` when the device stored no slot at all. Past the last slot it
- *    reads the copy of the format string that follows the slots in the
- *    record (then zeros here): `%hhd %hhu` with nothing kept printed 110 104
- *    on the H200 (session 9), the low bytes of the format's first two 8-byte
- *    words ("not on t", "he devic"). A `*` outside int's range is 0. */
+ * 2. On the host, the driver formats the format again, with a wider
+ *    grammar (hh; `.*`, but only after a `*` width), taking slot after slot.
+ *    What it does not know (z j t L, %n, %F, a `.*` on its own) is printed
+ *    as written: `%d [%.*f]` with the int kept printed `7 [%.*f]` on the
+ *    H200 (session 9), where `[%*.*f]` took its width, its precision and
+ *    its value (session 8). Past the last slot it reads the copy of the
+ *    format string that follows the slots in the record (then zeros here):
+ *    `%hhd %hhu` with nothing kept printed 110 104 on the H200 (session 9),
+ *    the low bytes of the format's first two 8-byte words ("not on t", "he
+ *    devic"). A `*` outside int's range is 0. */
 #define PF_MAX_SLOTS 32
 #define PRINTF_FIELD_MAX 4096   /* the emulator's cap on a width or precision: a GPU prints them all */
 
@@ -116,8 +118,8 @@ static int pf_digits(const char **s) {
 }
 
 /* Parses the specification after a '%' at *s with the device's grammar
- * (host false: the host's). True with *s past it; false with *s at the
- * character that does not fit. */
+ * (host true: the host's, which takes hh, and `.*` after a `*` width).
+ * True with *s past it; false with *s at the character that does not fit. */
 static bool pf_parse(const char **s, bool host, PfSpec *sp) {
     memset(sp, 0, sizeof *sp);
     sp->width = sp->prec = -1;
@@ -130,7 +132,8 @@ static bool pf_parse(const char **s, bool host, PfSpec *sp) {
     if (**s == '.') {
         (*s)++;
         if (**s == '*') {
-            if (!host) return false;    /* the device knows no `.*` */
+            /* the device knows no `.*`, the host only after a `*` width */
+            if (!host || !sp->wstar) return false;
             sp->pstar = true;
             (*s)++;
         } else sp->prec = pf_digits(s);
@@ -213,9 +216,7 @@ static void pf_host_format(Worker *W, Warp *w, int lane, const Instr *in, const 
         }
         if (sp.conv == '%') { strbuf_append_char(out, '%'); continue; }
         int need = sp.wstar + sp.pstar + 1;
-        /* nothing kept: a `*` is not taken from the format's copy (`[%.*f]` came out as
-           written on the H200), a plain specification is (`%hhd`: 110, the 'n' of "not") */
-        if ((n == 0 && (sp.wstar || sp.pstar)) || next + need > PF_MAX_SLOTS) {
+        if (next + need > PF_MAX_SLOTS) {
             strbuf_append_n(out, start, (size_t)(s - start));
             continue;
         }

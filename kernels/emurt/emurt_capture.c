@@ -3,7 +3,8 @@
  * into a graph (emurt_graph.h) instead of running; another stream joins the
  * capture by waiting on an event recorded in a capturing stream (fork and
  * join); a query or synchronize of a capturing stream, or of an event
- * recorded in it, is refused and spoils the capture, as in CUDA.
+ * recorded in it, is refused and spoils the capture, as in CUDA, and so is
+ * a wait that would merge two captures (both spoiled).
  *
  * Edges are CUDA's: each capturing stream keeps the set of nodes its next
  * node depends on (the last node it captured, or what it waited for); an
@@ -279,11 +280,15 @@ cudaError_t rt_capture_wait_event(RtStream *s, RtEvent *e, unsigned flags, bool 
     }
     if (!inside) return cudaSuccess; /* an ordinary wait (outside any capture) */
     if (s->capture && s->capture != e->capture) {
-        /* merging two captures: invalid, and "any associated capture graphs are
-           invalidated" (CUDA programming guide, stream capture) */
+        /* a stream in one capture (its origin or joined) waiting on an event of
+           another capture still going on would merge the two: invalid ("would have
+           resulted in a merge of two independent capture sequences"), and both
+           captures are invalidated (H200, session 9). cudaErrorStreamCaptureIsolation
+           is CUDA's for a dependency on uncaptured work, which a wait on an event
+           recorded outside any capture is not here (an ordinary wait, above). */
         invalidate_graph(s->capture);
         invalidate_graph(e->capture);
-        return cudaErrorStreamCaptureIsolation;
+        return cudaErrorStreamCaptureMerge;
     }
     if (!s->capture) {
         /* s joins the capture: its work depends on what the event stood for */

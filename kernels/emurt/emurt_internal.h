@@ -419,8 +419,9 @@ cudaError_t rt_capture_memset2d(RtStream *s, void *dst, size_t pitch, int value,
 /* An event recorded in a capturing stream takes the stream's dependencies
  * (with cudaEventRecordExternal it is also an event record node); a stream
  * that waits on it joins the capture, or adds them to its own. *captured:
- * the wait was a capture's (nothing to wait for); an error when the wait
- * crosses captures. */
+ * the wait was a capture's (nothing to wait for); a stream of one capture
+ * waiting on an event of another still going on is
+ * cudaErrorStreamCaptureMerge, both captures invalidated (H200). */
 void rt_capture_event_record(RtStream *s, RtEvent *e, unsigned flags);
 cudaError_t rt_capture_wait_event(RtStream *s, RtEvent *e, unsigned flags, bool *captured);
 /* A call not allowed while capturing (a query, a synchronize) spoils the capture. */

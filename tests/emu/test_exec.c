@@ -170,8 +170,8 @@ static void exec__prints_per_thread_in_order__when_printf(void **state) {
 /* CUDA's device printf as the H200 does it (tests/programs/printf_star.cu):
  * `*` takes a width from an int argument (a negative one left-justifies);
  * a specification outside the device's grammar (`.*`, hh, z, j, t, %n)
- * takes no argument; the host prints z, j, t, %n as written, and `.*` too
- * when the device kept nothing; hh it formats, with the argument meant for
+ * takes no argument; the host prints z, j, t, %n as written, and a `.*`
+ * without a `*` width too; hh it formats, with the argument meant for
  * an earlier specification or, past the last kept (even with none kept),
  * the bytes of the format's copy; %p of NULL is glibc's (nil); printf
  * returns the number of arguments kept. */
@@ -209,6 +209,43 @@ static void exec__printf_formats_star_widths_and_refuses_what_a_gpu_refuses(void
     assert_int_equal(ret[3], 17);   /* %n stores nothing */
     assert_int_equal(ret[4], 2);
     assert_int_equal(ret[5], 4);
+    fx_free(&f);
+}
+
+/* The host half of device printf knows a `.*` precision only after a `*`
+ * width (H200: `%d [%.*f]` with the int kept printed `7 [%.*f]`, session
+ * 9; `[%*.*f]` took its width, its precision and its value and printed
+ * `[    0.00]`, session 8): a `.*` on its own comes out as written even when
+ * the device kept arguments, after a width of digits too, and takes none. */
+static void exec__printf_host_takes_a_star_precision_only_after_a_star_width(void **state) {
+    (void)state;
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f,
+            "#include <cstdio>\n"
+            "extern \"C\" __global__ void fmt(int w, int p, double x, int *ret) {\n"
+            "    ret[0] = printf(\"after one: %d [%.*f]\\n\", 7, p, x);\n"
+            "    ret[1] = printf(\"[%8.*f] %d\\n\", p, x);\n"
+            "    ret[2] = printf(\"[%*.*f] [%*d]\\n\", w, p, 2.5, w, 42);\n"
+            "}\n", &o);
+    DevPtr dr = fx_array(&f, "ret", 4, 3, NULL);
+    KernelArg args[] = {kernel_arg_i32(8), kernel_arg_i32(2), kernel_arg_f64(1.5), kernel_arg_ptr(dr)};
+    fx_run(&f, "fmt", 1, 1, args, 4);
+    assert_null(f.r.findings);
+    assert_non_null(f.r.device_output);
+    assert_string_equal(f.r.device_output,
+                        "after one: 7 [%.*f]\n"
+                        /* the device keeps p for the %d, and the host's %d takes it */
+                        "[%8.*f] 2\n"
+                        /* the device refuses `%*.*f` and keeps w and p for `%*d`; the host
+                           takes them for `%*.*f`, its value from the format's copy (a tiny
+                           double), and `%*d` from the copy too (out of int's range: 0) */
+                        "[    0.00] [0]\n");
+    int ret[3];
+    fx_get(&f, ret, dr, sizeof ret);
+    assert_int_equal(ret[0], 1);
+    assert_int_equal(ret[1], 1);
+    assert_int_equal(ret[2], 2);
     fx_free(&f);
 }
 
@@ -746,6 +783,7 @@ int main(void) {
         cmocka_unit_test(exec__reduces_a_warp_with_shuffles),
         cmocka_unit_test(exec__prints_per_thread_in_order__when_printf),
         cmocka_unit_test(exec__printf_formats_star_widths_and_refuses_what_a_gpu_refuses),
+        cmocka_unit_test(exec__printf_host_takes_a_star_precision_only_after_a_star_width),
         cmocka_unit_test(exec__calls_noinline_functions_and_device_malloc),
         cmocka_unit_test(exec__counts_with_atomics_in_shared_and_global),
         cmocka_unit_test(exec__uses_dynamic_shared_memory),

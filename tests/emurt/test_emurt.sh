@@ -96,8 +96,8 @@ fi
 if cc -I"$CUDA_HOME/include" -o "$work/captured_event" "$here/programs/captured_event.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/captured_event.cc"; then
     run captured_event
     inv=cudaErrorStreamCaptureInvalidated
-    check "emurt: querying or synchronizing with an event recorded in a capture is cudaErrorCapturedEvent and invalidates the whole capture (from a joined stream too); a wait from another capture is cudaErrorStreamCaptureIsolation and invalidates both" \
-        "$(printf 'query: cudaErrorCapturedEvent, end: %s\nsynchronize: cudaErrorCapturedEvent, end: %s\nfork: cudaSuccess, query in the fork: cudaErrorCapturedEvent, end: %s\nfork and join: cudaSuccess\nwait from another capture: cudaErrorStreamCaptureIsolation, ends: %s %s\nafter: cudaSuccess\n' "$inv" "$inv" "$inv" "$inv" "$inv" | diff - "$work/captured_event.out" > "$work/captured_event.diff" && [ "$(cat "$work/captured_event.rc")" = 0 ]; echo $?)" "$(cat "$work/captured_event.diff" "$work/captured_event.err")"
+    check "emurt: querying or synchronizing with an event recorded in a capture is cudaErrorCapturedEvent and invalidates the whole capture (from a joined stream too); a wait from another capture (its origin or a joined stream) would merge the two: cudaErrorStreamCaptureMerge, both invalidated, as on the H200" \
+        "$(printf 'query: cudaErrorCapturedEvent, end: %s\nsynchronize: cudaErrorCapturedEvent, end: %s\nfork: cudaSuccess, query in the fork: cudaErrorCapturedEvent, end: %s\nfork and join: cudaSuccess\nwait from another capture: cudaErrorStreamCaptureMerge, ends: %s %s\na joined stream waits on another capture: cudaErrorStreamCaptureMerge, ends: %s %s\nafter: cudaSuccess\n' "$inv" "$inv" "$inv" "$inv" "$inv" "$inv" "$inv" | diff - "$work/captured_event.out" > "$work/captured_event.diff" && [ "$(cat "$work/captured_event.rc")" = 0 ]; echo $?)" "$(cat "$work/captured_event.diff" "$work/captured_event.err")"
 else
     notok "emurt: cc builds the captured event program" "$(cat "$work/captured_event.cc")"
 fi

@@ -10,12 +10,11 @@
 // Relaxed mode: cudaMalloc and a query of an event outside the capture are
 // allowed, the capture survives. An event recorded inside a capture stands
 // for no work that will run: querying it is cudaErrorCapturedEvent and
-// invalidates the capture (H200, session 9, relaxed mode; the emulator
-// does the same in every mode). Synchronizing with it is the same error
-// (the programming guide: invalid "to synchronize or query ... a captured
-// event"; not measured yet), and a stream of another capture waiting on it
-// is cudaErrorStreamCaptureIsolation (invalid "to merge two separate
-// capture graphs"; both captures invalidated: a guess to confirm).
+// invalidates the capture, and so is synchronizing with it (H200, session
+// 9, relaxed mode; the emulator does the same in every mode). A stream of
+// another capture waiting on it would merge two capture sequences:
+// cudaErrorStreamCaptureMerge, and both captures are invalidated (H200,
+// session 9).
 // Another thread: its global capture forbids the main
 // thread's cudaMalloc (and is invalidated by it), its thread-local capture
 // does not. cudaThreadExchangeStreamCaptureMode(relaxed) lets the thread make

@@ -11,10 +11,10 @@
 // them apart. The host knows hh and reads its argument past the last one
 // kept, from the record's copy of the format (session 9: `%hhd %hhu` with
 // nothing kept printed 110 104, 'n' and 'h' of "not on the device"); z, j,
-// t, and `.*` when the device kept nothing, are printed as written. The
-// last line asks whether the host takes `.*` after a kept argument (the
-// emulator: yes, its precision from the format's bytes, out of int's range,
-// so 0). One thread, so the order is defined.
+// t are printed as written, and so is a `.*` without a `*` width before it,
+// even after a kept argument (session 9: `after one: 7 [%.*f]`; session 8:
+// `%*.*f` took its width and precision). One thread, so the order is
+// defined.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>

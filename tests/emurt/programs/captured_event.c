@@ -5,7 +5,9 @@
  * event was recorded in a stream that joined the capture through an event
  * (the origin's cudaStreamEndCapture fails); a stream outside any capture
  * waiting on it joins the capture; a stream of another capture waiting on
- * it is cudaErrorStreamCaptureIsolation and both captures are invalidated. */
+ * it, the other capture's origin or a stream joined to it, would merge the
+ * two: cudaErrorStreamCaptureMerge, and both captures are invalidated (as
+ * on the H200, session 9). */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
@@ -25,11 +27,12 @@ static void begin(cudaStream_t s) {
 }
 
 int main(void) {
-    cudaStream_t a, b;
+    cudaStream_t a, b, c;
     cudaEvent_t e, back;
     /* b first: a runtime that spoils only the first stream it finds in the capture misses a */
     if (cudaMalloc(&g_buf, 256) || cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking) ||
-        cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking) || cudaEventCreate(&e) || cudaEventCreate(&back)) {
+        cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking) || cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking) ||
+        cudaEventCreate(&e) || cudaEventCreate(&back)) {
         printf("setup failed\n");
         return 1;
     }
@@ -68,6 +71,16 @@ int main(void) {
     cudaEventRecord(e, a);
     printf("wait from another capture: %s, ", cudaGetErrorName(cudaStreamWaitEvent(b, e, 0)));
     printf("ends: %s ", end(b));
+    printf("%s\n", end(a));
+
+    /* b joins a's capture, then waits on an event of c's capture */
+    begin(a);
+    cudaEventRecord(e, a);
+    cudaStreamWaitEvent(b, e, 0);
+    begin(c);
+    cudaEventRecord(back, c);
+    printf("a joined stream waits on another capture: %s, ", cudaGetErrorName(cudaStreamWaitEvent(b, back, 0)));
+    printf("ends: %s ", end(c));
     printf("%s\n", end(a));
 
     printf("after: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
