@@ -270,7 +270,7 @@ static void kernel__charges_hit_cycles__for_waits_on_sectors_the_block_read_befo
     in.memory_waits_hit = 8 * 50;
     predict_kernel(c, NULL, &in, &hot);
     assert_float_equal(cold.chain_us - hot.chain_us, 50 * (c->latency_cycles - c->hit_cycles) / (c->clock_ghz * 1e3),
-                       1e-9);
+                       1e-5);   /* a difference of two sums of ~14 us: rounding, not the model */
     /* the averages of an older file split the same way */
     PredictInput old = one_block();
     old.memory_waits = 8 * 100;
