@@ -100,6 +100,10 @@ return {
     "solutions/wrong/um-perf-guess.cu",
   },
   timeout = 120,
+  -- Its checks read its times only against its own events and its own table (no target), so when
+  -- grading on a GPU it runs beside other untimed work: it held the GPU alone for 10.4 s of a
+  -- submission's 37.8 s on the H200 (bench_grade, session 9).
+  timed = false,
   hints = {
     "Prefetch: cudaMemPrefetchAsync(x, bytes, gpu, 0, 0) and the same for out before the launch, "
       .. "cudaMemPrefetchAsync(out, out_bytes, cpu, 0, 0) after it, then cudaDeviceSynchronize() before "
