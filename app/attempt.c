@@ -17,7 +17,7 @@ Runner *attempt_runner_new(const Cli *cli) {
 
 double attempt_kernel_ms(const RunResult *r) {
     if (!r->metrics) return -1;
-    json_t *ms = json_object_get(r->metrics, "kernel_ms");
+    json_t *ms = json_object_get(r->metrics, "time_ms");   /* the last k:time median (lua/API.md) */
     return json_is_number(ms) ? json_number_value(ms) : -1;
 }
 

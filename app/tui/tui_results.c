@@ -410,7 +410,7 @@ static int render_key_numbers(TextDoc *doc, const RunResult *r) {
     int before = doc->n, shown = 0;
     char buf[160];
     section(doc, _("Numbers"));
-    json_t *ms = json_object_get(m, "kernel_ms");
+    json_t *ms = json_object_get(m, "time_ms");    /* the last k:time median (lua/API.md) */
     if (json_is_number(ms) && json_number_value(ms) > 0) {
         snprintf(buf, sizeof buf, "%.4g ms", json_number_value(ms));
         number_line(doc, _("kernel time"), buf);

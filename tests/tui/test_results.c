@@ -116,7 +116,7 @@ static void heat__marks_uncoalesced_and_divergent_lines(void **state) {
 static void heat__is_empty__without_line_metrics(void **state) {
     (void)state;
     RunResult *r = run_result_new(VERDICT_PASS);
-    r->metrics = json_pack("{s:f}", "kernel_ms", 0.5);
+    r->metrics = json_pack("{s:f}", "time_ms", 0.5);
     int *heat;
     char **notes;
     assert_int_equal(results_line_heat(r, 10, &heat, &notes), 0);
@@ -156,6 +156,18 @@ static void results__shows_the_exercises_numbers__and_hides_internal_metrics(voi
     assert_true(find(d, "lua_instructions") < 0);
     assert_true(find(d, "emu.totals") < 0);
     assert_true(find(d, "m shows all") > 0);
+    text_doc_free(&d);
+    run_result_free(&r);
+}
+
+/* A GPU run's kernel time is the last k:time median, metrics "time_ms". */
+static void results__shows_the_kernel_time__of_a_timed_launch(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    r->metrics = json_pack("{s:f}", "time_ms", 0.0123);
+    TextDoc *d = text_doc_new();
+    results_render(d, r, 80, true, false);
+    assert_true(find(d, "kernel time") > 0 && find(d, "0.0123 ms") > 0);
     text_doc_free(&d);
     run_result_free(&r);
 }
@@ -311,6 +323,7 @@ int main(void) {
         cmocka_unit_test(heat__marks_uncoalesced_and_divergent_lines),
         cmocka_unit_test(heat__is_empty__without_line_metrics),
         cmocka_unit_test(results__shows_the_exercises_numbers__and_hides_internal_metrics),
+        cmocka_unit_test(results__shows_the_kernel_time__of_a_timed_launch),
         cmocka_unit_test(results__shows_every_metric__when_asked),
         cmocka_unit_test(results__lists_failing_checks_first__and_a_missed_stretch_goal_is_not_a_failure),
         cmocka_unit_test(heat__does_not_mark_a_tail_guard_divergent),
