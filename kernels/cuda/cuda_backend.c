@@ -511,6 +511,9 @@ static Diag *timed_runs(CudaBackend *c, cudaKernel_t h, const KernelInfo *k, con
         json_t *j = report->metrics ? report->metrics : json_object();
         json_object_set_new(j, "ms_median", json_real(report->ms_median));
         json_object_set_new(j, "ms_min", json_real(report->ms_min));
+        /* the spread, to tell a slow GPU (every rep slower) from disturbed reps (a long tail) */
+        json_object_set_new(j, "ms_p90", json_real(ms[(9 * (n - 1)) / 10]));
+        json_object_set_new(j, "ms_max", json_real(ms[n - 1]));
         json_object_set_new(j, "reps", json_integer(n));
         json_object_set_new(j, "l2_flushed", json_boolean(c->flush_buf != NULL));
         report->metrics = j;

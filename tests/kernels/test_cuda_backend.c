@@ -275,6 +275,10 @@ static void run_vector_add(int cubin_arch, int timed_reps) {
         assert_true(r.ms_median > 0);
         assert_true(r.ms_min > 0 && r.ms_min <= r.ms_median);
         assert_non_null(json_object_get(r.metrics, "ms_median"));
+        /* the spread: min <= median <= p90 <= max */
+        double p90 = json_number_value(json_object_get(r.metrics, "ms_p90"));
+        double max = json_number_value(json_object_get(r.metrics, "ms_max"));
+        assert_true(r.ms_median <= p90 + 1e-9 && p90 <= max);
         assert_false(r.modeled);
     }
     launch_report_fini(&r);
