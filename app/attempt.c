@@ -15,12 +15,6 @@ Runner *attempt_runner_new(const Cli *cli) {
     return runner_new(&cfg);
 }
 
-double attempt_kernel_ms(const RunResult *r) {
-    if (!r->metrics) return -1;
-    json_t *ms = json_object_get(r->metrics, "time_ms");   /* the last k:time median (lua/API.md) */
-    return json_is_number(ms) ? json_number_value(ms) : -1;
-}
-
 static void record(Workspace *ws, const ExerciseMeta *ex, const char *cu_path, RunResult *res) {
     char *src = NULL;
     size_t len = 0;
@@ -35,7 +29,7 @@ static void record(Workspace *ws, const ExerciseMeta *ex, const char *cu_path, R
     char *metrics_json = res->metrics ? json_dumps(res->metrics, JSON_COMPACT) : NULL;
     Attempt a = {.exercise_id = ex->id, .def_hash = ex->def_hash, .source_hash = hash,
                  .backend = res->backend ? res->backend : "?", .verdict = verdict_name(res->verdict),
-                 .duration_ms = res->duration_ms, .kernel_ms = attempt_kernel_ms(res),
+                 .duration_ms = res->duration_ms, .kernel_ms = run_result_kernel_ms(res),
                  .checks_json = checks_json, .metrics_json = metrics_json, .diags_json = diags_json,
                  .fast = run_result_fast(res)};
     d = store_record_attempt(ws->store, &a, NULL);

@@ -32,8 +32,6 @@ RunResult *attempt_start(Workspace *ws, Runner *runner, const ChapterMeta *ch, c
                          const char *cu_path, const AttemptParams *params);
 void attempt_record(Workspace *ws, const ChapterMeta *ch, const ExerciseMeta *ex, const char *cu_path,
                     RunResult *res);
-/* Kernel time in ms from a result's metrics (k:time), < 0 when none. */
-double attempt_kernel_ms(const RunResult *r);
 /* The first exercise not yet passed (in course order), NULL when all passed. */
 const ExerciseMeta *attempt_next_exercise(Workspace *ws, const ChapterMeta **ch);
 

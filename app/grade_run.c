@@ -90,7 +90,7 @@ static Diag *record(Grade *g, const Work *w, RunResult *res, const RunResult *em
                     .course_version = g->course_version, .verdict = v.verdict, .failure_kind = v.failure_kind,
                     .points = v.pass ? ex->points : 0, .max_points = ex->points,
                     .fast = v.pass && run_result_fast(res), .duration_ms = res->duration_ms,
-                    .kernel_ms = attempt_kernel_ms(res), .backend = res->backend,
+                    .kernel_ms = run_result_kernel_ms(res), .backend = res->backend,
                     .message = v.message ? v.message : res->summary, .result_json = rtext,
                     .emu_check = g->emu_check};
     bool inserted = false;

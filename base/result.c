@@ -51,6 +51,11 @@ Verdict verdict_from_name(const char *s) {
 
 static void check_result_fini(CheckResult *c);
 
+double run_result_kernel_ms(const RunResult *r) {
+    json_t *ms = r->metrics ? json_object_get(r->metrics, "time_ms") : NULL;
+    return json_is_number(ms) ? json_number_value(ms) : -1;
+}
+
 RunResult *run_result_new(Verdict v) {
     RunResult *r = xcalloc(1, sizeof *r);
     r->verdict = v;

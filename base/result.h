@@ -69,6 +69,9 @@ CheckResult *run_result_add_check(RunResult *r, const char *name, bool passed, c
 void check_result_add_mismatch(CheckResult *c, long long index, const char *got, const char *want);
 json_t *run_result_to_json(const RunResult *r);           /* new reference */
 RunResult *run_result_from_json(const json_t *j);         /* never NULL for an object */
+/* The kernel time in ms: the last k:time median, which the exercise runtime
+ * writes as metrics "time_ms" (lua/API.md); < 0 when nothing was timed. */
+double run_result_kernel_ms(const RunResult *r);
 /* Passed, has at least one stretch goal, and met every one: "passed-fast". */
 bool run_result_fast(const RunResult *r);
 const char *verdict_name(Verdict v);                      /* "pass", "fail", "compile-error"... */

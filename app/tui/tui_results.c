@@ -410,9 +410,9 @@ static int render_key_numbers(TextDoc *doc, const RunResult *r) {
     int before = doc->n, shown = 0;
     char buf[160];
     section(doc, _("Numbers"));
-    json_t *ms = json_object_get(m, "time_ms");    /* the last k:time median (lua/API.md) */
-    if (json_is_number(ms) && json_number_value(ms) > 0) {
-        snprintf(buf, sizeof buf, "%.4g ms", json_number_value(ms));
+    double kernel_ms = run_result_kernel_ms(r);
+    if (kernel_ms > 0) {
+        snprintf(buf, sizeof buf, "%.4g ms", kernel_ms);
         number_line(doc, _("kernel time"), buf);
         shown++;
     }
@@ -461,7 +461,7 @@ static int render_key_numbers(TextDoc *doc, const RunResult *r) {
         while (doc->n > before) text_line_fini(&doc->lines[--doc->n]);
         return 0;
     }
-    if (json_is_true(json_object_get(json_object_get(m, "timeline"), "modeled")) && json_is_number(ms))
+    if (json_is_true(json_object_get(json_object_get(m, "timeline"), "modeled")) && kernel_ms >= 0)
         text_doc_add_text(doc, ROLE_DIM, _("  (times on the emulator are modeled, not measured)"));
     return doc->n - before;
 }

@@ -150,6 +150,27 @@ static void add_check__cuts_long_names_and_messages(void **state) {
     run_result_free(&r);
 }
 
+/* The kernel time is the last k:time median, written as metrics "time_ms"
+ * (lua/API.md). Attempts, grading and the TUI read it as "kernel_ms", a key
+ * nothing writes: no run ever recorded a kernel time. */
+static void kernel_ms__is_the_last_timed_median__that_the_run_reports(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    r->metrics = json_pack("{s:f, s:{s:{s:f, s:f}}}", "time_ms", 0.484, "kernels", "reduce", "time_ms", 0.484,
+                           "time_ms_min", 0.481);
+    assert_float_equal(run_result_kernel_ms(r), 0.484, 1e-12);
+    run_result_free(&r);
+}
+
+static void kernel_ms__is_negative__when_nothing_was_timed(void **state) {
+    (void)state;
+    RunResult *r = run_result_new(VERDICT_PASS);
+    assert_true(run_result_kernel_ms(r) < 0);          /* no metrics at all */
+    r->metrics = json_pack("{s:{s:f}}", "compile", "ms", 27.5);
+    assert_true(run_result_kernel_ms(r) < 0);          /* an emulator run: no k:time measured */
+    run_result_free(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json__round_trips_a_whole_result),
@@ -157,6 +178,8 @@ int main(void) {
         cmocka_unit_test(verdict__names_read_back__and_an_unknown_name_is_a_fail),
         cmocka_unit_test(fast__needs_a_pass_and_every_stretch_goal_met),
         cmocka_unit_test(add_check__cuts_long_names_and_messages),
+        cmocka_unit_test(kernel_ms__is_the_last_timed_median__that_the_run_reports),
+        cmocka_unit_test(kernel_ms__is_negative__when_nothing_was_timed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
