@@ -43,6 +43,14 @@ run() {
     echo $? > "$work/$n.rc"
 }
 has() { grep -q -- "$2" "$work/$1"; }
+# cc_build NAME WHAT: a plain-C program against the library (no nvcc needed)
+cc_build() {
+    cc -I"$CUDA_HOME/include" -o "$work/$1" "$here/programs/$1.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/$1.cc" ||
+        { notok "emurt: cc builds the $2 program" "$(cat "$work/$1.cc")"; return 1; }
+}
+# exact NAME (after run NAME): it printed stdin exactly and exited 0; why NAME: what differed
+exact() { diff - "$work/$1.out" > "$work/$1.diff" && [ "$(cat "$work/$1.rc")" = 0 ]; }
+why() { cat "$work/$1.diff" "$work/$1.err"; }
 
 # ---- the library itself ----
 bad=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | grep -v '^cuda[A-Z]' | grep -v '^__cuda')
@@ -54,70 +62,56 @@ missing=$(nm -D --defined-only "$CUDA_HOME/lib64/libcudart.so.$major" 2>/dev/nul
 check "emurt: defines (or stubs) every function NVIDIA's libcudart exports" "$([ -z "$missing" ]; echo $?)" "$missing"
 
 # ---- hostile fat binaries (plain cc: runs without nvcc too) ----
-if cc -I"$CUDA_HOME/include" -o "$work/hostile" "$here/programs/hostile.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/hostile.cc"; then
+if cc_build hostile "hostile fat binary"; then
     run hostile
     check "emurt: damaged fat binaries fail the launch with a CUDA error, never a crash" \
         "$(printf 'wrong wrapper magic: cudaErrorNoKernelImageForDevice\nsize beyond the image: cudaErrorNoKernelImageForDevice\ndata outside the image: cudaErrorNoKernelImageForDevice\ngarbage zstd: cudaErrorNoKernelImageForDevice\nPTX that does not parse: cudaErrorNotSupported\nstill running\n' | diff - "$work/hostile.out" > "$work/hostile.diff"; echo $?)" "$(cat "$work/hostile.diff" "$work/hostile.err")"
     check "emurt: each damaged fat binary is a finding saying what is wrong" \
         "$([ "$(grep -c '"code":"fatbin"' "$work/hostile.jsonl")" = 4 ] && has hostile.jsonl '"code":"emu-unsupported"'; echo $?)" "$(grep finding "$work/hostile.jsonl")"
-else
-    notok "emurt: cc builds the hostile fat binary program" "$(cat "$work/hostile.cc")"
 fi
 
 # ---- a memory pool destroyed while a block of it is held (plain cc) ----
-if cc -I"$CUDA_HOME/include" -o "$work/pool_lifetime" "$here/programs/pool_lifetime.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pool_lifetime.cc"; then
+if cc_build pool_lifetime "pool lifetime"; then
     run pool_lifetime
     check "emurt: a pool destroyed while a block is held is released by the block's cudaFree or cudaFreeAsync, never read after" \
-        "$(printf 'cudaFree after destroy: cudaSuccess cudaSuccess cudaSuccess cudaSuccess\ncudaFreeAsync after destroy: cudaSuccess cudaSuccess cudaSuccess cudaSuccess\nstill running\n' | diff - "$work/pool_lifetime.out" > "$work/pool_lifetime.diff" && [ "$(cat "$work/pool_lifetime.rc")" = 0 ]; echo $?)" "$(cat "$work/pool_lifetime.diff" "$work/pool_lifetime.err")"
-else
-    notok "emurt: cc builds the pool lifetime program" "$(cat "$work/pool_lifetime.cc")"
+        "$(printf 'cudaFree after destroy: cudaSuccess cudaSuccess cudaSuccess cudaSuccess\ncudaFreeAsync after destroy: cudaSuccess cudaSuccess cudaSuccess cudaSuccess\nstill running\n' | exact pool_lifetime; echo $?)" "$(why pool_lifetime)"
 fi
 
 # ---- cudaDeviceReset while a cudaFreeAsync waits in a held stream (plain cc) ----
-if cc -I"$CUDA_HOME/include" -o "$work/pool_reset" "$here/programs/pool_reset.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pool_reset.cc"; then
+if cc_build pool_reset "pool reset"; then
     run pool_reset
     ok8='cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess cudaSuccess'
     check "emurt: a cudaFreeAsync queued before cudaDeviceReset frees nothing when it runs: not the reset pool, not a new allocation at the same address" \
-        "$(printf 'created pool: %s\ndefault pool: %s\nstill running\n' "$ok8" "$ok8" | diff - "$work/pool_reset.out" > "$work/pool_reset.diff" && [ "$(cat "$work/pool_reset.rc")" = 0 ]; echo $?)" "$(cat "$work/pool_reset.diff" "$work/pool_reset.err")"
-else
-    notok "emurt: cc builds the pool reset program" "$(cat "$work/pool_reset.cc")"
+        "$(printf 'created pool: %s\ndefault pool: %s\nstill running\n' "$ok8" "$ok8" | exact pool_reset; echo $?)" "$(why pool_reset)"
 fi
 
 # ---- cudaFree of a pool allocation: the pool's counters (plain cc) ----
-if cc -I"$CUDA_HOME/include" -o "$work/pool_cudafree" "$here/programs/pool_cudafree.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pool_cudafree.cc"; then
+if cc_build pool_cudafree "pool cudaFree"; then
     run pool_cudafree
     check "emurt: cudaFree of a pool allocation frees its memory (reserved 0, even when the pool keeps everything) while the pool's used counter keeps its bytes, as on the H200" \
-        "$(printf 'allocated: used 1048576, reserved 2097152\ncudaFree: cudaSuccess\nafter cudaFree: used 1048576, reserved 0\nafter a synchronisation and a trim: used 1048576, reserved 0\nafter cudaFreeAsync of another: used 1048576, reserved 2097152\ndestroy: cudaSuccess\n' | diff - "$work/pool_cudafree.out" > "$work/pool_cudafree.diff" && [ "$(cat "$work/pool_cudafree.rc")" = 0 ]; echo $?)" "$(cat "$work/pool_cudafree.diff" "$work/pool_cudafree.err")"
-else
-    notok "emurt: cc builds the pool cudaFree program" "$(cat "$work/pool_cudafree.cc")"
+        "$(printf 'allocated: used 1048576, reserved 2097152\ncudaFree: cudaSuccess\nafter cudaFree: used 1048576, reserved 0\nafter a synchronisation and a trim: used 1048576, reserved 0\nafter cudaFreeAsync of another: used 1048576, reserved 2097152\ndestroy: cudaSuccess\n' | exact pool_cudafree; echo $?)" "$(why pool_cudafree)"
 fi
 
 # ---- an event recorded inside a stream capture (plain cc) ----
-if cc -I"$CUDA_HOME/include" -o "$work/captured_event" "$here/programs/captured_event.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/captured_event.cc"; then
+if cc_build captured_event "captured event"; then
     run captured_event
     inv=cudaErrorStreamCaptureInvalidated
     check "emurt: querying or synchronizing with an event recorded in a capture is cudaErrorCapturedEvent and invalidates the whole capture (from a joined stream too); a wait from another capture (its origin or a joined stream) would merge the two: cudaErrorStreamCaptureMerge, both invalidated, as on the H200" \
-        "$(printf 'query: cudaErrorCapturedEvent, end: %s\nsynchronize: cudaErrorCapturedEvent, end: %s\nfork: cudaSuccess, query in the fork: cudaErrorCapturedEvent, end: %s\nfork and join: cudaSuccess\nwait from another capture: cudaErrorStreamCaptureMerge, ends: %s %s\na joined stream waits on another capture: cudaErrorStreamCaptureMerge, ends: %s %s\nafter: cudaSuccess\n' "$inv" "$inv" "$inv" "$inv" "$inv" "$inv" "$inv" | diff - "$work/captured_event.out" > "$work/captured_event.diff" && [ "$(cat "$work/captured_event.rc")" = 0 ]; echo $?)" "$(cat "$work/captured_event.diff" "$work/captured_event.err")"
-else
-    notok "emurt: cc builds the captured event program" "$(cat "$work/captured_event.cc")"
+        "$(printf 'query: cudaErrorCapturedEvent, end: %s\nsynchronize: cudaErrorCapturedEvent, end: %s\nfork: cudaSuccess, query in the fork: cudaErrorCapturedEvent, end: %s\nfork and join: cudaSuccess\nwait from another capture: cudaErrorStreamCaptureMerge, ends: %s %s\na joined stream waits on another capture: cudaErrorStreamCaptureMerge, ends: %s %s\nafter: cudaSuccess\n' "$inv" "$inv" "$inv" "$inv" "$inv" "$inv" "$inv" | exact captured_event; echo $?)" "$(why captured_event)"
 fi
 
 # ---- cudaGraphNodeFindInClone after either graph changed (plain cc) ----
-if cc -I"$CUDA_HOME/include" -o "$work/graph_clone_find" "$here/programs/graph_clone_find.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/graph_clone_find.cc"; then
+if cc_build graph_clone_find "graph clone"; then
     run graph_clone_find
     check "emurt: cudaGraphNodeFindInClone finds a node's own copy after nodes were destroyed or added in either graph, and none for a node added after the clone" \
-        "$(printf 'b before: b\ndestroy a: cudaSuccess\nb: b\nc: c\nd: cudaErrorInvalidValue\ndestroy the clone'"'"'s b: cudaSuccess\nc after: c\nstill running\n' | diff - "$work/graph_clone_find.out" > "$work/graph_clone_find.diff" && [ "$(cat "$work/graph_clone_find.rc")" = 0 ]; echo $?)" "$(cat "$work/graph_clone_find.diff" "$work/graph_clone_find.err")"
-else
-    notok "emurt: cc builds the graph clone program" "$(cat "$work/graph_clone_find.cc")"
+        "$(printf 'b before: b\ndestroy a: cudaSuccess\nb: b\nc: c\nd: cudaErrorInvalidValue\ndestroy the clone'"'"'s b: cudaSuccess\nc after: c\nstill running\n' | exact graph_clone_find; echo $?)" "$(why graph_clone_find)"
 fi
 
 # ---- pitch * rows past size_t (plain cc) ----
-if cc -I"$CUDA_HOME/include" -o "$work/pitched_overflow" "$here/programs/pitched_overflow.c" -L"$libdir" -l:libcudart.so.$major 2> "$work/pitched_overflow.cc"; then
+if cc_build pitched_overflow "pitched overflow"; then
     run pitched_overflow
     check "emurt: a 2D/3D memset or copy whose pitch times rows wraps is cudaErrorInvalidValue, an allocation that large cudaErrorMemoryAllocation, never a write outside" \
-        "$(printf 'memset2D: cudaErrorInvalidValue\nmemcpy2D: cudaErrorInvalidValue\nmemcpy2DAsync: cudaErrorInvalidValue\nmemset3D: cudaErrorInvalidValue\nmalloc3D: cudaErrorMemoryAllocation\nmallocPitch: cudaErrorMemoryAllocation\nafter: cudaSuccess\n' | diff - "$work/pitched_overflow.out" > "$work/pitched_overflow.diff" && [ "$(cat "$work/pitched_overflow.rc")" = 0 ]; echo $?)" "$(cat "$work/pitched_overflow.diff" "$work/pitched_overflow.err")"
-else
-    notok "emurt: cc builds the pitched overflow program" "$(cat "$work/pitched_overflow.cc")"
+        "$(printf 'memset2D: cudaErrorInvalidValue\nmemcpy2D: cudaErrorInvalidValue\nmemcpy2DAsync: cudaErrorInvalidValue\nmemset3D: cudaErrorInvalidValue\nmalloc3D: cudaErrorMemoryAllocation\nmallocPitch: cudaErrorMemoryAllocation\nafter: cudaSuccess\n' | exact pitched_overflow; echo $?)" "$(why pitched_overflow)"
 fi
 
 if [ ! -x "$nvcc" ]; then echo "skip - emurt: programs built by nvcc (no nvcc at $nvcc)"; exit 0; fi

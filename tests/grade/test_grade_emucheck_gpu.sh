@@ -15,6 +15,14 @@ if [ "${CUDOJO_TEST_GPU:-0}" != 1 ]; then
     echo "skip - $NAME2 (needs CUDOJO_TEST_GPU=1 and a GPU)"
     exit 0
 fi
+# report NAME RC ERRFILE STATUS: ok when STATUS (the check's exit) is 0, else not ok with the grader's rc and stderr
+report() {
+    if [ "$4" = 0 ]; then echo "ok - $1"; else
+        echo "not ok - $1"
+        echo "    rc=$2"
+        tail -5 "$3" | sed 's/^/    /'
+    fi
+}
 T=$(mktemp -d /tmp/cudojo-grade-emucheck-gpu-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 export XDG_DATA_HOME="$T/data" XDG_CACHE_HOME="$T/cache" NO_COLOR=1
@@ -26,7 +34,7 @@ cp "$LESSONS/11-roofline/solutions/wrong/sgemm-tiled-one-sync.cu" subs/racy/roof
 "$BIN" --backend=cuda grade subs/* --course "$LESSONS" --out out --exercises sgemm-tiled --jobs 2 --json \
     > sum.json 2> err
 rc=$?
-if python3 -c "
+python3 -c "
 import json, sys
 b = json.load(open('out/gradebook.json'))
 c = {s['student']: s['exercises']['sgemm-tiled'] for s in b['students']}
@@ -36,13 +44,8 @@ print('# racy: %s %s %s: %s' % (r['verdict'], r['failure_kind'], r['points'], r[
 ok = g['points'] == 1 and (g.get('emulator_check') or {}).get('verdict') == 'pass' and r['points'] == 0
 # the GPU may fail the race on its own; where it passed, the emulator overturned it
 ok = ok and (r.get('emulator_check') is None or r['emulator_check']['overturned'])
-sys.exit(0 if ok else 1)"; then
-    echo "ok - $NAME"
-else
-    echo "not ok - $NAME"
-    echo "    rc=$rc"
-    tail -5 err | sed 's/^/    /'
-fi
+sys.exit(0 if ok else 1)"
+report "$NAME" "$rc" err $?
 
 # A program exercise whose defines are the same on both backends: the
 # emulator check runs the very executable the GPU ran (compute_80 PTX +
@@ -53,7 +56,7 @@ cp "$LESSONS/14-errors-and-debugging/solutions/sticky-error.cu" progsubs/alice/e
     > sum2.json 2> err2
 rc=$?
 builds=$(ls "$XDG_CACHE_HOME/cudojo/nvcc" 2> /dev/null | grep -c '^[0-9a-f]\{64\}$')
-if python3 -c "
+python3 -c "
 import json, sys
 c = json.load(open('out2/gradebook.json'))['students'][0]['exercises']['sticky-error']
 print('# sticky-error: %s %s, emulator %s, nvcc builds $builds' % (c['verdict'], c['points'],
@@ -61,10 +64,5 @@ print('# sticky-error: %s %s, emulator %s, nvcc builds $builds' % (c['verdict'],
 ok = c['points'] == 1 and (c.get('emulator_check') or {}).get('verdict') == 'pass' and $builds == 1
 if not ok:   # what the grader saw, so a failure on the GPU machine says why
     for line in json.dumps(c, indent=1).splitlines()[:60]: print('#   ' + line)
-sys.exit(0 if ok else 1)"; then
-    echo "ok - $NAME2"
-else
-    echo "not ok - $NAME2"
-    echo "    rc=$rc"
-    tail -5 err2 | sed 's/^/    /'
-fi
+sys.exit(0 if ok else 1)"
+report "$NAME2" "$rc" err2 $?
