@@ -75,17 +75,29 @@ static int flock_retry(int fd, int op) {
 }
 
 void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
-    l->fd = -1;
+    l->fd = l->profiler_fd = -1;
     const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
     const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
     if (only && !strcmp(only, "exclusive")) mode = GPU_LOCK_EXCLUSIVE;   /* everything alone: to compare */
     l->mode = mode;
     if (!dir || !*dir) return;
-    char path[4096], gate[4096];
-    if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate)) return;
+    char path[4096], gate[4096], prof[4096];
+    if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate) ||
+        !lock_path(dir, ".profiler", prof, sizeof prof))
+        return;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return;
     double t0 = mono_s();
+    /* One profiler at a time, before the GPU's lock: a profiler waiting here
+       holds nothing that anyone else waits for. */
+    int pfd = -1;
+    if (mode == GPU_LOCK_PROFILER) {
+        pfd = open(prof, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (pfd >= 0 && flock_retry(pfd, LOCK_EX) != 0) {
+            close(pfd);
+            pfd = -1;
+        }
+    }
     /* The turnstile, held until the lock is ours: a waiting exclusive taker
        keeps new shared takers out, so the shared holders drain and it gets
        its turn. Without a turnstile file (unwritable) the lock still works,
@@ -95,18 +107,20 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
         close(gfd);
         gfd = -1;
     }
-    int rc = flock_retry(fd, mode == GPU_LOCK_SHARED ? LOCK_SH : LOCK_EX);
+    int rc = flock_retry(fd, mode == GPU_LOCK_EXCLUSIVE ? LOCK_EX : LOCK_SH);
     if (gfd >= 0) close(gfd);   /* closing the file lets go of its lock */
     double t1 = mono_s();
     pthread_mutex_lock(&g_stats_mu);
-    if (mode == GPU_LOCK_SHARED) g_stats.wait_shared_s += t1 - t0;
+    if (mode != GPU_LOCK_EXCLUSIVE) g_stats.wait_shared_s += t1 - t0;
     else g_stats.wait_exclusive_s += t1 - t0;
     pthread_mutex_unlock(&g_stats_mu);
     if (rc != 0) {
         close(fd);
+        if (pfd >= 0) close(pfd);
         return;
     }
     l->fd = fd;
+    l->profiler_fd = pfd;
     l->taken_s = t1;
 }
 
@@ -118,8 +132,10 @@ void gpu_lock_release(GpuLock *l) {
     flock(l->fd, LOCK_UN);
     close(l->fd);
     l->fd = -1;
+    if (l->profiler_fd >= 0) close(l->profiler_fd);     /* closing lets go of its lock */
+    l->profiler_fd = -1;
     pthread_mutex_lock(&g_stats_mu);
-    if (l->mode == GPU_LOCK_SHARED) {
+    if (l->mode != GPU_LOCK_EXCLUSIVE) {
         g_stats.held_shared_s += held;
         g_stats.shared_sections++;
     } else {

@@ -8,9 +8,11 @@
  * entry of CUDA_VISIBLE_DEVICES ("0" when unset: the GPU a process uses
  * first), in one of two modes:
  *   - exclusive (LOCK_EX): work whose time is read, alone on the GPU: a
- *     timed launch and its repetitions (k:time) in the cuda backend, a whole
- *     program of an exercise with `timed = true` (the default) or under a
- *     profiler, the peak measurement of `cudojo doctor`;
+ *     timed launch and its repetitions (k:time) in the cuda backend, a
+ *     program of an exercise with `timed = true` (the default) from its
+ *     first GPU work to its end (it starts shared and asks for its turn:
+ *     kernels/program_run.c), a whole program under a profiler, the peak
+ *     measurement of `cudojo doctor`;
  *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
  *     launch (k:launch), a synchronous copy or memset of the cuda backend,
  *     its allocations, frees, module loads and unloads and the making of
@@ -20,7 +22,14 @@
  *     its own (a launch, copy or memset with stream = s) runs from its
  *     enqueue to the next synchronisation without the lock.
  *     Any number of shared holders run at once; none runs during an
- *     exclusive section.
+ *     exclusive section;
+ *   - profiler: shared, and one at a time among profilers (a flock on
+ *     DIR/gpu-<device>.profiler, taken first): a program under Nsight
+ *     Compute. ncu cannot profile two processes on one GPU at once (on the
+ *     H200 two of three concurrent runs exit 9), and what the course reads
+ *     from it are counts and ratios (sectors per request, occupancy), the
+ *     same beside other untimed work as alone (measured: one ncu run beside
+ *     three GPU loads); its clock control never meets a timed section.
  * Fairness: every taker first holds DIR/gpu-<device>.turnstile (exclusive)
  * until it has the lock, so a waiting exclusive taker blocks new shared
  * ones: a stream of shared holders cannot starve a timed section, and a
@@ -39,15 +48,17 @@
 typedef enum GpuLockMode {
     GPU_LOCK_EXCLUSIVE = 0,     /* timed: alone on the GPU */
     GPU_LOCK_SHARED,            /* untimed: with other shared holders */
+    GPU_LOCK_PROFILER,          /* shared, one profiler at a time */
 } GpuLockMode;
 
 typedef struct GpuLock {
     int fd;                     /* -1 when not held */
     GpuLockMode mode;
     double taken_s;             /* when it was taken (monotonic seconds) */
+    int profiler_fd;            /* the profilers' lock (GPU_LOCK_PROFILER); -1 when not held */
 } GpuLock;
 
-#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0}
+#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1}
 
 /* Waits for and takes the lock of this process's GPU in `mode` (a no-op
  * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
@@ -60,7 +71,7 @@ void gpu_lock_release(GpuLock *l);
 /* What this process has spent on the lock so far, in all (a worker runs
  * many exercises: subtract a snapshot taken before one to get its share). */
 typedef struct GpuLockStats {
-    double wait_exclusive_s, wait_shared_s;     /* waiting in gpu_lock_take */
+    double wait_exclusive_s, wait_shared_s;     /* waiting in gpu_lock_take (profiler: shared) */
     double held_exclusive_s, held_shared_s;     /* holding it */
     long exclusive_sections, shared_sections;   /* times taken */
 } GpuLockStats;

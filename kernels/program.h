@@ -139,6 +139,8 @@ typedef struct ProgramRunOptions {
     bool gpu_shared;                /* on a GPU, nobody reads the program's times: it holds the GPU
                                        lock shared, beside other untimed work (gpu_lock.h); false =
                                        exclusive, alone on the GPU (timed, the default) */
+    bool gpu_profiler;              /* under Nsight Compute: the GPU lock shared, one profiler at a
+                                       time (GPU_LOCK_PROFILER); overrides gpu_shared */
     bool emu_no_peer;               /* emulated devices cannot reach each other's memory */
     bool confine;                   /* a stranger's program (grading): Landlock shuts it in its run
                                        folder and the system's libraries (program_sandbox.c); not

@@ -151,7 +151,7 @@ static const char *cuda_home(void) {
     return h && *h ? h : "/usr/local/cuda";
 }
 
-static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
+static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, bool turn) {
     if (o->keep_env) {     /* what we set below replaces the caller's */
         for (char **p = environ; p && *p; p++)
             if (strchr(*p, '=')) env_put(e, xstrdup(*p));
@@ -163,6 +163,7 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
         env_put(e, xasprintf("LANG=%s", lang && *lang ? lang : "C.UTF-8"));
     }
     env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_FD, PROGRAM_REPORT_FD));
+    if (turn) env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_TURN_FD, PROGRAM_TURN_FD));
     const char *old_ld = o->keep_env ? getenv("LD_LIBRARY_PATH") : NULL;
     char *lib64 = path_join(cuda_home(), "lib64");
     if (o->runtime == PROGRAM_RT_EMU) {
@@ -205,9 +206,9 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd) {
     free(lib64);
 }
 
-char **program_env_build(const ProgramRunOptions *o, const char *cwd) {
+char **program_env_build(const ProgramRunOptions *o, const char *cwd, bool turn) {
     Env e = {0};
-    build_env(&e, o, cwd);
+    build_env(&e, o, cwd, turn);
     return e.v;
 }
 

@@ -97,12 +97,16 @@ void program_cache_prune(const char *dir);
 
 /* The descriptor the report pipe has in the child (CUDOJO_REPORT_FD). */
 #define PROGRAM_REPORT_FD 3
+/* The descriptor the worker answers a "turn" record on (CUDOJO_TURN_FD):
+ * only for a timed program that starts beside untimed GPU work and asks to
+ * be alone on the GPU before its first GPU work (program_run.c). */
+#define PROGRAM_TURN_FD 5
 
 /* "libcudart.so.13" for the toolkit cudojo was built with. Static. */
 const char *program_cudart_soname(void);
-/* The child's environment for `o`, run in `cwd`: a NULL-terminated array
- * (free with program_env_free). */
-char **program_env_build(const ProgramRunOptions *o, const char *cwd);
+/* The child's environment for `o`, run in `cwd` (with CUDOJO_TURN_FD when
+ * `turn`): a NULL-terminated array (free with program_env_free). */
+char **program_env_build(const ProgramRunOptions *o, const char *cwd, bool turn);
 void program_env_free(char ***envp);
 /* This process's environment with the n "NAME=value" entries of `set` in
  * place of any of the same name (a confined nvcc's TMPDIR, MPS's
@@ -177,6 +181,7 @@ typedef struct ReportReader {
     size_t total;                   /* bytes taken, for the total cap */
     bool truncated;                 /* some report data was thrown away */
     int n_findings;
+    bool turn_asked;                /* a "turn" record came (progwire.h) */
     /* the crash record, for after the exit */
     int crash_signal;
     char *crash_addr;

@@ -145,6 +145,8 @@ bool report_apply_line(ReportReader *rr, const char *line, size_t len, ProgramRe
             timeline_free(&res->timeline);
             res->timeline = timeline_from_json(t);
         }
+    } else if (!strcmp(type, "turn")) {
+        rr->turn_asked = true;
     } else if (!strcmp(type, "crash")) {
         on_crash(rr, j);
     }

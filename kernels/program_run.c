@@ -4,7 +4,8 @@
  * The child: its own process group; cwd a fresh directory (the input files
  * written there first, removed afterwards); stdin from the given bytes (a
  * memfd) or /dev/null; stdout, stderr and the report channel (fd 3, named
- * by CUDOJO_REPORT_FD) are pipes; every other descriptor closed; signal
+ * by CUDOJO_REPORT_FD) are pipes; fd 5 (CUDOJO_TURN_FD) the worker's answer
+ * to a timed program's "turn" (below); every other descriptor closed; signal
  * dispositions and mask reset; the rlimits and the anti-fork filter of
  * program_sandbox.c (Landlock too when o->confine); the environment of
  * program_env.c.
@@ -15,7 +16,19 @@
  * the result (program_report.c). A fresh run folder is measured every
  * 250 ms: past CUDOJO_RUN_DISK_MB (1 GiB) the program is killed, so many
  * files under the per-file limit cannot fill the disk either. The timeout and the cancel flag kill the
- * whole process group; so does the child's exit, for anything it left. */
+ * whole process group; so does the child's exit, for anything it left.
+ *
+ * The GPU lock (gpu_lock.h): a timed program on a GPU starts holding it
+ * shared, so its exec, loading, cuInit and context run beside other
+ * graders' untimed work, never beside a timed section. Before its first
+ * GPU work (a launch, copy, memset, event record or graph launch) the
+ * injection library (or the emulator runtime, with CUDOJO_GPU_LOCK_EMU)
+ * sends a "turn" record and waits; the worker lets go of the shared lock,
+ * waits for the exclusive one, answers on fd 5, and holds it until the
+ * child is reaped. The wait is not the program's: the deadline moves by it
+ * and wall_ms leaves it out. A program that never asks (no GPU work, or
+ * one that does without the injection library) stays shared: noisy only
+ * for itself. */
 #include "kernels/program.h"
 
 #include <dirent.h>
@@ -28,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -69,6 +83,7 @@ typedef struct ChildSetup {
     char *const *envp;
     const char *cwd;
     int fd_in, fd_out, fd_err, fd_rep, fd_status;
+    int fd_turn;                    /* the child's end of the turn channel; -1 = none */
     bool foreground;                /* take the terminal (cudojo exec reading the user's tty) */
     pid_t parent;                   /* the worker: the program dies with it */
     ChildLimits limits;
@@ -96,16 +111,18 @@ static void child_main(const ChildSetup *c) {
     dfl.sa_handler = SIG_DFL;
     for (int s = 1; s < 32; s++)
         if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
-    int src[5] = {c->fd_in, c->fd_out, c->fd_err, c->fd_rep, c->fd_status};
-    for (int i = 0; i < 5; i++) {    /* out of the way of 0..4 first */
+    int src[6] = {c->fd_in, c->fd_out, c->fd_err, c->fd_rep, c->fd_status, c->fd_turn};
+    int n_src = c->fd_turn >= 0 ? 6 : 5;
+    for (int i = 0; i < n_src; i++) {    /* out of the way of 0..5 first */
         src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10);
         if (src[i] < 0) goto fail;
     }
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < n_src; i++)
         if (dup2(src[i], i) < 0) goto fail;
     fcntl(PROGRAM_STATUS_FD, F_SETFD, FD_CLOEXEC);
-    if (syscall(SYS_close_range, PROGRAM_STATUS_FD + 1, ~0u, 0) != 0)
-        for (int fd = PROGRAM_STATUS_FD + 1; fd < 4096; fd++) close(fd);
+    int first_closed = n_src == 6 ? PROGRAM_TURN_FD + 1 : PROGRAM_STATUS_FD + 1;
+    if (syscall(SYS_close_range, first_closed, ~0u, 0) != 0)
+        for (int fd = first_closed; fd < 4096; fd++) close(fd);
     if (chdir(c->cwd) != 0) goto fail;
     /* A graded program runs shut in or not at all. */
     errno = 0;
@@ -267,11 +284,34 @@ static bool disk_over(const char *cwd, pid_t pid, long long limit, long long *by
     return *bytes > limit || entries >= DISK_ENTRIES_MAX;
 }
 
+/* A timed program's turn alone on the GPU (see the top of this file). */
+typedef struct Turn {
+    GpuLock *lock;                  /* held shared until the turn */
+    int fd;                         /* the worker's end of the channel; -1 = none or answered */
+    double waited_ms;               /* waiting for the exclusive lock */
+} Turn;
+
+/* Exchanges the shared lock for the exclusive one and answers the child.
+ * Returns the milliseconds it waited. */
+static double turn_grant(Turn *t) {
+    double w0 = proc_now_ms();
+    gpu_lock_release(t->lock);
+    gpu_lock_take(t->lock, GPU_LOCK_EXCLUSIVE);
+    double waited = proc_now_ms() - w0;
+    ssize_t w;
+    do w = send(t->fd, "g", 1, MSG_NOSIGNAL);   /* a child that is gone: no SIGPIPE here */
+    while (w < 0 && errno == EINTR);
+    close_fd(&t->fd);
+    t->waited_ms += waited;
+    return waited;
+}
+
 /* Polls the pipes until they close and the child is gone, or the deadline,
  * the cancel flag or a run folder grown past the disk limit (checked every
- * 250 ms when `disk_dir` is set) kills the group. Returns the wait status. */
+ * 250 ms when `disk_dir` is set) kills the group; answers a "turn" record
+ * (the deadline moves by the wait). Returns the wait status. */
 static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader *rr, ProgramResult *r,
-                     const ProgramRunOptions *o, double deadline, const char *disk_dir) {
+                     const ProgramRunOptions *o, double deadline, const char *disk_dir, Turn *turn) {
     char buf[65536];
     bool exited = false, killed = false;
     double exited_at = 0, disk_at = proc_now_ms();
@@ -325,6 +365,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             if (i == 1) stream_take(err, buf, (size_t)got);
             if (i == 2) report_reader_feed(rr, buf, (size_t)got, r, o);
         }
+        if (rr->turn_asked && turn->fd >= 0 && !killed) deadline += turn_grant(turn);
         /* The child is gone and killed its group: what is left in the pipes
          * comes now; a descendant that escaped cannot hold them forever. */
         if (exited && proc_now_ms() > exited_at + 2000) break;
@@ -369,7 +410,16 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         free(cwd);
         return d;
     }
-    char **envp = program_env_build(o, cwd);
+    /* A program on the real GPU holds the GPU lock for its whole run
+       (gpu_lock.h): shared when nobody reads its times (o->gpu_shared);
+       when it is timed, shared until its turn, then exclusive (alone on the
+       GPU across graders; the top of this file). Under Nsight Compute
+       shared, one profiler at a time (gpu_lock.h); under another tool
+       exclusive from the start. A compile (nvcc) was done before: never
+       under the lock. */
+    bool locks = (o->runtime != PROGRAM_RT_EMU || gpu_lock_on_emulator()) && !o->gpu_lock_held;
+    bool want_turn = locks && !o->gpu_shared && !o->tool;
+    char **envp = program_env_build(o, cwd, want_turn);
     char **argv = xcalloc((size_t)o->n_args + 2, sizeof *argv);
     argv[0] = (char *)exe;
     for (int i = 0; i < o->n_args; i++) argv[i + 1] = (char *)o->args[i];
@@ -381,7 +431,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         d = diag_error("io", "cannot set up the program's input and output: %s", strerror(errno));
     ChildSetup cs = {
         .exe = child_exe, .argv = o->tool ? tool.argv : argv, .envp = envp, .cwd = cwd,
-        .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1],
+        .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1], .fd_turn = -1,
         .limits = {
             .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
             .fsize = FSIZE_LIMIT,
@@ -409,14 +459,25 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     if (bad && !d) d = bad;     /* a wrong limit stops the run, saying so: never no limit at all */
     else diag_free(&bad);
     if (as_env) cs.limits.as_bytes = as_env;
-    /* A program on the real GPU holds the GPU lock for its whole run
-       (gpu_lock.h): exclusive when it is timed (alone on the GPU across
-       graders), shared when nobody reads its times (o->gpu_shared); the wait
-       is not the program's time. A compile (nvcc) was done before: never
-       under the lock. */
     GpuLock lock = GPU_LOCK_INIT;
-    if (!d && (o->runtime != PROGRAM_RT_EMU || gpu_lock_on_emulator()) && !o->gpu_lock_held)
-        gpu_lock_take(&lock, o->gpu_shared ? GPU_LOCK_SHARED : GPU_LOCK_EXCLUSIVE);
+    Turn turn = {.lock = &lock, .fd = -1};
+    int pturn[2] = {-1, -1};
+    if (!d && locks)
+        gpu_lock_take(&lock, o->gpu_profiler                ? GPU_LOCK_PROFILER
+                             : o->gpu_shared || want_turn ? GPU_LOCK_SHARED
+                                                          : GPU_LOCK_EXCLUSIVE);
+    /* Held shared for a timed program (not when the lock is off, nor when
+       CUDOJO_GPU_LOCK_MODE=exclusive made it exclusive): its turn comes. */
+    if (!d && want_turn && lock.fd >= 0 && lock.mode == GPU_LOCK_SHARED) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pturn) == 0) {
+            cs.fd_turn = pturn[1];
+            turn.fd = pturn[0];
+            shutdown(turn.fd, SHUT_RD);     /* the child answers nothing */
+        } else {    /* no channel: exclusive from the start, as before */
+            gpu_lock_release(&lock);
+            gpu_lock_take(&lock, GPU_LOCK_EXCLUSIVE);
+        }
+    }
     double t0 = proc_now_ms();
     cs.parent = getpid();
     pid_t pid = d ? -1 : fork();
@@ -430,7 +491,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         setpgid(pid, pid);
         tcsetpgrp(in, pid);
     }
-    int fds[] = {pout[1], perr[1], prep[1], pstat[1]};
+    int fds[] = {pout[1], perr[1], prep[1], pstat[1], pturn[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0) close(fds[i]);
     if (!d) {
@@ -448,11 +509,11 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         strbuf_init(&err.kept);
         ReportReader rr;
         report_reader_init(&rr);
-        int st = supervise(pid, &out, &err, &prep[0], &rr, r, o, t0 + timeout * 1e3, own_cwd ? cwd : NULL);
+        int st = supervise(pid, &out, &err, &prep[0], &rr, r, o, t0 + timeout * 1e3, own_cwd ? cwd : NULL, &turn);
         close_fd(&out.fd);
         close_fd(&err.fd);
         pout[0] = perr[0] = -1;     /* they were out.fd and err.fd */
-        r->wall_ms = proc_now_ms() - t0;
+        r->wall_ms = proc_now_ms() - t0 - turn.waited_ms;
         gpu_lock_release(&lock);
         if (!r->timed_out && !r->cancelled) {
             if (WIFEXITED(st)) r->exit_code = WEXITSTATUS(st);
@@ -475,6 +536,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         report_reader_fini(&rr);
     }
     gpu_lock_release(&lock);
+    close_fd(&turn.fd);
     if (!d && cs.foreground) {
         tcsetpgrp(in, getpgrp());   /* the terminal is ours again */
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

@@ -34,6 +34,9 @@ static uintptr_t g_exe_base;             /* its load bias (0 for a non-PIE execu
 static char g_altstack[64 * 1024];
 static char g_runtime[16];
 static volatile ProgwireCrashNote g_note;
+static int g_turn_fd = -1;              /* CUDOJO_TURN_FD: the worker's answer to a "turn" */
+static int g_turn_done;                 /* the turn was had (or there is none to ask for) */
+static pthread_mutex_t g_turn_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void progwire_set_crash_note(ProgwireCrashNote fn) { g_note = fn; }
 
@@ -263,6 +266,15 @@ void progwire_init(const char *runtime) {
             fcntl(g_fd, F_SETFD, FD_CLOEXEC); /* programs the learner starts do not inherit it */
         }
     }
+    env = getenv(PROGWIRE_ENV_TURN_FD);
+    if (g_fd >= 0 && env && *env) {
+        char *end;
+        long fd = strtol(env, &end, 10);
+        if (!*end && fd >= 0 && fd < INT_MAX && fd != g_fd && fcntl((int)fd, F_GETFD) >= 0) {
+            g_turn_fd = (int)fd;
+            fcntl(g_turn_fd, F_SETFD, FD_CLOEXEC);
+        }
+    }
     ssize_t n = readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
     g_exe[n > 0 ? n : 0] = 0;
     dl_iterate_phdr(find_exe, NULL);
@@ -278,6 +290,25 @@ void progwire_init(const char *runtime) {
     for (int i = 0; i < N_FATAL; i++) sigaction(FATAL[i], &sa, NULL);
     on_exit(on_exit_record, NULL);
     snprintf(g_runtime, sizeof g_runtime, "%s", runtime ? runtime : "?");
+}
+
+void progwire_turn(void) {
+    if (__atomic_load_n(&g_turn_done, __ATOMIC_ACQUIRE)) return;
+    /* Every thread that gets here first waits for the one answer. */
+    pthread_mutex_lock(&g_turn_lock);
+    if (!g_turn_done) {
+        if (g_turn_fd >= 0) {
+            progwire_send("turn", NULL);
+            char c;
+            ssize_t got;
+            do got = read(g_turn_fd, &c, 1);
+            while (got < 0 && errno == EINTR);   /* 0 (the worker is gone) or an error: go on */
+            close(g_turn_fd);
+            g_turn_fd = -1;
+        }
+        __atomic_store_n(&g_turn_done, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&g_turn_lock);
 }
 
 void progwire_hello(const char *device) {

@@ -54,6 +54,21 @@
  *                                                      first
  *   {"type":"exit", "code":N}                          from exit()/return of
  *                                                      main
+ *   {"type":"turn"}                                    before the program's
+ *                                                      first GPU work (a
+ *                                                      launch, copy, memset,
+ *                                                      event record, graph
+ *                                                      launch), only when
+ *                                                      CUDOJO_TURN_FD names a
+ *                                                      descriptor: the program
+ *                                                      then waits until the
+ *                                                      worker writes a byte
+ *                                                      there (or closes it).
+ *                                                      A timed program starts
+ *                                                      beside other untimed GPU
+ *                                                      work and is alone on
+ *                                                      the GPU from its first
+ *                                                      work on (gpu_lock.h)
  *
  * Limits: at most PROGWIRE_MAX_CALLS call records are written (then one
  * {"type":"calls_dropped","count":N} at exit); a string field is cut at
@@ -69,6 +84,7 @@
 #include <stdint.h>
 
 #define PROGWIRE_ENV_FD "CUDOJO_REPORT_FD"
+#define PROGWIRE_ENV_TURN_FD "CUDOJO_TURN_FD"
 #define PROGWIRE_MAX_CALLS 20000
 #define PROGWIRE_MAX_STRING 4096
 
@@ -91,6 +107,12 @@ void progwire_call(const char *fn, const char *args, int stream, int rc, const c
  * or 0. The emulator runtime names the device allocation a host access hit. */
 typedef size_t (*ProgwireCrashNote)(int sig, uintptr_t addr, char *buf, size_t n);
 void progwire_set_crash_note(ProgwireCrashNote fn);
+/* Before the program's first GPU work: when the worker gave a turn
+ * descriptor (CUDOJO_TURN_FD, read by progwire_init), writes one "turn"
+ * record and waits for the worker's answer; every thread that comes here
+ * meanwhile waits too. Once answered (or with no descriptor) it returns at
+ * once. */
+void progwire_turn(void);
 /* Writes the "hello" record (runtime from progwire_init, pid, exe, device). */
 void progwire_hello(const char *device);
 /* A JSON string of `s` cut at PROGWIRE_MAX_STRING bytes, bytes that are not

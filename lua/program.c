@@ -629,7 +629,7 @@ static int t_program(lua_State *L) {
     lua_pushvalue(L, findings_idx);
     lua_setfield(L, -2, "findings");
     if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors);
-    ro.gpu_shared = false;      /* a profiler reads the GPU's times and counters: alone */
+    ro.gpu_shared = false;      /* nsys reads the GPU's times: alone; ncu: run_program_profile */
     if (pc->profile.tool) run_program_profile(L, ctx, &pc->profile, cp->exe, &ro, cuda);
     return 1;
 }

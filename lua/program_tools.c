@@ -404,6 +404,9 @@ void run_program_profile(lua_State *L, RunCtx *ctx, const ProfileRequest *req, c
         (void)ok;
     }
     ProgramRunOptions ro = *ro_in;
+    /* ncu: counts and ratios, beside other graders' untimed work, one profiler at a time;
+       nsys: a timeline of times, alone (kernels/gpu_lock.h) */
+    ro.gpu_profiler = ncu;
     double left = ctx->ex->timeout_s * 0.85 - (run_now_ms() - ctx->t0_ms) / 1e3;
     ro.timeout_s = left > 1 ? left : 1;
     ro.cpu_s = 0;

@@ -135,9 +135,22 @@ static CUptiResult enable_um(void) {
  * CUDOJO_INJECT_UM=early keeps the first answer; =0 never asks. */
 static int g_um_retries;
 
+/* The runtime calls that put work on the GPU: before the first of them a
+ * timed program waits for its turn alone on the GPU (progwire_turn). */
+static bool is_gpu_work(const char *fn) {
+    static const char *const prefixes[] = {"cudaLaunch", "__cudaLaunch", "cudaMemcpy", "cudaMemset",
+                                           "cudaEventRecord", "cudaGraphLaunch", "cudaMemPrefetch"};
+    if (!fn) return false;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(fn, prefixes[i], strlen(prefixes[i]))) return true;
+    return false;
+}
+
 static void on_api(void *user, uint32_t domain, uint32_t cbid, const void *cbdata) {
     (void)user;
     const CUpti_CallbackData *cb = cbdata;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cb->callbackSite == CUPTI_API_ENTER && is_gpu_work(cb->functionName))
+        progwire_turn();
     /* cudaDeviceReset destroys the context and with it CUPTI's buffers for
      * it: hand them over first (never under the Injector's lock). */
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cb->callbackSite == CUPTI_API_ENTER &&

@@ -10,6 +10,7 @@
 
 #include "base/i18n.h"
 #include "kernels/emurt/emurt_internal.h"
+#include "kernels/progwire.h"
 
 /* ---- copies ------------------------------------------------------------------------------------ */
 
@@ -119,6 +120,7 @@ static void host_arg_names(const char *fn, const void *dst, const void *src, cha
 
 static cudaError_t copy_call(const char *fn, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
                              cudaStream_t stream, bool async, bool ptsz) {
+    progwire_turn();
     rt_enter();
     char dn[96], sn[96];
     host_arg_names(fn, dst, src, dn, sn);
@@ -155,6 +157,7 @@ cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cuda
 
 static cudaError_t memset_call(const char *fn, void *dst, int value, size_t n, cudaStream_t stream, bool async,
                                bool ptsz) {
+    progwire_turn();
     rt_enter();
     char dn[96];
     snprintf(dn, sizeof dn, "%s", rt_ptr(dst));

@@ -12,6 +12,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/emurt/emurt_internal.h"
+#include "kernels/progwire.h"
 
 static Backend *backend_of(const RtStream *s) { return g_rt.dev[s->dev].b; }
 
@@ -94,6 +95,7 @@ cudaError_t rt_event_record(RtEvent *e, RtStream *s, unsigned flags) {
 }
 
 static cudaError_t event_record(const char *fn, cudaEvent_t ev, cudaStream_t st, unsigned flags, bool ptsz) {
+    progwire_turn();
     rt_enter_pure();
     RtEvent *e = event_find(ev);
     RtStream *s = rt_stream(st, ptsz);

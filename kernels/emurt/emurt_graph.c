@@ -17,6 +17,7 @@
 
 #include "base/xalloc.h"
 #include "kernels/emurt/emurt_graph.h"
+#include "kernels/progwire.h"
 
 static RtNode **g_nodes;
 static int g_n_nodes;
@@ -752,6 +753,7 @@ static cudaError_t graph_run(const RtGraph *g, const int *order, RtStream *s) {
 }
 
 static cudaError_t graph_launch(cudaGraphExec_t exec, cudaStream_t st, bool ptsz) {
+    progwire_turn();
     rt_enter();
     RtGraphExec *x = exec_find(exec);
     RtStream *s = rt_stream(st, ptsz);

@@ -22,6 +22,7 @@
 #include "kernels/cubin_info.h"
 #include "kernels/emurt/emurt_internal.h"
 #include "kernels/profiles.h"
+#include "kernels/progwire.h"
 
 /* ---- parameter names from the learner's source ---------------------------------------------------------- */
 static const char *line_start(const char *src, int line) {
@@ -354,6 +355,7 @@ static cudaError_t launch_body(RtFunc *f, RtStream *s, dim3 grid, dim3 block, vo
 
 static cudaError_t launch_call(const char *fn, const void *func, dim3 grid, dim3 block, void **args, size_t shared,
                                cudaStream_t stream, bool ptsz) {
+    progwire_turn();
     rt_enter();
     RtFunc *f = rt_func_find(func);
     RtStream *s = rt_stream(stream, ptsz);
@@ -382,6 +384,7 @@ static cudaError_t cooperative_check(RtFunc *f, dim3 grid, dim3 block, size_t sh
 
 static cudaError_t cooperative_launch(const void *func, dim3 grid, dim3 block, void **args, size_t shared,
                                       cudaStream_t stream, bool ptsz) {
+    progwire_turn();
     rt_enter();
     RtFunc *f = rt_func_find(func);
     RtStream *s = rt_stream(stream, ptsz);
@@ -454,6 +457,7 @@ static cudaError_t cluster_check(const RtFunc *f, dim3 grid, unsigned cx, unsign
  * may fire them is no later); priority, scheduling and memory-sync hints
  * are accepted and change nothing here. */
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args) {
+    progwire_turn();
     rt_enter();
     RtFunc *f = rt_func_find(func);
     RtStream *s = config ? rt_stream(config->stream, false) : NULL;

@@ -5,7 +5,8 @@
  * counted; bytes that are not UTF-8 are carried as the code point of their
  * value; a fatal signal writes a crash record with frames inside the
  * executable and still kills the process with that signal; without a valid
- * descriptor nothing is written and nothing breaks. */
+ * descriptor nothing is written and nothing breaks; a turn is asked once,
+ * before the work, and only with CUDOJO_TURN_FD. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,6 +95,44 @@ static void progwire__writes_hello_calls_and_the_exit_code__as_json_lines(void *
     json_decref(r);
 }
 
+static void child_turn(void) {
+    int p[2];
+    if (pipe(p)) exit(3);
+    if (write(p[1], "g", 1) != 1) exit(4);   /* the worker's answer, there already */
+    char v[16];
+    snprintf(v, sizeof v, "%d", p[0]);
+    setenv(PROGWIRE_ENV_TURN_FD, v, 1);
+    progwire_init("cuda");
+    progwire_turn();
+    progwire_turn();                         /* had: no second record, no wait */
+    progwire_call("cudaLaunchKernel", "k<<<1, 1>>>", 0, 0, "cudaSuccess", 1);
+    if (fcntl(p[0], F_GETFD) >= 0) exit(5);  /* the channel is closed once answered */
+}
+
+static void child_turn_without_descriptor(void) {
+    unsetenv(PROGWIRE_ENV_TURN_FD);
+    progwire_init("cuda");
+    progwire_turn();
+    progwire_call("cudaMemcpy", "", 0, 0, "cudaSuccess", 1);
+}
+
+static void progwire__asks_for_its_turn_once__and_only_with_a_turn_descriptor(void **state) {
+    (void)state;
+    int st;
+    json_t *r = in_child(child_turn, &st);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    assert_non_null(find(r, "turn", 0));
+    assert_null(find(r, "turn", 1));
+    assert_ptr_equal(json_array_get(r, 0), find(r, "turn", 0));   /* before the work */
+    assert_non_null(find(r, "call", 0));
+    json_decref(r);
+    r = in_child(child_turn_without_descriptor, &st);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    assert_null(find(r, "turn", 0));
+    assert_non_null(find(r, "call", 0));
+    json_decref(r);
+}
+
 static void child_many_calls(void) {
     progwire_init("emu");
     for (int i = 0; i < PROGWIRE_MAX_CALLS + 25; i++) progwire_call("cudaGetLastError", "", 0, 0, "cudaSuccess", i);
@@ -169,6 +208,7 @@ int main(void) {
         cmocka_unit_test(progwire__carries_bytes_that_are_not_utf8__as_their_code_points),
         cmocka_unit_test(progwire__writes_a_crash_record_and_dies_of_the_signal__when_the_program_crashes),
         cmocka_unit_test(progwire__writes_nothing_and_still_works__without_a_valid_descriptor),
+        cmocka_unit_test(progwire__asks_for_its_turn_once__and_only_with_a_turn_descriptor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

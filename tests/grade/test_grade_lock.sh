@@ -2,7 +2,8 @@
 # tests/grade/test_grade_lock.sh: the GPU lock's modes and accounting in
 # `cudojo grade`, without a GPU: CUDOJO_GPU_LOCK_EMU=1 makes programs on the
 # emulator runtime take the lock as programs on a GPU do. Two program
-# exercises: time-kernel (timed, the default: exclusive) and
+# exercises: time-kernel (timed, the default: shared while it starts, then
+# exclusive from its first GPU work: the "turn", kernels/program_run.c) and
 # bug-out-of-bounds (timed = false: shared). Each run's lock time lands in
 # the grading database (result_json's metrics.gpu_lock), in gradebook.json
 # ("time") and in grade's summary; an untimed program runs while another
@@ -41,8 +42,8 @@ sys.exit(0 if ($2) else 1)" 2> why; then ok "$1"; else nok "$1" "rc=$rc" "$(tail
 }
 check "grade: both program exercises pass for both students with the lock on" \
     'len(cells) == 4 and all(c["verdict"] == "pass" for e, c in cells)'
-check "grade: a timed program holds the GPU lock alone (exclusive), never shared" \
-    'all(t(c, "gpu_exclusive_ms") > 0 and t(c, "gpu_shared_ms") == 0 for e, c in cells if e == "time-kernel")'
+check "grade: a timed program starts beside untimed work (shared) and is alone (exclusive) from its first GPU work on" \
+    'all(t(c, "gpu_exclusive_ms") > 0 and t(c, "gpu_shared_ms") > 0 for e, c in cells if e == "time-kernel")'
 check "grade: a program with timed = false holds the GPU lock shared, never alone" \
     'all(t(c, "gpu_shared_ms") > 0 and t(c, "gpu_exclusive_ms") == 0 for e, c in cells if e == "bug-out-of-bounds")'
 check "gradebook.json: every run's time says its total, compile and program time" \
@@ -52,12 +53,12 @@ check "grade --json: the summary's gpu_lock sums the runs' lock time" \
 if python3 -c "
 import sqlite3, sys
 db = sqlite3.connect('file:out/grade.db?mode=ro', uri=True)
-n = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.exclusive_sections') = 1 and exercise = 'time-kernel'\").fetchone()[0]
+n = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.exclusive_sections') = 1 and json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') = 1 and exercise = 'time-kernel'\").fetchone()[0]
 m = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') = 1 and exercise = 'bug-out-of-bounds'\").fetchone()[0]
 sys.exit(0 if n == 2 and m == 2 else 1)" 2> why; then
-    ok "grade.db: each run's result_json keeps its metrics.gpu_lock (one section each, in its mode)"
+    ok "grade.db: each run's result_json keeps its metrics.gpu_lock (a timed run: one shared section, then one alone)"
 else
-    nok "grade.db: each run's result_json keeps its metrics.gpu_lock (one section each, in its mode)" "$(tail -2 why)"
+    nok "grade.db: each run's result_json keeps its metrics.gpu_lock (a timed run: one shared section, then one alone)" "$(tail -2 why)"
 fi
 
 # 2. Without CUDOJO_GPU_LOCK_EMU the emulator's programs never take the lock.

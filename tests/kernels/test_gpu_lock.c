@@ -2,9 +2,10 @@
  * between processes: with CUDOJO_GPU_LOCK_DIR set, an exclusive holder
  * keeps every other taker waiting; shared holders overlap; an exclusive
  * taker waits for the shared holders and, while it waits, new shared takers
- * queue behind it (the turnstile); what a process spent waiting and holding
- * is counted per mode. Unset, nothing waits, nothing is counted and no file
- * is made. */
+ * queue behind it (the turnstile); a profiler holds it shared and waits
+ * only for another profiler or an exclusive holder; what a process spent
+ * waiting and holding is counted per mode. Unset, nothing waits, nothing
+ * is counted and no file is made. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,8 +43,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     Fixture *f = *state;
-    static const char *const names[] = {"gpu-0.lock", "gpu-0.turnstile"};
-    for (size_t i = 0; i < 2; i++) {
+    static const char *const names[] = {"gpu-0.lock", "gpu-0.turnstile", "gpu-0.profiler"};
+    for (size_t i = 0; i < 3; i++) {
         char *p = path_join(f->dir, names[i]);
         unlink(p);
         free(p);
@@ -148,6 +149,32 @@ static void gpu_lock__exclusive_taker_waits__for_every_shared_holder(void **stat
     reap(a);
     reap(b);
     assert_true(waited >= 400);     /* the longer shared holder's 500 ms, less the start */
+    close(ready[0]);
+    close(ready[1]);
+}
+
+/* A profiler (ncu) is a shared holder that waits for another profiler. */
+static void gpu_lock__profilers_take_turns__and_overlap_shared_holders(void **state) {
+    (void)state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = holder(GPU_LOCK_PROFILER, ready[1], 400, -1);
+    await(ready[0]);
+    assert_true(time_take(GPU_LOCK_SHARED) < 200);       /* beside untimed work */
+    assert_true(time_take(GPU_LOCK_PROFILER) >= 200);    /* never beside another profiler */
+    reap(pid);
+    pid = holder(GPU_LOCK_SHARED, ready[1], 400, -1);
+    await(ready[0]);
+    assert_true(time_take(GPU_LOCK_PROFILER) < 200);
+    reap(pid);
+    pid = holder(GPU_LOCK_EXCLUSIVE, ready[1], 300, -1);
+    await(ready[0]);
+    assert_true(time_take(GPU_LOCK_PROFILER) >= 200);    /* never beside a timed section */
+    reap(pid);
+    pid = holder(GPU_LOCK_PROFILER, ready[1], 300, -1);
+    await(ready[0]);
+    assert_true(time_take(GPU_LOCK_EXCLUSIVE) >= 200);
+    reap(pid);
     close(ready[0]);
     close(ready[1]);
 }
@@ -278,6 +305,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(gpu_lock__exclusive_taker_waits__for_every_shared_holder, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__profilers_take_turns__and_overlap_shared_holders, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__counts_waiting_and_holding__per_mode, setup, teardown),

@@ -1,0 +1,202 @@
+/* tests/kernels/test_program_turn.c: a timed program's turn alone on the GPU
+ * (kernels/program_run.c, gpu_lock.h). With the GPU lock on, a timed program
+ * starts holding it shared; its runtime sends a "turn" record before the
+ * first GPU work and waits on CUDOJO_TURN_FD; the worker then holds the lock
+ * exclusive until the program ends. The wait moves the deadline and is left
+ * out of wall_ms. Untimed programs, programs under CUDOJO_GPU_LOCK_MODE=
+ * exclusive and a lock that is off get no turn channel.
+ *
+ * The program is a plain C stand-in for the runtime library (as in
+ * test_program_run.c): it looks at the lock file itself, with a descriptor
+ * of its own, so what it sees is what another grader would see. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernels/gpu_lock.h"
+#include "tests/kernels/program_fixture.h"
+
+/* Prints what another process could take of the lock before and after its
+ * turn ("before: shared ok, exclusive busy"), argv[1] = the lock file,
+ * argv[2] = a file to make once it runs (or "-"), argv[3] = ms to sleep
+ * before asking. Without CUDOJO_TURN_FD it asks nothing. */
+static const char *PROBE_SRC =
+    "#include <fcntl.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "#include <sys/file.h>\n#include <time.h>\n#include <unistd.h>\n"
+    "static const char *can(const char *path, int op) {\n"
+    "    int fd = open(path, O_RDWR);\n"
+    "    if (fd < 0) return \"no file\";\n"
+    "    int got = flock(fd, op | LOCK_NB) == 0;\n"
+    "    close(fd);\n"
+    "    return got ? \"ok\" : \"busy\";\n"
+    "}\n"
+    "static void look(const char *when, const char *path) {\n"
+    "    printf(\"%s: shared %s, exclusive %s\\n\", when, can(path, LOCK_SH), can(path, LOCK_EX));\n"
+    "}\n"
+    "int main(int argc, char **argv) {\n"
+    "    if (argc < 4) return 2;\n"
+    "    if (strcmp(argv[2], \"-\")) { FILE *m = fopen(argv[2], \"w\"); if (m) fclose(m); }\n"
+    "    look(\"before\", argv[1]);\n"
+    "    struct timespec ts = {atoi(argv[3]) / 1000, (atoi(argv[3]) % 1000) * 1000000L};\n"
+    "    nanosleep(&ts, NULL);\n"
+    "    const char *rep = getenv(\"CUDOJO_REPORT_FD\"), *turn = getenv(\"CUDOJO_TURN_FD\");\n"
+    "    if (rep && turn && fcntl(atoi(turn), F_GETFD) >= 0) {\n"
+    "        dprintf(atoi(rep), \"{\\\"type\\\":\\\"turn\\\"}\\n\");\n"
+    "        char c;\n"
+    "        printf(\"answer: %zd\\n\", read(atoi(turn), &c, 1));\n"
+    "    } else printf(\"no turn\\n\");\n"
+    "    look(\"after\", argv[1]);\n"
+    "    return 0;\n"
+    "}\n";
+
+typedef struct TurnFixture {
+    Fixture f;
+    char locks[128];
+    char lockfile[160];
+    char *exe;
+} TurnFixture;
+
+static int turn_setup(void **state) {
+    if (setup(state)) return -1;
+    TurnFixture *t = xcalloc(1, sizeof *t);
+    t->f = *(Fixture *)*state;
+    free(*state);
+    *state = t;
+    snprintf(t->locks, sizeof t->locks, "%s/locks", t->f.dir);
+    snprintf(t->lockfile, sizeof t->lockfile, "%s/gpu-0.lock", t->locks);
+    mkdir(t->locks, 0700);
+    setenv("CUDOJO_GPU_LOCK_DIR", t->locks, 1);
+    unsetenv("CUDOJO_GPU_LOCK_MODE");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    t->exe = cc_build(&t->f, "probe", PROBE_SRC);
+    return 0;
+}
+
+static int turn_teardown(void **state) {
+    TurnFixture *t = *state;
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    unsetenv("CUDOJO_GPU_LOCK_MODE");
+    free(t->exe);
+    Fixture *f = xcalloc(1, sizeof *f);
+    *f = t->f;
+    free(t);
+    *state = f;
+    return teardown(state);
+}
+
+static void run_probe(TurnFixture *t, const char *made, const char *sleep_ms) {
+    const char *args[] = {t->lockfile, made, sleep_ms};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 3;
+    assert_null(program_run(t->exe, &t->f.ropts, &t->f.res));
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+}
+
+static bool says(const TurnFixture *t, const char *line) {
+    bool hit = t->f.res.out && strstr(t->f.res.out, line);
+    if (!hit) fprintf(stderr, "the program said:\n%s\n", t->f.res.out ? t->f.res.out : "(nothing)");
+    return hit;
+}
+
+static void turn__starts_shared_and_is_alone_after_asking__when_the_program_is_timed(void **state) {
+    TurnFixture *t = *state;
+    GpuLockStats s0, s1;
+    gpu_lock_stats(&s0);
+    run_probe(t, "-", "200");
+    gpu_lock_stats(&s1);
+    GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(says(t, "before: shared ok, exclusive busy\n"));    /* beside other untimed work */
+    assert_true(says(t, "answer: 1\n"));
+    assert_true(says(t, "after: shared busy, exclusive busy\n"));   /* alone */
+    assert_int_equal(d.shared_sections, 1);
+    assert_int_equal(d.exclusive_sections, 1);
+    assert_true(d.held_shared_s >= 0.15);
+}
+
+static void turn__stays_shared__when_the_program_never_asks(void **state) {
+    TurnFixture *t = *state;
+    unsetenv("CUDOJO_GPU_LOCK_DIR");     /* built with the turn variable, then no lock: no channel */
+    run_probe(t, "-", "0");
+    assert_true(says(t, "no turn\n"));
+    setenv("CUDOJO_GPU_LOCK_DIR", t->locks, 1);
+    program_result_fini(&t->f.res);
+    t->f.ropts.gpu_shared = true;       /* timed = false: shared throughout, no channel */
+    GpuLockStats s0, s1;
+    gpu_lock_stats(&s0);
+    run_probe(t, "-", "0");
+    gpu_lock_stats(&s1);
+    GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
+    assert_true(says(t, "no turn\n"));
+    assert_true(says(t, "after: shared ok, exclusive busy\n"));
+    assert_int_equal(d.shared_sections, 1);
+    assert_int_equal(d.exclusive_sections, 0);
+}
+
+static void turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclusive(void **state) {
+    TurnFixture *t = *state;
+    setenv("CUDOJO_GPU_LOCK_MODE", "exclusive", 1);
+    run_probe(t, "-", "0");
+    assert_true(says(t, "before: shared busy, exclusive busy\n"));
+    assert_true(says(t, "no turn\n"));
+}
+
+/* Another grader takes the lock exclusive while the program starts and
+ * holds it 1.5 s, past the program's 1 s timeout: the program waits for its
+ * turn, is not killed, and its wall time leaves the wait out. */
+static void turn__waits_for_another_timed_section__without_counting_the_wait(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    fflush(NULL);
+    pid_t other = fork();
+    assert_true(other >= 0);
+    if (other == 0) {
+        for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);   /* waits for the program's shared hold */
+        usleep(1500 * 1000);
+        gpu_lock_release(&l);
+        _exit(0);
+    }
+    t->f.ropts.timeout_s = 1;
+    GpuLockStats s0, s1;
+    gpu_lock_stats(&s0);
+    run_probe(t, made, "300");
+    gpu_lock_stats(&s1);
+    int st;
+    waitpid(other, &st, 0);
+    GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
+    assert_false(t->f.res.timed_out);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(says(t, "answer: 1\n"));
+    assert_true(d.wait_exclusive_s >= 1.0);
+    assert_true(t->f.res.wall_ms < 1000);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(turn__starts_shared_and_is_alone_after_asking__when_the_program_is_timed,
+                                        turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(turn__stays_shared__when_the_program_never_asks, turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclusive,
+                                        turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(turn__waits_for_another_timed_section__without_counting_the_wait, turn_setup,
+                                        turn_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
