@@ -419,7 +419,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
        under the lock. */
     bool locks = (o->runtime != PROGRAM_RT_EMU || gpu_lock_on_emulator()) && !o->gpu_lock_held;
     bool want_turn = locks && !o->gpu_shared && !o->tool;
-    char **envp = program_env_build(o, cwd, want_turn);
+    char **envp = NULL;     /* made once the turn channel is known (below) */
     char **argv = xcalloc((size_t)o->n_args + 2, sizeof *argv);
     argv[0] = (char *)exe;
     for (int i = 0; i < o->n_args; i++) argv[i + 1] = (char *)o->args[i];
@@ -430,7 +430,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         pipe2(pstat, O_CLOEXEC))
         d = diag_error("io", "cannot set up the program's input and output: %s", strerror(errno));
     ChildSetup cs = {
-        .exe = child_exe, .argv = o->tool ? tool.argv : argv, .envp = envp, .cwd = cwd,
+        .exe = child_exe, .argv = o->tool ? tool.argv : argv, .cwd = cwd,
         .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1], .fd_turn = -1,
         .limits = {
             .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
@@ -478,6 +478,10 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
             gpu_lock_take(&lock, GPU_LOCK_EXCLUSIVE);
         }
     }
+    /* CUDOJO_TURN_FD only with a channel: without one, descriptor 5 in the
+       child is whatever the program (or the driver) opens there. */
+    envp = program_env_build(o, cwd, turn.fd >= 0);
+    cs.envp = envp;
     double t0 = proc_now_ms();
     cs.parent = getpid();
     pid_t pid = d ? -1 : fork();

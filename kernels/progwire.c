@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/bytes.h"
@@ -270,7 +272,14 @@ void progwire_init(const char *runtime) {
     if (g_fd >= 0 && env && *env) {
         char *end;
         long fd = strtol(env, &end, 10);
-        if (!*end && fd >= 0 && fd < INT_MAX && fd != g_fd && fcntl((int)fd, F_GETFD) >= 0) {
+        /* The worker's socket, made by our parent: not a descriptor that
+           this program (a child of the learner's program, which inherited
+           the variable) opened at that number. */
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        struct stat st;
+        if (!*end && fd >= 0 && fd < INT_MAX && fd != g_fd && fstat((int)fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+            getsockopt((int)fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == getppid()) {
             g_turn_fd = (int)fd;
             fcntl(g_turn_fd, F_SETFD, FD_CLOEXEC);
         }

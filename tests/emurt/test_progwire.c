@@ -6,7 +6,7 @@
  * value; a fatal signal writes a crash record with frames inside the
  * executable and still kills the process with that signal; without a valid
  * descriptor nothing is written and nothing breaks; a turn is asked once,
- * before the work, and only with CUDOJO_TURN_FD. */
+ * before the work, and only on the parent's socket named by CUDOJO_TURN_FD. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,18 +96,17 @@ static void progwire__writes_hello_calls_and_the_exit_code__as_json_lines(void *
     json_decref(r);
 }
 
+static int g_turn_sv[2] = {-1, -1};     /* made by the test process: the child's parent, as a worker */
+
 static void child_turn(void) {
-    int p[2];
-    if (pipe(p)) exit(3);
-    if (write(p[1], "g", 1) != 1) exit(4);   /* the worker's answer, there already */
     char v[16];
-    snprintf(v, sizeof v, "%d", p[0]);
+    snprintf(v, sizeof v, "%d", g_turn_sv[1]);
     setenv(PROGWIRE_ENV_TURN_FD, v, 1);
     progwire_init("cuda");
     progwire_turn();
     progwire_turn();                         /* had: no second record, no wait */
     progwire_call("cudaLaunchKernel", "k<<<1, 1>>>", 0, 0, "cudaSuccess", 1);
-    if (fcntl(p[0], F_GETFD) >= 0) exit(5);  /* the channel is closed once answered */
+    if (fcntl(g_turn_sv[1], F_GETFD) >= 0) exit(5);   /* the channel is closed once answered */
 }
 
 static void child_turn_without_descriptor(void) {
@@ -116,9 +116,29 @@ static void child_turn_without_descriptor(void) {
     progwire_call("cudaMemcpy", "", 0, 0, "cudaSuccess", 1);
 }
 
-static void progwire__asks_for_its_turn_once__and_only_with_a_turn_descriptor(void **state) {
+/* The variable inherited by a program the learner's program started: the
+ * number names a descriptor of its own (a socket it made, a file), not its
+ * parent's channel. */
+static void child_turn_own_descriptors(void) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) exit(3);
+    char v[16];
+    snprintf(v, sizeof v, "%d", sv[0]);
+    setenv(PROGWIRE_ENV_TURN_FD, v, 1);
+    progwire_init("cuda");
+    progwire_turn();                         /* would wait forever on its own socket */
+    int f = open("/dev/null", O_RDONLY);
+    snprintf(v, sizeof v, "%d", f);
+    setenv(PROGWIRE_ENV_TURN_FD, v, 1);
+    progwire_turn();
+    progwire_call("cudaMemcpy", "", 0, 0, "cudaSuccess", 1);
+}
+
+static void progwire__asks_for_its_turn_once__and_only_on_its_parents_channel(void **state) {
     (void)state;
     int st;
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, g_turn_sv), 0);
+    assert_int_equal(write(g_turn_sv[0], "g", 1), 1);   /* the worker's answer, there already */
     json_t *r = in_child(child_turn, &st);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
     assert_non_null(find(r, "turn", 0));
@@ -126,7 +146,14 @@ static void progwire__asks_for_its_turn_once__and_only_with_a_turn_descriptor(vo
     assert_ptr_equal(json_array_get(r, 0), find(r, "turn", 0));   /* before the work */
     assert_non_null(find(r, "call", 0));
     json_decref(r);
+    close(g_turn_sv[0]);
+    close(g_turn_sv[1]);
     r = in_child(child_turn_without_descriptor, &st);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    assert_null(find(r, "turn", 0));
+    assert_non_null(find(r, "call", 0));
+    json_decref(r);
+    r = in_child(child_turn_own_descriptors, &st);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
     assert_null(find(r, "turn", 0));
     assert_non_null(find(r, "call", 0));
@@ -208,7 +235,7 @@ int main(void) {
         cmocka_unit_test(progwire__carries_bytes_that_are_not_utf8__as_their_code_points),
         cmocka_unit_test(progwire__writes_a_crash_record_and_dies_of_the_signal__when_the_program_crashes),
         cmocka_unit_test(progwire__writes_nothing_and_still_works__without_a_valid_descriptor),
-        cmocka_unit_test(progwire__asks_for_its_turn_once__and_only_with_a_turn_descriptor),
+        cmocka_unit_test(progwire__asks_for_its_turn_once__and_only_on_its_parents_channel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

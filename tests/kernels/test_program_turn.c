@@ -4,7 +4,7 @@
  * first GPU work and waits on CUDOJO_TURN_FD; the worker then holds the lock
  * exclusive until the program ends. The wait moves the deadline and is left
  * out of wall_ms. Untimed programs, programs under CUDOJO_GPU_LOCK_MODE=
- * exclusive and a lock that is off get no turn channel.
+ * exclusive and a lock that is off get no turn channel, nor the variable.
  *
  * The program is a plain C stand-in for the runtime library (as in
  * test_program_run.c): it looks at the lock file itself, with a descriptor
@@ -49,6 +49,7 @@ static const char *PROBE_SRC =
     "int main(int argc, char **argv) {\n"
     "    if (argc < 4) return 2;\n"
     "    if (strcmp(argv[2], \"-\")) { FILE *m = fopen(argv[2], \"w\"); if (m) fclose(m); }\n"
+    "    printf(\"variable: %s\\n\", getenv(\"CUDOJO_TURN_FD\") ? \"set\" : \"none\");\n"
     "    look(\"before\", argv[1]);\n"
     "    struct timespec ts = {atoi(argv[3]) / 1000, (atoi(argv[3]) % 1000) * 1000000L};\n"
     "    nanosleep(&ts, NULL);\n"
@@ -120,6 +121,7 @@ static void turn__starts_shared_and_is_alone_after_asking__when_the_program_is_t
     gpu_lock_stats(&s1);
     GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
     assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(says(t, "variable: set\n"));
     assert_true(says(t, "before: shared ok, exclusive busy\n"));    /* beside other untimed work */
     assert_true(says(t, "answer: 1\n"));
     assert_true(says(t, "after: shared busy, exclusive busy\n"));   /* alone */
@@ -130,8 +132,9 @@ static void turn__starts_shared_and_is_alone_after_asking__when_the_program_is_t
 
 static void turn__stays_shared__when_the_program_never_asks(void **state) {
     TurnFixture *t = *state;
-    unsetenv("CUDOJO_GPU_LOCK_DIR");     /* built with the turn variable, then no lock: no channel */
+    unsetenv("CUDOJO_GPU_LOCK_DIR");     /* no lock: no channel, and no variable naming one */
     run_probe(t, "-", "0");
+    assert_true(says(t, "variable: none\n"));
     assert_true(says(t, "no turn\n"));
     setenv("CUDOJO_GPU_LOCK_DIR", t->locks, 1);
     program_result_fini(&t->f.res);
@@ -152,6 +155,7 @@ static void turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclus
     setenv("CUDOJO_GPU_LOCK_MODE", "exclusive", 1);
     run_probe(t, "-", "0");
     assert_true(says(t, "before: shared busy, exclusive busy\n"));
+    assert_true(says(t, "variable: none\n"));
     assert_true(says(t, "no turn\n"));
 }
 
