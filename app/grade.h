@@ -166,7 +166,8 @@ typedef struct GradeTime {
  * then by run time (caller frees); *all the sums. */
 GradeTime *grade_time_collect(const json_t *book, int *n, GradeTime *all);
 /* The sums, the GPU lock's line (what the timed sections allow, per wall_s
- * when > 0) and the `top` exercises of grade_time_collect as a table. */
+ * when > 0), the `top` exercises of grade_time_collect as a table, then
+ * the `top` that held the lock shared longest. */
 void grade_time_print(FILE *out, const json_t *book, double wall_s, int top);
 
 #endif

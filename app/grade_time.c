@@ -26,6 +26,12 @@ static void add(GradeTime *to, const GradeTime *t) {
     to->emu_checks += t->emu_checks;
 }
 
+static int by_shared_then_id(const void *a, const void *b) {
+    const GradeTime *x = a, *y = b;
+    if (x->shared_s != y->shared_s) return x->shared_s < y->shared_s ? 1 : -1;
+    return strcmp(x->id, y->id);
+}
+
 static int by_alone_then_total(const void *a, const void *b) {
     const GradeTime *x = a, *y = b;
     if (x->alone_s != y->alone_s) return x->alone_s < y->alone_s ? 1 : -1;
@@ -98,6 +104,16 @@ void grade_time_print(FILE *out, const json_t *book, double wall_s, int top) {
         fprintf(out, "  %-26s %5d %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n", t[i].id, t[i].runs, t[i].alone_s,
                 t[i].shared_s, t[i].wait_s, t[i].compile_s, t[i].reference_s, t[i].total_s);
         shown++;
+    }
+    /* A timed section waits until every shared holder is done, and new
+       shared takers queue behind it: the long shared holds are what the
+       waiting is made of. */
+    if (all.shared_s > 0) {
+        qsort(t, (size_t)n, sizeof *t, by_shared_then_id);
+        fprintf(out, "held shared longest (a timed section waits for these, and work queues behind it):\n");
+        for (int i = 0, shown = 0; i < n && shown < top && t[i].shared_s > 0; i++, shown++)
+            fprintf(out, "  %-26s %5d %8.2f s shared, %.2f s per run\n", t[i].id, t[i].runs, t[i].shared_s,
+                    t[i].shared_s / t[i].runs);
     }
     free(t);
 }

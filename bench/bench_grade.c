@@ -15,8 +15,9 @@
  * metrics.gpu_lock), where the time went: the sums of compile, reference,
  * program and whole-run time, of the GPU lock held alone (timed sections),
  * held shared and waited for, the throughput the timed sections alone
- * allow on one GPU, and the exercises that held the lock alone longest
- * (else: ran longest).
+ * allow on one GPU, the exercises that held the lock alone longest
+ * (else: ran longest) and those that held it shared longest (what timed
+ * sections wait for).
  * Usage: build/bench/bench_grade [STUDENTS] [EXERCISES]   (default 3, the
  * whole course; EXERCISES a comma list of ids as --exercises takes)
  * CUDOJO_BACKEND=emu|cuda picks the backend (default: auto);

@@ -96,8 +96,15 @@ static void grade_time_print__says_the_lock_sums_the_bound_and_the_top_exercises
     assert_non_null(prog);
     assert_non_null(vec);
     assert_true(prog < vec);
-    assert_null(strstr(s, "\n  bug "));        /* top 2 */
+    const char *bug = strstr(s, "\n  bug ");
+    assert_true(!bug || bug > strstr(s, "held shared longest"));   /* top 2: not in the first table */
     assert_non_null(strstr(prog, "    2     1.50     0.00     0.40     2.50     0.00     4.20\n"));
+    const char *held = strstr(s, "held shared longest");
+    assert_non_null(held);
+    assert_non_null(strstr(held, "\n  bug                            1     0.55 s shared, 0.55 s per run\n"));
+    assert_non_null(strstr(held, "\n  vec                            2     0.06 s shared, 0.03 s per run\n"));
+    assert_true(strstr(held, "\n  bug ") < strstr(held, "\n  vec "));
+    assert_null(strstr(held, "\n  prog "));      /* never shared */
     free(s);
     json_decref(b);
 }
