@@ -126,6 +126,17 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
 
 void gpu_lock_acquire(GpuLock *l) { gpu_lock_take(l, GPU_LOCK_EXCLUSIVE); }
 
+bool gpu_lock_contended(const GpuLock *l) {
+    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
+    char gate[4096];
+    if (l->fd < 0 || !dir || !*dir || !lock_path(dir, ".turnstile", gate, sizeof gate)) return false;
+    int gfd = open(gate, O_RDWR | O_CLOEXEC);
+    if (gfd < 0) return false;
+    bool busy = flock(gfd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(gfd);     /* lets go of the turnstile if we took it */
+    return busy;
+}
+
 void gpu_lock_release(GpuLock *l) {
     if (l->fd < 0) return;
     double held = mono_s() - l->taken_s;

@@ -34,6 +34,14 @@
  * until it has the lock, so a waiting exclusive taker blocks new shared
  * ones: a stream of shared holders cannot starve a timed section, and a
  * timed section waits at most for the shared work already running.
+ * Yields: a whole program holding the lock shared (an untimed program, a
+ * timed one before its first GPU work) would make that wait seconds long,
+ * with every other grader queued behind it; its worker looks at the
+ * turnstile every 25 ms and, when someone waits there, stops the program
+ * (SIGSTOP to its group), lets go, takes the lock shared again after the
+ * timed section and lets the program go on (kernels/program_run.c). GPU
+ * work it queued before the stop still finishes. CUDOJO_GPU_YIELD=0 turns
+ * yields off (to compare).
  * CUDOJO_GPU_LOCK_MODE=exclusive makes every take exclusive (all GPU work
  * one at a time, as before the shared mode: to measure what it gains).
  * Compiles and emulator runs never take it. Unset: every call is a no-op.
@@ -67,6 +75,11 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode);
 void gpu_lock_acquire(GpuLock *l);
 /* Releases it (a no-op when not held). */
 void gpu_lock_release(GpuLock *l);
+/* Whether another taker waits at the turnstile: while this process holds
+ * the lock shared, that is a timed section waiting for the shared holders
+ * to finish (or, for a moment, a shared taker passing through). Never
+ * waits. False when not held or the lock is off. */
+bool gpu_lock_contended(const GpuLock *l);
 
 /* What this process has spent on the lock so far, in all (a worker runs
  * many exercises: subtract a snapshot taken before one to get its share). */

@@ -28,7 +28,8 @@
  * child is reaped. The wait is not the program's: the deadline moves by it
  * and wall_ms leaves it out. A program that never asks (no GPU work, or
  * one that does without the injection library) stays shared: noisy only
- * for itself. */
+ * for itself. While a program holds the lock shared, a timed section that
+ * waits for it stops it until that section is done (turn_yield). */
 #include "kernels/program.h"
 
 #include <dirent.h>
@@ -288,8 +289,13 @@ static bool disk_over(const char *cwd, pid_t pid, long long limit, long long *by
 typedef struct Turn {
     GpuLock *lock;                  /* held shared until the turn */
     int fd;                         /* the worker's end of the channel; -1 = none or answered */
-    double waited_ms;               /* waiting for the exclusive lock */
+    double waited_ms;               /* waiting for the exclusive lock, and paused (yields) */
+    bool yields;                    /* stopped while a timed section waits for its shared hold */
+    double next_look_ms;            /* when to look at the turnstile again */
 } Turn;
+
+/* How often a shared holder looks for a waiting timed section. */
+#define YIELD_LOOK_MS 25
 
 /* Exchanges the shared lock for the exclusive one and answers the child.
  * Returns the milliseconds it waited. */
@@ -304,6 +310,22 @@ static double turn_grant(Turn *t) {
     close_fd(&t->fd);
     t->waited_ms += waited;
     return waited;
+}
+
+/* A timed section (another grader's) waits for the shared holders: stop
+ * the program's whole group, let go, take the lock shared again once that
+ * section is done, and let the program go on. Its GPU work already queued
+ * finishes; no new work starts. Returns the milliseconds it was stopped. */
+static double turn_yield(Turn *t, pid_t pid) {
+    double w0 = proc_now_ms();
+    GpuLockMode mode = t->lock->mode;
+    kill(-pid, SIGSTOP);
+    gpu_lock_release(t->lock);
+    gpu_lock_take(t->lock, mode);
+    kill(-pid, SIGCONT);
+    double paused = proc_now_ms() - w0;
+    t->waited_ms += paused;
+    return paused;
 }
 
 /* Polls the pipes until they close and the child is gone, or the deadline,
@@ -366,6 +388,11 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             if (i == 2) report_reader_feed(rr, buf, (size_t)got, r, o);
         }
         if (rr->turn_asked && turn->fd >= 0 && !killed) deadline += turn_grant(turn);
+        if (turn->yields && !killed && !exited && turn->lock->fd >= 0 && turn->lock->mode == GPU_LOCK_SHARED &&
+            proc_now_ms() >= turn->next_look_ms) {
+            turn->next_look_ms = proc_now_ms() + YIELD_LOOK_MS;
+            if (gpu_lock_contended(turn->lock)) deadline += turn_yield(turn, pid);
+        }
         /* The child is gone and killed its group: what is left in the pipes
          * comes now; a descendant that escaped cannot hold them forever. */
         if (exited && proc_now_ms() > exited_at + 2000) break;
@@ -478,6 +505,13 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
             gpu_lock_take(&lock, GPU_LOCK_EXCLUSIVE);
         }
     }
+    /* A shared holder that is a program of its own (not under a tool: ncu
+       keeps its clocks locked mid-profile) steps aside for a waiting timed
+       section (turn_yield), so that section waits for the GPU's work, not
+       for whole programs; CUDOJO_GPU_YIELD=0 turns it off (to compare). */
+    const char *yield_env = getenv("CUDOJO_GPU_YIELD");
+    turn.yields = !d && lock.fd >= 0 && lock.mode == GPU_LOCK_SHARED && !o->tool && !cs.foreground &&
+                  !(yield_env && !strcmp(yield_env, "0"));
     /* CUDOJO_TURN_FD only with a channel: without one, descriptor 5 in the
        child is whatever the program (or the driver) opens there. */
     envp = program_env_build(o, cwd, turn.fd >= 0);

@@ -100,10 +100,10 @@ return {
     "solutions/wrong/um-perf-guess.cu",
   },
   timeout = 120,
-  -- Its checks read its times only against its own events and its own table (no target), so when
-  -- grading on a GPU it runs beside other untimed work: it held the GPU alone for 10.4 s of a
-  -- submission's 37.8 s on the H200 (bench_grade, session 9).
-  timed = false,
+  -- Timed (the default), though its checks read its times only against its own events and table:
+  -- untimed, a grader would stop it (SIGSTOP) while another's timed section runs, between any two
+  -- of its own clock readings; and its whole run (~27 s on the H200) held shared made every timed
+  -- section of the node wait for it (session 10). Alone from its first GPU work: ~10 s per submission.
   hints = {
     "Prefetch: cudaMemPrefetchAsync(x, bytes, gpu, 0, 0) and the same for out before the launch, "
       .. "cudaMemPrefetchAsync(out, out_bytes, cpu, 0, 0) after it, then cudaDeviceSynchronize() before "

@@ -160,8 +160,9 @@ static void turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclus
 }
 
 /* Another grader takes the lock exclusive while the program starts and
- * holds it 1.5 s, past the program's 1 s timeout: the program waits for its
- * turn, is not killed, and its wall time leaves the wait out. */
+ * holds it 1.5 s, past the program's 1 s timeout: the program waits (for its
+ * turn, or stopped while it starts: a yield), is not killed, and its wall
+ * time leaves the wait out. */
 static void turn__waits_for_another_timed_section__without_counting_the_wait(void **state) {
     TurnFixture *t = *state;
     char made[200];
@@ -188,8 +189,65 @@ static void turn__waits_for_another_timed_section__without_counting_the_wait(voi
     assert_false(t->f.res.timed_out);
     assert_int_equal(t->f.res.exit_code, 0);
     assert_true(says(t, "answer: 1\n"));
-    assert_true(d.wait_exclusive_s >= 1.0);
+    assert_true(d.wait_exclusive_s + d.wait_shared_s >= 1.0);   /* at its turn, or stopped before it (yield) */
     assert_true(t->f.res.wall_ms < 1000);
+}
+
+/* A process that waits for `made`, then takes the lock exclusive, holds it
+ * hold_ms and writes how long it waited (ms, a double) to `out`. */
+static pid_t timed_section(const char *made, int hold_ms, int out) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
+    usleep(100 * 1000);     /* the program is well into its run */
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double waited = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    usleep((useconds_t)hold_ms * 1000);
+    gpu_lock_release(&l);
+    _exit(write(out, &waited, sizeof waited) == (ssize_t)sizeof waited ? 0 : 1);
+}
+
+/* An untimed program holds the lock shared for 1.5 s; a timed section that
+ * comes meanwhile gets the GPU at once: the program is stopped while it
+ * runs and goes on after (not killed by its 1 s timeout, its wall time
+ * without the pause). With CUDOJO_GPU_YIELD=0 the section waits for the
+ * whole program. */
+static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    t->f.ropts.gpu_shared = true;
+    t->f.ropts.timeout_s = 1.8;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t other = timed_section(made, 400, p[1]);
+    run_probe(t, made, "1500");
+    int st;
+    waitpid(other, &st, 0);
+    double waited = 0;
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    assert_false(t->f.res.timed_out);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(waited < 500);                  /* not the program's 1.5 s */
+    assert_true(t->f.res.wall_ms < 1500 + 350);    /* the 400 ms pause left out */
+    program_result_fini(&t->f.res);
+    memset(&t->f.res, 0, sizeof t->f.res);
+    unlink(made);
+    setenv("CUDOJO_GPU_YIELD", "0", 1);
+    t->f.ropts.timeout_s = 5;
+    other = timed_section(made, 10, p[1]);
+    run_probe(t, made, "1500");
+    waitpid(other, &st, 0);
+    unsetenv("CUDOJO_GPU_YIELD");
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    assert_true(waited >= 1000);                /* the whole program's shared hold */
+    close(p[0]);
+    close(p[1]);
 }
 
 int main(void) {
@@ -200,6 +258,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__waits_for_another_timed_section__without_counting_the_wait, turn_setup,
+                                        turn_teardown),
+        cmocka_unit_test_setup_teardown(yield__a_shared_program_steps_aside__for_a_waiting_timed_section, turn_setup,
                                         turn_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
