@@ -225,7 +225,7 @@ static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(voi
     t->f.ropts.timeout_s = 1.8;
     int p[2];
     assert_int_equal(pipe(p), 0);
-    pid_t other = timed_section(made, 400, p[1]);
+    pid_t other = timed_section(made, 800, p[1]);
     run_probe(t, made, "1500");
     int st;
     waitpid(other, &st, 0);
@@ -234,7 +234,7 @@ static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(voi
     assert_false(t->f.res.timed_out);
     assert_int_equal(t->f.res.exit_code, 0);
     assert_true(waited < 500);                  /* not the program's 1.5 s */
-    assert_true(t->f.res.wall_ms < 1500 + 350);    /* the 400 ms pause left out */
+    assert_true(t->f.res.wall_ms < 1500 + 500);    /* the 800 ms pause left out */
     program_result_fini(&t->f.res);
     memset(&t->f.res, 0, sizeof t->f.res);
     unlink(made);
