@@ -35,6 +35,9 @@ typedef struct LaunchConfig {
     Dim3 grid, block;
     size_t shared_bytes;            /* dynamic shared memory */
     int timed_reps;                 /* 0 = run once; N > 0 = warm-up + N timed runs, median */
+    double timed_budget_ms;         /* > 0: after the first 3 timed runs, only as many more as fit in
+                                       this many ms of kernel time at their median (a GPU's k:time
+                                       without reps =); 0 = all timed_reps */
     int stream;                     /* 0 = the legacy default stream, else from stream_create */
     bool async;                     /* return once enqueued (CUDA semantics); false = the launch
                                        also waits for the kernel (what run-and-check needs) */
@@ -57,7 +60,8 @@ typedef struct CopyRequest {
     DevPtr dev_src;                 /* D2D only: the source */
     void *host;                     /* H2D source or D2H destination */
     size_t bytes;
-    bool pinned;                    /* host memory came from host_alloc */
+    bool pinned;                    /* host memory came from host_alloc; false = pageable: the
+                                       copy blocks the host until it is done */
     const char *name;               /* for the timeline ("copy a -> device"); may be NULL */
 } CopyRequest;
 
@@ -186,6 +190,19 @@ typedef struct BackendOps {
     /* Page-locked (pinned) host memory, zeroed; host_free(NULL) is a no-op. */
     Diag *(*host_alloc)(Backend *b, size_t bytes, void **out);
     void (*host_free)(Backend *b, void *p);
+    /* Host buffers for the Lua arrays (at least HOST_POOL_MIN_BYTES), from
+     * the backend's pool (kernels/host_pool.h): a warm worker gets back the
+     * buffers of its last run instead of fresh pages. *zeroed says whether
+     * the bytes are all zero; when false they are what the last user left,
+     * and the caller clears them. On a GPU the buffer is page-locked, so
+     * copies to and from it run at full speed; that is no promise to the
+     * learner: an array on it is not "pinned" for CUDA's async rules
+     * (CopyRequest.pinned stays false, and such a copy blocks the host).
+     * NULL when out of memory. host_buffer_give takes it back (kept within
+     * the pool's cap, else freed); the backend's destroy frees them all.
+     * NULL ops where a backend has no pool. */
+    void *(*host_buffer_take)(Backend *b, size_t bytes, bool *zeroed);
+    void (*host_buffer_give)(Backend *b, void *p);
     Diag *(*copy_async)(Backend *b, const CopyRequest *rq);
     Diag *(*memset_async)(Backend *b, DevPtr dst, int value, size_t bytes, int stream, const char *name);
     /* Host work for the timeline's host row: begin, then end with its

@@ -149,7 +149,7 @@ typedef struct GpuArray {
     size_t n;                    /* elements */
     int ndim;
     size_t shape[ARRAY_MAX_DIMS];
-    void *host;                  /* malloc'ed, freed by __gc */
+    void *host;                  /* malloc'ed (or from the backend: pinned, pooled), freed by __gc */
     char *name;                  /* NULL until known; malloc'ed */
     int number;                  /* N of "array#N" */
     ApiCtx *ctx;
@@ -158,6 +158,8 @@ typedef struct GpuArray {
     bool host_dirty;             /* host changed since the last upload */
     bool dev_dirty;              /* a launch may have changed the device copy */
     bool pinned;                 /* host buffer from the backend's host_alloc (page-locked) */
+    bool pooled;                 /* host buffer from the backend's host_buffer_take (its pool of big
+                                  * buffers, reused run after run): __gc gives it back */
     bool pending;                /* an async copy on pending_stream may still use the host buffer */
     int pending_stream;
     bool uninit;                 /* {init = false}: the device copy starts holding nothing (not uploaded;

@@ -23,6 +23,7 @@
  * This file is the Lua side (methods, indexing, the gpu table); the array
  * underneath (elements, allocation, the host copy and device buffer kept
  * in step) is lua/gpu_array.c. */
+#include <assert.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -483,13 +484,44 @@ static int array_random(lua_State *L) {
     return 1;
 }
 
+typedef struct IotaCtx {
+    GpuArray *a;
+    double start, step;
+} IotaCtx;
+
+static void iota_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const IotaCtx *c = p;
+    double buf[ARRAY_CHUNK];
+    for (size_t j = i0; j < i1; j += ARRAY_CHUNK) {
+        size_t m = i1 - j < ARRAY_CHUNK ? i1 - j : ARRAY_CHUNK;
+        for (size_t q = 0; q < m; q++) buf[q] = c->start + (double)(j + q) * c->step;
+        array_store_f64(c->a, j, m, buf);
+    }
+}
+
 static int array_iota(lua_State *L) {
     GpuArray *a = array_check(L, 1);
-    double start = luaL_optnumber(L, 2, 0), step = luaL_optnumber(L, 3, 1);
+    IotaCtx c = {a, luaL_optnumber(L, 2, 0), luaL_optnumber(L, 3, 1)};
     array_host_write(L, a, true);
-    for (size_t i = 0; i < a->n; i++) array_set(a, i, start + (double)i * step);
+    par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, iota_range, &c);
     lua_settop(L, 1);
     return 1;
+}
+
+/* a:fill's bytes: one element repeated over FILL_PATTERN bytes (a multiple
+ * of every element size), copied over the array on every core. */
+#define FILL_PATTERN 4096
+typedef struct FillCtx {
+    char *p;
+    unsigned char pattern[FILL_PATTERN];
+} FillCtx;
+
+static void fill_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    FillCtx *c = p;
+    for (size_t j = i0; j < i1; j += FILL_PATTERN)
+        memcpy(c->p + j, c->pattern, i1 - j < FILL_PATTERN ? i1 - j : FILL_PATTERN);
 }
 
 static int array_fill(lua_State *L) {
@@ -498,8 +530,15 @@ static int array_fill(lua_State *L) {
     array_host_write(L, a, true);
     if (a->n) {
         store_elem(L, a, 0, 2);
-        size_t es = dtype_size(a->dtype);
-        for (size_t i = 1; i < a->n; i++) memcpy((char *)a->host + i * es, a->host, es);
+        size_t es = dtype_size(a->dtype), bytes = a->n * es;
+        assert(FILL_PATTERN % es == 0);
+        FillCtx c = {.p = a->host};
+        for (size_t j = 0; j < FILL_PATTERN; j += es) memcpy(c.pattern + j, a->host, es);
+        bool zero = true;
+        for (size_t j = 0; j < es; j++) zero = zero && !c.pattern[j];
+        /* ranges start at multiples of the grain, whole elements each (es divides it) */
+        if (zero) par_memset(a->host, 0, bytes);
+        else par_for(bytes, (size_t)1 << 20, PAR_MIN_BYTES, fill_range, &c);
     }
     lua_settop(L, 1);
     return 1;
@@ -515,7 +554,7 @@ static int array_copy(lua_State *L) {
     } else {
         b = array_push_new(L, a->dtype, a->ndim, a->shape);
     }
-    memcpy(b->host, src, array_bytes(a));
+    par_memcpy(b->host, src, array_bytes(a));
     return 1;
 }
 
@@ -587,7 +626,7 @@ static void make_pinned(lua_State *L, GpuArray *a) {
     Diag *d = c->backend->ops->host_alloc(c->backend, bytes, &p);
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     memcpy(p, a->host, bytes);
-    free(a->host);
+    array_host_free(a);
     a->host = p;
     a->pinned = true;
 }

@@ -14,7 +14,9 @@
 
 #include "base/xalloc.h"
 #include "lua/api.h"
+#include "kernels/host_pool.h"
 #include "lua/gpu_array.h"
+#include "lua/par.h"
 
 /* ---- element access ----------------------------------------------------- */
 
@@ -116,6 +118,34 @@ GpuArray *array_check(lua_State *L, int idx) {
 
 GpuScalar *scalar_test(lua_State *L, int idx) { return luaL_testudata(L, idx, SCALAR_MT); }
 
+/* A zero-filled host buffer of `bytes`: a big one from the backend's pool
+ * (*pooled; a reused buffer still holds its last run's data, cleared here
+ * on every core: far cheaper than the page faults of fresh memory), else
+ * calloc's. NULL when out of memory. */
+static void *host_buffer_new(ApiCtx *c, size_t bytes, bool *pooled) {
+    *pooled = false;
+    Backend *b = c ? c->backend : NULL;
+    if (b && b->ops->host_buffer_take && bytes >= HOST_POOL_MIN_BYTES) {
+        bool zeroed = false;
+        void *p = b->ops->host_buffer_take(b, bytes, &zeroed);
+        if (p) {
+            if (!zeroed) par_memset(p, 0, bytes);
+            *pooled = true;
+            return p;
+        }
+    }
+    return calloc(bytes ? bytes : 1, 1);
+}
+
+void array_host_free(GpuArray *a) {
+    Backend *b = a->ctx ? a->ctx->backend : NULL;
+    if (a->pinned && b && b->ops->host_free) b->ops->host_free(b, a->host);
+    else if (a->pooled && b) b->ops->host_buffer_give(b, a->host);
+    else free(a->host);
+    a->host = NULL;
+    a->pinned = a->pooled = false;
+}
+
 GpuArray *array_push_new_sized(lua_State *L, DType dt, size_t es, int ndim, const size_t *shape) {
     ApiCtx *c = api_ctx(L);
     size_t n = 1;
@@ -144,7 +174,7 @@ GpuArray *array_push_new_sized(lua_State *L, DType dt, size_t es, int ndim, cons
     luaL_setmetatable(L, ARRAY_MT);
     /* The userdata owns the buffer from here on: __gc frees it even if a
      * later call raises an error. */
-    a->host = calloc(n ? n : 1, es);
+    a->host = host_buffer_new(c, n * es, &a->pooled);
     if (!a->host) luaL_error(L, "gpu.array: out of host memory for %I elements", (lua_Integer)n);
     a->n = n;
     a->ctx = c;
@@ -183,10 +213,7 @@ int array_gc(lua_State *L) {
         assert(a->ctx->array_bytes >= array_bytes(a));   /* the cap's accounting */
         a->ctx->array_bytes -= array_bytes(a);
     }
-    if (a->pinned && b && b->ops->host_free) b->ops->host_free(b, a->host);
-    else free(a->host);
-    a->host = NULL;
-    a->pinned = false;
+    array_host_free(a);
     XFREE(a->name);
     return 0;
 }

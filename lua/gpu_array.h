@@ -36,6 +36,9 @@ static inline void array_view_sync(GpuArray *v) {
  * within the exercise's allocation cap (user value 1: the struct type, 2:
  * a view's parent, both set by the caller). */
 GpuArray *array_push_new_sized(lua_State *L, DType dt, size_t es, int ndim, const size_t *shape);
+/* Frees a's own host buffer (not a view's) the way it was made: the
+ * backend's host_free (pinned), its pool (pooled) or free; host = NULL. */
+void array_host_free(GpuArray *a);
 /* The array's __gc: frees the device buffer and (unless a view) the host copy. */
 int array_gc(lua_State *L);
 /* Waits for the stream of an async copy that may still use a's host buffer. */

@@ -19,6 +19,10 @@
 
 #define MAX_ARGS 64
 #define MAX_DEFINES 32
+/* k:time without reps = on a GPU: up to KTIME_REPS timed runs, fewer (at
+ * least 3) when they would pass KTIME_BUDGET_MS of kernel time. */
+#define KTIME_REPS 20
+#define KTIME_BUDGET_MS 200.0
 
 Diag *run_diag_clone(const Diag *d) {
     Diag *out = NULL;
@@ -368,9 +372,12 @@ static int do_launch(lua_State *L, bool timed) {
     if (sh < 0) luaL_error(L, "launch: shared must be a number of bytes");
     cfg.shared_bytes = (size_t)sh;
     lua_getfield(L, 2, "reps");
-    lua_Integer reps = luaL_optinteger(L, -1, 20);
+    bool reps_given = !lua_isnil(L, -1);
+    lua_Integer reps = luaL_optinteger(L, -1, KTIME_REPS);
     if (timed && (reps < 1 || reps > 10000)) luaL_error(L, "k:time: reps must be 1..10000");
     cfg.timed_reps = timed || ctx->opts->emulator_path ? (int)reps : 0;
+    /* reps = N is N; the default stops early when each rep is long */
+    if (timed && !reps_given) cfg.timed_budget_ms = KTIME_BUDGET_MS;
     lua_pop(L, 2);
     /* stream = s: enqueue on s and return (CUDA's asynchronous launch);
      * without it the launch waits for the kernel, as it always has. */
@@ -422,6 +429,7 @@ static int do_launch(lua_State *L, bool timed) {
     if (rep.metrics && !strcmp(ctx->b->ops->name, "emu")) predict_launch(ctx, k, name, &cfg, arrs, n_arrs);
     log_launch(ctx, name, &cfg, !rep.modeled && cfg.timed_reps > 0 ? rep.ms_median : -1);
     double ms = rep.ms_median, ms_min = rep.ms_min;
+    int reps_run = rep.reps;
     bool measured = timed && !rep.modeled && ms >= 0;
     if (timed && rep.metrics && strcmp(ctx->b->ops->name, "emu"))
         json_object_set(run_metrics_obj(ctx, run_metrics_obj(ctx, NULL, "kernels"), name), "timing", rep.metrics);
@@ -436,7 +444,7 @@ static int do_launch(lua_State *L, bool timed) {
     json_t *km = run_metrics_obj(ctx, run_metrics_obj(ctx, NULL, "kernels"), name);
     json_object_set_new(km, "time_ms", json_real(ms));
     if (ms_min >= 0) json_object_set_new(km, "time_ms_min", json_real(ms_min));
-    json_object_set_new(km, "reps", json_integer(reps));
+    json_object_set_new(km, "reps", json_integer(reps_run > 0 ? reps_run : reps));
     json_object_set_new(ctx->metrics, "time_ms", json_real(ms));
     lua_pushnumber(L, ms);
     return 1;

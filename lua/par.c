@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct ParJob {
@@ -69,4 +70,36 @@ void par_for(size_t n, size_t grain, size_t min_n, ParFn fn, void *ctx) {
         if (started[k]) pthread_join(th[k], NULL);
         else if (jobs[k].i0 < jobs[k].i1) par_main(&jobs[k]);
     }
+}
+
+/* Ranges of 1 MiB blocks: big enough that a thread streams, small enough
+ * that 16 threads share a few hundred MiB evenly. */
+#define PAR_BYTE_GRAIN ((size_t)1 << 20)
+
+typedef struct MemJob {
+    char *dst;
+    const char *src;
+    int byte;
+} MemJob;
+
+static void memset_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const MemJob *j = p;
+    memset(j->dst + i0, j->byte, i1 - i0);
+}
+
+static void memcpy_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const MemJob *j = p;
+    memcpy(j->dst + i0, j->src + i0, i1 - i0);
+}
+
+void par_memset(void *p, int byte, size_t bytes) {
+    MemJob j = {p, NULL, byte};
+    par_for(bytes, PAR_BYTE_GRAIN, PAR_MIN_BYTES, memset_range, &j);
+}
+
+void par_memcpy(void *dst, const void *src, size_t bytes) {
+    MemJob j = {dst, src, 0};
+    par_for(bytes, PAR_BYTE_GRAIN, PAR_MIN_BYTES, memcpy_range, &j);
 }

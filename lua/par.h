@@ -1,5 +1,6 @@
 /* lua/par.h: element-wise work over large arrays on every core (ref.c's
- * references, check.c's comparisons, gpu.c's generators). Not for use
+ * references, check.c's comparisons, gpu.c's generators, gpu_array.c's
+ * clearing of reused buffers). Not for use
  * outside lua/. */
 #ifndef CUDOJO_LUA_PAR_H
 #define CUDOJO_LUA_PAR_H
@@ -21,6 +22,11 @@ typedef void (*ParFn)(void *ctx, int k, size_t i0, size_t i1);
 void par_for(size_t n, size_t grain, size_t min_n, ParFn fn, void *ctx);
 /* How many ranges par_for(n, grain, min_n, ...) makes (for per-range results). */
 int par_ranges(size_t n, size_t grain, size_t min_n);
+/* memset and memcpy on every core (buffers of megabytes: fresh arrays
+ * cleared, fills, copies); one thread below PAR_MIN_BYTES. */
+#define PAR_MIN_BYTES ((size_t)4 << 20)
+void par_memset(void *p, int byte, size_t bytes);
+void par_memcpy(void *dst, const void *src, size_t bytes);
 /* How many threads par_for uses for large n: the online cores, at most
  * 32 (CUDOJO_REF_THREADS overrides, for benchmarks). */
 int par_threads(void);

@@ -37,6 +37,8 @@ typedef struct CudaBackend {
     size_t flush_bytes;
     double peak_gbs;                /* 0 = not looked up yet (cuda_peaks.c) */
     CudaStreams *streams;           /* streams, events, the event-timed timeline */
+    struct HostPool *host_pool;     /* the Lua arrays' big host buffers, page-locked (kernels/host_pool.h);
+                                       made on first use */
 } CudaBackend;
 
 static inline CudaBackend *cuda_state_of(Backend *b) { return (CudaBackend *)b; }

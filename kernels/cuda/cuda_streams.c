@@ -466,9 +466,12 @@ Diag *cuda_copy_async(Backend *b, const CopyRequest *rq) {
         snprintf(name, sizeof name, "copy %.120s on device", cuda_state_label(b, rq->dev_src));
     }
     TlMark a = cuda_streams_mark_begin(s, st);
-    /* From pageable memory CUDA makes this synchronous by itself. */
     cudaError_t e = cudaMemcpyAsync(dst, src, rq->bytes, kind, st);
     cuda_streams_mark_end(s, a, st, tk, rq->stream, rq->name ? rq->name : name, rq->bytes, rq->pinned, NULL);
+    /* From pageable memory CUDA makes the copy synchronous by itself; an
+     * array that is not pinned may still sit in a page-locked buffer of the
+     * arrays' pool (host_buffer_take), so wait here as CUDA would. */
+    if (e == cudaSuccess && !rq->pinned && rq->dir != COPY_D2D) e = cudaStreamSynchronize(st);
     return e == cudaSuccess ? NULL : cuda_state_fail(b, e, "cudaMemcpyAsync");
 }
 

@@ -27,6 +27,7 @@
 #include "kernels/emu/emu_streams.h"
 #include "kernels/emu/emu_trace.h"
 #include "kernels/emu/emu_trace_rec.h"
+#include "kernels/host_pool.h"
 #include "kernels/profiles.h"
 
 typedef struct EmuBackend {
@@ -39,6 +40,7 @@ typedef struct EmuBackend {
     EmuSched *sched;                /* streams, events, the modeled timeline */
     EmuTraceRec *trace;             /* the warp debugger's armed recorder (emu_trace.c), or NULL */
     EmuPool *pool;                  /* host threads for the blocks of launches (emu_pool.c), made on first use */
+    HostPool *host_pool;            /* the Lua arrays' big host buffers (kernels/host_pool.h), made on first use */
 } EmuBackend;
 
 struct BackendModule {
@@ -523,6 +525,7 @@ static void emu_destroy(Backend *b) {
     emu_sched_free(&e->sched);
     emu_trace_rec_free(&e->trace);
     emu_pool_free(&e->pool);
+    host_pool_free(&e->host_pool);
     free(e);
 }
 
@@ -560,6 +563,29 @@ static void emu_host_free(Backend *b, void *p) {
     (void)b;
     free(p);
 }
+
+/* The arrays' host buffers: plain memory (calloc's big blocks are fresh,
+ * zeroed pages), kept by the pool between runs. */
+static void *pool_calloc(void *ud, size_t bytes, bool *zeroed, int *tag) {
+    (void)ud;
+    *tag = 0;
+    void *p = calloc(bytes, 1);
+    *zeroed = p != NULL;
+    return p;
+}
+
+static void pool_free(void *ud, void *p, size_t bytes, int tag) {
+    (void)ud, (void)bytes, (void)tag;
+    free(p);
+}
+
+static void *emu_host_buffer_take(Backend *b, size_t bytes, bool *zeroed) {
+    EmuBackend *e = (EmuBackend *)b;
+    if (!e->host_pool) e->host_pool = host_pool_new(host_pool_default_cap(), pool_calloc, pool_free, NULL);
+    return host_pool_take(e->host_pool, bytes, zeroed);
+}
+
+static void emu_host_buffer_give(Backend *b, void *p) { host_pool_give(((EmuBackend *)b)->host_pool, p); }
 
 static Diag *emu_copy_async(Backend *b, const CopyRequest *rq) {
     EmuBackend *e = (EmuBackend *)b;
@@ -662,6 +688,8 @@ static const BackendOps EMU_OPS = {
     .event_elapsed_ms = emu_event_elapsed_ms,
     .host_alloc = emu_host_alloc,
     .host_free = emu_host_free,
+    .host_buffer_take = emu_host_buffer_take,
+    .host_buffer_give = emu_host_buffer_give,
     .copy_async = emu_copy_async,
     .memset_async = emu_memset_async,
     .host_work_begin = emu_host_work_begin,

@@ -1,0 +1,61 @@
+/* kernels/host_pool.h: a backend's pool of big host buffers for the Lua
+ * arrays (BackendOps.host_buffer_take/give).
+ *
+ * A warm worker runs the same exercise again and again, and a GPU-sized
+ * exercise allocates gigabytes of host arrays each time: fresh pages cost a
+ * page fault each (the kernel zeroes every 4 KiB), freeing them costs an
+ * munmap, and pageable memory makes every copy to the GPU go through the
+ * driver's staging buffers. The pool keeps the buffers of freed arrays and
+ * hands them out again: idle ones are kept up to a cap in bytes (the least
+ * recently given back go first), and the pool frees them all when its
+ * backend is destroyed. How a buffer is made and freed is the backend's
+ * (page-locked on a GPU, plain memory on the emulator). Not thread-safe: one
+ * run at a time per backend, as the worker runs them. No CUDA here. */
+#ifndef CUDOJO_KERNELS_HOST_POOL_H
+#define CUDOJO_KERNELS_HOST_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Buffers smaller than this are not worth keeping (malloc reuses them). */
+#define HOST_POOL_MIN_BYTES ((size_t)1 << 20)
+/* The default cap on idle bytes: min(this, a quarter of the RAM). */
+#define HOST_POOL_DEFAULT_CAP ((size_t)4 << 30)
+
+/* Makes a buffer of `bytes` (NULL when out of memory); *zeroed: its bytes
+ * are known to be zero; *tag: anything the free function needs to know
+ * (page-locked or not). */
+typedef void *(*HostPoolAllocFn)(void *ud, size_t bytes, bool *zeroed, int *tag);
+typedef void (*HostPoolFreeFn)(void *ud, void *p, size_t bytes, int tag);
+
+typedef struct HostPool HostPool;
+
+/* A pool whose buffers come from alloc and go back through free_fn; cap:
+ * the most idle bytes it keeps (0 = keep none: every give frees). Caller
+ * frees (host_pool_free). */
+HostPool *host_pool_new(size_t cap, HostPoolAllocFn alloc, HostPoolFreeFn free_fn, void *ud);
+/* Frees every buffer, idle or still handed out, and the pool; NULLs *p. */
+void host_pool_free(HostPool **p);
+/* The cap for a process: $CUDOJO_HOST_POOL_MB when set (0 = no pool), else
+ * min(HOST_POOL_DEFAULT_CAP, a quarter of the physical memory). */
+size_t host_pool_default_cap(void);
+
+/* A buffer of at least `bytes` (>= 1): an idle one of at most twice that
+ * (the smallest such; its bytes are what its last user left: *zeroed =
+ * false), else a new one. NULL when out of memory. */
+void *host_pool_take(HostPool *p, size_t bytes, bool *zeroed);
+/* Gives back a buffer host_pool_take handed out; the pool keeps it idle
+ * (then frees the least recently given back idle ones while over the cap)
+ * or frees it. */
+void host_pool_give(HostPool *p, void *buf);
+
+/* What the pool holds, for tests and benchmarks. */
+typedef struct HostPoolStats {
+    size_t idle_bytes, busy_bytes;      /* capacities of idle and handed-out buffers */
+    int idle, busy;                     /* how many */
+    long long reused, made, freed;      /* takes served from idle buffers, buffers made, buffers freed */
+    size_t cap;
+} HostPoolStats;
+void host_pool_stats(const HostPool *p, HostPoolStats *out);
+
+#endif

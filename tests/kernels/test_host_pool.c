@@ -1,0 +1,160 @@
+/* tests/kernels/test_host_pool.c: the backends' pool of big host buffers
+ * (kernels/host_pool.h) hands a given-back buffer out again (the smallest
+ * idle one that fits, at most twice the size asked), keeps no more idle
+ * bytes than its cap (the least recently given back go first), and frees
+ * everything, idle or not, when it is freed. The alloc and free functions
+ * here count what they do. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/host_pool.h"
+
+#define MIB ((size_t)1 << 20)
+
+typedef struct Counts {
+    int allocs, frees;
+    size_t live_bytes;
+} Counts;
+
+static void *count_alloc(void *ud, size_t bytes, bool *zeroed, int *tag) {
+    Counts *c = ud;
+    c->allocs++;
+    c->live_bytes += bytes;
+    *zeroed = true;
+    *tag = 7;
+    return calloc(bytes, 1);
+}
+
+static void count_free(void *ud, void *p, size_t bytes, int tag) {
+    Counts *c = ud;
+    assert_int_equal(tag, 7);   /* the alloc function's tag comes back */
+    c->frees++;
+    c->live_bytes -= bytes;
+    free(p);
+}
+
+static void host_pool__hands_back_the_given_buffer_dirty__when_the_same_size_is_asked(void **state) {
+    (void)state;
+    Counts n = {0};
+    HostPool *p = host_pool_new(64 * MIB, count_alloc, count_free, &n);
+    bool zeroed = false;
+    char *a = host_pool_take(p, 2 * MIB, &zeroed);
+    assert_non_null(a);
+    assert_true(zeroed);                       /* fresh from the alloc function */
+    memset(a, 0x5a, 2 * MIB);
+    host_pool_give(p, a);
+    char *b = host_pool_take(p, 2 * MIB, &zeroed);
+    assert_ptr_equal(a, b);                    /* reused, not made */
+    assert_false(zeroed);                      /* and it says so: the caller clears it */
+    assert_int_equal(b[2 * MIB - 1], 0x5a);
+    assert_int_equal(n.allocs, 1);
+    HostPoolStats st;
+    host_pool_stats(p, &st);
+    assert_int_equal(st.reused, 1);
+    assert_int_equal(st.busy, 1);
+    host_pool_give(p, b);
+    host_pool_free(&p);
+    assert_null(p);
+    assert_int_equal(n.frees, 1);
+    assert_int_equal(n.live_bytes, 0);
+}
+
+static void host_pool__picks_the_smallest_fit__and_never_one_over_twice_the_size(void **state) {
+    (void)state;
+    Counts n = {0};
+    HostPool *p = host_pool_new(64 * MIB, count_alloc, count_free, &n);
+    bool z;
+    void *big = host_pool_take(p, 8 * MIB, &z), *mid = host_pool_take(p, 3 * MIB, &z);
+    host_pool_give(p, big);
+    host_pool_give(p, mid);
+    assert_ptr_equal(host_pool_take(p, 2 * MIB, &z), mid);   /* 3 MiB fits 2 MiB; 8 MiB is over twice */
+    void *fresh = host_pool_take(p, 2 * MIB, &z);             /* only the 8 MiB one is idle: too big */
+    assert_true(fresh != big);
+    assert_true(z);
+    assert_int_equal(n.allocs, 3);
+    host_pool_give(p, fresh);
+    host_pool_give(p, mid);
+    host_pool_free(&p);
+    assert_int_equal(n.frees, 3);
+    assert_int_equal(n.live_bytes, 0);
+}
+
+static void host_pool__frees_the_least_recently_given_back__when_idle_bytes_pass_the_cap(void **state) {
+    (void)state;
+    Counts n = {0};
+    HostPool *p = host_pool_new(5 * MIB, count_alloc, count_free, &n);
+    bool z;
+    void *a = host_pool_take(p, 2 * MIB, &z), *b = host_pool_take(p, 2 * MIB, &z), *c = host_pool_take(p, 2 * MIB, &z);
+    host_pool_give(p, b);   /* b first: the least recently given back */
+    host_pool_give(p, a);
+    assert_int_equal(n.frees, 0);
+    host_pool_give(p, c);   /* 6 MiB idle > 5 MiB: b goes */
+    assert_int_equal(n.frees, 1);
+    HostPoolStats st;
+    host_pool_stats(p, &st);
+    assert_int_equal(st.idle_bytes, 4 * MIB);
+    assert_true(st.idle_bytes <= st.cap);
+    /* the two kept are a and c, not b */
+    void *x = host_pool_take(p, 2 * MIB, &z), *y = host_pool_take(p, 2 * MIB, &z);
+    assert_true((x == a && y == c) || (x == c && y == a));
+    assert_int_equal(n.allocs, 3);
+    host_pool_give(p, x);
+    host_pool_give(p, y);
+    host_pool_free(&p);
+    assert_int_equal(n.live_bytes, 0);
+}
+
+static void host_pool__keeps_nothing__when_its_cap_is_zero(void **state) {
+    (void)state;
+    Counts n = {0};
+    HostPool *p = host_pool_new(0, count_alloc, count_free, &n);
+    bool z;
+    void *a = host_pool_take(p, 2 * MIB, &z);
+    host_pool_give(p, a);
+    assert_int_equal(n.frees, 1);
+    assert_int_equal(n.live_bytes, 0);
+    host_pool_free(&p);
+}
+
+static void host_pool__frees_buffers_still_handed_out__when_freed(void **state) {
+    (void)state;
+    Counts n = {0};
+    HostPool *p = host_pool_new(64 * MIB, count_alloc, count_free, &n);
+    bool z;
+    (void)host_pool_take(p, 2 * MIB, &z);
+    host_pool_give(p, host_pool_take(p, 4 * MIB, &z));
+    host_pool_free(&p);
+    assert_int_equal(n.allocs, 2);
+    assert_int_equal(n.frees, 2);
+    assert_int_equal(n.live_bytes, 0);
+}
+
+static void host_pool__default_cap_follows_the_environment__else_a_quarter_of_ram_at_most_4_gib(void **state) {
+    (void)state;
+    setenv("CUDOJO_HOST_POOL_MB", "12", 1);
+    assert_int_equal(host_pool_default_cap(), 12 * MIB);
+    setenv("CUDOJO_HOST_POOL_MB", "0", 1);
+    assert_int_equal(host_pool_default_cap(), 0);
+    unsetenv("CUDOJO_HOST_POOL_MB");
+    size_t cap = host_pool_default_cap();
+    assert_true(cap > 0 && cap <= HOST_POOL_DEFAULT_CAP);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(host_pool__hands_back_the_given_buffer_dirty__when_the_same_size_is_asked),
+        cmocka_unit_test(host_pool__picks_the_smallest_fit__and_never_one_over_twice_the_size),
+        cmocka_unit_test(host_pool__frees_the_least_recently_given_back__when_idle_bytes_pass_the_cap),
+        cmocka_unit_test(host_pool__keeps_nothing__when_its_cap_is_zero),
+        cmocka_unit_test(host_pool__frees_buffers_still_handed_out__when_freed),
+        cmocka_unit_test(host_pool__default_cap_follows_the_environment__else_a_quarter_of_ram_at_most_4_gib),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
