@@ -35,9 +35,6 @@ typedef struct LaunchConfig {
     Dim3 grid, block;
     size_t shared_bytes;            /* dynamic shared memory */
     int timed_reps;                 /* 0 = run once; N > 0 = warm-up + N timed runs, median */
-    double timed_budget_ms;         /* > 0: after the first 3 timed runs, only as many more as fit in
-                                       this many ms of kernel time at their median (a GPU's k:time
-                                       without reps =); 0 = all timed_reps */
     int stream;                     /* 0 = the legacy default stream, else from stream_create */
     bool async;                     /* return once enqueued (CUDA semantics); false = the launch
                                        also waits for the kernel (what run-and-check needs) */
@@ -45,6 +42,10 @@ typedef struct LaunchConfig {
     double extra_us;                /* modeled stall added to the kernel (managed-memory page faults) */
     double host_fraction;           /* share of its global traffic that crosses the host link
                                        (pinned host memory read in place: zero copy) */
+    /* GPU timing only: */
+    double timed_budget_ms;         /* > 0: after the first 3 timed runs, only as many more as fit in
+                                       this many ms of kernel time at their median (a GPU's k:time
+                                       without reps =); 0 = all timed_reps */
 } LaunchConfig;
 
 /* Streams and events are small integers the backend hands out (> 0);

@@ -110,7 +110,7 @@ static DeviceInfo h200(void) {
 }
 
 static LaunchConfig config(unsigned gx, unsigned gy, unsigned bx, unsigned by, unsigned bz) {
-    LaunchConfig c = {{gx, gy, 1}, {bx, by, bz}, 0, 0, 0, false, 0, 0};
+    LaunchConfig c = {{gx, gy, 1}, {bx, by, bz}, 0, 0, 0, false, 0, 0, 0};
     return c;
 }
 
@@ -246,7 +246,9 @@ static void memory__round_trips__when_copied_and_memset(void **state) {
     assert_null(b->ops->mem_free(b, p));
 }
 
-static void run_vector_add(int cubin_arch, int timed_reps) {
+/* budget_ms: LaunchConfig.timed_budget_ms; want_reps: the reps it should
+ * leave (timed_reps when 0). */
+static void run_vector_add_budget(int cubin_arch, int timed_reps, double budget_ms, int want_reps) {
     Backend *b = gpu.b;
     CompiledModule *m = compile_kernels(cubin_arch);
     BackendModule *bm = NULL;
@@ -262,7 +264,7 @@ static void run_vector_add(int cubin_arch, int timed_reps) {
     assert_null(b->ops->copy_to_device(b, db, bb, N * sizeof(float)));
     assert_null(b->ops->memset(b, dc, 0, N * sizeof(float)));
     KernelArg args[4] = {kernel_arg_ptr(da), kernel_arg_ptr(db), kernel_arg_ptr(dc), kernel_arg_i32(N)};
-    LaunchConfig cfg = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, timed_reps, 0, false, 0, 0};
+    LaunchConfig cfg = {{(N + 255) / 256, 1, 1}, {256, 1, 1}, 0, timed_reps, 0, false, 0, 0, budget_ms};
     LaunchReport r;
     launch_report_init(&r);
     Diag *d = b->ops->launch(b, bm, "vector_add", &cfg, args, 4, &r);
@@ -271,7 +273,9 @@ static void run_vector_add(int cubin_arch, int timed_reps) {
     for (int i = 0; i < N; i++)
         if (c[i] != 1.5f * (float)i) fail_msg("c[%d] = %g, want %g", i, c[i], 1.5 * i);
     if (timed_reps) {
-        assert_int_equal(r.reps, timed_reps);
+        assert_int_equal(r.reps, want_reps ? want_reps : timed_reps);
+        if (want_reps && want_reps != timed_reps)
+            assert_int_equal(json_integer_value(json_object_get(r.metrics, "reps_asked")), timed_reps);
         assert_true(r.ms_median > 0);
         assert_true(r.ms_min > 0 && r.ms_min <= r.ms_median);
         assert_non_null(json_object_get(r.metrics, "ms_median"));
@@ -290,6 +294,8 @@ static void run_vector_add(int cubin_arch, int timed_reps) {
     compiled_module_free(&m);
     free(a), free(bb), free(c);
 }
+
+static void run_vector_add(int cubin_arch, int timed_reps) { run_vector_add_budget(cubin_arch, timed_reps, 0, 0); }
 
 static void launch__adds_vectors__when_loaded_from_cubin(void **state) {
     (void)state;
@@ -317,6 +323,45 @@ static void launch__times_every_rep__when_reps_span_several_gate_batches(void **
     run_vector_add(gpu.info.cc_major * 10 + gpu.info.cc_minor, 70);
 }
 
+/* k:time's budget (timed_budget_ms): 3 reps when they alone pass it, all
+   of them when it is ample. */
+static void launch__times_3_reps__when_they_pass_the_budget(void **state) {
+    (void)state;
+    need_gpu();
+    run_vector_add_budget(gpu.info.cc_major * 10 + gpu.info.cc_minor, 20, 1e-6, 3);
+}
+
+static void launch__times_every_rep__when_the_budget_is_ample(void **state) {
+    (void)state;
+    need_gpu();
+    run_vector_add_budget(gpu.info.cc_major * 10 + gpu.info.cc_minor, 20, 1e6, 20);
+}
+
+/* The arrays' host buffers (host_buffer_take): page-locked, reused once
+   given back, and copies from them reach the device. */
+static void host_buffer__is_reused_and_copies__when_given_back(void **state) {
+    (void)state;
+    need_gpu();
+    Backend *b = gpu.b;
+    enum { BYTES = 4 << 20 };
+    bool zeroed = true;
+    unsigned char *h = b->ops->host_buffer_take(b, BYTES, &zeroed);
+    assert_non_null(h);
+    memset(h, 0x3c, BYTES);
+    DevPtr p;
+    assert_null(b->ops->mem_alloc(b, BYTES, "x", 1, &p));
+    assert_null(b->ops->copy_to_device(b, p, h, BYTES));
+    memset(h, 0, BYTES);
+    assert_null(b->ops->copy_to_host(b, h, p, BYTES));
+    assert_int_equal(h[BYTES - 1], 0x3c);
+    b->ops->host_buffer_give(b, h);
+    unsigned char *again = b->ops->host_buffer_take(b, BYTES, &zeroed);
+    assert_ptr_equal(again, h);
+    assert_false(zeroed);
+    b->ops->host_buffer_give(b, again);
+    assert_null(b->ops->mem_free(b, p));
+}
+
 static void launch__keeps_one_runs_result__when_timed_kernel_accumulates(void **state) {
     (void)state;
     need_gpu();
@@ -328,7 +373,7 @@ static void launch__keeps_one_runs_result__when_timed_kernel_accumulates(void **
     assert_null(b->ops->mem_alloc(b, 4, "total", 4, &t));
     assert_null(b->ops->memset(b, t, 0, 4));
     KernelArg arg = kernel_arg_ptr(t);
-    LaunchConfig cfg = {{10, 1, 1}, {128, 1, 1}, 0, 5, 0, false, 0, 0};
+    LaunchConfig cfg = {{10, 1, 1}, {128, 1, 1}, 0, 5, 0, false, 0, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     assert_null(b->ops->launch(b, bm, "count", &cfg, &arg, 1, &r));
@@ -349,7 +394,7 @@ static void launch__captures_printf__when_kernel_prints(void **state) {
     BackendModule *bm = NULL;
     assert_null(b->ops->module_load(b, m, &bm));
     KernelArg arg = kernel_arg_i32(42);
-    LaunchConfig cfg = {{1, 1, 1}, {32, 1, 1}, 0, 3, 0, false, 0, 0};
+    LaunchConfig cfg = {{1, 1, 1}, {32, 1, 1}, 0, 3, 0, false, 0, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     assert_null(b->ops->launch(b, bm, "hello", &cfg, &arg, 1, &r));
@@ -407,7 +452,7 @@ static void launch__explains__when_block_oversized_or_kernel_missing(void **stat
     BackendModule *bm = NULL;
     assert_null(b->ops->module_load(b, m, &bm));
     KernelArg args[4] = {kernel_arg_ptr(0), kernel_arg_ptr(0), kernel_arg_ptr(0), kernel_arg_i32(0)};
-    LaunchConfig cfg = {{1, 1, 1}, {2048, 1, 1}, 0, 0, 0, false, 0, 0};
+    LaunchConfig cfg = {{1, 1, 1}, {2048, 1, 1}, 0, 0, 0, false, 0, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     Diag *d = b->ops->launch(b, bm, "vector_add", &cfg, args, 4, &r);
@@ -445,7 +490,7 @@ static void launch__reports_illegal_address_and_becomes_unusable__when_kernel_wr
     DevPtr p;
     assert_null(b->ops->mem_alloc(b, 64, "a", 4, &p));
     KernelArg args[2] = {kernel_arg_ptr(p), kernel_arg_i64(1LL << 40)};
-    LaunchConfig cfg = {{1, 1, 1}, {1, 1, 1}, 0, 0, 0, false, 0, 0};
+    LaunchConfig cfg = {{1, 1, 1}, {1, 1, 1}, 0, 0, 0, false, 0, 0, 0};
     LaunchReport r;
     launch_report_init(&r);
     Diag *d = b->ops->launch(b, bm, "wild", &cfg, args, 2, &r);
@@ -477,6 +522,9 @@ int main(void) {
         cmocka_unit_test(launch__adds_vectors__when_loaded_from_ptx),
         cmocka_unit_test(launch__reports_median_time__when_timed),
         cmocka_unit_test(launch__times_every_rep__when_reps_span_several_gate_batches),
+        cmocka_unit_test(launch__times_3_reps__when_they_pass_the_budget),
+        cmocka_unit_test(launch__times_every_rep__when_the_budget_is_ample),
+        cmocka_unit_test(host_buffer__is_reused_and_copies__when_given_back),
         cmocka_unit_test(launch__keeps_one_runs_result__when_timed_kernel_accumulates),
         cmocka_unit_test(launch__captures_printf__when_kernel_prints),
         cmocka_unit_test(launch__explains__when_block_oversized_or_kernel_missing),
