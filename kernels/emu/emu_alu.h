@@ -20,6 +20,10 @@ void emu_contract_mul_add(Instr *code, int n_code, int n_regs);
 /* Marks the global loads ptxas issues together: each such OP_LD's target is
  * the pc of its group's first load (emu_contract.c; metrics' memory waits). */
 void emu_group_loads(Instr *code, int n_code, int n_regs);
+/* Marks the shared loads and stores ptxas merges into one 64/128-bit
+ * access: target = the pc of the group's first access, sub2 = its width in
+ * bytes (emu_vector.c; the metrics count a group once). */
+void emu_group_shared_vectors(Instr *code, int n_code);
 /* D = fma(A, B, C) for 32 f32 lanes, with the FMA instruction when the CPU has it. */
 void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C);
 

@@ -287,6 +287,7 @@ Diag *emu_kernel_decode(Program *p, const char *name, Kernel **out) {
     }
     if (!c.err) emu_contract_mul_add(c.code, c.n_code, c.k->n_regs);
     if (!c.err) emu_group_loads(c.code, c.n_code, c.k->n_regs);
+    if (!c.err) emu_group_shared_vectors(c.code, c.n_code);
     for (int i = 0; i < c.n_code; i++) {
         Instr *in = &c.code[i];
         emu_specialise(in);

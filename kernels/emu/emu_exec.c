@@ -991,6 +991,7 @@ void emu_block_run(Worker *W, uint64_t b) {
         w->seg_instructions = 0;
         w->seg_waits = w->seg_hit_waits = w->seg_requests = 0;
         w->group = -1;
+        w->vmerged = 0;
         w->bar_mask = 0;
         memset(w->nb_mask, 0, sizeof w->nb_mask);
         w->wsync = 0;

@@ -9,7 +9,9 @@
  * accesses count wavefronts:
  * per phase (1, 2 or 4 for 4-, 8- and 16-byte accesses) the most distinct
  * words in one of the 32 banks, the same word being a broadcast. Both add to
- * the launch totals and to the access's source line. */
+ * the launch totals and to the access's source line. Shared accesses ptxas
+ * merges into one 64/128-bit access (emu_vector.c) count once, at that
+ * width. */
 #include "kernels/emu/emu_mem.h"
 
 static void sort_u64(uint64_t *v, int n) {
@@ -200,7 +202,7 @@ static uint64_t phase_wavefronts(const uint64_t *off, uint32_t ok, int lo, int h
     return (uint64_t)worst;
 }
 
-static void metrics_shared(Worker *W, const Instr *in, const uint64_t *off, uint32_t ok, int bytes) {
+static void metrics_shared_count(Worker *W, const Instr *in, const uint64_t *off, uint32_t ok, int bytes) {
     int phases = bytes <= 4 ? 1 : bytes == 8 ? 2 : 4;
     int per = 32 / phases;
     uint64_t wavefronts = 0, ideal = 0;
@@ -218,6 +220,37 @@ static void metrics_shared(Worker *W, const Instr *in, const uint64_t *off, uint
         ls->shared_wavefronts += wavefronts;
         ls->shared_ideal += ideal;
     }
+}
+
+/* An access of a group ptxas merges into one LDS/STS.64 or .128
+ * (emu_vector.c: target = the group's first pc, sub2 = its width). The
+ * first access counts the group as one access of that width when every
+ * active lane's merged address is aligned to it (what ptxas proved);
+ * the others then count nothing. Returns false when the access counts as
+ * written (not merged, or a lane unaligned). */
+static bool metrics_shared_merged(Worker *W, const Instr *in, const uint64_t *off, uint32_t ok) {
+    Warp *w = W->cur;
+    const Instr *code = W->k->code;
+    if (in->target < 0 || !in->sub2 || !w || in < code || in >= code + W->k->n_code) return false;
+    uint64_t bit = 1ull << (in->target & 63);
+    if (in->target != (int32_t)(in - code)) return (w->vmerged & bit) != 0;
+    int64_t size = in->sub2;
+    uint64_t rel = (uint64_t)(((in->imm % size) + size) % size);   /* the access's place in the merged one */
+    uint64_t start[32];
+    for (int l = 0; l < 32; l++) {
+        start[l] = off[l] - rel;
+        if ((ok >> l & 1) && (start[l] & (uint64_t)(size - 1))) {
+            w->vmerged &= ~bit;
+            return false;
+        }
+    }
+    w->vmerged |= bit;
+    metrics_shared_count(W, in, start, ok, (int)size);
+    return true;
+}
+
+static void metrics_shared(Worker *W, const Instr *in, const uint64_t *off, uint32_t ok, int bytes) {
+    if (!metrics_shared_merged(W, in, off, ok)) metrics_shared_count(W, in, off, ok, bytes);
 }
 
 /* Adds one warp access to the totals and its line (see emu_mem.h). */

@@ -11,7 +11,7 @@ return {
   source = "sgemm-tiled.cu",
   solution = "solutions/sgemm-tiled.cu",
   wrong = {
-    "solutions/wrong/sgemm-tiled-adjacent-outputs.cu",
+    "solutions/wrong/sgemm-tiled-swapped-rows.cu",
     "solutions/wrong/sgemm-tiled-one-sync.cu",
     "solutions/wrong/sgemm-tiled-no-k-guard.cu",
   },

@@ -47,7 +47,7 @@ CH=11-roofline
 for s in good racy conflicts gpufail; do mkdir -p "subs/$s/roofline"; done
 cp "$LESSONS/$CH/solutions/sgemm-tiled.cu" subs/good/roofline/ || exit 1
 cp "$LESSONS/$CH/solutions/wrong/sgemm-tiled-one-sync.cu" subs/racy/roofline/sgemm-tiled.cu || exit 1
-cp "$LESSONS/$CH/solutions/wrong/sgemm-tiled-adjacent-outputs.cu" subs/conflicts/roofline/sgemm-tiled.cu || exit 1
+cp "$LESSONS/$CH/solutions/wrong/sgemm-tiled-swapped-rows.cu" subs/conflicts/roofline/sgemm-tiled.cu || exit 1
 { cat "$LESSONS/$CH/solutions/sgemm-tiled.cu"; echo "// FAKE-GPU: fail"; } > subs/gpufail/roofline/sgemm-tiled.cu
 
 grade() { # OUT JSON ERR [OPTIONS...]

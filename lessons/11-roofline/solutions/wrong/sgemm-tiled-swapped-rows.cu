@@ -1,7 +1,11 @@
-// sgemm-tiled.cu (typical mistake): each thread takes 4 ADJACENT rows and
-// columns (4 ty + i, 4 tx + j). The result is right, but the 16 lanes of a
-// half-warp now read Bs[k][4 tx + j]: words 4 apart, two lanes per bank, a
-// 2-way bank conflict on every load of b (and of a, in As[4 ty + i][k]).
+// sgemm-tiled.cu (typical mistake): the rows and columns of a thread's
+// outputs are swapped: thread (tx, ty) takes rows tx + 16 i and columns
+// ty + 16 j. The result is right, but the 16 lanes of a half-warp now read
+// As[tx + 16 i][k]: 16 rows 64 bytes apart, all in banks k and k + 16. ptxas
+// merges the 4 k-steps of a row into one 128-bit LDS.128, and each quarter
+// of the warp (8 lanes, 8 rows) still lands on the same 4 banks: 4-way bank
+// conflicts on every load of a (cuobjdump -sass: 16 LDS.128, as in the
+// solution; the conflicts stay). The stores to C are uncoalesced too.
 
 #define BM 64                 // a block computes a BM x BN tile of C
 #define BN 64
@@ -33,8 +37,8 @@ extern "C" __global__ void sgemm(const float *A, const float *B, float *C, int M
 #pragma unroll
         for (int k = 0; k < BK; k++) {
             float a[TM], b[TN];
-            for (int i = 0; i < TM; i++) a[i] = As[4 * ty + i][k];
-            for (int j = 0; j < TN; j++) b[j] = Bs[k][4 * tx + j];
+            for (int i = 0; i < TM; i++) a[i] = As[tx + 16 * i][k];
+            for (int j = 0; j < TN; j++) b[j] = Bs[k][ty + 16 * j];
             for (int i = 0; i < TM; i++)
                 for (int j = 0; j < TN; j++)
                     acc[i][j] += a[i] * b[j];             // 16 FMAs for 8 loads
@@ -44,7 +48,7 @@ extern "C" __global__ void sgemm(const float *A, const float *B, float *C, int M
 
     for (int i = 0; i < TM; i++)
         for (int j = 0; j < TN; j++) {
-            int r = row0 + 4 * ty + i, c = col0 + 4 * tx + j;
+            int r = row0 + tx + 16 * i, c = col0 + ty + 16 * j;
             if (r < M && c < N)
                 C[r * N + c] = acc[i][j];
         }
