@@ -187,10 +187,17 @@ enum { POOL_PLAIN = 0, POOL_PINNED = 1 };
 static void *pool_alloc(void *ud, size_t bytes, bool *zeroed, int *tag) {
     Backend *b = ud;
     void *p = NULL;
-    if (!cuda_state_check(b) && cudaMallocHost(&p, bytes) == cudaSuccess) {
-        *tag = POOL_PINNED;
-        *zeroed = false;                /* the caller clears it */
-        return p;
+    if (!cuda_state_check(b)) {
+        /* pinning maps the pages for the GPU: GPU work, as an allocation is */
+        GpuLock lock = GPU_LOCK_INIT;
+        gpu_lock_take(&lock, GPU_LOCK_SHARED);
+        cudaError_t e = cudaMallocHost(&p, bytes);
+        gpu_lock_release(&lock);
+        if (e == cudaSuccess) {
+            *tag = POOL_PINNED;
+            *zeroed = false;            /* the caller clears it */
+            return p;
+        }
     }
     (void)cudaGetLastError();
     *tag = POOL_PLAIN;
@@ -206,7 +213,10 @@ static void pool_release(void *ud, void *p, size_t bytes, int tag) {
         return;
     }
     if (cuda_state_check((Backend *)ud)) return;   /* lost context: the process restarts anyway */
+    GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_take(&lock, GPU_LOCK_SHARED);
     if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
+    gpu_lock_release(&lock);
 }
 
 static void *cuda_host_buffer_take(Backend *b, size_t bytes, bool *zeroed) {
