@@ -19,6 +19,10 @@
  * environment turns the cache off (the worker inherits it), for a run
  * "before".
  *
+ * On a GPU, --all also lists each k:time of the last warm run: its reps
+ * (and those asked, when k:time's budget cut them) and the spread of its
+ * times, min / median / p90 / max (also in --json as "timing").
+ *
  * Goals (issue 15), p50 warm and cached: on the emulator every exercise
  * ≤ 500 ms, vector-add-sized ones ≤ 100 ms; on a GPU every exercise ≤ 1 s
  * and the small ones ≤ 100 ms.
@@ -80,6 +84,8 @@ typedef struct ExerciseBench {
     bool cuda;                     /* it ran on a GPU */
     Sample first_run;              /* the cold run's phases and reference cache counts */
     int ref_hits_min;              /* the fewest references from the cache in a warm run */
+    json_t *timing;                /* the last warm run's k:time reports by kernel (a GPU's
+                                      metrics.kernels.NAME.timing), NULL when none */
 } ExerciseBench;
 
 #define REF_PHASE 5                /* PHASES[REF_PHASE] is "reference" */
@@ -143,6 +149,14 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
             read_phases(res, &s[got]);
             json_t *c = json_object_get(res->metrics, "compile");
             b->cache_hit = c ? json_is_true(json_object_get(c, "cache_hit")) : true;
+            const char *kname;
+            json_t *k;
+            json_object_foreach(json_object_get(res->metrics, "kernels"), kname, k) {
+                json_t *tm = json_object_get(k, "timing");
+                if (!tm) continue;
+                if (!b->timing) b->timing = json_object();
+                json_object_set(b->timing, kname, tm);
+            }
             got++;
         }
         run_result_free(&res);
@@ -207,6 +221,7 @@ static json_t *row_json(const ExerciseBench *b) {
     json_object_set_new(j, "reference_first_ms", json_real(b->first_run.phase[REF_PHASE]));
     json_object_set_new(j, "reference_cache_misses_first", json_integer(b->first_run.ref_misses));
     json_object_set_new(j, "reference_cache_hits_warm", json_integer(b->ref_hits_min));
+    if (b->timing) json_object_set(j, "timing", b->timing);
     return j;
 }
 
@@ -245,6 +260,30 @@ static void print_ref_cache(const ExerciseBench *rows, int n) {
     }
     if (!any) printf("no exercise's references came from the cache%s\n",
                      getenv("CUDOJO_REF_CACHE") ? " (CUDOJO_REF_CACHE is set)" : "");
+}
+
+/* Each k:time of a GPU run: how many reps (and how many were asked, when
+ * the time budget cut them) and their spread. */
+static void print_timing(const ExerciseBench *rows, int n) {
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        const char *kname;
+        json_t *tm;
+        json_object_foreach(rows[i].timing, kname, tm) {
+            if (!any) {
+                printf("k:time on the GPU, last warm run: reps (asked) and ms min / median / p90 / max\n");
+                any = true;
+            }
+            json_t *asked = json_object_get(tm, "reps_asked");
+            char reps[32];
+            long long got = (long long)json_integer_value(json_object_get(tm, "reps"));
+            snprintf(reps, sizeof reps, asked ? "%lld (%lld)" : "%lld", got, (long long)json_integer_value(asked));
+            printf("  %-20s %-22s %-9s %9.3f %9.3f %9.3f %9.3f\n", rows[i].ex->id, kname, reps,
+                   json_number_value(json_object_get(tm, "ms_min")),
+                   json_number_value(json_object_get(tm, "ms_median")),
+                   json_number_value(json_object_get(tm, "ms_p90")), json_number_value(json_object_get(tm, "ms_max")));
+        }
+    }
 }
 
 static int usage(void) {
@@ -367,6 +406,7 @@ int main(int argc, char **argv) {
                cuda ? "a GPU" : "the emulator", met, goal_ms(cuda), n_rows - ran);
         print_not_met(rows, n_rows, cuda);
         print_ref_cache(rows, n_rows);
+        print_timing(rows, n_rows);
     }
     if (json_path) {
         json_t *arr = json_array();
@@ -378,7 +418,10 @@ int main(int argc, char **argv) {
     char *cmd = xasprintf("rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
     free(cmd);
-    for (int i = 0; i < n_rows; i++) free(rows[i].summary);
+    for (int i = 0; i < n_rows; i++) {
+        free(rows[i].summary);
+        if (rows[i].timing) json_decref(rows[i].timing);
+    }
     free(rows);
     free(ids);
     free(exe);
