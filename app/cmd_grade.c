@@ -17,6 +17,7 @@
 #include "base/i18n.h"
 #include "base/sha256.h"
 #include "base/xalloc.h"
+#include "kernels/host_pool.h"
 
 typedef struct GradeArgs {
     const char *course, *out, *shard, *exercises, *seed;
@@ -271,6 +272,14 @@ static int grade_main(Grade *g, GradeArgs *a) {
         if (!ld) setenv("CUDOJO_GPU_LOCK_DIR", locks, 1);
         diag_free(&ld);
         free(locks);
+    }
+    if (!getenv("CUDOJO_HOST_POOL_MB")) {
+        /* Each worker's idle array buffers (page-locked on a GPU): together
+           at most a quarter of the memory (kernels/host_pool.h). */
+        char mb[32];
+        int workers = g->jobs > 0 ? g->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        snprintf(mb, sizeof mb, "%zu", host_pool_share_cap(workers) >> 20);
+        setenv("CUDOJO_HOST_POOL_MB", mb, 1);
     }
     d = plan_items(g, a->exercises, have_gpu);
     if (d) return cli_fail(d);

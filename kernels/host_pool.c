@@ -56,8 +56,13 @@ size_t host_pool_default_cap(void) {
         unsigned long long mb = strtoull(env, &end, 10);
         if (end && !*end) return mb > (SIZE_MAX >> 20) ? SIZE_MAX : (size_t)mb << 20;
     }
+    return host_pool_share_cap(1);
+}
+
+size_t host_pool_share_cap(int processes) {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     size_t quarter = pages > 0 && page > 0 ? (size_t)pages / 4 * (size_t)page : 0;
+    if (processes > 1) quarter /= (size_t)processes;
     return quarter && quarter < HOST_POOL_DEFAULT_CAP ? quarter : HOST_POOL_DEFAULT_CAP;
 }
 

@@ -39,6 +39,10 @@ void host_pool_free(HostPool **p);
 /* The cap for a process: $CUDOJO_HOST_POOL_MB when set (0 = no pool), else
  * min(HOST_POOL_DEFAULT_CAP, a quarter of the physical memory). */
 size_t host_pool_default_cap(void);
+/* min(HOST_POOL_DEFAULT_CAP, a quarter of the physical memory shared by
+ * `processes` workers): what each of a grader's workers may keep idle (on a
+ * GPU, page-locked), so that together they keep at most a quarter. */
+size_t host_pool_share_cap(int processes);
 
 /* A buffer of at least `bytes` (>= 1): an idle one of at most twice that
  * (the smallest such; its bytes are what its last user left: *zeroed =

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -147,6 +148,18 @@ static void host_pool__default_cap_follows_the_environment__else_a_quarter_of_ra
     assert_true(cap > 0 && cap <= HOST_POOL_DEFAULT_CAP);
 }
 
+/* A grader's workers share a quarter of the memory between them. */
+static void host_pool__share_cap_splits_a_quarter_of_ram__between_the_workers(void **state) {
+    (void)state;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t quarter = (size_t)pages / 4 * (size_t)page;
+    for (int n = 1; n <= 64; n *= 4) {
+        size_t want = quarter / (size_t)n < HOST_POOL_DEFAULT_CAP ? quarter / (size_t)n : HOST_POOL_DEFAULT_CAP;
+        assert_int_equal(host_pool_share_cap(n), want);
+    }
+    assert_true(host_pool_share_cap(64) * 64 <= quarter);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(host_pool__hands_back_the_given_buffer_dirty__when_the_same_size_is_asked),
@@ -155,6 +168,7 @@ int main(void) {
         cmocka_unit_test(host_pool__keeps_nothing__when_its_cap_is_zero),
         cmocka_unit_test(host_pool__frees_buffers_still_handed_out__when_freed),
         cmocka_unit_test(host_pool__default_cap_follows_the_environment__else_a_quarter_of_ram_at_most_4_gib),
+        cmocka_unit_test(host_pool__share_cap_splits_a_quarter_of_ram__between_the_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
