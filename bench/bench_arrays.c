@@ -27,25 +27,9 @@
 #include "kernels/backend.h"
 #include "lua/api.h"
 #include "lua/sandbox.h"
+#include "bench/bench_stats.h"
 
 #define MAX_REPS 64
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static const ApiPhase SHOWN[] = {PHASE_GENERATE, PHASE_REFERENCE, PHASE_UPLOAD, PHASE_DOWNLOAD, PHASE_CHECK,
                                  PHASE_SCRIPT};
@@ -58,7 +42,7 @@ static bool run_once(Backend *b, const char *text, const char *path, long long n
     memset(&ctx, 0, sizeof ctx);
     ctx.backend = b;
     ctx.array_cap = (size_t)16 << 30;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     Sandbox *sb = sandbox_new(NULL);
     sandbox_set_user(sb, &ctx);
     api_install(sb);
@@ -70,9 +54,9 @@ static bool run_once(Backend *b, const char *text, const char *path, long long n
     ctx.phase_t0 = api_now_ms();
     if (!d) d = sandbox_call(sb, 0, 0);
     api_phase(&ctx, PHASE_SCRIPT);
-    double t1 = now_ms();
+    double t1 = bench_now_ms();
     sandbox_free(&sb);
-    double t2 = now_ms();
+    double t2 = bench_now_ms();
     diag_free(&ctx.abort_diags);
     if (d) {
         char *s = diag_format_all(d, false);
@@ -110,13 +94,13 @@ static int bench_script(Backend *b, const char *path, int reps, long long n, boo
     int w = reps - 1 > 0 ? reps - 1 : 1;
     int from = reps > 1 ? 1 : 0;
     for (int r = from; r < reps; r++) col[r - from] = tot[r];
-    printf(" %8.1f", median(col, w));
+    printf(" %8.1f", bench_median(col, w));
     for (int i = 0; i < N_SHOWN; i++) {
         for (int r = from; r < reps; r++) col[r - from] = ph[r][i];
-        printf(" %8.1f", median(col, w));
+        printf(" %8.1f", bench_median(col, w));
     }
     for (int r = from; r < reps; r++) col[r - from] = fr[r];
-    printf(" %8.1f\n", median(col, w));
+    printf(" %8.1f\n", bench_median(col, w));
     return 0;
 }
 
@@ -172,9 +156,9 @@ int main(int argc, char **argv) {
            "down", "check", "lua", "free");
     int rc = 0;
     for (int i = 0; i < n_scripts && !rc; i++) rc = bench_script(b, scripts[i], reps, n, device && b);
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     backend_close(&b);
-    printf("backend close: %.1f ms\n", now_ms() - t0);
+    printf("backend close: %.1f ms\n", bench_now_ms() - t0);
     return rc;
 usage:
     fprintf(stderr, "usage: bench_arrays [--backend emu|cuda|none] [--reps N] [--n N] [--host-only] [SCRIPT.lua...]\n");

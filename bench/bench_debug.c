@@ -34,6 +34,7 @@
 #include "base/xalloc.h"
 #include "kernels/backend.h"
 #include "lua/exercise.h"
+#include "bench/bench_stats.h"
 
 /* What `--scan` found (see above); the bench times both. */
 #define LARGEST_BY_INSTRUCTIONS "pick-block-size"
@@ -41,17 +42,6 @@
 #define GOAL_MS 50.0
 #define ROWS 22   /* 80x24 less the title and status bars */
 #define COLS 80
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct Samples {
     double *v;
@@ -69,7 +59,7 @@ static void samples_add(Samples *s, double ms) {
 /* Sorts s; the q-quantile (nearest rank). */
 static double quantile(Samples *s, double q) {
     if (!s->n) return 0;
-    qsort(s->v, (size_t)s->n, sizeof *s->v, cmp_double);
+    qsort(s->v, (size_t)s->n, sizeof *s->v, bench_cmp_double);
     int i = (int)(q * (double)s->n + 0.999999) - 1;
     if (i < 0) i = 0;
     if (i >= s->n) i = s->n - 1;
@@ -144,9 +134,9 @@ static int scan_course(const Course *c) {
             diag_free(&why);
             char *path = path_join(ch->dir, ex->solution);
             ExerciseRunOptions opts = {.cu_path = path};
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             RunResult *res = exercise_run(ex, b, &opts);
-            double ms = now_ms() - t0;
+            double ms = bench_now_ms() - t0;
             EmuTrace *tr = emu_trace_take(b);
             Big big = {ex->id, max_launch_instructions(res->metrics), ms, tr ? tr->n_steps : 0};
             top_add(top_wi, big, by_wi);
@@ -173,17 +163,17 @@ static int scan_course(const Course *c) {
 
 /* One key: the move, then the frame. Returns its ms. */
 static double time_key(DebugView *v, DebugFrame *f, DebugMove m, bool *moved) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     *moved = debug_view_move(v, m);
     debug_frame_build(f, v);
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 /* w or B: a new recording, the place kept, the frame. Returns its ms, or < 0. */
 static double time_follow(const DebugTarget *tg, DebugView *v, DebugFrame *f, EmuTrace **tr, const unsigned block[3],
                           int warp) {
     Diag *err = NULL;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     EmuTrace *nt = debug_trace_run(tg, block, warp, &err);
     if (!nt) {
         fprintf(stderr, "bench_debug: recording block (%u,%u,%u) warp %d: %s\n", block[0], block[1], block[2], warp,
@@ -193,7 +183,7 @@ static double time_follow(const DebugTarget *tg, DebugView *v, DebugFrame *f, Em
     }
     debug_view_retrace(v, nt);
     debug_frame_build(f, v);
-    double ms = now_ms() - t0;
+    double ms = bench_now_ms() - t0;
     emu_trace_free(tr);
     *tr = nt;
     return ms;
@@ -223,7 +213,7 @@ static int bench_exercise(const Course *course, const char *id, bool *step_ok, b
 
     /* The first frame: record, then build. */
     unsigned b0[3] = {0, 0, 0};
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     EmuTrace *tr = debug_trace_run(&tg, b0, 0, &d);
     DebugView v;
     DebugFrame f;
@@ -232,7 +222,7 @@ static int bench_exercise(const Course *course, const char *id, bool *step_ok, b
         debug_view_init(&v, tr, tg.source);
         debug_frame_build(&f, &v);
     }
-    double cold_ms = now_ms() - t0;
+    double cold_ms = bench_now_ms() - t0;
     if (!tr) {
         fprintf(stderr, "bench_debug: %s: %s\n", id, d ? d->message : "nothing recorded");
         diag_free(&d);
@@ -251,7 +241,7 @@ static int bench_exercise(const Course *course, const char *id, bool *step_ok, b
     Samples first = {0};
     for (int r = 0; r < 3; r++) {
         DebugView wv;
-        t0 = now_ms();
+        t0 = bench_now_ms();
         EmuTrace *wt = debug_trace_run(&tg, b0, 0, &d);
         if (!wt) {
             fprintf(stderr, "bench_debug: %s: recording again: %s\n", id, d ? d->message : "nothing recorded");
@@ -260,7 +250,7 @@ static int bench_exercise(const Course *course, const char *id, bool *step_ok, b
         }
         debug_view_init(&wv, wt, tg.source);
         debug_frame_build(&f, &wv);
-        samples_add(&first, now_ms() - t0);
+        samples_add(&first, bench_now_ms() - t0);
         debug_view_fini(&wv);
         emu_trace_free(&wt);
     }

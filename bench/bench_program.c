@@ -21,6 +21,7 @@
 #include "base/xalloc.h"
 #include "kernels/backend.h"
 #include "kernels/program.h"
+#include "bench/bench_stats.h"
 
 static const char *VECTOR_ADD =
     "#include <cstdio>\n"
@@ -49,17 +50,6 @@ static const char *VECTOR_ADD =
     "    return 0;\n"
     "}\n";
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct Bench {
     const char *display;
     const char *file;               /* the "saved" file */
@@ -71,7 +61,7 @@ typedef struct Bench {
 
 /* One save→verdict: write the file, compile (cached), run, check. */
 static bool save_to_verdict(const Bench *b, ProgramRuntime rt, double *ms, char **why) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     Diag *d = fs_write_file_atomic(b->file, b->text, b->len);
     char *src = NULL;
     size_t len = 0;
@@ -89,7 +79,7 @@ static bool save_to_verdict(const Bench *b, ProgramRuntime rt, double *ms, char 
     else if (b->own_check && (!res.out || strcmp(res.out, "ok\n"))) *why = xasprintf("printed: %s", res.out);
     else if (cp && !cp->cache_hit) *why = xstrdup("the compile was not cached");
     else ok = true;
-    *ms = now_ms() - t0;
+    *ms = bench_now_ms() - t0;
     diag_free(&d);
     program_result_fini(&res);
     compiled_program_free(&cp);
@@ -109,7 +99,7 @@ static bool measure(const Bench *b, ProgramRuntime rt, int reps, const char *lab
         free(ms);
         return false;
     }
-    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+    qsort(ms, (size_t)reps, sizeof *ms, bench_cmp_double);
     double p50 = ms[reps / 2], p90 = ms[(reps * 9) / 10 < reps ? (reps * 9) / 10 : reps - 1];
     char l50[96], l90[96], lgoal[96];
     snprintf(l50, sizeof l50, "%s: p50", label);
@@ -172,17 +162,17 @@ int main(int argc, char **argv) {
 
     /* nvcc, cold (an empty cache) and cached */
     CompiledProgram *cp = NULL;
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     Diag *d = program_compile(b.display, text, &b.co, &cp);
-    double cold = now_ms() - t0;
+    double cold = bench_now_ms() - t0;
     if (d) {
         fprintf(stderr, "bench_program: the program does not compile: %s\n", d->message);
         return 1;
     }
     compiled_program_free(&cp);
-    t0 = now_ms();
+    t0 = bench_now_ms();
     d = program_compile(b.display, text, &b.co, &cp);
-    double cached = now_ms() - t0;
+    double cached = bench_now_ms() - t0;
     bool hit = !d && cp->cache_hit;
     diag_free(&d);
     compiled_program_free(&cp);

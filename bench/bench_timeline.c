@@ -18,22 +18,13 @@
 #include "base/fs.h"
 #include "base/xalloc.h"
 #include "lua/exercise.h"
+#include "bench/bench_stats.h"
 
 static const char *const EXERCISES[] = {"async-overlap", "stream-events", "pinned-memory",
                                         "chunked-overlap", "default-stream", "nonblocking-streams"};
 #define N_EX (sizeof EXERCISES / sizeof EXERCISES[0])
 static const char *const MODES[] = {"off", "cupti"};
 #define N_MODES 2
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int main(int argc, char **argv) {
     int reps = argc > 1 ? atoi(argv[1]) : 9;
@@ -105,7 +96,7 @@ int main(int argc, char **argv) {
     for (size_t e = 0; e < N_EX; e++) {
         double med[N_MODES];
         for (int m = 0; m < N_MODES; m++) {
-            med[m] = median(&MS(m, e, 0), reps);
+            med[m] = bench_median(&MS(m, e, 0), reps);
             tot[m] += med[m];
         }
         printf("  %-22s %10.2f %10.2f %+8.1f%%\n", EXERCISES[e], med[0], med[1], 100 * (med[1] / med[0] - 1));

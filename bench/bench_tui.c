@@ -22,23 +22,13 @@
 #include "base/fs.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "bench/bench_stats.h"
 
 /* Reads the terminal until `needle` shows up (or timeout); returns ms waited, < 0 on timeout. */
 static double wait_for(int fd, StrBuf *seen, const char *needle, double timeout_ms) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     while (!strstr(seen->data, needle)) {
-        double left = timeout_ms - (now_ms() - t0);
+        double left = timeout_ms - (bench_now_ms() - t0);
         if (left <= 0) return -1;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, (int)left + 1) <= 0) continue;
@@ -47,7 +37,7 @@ static double wait_for(int fd, StrBuf *seen, const char *needle, double timeout_
         if (n <= 0) return -1;
         strbuf_append_n(seen, buf, (size_t)n);
     }
-    return now_ms() - t0;
+    return bench_now_ms() - t0;
 }
 
 static pid_t start(const char *bin, const char *ws, int *fd) {
@@ -94,10 +84,10 @@ int main(int argc, char **argv) {
         int fd;
         StrBuf seen;
         strbuf_init(&seen);
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         pid_t pid = start(bin, ws, &fd);
         double w = wait_for(fd, &seen, "Course map", 5000);
-        first[i] = w < 0 ? 1e9 : now_ms() - t0;
+        first[i] = w < 0 ? 1e9 : bench_now_ms() - t0;
         /* Open the first exercise, start a run, and ask for help at once. */
         if (write(fd, "\r", 1) == 1 && wait_for(fd, &seen, "hello-threads", 3000) >= 0) {
             strbuf_reset(&seen);
@@ -105,15 +95,15 @@ int main(int argc, char **argv) {
                key goes in 5 ms after it started, while it is in flight. */
             if (write(fd, "r", 1) == 1) {
                 usleep(5000);
-                double k0 = now_ms();
-                if (write(fd, "?", 1) == 1 && wait_for(fd, &seen, "saving", 3000) >= 0) key[nkey++] = now_ms() - k0;
+                double k0 = bench_now_ms();
+                if (write(fd, "?", 1) == 1 && wait_for(fd, &seen, "saving", 3000) >= 0) key[nkey++] = bench_now_ms() - k0;
             }
         }
         strbuf_fini(&seen);
         stop(pid, fd);
     }
-    qsort(first, (size_t)reps, sizeof *first, cmp_double);
-    qsort(key, (size_t)nkey, sizeof *key, cmp_double);
+    qsort(first, (size_t)reps, sizeof *first, bench_cmp_double);
+    qsort(key, (size_t)nkey, sizeof *key, bench_cmp_double);
     printf("workbench responsiveness (80x24 pty, %d reps, emulator backend)\n", reps);
     printf("  %-44s p50 %7.1f ms  max %7.1f ms   goal <= 50 ms: %s\n", "exec -> first frame (whole course loaded)",
            first[reps / 2], first[reps - 1], first[reps / 2] <= 50 ? "met" : "NOT met");

@@ -43,22 +43,7 @@
 #include "base/fs.h"
 #include "base/xalloc.h"
 #include "lua/exercise.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench/bench_stats.h"
 
 /* The columns of the table: metrics.phases keys, then what is not the run. */
 static const char *const PHASES[] = {"compile", "generate", "upload", "launch", "timing", "reference",
@@ -125,7 +110,7 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
     Sample *s = xcalloc((size_t)reps, sizeof *s);
     int got = 0;
     for (int i = -1; i < reps; i++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if ((d = fs_write_file_atomic(file, text, len))) {   /* the "save" */
             b->verdict = "io";
             b->summary = xstrdup(d->message);
@@ -133,7 +118,7 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
             break;
         }
         RunResult *res = runner_run(r, &req, NULL);
-        double t = now_ms() - t0;
+        double t = bench_now_ms() - t0;
         if (res->verdict != VERDICT_PASS) {
             b->verdict = verdict_name(res->verdict);
             b->summary = xstrdup(res->summary ? res->summary : "");
@@ -164,16 +149,16 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
     if (got > 0) {
         double *v = xcalloc((size_t)got, sizeof *v);
         for (int i = 0; i < got; i++) v[i] = s[i].wall;
-        b->p50 = median(v, got);
+        b->p50 = bench_median(v, got);
         b->p90 = v[(got * 9) / 10 < got ? (got * 9) / 10 : got - 1];
         for (int i = 0; i < got; i++) v[i] = s[i].run;
-        b->run_p50 = median(v, got);
+        b->run_p50 = bench_median(v, got);
         b->ref_hits_min = s[0].ref_hits;
         for (int i = 1; i < got; i++)
             if (s[i].ref_hits < b->ref_hits_min) b->ref_hits_min = s[i].ref_hits;
         for (int p = 0; p < N_PHASES; p++) {
             for (int i = 0; i < got; i++) v[i] = s[i].phase[p];
-            b->phase_p50[p] = median(v, got);
+            b->phase_p50[p] = bench_median(v, got);
         }
         free(v);
     }
