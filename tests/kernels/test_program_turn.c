@@ -3,7 +3,8 @@
  * starts holding it shared; its runtime sends a "turn" record before the
  * first GPU work and waits on CUDOJO_TURN_FD; the worker then holds the lock
  * exclusive until the program ends. The wait moves the deadline and is left
- * out of wall_ms. Untimed programs, programs under CUDOJO_GPU_LOCK_MODE=
+ * out of wall_ms. A profiled run holds it shared and the profilers' lock
+ * alone. Untimed programs, programs under CUDOJO_GPU_LOCK_MODE=
  * exclusive and a lock that is off get no turn channel, nor the variable.
  *
  * The program is a plain C stand-in for the runtime library (as in
@@ -193,6 +194,28 @@ static void turn__waits_for_another_timed_section__without_counting_the_wait(voi
     assert_true(t->f.res.wall_ms < 1000);
 }
 
+/* Under Nsight Compute (gpu_profiler): the GPU lock shared, beside
+ * untimed work, and the profilers' lock exclusive; no turn, no yields. */
+static void profiler__holds_the_lock_shared__and_the_profilers_lock_alone(void **state) {
+    TurnFixture *t = *state;
+    t->f.ropts.gpu_profiler = true;
+    run_probe(t, "-", "0");
+    assert_true(says(t, "variable: none\n"));
+    assert_true(says(t, "before: shared ok, exclusive busy\n"));
+    assert_true(says(t, "no turn\n"));
+    program_result_fini(&t->f.res);
+    memset(&t->f.res, 0, sizeof t->f.res);
+    char prof[200];
+    snprintf(prof, sizeof prof, "%s/gpu-0.profiler", t->locks);
+    const char *args[] = {prof, "-", "0"};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 3;
+    assert_null(program_run(t->exe, &t->f.ropts, &t->f.res));
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    assert_true(says(t, "before: shared busy, exclusive busy\n"));   /* another profiler waits */
+}
+
 /* A process that waits for `made`, then takes the lock exclusive, holds it
  * hold_ms and writes how long it waited (ms, a double) to `out`. */
 static pid_t timed_section(const char *made, int hold_ms, int out) {
@@ -260,6 +283,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(turn__waits_for_another_timed_section__without_counting_the_wait, turn_setup,
                                         turn_teardown),
         cmocka_unit_test_setup_teardown(yield__a_shared_program_steps_aside__for_a_waiting_timed_section, turn_setup,
+                                        turn_teardown),
+        cmocka_unit_test_setup_teardown(profiler__holds_the_lock_shared__and_the_profilers_lock_alone, turn_setup,
                                         turn_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
