@@ -75,7 +75,7 @@ static int flock_retry(int fd, int op) {
 }
 
 void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
-    l->fd = l->profiler_fd = -1;
+    l->fd = l->profiler_fd = l->gate_fd = -1;
     const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
     const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
     if (only && !strcmp(only, "exclusive")) mode = GPU_LOCK_EXCLUSIVE;   /* everything alone: to compare */
@@ -126,15 +126,20 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
 
 void gpu_lock_acquire(GpuLock *l) { gpu_lock_take(l, GPU_LOCK_EXCLUSIVE); }
 
-bool gpu_lock_contended(const GpuLock *l) {
-    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
-    char gate[4096];
-    if (l->fd < 0 || !dir || !*dir || !lock_path(dir, ".turnstile", gate, sizeof gate)) return false;
-    int gfd = open(gate, O_RDWR | O_CLOEXEC);
-    if (gfd < 0) return false;
-    bool busy = flock(gfd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-    close(gfd);     /* lets go of the turnstile if we took it */
-    return busy;
+bool gpu_lock_contended(GpuLock *l) {
+    if (l->fd < 0) return false;
+    if (l->gate_fd < 0) {   /* once per hold: a shared holder looks every few milliseconds */
+        const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
+        char gate[4096];
+        if (!dir || !*dir || !lock_path(dir, ".turnstile", gate, sizeof gate)) return false;
+        l->gate_fd = open(gate, O_RDWR | O_CLOEXEC);
+        if (l->gate_fd < 0) return false;
+    }
+    if (flock(l->gate_fd, LOCK_EX | LOCK_NB) == 0) {
+        flock(l->gate_fd, LOCK_UN);     /* nobody waits: let go of it at once */
+        return false;
+    }
+    return errno == EWOULDBLOCK;
 }
 
 void gpu_lock_release(GpuLock *l) {
@@ -144,7 +149,8 @@ void gpu_lock_release(GpuLock *l) {
     close(l->fd);
     l->fd = -1;
     if (l->profiler_fd >= 0) close(l->profiler_fd);     /* closing lets go of its lock */
-    l->profiler_fd = -1;
+    if (l->gate_fd >= 0) close(l->gate_fd);
+    l->profiler_fd = l->gate_fd = -1;
     pthread_mutex_lock(&g_stats_mu);
     if (l->mode != GPU_LOCK_EXCLUSIVE) {
         g_stats.held_shared_s += held;

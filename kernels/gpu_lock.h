@@ -64,9 +64,10 @@ typedef struct GpuLock {
     GpuLockMode mode;
     double taken_s;             /* when it was taken (monotonic seconds) */
     int profiler_fd;            /* the profilers' lock (GPU_LOCK_PROFILER); -1 when not held */
+    int gate_fd;                /* the turnstile, opened once for gpu_lock_contended; -1 = not yet */
 } GpuLock;
 
-#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1}
+#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1, -1}
 
 /* Waits for and takes the lock of this process's GPU in `mode` (a no-op
  * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
@@ -79,7 +80,7 @@ void gpu_lock_release(GpuLock *l);
  * the lock shared, that is a timed section waiting for the shared holders
  * to finish (or, for a moment, a shared taker passing through). Never
  * waits. False when not held or the lock is off. */
-bool gpu_lock_contended(const GpuLock *l);
+bool gpu_lock_contended(GpuLock *l);
 
 /* What this process has spent on the lock so far, in all (a worker runs
  * many exercises: subtract a snapshot taken before one to get its share). */
