@@ -22,7 +22,9 @@ void emu_contract_mul_add(Instr *code, int n_code, int n_regs);
 void emu_group_loads(Instr *code, int n_code, int n_regs);
 /* Marks the shared loads and stores ptxas merges into one 64/128-bit
  * access: target = the pc of the group's first access, sub2 = its width in
- * bytes (emu_vector.c; the metrics count a group once). */
+ * bytes, sub = its slot in Warp.vmerged, distinct from every group open at
+ * the same time (emu_vector.c; the metrics count a group once). */
+enum { EMU_VEC_SLOTS = 64 };
 void emu_group_shared_vectors(Instr *code, int n_code);
 /* D = fma(A, B, C) for 32 f32 lanes, with the FMA instruction when the CPU has it. */
 void emu_fma_loop(uint64_t *D, const uint64_t *A, const uint64_t *B, const uint64_t *C);

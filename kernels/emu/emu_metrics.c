@@ -12,6 +12,7 @@
  * the launch totals and to the access's source line. Shared accesses ptxas
  * merges into one 64/128-bit access (emu_vector.c) count once, at that
  * width. */
+#include "kernels/emu/emu_alu.h"
 #include "kernels/emu/emu_mem.h"
 
 static void sort_u64(uint64_t *v, int n) {
@@ -232,7 +233,7 @@ static bool metrics_shared_merged(Worker *W, const Instr *in, const uint64_t *of
     Warp *w = W->cur;
     const Instr *code = W->k->code;
     if (in->target < 0 || !in->sub2 || !w || in < code || in >= code + W->k->n_code) return false;
-    uint64_t bit = 1ull << (in->target & 63);
+    uint64_t bit = 1ull << (in->sub & (EMU_VEC_SLOTS - 1));   /* the group's slot (emu_vector.c) */
     if (in->target != (int32_t)(in - code)) return (w->vmerged & bit) != 0;
     int64_t size = in->sub2;
     uint64_t rel = (uint64_t)(((in->imm % size) + size) % size);   /* the access's place in the merged one */

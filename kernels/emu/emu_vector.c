@@ -25,11 +25,17 @@
  *     loads of other addresses and global accesses between do not matter;
  *     stores are kept apart by any other shared access between them too.
  * Marking: each access of a merged group gets target = the pc of the
- * group's first access (in program order) and sub2 = the merged width in
- * bytes (8 or 16). At run time (emu_metrics.c) the first access counts the
- * group as one access of that width when every active lane's merged address
- * is aligned to it (ptxas merges only what it can prove aligned), and the
- * others count nothing; otherwise each counts as written. */
+ * group's first access (in program order), sub2 = the merged width in
+ * bytes (8 or 16) and sub = the group's slot (0..63). At run time
+ * (emu_metrics.c) the first access counts the group as one access of that
+ * width when every active lane's merged address is aligned to it (ptxas
+ * merges only what it can prove aligned), and keeps the verdict in bit
+ * `slot` of Warp.vmerged; the others read it there and count nothing, or,
+ * unaligned, each as written. Slots: a group is open from its first access
+ * to its last, all in one basic block, so a warp runs them in that order
+ * with only the groups whose spans overlap it in between; groups whose
+ * spans overlap get distinct slots (assign_slots), and a group finding all
+ * EMU_VEC_SLOTS taken stays unmerged (counted as written: conservative). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +154,30 @@ static void close_base(Instr *code, Cand *c, int *n, int32_t r, bool stores) {
     free(out);
 }
 
+/* Gives each merged group a slot no group open at the same time has: by
+ * first pc, the lowest slot whose last group ended before this one starts
+ * (optimal for spans); unmerges a group when every slot is held. */
+static void assign_slots(Instr *code, int n_code) {
+    int *last = xmalloc(sizeof *last * ((size_t)n_code + 1));
+    for (int pc = 0; pc < n_code; pc++) last[pc] = -1;
+    for (int pc = 0; pc < n_code; pc++)
+        if (code[pc].sub2 && code[pc].target >= 0 && code[pc].target < n_code) last[code[pc].target] = pc;
+    int held_until[EMU_VEC_SLOTS];
+    for (int i = 0; i < EMU_VEC_SLOTS; i++) held_until[i] = -1;
+    for (int first = 0; first < n_code; first++) {
+        if (last[first] < 0) continue;
+        int slot = 0;
+        while (slot < EMU_VEC_SLOTS && held_until[slot] >= first) slot++;
+        for (int pc = first; pc <= last[first]; pc++) {
+            if (code[pc].target != first || !code[pc].sub2) continue;
+            if (slot < EMU_VEC_SLOTS) code[pc].sub = (uint8_t)slot;
+            else { code[pc].target = -1; code[pc].sub2 = 0; }
+        }
+        if (slot < EMU_VEC_SLOTS) held_until[slot] = last[first];
+    }
+    free(last);
+}
+
 void emu_group_shared_vectors(Instr *code, int n_code) {
     bool *leader = xcalloc((size_t)n_code + 1, sizeof *leader);
     Cand *ld = xmalloc(sizeof *ld * ((size_t)n_code + 1)), *st = xmalloc(sizeof *st * ((size_t)n_code + 1));
@@ -193,4 +223,5 @@ void emu_group_shared_vectors(Instr *code, int n_code) {
     free(leader);
     free(ld);
     free(st);
+    assign_slots(code, n_code);
 }

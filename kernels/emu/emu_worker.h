@@ -38,7 +38,7 @@ typedef struct Warp {
     bool group_waited;      /* metrics: the warp waited for load group `group` (emu_group_loads) */
     int32_t group;          /* metrics: the pc of the first load of the group last issued; -1 none */
     bool pend_cold;         /* metrics: a load in flight missed the block's L1 (or was an atomic, volatile...) */
-    uint64_t vmerged;       /* metrics: bit (pc & 63) of each merged shared group whose first access counted it (emu_vector.c) */
+    uint64_t vmerged;       /* metrics: bit `slot` (Instr.sub) of each merged shared group whose first access counted it (emu_vector.c) */
     uint32_t seg_waits, seg_hit_waits, seg_requests; /* metrics: since the block's last barrier */
     uint64_t seg_instructions;
 } Warp;

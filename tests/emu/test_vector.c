@@ -155,6 +155,111 @@ static void vector__keeps_loads_apart__when_barrier_between(void **state) {
     fx_free(&f);
 }
 
+/* ---- groups open at the same time ------------------------------------- */
+
+/* The first pcs of the merged groups of kernel k in f's PTX, in pc order. */
+static int group_firsts(const EmuFx *f, int *first, int max) {
+    Program *p = NULL;
+    assert_null(emu_program_parse(f->cm->ptx, f->cm->ptx_size, &p));
+    Kernel *kn = NULL;
+    assert_null(emu_kernel_decode(p, "k", &kn));
+    int n = 0;
+    for (int pc = 0; pc < kn->n_code && n < max; pc++)
+        if (kn->code[pc].target == pc && kn->code[pc].sub2 && kn->code[pc].space == SP_SHARED) first[n++] = pc;
+    emu_kernel_free(&kn);
+    emu_program_free(&p);
+    return n;
+}
+
+/* Two LDS.128 groups in one block, B's loads between A's first load and
+ * A's others, B's first `gap` instructions after A's first (gap - 1
+ * dependent fmas: `pad` of PAD8 and `pad1` single ones); `a_off`/`b_off`
+ * is added to lane t's base when t is odd and x = 1 (unaligned: scalar). */
+static const char *two_groups_src(char *buf, size_t size, int pad8, int pad1, const char *a_off, const char *b_off) {
+    char pads[2048] = "";
+    size_t used = 0;
+    for (int i = 0; i < pad8; i++) used += (size_t)snprintf(pads + used, sizeof pads - used, "PAD8 ");
+    for (int i = 0; i < pad1; i++) used += (size_t)snprintf(pads + used, sizeof pads - used, "PAD1 ");
+    snprintf(buf, size,
+             "#define PAD1 v = v * v + 1.0f;\n"
+             "#define PAD8 PAD1 PAD1 PAD1 PAD1 PAD1 PAD1 PAD1 PAD1\n"
+             "extern \"C\" __global__ void k(float *o, int x) {\n"
+             "    __shared__ float s[132];\n"
+             "    int t = threadIdx.x;\n"
+             FILL4
+             "    __syncthreads();\n"
+             "    const float *p = s + 4 * t%s;\n"
+             "    const float *q = s + 4 * t%s;\n"
+             "    float v = p[0];\n"                              /* line 10: A's first */
+             "    %s\n"                                           /* line 11 */
+             "    float b = q[0] + q[1] * q[2] - q[3];\n"         /* line 12: B */
+             "    v += p[1] + p[2] * p[3];\n"                     /* line 13: A's others */
+             "    o[t] = v + b;\n"
+             "}\n", a_off, b_off, pads);
+    return buf;
+}
+
+static void vector__counts_each_group_by_its_own_alignment__when_groups_64_apart_overlap(void **state) {
+    (void)state;
+    EmuFx f;
+    char src[4096];
+    /* A aligned (one LDS.128), B unaligned for odd lanes (4 scalar loads) */
+    run_f(&f, two_groups_src(src, sizeof src, 7, 7, "", " + (t & x)"), 32, 1);
+    int first[4];
+    assert_int_equal(group_firsts(&f, first, 4), 2);
+    assert_int_equal(first[1] - first[0], 64);   /* the premise: one bit of a pc-mod-64 mask */
+    assert_int_equal((int)fx_line(&f, 10, "shared_requests"), 1);
+    assert_int_equal((int)fx_line(&f, 12, "shared_requests"), 4);
+    assert_true(fx_line(&f, 13, "shared_requests") <= 0);   /* counted with line 10 */
+    assert_int_equal((int)fx_total(&f, "shared_requests"), 4 + 1 + 4);
+    fx_free(&f);
+}
+
+static void vector__counts_each_group_by_its_own_alignment__when_groups_128_apart_overlap(void **state) {
+    (void)state;
+    EmuFx f;
+    char src[4096];
+    /* A unaligned for odd lanes (4 scalar loads), B aligned (one LDS.128) */
+    run_f(&f, two_groups_src(src, sizeof src, 15, 7, " + (t & x)", ""), 32, 1);
+    int first[4];
+    assert_int_equal(group_firsts(&f, first, 4), 2);
+    assert_int_equal(first[1] - first[0], 128);
+    assert_int_equal((int)fx_line(&f, 10, "shared_requests"), 1);
+    assert_int_equal((int)fx_line(&f, 12, "shared_requests"), 1);
+    assert_int_equal((int)fx_line(&f, 13, "shared_requests"), 3);
+    assert_int_equal((int)fx_total(&f, "shared_requests"), 4 + 4 + 1);
+    fx_free(&f);
+}
+
+static void vector__counts_a_group_as_written__when_64_groups_are_open_already(void **state) {
+    (void)state;
+    EmuFx f;
+    /* 65 groups open at once (every first load before every other one; the
+     * empty asm keeps NVVM from moving them together): 64 slots */
+    run_f(&f,
+          "extern \"C\" __global__ void k(float *o, int x) {\n"
+          "    __shared__ float s[65 * 128];\n"
+          "    int t = threadIdx.x;\n"
+          "    for (int i = t; i < 65 * 128; i += 32) s[i] = i;\n"
+          "    __syncthreads();\n"
+          "    const float *p = s + 4 * t;\n"
+          "    float v[65], r = x;\n"
+          "#pragma unroll\n"
+          "    for (int i = 0; i < 65; i++) v[i] = p[128 * i];\n"
+          "    asm volatile(\"\" ::: \"memory\");\n"
+          "#pragma unroll\n"
+          "    for (int i = 0; i < 65; i++) r += v[i] + p[128 * i + 1] * p[128 * i + 2] - p[128 * i + 3];\n"
+          "    o[t] = r;\n"
+          "}\n", 32, 0);
+    int first[80];
+    assert_int_equal(group_firsts(&f, first, 80), 64);
+    /* 64 LDS.128 and the last group's 4 loads, each 4-way conflicted */
+    assert_int_equal((int)fx_line(&f, 9, "shared_requests"), 64 + 1);
+    assert_int_equal((int)fx_line(&f, 12, "shared_requests"), 3);
+    assert_true(fx_line(&f, 12, "bank_conflict_degree") == 4.0);
+    fx_free(&f);
+}
+
 /* ---- against ptxas: cuobjdump -sass of the course's kernels ------------- */
 
 /* Merged/vector shared accesses of one kernel: loads and stores, 8 and 16 bytes. */
@@ -323,6 +428,9 @@ int main(void) {
         cmocka_unit_test(vector__counts_genuine_two_way_conflict__when_words_are_two_apart),
         cmocka_unit_test(vector__counts_loads_as_written__when_lanes_are_unaligned),
         cmocka_unit_test(vector__keeps_loads_apart__when_barrier_between),
+        cmocka_unit_test(vector__counts_each_group_by_its_own_alignment__when_groups_64_apart_overlap),
+        cmocka_unit_test(vector__counts_each_group_by_its_own_alignment__when_groups_128_apart_overlap),
+        cmocka_unit_test(vector__counts_a_group_as_written__when_64_groups_are_open_already),
         cmocka_unit_test(vector__finds_the_merged_accesses_ptxas_makes__in_course_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
