@@ -35,13 +35,16 @@
  * ones: a stream of shared holders cannot starve a timed section, and a
  * timed section waits at most for the shared work already running.
  * Yields: a whole program holding the lock shared (an untimed program, a
- * timed one before its first GPU work) would make that wait seconds long,
- * with every other grader queued behind it; its worker looks at the
- * turnstile every 25 ms and, when someone waits there, stops the program
- * (SIGSTOP to its group), lets go, takes the lock shared again after the
- * timed section and lets the program go on (kernels/program_run.c). GPU
- * work it queued before the stop still finishes. CUDOJO_GPU_YIELD=0 turns
- * yields off (to compare).
+ * timed one before its first GPU work, a run under compute-sanitizer)
+ * would make that wait seconds long, with every other grader queued
+ * behind it; its worker looks at the turnstile every 25 ms and, when
+ * someone waits there, stops the program (SIGSTOP to its group and to any
+ * descendant a tool put outside it), lets go, takes the lock shared again
+ * after the timed section and lets the program go on
+ * (kernels/program_run.c). GPU work it queued before the stop still
+ * finishes. Profiled runs (GPU_LOCK_PROFILER) never yield.
+ * CUDOJO_GPU_YIELD=0 turns yields off, =programs keeps runs under a tool
+ * from yielding (to compare).
  * CUDOJO_GPU_LOCK_MODE=exclusive makes every take exclusive (all GPU work
  * one at a time, as before the shared mode: to measure what it gains).
  * Compiles and emulator runs never take it. Unset: every call is a no-op.

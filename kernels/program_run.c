@@ -312,17 +312,65 @@ static double turn_grant(Turn *t) {
     return waited;
 }
 
+/* Sends `sig` to the child's process group and to every descendant of
+ * the child outside it (found by parent links in /proc): a tool may start
+ * the program in a group or session of its own. */
+static void signal_tree(pid_t pid, int sig) {
+    kill(-pid, sig);
+    DIR *d = opendir("/proc");
+    if (!d) return;
+    enum { MAX_PROCS = 1 << 15 };
+    pid_t *self = xmalloc(MAX_PROCS * sizeof *self), *parent = xmalloc(MAX_PROCS * sizeof *parent);
+    int n = 0;
+    for (struct dirent *e; n < MAX_PROCS && (e = readdir(d));) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%.32s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        ssize_t got = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (got <= 0) continue;
+        buf[got] = '\0';
+        const char *after = strrchr(buf, ')');      /* "PID (COMM) STATE PPID ...": COMM may hold anything */
+        int ppid = 0;
+        if (!after || sscanf(after + 1, " %*c %d", &ppid) != 1) continue;
+        self[n] = (pid_t)atoi(e->d_name);
+        parent[n++] = (pid_t)ppid;
+    }
+    closedir(d);
+    /* The tree: the child, then whoever's parent is in it, until it stops growing. */
+    enum { TREE_MAX = 256 };
+    pid_t tree[TREE_MAX] = {pid};
+    int m = 1;
+    for (bool grew = true; grew && m < TREE_MAX;) {
+        grew = false;
+        for (int i = 0; i < n && m < TREE_MAX; i++) {
+            bool in = false, under = false;
+            for (int j = 0; j < m; j++) {
+                in = in || tree[j] == self[i];
+                under = under || tree[j] == parent[i];
+            }
+            if (under && !in) tree[m++] = self[i], grew = true;
+        }
+    }
+    for (int i = 1; i < m; i++)
+        if (getpgid(tree[i]) != pid) kill(tree[i], sig);
+    free(self);
+    free(parent);
+}
+
 /* A timed section (another grader's) waits for the shared holders: stop
- * the program's whole group, let go, take the lock shared again once that
+ * the program's whole tree, let go, take the lock shared again once that
  * section is done, and let the program go on. Its GPU work already queued
  * finishes; no new work starts. Returns the milliseconds it was stopped. */
 static double turn_yield(Turn *t, pid_t pid) {
     double w0 = proc_now_ms();
     GpuLockMode mode = t->lock->mode;
-    kill(-pid, SIGSTOP);
+    signal_tree(pid, SIGSTOP);
     gpu_lock_release(t->lock);
     gpu_lock_take(t->lock, mode);
-    kill(-pid, SIGCONT);
+    signal_tree(pid, SIGCONT);
     double paused = proc_now_ms() - w0;
     t->waited_ms += paused;
     return paused;
@@ -505,13 +553,17 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
             gpu_lock_take(&lock, GPU_LOCK_EXCLUSIVE);
         }
     }
-    /* A shared holder that is a program of its own (not under a tool: ncu
-       keeps its clocks locked mid-profile) steps aside for a waiting timed
-       section (turn_yield), so that section waits for the GPU's work, not
-       for whole programs; CUDOJO_GPU_YIELD=0 turns it off (to compare). */
+    /* A shared holder steps aside for a waiting timed section (turn_yield),
+       so that section waits for the GPU's work, not for whole programs:
+       a program of its own, or one under compute-sanitizer (its runs are
+       the longest shared holders), never a profiler (ncu keeps its clocks
+       locked mid-profile; it holds GPU_LOCK_PROFILER anyway).
+       CUDOJO_GPU_YIELD=0 turns yields off, =programs leaves runs under a
+       tool out (to compare). */
     const char *yield_env = getenv("CUDOJO_GPU_YIELD");
-    turn.yields = !d && lock.fd >= 0 && lock.mode == GPU_LOCK_SHARED && !o->tool && !cs.foreground &&
-                  !(yield_env && !strcmp(yield_env, "0"));
+    turn.yields = !d && lock.fd >= 0 && lock.mode == GPU_LOCK_SHARED && !o->gpu_profiler && !cs.foreground &&
+                  !(yield_env && !strcmp(yield_env, "0")) &&
+                  !(o->tool && yield_env && !strcmp(yield_env, "programs"));
     /* CUDOJO_TURN_FD only with a channel: without one, descriptor 5 in the
        child is whatever the program (or the driver) opens there. */
     envp = program_env_build(o, cwd, turn.fd >= 0);

@@ -64,6 +64,27 @@ static const char *PROBE_SRC =
     "    return 0;\n"
     "}\n";
 
+/* Makes argv[1] (or not, "-"), then runs for argv[2] ms in 5 ms steps and
+ * prints the longest step it took: a stop shows as a long one. */
+static const char *GAP_SRC =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
+    "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);\n"
+    "    return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }\n"
+    "int main(int argc, char **argv) {\n"
+    "    if (argc < 3) return 2;\n"
+    "    if (strcmp(argv[1], \"-\")) { FILE *m = fopen(argv[1], \"w\"); if (m) fclose(m); }\n"
+    "    double t0 = now(), last = t0, gap = 0;\n"
+    "    while (now() < t0 + atoi(argv[2])) {\n"
+    "        struct timespec ts = {0, 5000000L};\n"
+    "        nanosleep(&ts, NULL);\n"
+    "        double t = now();\n"
+    "        if (t - last > gap) gap = t - last;\n"
+    "        last = t;\n"
+    "    }\n"
+    "    printf(\"longest step: %.0f ms\\n\", gap);\n"
+    "    return 0;\n"
+    "}\n";
+
 typedef struct TurnFixture {
     Fixture f;
     char locks[128];
@@ -273,8 +294,59 @@ static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(voi
     close(p[1]);
 }
 
+/* Under a tool (compute-sanitizer in grading: the longest shared holds)
+ * the run steps aside too, the program included, though the tool started
+ * it in a session of its own (a stand-in: setsid --wait). With
+ * CUDOJO_GPU_YIELD=programs a run under a tool does not yield. */
+static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_group(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    char *gap = cc_build(&t->f, "gap", GAP_SRC);
+    const char *tool_argv[] = {"/usr/bin/setsid", "--wait"};
+    ProgramTool tool = {.argv = tool_argv, .argc = 2, .out_name = "tool.out"};
+    t->f.ropts.tool = &tool;
+    t->f.ropts.gpu_shared = true;
+    t->f.ropts.timeout_s = 5;
+    const char *args[] = {made, "1500"};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 2;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t other = timed_section(made, 800, p[1]);
+    assert_null(program_run(gap, &t->f.ropts, &t->f.res));
+    int st;
+    waitpid(other, &st, 0);
+    double waited = 0;
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    assert_int_equal(t->f.res.exit_code, 0);
+    int step = -1;
+    const char *at = t->f.res.out ? strstr(t->f.res.out, "longest step: ") : NULL;
+    if (at) step = atoi(at + strlen("longest step: "));
+    assert_true(waited < 500);          /* not the run's 1.5 s */
+    assert_true(step >= 600);           /* the program itself was stopped for the 800 ms section */
+    program_result_fini(&t->f.res);
+    memset(&t->f.res, 0, sizeof t->f.res);
+    unlink(made);
+    setenv("CUDOJO_GPU_YIELD", "programs", 1);
+    other = timed_section(made, 10, p[1]);
+    assert_null(program_run(gap, &t->f.ropts, &t->f.res));
+    waitpid(other, &st, 0);
+    unsetenv("CUDOJO_GPU_YIELD");
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    assert_true(waited >= 1000);        /* the whole run's shared hold */
+    t->f.ropts.tool = NULL;
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    free(gap);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_group,
+                                        turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__starts_shared_and_is_alone_after_asking__when_the_program_is_timed,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__stays_shared__when_the_program_never_asks, turn_setup, turn_teardown),
