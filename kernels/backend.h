@@ -44,7 +44,9 @@ typedef struct LaunchConfig {
                                        (pinned host memory read in place: zero copy) */
     /* GPU timing only: */
     double timed_budget_ms;         /* > 0: after the first 3 timed runs, only as many more as fit in
-                                       this many ms of kernel time at their median (a GPU's k:time
+                                       this many ms of kernel time at their median, and only 2 runs
+                                       when those 2 spend it, agree within 1% and take 10 ms or more
+                                       each (a GPU's k:time
                                        without reps =); 0 = all timed_reps */
 } LaunchConfig;
 

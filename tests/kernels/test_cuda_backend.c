@@ -60,6 +60,8 @@ static const char *KERNELS =
     "    if (i < n) c[i] = a[i] + b[i];\n"
     "}\n"
     "__global__ void count(int *total) { atomicAdd(total, 1); }\n"
+    "__device__ long long now_ns() { long long t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
+    "__global__ void spin(long long ns) { long long t0 = now_ns(); while (now_ns() - t0 < ns) {} }\n"
     "__global__ void hello(int x) { if (threadIdx.x == 0) printf(\"hello %d\\n\", x); }\n"
     "__global__ void wild(float *a, long long off) { a[off] = 1.0f; }\n"
     "struct Pair { double x, y; };\n"
@@ -331,6 +333,30 @@ static void launch__times_3_reps__when_they_pass_the_budget(void **state) {
     run_vector_add_budget(gpu.info.cc_major * 10 + gpu.info.cc_minor, 20, 1e-6, 3);
 }
 
+/* Two reps of a long kernel (~40 ms of spinning each) that spend the
+   budget and agree within 1%: no third. */
+static void launch__times_2_reps__when_two_long_ones_agree_and_pass_the_budget(void **state) {
+    (void)state;
+    need_gpu();
+    Backend *b = gpu.b;
+    CompiledModule *m = compile_kernels(gpu.info.cc_major * 10 + gpu.info.cc_minor);
+    BackendModule *bm = NULL;
+    assert_null(b->ops->module_load(b, m, &bm));
+    KernelArg args[1] = {kernel_arg_i64(40 * 1000 * 1000)};
+    LaunchConfig cfg = {{1, 1, 1}, {1, 1, 1}, 0, 20, 0, false, 0, 0, 50};
+    LaunchReport r;
+    launch_report_init(&r);
+    Diag *d = b->ops->launch(b, bm, "spin", &cfg, args, 1, &r);
+    if (d) fail_msg("%s", diag_format_all(d, false));
+    print_message("spin: %d reps, median %.3f ms, min %.3f ms\n", r.reps, r.ms_median, r.ms_min);
+    assert_int_equal(r.reps, 2);
+    assert_true(r.ms_median >= 10);
+    assert_int_equal(json_integer_value(json_object_get(r.metrics, "reps_asked")), 20);
+    launch_report_fini(&r);
+    b->ops->module_unload(b, &bm);
+    compiled_module_free(&m);
+}
+
 static void launch__times_every_rep__when_the_budget_is_ample(void **state) {
     (void)state;
     need_gpu();
@@ -523,6 +549,7 @@ int main(void) {
         cmocka_unit_test(launch__reports_median_time__when_timed),
         cmocka_unit_test(launch__times_every_rep__when_reps_span_several_gate_batches),
         cmocka_unit_test(launch__times_3_reps__when_they_pass_the_budget),
+        cmocka_unit_test(launch__times_2_reps__when_two_long_ones_agree_and_pass_the_budget),
         cmocka_unit_test(launch__times_every_rep__when_the_budget_is_ample),
         cmocka_unit_test(host_buffer__is_reused_and_copies__when_given_back),
         cmocka_unit_test(launch__keeps_one_runs_result__when_timed_kernel_accumulates),
