@@ -154,6 +154,13 @@ static void close_base(Instr *code, Cand *c, int *n, int32_t r, bool stores) {
     free(out);
 }
 
+/* Whether `in` is an access of a merged group (target and sub2 mean other
+ * things on other instructions: branches, setp's boolean op, fragments). */
+static bool is_marked(const Instr *in, int n_code) {
+    return (in->op == OP_LD || in->op == OP_ST) && in->space == SP_SHARED && in->sub2 && in->target >= 0 &&
+           in->target < n_code;
+}
+
 /* Gives each merged group a slot no group open at the same time has: by
  * first pc, the lowest slot whose last group ended before this one starts
  * (optimal for spans); unmerges a group when every slot is held. */
@@ -161,7 +168,7 @@ static void assign_slots(Instr *code, int n_code) {
     int *last = xmalloc(sizeof *last * ((size_t)n_code + 1));
     for (int pc = 0; pc < n_code; pc++) last[pc] = -1;
     for (int pc = 0; pc < n_code; pc++)
-        if (code[pc].sub2 && code[pc].target >= 0 && code[pc].target < n_code) last[code[pc].target] = pc;
+        if (is_marked(&code[pc], n_code)) last[code[pc].target] = pc;
     int held_until[EMU_VEC_SLOTS];
     for (int i = 0; i < EMU_VEC_SLOTS; i++) held_until[i] = -1;
     for (int first = 0; first < n_code; first++) {
@@ -169,7 +176,7 @@ static void assign_slots(Instr *code, int n_code) {
         int slot = 0;
         while (slot < EMU_VEC_SLOTS && held_until[slot] >= first) slot++;
         for (int pc = first; pc <= last[first]; pc++) {
-            if (code[pc].target != first || !code[pc].sub2) continue;
+            if (!is_marked(&code[pc], n_code) || code[pc].target != first) continue;
             if (slot < EMU_VEC_SLOTS) code[pc].sub = (uint8_t)slot;
             else { code[pc].target = -1; code[pc].sub2 = 0; }
         }
