@@ -37,11 +37,11 @@ return {
     local on_gpu = t:device().backend == "cuda"
     -- copy-bound on purpose (a chunk's copy takes longer than its kernel), so
     -- that every copy in but the first overlaps another chunk's kernel; and
-    -- a chunk's copy (about 11 us on the emulator, 0.33 ms on the H200) takes
+    -- a chunk's copy (about 11 us on the emulator, 1.3 ms on the H200) takes
     -- much longer than the host needs to queue a chunk (4 calls: a few us of
     -- modeled host time on the emulator, the cost model's per call). 2^17 floats
     -- on the emulator keep its verdict fast (2^20 cost a second or more)
-    local chunk = t:param("chunk", on_gpu and (1 << 22) or (1 << 17))
+    local chunk = t:param("chunk", on_gpu and (1 << 24) or (1 << 17))
     local iters = t:param("iters", on_gpu and 1000 or 50)
     local r = t:program{ defines = { CHUNK = chunk, ITERS = iters } }
     local calls = hostcheck.calls(r)
