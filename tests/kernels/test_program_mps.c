@@ -126,9 +126,13 @@ static void mps__starts_a_private_daemon_and_quits_it__when_the_control_program_
     char *text = NULL;
     size_t len = 0;
     assert_null(fs_read_file_max(record, 1 << 16, &text, &len));
-    /* start <pipe> <log>, then command quit <pipe>: the same private pipe directory */
-    char pipe_dir[512] = "", log_dir[512] = "", quit_pipe[512] = "";
-    assert_int_equal(sscanf(text, "start %511s %511s\ncommand quit %511s", pipe_dir, log_dir, quit_pipe), 3);
+    /* start <pipe> <log>, then command get_server_list <pipe> and command quit <pipe>: the same private
+       pipe directory */
+    char pipe_dir[512] = "", log_dir[512] = "", list_pipe[512] = "", quit_pipe[512] = "";
+    assert_int_equal(sscanf(text, "start %511s %511s\ncommand get_server_list %511s\ncommand quit %511s", pipe_dir,
+                            log_dir, list_pipe, quit_pipe),
+                     4);
+    assert_string_equal(pipe_dir, list_pipe);
     assert_string_equal(pipe_dir, quit_pipe);
     assert_non_null(strstr(pipe_dir, "cudojo-mps-"));
     assert_non_null(strstr(log_dir, "cudojo-mps-"));
@@ -199,6 +203,76 @@ static char *fake_detaching_control(Fixture *f, const char *pidfile) {
     chmod(path, 0755);
     free(script);
     return path;
+}
+
+/* A stand-in whose "-d" leaves a server (a sleep in a session of its own,
+ * its pid in `pidfile`) that get_server_list names and that ends 300 ms
+ * after "quit" returns; "quit" also writes to `record` whether the GPU
+ * lock (`lockfile`) could be taken shared then. */
+static char *fake_server_control(Fixture *f, const char *pidfile, const char *lockfile, const char *record) {
+    char *path = xasprintf("%s/fake-mps-server", f->dir);
+    char *script = xasprintf("#!/bin/sh\n"
+                             "if [ \"$1\" = -d ]; then\n"
+                             "  setsid sleep 60 </dev/null >/dev/null 2>&1 &\n"
+                             "  echo $! > %s.tmp && mv %s.tmp %s\n"
+                             "  exit 0\n"
+                             "fi\n"
+                             "read cmd\n"
+                             "[ \"$cmd\" = get_server_list ] && cat %s\n"
+                             "if [ \"$cmd\" = quit ]; then\n"
+                             "  if flock -n -s %s true; then echo 'lock: free' > %s; else echo 'lock: busy' > %s; fi\n"
+                             "  (sleep 0.3; kill $(cat %s)) </dev/null >/dev/null 2>&1 &\n"
+                             "fi\n",
+                             pidfile, pidfile, pidfile, pidfile, lockfile, record, record, pidfile);
+    assert_null(fs_write_file_atomic(path, script, strlen(script)));
+    chmod(path, 0755);
+    free(script);
+    return path;
+}
+
+/* The server's end (its context freed: page tables that change under
+ * another grader's timed section slow it) comes before the GPU lock goes:
+ * "quit" while the lock is held, and the server gone when the run returns. */
+static void mps__the_server_is_gone_before_the_gpu_lock_is_released(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "proc", PROC_SRC);
+    char *locks = xasprintf("%s/locks", f->dir), *lockfile = xasprintf("%s/gpu-0.lock", locks);
+    char *pidfile = xasprintf("%s/server.pid", f->dir), *record = xasprintf("%s/quit.txt", f->dir);
+    mkdir(locks, 0700);
+    char *control = fake_server_control(f, pidfile, lockfile, record);
+    const char *args[] = {"{process}", "{processes}"};
+    f->ropts.args = args;
+    f->ropts.n_args = 2;
+    setenv("CUDOJO_MPS_CONTROL", control, 1);
+    setenv("CUDOJO_GPU_LOCK_DIR", locks, 1);
+    unsetenv("CUDOJO_GPU_LOCK_MODE");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    unsetenv("CUDOJO_MPS_CONTROL");
+    assert_true(mps.running);
+    FILE *fp = fopen(pidfile, "r");
+    int server = 0;
+    assert_non_null(fp);
+    assert_int_equal(fscanf(fp, "%d", &server), 1);
+    fclose(fp);
+    bool gone = process_gone(server);
+    if (!gone) kill(server, SIGKILL);
+    assert_true(gone);
+    char *text = NULL;
+    size_t len = 0;
+    assert_null(fs_read_file_max(record, 1 << 12, &text, &len));
+    assert_string_equal(text, "lock: busy\n");
+    free(text);
+    results_fini(r, 2);
+    free(control);
+    free(pidfile);
+    free(record);
+    free(lockfile);
+    free(locks);
+    free(exe);
 }
 
 static void mps__the_daemon_is_told_to_quit__when_the_worker_is_killed_in_the_middle(void **state) {
@@ -328,6 +402,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(mps__starts_a_private_daemon_and_quits_it__when_the_control_program_is_there,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(mps__says_what_the_daemon_said__when_it_fails_to_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(mps__the_server_is_gone_before_the_gpu_lock_is_released, setup, teardown),
         cmocka_unit_test_setup_teardown(mps__the_daemon_is_told_to_quit__when_the_worker_is_killed_in_the_middle, setup,
                                         teardown),
         cmocka_unit_test(timeline__time_slices_the_kernels__when_modeled_without_mps),
