@@ -23,6 +23,40 @@ static double mono_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* ---- the trace (CUDOJO_GPU_LOCK_TRACE) ---- */
+
+static char g_label[96] = "-";
+
+void gpu_lock_set_label(const char *label) {
+    pthread_mutex_lock(&g_stats_mu);
+    size_t k = 0;
+    for (const char *p = label && *label ? label : "-"; *p && k + 1 < sizeof g_label; p++)
+        g_label[k++] = (*p > ' ' && *p < 127) ? *p : '_';     /* one word */
+    g_label[k] = '\0';
+    pthread_mutex_unlock(&g_stats_mu);
+}
+
+static const char *mode_word(GpuLockMode m) {
+    return m == GPU_LOCK_EXCLUSIVE ? "exclusive" : m == GPU_LOCK_SHARED ? "shared" : "profiler";
+}
+
+/* One line per take and release, appended with O_APPEND in one write (a
+ * line shorter than PIPE_BUF never interleaves with another process's):
+ * "<monotonic s> <pid> take|release <mode> <waited|held ms> <label>". */
+static void trace(const char *event, GpuLockMode mode, double at_s, double ms) {
+    const char *path = getenv("CUDOJO_GPU_LOCK_TRACE");
+    if (!path || !*path) return;
+    char line[256];
+    pthread_mutex_lock(&g_stats_mu);
+    int n = snprintf(line, sizeof line, "%.6f %ld %s %s %.3f %s\n", at_s, (long)getpid(), event, mode_word(mode), ms,
+                     g_label);
+    pthread_mutex_unlock(&g_stats_mu);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) (void)errno;
+    close(fd);
+}
+
 void gpu_lock_stats(GpuLockStats *out) {
     pthread_mutex_lock(&g_stats_mu);
     *out = g_stats;
@@ -122,6 +156,7 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
     l->fd = fd;
     l->profiler_fd = pfd;
     l->taken_s = t1;
+    trace("take", mode, t1, (t1 - t0) * 1e3);
 }
 
 void gpu_lock_acquire(GpuLock *l) { gpu_lock_take(l, GPU_LOCK_EXCLUSIVE); }
@@ -144,7 +179,7 @@ bool gpu_lock_contended(GpuLock *l) {
 
 void gpu_lock_release(GpuLock *l) {
     if (l->fd < 0) return;
-    double held = mono_s() - l->taken_s;
+    double now = mono_s(), held = now - l->taken_s;
     flock(l->fd, LOCK_UN);
     close(l->fd);
     l->fd = -1;
@@ -160,4 +195,5 @@ void gpu_lock_release(GpuLock *l) {
         g_stats.exclusive_sections++;
     }
     pthread_mutex_unlock(&g_stats_mu);
+    trace("release", l->mode, now, held * 1e3);
 }

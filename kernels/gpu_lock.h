@@ -94,6 +94,14 @@ typedef struct GpuLockStats {
 } GpuLockStats;
 
 void gpu_lock_stats(GpuLockStats *out);
+
+/* The trace, for finding who waits for whom in a grading: with
+ * CUDOJO_GPU_LOCK_TRACE=FILE every take and release of every process
+ * appends a line "<CLOCK_MONOTONIC s> <pid> take|release
+ * exclusive|shared|profiler <ms waited before the take | held> <label>";
+ * the label is what this process runs now (a worker sets the exercise's id
+ * per run; "-" until then). */
+void gpu_lock_set_label(const char *label);
 /* after - before, field by field. */
 GpuLockStats gpu_lock_stats_diff(const GpuLockStats *after, const GpuLockStats *before);
 /* Seconds this process has spent waiting in gpu_lock_take, in all: time

@@ -605,6 +605,7 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
     double t0 = run_now_ms();
     GpuLockStats lock0;
     gpu_lock_stats(&lock0);
+    gpu_lock_set_label(ex->id);     /* CUDOJO_GPU_LOCK_TRACE's lines name the exercise */
     RunResult *r = run_result_new(VERDICT_PASS);
     r->exercise_id = xstrdup(ex->id);
     r->backend = xstrdup(backend->ops->name);

@@ -267,6 +267,53 @@ static void gpu_lock__counts_waiting_and_holding__per_mode(void **state) {
     close(ready[1]);
 }
 
+/* CUDOJO_GPU_LOCK_TRACE: a line per take (with the wait) and per release
+ * (with the hold), the mode and the label, from every process. */
+static void gpu_lock__traces_takes_and_releases__with_mode_and_label(void **state) {
+    Fixture *f = *state;
+    char *path = path_join(f->dir, "trace.txt");
+    setenv("CUDOJO_GPU_LOCK_TRACE", path, 1);
+    gpu_lock_set_label("vector add");
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = holder(GPU_LOCK_SHARED, ready[1], 200, -1);
+    await(ready[0]);
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);      /* waits ~200 ms for the child */
+    gpu_lock_release(&l);
+    reap(pid);
+    unsetenv("CUDOJO_GPU_LOCK_TRACE");
+    gpu_lock_set_label(NULL);
+    char *text = NULL;
+    size_t len = 0;
+    assert_null(fs_read_file_max(path, 1 << 16, &text, &len));
+    int lines = 0, mine = 0;
+    double waited = -1;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        double at = 0, ms = 0;
+        long who = 0;
+        char event[16], mode[16], label[96];
+        assert_int_equal(sscanf(line, "%lf %ld %15s %15s %lf %95s", &at, &who, event, mode, &ms, label), 6);
+        assert_true(at > 0 && ms >= 0);
+        assert_string_equal(label, "vector_add");
+        if (who == (long)getpid()) {
+            mine++;
+            assert_string_equal(mode, "exclusive");
+            if (!strcmp(event, "take")) waited = ms;
+        } else {
+            assert_string_equal(mode, "shared");
+        }
+    }
+    assert_int_equal(lines, 4);     /* the child's take and release, then ours */
+    assert_int_equal(mine, 2);
+    assert_true(waited >= 100);
+    free(text);
+    unlink(path);
+    free(path);
+    close(ready[0]);
+    close(ready[1]);
+}
+
 static void gpu_lock__is_a_no_op__when_no_lock_dir_is_set(void **state) {
     (void)state;
     unsetenv("CUDOJO_GPU_LOCK_DIR");
@@ -309,6 +356,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__counts_waiting_and_holding__per_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__traces_takes_and_releases__with_mode_and_label, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__is_a_no_op__when_no_lock_dir_is_set, setup, teardown),
         cmocka_unit_test(gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU),
     };
