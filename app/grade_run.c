@@ -12,7 +12,7 @@
  * second run ends with the verdict grade_verdict_judge gives them together
  * (grade_verdict.c: a pass the emulator finds a bug in is a fail). A
  * program exercise's check runs the executable the GPU run built (its
- * compute_80 PTX on the emulator runtime), from the nvcc cache. */
+ * PTX, compute_90 on an H200, on the emulator runtime), from the nvcc cache. */
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -220,7 +220,8 @@ static int gpu_sass_arch(const RunResult *gpu) {
  * the emulator check of it in the slot's emulator worker. NULL when it
  * started. The check builds a program as the GPU run did (same source,
  * defines, confinement and SASS), so nvcc runs once: the emulator runtime
- * runs that executable's compute_80 PTX, found in the nvcc cache. */
+ * runs that executable's PTX (the one its SASS came from), found in the
+ * nvcc cache. */
 static Diag *start_run(Grade *g, Slot *slot, Work w, const RunResult *gpu) {
     const GradeStudent *s = &g->students[w.student];
     const GradeItem *it = &g->items[w.item];

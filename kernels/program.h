@@ -4,8 +4,10 @@
  * runtime (kernels/emurt/, our libcudart.so.<major> over the emulator).
  *
  * program_compile (kernels/program_compile.c): nvcc is found the way NVRTC
- * is (CUDA_HOME, /usr/local/cuda, PATH). Options: -lineinfo -g -cudart
- * shared, PTX for compute_80 embedded plus SASS for `sass_arch`. The
+ * is (CUDA_HOME, /usr/local/cuda, PATH). Options: -lineinfo, host line
+ * tables (gcc -g1), -cudart shared; device code: PTX for compute_80, or
+ * with `sass_arch` PTX and SASS for it (compute_90 + sm_90 on an H200;
+ * compute_80 PTX + SASS past sm_90, the newest PTX the emulator runs). The
  * executable is cached under $XDG_CACHE_HOME/cudojo/nvcc keyed by the
  * SHA-256 of (source, display path, options, nvcc version); nvcc's and the
  * host compiler's errors come back as Diags in the learner's file (line,
@@ -33,7 +35,8 @@
 /* ---- compiling ------------------------------------------------------------ */
 
 typedef struct ProgramCompileOptions {
-    int sass_arch;                  /* also SASS for sm_XX (90 on an H200); 0 = PTX only */
+    int sass_arch;                  /* SASS for sm_XX too (90 on an H200), beside compute_XX PTX up
+                                       to 90; 0 = compute_80 PTX only */
     const char *const *defines;     /* "N=1000" → -DN=1000 */
     int n_defines;
     const char *cache_dir;          /* NULL = default XDG cache; "" = no cache */
@@ -63,6 +66,11 @@ void compiled_program_free(CompiledProgram **p);
 const char *program_nvcc_path(void);
 /* "13.0" (from nvcc --version), or NULL. Static storage. */
 const char *program_nvcc_version(void);
+/* The options program_compile gives nvcc for `o` (NULL = defaults), less
+ * "-o EXE FILE": a NULL-terminated array (bench/bench_nvcc.c times them).
+ * Caller frees with program_nvcc_options_free. */
+char **program_nvcc_options(const ProgramCompileOptions *o);
+void program_nvcc_options_free(char ***v);
 
 /* ---- running -------------------------------------------------------------- */
 

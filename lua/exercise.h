@@ -150,7 +150,8 @@ typedef struct ExerciseRunOptions {
      * script's t:emu_options{instruction_budget} still overrides it. */
     uint64_t emu_launch_budget;
     /* Off a GPU: program exercises are built with SASS for sm_XX too, as a
-     * GPU of that compute capability builds them (0 = compute_80 PTX only).
+     * GPU of that compute capability builds them (compute_XX PTX beside it up
+     * to sm_90; 0 = compute_80 PTX only).
      * Grading's emulator check sets it from the GPU run it checks, so the
      * very executable the GPU ran is found in the nvcc cache and run on the
      * emulator runtime (which runs its PTX) instead of nvcc running again. */

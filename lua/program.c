@@ -83,7 +83,8 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     ProgramCompileOptions co;
     memset(&co, 0, sizeof co);
     /* On a GPU: SASS for it. On the emulator: as the GPU run being checked built it (grading's
-       emulator check), the same executable from the cache, whose compute_80 PTX the emulator runs. */
+       emulator check), the same executable from the cache, whose PTX (compute_90 for an H200's SASS)
+       the emulator runs. */
     if (gpu) co.sass_arch = ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0;
     else co.sass_arch = ctx->opts->program_sass_arch;
     co.defines = defs;

@@ -3,7 +3,8 @@
  * the host pointers it passes ("h_x").
  *
  * cudaMalloc(&d_x, n) gives us the address of d_x, not its name; but
- * programs are built with -g, so the DWARF line table (emurt_dwarf.c) maps
+ * programs are built with host line tables (cudojo: gcc -g1; -g has them
+ * too), so the DWARF line table (emurt_dwarf.c) maps
  * the call's return address to the learner's file and line, and that line
  * of source says `cudaMalloc(&d_x, ...)`. */
 #include <execinfo.h>

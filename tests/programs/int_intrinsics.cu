@@ -6,6 +6,10 @@
 // __vadd4/__vsub2/__vminu4/__vmaxs2 (SIMD), shifts by a run-time amount of
 // 32 or more (PTX clamps: 0, or the sign for >>), INT_MIN / -1. The GPU's
 // answers for integer division by zero are printed (not modelled).
+// Its compute_90 PTX has add.s16x2 and max.s16x2 (sm_90's packed 16-bit
+// integer SIMD, for __vsub2/__vmaxs2), which the emulator cannot decode yet,
+// so cudojo builds it with compute_80 PTX beside the SASS, as tagged here.
+// cudojo: emu-ptx=80
 #include <climits>
 #include <cstdint>
 #include <cstdio>

@@ -19,6 +19,9 @@
 #   args=A B      argv[1..] (split on blanks)
 #   stdin=FILE    stdin from tests/programs/FILE (default /dev/null)
 #   nvcc=FLAGS    extra nvcc flags (e.g. --default-stream per-thread)
+#   emu-ptx=80    built with compute_80 PTX beside the sm_90 SASS, as cudojo
+#                 builds a program whose compute_90 PTX the emulator cannot
+#                 decode (kernels/program_compile.c); else compute_90 PTX
 #   timeout=S     seconds before the program is killed (default 30)
 #   exit=N        the exit status it must end with (default 0)
 #   emu-fails=TXT on the emulator runtime the program must fail (a feature the
@@ -87,7 +90,12 @@ fi
 linebuf=""; command -v stdbuf > /dev/null 2>&1 && linebuf="stdbuf -oL"
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
-basecflags="-lineinfo -g -cudart shared -gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=sm_90"
+# The options cudojo builds a program with on an H200 (program_nvcc_options,
+# kernels/program_compile.c; expanded under set -f: code=[...] is no glob).
+basecflags="-lineinfo -Xcompiler -g1 -Xcompiler -pipe -nodlink -cudart shared"
+gencode="-gencode arch=compute_90,code=[compute_90,sm_90]"
+# cudojo's build when the emulator cannot decode the compute_90 PTX (tag emu-ptx=80)
+gencode80="-gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=sm_90"
 
 tag() { # tag KEY FILE: the value of "// cudojo: KEY=" in FILE, or nothing
     sed -n "s|^[[:space:]]*// cudojo: $1=\(.*\)|\1|p" "$2" | head -1 | sed 's/[[:space:]]*$//'
@@ -99,7 +107,12 @@ for name in $names; do
     src=$here/$name.cu
     if [ ! -f "$src" ]; then echo "not ok - $name (no $src)"; nfail=$((nfail + 1)); continue; fi
     extra=$(tag nvcc "$src")
-    key=$( { cat "$src"; echo "$basecflags $extra"; echo "$nvver"; } | sha256sum | cut -c1-16)
+    cflags=$basecflags
+    # -rdc=true's device code is linked: not without the device link step
+    case " $extra " in *" -rdc=true "*) cflags=$(echo "$basecflags" | sed 's/ -nodlink//') ;; esac
+    gflags=$gencode
+    [ "$(tag emu-ptx "$src")" = 80 ] && gflags=$gencode80
+    key=$( { cat "$src"; echo "$cflags $gflags $extra"; echo "$nvver"; } | sha256sum | cut -c1-16)
     exe=$cache/$name-$key
     why=""
     if [ ! -x "$exe" ]; then
@@ -108,7 +121,7 @@ for name in $names; do
         # Compiled from a copy named NAME.cu in an empty directory, so __FILE__
         # and device assert messages say "NAME.cu" wherever the suite runs.
         # shellcheck disable=SC2086
-        if (cd "$tmp/c" && "$nvcc" $basecflags $extra -o "$name" "$name.cu") > "$tmp/compile.log" 2>&1; then
+        if (set -f; cd "$tmp/c" && "$nvcc" $cflags $gflags $extra -o "$name" "$name.cu") > "$tmp/compile.log" 2>&1; then
             mv "$tmp/c/$name" "$exe.tmp$$" && mv "$exe.tmp$$" "$exe"
         else
             why="compile failed"
