@@ -6,12 +6,13 @@
  * layout needs (layout_sectors below: 3-byte pixels read byte by byte need
  * every sector they span), and whether a load finds all its sectors in the
  * block's L1 (l1_read: the warp's wait for it is an L1 hit); shared
- * accesses count wavefronts:
- * per phase (1, 2 or 4 for 4-, 8- and 16-byte accesses) the most distinct
- * words in one of the 32 banks, the same word being a broadcast. Both add to
- * the launch totals and to the access's source line. Shared accesses ptxas
- * merges into one 64/128-bit access (emu_vector.c) count once, at that
- * width. */
+ * accesses count wavefronts as the H200 does (ncu, the EMU11 probes):
+ * the most distinct words asked of one of the 32 banks (the same word being
+ * a broadcast) per phase, where a 64/128-bit load's quarter-warps share a
+ * phase when their data fits 128 bytes without a conflict
+ * (metrics_shared_count). Both add to the launch totals and to the access's
+ * source line. Shared accesses ptxas merges into one 64/128-bit access
+ * (emu_vector.c) count once, at that width. */
 #include "kernels/emu/emu_alu.h"
 #include "kernels/emu/emu_mem.h"
 
@@ -203,13 +204,67 @@ static uint64_t phase_wavefronts(const uint64_t *off, uint32_t ok, int lo, int h
     return (uint64_t)worst;
 }
 
+/* Bytes a quarter-warp's active lanes ask for: its distinct addresses. */
+static uint64_t quarter_bytes(const uint64_t *off, uint32_t ok, int lo, int bytes) {
+    uint64_t n = 0;
+    for (int l = lo; l < lo + 8; l++) {
+        if (!(ok >> l & 1)) continue;
+        bool seen = false;
+        for (int k = lo; k < l && !seen; k++) seen = (ok >> k & 1) && off[k] == off[l];
+        n += !seen;
+    }
+    return n * (uint64_t)bytes;
+}
+
+/* Wavefronts and the conflict-free ideal of the quarter-warps [q0, q0 + n)
+ * of a 64- or 128-bit load (n = 4, 2 or 1), as the H200 counts them (ncu
+ * on the EMU11 probes; kernels/emu/README.md, "Shared-memory wavefronts"):
+ * the quarters are one wavefront when the bytes they ask for, each
+ * quarter's distinct addresses counted again in every quarter that asks,
+ * are at most 128 and no bank is asked for two different words; else each
+ * half is tried alone, and a quarter alone takes the most distinct words it
+ * asks of one bank. The ideal merges on the bytes alone. */
+static void load_quarters(const uint64_t *off, uint32_t ok, int q0, int n, int bytes, uint64_t *wf, uint64_t *ideal) {
+    uint32_t lanes = n == 4 ? 0xffffffffu : ((1u << (8 * n)) - 1) << (8 * q0);
+    if (!(ok & lanes)) return;
+    if (n == 1) {
+        *wf += phase_wavefronts(off, ok, 8 * q0, 8 * q0 + 8, bytes);
+        (*ideal)++;
+        return;
+    }
+    uint64_t data = 0;
+    for (int q = q0; q < q0 + n; q++) data += quarter_bytes(off, ok, 8 * q, bytes);
+    bool fits = data <= 128;
+    if (fits && phase_wavefronts(off, ok, 8 * q0, 8 * (q0 + n), bytes) == 1) {
+        (*wf)++;
+        (*ideal)++;
+        return;
+    }
+    uint64_t ideal_parts = 0;
+    load_quarters(off, ok, q0, n / 2, bytes, wf, &ideal_parts);
+    load_quarters(off, ok, q0 + n / 2, n / 2, bytes, wf, &ideal_parts);
+    *ideal += fits ? 1 : ideal_parts;
+}
+
+/* One warp access of shared memory: its wavefronts and ideal. 4-byte
+ * accesses: one phase, the most distinct words in one bank. 64/128-bit
+ * loads: quarter-warps merged (load_quarters): the whole warp at most for
+ * LDS.64, a half-warp for LDS.128 (a broadcast LDS.128 is 2 wavefronts,
+ * LDS.64 1). Stores: fixed phases, 2 of 16 lanes (STS.64) or 4 of 8
+ * (STS.128), never merged (a broadcast STS.128 is 4). */
 static void metrics_shared_count(Worker *W, const Instr *in, const uint64_t *off, uint32_t ok, int bytes) {
-    int phases = bytes <= 4 ? 1 : bytes == 8 ? 2 : 4;
-    int per = 32 / phases;
     uint64_t wavefronts = 0, ideal = 0;
-    for (int ph = 0; ph < phases; ph++) {
-        uint64_t wf = phase_wavefronts(off, ok, ph * per, (ph + 1) * per, bytes);
-        if (wf) { ideal++; wavefronts += wf; }
+    if (in->op == OP_LD && bytes == 8) load_quarters(off, ok, 0, 4, bytes, &wavefronts, &ideal);
+    else if (in->op == OP_LD && bytes == 16) {
+        load_quarters(off, ok, 0, 2, bytes, &wavefronts, &ideal);
+        load_quarters(off, ok, 2, 2, bytes, &wavefronts, &ideal);
+    } else {
+        int phases = bytes <= 4 ? 1 : bytes == 8 ? 2 : 4;
+        int per = 32 / phases;
+        for (int ph = 0; ph < phases; ph++) {
+            uint64_t wf = phase_wavefronts(off, ok, ph * per, (ph + 1) * per, bytes);
+            if (wf) { ideal++; wavefronts += wf; }
+        }
     }
     if (!ideal) return;
     W->t.shared_requests++;
