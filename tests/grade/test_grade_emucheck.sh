@@ -149,7 +149,7 @@ check "a schema-1 grading database is migrated, and its runs graded without the 
     'd["runs_executed"] == 4 and d["emu_check"]["runs"] == 3 and c["racy"]["points"] == 0'
 
 # A program exercise: the emulator check runs the executable the GPU run
-# built (its compute_80 PTX; app/grade_run.c asks for the GPU's SASS arch),
+# built (its compute_90 PTX; app/grade_run.c asks for the GPU's SASS arch),
 # so nvcc runs once per file, not twice. The stand-in here builds as an H200
 # does: the real worker on the emulator, asked for sm_90 SASS too, its
 # results marked the GPU's. sticky-error's defines are the same on a GPU and
