@@ -18,64 +18,65 @@
 typedef struct Case { const char *name, *op; int bits; const char *active, *offset; int wavefronts, conflicts; } Case;
 
 static const Case CASES[] = {
-    /* name                        op    bits active      offset of lane l         H200: wavefronts, conflicts */
-    {"ld128_consec", "ld", 128, "1", "(l * 16)", 4, 0},
-    {"ld128_bcast", "ld", 128, "1", "(0 * l)", 2, 0},
-    {"ld128_half_bcast_adj", "ld", 128, "1", "((l / 16) * 16)", 2, 0},
-    {"ld128_half_bcast_rows", "ld", 128, "1", "((l / 16) * 64)", 2, 0},
-    {"ld128_half_bcast_conf", "ld", 128, "1", "((l / 16) * 128)", 2, 0},
-    {"ld128_quarter_bcast_adj", "ld", 128, "1", "((l / 8) * 16)", 2, 0},
-    {"ld128_quarter_bcast_rows", "ld", 128, "1", "((l / 8) * 64)", 2, 0},
-    {"ld128_quarter_bcast_conf", "ld", 128, "1", "((l / 8) * 128)", 4, 2},
-    {"ld128_eighth_bcast", "ld", 128, "1", "((l / 4) * 16)", 2, 0},
-    {"ld128_pairs", "ld", 128, "1", "((l / 2) * 16)", 2, 0},
-    {"ld128_quarter_repeat", "ld", 128, "1", "((l % 8) * 16)", 4, 0},
-    {"ld128_half_repeat", "ld", 128, "1", "((l % 16) * 16)", 4, 0},
-    {"ld128_swapped_rows", "ld", 128, "1", "((l % 16) * 64)", 16, 12},
-    {"ld128_stride2", "ld", 128, "1", "(l * 32)", 8, 4},
-    {"ld128_stride4", "ld", 128, "1", "(l * 64)", 16, 12},
-    {"ld128_stride8", "ld", 128, "1", "(l * 128)", 32, 28},
-    {"ld128_conf2_in_quarter", "ld", 128, "1", "((l % 4) * 16 + (l / 4) * 128)", 8, 4},
-    {"ld128_conf2_quarter_pair", "ld", 128, "1", "((l % 8) * 16 + (l / 8) * 128)", 4, 0},
-    {"ld128_active8", "ld", 128, "(l < 8)", "(l * 16)", 1, 0},
-    {"ld128_active16", "ld", 128, "(l < 16)", "(l * 16)", 2, 0},
-    {"ld128_active_q1q3", "ld", 128, "((l / 8) % 2)", "(l * 16)", 2, 0},
-    {"ld64_consec", "ld", 64, "1", "(l * 8)", 2, 0},
-    {"ld64_bcast", "ld", 64, "1", "(0 * l)", 1, 0},
-    {"ld64_half_bcast_rows", "ld", 64, "1", "((l / 16) * 64)", 1, 0},
-    {"ld64_quarter_bcast_adj", "ld", 64, "1", "((l / 8) * 8)", 1, 0},
-    {"ld64_quarter_bcast_conf", "ld", 64, "1", "((l / 8) * 128)", 4, 3},
-    {"ld64_quarter_repeat", "ld", 64, "1", "((l % 8) * 8)", 2, 0},
-    {"ld64_half_repeat", "ld", 64, "1", "((l % 16) * 8)", 2, 0},
-    {"ld64_swapped_rows", "ld", 64, "1", "((l % 16) * 64)", 16, 14},
-    {"ld64_stride2", "ld", 64, "1", "(l * 16)", 4, 2},
-    {"ld64_stride4", "ld", 64, "1", "(l * 32)", 8, 6},
-    {"ld64_stride8", "ld", 64, "1", "(l * 64)", 16, 14},
-    {"ld64_conf2_in_half", "ld", 64, "1", "((l % 8) * 8 + ((l / 8) % 2) * 128 + (l / 16) * 64)", 4, 2},
-    {"ld64_active16", "ld", 64, "(l < 16)", "(l * 8)", 1, 0},
-    {"ld32_consec", "ld", 32, "1", "(l * 4)", 1, 0},
-    {"ld32_bcast", "ld", 32, "1", "(0 * l)", 1, 0},
-    {"ld32_stride2", "ld", 32, "1", "(l * 8)", 2, 1},
-    {"ld32_stride32", "ld", 32, "1", "(l * 128)", 32, 31},
-    {"ld32_sgemm_b", "ld", 32, "1", "((l % 16) * 4)", 1, 0},
-    {"ld32_sgemm_b_swapped", "ld", 32, "1", "((l / 16) * 4)", 1, 0},
-    {"st128_consec", "st", 128, "1", "(l * 16)", 4, 0},
-    {"st128_bcast", "st", 128, "1", "(0 * l)", 4, 0},
-    {"st128_half_bcast_rows", "st", 128, "1", "((l / 16) * 64)", 4, 0},
-    {"st128_quarter_bcast_adj", "st", 128, "1", "((l / 8) * 16)", 4, 0},
-    {"st128_half_repeat", "st", 128, "1", "((l % 16) * 16)", 4, 0},
-    {"st128_swapped_rows", "st", 128, "1", "((l % 16) * 64)", 16, 12},
-    {"st128_stride2", "st", 128, "1", "(l * 32)", 8, 4},
-    {"st128_active8", "st", 128, "(l < 8)", "(l * 16)", 1, 0},
-    {"st64_consec", "st", 64, "1", "(l * 8)", 2, 0},
-    {"st64_bcast", "st", 64, "1", "(0 * l)", 2, 0},
-    {"st64_half_repeat", "st", 64, "1", "((l % 16) * 8)", 2, 0},
-    {"st64_stride2", "st", 64, "1", "(l * 16)", 4, 2},
-    {"st32_consec", "st", 32, "1", "(l * 4)", 1, 0},
-    {"st32_stride2", "st", 32, "1", "(l * 8)", 2, 1},
+    /* name                     op    bits active           offset of lane l (bytes)           H200 */
+    {"ld128_consec",             "ld", 128, "1",             "(l * 16)",                        4,  0},
+    {"ld128_bcast",              "ld", 128, "1",             "(0 * l)",                         2,  0},
+    {"ld128_half_bcast_adj",     "ld", 128, "1",             "((l / 16) * 16)",                 2,  0},
+    {"ld128_half_bcast_rows",    "ld", 128, "1",             "((l / 16) * 64)",                 2,  0},
+    {"ld128_half_bcast_conf",    "ld", 128, "1",             "((l / 16) * 128)",                2,  0},
+    {"ld128_quarter_bcast_adj",  "ld", 128, "1",             "((l / 8) * 16)",                  2,  0},
+    {"ld128_quarter_bcast_rows", "ld", 128, "1",             "((l / 8) * 64)",                  2,  0},
+    {"ld128_quarter_bcast_conf", "ld", 128, "1",             "((l / 8) * 128)",                 4,  2},
+    {"ld128_eighth_bcast",       "ld", 128, "1",             "((l / 4) * 16)",                  2,  0},
+    {"ld128_pairs",              "ld", 128, "1",             "((l / 2) * 16)",                  2,  0},
+    {"ld128_quarter_repeat",     "ld", 128, "1",             "((l % 8) * 16)",                  4,  0},
+    {"ld128_half_repeat",        "ld", 128, "1",             "((l % 16) * 16)",                 4,  0},
+    {"ld128_swapped_rows",       "ld", 128, "1",             "((l % 16) * 64)",                 16, 12},
+    {"ld128_stride2",            "ld", 128, "1",             "(l * 32)",                        8,  4},
+    {"ld128_stride4",            "ld", 128, "1",             "(l * 64)",                        16, 12},
+    {"ld128_stride8",            "ld", 128, "1",             "(l * 128)",                       32, 28},
+    {"ld128_conf2_in_quarter",   "ld", 128, "1",             "((l % 4) * 16 + (l / 4) * 128)",  8,  4},
+    {"ld128_conf2_quarter_pair", "ld", 128, "1",             "((l % 8) * 16 + (l / 8) * 128)",  4,  0},
+    {"ld128_active8",            "ld", 128, "(l < 8)",       "(l * 16)",                        1,  0},
+    {"ld128_active16",           "ld", 128, "(l < 16)",      "(l * 16)",                        2,  0},
+    {"ld128_active_q1q3",        "ld", 128, "((l / 8) % 2)", "(l * 16)",                        2,  0},
+    {"ld64_consec",              "ld", 64,  "1",             "(l * 8)",                         2,  0},
+    {"ld64_bcast",               "ld", 64,  "1",             "(0 * l)",                         1,  0},
+    {"ld64_half_bcast_rows",     "ld", 64,  "1",             "((l / 16) * 64)",                 1,  0},
+    {"ld64_quarter_bcast_adj",   "ld", 64,  "1",             "((l / 8) * 8)",                   1,  0},
+    {"ld64_quarter_bcast_conf",  "ld", 64,  "1",             "((l / 8) * 128)",                 4,  3},
+    {"ld64_quarter_repeat",      "ld", 64,  "1",             "((l % 8) * 8)",                   2,  0},
+    {"ld64_half_repeat",         "ld", 64,  "1",             "((l % 16) * 8)",                  2,  0},
+    {"ld64_swapped_rows",        "ld", 64,  "1",             "((l % 16) * 64)",                 16, 14},
+    {"ld64_stride2",             "ld", 64,  "1",             "(l * 16)",                        4,  2},
+    {"ld64_stride4",             "ld", 64,  "1",             "(l * 32)",                        8,  6},
+    {"ld64_stride8",             "ld", 64,  "1",             "(l * 64)",                        16, 14},
+    {"ld64_conf2_in_half",       "ld", 64,  "1",             "((l % 8) * 8 + ((l / 8) % 2) * 128 + (l / 16) * 64)", 4, 2},
+    {"ld64_active16",            "ld", 64,  "(l < 16)",      "(l * 8)",                         1,  0},
+    {"ld32_consec",              "ld", 32,  "1",             "(l * 4)",                         1,  0},
+    {"ld32_bcast",               "ld", 32,  "1",             "(0 * l)",                         1,  0},
+    {"ld32_stride2",             "ld", 32,  "1",             "(l * 8)",                         2,  1},
+    {"ld32_stride32",            "ld", 32,  "1",             "(l * 128)",                       32, 31},
+    {"ld32_sgemm_b",             "ld", 32,  "1",             "((l % 16) * 4)",                  1,  0},
+    {"ld32_sgemm_b_swapped",     "ld", 32,  "1",             "((l / 16) * 4)",                  1,  0},
+    {"st128_consec",             "st", 128, "1",             "(l * 16)",                        4,  0},
+    {"st128_bcast",              "st", 128, "1",             "(0 * l)",                         4,  0},
+    {"st128_half_bcast_rows",    "st", 128, "1",             "((l / 16) * 64)",                 4,  0},
+    {"st128_quarter_bcast_adj",  "st", 128, "1",             "((l / 8) * 16)",                  4,  0},
+    {"st128_half_repeat",        "st", 128, "1",             "((l % 16) * 16)",                 4,  0},
+    {"st128_swapped_rows",       "st", 128, "1",             "((l % 16) * 64)",                 16, 12},
+    {"st128_stride2",            "st", 128, "1",             "(l * 32)",                        8,  4},
+    {"st128_active8",            "st", 128, "(l < 8)",       "(l * 16)",                        1,  0},
+    {"st64_consec",              "st", 64,  "1",             "(l * 8)",                         2,  0},
+    {"st64_bcast",               "st", 64,  "1",             "(0 * l)",                         2,  0},
+    {"st64_half_repeat",         "st", 64,  "1",             "((l % 16) * 8)",                  2,  0},
+    {"st64_stride2",             "st", 64,  "1",             "(l * 16)",                        4,  2},
+    {"st32_consec",              "st", 32,  "1",             "(l * 4)",                         1,  0},
+    {"st32_stride2",             "st", 32,  "1",             "(l * 8)",                         2,  1},
 };
 
-/* ncu per warp and tile (the lesson's kernels: 805 M wavefronts at 4096^3 = 96 per warp and tile) */
+/* ncu per warp and tile on the probes' copies of the inner loop (the lesson's solution: 805 M
+ * wavefronts at 4096^3, 96 per warp and tile as well) */
 enum { SGEMM_TILED_WAVEFRONTS = 96, SGEMM_SWAPPED_WAVEFRONTS = 320, SGEMM_SWAPPED_CONFLICTS = 192 };
 
 enum { N_CASES = sizeof CASES / sizeof CASES[0] };
@@ -88,7 +89,8 @@ static char *cases_source(void) {
     assert_non_null(s);
     used += (size_t)snprintf(s + used, cap - used,
         "__device__ float ld_128(unsigned a) { float x, y, z, w;\n"
-        "    asm volatile(\"ld.shared.v4.f32 {%%0, %%1, %%2, %%3}, [%%4];\" : \"=f\"(x), \"=f\"(y), \"=f\"(z), \"=f\"(w) : \"r\"(a));\n"
+        "    asm volatile(\"ld.shared.v4.f32 {%%0, %%1, %%2, %%3}, [%%4];\"\n"
+        "                 : \"=f\"(x), \"=f\"(y), \"=f\"(z), \"=f\"(w) : \"r\"(a));\n"
         "    return x + y + z + w; }\n"
         "__device__ float ld_64(unsigned a) { float x, y;\n"
         "    asm volatile(\"ld.shared.v2.f32 {%%0, %%1}, [%%2];\" : \"=f\"(x), \"=f\"(y) : \"r\"(a));\n"
@@ -105,6 +107,8 @@ static char *cases_source(void) {
     for (int i = 0; i < N_CASES; i++) {
         const Case *c = &CASES[i];
         bool ld = c->op[0] == 'l';
+        const char *access = ld ? (c->bits == 128 ? "v = ld_128(a)" : c->bits == 64 ? "v = ld_64(a)" : "v = ld_32(a)")
+                                : (c->bits == 128 ? "st_128(a, v)" : c->bits == 64 ? "st_64(a, v)" : "st_32(a, v)");
         used += (size_t)snprintf(s + used, cap - used,
             "extern \"C\" __global__ void %s(float *out) {\n"
             "    __shared__ __align__(16) float s[1024];\n"
@@ -113,8 +117,7 @@ static char *cases_source(void) {
             "    float v = 1.0f;\n"
             "    if (%s) %s;\n"
             "    out[threadIdx.x] = v;\n"
-            "}\n", c->name, c->offset, c->active, ld ? (c->bits == 128 ? "v = ld_128(a)" : c->bits == 64 ? "v = ld_64(a)" : "v = ld_32(a)")
-                                                     : (c->bits == 128 ? "st_128(a, v)" : c->bits == 64 ? "st_64(a, v)" : "st_32(a, v)"));
+            "}\n", c->name, c->offset, c->active, access);
         assert_true(used < cap);
     }
     return s;
