@@ -14,11 +14,14 @@
  * Prints per program and in total the medians and new/old; a compile that
  * fails with either set is shown and the exit status is 1.
  *
- * Usage: build/bench/bench_nvcc [--reps N] [--arch A,B] [--jobs J] [FILE.cu...]
+ * Usage: build/bench/bench_nvcc [--reps N] [--arch A,B] [--jobs J] [--phases] [FILE.cu...]
  *   --reps N   repetitions per program and set (default 3; the median)
  *   --arch A,B SASS archs to measure (default 0,90)
  *   --jobs J   compiles at once (default half the cores, at most 8: each
  *              compile's own CPU time is what is compared)
+ *   --phases   also where the time goes: nvcc -time's wall time of each
+ *              phase (cudafe++, cicc per virtual arch, ptxas, fatbinary,
+ *              gcc, nvlink, the link), summed over the programs, per rep
  *   FILE.cu    these programs instead of the course's solutions
  * Run from the repository root (make bench does); needs nvcc, no GPU. */
 #include <errno.h>
@@ -43,6 +46,45 @@ extern char **environ;
 #define MAX_ARCHS 8
 #define MAX_JOBS 64
 #define N_SETS 2                    /* 0 = old, 1 = new */
+#define MAX_PHASES 24
+
+/* nvcc -time's phases: seconds per (arch, set), summed over every compile. */
+typedef struct Phases {
+    char *name[MAX_PHASES];         /* "cicc compute_90", "gcc (compiling)" */
+    double s[MAX_PHASES][MAX_ARCHS][N_SETS];
+    int n;
+} Phases;
+
+/* Adds the rows of nvcc -time's CSV (source, phase, inputs, output, arch,
+ * tool, metric, unit) in `path` to ph. cicc and ptxas are told by arch. */
+static void phases_add(Phases *ph, const char *path, int arch, int set) {
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    while (f && fgets(line, sizeof line, f)) {
+        char *field[8];
+        int n = 0;
+        for (char *p = line; n < 8;) {
+            field[n++] = p;
+            char *c = strstr(p, " , ");
+            if (!c) break;
+            *c = '\0';
+            p = c + 3;
+        }
+        if (n < 8 || strncmp(field[7], "ms", 2)) continue;     /* the header, or a row of another kind */
+        char *phase = field[1], *tag = field[4];
+        while (*phase == ' ') phase++;
+        while (*tag == ' ') tag++;
+        for (char *e = tag + strlen(tag); e > tag && e[-1] == ' ';) *--e = '\0';
+        bool by_arch = !strncmp(phase, "cicc", 4) || !strncmp(phase, "ptxas", 5);
+        char *name = by_arch && *tag ? xasprintf("%s %s", phase, tag) : xstrdup(phase);
+        int i = 0;
+        while (i < ph->n && strcmp(ph->name[i], name)) i++;
+        if (i == ph->n && ph->n < MAX_PHASES) ph->name[ph->n++] = xstrdup(name);
+        if (i < ph->n) ph->s[i][arch][set] += atof(field[6]) / 1e3;
+        free(name);
+    }
+    if (f) fclose(f);
+}
 
 /* The options before this bench: nvcc -g (gcc -g), the device link, and
  * compute_80 PTX with a second -gencode for the SASS. NULL-terminated;
@@ -116,15 +158,20 @@ static int course_programs(Program **out) {
     return n;
 }
 
-/* Starts nvcc OPTS -o DIR/a.out FILE in DIR, its output into DIR/log. */
-static pid_t start(const char *nvcc, char **opts, const char *file, const char *dir) {
+/* Starts nvcc OPTS [-time DIR/time.csv] -o DIR/a.out FILE in DIR, its output into DIR/log. */
+static pid_t start(const char *nvcc, char **opts, const char *file, const char *dir, bool timed) {
     int n = 0;
     while (opts[n]) n++;
-    char **argv = xcalloc((size_t)n + 5, sizeof *argv);
+    char **argv = xcalloc((size_t)n + 7, sizeof *argv);
     int k = 0;
     argv[k++] = (char *)nvcc;
     for (int i = 0; i < n; i++) argv[k++] = opts[i];
-    char *exe = path_join(dir, "a.out"), *log = path_join(dir, "log");
+    char *exe = path_join(dir, "a.out"), *log = path_join(dir, "log"), *csv = path_join(dir, "time.csv");
+    unlink(csv);    /* nvcc -time appends */
+    if (timed) {
+        argv[k++] = "-time";
+        argv[k++] = csv;
+    }
     argv[k++] = "-o";
     argv[k++] = exe;
     argv[k++] = (char *)file;
@@ -142,6 +189,7 @@ static pid_t start(const char *nvcc, char **opts, const char *file, const char *
     }
     free(exe);
     free(log);
+    free(csv);
     free(argv);
     return pid;
 }
@@ -164,11 +212,15 @@ static int default_jobs(void) {
 
 int main(int argc, char **argv) {
     int reps = 3, jobs = default_jobs(), archs[MAX_ARCHS] = {0, 90}, n_archs = 2;
+    bool phases = false;
+    Phases ph = {0};
     Program *progs = NULL;
     int n_progs = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--phases")) {
+            phases = true;
         } else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) {
             jobs = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
@@ -179,7 +231,7 @@ int main(int argc, char **argv) {
                 else if (*s) break;
             }
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: bench_nvcc [--reps N] [--arch A,B] [--jobs J] [FILE.cu...]\n");
+            fprintf(stderr, "usage: bench_nvcc [--reps N] [--arch A,B] [--jobs J] [--phases] [FILE.cu...]\n");
             return 2;
         } else {
             progs = xrealloc(progs, (size_t)(n_progs + 1) * sizeof *progs);
@@ -246,7 +298,7 @@ int main(int argc, char **argv) {
             if (slot_pid[j]) continue;
             Task *k = &tasks[next];
             slot_t0[j] = bench_now_ms();
-            pid_t pid = start(nvcc, sets[k->arch][k->set], progs[k->prog].path, slot_dir[j]);
+            pid_t pid = start(nvcc, sets[k->arch][k->set], progs[k->prog].path, slot_dir[j], phases);
             if (pid <= 0) {     /* said by start(); counted, nothing to wait for */
                 k->failed = true;
                 failures++;
@@ -271,6 +323,11 @@ int main(int argc, char **argv) {
             k->cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
                        ru.ru_stime.tv_usec / 1e6;
             k->failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+            if (phases && !k->failed) {
+                char *csv = path_join(slot_dir[j], "time.csv");
+                phases_add(&ph, csv, k->arch, k->set);
+                free(csv);
+            }
             if (k->failed) {
                 failures++;
                 fprintf(stderr, "bench_nvcc: %s failed to compile with the %s options (sass_arch %d):\n",
@@ -312,14 +369,40 @@ int main(int argc, char **argv) {
                total[0] > 0 ? total[1] / total[0] : 0, total_wall[0], total_wall[1]);
         for (int s = 0; s < N_SETS; s++) grand[s] += total[s];
     }
+    if (phases) {
+        printf("\nwhere the time goes: nvcc -time's wall seconds per phase, all %d programs, per rep\n", n_progs);
+        printf("  %-30s", "phase");
+        for (int a = 0; a < n_archs; a++)
+            for (int s = 0; s < N_SETS; s++) {
+                char label[32];
+                snprintf(label, sizeof label, "%s%d %s", archs[a] ? "sm_" : "emu/", archs[a], s ? "new" : "old");
+                printf(" %11s", label);
+            }
+        printf("\n");
+        double sum[MAX_ARCHS][N_SETS] = {{0}};
+        for (int i = 0; i < ph.n; i++) {
+            printf("  %-30s", ph.name[i]);
+            for (int a = 0; a < n_archs; a++)
+                for (int s = 0; s < N_SETS; s++) {
+                    printf(" %10.2fs", ph.s[i][a][s] / reps);
+                    sum[a][s] += ph.s[i][a][s] / reps;
+                }
+            printf("\n");
+            free(ph.name[i]);
+        }
+        printf("  %-30s", "total");
+        for (int a = 0; a < n_archs; a++)
+            for (int s = 0; s < N_SETS; s++) printf(" %10.2fs", sum[a][s]);
+        printf("\n");
+    }
     printf("\nbench_nvcc: all %d programs x %d arch(s): CPU %.2f s old, %.2f s new, new/old %.3f; %.0f s elapsed%s\n",
            n_progs, n_archs, grand[0], grand[1], grand[0] > 0 ? grand[1] / grand[0] : 0, elapsed_s,
            failures ? " (SOME COMPILES FAILED)" : "");
     free(v);
     free(w);
-    for (int j = 0; j < jobs; j++) {    /* each job's folder holds a.out and log */
-        const char *names[] = {"a.out", "log"};
-        for (int i = 0; i < 2; i++) {
+    for (int j = 0; j < jobs; j++) {    /* each job's folder holds a.out, log, time.csv */
+        const char *names[] = {"a.out", "log", "time.csv"};
+        for (int i = 0; i < 3; i++) {
             char *f = path_join(slot_dir[j], names[i]);
             unlink(f);
             free(f);
