@@ -33,7 +33,11 @@
  * Fairness: every taker first holds DIR/gpu-<device>.turnstile (exclusive)
  * until it has the lock, so a waiting exclusive taker blocks new shared
  * ones: a stream of shared holders cannot starve a timed section, and a
- * timed section waits at most for the shared work already running.
+ * timed section waits at most for the shared work already running. An
+ * exclusive taker first takes the profilers' lock shared (held until it
+ * has the GPU's lock): it waits for a running profiler there, without the
+ * turnstile, so shared work goes on meanwhile, and no new profiler starts
+ * ahead of it.
  * Yields: a whole program holding the lock shared (an untimed program, a
  * timed one before its first GPU work, a run under compute-sanitizer)
  * would make that wait seconds long, with every other grader queued

@@ -217,6 +217,42 @@ static void gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker(
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
 }
 
+/* A profiler holds the lock shared for seconds and never yields: an
+ * exclusive taker B waits for it at the profilers' lock, not at the
+ * turnstile, so a shared taker that comes meanwhile gets in at once; B
+ * gets its section once the profiler is done. */
+static void gpu_lock__exclusive_taker_waiting_for_a_profiler__lets_shared_takers_in(void **state) {
+    (void)state;
+    int ready[2], a_done[2], b_done[2], b_start[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(a_done), 0);
+    assert_int_equal(pipe(b_done), 0);
+    assert_int_equal(pipe(b_start), 0);
+    pid_t a = holder(GPU_LOCK_PROFILER, ready[1], 600, a_done[1]);
+    await(ready[0]);
+    pid_t b = fork();
+    if (b == 0) {
+        if (write(b_start[1], "x", 1) != 1) _exit(1);
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);  /* waits for A */
+        if (l.fd < 0) _exit(1);
+        double t = now_ms();
+        gpu_lock_release(&l);
+        _exit(write(b_done[1], &t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
+    }
+    await(b_start[0]);
+    usleep(150 * 1000);             /* B waits by now */
+    assert_true(time_take(GPU_LOCK_SHARED) < 150);     /* beside the profiler, not behind B */
+    double a_released = 0, b_got = 0;
+    assert_int_equal(read(a_done[0], &a_released, sizeof a_released), (ssize_t)sizeof a_released);
+    assert_int_equal(read(b_done[0], &b_got, sizeof b_got), (ssize_t)sizeof b_got);
+    reap(a);
+    reap(b);
+    assert_true(b_got >= a_released - 5);   /* never beside the profiler */
+    int fds[] = {ready[0], ready[1], a_done[0], a_done[1], b_done[0], b_done[1], b_start[0], b_start[1]};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
+}
+
 static void gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive(void **state) {
     (void)state;
     int ready[2];
@@ -356,6 +392,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__counts_waiting_and_holding__per_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__exclusive_taker_waiting_for_a_profiler__lets_shared_takers_in, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__traces_takes_and_releases__with_mode_and_label, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__is_a_no_op__when_no_lock_dir_is_set, setup, teardown),
         cmocka_unit_test(gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU),
