@@ -97,7 +97,7 @@ end
 
 -- The sizes of every step, in order, with kernel k and the step's
 --   { launch = launch_for, emu_size = { M, N, K }, target = TFLOP/s,
---     stretch = TFLOP/s or nil, reps = timed launches }.
+--     stretch = TFLOP/s or nil, reps = timed launches or nil (k:time's budget) }.
 -- On a GPU: 517 x 388 x 300 checked in full, then S^3 timed; returns
 -- nothing. On the emulator: emu_size, then 200 x 196 x 44, each checked in
 -- full (no dimension a multiple of the tiles); when both pass, returns the
