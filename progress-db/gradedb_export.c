@@ -77,6 +77,22 @@ static void add_time(json_t *cell, json_t *result) {
     json_object_set_new(cell, "time", t);
 }
 
+/* timing {KERNEL: {ms_min, ms_median, ms_p90, ms_max, reps, ...}}: each
+ * k:time's spread on a GPU (metrics.kernels.KERNEL.timing), so a slow
+ * verdict can be told apart from disturbed reps (a slow median with a fast
+ * min); absent when no kernel was timed. */
+static void add_timing(json_t *cell, json_t *result) {
+    json_t *kernels = json_object_get(json_object_get(result, "metrics"), "kernels"), *out = NULL, *k;
+    const char *name;
+    json_object_foreach(kernels, name, k) {
+        json_t *tm = json_object_get(k, "timing");
+        if (!json_is_object(tm)) continue;
+        if (!out) out = json_object();
+        json_object_set(out, name, tm);
+    }
+    if (out) json_object_set_new(cell, "timing", out);
+}
+
 static const char SQL_EXERCISES[] = "SELECT id, chapter, title, points, kind FROM exercise WHERE skipped = 0 "
                                     "ORDER BY position";
 static const char SQL_SUBMISSIONS[] =
@@ -181,6 +197,7 @@ static Diag *export_read(GradeDb *g, json_t *book) {
         json_t *result = column_json(st, 11);
         if (result) add_checks_findings(cell, result);
         if (result) add_time(cell, result);
+        if (result) add_timing(cell, result);
         /* The emulator's second opinion on a GPU pass (app/grade_emucheck.c), as recorded. */
         json_t *ec = json_object_get(result, "emulator_check");
         if (json_is_object(ec)) json_object_set(cell, "emulator_check", ec);

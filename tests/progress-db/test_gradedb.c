@@ -165,6 +165,36 @@ static void gradedb_export_json__shows_the_run_of_each_students_current_source(v
     gradedb_close(&g);
 }
 
+/* A timed kernel's spread (metrics.kernels.K.timing) shows per cell under
+ * "timing", to tell a slow kernel from disturbed reps; kernels that were
+ * not timed are left out, and so is "timing" when none was. */
+static void gradedb_export_json__keeps_each_timed_kernels_spread(void **state) {
+    StoreFixture *f = *state;
+    GradeDb *g = open_at(f->db_path, "v1");
+    put_student(g, "alice", "sha-a1", "sha-a2");
+    GradeRun r = {.student = "alice", .exercise = "vector-add", .source_sha256 = "sha-a1", .course_version = "v1",
+                  .verdict = "fail", .failure_kind = "too-slow", .points = 0, .max_points = 1, .duration_ms = 500,
+                  .kernel_ms = 0.552, .backend = "cuda", .message = "14% slower than the target",
+                  .result_json = "{\"metrics\":{\"kernels\":{\"reduce_sum\":{\"timing\":{\"ms_min\":0.4839,"
+                                 "\"ms_median\":0.552,\"ms_p90\":0.5549,\"ms_max\":0.556,\"reps\":20}},"
+                                 "\"fill\":{\"launches\":1}}}}"};
+    bool inserted = false;
+    assert_no_diag(gradedb_record_run(g, &r, &inserted));
+    record(g, "alice", "saxpy", "sha-a2", "v1", true, 2);
+    json_t *book = NULL;
+    assert_no_diag(gradedb_export_json(g, &book));
+    json_t *cells = json_object_get(json_array_get(json_object_get(book, "students"), 0), "exercises");
+    json_t *timing = json_object_get(json_object_get(cells, "vector-add"), "timing");
+    assert_int_equal(json_object_size(timing), 1);
+    json_t *rs = json_object_get(timing, "reduce_sum");
+    assert_true(json_real_value(json_object_get(rs, "ms_min")) == 0.4839);
+    assert_true(json_real_value(json_object_get(rs, "ms_median")) == 0.552);
+    assert_int_equal(json_integer_value(json_object_get(rs, "reps")), 20);
+    assert_null(json_object_get(json_object_get(cells, "saxpy"), "timing"));
+    json_decref(book);
+    gradedb_close(&g);
+}
+
 /* The gradebook without its time stamp, as text. */
 static char *book_text(GradeDb *g) {
     json_t *book = NULL;
@@ -260,6 +290,7 @@ int main(void) {
         T(gradedb_set_course__refuses_another_course_version__once_runs_are_recorded),
         T(gradedb_record_run__keeps_the_first__when_the_same_file_and_version_come_again),
         T(gradedb_export_json__shows_the_run_of_each_students_current_source),
+        T(gradedb_export_json__keeps_each_timed_kernels_spread),
         T(gradedb_merge__joins_shards_in_any_order_and_twice_to_the_same_gradebook),
         T(gradedb_merge__refuses_a_shard_of_another_course_version__and_changes_nothing),
         T(gradedb_open_readonly__refuses_a_missing_file__and_creates_nothing),
