@@ -170,4 +170,30 @@ GradeTime *grade_time_collect(const json_t *book, int *n, GradeTime *all);
  * the `top` that held the lock shared longest. */
 void grade_time_print(FILE *out, const json_t *book, double wall_s, int top);
 
+/* grade_lock_trace.c: a GPU lock trace (CUDOJO_GPU_LOCK_TRACE's lines,
+ * kernels/gpu_lock.h) summed up: spans are unions over all processes. */
+#define LOCK_TRACE_BLOCKERS 16
+#define LOCK_TRACE_LONG_WAIT_MS 50.0
+typedef struct LockTraceBlocker {
+    char label[96], mode[12];   /* the shared or profiler holder that let go last before the take */
+    int waits;                  /* exclusive takes that waited over LOCK_TRACE_LONG_WAIT_MS */
+    double wait_s;              /* their waiting, summed */
+} LockTraceBlocker;
+typedef struct LockTraceSummary {
+    double wall_s;                  /* first to last event */
+    double exclusive_waiting_s;     /* an exclusive taker waiting */
+    double exclusive_held_s;        /* an exclusive holder */
+    double exclusive_blocking_s;    /* either: the turnstile keeps new shared takers out */
+    double profiler_held_s;         /* a profiler holding it */
+    double waiting_on_profiler_s;   /* an exclusive taker waiting while a profiler held it */
+    int exclusive_takes;
+    LockTraceBlocker blockers[LOCK_TRACE_BLOCKERS];     /* the most waiting first, of all of them */
+    int n_blockers;
+} LockTraceSummary;
+
+/* Reads the trace at `path`; false when it is missing or has no event. */
+bool grade_lock_trace_read(const char *path, LockTraceSummary *out);
+/* The summary line and the `top` blockers. */
+void grade_lock_trace_print(FILE *out, const LockTraceSummary *s, int top);
+
 #endif

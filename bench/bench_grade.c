@@ -17,7 +17,10 @@
  * held shared and waited for, the throughput the timed sections alone
  * allow on one GPU, the exercises that held the lock alone longest
  * (else: ran longest) and those that held it shared longest (what timed
- * sections wait for).
+ * sections wait for). On a GPU, from the lock's trace (CUDOJO_GPU_LOCK_TRACE:
+ * into the folder unless set): how long an exclusive taker waited and held
+ * (new shared work waits then), how much of that waiting a profiler caused,
+ * and whose holds the long waits ended on.
  * Usage: build/bench/bench_grade [STUDENTS] [EXERCISES]   (default 3, the
  * whole course; EXERCISES a comma list of ids as --exercises takes)
  * CUDOJO_BACKEND=emu|cuda picks the backend (default: auto);
@@ -128,10 +131,15 @@ int main(int argc, char **argv) {
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (getenv("BENCH_GRADE_JOBS") && atol(getenv("BENCH_GRADE_JOBS")) > 0) cores = atol(getenv("BENCH_GRADE_JOBS"));
+    /* The GPU lock's trace (kernels/gpu_lock.h), for the summary of who
+       waited for whom: into the folder unless the caller names a file. */
+    const char *given_trace = getenv("CUDOJO_GPU_LOCK_TRACE");
+    char *trace = given_trace && *given_trace ? xstrdup(given_trace) : xasprintf("%s/lock-trace.txt", tmpl);
     /* A fresh compile cache: what a first grading of a class costs. */
-    char *cmd = xasprintf("XDG_CACHE_HOME=%s/cache '%s' --backend=%s grade %s/subs/* --course '%s' --out %s/out --jobs %ld --json%s%s "
-                          "2>%s/grade.err",
-                          tmpl, bin, backend, tmpl, root, tmpl, cores, only ? " --exercises " : "", only ? only : "", tmpl);
+    char *cmd = xasprintf("XDG_CACHE_HOME=%s/cache CUDOJO_GPU_LOCK_TRACE='%s' '%s' --backend=%s grade %s/subs/* --course '%s' "
+                          "--out %s/out --jobs %ld --json%s%s 2>%s/grade.err",
+                          tmpl, trace, bin, backend, tmpl, root, tmpl, cores, only ? " --exercises " : "", only ? only : "",
+                          tmpl);
     fprintf(stderr, "bench_grade: %d students x %d exercises, %ld workers: %s\n", students, n_ex, cores, cmd);
     FILE *p = popen(cmd, "r");
     json_error_t err;
@@ -156,6 +164,9 @@ int main(int argc, char **argv) {
     char *book = xasprintf("%s/out/gradebook.json", tmpl);
     int status = print_time(book, secs);
     free(book);
+    LockTraceSummary lt;
+    if (grade_lock_trace_read(trace, &lt)) grade_lock_trace_print(stdout, &lt, 8);    /* none: no GPU lock taken */
+    free(trace);
     const char *keep = getenv("BENCH_GRADE_KEEP");
     if (keep && *keep && strcmp(keep, "0")) {
         printf("kept: %s (out/grade.db, out/gradebook.json)\n", tmpl);

@@ -1,0 +1,120 @@
+/* tests/app/test_grade_lock_trace.c: the summary of a GPU lock trace
+ * (app/grade_lock_trace.c) on a hand-made trace: spans are unions over all
+ * processes, a long exclusive wait is put on the holder that let go last
+ * before the take (a release at the same moment comes first), lines that
+ * are not events are skipped, and a missing trace is no summary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <unistd.h>
+
+#include "app/grade.h"
+
+/* Shared holder A over [0, 1] s; exclusive taker B waits [0.2, 1.0], holds
+ * [1.0, 1.5]; exclusive taker D waits [0.3, 1.5] (20 ms of it past 50, so
+ * long), holds [1.5, 1.6]; profiler P holds [2.0, 3.0]; exclusive taker C
+ * waits [2.1, 3.0], holds [3.0, 3.2]; a short exclusive wait (10 ms) is no
+ * blocker. */
+static const char *TRACE =
+    "0.000000 1 take shared 0.000 alpha\n"
+    "1.000000 2 take exclusive 800.000 beta\n"
+    "1.000000 1 release shared 1000.000 alpha\n"
+    "this line is not an event\n"
+    "1.500000 2 release exclusive 500.000 beta\n"
+    "1.500000 4 take exclusive 1200.000 delta\n"
+    "1.600000 4 release exclusive 100.000 delta\n"
+    "2.000000 3 take profiler 0.000 prof\n"
+    "3.000000 3 release profiler 1000.000 prof\n"
+    "3.000000 5 take exclusive 900.000 gamma\n"
+    "3.200000 5 release exclusive 200.000 gamma\n"
+    "3.200000 6 take exclusive 10.000 eps\n"
+    "3.200000 6 release exclusive 0.000 eps\n";
+
+static bool near(double a, double b) { return a > b - 1e-6 && a < b + 1e-6; }
+
+static void lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on(void **state) {
+    (void)state;
+    char path[] = "/tmp/cudojo-trace-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, TRACE, strlen(TRACE)), (ssize_t)strlen(TRACE));
+    close(fd);
+    LockTraceSummary s;
+    assert_true(grade_lock_trace_read(path, &s));
+    unlink(path);
+    assert_true(near(s.wall_s, 3.2));
+    assert_int_equal(s.exclusive_takes, 4);
+    assert_true(near(s.exclusive_waiting_s, 1.3 + 0.9 + 0.01));     /* [0.2, 1.5] + [2.1, 3.0] + 10 ms */
+    assert_true(near(s.exclusive_held_s, 0.6 + 0.2));               /* [1.0, 1.6] + [3.0, 3.2] */
+    assert_true(near(s.exclusive_blocking_s, 1.4 + 0.9 + 0.2));     /* [0.2, 1.6] + [2.1, 3.2] */
+    assert_true(near(s.profiler_held_s, 1.0));
+    assert_true(near(s.waiting_on_profiler_s, 0.9));
+    assert_int_equal(s.n_blockers, 2);
+    assert_string_equal(s.blockers[0].label, "alpha");              /* 0.8 + 1.2 s, most first */
+    assert_string_equal(s.blockers[0].mode, "shared");
+    assert_int_equal(s.blockers[0].waits, 2);
+    assert_true(near(s.blockers[0].wait_s, 2.0));
+    assert_string_equal(s.blockers[1].label, "prof");
+    assert_string_equal(s.blockers[1].mode, "profiler");
+    assert_true(near(s.blockers[1].wait_s, 0.9));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    grade_lock_trace_print(out, &s, 1);
+    fclose(out);
+    assert_non_null(strstr(text, "waiting 2.2 s and holding 0.8 s (4 takes): 2.5 s in which no new shared"));
+    assert_non_null(strstr(text, "alpha"));
+    assert_null(strstr(text, "prof "));         /* only the top one */
+    free(text);
+}
+
+/* More holders than the summary keeps: the ones kept are the most
+ * waited-on of all, not the first met. */
+static void lock_trace__keeps_the_most_waited_on_holders__of_more_than_it_can_list(void **state) {
+    (void)state;
+    char path[] = "/tmp/cudojo-trace-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    double t = 0;
+    for (int i = 0; i < LOCK_TRACE_BLOCKERS + 4; i++, t += 1) {
+        fprintf(f, "%.6f 1 release shared 10.000 small%d\n", t, i);
+        fprintf(f, "%.6f 2 take exclusive 60.000 timed\n", t + 0.5);
+    }
+    fprintf(f, "%.6f 3 release profiler 4000.000 big\n", t);
+    fprintf(f, "%.6f 2 take exclusive 3000.000 timed\n", t + 0.5);
+    fclose(f);
+    LockTraceSummary s;
+    assert_true(grade_lock_trace_read(path, &s));
+    unlink(path);
+    assert_int_equal(s.n_blockers, LOCK_TRACE_BLOCKERS);
+    assert_string_equal(s.blockers[0].label, "big");
+    assert_true(s.blockers[0].wait_s > 2.9);
+}
+
+static void lock_trace__is_no_summary__when_the_trace_is_missing_or_empty(void **state) {
+    (void)state;
+    LockTraceSummary s;
+    assert_false(grade_lock_trace_read("/nonexistent/cudojo-trace", &s));
+    char path[] = "/tmp/cudojo-trace-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "junk\n", 5), 5);
+    close(fd);
+    assert_false(grade_lock_trace_read(path, &s));
+    unlink(path);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on),
+        cmocka_unit_test(lock_trace__keeps_the_most_waited_on_holders__of_more_than_it_can_list),
+        cmocka_unit_test(lock_trace__is_no_summary__when_the_trace_is_missing_or_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
