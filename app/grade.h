@@ -155,6 +155,7 @@ Diag *grade_write_outputs(Grade *g, json_t **book_out);
  * per-run "time"), per exercise, in seconds summed over its runs. */
 typedef struct GradeTime {
     const char *id;             /* the exercise (borrowed from the book), "all" for the sums */
+    const char *kind;           /* "kernel" or "program" (borrowed), NULL when the book does not say */
     int runs;                   /* runs with a "time" */
     double total_s, compile_s, reference_s, program_s;
     double wait_s, alone_s, shared_s;   /* the GPU lock: waited, held exclusive (timed), held shared */

@@ -48,6 +48,7 @@ GradeTime *grade_time_collect(const json_t *book, int *n_out, GradeTime *all) {
     for (size_t i = 0; i < n; i++) {
         t[i].id = json_string_value(json_object_get(json_array_get(exs, i), "id"));
         if (!t[i].id) t[i].id = "?";
+        t[i].kind = json_string_value(json_object_get(json_array_get(exs, i), "kind"));
         size_t k;
         json_t *s;
         json_array_foreach(students, k, s) {
@@ -80,6 +81,19 @@ void grade_time_print(FILE *out, const json_t *book, double wall_s, int top) {
     fprintf(out, "time (summed over %d runs): %.1f s in the runs: compile %.1f s, CPU references %.1f s, whole "
                  "programs %.1f s\n",
             all.runs, all.total_s, all.compile_s, all.reference_s, all.program_s);
+    /* NVRTC for kernel exercises, nvcc for programs: which compile to make cheaper. */
+    double kc = 0, pc = 0;
+    int kr = 0, pr = 0;
+    for (int i = 0; i < n; i++) {
+        bool prog = t[i].kind && !strcmp(t[i].kind, "program");
+        if (!t[i].kind) continue;
+        *(prog ? &pc : &kc) += t[i].compile_s;
+        *(prog ? &pr : &kr) += t[i].runs;
+    }
+    if (kr + pr > 0)
+        fprintf(out, "compile by kind: kernel exercises (NVRTC) %.1f s over %d runs (%.2f s per run), programs (nvcc) "
+                     "%.1f s over %d runs (%.2f s per run)\n",
+                kc, kr, kr ? kc / kr : 0.0, pc, pr, pr ? pc / pr : 0.0);
     if (all.emu_checks)
         fprintf(out, "emulator check (summed over %d GPU passes run again on the emulator, beside the GPU work): "
                      "%.1f s more\n",

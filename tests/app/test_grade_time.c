@@ -16,7 +16,8 @@
  * section), "prog" a timed program (alone), "bug" an untimed program
  * (shared), "gone" never ran (no time). */
 static const char BOOK[] =
-    "{\"exercises\": [{\"id\": \"vec\"}, {\"id\": \"prog\"}, {\"id\": \"bug\"}, {\"id\": \"gone\"}],"
+    "{\"exercises\": [{\"id\": \"vec\", \"kind\": \"kernel\"}, {\"id\": \"prog\", \"kind\": \"program\"},"
+    " {\"id\": \"bug\", \"kind\": \"program\"}, {\"id\": \"gone\", \"kind\": \"kernel\"}],"
     " \"students\": ["
     "  {\"student\": \"a\", \"exercises\": {"
     "    \"vec\": {\"time\": {\"total_ms\": 400, \"compile_ms\": 150, \"reference_ms\": 50,"
@@ -91,6 +92,8 @@ static void grade_time_print__says_the_lock_sums_the_bound_and_the_top_exercises
     assert_non_null(strstr(s, "GPU lock (summed over the runs): held alone (timed) 1.7 s, held shared 0.6 s, waited "
                               "0.4 s; timed work alone on the GPU for 34% of the 5.0 s; the timed sections alone "
                               "allow at most 2.94 runs/s\n"));
+    assert_non_null(strstr(s, "compile by kind: kernel exercises (NVRTC) 0.4 s over 2 runs (0.20 s per run), "
+                              "programs (nvcc) 3.6 s over 3 runs (1.20 s per run)\n"));
     assert_non_null(strstr(s, "top exercises by time alone on the GPU"));
     const char *prog = strstr(s, "\n  prog "), *vec = strstr(s, "\n  vec ");
     assert_non_null(prog);
