@@ -40,6 +40,9 @@ char *proc_find_in_path(const char *name);
 void proc_remove_tree(const char *dir);
 /* Monotonic milliseconds. */
 double proc_now_ms(void);
+/* Process `pid`'s state letter (R, S, T, Z, ...) and parent from
+ * /proc/PID/stat (either may be NULL); false when it is not there. */
+bool proc_stat(long pid, char *state, long *ppid);
 /* In a child between fork and exec (async-signal-safe): SIGKILL when the
  * process that forked it (pid `parent`, taken before the fork) dies, so a
  * killed worker leaves no program or compiler running; _exit(127) when it is

@@ -246,16 +246,8 @@ static bool daemon_start(MpsDaemon *m, char *why, size_t why_cap) {
 /* Whether process `pid` is there and not a zombie (one reparented to an
  * init that reaps late is gone all the same). */
 static bool pid_alive(long pid) {
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    const char *after = strrchr(buf, ')');
-    return after && after[1] == ' ' && after[2] != 'Z' && after[2] != 'X';
+    char state = 0;
+    return proc_stat(pid, &state, NULL) && state != 'Z' && state != 'X';
 }
 
 /* "quit" on the control pipe: the daemon and its server end. Waits (up to

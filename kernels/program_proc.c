@@ -35,6 +35,24 @@ double proc_now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+bool proc_stat(long pid, char *state, long *ppid) {
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    const char *after = strrchr(buf, ')');     /* "PID (COMM) STATE PPID ...": COMM may hold anything */
+    char st = 0;
+    long pp = 0;
+    if (!after || sscanf(after + 1, " %c %ld", &st, &pp) != 2) return false;
+    if (state) *state = st;
+    if (ppid) *ppid = pp;
+    return true;
+}
+
 char *proc_find_in_path(const char *name) {
     const char *path = getenv("PATH");
     if (!path || !*path || !name || !*name) return NULL;

@@ -324,18 +324,9 @@ static void signal_tree(pid_t pid, int sig) {
     int n = 0;
     for (struct dirent *e; n < MAX_PROCS && (e = readdir(d));) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%.32s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) continue;
-        ssize_t got = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (got <= 0) continue;
-        buf[got] = '\0';
-        const char *after = strrchr(buf, ')');      /* "PID (COMM) STATE PPID ...": COMM may hold anything */
-        int ppid = 0;
-        if (!after || sscanf(after + 1, " %*c %d", &ppid) != 1) continue;
-        self[n] = (pid_t)atoi(e->d_name);
+        long ppid = 0, self_pid = atol(e->d_name);
+        if (!proc_stat(self_pid, NULL, &ppid)) continue;
+        self[n] = (pid_t)self_pid;
         parent[n++] = (pid_t)ppid;
     }
     closedir(d);
