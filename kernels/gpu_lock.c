@@ -109,15 +109,15 @@ static int flock_retry(int fd, int op) {
 }
 
 void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
-    l->fd = l->profiler_fd = l->gate_fd = -1;
+    l->fd = l->profiler_fd = l->gate_fd = l->queue_fd = -1;
     const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
     const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
     if (only && !strcmp(only, "exclusive")) mode = GPU_LOCK_EXCLUSIVE;   /* everything alone: to compare */
     l->mode = mode;
     if (!dir || !*dir) return;
-    char path[4096], gate[4096], prof[4096];
+    char path[4096], gate[4096], prof[4096], queue[4096];
     if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate) ||
-        !lock_path(dir, ".profiler", prof, sizeof prof))
+        !lock_path(dir, ".profiler", prof, sizeof prof) || !lock_path(dir, ".queue", queue, sizeof queue))
         return;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return;
@@ -138,6 +138,25 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
             close(pfd);
             pfd = -1;
         }
+    }
+    /* The queue of timed sections: an exclusive taker holds it shared from
+       here to its release; a shared taker (or profiler) waits until nobody
+       holds it (takes it exclusive and lets go at once). So the timed
+       sections queued at one time run back to back, each waiting only for
+       the one before it, and the shared holders drain once for all of them,
+       not once per section (before: a shared taker that slipped in between
+       two of them made the second wait for a new drain; on the H200 the
+       exclusive takers' waiting was 52 of a 119 s grading). Shared work
+       waits at most for the sections queued ahead of it: the workers that
+       queue them are finite, and one waiting for shared work queues none. */
+    int qfd = open(queue, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (qfd >= 0 && flock_retry(qfd, mode == GPU_LOCK_EXCLUSIVE ? LOCK_SH : LOCK_EX) != 0) {
+        close(qfd);
+        qfd = -1;
+    }
+    if (qfd >= 0 && mode != GPU_LOCK_EXCLUSIVE) {
+        close(qfd);     /* no timed section queued: go on (closing lets go of it) */
+        qfd = -1;
     }
     /* The turnstile, held until the lock is ours: a waiting exclusive taker
        keeps new shared takers out, so the shared holders drain and it gets
@@ -162,10 +181,12 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
     if (rc != 0) {
         close(fd);
         if (pfd >= 0) close(pfd);
+        if (qfd >= 0) close(qfd);
         return;
     }
     l->fd = fd;
     l->profiler_fd = pfd;
+    l->queue_fd = qfd;
     l->taken_s = t1;
     trace("take", mode, t1, (t1 - t0) * 1e3);
 }
@@ -196,7 +217,8 @@ void gpu_lock_release(GpuLock *l) {
     l->fd = -1;
     if (l->profiler_fd >= 0) close(l->profiler_fd);     /* closing lets go of its lock */
     if (l->gate_fd >= 0) close(l->gate_fd);
-    l->profiler_fd = l->gate_fd = -1;
+    if (l->queue_fd >= 0) close(l->queue_fd);   /* after the lock: the next queued section goes first */
+    l->profiler_fd = l->gate_fd = l->queue_fd = -1;
     pthread_mutex_lock(&g_stats_mu);
     if (l->mode != GPU_LOCK_EXCLUSIVE) {
         g_stats.held_shared_s += held;

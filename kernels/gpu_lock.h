@@ -37,7 +37,12 @@
  * exclusive taker first takes the profilers' lock shared (held until it
  * has the GPU's lock): it waits for a running profiler there, without the
  * turnstile, so shared work goes on meanwhile, and no new profiler starts
- * ahead of it.
+ * ahead of it. Timed sections go in batches: past the profilers' lock an
+ * exclusive taker holds DIR/gpu-<device>.queue shared until it releases,
+ * and a shared taker (or profiler) first waits until nobody holds it. So
+ * the exclusive takers queued at one time run one after another, each
+ * waiting only for the one before it, and the shared holders drain once
+ * per batch rather than once per section.
  * Yields: a whole program holding the lock shared (an untimed program, a
  * timed one before its first GPU work, a run under compute-sanitizer)
  * would make that wait seconds long, with every other grader queued
@@ -72,9 +77,10 @@ typedef struct GpuLock {
     double taken_s;             /* when it was taken (monotonic seconds) */
     int profiler_fd;            /* the profilers' lock (GPU_LOCK_PROFILER); -1 when not held */
     int gate_fd;                /* the turnstile, opened once for gpu_lock_contended; -1 = not yet */
+    int queue_fd;               /* the queue of timed sections, held shared (GPU_LOCK_EXCLUSIVE); -1 otherwise */
 } GpuLock;
 
-#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1, -1}
+#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1, -1, -1}
 
 /* Waits for and takes the lock of this process's GPU in `mode` (a no-op
  * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
