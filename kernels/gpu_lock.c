@@ -149,7 +149,8 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
        exclusive takers' waiting was 52 of a 119 s grading). Shared work
        waits at most for the sections queued ahead of it: the workers that
        queue them are finite, and one waiting for shared work queues none. */
-    int qfd = open(queue, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    const char *batches = getenv("CUDOJO_GPU_LOCK_QUEUE");
+    int qfd = batches && !strcmp(batches, "0") ? -1 : open(queue, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (qfd >= 0 && flock_retry(qfd, mode == GPU_LOCK_EXCLUSIVE ? LOCK_SH : LOCK_EX) != 0) {
         close(qfd);
         qfd = -1;

@@ -42,7 +42,8 @@
  * and a shared taker (or profiler) first waits until nobody holds it. So
  * the exclusive takers queued at one time run one after another, each
  * waiting only for the one before it, and the shared holders drain once
- * per batch rather than once per section.
+ * per batch rather than once per section. CUDOJO_GPU_LOCK_QUEUE=0 turns
+ * that off (to compare).
  * Yields: a whole program holding the lock shared (an untimed program, a
  * timed one before its first GPU work, a run under compute-sanitizer)
  * would make that wait seconds long, with every other grader queued

@@ -8,6 +8,7 @@
  * waiting and holding is counted per mode. Unset, nothing waits, nothing
  * is counted and no file is made. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -223,8 +224,8 @@ static void gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker(
  * S gets in after B: had S gone first, B would have waited for S's shared
  * work to drain as well (the turnstile alone lets S in first: S is the
  * first waiting there). */
-static void gpu_lock__queued_exclusive_takers__go_back_to_back_before_shared_ones(void **state) {
-    (void)state;
+static void queued_scenario(bool queue_off) {
+    if (queue_off) setenv("CUDOJO_GPU_LOCK_QUEUE", "0", 1);
     int ready[2], a_done[2], b_times[2], s_start[2];
     assert_int_equal(pipe(ready), 0);
     assert_int_equal(pipe(a_done), 0);
@@ -262,9 +263,22 @@ static void gpu_lock__queued_exclusive_takers__go_back_to_back_before_shared_one
     reap(b);
     reap(s);
     assert_true(b_t[0] >= a_released - 5);
-    assert_true(b_t[0] < a_released + 150);     /* not after S's 300 ms */
+    unsetenv("CUDOJO_GPU_LOCK_QUEUE");
+    if (queue_off) assert_true(b_t[0] >= a_released + 250);     /* after S's 300 ms: the old order */
+    else assert_true(b_t[0] < a_released + 150);                /* not after S's 300 ms */
     int fds[] = {ready[0], ready[1], a_done[0], a_done[1], b_times[0], b_times[1], s_start[0], s_start[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
+}
+
+static void gpu_lock__queued_exclusive_takers__go_back_to_back_before_shared_ones(void **state) {
+    (void)state;
+    queued_scenario(false);
+}
+
+/* CUDOJO_GPU_LOCK_QUEUE=0: the turnstile's order, S first (for comparing). */
+static void gpu_lock__without_the_queue__a_shared_taker_waiting_first_goes_first(void **state) {
+    (void)state;
+    queued_scenario(true);
 }
 
 /* A profiler holds the lock shared for seconds and never yields: an
@@ -440,6 +454,8 @@ int main(void) {
                                         teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__profilers_take_turns__and_overlap_shared_holders, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__queued_exclusive_takers__go_back_to_back_before_shared_ones, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__without_the_queue__a_shared_taker_waiting_first_goes_first, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         setup, teardown),
