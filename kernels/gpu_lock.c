@@ -80,6 +80,11 @@ double gpu_lock_waited_s(void) {
     return s.wait_exclusive_s + s.wait_shared_s;
 }
 
+bool gpu_lock_enabled(void) {
+    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
+    return dir && *dir;
+}
+
 bool gpu_lock_on_emulator(void) {
     const char *e = getenv("CUDOJO_GPU_LOCK_EMU");
     return e && *e && strcmp(e, "0") != 0;
@@ -108,37 +113,19 @@ static int flock_retry(int fd, int op) {
     return rc;
 }
 
-void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
-    l->fd = l->profiler_fd = l->gate_fd = l->queue_fd = -1;
-    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
-    const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
-    if (only && !strcmp(only, "exclusive")) mode = GPU_LOCK_EXCLUSIVE;   /* everything alone: to compare */
-    l->mode = mode;
-    if (!dir || !*dir) return;
-    char path[4096], gate[4096], prof[4096], queue[4096];
+/* Waits for and takes the GPU's lock itself in `mode` (the profilers' lock,
+ * when wanted, is the caller's): the queue of timed sections, the
+ * turnstile, the lock. Returns its descriptor (-1: the lock is off or
+ * failed) and, for an exclusive taker, the queue's in *queue_fd (held to the
+ * release; -1 otherwise). */
+static int take_gpu(const char *dir, GpuLockMode mode, int *queue_fd) {
+    *queue_fd = -1;
+    char path[4096], gate[4096], queue[4096];
     if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate) ||
-        !lock_path(dir, ".profiler", prof, sizeof prof) || !lock_path(dir, ".queue", queue, sizeof queue))
-        return;
+        !lock_path(dir, ".queue", queue, sizeof queue))
+        return -1;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) return;
-    double t0 = mono_s();
-    /* One profiler at a time, before the GPU's lock: a profiler waiting here
-       holds nothing that anyone else waits for. An exclusive taker takes the
-       profilers' lock shared first, before the turnstile: a profiler never
-       yields (its runs hold the lock shared for seconds), so an exclusive
-       taker that waited for one at the turnstile would keep every shared
-       taker out all that time (on the H200, half of the exclusive takers'
-       waiting in a 16-worker grading; CUDOJO_GPU_LOCK_TRACE). Holding it
-       until the GPU's lock is ours also keeps new profilers from starting
-       ahead. */
-    int pfd = -1;
-    if (mode == GPU_LOCK_PROFILER || mode == GPU_LOCK_EXCLUSIVE) {
-        pfd = open(prof, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (pfd >= 0 && flock_retry(pfd, mode == GPU_LOCK_PROFILER ? LOCK_EX : LOCK_SH) != 0) {
-            close(pfd);
-            pfd = -1;
-        }
-    }
+    if (fd < 0) return -1;
     /* The queue of timed sections: an exclusive taker holds it shared from
        here to its release; a shared taker (or profiler) waits until nobody
        holds it (takes it exclusive and lets go at once). So the timed
@@ -170,19 +157,76 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
     }
     int rc = flock_retry(fd, mode == GPU_LOCK_EXCLUSIVE ? LOCK_EX : LOCK_SH);
     if (gfd >= 0) close(gfd);   /* closing the file lets go of its lock */
-    if (mode == GPU_LOCK_EXCLUSIVE && pfd >= 0) {   /* a profiler now waits for the section, not before it */
-        close(pfd);
-        pfd = -1;
-    }
-    double t1 = mono_s();
-    pthread_mutex_lock(&g_stats_mu);
-    if (mode != GPU_LOCK_EXCLUSIVE) g_stats.wait_shared_s += t1 - t0;
-    else g_stats.wait_exclusive_s += t1 - t0;
-    pthread_mutex_unlock(&g_stats_mu);
     if (rc != 0) {
         close(fd);
-        if (pfd >= 0) close(pfd);
         if (qfd >= 0) close(qfd);
+        return -1;
+    }
+    *queue_fd = qfd;
+    return fd;
+}
+
+static void count_wait(GpuLockMode mode, double s) {
+    pthread_mutex_lock(&g_stats_mu);
+    if (mode != GPU_LOCK_EXCLUSIVE) g_stats.wait_shared_s += s;
+    else g_stats.wait_exclusive_s += s;
+    pthread_mutex_unlock(&g_stats_mu);
+}
+
+void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
+    l->fd = l->profiler_fd = l->gate_fd = l->queue_fd = -1;
+    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
+    const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
+    if (only && !strcmp(only, "exclusive")) mode = GPU_LOCK_EXCLUSIVE;   /* everything alone: to compare */
+    l->mode = mode;
+    if (!dir || !*dir) return;
+    char prof[4096];
+    if (!lock_path(dir, ".profiler", prof, sizeof prof)) return;
+    double t0 = mono_s();
+    /* One profiler at a time (ncu cannot profile two processes on one GPU),
+       before the GPU's lock: a profiler waiting here holds nothing that
+       anyone else waits for. Held for the whole profiled run, through its
+       yields (gpu_lock_step_aside): a stopped profiler keeps its place.
+       Nobody else takes it: a profiled run yields to a waiting timed
+       section like any shared holder (kernels/program_run.c). */
+    int pfd = -1;
+    if (mode == GPU_LOCK_PROFILER) {
+        pfd = open(prof, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (pfd >= 0 && flock_retry(pfd, LOCK_EX) != 0) {
+            close(pfd);
+            pfd = -1;
+        }
+    }
+    int qfd;
+    int fd = take_gpu(dir, mode, &qfd);
+    double t1 = mono_s();
+    count_wait(mode, t1 - t0);
+    if (fd < 0) {
+        if (pfd >= 0) close(pfd);
+        return;
+    }
+    l->fd = fd;
+    l->profiler_fd = pfd;
+    l->queue_fd = qfd;
+    l->taken_s = t1;
+    trace("take", mode, t1, (t1 - t0) * 1e3);
+}
+
+void gpu_lock_step_aside(GpuLock *l) {
+    if (l->fd < 0) return;
+    GpuLockMode mode = l->mode;
+    int pfd = l->profiler_fd;
+    l->profiler_fd = -1;    /* kept: no other profiler starts meanwhile */
+    gpu_lock_release(l);
+    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
+    double t0 = mono_s();
+    int qfd = -1;
+    int fd = dir && *dir ? take_gpu(dir, mode, &qfd) : -1;
+    double t1 = mono_s();
+    count_wait(mode, t1 - t0);
+    l->mode = mode;
+    if (fd < 0) {
+        if (pfd >= 0) close(pfd);
         return;
     }
     l->fd = fd;

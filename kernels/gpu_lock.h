@@ -11,8 +11,8 @@
  *     timed launch and its repetitions (k:time) in the cuda backend, a
  *     program of an exercise with `timed = true` (the default) from its
  *     first GPU work to its end (it starts shared and asks for its turn:
- *     kernels/program_run.c), a whole program under a profiler, the peak
- *     measurement of `cudojo doctor`;
+ *     kernels/program_run.c), a whole program under a tool other than a
+ *     profiler, the peak measurement of `cudojo doctor`;
  *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
  *     launch (k:launch), a synchronous copy or memset of the cuda backend,
  *     its allocations, frees, module loads and unloads and the making of
@@ -24,22 +24,23 @@
  *     Any number of shared holders run at once; none runs during an
  *     exclusive section;
  *   - profiler: shared, and one at a time among profilers (a flock on
- *     DIR/gpu-<device>.profiler, taken first): a program under Nsight
- *     Compute. ncu cannot profile two processes on one GPU at once (on the
- *     H200 two of three concurrent runs exit 9), and what the course reads
- *     from it are counts and ratios (sectors per request, occupancy), the
- *     same beside other untimed work as alone (measured: one ncu run beside
- *     three GPU loads); its clock control never meets a timed section.
+ *     DIR/gpu-<device>.profiler, taken first and held through the run's
+ *     yields): a program under Nsight Compute. ncu cannot profile two
+ *     processes on one GPU at once (on the H200 two of three concurrent
+ *     runs exit 9), and what the course reads from it are counts and ratios
+ *     (sectors per request, occupancy), the same beside other untimed work
+ *     as alone (measured: one ncu run beside three GPU loads). Under the
+ *     lock ncu runs with --clock-control none (kernels/program_ncu.c): it
+ *     yields like any shared holder, and locked clocks would outlast its
+ *     stop into another's timed section.
  * Fairness: every taker first holds DIR/gpu-<device>.turnstile (exclusive)
  * until it has the lock, so a waiting exclusive taker blocks new shared
  * ones: a stream of shared holders cannot starve a timed section, and a
- * timed section waits at most for the shared work already running. An
- * exclusive taker first takes the profilers' lock shared (held until it
- * has the GPU's lock): it waits for a running profiler there, without the
- * turnstile, so shared work goes on meanwhile, and no new profiler starts
- * ahead of it. Timed sections go in batches: past the profilers' lock an
- * exclusive taker holds DIR/gpu-<device>.queue shared until it releases,
- * and a shared taker (or profiler) first waits until nobody holds it. So
+ * timed section waits at most for the shared work already running.
+ * Timed sections go in batches: an exclusive taker holds
+ * DIR/gpu-<device>.queue shared from before the turnstile until it
+ * releases, and a shared taker (or profiler) first waits until nobody
+ * holds it. So
  * the exclusive takers queued at one time run one after another, each
  * waiting only for the one before it, and the shared holders drain once
  * per batch rather than once per section. CUDOJO_GPU_LOCK_QUEUE=0 turns
@@ -52,7 +53,9 @@
  * descendant a tool put outside it), lets go, takes the lock shared again
  * after the timed section and lets the program go on
  * (kernels/program_run.c). GPU work it queued before the stop still
- * finishes. Profiled runs (GPU_LOCK_PROFILER) never yield.
+ * finishes. Profiled runs yield too, keeping the profilers' lock (before
+ * session 12 they never did: on the H200 timed sections then waited 22 of
+ * a 103 s grading for ncu runs, with nothing timed on the GPU).
  * CUDOJO_GPU_YIELD=0 turns yields off, =programs keeps runs under a tool
  * from yielding (to compare).
  * CUDOJO_GPU_LOCK_MODE=exclusive makes every take exclusive (all GPU work
@@ -86,6 +89,11 @@ typedef struct GpuLock {
 /* Waits for and takes the lock of this process's GPU in `mode` (a no-op
  * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
 void gpu_lock_take(GpuLock *l, GpuLockMode mode);
+/* A yield: lets go of the GPU's lock and waits to take it again in the
+ * same mode, as a new taker would (behind the timed sections queued
+ * meanwhile). A profiler keeps the profilers' lock all the while. A no-op
+ * when not held. */
+void gpu_lock_step_aside(GpuLock *l);
 /* gpu_lock_take(l, GPU_LOCK_EXCLUSIVE). */
 void gpu_lock_acquire(GpuLock *l);
 /* Releases it (a no-op when not held). */
@@ -119,6 +127,8 @@ GpuLockStats gpu_lock_stats_diff(const GpuLockStats *after, const GpuLockStats *
  * limits of a run (the exercise script's wall clock) leave it out, so a
  * grader taking its turn is never a timeout. */
 double gpu_lock_waited_s(void);
+/* Whether the lock is on (CUDOJO_GPU_LOCK_DIR set): graders share the GPU. */
+bool gpu_lock_enabled(void);
 /* Whether programs on cudojo's emulator runtime take the lock as programs
  * on a GPU do: CUDOJO_GPU_LOCK_EMU=1, for tests of the lock's modes and
  * accounting on a machine without a GPU. */

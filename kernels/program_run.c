@@ -357,10 +357,8 @@ static void signal_tree(pid_t pid, int sig) {
  * finishes; no new work starts. Returns the milliseconds it was stopped. */
 static double turn_yield(Turn *t, pid_t pid) {
     double w0 = proc_now_ms();
-    GpuLockMode mode = t->lock->mode;
     signal_tree(pid, SIGSTOP);
-    gpu_lock_release(t->lock);
-    gpu_lock_take(t->lock, mode);
+    gpu_lock_step_aside(t->lock);   /* a profiler keeps the profilers' lock */
     signal_tree(pid, SIGCONT);
     double paused = proc_now_ms() - w0;
     t->waited_ms += paused;
@@ -427,7 +425,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             if (i == 2) report_reader_feed(rr, buf, (size_t)got, r, o);
         }
         if (rr->turn_asked && turn->fd >= 0 && !killed) deadline += turn_grant(turn);
-        if (turn->yields && !killed && !exited && turn->lock->fd >= 0 && turn->lock->mode == GPU_LOCK_SHARED &&
+        if (turn->yields && !killed && !exited && turn->lock->fd >= 0 && turn->lock->mode != GPU_LOCK_EXCLUSIVE &&
             proc_now_ms() >= turn->next_look_ms) {
             turn->next_look_ms = proc_now_ms() + YIELD_LOOK_MS;
             if (gpu_lock_contended(turn->lock)) deadline += turn_yield(turn, pid);
@@ -546,13 +544,13 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     }
     /* A shared holder steps aside for a waiting timed section (turn_yield),
        so that section waits for the GPU's work, not for whole programs:
-       a program of its own, or one under compute-sanitizer (its runs are
-       the longest shared holders), never a profiler (ncu keeps its clocks
-       locked mid-profile; it holds GPU_LOCK_PROFILER anyway).
+       a program of its own, one under compute-sanitizer (its runs are
+       the longest shared holders) or under ncu (which runs with its clocks
+       left alone under the lock: kernels/program_ncu.c).
        CUDOJO_GPU_YIELD=0 turns yields off, =programs leaves runs under a
        tool out (to compare). */
     const char *yield_env = getenv("CUDOJO_GPU_YIELD");
-    turn.yields = !d && lock.fd >= 0 && lock.mode == GPU_LOCK_SHARED && !o->gpu_profiler && !cs.foreground &&
+    turn.yields = !d && lock.fd >= 0 && lock.mode != GPU_LOCK_EXCLUSIVE && !cs.foreground &&
                   !(yield_env && !strcmp(yield_env, "0")) &&
                   !(o->tool && yield_env && !strcmp(yield_env, "programs"));
     /* CUDOJO_TURN_FD only with a channel: without one, descriptor 5 in the

@@ -7,6 +7,8 @@
  * only for another profiler or an exclusive holder; what a process spent
  * waiting and holding is counted per mode. Unset, nothing waits, nothing
  * is counted and no file is made. */
+#include <fcntl.h>
+#include <sys/file.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -281,40 +283,54 @@ static void gpu_lock__without_the_queue__a_shared_taker_waiting_first_goes_first
     queued_scenario(true);
 }
 
-/* A profiler holds the lock shared for seconds and never yields: an
- * exclusive taker B waits for it at the profilers' lock, not at the
- * turnstile, so a shared taker that comes meanwhile gets in at once; B
- * gets its section once the profiler is done. */
-static void gpu_lock__exclusive_taker_waiting_for_a_profiler__lets_shared_takers_in(void **state) {
-    (void)state;
-    int ready[2], a_done[2], b_done[2], b_start[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(a_done), 0);
+/* Whether the profilers' lock in `dir` is free now (never waits). */
+static bool profilers_lock_free(const char *dir) {
+    char *p = path_join(dir, "gpu-0.profiler");
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    free(p);
+    bool free_now = fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (fd >= 0) close(fd);
+    return free_now;
+}
+
+/* A profiled run yields like any shared holder (kernels/program_run.c):
+ * gpu_lock_step_aside lets an exclusive taker B in, waits for B's section
+ * and takes the lock again as a profiler, keeping the profilers' lock all
+ * the while (B sees it taken: no other profiler started meanwhile). An
+ * exclusive taker never waits for the profilers' lock itself. */
+static void gpu_lock__a_profiler_stepping_aside__lets_a_timed_section_in_and_keeps_its_place(void **state) {
+    Fixture *f = *state;
+    int b_done[2];
     assert_int_equal(pipe(b_done), 0);
-    assert_int_equal(pipe(b_start), 0);
-    pid_t a = holder(GPU_LOCK_PROFILER, ready[1], 600, a_done[1]);
-    await(ready[0]);
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_PROFILER);
+    assert_true(l.fd >= 0);
     pid_t b = fork();
     if (b == 0) {
-        if (write(b_start[1], "x", 1) != 1) _exit(1);
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);  /* waits for A */
-        if (l.fd < 0) _exit(1);
-        double t = now_ms();
-        gpu_lock_release(&l);
-        _exit(write(b_done[1], &t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
+        GpuLock x = GPU_LOCK_INIT;
+        gpu_lock_take(&x, GPU_LOCK_EXCLUSIVE);  /* waits for the profiler's shared hold */
+        if (x.fd < 0) _exit(1);
+        double r[2] = {profilers_lock_free(f->dir) ? 1 : 0, 0};
+        usleep(200 * 1000);
+        gpu_lock_release(&x);
+        r[1] = now_ms();
+        _exit(write(b_done[1], r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
     }
-    await(b_start[0]);
     usleep(150 * 1000);             /* B waits by now */
-    assert_true(time_take(GPU_LOCK_SHARED) < 150);     /* beside the profiler, not behind B */
-    double a_released = 0, b_got = 0;
-    assert_int_equal(read(a_done[0], &a_released, sizeof a_released), (ssize_t)sizeof a_released);
-    assert_int_equal(read(b_done[0], &b_got, sizeof b_got), (ssize_t)sizeof b_got);
-    reap(a);
+    gpu_lock_step_aside(&l);
+    double back = now_ms();
+    double r[2] = {0, 0};
+    assert_int_equal(read(b_done[0], r, sizeof r), (ssize_t)sizeof r);
     reap(b);
-    assert_true(b_got >= a_released - 5);   /* never beside the profiler */
-    int fds[] = {ready[0], ready[1], a_done[0], a_done[1], b_done[0], b_done[1], b_start[0], b_start[1]};
-    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
+    assert_true(l.fd >= 0);
+    assert_int_equal(l.mode, GPU_LOCK_PROFILER);
+    assert_true(back >= r[1] - 5);          /* after B's section */
+    assert_true(r[0] == 0);                 /* the profilers' lock stayed taken */
+    assert_false(profilers_lock_free(f->dir));
+    gpu_lock_release(&l);
+    assert_true(profilers_lock_free(f->dir));
+    close(b_done[0]);
+    close(b_done[1]);
 }
 
 static void gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive(void **state) {
@@ -460,8 +476,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__counts_waiting_and_holding__per_mode, setup, teardown),
-        cmocka_unit_test_setup_teardown(gpu_lock__exclusive_taker_waiting_for_a_profiler__lets_shared_takers_in, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__a_profiler_stepping_aside__lets_a_timed_section_in_and_keeps_its_place,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__traces_takes_and_releases__with_mode_and_label, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__is_a_no_op__when_no_lock_dir_is_set, setup, teardown),
         cmocka_unit_test(gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU),

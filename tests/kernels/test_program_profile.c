@@ -281,6 +281,29 @@ static void ncu_argv__asks_for_csv_in_base_units_into_the_output_file__and_refus
     assert_int_equal(a.argc, 0);
 }
 
+static bool argv_has_pair(const ProfileArgv *a, const char *k, const char *v) {
+    for (int i = 1; i + 1 < a->argc; i++)
+        if (!strcmp(a->v[i], k) && !strcmp(a->v[i + 1], v)) return true;
+    return false;
+}
+
+/* Under the GPU lock (grading: the run yields to others' timed sections)
+ * ncu leaves the clocks alone; without it, ncu's default (base clocks). */
+static void ncu_argv__leaves_the_clocks_alone__only_under_the_GPU_lock(void **state) {
+    (void)state;
+    ProfileArgv a;
+    const char *bad;
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    assert_true(ncu_tool_argv("/x/ncu", NULL, 0, 0, &a, &bad));
+    assert_false(argv_has_pair(&a, "--clock-control", "none"));
+    profile_argv_fini(&a);
+    setenv("CUDOJO_GPU_LOCK_DIR", "/tmp", 1);
+    assert_true(ncu_tool_argv("/x/ncu", NULL, 0, 0, &a, &bad));
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    assert_true(argv_has_pair(&a, "--clock-control", "none"));
+    profile_argv_fini(&a);
+}
+
 /* ---- nsys ---- */
 
 static void nsys__sums_kernels_and_copies_per_kind__in_todays_stats_layout(void **state) {
@@ -477,6 +500,7 @@ int main(void) {
         cmocka_unit_test(ncu__skips_cut_off_and_garbled_records_and_keeps_the_rest__when_the_csv_is_damaged),
         cmocka_unit_test(ncu__caps_what_it_keeps__when_a_report_is_huge),
         cmocka_unit_test(ncu_argv__asks_for_csv_in_base_units_into_the_output_file__and_refuses_a_bad_metric_name),
+        cmocka_unit_test(ncu_argv__leaves_the_clocks_alone__only_under_the_GPU_lock),
         cmocka_unit_test(nsys__sums_kernels_and_copies_per_kind__in_todays_stats_layout),
         cmocka_unit_test(nsys__reads_the_2021_layout__with_bare_fields_and_short_copy_names),
         cmocka_unit_test(nsys__has_no_kernel_table__when_the_report_holds_no_kernels_or_is_not_stats),

@@ -216,7 +216,7 @@ static void turn__waits_for_another_timed_section__without_counting_the_wait(voi
 }
 
 /* Under Nsight Compute (gpu_profiler): the GPU lock shared, beside
- * untimed work, and the profilers' lock exclusive; no turn, no yields. */
+ * untimed work, and the profilers' lock exclusive; no turn. */
 static void profiler__holds_the_lock_shared__and_the_profilers_lock_alone(void **state) {
     TurnFixture *t = *state;
     t->f.ropts.gpu_profiler = true;
@@ -294,6 +294,31 @@ static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(voi
     close(p[1]);
 }
 
+/* A profiled run (ncu's runs hold the lock shared for seconds) steps aside
+ * for a waiting timed section too: the section gets the GPU at once, not
+ * after the run (before session 12 profilers never yielded). */
+static void yield__a_profiled_run_steps_aside__for_a_waiting_timed_section(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    t->f.ropts.gpu_profiler = true;
+    t->f.ropts.timeout_s = 1.8;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t other = timed_section(made, 800, p[1]);
+    run_probe(t, made, "1500");
+    int st;
+    waitpid(other, &st, 0);
+    double waited = 0;
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    assert_false(t->f.res.timed_out);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(waited < 500);                      /* not the run's 1.5 s */
+    assert_true(t->f.res.wall_ms < 1500 + 500);     /* the 800 ms pause left out */
+    close(p[0]);
+    close(p[1]);
+}
+
 /* Under a tool (compute-sanitizer in grading: the longest shared holds)
  * the run steps aside too, the program included, though the tool started
  * it in a session of its own (a stand-in: setsid --wait). With
@@ -353,6 +378,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__waits_for_another_timed_section__without_counting_the_wait, turn_setup,
+                                        turn_teardown),
+        cmocka_unit_test_setup_teardown(yield__a_profiled_run_steps_aside__for_a_waiting_timed_section, turn_setup,
                                         turn_teardown),
         cmocka_unit_test_setup_teardown(yield__a_shared_program_steps_aside__for_a_waiting_timed_section, turn_setup,
                                         turn_teardown),
