@@ -24,8 +24,10 @@
 #define COMPILE_CACHE_KEEP 2048
 
 typedef struct CompileOptions {
-    int virtual_arch;               /* PTX target, e.g. 80 → compute_80 (0 = 80) */
-    int cubin_arch;                 /* also make a cubin for sm_XX; 0 = none */
+    int virtual_arch;               /* PTX target, e.g. 80 → compute_80 (0 = 80); with a cubin only
+                                       when the emulator cannot decode the cubin's own PTX */
+    int cubin_arch;                 /* also make a cubin for sm_XX, from the same program as the
+                                       PTX (compute_XX); 0 = none */
     int opt_level;                  /* -O level for ptxas, 0..3 (default 3; -1 = default) */
     bool fast_math;                 /* --use_fast_math */
     const char *const *name_exprs;  /* template instantiations to lower, e.g. "scale<float>" */
@@ -52,7 +54,9 @@ typedef struct KernelInfo {
 typedef struct CompiledModule {
     char *source_path;              /* the learner's file, as shown in messages */
     char *source;                   /* its text, for excerpts */
-    char *ptx;                      /* NUL-terminated PTX */
+    char *ptx;                      /* NUL-terminated PTX; beside an sm_XX cubin the cubin program's
+                                       (compute_XX), or the virtual arch's when the emulator cannot
+                                       decode that one */
     size_t ptx_size;
     void *cubin;                    /* NULL unless cubin_arch was set */
     size_t cubin_size;

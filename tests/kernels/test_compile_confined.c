@@ -8,8 +8,9 @@
  * everyone, nor make a device node. NVRTC (kernel exercises, inside the
  * worker): a graded source named "ch/k.cu" cannot #include
  * "solutions/k.cu" from the worker's folder, and a template bomb ends
- * with "ran out of memory" while the worker lives on with its old limit. Skips without nvcc; the Landlock
- * checks skip without Landlock. */
+ * with "ran out of memory" while the worker lives on with its old limit,
+ * built as the emulator builds it and as a GPU does. Skips without nvcc;
+ * the Landlock checks skip without Landlock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,16 +222,23 @@ static void nvrtc_confined__toolkit_headers_still_find_their_neighbours(void **s
                       "  nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> c;\n"
                       "  nvcuda::wmma::fill_fragment(c, 0.0f); nvcuda::wmma::store_matrix_sync(p, c, 16, nvcuda::wmma::mem_row_major);\n"
                       "  p[0] = cg::reduce(w, p[threadIdx.x], cg::plus<float>()); }\n";
-    CompileOptions co = {.cache_dir = "", .confine = true, .cubin_arch = 0};
-    CompiledModule *m = NULL;
-    Diag *d = compile_cuda("ch/k.cu", src, &co, &m);
-    char *here_after = getcwd(NULL, 0);
+    /* as the emulator builds it, and as a GPU does (one sm_90 program) */
+    for (int cubin_arch = 0; cubin_arch <= 90; cubin_arch += 90) {
+        CompileOptions co = {.cache_dir = "", .confine = true, .cubin_arch = cubin_arch};
+        CompiledModule *m = NULL;
+        Diag *d = compile_cuda("ch/k.cu", src, &co, &m);
+        char *here_after = getcwd(NULL, 0);
+        if (d) {
+            assert_int_equal(chdir(here), 0);
+            fail_msg("cubin_arch %d: %s", cubin_arch, diag_format_all(d, false));
+        }
+        assert_non_null(m);
+        assert_int_equal(m->cubin_arch, cubin_arch);
+        assert_string_equal(here_after, f->dir);   /* the process's folder is given back */
+        compiled_module_free(&m);
+        free(here_after);
+    }
     assert_int_equal(chdir(here), 0);
-    if (d) fail_msg("%s", diag_format_all(d, false));
-    assert_non_null(m);
-    assert_string_equal(here_after, f->dir);       /* the process's folder is given back */
-    compiled_module_free(&m);
-    free(here_after);
     free(here);
 }
 
@@ -248,19 +256,22 @@ static void nvrtc_confined__a_template_bomb_runs_out_of_memory_and_the_worker_li
     struct rlimit before, after;
     assert_int_equal(getrlimit(RLIMIT_AS, &before), 0);
     setenv("CUDOJO_COMPILE_AS_MB", "300", 1);
-    CompileOptions co = {.cache_dir = "", .confine = true};
-    CompiledModule *m = NULL;
-    double t0 = proc_now_ms();
-    Diag *d = compile_cuda("bomb/k.cu", src, &co, &m);
-    double ms = proc_now_ms() - t0;
+    /* as the emulator builds it, and as a GPU does (one sm_90 program, ptxas's lines in its log) */
+    for (int cubin_arch = 0; cubin_arch <= 90; cubin_arch += 90) {
+        CompileOptions co = {.cache_dir = "", .confine = true, .cubin_arch = cubin_arch};
+        CompiledModule *m = NULL;
+        double t0 = proc_now_ms();
+        Diag *d = compile_cuda("bomb/k.cu", src, &co, &m);
+        double ms = proc_now_ms() - t0;
+        assert_null(m);
+        assert_non_null(find_code(d, "compile-memory"));
+        assert_true(chain_mentions(d, "the compiler ran out of memory on this file"));
+        assert_true(ms < 30000);
+        diag_free(&d);
+        assert_int_equal(getrlimit(RLIMIT_AS, &after), 0);
+        assert_true(after.rlim_cur == before.rlim_cur);
+    }
     unsetenv("CUDOJO_COMPILE_AS_MB");
-    assert_null(m);
-    assert_non_null(find_code(d, "compile-memory"));
-    assert_true(chain_mentions(d, "the compiler ran out of memory on this file"));
-    assert_true(ms < 30000);
-    diag_free(&d);
-    assert_int_equal(getrlimit(RLIMIT_AS, &after), 0);
-    assert_true(after.rlim_cur == before.rlim_cur);
     void *big = malloc(1ull << 30);     /* the worker can allocate again */
     assert_non_null(big);
     free(big);
