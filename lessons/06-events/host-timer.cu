@@ -1,6 +1,6 @@
 // host-timer.cu: why host timers lie about the GPU.
 //
-//   nvcc -O2 -lineinfo -DN=4194304 -DITERS=4000 host-timer.cu -o host-timer && ./host-timer
+//   nvcc -O2 -lineinfo -DN=4194304 -DITERS=160000 host-timer.cu -o host-timer && ./host-timer
 //
 // The program times busy with the CPU's clock, the way you would time a CPU
 // function. It prints a few microseconds, because a kernel launch returns
