@@ -29,7 +29,7 @@ step "building the tests ($(git log --oneline -1 | cut -c1-60))"; run make -j"$j
 step "building the bundle"; run make -j"$jobs" bundle
 step "building the benches"
 run make -j"$jobs" anchors build/bench/bench_predict build/bench/bench_grade build/bench/bench_verdict build/bench/bench_timeline \
-    build/bench/bench_arrays build/bench/bench_nvcc
+    build/bench/bench_arrays build/bench/bench_nvcc build/bench/bench_compile
 step "compiling the conformance programs"; run sh tests/programs/run.sh --compile-only
 cmocka=""
 for d in "$(pkg-config --variable=libdir cmocka 2>/dev/null)" /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
