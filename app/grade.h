@@ -196,5 +196,13 @@ typedef struct LockTraceSummary {
 bool grade_lock_trace_read(const char *path, LockTraceSummary *out);
 /* The summary line and the `top` blockers. */
 void grade_lock_trace_print(FILE *out, const LockTraceSummary *s, int top);
+/* The GPU time a grading spends one thing at a time, whatever the cores:
+ * timed sections (exclusive) and profiled runs (one profiler at a time,
+ * and stopped while a timed section runs, so the two never overlap), in
+ * seconds. */
+double grade_lock_trace_serial_s(const LockTraceSummary *s);
+/* That time for `submissions` graded ones, scaled to a class of
+ * `class_size`: the least wall time one GPU needs for the class. */
+void grade_lock_trace_print_floor(FILE *out, const LockTraceSummary *s, int submissions, int class_size);
 
 #endif

@@ -3,7 +3,9 @@
  * waiting and holding (while either lasts the turnstile keeps new shared
  * work out), how much of that waiting fell while a profiler ran, and whose
  * shared holds the long exclusive waits ended on (the holder that let go
- * last before the take). bench_grade prints it. */
+ * last before the take), and the GPU time spent one thing at a time (timed
+ * sections and profiled runs: a floor on a class's wall time). bench_grade
+ * prints it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +170,16 @@ void grade_lock_trace_print(FILE *out, const LockTraceSummary *s, int top) {
     for (int i = 0; i < s->n_blockers && i < top; i++)
         fprintf(out, "  %-26s %-9s %5d waits %8.1f s\n", s->blockers[i].label, s->blockers[i].mode,
                 s->blockers[i].waits, s->blockers[i].wait_s);
+}
+
+double grade_lock_trace_serial_s(const LockTraceSummary *s) { return s->exclusive_held_s + s->profiler_held_s; }
+
+void grade_lock_trace_print_floor(FILE *out, const LockTraceSummary *s, int submissions, int class_size) {
+    if (submissions < 1) return;
+    double serial = grade_lock_trace_serial_s(s);
+    fprintf(out,
+            "one at a time on the GPU: timed sections %.1f s + profiled runs %.1f s = %.1f s for %d submission%s "
+            "(%.2f s each): %d submissions need at least %.1f min on one GPU, whatever the cores\n",
+            s->exclusive_held_s, s->profiler_held_s, serial, submissions, submissions == 1 ? "" : "s",
+            serial / submissions, class_size, serial / submissions * class_size / 60.0);
 }

@@ -20,7 +20,9 @@
  * sections wait for). On a GPU, from the lock's trace (CUDOJO_GPU_LOCK_TRACE:
  * into the folder unless set): how long an exclusive taker waited and held
  * (new shared work waits then), how much of that waiting a profiler caused,
- * and whose holds the long waits ended on.
+ * whose holds the long waits ended on, and the GPU time spent one thing at
+ * a time (timed sections + profiled runs), scaled to 200 submissions: a
+ * floor no number of cores lowers.
  * Usage: build/bench/bench_grade [STUDENTS] [EXERCISES]   (default 3, the
  * whole course; EXERCISES a comma list of ids as --exercises takes)
  * CUDOJO_BACKEND=emu|cuda picks the backend (default: auto);
@@ -165,7 +167,10 @@ int main(int argc, char **argv) {
     int status = print_time(book, secs);
     free(book);
     LockTraceSummary lt;
-    if (grade_lock_trace_read(trace, &lt)) grade_lock_trace_print(stdout, &lt, 8);    /* none: no GPU lock taken */
+    if (grade_lock_trace_read(trace, &lt)) {   /* none: no GPU lock taken */
+        grade_lock_trace_print(stdout, &lt, 8);
+        grade_lock_trace_print_floor(stdout, &lt, students, 200);
+    }
     free(trace);
     const char *keep = getenv("BENCH_GRADE_KEEP");
     if (keep && *keep && strcmp(keep, "0")) {

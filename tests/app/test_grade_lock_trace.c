@@ -2,7 +2,8 @@
  * (app/grade_lock_trace.c) on a hand-made trace: spans are unions over all
  * processes, a long exclusive wait is put on the holder that let go last
  * before the take (a release at the same moment comes first), lines that
- * are not events are skipped, and a missing trace is no summary. */
+ * are not events are skipped, a missing trace is no summary, and the
+ * serial GPU time (timed sections + profiled runs) scales to a class. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,6 +71,13 @@ static void lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on(vo
     assert_non_null(strstr(text, "waiting 2.2 s and holding 0.8 s (4 takes): 2.5 s in which no new shared"));
     assert_non_null(strstr(text, "alpha"));
     assert_null(strstr(text, "prof "));         /* only the top one */
+    free(text);
+    assert_true(near(grade_lock_trace_serial_s(&s), 0.8 + 1.0));
+    out = open_memstream(&text, &len);
+    grade_lock_trace_print_floor(out, &s, 3, 200);
+    fclose(out);
+    assert_non_null(strstr(text, "timed sections 0.8 s + profiled runs 1.0 s = 1.8 s for 3 submissions (0.60 s each): "
+                                 "200 submissions need at least 2.0 min"));
     free(text);
 }
 
