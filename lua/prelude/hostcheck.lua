@@ -323,8 +323,9 @@ end
 -- Checks, in order: the chunks' copies are pinned; each chunk's copy in →
 -- kernel → copy out ran in order; (opts.memsets) every chunk's output was
 -- cleared; nothing of the pipeline ran on the legacy default stream; every
--- copy in but the first to run overlaps another chunk's kernel; the host
--- waited for every stream before reading h_out.
+-- copy in but the first to run overlaps another chunk's kernel (one late
+-- chunk among overlapping ones is logged, not failed: the host's timing);
+-- the host waited for every stream before reading h_out.
 -- The values are checked by expect_values (call it after).
 function M.pipeline(t, r, opts)
   local on_gpu = t:device().backend == "cuda"
@@ -437,6 +438,16 @@ function M.pipeline(t, r, opts)
     end
     if with then good[#good + 1] = { c, with } else bad[#bad + 1] = c end
   end
+  -- one chunk late while the others overlap is the host's timing, not the
+  -- program's: a wait in the loop holds up every chunk after it, but a host
+  -- thread that loses its core for a scheduler tick (a few ms, on a loaded
+  -- machine: grading 16 at once) queues one chunk after the copy engine went
+  -- idle (the H200, bench_grade: 2 of 12 graded solutions, sessions 11-12)
+  local late
+  if #bad == 1 and #good >= 2 then
+    late = bad[1]
+    bad = {}
+  end
   if #bad > 0 then
     local one_stream = true
     for _, ch in ipairs(chunks) do one_stream = one_stream and ch.kernel.stream == chunks[1].kernel.stream end
@@ -463,6 +474,10 @@ function M.pipeline(t, r, opts)
   for _, g in ipairs(good) do
     t:expect_overlap(chunks[g[1]].h2d, chunks[g[2]].kernel, string.format(
       "the copy of chunk %d overlaps the kernel of chunk %d", g[1] - 1, g[2] - 1))
+  end
+  if late then
+    t:log("chunk %d's copy in overlapped no other chunk's kernel, while the others' did: the host queued it "
+      .. "late (a busy machine), not the program", late - 1)
   end
   local first, last, busy_us = math.huge, 0, 0
   for _, ch in ipairs(chunks) do

@@ -586,6 +586,61 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
     assert_int_equal(r->n_checks, 12);
 }
 
+/* hostcheck.pipeline on a hand-made four-chunk trace and timeline: one
+ * chunk's copy in that overlaps no kernel while two others do is the host
+ * queueing it late (a loaded machine: graded solutions failed so on the
+ * H200), logged, not failed; two such chunks fail. */
+static void exercise__hostcheck_pipeline__forgives_one_late_chunk__not_two(void **state) {
+    Fixture *f = *state;
+    fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
+    RunResult *r = run_ex(f,
+                          "local function call(fn, stream, args)\n"
+                          "  return { fn = fn, stream = stream, args = args or '', rc = 0 }\n"
+                          "end\n"
+                          "-- chunk c on stream c: copy in [in_c, in_c + 10], kernel 10 us after it, copy out after that\n"
+                          "local function run(starts)\n"
+                          "  local calls, kernels, events = {}, {}, {}\n"
+                          "  for c = 1, 4 do\n"
+                          "    calls[#calls + 1] = call('cudaMemcpyAsync', c, 'd, h, 4, cudaMemcpyHostToDevice, stream ' .. c)\n"
+                          "    calls[#calls + 1] = call('cudaLaunchKernel', c)\n"
+                          "    calls[#calls + 1] = call('cudaMemcpyAsync', c, 'h, d, 4, cudaMemcpyDeviceToHost, stream ' .. c)\n"
+                          "    kernels[c] = { name = 'busy', stream = c }\n"
+                          "    local s = starts[c]\n"
+                          "    events[#events + 1] = { kind = 'h2d', stream = c, start_us = s, dur_us = 10, pinned = true }\n"
+                          "    events[#events + 1] = { kind = 'kernel', stream = c, start_us = s + 10, dur_us = 8 }\n"
+                          "    events[#events + 1] = { kind = 'd2h', stream = c, start_us = s + 18, dur_us = 2, pinned = true }\n"
+                          "  end\n"
+                          "  calls[#calls + 1] = call('cudaDeviceSynchronize', -1)\n"
+                          "  local fails, logs = {}, {}\n"
+                          "  local ft = {\n"
+                          "    device = function() return { backend = 'cuda' } end,\n"
+                          "    timeline = function() return { events = events } end,\n"
+                          "    fail = function(_, m) fails[#fails + 1] = m end,\n"
+                          "    log = function(_, fmt, ...) logs[#logs + 1] = string.format(fmt, ...) end,\n"
+                          "    expect_overlap = function() return true end,\n"
+                          "    expect = function() return true end,\n"
+                          "  }\n"
+                          "  local ok = hostcheck.pipeline(ft, { calls = calls, kernels = kernels }, { chunks = 4, kernel = 'busy' })\n"
+                          "  return ok, fails[1] or '', table.concat(logs, '\\n')\n"
+                          "end\n"
+                          "return {\n"
+                          "  id = 'vector-add', source = 'vector-add.cu', hints = { 'a', 'b' },\n"
+                          "  run = function(t)\n"
+                          "    local ok, why = run{ 0, 10, 20, 30 }\n"
+                          "    t:expect(ok, 'a pipeline: ' .. why)\n"
+                          "    local late, why2, log = run{ 0, 10, 20, 45 }\n"
+                          "    t:expect(late and log:find(\"chunk 3's copy in overlapped no other\", 1, true) ~= nil,\n"
+                          "             'one late chunk is logged: ' .. why2 .. ' / ' .. log)\n"
+                          "    local two, why3 = run{ 0, 25, 50, 75 }\n"
+                          "    t:expect(not two and why3:find('overlaps no other chunk', 1, true) ~= nil, 'one after another fails: ' .. why3)\n"
+                          "  end,\n"
+                          "}\n",
+                          NULL, NULL, NULL, 0);
+    print_result(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(r->n_checks, 3);
+}
+
 int main(void) {
     if (!compile_nvrtc_version()) {
         fprintf(stderr, "NVRTC not available: exercise tests need it\n");
@@ -612,6 +667,7 @@ int main(void) {
         T(exercise__passes_but_not_fast__when_stretch_goal_missed),
         T(exercise__passes_fast__when_stretch_goal_met),
         T(exercise__hostcheck__finds_streams_the_host_did_not_wait_for),
+        T(exercise__hostcheck_pipeline__forgives_one_late_chunk__not_two),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
