@@ -114,38 +114,17 @@ static int flock_retry(int fd, int op) {
 }
 
 /* Waits for and takes the GPU's lock itself in `mode` (the profilers' lock,
- * when wanted, is the caller's): the queue of timed sections, the
- * turnstile, the lock. Returns its descriptor (-1: the lock is off or
- * failed) and, for an exclusive taker, the queue's in *queue_fd (held to the
- * release; -1 otherwise). */
-static int take_gpu(const char *dir, GpuLockMode mode, int *queue_fd) {
-    *queue_fd = -1;
-    char path[4096], gate[4096], queue[4096];
-    if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate) ||
-        !lock_path(dir, ".queue", queue, sizeof queue))
-        return -1;
+ * when wanted, is the caller's): the turnstile, then the lock. Returns its
+ * descriptor; -1 when the lock is off or failed. (Session 12 tried a queue
+ * in front of the turnstile that ran the timed sections waiting at one time
+ * back to back, so the shared holders drained once per batch: on the H200,
+ * bench_grade 3 took 111.6 s with it and 109.8 s without, the exclusive
+ * takers' waiting 23.2 s and 21.9 s. Not kept.) */
+static int take_gpu(const char *dir, GpuLockMode mode) {
+    char path[4096], gate[4096];
+    if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate)) return -1;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return -1;
-    /* The queue of timed sections: an exclusive taker holds it shared from
-       here to its release; a shared taker (or profiler) waits until nobody
-       holds it (takes it exclusive and lets go at once). So the timed
-       sections queued at one time run back to back, each waiting only for
-       the one before it, and the shared holders drain once for all of them,
-       not once per section (before: a shared taker that slipped in between
-       two of them made the second wait for a new drain; on the H200 the
-       exclusive takers' waiting was 52 of a 119 s grading). Shared work
-       waits at most for the sections queued ahead of it: the workers that
-       queue them are finite, and one waiting for shared work queues none. */
-    const char *batches = getenv("CUDOJO_GPU_LOCK_QUEUE");
-    int qfd = batches && !strcmp(batches, "0") ? -1 : open(queue, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (qfd >= 0 && flock_retry(qfd, mode == GPU_LOCK_EXCLUSIVE ? LOCK_SH : LOCK_EX) != 0) {
-        close(qfd);
-        qfd = -1;
-    }
-    if (qfd >= 0 && mode != GPU_LOCK_EXCLUSIVE) {
-        close(qfd);     /* no timed section queued: go on (closing lets go of it) */
-        qfd = -1;
-    }
     /* The turnstile, held until the lock is ours: a waiting exclusive taker
        keeps new shared takers out, so the shared holders drain and it gets
        its turn. Without a turnstile file (unwritable) the lock still works,
@@ -159,10 +138,8 @@ static int take_gpu(const char *dir, GpuLockMode mode, int *queue_fd) {
     if (gfd >= 0) close(gfd);   /* closing the file lets go of its lock */
     if (rc != 0) {
         close(fd);
-        if (qfd >= 0) close(qfd);
         return -1;
     }
-    *queue_fd = qfd;
     return fd;
 }
 
@@ -174,7 +151,7 @@ static void count_wait(GpuLockMode mode, double s) {
 }
 
 void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
-    l->fd = l->profiler_fd = l->gate_fd = l->queue_fd = -1;
+    l->fd = l->profiler_fd = l->gate_fd = -1;
     const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
     const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
     if (only && !strcmp(only, "exclusive")) mode = GPU_LOCK_EXCLUSIVE;   /* everything alone: to compare */
@@ -197,8 +174,7 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
             pfd = -1;
         }
     }
-    int qfd;
-    int fd = take_gpu(dir, mode, &qfd);
+    int fd = take_gpu(dir, mode);
     double t1 = mono_s();
     count_wait(mode, t1 - t0);
     if (fd < 0) {
@@ -207,7 +183,6 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
     }
     l->fd = fd;
     l->profiler_fd = pfd;
-    l->queue_fd = qfd;
     l->taken_s = t1;
     trace("take", mode, t1, (t1 - t0) * 1e3);
 }
@@ -220,8 +195,7 @@ void gpu_lock_step_aside(GpuLock *l) {
     gpu_lock_release(l);
     const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
     double t0 = mono_s();
-    int qfd = -1;
-    int fd = dir && *dir ? take_gpu(dir, mode, &qfd) : -1;
+    int fd = dir && *dir ? take_gpu(dir, mode) : -1;
     double t1 = mono_s();
     count_wait(mode, t1 - t0);
     l->mode = mode;
@@ -231,7 +205,6 @@ void gpu_lock_step_aside(GpuLock *l) {
     }
     l->fd = fd;
     l->profiler_fd = pfd;
-    l->queue_fd = qfd;
     l->taken_s = t1;
     trace("take", mode, t1, (t1 - t0) * 1e3);
 }
@@ -262,8 +235,7 @@ void gpu_lock_release(GpuLock *l) {
     l->fd = -1;
     if (l->profiler_fd >= 0) close(l->profiler_fd);     /* closing lets go of its lock */
     if (l->gate_fd >= 0) close(l->gate_fd);
-    if (l->queue_fd >= 0) close(l->queue_fd);   /* after the lock: the next queued section goes first */
-    l->profiler_fd = l->gate_fd = l->queue_fd = -1;
+    l->profiler_fd = l->gate_fd = -1;
     pthread_mutex_lock(&g_stats_mu);
     if (l->mode != GPU_LOCK_EXCLUSIVE) {
         g_stats.held_shared_s += held;

@@ -37,14 +37,6 @@
  * until it has the lock, so a waiting exclusive taker blocks new shared
  * ones: a stream of shared holders cannot starve a timed section, and a
  * timed section waits at most for the shared work already running.
- * Timed sections go in batches: an exclusive taker holds
- * DIR/gpu-<device>.queue shared from before the turnstile until it
- * releases, and a shared taker (or profiler) first waits until nobody
- * holds it. So
- * the exclusive takers queued at one time run one after another, each
- * waiting only for the one before it, and the shared holders drain once
- * per batch rather than once per section. CUDOJO_GPU_LOCK_QUEUE=0 turns
- * that off (to compare).
  * Yields: a whole program holding the lock shared (an untimed program, a
  * timed one before its first GPU work, a run under compute-sanitizer)
  * would make that wait seconds long, with every other grader queued
@@ -81,18 +73,17 @@ typedef struct GpuLock {
     double taken_s;             /* when it was taken (monotonic seconds) */
     int profiler_fd;            /* the profilers' lock (GPU_LOCK_PROFILER); -1 when not held */
     int gate_fd;                /* the turnstile, opened once for gpu_lock_contended; -1 = not yet */
-    int queue_fd;               /* the queue of timed sections, held shared (GPU_LOCK_EXCLUSIVE); -1 otherwise */
 } GpuLock;
 
-#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1, -1, -1}
+#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1, -1}
 
 /* Waits for and takes the lock of this process's GPU in `mode` (a no-op
  * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
 void gpu_lock_take(GpuLock *l, GpuLockMode mode);
 /* A yield: lets go of the GPU's lock and waits to take it again in the
- * same mode, as a new taker would (behind the timed sections queued
- * meanwhile). A profiler keeps the profilers' lock all the while. A no-op
- * when not held. */
+ * same mode, as a new taker would (through the turnstile, behind a waiting
+ * timed section). A profiler keeps the profilers' lock all the while. A
+ * no-op when not held. */
 void gpu_lock_step_aside(GpuLock *l);
 /* gpu_lock_take(l, GPU_LOCK_EXCLUSIVE). */
 void gpu_lock_acquire(GpuLock *l);

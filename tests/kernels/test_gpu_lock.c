@@ -2,8 +2,7 @@
  * between processes: with CUDOJO_GPU_LOCK_DIR set, an exclusive holder
  * keeps every other taker waiting; shared holders overlap; an exclusive
  * taker waits for the shared holders and, while it waits, new shared takers
- * queue behind it (the turnstile), and exclusive takers queued at one time
- * go before them, back to back; a profiler holds it shared and waits
+ * queue behind it (the turnstile); a profiler holds it shared and waits
  * only for another profiler or an exclusive holder; what a process spent
  * waiting and holding is counted per mode. Unset, nothing waits, nothing
  * is counted and no file is made. */
@@ -47,8 +46,8 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     Fixture *f = *state;
-    static const char *const names[] = {"gpu-0.lock", "gpu-0.turnstile", "gpu-0.profiler", "gpu-0.queue"};
-    for (size_t i = 0; i < 4; i++) {
+    static const char *const names[] = {"gpu-0.lock", "gpu-0.turnstile", "gpu-0.profiler"};
+    for (size_t i = 0; i < 3; i++) {
         char *p = path_join(f->dir, names[i]);
         unlink(p);
         free(p);
@@ -219,68 +218,6 @@ static void gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker(
     assert_true(got >= b_released - 5);     /* after B's exclusive section, not beside A */
     int fds[] = {ready[0], ready[1], done[0], done[1], b_start[0], b_start[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
-}
-
-/* Timed sections go in batches: A holds the lock exclusive; a shared taker
- * S comes, then an exclusive taker B. B's section follows A's at once, and
- * S gets in after B: had S gone first, B would have waited for S's shared
- * work to drain as well (the turnstile alone lets S in first: S is the
- * first waiting there). */
-static void queued_scenario(bool queue_off) {
-    if (queue_off) setenv("CUDOJO_GPU_LOCK_QUEUE", "0", 1);
-    int ready[2], a_done[2], b_times[2], s_start[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(a_done), 0);
-    assert_int_equal(pipe(b_times), 0);
-    assert_int_equal(pipe(s_start), 0);
-    pid_t a = holder(GPU_LOCK_EXCLUSIVE, ready[1], 400, a_done[1]);
-    await(ready[0]);
-    pid_t s = fork();
-    if (s == 0) {   /* the shared taker, holding for 300 ms once in */
-        if (write(s_start[1], "x", 1) != 1) _exit(1);
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_SHARED);
-        if (l.fd < 0) _exit(1);
-        usleep(300 * 1000);
-        gpu_lock_release(&l);
-        _exit(0);
-    }
-    await(s_start[0]);
-    usleep(100 * 1000);             /* S waits by now */
-    pid_t b = fork();
-    if (b == 0) {
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
-        if (l.fd < 0) _exit(1);
-        double t[2] = {now_ms(), 0};
-        usleep(100 * 1000);
-        gpu_lock_release(&l);
-        t[1] = now_ms();
-        _exit(write(b_times[1], t, sizeof t) == (ssize_t)sizeof t ? 0 : 1);
-    }
-    double a_released = 0, b_t[2] = {0, 0};
-    assert_int_equal(read(a_done[0], &a_released, sizeof a_released), (ssize_t)sizeof a_released);
-    assert_int_equal(read(b_times[0], b_t, sizeof b_t), (ssize_t)sizeof b_t);
-    reap(a);
-    reap(b);
-    reap(s);
-    assert_true(b_t[0] >= a_released - 5);
-    unsetenv("CUDOJO_GPU_LOCK_QUEUE");
-    if (queue_off) assert_true(b_t[0] >= a_released + 250);     /* after S's 300 ms: the old order */
-    else assert_true(b_t[0] < a_released + 150);                /* not after S's 300 ms */
-    int fds[] = {ready[0], ready[1], a_done[0], a_done[1], b_times[0], b_times[1], s_start[0], s_start[1]};
-    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) close(fds[i]);
-}
-
-static void gpu_lock__queued_exclusive_takers__go_back_to_back_before_shared_ones(void **state) {
-    (void)state;
-    queued_scenario(false);
-}
-
-/* CUDOJO_GPU_LOCK_QUEUE=0: the turnstile's order, S first (for comparing). */
-static void gpu_lock__without_the_queue__a_shared_taker_waiting_first_goes_first(void **state) {
-    (void)state;
-    queued_scenario(true);
 }
 
 /* Whether the profilers' lock in `dir` is free now (never waits). */
@@ -469,10 +406,6 @@ int main(void) {
         cmocka_unit_test_setup_teardown(gpu_lock__new_shared_taker_queues__behind_a_waiting_exclusive_taker, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__profilers_take_turns__and_overlap_shared_holders, setup, teardown),
-        cmocka_unit_test_setup_teardown(gpu_lock__queued_exclusive_takers__go_back_to_back_before_shared_ones, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(gpu_lock__without_the_queue__a_shared_taker_waiting_first_goes_first, setup,
-                                        teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__takes_everything_exclusive__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__counts_waiting_and_holding__per_mode, setup, teardown),
