@@ -206,8 +206,9 @@ static Diag *plan(Grade *g, Work **work_out, long long *n_out) {
     return d;
 }
 
-/* The SASS architecture the GPU run built its program with (metrics.compile,
- * lua/program.c); 0 when it built none (a kernel exercise). */
+/* The SASS architecture the GPU run built with (metrics.compile: the
+ * program's, lua/program.c, or the kernels' cubin, lua/kernel.c); 0 when it
+ * built none. */
 static int gpu_sass_arch(const RunResult *gpu) {
     json_t *comp = gpu->metrics ? json_object_get(gpu->metrics, "compile") : NULL;
     json_t *arch = json_object_get(comp, "sass_arch");
@@ -218,10 +219,12 @@ static int gpu_sass_arch(const RunResult *gpu) {
 
 /* Starts the run of w in the slot's worker, or (gpu: the GPU's pass of it)
  * the emulator check of it in the slot's emulator worker. NULL when it
- * started. The check builds a program as the GPU run did (same source,
- * defines, confinement and SASS), so nvcc runs once: the emulator runtime
- * runs that executable's PTX (the one its SASS came from), found in the
- * nvcc cache. */
+ * started. The check builds as the GPU run did (same source, defines,
+ * confinement and SASS), so the compiler runs once: the emulator runs the
+ * PTX the GPU's SASS came from, found in the nvcc cache (a program) or the
+ * NVRTC cache (a kernel exercise's module, its cubin beside it). Where the
+ * check's defines differ from the GPU run's (sized by backend), it builds
+ * anew, as a GPU would. */
 static Diag *start_run(Grade *g, Slot *slot, Work w, const RunResult *gpu) {
     const GradeStudent *s = &g->students[w.student];
     const GradeItem *it = &g->items[w.item];
@@ -230,7 +233,7 @@ static Diag *start_run(Grade *g, Slot *slot, Work w, const RunResult *gpu) {
                       .cu_display = shown,
                       .timeout_s = it->ex->timeout_s * (gpu ? EMU_CHECK_TIMEOUT_SCALE : slot->timeout_scale),
                       .grading = true, .grading_seed = g->seed,
-                      .program_sass_arch = gpu && it->ex->program ? gpu_sass_arch(gpu) : 0};
+                      .sass_arch = gpu ? gpu_sass_arch(gpu) : 0};
     Diag *d = runner_start(gpu ? slot->emu : slot->runner, &req);
     free(shown);
     return d;

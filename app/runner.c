@@ -235,7 +235,7 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
     if (req->chapter_shown) json_object_set_new(j, "chapter_shown", bytes_to_json(req->chapter_shown));
     json_object_set_new(j, "timeout_s", json_real(runner_timeout_s(req)));
     if (req->emu_launch_budget) json_object_set_new(j, "emu_launch_budget", json_integer((json_int_t)req->emu_launch_budget));
-    if (req->program_sass_arch > 0) json_object_set_new(j, "program_sass_arch", json_integer(req->program_sass_arch));
+    if (req->sass_arch > 0) json_object_set_new(j, "sass_arch", json_integer(req->sass_arch));
     if (req->grading) {
         /* A u64 does not fit a JSON integer: the seed travels as decimal text. */
         char seed[24];
@@ -504,9 +504,9 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
     if (opts.grading && seed) opts.grading_seed = strtoull(seed, NULL, 10);
     json_t *budget = json_object_get(req, "emu_launch_budget");
     if (json_is_integer(budget) && json_integer_value(budget) > 0) opts.emu_launch_budget = (uint64_t)json_integer_value(budget);
-    json_t *sass = json_object_get(req, "program_sass_arch");     /* sm_XX: two or three digits */
+    json_t *sass = json_object_get(req, "sass_arch");     /* sm_XX: two or three digits */
     if (json_is_integer(sass) && json_integer_value(sass) >= 10 && json_integer_value(sass) <= 999)
-        opts.program_sass_arch = (int)json_integer_value(sass);
+        opts.sass_arch = (int)json_integer_value(sass);
     RunResult *res = exercise_run(ex, b, &opts);
     for (i = 0; i < np; i++) {
         free(keys[i]);

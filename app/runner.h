@@ -46,7 +46,7 @@ typedef struct RunRequest {
     bool grading;               /* a grading run: ExerciseRunOptions.grading */
     uint64_t grading_seed;      /* ExerciseRunOptions.grading_seed */
     uint64_t emu_launch_budget; /* ExerciseRunOptions.emu_launch_budget (verify --mutants); 0 = the default */
-    int program_sass_arch;      /* ExerciseRunOptions.program_sass_arch (grade's emulator check); 0 = none */
+    int sass_arch;              /* ExerciseRunOptions.sass_arch (grade's emulator check); 0 = none */
 } RunRequest;
 
 typedef enum RunnerState {

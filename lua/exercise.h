@@ -149,13 +149,15 @@ typedef struct ExerciseRunOptions {
      * loops is told from a slow one); 0 = the emulator's default. The
      * script's t:emu_options{instruction_budget} still overrides it. */
     uint64_t emu_launch_budget;
-    /* Off a GPU: program exercises are built with SASS for sm_XX too, as a
-     * GPU of that compute capability builds them (compute_XX PTX beside it up
-     * to sm_90; 0 = compute_80 PTX only).
+    /* Off a GPU: build as a GPU of sm_XX does. Program exercises get SASS
+     * for sm_XX too (compute_XX PTX beside it up to sm_90), kernel
+     * exercises a cubin for sm_XX from the one NVRTC program whose PTX
+     * (compute_XX, or compute_80 where the emulator cannot decode that) the
+     * emulator runs; 0 = compute_80 PTX only.
      * Grading's emulator check sets it from the GPU run it checks, so the
-     * very executable the GPU ran is found in the nvcc cache and run on the
-     * emulator runtime (which runs its PTX) instead of nvcc running again. */
-    int program_sass_arch;
+     * very build the GPU ran is found in the nvcc or NVRTC cache and run on
+     * the emulator instead of compiling again. */
+    int sass_arch;
     /* bench/bench_predict: metrics.launch_log lists every launch ({kernel,
      * grid, block, predicted_ms} on the emulator, {..., ms} measured on a
      * GPU; "proxied": the launch t:emu_metrics() read). emulator_path runs

@@ -94,7 +94,10 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
     bool gpu = !strcmp(ctx->b->ops->name, "cuda");
     CompileOptions co;
     memset(&co, 0, sizeof co);
-    co.cubin_arch = gpu && ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0;
+    /* On a GPU: a cubin for it. On the emulator: as the GPU run being checked built it (grading's
+       emulator check, ExerciseRunOptions.sass_arch), the same module from the NVRTC cache: no second
+       compile, and the emulator runs the very PTX (compute_XX) the GPU's cubin came from. */
+    co.cubin_arch = gpu ? (ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0) : ctx->opts->sass_arch;
     co.opt_level = -1;
     co.fast_math = fast_math;
     co.name_exprs = expr ? &expr : NULL;
@@ -116,6 +119,7 @@ static int module_for(lua_State *L, RunCtx *ctx, const char *key, bool fast_math
     json_t *comp = run_metrics_obj(ctx, NULL, "compile");
     json_object_set_new(comp, "ms", json_real(json_number_value(json_object_get(comp, "ms")) + cm->compile_ms));
     json_object_set_new(comp, "cache_hit", json_boolean(cm->cache_hit));
+    if (co.cubin_arch > 0) json_object_set_new(comp, "sass_arch", json_integer(co.cubin_arch));
     ApiPhase was = api_phase(&ctx->api, PHASE_COMPILE);   /* loading it (the emulator parses the PTX) */
     d = ctx->b->ops->module_load(ctx->b, cm, &ctx->mods[idx].bm);
     api_phase(&ctx->api, was);

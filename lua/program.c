@@ -86,7 +86,7 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
        emulator check), the same executable from the cache, whose PTX (compute_90 for an H200's SASS)
        the emulator runs. */
     if (gpu) co.sass_arch = ctx->have_dev ? ctx->dev.cc_major * 10 + ctx->dev.cc_minor : 0;
-    else co.sass_arch = ctx->opts->program_sass_arch;
+    else co.sass_arch = ctx->opts->sass_arch;
     co.defines = defs;
     co.n_defines = n_defs;
     /* Beside the run's NVRTC cache when it has its own (tests, bundles). */

@@ -163,7 +163,7 @@ w = subprocess.Popen([os.environ["EMUCHECK_TEST_BIN"], "--backend=emu"] + args, 
                      stdout=subprocess.PIPE)
 for line in sys.stdin.buffer:
     req = json.loads(line)
-    req["program_sass_arch"] = 90
+    req["sass_arch"] = 90
     w.stdin.write(json.dumps(req).encode() + b"\n")
     w.stdin.flush()
     for out in w.stdout:
@@ -203,4 +203,35 @@ if [ "$builds" = 1 ]; then
 else
     nok "grade on a GPU: the emulator check runs the GPU run's build of a program: nvcc ran once, not twice" \
         "nvcc cache entries: $builds" "$(ls "$XDG_CACHE_HOME/cudojo/nvcc" 2>&1 | head -5)"
+fi
+
+# A kernel exercise the same way: the GPU run builds one NVRTC program with
+# a cubin for its sm_90 (metrics.compile.sass_arch), and the emulator check
+# asks for that build (ExerciseRunOptions.sass_arch) and finds it in the
+# NVRTC cache: one entry, holding the cubin, where it used to compile a
+# compute_80 module of its own beside the GPU's.
+mkdir -p kernsubs/alice/hello-gpu
+cp "$LESSONS/01-hello-gpu/solutions/vector-add.cu" kernsubs/alice/hello-gpu/ || exit 1
+XDG_CACHE_HOME="$T/cache9" CUDOJO_GRADE_TEST_GPU_WORKER="$T/buildgpu" EMUCHECK_TEST_BIN="$BIN" "$BIN" --backend=cuda \
+    grade kernsubs/* --course "$LESSONS" --out out9 --exercises vector-add --jobs 1 --json > sum9.json 2> err9
+rc=$?
+if python3 -c "
+import json, sqlite3, sys
+d = json.load(open('sum9.json')); b = json.load(open('out9/gradebook.json'))
+c = b['students'][0]['exercises']['vector-add']
+r = json.loads(sqlite3.connect('out9/grade.db').execute('SELECT result_json FROM run').fetchone()[0])
+sys.exit(0 if d['emu_check']['runs'] == 1 and c['verdict'] == 'pass' and c['emulator_check']['verdict'] == 'pass'
+         and r['metrics']['compile']['sass_arch'] == 90 else 1)" 2> why; then
+    ok "grade on a GPU: a kernel exercise's pass (a cubin for the GPU's sm_90) is checked on the emulator"
+else
+    nok "grade on a GPU: a kernel exercise's pass (a cubin for the GPU's sm_90) is checked on the emulator" \
+        "rc=$rc" "$(tail -3 why)" "$(tail -3 err9)"
+fi
+entries=$(ls "$T/cache9/cudojo/nvrtc" 2> /dev/null | grep -c '\.nvrtc$')
+cubins=$(grep -l -a '^cubin [1-9]' "$T/cache9/cudojo/nvrtc"/*.nvrtc 2> /dev/null | wc -l)
+if [ "$entries" = 1 ] && [ "$cubins" = 1 ]; then
+    ok "grade on a GPU: the emulator check runs the GPU run's NVRTC build of a kernel exercise: one compile, not two"
+else
+    nok "grade on a GPU: the emulator check runs the GPU run's NVRTC build of a kernel exercise: one compile, not two" \
+        "NVRTC cache entries: $entries, with a cubin: $cubins" "$(ls "$T/cache9/cudojo/nvrtc" 2>&1 | head -5)"
 fi
