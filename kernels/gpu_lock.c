@@ -122,7 +122,7 @@ static int flock_retry(int fd, int op) {
  * takers' waiting 23.2 s and 21.9 s. Not kept.) */
 static int take_gpu(const char *dir, GpuLockMode mode) {
     char path[4096], gate[4096];
-    if (!lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate)) return -1;
+    if (!dir || !*dir || !lock_path(dir, ".lock", path, sizeof path) || !lock_path(dir, ".turnstile", gate, sizeof gate)) return -1;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return -1;
     /* The turnstile, held until the lock is ours: a waiting exclusive taker
@@ -150,6 +150,22 @@ static void count_wait(GpuLockMode mode, double s) {
     pthread_mutex_unlock(&g_stats_mu);
 }
 
+/* A take that waited since t0 is done: counts the wait and, when fd (the
+ * GPU's lock) was had, keeps it with the profilers' lock pfd (-1: none) and
+ * traces it; else lets go of pfd. l->mode is the mode taken. */
+static void took(GpuLock *l, int fd, int pfd, double t0) {
+    double t1 = mono_s();
+    count_wait(l->mode, t1 - t0);
+    if (fd < 0) {
+        if (pfd >= 0) close(pfd);
+        return;
+    }
+    l->fd = fd;
+    l->profiler_fd = pfd;
+    l->taken_s = t1;
+    trace("take", l->mode, t1, (t1 - t0) * 1e3);
+}
+
 void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
     l->fd = l->profiler_fd = l->gate_fd = -1;
     const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
@@ -174,39 +190,16 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
             pfd = -1;
         }
     }
-    int fd = take_gpu(dir, mode);
-    double t1 = mono_s();
-    count_wait(mode, t1 - t0);
-    if (fd < 0) {
-        if (pfd >= 0) close(pfd);
-        return;
-    }
-    l->fd = fd;
-    l->profiler_fd = pfd;
-    l->taken_s = t1;
-    trace("take", mode, t1, (t1 - t0) * 1e3);
+    took(l, take_gpu(dir, mode), pfd, t0);
 }
 
 void gpu_lock_step_aside(GpuLock *l) {
     if (l->fd < 0) return;
-    GpuLockMode mode = l->mode;
     int pfd = l->profiler_fd;
     l->profiler_fd = -1;    /* kept: no other profiler starts meanwhile */
-    gpu_lock_release(l);
-    const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
+    gpu_lock_release(l);    /* (leaves l->mode as it was) */
     double t0 = mono_s();
-    int fd = dir && *dir ? take_gpu(dir, mode) : -1;
-    double t1 = mono_s();
-    count_wait(mode, t1 - t0);
-    l->mode = mode;
-    if (fd < 0) {
-        if (pfd >= 0) close(pfd);
-        return;
-    }
-    l->fd = fd;
-    l->profiler_fd = pfd;
-    l->taken_s = t1;
-    trace("take", mode, t1, (t1 - t0) * 1e3);
+    took(l, take_gpu(getenv("CUDOJO_GPU_LOCK_DIR"), l->mode), pfd, t0);
 }
 
 void gpu_lock_acquire(GpuLock *l) { gpu_lock_take(l, GPU_LOCK_EXCLUSIVE); }

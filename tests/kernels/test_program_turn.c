@@ -256,55 +256,12 @@ static pid_t timed_section(const char *made, int hold_ms, int out) {
     _exit(write(out, &waited, sizeof waited) == (ssize_t)sizeof waited ? 0 : 1);
 }
 
-/* An untimed program holds the lock shared for 1.5 s; a timed section that
- * comes meanwhile gets the GPU at once: the program is stopped while it
- * runs and goes on after (not killed by its 1 s timeout, its wall time
- * without the pause). With CUDOJO_GPU_YIELD=0 the section waits for the
- * whole program. */
-static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(void **state) {
-    TurnFixture *t = *state;
-    char made[200];
-    snprintf(made, sizeof made, "%s/started", t->f.dir);
-    t->f.ropts.gpu_shared = true;
+/* The run (as t->f.ropts sets it up) holds the lock shared for 1.5 s; a
+ * timed section of 800 ms that comes meanwhile gets the GPU at once: the
+ * program is stopped while it runs and goes on after (not killed by its
+ * 1.8 s timeout, its wall time without the pause). Writes on p[1]. */
+static void expect_yield(TurnFixture *t, const char *made, int p[2]) {
     t->f.ropts.timeout_s = 1.8;
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    pid_t other = timed_section(made, 800, p[1]);
-    run_probe(t, made, "1500");
-    int st;
-    waitpid(other, &st, 0);
-    double waited = 0;
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
-    assert_false(t->f.res.timed_out);
-    assert_int_equal(t->f.res.exit_code, 0);
-    assert_true(waited < 500);                  /* not the program's 1.5 s */
-    assert_true(t->f.res.wall_ms < 1500 + 500);    /* the 800 ms pause left out */
-    program_result_fini(&t->f.res);
-    memset(&t->f.res, 0, sizeof t->f.res);
-    unlink(made);
-    setenv("CUDOJO_GPU_YIELD", "0", 1);
-    t->f.ropts.timeout_s = 5;
-    other = timed_section(made, 10, p[1]);
-    run_probe(t, made, "1500");
-    waitpid(other, &st, 0);
-    unsetenv("CUDOJO_GPU_YIELD");
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
-    assert_true(waited >= 1000);                /* the whole program's shared hold */
-    close(p[0]);
-    close(p[1]);
-}
-
-/* A profiled run (ncu's runs hold the lock shared for seconds) steps aside
- * for a waiting timed section too: the section gets the GPU at once, not
- * after the run (before session 12 profilers never yielded). */
-static void yield__a_profiled_run_steps_aside__for_a_waiting_timed_section(void **state) {
-    TurnFixture *t = *state;
-    char made[200];
-    snprintf(made, sizeof made, "%s/started", t->f.dir);
-    t->f.ropts.gpu_profiler = true;
-    t->f.ropts.timeout_s = 1.8;
-    int p[2];
-    assert_int_equal(pipe(p), 0);
     pid_t other = timed_section(made, 800, p[1]);
     run_probe(t, made, "1500");
     int st;
@@ -315,6 +272,47 @@ static void yield__a_profiled_run_steps_aside__for_a_waiting_timed_section(void 
     assert_int_equal(t->f.res.exit_code, 0);
     assert_true(waited < 500);                      /* not the run's 1.5 s */
     assert_true(t->f.res.wall_ms < 1500 + 500);     /* the 800 ms pause left out */
+}
+
+/* An untimed program steps aside for a waiting timed section
+ * (expect_yield). With CUDOJO_GPU_YIELD=0 the section waits for the whole
+ * program. */
+static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    t->f.ropts.gpu_shared = true;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    expect_yield(t, made, p);
+    program_result_fini(&t->f.res);
+    memset(&t->f.res, 0, sizeof t->f.res);
+    unlink(made);
+    setenv("CUDOJO_GPU_YIELD", "0", 1);
+    t->f.ropts.timeout_s = 5;
+    pid_t other = timed_section(made, 10, p[1]);
+    run_probe(t, made, "1500");
+    int st;
+    waitpid(other, &st, 0);
+    unsetenv("CUDOJO_GPU_YIELD");
+    double waited = 0;
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    assert_true(waited >= 1000);                /* the whole program's shared hold */
+    close(p[0]);
+    close(p[1]);
+}
+
+/* A profiled run (ncu's runs hold the lock shared for seconds) steps aside
+ * for a waiting timed section too (before session 12 profilers never
+ * yielded). */
+static void yield__a_profiled_run_steps_aside__for_a_waiting_timed_section(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    t->f.ropts.gpu_profiler = true;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    expect_yield(t, made, p);
     close(p[0]);
     close(p[1]);
 }

@@ -592,7 +592,6 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
  * H200), logged, not failed; two such chunks fail. */
 static void exercise__hostcheck_pipeline__forgives_one_late_chunk__not_two(void **state) {
     Fixture *f = *state;
-    fake_backend_register(f->b, "vector_add", k_vector_add, NULL);
     RunResult *r = run_ex(f,
                           "local function call(fn, stream, args)\n"
                           "  return { fn = fn, stream = stream, args = args or '', rc = 0 }\n"
