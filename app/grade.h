@@ -88,6 +88,15 @@ void grade_students_free(Grade *g);
 /* grade_run.c: records each student's submission, then runs everything
  * the database lacks with g->jobs workers; each run recorded as it ends. */
 Diag *grade_run_all(Grade *g);
+/* The order of a grading's runs, in rounds: round r gives every student,
+ * in turn, one exercise, so no student waits for another's whole course.
+ * Student s of n_students starts grade_order_offset(s) exercises along
+ * the n_items in use and goes on from there, wrapping: the runs in flight
+ * at once are different exercises, so a class's timed programs (alone on
+ * the GPU) come between others' compiles instead of one after another
+ * with every worker waiting for the GPU. Returns the index (0..n_items-1)
+ * of the exercise student s runs in round r. */
+int grade_order_item(int round, int student, int n_students, int n_items);
 /* Adds a result's metrics.gpu_lock (if any) to *t. */
 void grade_lock_add(GradeLockTotals *t, const json_t *metrics);
 

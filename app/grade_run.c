@@ -2,7 +2,8 @@
  * whose current source has no run under this course version in the grading
  * database is run in one of g->jobs sandboxed workers (app/runner.h) with the
  * exercise's timeout and grading = true, in round-robin order by student (so
- * one student's slow kernels cannot hold everyone else back), and recorded
+ * one student's slow kernels cannot hold everyone else back; each student
+ * starts at a different exercise: grade_order_item), and recorded
  * the moment it ends: a kill -9 loses at most the runs in flight, and the
  * next grade resumes where this one stopped.
  *
@@ -175,13 +176,21 @@ static Diag *plan(Grade *g, Work **work_out, long long *n_out) {
     }
     free(ids);
     free(shas);
-    /* Round-robin by student: exercise by exercise, every student in turn. */
+    /* Round-robin by student, each starting at a different exercise. */
+    int *live = xcalloc((size_t)g->n_items + 1, sizeof *live);
+    int n_live = 0;
+    for (int i = 0; i < g->n_items; i++)
+        if (!g->items[i].skipped) live[n_live++] = i;
+    /* CUDOJO_GRADE_ORDER=by-exercise: every student's first exercise, then every student's second... (the order
+       before grade_order_item, kept for bench_grade's A/B) */
+    const char *order = getenv("CUDOJO_GRADE_ORDER");
+    bool by_exercise = order && !strcmp(order, "by-exercise");
     Work *work = xcalloc((size_t)g->n_students * (size_t)g->n_items + 1, sizeof *work);
     long long n = 0;
-    for (int i = 0; i < g->n_items && !d; i++) {
-        if (g->items[i].skipped) continue;
-        const ExerciseMeta *ex = g->items[i].ex;
+    for (int r = 0; r < n_live && !d; r++) {
         for (int si = 0; si < g->n_students && !d; si++) {
+            int i = live[by_exercise ? r : grade_order_item(r, si, g->n_students, n_live)];
+            const ExerciseMeta *ex = g->items[i].ex;
             GradeStudent *s = &g->students[si];
             bool has = false;
             d = gradedb_has_run_checked(g->db, s->name, ex->id, s->shas[i], g->course_version, g->emu_check, &has);
@@ -201,9 +210,20 @@ static Diag *plan(Grade *g, Work **work_out, long long *n_out) {
             }
         }
     }
+    free(live);
     *work_out = work;
     *n_out = n;
     return d;
+}
+
+/* Offsets spread evenly over the course while there are fewer students
+ * than exercises (3 students of 92: 0, 30, 61); beyond that student s
+ * starts at s mod n_items, so students starting alike are n_items apart in
+ * a round. */
+int grade_order_item(int round, int student, int n_students, int n_items) {
+    if (n_items <= 0 || n_students <= 0) return 0;
+    long long off = n_students <= n_items ? (long long)student * n_items / n_students : student % n_items;
+    return (int)((round + off) % n_items);
 }
 
 /* The SASS architecture the GPU run built with (metrics.compile: the
