@@ -1,6 +1,7 @@
 #!/bin/sh
-# session 13 call 1: HEAD (0a546af + ...): chapter 16 graded without ncu (class of starters, wrong variants,
-# solutions: only solutions pass); bench_grade 3 (floor without ncu, emulator check reusing NVRTC); all GPU tests
+# session 13 call 1 (04bf505): chapter 16 graded without ncu (a class of starters, wrong variants and solutions:
+# only solutions may pass); um-perf's time by grading sizes; bench_grade 3, new order vs by-exercise (floor without
+# ncu, the emulator check reusing the NVRTC build). The GPU tests are call 2 (warm).
 set -u
 O=${OUT:-/tmp/out}; mkdir -p "$O"
 export XDG_CACHE_HOME=/tmp/xc XDG_DATA_HOME=/tmp/xd NO_COLOR=1
@@ -28,12 +29,15 @@ for s in b["students"]:
     if r.get("verdict") not in (None,"missing"):
       print(s["student"], ex, r.get("verdict"), r.get("failure_kind"), "%.1fs" % (r.get("time") or {}).get("total_s",0) if isinstance(r.get("time"),dict) else "", (r.get("message") or "")[:150])
 PY
-el "bench_grade 3"
-rm -rf /tmp/cudojo-bench-grade-*
-BENCH_GRADE_KEEP=1 CUDOJO_BACKEND=cuda timeout 200 build/bench/bench_grade 3 > "$O/grade.txt" 2>&1; echo "rc=$?" >> "$O/grade.txt"
-tail -60 "$O/grade.txt"
-g=$(ls -d /tmp/cudojo-bench-grade-* | head -1); xz -c "$g/lock-trace.txt" > "$O/trace.txt.xz"; xz -c "$g/out/gradebook.json" > "$O/gradebook.json.xz"
-el "all tests with CUDOJO_TEST_GPU=1"
-GPU_CHECK_LIMIT_tests=240 timeout 250 sh tools/gpu-check.sh "$O/gc" tests > "$O/tests.txt" 2>&1; tail -8 "$O/tests.txt"
-grep -E '^(not ok|FAIL)|\[  FAILED' -r "$O/gc" | head -20
+el "um-perf solution alone, by sizes"
+nvcc -O2 -arch=sm_90 -o /tmp/umperf lessons/13-unified-memory/solutions/um-perf.cu
+for a in "8 2 1024 8192 65536" "8 2 1024 4096 16384" "8 1 1024 4096 16384" "8 2 256 1024 4096"; do
+  python3 -c "import subprocess,sys,time; t=time.time(); r=subprocess.run(['/tmp/umperf']+sys.argv[1].split(),capture_output=True); print('um-perf', sys.argv[1], 'rc', r.returncode, '%.2f s' % (time.time()-t))" "$a"; done
+for o in new by-exercise; do
+  el "bench_grade 3, order $o"
+  rm -rf /tmp/cudojo-bench-grade-*
+  BENCH_GRADE_KEEP=1 CUDOJO_GRADE_ORDER=$o CUDOJO_BACKEND=cuda timeout 200 build/bench/bench_grade 3 > "$O/grade-$o.txt" 2>&1; echo "rc=$?" >> "$O/grade-$o.txt"
+  if [ $o = new ]; then tail -60 "$O/grade-$o.txt"; else grep -E 'runs/s|projection|solutions passing|solution failed|alone|at least' "$O/grade-$o.txt" | head; fi
+  g=$(ls -d /tmp/cudojo-bench-grade-* | head -1); xz -c "$g/lock-trace.txt" > "$O/trace-$o.txt.xz"; xz -c "$g/out/gradebook.json" > "$O/gradebook-$o.json.xz"
+done
 el done
