@@ -49,6 +49,11 @@ void host_pool_free(HostPool **pp) {
     *pp = NULL;
 }
 
+size_t host_piece_len(uintptr_t at, size_t left) {
+    size_t to_edge = HOST_PIECE_BYTES - (size_t)(at % HOST_PIECE_BYTES);
+    return left < to_edge ? left : to_edge;
+}
+
 size_t host_pool_default_cap(void) {
     const char *env = getenv("CUDOJO_HOST_POOL_MB");
     if (env && *env) {

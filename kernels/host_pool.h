@@ -16,6 +16,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* The most bytes of a big host buffer one piece of GPU work covers while it
+ * holds the GPU lock shared (kernels/gpu_lock.h): pinning it, copying it.
+ * A timed section waits for the shared holders already running, so with
+ * whole buffers it waited for a 2 GiB array's pinning (0.9-1 s on the
+ * H200, session 13); in pieces it waits for one (~60 ms). */
+#define HOST_PIECE_BYTES ((size_t)128 << 20)
+/* How much of [at, at + left) the piece starting at `at` covers: up to the
+ * next multiple of HOST_PIECE_BYTES in address (or `left`, if less). On one
+ * grid of addresses, a copy's pieces lie each within one piece of a
+ * buffer pinned in pieces, whatever the copy's offset into it. */
+size_t host_piece_len(uintptr_t at, size_t left);
 
 /* Buffers smaller than this are not worth keeping (malloc reuses them). */
 #define HOST_POOL_MIN_BYTES ((size_t)1 << 20)

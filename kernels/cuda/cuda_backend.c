@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -178,25 +179,75 @@ static Diag *cuda_mem_free(Backend *b, DevPtr p) {
 }
 
 /* The Lua arrays' big host buffers (BackendOps.host_buffer_take): page-
- * locked once (cudaMallocHost), then handed out run after run by the pool,
- * so a warm run's copies go at the link's speed instead of through the
- * driver's staging buffers (1 GB/s for a fresh GiB on the H200, page faults
- * included). Plain memory when the GPU cannot pin more. */
-enum { POOL_PLAIN = 0, POOL_PINNED = 1 };
+ * locked once, then handed out run after run by the pool, so a warm run's
+ * copies go at the link's speed instead of through the driver's staging
+ * buffers (1 GB/s for a fresh GiB on the H200, page faults included). Plain
+ * memory when the GPU cannot pin more. Up to HOST_PIECE_BYTES a buffer is
+ * one cudaMallocHost; a bigger one is mapped memory registered
+ * (cudaHostRegister) in host_piece_len pieces, stepping aside between
+ * pieces for a timed section that waits (pinning a GiB takes ~0.45 s). */
+enum { POOL_PLAIN = 0, POOL_PINNED = 1, POOL_PIECES = 2 };
+
+/* Between two pieces of one piece of GPU work held shared: lets a timed
+ * section that waits go first (gpu_lock_contended), then goes on. */
+static void step_aside_if_waited(GpuLock *lock) {
+    if (gpu_lock_contended(lock)) gpu_lock_step_aside(lock);
+}
+
+/* Unregisters the pieces of [p, p + bytes) registered by pin_in_pieces. */
+static void unpin_pieces(GpuLock *lock, char *p, size_t bytes) {
+    for (size_t at = 0, n; at < bytes; at += n) {
+        n = host_piece_len((uintptr_t)(p + at), bytes - at);
+        if (at) step_aside_if_waited(lock);
+        if (cudaHostUnregister(p + at) != cudaSuccess) (void)cudaGetLastError();
+    }
+}
+
+/* `bytes` of fresh mapped memory, pinned piece by piece; NULL (nothing left
+ * pinned or mapped) when the GPU cannot pin that much. */
+static void *pin_in_pieces(size_t bytes) {
+    char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_take(&lock, GPU_LOCK_SHARED);
+    size_t at = 0, n;
+    cudaError_t e = cudaSuccess;
+    for (; at < bytes; at += n) {
+        n = host_piece_len((uintptr_t)(p + at), bytes - at);
+        if (at) step_aside_if_waited(&lock);
+        if ((e = cudaHostRegister(p + at, n, cudaHostRegisterDefault)) != cudaSuccess) break;
+    }
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        unpin_pieces(&lock, p, at);
+    }
+    gpu_lock_release(&lock);
+    if (e == cudaSuccess) return p;
+    munmap(p, bytes);
+    return NULL;
+}
 
 static void *pool_alloc(void *ud, size_t bytes, bool *zeroed, int *tag) {
     Backend *b = ud;
     void *p = NULL;
     if (!cuda_state_check(b)) {
         /* pinning maps the pages for the GPU: GPU work, as an allocation is */
-        GpuLock lock = GPU_LOCK_INIT;
-        gpu_lock_take(&lock, GPU_LOCK_SHARED);
-        cudaError_t e = cudaMallocHost(&p, bytes);
-        gpu_lock_release(&lock);
-        if (e == cudaSuccess) {
-            *tag = POOL_PINNED;
-            *zeroed = false;            /* the caller clears it */
-            return p;
+        if (bytes > HOST_PIECE_BYTES) {
+            if ((p = pin_in_pieces(bytes))) {
+                *tag = POOL_PIECES;
+                *zeroed = true;         /* fresh anonymous pages */
+                return p;
+            }
+        } else {
+            GpuLock lock = GPU_LOCK_INIT;
+            gpu_lock_take(&lock, GPU_LOCK_SHARED);
+            cudaError_t e = cudaMallocHost(&p, bytes);
+            gpu_lock_release(&lock);
+            if (e == cudaSuccess) {
+                *tag = POOL_PINNED;
+                *zeroed = false;            /* the caller clears it */
+                return p;
+            }
         }
     }
     (void)cudaGetLastError();
@@ -207,12 +258,22 @@ static void *pool_alloc(void *ud, size_t bytes, bool *zeroed, int *tag) {
 }
 
 static void pool_release(void *ud, void *p, size_t bytes, int tag) {
-    (void)bytes;
     if (tag == POOL_PLAIN) {
         free(p);
         return;
     }
-    if (cuda_state_check((Backend *)ud)) return;   /* lost context: the process restarts anyway */
+    bool lost = cuda_state_check((Backend *)ud);   /* lost context: the process restarts anyway */
+    if (tag == POOL_PIECES) {
+        if (!lost) {
+            GpuLock lock = GPU_LOCK_INIT;
+            gpu_lock_take(&lock, GPU_LOCK_SHARED);
+            unpin_pieces(&lock, p, bytes);
+            gpu_lock_release(&lock);
+        }
+        munmap(p, bytes);
+        return;
+    }
+    if (lost) return;
     GpuLock lock = GPU_LOCK_INIT;
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
@@ -230,7 +291,22 @@ static void cuda_host_buffer_give(Backend *b, void *p) { host_pool_give(cb(b)->h
 /* The plain copies and memset are synchronous, on the legacy default stream.
  * Each holds the GPU lock shared (gpu_lock.h): untimed, beside the other
  * graders' untimed work, but never during another's timed section (a
- * memset runs on the GPU; a copy takes memory bandwidth). */
+ * memset runs on the GPU; a copy takes memory bandwidth). A copy goes in
+ * host_piece_len pieces (each within one pinned piece of a big buffer) and
+ * steps aside between them for a timed section that waits. */
+
+/* cudaMemcpy of `bytes` between `host` and `dev` (kind: which way), in pieces. */
+static cudaError_t copy_in_pieces(GpuLock *lock, char *host, char *dev, size_t bytes, enum cudaMemcpyKind kind) {
+    cudaError_t e = cudaSuccess;
+    for (size_t at = 0, n; at < bytes && e == cudaSuccess; at += n) {
+        n = host_piece_len((uintptr_t)(host + at), bytes - at);
+        if (at) step_aside_if_waited(lock);
+        e = kind == cudaMemcpyHostToDevice ? cudaMemcpy(dev + at, host + at, n, kind)
+                                           : cudaMemcpy(host + at, dev + at, n, kind);
+    }
+    return e;
+}
+
 static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t bytes) {
     CudaBackend *c = cb(b);
     Diag *d = check_usable(c);
@@ -242,7 +318,7 @@ static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t
     GpuLock lock = GPU_LOCK_INIT;
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
-    cudaError_t e = cudaMemcpy((void *)(uintptr_t)dst, src, bytes, cudaMemcpyHostToDevice);
+    cudaError_t e = copy_in_pieces(&lock, (char *)src, (char *)(uintptr_t)dst, bytes, cudaMemcpyHostToDevice);
     cuda_streams_mark_end(c->streams, mark, 0, TL_H2D, 0, name, bytes, false, NULL);
     gpu_lock_release(&lock);
     return e == cudaSuccess ? NULL : fail(c, e, "copy to the GPU", NULL, NULL, NULL, -1);
@@ -259,7 +335,7 @@ static Diag *cuda_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) 
     GpuLock lock = GPU_LOCK_INIT;
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
-    cudaError_t e = cudaMemcpy(dst, (const void *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
+    cudaError_t e = copy_in_pieces(&lock, dst, (char *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
     cuda_streams_mark_end(c->streams, mark, 0, TL_D2H, 0, name, bytes, false, NULL);
     gpu_lock_release(&lock);
     return e == cudaSuccess ? NULL : fail(c, e, "copy from the GPU", NULL, NULL, NULL, -1);

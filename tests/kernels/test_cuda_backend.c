@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "kernels/compile.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/cuda_internal.h"
+#include "kernels/host_pool.h"
 
 typedef struct Gpu {
     Backend *b;
@@ -388,6 +390,36 @@ static void host_buffer__is_reused_and_copies__when_given_back(void **state) {
     assert_null(b->ops->mem_free(b, p));
 }
 
+/* A buffer over HOST_PIECE_BYTES is pinned in pieces (kernels/host_pool.h):
+   fresh (zeroed), page-locked in every piece, and a copy at an offset that
+   crosses pieces (in pieces of its own) goes there and back intact. */
+static void host_buffer__pinned_in_pieces__copies_across_them__when_bigger_than_a_piece(void **state) {
+    (void)state;
+    need_gpu();
+    Backend *b = gpu.b;
+    const size_t bytes = 2 * HOST_PIECE_BYTES + 12345, off = 4097, len = bytes - off - 3;
+    bool zeroed = false;
+    unsigned char *h = b->ops->host_buffer_take(b, bytes, &zeroed);
+    assert_non_null(h);
+    assert_true(zeroed);
+    for (size_t at = 0; at < bytes; at += HOST_PIECE_BYTES / 2) {
+        struct cudaPointerAttributes a;
+        assert_int_equal(cudaPointerGetAttributes(&a, h + at), cudaSuccess);
+        assert_int_equal(a.type, cudaMemoryTypeHost);
+    }
+    for (size_t i = 0; i < bytes; i++) h[i] = (unsigned char)(i * 2654435761u >> 24);
+    DevPtr p;
+    assert_null(b->ops->mem_alloc(b, len, "big", 1, &p));
+    assert_null(b->ops->copy_to_device(b, p, h + off, len));
+    unsigned char *back = b->ops->host_buffer_take(b, bytes, &zeroed);
+    assert_non_null(back);
+    assert_null(b->ops->copy_to_host(b, back + 1, p, len));
+    assert_memory_equal(back + 1, h + off, len);
+    b->ops->host_buffer_give(b, back);
+    b->ops->host_buffer_give(b, h);
+    assert_null(b->ops->mem_free(b, p));
+}
+
 static void launch__keeps_one_runs_result__when_timed_kernel_accumulates(void **state) {
     (void)state;
     need_gpu();
@@ -552,6 +584,7 @@ int main(void) {
         cmocka_unit_test(launch__times_2_reps__when_two_long_ones_agree_and_pass_the_budget),
         cmocka_unit_test(launch__times_every_rep__when_the_budget_is_ample),
         cmocka_unit_test(host_buffer__is_reused_and_copies__when_given_back),
+        cmocka_unit_test(host_buffer__pinned_in_pieces__copies_across_them__when_bigger_than_a_piece),
         cmocka_unit_test(launch__keeps_one_runs_result__when_timed_kernel_accumulates),
         cmocka_unit_test(launch__captures_printf__when_kernel_prints),
         cmocka_unit_test(launch__explains__when_block_oversized_or_kernel_missing),

@@ -160,6 +160,31 @@ static void host_pool__share_cap_splits_a_quarter_of_ram__between_the_workers(vo
     assert_true(host_pool_share_cap(64) * 64 <= quarter);
 }
 
+/* Pieces end on multiples of HOST_PIECE_BYTES in address, so a copy at
+ * any offset into a buffer pinned in pieces has each of its pieces within
+ * one pinned piece; they cover the range exactly. */
+static void host_piece_len__ends_pieces_on_the_address_grid__and_covers_the_range(void **state) {
+    (void)state;
+    const uintptr_t P = HOST_PIECE_BYTES;
+    assert_int_equal(host_piece_len(0, 3 * P), P);
+    assert_int_equal(host_piece_len(P - 4096, 3 * P), 4096);            /* up to the next edge */
+    assert_int_equal(host_piece_len(5 * P + 7, 100), 100);              /* less left than to the edge */
+    assert_int_equal(host_piece_len(5 * P + 7, P), P - 7);
+    assert_int_equal(host_piece_len(2 * P, 0), 0);
+    /* a buffer at 0x7f..1000 of 2 GiB + 5 bytes, copied from offset 12345 */
+    uintptr_t buf = (uintptr_t)0x7f0000001000ULL, from = buf + 12345;
+    size_t bytes = ((size_t)2 << 30) + 5 - 12345, at = 0, n;
+    int pieces = 0;
+    for (; at < bytes; at += n, pieces++) {
+        n = host_piece_len(from + at, bytes - at);
+        assert_true(n > 0 && n <= P);
+        /* within one piece of the buffer's own registration grid */
+        assert_int_equal((from + at) / P, (from + at + n - 1) / P);
+    }
+    assert_int_equal(at, bytes);
+    assert_in_range(pieces, 16, 18);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(host_pool__hands_back_the_given_buffer_dirty__when_the_same_size_is_asked),
@@ -169,6 +194,7 @@ int main(void) {
         cmocka_unit_test(host_pool__frees_buffers_still_handed_out__when_freed),
         cmocka_unit_test(host_pool__default_cap_follows_the_environment__else_a_quarter_of_ram_at_most_4_gib),
         cmocka_unit_test(host_pool__share_cap_splits_a_quarter_of_ram__between_the_workers),
+        cmocka_unit_test(host_piece_len__ends_pieces_on_the_address_grid__and_covers_the_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
