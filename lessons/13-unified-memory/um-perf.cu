@@ -1,7 +1,7 @@
 // um-perf.cu: explicit copies vs managed vs managed + prefetch vs zero copy,
 // measured end to end on this machine (the table of NVIDIA's UnifiedMemoryPerf).
 //
-//   nvcc -O2 -lineinfo um-perf.cu -o um-perf && ./um-perf 8 3 4096 32768 262144
+//   nvcc -O2 -lineinfo um-perf.cu -o um-perf && ./um-perf 8 3 1024 4096 16384
 //
 // Arguments: READS REPS SIZE_KIB... For each size, for a read-once kernel
 // (every element of x read once) and a read-many kernel (every element read
