@@ -11,7 +11,8 @@
  *     timed launch and its repetitions (k:time) in the cuda backend, a
  *     program of an exercise with `timed = true` (the default) from its
  *     first GPU work to its end (it starts shared and asks for its turn:
- *     kernels/program_run.c), a whole program under a tool other than a
+ *     kernels/program_run.c; copies run together take one turn for all,
+ *     at the first one's: program.h), a whole program under a tool other than a
  *     profiler, the peak measurement of `cudojo doctor`;
  *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
  *     launch (k:launch), a synchronous copy or memset of the cuda backend,

@@ -30,6 +30,7 @@
 
 #include "base/diag.h"
 #include "kernels/backend.h"
+#include "kernels/gpu_lock.h"
 #include "kernels/timeline.h"
 
 /* ---- compiling ------------------------------------------------------------ */
@@ -144,6 +145,9 @@ typedef struct ProgramRunOptions {
                                        directories); may be NULL */
     int n_extra_env;
     bool gpu_lock_held;             /* the caller holds the GPU lock (several processes at once) */
+    struct ProgramGroupTurn *group_turn;   /* with gpu_lock_held: the caller's lock is this group's,
+                                       held shared until the first member's turn (program_mps.c);
+                                       NULL = the caller's hold is as it is */
     bool gpu_shared;                /* on a GPU, nobody reads the program's times: it holds the GPU
                                        lock shared, beside other untimed work (gpu_lock.h); false =
                                        exclusive, alone on the GPU (timed, the default) */
@@ -215,6 +219,21 @@ char *program_find_tool(const char *name);
 /* ---- several processes at once, with or without MPS: program_mps.c ------- */
 
 #define PROGRAM_MAX_PROCESSES 8
+
+/* Copies of a timed program run together (program_run_processes) take
+ * their turn alone on the GPU as one: the group holds the GPU lock shared
+ * (their exec, cuInit, contexts and an MPS server's start beside other
+ * graders' untimed work) until the first of them asks for its turn before
+ * its first GPU work; then the members that have not asked yet are stopped
+ * (SIGSTOP) while the group exchanges shared for exclusive (no GPU work of
+ * theirs runs with no lock held), and go on with the group alone on the
+ * GPU. Later members' turns are answered at once. While the group holds it
+ * shared, a timed section that waits stops every member (a yield). */
+typedef struct ProgramGroupTurn ProgramGroupTurn;
+/* A group over `lock`, which the caller holds (shared, for a turn to come)
+ * and releases after the members end. */
+ProgramGroupTurn *program_group_turn_new(GpuLock *lock);
+void program_group_turn_free(ProgramGroupTurn **g);
 
 typedef struct ProgramMps {
     bool requested;                 /* mps = true */

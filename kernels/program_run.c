@@ -292,17 +292,86 @@ typedef struct Turn {
     double waited_ms;               /* waiting for the exclusive lock, and paused (yields) */
     bool yields;                    /* stopped while a timed section waits for its shared hold */
     double next_look_ms;            /* when to look at the turnstile again */
+    ProgramGroupTurn *group;        /* a member of a group's turn (program.h); NULL = alone */
+    double group_paused_seen;       /* the group's pauses this member has counted */
 } Turn;
+
+/* A group's turn (program.h): one lock for its members' threads. */
+struct ProgramGroupTurn {
+    pthread_mutex_t mu;             /* over everything below and the lock */
+    GpuLock *lock;
+    pid_t pids[PROGRAM_MAX_PROCESSES];  /* members running (0 = a free place) */
+    double paused_ms;               /* every member was stopped this long in all (yields, the grant) */
+};
+
+ProgramGroupTurn *program_group_turn_new(GpuLock *lock) {
+    ProgramGroupTurn *g = xcalloc(1, sizeof *g);
+    pthread_mutex_init(&g->mu, NULL);
+    g->lock = lock;
+    return g;
+}
+
+void program_group_turn_free(ProgramGroupTurn **gp) {
+    if (!*gp) return;
+    pthread_mutex_destroy(&(*gp)->mu);
+    free(*gp);
+    *gp = NULL;
+}
+
+/* Under g->mu, taken before the fork: no grant stops the members while a
+ * new one is not yet in its own process group and on the list. */
+static void group_enter_locked(ProgramGroupTurn *g, pid_t pid) {
+    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
+        if (!g->pids[i]) {
+            g->pids[i] = pid;
+            break;
+        }
+}
+
+/* Before the member is reaped (its pid cannot be another's yet). */
+static void group_leave(ProgramGroupTurn *g, pid_t pid) {
+    pthread_mutex_lock(&g->mu);
+    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
+        if (g->pids[i] == pid) g->pids[i] = 0;
+    pthread_mutex_unlock(&g->mu);
+}
+
+static bool group_shared(ProgramGroupTurn *g) {
+    pthread_mutex_lock(&g->mu);
+    bool shared = g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE;
+    pthread_mutex_unlock(&g->mu);
+    return shared;
+}
 
 /* How often a shared holder looks for a waiting timed section. */
 #define YIELD_LOOK_MS 25
 
-/* Exchanges the shared lock for the exclusive one and answers the child.
- * Returns the milliseconds it waited. */
-static double turn_grant(Turn *t) {
+static void signal_tree(pid_t pid, int sig);
+
+/* Sends `sig` to every member but `except` (0: none). Under g->mu. */
+static void group_signal(ProgramGroupTurn *g, pid_t except, int sig) {
+    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
+        if (g->pids[i] && g->pids[i] != except) signal_tree(g->pids[i], sig);
+}
+
+/* Exchanges the shared lock for the exclusive one and answers the child;
+ * in a group, the first turn does it with the other members stopped, and a
+ * later one finds it done. Returns the milliseconds it waited. */
+static double turn_grant(Turn *t, pid_t pid) {
     double w0 = proc_now_ms();
-    gpu_lock_release(t->lock);
-    gpu_lock_take(t->lock, GPU_LOCK_EXCLUSIVE);
+    ProgramGroupTurn *g = t->group;
+    if (g) pthread_mutex_lock(&g->mu);
+    if (!g || g->lock->mode != GPU_LOCK_EXCLUSIVE) {
+        if (g) group_signal(g, pid, SIGSTOP);
+        gpu_lock_release(t->lock);
+        gpu_lock_take(t->lock, GPU_LOCK_EXCLUSIVE);
+        if (g) {
+            group_signal(g, pid, SIGCONT);
+            g->paused_ms += proc_now_ms() - w0;
+            t->group_paused_seen = g->paused_ms;    /* this member waited; it was not paused */
+        }
+    }
+    if (g) pthread_mutex_unlock(&g->mu);
     double waited = proc_now_ms() - w0;
     ssize_t w;
     do w = send(t->fd, "g", 1, MSG_NOSIGNAL);   /* a child that is gone: no SIGPIPE here */
@@ -365,6 +434,33 @@ static double turn_yield(Turn *t, pid_t pid) {
     return paused;
 }
 
+/* A group's yield: whichever member's thread sees a timed section waiting
+ * stops them all (one at a time: a thread that finds the group busy looks
+ * again later), and every member counts the pause (group_pauses). */
+static void group_yield(Turn *t) {
+    ProgramGroupTurn *g = t->group;
+    if (pthread_mutex_trylock(&g->mu) != 0) return;
+    if (g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE && gpu_lock_contended(g->lock)) {
+        double w0 = proc_now_ms();
+        group_signal(g, 0, SIGSTOP);
+        gpu_lock_step_aside(g->lock);
+        group_signal(g, 0, SIGCONT);
+        g->paused_ms += proc_now_ms() - w0;
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* The group's pauses since this member last looked: they move its deadline
+ * and are left out of its time. */
+static double group_pauses(Turn *t) {
+    pthread_mutex_lock(&t->group->mu);
+    double d = t->group->paused_ms - t->group_paused_seen;
+    t->group_paused_seen = t->group->paused_ms;
+    pthread_mutex_unlock(&t->group->mu);
+    t->waited_ms += d;
+    return d;
+}
+
 /* Polls the pipes until they close and the child is gone, or the deadline,
  * the cancel flag or a run folder grown past the disk limit (checked every
  * 250 ms when `disk_dir` is set) kills the group; answers a "turn" record
@@ -424,9 +520,15 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             if (i == 1) stream_take(err, buf, (size_t)got);
             if (i == 2) report_reader_feed(rr, buf, (size_t)got, r, o);
         }
-        if (rr->turn_asked && turn->fd >= 0 && !killed) deadline += turn_grant(turn);
-        if (turn->yields && !killed && !exited && turn->lock->fd >= 0 && turn->lock->mode != GPU_LOCK_EXCLUSIVE &&
-            proc_now_ms() >= turn->next_look_ms) {
+        if (rr->turn_asked && turn->fd >= 0 && !killed) deadline += turn_grant(turn, pid);
+        if (turn->group) {
+            if (turn->yields && !killed && !exited && proc_now_ms() >= turn->next_look_ms) {
+                turn->next_look_ms = proc_now_ms() + YIELD_LOOK_MS;
+                group_yield(turn);
+            }
+            deadline += group_pauses(turn);
+        } else if (turn->yields && !killed && !exited && turn->lock->fd >= 0 &&
+                   turn->lock->mode != GPU_LOCK_EXCLUSIVE && proc_now_ms() >= turn->next_look_ms) {
             turn->next_look_ms = proc_now_ms() + YIELD_LOOK_MS;
             if (gpu_lock_contended(turn->lock)) deadline += turn_yield(turn, pid);
         }
@@ -435,6 +537,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         if (exited && proc_now_ms() > exited_at + 2000) break;
     }
     int st = 0;
+    if (turn->group) group_leave(turn->group, pid);
     waitpid(pid, &st, 0);
     return st;
 }
@@ -483,6 +586,8 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
        under the lock. */
     bool locks = (o->runtime != PROGRAM_RT_EMU || gpu_lock_on_emulator()) && !o->gpu_lock_held;
     bool want_turn = locks && !o->gpu_shared && !o->tool;
+    /* a member of a group's turn: the group's lock, held shared by the caller until the first turn */
+    ProgramGroupTurn *group = o->gpu_lock_held && !o->tool ? o->group_turn : NULL;
     char **envp = NULL;     /* made once the turn channel is known (below) */
     char **argv = xcalloc((size_t)o->n_args + 2, sizeof *argv);
     argv[0] = (char *)exe;
@@ -524,20 +629,21 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     else diag_free(&bad);
     if (as_env) cs.limits.as_bytes = as_env;
     GpuLock lock = GPU_LOCK_INIT;
-    Turn turn = {.lock = &lock, .fd = -1};
+    Turn turn = {.lock = group ? group->lock : &lock, .fd = -1, .group = group};
     int pturn[2] = {-1, -1};
     if (!d && locks)
         gpu_lock_take(&lock, o->gpu_profiler                ? GPU_LOCK_PROFILER
                              : o->gpu_shared || want_turn ? GPU_LOCK_SHARED
                                                           : GPU_LOCK_EXCLUSIVE);
     /* Held shared for a timed program (not when the lock is off, nor when
-       CUDOJO_GPU_LOCK_MODE=exclusive made it exclusive): its turn comes. */
-    if (!d && want_turn && lock.fd >= 0 && lock.mode == GPU_LOCK_SHARED) {
+       CUDOJO_GPU_LOCK_MODE=exclusive made it exclusive): its turn comes. A
+       group's member asks too while the group's lock is still shared. */
+    if (!d && ((want_turn && lock.fd >= 0 && lock.mode == GPU_LOCK_SHARED) || (group && group_shared(group)))) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pturn) == 0) {
             cs.fd_turn = pturn[1];
             turn.fd = pturn[0];
             shutdown(turn.fd, SHUT_RD);     /* the child answers nothing */
-        } else {    /* no channel: exclusive from the start, as before */
+        } else if (!group) {    /* no channel: exclusive from the start, as before */
             gpu_lock_release(&lock);
             gpu_lock_take(&lock, GPU_LOCK_EXCLUSIVE);
         }
@@ -550,8 +656,8 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
        CUDOJO_GPU_YIELD=0 turns yields off, =programs leaves runs under a
        tool out (to compare). */
     const char *yield_env = getenv("CUDOJO_GPU_YIELD");
-    turn.yields = !d && lock.fd >= 0 && lock.mode != GPU_LOCK_EXCLUSIVE && !cs.foreground &&
-                  !(yield_env && !strcmp(yield_env, "0")) &&
+    turn.yields = !d && (group ? group_shared(group) : lock.fd >= 0 && lock.mode != GPU_LOCK_EXCLUSIVE) &&
+                  !cs.foreground && !(yield_env && !strcmp(yield_env, "0")) &&
                   !(o->tool && yield_env && !strcmp(yield_env, "programs"));
     /* CUDOJO_TURN_FD only with a channel: without one, descriptor 5 in the
        child is whatever the program (or the driver) opens there. */
@@ -559,8 +665,14 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     cs.envp = envp;
     double t0 = proc_now_ms();
     cs.parent = getpid();
+    if (group) pthread_mutex_lock(&group->mu);     /* until it is on the group's list (group_enter_locked) */
     pid_t pid = d ? -1 : fork();
     if (pid == 0) child_main(&cs);
+    if (group && pid > 0) {
+        setpgid(pid, pid);
+        group_enter_locked(group, pid);
+    }
+    if (group) pthread_mutex_unlock(&group->mu);
     if (!d && pid < 0) d = diag_error("io", "cannot start the program: %s", strerror(errno));
     sigset_t ttou, old_mask;
     sigemptyset(&ttou);

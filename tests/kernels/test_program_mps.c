@@ -208,7 +208,8 @@ static char *fake_detaching_control(Fixture *f, const char *pidfile) {
 /* A stand-in whose "-d" leaves a server (a sleep in a session of its own,
  * its pid in `pidfile`) that get_server_list names and that ends 300 ms
  * after "quit" returns; "quit" also writes to `record` whether the GPU
- * lock (`lockfile`) could be taken shared then. */
+ * lock (`lockfile`) could be taken at all then (exclusive: the group holds
+ * it shared until a member's turn, exclusive after). */
 static char *fake_server_control(Fixture *f, const char *pidfile, const char *lockfile, const char *record) {
     char *path = xasprintf("%s/fake-mps-server", f->dir);
     char *script = xasprintf("#!/bin/sh\n"
@@ -220,7 +221,7 @@ static char *fake_server_control(Fixture *f, const char *pidfile, const char *lo
                              "read cmd\n"
                              "[ \"$cmd\" = get_server_list ] && cat %s\n"
                              "if [ \"$cmd\" = quit ]; then\n"
-                             "  if flock -n -s %s true; then echo 'lock: free' > %s; else echo 'lock: busy' > %s; fi\n"
+                             "  if flock -n -x %s true; then echo 'lock: free' > %s; else echo 'lock: busy' > %s; fi\n"
                              "  (sleep 0.3; kill $(cat %s)) </dev/null >/dev/null 2>&1 &\n"
                              "fi\n",
                              pidfile, pidfile, pidfile, pidfile, lockfile, record, record, pidfile);

@@ -366,12 +366,173 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
     close(p[1]);
 }
 
+/* ---- a group's turn (program_run_processes, program.h) ---- */
+
+/* Member 0 waits argv[2] ms and asks for its turn (printing "answer: N");
+ * member 1 runs argv[2] * 3 ms in 5 ms steps and prints its longest step
+ * (a stop shows as a long one), asking nothing. argv[1] = "{process}". */
+static const char *MEMBER_SRC =
+    "#include <fcntl.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n#include <unistd.h>\n"
+    "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);\n"
+    "    return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }\n"
+    "int main(int argc, char **argv) {\n"
+    "    if (argc < 3) return 2;\n"
+    "    int ms = atoi(argv[2]);\n"
+    "    if (atoi(argv[1]) == 0) {\n"
+    "        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};\n"
+    "        nanosleep(&ts, NULL);\n"
+    "        const char *rep = getenv(\"CUDOJO_REPORT_FD\"), *turn = getenv(\"CUDOJO_TURN_FD\");\n"
+    "        if (!rep || !turn || fcntl(atoi(turn), F_GETFD) < 0) { printf(\"no turn\\n\"); return 0; }\n"
+    "        dprintf(atoi(rep), \"{\\\"type\\\":\\\"turn\\\"}\\n\");\n"
+    "        char c;\n"
+    "        printf(\"answer: %zd\\n\", read(atoi(turn), &c, 1));\n"
+    "        return 0;\n"
+    "    }\n"
+    "    double t0 = now(), last = t0, gap = 0;\n"
+    "    while (now() < t0 + 3 * ms) {\n"
+    "        struct timespec ts = {0, 5000000L};\n"
+    "        nanosleep(&ts, NULL);\n"
+    "        double t = now();\n"
+    "        if (t - last > gap) gap = t - last;\n"
+    "        last = t;\n"
+    "    }\n"
+    "    printf(\"longest step: %.0f ms\\n\", gap);\n"
+    "    return 0;\n"
+    "}\n";
+
+static bool member_says(const ProgramResult *r, int i, const char *line) {
+    bool hit = r->out && strstr(r->out, line);
+    if (!hit) fprintf(stderr, "member %d said:\n%s\n", i, r->out ? r->out : "(nothing)");
+    return hit;
+}
+
+static int longest_step(const ProgramResult *r) {
+    const char *at = r->out ? strstr(r->out, "longest step: ") : NULL;
+    return at ? atoi(at + strlen("longest step: ")) : -1;
+}
+
+/* Two timed copies start holding the lock shared (each sees: shared ok,
+ * exclusive busy); from the first one's turn on the group is alone (the
+ * later one's turn is answered at once, and it sees: shared busy). */
+static void group__is_shared_until_the_first_turn__then_alone_for_every_member(void **state) {
+    TurnFixture *t = *state;
+    const char *args[] = {t->lockfile, "-", "3{process}0"};   /* member 0 asks at 300 ms, member 1 at 310 */
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 3;
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(t->exe, &t->f.ropts, 2, false, r, &mps));
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].exit_code, 0);
+        assert_true(member_says(&r[i], i, "variable: set\n"));
+        assert_true(member_says(&r[i], i, "before: shared ok, exclusive busy\n"));
+        assert_true(member_says(&r[i], i, "answer: 1\n"));
+        assert_true(member_says(&r[i], i, "after: shared busy, exclusive busy\n"));
+    }
+    for (int i = 0; i < 2; i++) program_result_fini(&r[i]);
+    /* nobody reads their times: shared throughout, no turn */
+    t->f.ropts.gpu_shared = true;
+    assert_null(program_run_processes(t->exe, &t->f.ropts, 2, false, r, &mps));
+    t->f.ropts.gpu_shared = false;
+    for (int i = 0; i < 2; i++) {
+        assert_true(member_says(&r[i], i, "variable: none\n"));
+        assert_true(member_says(&r[i], i, "after: shared ok, exclusive busy\n"));
+        program_result_fini(&r[i]);
+    }
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+}
+
+/* While the group waits for the GPU alone at its first turn (another
+ * grader holds it shared for 800 ms), the member that has not asked is
+ * stopped: none of its GPU work runs with no lock held. Its wall time
+ * leaves the stop out. */
+static void group__stops_the_members_that_have_not_asked__while_it_waits_for_the_gpu(void **state) {
+    TurnFixture *t = *state;
+    char *member = cc_build(&t->f, "member", MEMBER_SRC);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(NULL);
+    pid_t other = fork();
+    assert_true(other >= 0);
+    if (other == 0) {
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_SHARED);
+        _exit(write(p[1], "h", 1) == 1 ? (usleep(800 * 1000), 0) : 1);
+    }
+    char c;
+    assert_int_equal(read(p[0], &c, 1), 1);         /* it holds the lock shared */
+    const char *args[] = {"{process}", "100"};      /* member 0 asks at 100 ms; member 1 runs 300 ms */
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 2;
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(member, &t->f.ropts, 2, false, r, &mps));
+    int st;
+    waitpid(other, &st, 0);
+    assert_true(member_says(&r[0], 0, "answer: 1\n"));
+    assert_false(r[1].timed_out);
+    int step = longest_step(&r[1]);
+    if (step < 500) fprintf(stderr, "member 1: longest step %d ms\n", step);
+    assert_true(step >= 500);                       /* stopped while the group waited ~700 ms */
+    assert_true(r[1].wall_ms < 300 + 400);          /* the stop left out */
+    for (int i = 0; i < 2; i++) program_result_fini(&r[i]);
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    free(member);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* While the group holds the lock shared, a timed section that comes gets
+ * the GPU at once: every member is stopped while it runs (a yield). */
+static void group__steps_aside_as_one__for_a_waiting_timed_section(void **state) {
+    TurnFixture *t = *state;
+    char *gap = cc_build(&t->f, "gap", GAP_SRC);
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    t->f.ropts.timeout_s = 1.8;
+    const char *args[] = {made, "1500"};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 2;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t other = timed_section(made, 800, p[1]);
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(gap, &t->f.ropts, 2, false, r, &mps));
+    int st;
+    waitpid(other, &st, 0);
+    double waited = 0;
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    assert_true(waited < 500);                      /* not the group's 1.5 s */
+    for (int i = 0; i < 2; i++) {
+        assert_false(r[i].timed_out);               /* the pause moved the 1.8 s deadline */
+        int step = longest_step(&r[i]);
+        if (step < 600) fprintf(stderr, "member %d: longest step %d ms\n", i, step);
+        assert_true(step >= 600);                   /* stopped for the 800 ms section */
+        assert_true(r[i].wall_ms < 1500 + 500);
+        program_result_fini(&r[i]);
+    }
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    free(gap);
+    close(p[0]);
+    close(p[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_group,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__starts_shared_and_is_alone_after_asking__when_the_program_is_timed,
                                         turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(group__is_shared_until_the_first_turn__then_alone_for_every_member,
+                                        turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(group__stops_the_members_that_have_not_asked__while_it_waits_for_the_gpu,
+                                        turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(group__steps_aside_as_one__for_a_waiting_timed_section, turn_setup,
+                                        turn_teardown),
         cmocka_unit_test_setup_teardown(turn__stays_shared__when_the_program_never_asks, turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         turn_setup, turn_teardown),
