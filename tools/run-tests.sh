@@ -106,7 +106,7 @@ count() { # file: adds its per-test results to the totals
         /test\(s\) run\./ { done = 1 }
         !done && /^\[       OK \]/ { p++ }
         !done && /^\[  FAILED  \]/ { f++ }
-        !done && /^\[  ERROR   \]/ { f++ }
+        !done && /^\[  ERROR   \]/ && !/^\[  ERROR   \] --- / { f++ }   # "--- expr": the message of a FAILED below
         !done && /^\[  SKIPPED \]/ { s++ }
         /^ok - / { p++ } /^not ok - / { f++ } /^skip - / { s++ }
         END { printf "p=%d f=%d s=%d\n", p, f, s }' "$1")"
