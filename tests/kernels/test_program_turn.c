@@ -64,24 +64,32 @@ static const char *PROBE_SRC =
     "    return 0;\n"
     "}\n";
 
+/* The stand-ins' clock (ms) and their loop that runs until `ms_expr` ms
+ * have passed, in 5 ms steps, then prints the longest step: a stop shows
+ * as a long one. */
+#define NOW_FN                                                                 \
+    "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);\n" \
+    "    return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }\n"
+#define LONGEST_STEP(ms_expr)                                                  \
+    "    double t0 = now(), last = t0, gap = 0;\n"                              \
+    "    while (now() < t0 + " ms_expr ") {\n"                                  \
+    "        struct timespec ts = {0, 5000000L};\n"                             \
+    "        nanosleep(&ts, NULL);\n"                                           \
+    "        double t = now();\n"                                               \
+    "        if (t - last > gap) gap = t - last;\n"                             \
+    "        last = t;\n"                                                       \
+    "    }\n"                                                                   \
+    "    printf(\"longest step: %.0f ms\\n\", gap);\n"
+
 /* Makes argv[1] (or not, "-"), then runs for argv[2] ms in 5 ms steps and
  * prints the longest step it took: a stop shows as a long one. */
 static const char *GAP_SRC =
     "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
-    "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);\n"
-    "    return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }\n"
+    NOW_FN
     "int main(int argc, char **argv) {\n"
     "    if (argc < 3) return 2;\n"
     "    if (strcmp(argv[1], \"-\")) { FILE *m = fopen(argv[1], \"w\"); if (m) fclose(m); }\n"
-    "    double t0 = now(), last = t0, gap = 0;\n"
-    "    while (now() < t0 + atoi(argv[2])) {\n"
-    "        struct timespec ts = {0, 5000000L};\n"
-    "        nanosleep(&ts, NULL);\n"
-    "        double t = now();\n"
-    "        if (t - last > gap) gap = t - last;\n"
-    "        last = t;\n"
-    "    }\n"
-    "    printf(\"longest step: %.0f ms\\n\", gap);\n"
+    LONGEST_STEP("atoi(argv[2])")
     "    return 0;\n"
     "}\n";
 
@@ -373,8 +381,7 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
  * (a stop shows as a long one), asking nothing. argv[1] = "{process}". */
 static const char *MEMBER_SRC =
     "#include <fcntl.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <time.h>\n#include <unistd.h>\n"
-    "static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);\n"
-    "    return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }\n"
+    NOW_FN
     "int main(int argc, char **argv) {\n"
     "    if (argc < 3) return 2;\n"
     "    int ms = atoi(argv[2]);\n"
@@ -388,15 +395,7 @@ static const char *MEMBER_SRC =
     "        printf(\"answer: %zd\\n\", read(atoi(turn), &c, 1));\n"
     "        return 0;\n"
     "    }\n"
-    "    double t0 = now(), last = t0, gap = 0;\n"
-    "    while (now() < t0 + 3 * ms) {\n"
-    "        struct timespec ts = {0, 5000000L};\n"
-    "        nanosleep(&ts, NULL);\n"
-    "        double t = now();\n"
-    "        if (t - last > gap) gap = t - last;\n"
-    "        last = t;\n"
-    "    }\n"
-    "    printf(\"longest step: %.0f ms\\n\", gap);\n"
+    LONGEST_STEP("3 * ms")
     "    return 0;\n"
     "}\n";
 
