@@ -93,6 +93,12 @@ static const char *GAP_SRC =
     "    return 0;\n"
     "}\n";
 
+/* The longest step a GAP_SRC (or MEMBER_SRC) run printed; -1 if none. */
+static int longest_step(const ProgramResult *r) {
+    const char *at = r->out ? strstr(r->out, "longest step: ") : NULL;
+    return at ? atoi(at + strlen("longest step: ")) : -1;
+}
+
 typedef struct TurnFixture {
     Fixture f;
     char locks[128];
@@ -351,9 +357,7 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
     double waited = 0;
     assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
     assert_int_equal(t->f.res.exit_code, 0);
-    int step = -1;
-    const char *at = t->f.res.out ? strstr(t->f.res.out, "longest step: ") : NULL;
-    if (at) step = atoi(at + strlen("longest step: "));
+    int step = longest_step(&t->f.res);
     assert_true(waited < 500);          /* not the run's 1.5 s */
     assert_true(step >= 600);           /* the program itself was stopped for the 800 ms section */
     program_result_fini(&t->f.res);
@@ -403,11 +407,6 @@ static bool member_says(const ProgramResult *r, int i, const char *line) {
     bool hit = r->out && strstr(r->out, line);
     if (!hit) fprintf(stderr, "member %d said:\n%s\n", i, r->out ? r->out : "(nothing)");
     return hit;
-}
-
-static int longest_step(const ProgramResult *r) {
-    const char *at = r->out ? strstr(r->out, "longest step: ") : NULL;
-    return at ? atoi(at + strlen("longest step: ")) : -1;
 }
 
 /* Two timed copies start holding the lock shared (each sees: shared ok,
