@@ -147,7 +147,6 @@ static void copy_overlaps_kernel__when_pinned_on_two_streams(void **state) {
     need_gpu();
     Backend *b = gpu.b;
     enum { N = 16 << 20 };
-    b->ops->timeline_reset(b);
     int s1, s2;
     assert_null(b->ops->stream_create(b, NULL, &s1));
     assert_null(b->ops->stream_create(b, NULL, &s2));
@@ -156,15 +155,26 @@ static void copy_overlaps_kernel__when_pinned_on_two_streams(void **state) {
     DevPtr d1, d2;
     assert_null(b->ops->mem_alloc(b, N * sizeof *h, "x1", 4, &d1));
     assert_null(b->ops->mem_alloc(b, N * sizeof *h, "x2", 4, &d2));
-    launch_spin(d1, N, 4000, s1);              /* long: tens of milliseconds */
-    CopyRequest up = {COPY_H2D, s2, d2, 0, h, N * sizeof *h, true, NULL};
-    assert_null(b->ops->copy_async(b, &up));
-    assert_null(b->ops->device_synchronize(b));
-    Timeline *t = NULL;
-    assert_null(b->ops->timeline_get(b, &t));
-    const TimelineEntry *k = timeline_find(t, TL_KERNEL, "spin", s1, 1), *c = timeline_find(t, TL_H2D, NULL, s2, 1);
-    assert_true(timeline_overlap(k, c));
-    timeline_free(&t);
+    /* Up to three tries: another process's work on the GPU (make test-gpu
+       runs four test programs at once) can hold the kernel back until the
+       copy is done (session 13: one miss in a 4-job run; 5 of 5 alone and
+       beside test_cuda_backend in session 14). Never overlapping fails. */
+    bool overlapped = false;
+    for (int i = 0; i < 3 && !overlapped; i++) {
+        b->ops->timeline_reset(b);
+        launch_spin(d1, N, 4000, s1);              /* long: tens of milliseconds */
+        CopyRequest up = {COPY_H2D, s2, d2, 0, h, N * sizeof *h, true, NULL};
+        assert_null(b->ops->copy_async(b, &up));
+        assert_null(b->ops->device_synchronize(b));
+        Timeline *t = NULL;
+        assert_null(b->ops->timeline_get(b, &t));
+        const TimelineEntry *k = timeline_find(t, TL_KERNEL, "spin", s1, 1), *c = timeline_find(t, TL_H2D, NULL, s2, 1);
+        assert_non_null(k);
+        assert_non_null(c);
+        overlapped = timeline_overlap(k, c);
+        timeline_free(&t);
+    }
+    assert_true(overlapped);
     assert_null(b->ops->mem_free(b, d1));
     assert_null(b->ops->mem_free(b, d2));
     b->ops->host_free(b, h);
