@@ -57,6 +57,8 @@ static void trace(const char *event, GpuLockMode mode, double at_s, double ms) {
     close(fd);
 }
 
+void gpu_lock_trace_event(const char *event, double ms) { trace(event, GPU_LOCK_SHARED, mono_s(), ms); }
+
 void gpu_lock_stats(GpuLockStats *out) {
     pthread_mutex_lock(&g_stats_mu);
     *out = g_stats;

@@ -45,8 +45,11 @@
  * someone waits there, stops the program (SIGSTOP to its group and to any
  * descendant a tool put outside it), lets go, takes the lock shared again
  * after the timed section and lets the program go on
- * (kernels/program_run.c). GPU work it queued before the stop still
- * finishes. Profiled runs yield too, keeping the profilers' lock (before
+ * (kernels/program_run.c). An untimed program's GPU work queued before the
+ * stop is drained first (its runtime holds new work back and synchronises,
+ * up to CUDOJO_GPU_DRAIN_MS, default 1 s: progwire.h); a program under a
+ * tool (no runtime of ours answers there) still finishes such work during
+ * the section. Profiled runs yield too, keeping the profilers' lock (before
  * session 12 they never did: on the H200 timed sections then waited 22 of
  * a 103 s grading for ncu runs, with nothing timed on the GPU).
  * CUDOJO_GPU_YIELD=0 turns yields off, =programs keeps runs under a tool
@@ -113,6 +116,10 @@ void gpu_lock_stats(GpuLockStats *out);
  * the label is what this process runs now (a worker sets the exercise's id
  * per run; "-" until then). */
 void gpu_lock_set_label(const char *label);
+/* Appends a line of another event of this process to the trace, in the
+ * same form: "<monotonic s> <pid> <event> shared <ms> <label>" (a program's
+ * drain before it yields: kernels/program_run.c). */
+void gpu_lock_trace_event(const char *event, double ms);
 /* after - before, field by field. */
 GpuLockStats gpu_lock_stats_diff(const GpuLockStats *after, const GpuLockStats *before);
 /* Seconds this process has spent waiting in gpu_lock_take, in all: time

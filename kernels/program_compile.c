@@ -46,7 +46,6 @@
  */
 #include "kernels/program.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -288,33 +287,6 @@ static bool one_virtual_arch(const ProgramCompileOptions *o) {
     return o->sass_arch > 0 && o->sass_arch <= EMU_PTX_ARCH_MAX;
 }
 
-/* Section `name` of the 64-bit ELF image buf[0..len), or NULL; every
- * offset checked (the executable was built from a stranger's source). */
-static const unsigned char *elf_section(const unsigned char *buf, size_t len, const char *name, size_t *size) {
-    Elf64_Ehdr eh;
-    if (len < sizeof eh) return NULL;
-    memcpy(&eh, buf, sizeof eh);
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > len ||
-        eh.e_shnum > (len - eh.e_shoff) / sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum)
-        return NULL;
-    Elf64_Shdr strs;
-    memcpy(&strs, buf + eh.e_shoff + (size_t)eh.e_shstrndx * sizeof strs, sizeof strs);
-    if (strs.sh_offset > len || strs.sh_size > len - strs.sh_offset) return NULL;
-    size_t want = strlen(name) + 1;
-    for (size_t i = 0; i < eh.e_shnum; i++) {
-        Elf64_Shdr sh;
-        memcpy(&sh, buf + eh.e_shoff + i * sizeof sh, sizeof sh);
-        if (sh.sh_name >= strs.sh_size || strs.sh_size - sh.sh_name < want ||
-            memcmp(buf + strs.sh_offset + sh.sh_name, name, want))
-            continue;
-        if (sh.sh_type == SHT_NOBITS || sh.sh_offset > len || sh.sh_size > len - sh.sh_offset) return NULL;
-        *size = sh.sh_size;
-        return buf + sh.sh_offset;
-    }
-    return NULL;
-}
-
 /* Whether the emulator runtime can run `exe`: the PTX it would pick from
  * each fat binary (fatbin_find_ptx, as emurt_register.c does) decodes
  * (emu_parse_check: parse and decode, no run; 0.06 ms for hot-spot's PTX,
@@ -333,7 +305,7 @@ static bool emu_runs_ptx(const char *exe) {
     close(fd);
     if (map == MAP_FAILED) return true;
     size_t size = 0;
-    const unsigned char *sec = elf_section(map, len, ".nv_fatbin", &size);
+    const unsigned char *sec = program_elf_section(map, len, ".nv_fatbin", &size);
     bool ok = true;
     for (size_t off = 0; ok && sec && off + 16 <= size;) {
         uint32_t magic;

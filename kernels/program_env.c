@@ -151,7 +151,7 @@ static const char *cuda_home(void) {
     return h && *h ? h : "/usr/local/cuda";
 }
 
-static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, bool turn) {
+static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, unsigned flags) {
     if (o->keep_env) {     /* what we set below replaces the caller's */
         for (char **p = environ; p && *p; p++)
             if (strchr(*p, '=')) env_put(e, xstrdup(*p));
@@ -163,7 +163,10 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, bool 
         env_put(e, xasprintf("LANG=%s", lang && *lang ? lang : "C.UTF-8"));
     }
     env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_FD, PROGRAM_REPORT_FD));
-    if (turn) env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_TURN_FD, PROGRAM_TURN_FD));
+    if (flags & PROGRAM_ENV_TURN) env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_TURN_FD, PROGRAM_TURN_FD));
+    if (flags & PROGRAM_ENV_DRAIN) env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_DRAIN_FD, PROGRAM_DRAIN_FD));
+    if ((flags & PROGRAM_ENV_ONE_QUEUE) && !(o->keep_env && getenv("CUDA_DEVICE_MAX_CONNECTIONS")))
+        env_put(e, xstrdup("CUDA_DEVICE_MAX_CONNECTIONS=1"));
     const char *old_ld = o->keep_env ? getenv("LD_LIBRARY_PATH") : NULL;
     char *lib64 = path_join(cuda_home(), "lib64");
     if (o->runtime == PROGRAM_RT_EMU) {
@@ -206,9 +209,9 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, bool 
     free(lib64);
 }
 
-char **program_env_build(const ProgramRunOptions *o, const char *cwd, bool turn) {
+char **program_env_build(const ProgramRunOptions *o, const char *cwd, unsigned flags) {
     Env e = {0};
-    build_env(&e, o, cwd, turn);
+    build_env(&e, o, cwd, flags);
     return e.v;
 }
 

@@ -104,12 +104,32 @@ void program_cache_prune(const char *dir);
  * only for a timed program that starts beside untimed GPU work and asks to
  * be alone on the GPU before its first GPU work (program_run.c). */
 #define PROGRAM_TURN_FD 5
+/* The worker's drain channel (CUDOJO_DRAIN_FD, progwire.h): for a program
+ * that holds the GPU lock shared and steps aside for timed sections, so
+ * that the GPU work it queued is done before it is stopped (program_run.c). */
+#define PROGRAM_DRAIN_FD 6
 
 /* "libcudart.so.13" for the toolkit cudojo was built with. Static. */
 const char *program_cudart_soname(void);
-/* The child's environment for `o`, run in `cwd` (with CUDOJO_TURN_FD when
- * `turn`): a NULL-terminated array (free with program_env_free). */
-char **program_env_build(const ProgramRunOptions *o, const char *cwd, bool turn);
+/* What program_env_build adds for a run (program_run.c). */
+enum {
+    PROGRAM_ENV_TURN = 1,       /* CUDOJO_TURN_FD */
+    PROGRAM_ENV_DRAIN = 2,      /* CUDOJO_DRAIN_FD */
+    PROGRAM_ENV_ONE_QUEUE = 4,  /* CUDA_DEVICE_MAX_CONNECTIONS=1 (program_one_stream), unless the kept
+                                   environment sets it */
+};
+/* The child's environment for `o`, run in `cwd`, with what `flags` adds:
+ * a NULL-terminated array (free with program_env_free). */
+char **program_env_build(const ProgramRunOptions *o, const char *cwd, unsigned flags);
+
+/* ---- the program's ELF image: program_elf.c ---- */
+
+/* Section `name` of the 64-bit ELF image buf[0..len), or NULL; every
+ * offset checked (the executable was built from a stranger's source). */
+const unsigned char *program_elf_section(const unsigned char *buf, size_t len, const char *name, size_t *size);
+/* Whether the program `exe` can only ever use one stream per device (its
+ * imports and libraries say so: program_elf.c); false when unsure. */
+bool program_one_stream(const char *exe);
 void program_env_free(char ***envp);
 /* This process's environment with the n "NAME=value" entries of `set` in
  * place of any of the same name (a confined nvcc's TMPDIR, MPS's

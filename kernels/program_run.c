@@ -5,7 +5,8 @@
  * written there first, removed afterwards); stdin from the given bytes (a
  * memfd) or /dev/null; stdout, stderr and the report channel (fd 3, named
  * by CUDOJO_REPORT_FD) are pipes; fd 5 (CUDOJO_TURN_FD) the worker's answer
- * to a timed program's "turn" (below); every other descriptor closed; signal
+ * to a timed program's "turn", fd 6 (CUDOJO_DRAIN_FD) an untimed one's
+ * drain (below); every other descriptor closed; signal
  * dispositions and mask reset; the rlimits and the anti-fork filter of
  * program_sandbox.c (Landlock too when o->confine); the environment of
  * program_env.c.
@@ -29,7 +30,9 @@
  * and wall_ms leaves it out. A program that never asks (no GPU work, or
  * one that does without the injection library) stays shared: noisy only
  * for itself. While a program holds the lock shared, a timed section that
- * waits for it stops it until that section is done (turn_yield). */
+ * waits for it stops it until that section is done (turn_yield); an untimed
+ * program first drains the GPU work it queued (fd 6, CUDOJO_DRAIN_FD:
+ * drain_ask). */
 #include "kernels/program.h"
 
 #include <dirent.h>
@@ -85,6 +88,7 @@ typedef struct ChildSetup {
     const char *cwd;
     int fd_in, fd_out, fd_err, fd_rep, fd_status;
     int fd_turn;                    /* the child's end of the turn channel; -1 = none */
+    int fd_drain;                   /* the child's end of the drain channel; -1 = none */
     bool foreground;                /* take the terminal (cudojo exec reading the user's tty) */
     pid_t parent;                   /* the worker: the program dies with it */
     ChildLimits limits;
@@ -112,18 +116,17 @@ static void child_main(const ChildSetup *c) {
     dfl.sa_handler = SIG_DFL;
     for (int s = 1; s < 32; s++)
         if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
-    int src[6] = {c->fd_in, c->fd_out, c->fd_err, c->fd_rep, c->fd_status, c->fd_turn};
-    int n_src = c->fd_turn >= 0 ? 6 : 5;
-    for (int i = 0; i < n_src; i++) {    /* out of the way of 0..5 first */
-        src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10);
-        if (src[i] < 0) goto fail;
+    /* descriptor i of the child is src[i]; the turn and drain channels only when there */
+    int src[7] = {c->fd_in, c->fd_out, c->fd_err, c->fd_rep, c->fd_status, c->fd_turn, c->fd_drain};
+    int n_src = c->fd_drain >= 0 ? 7 : c->fd_turn >= 0 ? 6 : 5;
+    for (int i = 0; i < n_src; i++) {    /* out of the way of 0..6 first */
+        if (src[i] >= 0 && (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10)) < 0) goto fail;
     }
     for (int i = 0; i < n_src; i++)
-        if (dup2(src[i], i) < 0) goto fail;
+        if (src[i] >= 0 ? dup2(src[i], i) < 0 : close(i) < 0 && errno != EBADF) goto fail;
     fcntl(PROGRAM_STATUS_FD, F_SETFD, FD_CLOEXEC);
-    int first_closed = n_src == 6 ? PROGRAM_TURN_FD + 1 : PROGRAM_STATUS_FD + 1;
-    if (syscall(SYS_close_range, first_closed, ~0u, 0) != 0)
-        for (int fd = first_closed; fd < 4096; fd++) close(fd);
+    if (syscall(SYS_close_range, n_src, ~0u, 0) != 0)
+        for (int fd = n_src; fd < 4096; fd++) close(fd);
     if (chdir(c->cwd) != 0) goto fail;
     /* A graded program runs shut in or not at all. */
     errno = 0;
@@ -294,6 +297,10 @@ typedef struct Turn {
     double next_look_ms;            /* when to look at the turnstile again */
     ProgramGroupTurn *group;        /* a member of a group's turn (program.h); NULL = alone */
     double group_paused_seen;       /* the group's pauses this member has counted */
+    int drain_fd;                   /* the worker's end of the drain channel; -1 = none */
+    bool drain_ready;               /* the program's runtime serves it (said "r") */
+    unsigned char drain_seq;        /* the number of the last drain asked */
+    double drain_wait_ms;           /* how long a yield waits for the program's GPU work */
 } Turn;
 
 /* A group's turn (program.h): one lock for its members' threads. */
@@ -345,6 +352,22 @@ static bool group_shared(ProgramGroupTurn *g) {
 
 /* How often a shared holder looks for a waiting timed section. */
 #define YIELD_LOOK_MS 25
+/* How long a yield waits at most for the program's queued GPU work (drain_ask). */
+#define DRAIN_WAIT_MS 1000
+
+/* CUDOJO_GPU_DRAIN_MS, or DRAIN_WAIT_MS when unset. */
+static Diag *drain_wait_ms(double *ms) {
+    const char *v = getenv("CUDOJO_GPU_DRAIN_MS");
+    *ms = DRAIN_WAIT_MS;
+    if (!v || !*v) return NULL;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || *end || !(x >= 0 && x <= 600e3))
+        return diag_error("usage", "CUDOJO_GPU_DRAIN_MS=%s: not a number of milliseconds from 0 to 600000", v);
+    *ms = x;
+    return NULL;
+}
 
 static void signal_tree(pid_t pid, int sig);
 
@@ -420,15 +443,72 @@ static void signal_tree(pid_t pid, int sig) {
     free(parent);
 }
 
-/* A timed section (another grader's) waits for the shared holders: stop
- * the program's whole tree, let go, take the lock shared again once that
- * section is done, and let the program go on. Its GPU work already queued
- * finishes; no new work starts. Returns the milliseconds it was stopped. */
+/* The drain (progwire.h): before a yield stops the program, its runtime
+ * holds new GPU work back and waits until the work it queued is done, so
+ * that none of it runs during the timed section. Only once the runtime
+ * said it serves the channel ("r", sent when it starts, before any GPU
+ * work can be queued): a program still loading, or one without our
+ * runtime, has none queued and is stopped at once. The wait is bounded
+ * (t->drain_wait_ms): a program whose kernel spins until its host says so
+ * is stopped anyway, as before. Each drain and its time go to the lock's
+ * trace ("drain" or "drain-late"). */
+static void drain_ask(Turn *t) {
+    if (t->drain_fd < 0) return;
+    unsigned char m[2];
+    for (ssize_t got; (got = recv(t->drain_fd, m, sizeof m, MSG_DONTWAIT)) != 0;) {
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            close_fd(&t->drain_fd);
+            return;
+        }
+        if (m[0] == 'r') t->drain_ready = true;     /* else a late answer to an earlier drain */
+    }
+    if (!t->drain_ready) return;
+    double w0 = proc_now_ms(), until = w0 + t->drain_wait_ms;
+    unsigned char ask[2] = {'y', ++t->drain_seq};
+    if (send(t->drain_fd, ask, sizeof ask, MSG_NOSIGNAL) != (ssize_t)sizeof ask) {
+        close_fd(&t->drain_fd);     /* the program is ending */
+        return;
+    }
+    for (;;) {
+        double left = until - proc_now_ms();
+        if (left <= 0) break;
+        struct pollfd p = {t->drain_fd, POLLIN, 0};
+        if (poll(&p, 1, (int)left + 1) <= 0) continue;
+        unsigned char a[2];
+        ssize_t got = recv(t->drain_fd, a, sizeof a, MSG_DONTWAIT);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (got <= 0) {
+            close_fd(&t->drain_fd);
+            return;
+        }
+        if (got == 2 && a[0] == 'd' && a[1] == t->drain_seq) {
+            gpu_lock_trace_event("drain", proc_now_ms() - w0);
+            return;
+        }
+    }
+    gpu_lock_trace_event("drain-late", proc_now_ms() - w0);
+}
+
+/* After the yield: the program may queue GPU work again. */
+static void drain_open(Turn *t) {
+    if (t->drain_fd < 0) return;
+    if (send(t->drain_fd, "o", 1, MSG_NOSIGNAL) != 1) close_fd(&t->drain_fd);
+}
+
+/* A timed section (another grader's) waits for the shared holders: let
+ * the program's GPU work already queued finish (drain_ask), stop the
+ * program's whole tree, let go, take the lock shared again once that
+ * section is done, and let the program go on. Returns the milliseconds it
+ * was stopped. */
 static double turn_yield(Turn *t, pid_t pid) {
     double w0 = proc_now_ms();
+    drain_ask(t);
     signal_tree(pid, SIGSTOP);
     gpu_lock_step_aside(t->lock);   /* a profiler keeps the profilers' lock */
     signal_tree(pid, SIGCONT);
+    drain_open(t);
     double paused = proc_now_ms() - w0;
     t->waited_ms += paused;
     return paused;
@@ -600,7 +680,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         d = diag_error("io", "cannot set up the program's input and output: %s", strerror(errno));
     ChildSetup cs = {
         .exe = child_exe, .argv = o->tool ? tool.argv : argv, .cwd = cwd,
-        .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1], .fd_turn = -1,
+        .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1], .fd_turn = -1, .fd_drain = -1,
         .limits = {
             .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
             .fsize = FSIZE_LIMIT,
@@ -629,7 +709,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     else diag_free(&bad);
     if (as_env) cs.limits.as_bytes = as_env;
     GpuLock lock = GPU_LOCK_INIT;
-    Turn turn = {.lock = group ? group->lock : &lock, .fd = -1, .group = group};
+    Turn turn = {.lock = group ? group->lock : &lock, .fd = -1, .group = group, .drain_fd = -1};
     int pturn[2] = {-1, -1};
     if (!d && locks)
         gpu_lock_take(&lock, o->gpu_profiler                ? GPU_LOCK_PROFILER
@@ -659,9 +739,30 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     turn.yields = !d && (group ? group_shared(group) : lock.fd >= 0 && lock.mode != GPU_LOCK_EXCLUSIVE) &&
                   !cs.foreground && !(yield_env && !strcmp(yield_env, "0")) &&
                   !(o->tool && yield_env && !strcmp(yield_env, "programs"));
-    /* CUDOJO_TURN_FD only with a channel: without one, descriptor 5 in the
-       child is whatever the program (or the driver) opens there. */
-    envp = program_env_build(o, cwd, turn.fd >= 0);
+    /* The drain channel (drain_ask) for an untimed program that yields: the
+       one kind of shared holder with GPU work queued when it is stopped (a
+       timed program asks for its turn before its first GPU work, a group's
+       members too). Not under a tool: there the program is the tool's child,
+       and its runtime answers only its parent. CUDOJO_GPU_DRAIN_MS bounds
+       the wait (default DRAIN_WAIT_MS; 0: no drain, to compare). */
+    int pdrain[2] = {-1, -1};
+    if (!d && turn.yields && o->gpu_shared && !o->tool && !group && !(d = drain_wait_ms(&turn.drain_wait_ms)) &&
+        turn.drain_wait_ms > 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pdrain) == 0) {
+        cs.fd_drain = pdrain[1];
+        turn.drain_fd = pdrain[0];
+    }
+    /* CUDOJO_TURN_FD and CUDOJO_DRAIN_FD only with a channel: without one,
+       descriptor 5 or 6 in the child is whatever the program (or the
+       driver) opens there. */
+    /* One hardware queue for a program that can only use one stream per
+       device (program_elf.c): its context is made faster beside the other
+       graders' programs. CUDOJO_ONE_QUEUE=0 leaves the driver's default
+       (to compare). */
+    const char *one_queue = getenv("CUDOJO_ONE_QUEUE");
+    unsigned env_flags = (turn.fd >= 0 ? PROGRAM_ENV_TURN : 0) | (turn.drain_fd >= 0 ? PROGRAM_ENV_DRAIN : 0);
+    if (!d && o->runtime != PROGRAM_RT_EMU && !(one_queue && !strcmp(one_queue, "0")) && program_one_stream(exe))
+        env_flags |= PROGRAM_ENV_ONE_QUEUE;
+    envp = program_env_build(o, cwd, env_flags);
     cs.envp = envp;
     double t0 = proc_now_ms();
     cs.parent = getpid();
@@ -682,7 +783,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         setpgid(pid, pid);
         tcsetpgrp(in, pid);
     }
-    int fds[] = {pout[1], perr[1], prep[1], pstat[1], pturn[1]};
+    int fds[] = {pout[1], perr[1], prep[1], pstat[1], pturn[1], pdrain[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0) close(fds[i]);
     if (!d) {
@@ -728,6 +829,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     }
     gpu_lock_release(&lock);
     close_fd(&turn.fd);
+    close_fd(&turn.drain_fd);
     if (!d && cs.foreground) {
         tcsetpgrp(in, getpgrp());   /* the terminal is ours again */
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

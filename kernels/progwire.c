@@ -253,6 +253,135 @@ static void on_exit_record(int code, void *arg) {
     progwire_send("exit", o);
 }
 
+/* The descriptor the variable `name` names when it is the worker's socket,
+ * made by our parent: not a descriptor that this program (a child of the
+ * learner's program, which inherited the variable) opened at that number;
+ * close-on-exec from now on. -1 otherwise. */
+static int parent_socket(const char *name, int report_fd) {
+    const char *env = getenv(name);
+    if (!env || !*env) return -1;
+    char *end;
+    long fd = strtol(env, &end, 10);
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    struct stat st;
+    if (*end || fd < 0 || fd >= INT_MAX || fd == report_fd || fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+        getsockopt((int)fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid != getppid())
+        return -1;
+    fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+    return (int)fd;
+}
+
+/* ---- the drain (progwire.h): two threads, so that a drain that never ends
+ * cannot keep the gate shut: the reader closes and opens the gate as the
+ * worker says; the drainer runs the hook and answers ---- */
+static volatile ProgwireDrain g_drain_fn;
+static int g_drain_fd = -1;
+static pthread_mutex_t g_gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_gate_cv = PTHREAD_COND_INITIALIZER;    /* the gate opened */
+static pthread_cond_t g_drain_cv = PTHREAD_COND_INITIALIZER;   /* a drain asked, or the channel gone */
+static int g_gate_shut;             /* new GPU work waits (read without the lock on the fast path) */
+static bool g_drain_asked, g_drain_gone;
+static unsigned char g_drain_seq;   /* the number of the drain asked last */
+
+void progwire_set_drain(ProgwireDrain fn) { g_drain_fn = fn; }
+
+static void gate_set(bool shut) {
+    __atomic_store_n(&g_gate_shut, shut, __ATOMIC_RELEASE);
+    if (!shut) pthread_cond_broadcast(&g_gate_cv);
+}
+
+static void *drain_reader(void *arg) {
+    (void)arg;
+    ssize_t w;
+    do w = send(g_drain_fd, "r", 1, MSG_NOSIGNAL);     /* served from now on */
+    while (w < 0 && errno == EINTR);
+    for (;;) {
+        unsigned char m[2];
+        ssize_t n = recv(g_drain_fd, m, sizeof m, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        pthread_mutex_lock(&g_gate_lock);
+        if (m[0] == 'y' && n == 2) {
+            gate_set(true);
+            g_drain_seq = m[1];
+            g_drain_asked = true;
+            pthread_cond_broadcast(&g_drain_cv);
+        } else if (m[0] == 'o') {
+            gate_set(false);
+        }
+        pthread_mutex_unlock(&g_gate_lock);
+    }
+    /* the worker is gone (or the program is ending): nothing holds work back */
+    pthread_mutex_lock(&g_gate_lock);
+    gate_set(false);
+    g_drain_gone = true;
+    pthread_cond_broadcast(&g_drain_cv);
+    pthread_mutex_unlock(&g_gate_lock);
+    return NULL;
+}
+
+static void *drain_runner(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&g_gate_lock);
+    for (;;) {
+        while (!g_drain_asked && !g_drain_gone) pthread_cond_wait(&g_drain_cv, &g_gate_lock);
+        if (g_drain_gone) break;
+        unsigned char answer[2] = {'d', g_drain_seq};
+        g_drain_asked = false;
+        pthread_mutex_unlock(&g_gate_lock);
+        ProgwireDrain fn = g_drain_fn;
+        if (fn) fn();
+        ssize_t w;
+        do w = send(g_drain_fd, answer, sizeof answer, MSG_NOSIGNAL);
+        while (w < 0 && errno == EINTR);
+        pthread_mutex_lock(&g_gate_lock);
+    }
+    pthread_mutex_unlock(&g_gate_lock);
+    return NULL;
+}
+
+/* A child the program forks has none of the threads: its gate stays open. */
+static void drain_after_fork(void) {
+    g_drain_fd = -1;
+    g_gate_shut = 0;
+    pthread_mutex_init(&g_gate_lock, NULL);    /* another thread may have held it at the fork */
+    pthread_cond_init(&g_gate_cv, NULL);
+}
+
+/* Starts the two threads on `fd` (the worker's drain socket), with every
+ * signal blocked in them: the program's handlers never run there. */
+static void drain_start(int fd) {
+    if (fd < 0) return;
+    g_drain_fd = fd;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    pthread_t t;
+    if (pthread_create(&t, &a, drain_runner, NULL) != 0 || pthread_create(&t, &a, drain_reader, NULL) != 0) {
+        pthread_mutex_lock(&g_gate_lock);
+        g_drain_gone = true;    /* a runner that started ends */
+        pthread_cond_broadcast(&g_drain_cv);
+        pthread_mutex_unlock(&g_gate_lock);
+    } else {
+        pthread_atfork(NULL, NULL, drain_after_fork);
+    }
+    pthread_attr_destroy(&a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Before GPU work: waits while the gate is shut. */
+static void gate_wait(void) {
+    if (!__atomic_load_n(&g_gate_shut, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&g_gate_lock);
+    while (g_gate_shut) pthread_cond_wait(&g_gate_cv, &g_gate_lock);
+    pthread_mutex_unlock(&g_gate_lock);
+}
+
 void progwire_init(const char *runtime) {
     pthread_mutex_lock(&g_lock);
     bool was = g_inited;
@@ -268,22 +397,8 @@ void progwire_init(const char *runtime) {
             fcntl(g_fd, F_SETFD, FD_CLOEXEC); /* programs the learner starts do not inherit it */
         }
     }
-    env = getenv(PROGWIRE_ENV_TURN_FD);
-    if (g_fd >= 0 && env && *env) {
-        char *end;
-        long fd = strtol(env, &end, 10);
-        /* The worker's socket, made by our parent: not a descriptor that
-           this program (a child of the learner's program, which inherited
-           the variable) opened at that number. */
-        struct ucred cred;
-        socklen_t len = sizeof cred;
-        struct stat st;
-        if (!*end && fd >= 0 && fd < INT_MAX && fd != g_fd && fstat((int)fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-            getsockopt((int)fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.pid == getppid()) {
-            g_turn_fd = (int)fd;
-            fcntl(g_turn_fd, F_SETFD, FD_CLOEXEC);
-        }
-    }
+    if (g_fd >= 0) g_turn_fd = parent_socket(PROGWIRE_ENV_TURN_FD, g_fd);
+    if (g_fd >= 0) drain_start(parent_socket(PROGWIRE_ENV_DRAIN_FD, g_fd));
     ssize_t n = readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
     g_exe[n > 0 ? n : 0] = 0;
     dl_iterate_phdr(find_exe, NULL);
@@ -302,6 +417,7 @@ void progwire_init(const char *runtime) {
 }
 
 void progwire_turn(void) {
+    gate_wait();
     if (__atomic_load_n(&g_turn_done, __ATOMIC_ACQUIRE)) return;
     /* Every thread that gets here first waits for the one answer. */
     pthread_mutex_lock(&g_turn_lock);

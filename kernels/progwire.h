@@ -85,6 +85,7 @@
 
 #define PROGWIRE_ENV_FD "CUDOJO_REPORT_FD"
 #define PROGWIRE_ENV_TURN_FD "CUDOJO_TURN_FD"
+#define PROGWIRE_ENV_DRAIN_FD "CUDOJO_DRAIN_FD"
 #define PROGWIRE_MAX_CALLS 20000
 #define PROGWIRE_MAX_STRING 4096
 
@@ -107,12 +108,28 @@ void progwire_call(const char *fn, const char *args, int stream, int rc, const c
  * or 0. The emulator runtime names the device allocation a host access hit. */
 typedef size_t (*ProgwireCrashNote)(int sig, uintptr_t addr, char *buf, size_t n);
 void progwire_set_crash_note(ProgwireCrashNote fn);
-/* Before the program's first GPU work: when the worker gave a turn
- * descriptor (CUDOJO_TURN_FD, read by progwire_init), writes one "turn"
- * record and waits for the worker's answer; every thread that comes here
- * meanwhile waits too. Once answered (or with no descriptor) it returns at
- * once. */
+/* Before each piece of GPU work (a launch, copy, memset, event record, graph
+ * launch, prefetch): waits while the gate of a drain is shut (below). Before
+ * the program's first GPU work, when the worker gave a turn descriptor
+ * (CUDOJO_TURN_FD, read by progwire_init), also writes one "turn" record and
+ * waits for the worker's answer; every thread that comes here meanwhile
+ * waits too. Once answered (or with no descriptor) that part returns at once. */
 void progwire_turn(void);
+/* The drain: a program that holds the GPU lock shared (gpu_lock.h) is
+ * stopped while another grader's timed section runs, but the GPU work it
+ * queued before the stop would still run then. With CUDOJO_DRAIN_FD (a
+ * SOCK_SEQPACKET socket of the worker, our parent; read by progwire_init)
+ * two threads serve the worker's messages (after saying "r": the worker
+ * asks nothing of a program before that): "y" and a number shuts the gate
+ * (progwire_turn holds new GPU work back), runs the hook set here (the
+ * injection library: synchronise every context the program has) and
+ * answers "d" with the same number; "o" opens the gate. The worker waits
+ * for the answer a bounded time before it stops the program, and opens the
+ * gate after the section. A hook that never returns keeps nothing shut: the
+ * reader still opens the gate. No hook (the emulator runtime, whose work
+ * runs in its own threads and stops with them): the answer comes at once. */
+typedef void (*ProgwireDrain)(void);
+void progwire_set_drain(ProgwireDrain fn);
 /* Writes the "hello" record (runtime from progwire_init, pid, exe, device). */
 void progwire_hello(const char *device);
 /* A JSON string of `s` cut at PROGWIRE_MAX_STRING bytes, bytes that are not

@@ -8,8 +8,9 @@
  * and registers the exit handler that flushes CUPTI and sends the kernel
  * records and the timeline. Nothing here calls the CUDA runtime (we run
  * inside its callbacks); the driver is asked only for the device's name,
- * after cuInit has finished. Without CUPTI the program still runs: the
- * "hello" goes out and the calls are simply not seen. */
+ * after cuInit has finished, and, on the drain's thread (progwire.h), to
+ * synchronise the program's contexts. Without CUPTI the program still
+ * runs: the "hello" goes out and the calls are simply not seen. */
 #include <cuda.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -32,6 +33,13 @@ typedef CUptiResult (*FnResultName)(CUptiResult, const char **);
 typedef CUptiResult (*FnEventTimestamps)(uint8_t);
 typedef CUresult (*FnDeviceGet)(CUdevice *, int);
 typedef CUresult (*FnDeviceGetName)(char *, int, CUdevice);
+typedef CUresult (*FnDeviceGetCount)(int *);
+typedef CUresult (*FnPrimaryCtxGetState)(CUdevice, unsigned int *, int *);
+typedef CUresult (*FnPrimaryCtxRetain)(CUcontext *, CUdevice);
+typedef CUresult (*FnPrimaryCtxRelease)(CUdevice);
+typedef CUresult (*FnCtxPushCurrent)(CUcontext);
+typedef CUresult (*FnCtxPopCurrent)(CUcontext *);
+typedef CUresult (*FnCtxSynchronize)(void);
 
 static Injector *g_ij;
 static FnStreamId g_stream_id;
@@ -80,6 +88,62 @@ static bool hook_device_name(void *user, CUcontext ctx, char *buf, size_t len) {
               get_name(buf, (int)len, dev) == CUDA_SUCCESS;
     dlclose(h);
     return ok;
+}
+
+/* ---- the drain (progwire.h) ---- */
+
+/* The driver's entry points the drain needs, looked up once in the driver
+ * libcudart loaded (RTLD_NOLOAD; the handle is kept). */
+static struct {
+    FnDeviceGetCount count;
+    FnDeviceGet get;
+    FnPrimaryCtxGetState state;
+    FnPrimaryCtxRetain retain;
+    FnPrimaryCtxRelease release;
+    FnCtxPushCurrent push;
+    FnCtxPopCurrent pop;
+    FnCtxSynchronize sync;
+} g_drv;
+
+static void drain_lookup(void) {
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return;
+    g_drv.count = (FnDeviceGetCount)dlsym(h, "cuDeviceGetCount");
+    g_drv.get = (FnDeviceGet)dlsym(h, "cuDeviceGet");
+    g_drv.state = (FnPrimaryCtxGetState)dlsym(h, "cuDevicePrimaryCtxGetState");
+    g_drv.retain = (FnPrimaryCtxRetain)dlsym(h, "cuDevicePrimaryCtxRetain");
+    g_drv.release = (FnPrimaryCtxRelease)dlsym(h, "cuDevicePrimaryCtxRelease_v2");
+    g_drv.push = (FnCtxPushCurrent)dlsym(h, "cuCtxPushCurrent_v2");
+    g_drv.pop = (FnCtxPopCurrent)dlsym(h, "cuCtxPopCurrent_v2");
+    g_drv.sync = (FnCtxSynchronize)dlsym(h, "cuCtxSynchronize");
+}
+
+/* Waits for the work queued on every device whose primary context is
+ * active: the runtime's contexts, so every stream of the program. A context
+ * the program made itself (cuCtxCreate) is not seen. Runs on the drain's
+ * own thread while the gate holds new work back; an error (a context a
+ * fault lost) only ends the wait. */
+static void drain_gpu(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, drain_lookup);
+    int n = 0;
+    if (!g_drv.count || !g_drv.get || !g_drv.state || !g_drv.retain || !g_drv.release || !g_drv.push ||
+        !g_drv.pop || !g_drv.sync || g_drv.count(&n) != CUDA_SUCCESS)
+        return;
+    for (int i = 0; i < n; i++) {
+        CUdevice dev;
+        unsigned int flags;
+        int active = 0;
+        CUcontext ctx, popped;
+        if (g_drv.get(&dev, i) != CUDA_SUCCESS || g_drv.state(dev, &flags, &active) != CUDA_SUCCESS || !active ||
+            g_drv.retain(&ctx, dev) != CUDA_SUCCESS)
+            continue;
+        if (g_drv.push(ctx) == CUDA_SUCCESS) {
+            (void)g_drv.sync();
+            (void)g_drv.pop(&popped);
+        }
+        (void)g_drv.release(dev);
+    }
 }
 
 /* ---- what CUPTI calls ---- */
@@ -186,6 +250,7 @@ static void enable_extras(void) {
 }
 
 static void initialize_once(void) {
+    progwire_set_drain(drain_gpu);   /* before the drain's threads can ask for it */
     progwire_init("cuda");
     InjectHooks ih = {.call = hook_call, .send = hook_send, .hello = hook_hello, .stream_id = hook_stream_id,
                       .device_name = hook_device_name};

@@ -6,7 +6,10 @@
  * value; a fatal signal writes a crash record with frames inside the
  * executable and still kills the process with that signal; without a valid
  * descriptor nothing is written and nothing breaks; a turn is asked once,
- * before the work, and only on the parent's socket named by CUDOJO_TURN_FD. */
+ * before the work, and only on the parent's socket named by CUDOJO_TURN_FD;
+ * a drain asked on CUDOJO_DRAIN_FD holds new GPU work back, runs the hook
+ * before it answers, and lets the work go on when the worker says, even
+ * while the hook never returns. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,12 +18,14 @@
 
 #include <fcntl.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernels/progwire.h"
@@ -160,6 +165,126 @@ static void progwire__asks_for_its_turn_once__and_only_on_its_parents_channel(vo
     json_decref(r);
 }
 
+
+/* ---- the drain: the child plays the worker too, on the end of a socket
+ * pair the test process (its parent) made, as a worker does ---- */
+static int g_drain_sv[2] = {-1, -1};
+static volatile int g_hook_ms;          /* how long the hook takes; < 0: forever */
+static volatile int g_hook_started;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void slow_hook(void) {
+    g_hook_started = 1;
+    if (g_hook_ms < 0)
+        for (;;) pause();
+    sleep_ms(g_hook_ms);
+}
+
+typedef struct DrainWorker {
+    double asked, answered, opened;
+    unsigned char answer[2];
+    ssize_t got;
+} DrainWorker;
+
+/* The worker: asks drain 9, waits up to 1 s for the answer, then 100 ms more, then opens the gate. */
+static void *drain_worker(void *arg) {
+    DrainWorker *w = arg;
+    unsigned char ask[2] = {'y', 9};
+    struct timeval tv = {1, 0};
+    setsockopt(g_drain_sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    unsigned char ready = 0;
+    if (recv(g_drain_sv[0], &ready, 1, 0) != 1 || ready != 'r') return NULL;   /* the runtime serves it */
+    w->asked = now_ms();
+    if (send(g_drain_sv[0], ask, 2, 0) != 2) return NULL;
+    w->got = recv(g_drain_sv[0], w->answer, 2, 0);
+    w->answered = now_ms();
+    sleep_ms(100);
+    w->opened = now_ms();
+    if (send(g_drain_sv[0], "o", 1, 0) != 1) return NULL;
+    return NULL;
+}
+
+/* Exit codes past 7 name what went wrong. */
+static void child_drain(void) {
+    char v[16];
+    snprintf(v, sizeof v, "%d", g_drain_sv[1]);
+    setenv(PROGWIRE_ENV_DRAIN_FD, v, 1);
+    progwire_set_drain(slow_hook);
+    progwire_init("cuda");
+    DrainWorker w = {0};
+    pthread_t t;
+    if (pthread_create(&t, NULL, drain_worker, &w)) exit(8);
+    while (!g_hook_started) sleep_ms(1);
+    progwire_turn();                    /* new work: held back until the gate opens */
+    double through = now_ms();
+    pthread_join(t, NULL);
+    if (g_hook_ms >= 0) {
+        if (w.got != 2 || w.answer[0] != 'd' || w.answer[1] != 9) exit(9);          /* the answer names the drain */
+        if (w.answered - w.asked < g_hook_ms - 5) exit(10);                         /* after the hook */
+    } else if (w.got > 0) {
+        exit(11);                                                                   /* no answer from a hook that hangs */
+    }
+    if (through < w.opened) exit(12);   /* the work went before the gate opened */
+    progwire_call("cudaLaunchKernel", "k<<<1, 1>>>", 0, 0, "cudaSuccess", 1);
+}
+
+static void progwire__holds_gpu_work_back_during_a_drain__and_answers_after_the_hook(void **state) {
+    (void)state;
+    int st;
+    assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, g_drain_sv), 0);
+    g_hook_ms = 200;
+    json_t *r = in_child(child_drain, &st);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    assert_non_null(find(r, "call", 0));
+    json_decref(r);
+    g_hook_ms = -1;     /* a context that never finishes: the gate still opens */
+    r = in_child(child_drain, &st);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    json_decref(r);
+    close(g_drain_sv[0]);
+    close(g_drain_sv[1]);
+}
+
+/* A descriptor of the program's own at that number (the variable inherited by
+ * a program the learner's program started): no drain threads, no gate. */
+static void child_drain_own_descriptor(void) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv)) exit(3);
+    char v[16];
+    snprintf(v, sizeof v, "%d", sv[1]);
+    setenv(PROGWIRE_ENV_DRAIN_FD, v, 1);
+    progwire_set_drain(slow_hook);
+    g_hook_ms = 0;
+    progwire_init("cuda");
+    unsigned char ask[2] = {'y', 1}, a[2];
+    if (send(sv[0], ask, 2, 0) != 2) exit(8);
+    struct timeval tv = {0, 200000};
+    setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (recv(sv[0], a, 2, 0) > 0) exit(9);     /* nobody serves it: not "r", no answer */
+    progwire_turn();                            /* and nothing is held back */
+}
+
+static void progwire__drains_only_on_its_parents_channel(void **state) {
+    (void)state;
+    int st;
+    json_t *r = in_child(child_drain_own_descriptor, &st);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    json_decref(r);
+}
+
 static void child_many_calls(void) {
     progwire_init("emu");
     for (int i = 0; i < PROGWIRE_MAX_CALLS + 25; i++) progwire_call("cudaGetLastError", "", 0, 0, "cudaSuccess", i);
@@ -236,6 +361,8 @@ int main(void) {
         cmocka_unit_test(progwire__writes_a_crash_record_and_dies_of_the_signal__when_the_program_crashes),
         cmocka_unit_test(progwire__writes_nothing_and_still_works__without_a_valid_descriptor),
         cmocka_unit_test(progwire__asks_for_its_turn_once__and_only_on_its_parents_channel),
+        cmocka_unit_test(progwire__holds_gpu_work_back_during_a_drain__and_answers_after_the_hook),
+        cmocka_unit_test(progwire__drains_only_on_its_parents_channel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,10 @@
  * out of wall_ms. A profiled run holds it shared and the profilers' lock
  * alone. Untimed programs, programs under CUDOJO_GPU_LOCK_MODE=
  * exclusive and a lock that is off get no turn channel, nor the variable.
+ * Before an untimed program steps aside for a timed section, the GPU work it
+ * queued drains (CUDOJO_DRAIN_FD): the section waits for the answer, a
+ * bounded time. On a GPU (CUDOJO_TEST_GPU=1) real programs show it: a timed
+ * kernel beside an untimed program's queued kernels takes its time alone.
  *
  * The program is a plain C stand-in for the runtime library (as in
  * test_program_run.c): it looks at the lock file itself, with a descriptor
@@ -378,6 +382,265 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
     close(p[1]);
 }
 
+/* ---- the drain (progwire.h, drain_ask in program_run.c) ---- */
+
+/* Makes argv[1], runs argv[2] ms serving CUDOJO_DRAIN_FD if it has one
+ * ("drain: set|none"; "r" first, as the runtime says it serves it): a drain takes argv[3] ms ("GPU work" still running)
+ * before its answer; -1: it never answers. Prints "drains: N". */
+static const char *DRAIN_SRC =
+    "#include <poll.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "#include <sys/socket.h>\n#include <time.h>\n#include <unistd.h>\n"
+    NOW_FN
+    "int main(int argc, char **argv) {\n"
+    "    if (argc < 4) return 2;\n"
+    "    FILE *m = fopen(argv[1], \"w\"); if (m) fclose(m);\n"
+    "    const char *v = getenv(\"CUDOJO_DRAIN_FD\");\n"
+    "    printf(\"drain: %s\\n\", v ? \"set\" : \"none\");\n"
+    "    int fd = v ? atoi(v) : -1, drain_ms = atoi(argv[3]), drains = 0;\n"
+    "    if (fd >= 0) send(fd, \"r\", 1, 0);\n"
+    "    double t0 = now();\n"
+    "    while (now() < t0 + atoi(argv[2])) {\n"
+    "        struct pollfd p = {fd, POLLIN, 0};\n"
+    "        if (poll(&p, 1, 5) <= 0 || fd < 0) continue;\n"
+    "        unsigned char q[2];\n"
+    "        if (recv(fd, q, 2, 0) != 2 || q[0] != 'y' || drain_ms < 0) continue;\n"
+    "        struct timespec ts = {drain_ms / 1000, (drain_ms % 1000) * 1000000L};\n"
+    "        nanosleep(&ts, NULL);\n"
+    "        unsigned char a[2] = {'d', q[1]};\n"
+    "        send(fd, a, 2, 0);\n"
+    "        drains++;\n"
+    "    }\n"
+    "    printf(\"drains: %d\\n\", drains);\n"
+    "    return 0;\n"
+    "}\n";
+
+/* Runs DRAIN_SRC (untimed unless said) for 1.5 s, its drains taking
+ * `drain_ms`, with a timed section of 100 ms coming 100 ms into the run;
+ * returns how long that section waited for the GPU. */
+static double drain_run(TurnFixture *t, const char *exe, const char *drain_ms) {
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    unlink(made);
+    program_result_fini(&t->f.res);
+    memset(&t->f.res, 0, sizeof t->f.res);
+    const char *args[] = {made, "1500", drain_ms};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 3;
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t other = timed_section(made, 100, p[1]);
+    assert_null(program_run(exe, &t->f.ropts, &t->f.res));
+    int st;
+    waitpid(other, &st, 0);
+    double waited = -1;
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    close(p[0]);
+    close(p[1]);
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    assert_int_equal(t->f.res.exit_code, 0);
+    return waited;
+}
+
+static bool file_has(const char *path, const char *text) {
+    char *s = NULL;
+    size_t n = 0;
+    Diag *d = fs_read_file(path, &s, &n);
+    diag_free(&d);
+    bool hit = s && strstr(s, text);
+    free(s);
+    return hit;
+}
+
+/* An untimed program's GPU work drains before it steps aside: the timed
+ * section waits for the drain's answer (300 ms here), then gets the GPU. */
+static void drain__an_untimed_program_finishes_its_gpu_work__before_a_timed_section_starts(void **state) {
+    TurnFixture *t = *state;
+    char *exe = cc_build(&t->f, "drain", DRAIN_SRC), trace[200];
+    snprintf(trace, sizeof trace, "%s/trace", t->f.dir);
+    setenv("CUDOJO_GPU_LOCK_TRACE", trace, 1);
+    t->f.ropts.gpu_shared = true;
+    double waited = drain_run(t, exe, "300");
+    unsetenv("CUDOJO_GPU_LOCK_TRACE");
+    assert_true(says(t, "drain: set\n"));
+    assert_true(says(t, "drains: 1\n"));
+    assert_true(waited >= 290 && waited < 1000);
+    assert_true(file_has(trace, " drain shared "));
+    assert_false(t->f.res.timed_out);
+    free(exe);
+}
+
+/* A drain that never answers (a kernel that spins until its host says so)
+ * holds the section only CUDOJO_GPU_DRAIN_MS; =0 asks for no drain; a
+ * timed program gets no drain channel (its GPU work comes after its turn). */
+static void drain__is_bounded__off_with_zero__and_only_for_untimed_programs(void **state) {
+    TurnFixture *t = *state;
+    char *exe = cc_build(&t->f, "drain", DRAIN_SRC), trace[200];
+    snprintf(trace, sizeof trace, "%s/trace", t->f.dir);
+    setenv("CUDOJO_GPU_LOCK_TRACE", trace, 1);
+    setenv("CUDOJO_GPU_DRAIN_MS", "200", 1);
+    t->f.ropts.gpu_shared = true;
+    double waited = drain_run(t, exe, "-1");
+    assert_true(says(t, "drain: set\n"));
+    assert_true(waited >= 190 && waited < 700);
+    assert_true(file_has(trace, " drain-late shared "));
+    unsetenv("CUDOJO_GPU_LOCK_TRACE");
+    setenv("CUDOJO_GPU_DRAIN_MS", "0", 1);
+    waited = drain_run(t, exe, "300");
+    assert_true(says(t, "drain: none\n"));
+    assert_true(waited < 250);
+    setenv("CUDOJO_GPU_DRAIN_MS", "soon", 1);    /* a wrong bound stops the run, saying so */
+    program_result_fini(&t->f.res);
+    memset(&t->f.res, 0, sizeof t->f.res);
+    Diag *bad = program_run(exe, &t->f.ropts, &t->f.res);
+    assert_non_null(bad);
+    assert_true(chain_mentions(bad, "CUDOJO_GPU_DRAIN_MS=soon"));
+    diag_free(&bad);
+    unsetenv("CUDOJO_GPU_DRAIN_MS");
+    t->f.ropts.gpu_shared = false;
+    t->f.ropts.timeout_s = 0.5;
+    const char *args[] = {"-", "10", "0"};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 3;
+    program_result_fini(&t->f.res);
+    memset(&t->f.res, 0, sizeof t->f.res);
+    assert_null(program_run(exe, &t->f.ropts, &t->f.res));
+    assert_true(says(t, "drain: none\n"));
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    free(exe);
+}
+
+/* ---- the drain on a GPU (CUDOJO_TEST_GPU=1): real programs, the injection library ---- */
+
+/* A dependent chain of FMAs in one thread: work, not wall time (a spin on
+ * clock64 or %globaltimer would end on time while another context has the
+ * GPU). */
+#define CHAIN_KERNEL                                                           \
+    "__global__ void chain(float *out, long long n) {\n"                       \
+    "    float v = out[0];\n"                                                  \
+    "    for (long long i = 0; i < n; i++) v = v * 0.9999f + 1.0f;\n"          \
+    "    out[0] = v;\n"                                                        \
+    "}\n"
+
+/* Untimed: batches of 8 chains of argv[2] FMAs queued at once, then a
+ * synchronise, for argv[3] ms; makes argv[1] once the first batch is queued. */
+static const char *FLOOD_CU =
+    "#include <cstdio>\n#include <cstdlib>\n#include <ctime>\n" CHAIN_KERNEL
+    "static double now() { timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }\n"
+    "int main(int argc, char **argv) {\n"
+    "    float *d; cudaMalloc(&d, 4); cudaMemset(d, 0, 4);\n"
+    "    double t0 = now(); int batches = 0;\n"
+    "    while (now() < t0 + atof(argv[3])) {\n"
+    "        for (int i = 0; i < 8; i++) chain<<<1, 1>>>(d, atoll(argv[2]));\n"
+    "        if (batches++ == 0) { FILE *m = fopen(argv[1], \"w\"); if (m) fclose(m); }\n"
+    "        cudaDeviceSynchronize();\n"
+    "    }\n"
+    "    printf(\"batches: %d\\n\", batches);\n"
+    "    return cudaGetLastError() != cudaSuccess;\n"
+    "}\n";
+
+/* Timed: one chain of argv[1] FMAs between two events; prints its ms. */
+static const char *TIMED_CU =
+    "#include <cstdio>\n#include <cstdlib>\n" CHAIN_KERNEL
+    "int main(int argc, char **argv) {\n"
+    "    float *d; cudaMalloc(&d, 4); cudaMemset(d, 0, 4);\n"
+    "    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);\n"
+    "    chain<<<1, 1>>>(d, 1000); cudaDeviceSynchronize();\n"
+    "    cudaEventRecord(a); chain<<<1, 1>>>(d, atoll(argv[1])); cudaEventRecord(b); cudaEventSynchronize(b);\n"
+    "    float ms = 0; cudaEventElapsedTime(&ms, a, b);\n"
+    "    printf(\"%.3f\\n\", ms);\n"
+    "    return 0;\n"
+    "}\n";
+
+static CompiledProgram *gpu_build(TurnFixture *t, const char *name, const char *src) {
+    t->f.copts.sass_arch = 90;
+    CompiledProgram *p = NULL;
+    Diag *d = program_compile(name, src, &t->f.copts, &p);
+    if (d) fprintf(stderr, "%s\n", d->message);
+    assert_null(d);
+    return p;
+}
+
+/* The timed program's kernel time (ms), run while the flood runs (its
+ * worker a forked process), or alone (flood NULL). */
+static double timed_beside_flood(TurnFixture *t, const char *timed, const char *flood, const char *fmas) {
+    char made[200];
+    snprintf(made, sizeof made, "%s/flooding", t->f.dir);
+    unlink(made);
+    pid_t worker = -1;
+    if (flood) {
+        fflush(NULL);
+        worker = fork();
+        if (worker == 0) {
+            ProgramRunOptions o = t->f.ropts;
+            o.gpu_shared = true;
+            o.timeout_s = 20;
+            const char *args[] = {made, "20000000", "2500"};    /* 8 x ~25 ms queued at a time, for 2.5 s */
+            o.args = args;
+            o.n_args = 3;
+            ProgramResult r;
+            Diag *d = program_run(flood, &o, &r);
+            bool ok = !d && r.exit_code == 0 && !r.timed_out;
+            if (r.out) fprintf(stderr, "flood: %s", r.out);
+            _exit(ok ? 0 : 1);
+        }
+        for (int i = 0; i < 1000 && access(made, F_OK) != 0; i++) usleep(10000);
+        assert_int_equal(access(made, F_OK), 0);
+        usleep(300 * 1000);     /* well into its batches */
+    }
+    ProgramRunOptions o = t->f.ropts;
+    o.gpu_shared = false;
+    o.timeout_s = 20;
+    const char *args[] = {fmas};
+    o.args = args;
+    o.n_args = 1;
+    ProgramResult r;
+    assert_null(program_run(timed, &o, &r));
+    assert_int_equal(r.exit_code, 0);
+    double ms = r.out ? atof(r.out) : -1;
+    program_result_fini(&r);
+    if (flood) {
+        int st;
+        waitpid(worker, &st, 0);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    return ms;
+}
+
+/* An untimed program that keeps the GPU busy with queued kernels steps
+ * aside for a timed program, its queue drained first: the timed kernel
+ * takes the time it takes alone. Without the drain (CUDOJO_GPU_DRAIN_MS=0)
+ * the queued kernels share the GPU with it and it takes longer. */
+static void gpu__a_timed_program_runs_alone__when_an_untimed_one_had_work_queued(void **state) {
+    TurnFixture *t = *state;
+    if (!getenv("CUDOJO_TEST_GPU") || !has_nvcc()) skip();
+    t->f.ropts.runtime = PROGRAM_RT_CUDA;
+    CompiledProgram *flood = gpu_build(t, "flood.cu", FLOOD_CU), *timed = gpu_build(t, "timed.cu", TIMED_CU);
+    /* Up to three tries each: other test processes may use the GPU too (make
+       test-gpu runs four at once), and a yield may come as a batch ends,
+       its queue almost empty. */
+    const char *fmas = "40000000";
+    double alone = timed_beside_flood(t, timed->exe, NULL, fmas), drained = 1e9, undrained = 0;
+    for (int i = 0; i < 3 && !(drained < alone * 1.2); i++) {
+        double ms = timed_beside_flood(t, timed->exe, flood->exe, fmas);
+        drained = ms < drained ? ms : drained;
+    }
+    setenv("CUDOJO_GPU_DRAIN_MS", "0", 1);
+    for (int i = 0; i < 3 && !(undrained > alone * 1.3); i++) {
+        double ms = timed_beside_flood(t, timed->exe, flood->exe, fmas);
+        undrained = ms > undrained ? ms : undrained;
+    }
+    unsetenv("CUDOJO_GPU_DRAIN_MS");
+    fprintf(stderr, "timed kernel: alone %.2f ms, beside a drained flood %.2f ms, beside an undrained one %.2f ms\n",
+            alone, drained, undrained);
+    assert_true(alone > 5);
+    assert_true(drained < alone * 1.2);
+    assert_true(undrained > alone * 1.3);   /* the hole the drain closes is there to see */
+    compiled_program_free(&flood);
+    compiled_program_free(&timed);
+}
+
 /* ---- a group's turn (program_run_processes, program.h) ---- */
 
 /* Member 0 waits argv[2] ms and asks for its turn (printing "answer: N");
@@ -521,6 +784,12 @@ static void group__steps_aside_as_one__for_a_waiting_timed_section(void **state)
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(gpu__a_timed_program_runs_alone__when_an_untimed_one_had_work_queued,
+                                        turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(
+            drain__an_untimed_program_finishes_its_gpu_work__before_a_timed_section_starts, turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(drain__is_bounded__off_with_zero__and_only_for_untimed_programs, turn_setup,
+                                        turn_teardown),
         cmocka_unit_test_setup_teardown(yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_group,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__starts_shared_and_is_alone_after_asking__when_the_program_is_timed,
