@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +43,14 @@ static const char *mode_word(GpuLockMode m) {
 
 /* One line per take and release, appended with O_APPEND in one write (a
  * line shorter than PIPE_BUF never interleaves with another process's):
- * "<monotonic s> <pid> take|release <mode> <waited|held ms> <label>". */
-static void trace(const char *event, GpuLockMode mode, double at_s, double ms) {
+ * "<monotonic s> <pid> take|release <mode> <waited|held ms> <label>[/<what>]". */
+static void trace(const char *event, GpuLockMode mode, double at_s, double ms, const char *what) {
     const char *path = getenv("CUDOJO_GPU_LOCK_TRACE");
     if (!path || !*path) return;
     char line[256];
     pthread_mutex_lock(&g_stats_mu);
-    int n = snprintf(line, sizeof line, "%.6f %ld %s %s %.3f %s\n", at_s, (long)getpid(), event, mode_word(mode), ms,
-                     g_label);
+    int n = snprintf(line, sizeof line, "%.6f %ld %s %s %.3f %s%s%s\n", at_s, (long)getpid(), event, mode_word(mode), ms,
+                     g_label, what && *what ? "/" : "", what ? what : "");
     pthread_mutex_unlock(&g_stats_mu);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;
@@ -57,7 +58,16 @@ static void trace(const char *event, GpuLockMode mode, double at_s, double ms) {
     close(fd);
 }
 
-void gpu_lock_trace_event(const char *event, double ms) { trace(event, GPU_LOCK_SHARED, mono_s(), ms); }
+void gpu_lock_trace_event(const char *event, double ms) { trace(event, GPU_LOCK_SHARED, mono_s(), ms, NULL); }
+
+void gpu_lock_what(GpuLock *l, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->what, sizeof l->what, fmt, ap);
+    va_end(ap);
+    for (char *p = l->what; *p; p++)
+        if (*p <= ' ' || *p >= 127) *p = '_';     /* one word */
+}
 
 void gpu_lock_stats(GpuLockStats *out) {
     pthread_mutex_lock(&g_stats_mu);
@@ -165,7 +175,7 @@ static void took(GpuLock *l, int fd, int pfd, double t0) {
     l->fd = fd;
     l->profiler_fd = pfd;
     l->taken_s = t1;
-    trace("take", l->mode, t1, (t1 - t0) * 1e3);
+    trace("take", l->mode, t1, (t1 - t0) * 1e3, l->what);
 }
 
 void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
@@ -240,5 +250,5 @@ void gpu_lock_release(GpuLock *l) {
         g_stats.exclusive_sections++;
     }
     pthread_mutex_unlock(&g_stats_mu);
-    trace("release", l->mode, now, held * 1e3);
+    trace("release", l->mode, now, held * 1e3, l->what);
 }

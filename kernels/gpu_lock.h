@@ -41,7 +41,8 @@
  * Yields: a whole program holding the lock shared (an untimed program, a
  * timed one before its first GPU work, a run under compute-sanitizer)
  * would make that wait seconds long, with every other grader queued
- * behind it; its worker looks at the turnstile every 25 ms and, when
+ * behind it; its worker looks at the turnstile every 25 ms
+ * (CUDOJO_GPU_YIELD_LOOK_MS) and, when
  * someone waits there, stops the program (SIGSTOP to its group and to any
  * descendant a tool put outside it), lets go, takes the lock shared again
  * after the timed section and lets the program go on
@@ -77,9 +78,14 @@ typedef struct GpuLock {
     double taken_s;             /* when it was taken (monotonic seconds) */
     int profiler_fd;            /* the profilers' lock (GPU_LOCK_PROFILER); -1 when not held */
     int gate_fd;                /* the turnstile, opened once for gpu_lock_contended; -1 = not yet */
+    char what[40];              /* what the holder does, for the trace ("copy-to-host:1024MiB"); "" = not said */
 } GpuLock;
 
-#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1, -1}
+#define GPU_LOCK_INIT {-1, GPU_LOCK_EXCLUSIVE, 0, -1, -1, ""}
+
+/* Says what the holder of `l` does (printf-like, spaces become '_'), for
+ * the trace's label (below): set before gpu_lock_take. */
+void gpu_lock_what(GpuLock *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Waits for and takes the lock of this process's GPU in `mode` (a no-op
  * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
@@ -114,7 +120,8 @@ void gpu_lock_stats(GpuLockStats *out);
  * appends a line "<CLOCK_MONOTONIC s> <pid> take|release
  * exclusive|shared|profiler <ms waited before the take | held> <label>";
  * the label is what this process runs now (a worker sets the exercise's id
- * per run; "-" until then). */
+ * per run; "-" until then), then "/" and what the holder said it does
+ * (gpu_lock_what), if it did. */
 void gpu_lock_set_label(const char *label);
 /* Appends a line of another event of this process to the trace, in the
  * same form: "<monotonic s> <pid> <event> shared <ms> <label>" (a program's

@@ -353,6 +353,7 @@ Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int 
        are shared. Before session 13 the hold was exclusive from the start:
        mps-share held the H200 alone ~1.7 s per graded run. */
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "program-group:%d", n);
     if (gpu || gpu_lock_on_emulator()) gpu_lock_take(&lock, GPU_LOCK_SHARED);
     ProgramGroupTurn *group = lock.fd >= 0 && !opts->gpu_shared ? program_group_turn_new(&lock) : NULL;
     ProcJob *jobs = xcalloc((size_t)n, sizeof *jobs);

@@ -350,8 +350,13 @@ static bool group_shared(ProgramGroupTurn *g) {
     return shared;
 }
 
-/* How often a shared holder looks for a waiting timed section. */
-#define YIELD_LOOK_MS 25
+/* How often a shared holder looks for a waiting timed section (ms):
+ * CUDOJO_GPU_YIELD_LOOK_MS, 1..1000, else 25. */
+static int yield_look_ms(void) {
+    const char *v = getenv("CUDOJO_GPU_YIELD_LOOK_MS");
+    int ms = v ? atoi(v) : 0;
+    return ms >= 1 && ms <= 1000 ? ms : 25;
+}
 /* How long a yield waits at most for the program's queued GPU work (drain_ask). */
 #define DRAIN_WAIT_MS 1000
 
@@ -550,6 +555,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
     char buf[65536];
     bool exited = false, killed = false;
     double exited_at = 0, disk_at = proc_now_ms();
+    int look_ms = yield_look_ms(), poll_ms = look_ms < 20 ? look_ms : 20;
     long long limit = disk_limit();
     for (;;) {
         if (!killed && !exited && disk_dir && proc_now_ms() > disk_at + 250) {
@@ -584,7 +590,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         }
         if (exited && out->fd < 0 && err->fd < 0 && *rep < 0) break;
         struct pollfd p[3] = {{out->fd, POLLIN, 0}, {err->fd, POLLIN, 0}, {*rep, POLLIN, 0}};
-        int n = poll(p, 3, 20);
+        int n = poll(p, 3, poll_ms);
         if (n < 0 && errno != EINTR) break;
         for (int i = 0; n > 0 && i < 3; i++) {
             if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -603,13 +609,13 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         if (rr->turn_asked && turn->fd >= 0 && !killed) deadline += turn_grant(turn, pid);
         if (turn->group) {
             if (turn->yields && !killed && !exited && proc_now_ms() >= turn->next_look_ms) {
-                turn->next_look_ms = proc_now_ms() + YIELD_LOOK_MS;
+                turn->next_look_ms = proc_now_ms() + look_ms;
                 group_yield(turn);
             }
             deadline += group_pauses(turn);
         } else if (turn->yields && !killed && !exited && turn->lock->fd >= 0 &&
                    turn->lock->mode != GPU_LOCK_EXCLUSIVE && proc_now_ms() >= turn->next_look_ms) {
-            turn->next_look_ms = proc_now_ms() + YIELD_LOOK_MS;
+            turn->next_look_ms = proc_now_ms() + look_ms;
             if (gpu_lock_contended(turn->lock)) deadline += turn_yield(turn, pid);
         }
         /* The child is gone and killed its group: what is left in the pipes
@@ -711,6 +717,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     GpuLock lock = GPU_LOCK_INIT;
     Turn turn = {.lock = group ? group->lock : &lock, .fd = -1, .group = group, .drain_fd = -1};
     int pturn[2] = {-1, -1};
+    gpu_lock_what(&lock, "%s", o->tool ? "tool" : o->gpu_shared ? "program-untimed" : "program");
     if (!d && locks)
         gpu_lock_take(&lock, o->gpu_profiler                ? GPU_LOCK_PROFILER
                              : o->gpu_shared || want_turn ? GPU_LOCK_SHARED

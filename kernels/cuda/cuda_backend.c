@@ -134,6 +134,7 @@ static Diag *cuda_mem_alloc(Backend *b, size_t bytes, const char *label, size_t 
     if (d) return d;
     void *p = NULL;
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "alloc:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
     gpu_lock_release(&lock);
@@ -169,6 +170,7 @@ static Diag *cuda_mem_free(Backend *b, DevPtr p) {
         c->allocs[i] = c->allocs[--c->n_allocs];
         if (c->broken) return NULL;         /* the context is gone; so is the memory */
         GpuLock lock = GPU_LOCK_INIT;
+        gpu_lock_what(&lock, "free");
         gpu_lock_take(&lock, GPU_LOCK_SHARED);
         cudaError_t e = cudaFree((void *)(uintptr_t)p);
         gpu_lock_release(&lock);
@@ -209,6 +211,7 @@ static void *pin_in_pieces(size_t bytes) {
     char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "pin-pieces:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     size_t at = 0, n;
     cudaError_t e = cudaSuccess;
@@ -240,6 +243,7 @@ static void *pool_alloc(void *ud, size_t bytes, bool *zeroed, int *tag) {
             }
         } else {
             GpuLock lock = GPU_LOCK_INIT;
+            gpu_lock_what(&lock, "pin:%zuMiB", bytes >> 20);
             gpu_lock_take(&lock, GPU_LOCK_SHARED);
             cudaError_t e = cudaMallocHost(&p, bytes);
             gpu_lock_release(&lock);
@@ -266,6 +270,7 @@ static void pool_release(void *ud, void *p, size_t bytes, int tag) {
     if (tag == POOL_PIECES) {
         if (!lost) {
             GpuLock lock = GPU_LOCK_INIT;
+            gpu_lock_what(&lock, "unpin-pieces:%zuMiB", bytes >> 20);
             gpu_lock_take(&lock, GPU_LOCK_SHARED);
             unpin_pieces(&lock, p, bytes);
             gpu_lock_release(&lock);
@@ -275,6 +280,7 @@ static void pool_release(void *ud, void *p, size_t bytes, int tag) {
     }
     if (lost) return;
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "free-host:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     if (cudaFreeHost(p) != cudaSuccess) (void)cudaGetLastError();
     gpu_lock_release(&lock);
@@ -316,6 +322,7 @@ static Diag *cuda_copy_to_device(Backend *b, DevPtr dst, const void *src, size_t
     char name[160];
     snprintf(name, sizeof name, "copy %.120s -> device", cuda_state_label(b, dst));
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "copy-to-device:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = copy_in_pieces(&lock, (char *)src, (char *)(uintptr_t)dst, bytes, cudaMemcpyHostToDevice);
@@ -333,6 +340,7 @@ static Diag *cuda_copy_to_host(Backend *b, void *dst, DevPtr src, size_t bytes) 
     char name[160];
     snprintf(name, sizeof name, "copy %.120s -> host", cuda_state_label(b, src));
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "copy-to-host:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = copy_in_pieces(&lock, dst, (char *)(uintptr_t)src, bytes, cudaMemcpyDeviceToHost);
@@ -350,6 +358,7 @@ static Diag *cuda_memset(Backend *b, DevPtr dst, int value, size_t bytes) {
     char name[160];
     snprintf(name, sizeof name, "memset %.120s", cuda_state_label(b, dst));
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "memset:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     TlMark mark = cuda_streams_mark_begin(c->streams, 0);
     cudaError_t e = cudaMemset((void *)(uintptr_t)dst, value, bytes);
@@ -391,6 +400,7 @@ static Diag *cuda_module_load(Backend *b, const CompiledModule *m, BackendModule
     bool from_cubin = false;
     cudaError_t e = cudaErrorInvalidValue;
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "module-load");
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     if (cubin_fits(m, &c->info)) {
         e = cudaLibraryLoadData(&lib, m->cubin, NULL, NULL, 0, NULL, NULL, 0);
@@ -426,6 +436,7 @@ static void cuda_module_unload(Backend *b, BackendModule **mp) {
     if (!m) return;
     if (!cb(b)->broken && m->lib) {
         GpuLock lock = GPU_LOCK_INIT;
+        gpu_lock_what(&lock, "module-unload");
         gpu_lock_take(&lock, GPU_LOCK_SHARED);
         (void)cudaLibraryUnload(m->lib);
         gpu_lock_release(&lock);
@@ -742,6 +753,7 @@ static Diag *cuda_launch(Backend *b, BackendModule *m, const char *kernel, const
        (gpu_lock.h, exclusive); a correctness launch, whose time nobody reads,
        shares it with the others' (shared), never with a timed section. */
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "%s:%s", cfg->timed_reps > 0 ? "timed" : "launch", k->name);
     gpu_lock_take(&lock, cfg->timed_reps > 0 ? GPU_LOCK_EXCLUSIVE : GPU_LOCK_SHARED);
     Capture cap;
     capture_begin(&cap);
@@ -833,6 +845,7 @@ static void cuda_destroy(Backend *b) {
     CudaBackend *c = cb(b);
     if (!c->broken) {
         GpuLock lock = GPU_LOCK_INIT;
+        gpu_lock_what(&lock, "destroy");
         gpu_lock_take(&lock, GPU_LOCK_SHARED);
         for (int i = 0; i < c->n_allocs; i++) cudaFree((void *)(uintptr_t)c->allocs[i].ptr);
         if (c->flush_buf) cudaFree(c->flush_buf);
@@ -928,6 +941,7 @@ Backend *cuda_backend_new(Diag **why) {
     c->base.ops = &CUDA_OPS;
     c->device = 0;
     GpuLock lock = GPU_LOCK_INIT;
+    gpu_lock_what(&lock, "context");
     gpu_lock_take(&lock, GPU_LOCK_SHARED);
     e = cudaSetDevice(c->device);
     if (e == cudaSuccess) e = cudaFree(NULL);       /* create the context now, not mid-launch */

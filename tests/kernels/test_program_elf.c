@@ -94,9 +94,10 @@ static void one_stream__no__for_another_library_or_without_libcudart(void **stat
     const char *src = "extern int cudaDeviceSynchronize(void);\nint main(void) { return cudaDeviceSynchronize(); }\n";
     char *alone = cc_link(f, "alone", src, "");
     assert_true(program_one_stream(alone));                  /* the control */
-    char *more = cc_link(f, "more",     /* used, or the linker leaves it out (--as-needed) */
-                         "extern int cudaDeviceSynchronize(void);\nextern void *json_object(void);\n"
-                         "int main(void) { return json_object() != 0 && cudaDeviceSynchronize(); }\n", "-ljansson");
+    char *more = cc_link(f, "more",     /* used, or the linker leaves it out (--as-needed); the toolkit's own */
+                         "extern int cudaDeviceSynchronize(void);\nextern int cublasCreate_v2(void **);\n"
+                         "int main(void) { void *h; return cublasCreate_v2(&h) && cudaDeviceSynchronize(); }\n",
+                         "-lcublas");
     assert_false(program_one_stream(more));
     char *made = cc_link(f, "made",
                          "extern int cudaStreamCreate(void *);\n"
