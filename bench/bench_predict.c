@@ -21,18 +21,23 @@
  * or of --measured FILE (an earlier GPU run; a row whose kernel ran more
  * than 2% more or fewer instructions there is stale and left out). --fit
  * all|even|odd refits the model's free constants (fixed_us, latency,
- * hit, dep, request and barrier cycles) on all exercises or every other one
- * (both rows of an exercise on one side) and prints the other half as
- * held out. To iterate on the model without a GPU:
+ * hit, dep, request and barrier cycles, the L2's rate for scattered
+ * sectors, the L1's lines per clock; --free NAME,... fits only those) on
+ * all exercises or every other one (both rows of an exercise on one side)
+ * and prints the other half as held out. --replay may be given more than
+ * once: the rows of every file count (one run's counts from two emulator
+ * hosts, whose L1 hits differ). To iterate on the model without a GPU:
  *   build/bench/bench_predict --emu-only --json /tmp/emu.json
  *   build/bench/bench_predict --replay /tmp/emu.json --measured H200-RUN.json [--fit even]
  *
  * Usage: build/bench/bench_predict [--emu-only] [--json FILE] [--course DIR] [EXERCISE...]
- *        build/bench/bench_predict --replay FILE [--measured FILE] [--fit all|even|odd]
+ *        build/bench/bench_predict --replay FILE [--replay FILE2...] [--measured FILE] [--fit all|even|odd]
+ *                                  [--free NAME,...]
  * On the H200 (under 3 minutes): make bench, or
  *   make build/bench/bench_predict && build/bench/bench_predict --json /tmp/predict.json */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,19 +243,49 @@ static double replay_error(const PerfCalib *c, const ReplayRow *rows, int n, int
     return e;
 }
 
-/* Coordinate descent in log space over the free constants. */
-static void replay_fit(PerfCalib *c, const ReplayRow *rows, int n, int half) {
-    double *params[] = {&c->fixed_us, &c->latency_cycles, &c->dep_cycles, &c->request_cycles, &c->barrier_cycles,
-                        &c->hit_cycles};
-    enum { NP = sizeof params / sizeof params[0] };
-    double step[NP];
-    for (int k = 0; k < NP; k++) {
+/* The model's free constants, by name (--free picks some; all by default). */
+static const struct { const char *name; size_t offset; } FREE_CONSTANTS[] = {
+    {"fixed_us", offsetof(PerfCalib, fixed_us)},
+    {"latency_cycles", offsetof(PerfCalib, latency_cycles)},
+    {"dep_cycles", offsetof(PerfCalib, dep_cycles)},
+    {"request_cycles", offsetof(PerfCalib, request_cycles)},
+    {"barrier_cycles", offsetof(PerfCalib, barrier_cycles)},
+    {"hit_cycles", offsetof(PerfCalib, hit_cycles)},
+    {"l2_sector_gbs", offsetof(PerfCalib, l2_sector_gbs)},
+    {"l1_lines_per_clk", offsetof(PerfCalib, l1_lines_per_clk)},
+};
+enum { N_FREE = sizeof FREE_CONSTANTS / sizeof FREE_CONSTANTS[0] };
+
+/* Which constants `list` (comma-separated names, NULL: all) frees; false on a name that is none. */
+static bool free_constants(const char *list, bool freed[N_FREE]) {
+    for (int k = 0; k < N_FREE; k++) freed[k] = !list;
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ",");
+        int k = 0;
+        while (k < N_FREE && (strlen(FREE_CONSTANTS[k].name) != n || strncmp(FREE_CONSTANTS[k].name, p, n))) k++;
+        if (k == N_FREE) {
+            fprintf(stderr, "bench_predict: --free: no constant '%.*s'\n", (int)n, p);
+            return false;
+        }
+        freed[k] = true;
+        p += n + (p[n] == ',');
+    }
+    return true;
+}
+
+/* Coordinate descent in log space over the freed constants. */
+static void replay_fit(PerfCalib *c, const ReplayRow *rows, int n, int half, const bool freed[N_FREE]) {
+    double *params[N_FREE];
+    double step[N_FREE];
+    for (int k = 0; k < N_FREE; k++) {
+        params[k] = (double *)((char *)c + FREE_CONSTANTS[k].offset);
         step[k] = 0.5;
-        if (*params[k] <= 0) *params[k] = 1;
+        if (freed[k] && *params[k] <= 0) *params[k] = 1;
     }
     double best = replay_error(c, rows, n, half);
     for (int it = 0; it < 200; it++) {
-        for (int k = 0; k < NP; k++) {
+        for (int k = 0; k < N_FREE; k++) {
+            if (!freed[k]) continue;
             double was = *params[k];
             bool better = false;
             for (int dir = 1; dir >= -1 && !better; dir -= 2) {
@@ -264,10 +299,32 @@ static void replay_fit(PerfCalib *c, const ReplayRow *rows, int n, int half) {
     }
 }
 
-/* Prints the rows of `half` (-1 all) with c; returns how many are within +-30%. */
-static int replay_table(const PerfCalib *c, const ReplayRow *rows, int n, int half, int *n_rows) {
+/* Prints the rows of `half` (-1 all) with c. */
+static void replay_table(const PerfCalib *c, const ReplayRow *rows, int n, int half) {
+    for (int i = 0; i < n; i++) {
+        if (!in_half(&rows[i], half)) continue;
+        Prediction p;
+        predict_kernel(c, NULL, &rows[i].in, &p);
+        double ratio = p.us / rows[i].measured_us;
+        printf("%-22.22s %-8s %-14.14s %10.2f %-18.18s %10.2f %5.2f%s  chain %.2f issue %.2f pipe %.2f dram %.2f l2 %.2f "
+               "l1 %.2f shared %.2f\n",
+               rows[i].exercise, rows[i].source, rows[i].kernel, p.us, p.bound, rows[i].measured_us, ratio,
+               within(ratio) ? "  " : " !", p.chain_us, p.issue_us, p.pipe_us, p.dram_us, p.l2_us, p.l1_us, p.shared_us);
+    }
+}
+
+static void print_calib(const char *what, const PerfCalib *c) {
+    printf("%s: fixed_us %.2f, latency_cycles %.0f, hit_cycles %.0f, dep_cycles %.2f, request_cycles %.1f, "
+           "barrier_cycles %.0f, l2_sector_gbs %.0f, l1_lines_per_clk %.2f\n", what, c->fixed_us, c->latency_cycles,
+           c->hit_cycles, c->dep_cycles, c->request_cycles, c->barrier_cycles, c->l2_sector_gbs, c->l1_lines_per_clk);
+}
+
+/* How many rows of `half` are within +-30% with c, and their lowest and highest ratio. */
+static int replay_range(const PerfCalib *c, const ReplayRow *rows, int n, int half, int *n_rows, double *lo, double *hi) {
     int ok = 0;
     *n_rows = 0;
+    *lo = 1e300;
+    *hi = 0;
     for (int i = 0; i < n; i++) {
         if (!in_half(&rows[i], half)) continue;
         Prediction p;
@@ -275,87 +332,98 @@ static int replay_table(const PerfCalib *c, const ReplayRow *rows, int n, int ha
         double ratio = p.us / rows[i].measured_us;
         ok += within(ratio);
         (*n_rows)++;
-        printf("%-22.22s %-8s %-14.14s %10.2f %-18.18s %10.2f %5.2f%s  chain %.2f issue %.2f pipe %.2f dram %.2f l2 %.2f shared %.2f\n",
-               rows[i].exercise, rows[i].source, rows[i].kernel, p.us, p.bound, rows[i].measured_us, ratio,
-               within(ratio) ? "  " : " !", p.chain_us, p.issue_us, p.pipe_us, p.dram_us, p.l2_us, p.shared_us);
+        if (ratio < *lo) *lo = ratio;
+        if (ratio > *hi) *hi = ratio;
     }
     return ok;
 }
 
-static void print_calib(const char *what, const PerfCalib *c) {
-    printf("%s: fixed_us %.2f, latency_cycles %.0f, hit_cycles %.0f, dep_cycles %.2f, request_cycles %.1f, "
-           "barrier_cycles %.0f\n", what, c->fixed_us, c->latency_cycles, c->hit_cycles, c->dep_cycles,
-           c->request_cycles, c->barrier_cycles);
-}
-
-static int replay_main(const char *path, const char *measured_path, const char *fit) {
+/* Replays the rows of every file of `paths` (the same run counted by
+ * emulators on two hosts weighs both counts of what a host can change: the
+ * L1 hits) against their measured times or those of `measured_path`. */
+static int replay_main(const char *const *paths, int n_paths, const char *measured_path, const char *fit,
+                       const bool freed[N_FREE]) {
     json_error_t err;
-    json_t *file = json_load_file(path, 0, &err), *measured = NULL;
-    if (!file) {
-        fprintf(stderr, "bench_predict: %s:%d: %s\n", path, err.line, err.text);
-        return 1;
-    }
-    if (measured_path && !(measured = json_load_file(measured_path, 0, &err))) {
+    json_t *measured = NULL, **files = xcalloc((size_t)n_paths, sizeof *files);
+    int rc = 0;
+    for (int f = 0; f < n_paths && !rc; f++)
+        if (!(files[f] = json_load_file(paths[f], 0, &err))) {
+            fprintf(stderr, "bench_predict: %s:%d: %s\n", paths[f], err.line, err.text);
+            rc = 1;
+        }
+    if (!rc && measured_path && !(measured = json_load_file(measured_path, 0, &err))) {
         fprintf(stderr, "bench_predict: %s:%d: %s\n", measured_path, err.line, err.text);
-        json_decref(file);
-        return 1;
+        rc = 1;
     }
     PerfCalib c = *perf_calib_default();
-    printf("replay of %s: the model of kernels/predict.c (%s calibration) vs measured (%s)\n", path, c.device,
-           measured_path ? measured_path : path);
     ReplayRow *rows = NULL;
-    int n = replay_load(file, measured, &rows), n_half = 0;
+    int n = 0, n_rows = 0;
+    for (int f = 0; f < n_paths && !rc; f++) {
+        printf("replay of %s: the model of kernels/predict.c (%s calibration) vs measured (%s)\n", paths[f], c.device,
+               measured_path ? measured_path : paths[f]);
+        ReplayRow *more = NULL;
+        int m = replay_load(files[f], measured, &more);
+        rows = xrealloc(rows, (size_t)(n + m + 1) * sizeof *rows);
+        memcpy(rows + n, more, (size_t)m * sizeof *rows);
+        n += m;
+        free(more);
+    }
     int half = !fit || !strcmp(fit, "all") ? -1 : !strcmp(fit, "even") ? 0 : 1;
-    if (fit) {
+    if (!rc && fit) {
         print_calib("kernels/profiles.c", &c);
-        replay_fit(&c, rows, n, half);
+        replay_fit(&c, rows, n, half, freed);
         print_calib(half < 0 ? "fitted on all exercises" : half == 0 ? "fitted on the even exercises" : "fitted on the odd exercises", &c);
     }
-    printf("%-22s %-8s %-14s %10s %-18s %10s %5s\n", "exercise", "source", "kernel", "pred us", "bound", "meas us", "ratio");
-    int ok = replay_table(&c, rows, n, -1, &n_half);
-    printf("%d rows, %d within +-30%% (goal: all)\n", n_half, ok);
-    if (half >= 0) {
-        int held = 1 - half, n_held = 0, ok_held = 0;
-        for (int i = 0; i < n; i++) {
-            if (!in_half(&rows[i], held)) continue;
-            Prediction p;
-            predict_kernel(&c, NULL, &rows[i].in, &p);
-            n_held++;
-            ok_held += within(p.us / rows[i].measured_us);
-        }
-        printf("held out (the %s exercises, not fitted): %d of %d within +-30%%\n", held == 0 ? "even" : "odd", ok_held, n_held);
+    double lo, hi;
+    if (!rc) {
+        printf("%-22s %-8s %-14s %10s %-18s %10s %5s\n", "exercise", "source", "kernel", "pred us", "bound", "meas us", "ratio");
+        replay_table(&c, rows, n, -1);
+        int ok = replay_range(&c, rows, n, -1, &n_rows, &lo, &hi);
+        printf("%d rows, %d within +-30%% (ratios %.2f-%.2f; goal: all)\n", n_rows, ok, lo, hi);
+    }
+    if (!rc && half >= 0) {
+        int n_held = 0, ok_held = replay_range(&c, rows, n, 1 - half, &n_held, &lo, &hi);
+        printf("held out (the %s exercises, not fitted): %d of %d within +-30%% (ratios %.2f-%.2f)\n",
+               half == 1 ? "even" : "odd", ok_held, n_held, lo, hi);
     }
     free(rows);
-    json_decref(file);
+    for (int f = 0; f < n_paths; f++) json_decref(files[f]);
+    free(files);
     json_decref(measured);
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv) {
-    const char *course_dir = "lessons", *json_path = NULL, *replay = NULL, *measured = NULL, *fit = NULL;
+    const char *course_dir = "lessons", *json_path = NULL, *measured = NULL, *fit = NULL, *free_list = NULL;
     bool emu_only = false;
-    const char **only = xcalloc((size_t)argc, sizeof *only);
-    int n_only = 0;
+    const char **only = xcalloc((size_t)argc, sizeof *only), **replay = xcalloc((size_t)argc, sizeof *replay);
+    int n_only = 0, n_replay = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--emu-only")) emu_only = true;
         else if (!strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
         else if (!strcmp(argv[i], "--course") && i + 1 < argc) course_dir = argv[++i];
-        else if (!strcmp(argv[i], "--replay") && i + 1 < argc) replay = argv[++i];
+        else if (!strcmp(argv[i], "--replay") && i + 1 < argc) replay[n_replay++] = argv[++i];
         else if (!strcmp(argv[i], "--measured") && i + 1 < argc) measured = argv[++i];
         else if (!strcmp(argv[i], "--fit") && i + 1 < argc && (!strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "even") ||
                                                                !strcmp(argv[i + 1], "odd")))
             fit = argv[++i];
+        else if (!strcmp(argv[i], "--free") && i + 1 < argc) free_list = argv[++i];
         else if (argv[i][0] == '-') {
             fprintf(stderr, "usage: bench_predict [--emu-only] [--json FILE] [--course DIR] [EXERCISE...]\n"
-                            "       bench_predict --replay FILE [--measured FILE] [--fit all|even|odd]\n");
+                            "       bench_predict --replay FILE... [--measured FILE] [--fit all|even|odd] [--free NAME,...]\n");
             free(only);
+            free(replay);
             return 2;
         } else only[n_only++] = argv[i];
     }
-    if (replay) {
+    if (n_replay) {
         free(only);
-        return replay_main(replay, measured, fit);
+        bool freed[N_FREE];
+        int rc = free_constants(free_list, freed) ? replay_main(replay, n_replay, measured, fit, freed) : 2;
+        free(replay);
+        return rc;
     }
+    free(replay);
     Course *course = NULL;
     Diag *d = course_load(course_dir, &course);
     if (d) {

@@ -130,19 +130,35 @@ void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInp
                     (instr_w * c->dep_cycles + (waits_w - hits_w) * c->latency_cycles + hits_w * c->hit_cycles +
                      req_w * c->request_cycles + bar_b * c->barrier_cycles) / clk_per_us;
 
-    /* Memory: every sector passes L2; DRAM serves the footprint once (the
-     * GPU's timing flushes L2 first) and the re-reads L2 cannot keep. */
+    /* Transactions, not bytes: a coalesced request's sectors go four to a
+     * 128-byte line, a scattered request's (a column, a stride of a row)
+     * one to a line each; the sectors beyond the ideal are the scattered
+     * ones (the launch's totals; none when the ideal was not counted).
+     * Every sector passes the busiest SM's L1; every store and every load
+     * that misses the block's L1 passes L2 (the hits: the share of the
+     * waits whose loads all hit). */
     double bytes = (double)in->global_sectors * 32.0;
     double store = (double)in->global_store_sectors * 32.0;
+    double sectors = (double)in->global_sectors, ideal = (double)in->global_ideal_sectors;
+    double scattered = ideal > 0 && sectors > ideal ? (sectors - ideal) / sectors : 0;
+    double hit = in->memory_waits ? (double)in->memory_waits_hit / (double)in->memory_waits : 0;
+    if (hit > 1) hit = 1;
+    double l2_bytes = store + (bytes - store) * (1.0 - hit);
+    double l2_sector_gbs = c->l2_sector_gbs > 0 ? c->l2_sector_gbs : c->l2_gbs;
+    out->l2_bytes = l2_bytes;
+    out->l2_us = l2_bytes * ((1.0 - scattered) / (c->l2_gbs * 1e3) + scattered / (l2_sector_gbs * 1e3));
+    double lines = sectors * ((1.0 - scattered) / 4.0 + scattered);
+    out->l1_us = c->l1_lines_per_clk > 0 ? lines * share / c->l1_lines_per_clk / clk_per_us : 0;
+
+    /* DRAM serves the footprint once (the GPU's timing flushes L2 first)
+     * and the re-reads reaching L2 that it cannot keep. */
     double fp = in->footprint_bytes ? (double)in->footprint_bytes : bytes;
     double dram = bytes < fp ? bytes : fp;
-    if (bytes > fp && fp > c->l2_bytes) dram += (bytes - fp) * (1.0 - c->l2_bytes / fp);
+    if (l2_bytes > fp && fp > c->l2_bytes) dram += (l2_bytes - fp) * (1.0 - c->l2_bytes / fp);
     double dram_w = store < dram ? store : dram, dram_r = dram - dram_w;
     double write_gbs = 1.0 / (2.0 / c->dram_copy_gbs - 1.0 / c->dram_read_gbs);
     out->dram_bytes = dram;
-    out->l2_bytes = bytes;
     out->dram_us = dram_r / (c->dram_read_gbs * 1e3) + dram_w / (write_gbs * 1e3);
-    out->l2_us = bytes / (c->l2_gbs * 1e3);
 
     /* The terms overlap only partly (a warp waiting on memory issues
      * nothing; DRAM is busy while the chain waits): their p-norm, which is
@@ -153,6 +169,7 @@ void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInp
         {out->chain_us, "memory latency"},
         {out->dram_us, "DRAM bandwidth"},
         {out->l2_us, "L2 bandwidth"},
+        {out->l1_us, "L1 throughput"},
         {out->issue_us, "instruction issue"},
         {out->pipe_us, pipe_name},
         {out->shared_us, "shared memory"},
@@ -169,8 +186,7 @@ void predict_kernel(const PerfCalib *c, const DeviceProfile *p, const PredictInp
     if (work < out->fixed_us) out->bound = "launch";
     out->work_us = work;
     out->us = out->fixed_us + work;
-    double ideal = (double)in->global_ideal_sectors * 32.0;
-    out->copy_us = ideal / (c->dram_copy_gbs * 1e3);
+    out->copy_us = ideal * 32.0 / (c->dram_copy_gbs * 1e3);
     out->copy_fraction = out->us > 0 ? out->copy_us / out->us : 0;
 }
 
@@ -188,6 +204,7 @@ json_t *predict_to_json(const PerfCalib *c, const Prediction *pr) {
     json_object_set_new(t, "fixed", json_real(pr->fixed_us));
     json_object_set_new(t, "dram", json_real(pr->dram_us));
     json_object_set_new(t, "l2", json_real(pr->l2_us));
+    json_object_set_new(t, "l1", json_real(pr->l1_us));
     json_object_set_new(t, "latency_chain", json_real(pr->chain_us));
     json_object_set_new(t, "issue", json_real(pr->issue_us));
     json_object_set_new(t, "pipe", json_real(pr->pipe_us));

@@ -4,11 +4,11 @@
  * The emulator knows every sector, wavefront and instruction a launch
  * moves and issues, but nothing about time. This model turns those counts
  * into microseconds on a device profile (the H200 by default): a roofline
- * (the slowest of DRAM, L2, shared memory, instruction issue and each
- * pipe) with a latency term for launches that keep too few bytes in flight
- * (Little's law: a warp that waits for memory N times costs N round trips
- * however wide the memory is), the launch shape (blocks per SM, waves, the
- * busiest SM's tail) and a fixed launch cost. Its constants are calibrated
+ * (the slowest of DRAM, L2, the L1, shared memory, instruction issue and
+ * each pipe) with a latency term for launches that keep too few bytes in
+ * flight (Little's law: a warp that waits for memory N times costs N round
+ * trips however wide the memory is), the launch shape (blocks per SM,
+ * waves, the busiest SM's tail) and a fixed launch cost. Its constants are calibrated
  * once per device from measured kernels and kept with their provenance
  * (PerfCalib). The formulae, what each constant is and what the model
  * cannot see are in kernels/PREDICT.md.
@@ -49,11 +49,11 @@ typedef struct Prediction {
     double fixed_us;                /* launch cost + waves */
     double work_us;                 /* us - fixed_us */
     /* the terms (µs), the largest of which decides */
-    double dram_us, l2_us, chain_us, issue_us, pipe_us, shared_us, atomic_us;
-    const char *bound;              /* "launch", "DRAM bandwidth", "L2 bandwidth", "memory latency",
+    double dram_us, l2_us, l1_us, chain_us, issue_us, pipe_us, shared_us, atomic_us;
+    const char *bound;              /* "launch", "DRAM bandwidth", "L2 bandwidth", "L1 throughput", "memory latency",
                                        "instruction issue", "FP32"|"FP64"|"SFU"|"integer"|"load/store" pipe,
                                        "shared memory", "atomics" */
-    double dram_bytes, l2_bytes;    /* bytes from DRAM, bytes through L2 */
+    double dram_bytes, l2_bytes;    /* bytes from DRAM, bytes through L2 (stores and the loads that miss L1) */
     double copy_us;                 /* a device-to-device copy's time for the ideal bytes (no fixed cost) */
     double copy_fraction;           /* copy_us / us: the "% of copy" of a bandwidth-bound kernel */
     int blocks_per_sm, active_sms, waves;

@@ -133,6 +133,9 @@ static const PerfCalib CALIBS[] = {
         .dram_read_gbs = 4440,       /* reduce-peak, 2^29 f32 (2 GiB) in 0.484 ms; CUB 0.485 ms */
         .dram_copy_gbs = 4239,       /* doctor: cudaMemcpy D2D, median of 31 copies of 2 GiB */
         .l2_gbs = 7000,              /* estimate: ~1.6x DRAM (published H100 L2 microbenchmarks) */
+        .l2_sector_gbs = 2360,       /* fit (session14/call1; the six other fitted constants held): a scattered request's
+                                        sectors, one L2 transaction each (strided-access's starter, a warp's 32 floats
+                                        in 32 rows: 0.73 -> 0.92) */
         .l2_bytes = 45.0 * 1024 * 1024, /* 60 MiB reported, 3/4 of it kept between two reads of a line */
         .latency_cycles = 822,       /* fit (the mean of bench_predict --replay --fit all on two H200 runs): a round trip beyond
                                         L1 with the L2 flushed and the SMs busy; idle pointer chase 667
@@ -149,6 +152,8 @@ static const PerfCalib CALIBS[] = {
         .int_per_clk = 2,            /* 64 INT32 lanes per SM */
         .mem_per_clk = 1,            /* 32 load/store lanes per SM */
         .shared_per_clk = 1,         /* 128 bytes (one wavefront) per SM per clock */
+        .l1_lines_per_clk = 1.86,    /* fit (session14/call1): 128-byte lines of global requests per SM per clock; only
+                                        matmul-naive's column of A (L1 hits, 32 lines a request) shows it */
         .atomic_per_clk = 0.5,
         .dep_cycles = 2.69,          /* fit: per instruction of one warp (FMA 4 cycles, partly overlapped by ILP) */
         .request_cycles = 0.1,       /* fit: per global request of the slowest warp (39 when the average warp stood
@@ -162,7 +167,10 @@ static const PerfCalib CALIBS[] = {
                       "session8/call3/bench (fit 3.32 us, 829, 227, 2.67, 0.2, 149) and session9/call3/bench "
                       "(2026-12-02; fit 3.91 us, 816, 316, 2.71, 0.0, 164); the mean predicts 62/62 of the first run "
                       "and 61/62 of the second within +-30% (the one out: strided-access's starter, a 6 us "
-                      "launch-bound kernel, 0.74); l2_gbs an estimate",
+                      "launch-bound kernel, 0.74); l2_sector_gbs and l1_lines_per_clk (L2 and L1 transactions of "
+                      "scattered requests, L1 hits kept out of L2) fitted with those six held on session14/call1 "
+                      "(2026-12-02), replayed with the counts of two emulator hosts: 62/62 on each "
+                      "(the six alone: 61/62, strided-access's starter 0.73); l2_gbs an estimate",
     },
 };
 

@@ -44,7 +44,8 @@ typedef struct PerfCalib {
     double clock_ghz;               /* SM clock under load */
     double dram_read_gbs;           /* a read-only stream (a reduction) */
     double dram_copy_gbs;           /* read + written per second by a device-to-device copy */
-    double l2_gbs;                  /* sectors served by L2 (hits), all SMs */
+    double l2_gbs;                  /* sectors served by L2 (hits), all SMs, four to a 128-byte line */
+    double l2_sector_gbs;           /* the same for a scattered request's sectors: one L2 transaction each */
     double l2_bytes;                /* what stays in L2 between two reads of a line */
     double latency_cycles;          /* a global load's round trip, idle memory */
     double hit_cycles;              /* a wait for loads that all hit L1 (sectors the block had read) */
@@ -53,6 +54,7 @@ typedef struct PerfCalib {
     double issue_per_clk;           /* warp instructions issued per SM per clock (schedulers) */
     double fp32_per_clk, fp64_per_clk, sfu_per_clk, int_per_clk, mem_per_clk; /* warp instructions per SM per clock */
     double shared_per_clk;          /* shared-memory wavefronts per SM per clock */
+    double l1_lines_per_clk;        /* 128-byte lines of global requests the L1 serves per SM per clock */
     double atomic_per_clk;          /* global/shared atomics per SM per clock (one per lane) */
     double dep_cycles;              /* cycles one warp spends per instruction on its own critical path */
     double request_cycles;          /* more per global request of the warp (its loads queue for the LSU) */

@@ -4,8 +4,9 @@
  * at GPU size lands on the anchors' measured times, few warps waiting on
  * memory are latency-bound, bank-conflict replays and SFU work raise the
  * time, the chain follows a block's slowest warp and charges L1 hits less
- * than round trips, and the emulator's metrics JSON reads back into the
- * inputs. */
+ * than round trips, L1 hits stay out of L2, a scattered request's sectors
+ * cost L2 and the L1 one transaction each, and the emulator's metrics JSON
+ * reads back into the inputs. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,11 +202,11 @@ static void kernel__overlaps_terms_partly__as_their_p_norm(void **state) {
     const PerfCalib *c = perf_calib_default();
     PredictInput in;
     memset(&in, 0, sizeof in);
-    in.blocks = 1;
+    in.blocks = 132;                         /* one warp per SM: the busiest SM's L1 carries 1/132 of the sectors */
     in.threads_per_block = 32;
-    in.warps = 1;
-    in.warp_instructions = 1;
-    in.memory_waits = 100;                   /* the chain alone */
+    in.warps = 132;
+    in.warp_instructions = 132;
+    in.memory_waits = 132 * 100;             /* the chain alone */
     Prediction p;
     predict_kernel(c, NULL, &in, &p);
     double chain = p.chain_us;
@@ -281,6 +282,102 @@ static void kernel__charges_hit_cycles__for_waits_on_sectors_the_block_read_befo
                                        (c->clock_ghz * 1e3), 1e-9);
 }
 
+/* 132 blocks of one warp, one per SM, reading `sectors` in all, 32 sectors
+ * a request, one wait per warp: a launch whose sectors the tests make
+ * scattered (ideal below sectors) or L1 hits (memory_waits_hit). */
+static PredictInput spread(uint64_t sectors) {
+    PredictInput in;
+    memset(&in, 0, sizeof in);
+    in.blocks = 132;
+    in.threads_per_block = 32;
+    in.warps = 132;
+    in.global_sectors = sectors;
+    in.global_ideal_sectors = sectors;
+    in.global_requests = sectors / 32;
+    in.mem = in.global_requests;
+    in.warp_instructions = in.mem;
+    in.memory_waits = in.warps;
+    in.footprint_bytes = 32;                 /* re-reads of one sector: DRAM plays no part */
+    return in;
+}
+
+static void kernel__charges_l2_a_transaction_per_sector__when_a_request_scatters_them(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    assert_true(c->l2_sector_gbs > 0 && c->l2_sector_gbs < c->l2_gbs);
+    PredictInput in = spread(132ull * 1000000);
+    Prediction lines, scattered;
+    predict_kernel(c, NULL, &in, &lines);
+    assert_float_equal(lines.l2_us, 132e6 * 32 / (c->l2_gbs * 1e3), 1e-6);
+    /* strided-access's starter: a warp's 32 floats in 32 rows, 32 sectors where 4 would do */
+    in.global_ideal_sectors = in.global_sectors / 8;
+    predict_kernel(c, NULL, &in, &scattered);
+    double e = 7.0 / 8;                      /* the sectors beyond the ideal: one transaction each */
+    assert_float_equal(scattered.l2_us, 132e6 * 32 * ((1 - e) / (c->l2_gbs * 1e3) + e / (c->l2_sector_gbs * 1e3)), 1e-6);
+    assert_true(scattered.l2_us > 2 * lines.l2_us);
+    assert_string_equal(scattered.bound, "L2 bandwidth");
+    /* a file from before the ideal was counted: not scattered */
+    in.global_ideal_sectors = 0;
+    Prediction old;
+    predict_kernel(c, NULL, &in, &old);
+    assert_float_equal(old.l2_us, lines.l2_us, 1e-9);
+}
+
+static void kernel__leaves_l1_hits_out_of_l2__when_the_waits_hit(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    PredictInput in = spread(132ull * 1000000);
+    Prediction cold, hot;
+    predict_kernel(c, NULL, &in, &cold);
+    in.memory_waits_hit = in.memory_waits * 3 / 4;   /* a naive SGEMM re-reading its column of A: 3 of 4 waits hit L1 */
+    predict_kernel(c, NULL, &in, &hot);
+    assert_float_equal(hot.l2_us, cold.l2_us / 4, 1e-6 * cold.l2_us);
+    assert_float_equal(hot.l2_bytes, cold.l2_bytes / 4, 1);
+    /* stores pass L1 whatever the loads hit */
+    in.global_store_sectors = in.global_sectors / 2;
+    Prediction st;
+    predict_kernel(c, NULL, &in, &st);
+    assert_float_equal(st.l2_bytes, 32.0 * (66e6 + 66e6 / 4), 1);
+    /* a footprint L2 cannot keep: DRAM serves again only the re-reads that reach L2 */
+    in.global_store_sectors = 0;
+    in.footprint_bytes = 100ull << 20;
+    Prediction big;
+    predict_kernel(c, NULL, &in, &big);
+    double fp = 100.0 * (1 << 20);
+    assert_float_equal(big.dram_bytes, fp + (hot.l2_bytes - fp) * (1 - c->l2_bytes / fp), 1);
+}
+
+static void kernel__charges_the_busiest_sms_l1__a_line_per_scattered_sector(void **state) {
+    (void)state;
+    const PerfCalib *c = perf_calib_default();
+    assert_true(c->l1_lines_per_clk > 0);
+    const double clk = c->clock_ghz * 1e3;
+    /* 4 blocks of 32 warps, 1e6 sectors each, every wait an L1 hit: L2 sees none of it */
+    PredictInput in = spread(4ull * 1000000);
+    in.blocks = 4;
+    in.threads_per_block = 1024;
+    in.warps = 4 * 32;
+    in.memory_waits = in.memory_waits_hit = in.warps;
+    Prediction lines, scattered;
+    predict_kernel(c, NULL, &in, &lines);
+    assert_float_equal(lines.l2_us, 0, 1e-12);
+    assert_float_equal(lines.l1_us, 1e6 / 4 / c->l1_lines_per_clk / clk, 1e-9);   /* four sectors a line */
+    /* a naive SGEMM's column of A: 32 sectors in 32 lines where 4 sectors would do */
+    in.global_ideal_sectors = in.global_sectors / 8;
+    predict_kernel(c, NULL, &in, &scattered);
+    assert_float_equal(scattered.l1_us, 1e6 * (1.0 / 8 / 4 + 7.0 / 8) / c->l1_lines_per_clk / clk, 1e-9);
+    assert_string_equal(scattered.bound, "L1 throughput");
+    /* the same work on 132 SMs: each carries 1/33 of it */
+    in.blocks = 132;
+    in.warps = 132 * 32;
+    Prediction wide;
+    predict_kernel(c, NULL, &in, &wide);
+    assert_float_equal(wide.l1_us, scattered.l1_us / 33, 1e-9);
+    json_t *j = predict_to_json(c, &scattered);
+    assert_float_equal(json_real_value(json_object_get(json_object_get(j, "terms_us"), "l1")), scattered.l1_us, 1e-12);
+    json_decref(j);
+}
+
 static void input__round_trips__through_the_predictions_json_input(void **state) {
     (void)state;
     PredictInput in;
@@ -329,6 +426,9 @@ int main(void) {
         cmocka_unit_test(kernel__overlaps_terms_partly__as_their_p_norm),
         cmocka_unit_test(kernel__follows_the_slowest_warp__when_the_critical_path_is_counted),
         cmocka_unit_test(kernel__charges_hit_cycles__for_waits_on_sectors_the_block_read_before),
+        cmocka_unit_test(kernel__charges_l2_a_transaction_per_sector__when_a_request_scatters_them),
+        cmocka_unit_test(kernel__leaves_l1_hits_out_of_l2__when_the_waits_hit),
+        cmocka_unit_test(kernel__charges_the_busiest_sms_l1__a_line_per_scattered_sector),
         cmocka_unit_test(input__round_trips__through_the_predictions_json_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
