@@ -178,11 +178,15 @@ static void took(GpuLock *l, int fd, int pfd, double t0) {
     trace("take", l->mode, t1, (t1 - t0) * 1e3, l->what);
 }
 
+GpuLockMode gpu_lock_mode_for(GpuLockMode mode) {
+    const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
+    return only && !strcmp(only, "exclusive") ? GPU_LOCK_EXCLUSIVE : mode;   /* everything alone: to compare */
+}
+
 void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
     l->fd = l->profiler_fd = l->gate_fd = -1;
     const char *dir = getenv("CUDOJO_GPU_LOCK_DIR");
-    const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
-    if (only && !strcmp(only, "exclusive")) mode = GPU_LOCK_EXCLUSIVE;   /* everything alone: to compare */
+    mode = gpu_lock_mode_for(mode);
     l->mode = mode;
     if (!dir || !*dir) return;
     char prof[4096];

@@ -41,7 +41,7 @@
  * Yields: a whole program holding the lock shared (an untimed program, a
  * timed one before its first GPU work, a run under compute-sanitizer)
  * would make that wait seconds long, with every other grader queued
- * behind it; its worker looks at the turnstile every 25 ms
+ * behind it; its worker looks at the turnstile every 5 ms
  * (CUDOJO_GPU_YIELD_LOOK_MS) and, when
  * someone waits there, stops the program (SIGSTOP to its group and to any
  * descendant a tool put outside it), lets go, takes the lock shared again
@@ -90,6 +90,9 @@ void gpu_lock_what(GpuLock *l, const char *fmt, ...) __attribute__((format(print
 /* Waits for and takes the lock of this process's GPU in `mode` (a no-op
  * when CUDOJO_GPU_LOCK_DIR is unset or the lock file cannot be made). */
 void gpu_lock_take(GpuLock *l, GpuLockMode mode);
+/* The mode gpu_lock_take(l, mode) takes (CUDOJO_GPU_LOCK_MODE=exclusive
+ * makes every take exclusive), to decide before taking. */
+GpuLockMode gpu_lock_mode_for(GpuLockMode mode);
 /* A yield: lets go of the GPU's lock and waits to take it again in the
  * same mode, as a new taker would (through the turnstile, behind a waiting
  * timed section). A profiler keeps the profilers' lock all the while. A

@@ -282,6 +282,7 @@ static pthread_cond_t g_gate_cv = PTHREAD_COND_INITIALIZER;    /* the gate opene
 static pthread_cond_t g_drain_cv = PTHREAD_COND_INITIALIZER;   /* a drain asked, or the channel gone */
 static int g_gate_shut;             /* new GPU work waits (read without the lock on the fast path) */
 static bool g_drain_asked, g_drain_gone;
+static int g_drain_ready_said;      /* "r" was sent (before the first GPU work) */
 static unsigned char g_drain_seq;   /* the number of the drain asked last */
 
 void progwire_set_drain(ProgwireDrain fn) { g_drain_fn = fn; }
@@ -293,9 +294,6 @@ static void gate_set(bool shut) {
 
 static void *drain_reader(void *arg) {
     (void)arg;
-    ssize_t w;
-    do w = send(g_drain_fd, "r", 1, MSG_NOSIGNAL);     /* served from now on */
-    while (w < 0 && errno == EINTR);
     for (;;) {
         unsigned char m[2];
         ssize_t n = recv(g_drain_fd, m, sizeof m, 0);
@@ -344,6 +342,7 @@ static void *drain_runner(void *arg) {
 /* A child the program forks has none of the threads: its gate stays open. */
 static void drain_after_fork(void) {
     g_drain_fd = -1;
+    g_drain_ready_said = 1;
     g_gate_shut = 0;
     pthread_mutex_init(&g_gate_lock, NULL);    /* another thread may have held it at the fork */
     pthread_cond_init(&g_gate_cv, NULL);
@@ -374,8 +373,20 @@ static void drain_start(int fd) {
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Before GPU work: waits while the gate is shut. */
+/* Before GPU work: says "r" the first time (from then on the program may
+ * have work queued; a drain asked before, while its context was still
+ * being made, would only wait for that), then waits while the gate is shut. */
 static void gate_wait(void) {
+    if (g_drain_fd >= 0 && !__atomic_exchange_n(&g_drain_ready_said, 1, __ATOMIC_ACQ_REL)) {
+        pthread_mutex_lock(&g_gate_lock);
+        bool served = !g_drain_gone;
+        pthread_mutex_unlock(&g_gate_lock);
+        if (served) {
+            ssize_t w;
+            do w = send(g_drain_fd, "r", 1, MSG_NOSIGNAL);
+            while (w < 0 && errno == EINTR);
+        }
+    }
     if (!__atomic_load_n(&g_gate_shut, __ATOMIC_ACQUIRE)) return;
     pthread_mutex_lock(&g_gate_lock);
     while (g_gate_shut) pthread_cond_wait(&g_gate_cv, &g_gate_lock);

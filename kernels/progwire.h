@@ -119,8 +119,9 @@ void progwire_turn(void);
  * stopped while another grader's timed section runs, but the GPU work it
  * queued before the stop would still run then. With CUDOJO_DRAIN_FD (a
  * SOCK_SEQPACKET socket of the worker, our parent; read by progwire_init)
- * two threads serve the worker's messages (after saying "r": the worker
- * asks nothing of a program before that): "y" and a number shuts the gate
+ * two threads serve the worker's messages (the runtime says "r" before
+ * its first GPU work, and the worker asks nothing of a program before that:
+ * one still making its context has nothing queued): "y" and a number shuts the gate
  * (progwire_turn holds new GPU work back), runs the hook set here (the
  * injection library: synchronise every context the program has) and
  * answers "d" with the same number; "o" opens the gate. The worker waits

@@ -210,6 +210,9 @@ static void unpin_pieces(GpuLock *lock, char *p, size_t bytes) {
 static void *pin_in_pieces(size_t bytes) {
     char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
+    /* Not in a child: a fork copies pinned anonymous pages at once (they
+       cannot be shared copy-on-write), a GiB per program the worker starts. */
+    madvise(p, bytes, MADV_DONTFORK);
     GpuLock lock = GPU_LOCK_INIT;
     gpu_lock_what(&lock, "pin-pieces:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);

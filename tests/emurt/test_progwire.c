@@ -7,7 +7,8 @@
  * executable and still kills the process with that signal; without a valid
  * descriptor nothing is written and nothing breaks; a turn is asked once,
  * before the work, and only on the parent's socket named by CUDOJO_TURN_FD;
- * a drain asked on CUDOJO_DRAIN_FD holds new GPU work back, runs the hook
+ * the runtime says it serves CUDOJO_DRAIN_FD at its first GPU work, not
+ * before; a drain asked there holds new GPU work back, runs the hook
  * before it answers, and lets the work go on when the worker says, even
  * while the hook never returns. */
 #include <setjmp.h>
@@ -222,6 +223,11 @@ static void child_drain(void) {
     progwire_set_drain(slow_hook);
     progwire_init("cuda");
     DrainWorker w = {0};
+    unsigned char early;
+    struct timeval tv = {0, 100000};
+    setsockopt(g_drain_sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (recv(g_drain_sv[0], &early, 1, 0) > 0) exit(13);     /* no "r" before the first GPU work */
+    progwire_turn();                    /* the first GPU work: "r" */
     pthread_t t;
     if (pthread_create(&t, NULL, drain_worker, &w)) exit(8);
     while (!g_hook_started) sleep_ms(1);

@@ -382,6 +382,54 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
     close(p[1]);
 }
 
+/* A program starts only once its worker holds the lock (the "go" pipe:
+ * the lock is taken after the fork, before the exec): beside a timed
+ * section, an untimed program's first act comes after that section ends,
+ * and its wall time leaves the wait out. */
+static void start__waits_for_the_lock__after_the_fork(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    char *gap = cc_build(&t->f, "gap", GAP_SRC);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(NULL);
+    pid_t holder = fork();
+    if (holder == 0) {
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
+        if (write(p[1], "h", 1) != 1) _exit(1);
+        usleep(400 * 1000);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gpu_lock_release(&l);
+        _exit(write(p[1], &ts, sizeof ts) == (ssize_t)sizeof ts ? 0 : 1);
+    }
+    char h;
+    assert_int_equal(read(p[0], &h, 1), 1);     /* the section has begun */
+    t->f.ropts.gpu_shared = true;
+    const char *args[] = {made, "50"};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 2;
+    assert_null(program_run(gap, &t->f.ropts, &t->f.res));
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    struct timespec released;
+    assert_int_equal(read(p[0], &released, sizeof released), (ssize_t)sizeof released);
+    int st;
+    waitpid(holder, &st, 0);
+    struct stat sb;
+    assert_int_equal(stat(made, &sb), 0);
+    double at = (double)sb.st_mtim.tv_sec + (double)sb.st_mtim.tv_nsec * 1e-9;
+    double end = (double)released.tv_sec + (double)released.tv_nsec * 1e-9;
+    assert_true(at >= end - 0.005);             /* not before the section ended (file times are coarse) */
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(t->f.res.wall_ms < 300);        /* the 400 ms wait is not the program's */
+    free(gap);
+    close(p[0]);
+    close(p[1]);
+}
+
 /* ---- the drain (progwire.h, drain_ask in program_run.c) ---- */
 
 /* Makes argv[1], runs argv[2] ms serving CUDOJO_DRAIN_FD if it has one
@@ -784,6 +832,7 @@ static void group__steps_aside_as_one__for_a_waiting_timed_section(void **state)
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(start__waits_for_the_lock__after_the_fork, turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(gpu__a_timed_program_runs_alone__when_an_untimed_one_had_work_queued,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(

@@ -1,7 +1,8 @@
 #!/bin/sh
 # session 14 call 2: the drain (an untimed program's queued GPU work finishes before it yields) and one hardware
 # queue for one-stream programs (CUDA_DEVICE_MAX_CONNECTIONS=1): the start-up curve by queue count, the GPU tests
-# of both, then bench_grade 3 with both (default) and without (CUDOJO_ONE_QUEUE=0 CUDOJO_GPU_DRAIN_MS=0), one call
+# of both, then bench_grade 3 with both (default), with neither (CUDOJO_ONE_QUEUE=0 CUDOJO_GPU_DRAIN_MS=0) and
+# with one queue but no drain, one call
 set -u
 O=${OUT:-/tmp/out}; mkdir -p "$O"
 export XDG_CACHE_HOME=/tmp/xc XDG_DATA_HOME=/tmp/xd NO_COLOR=1
@@ -57,4 +58,6 @@ el "bench_grade 3: drain and one queue (default)"
 bg new CUDOJO_X=1
 el "bench_grade 3: neither (CUDOJO_ONE_QUEUE=0 CUDOJO_GPU_DRAIN_MS=0)"
 bg old CUDOJO_ONE_QUEUE=0 CUDOJO_GPU_DRAIN_MS=0
+el "bench_grade 3: one queue, no drain (CUDOJO_GPU_DRAIN_MS=0)"
+bg nodrain CUDOJO_GPU_DRAIN_MS=0
 el done
