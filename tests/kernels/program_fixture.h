@@ -44,15 +44,17 @@ static inline int teardown(void **state) {
     return 0;
 }
 
-/* Builds a C program with cc -g; returns its path (caller frees). */
-static inline char *cc_build(Fixture *f, const char *name, const char *src) {
+/* Builds a C program with cc -g and the link arguments `link` (NULL-
+ * terminated, or NULL); returns its path (caller frees). */
+static inline char *cc_build_linked(Fixture *f, const char *name, const char *src, const char *const *link) {
     char *c = xasprintf("%s/%s.c", f->dir, name);
     char *exe = xasprintf("%s/%s", f->dir, name);
     Diag *d = fs_write_file_atomic(c, src, strlen(src));
     assert_null(d);
     char *cc = proc_find_in_path("cc");
     assert_non_null(cc);
-    const char *argv[] = {cc, "-g", "-O0", "-o", exe, c, NULL};
+    const char *argv[16] = {cc, "-g", "-O0", "-o", exe, c};
+    for (int i = 0, n = 6; link && link[i] && n < 15; i++) argv[n++] = link[i];
     ProcCapture pc;
     assert_null(proc_capture(argv, NULL, NULL, 60, 1 << 16, &pc));
     if (pc.status != 0) fprintf(stderr, "cc: %s\n", pc.out);
@@ -61,6 +63,11 @@ static inline char *cc_build(Fixture *f, const char *name, const char *src) {
     free(cc);
     free(c);
     return exe;
+}
+
+/* Builds a C program with cc -g; returns its path (caller frees). */
+static inline char *cc_build(Fixture *f, const char *name, const char *src) {
+    return cc_build_linked(f, name, src, NULL);
 }
 
 static inline bool has_nvcc(void) { return program_nvcc_path() != NULL; }

@@ -39,19 +39,9 @@ static bool one_stream(Fixture *f, const char *name, const char *src) {
 
 /* Links `src` (C) with cc against libcudart and `more` ("" or "-lNAME"); caller frees. */
 static char *cc_link(Fixture *f, const char *name, const char *src, const char *more) {
-    char *c = xasprintf("%s/%s.c", f->dir, name), *exe = xasprintf("%s/%s", f->dir, name);
     char *lib = xasprintf("-L%s/lib64", getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda");
-    assert_null(fs_write_file_atomic(c, src, strlen(src)));
-    char *cc = proc_find_in_path("cc");
-    assert_non_null(cc);
-    const char *argv[] = {cc, "-o", exe, c, lib, "-lcudart", *more ? more : "-lm", NULL};
-    ProcCapture pc;
-    assert_null(proc_capture(argv, NULL, NULL, 60, 1 << 16, &pc));
-    if (pc.status != 0) fprintf(stderr, "cc: %s\n", pc.out);
-    assert_int_equal(pc.status, 0);
-    proc_capture_fini(&pc);
-    free(cc);
-    free(c);
+    const char *link[] = {lib, "-lcudart", *more ? more : NULL, NULL};
+    char *exe = cc_build_linked(f, name, src, link);
     free(lib);
     return exe;
 }
