@@ -49,8 +49,8 @@ static void trace(const char *event, GpuLockMode mode, double at_s, double ms, c
     if (!path || !*path) return;
     char line[256];
     pthread_mutex_lock(&g_stats_mu);
-    int n = snprintf(line, sizeof line, "%.6f %ld %s %s %.3f %s%s%s\n", at_s, (long)getpid(), event, mode_word(mode), ms,
-                     g_label, what && *what ? "/" : "", what ? what : "");
+    int n = snprintf(line, sizeof line, "%.6f %ld %s %s %.3f %s%s%s\n", at_s, (long)getpid(), event, mode_word(mode),
+                     ms, g_label, what && *what ? "/" : "", what ? what : "");
     pthread_mutex_unlock(&g_stats_mu);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return;

@@ -468,10 +468,10 @@ static void signal_tree(pid_t pid, int sig) {
  * runtime, has none queued and is stopped at once (a drain asked of a
  * program making its context waited for the context: up to 318 ms in
  * session 14 call 3). A first GPU work queued between the worker's look
- * for "r" and the stop (microseconds) still runs during the section. The wait is bounded
- * (t->drain_wait_ms): a program whose kernel spins until its host says so
- * is stopped anyway, as before. Each drain and its time go to the lock's
- * trace ("drain" or "drain-late"). */
+ * for "r" and the stop (microseconds) still runs during the section. The
+ * wait is bounded (t->drain_wait_ms): a program whose kernel spins until
+ * its host says so is stopped anyway, as before. Each drain and its time
+ * go to the lock's trace ("drain" or "drain-late"). */
 static void drain_ask(Turn *t) {
     if (t->drain_fd < 0) return;
     unsigned char m[2];
@@ -701,7 +701,8 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         d = diag_error("io", "cannot set up the program's input and output: %s", strerror(errno));
     ChildSetup cs = {
         .exe = child_exe, .argv = o->tool ? tool.argv : argv, .cwd = cwd,
-        .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1], .fd_turn = -1, .fd_drain = -1, .fd_go = -1,
+        .fd_in = in, .fd_out = pout[1], .fd_err = perr[1], .fd_rep = prep[1], .fd_status = pstat[1],
+        .fd_turn = -1, .fd_drain = -1, .fd_go = -1,
         .limits = {
             .cpu_s = o->cpu_s > 0 ? (long)(o->cpu_s + 0.999) : (long)timeout + 5,
             .fsize = FSIZE_LIMIT,
@@ -781,11 +782,10 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     }
     /* CUDOJO_TURN_FD and CUDOJO_DRAIN_FD only with a channel: without one,
        descriptor 5 or 6 in the child is whatever the program (or the
-       driver) opens there. */
-    /* One hardware queue for a program that can only use one stream per
-       device (program_elf.c): its context is made faster beside the other
-       graders' programs. CUDOJO_ONE_QUEUE=0 leaves the driver's default
-       (to compare). */
+       driver) opens there. One hardware queue for a program that can only
+       use one stream per device (program_elf.c): its context is made
+       faster beside the other graders' programs. CUDOJO_ONE_QUEUE=0 leaves
+       the driver's default (to compare). */
     const char *one_queue = getenv("CUDOJO_ONE_QUEUE");
     unsigned env_flags = (turn.fd >= 0 ? PROGRAM_ENV_TURN : 0) | (turn.drain_fd >= 0 ? PROGRAM_ENV_DRAIN : 0);
     if (!d && o->runtime != PROGRAM_RT_EMU && !(one_queue && !strcmp(one_queue, "0")) && program_one_stream(exe))

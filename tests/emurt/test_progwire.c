@@ -238,7 +238,7 @@ static void child_drain(void) {
         if (w.got != 2 || w.answer[0] != 'd' || w.answer[1] != 9) exit(9);          /* the answer names the drain */
         if (w.answered - w.asked < g_hook_ms - 5) exit(10);                         /* after the hook */
     } else if (w.got > 0) {
-        exit(11);                                                                   /* no answer from a hook that hangs */
+        exit(11);       /* no answer from a hook that hangs */
     }
     if (through < w.opened) exit(12);   /* the work went before the gate opened */
     progwire_call("cudaLaunchKernel", "k<<<1, 1>>>", 0, 0, "cudaSuccess", 1);

@@ -61,8 +61,9 @@ static void one_stream__no__for_each_way_to_a_second_stream(void **state) {
     Fixture *f = *state;
     if (!has_nvcc()) skip();
     assert_false(one_stream(f, "streams.cu",
-                            KERNEL "int main() { cudaStream_t s; cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
-                                   "  int *d; cudaMalloc(&d, 128); k<<<1, 32, 0, s>>>(d); return cudaDeviceSynchronize(); }\n"));
+                            KERNEL "int main() { cudaStream_t s;\n"
+                                   "  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); int *d; cudaMalloc(&d, 128);\n"
+                                   "  k<<<1, 32, 0, s>>>(d); return cudaDeviceSynchronize(); }\n"));
     assert_false(one_stream(f, "graph.cu",
                             KERNEL "int main() { cudaGraph_t g; cudaGraphCreate(&g, 0); return 0; }\n"));
     assert_false(one_stream(f, "threads.cu",
