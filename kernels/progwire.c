@@ -377,7 +377,8 @@ static void drain_start(int fd) {
  * have work queued; a drain asked before, while its context was still
  * being made, would only wait for that), then waits while the gate is shut. */
 static void gate_wait(void) {
-    if (g_drain_fd >= 0 && !__atomic_exchange_n(&g_drain_ready_said, 1, __ATOMIC_ACQ_REL)) {
+    if (g_drain_fd >= 0 && !__atomic_load_n(&g_drain_ready_said, __ATOMIC_ACQUIRE) &&
+        !__atomic_exchange_n(&g_drain_ready_said, 1, __ATOMIC_ACQ_REL)) {   /* a load first: no locked write per call */
         pthread_mutex_lock(&g_gate_lock);
         bool served = !g_drain_gone;
         pthread_mutex_unlock(&g_gate_lock);
