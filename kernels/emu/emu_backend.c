@@ -54,7 +54,21 @@ struct BackendModule {
 #define HEAP_SIZE (8u << 20)
 
 /* ---- allocation table ------------------------------------------------------------ */
+/* The metrics' L1 model's name and place for a new allocation (Alloc.l1_*,
+ * emu_metrics.c l1_read): a fresh id, and the set of its first line from
+ * its label and size, never its host address, so the L1's hits are the
+ * same on every host and run. A view comes with its parent's. */
+static void l1_place(AllocTable *t, Alloc *a) {
+    if (a->l1_id) return;
+    if (!++t->l1_ids) t->l1_ids = 1;
+    a->l1_id = t->l1_ids;
+    uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
+    for (const char *c = a->label; c && *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+    a->l1_salt = (h ^ a->size) * 0x9e3779b97f4a7c15ull;
+}
+
 static void table_insert(AllocTable *t, Alloc a) {
+    l1_place(t, &a);
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 16;
         t->v = xrealloc(t->v, sizeof *t->v * (size_t)t->cap);
@@ -88,7 +102,7 @@ static Diag *emu_mem_alloc(Backend *b, size_t bytes, const char *label, size_t e
         return diag_error("emu", N_("out of memory: cannot allocate %zu bytes for %s on the emulator"), bytes,
                           label ? label : "an array");
     Alloc a = {(uint64_t)(uintptr_t)(p + GUARD_BEFORE), bytes, (uint64_t)(uintptr_t)p + len, elem,
-               xstrdup(label ? label : "array"), p, len, 0, NULL, NULL, false};
+               xstrdup(label ? label : "array"), p, len, 0, NULL, NULL, false, 0, 0, 0};
     table_insert(&e->allocs, a);
     *out = a.base;
     return NULL;
@@ -141,7 +155,11 @@ static Diag *emu_mem_view(Backend *b, DevPtr parent, size_t offset, size_t bytes
         return diag_error("emu", N_("out of memory: cannot map a view of %zu bytes on the emulator"), bytes);
     }
     Alloc a = {(uint64_t)(uintptr_t)(p + GUARD_BEFORE) + (start - pstart), bytes, (uint64_t)(uintptr_t)p + len,
-               elem, xstrdup(label ? label : "view"), p, len, 0, NULL, NULL, true};
+               elem, xstrdup(label ? label : "view"), p, len, 0, NULL, NULL, true, 0, 0, 0};
+    const Alloc *parent_a = &e->allocs.v[i];   /* the L1 model sees the parent's lines */
+    a.l1_id = parent_a->l1_id;
+    a.l1_off = parent_a->l1_off + offset;
+    a.l1_salt = parent_a->l1_salt;
     table_insert(&e->allocs, a);
     pthread_rwlock_unlock(&e->allocs.lock);
     *out = a.base;
@@ -151,7 +169,8 @@ static Diag *emu_mem_view(Backend *b, DevPtr parent, size_t offset, size_t bytes
 static Diag *emu_mem_register(Backend *b, void *host, size_t bytes, const char *label) {
     EmuBackend *e = (EmuBackend *)b;
     uint64_t base = (uint64_t)(uintptr_t)host;
-    Alloc a = {base, bytes, base + bytes, 0, xstrdup(label ? label : "registered"), NULL, 0, 0, NULL, NULL, false};
+    Alloc a = {base, bytes, base + bytes, 0, xstrdup(label ? label : "registered"), NULL, 0, 0, NULL, NULL, false,
+               0, 0, 0};
     pthread_rwlock_wrlock(&e->allocs.lock);
     table_insert(&e->allocs, a);
     pthread_rwlock_unlock(&e->allocs.lock);
@@ -358,7 +377,7 @@ static Diag *emu_module_load(Backend *b, const CompiledModule *cm, BackendModule
         ModVar *v = &m->prog->vars[i];
         if (v->space == SP_SHARED || !v->data) continue;
         Alloc a = {(uint64_t)(uintptr_t)v->data, v->size, (uint64_t)(uintptr_t)v->data + v->size, 0,
-                   xstrdup(v->name), NULL, 0, 0, NULL, NULL, false};
+                   xstrdup(v->name), NULL, 0, 0, NULL, NULL, false, 0, 0, 0};
         table_insert(&e->allocs, a);
     }
     *out = m;
@@ -417,7 +436,7 @@ static Diag *launch_common(Backend *b, BackendModule *m, const char *kernel, con
         if (e->heap == MAP_FAILED) { e->heap = NULL; return diag_error("emu", N_("out of memory for the device heap")); }
         table_insert(&e->allocs, (Alloc){(uint64_t)(uintptr_t)e->heap, e->heap_size,
                                          (uint64_t)(uintptr_t)e->heap + e->heap_size, 1,
-                                         xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL, NULL, false});
+                                         xstrdup("the device heap (malloc)"), NULL, 0, 0, NULL, NULL, false, 0, 0, 0});
     }
     if (emu_trace_stops_launches(e->trace))
         return diag_error("emu", N_("the warp debugger has its trace: the run stops before this launch"));

@@ -58,7 +58,7 @@ Worker *emu_worker_new(EmuLaunch *L, int index) {
     W->lines = xcalloc((size_t)W->n_lines, sizeof(LineStats));
     if (L->metrics) {
         W->pcc = xcalloc((size_t)k->n_code + 1, sizeof *W->pcc);
-        W->l1 = xcalloc(EMU_L1_SLOTS, sizeof *W->l1);
+        W->l1 = xcalloc(EMU_L1_SETS, sizeof *W->l1);
     }
     W->order = xcalloc((size_t)W->nwarps, sizeof(int));
     W->hint = -1;
@@ -1001,8 +1001,8 @@ void emu_block_run(Worker *W, uint64_t b) {
         W->order[i] = i;
     }
     W->blocks_run++;
-    W->l1_gen = W->blocks_run;   /* the L1 tags of earlier blocks no longer match (emu_metrics.c) */
-    if (W->l1 && !(W->l1_gen & 0xfffff)) memset(W->l1, 0, EMU_L1_SLOTS * sizeof *W->l1);
+    W->l1_gen = (uint32_t)W->blocks_run;   /* the L1 sets of earlier blocks are empty to this one (emu_metrics.c) */
+    if (W->l1 && !W->l1_gen) memset(W->l1, 0, EMU_L1_SETS * sizeof *W->l1);   /* wrapped: all empty at gen 0 */
     W->trace = L->trace && b == L->trace_block ? L->trace : NULL;
     /* the shuffle depends on the block, not on which host thread runs it */
     W->rng = (L->seed ^ (b + 1) * 0x9e3779b97f4a7c15ull) | 1;

@@ -197,6 +197,14 @@ typedef struct Alloc {
                                * written (Lua arrays, zero-filled) — see Backend.mem_track_init */
     uint64_t *xb;             /* per 4-byte word: which blocks wrote and read it in this launch (emu_xblock.c) */
     bool shared_map;          /* MAP_SHARED: its pages are also mapped by a view (Backend.mem_view) */
+    /* where the metrics' L1 model (emu_metrics.c l1_read) puts it, never the
+     * host address: l1_id names it in the tags (unique in its table; a
+     * view has its parent's), l1_off is added to an offset in it (a view:
+     * its offset in the parent), l1_salt picks the set of its first line (a
+     * hash of its label and size, a view's its parent's: the same on every
+     * host and run) */
+    uint32_t l1_id;
+    uint64_t l1_off, l1_salt;
 } Alloc;
 
 typedef struct AllocTable {
@@ -205,6 +213,7 @@ typedef struct AllocTable {
     int n, cap;
     int n_tracked;            /* allocations with an init bitmap: 0 keeps the hot paths free of the check */
     uint32_t xb_gen;          /* launches with cross-block checks so far (emu_xblock.c) */
+    uint32_t l1_ids;          /* Alloc.l1_id given so far */
 } AllocTable;
 
 int emu_alloc_find(AllocTable *t, uint64_t addr); /* index of the alloc whose reserved range holds addr, or -1 */

@@ -74,20 +74,55 @@ static uint64_t layout_sectors(const uint64_t *addr, uint32_t ok, int bytes) {
     return need + (sparse * (uint64_t)bytes + 31) / 32;
 }
 
+/* The allocation holding global address addr (the last one accessed, as a
+ * rule), or NULL. */
+static const Alloc *l1_alloc(Worker *W, uint64_t addr) {
+    AllocTable *t = W->L->allocs;
+    if (W->hint >= 0 && W->hint < t->n && addr - t->v[W->hint].base < t->v[W->hint].size) return &t->v[W->hint];
+    int i = emu_alloc_find(t, addr);
+    return i >= 0 && addr - t->v[i].base < t->v[i].size ? &t->v[i] : NULL;
+}
+
+/* The block's L1 line `tag` in the set l1_salt + line hashes to, made the
+ * set's most recently used (way 0), brought in with no sectors when it was
+ * not there (the least recently used line evicted). */
+static EmuL1Set *l1_line(Worker *W, uint64_t tag, uint64_t salt, uint64_t line) {
+    EmuL1Set *set = &W->l1[((salt + line) * 0x9e3779b97f4a7c15ull) >> (64 - EMU_L1_SET_BITS)];
+    if (set->gen != W->l1_gen) *set = (EmuL1Set){.gen = W->l1_gen};   /* another block's: empty */
+    int w = 0;
+    while (w < EMU_L1_WAYS - 1 && !(set->sectors[w] && set->tag[w] == tag)) w++;
+    uint8_t sectors = set->sectors[w] && set->tag[w] == tag ? set->sectors[w] : 0;
+    for (; w > 0; w--) {
+        set->tag[w] = set->tag[w - 1];
+        set->sectors[w] = set->sectors[w - 1];
+    }
+    set->tag[0] = tag;
+    set->sectors[0] = sectors;
+    return set;
+}
+
 /* Whether the block had read every sector of this load before (all in its
- * L1: a direct-mapped table of sector tags, each tagged with the block's
- * generation); the sectors are in it afterwards. */
+ * L1, EmuL1Set in emu_worker.h); they are in it afterwards. Lines are named
+ * by allocation and offset, so the hits are the same wherever the host put
+ * the arrays. */
 static bool l1_read(Worker *W, const uint64_t *addr, uint32_t ok, int bytes) {
     bool hit = true;
-    uint64_t last = UINT64_MAX, gen = (W->l1_gen & 0xfffff) << 44;
+    const Alloc *a = NULL;
+    uint64_t last_tag = UINT64_MAX;
+    EmuL1Set *set = NULL;
     for (int l = 0; l < 32; l++) {
         if (!(ok >> l & 1)) continue;
-        for (uint64_t sec = addr[l] >> 5; sec <= (addr[l] + (uint64_t)bytes - 1) >> 5; sec++) {
-            if (sec == last) continue;
-            last = sec;
-            uint64_t tag = gen | (sec & ((1ull << 44) - 1));
-            uint64_t *slot = &W->l1[(sec * 0x9e3779b97f4a7c15ull) >> (64 - EMU_L1_BITS)];
-            if (*slot != tag) { hit = false; *slot = tag; }
+        if (!a || addr[l] - a->base >= a->size) a = l1_alloc(W, addr[l]);
+        if (!a) { hit = false; continue; }
+        uint64_t off = addr[l] - a->base + a->l1_off;
+        for (uint64_t sec = off >> 5; sec <= (off + (uint64_t)bytes - 1) >> 5; sec++) {
+            uint64_t line = sec >> 2, tag = (uint64_t)a->l1_id << 32 | (line & 0xffffffffu);
+            if (tag != last_tag) {
+                set = l1_line(W, tag, a->l1_salt, line);
+                last_tag = tag;
+            }
+            uint8_t bit = (uint8_t)(1u << (sec & 3));
+            if (!(set->sectors[0] & bit)) { hit = false; set->sectors[0] |= bit; }
         }
     }
     return hit;

@@ -65,6 +65,23 @@ static inline uint8_t emu_word_mask(uint64_t word, uint64_t off, int bytes) {
  * (folded into Totals and LineStats after the launch: emu_worker_fold_counts) */
 typedef struct PcCount { uint64_t exec, lanes; } PcCount;
 
+/* metrics: one set of the block's L1 (emu_metrics.c l1_read). The model:
+ * 128-byte lines of four 32-byte sectors, each sector present or not (a
+ * miss fetches only the sectors asked for, as sm_90's L1 does); 4 ways per
+ * set, least recently used evicted; EMU_L1_SETS sets = 1024 lines, 128 KiB
+ * (sm_90 has 256 KiB of L1 and shared memory per SM: this is the L1 beside
+ * a 100-132 KiB shared carveout, the size the previous model had and the
+ * prediction's constants were fitted with). A line is its allocation's id
+ * and its offset in it, never a host address; its set a hash of the line's
+ * offset and the allocation's salt (Alloc.l1_*), so a column of a matrix
+ * (rows a power of two apart) spreads over the sets. */
+enum { EMU_L1_SET_BITS = 8, EMU_L1_SETS = 1 << EMU_L1_SET_BITS, EMU_L1_WAYS = 4 };
+typedef struct EmuL1Set {
+    uint64_t tag[EMU_L1_WAYS];      /* the lines, most recently used first: l1_id << 32 | line in the allocation */
+    uint8_t sectors[EMU_L1_WAYS];   /* each line's sectors present, a bit each; 0: the way is empty */
+    uint32_t gen;                   /* the block that filled it (Worker.l1_gen); another block's set is empty */
+} EmuL1Set;
+
 struct Worker {
     EmuLaunch *L;
     const Kernel *k;
@@ -90,8 +107,8 @@ struct Worker {
     LineStats *lines;
     int n_lines;
     PcCount *pcc;           /* metrics on: per pc of the kernel (emu_exec.c) */
-    uint64_t *l1;           /* metrics on: EMU_L1_SLOTS sector tags the block has read (emu_metrics.c) */
-    uint64_t l1_gen;        /* the block's generation in the tags (blocks_run) */
+    EmuL1Set *l1;           /* metrics on: the block's L1, EMU_L1_SETS sets (emu_metrics.c l1_read) */
+    uint32_t l1_gen;        /* the block's generation: a set of another is empty (blocks_run) */
     Warp *cur;              /* metrics on: the warp running (warp_run) */
     Totals t;
     Finding *f;
@@ -109,11 +126,6 @@ struct Worker {
     bool store_same;        /* the store being checked writes the value already there */
     struct EmuTraceRec *trace; /* set while this worker runs the traced block (emu_trace.c) */
 };
-
-/* metrics: the block's L1 as a direct-mapped table of 32-byte sector tags
- * (hashed index; 4096 sectors = 128 KiB, about what an SM's 256 KiB keep
- * for L1 beside shared memory) */
-enum { EMU_L1_BITS = 12, EMU_L1_SLOTS = 1 << EMU_L1_BITS };
 
 /* global-memory races inside a block (emu_gshadow.c); kind 0 read, 1 write, 2 atomic */
 void emu_gshadow_begin_block(Worker *W);
