@@ -1,6 +1,6 @@
 // nonblocking-streams.cu: when you cannot keep stream 0 clean.
 //
-//   nvcc -O2 -lineinfo -DCHUNK=16777216 -DITERS=1000 nonblocking-streams.cu -o nonblocking-streams && ./nonblocking-streams
+//   nvcc -O2 -lineinfo -DCHUNK=4194304 -DITERS=1000 nonblocking-streams.cu -o nonblocking-streams && ./nonblocking-streams
 //
 // The chunked pipeline again, but after queueing each chunk it calls
 // legacy_library_call(): code you cannot change (a library, an old part of
@@ -19,7 +19,7 @@
 #include <cuda_runtime.h>
 
 // CHUNKS chunks of CHUNK floats, ITERS steps per element. cudojo sets CHUNK
-// and ITERS: small on the emulator; on a GPU 2^24 floats per chunk and a
+// and ITERS: small on the emulator; on a GPU 2^22 floats per chunk and a
 // kernel shorter than a chunk's copy, as in a real copy-bound pipeline.
 #define CHUNKS 4
 #ifndef CHUNK

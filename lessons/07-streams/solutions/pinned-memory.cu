@@ -1,6 +1,6 @@
 // pinned-memory.cu: page-locked host memory, or nothing overlaps.
 //
-//   nvcc -O2 -lineinfo -DCHUNK=16777216 -DITERS=1000 pinned-memory.cu -o pinned-memory && ./pinned-memory
+//   nvcc -O2 -lineinfo -DCHUNK=4194304 -DITERS=1000 pinned-memory.cu -o pinned-memory && ./pinned-memory
 //
 // A finished pipeline: four chunks, each copied in, run through busy and
 // copied out on a stream of its own, so that the copy of one chunk runs
@@ -12,7 +12,7 @@
 #include <cuda_runtime.h>
 
 // CHUNKS chunks of CHUNK floats, ITERS steps per element. cudojo sets CHUNK
-// and ITERS: small on the emulator; on a GPU 2^24 floats per chunk and a
+// and ITERS: small on the emulator; on a GPU 2^22 floats per chunk and a
 // kernel shorter than a chunk's copy, as in a real copy-bound pipeline.
 #define CHUNKS 4
 #ifndef CHUNK

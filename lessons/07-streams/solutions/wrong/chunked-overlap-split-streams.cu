@@ -2,7 +2,7 @@
 //
 // chunked-overlap.cu: overlap copies with computation, chunk by chunk.
 //
-//   nvcc -O2 -lineinfo -DCHUNK=16777216 -DITERS=1000 chunked-overlap.cu -o chunked-overlap && ./chunked-overlap
+//   nvcc -O2 -lineinfo -DCHUNK=4194304 -DITERS=1000 chunked-overlap.cu -o chunked-overlap && ./chunked-overlap
 //
 // One big copy in, one kernel, one copy out: the GPU's copy engines and
 // its SMs take turns, each idle while the other works. Cut the data into
@@ -21,7 +21,7 @@
 #include <cuda_runtime.h>
 
 // CHUNKS chunks of CHUNK floats, ITERS steps per element. cudojo sets CHUNK
-// and ITERS: small on the emulator; on a GPU 2^24 floats per chunk and a
+// and ITERS: small on the emulator; on a GPU 2^22 floats per chunk and a
 // kernel shorter than a chunk's copy, as in a real copy-bound pipeline.
 #define CHUNKS 4
 #ifndef CHUNK

@@ -2,7 +2,7 @@
 //
 // default-stream.cu: the legacy default stream serialises everything.
 //
-//   nvcc -O2 -lineinfo -DCHUNK=16777216 -DITERS=1000 default-stream.cu -o default-stream && ./default-stream
+//   nvcc -O2 -lineinfo -DCHUNK=4194304 -DITERS=1000 default-stream.cu -o default-stream && ./default-stream
 //
 // The chunked pipeline of chunked-overlap, with one more step: busy_add
 // adds to its output, and cudaMalloc does not clear memory, so every
@@ -12,7 +12,7 @@
 #include <cuda_runtime.h>
 
 // CHUNKS chunks of CHUNK floats, ITERS steps per element. cudojo sets CHUNK
-// and ITERS: small on the emulator; on a GPU 2^24 floats per chunk and a
+// and ITERS: small on the emulator; on a GPU 2^22 floats per chunk and a
 // kernel shorter than a chunk's copy, as in a real copy-bound pipeline.
 #define CHUNKS 4
 #ifndef CHUNK
