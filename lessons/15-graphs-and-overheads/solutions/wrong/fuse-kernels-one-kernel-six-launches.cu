@@ -1,6 +1,6 @@
 // fuse-kernels.cu: six small kernels against one fused kernel.
 //
-//   nvcc -O2 -lineinfo -DN=16777216 fuse-kernels.cu -o fuse-kernels && ./fuse-kernels
+//   nvcc -O2 -lineinfo -DN=4194304 fuse-kernels.cu -o fuse-kernels && ./fuse-kernels
 //
 // y = ((((2x + 1) / 2 - 1/4) * 4) + 3), one step per kernel: six launches,
 // and six times the whole array read from and written back to memory. One
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <cuda_runtime.h>
 
-// N elements; cudojo sets it (small on the emulator, 2^24 on a GPU).
+// N elements; cudojo sets it (small on the emulator, 2^22 on a GPU).
 #ifndef N
 #define N 16384
 #endif

@@ -1,7 +1,7 @@
 // graph-replay.cu: one iteration of KERNELS small launches, captured once
 // into a CUDA graph and replayed.
 //
-//   nvcc -O2 -lineinfo -DITERS=200 graph-replay.cu -o graph-replay && ./graph-replay
+//   nvcc -O2 -lineinfo -DITERS=20 graph-replay.cu -o graph-replay && ./graph-replay
 //
 // Each iteration of a simulation-like loop launches KERNELS tiny kernels in
 // a row. Launched one by one, the host pays for every launch and the GPU
