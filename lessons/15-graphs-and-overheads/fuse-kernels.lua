@@ -67,8 +67,8 @@ return {
     -- The speedup is structural: six passes over the array (and six
     -- launches) against one, so about 6x whatever N, against 3x wanted: the
     -- check with the least margin, 2x. On the H200 at 2^24 (64 MiB per
-    -- array) six kernels took 338-339 us and the fused one 56 us, 6.0x in
-    -- every graded run (session 14). A smaller array shortens every kernel
+    -- array) six kernels took 337-339 us and the fused one 56-57 us, 5.9-6.1x
+    -- in every graded run (session 14). A smaller array shortens every kernel
     -- alike; once a kernel is shorter than the host's launch under cudojo's
     -- call recorder (10-15 us: graph-replay's plain loop), the separate path
     -- waits for launches too and the ratio only grows. 2^22 (16 MiB per
