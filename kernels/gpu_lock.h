@@ -10,9 +10,10 @@
  *   - exclusive (LOCK_EX): work whose time is read, alone on the GPU: a
  *     timed launch and its repetitions (k:time) in the cuda backend, a
  *     program of an exercise with `timed = true` (the default) from its
- *     first GPU work to its end (it starts shared and asks for its turn:
+ *     first GPU work to its exit (it starts shared and asks for its turn,
+ *     and its teardown after the exit is shared again:
  *     kernels/program_run.c; copies run together take one turn for all,
- *     at the first one's: program.h), a whole program under a tool other than a
+ *     at the first one's, until all of them exit: program.h), a whole program under a tool other than a
  *     profiler, the peak measurement of `cudojo doctor`;
  *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
  *     launch (k:launch), a synchronous copy or memset of the cuda backend,

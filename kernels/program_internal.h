@@ -205,6 +205,7 @@ typedef struct ReportReader {
     bool truncated;                 /* some report data was thrown away */
     int n_findings;
     bool turn_asked;                /* a "turn" record came (progwire.h) */
+    bool exit_said;                 /* an "exit" record came: the program is past its exit */
     /* the crash record, for after the exit */
     int crash_signal;
     char *crash_addr;

@@ -147,6 +147,8 @@ bool report_apply_line(ReportReader *rr, const char *line, size_t len, ProgramRe
         }
     } else if (!strcmp(type, "turn")) {
         rr->turn_asked = true;
+    } else if (!strcmp(type, "exit")) {
+        rr->exit_said = true;
     } else if (!strcmp(type, "crash")) {
         on_crash(rr, j);
     }

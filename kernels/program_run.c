@@ -26,8 +26,12 @@
  * injection library (or the emulator runtime, with CUDOJO_GPU_LOCK_EMU)
  * sends a "turn" record and waits; the worker lets go of the shared lock,
  * waits for the exclusive one, answers on fd 5, and holds it until the
- * child is reaped. The wait is not the program's: the deadline moves by it
- * and wall_ms leaves it out. A program that never asks (no GPU work, or
+ * program's exit: there its runtime synchronises, says "i" on fd 5 and
+ * waits while the worker takes the lock back to shared (turn_rest), so
+ * its teardown runs beside untimed work and is never stopped; without
+ * that (a crash, a kill) the lock is exclusive until the child is reaped.
+ * The waits are not the program's: the deadline moves by them and wall_ms
+ * leaves them out. A program that never asks (no GPU work, or
  * one that does without the injection library) stays shared: noisy only
  * for itself. While a program holds the lock shared, a timed section that
  * waits for it stops it until that section is done (turn_yield); an untimed
@@ -310,6 +314,9 @@ typedef struct Turn {
     bool drain_ready;               /* the program's runtime serves it (said "r") */
     unsigned char drain_seq;        /* the number of the last drain asked */
     double drain_wait_ms;           /* how long a yield waits for the program's GPU work */
+    bool granted;                   /* the turn was answered: the lock is exclusive */
+    bool idle_said;                 /* the child wrote "i" at its exit: its GPU work is done */
+    bool exit_answered;             /* the answer to that was sent (turn_rest), or the channel closed */
 } Turn;
 
 /* A group's turn (program.h): one lock for its members' threads. */
@@ -317,6 +324,8 @@ struct ProgramGroupTurn {
     pthread_mutex_t mu;             /* over everything below and the lock */
     GpuLock *lock;
     pid_t pids[PROGRAM_MAX_PROCESSES];  /* members running (0 = a free place) */
+    bool idle[PROGRAM_MAX_PROCESSES];   /* that member said its GPU work is done (turn_rest) */
+    bool rested;                    /* every member was idle: the lock went back to shared */
     double paused_ms;               /* every member was stopped this long in all (yields, the grant) */
 };
 
@@ -340,15 +349,19 @@ static void group_enter_locked(ProgramGroupTurn *g, pid_t pid) {
     for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
         if (!g->pids[i]) {
             g->pids[i] = pid;
+            g->idle[i] = false;
             break;
         }
 }
 
 /* Before the member is reaped (its pid cannot be another's yet). */
+static void group_rest_locked(ProgramGroupTurn *g);
+
 static void group_leave(ProgramGroupTurn *g, pid_t pid) {
     pthread_mutex_lock(&g->mu);
     for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
         if (g->pids[i] == pid) g->pids[i] = 0;
+    group_rest_locked(g);
     pthread_mutex_unlock(&g->mu);
 }
 
@@ -394,6 +407,14 @@ static void group_signal(ProgramGroupTurn *g, pid_t except, int sig) {
         if (g->pids[i] && g->pids[i] != except) signal_tree(g->pids[i], sig);
 }
 
+/* One byte to the child on the turn channel (a child that is gone: no
+ * SIGPIPE here). */
+static void answer(int fd) {
+    ssize_t w;
+    do w = send(fd, "g", 1, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+}
+
 /* Exchanges the shared lock for the exclusive one and answers the child;
  * in a group, the first turn does it with the other members stopped, and a
  * later one finds it done. Returns the milliseconds it waited. */
@@ -413,11 +434,70 @@ static double turn_grant(Turn *t, pid_t pid) {
     }
     if (g) pthread_mutex_unlock(&g->mu);
     double waited = proc_now_ms() - w0;
-    ssize_t w;
-    do w = send(t->fd, "g", 1, MSG_NOSIGNAL);   /* a child that is gone: no SIGPIPE here */
-    while (w < 0 && errno == EINTR);
-    close_fd(&t->fd);
+    answer(t->fd);      /* the channel stays open for the answer at the exit (turn_rest) */
+    t->granted = true;
     t->waited_ms += waited;
+    return waited;
+}
+
+/* Whether a timed program goes back to holding the lock shared once its
+ * GPU work is done (turn_rest): CUDOJO_GPU_REST_AT_EXIT=0 keeps it
+ * exclusive until it is reaped (as before session 15, to compare). */
+static bool rest_at_exit(void) {
+    const char *v = getenv("CUDOJO_GPU_REST_AT_EXIT");
+    return !(v && !strcmp(v, "0"));
+}
+
+/* Exclusive to shared with the program (or every member of a group)
+ * waiting in its exit handler: a timed section that waits goes first.
+ * Under g->mu for a group. Returns the milliseconds it took. */
+static double rest_swap(GpuLock *l) {
+    double w0 = proc_now_ms();
+    gpu_lock_release(l);
+    gpu_lock_what(l, "program-exit");
+    gpu_lock_take(l, GPU_LOCK_SHARED);
+    return proc_now_ms() - w0;
+}
+
+/* Under g->mu: once every member still running said its GPU work is done,
+ * the group's lock goes back to shared (the members wait for their
+ * answers meanwhile: turn_rest). */
+static void group_rest_locked(ProgramGroupTurn *g) {
+    if (g->rested || g->lock->fd < 0 || g->lock->mode != GPU_LOCK_EXCLUSIVE || !rest_at_exit()) return;
+    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
+        if (g->pids[i] && !g->idle[i]) return;
+    g->paused_ms += rest_swap(g->lock);
+    g->rested = true;
+}
+
+/* The end of a timed program's time alone. At its exit the program's
+ * runtime synchronised its GPU work and said so ("i" on the turn channel:
+ * progwire.h progwire_turn); it waits for an answer there. What it has
+ * left is its runtime's teardown (contexts, pinned memory, the process's
+ * exit), which needs the GPU but not alone, like its start: the lock goes back
+ * to shared first, behind a timed section that waits. A group answers its
+ * members once all of them are idle. The program is never stopped from
+ * then on (its teardown frees GPU memory, partly in the kernel, where a
+ * stop does not reach: see program_mps.c daemon_stop). Returns the
+ * milliseconds it waited, for the deadline. */
+static double turn_rest(Turn *t, pid_t pid) {
+    double waited = 0;
+    ProgramGroupTurn *g = t->group;
+    if (g) {
+        pthread_mutex_lock(&g->mu);
+        for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
+            if (g->pids[i] == pid) g->idle[i] = true;
+        group_rest_locked(g);
+        bool go = g->rested || g->lock->mode != GPU_LOCK_EXCLUSIVE || !rest_at_exit();
+        pthread_mutex_unlock(&g->mu);
+        if (!go) return 0;      /* asked again at the next look */
+    } else if (rest_at_exit() && t->lock->fd >= 0 && t->lock->mode == GPU_LOCK_EXCLUSIVE) {
+        waited = rest_swap(t->lock);
+        t->waited_ms += waited;
+    }
+    answer(t->fd);
+    close_fd(&t->fd);
+    t->exit_answered = true;
     return waited;
 }
 
@@ -540,7 +620,7 @@ static double turn_yield(Turn *t, pid_t pid) {
 static void group_yield(Turn *t) {
     ProgramGroupTurn *g = t->group;
     if (pthread_mutex_trylock(&g->mu) != 0) return;
-    if (g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE && gpu_lock_contended(g->lock)) {
+    if (!g->rested && g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE && gpu_lock_contended(g->lock)) {
         double w0 = proc_now_ms();
         group_signal(g, 0, SIGSTOP);
         gpu_lock_step_aside(g->lock);
@@ -604,8 +684,15 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             }
         }
         if (exited && out->fd < 0 && err->fd < 0 && *rep < 0) break;
-        struct pollfd p[3] = {{out->fd, POLLIN, 0}, {err->fd, POLLIN, 0}, {*rep, POLLIN, 0}};
-        int n = poll(p, 3, poll_ms);
+        int turn_fd = turn->granted && !turn->idle_said && !turn->exit_answered ? turn->fd : -1;
+        struct pollfd p[4] = {{out->fd, POLLIN, 0}, {err->fd, POLLIN, 0}, {*rep, POLLIN, 0}, {turn_fd, POLLIN, 0}};
+        int n = poll(p, 4, poll_ms);
+        if (n > 0 && (p[3].revents & (POLLIN | POLLHUP | POLLERR))) {
+            char c = 0;
+            ssize_t got = recv(turn_fd, &c, 1, MSG_DONTWAIT);
+            if (got == 1 && c == 'i') turn->idle_said = true;
+            else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) turn->exit_answered = true;
+        }
         if (n < 0 && errno != EINTR) break;
         for (int i = 0; n > 0 && i < 3; i++) {
             if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -621,15 +708,19 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             if (i == 1) stream_take(err, buf, (size_t)got);
             if (i == 2) report_reader_feed(rr, buf, (size_t)got, r, o);
         }
-        if (rr->turn_asked && turn->fd >= 0 && !killed) deadline += turn_grant(turn, pid);
+        if (rr->turn_asked && turn->fd >= 0 && !turn->granted && !killed) deadline += turn_grant(turn, pid);
+        if (turn->idle_said && !turn->exit_answered && !killed) deadline += turn_rest(turn, pid);
+        /* A program past its exit is not stopped: its teardown frees GPU
+         * memory, partly in the kernel, where a stop does not reach. */
+        bool may_yield = turn->yields && !killed && !exited && !rr->exit_said;
         if (turn->group) {
-            if (turn->yields && !killed && !exited && proc_now_ms() >= turn->next_look_ms) {
+            if (may_yield && proc_now_ms() >= turn->next_look_ms) {
                 turn->next_look_ms = proc_now_ms() + look_ms;
                 group_yield(turn);
             }
             deadline += group_pauses(turn);
-        } else if (turn->yields && !killed && !exited && turn->lock->fd >= 0 &&
-                   turn->lock->mode != GPU_LOCK_EXCLUSIVE && proc_now_ms() >= turn->next_look_ms) {
+        } else if (may_yield && turn->lock->fd >= 0 && turn->lock->mode != GPU_LOCK_EXCLUSIVE &&
+                   proc_now_ms() >= turn->next_look_ms) {
             turn->next_look_ms = proc_now_ms() + look_ms;
             if (gpu_lock_contended(turn->lock)) deadline += turn_yield(turn, pid);
         }
@@ -752,7 +843,6 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pturn) == 0) {
             cs.fd_turn = pturn[1];
             turn.fd = pturn[0];
-            shutdown(turn.fd, SHUT_RD);     /* the child answers nothing */
         } else if (!group) {    /* no channel: exclusive from the start, as before */
             mode = GPU_LOCK_EXCLUSIVE;
         }

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/bytes.h"
@@ -38,6 +39,8 @@ static char g_runtime[16];
 static volatile ProgwireCrashNote g_note;
 static int g_turn_fd = -1;              /* CUDOJO_TURN_FD: the worker's answer to a "turn" */
 static int g_turn_done;                 /* the turn was had (or there is none to ask for) */
+static volatile ProgwireDrain g_drain_fn;    /* the drain hook (progwire_set_drain) */
+static int g_turn_had;                  /* the worker answered a "turn": the program was alone on the GPU */
 static pthread_mutex_t g_turn_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void progwire_set_crash_note(ProgwireCrashNote fn) { g_note = fn; }
@@ -240,9 +243,67 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
     return 1;
 }
 
+/* The end of a timed program's GPU work, at its exit (progwire_turn in
+ * progwire.h): the drain hook (synchronise every context) runs in a thread
+ * of its own, waited for at most EXIT_IDLE_WAIT_MS (a kernel that never ends
+ * would hold the exit forever). True when it returned, or with no hook (the
+ * emulator runtime: its work runs in its own threads, done by now). */
+#define EXIT_IDLE_WAIT_MS 1000
+static pthread_mutex_t g_idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_idle_cv = PTHREAD_COND_INITIALIZER;
+static bool g_idle_done;
+
+static void *idle_runner(void *arg) {
+    (void)arg;
+    g_drain_fn();
+    pthread_mutex_lock(&g_idle_lock);
+    g_idle_done = true;
+    pthread_cond_signal(&g_idle_cv);
+    pthread_mutex_unlock(&g_idle_lock);
+    return NULL;
+}
+
+static bool gpu_idle_at_exit(void) {
+    if (!g_drain_fn) return true;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    bool started = pthread_create(&t, &a, idle_runner, NULL) == 0;
+    pthread_attr_destroy(&a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!started) return false;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += EXIT_IDLE_WAIT_MS / 1000;
+    until.tv_nsec += (EXIT_IDLE_WAIT_MS % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&g_idle_lock);
+    int rc = 0;
+    while (!g_idle_done && rc == 0) rc = pthread_cond_timedwait(&g_idle_cv, &g_idle_lock, &until);
+    bool done = g_idle_done;
+    pthread_mutex_unlock(&g_idle_lock);
+    return done;
+}
+
+/* A child the program forks shares the report channel but had no turn:
+ * its exit says nothing of the program's GPU work, and the worker's
+ * answers are not its to read. */
+static pid_t g_pid;
+
+static void turn_after_fork(void) {
+    if (g_turn_fd >= 0) close(g_turn_fd);
+    g_turn_fd = -1;
+    g_turn_had = 0;
+    pthread_mutex_init(&g_turn_lock, NULL);     /* another thread may have held it at the fork */
+}
+
 static void on_exit_record(int code, void *arg) {
     (void)arg;
-    if (g_fd < 0) return;
+    if (g_fd < 0 || getpid() != g_pid) return;
     if (g_dropped) {
         json_t *o = json_object();
         json_object_set_new(o, "count", json_integer(g_dropped));
@@ -251,6 +312,18 @@ static void on_exit_record(int code, void *arg) {
     json_t *o = json_object();
     json_object_set_new(o, "code", json_integer(code));
     progwire_send("exit", o);
+    /* The turn's end (progwire_turn): the GPU work is done; the worker
+     * answers once the GPU lock is shared again (or it is gone). */
+    if (__atomic_load_n(&g_turn_had, __ATOMIC_ACQUIRE) && g_turn_fd >= 0 && gpu_idle_at_exit()) {
+        ssize_t w;
+        do w = send(g_turn_fd, "i", 1, MSG_NOSIGNAL);
+        while (w < 0 && errno == EINTR);
+        char c;
+        if (w == 1)
+            while (read(g_turn_fd, &c, 1) < 0 && errno == EINTR) {}
+    }
+    if (g_turn_fd >= 0) close(g_turn_fd);
+    g_turn_fd = -1;
 }
 
 /* The descriptor the variable `name` names when it is the worker's socket,
@@ -275,7 +348,6 @@ static int parent_socket(const char *name, int report_fd) {
 /* ---- the drain (progwire.h): two threads, so that a drain that never ends
  * cannot keep the gate shut: the reader closes and opens the gate as the
  * worker says; the drainer runs the hook and answers ---- */
-static volatile ProgwireDrain g_drain_fn;
 static int g_drain_fd = -1;
 static pthread_mutex_t g_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_gate_cv = PTHREAD_COND_INITIALIZER;    /* the gate opened */
@@ -409,7 +481,9 @@ void progwire_init(const char *runtime) {
             fcntl(g_fd, F_SETFD, FD_CLOEXEC); /* programs the learner starts do not inherit it */
         }
     }
+    g_pid = getpid();
     if (g_fd >= 0) g_turn_fd = parent_socket(PROGWIRE_ENV_TURN_FD, g_fd);
+    if (g_turn_fd >= 0) pthread_atfork(NULL, NULL, turn_after_fork);
     if (g_fd >= 0) drain_start(parent_socket(PROGWIRE_ENV_DRAIN_FD, g_fd));
     ssize_t n = readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
     g_exe[n > 0 ? n : 0] = 0;
@@ -440,8 +514,11 @@ void progwire_turn(void) {
             ssize_t got;
             do got = read(g_turn_fd, &c, 1);
             while (got < 0 && errno == EINTR);   /* 0 (the worker is gone) or an error: go on */
-            close(g_turn_fd);
-            g_turn_fd = -1;
+            if (got == 1) __atomic_store_n(&g_turn_had, 1, __ATOMIC_RELEASE);   /* kept for the exit's answer */
+            else {
+                close(g_turn_fd);
+                g_turn_fd = -1;
+            }
         }
         __atomic_store_n(&g_turn_done, 1, __ATOMIC_RELEASE);
     }

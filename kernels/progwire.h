@@ -112,8 +112,18 @@ void progwire_set_crash_note(ProgwireCrashNote fn);
  * launch, prefetch): waits while the gate of a drain is shut (below). Before
  * the program's first GPU work, when the worker gave a turn descriptor
  * (CUDOJO_TURN_FD, read by progwire_init), also writes one "turn" record and
- * waits for the worker's answer; every thread that comes here meanwhile
- * waits too. Once answered (or with no descriptor) that part returns at once. */
+ * waits for the worker's answer (a byte on the descriptor); every thread
+ * that comes here meanwhile waits too. Once answered (or with no
+ * descriptor) that part returns at once.
+ * The turn's end: at the exit of a program that had its turn, after the
+ * "exit" record, the drain hook (below: every context synchronised) runs,
+ * waited for at most 1 s; when it returned (at once with no hook), the
+ * program writes "i" (idle) on the descriptor and waits for one more byte:
+ * its GPU work is done, and the worker lets the teardown that follows
+ * (contexts, pinned memory, the process's exit) run beside other untimed
+ * work (kernels/program_run.c turn_rest). The descriptor is a socket, not
+ * the report channel: a report cut at its cap cannot lose it. A child the
+ * program forks has no turn. */
 void progwire_turn(void);
 /* The drain: a program that holds the GPU lock shared (gpu_lock.h) is
  * stopped while another grader's timed section runs, but the GPU work it

@@ -112,7 +112,17 @@ static void child_turn(void) {
     progwire_turn();
     progwire_turn();                         /* had: no second record, no wait */
     progwire_call("cudaLaunchKernel", "k<<<1, 1>>>", 0, 0, "cudaSuccess", 1);
-    if (fcntl(g_turn_sv[1], F_GETFD) >= 0) exit(5);   /* the channel is closed once answered */
+    if (fcntl(g_turn_sv[1], F_GETFD) < 0) exit(5);    /* kept for the turn's end at the exit */
+    fflush(NULL);
+    pid_t kid = fork();                      /* a child of the program: no turn, says nothing there */
+    if (kid == 0) exit(0);
+    if (kid < 0 || waitpid(kid, NULL, 0) != kid) exit(6);
+}
+
+/* What the child wrote on the turn channel (read after it is gone). */
+static void turn_bytes(char *buf, size_t n) {
+    ssize_t got = recv(g_turn_sv[0], buf, n - 1, MSG_DONTWAIT);
+    buf[got > 0 ? got : 0] = 0;
 }
 
 static void child_turn_without_descriptor(void) {
@@ -144,9 +154,12 @@ static void progwire__asks_for_its_turn_once__and_only_on_its_parents_channel(vo
     (void)state;
     int st;
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, g_turn_sv), 0);
-    assert_int_equal(write(g_turn_sv[0], "g", 1), 1);   /* the worker's answer, there already */
+    assert_int_equal(write(g_turn_sv[0], "gg", 2), 2);  /* the worker's answers (turn, exit), there already */
     json_t *r = in_child(child_turn, &st);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    char said[8];
+    turn_bytes(said, sizeof said);
+    assert_string_equal(said, "i");         /* the turn's end, once: not from the program's child */
     assert_non_null(find(r, "turn", 0));
     assert_null(find(r, "turn", 1));
     assert_ptr_equal(json_array_get(r, 0), find(r, "turn", 0));   /* before the work */
@@ -291,6 +304,62 @@ static void progwire__drains_only_on_its_parents_channel(void **state) {
     json_decref(r);
 }
 
+/* The turn's end at the exit: after the "exit" record, the drain hook
+ * (synchronise the contexts), then "i" on the turn channel and a wait for
+ * the worker's answer; a hook that hangs is given up after 1 s, and then
+ * nothing is said; a program that had no turn says nothing. */
+static void child_turn_then_exit(void) {
+    char v[16];
+    snprintf(v, sizeof v, "%d", g_turn_sv[1]);
+    setenv(PROGWIRE_ENV_TURN_FD, v, 1);
+    progwire_set_drain(slow_hook);
+    progwire_init("cuda");
+    progwire_turn();
+}
+
+static void child_no_turn_then_exit(void) {
+    unsetenv(PROGWIRE_ENV_TURN_FD);
+    progwire_set_drain(slow_hook);
+    progwire_init("cuda");
+    progwire_turn();
+}
+
+static void progwire__ends_its_turn_at_the_exit__once_its_gpu_work_is_done(void **state) {
+    (void)state;
+    int st;
+    char said[8];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, g_turn_sv), 0);
+    assert_int_equal(write(g_turn_sv[0], "gg", 2), 2);
+    g_hook_ms = 200;
+    double t0 = now_ms();
+    json_t *r = in_child(child_turn_then_exit, &st);
+    double took = now_ms() - t0;
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    turn_bytes(said, sizeof said);
+    assert_string_equal(said, "i");
+    assert_true(took >= 195);                                   /* after the hook */
+    assert_non_null(find(r, "exit", 0));
+    json_decref(r);
+    assert_int_equal(write(g_turn_sv[0], "gg", 2), 2);
+    g_hook_ms = -1;                                             /* a context that never finishes */
+    t0 = now_ms();
+    r = in_child(child_turn_then_exit, &st);
+    took = now_ms() - t0;
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    turn_bytes(said, sizeof said);
+    assert_string_equal(said, "");                              /* not idle: nothing said */
+    assert_true(took >= 950 && took < 5000);
+    json_decref(r);
+    g_hook_ms = 0;
+    r = in_child(child_no_turn_then_exit, &st);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+    turn_bytes(said, sizeof said);
+    assert_string_equal(said, "");
+    json_decref(r);
+    close(g_turn_sv[0]);
+    close(g_turn_sv[1]);
+}
+
 static void child_many_calls(void) {
     progwire_init("emu");
     for (int i = 0; i < PROGWIRE_MAX_CALLS + 25; i++) progwire_call("cudaGetLastError", "", 0, 0, "cudaSuccess", i);
@@ -369,6 +438,7 @@ int main(void) {
         cmocka_unit_test(progwire__asks_for_its_turn_once__and_only_on_its_parents_channel),
         cmocka_unit_test(progwire__holds_gpu_work_back_during_a_drain__and_answers_after_the_hook),
         cmocka_unit_test(progwire__drains_only_on_its_parents_channel),
+        cmocka_unit_test(progwire__ends_its_turn_at_the_exit__once_its_gpu_work_is_done),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,10 @@
 /* Prints what another process could take of the lock before and after its
  * turn ("before: shared ok, exclusive busy"), argv[1] = the lock file,
  * argv[2] = a file to make once it runs (or "-"), argv[3] = ms to sleep
- * before asking. Without CUDOJO_TURN_FD it asks nothing. */
+ * before asking. Without CUDOJO_TURN_FD it asks nothing. With argv[4] =
+ * "rest" it then ends its turn as a runtime does at its exit: makes argv[5]
+ * (or not, "-"), waits 200 ms, writes "i" on the channel, waits for the
+ * answer and prints how long that took and what it could take then. */
 static const char *PROBE_SRC =
     "#include <fcntl.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
     "#include <sys/file.h>\n#include <time.h>\n#include <unistd.h>\n"
@@ -65,6 +68,18 @@ static const char *PROBE_SRC =
     "        printf(\"answer: %zd\\n\", read(atoi(turn), &c, 1));\n"
     "    } else printf(\"no turn\\n\");\n"
     "    look(\"after\", argv[1]);\n"
+    "    if (argc > 5 && !strcmp(argv[4], \"rest\") && turn) {\n"
+    "        if (strcmp(argv[5], \"-\")) { FILE *m = fopen(argv[5], \"w\"); if (m) fclose(m); }\n"
+    "        struct timespec w = {0, 200000000L};\n"
+    "        nanosleep(&w, NULL);\n"
+    "        struct timespec a, b;\n"
+    "        clock_gettime(CLOCK_MONOTONIC, &a);\n"
+    "        char c;\n"
+    "        if (write(atoi(turn), \"i\", 1) != 1 || read(atoi(turn), &c, 1) != 1) printf(\"no rest\\n\");\n"
+    "        clock_gettime(CLOCK_MONOTONIC, &b);\n"
+    "        printf(\"rest answered in %.0f ms\\n\", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);\n"
+    "        look(\"rested\", argv[1]);\n"
+    "    }\n"
     "    return 0;\n"
     "}\n";
 
@@ -138,13 +153,18 @@ static int turn_teardown(void **state) {
     return teardown(state);
 }
 
-static void run_probe(TurnFixture *t, const char *made, const char *sleep_ms) {
-    const char *args[] = {t->lockfile, made, sleep_ms};
+static void run_probe_rest(TurnFixture *t, const char *made, const char *sleep_ms, const char *rest,
+                           const char *rest_made) {
+    const char *args[] = {t->lockfile, made, sleep_ms, rest, rest_made};
     t->f.ropts.args = args;
-    t->f.ropts.n_args = 3;
+    t->f.ropts.n_args = 5;
     assert_null(program_run(t->exe, &t->f.ropts, &t->f.res));
     t->f.ropts.args = NULL;
     t->f.ropts.n_args = 0;
+}
+
+static void run_probe(TurnFixture *t, const char *made, const char *sleep_ms) {
+    run_probe_rest(t, made, sleep_ms, "-", "-");
 }
 
 static bool says(const TurnFixture *t, const char *line) {
@@ -231,6 +251,67 @@ static void turn__waits_for_another_timed_section__without_counting_the_wait(voi
     assert_true(says(t, "answer: 1\n"));
     assert_true(d.wait_exclusive_s + d.wait_shared_s >= 1.0);   /* at its turn, or stopped before it (yield) */
     assert_true(t->f.res.wall_ms < 1000);
+}
+
+/* The turn's end: at its exit the runtime says its GPU work is done ("i"
+ * on the channel); the worker takes the lock back to shared before it
+ * answers, so the teardown runs beside other untimed work.
+ * CUDOJO_GPU_REST_AT_EXIT=0 keeps it exclusive (and still answers). */
+static void rest__a_timed_program_holds_the_lock_shared__after_it_says_its_gpu_work_is_done(void **state) {
+    TurnFixture *t = *state;
+    GpuLockStats s0, s1;
+    gpu_lock_stats(&s0);
+    run_probe_rest(t, "-", "0", "rest", "-");
+    gpu_lock_stats(&s1);
+    GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(says(t, "after: shared busy, exclusive busy\n"));     /* alone */
+    assert_true(says(t, "rested: shared ok, exclusive busy\n"));      /* beside untimed work again */
+    assert_int_equal(d.exclusive_sections, 1);
+    assert_int_equal(d.shared_sections, 2);
+    program_result_fini(&t->f.res);
+    setenv("CUDOJO_GPU_REST_AT_EXIT", "0", 1);
+    gpu_lock_stats(&s0);
+    run_probe_rest(t, "-", "0", "rest", "-");
+    gpu_lock_stats(&s1);
+    unsetenv("CUDOJO_GPU_REST_AT_EXIT");
+    d = gpu_lock_stats_diff(&s1, &s0);
+    assert_true(says(t, "rested: shared busy, exclusive busy\n"));
+    assert_int_equal(d.exclusive_sections, 1);
+    assert_int_equal(d.shared_sections, 1);
+}
+
+/* A timed section waiting when the program says it is done goes first:
+ * the program waits in its exit (not beside that section), and the wait
+ * is left out of its time. */
+static void rest__lets_a_waiting_timed_section_go_first__without_counting_the_wait(void **state) {
+    TurnFixture *t = *state;
+    char made[200];
+    snprintf(made, sizeof made, "%s/resting", t->f.dir);
+    fflush(NULL);
+    pid_t other = fork();
+    assert_true(other >= 0);
+    if (other == 0) {
+        for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);   /* waits for the program's turn to end */
+        usleep(500 * 1000);
+        gpu_lock_release(&l);
+        _exit(0);
+    }
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    run_probe_rest(t, "-", "0", "rest", made);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double took = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    int st;
+    waitpid(other, &st, 0);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(says(t, "rested: shared ok, exclusive busy\n"));
+    const char *at = strstr(t->f.res.out, "rest answered in ");
+    assert_non_null(at);
+    assert_true(atoi(at + strlen("rest answered in ")) >= 400);      /* behind the other's section */
+    assert_true(t->f.res.wall_ms < took - 400);
 }
 
 /* Under Nsight Compute (gpu_profiler): the GPU lock shared, beside
@@ -830,6 +911,85 @@ static void group__steps_aside_as_one__for_a_waiting_timed_section(void **state)
     close(p[1]);
 }
 
+/* A timed CUDA program that pins argv[1] MiB, runs one kernel and returns
+ * without freeing anything: its teardown (unpinning, the context) comes
+ * after its GPU work. */
+static const char *TEARDOWN_CU =
+    "#include <stdio.h>\n#include <stdlib.h>\n"
+    "__global__ void touch(float *x) { x[threadIdx.x] += 1.0f; }\n"
+    "int main(int argc, char **argv) {\n"
+    "    size_t mb = argc > 1 ? (size_t)atoi(argv[1]) : 1024;\n"
+    "    float *h, *d;\n"
+    "    if (cudaMallocHost(&h, mb << 20) != cudaSuccess || cudaMalloc(&d, mb << 20) != cudaSuccess) return 3;\n"
+    "    for (size_t i = 0; i < (mb << 20) / sizeof(float); i += 1024) h[i] = 1.0f;\n"
+    "    cudaMemcpy(d, h, mb << 20, cudaMemcpyHostToDevice);\n"
+    "    touch<<<1, 32>>>(d);\n"
+    "    if (cudaDeviceSynchronize() != cudaSuccess) return 4;\n"
+    "    printf(\"done\\n\");\n"
+    "    return 0;\n"
+    "}\n";
+
+/* On a GPU: the teardown of a timed program runs with the lock shared.
+ * Its exclusive hold is shorter than with CUDOJO_GPU_REST_AT_EXIT=0 by
+ * about the time its teardown takes (printed: what a grader gains). */
+static void gpu__a_timed_programs_teardown_runs_shared(void **state) {
+    TurnFixture *t = *state;
+    if (!getenv("CUDOJO_TEST_GPU") || !has_nvcc()) skip();
+    t->f.ropts.runtime = PROGRAM_RT_CUDA;
+    CompiledProgram *p = gpu_build(t, "teardown.cu", TEARDOWN_CU);
+    const char *args[] = {"1024"};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 1;
+    t->f.ropts.timeout_s = 30;
+    double held[2], shared[2];
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("CUDOJO_GPU_REST_AT_EXIT", "0", 1);
+        GpuLockStats s0, s1;
+        gpu_lock_stats(&s0);
+        assert_null(program_run(p->exe, &t->f.ropts, &t->f.res));
+        gpu_lock_stats(&s1);
+        unsetenv("CUDOJO_GPU_REST_AT_EXIT");
+        GpuLockStats d = gpu_lock_stats_diff(&s1, &s0);
+        assert_int_equal(t->f.res.exit_code, 0);
+        assert_true(says(t, "done\n"));
+        assert_int_equal(d.exclusive_sections, 1);
+        assert_int_equal(d.shared_sections, off ? 1 : 2);
+        held[off] = d.held_exclusive_s * 1e3;
+        shared[off] = d.held_shared_s * 1e3;
+        program_result_fini(&t->f.res);
+    }
+    fprintf(stderr, "1 GiB pinned, one kernel, no frees: alone %.1f ms (shared %.1f ms) resting at the exit, "
+            "alone %.1f ms (shared %.1f ms) without\n", held[0], shared[0], held[1], shared[1]);
+    assert_true(held[0] < held[1]);
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    compiled_program_free(&p);
+}
+
+/* A group's turn ends once every member said its GPU work is done: the
+ * first to say so waits for the others (its answer comes after the lock
+ * went back to shared), then all of them run beside untimed work. */
+static void rest__a_group_goes_back_to_shared__once_every_member_is_done(void **state) {
+    TurnFixture *t = *state;
+    const char *args[] = {t->lockfile, "-", "{process}00", "rest", "-"};   /* member 1 is done 100 ms later */
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 5;
+    ProgramResult r[2];
+    ProgramMps mps;
+    assert_null(program_run_processes(t->exe, &t->f.ropts, 2, false, r, &mps));
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(r[i].exit_code, 0);
+        assert_true(member_says(&r[i], i, "after: shared busy, exclusive busy\n"));
+        assert_true(member_says(&r[i], i, "rested: shared ok, exclusive busy\n"));
+    }
+    const char *at = strstr(r[0].out, "rest answered in ");
+    assert_non_null(at);
+    assert_true(atoi(at + strlen("rest answered in ")) >= 50);      /* until member 1 was done */
+    for (int i = 0; i < 2; i++) program_result_fini(&r[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(start__waits_for_the_lock__after_the_fork, turn_setup, turn_teardown),
@@ -850,6 +1010,13 @@ int main(void) {
         cmocka_unit_test_setup_teardown(group__steps_aside_as_one__for_a_waiting_timed_section, turn_setup,
                                         turn_teardown),
         cmocka_unit_test_setup_teardown(turn__stays_shared__when_the_program_never_asks, turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(rest__a_timed_program_holds_the_lock_shared__after_it_says_its_gpu_work_is_done,
+                                        turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(rest__lets_a_waiting_timed_section_go_first__without_counting_the_wait,
+                                        turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(rest__a_group_goes_back_to_shared__once_every_member_is_done, turn_setup,
+                                        turn_teardown),
+        cmocka_unit_test_setup_teardown(gpu__a_timed_programs_teardown_runs_shared, turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__waits_for_another_timed_section__without_counting_the_wait, turn_setup,
