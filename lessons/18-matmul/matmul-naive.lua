@@ -16,6 +16,7 @@ local STEP = {
   -- rate. H200 2026-12-01 (bench/anchors, median of 30, L2 flushed, one run):
   -- 0.5 TFLOP/s, cuBLAS 51.4.
   target = 0.42,
+  size = 2048,
   -- timed launches at 4096^3: k:time's budget (no reps =): two ~276 ms launches that agree
   -- within 1% are enough, so the verdict stays within a second on an H200 (3 took 1.19 s)
 }

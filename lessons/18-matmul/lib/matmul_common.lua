@@ -28,7 +28,8 @@ function matmul.launch_128x128(A, B, C, M, N, K)
 end
 
 -- The fields a step gives run_sizes.
-local STEP_FIELDS = { launch = true, emu_size = true, target = true, stretch = true, reps = true }
+local STEP_FIELDS = { launch = true, emu_size = true, target = true, stretch = true, reps = true,
+                      size = true }
 
 -- Multiplies an M x K by a K x N matrix with the step's launch_for and
 -- checks every element of C against the CPU reference (ref.matmul, in
@@ -52,11 +53,13 @@ end
 
 -- S x S x S on the GPU: 32 entries spot-checked against dot products on the
 -- CPU (the whole product would take the CPU minutes), then timed (step.reps
--- launches) against step.target and step.stretch (TFLOP/s on an H200; the
--- stretch goal may be nil). Returns the TFLOP/s and cuBLAS's (scaled).
+-- launches) against step.target and step.stretch (TFLOP/s on an H200 at
+-- this S; the stretch goal may be nil). S is step.size, else 4096 (the
+-- "size" param overrides both). Returns the TFLOP/s and cuBLAS's (scaled;
+-- cuBLAS's figure is at 4096^3).
 function matmul.time_square(t, k, step)
   local dev = t:device()
-  local S = t:param("size", 4096)
+  local S = t:param("size", step.size or 4096)
   local A = gpu.array("f32", { S, S }, "A"):random{ lo = -1, hi = 1, seed = 183 }
   local B = gpu.array("f32", { S, S }, "B"):random{ lo = -1, hi = 1, seed = 184 }
   local C = gpu.array("f32", { S, S }, "C")
@@ -97,7 +100,8 @@ end
 
 -- The sizes of every step, in order, with kernel k and the step's
 --   { launch = launch_for, emu_size = { M, N, K }, target = TFLOP/s,
---     stretch = TFLOP/s or nil, reps = timed launches or nil (k:time's budget) }.
+--     stretch = TFLOP/s or nil, reps = timed launches or nil (k:time's budget),
+--     size = S of the timed S^3 on a GPU or nil (4096) }.
 -- On a GPU: 517 x 388 x 300 checked in full, then S^3 timed; returns
 -- nothing. On the emulator: emu_size, then 200 x 196 x 44, each checked in
 -- full (no dimension a multiple of the tiles); when both pass, returns the
