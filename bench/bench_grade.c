@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,6 +71,8 @@ static void print_failed_solutions(const json_t *book) {
 
 /* Where the time went (app/grade_time.c), from OUT/gradebook.json: 0, or 1
  * when it cannot be read. */
+static double tv_s(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec / 1e6; }
+
 static int print_time(const char *book_path, double wall_s) {
     json_error_t err;
     json_t *book = json_load_file(book_path, 0, &err);
@@ -143,10 +146,13 @@ int main(int argc, char **argv) {
                           tmpl, trace, bin, backend, tmpl, root, tmpl, cores, only ? " --exercises " : "", only ? only : "",
                           tmpl);
     fprintf(stderr, "bench_grade: %d students x %d exercises, %ld workers: %s\n", students, n_ex, cores, cmd);
+    struct rusage cpu0, cpu1;
+    getrusage(RUSAGE_CHILDREN, &cpu0);
     FILE *p = popen(cmd, "r");
     json_error_t err;
     json_t *sum = p ? json_loadf(p, 0, &err) : NULL;
     int rc = p ? pclose(p) : -1;
+    getrusage(RUSAGE_CHILDREN, &cpu1);     /* every descendant that was waited for: workers, nvcc, programs */
     if (!json_is_object(sum)) {
         fprintf(stderr, "bench_grade: grade failed (status %d); see %s/grade.err\n", rc, tmpl);
         return 1;
@@ -162,6 +168,12 @@ int main(int argc, char **argv) {
     printf("projection: 200 submissions x %zu exercises = %zu runs in %.1f min (goal: under 30 min on one "
            "16-core H200 node)%s\n",
            graded, 200 * graded, proj_min, skipped ? "; exercises needing a GPU not included" : "");
+    double user = tv_s(cpu1.ru_utime) - tv_s(cpu0.ru_utime), sys = tv_s(cpu1.ru_stime) - tv_s(cpu0.ru_stime);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("CPU: %.1f s user + %.1f s system = %.1f core-seconds, %.0f%% of the %ld cores over the %.1f s "
+           "(the CPU allows at most %.2f runs/s)\n",
+           user, sys, user + sys, secs > 0 ? 100.0 * (user + sys) / (secs * (double)ncpu) : 0, ncpu, secs,
+           user + sys > 0 ? runs * (double)ncpu / (user + sys) : 0);
     json_decref(sum);
     char *book = xasprintf("%s/out/gradebook.json", tmpl);
     int status = print_time(book, secs);
