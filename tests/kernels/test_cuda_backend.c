@@ -23,6 +23,7 @@
 #include "kernels/compile.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/cuda_internal.h"
+#include "kernels/gpu_lock.h"
 #include "kernels/host_pool.h"
 
 typedef struct Gpu {
@@ -359,6 +360,44 @@ static void launch__times_2_reps__when_two_long_ones_agree_and_pass_the_budget(v
     compiled_module_free(&m);
 }
 
+/* Only the repetitions of a timed launch hold the GPU lock alone: its first
+   run (a correctness run, ~40 ms of spinning here) and the snapshot of its
+   results are shared, so the exclusive hold is about the 2 reps' 80 ms. */
+static void launch__holds_the_gpu_alone_only_for_the_reps__when_timed(void **state) {
+    (void)state;
+    need_gpu();
+    char dir[] = "/tmp/cudojo-lockdir-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    setenv("CUDOJO_GPU_LOCK_DIR", dir, 1);
+    Backend *b = gpu.b;
+    CompiledModule *m = compile_kernels(gpu.info.cc_major * 10 + gpu.info.cc_minor);
+    BackendModule *bm = NULL;
+    assert_null(b->ops->module_load(b, m, &bm));
+    KernelArg args[1] = {kernel_arg_i64(40 * 1000 * 1000)};
+    LaunchConfig cfg = {{1, 1, 1}, {1, 1, 1}, 0, 20, 0, false, 0, 0, 50};
+    LaunchReport r;
+    launch_report_init(&r);
+    GpuLockStats s0, s1;
+    gpu_lock_stats(&s0);
+    Diag *d = b->ops->launch(b, bm, "spin", &cfg, args, 1, &r);
+    gpu_lock_stats(&s1);
+    if (d) fail_msg("%s", diag_format_all(d, false));
+    GpuLockStats ds = gpu_lock_stats_diff(&s1, &s0);
+    print_message("spin: %d reps; alone %.1f ms, shared %.1f ms (%ld sections)\n", r.reps,
+                  ds.held_exclusive_s * 1e3, ds.held_shared_s * 1e3, ds.shared_sections);
+    assert_int_equal(ds.exclusive_sections, 1);
+    assert_true(ds.shared_sections >= 2);               /* the first run, the restore */
+    assert_true(ds.held_shared_s >= 0.035);             /* the first run's spin */
+    assert_true(ds.held_exclusive_s < (r.reps + 0.5) * 0.040 + 0.015);
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    launch_report_fini(&r);
+    b->ops->module_unload(b, &bm);
+    compiled_module_free(&m);
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+}
+
 static void launch__times_every_rep__when_the_budget_is_ample(void **state) {
     (void)state;
     need_gpu();
@@ -582,6 +621,7 @@ int main(void) {
         cmocka_unit_test(launch__times_every_rep__when_reps_span_several_gate_batches),
         cmocka_unit_test(launch__times_3_reps__when_they_pass_the_budget),
         cmocka_unit_test(launch__times_2_reps__when_two_long_ones_agree_and_pass_the_budget),
+        cmocka_unit_test(launch__holds_the_gpu_alone_only_for_the_reps__when_timed),
         cmocka_unit_test(launch__times_every_rep__when_the_budget_is_ample),
         cmocka_unit_test(host_buffer__is_reused_and_copies__when_given_back),
         cmocka_unit_test(host_buffer__pinned_in_pieces__copies_across_them__when_bigger_than_a_piece),
