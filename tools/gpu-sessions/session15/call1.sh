@@ -1,7 +1,7 @@
 #!/bin/sh
 # session 15 call 1: the turn's end at the exit (bc4a985) on a GPU (test_program_turn, test_progwire); matmul-naive
 # timed at 2048^3 (its new size: what target); the smaller chapter 07/15 sizes (sizes.sh, helper SIZES15);
-# bench_grade 3 with the rest at the exit and without it (CUDOJO_GPU_REST_AT_EXIT=0), one call; bench_predict
+# bench_grade 3 with the rest at the exit and without it (CUDOJO_GPU_REST_AT_EXIT=0), one call
 set -u
 O=${OUT:-/tmp/out}; mkdir -p "$O"
 export XDG_CACHE_HOME=/tmp/xc XDG_DATA_HOME=/tmp/xd NO_COLOR=1
@@ -40,6 +40,4 @@ el "bench_grade 3: rest at the exit"
 bg rest CUDOJO_X=1
 el "bench_grade 3: no rest"
 bg norest CUDOJO_GPU_REST_AT_EXIT=0
-el "bench_predict (the model's constants, on this session's emulator counts)"
-timeout 100 build/bench/bench_predict --json "$O/predict.json" > "$O/predict.txt" 2>&1; echo "rc=$?"; tail -3 "$O/predict.txt"
 el done
