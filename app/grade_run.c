@@ -11,7 +11,10 @@
  * run again, the same file and request, in the same slot's emulator worker
  * (no GPU lock: it runs beside the others' GPU work), and recorded once that
  * second run ends with the verdict grade_verdict_judge gives them together
- * (grade_verdict.c: a pass the emulator finds a bug in is a fail). A
+ * (grade_verdict.c: a pass the emulator finds a bug in is a fail). The
+ * slot's GPU worker goes on with the next run meanwhile (two lanes per
+ * slot); a pass that needs the emulator while it still checks the one
+ * before waits for it, and the slot takes no new run until then. A
  * program exercise's check runs the executable the GPU run built (its
  * PTX, compute_90 on an H200, on the emulator runtime), from the nvcc cache. */
 #include <math.h>
@@ -41,9 +44,12 @@ typedef struct Slot {
     /* On a GPU a run may wait for the others' timed sections (the GPU lock):
        its limit stretches by the number of workers, so waiting is never a timeout. */
     double timeout_scale;
-    Work work;
-    bool busy;
-    RunResult *first;           /* the GPU's pass while the emulator checks it; NULL otherwise */
+    Work work;                  /* the GPU lane's run */
+    bool busy;                  /* the GPU lane runs `work` */
+    RunResult *first;           /* the GPU's pass the emulator lane checks; NULL when that lane is idle */
+    Work check;                 /* whose pass that is */
+    RunResult *pending;         /* a GPU pass waiting for the emulator lane; NULL when none */
+    Work pending_work;
 } Slot;
 
 /* The emulator check's limit, in the exercise's timeouts: the emulator runs
@@ -281,43 +287,65 @@ static void start(Grade *g, Slot *slot, Work w) {
     }
 }
 
-/* A run of the slot ended (res, owned). Returns true when the slot is busy
- * again with the emulator check of that run; else records it. */
-static bool finish(Grade *g, Slot *slot, RunResult *res, RunnerConfig *emu_cfg, Progress *p, Diag **d) {
-    const GradeItem *it = &g->items[slot->work.item];
-    if (res->verdict == VERDICT_CANCELLED) {
-        run_result_free(&res);
-        run_result_free(&slot->first);
-        return false;
+/* The emulator lane checks the GPU's pass `res` (owned) of w; when its
+ * worker cannot start, the GPU's verdict stands and the record says why. */
+static void check_start(Grade *g, Slot *slot, Work w, RunResult *res, RunnerConfig *emu_cfg, Progress *p,
+                        Diag **d) {
+    if (!slot->emu) slot->emu = runner_new(emu_cfg);
+    Diag *sd = start_run(g, slot, w, res);
+    progress_count_check(p, false, sd == NULL);
+    if (!sd) {
+        slot->first = res;
+        slot->check = w;
+        return;
     }
-    if (!slot->first && grade_emu_check_wanted(g->emu_check, it->ex, res)) {
-        if (!slot->emu) slot->emu = runner_new(emu_cfg);
-        Diag *sd = start_run(g, slot, slot->work, res);
-        progress_count_check(p, true, sd == NULL);
-        if (!sd) {
-            slot->first = res;
-            return true;
-        }
-        /* The emulator's worker could not start: the GPU's verdict stands, and the record says why. */
-        RunResult *emu = not_started(it, &sd);
-        *d = record(g, &slot->work, res, emu);
-        run_result_free(&emu);
-        run_result_free(&res);
-        return false;
-    }
-    if (slot->first) {
-        *d = record(g, &slot->work, slot->first, res);
-        run_result_free(&slot->first);
-    } else {
-        progress_count_check(p, true, false);
-        *d = record(g, &slot->work, res, NULL);
-    }
+    RunResult *emu = not_started(&g->items[w.item], &sd);
+    *d = record(g, &w, res, emu);
+    run_result_free(&emu);
     run_result_free(&res);
-    return false;
 }
 
-/* The runner whose answer the slot waits for. */
-static Runner *active(const Slot *slot) { return slot->first ? slot->emu : slot->runner; }
+/* The GPU lane's run ended (res, owned): recorded, or left in
+ * slot->pending for the emulator lane (the main loop starts the GPU lane's
+ * next run first, then the check: a worker's start takes a while). */
+static void gpu_done(Grade *g, Slot *slot, RunResult *res, Progress *p, Diag **d) {
+    const GradeItem *it = &g->items[slot->work.item];
+    slot->busy = false;
+    if (res->verdict == VERDICT_CANCELLED) {
+        run_result_free(&res);
+        return;
+    }
+    progress_count_check(p, true, false);
+    if (!grade_emu_check_wanted(g->emu_check, it->ex, res)) {
+        *d = record(g, &slot->work, res, NULL);
+        run_result_free(&res);
+    } else {
+        slot->pending = res;
+        slot->pending_work = slot->work;
+    }
+}
+
+/* The emulator lane takes the pass that waits, when it is free. */
+static void check_next(Grade *g, Slot *slot, RunnerConfig *emu_cfg, Progress *p, Diag **d) {
+    if (!slot->pending || slot->first) return;
+    RunResult *next = slot->pending;
+    slot->pending = NULL;
+    check_start(g, slot, slot->pending_work, next, emu_cfg, p, d);
+}
+
+/* The emulator lane's check ended (res, owned): the pair is recorded. */
+static void check_done(Grade *g, Slot *slot, RunResult *res, Diag **d) {
+    if (res->verdict != VERDICT_CANCELLED) *d = record(g, &slot->check, slot->first, res);
+    run_result_free(&slot->first);
+    run_result_free(&res);
+}
+
+static void keep_first(Diag **d, Diag *rd) {
+    if (!*d) *d = rd;
+    else diag_free(&rd);
+}
+
+static bool slot_active(const Slot *s) { return s->busy || s->first || s->pending; }
 
 Diag *grade_run_all(Grade *g) {
     Work *work = NULL;
@@ -361,45 +389,60 @@ Diag *grade_run_all(Grade *g) {
                           "every file you can; see docs/grading-sandbox.md\n"),
                 program_sandbox_landlock_abi() == 0 ? _("this kernel has no Landlock") : "CUDOJO_SANDBOX=off");
     long long next = 0;
-    int busy = 0;
-    while ((next < n_work || busy) && !d) {
+    for (;;) {
+        bool any = false;
+        for (int i = 0; i < jobs; i++) any = any || slot_active(&slots[i]);
+        if (!((next < n_work || any) && !d)) break;
+        /* a slot's GPU lane starts while at most one of its passes waits for the emulator lane */
         for (int i = 0; i < jobs && next < n_work && !grade_interrupted; i++) {
-            if (slots[i].busy) continue;
+            if (slots[i].busy || (slots[i].pending && slots[i].first)) continue;
             start(g, &slots[i], work[next++]);
-            if (slots[i].busy) {
-                busy++;
-            } else {
+            if (!slots[i].busy) {
                 p.done++;
                 progress_count_check(&p, true, false);
             }
         }
         if (grade_interrupted) break;
-        struct pollfd fds[256];
+        for (int i = 0; i < jobs; i++) {
+            Diag *rd = NULL;
+            check_next(g, &slots[i], &emu_cfg, &p, &rd);
+            keep_first(&d, rd);
+        }
+        struct pollfd fds[512];
         int nf = 0;
-        for (int i = 0; i < jobs && nf < 256; i++)
-            if (slots[i].busy && runner_fd(active(&slots[i])) >= 0)
-                fds[nf++] = (struct pollfd){.fd = runner_fd(active(&slots[i])), .events = POLLIN};
+        for (int i = 0; i < jobs && nf < 510; i++) {
+            if (slots[i].busy && runner_fd(slots[i].runner) >= 0)
+                fds[nf++] = (struct pollfd){.fd = runner_fd(slots[i].runner), .events = POLLIN};
+            if (slots[i].first && runner_fd(slots[i].emu) >= 0)
+                fds[nf++] = (struct pollfd){.fd = runner_fd(slots[i].emu), .events = POLLIN};
+        }
         poll(fds, (nfds_t)nf, 100);
         for (int i = 0; i < jobs; i++) {
-            if (!slots[i].busy) continue;
             RunResult *res = NULL;
-            if (runner_poll(active(&slots[i]), 0, &res) != RUNNER_DONE) continue;
-            p.done++;
             Diag *rd = NULL;
-            if (finish(g, &slots[i], res, &emu_cfg, &p, &rd)) continue;
-            slots[i].busy = false;
-            busy--;
-            if (!d) d = rd;
-            else diag_free(&rd);
+            if (slots[i].first && runner_poll(slots[i].emu, 0, &res) == RUNNER_DONE) {
+                p.done++;
+                check_done(g, &slots[i], res, &rd);
+                keep_first(&d, rd);
+            }
+            res = NULL;
+            rd = NULL;
+            if (slots[i].busy && runner_poll(slots[i].runner, 0, &res) == RUNNER_DONE) {
+                p.done++;
+                gpu_done(g, &slots[i], res, &p, &rd);
+                keep_first(&d, rd);
+            }
         }
         if (!g->quiet) progress_show(&p, false);
     }
     if (!g->quiet && (p.tty || p.last_done != p.done)) progress_show(&p, true);
     for (int i = 0; i < jobs; i++) {
-        if (slots[i].busy) runner_cancel(active(&slots[i]));
+        if (slots[i].busy) runner_cancel(slots[i].runner);
+        if (slots[i].first) runner_cancel(slots[i].emu);
         runner_free(&slots[i].runner);
         runner_free(&slots[i].emu);
         run_result_free(&slots[i].first);
+        run_result_free(&slots[i].pending);
     }
     free(slots);
     free(log);

@@ -26,10 +26,12 @@ nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "    $l"; done; }
 # The stand-in GPU: the worker protocol (app/runner.h), one result line per request.
 cat > fakegpu << 'EOF'
 #!/usr/bin/env python3
-import json, sys
+import json, sys, time
 assert "--backend=cuda" in sys.argv, sys.argv
 for line in sys.stdin:
     req = json.loads(line)
+    with open("fakegpu.times", "a") as f:
+        f.write("%.6f %s\n" % (time.monotonic(), req["cu"]))
     fail = "FAKE-GPU: fail" in open(req["cu"], errors="replace").read()
     check = {"name": "C", "passed": not fail, "wrong": 7 if fail else 0, "total": 201113, "mismatches": [],
              "message": "7 elements wrong of 201113" if fail else "all 201113 elements within tolerance"}
@@ -98,6 +100,24 @@ sys.exit(0 if r['score'] == 0 and t['status'] == 'failed' and 'passed on the GPU
 else
     nok "feedback.md and results.json say the pass was luck and list the emulator's findings" \
         "$(grep -A8 'sgemm' out/students/racy/feedback.md | head -12)"
+fi
+
+# One slot: its GPU worker takes the next run while the emulator checks the pass before (the first
+# student's pass is checked while the second's GPU run goes; the third waits for the emulator's lane).
+rm -f fakegpu.times
+grade out7 sum7.json err7 --jobs 1
+if python3 -c "
+import json, sys
+b = json.load(open('out7/gradebook.json'))
+c = {s['student']: s['exercises']['sgemm-tiled'] for s in b['students']}
+t = [(float(l.split()[0]), l.split()[1]) for l in open('fakegpu.times')]
+emu = min(c[s]['time']['emu_check_ms'] for s in ('good', 'racy', 'conflicts')) / 1e3
+gap = t[1][0] - t[0][0]
+print('the second GPU run came %.1f ms after the first; the shortest emulator check took %.1f ms' % (gap * 1e3, emu * 1e3))
+sys.exit(0 if len(t) == 4 and gap < emu / 2 else 1)" > why 2>&1; then
+    ok "grade: one slot's GPU worker runs the next run while the emulator checks the last pass ($(cat why))"
+else
+    nok "grade: one slot's GPU worker runs the next run while the emulator checks the last pass" "$(cat why)" "$(tail -3 err7)"
 fi
 
 # The same grading again: nothing runs. --emu-check=off: every pair is graded again, the GPU alone.

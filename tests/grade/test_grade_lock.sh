@@ -53,12 +53,12 @@ check "grade --json: the summary's gpu_lock sums the runs' lock time" \
 if python3 -c "
 import sqlite3, sys
 db = sqlite3.connect('file:out/grade.db?mode=ro', uri=True)
-n = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.exclusive_sections') = 1 and json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') = 1 and exercise = 'time-kernel'\").fetchone()[0]
+n = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.exclusive_sections') = 1 and json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') = 2 and exercise = 'time-kernel'\").fetchone()[0]
 m = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') = 1 and exercise = 'bug-out-of-bounds'\").fetchone()[0]
 sys.exit(0 if n == 2 and m == 2 else 1)" 2> why; then
-    ok "grade.db: each run's result_json keeps its metrics.gpu_lock (a timed run: one shared section, then one alone)"
+    ok "grade.db: each run's result_json keeps its metrics.gpu_lock (a timed run: shared, alone from its first GPU work, shared again after its exit)"
 else
-    nok "grade.db: each run's result_json keeps its metrics.gpu_lock (a timed run: one shared section, then one alone)" "$(tail -2 why)"
+    nok "grade.db: each run's result_json keeps its metrics.gpu_lock (a timed run: shared, alone from its first GPU work, shared again after its exit)" "$(tail -2 why)"
 fi
 
 # 2. Without CUDOJO_GPU_LOCK_EMU the emulator's programs never take the lock.
