@@ -170,6 +170,8 @@ typedef struct GradeTime {
     double wait_s, alone_s, shared_s;   /* the GPU lock: waited, held exclusive (timed), held shared */
     double emu_check_s;         /* the emulator check's runs of GPU passes (not in total_s) */
     int emu_checks;
+    double cpu_s, emu_check_cpu_s;  /* CPU (user + system) of the runs (the worker and the processes it
+                                       waited for) and of their emulator checks */
 } GradeTime;
 
 /* One GradeTime per exercise of the book, sorted by time alone on the GPU,
@@ -177,7 +179,8 @@ typedef struct GradeTime {
 GradeTime *grade_time_collect(const json_t *book, int *n, GradeTime *all);
 /* The sums, the GPU lock's line (what the timed sections allow, per wall_s
  * when > 0), the `top` exercises of grade_time_collect as a table, then
- * the `top` that held the lock shared longest. */
+ * the `top` that held the lock shared longest and those that took the most
+ * CPU. */
 void grade_time_print(FILE *out, const json_t *book, double wall_s, int top);
 
 /* grade_lock_trace.c: a GPU lock trace (CUDOJO_GPU_LOCK_TRACE's lines,

@@ -24,6 +24,15 @@ static void add(GradeTime *to, const GradeTime *t) {
     to->shared_s += t->shared_s;
     to->emu_check_s += t->emu_check_s;
     to->emu_checks += t->emu_checks;
+    to->cpu_s += t->cpu_s;
+    to->emu_check_cpu_s += t->emu_check_cpu_s;
+}
+
+static int by_cpu_then_id(const void *a, const void *b) {
+    const GradeTime *x = a, *y = b;
+    double cx = x->cpu_s + x->emu_check_cpu_s, cy = y->cpu_s + y->emu_check_cpu_s;
+    if (cx != cy) return cx < cy ? 1 : -1;
+    return strcmp(x->id, y->id);
 }
 
 static int by_shared_then_id(const void *a, const void *b) {
@@ -62,6 +71,8 @@ GradeTime *grade_time_collect(const json_t *book, int *n_out, GradeTime *all) {
             t[i].wait_s += sec(tm, "gpu_wait_ms");
             t[i].alone_s += sec(tm, "gpu_exclusive_ms");
             t[i].shared_s += sec(tm, "gpu_shared_ms");
+            t[i].cpu_s += sec(tm, "cpu_ms");
+            t[i].emu_check_cpu_s += sec(tm, "emu_check_cpu_ms");
             if (json_is_number(json_object_get(tm, "emu_check_ms"))) {
                 t[i].emu_checks++;
                 t[i].emu_check_s += sec(tm, "emu_check_ms");
@@ -128,6 +139,17 @@ void grade_time_print(FILE *out, const json_t *book, double wall_s, int top) {
         for (int i = 0, shown = 0; i < n && shown < top && t[i].shared_s > 0; i++, shown++)
             fprintf(out, "  %-26s %5d %8.2f s shared, %.2f s per run\n", t[i].id, t[i].runs, t[i].shared_s,
                     t[i].shared_s / t[i].runs);
+    }
+    /* The cores: where a grading that keeps them busy spends them. */
+    if (all.cpu_s + all.emu_check_cpu_s > 0) {
+        qsort(t, (size_t)n, sizeof *t, by_cpu_then_id);
+        fprintf(out, "CPU of the runs: %.1f s, and %.1f s of their emulator checks; the most (run + check, its "
+                     "compile inside):\n",
+                all.cpu_s, all.emu_check_cpu_s);
+        for (int i = 0, shown = 0; i < n && shown < top && t[i].cpu_s + t[i].emu_check_cpu_s > 0; i++, shown++)
+            fprintf(out, "  %-26s %5d %8.2f s + %6.2f s, %.2f s per run, compile %.2f s per run\n", t[i].id, t[i].runs,
+                    t[i].cpu_s, t[i].emu_check_cpu_s, (t[i].cpu_s + t[i].emu_check_cpu_s) / t[i].runs,
+                    t[i].compile_s / t[i].runs);
     }
     free(t);
 }

@@ -245,6 +245,10 @@ static json_t *emulator_check_json(const RunResult *emu, const GradeEmuFinding *
     json_object_set_new(o, "inconclusive", json_boolean(f->inconclusive));
     json_object_set_new(o, "message", emu->summary ? bytes_to_json(emu->summary) : json_null());
     json_object_set_new(o, "duration_ms", json_real(emu->duration_ms));
+    json_t *cpu = emu->metrics ? json_object_get(emu->metrics, "cpu") : NULL;
+    if (json_is_object(cpu))
+        json_object_set_new(o, "cpu_ms", json_real(json_number_value(json_object_get(cpu, "worker_ms")) +
+                                                   json_number_value(json_object_get(cpu, "children_ms"))));
     /* Its findings (the first 20), as the gradebook's cells list theirs. */
     json_t *all = diag_to_json(emu->diags), *findings = json_array(), *v;
     size_t i;

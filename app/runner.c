@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -540,6 +541,12 @@ static RunResult *worker_handle(Backend *b, Diag *backend_why, const json_t *req
     return res;
 }
 
+/* User and system time of a getrusage answer, in ms. */
+static double cpu_ms(const struct rusage *u) {
+    return ((double)u->ru_utime.tv_sec + (double)u->ru_stime.tv_sec) * 1e3 +
+           ((double)u->ru_utime.tv_usec + (double)u->ru_stime.tv_usec) / 1e3;
+}
+
 int runner_worker_main(BackendChoice backend, int emu_threads) {
     signal(SIGINT, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
@@ -567,7 +574,18 @@ int runner_worker_main(BackendChoice backend, int emu_threads) {
         }
         json_error_t err;
         json_t *req = json_loads(line, 0, &err);
+        struct rusage self0, kids0, self1, kids1;
+        getrusage(RUSAGE_SELF, &self0);
+        getrusage(RUSAGE_CHILDREN, &kids0);
         RunResult *res = req ? worker_handle(b, why, req, out) : run_result_new(VERDICT_CRASH);
+        getrusage(RUSAGE_SELF, &self1);
+        getrusage(RUSAGE_CHILDREN, &kids1);
+        /* metrics.cpu: the CPU this run took, the worker's threads and the processes it waited for
+           (nvcc, the learner's programs, tools): what a grading's cores go to */
+        if (!res->metrics) res->metrics = json_object();
+        json_object_set_new(res->metrics, "cpu",
+                            json_pack("{s:f, s:f}", "worker_ms", cpu_ms(&self1) - cpu_ms(&self0), "children_ms",
+                                      cpu_ms(&kids1) - cpu_ms(&kids0)));
         if (!res->backend && b) res->backend = xstrdup(b->ops->name);
         /* A sticky GPU error poisons the context: answer, then let the parent start a fresh worker. */
         bool restart = b && !backend_usable(b);

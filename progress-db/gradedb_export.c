@@ -50,10 +50,12 @@ static void add_checks_findings(json_t *cell, json_t *result) {
 }
 
 /* time {total_ms, compile_ms, reference_ms, program_ms, gpu_wait_ms,
- * gpu_exclusive_ms, gpu_shared_ms, emu_check_ms}: where a run's time went,
- * from a stored run_result_to_json's metrics.phases and metrics.gpu_lock
- * (those present: gpu_* only where the run took the GPU lock) and its
- * emulator_check (emu_check_ms: that second run's, where there was one). */
+ * gpu_exclusive_ms, gpu_shared_ms, cpu_ms, emu_check_ms, emu_check_cpu_ms}:
+ * where a run's time went, from a stored run_result_to_json's
+ * metrics.phases, metrics.gpu_lock and metrics.cpu (those present: gpu_*
+ * only where the run took the GPU lock; cpu_ms the worker's and its
+ * children's CPU) and its emulator_check (emu_check_*: that second run's,
+ * where there was one). */
 static void add_time(json_t *cell, json_t *result) {
     json_t *m = json_object_get(result, "metrics");
     json_t *ph = json_object_get(m, "phases"), *lk = json_object_get(m, "gpu_lock");
@@ -74,6 +76,12 @@ static void add_time(json_t *cell, json_t *result) {
     /* The emulator check's run of a GPU pass (cudojo grade --emu-check), beside the run's own time. */
     json_t *ec = json_object_get(json_object_get(result, "emulator_check"), "duration_ms");
     if (json_is_number(ec)) json_object_set_new(t, "emu_check_ms", json_real(json_number_value(ec)));
+    json_t *cpu = json_object_get(m, "cpu");
+    if (json_is_object(cpu))
+        json_object_set_new(t, "cpu_ms", json_real(json_number_value(json_object_get(cpu, "worker_ms")) +
+                                                   json_number_value(json_object_get(cpu, "children_ms"))));
+    json_t *ecc = json_object_get(json_object_get(result, "emulator_check"), "cpu_ms");
+    if (json_is_number(ecc)) json_object_set_new(t, "emu_check_cpu_ms", json_real(json_number_value(ecc)));
     json_object_set_new(cell, "time", t);
 }
 

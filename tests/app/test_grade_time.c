@@ -126,11 +126,37 @@ static void grade_time_print__without_the_lock__ranks_by_run_time(void **state) 
     json_decref(b);
 }
 
+/* metrics.cpu as the gradebook keeps it (cpu_ms, emu_check_cpu_ms): summed,
+ * and the table of the exercises that took the most CPU, run and check. */
+static void grade_time_print__ranks_the_cpu_of_the_runs_and_their_checks(void **state) {
+    (void)state;
+    json_t *b = json_loads("{\"exercises\": [{\"id\": \"x\"}, {\"id\": \"y\"}, {\"id\": \"z\"}], \"students\": [{\"exercises\": {"
+                           "\"x\": {\"time\": {\"total_ms\": 100, \"compile_ms\": 40, \"cpu_ms\": 900, \"emu_check_cpu_ms\": 600}},"
+                           "\"y\": {\"time\": {\"total_ms\": 300, \"cpu_ms\": 1200}},"
+                           "\"z\": {\"time\": {\"total_ms\": 50}}}}]}",
+                           0, NULL);
+    assert_non_null(b);
+    int n = 0;
+    GradeTime all;
+    free(grade_time_collect(b, &n, &all));
+    assert_true(all.cpu_s > 2.099 && all.cpu_s < 2.101);
+    assert_true(all.emu_check_cpu_s > 0.599 && all.emu_check_cpu_s < 0.601);
+    char *s = printed(b, 0, 12);
+    const char *cpu = strstr(s, "CPU of the runs: 2.1 s, and 0.6 s of their emulator checks");
+    assert_non_null(cpu);
+    assert_non_null(strstr(cpu, "\n  x                              1     0.90 s +   0.60 s, 1.50 s per run, compile 0.04 s per run\n"));
+    assert_true(strstr(cpu, "\n  x ") < strstr(cpu, "\n  y "));     /* 1.5 s before 1.2 s */
+    assert_null(strstr(cpu, "\n  z "));                               /* none said */
+    free(s);
+    json_decref(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grade_time_collect__sums_each_exercise_and_the_class__longest_alone_first),
         cmocka_unit_test(grade_time_print__says_the_lock_sums_the_bound_and_the_top_exercises),
         cmocka_unit_test(grade_time_print__without_the_lock__ranks_by_run_time),
+        cmocka_unit_test(grade_time_print__ranks_the_cpu_of_the_runs_and_their_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
