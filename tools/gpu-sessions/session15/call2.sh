@@ -24,6 +24,7 @@ bg() {  # label, then env assignments
   rm -rf /tmp/cudojo-bench-grade-*
   env "$@" BENCH_GRADE_KEEP=1 CUDOJO_BACKEND=cuda timeout 150 build/bench/bench_grade 3 > "$O/grade-$label.txt" 2>&1; echo "rc=$?"
   grep -E 'runs/s|projection|^CPU|GPU lock|solutions passing|solution failed|at least' "$O/grade-$label.txt"
+  grep -A8 '^CPU of the runs' "$O/grade-$label.txt"
 }
 el "bench_grade 3: HEAD"
 bg head CUDOJO_X=1
