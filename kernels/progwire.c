@@ -243,6 +243,23 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *data) {
     return 1;
 }
 
+/* Starts fn in a detached thread of 64 KiB of stack with every signal
+ * blocked: the program's handlers never run there. False if it could not. */
+static bool quiet_thread(void *(*fn)(void *)) {
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    pthread_t t;
+    bool started = pthread_create(&t, &a, fn, NULL) == 0;
+    pthread_attr_destroy(&a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return started;
+}
+
 /* The end of a timed program's GPU work, at its exit (progwire_turn in
  * progwire.h): the drain hook (synchronise every context) runs in a thread
  * of its own, waited for at most EXIT_IDLE_WAIT_MS (a kernel that never ends
@@ -265,17 +282,7 @@ static void *idle_runner(void *arg) {
 
 static bool gpu_idle_at_exit(void) {
     if (!g_drain_fn) return true;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_t t;
-    bool started = pthread_create(&t, &a, idle_runner, NULL) == 0;
-    pthread_attr_destroy(&a);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!started) return false;
+    if (!quiet_thread(idle_runner)) return false;
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += EXIT_IDLE_WAIT_MS / 1000;
@@ -425,15 +432,7 @@ static void drain_after_fork(void) {
 static void drain_start(int fd) {
     if (fd < 0) return;
     g_drain_fd = fd;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&a, 64 * 1024);
-    pthread_t t;
-    if (pthread_create(&t, &a, drain_runner, NULL) != 0 || pthread_create(&t, &a, drain_reader, NULL) != 0) {
+    if (!quiet_thread(drain_runner) || !quiet_thread(drain_reader)) {
         pthread_mutex_lock(&g_gate_lock);
         g_drain_gone = true;    /* a runner that started ends */
         pthread_cond_broadcast(&g_drain_cv);
@@ -441,8 +440,6 @@ static void drain_start(int fd) {
     } else {
         pthread_atfork(NULL, NULL, drain_after_fork);
     }
-    pthread_attr_destroy(&a);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Before GPU work: says "r" the first time (from then on the program may
