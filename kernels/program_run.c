@@ -641,6 +641,11 @@ static double group_pauses(Turn *t) {
     return d;
 }
 
+/* How long a program past its "exit" record is left to tear down without
+ * a yield (the longest teardown in a grading on the H200: 301 ms, session
+ * 15 call 1). */
+#define TEARDOWN_NO_YIELD_MS 1000
+
 /* Polls the pipes until they close and the child is gone, or the deadline,
  * the cancel flag or a run folder grown past the disk limit (checked every
  * 250 ms when `disk_dir` is set) kills the group; answers a "turn" record
@@ -649,7 +654,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
                      const ProgramRunOptions *o, double deadline, const char *disk_dir, Turn *turn) {
     char buf[65536];
     bool exited = false, killed = false;
-    double exited_at = 0, disk_at = proc_now_ms();
+    double exited_at = 0, disk_at = proc_now_ms(), exit_said_at = -1;
     int look_ms = yield_look_ms(), poll_ms = look_ms < 20 ? look_ms : 20;
     long long limit = disk_limit();
     for (;;) {
@@ -710,9 +715,13 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         }
         if (rr->turn_asked && turn->fd >= 0 && !turn->granted && !killed) deadline += turn_grant(turn, pid);
         if (turn->idle_said && !turn->exit_answered && !killed) deadline += turn_rest(turn, pid);
-        /* A program past its exit is not stopped: its teardown frees GPU
-         * memory, partly in the kernel, where a stop does not reach. */
-        bool may_yield = turn->yields && !killed && !exited && !rr->exit_said;
+        /* A program past its exit is not stopped for TEARDOWN_NO_YIELD_MS:
+         * its teardown frees GPU memory, partly in the kernel, where a stop
+         * does not reach. Bounded: a program that says "exit" and goes on
+         * cannot keep timed sections waiting past that. */
+        if (rr->exit_said && exit_said_at < 0) exit_said_at = proc_now_ms();
+        bool may_yield = turn->yields && !killed && !exited &&
+                         !(exit_said_at >= 0 && proc_now_ms() < exit_said_at + TEARDOWN_NO_YIELD_MS);
         if (turn->group) {
             if (may_yield && proc_now_ms() >= turn->next_look_ms) {
                 turn->next_look_ms = proc_now_ms() + look_ms;

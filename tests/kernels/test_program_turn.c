@@ -112,6 +112,21 @@ static const char *GAP_SRC =
     "    return 0;\n"
     "}\n";
 
+/* Writes an "exit" record on its report channel as a runtime does at its
+ * exit, makes argv[1], then goes on for argv[2] ms in 5 ms steps and prints
+ * the longest step. */
+static const char *EXIT_GOES_ON_SRC =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n#include <unistd.h>\n"
+    NOW_FN
+    "int main(int argc, char **argv) {\n"
+    "    if (argc < 3) return 2;\n"
+    "    const char *rep = getenv(\"CUDOJO_REPORT_FD\");\n"
+    "    if (rep) dprintf(atoi(rep), \"{\\\"type\\\":\\\"exit\\\",\\\"code\\\":0}\\n\");\n"
+    "    FILE *m = fopen(argv[1], \"w\"); if (m) fclose(m);\n"
+    LONGEST_STEP("atoi(argv[2])")
+    "    return 0;\n"
+    "}\n";
+
 /* The longest step a GAP_SRC (or MEMBER_SRC) run printed; -1 if none. */
 static int longest_step(const ProgramResult *r) {
     const char *at = r->out ? strstr(r->out, "longest step: ") : NULL;
@@ -312,6 +327,57 @@ static void rest__lets_a_waiting_timed_section_go_first__without_counting_the_wa
     assert_non_null(at);
     assert_true(atoi(at + strlen("rest answered in ")) >= 400);      /* behind the other's section */
     assert_true(t->f.res.wall_ms < took - 400);
+}
+
+/* A program past its "exit" record is left to tear down without a yield,
+ * but not for long (TEARDOWN_NO_YIELD_MS, 1 s): one that says "exit" and
+ * goes on is stopped for a waiting timed section after that, as before. */
+static void yield__a_program_past_its_exit_record_steps_aside__only_after_a_while(void **state) {
+    TurnFixture *t = *state;
+    char *exe = cc_build(&t->f, "exitgoeson", EXIT_GOES_ON_SRC);
+    char made[200], waited[200];
+    snprintf(made, sizeof made, "%s/exited", t->f.dir);
+    snprintf(waited, sizeof waited, "%s/waited", t->f.dir);
+    fflush(NULL);
+    pid_t other = fork();
+    assert_true(other >= 0);
+    if (other == 0) {
+        for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        FILE *f = fopen(waited, "w");
+        if (f) {
+            fprintf(f, "%.0f\n", (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+            fclose(f);
+        }
+        usleep(300 * 1000);
+        gpu_lock_release(&l);
+        _exit(0);
+    }
+    t->f.ropts.gpu_shared = true;
+    const char *args[] = {made, "2500"};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 2;
+    assert_null(program_run(exe, &t->f.ropts, &t->f.res));
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+    t->f.ropts.gpu_shared = false;
+    int st;
+    waitpid(other, &st, 0);
+    FILE *f = fopen(waited, "r");
+    assert_non_null(f);
+    int ms = -1;
+    assert_int_equal(fscanf(f, "%d", &ms), 1);
+    fclose(f);
+    fprintf(stderr, "the timed section waited %d ms; the program's longest step %d ms\n", ms,
+            longest_step(&t->f.res));
+    assert_true(ms >= 700);                         /* not stopped at once after its exit record */
+    assert_true(ms < 2000);                         /* but stopped before its end (2.5 s) */
+    assert_true(longest_step(&t->f.res) >= 250);    /* stopped while the section ran */
+    free(exe);
 }
 
 /* Under Nsight Compute (gpu_profiler): the GPU lock shared, beside
@@ -1016,6 +1082,8 @@ int main(void) {
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(rest__a_group_goes_back_to_shared__once_every_member_is_done, turn_setup,
                                         turn_teardown),
+        cmocka_unit_test_setup_teardown(yield__a_program_past_its_exit_record_steps_aside__only_after_a_while,
+                                        turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(gpu__a_timed_programs_teardown_runs_shared, turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__is_exclusive_from_the_start__under_CUDOJO_GPU_LOCK_MODE_exclusive,
                                         turn_setup, turn_teardown),
