@@ -124,6 +124,7 @@ static void drain_lookup(void) {
  * own thread while the gate holds new work back; an error (a context a
  * fault lost) only ends the wait. */
 static void drain_gpu(void) {
+    if (injector_capturing(g_ij)) return;   /* a sync would invalidate a global-mode capture (inject.h) */
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, drain_lookup);
     int n = 0;

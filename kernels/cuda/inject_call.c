@@ -407,10 +407,27 @@ static bool is_stream_create(uint32_t cbid) {
            cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050;
 }
 
+/* A capture that failed to begin, or one that ended (successfully, or
+ * invalidated: either way the stream left capture mode), is no longer open;
+ * another error (no capture on that stream) leaves the count. */
+static void capture_count(Injector *ij, const char *fn, int rc) {
+    bool begin = !strncmp(fn, "cudaStreamBeginCapture", 22) && rc != cudaSuccess;
+    bool end = !strncmp(fn, "cudaStreamEndCapture", 20) && (rc == cudaSuccess || rc == cudaErrorStreamCaptureInvalidated);
+    if (!begin && !end) return;
+    int n = __atomic_load_n(&ij->captures, __ATOMIC_SEQ_CST);
+    while (n > 0 && !__atomic_compare_exchange_n(&ij->captures, &n, n - 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+}
+
+bool injector_capturing(Injector *ij) { return ij && __atomic_load_n(&ij->captures, __ATOMIC_SEQ_CST) > 0; }
+
 void injector_api(Injector *ij, uint32_t domain, uint32_t cbid, const CUpti_CallbackData *cb, uint64_t now_ns) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API || !cb) return;
     if (cb->callbackSite == CUPTI_API_ENTER) {
-        if (T.depth++ == 0) T.enter_ns = now_ns, T.inner_launch = false;
+        if (T.depth++ == 0) {
+            T.enter_ns = now_ns, T.inner_launch = false;
+            if (cb->functionName && !strncmp(cb->functionName, "cudaStreamBeginCapture", 22))
+                __atomic_add_fetch(&ij->captures, 1, __ATOMIC_SEQ_CST);     /* open from its start */
+        }
         return;
     }
     uint64_t enter = now_ns;
@@ -426,6 +443,7 @@ void injector_api(Injector *ij, uint32_t domain, uint32_t cbid, const CUpti_Call
     if (!strncmp(fn, "__cuda", 6) && !is_launch_hook(cbid)) return;   /* nvcc's registration hooks */
     if (is_launch_hook(cbid)) fn = "cudaLaunchKernel";
     int rc = cb->functionReturnValue ? *(const int *)cb->functionReturnValue : 0;
+    capture_count(ij, fn, rc);
 
     /* CUPTI and the driver are asked before taking the lock (see InjectHooks). */
     uint64_t sid = 0, legacy = 0;

@@ -62,6 +62,7 @@ typedef struct SidMap {
 
 struct Injector {
     InjectHooks hk;
+    int captures;                   /* stream captures open (atomic; injector_capturing) */
     uint64_t t0;
     pthread_mutex_t mu;
     bool hello_sent, finished;

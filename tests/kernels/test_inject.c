@@ -467,6 +467,48 @@ static void calls__skip_registration_hooks_and_the_runtime_calling_itself(void *
     assert_null(record(fake.recs, "call", NULL, 2));
 }
 
+/* A capture open (from its begin's entry, less a begin that failed, until
+ * an end that succeeded or was invalidated) says the drain must not
+ * synchronise the context (inject.c drain_gpu). */
+static void captures__are_open_from_their_begin_to_their_end(void **state) {
+    (void)state;
+    cudaStream_t s = make_stream(0x5100, 0);
+    cudaStreamBeginCapture_v10000_params b = {s, cudaStreamCaptureModeGlobal};
+    cudaGraph_t g = NULL;
+    cudaStreamEndCapture_v10000_params e = {s, &g};
+    assert_false(injector_capturing(ij));
+    /* open from the entry of the begin, before it returns */
+    uint32_t corr = ++next_corr;
+    int ok = 0;
+    CUpti_CallbackData cb = {.callbackSite = CUPTI_API_ENTER, .functionName = "cudaStreamBeginCapture",
+                             .functionParams = &b, .functionReturnValue = &ok,
+                             .context = (CUcontext)(uintptr_t)0x1000, .correlationId = corr};
+    injector_api(ij, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, &cb,
+                 clock_ns += 1000);
+    assert_true(injector_capturing(ij));
+    cb.callbackSite = CUPTI_API_EXIT;
+    injector_api(ij, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, &cb,
+                 clock_ns += 1000);
+    assert_true(injector_capturing(ij));
+    /* an end that names a stream with no capture leaves it open */
+    call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture", &e, cudaErrorIllegalState, NULL);
+    assert_true(injector_capturing(ij));
+    call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture", &e, cudaSuccess, NULL);
+    assert_false(injector_capturing(ij));
+    /* a begin that failed opens nothing; an invalidated capture is ended */
+    call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, "cudaStreamBeginCapture", &b, cudaErrorIllegalState,
+         NULL);
+    assert_false(injector_capturing(ij));
+    call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000, "cudaStreamBeginCapture_ptsz", &b, cudaSuccess,
+         NULL);
+    assert_true(injector_capturing(ij));
+    call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000, "cudaStreamEndCapture_ptsz", &e,
+         cudaErrorStreamCaptureInvalidated, NULL);
+    assert_false(injector_capturing(ij));
+    call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture", &e, cudaSuccess, NULL);
+    assert_false(injector_capturing(ij));                      /* never below none */
+}
+
 static void launch__reads_as_triple_chevrons(void **state) {
     (void)state;
     cudaStream_t s = make_stream(0xa1, 0);
@@ -852,6 +894,7 @@ int main(void) {
         T(calls__count_time_from_the_first_call),
         T(calls__skip_registration_hooks_and_the_runtime_calling_itself),
         T(launch__reads_as_triple_chevrons),
+        T(captures__are_open_from_their_begin_to_their_end),
         T(launch__takes_the_documented_parameters__when_triple_chevrons_call_cudaLaunchKernel),
         T(launch__on_the_per_thread_default_stream__gets_its_own_number),
         T(finish__kernel_record_has_cuptis_time_and_resources),
