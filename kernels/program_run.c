@@ -28,7 +28,7 @@
  * waits for the exclusive one, answers on fd 5, and holds it until the
  * program's exit: there its runtime synchronises, says "i" on fd 5 and
  * waits while the worker takes the lock back to shared (turn_rest), so
- * its teardown runs beside untimed work and is never stopped; without
+ * its teardown runs beside untimed work (and is not stopped for 1 s); without
  * that (a crash, a kill) the lock is exclusive until the child is reaped.
  * The waits are not the program's: the deadline moves by them and wall_ms
  * leaves them out. A program that never asks (no GPU work, or
@@ -476,10 +476,11 @@ static void group_rest_locked(ProgramGroupTurn *g) {
  * left is its runtime's teardown (contexts, pinned memory, the process's
  * exit), which needs the GPU but not alone, like its start: the lock goes back
  * to shared first, behind a timed section that waits. A group answers its
- * members once all of them are idle. The program is never stopped from
- * then on (its teardown frees GPU memory, partly in the kernel, where a
- * stop does not reach: see program_mps.c daemon_stop). Returns the
- * milliseconds it waited, for the deadline. */
+ * members once all of them are idle. Past its exit record the program is
+ * not stopped for a while (TEARDOWN_NO_YIELD_MS: its teardown frees GPU
+ * memory, partly in the kernel, where a stop does not reach: see
+ * program_mps.c daemon_stop). Returns the milliseconds it waited, for the
+ * deadline. */
 static double turn_rest(Turn *t, pid_t pid) {
     double waited = 0;
     ProgramGroupTurn *g = t->group;
@@ -620,7 +621,7 @@ static double turn_yield(Turn *t, pid_t pid) {
 static void group_yield(Turn *t) {
     ProgramGroupTurn *g = t->group;
     if (pthread_mutex_trylock(&g->mu) != 0) return;
-    if (!g->rested && g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE && gpu_lock_contended(g->lock)) {
+    if (g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE && gpu_lock_contended(g->lock)) {
         double w0 = proc_now_ms();
         group_signal(g, 0, SIGSTOP);
         gpu_lock_step_aside(g->lock);
