@@ -193,9 +193,23 @@ function M.streams_named(list)
   return table.concat(out, " and ")
 end
 
+-- hostcheck.stopped_at_error(r) → true when the program exited with a
+-- status other than 0 right after a CUDA call that failed (a cudaCheck
+-- that exits): its trace ends there, before any wait it would have made.
+function M.stopped_at_error(r)
+  if (r.exit_code or 0) == 0 or (r.calls_dropped or 0) > 0 then return false end
+  local calls = M.calls(r)
+  local last = calls[#calls]
+  return last ~= nil and (last.rc or 0) ~= 0
+end
+
 -- hostcheck.expect_waited(t, r, what) → ok: fails when the host went on to
--- read `what` while a stream still had work queued.
+-- read `what` while a stream still had work queued (or, when the program
+-- stopped at a CUDA error, says that: hostcheck.stopped_at_error).
 function M.expect_waited(t, r, what)
+  -- a program that stopped at a CUDA call that failed never got to its waits:
+  -- its exit (and the error it printed) is what to say
+  if M.stopped_at_error(r) then return t:expect_exit(r) end
   local left = M.unwaited(r)
   if #left == 0 then return true end
   local syncs = M.count(r, "cudaStreamSynchronize") + M.count(r, "cudaEventSynchronize")

@@ -558,6 +558,12 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
                           "    c[2].args = '-> stream 2, cudaStreamNonBlocking'\n"
                           "    table.insert(c, #c, call('cudaMemcpy', 0))\n"
                           "    t:expect(unwaited(c) == '2', 'cudaMemcpy does not wait for a non-blocking stream: ' .. unwaited(c))\n"
+                          "    -- a program that exited at a failed call stopped before its waits: not a missing wait\n"
+                          "    local cut = pipeline{}\n"
+                          "    cut[#cut] = call('cudaStreamEndCapture', 1, '', 901)\n"
+                          "    t:expect(hostcheck.stopped_at_error({ calls = cut, exit_code = 1 }), 'stopped at a failed call')\n"
+                          "    t:expect(not hostcheck.stopped_at_error({ calls = cut, exit_code = 0 }), 'exit 0')\n"
+                          "    t:expect(not hostcheck.stopped_at_error({ calls = pipeline{}, exit_code = 1 }), 'last call fine')\n"
                           "    local l = hostcheck.launches({ calls = pipeline{}, kernels = { { name = 'busy(float const*, float*, int, int)', stream = 1 },\n"
                           "                                                               { name = 'busy_add', stream = 2 } } }, 'busy')\n"
                           "    t:expect(#l == 1 and l[1].call == 4 and l[1].n == 1 and l[1].stream == 1, 'launches of busy')\n"
@@ -583,7 +589,7 @@ static void exercise__hostcheck__finds_streams_the_host_did_not_wait_for(void **
                           NULL, NULL, NULL, 0);
     print_result(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
-    assert_int_equal(r->n_checks, 12);
+    assert_int_equal(r->n_checks, 15);
 }
 
 /* hostcheck.pipeline on a hand-made four-chunk trace and timeline: one
