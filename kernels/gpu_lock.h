@@ -8,7 +8,8 @@
  * entry of CUDA_VISIBLE_DEVICES ("0" when unset: the GPU a process uses
  * first), in one of two modes:
  *   - exclusive (LOCK_EX): work whose time is read, alone on the GPU: a
- *     timed launch and its repetitions (k:time) in the cuda backend, a
+ *     timed launch's repetitions (k:time) in the cuda backend (its first
+ *     run, a correctness run, is shared), a
  *     program of an exercise with `timed = true` (the default) from its
  *     first GPU work to its exit (it starts shared and asks for its turn,
  *     and its teardown after the exit is shared again:
