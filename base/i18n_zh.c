@@ -53,6 +53,9 @@ const I18nEntry I18N_ZH[] = {
     {"want", "期望值"},
     {"program output", "程序输出"},
     {"device printf", "设备端 printf"},
+    {"What Nsight Compute measured (after the verdict)", "Nsight Compute 测得的数据（判定之后）"},
+    {"What Nsight Systems measured (after the verdict)", "Nsight Systems 测得的数据（判定之后）"},
+    {"What the profiler measured (after the verdict)", "性能分析器测得的数据（判定之后）"},
 
     /* exercise status words (list, progress, the map) */
     {"passed fast", "快速通过"},

@@ -76,6 +76,7 @@ void run_result_free(RunResult **rp) {
     if (r->metrics) json_decref(r->metrics);
     free(r->device_output);
     free(r->log);
+    free(r->after_log);
     free(r);
     *rp = NULL;
 }
@@ -165,6 +166,7 @@ json_t *run_result_to_json(const RunResult *r) {
     json_object_set_new(j, "fast", json_boolean(run_result_fast(r)));
     if (r->device_output) json_object_set_new(j, "device_output", bytes_to_json(r->device_output));
     if (r->log) json_object_set_new(j, "log", bytes_to_json(r->log));
+    if (r->after_log) json_object_set_new(j, "after_log", bytes_to_json(r->after_log));
     return j;
 }
 
@@ -181,6 +183,7 @@ RunResult *run_result_from_json(const json_t *j) {
     r->duration_ms = json_number_value(json_object_get(j, "duration_ms"));
     r->device_output = jbytes(j, "device_output");
     r->log = jbytes(j, "log");
+    r->after_log = jbytes(j, "after_log");
     json_t *m = json_object_get(j, "metrics");
     if (json_is_object(m)) r->metrics = json_incref(m);
     r->diags = diag_from_json(json_object_get(j, "diagnostics"));
@@ -267,4 +270,27 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
         free(text);
     }
     if (r->log && *r->log) print_text(out, "%s", r->log);
+    run_result_print_after(r, out, color);
+}
+
+const char *run_result_after_title(const RunResult *r) {
+    const json_t *tools = json_object_get(json_object_get(r->metrics, "after"), "tools");
+    bool ncu = false, nsys = false;
+    size_t i;
+    const json_t *t;
+    json_array_foreach(tools, i, t) {
+        const char *s = json_string_value(t);
+        ncu |= s && !strcmp(s, "ncu");
+        nsys |= s && !strcmp(s, "nsys");
+    }
+    return ncu && !nsys ? N_("What Nsight Compute measured (after the verdict)")
+           : nsys && !ncu ? N_("What Nsight Systems measured (after the verdict)")
+                          : N_("What the profiler measured (after the verdict)");
+}
+
+void run_result_print_after(const RunResult *r, FILE *out, bool color) {
+    if (!r->after_log || !*r->after_log) return;
+    const char *dim = color ? "\033[2m" : "", *off = color ? "\033[0m" : "";
+    fprintf(out, "  %s%s:%s\n", dim, _(run_result_after_title(r)), off);
+    print_text(out, "%s", r->after_log);
 }

@@ -49,6 +49,8 @@ typedef struct RunResult {
     json_t *metrics;           /* object; owned; may be NULL (timings, emulator counters) */
     char *device_output;       /* device printf, in order; may be NULL */
     char *log;                 /* t:log() lines from the exercise; may be NULL */
+    char *after_log;           /* t:log() lines of what ran after the verdict (t:program{ after = }: a
+                                  profiler's figures); may be NULL. Never changes the verdict */
     double duration_ms;        /* wall time of the whole run in the worker */
     CheckResult *spill;        /* internal: where a check past RESULT_MAX_CHECKS is written before it is folded */
 } RunResult;
@@ -80,5 +82,13 @@ Verdict verdict_from_name(const char *s);
 const char *verdict_words(Verdict v);
 /* Human rendering for the CLI. */
 void run_result_print(const RunResult *r, FILE *out, bool color);
+/* What run_result_print shows of the part after the verdict (r->after_log
+ * under its heading), alone: for a client that printed the verdict when it
+ * came. Nothing when there is none. */
+void run_result_print_after(const RunResult *r, FILE *out, bool color);
+/* The heading of the part after the verdict: "What Nsight Compute measured
+ * (after the verdict)" when metrics.after.tools names ncu, ... (English;
+ * static). */
+const char *run_result_after_title(const RunResult *r);
 
 #endif

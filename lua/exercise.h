@@ -165,6 +165,14 @@ typedef struct ExerciseRunOptions {
      * t:emu_metrics() is a table of zeros, and every launch is timed. */
     bool launch_log;
     bool emulator_path;
+    /* Told the verdict as soon as run(t) has returned, when the run still
+     * has work that cannot change it: t:program{ profile =, after = fn }'s
+     * profiled runs (lua/API.md). r is the result as it stands (borrowed,
+     * for the call only); the result exercise_run returns is the same
+     * verdict with what came after it (r->after_log, metrics.after). Not
+     * called when nothing waits for the verdict. May be NULL. */
+    void (*on_verdict)(void *ud, const RunResult *r);
+    void *verdict_ud;
 } ExerciseRunOptions;
 
 /* Runs ex's run(t) against opts->cu_path on `backend`. Never NULL. Compile

@@ -378,8 +378,20 @@ static int t_kernel(lua_State *L) {
     return run_t_kernel(L);
 }
 
+/* What t can do after the verdict (t:program{ after = fn }): read and log,
+ * never check, fail or run anything. */
+static const char *const AFTER_VERDICT_METHODS[] = {"log", "metric", "device", "param", "grading", "seed",
+                                                    "timeline", "emu_metrics", "predicted_ms", "source", NULL};
+
 static int t_index(lua_State *L) {
     const char *k = luaL_checkstring(L, 2);
+    if (run_ctx(L)->after_verdict) {
+        bool ok = false;
+        for (int i = 0; AFTER_VERDICT_METHODS[i] && !ok; i++) ok = !strcmp(k, AFTER_VERDICT_METHODS[i]);
+        if (!ok)
+            luaL_error(L, "t:%s: after the verdict a profile can only log (t:log, t:metric): the verdict was "
+                          "decided when run(t) returned", k);
+    }
     luaL_getmetatable(L, T_MT);
     lua_getfield(L, -1, "methods");
     if (lua_getfield(L, -1, k) == LUA_TNIL) sandbox_unknown_key_error(L, "t has no method", k, -2);
@@ -601,6 +613,82 @@ static void record_gpu_lock(RunCtx *ctx, const GpuLockStats *before) {
                                   (json_int_t)d.exclusive_sections, "shared_sections", (json_int_t)d.shared_sections));
 }
 
+/* Decides the verdict while the sandbox is still open (the deferred runs
+ * need it) and tells opts->on_verdict: the result as it stands, with the
+ * log, device output, timeline and phases so far. */
+static void verdict_now(RunCtx *ctx, Sandbox *sb, double t0, const GpuLockStats *lock0) {
+    RunResult *r = ctx->r;
+    if (sandbox_log(sb)) r->log = xstrdup(sandbox_log(sb));
+    run_timeline_finish(ctx);
+    decide(ctx, NULL);
+    if (ctx->has_devout) r->device_output = xstrdup(ctx->devout.data);
+    ctx->has_devout = false;    /* kept: nothing after the verdict writes to it */
+    r->duration_ms = run_now_ms() - t0;
+    record_phases(ctx, r->duration_ms);
+    record_gpu_lock(ctx, lock0);
+    json_object_set_new(run_metrics_obj(ctx, NULL, "after"), "verdict_ms", json_real(r->duration_ms));
+    r->metrics = ctx->metrics;  /* lent for the call; exercise_run sets it again at the end */
+    if (ctx->opts->on_verdict) ctx->opts->on_verdict(ctx->opts->verdict_ud, r);
+    r->metrics = NULL;
+}
+
+/* A warning for what went wrong after the verdict: the verdict stands. */
+static void after_warning(RunCtx *ctx, const char *display, Diag *why) {
+    for (Diag *d = why; d; d = d->next) {
+        Diag *w = diag_new(DIAG_WARNING, "after-verdict", d->file ? d->file : display, d->file ? d->line : 0, 0,
+                           "after the verdict: %s (the verdict stands)", d->message);
+        diag_append(&ctx->r->diags, w);
+    }
+    diag_free(&why);
+}
+
+/* Runs the profiled runs kept by t:program{ after = fn } in order, each
+ * calling its function; a Lua error in one (a check after the verdict, a
+ * bug, the script's time) becomes a warning and the next one still runs.
+ * Checks that slipped past t's guard (a method kept in a local) are made
+ * on a scratch result and reported, never counted. r->after_log gets what
+ * they logged. */
+static void run_after_verdict(RunCtx *ctx, Sandbox *sb) {
+    lua_State *L = sandbox_lua(sb);
+    const char *display = ctx->ex->chunkname && ctx->ex->chunkname[0] == '@' ? ctx->ex->chunkname + 1
+                                                                             : ctx->ex->lua_path;
+    RunResult *verdict = ctx->r, *scratch = run_result_new(VERDICT_PASS);
+    size_t log0 = sandbox_log(sb) ? strlen(sandbox_log(sb)) : 0;
+    double t0 = run_now_ms();
+    ctx->after_verdict = true;
+    ctx->r = scratch;
+    for (int i = 1; i <= ctx->n_after; i++) {
+        lua_pushcfunction(L, run_program_after_call);
+        run_program_push_after(L, i);
+        Diag *d = sandbox_call(sb, 1, 0);
+        if (sandbox_aborted(sb) || ctx->api.aborted) {
+            diag_free(&d);
+            d = ctx->api.abort_diags;
+            ctx->api.abort_diags = NULL;
+            ctx->api.aborted = false;
+        }
+        lua_settop(L, 0);
+        if (d && !d->file) d->file = xstrdup(display);
+        ctx->r = verdict;
+        if (d) after_warning(ctx, display, d);
+        ctx->r = scratch;
+    }
+    ctx->r = verdict;
+    if (scratch->n_checks)
+        diag_append(&verdict->diags, diag_new(DIAG_WARNING, "after-verdict", display, 0, 0,
+                                              "after the verdict: %d check%s made and not counted (a profile's "
+                                              "after function can only log; the verdict stands)",
+                                              scratch->n_checks, scratch->n_checks == 1 ? " was" : "s were"));
+    run_result_free(&scratch);
+    diag_append(&verdict->diags, ctx->diags);     /* none expected: a profiled run adds no finding */
+    ctx->diags = NULL;
+    const char *log = sandbox_log(sb);
+    if (log && strlen(log) > log0) verdict->after_log = xstrdup(log + log0);
+    json_t *after = run_metrics_obj(ctx, NULL, "after");
+    json_object_set_new(after, "runs", json_integer(ctx->n_after));
+    json_object_set_new(after, "ms", json_real(run_now_ms() - t0));
+}
+
 RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const ExerciseRunOptions *opts) {
     double t0 = run_now_ms();
     GpuLockStats lock0;
@@ -659,13 +747,23 @@ RunResult *exercise_run(const ExerciseMeta *ex, Backend *backend, const Exercise
         install_t(sb);
         Diag *lua_err = run_script(&ctx, sb);
         if (sandbox_aborted(sb)) diag_free(&lua_err);
-        if (sandbox_log(sb)) r->log = xstrdup(sandbox_log(sb));
+        /* Profiled runs kept for after the verdict (t:program{ after = }): the verdict
+           goes out first; an abort or a script error leaves nothing to profile. */
+        bool after = ctx.n_after > 0 && !lua_err && !ctx.api.aborted;
+        if (after) {
+            verdict_now(&ctx, sb, t0, &lock0);
+            run_after_verdict(&ctx, sb);
+        } else if (sandbox_log(sb)) {
+            r->log = xstrdup(sandbox_log(sb));
+        }
         json_object_set_new(ctx.metrics, "lua_instructions", json_integer((json_int_t)sandbox_instructions_used(sb)));
         /* Closing the state runs every array's __gc: device buffers are freed here. */
         sandbox_free(&sb);
         set_emu_limits(&ctx, 0, budget0);   /* the backend outlives the run (a warm worker) */
-        run_timeline_finish(&ctx);
-        decide(&ctx, lua_err);
+        if (!after) {
+            run_timeline_finish(&ctx);
+            decide(&ctx, lua_err);
+        }
     }
     run_modules_free(&ctx);
     run_programs_free(&ctx);

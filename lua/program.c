@@ -35,7 +35,7 @@
 
 static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices",
                                           "sanitizer", "expect_errors", "processes", "mps", "peer", "profile",
-                                          "metrics", NULL};
+                                          "metrics", "after", NULL};
 
 void run_programs_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_progs; i++) {
@@ -529,7 +529,7 @@ static int run_processes(lua_State *L, RunCtx *ctx, const ProgramCall *pc, const
 }
 
 /* t:program{ args=, defines=, stdin=, files=, outputs=, timeout=, devices=, sanitizer=, expect_errors=,
- * processes=, mps=, peer=, profile=, metrics= } -> r */
+ * processes=, mps=, peer=, profile=, metrics=, after= } -> r */
 static int t_program(lua_State *L) {
     run_check_self(L, "program");
     RunCtx *ctx = run_ctx(L);
@@ -631,7 +631,16 @@ static int t_program(lua_State *L) {
     lua_setfield(L, -2, "findings");
     if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors);
     ro.gpu_shared = false;      /* nsys reads the GPU's times: alone; ncu: run_program_profile */
-    if (pc->profile.tool) run_program_profile(L, ctx, &pc->profile, cp->exe, &ro, cuda);
+    if (pc->profile.tool && pc->profile.after) {
+        /* after the verdict (program_tools.c); a grading's verdict is all it wants */
+        if (!ctx->opts->grading) {
+            int r = lua_gettop(L);
+            run_program_profile_defer(L, ctx, &pc->profile, cp->exe, &ro);
+            lua_settop(L, r);
+        }
+    } else if (pc->profile.tool) {
+        run_program_profile(L, ctx, &pc->profile, cp->exe, &ro, cuda);
+    }
     return 1;
 }
 

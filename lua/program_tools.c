@@ -12,7 +12,14 @@
  * again under Nsight Compute (metrics per launch) or Nsight Systems (time
  * per kernel and per copy kind; kernels/program_profile.h) and sets
  * r.profile; without the tool, or on the emulator, r.profile.available is
- * false with the reason, and the exercise reads cudojo's own data. */
+ * false with the reason, and the exercise reads cudojo's own data.
+ *
+ * With after = function(prof) the profiled run waits for the verdict: t:program
+ * returns after the plain run (no r.profile), the run is kept, and once run(t)
+ * has returned and the verdict is out, exercise_run.c runs each kept one in
+ * order and calls its function with the profile table, which can only log
+ * (Nsight Compute's own start takes ~2 s on the H200: the verdict need not
+ * wait for it). Grading keeps none: its verdict never reads a profiler. */
 #include <assert.h>
 #include <lauxlib.h>
 #include <math.h>
@@ -228,6 +235,15 @@ void run_program_profile_check(lua_State *L, int opts, ProfileRequest *req) {
                           "as `ncu --query-metrics` lists them)", bad);
         profile_argv_fini(&a);
     }
+    if (lua_getfield(L, opts, "after") != LUA_TNIL) {
+        if (!req->tool)
+            luaL_error(L, "t:program: after = function(prof) goes with profile = \"ncu\" or \"nsys\" (the "
+                          "profiled run it waits for)");
+        if (lua_type(L, -1) != LUA_TFUNCTION)
+            luaL_error(L, "t:program: after must be a function(prof), called with the profile after the verdict, "
+                          "not %s", luaL_typename(L, -1));
+        req->after = true;
+    }
     lua_settop(L, top);
 }
 
@@ -408,11 +424,21 @@ void run_program_profile(lua_State *L, RunCtx *ctx, const ProfileRequest *req, c
        nsys: a timeline of times, alone (kernels/gpu_lock.h) */
     ro.gpu_profiler = ncu;
     double left = ctx->ex->timeout_s * 0.85 - (run_now_ms() - ctx->t0_ms) / 1e3;
+    if (ctx->after_verdict && left < 1) {
+        /* after the verdict nothing waits for it: a run that cannot finish is not started */
+        free(path);
+        push_unavailable(L, req->tool, "no time was left for it within the exercise's timeout");
+        lua_setfield(L, r, "profile");
+        return;
+    }
     ro.timeout_s = left > 1 ? left : 1;
     ro.cpu_s = 0;
     ProgramResult *pr = run_program_push_box(L);        /* r + 1 */
     ProfileBox *box = push_profile_box(L);              /* r + 2 */
-    run_activity(L, "program", "running the program under %s", req->tool);
+    if (ctx->after_verdict)
+        run_activity(L, "program", "profiling with %s (the verdict is in)", ncu ? "Nsight Compute" : "Nsight Systems");
+    else
+        run_activity(L, "program", "running the program under %s", req->tool);
     Diag *d = ncu ? ncu_run_program(&a, exe, &ro, pr, &box->ncu)
                   : nsys_run_program(path, exe, &ro, pr, &box->nsys, &box->stats, &box->why);
     run_activity(L, "script", "running the exercise script");
@@ -462,3 +488,78 @@ void run_program_profile(lua_State *L, RunCtx *ctx, const ProfileRequest *req, c
     lua_setfield(L, r, "profile");
     lua_settop(L, r);
 }
+
+/* ---- t:program{ profile =, after = fn }: the profiled run after the verdict ---- */
+
+#define AFTER_MT "cudojo.after_run"
+#define AFTER_KEY "cudojo.after_runs"      /* the registry's list of kept runs */
+
+/* What a kept run needs that is not Lua's: the run options (pointing into
+ * the ProgramCall and the options table, kept alive as user values) and
+ * the request. User values: 1 the function, 2 the options table, 3 the
+ * table anchoring its strings, 4 the ProgramCall, 5 the executable's path. */
+typedef struct AfterRun {
+    ProgramRunOptions ro;
+    EmuOptions emu;
+    ProfileRequest req;
+} AfterRun;
+
+void run_program_profile_defer(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
+                               const ProgramRunOptions *ro) {
+    assert(req->after && !ctx->opts->grading);
+    AfterRun *a = lua_newuserdatauv(L, sizeof *a, 5);
+    a->ro = *ro;
+    if (ro->emu) {
+        a->emu = *ro->emu;
+        a->ro.emu = &a->emu;
+    }
+    a->req = *req;
+    if (luaL_newmetatable(L, AFTER_MT)) {     /* no __gc: its memory is Lua's */
+        lua_pushliteral(L, "locked");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_setmetatable(L, -2);
+    lua_getfield(L, 2, "after");
+    lua_setiuservalue(L, -2, 1);
+    for (int i = 2; i <= 4; i++) {
+        lua_pushvalue(L, i);
+        lua_setiuservalue(L, -2, i);
+    }
+    lua_pushstring(L, exe);
+    lua_setiuservalue(L, -2, 5);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, AFTER_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, AFTER_KEY);
+    }
+    lua_insert(L, -2);
+    lua_rawseti(L, -2, ++ctx->n_after);
+    lua_pop(L, 1);
+}
+
+void run_program_push_after(lua_State *L, int i) {
+    lua_getfield(L, LUA_REGISTRYINDEX, AFTER_KEY);
+    lua_rawgeti(L, -1, i);
+    lua_remove(L, -2);
+}
+
+int run_program_after_call(lua_State *L) {
+    AfterRun *a = luaL_checkudata(L, 1, AFTER_MT);
+    RunCtx *ctx = run_ctx(L);
+    lua_getiuservalue(L, 1, 5);                         /* 2: the executable */
+    lua_getiuservalue(L, 1, 1);                         /* 3: the function */
+    json_t *after = run_metrics_obj(ctx, NULL, "after"), *tools = json_object_get(after, "tools");
+    if (!json_is_array(tools)) json_object_set_new(after, "tools", tools = json_array());
+    bool listed = false;
+    for (size_t i = 0; i < json_array_size(tools); i++)
+        listed |= !strcmp(json_string_value(json_array_get(tools, i)), a->req.tool);
+    if (!listed) json_array_append_new(tools, json_string(a->req.tool));   /* the heading names it */
+    lua_newtable(L);                                    /* 4: r, for run_program_profile to set r.profile */
+    run_program_profile(L, ctx, &a->req, lua_tostring(L, 2), &a->ro, !strcmp(ctx->b->ops->name, "cuda"));
+    lua_getfield(L, 4, "profile");
+    lua_remove(L, 4);                                   /* the function, then the profile */
+    lua_call(L, 1, 0);
+    return 0;
+}
+

@@ -54,6 +54,8 @@ typedef struct RunCtx {
     int n_programs_run;
     bool ran_program;           /* t:program ran: its timeline is the run's */
     Timeline *prog_timeline;    /* the last program's timeline (owned; NULL when it sent none) */
+    int n_after;                /* t:program{ profile =, after = } runs waiting for the verdict (program_tools.c) */
+    bool after_verdict;         /* run(t) returned and the verdict is decided: t can only log (exercise_run.c) */
     const char *activity;       /* kind last told to opts->on_activity ("script", "compile", "kernel") */
     double activity_t0;         /* when it began (monotonic ms) */
 } RunCtx;
@@ -143,17 +145,30 @@ void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const ch
 #define PROFILE_MAX_METRICS 64
 typedef struct ProfileRequest {
     const char *tool;               /* "ncu" or "nsys" (static storage); NULL = none */
+    bool after;                     /* after = function(prof): the profiled run waits for the verdict */
     const char *metrics[PROFILE_MAX_METRICS];   /* ncu's metrics; the strings live in the options table */
     int n_metrics;                  /* 0 = kernels/program_profile.h's NCU_DEFAULT_METRICS */
 } ProfileRequest;
-/* Reads `profile` and `metrics` from the options table at `opts` into *req
- * (a Lua error at the author's line for a bad value). */
+/* Reads `profile`, `metrics` and `after` from the options table at `opts`
+ * into *req (a Lua error at the author's line for a bad value). */
 void run_program_profile_check(lua_State *L, int opts, ProfileRequest *req);
 /* With r on top of the stack: sets r.profile, running `exe` again under
  * ncu or nsys with `ro` when `cuda` and the toolkit has the tool; else
  * r.profile.available = false with the reason. */
 void run_program_profile(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
                          const ProgramRunOptions *ro, bool cuda);
+/* t:program{ profile =, after = fn }: keeps the profiled run of `exe`
+ * with `ro` for after the verdict (the options table at 2, the table
+ * anchoring its strings at 3 and the ProgramCall userdata at 4 stay alive
+ * with it); ctx->n_after counts them. Not when grading. */
+void run_program_profile_defer(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
+                               const ProgramRunOptions *ro);
+/* Protected (sandbox_call) with the i-th deferred run (1-based) as its
+ * argument: runs it as run_program_profile would and calls its `after`
+ * function with the profile table. */
+int run_program_after_call(lua_State *L);
+/* Pushes the i-th deferred run (1-based), for run_program_after_call. */
+void run_program_push_after(lua_State *L, int i);
 /* t:program{ expect_errors = true }: the findings that are a CUDA error the
  * program sees (a refused launch; a GPU fault: an out-of-bounds or
  * misaligned access, a failed assert, a trap) become warnings: the program
