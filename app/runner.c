@@ -43,6 +43,10 @@ struct Runner {
     bool compiling;
     double compile_since, compile_total;
     char *exercise_id;
+    /* The {"verdict": ...} line's result, until the final one: the final
+     * result when the run is stopped after it (runner_failure). */
+    json_t *verdict;
+    bool verdict_taken;
 };
 
 static double now_s(void) {
@@ -151,6 +155,7 @@ void runner_free(Runner **rp) {
     free(r->stderr_path);
     free(r->exercise_id);
     free(r->activity);
+    if (r->verdict) json_decref(r->verdict);
     free(r);
     *rp = NULL;
 }
@@ -265,10 +270,28 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
     r->compile_total = 0;
     free(r->exercise_id);
     r->exercise_id = xstrdup(req->exercise_id);
+    if (r->verdict) json_decref(r->verdict);
+    r->verdict = NULL;
+    r->verdict_taken = false;
     return NULL;
 }
 
+/* The run's verdict, sent before it was stopped, with a warning saying
+ * what did not finish (message: why it stopped; freed). */
+static RunResult *runner_verdict_stands(Runner *r, char *message) {
+    RunResult *res = run_result_from_json(r->verdict);
+    diag_append(&res->diags, diag_new(DIAG_WARNING, "after-verdict", NULL, 0, 0,
+                                      N_("what ran after the verdict did not finish: %s (the verdict stands)"),
+                                      message));
+    free(message);
+    json_decref(r->verdict);
+    r->verdict = NULL;
+    r->busy = false;
+    return res;
+}
+
 static RunResult *runner_failure(Runner *r, Verdict v, const char *code, char *message /* freed */) {
+    if (r->verdict && v != VERDICT_COMPILE_ERROR) return runner_verdict_stands(r, message);
     RunResult *res = run_result_new(v);
     res->exercise_id = xstrdup(r->exercise_id);
     res->summary = xstrdup(message);
@@ -373,14 +396,20 @@ RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
         char *nl = memchr(r->inbuf.data, '\n', r->inbuf.len);
         json_error_t err;
         json_t *j = NULL;
-        /* Activity lines first, then one result line. */
+        /* Activity lines and at most one verdict line first, then one result line. */
         while (nl) {
             j = json_loadb(r->inbuf.data, (size_t)(nl - r->inbuf.data), 0, &err);
             size_t used = (size_t)(nl - r->inbuf.data) + 1;
             memmove(r->inbuf.data, r->inbuf.data + used, r->inbuf.len - used + 1);
             r->inbuf.len -= used;
-            if (!json_object_get(j, "activity")) break;
-            runner_note_activity(r, j);
+            json_t *v = json_object_get(j, "verdict");
+            if (v && !json_object_get(j, "result")) {
+                if (json_is_object(v) && !r->verdict) r->verdict = json_incref(v);   /* one per run */
+            } else if (!json_object_get(j, "activity")) {
+                break;
+            } else {
+                runner_note_activity(r, j);
+            }
             json_decref(j);
             j = NULL;
             nl = memchr(r->inbuf.data, '\n', r->inbuf.len);
@@ -399,14 +428,39 @@ RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
         *out = run_result_from_json(json_object_get(j, "result"));
         if (json_is_true(json_object_get(j, "restart"))) free(runner_stop_worker(r, false));
         json_decref(j);
+        if (r->verdict) json_decref(r->verdict);
+        r->verdict = NULL;
         return RUNNER_DONE;
     }
 }
+
+RunResult *runner_take_verdict(Runner *r) {
+    if (!r->busy || !r->verdict || r->verdict_taken) return NULL;
+    r->verdict_taken = true;
+    return run_result_from_json(r->verdict);
+}
+
+bool runner_has_verdict(const Runner *r) { return r->busy && r->verdict; }
 
 void runner_cancel(Runner *r) {
     if (!r->busy) return;
     free(runner_stop_worker(r, true));
     r->busy = false;
+    if (r->verdict) json_decref(r->verdict);
+    r->verdict = NULL;
+}
+
+RunResult *runner_cancel_result(Runner *r) {
+    if (!r->busy) return NULL;
+    if (r->verdict) {
+        free(runner_stop_worker(r, true));
+        return runner_verdict_stands(r, xstrdup(N_("stopped by the user")));
+    }
+    runner_cancel(r);
+    RunResult *c = run_result_new(VERDICT_CANCELLED);
+    c->exercise_id = xstrdup(r->exercise_id);
+    c->summary = xstrdup(N_("stopped by the user"));
+    return c;
 }
 
 int runner_fd(const Runner *r) { return r->busy ? r->from_worker : -1; }
@@ -415,7 +469,8 @@ double runner_elapsed_s(const Runner *r) { return r->busy ? now_s() - r->started
 
 const char *runner_activity(const Runner *r) { return r->busy ? r->activity : NULL; }
 
-RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel) {
+RunResult *runner_wait_verdict(Runner *r, volatile sig_atomic_t *cancel,
+                               void (*on_verdict)(void *ud, const RunResult *v), void *ud) {
     for (;;) {
         RunResult *res = NULL;
         RunnerState st = runner_poll(r, 100, &res);
@@ -425,15 +480,16 @@ RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel) {
             res->summary = xstrdup("no run in progress");
             return res;
         }
-        if (cancel && *cancel) {
-            RunResult *c = run_result_new(VERDICT_CANCELLED);
-            c->exercise_id = xstrdup(r->exercise_id);
-            c->summary = xstrdup(N_("stopped by the user"));
-            runner_cancel(r);
-            return c;
+        RunResult *v = on_verdict ? runner_take_verdict(r) : NULL;
+        if (v) {
+            on_verdict(ud, v);
+            run_result_free(&v);
         }
+        if (cancel && *cancel) return runner_cancel_result(r);
     }
 }
+
+RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel) { return runner_wait_verdict(r, cancel, NULL, NULL); }
 
 RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *cancel) {
     Diag *d = runner_start(r, req);
@@ -453,6 +509,19 @@ RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *c
 static void worker_activity(void *ud, const char *kind, const char *what) {
     FILE *out = ud;
     json_t *j = json_pack("{s:s, s:o}", "activity", kind, "what", bytes_to_json(what));
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    if (text) {
+        fprintf(out, "%s\n", text);
+        fflush(out);
+    }
+    free(text);
+    if (j) json_decref(j);
+}
+
+/* Tells the parent the verdict, before what runs after it (lua/API.md's after =). */
+static void worker_verdict(void *ud, const RunResult *r) {
+    FILE *out = ud;
+    json_t *j = json_pack("{s:o}", "verdict", run_result_to_json(r));
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     if (text) {
         fprintf(out, "%s\n", text);
@@ -499,6 +568,7 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
     ExerciseRunOptions opts = {.cu_path = cu, .cu_display = display, .param_keys = (const char *const *)keys,
                                .param_values = (const char *const *)vals, .n_params = (int)np,
                                .on_activity = worker_activity, .activity_ud = out,
+                               .on_verdict = worker_verdict, .verdict_ud = out,
                                .grading = json_is_true(json_object_get(req, "grading")),
                                .timeout_s = json_number_value(json_object_get(req, "timeout_s"))};
     const char *seed = json_string_value(json_object_get(req, "grading_seed"));

@@ -6,7 +6,16 @@
  * line out. A run that outlives its timeout is killed (verdict timeout), a
  * worker that dies is reported (verdict crash) and replaced on the next run,
  * and cancel stops the run, not the program. The TUI uses the start/poll
- * pair with runner_fd() in its event loop; the CLI uses runner_run. */
+ * pair with runner_fd() in its event loop; the CLI uses runner_run.
+ *
+ * A run with work that cannot change its verdict (t:program{ after = }: a
+ * profiler's run, lua/API.md) answers twice: a {"verdict": RESULT} line as
+ * soon as the verdict is decided, then the final {"result": RESULT} line,
+ * which holds everything (the verdict and what came after it). A client
+ * takes the first with runner_take_verdict while the run is still BUSY;
+ * one that never asks still gets the final result. Should the run be
+ * stopped after its verdict (timeout, crash, cancel), the final result is
+ * that verdict with a warning saying what did not finish. */
 #ifndef CUDOJO_APP_RUNNER_H
 #define CUDOJO_APP_RUNNER_H
 
@@ -67,8 +76,18 @@ Diag *runner_start(Runner *r, const RunRequest *req);
 /* Waits up to timeout_ms for the run in flight. On RUNNER_DONE *out holds the
  * result (caller frees). Enforces the run's timeout. */
 RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out);
+/* The verdict of the run in flight, once, when the worker has sent it
+ * before the final result (caller frees); NULL otherwise. */
+RunResult *runner_take_verdict(Runner *r);
+/* Whether the run in flight has sent its verdict (taken or not): what it
+ * does now cannot change it. */
+bool runner_has_verdict(const Runner *r);
 /* Stops the run in flight: its result is verdict "cancelled". */
 void runner_cancel(Runner *r);
+/* runner_cancel, returning the run's result (caller frees): its verdict
+ * with a warning that what came after it was stopped when it had sent
+ * one, else verdict "cancelled" (NULL when idle). */
+RunResult *runner_cancel_result(Runner *r);
 /* The fd to watch for readability while BUSY (-1 when idle). */
 int runner_fd(const Runner *r);
 /* Seconds since the run in flight started. */
@@ -79,6 +98,10 @@ const char *runner_activity(const Runner *r);
 /* Polls the run in flight until it is done; returns early as cancelled when
  * *cancel (may be NULL) becomes nonzero. Never NULL. */
 RunResult *runner_wait(Runner *r, volatile sig_atomic_t *cancel);
+/* runner_wait, calling on_verdict (may be NULL) with the verdict when the
+ * worker sends one before the final result (borrowed, for the call). */
+RunResult *runner_wait_verdict(Runner *r, volatile sig_atomic_t *cancel,
+                               void (*on_verdict)(void *ud, const RunResult *v), void *ud);
 /* start + poll until done; returns early as cancelled when *cancel becomes nonzero. Never NULL. */
 RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *cancel);
 

@@ -105,6 +105,8 @@ const I18nEntry I18N_ZH_RUN[] = {
      "被信号 %d（%s）终止"},
     {"exited with status %d",
      "以状态 %d 退出"},
+    {"what ran after the verdict did not finish: %s (the verdict stands)",
+     "判定之后运行的部分没有完成：%s（判定不变）"},
     {"stopped by the user",
      "被用户停止"},
     {"stopped by you after %.1f s (r runs it again)",
