@@ -366,8 +366,11 @@ static unsigned char g_drain_seq;   /* the number of the drain asked last */
 
 void progwire_set_drain(ProgwireDrain fn) { g_drain_fn = fn; }
 
+/* Sequentially consistent, as the capture count the drain hook reads after
+   it (progwire_gate): a Dekker pair, shut-then-count here, count-then-gate
+   in the program's thread. */
 static void gate_set(bool shut) {
-    __atomic_store_n(&g_gate_shut, shut, __ATOMIC_RELEASE);
+    __atomic_store_n(&g_gate_shut, shut, __ATOMIC_SEQ_CST);
     if (!shut) pthread_cond_broadcast(&g_gate_cv);
 }
 
@@ -457,11 +460,13 @@ static void gate_wait(void) {
             while (w < 0 && errno == EINTR);
         }
     }
-    if (!__atomic_load_n(&g_gate_shut, __ATOMIC_ACQUIRE)) return;
+    if (!__atomic_load_n(&g_gate_shut, __ATOMIC_SEQ_CST)) return;
     pthread_mutex_lock(&g_gate_lock);
     while (g_gate_shut) pthread_cond_wait(&g_gate_cv, &g_gate_lock);
     pthread_mutex_unlock(&g_gate_lock);
 }
+
+void progwire_gate(void) { gate_wait(); }
 
 void progwire_init(const char *runtime) {
     pthread_mutex_lock(&g_lock);

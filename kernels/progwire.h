@@ -141,6 +141,14 @@ void progwire_turn(void);
  * runs in its own threads and stops with them): the answer comes at once. */
 typedef void (*ProgwireDrain)(void);
 void progwire_set_drain(ProgwireDrain fn);
+/* Waits while the gate of a drain is shut (progwire_turn's first part,
+ * without the turn). Before a stream capture begins the injection library
+ * counts the capture as open and then waits here: the drain hook looks at
+ * that count after the gate shut (both sequentially consistent), so either
+ * it sees the capture and does not synchronise (a synchronisation from
+ * another thread would invalidate a cudaStreamCaptureModeGlobal capture) or
+ * the capture begins only once the gate opens again, after the drain. */
+void progwire_gate(void);
 /* Writes the "hello" record (runtime from progwire_init, pid, exe, device). */
 void progwire_hello(const char *device);
 /* A JSON string of `s` cut at PROGWIRE_MAX_STRING bytes, bytes that are not

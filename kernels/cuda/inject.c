@@ -124,7 +124,9 @@ static void drain_lookup(void) {
  * own thread while the gate holds new work back; an error (a context a
  * fault lost) only ends the wait. */
 static void drain_gpu(void) {
-    if (injector_capturing(g_ij)) return;   /* a sync would invalidate a global-mode capture (inject.h) */
+    /* a sync would invalidate a global-mode capture (inject.h); one that begins
+       from now on waits at the gate, counted open first (on_api) */
+    if (injector_capturing(g_ij)) return;
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, drain_lookup);
     int n = 0;
@@ -225,6 +227,13 @@ static void on_api(void *user, uint32_t domain, uint32_t cbid, const void *cbdat
         __atomic_sub_fetch(&g_um_retries, 1, __ATOMIC_SEQ_CST) >= 0 && enable_um() != CUPTI_ERROR_NOT_READY)
         __atomic_store_n(&g_um_retries, 0, __ATOMIC_RELAXED);
     injector_api(g_ij, domain, cbid, cb, cupti_now_ns());
+    /* A capture begins only past a drain's gate, and only after injector_api
+       counted it open (at its entry): the drain hook reads the count after
+       shutting the gate (progwire_gate), so it never synchronises a context
+       under a capture that began meanwhile. */
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cb->callbackSite == CUPTI_API_ENTER && cb->functionName &&
+        !strncmp(cb->functionName, "cudaStreamBeginCapture", 22))
+        progwire_gate();
 }
 
 static void on_activity(void *user, const void *record) {

@@ -228,6 +228,8 @@ static void *drain_worker(void *arg) {
     return NULL;
 }
 
+static int g_held_by_gate;       /* child_drain's held-back work: progwire_gate (a capture's begin), not a turn */
+
 /* Exit codes past 7 name what went wrong. */
 static void child_drain(void) {
     char v[16];
@@ -244,7 +246,8 @@ static void child_drain(void) {
     pthread_t t;
     if (pthread_create(&t, NULL, drain_worker, &w)) exit(8);
     while (!g_hook_started) sleep_ms(1);
-    progwire_turn();                    /* new work: held back until the gate opens */
+    if (g_held_by_gate) progwire_gate();   /* a capture's begin: held back the same way */
+    else progwire_turn();               /* new work: held back until the gate opens */
     double through = now_ms();
     pthread_join(t, NULL);
     if (g_hook_ms >= 0) {
@@ -269,6 +272,13 @@ static void progwire__holds_gpu_work_back_during_a_drain__and_answers_after_the_
     json_decref(r);
     g_hook_ms = -1;     /* a context that never finishes: the gate still opens */
     r = in_child(child_drain, &st);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    json_decref(r);
+    g_hook_ms = 200;    /* a stream capture's begin waits at the gate as GPU work does (kernels/cuda/inject.c) */
+    g_held_by_gate = 1;
+    r = in_child(child_drain, &st);
+    g_held_by_gate = 0;
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 7);
     json_decref(r);
