@@ -49,9 +49,16 @@ static void record(Workspace *ws, const ExerciseMeta *ex, const char *cu_path, R
 RunResult *attempt_run(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
                        const char *cu_path, const AttemptParams *params, bool record_it,
                        volatile sig_atomic_t *cancel) {
+    return attempt_run_verdict(ws, runner, ch, ex, cu_path, params, record_it, cancel, NULL, NULL);
+}
+
+RunResult *attempt_run_verdict(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
+                               const char *cu_path, const AttemptParams *params, bool record_it,
+                               volatile sig_atomic_t *cancel, void (*on_verdict)(void *ud, const RunResult *v),
+                               void *ud) {
     RunResult *res = attempt_start(ws, runner, ch, ex, cu_path, params);
     if (res) return res;
-    res = runner_wait(runner, cancel);
+    res = runner_wait_verdict(runner, cancel, on_verdict, ud);
     if (record_it) attempt_record(ws, ch, ex, cu_path, res);
     return res;
 }

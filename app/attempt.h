@@ -23,6 +23,13 @@ Runner *attempt_runner_new(const Cli *cli);
 RunResult *attempt_run(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
                        const char *cu_path, const AttemptParams *params, bool record,
                        volatile sig_atomic_t *cancel);
+/* attempt_run, calling on_verdict (may be NULL) with the verdict when the
+ * run sends it before its final result (a profile after the verdict:
+ * runner_wait_verdict); the final result returned holds it too. */
+RunResult *attempt_run_verdict(Workspace *ws, Runner *runner, const ChapterMeta *ch, const ExerciseMeta *ex,
+                               const char *cu_path, const AttemptParams *params, bool record,
+                               volatile sig_atomic_t *cancel, void (*on_verdict)(void *ud, const RunResult *v),
+                               void *ud);
 /* The non-blocking pair the TUI uses: attempt_start sends the run to the
  * worker and returns NULL while it is in flight (then poll the runner with
  * runner_fd/runner_poll); when it cannot start (missing file, no worker) it

@@ -8,7 +8,20 @@
 
 #include "base/fs.h"
 #include "base/i18n.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
+
+void cmd_print_after_verdict(const RunResult *res, FILE *out, bool color) {
+    for (const Diag *d = res->diags; d; d = d->next) {
+        if (!d->code || strcmp(d->code, "after-verdict")) continue;
+        StrBuf b;
+        strbuf_init(&b);
+        diag_format(d, &b, color);
+        fputs(b.data ? b.data : "", out);
+        strbuf_fini(&b);
+    }
+    run_result_print_after(res, out, color);
+}
 
 char *cmd_path_shown(const char *path) {
     char *abs = path_absolute(path);

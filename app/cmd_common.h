@@ -3,6 +3,11 @@
 #ifndef CUDOJO_APP_CMD_COMMON_H
 #define CUDOJO_APP_CMD_COMMON_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/result.h"
+
 typedef struct RunArgs {
     char **positional;
     int n_positional;
@@ -19,5 +24,10 @@ void run_args_fini(RunArgs *ra);
  * the current directory when it lies inside it ("lessons/02-threads",
  * "mypack/01-intro"), else its absolute path. Caller frees. */
 char *cmd_path_shown(const char *path);
+
+/* cudojo run/watch, text: what a final result adds to its verdict, printed
+ * when the verdict came (attempt_run_verdict): the part after the verdict
+ * (run_result_print_after) and the warnings about it (code after-verdict). */
+void cmd_print_after_verdict(const RunResult *res, FILE *out, bool color);
 
 #endif

@@ -142,6 +142,30 @@ static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra, const
     return status;
 }
 
+/* The verdict, printed when it comes before the run's end (a profile after
+ * the verdict): the final result then adds only what came after it. */
+typedef struct EarlyVerdict {
+    const Cli *cli;
+    const ExerciseMeta *ex;
+    bool printed;
+} EarlyVerdict;
+
+static void print_title(const ExerciseMeta *ex) {
+    char *title = bytes_printable(cli_exercise_title(ex));   /* a course pack's text: no control sequences */
+    printf("%s — %s\n", ex->id, title);
+    free(title);
+}
+
+static void on_early_verdict(void *ud, const RunResult *v) {
+    EarlyVerdict *e = ud;
+    if (e->cli->json) return;   /* --json prints the final result, which holds it */
+    print_title(e->ex);
+    run_result_print(v, stdout, e->cli->color);
+    fflush(stdout);
+    if (isatty(2)) fprintf(stderr, "%s", _("profiling after the verdict…\n"));
+    e->printed = true;
+}
+
 int cmd_run(Cli *cli, int argc, char **argv) {
     ExplainArgs ea;
     if (explain_args_take(&ea, &argc, argv) != 0) return 2;
@@ -185,15 +209,19 @@ int cmd_run(Cli *cli, int argc, char **argv) {
     if (!cli->json && isatty(2)) fprintf(stderr, _("running %s…\n"), ex->id);
     Runner *runner = attempt_runner_new(cli);
     AttemptParams params = {(const char *const *)ra.keys, (const char *const *)ra.values, ra.n_params};
-    RunResult *res = attempt_run(ws, runner, ch, ex, t.file, &params, t.file == NULL, &run_cancelled);
+    EarlyVerdict early = {cli, ex, false};
+    RunResult *res = attempt_run_verdict(ws, runner, ch, ex, t.file, &params, t.file == NULL, &run_cancelled,
+                                         on_early_verdict, &early);
     int status = res->verdict == VERDICT_PASS ? 0 : 1;
     if (cli->json) {
         cli_print_json(run_result_to_json(res));
     } else {
-        char *title = bytes_printable(cli_exercise_title(ex));   /* a course pack's text: no control sequences */
-        printf("%s — %s\n", ex->id, title);
-        free(title);
-        run_result_print(res, stdout, cli->color);
+        if (early.printed) {
+            cmd_print_after_verdict(res, stdout, cli->color);
+        } else {
+            print_title(ex);
+            run_result_print(res, stdout, cli->color);
+        }
         if (res->verdict == VERDICT_PASS) {
             const ChapterMeta *nch;
             const ExerciseMeta *next = attempt_next_exercise(ws, &nch);

@@ -1,7 +1,8 @@
 /* app/cmd_watch.c: `cudojo watch [EXERCISE]`: the rustlings loop in a plain
  * terminal: run, wait for a save (inotify), run again; move on after a pass.
  * With --json it writes JSON Lines, one compact object per line with an
- * "event": "result" (a run: exercise, file, result), "watching" (waiting for
+ * "event": "result" (a run: exercise, file, result), "verdict" (the same, before a
+ * "result" that adds what ran after the verdict: a profiler), "watching" (waiting for
  * a save of file), "next" (moving on to exercise) or "done" (nothing left),
  * and never any plain text on stdout. */
 #include <errno.h>
@@ -76,6 +77,27 @@ static void watch_event(const char *what, const char *id, const char *file, json
     json_decref(j);
 }
 
+/* The verdict, shown when it comes before the run's end (a profile after the
+ * verdict): a "verdict" event, or the verdict printed; the final result then
+ * adds what came after it. */
+typedef struct EarlyVerdict {
+    const Cli *cli;
+    const char *id, *path;
+    bool printed;
+} EarlyVerdict;
+
+static void on_early_verdict(void *ud, const RunResult *v) {
+    EarlyVerdict *e = ud;
+    if (e->cli->json) {
+        watch_event("verdict", e->id, e->path, run_result_to_json(v));
+    } else {
+        run_result_print(v, stdout, e->cli->color);
+        if (isatty(1)) printf("%s", _("profiling after the verdict…\n"));
+        fflush(stdout);
+    }
+    e->printed = true;
+}
+
 int cmd_watch(Cli *cli, int argc, char **argv) {
     RunArgs ra;
     if (run_args_parse(&ra, argc, argv, "watch") != 0) return 2;
@@ -122,8 +144,11 @@ int cmd_watch(Cli *cli, int argc, char **argv) {
             fflush(stdout);
         }
         watch_interrupts = 0;
-        RunResult *res = attempt_run(ws, runner, ch, ex, t.file, &params, t.file == NULL, &watch_interrupts);
+        EarlyVerdict early = {cli, ex->id, path, false};
+        RunResult *res = attempt_run_verdict(ws, runner, ch, ex, t.file, &params, t.file == NULL, &watch_interrupts,
+                                             on_early_verdict, &early);
         if (cli->json) watch_event("result", ex->id, path, run_result_to_json(res));
+        else if (early.printed) cmd_print_after_verdict(res, stdout, cli->color);
         else run_result_print(res, stdout, cli->color);
         fflush(stdout);
         bool passed = res->verdict == VERDICT_PASS;

@@ -65,6 +65,7 @@ const I18nEntry I18N_ZH[] = {
 
     /* cudojo run / watch / hint */
     {"running %s…\n", "正在运行 %s…\n"},
+    {"profiling after the verdict…\n", "判定之后正在做性能分析…\n"},
     {"\nNext: cudojo run %s\n", "\n下一个：cudojo run %s\n"},
     {"\nStuck? `cudojo hint %s`\n", "\n卡住了？试试 `cudojo hint %s`\n"},
     {"\nTimeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n",
