@@ -23,6 +23,11 @@
  * (and those asked, when k:time's budget cut them) and the spread of its
  * times, min / median / p90 / max (also in --json as "timing").
  *
+ * A run with work after its verdict (t:program{ after = }: a profiler's
+ * run, lua/API.md) sends its verdict first: save→verdict is then the time
+ * to that partial result (the headline p50, its phases the verdict's) and
+ * save→final, to the result with the profile, is the "final" column.
+ *
  * Goals (issue 15), p50 warm and cached: on the emulator every exercise
  * ≤ 500 ms, vector-add-sized ones ≤ 100 ms; on a GPU every exercise ≤ 1 s
  * and the small ones ≤ 100 ms.
@@ -54,6 +59,7 @@ static const char *const SHORT[] = {"compile", "gen", "upload", "launch", "k:tim
 
 typedef struct Sample {
     double wall, run;
+    double final;                /* save→final result (= wall when the verdict did not come first) */
     double phase[N_PHASES];
     int ref_hits, ref_misses;    /* metrics.phases.reference_cache_{hits,misses} */
 } Sample;
@@ -64,6 +70,8 @@ typedef struct ExerciseBench {
     char *summary;
     double first;
     double p50, p90, run_p50;
+    double final_p50;              /* save→final result; > p50 when the verdict came first */
+    bool early;                    /* the verdict came before the final result */
     double phase_p50[N_PHASES];
     bool cache_hit;
     bool cuda;                     /* it ran on a GPU */
@@ -85,6 +93,20 @@ static void read_phases(const RunResult *res, Sample *s) {
     s->ref_hits = (int)json_integer_value(json_object_get(ph, "reference_cache_hits"));
     s->ref_misses = (int)json_integer_value(json_object_get(ph, "reference_cache_misses"));
     s->run = res->duration_ms;
+}
+
+/* The verdict when it comes before the final result: when, and its phases. */
+typedef struct EarlyVerdict {
+    double t0;                   /* the save */
+    bool seen;
+    Sample s;
+} EarlyVerdict;
+
+static void on_verdict(void *ud, const RunResult *v) {
+    EarlyVerdict *e = ud;
+    e->seen = true;
+    read_phases(v, &e->s);
+    e->s.wall = bench_now_ms() - e->t0;
 }
 
 /* Runs ex's solution 1 + reps times; fills b. */
@@ -117,8 +139,16 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
             diag_free(&d);
             break;
         }
-        RunResult *res = runner_run(r, &req, NULL);
-        double t = bench_now_ms() - t0;
+        EarlyVerdict early = {.t0 = t0};
+        RunResult *res = NULL;
+        if ((d = runner_start(r, &req))) {
+            res = run_result_new(VERDICT_CRASH);
+            res->summary = xstrdup(d->message);
+            diag_free(&d);
+        } else {
+            res = runner_wait_verdict(r, NULL, on_verdict, &early);
+        }
+        double final = bench_now_ms() - t0, t = early.seen ? early.s.wall : final;
         if (res->verdict != VERDICT_PASS) {
             b->verdict = verdict_name(res->verdict);
             b->summary = xstrdup(res->summary ? res->summary : "");
@@ -126,12 +156,16 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
             break;
         }
         b->cuda = res->backend && !strcmp(res->backend, "cuda");
+        b->early = b->early || early.seen;
         if (i < 0) {
             b->first = t;
-            read_phases(res, &b->first_run);
+            if (early.seen) b->first_run = early.s;
+            else read_phases(res, &b->first_run);
         } else {
+            if (early.seen) s[got] = early.s;
+            else read_phases(res, &s[got]);
             s[got].wall = t;
-            read_phases(res, &s[got]);
+            s[got].final = final;
             json_t *c = json_object_get(res->metrics, "compile");
             b->cache_hit = c ? json_is_true(json_object_get(c, "cache_hit")) : true;
             const char *kname;
@@ -153,6 +187,8 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
         b->p90 = v[(got * 9) / 10 < got ? (got * 9) / 10 : got - 1];
         for (int i = 0; i < got; i++) v[i] = s[i].run;
         b->run_p50 = bench_median(v, got);
+        for (int i = 0; i < got; i++) v[i] = s[i].final;
+        b->final_p50 = bench_median(v, got);
         b->ref_hits_min = s[0].ref_hits;
         for (int i = 1; i < got; i++)
             if (s[i].ref_hits < b->ref_hits_min) b->ref_hits_min = s[i].ref_hits;
@@ -171,7 +207,7 @@ static void bench_one(Runner *r, const ChapterMeta *ch, const ExerciseMeta *ex, 
 static double goal_ms(bool cuda) { return cuda ? 1000 : 500; }
 
 static void print_header(void) {
-    printf("%-24s %8s %8s %8s %7s", "exercise", "p50", "p90", "first", "worker");
+    printf("%-24s %8s %8s %8s %8s %7s", "exercise", "p50", "p90", "final", "first", "worker");
     for (int p = 0; p < N_PHASES; p++) printf(" %7s", SHORT[p]);
     printf("  goal\n");
 }
@@ -181,7 +217,9 @@ static void print_row(const ExerciseBench *b, bool cuda) {
         printf("%-24s %s: %.100s\n", b->ex->id, b->verdict, b->summary ? b->summary : "");
         return;
     }
-    printf("%-24s %8.1f %8.1f %8.0f %7.1f", b->ex->id, b->p50, b->p90, b->first, b->p50 - b->run_p50);
+    char final[16] = "-";     /* save→final, when the verdict came before it */
+    if (b->early) snprintf(final, sizeof final, "%.1f", b->final_p50);
+    printf("%-24s %8.1f %8.1f %8s %8.0f %7.1f", b->ex->id, b->p50, b->p90, final, b->first, b->p50 - b->run_p50);
     for (int p = 0; p < N_PHASES; p++) {
         if (b->phase_p50[p] >= 0.05) printf(" %7.1f", b->phase_p50[p]);
         else printf(" %7s", "-");
@@ -200,6 +238,8 @@ static json_t *row_json(const ExerciseBench *b) {
     json_object_set_new(j, "p90_ms", json_real(b->p90));
     json_object_set_new(j, "first_ms", json_real(b->first));
     json_object_set_new(j, "run_p50_ms", json_real(b->run_p50));
+    json_object_set_new(j, "final_p50_ms", json_real(b->final_p50));     /* save→final: = p50_ms when not early */
+    json_object_set_new(j, "verdict_first", json_boolean(b->early));
     json_t *ph = json_object();
     for (int p = 0; p < N_PHASES; p++) json_object_set_new(ph, PHASES[p], json_real(b->phase_p50[p]));
     json_object_set_new(j, "phases_p50_ms", ph);
@@ -347,8 +387,9 @@ int main(int argc, char **argv) {
             if (!all) continue;
             cuda = cuda || b->cuda;
             if (!header) {
-                printf("save→verdict per exercise, p50/p90 of %d warm runs (compile cached), ms; "
-                       "phases are p50s of the run's metrics.phases; worker = protocol + process, outside the run\n",
+                printf("save→verdict per exercise, p50/p90 of %d warm runs (compile cached), ms; final = p50 "
+                       "save→final result where the verdict came first (a profile after it); phases are p50s of the "
+                       "verdict's metrics.phases; worker = protocol + process, outside the run\n",
                        reps);
                 print_header();
                 header = true;
@@ -367,6 +408,7 @@ int main(int argc, char **argv) {
         printf("  %-40s %9.1f ms\n", "first run (worker start, cold compile)", b->first);
         printf("  %-40s %9.1f ms\n", "warm, compile cached: p50", b->p50);
         printf("  %-40s %9.1f ms\n", "warm, compile cached: p90", b->p90);
+        if (b->early) printf("  %-40s %9.1f ms\n", "save→final (the profile after the verdict)", b->final_p50);
         for (int p = 0; p < N_PHASES; p++)
             if (b->phase_p50[p] >= 0.05) printf("    %-38s %9.1f ms\n", PHASES[p], b->phase_p50[p]);
         if (b->first_run.ref_misses + b->ref_hits_min > 0)
