@@ -22,13 +22,18 @@
  * (new shared work waits then), how much of that waiting a profiler caused,
  * whose holds the long waits ended on, and the GPU time spent one thing at
  * a time (timed sections + profiled runs), scaled to 200 submissions: a
- * floor no number of cores lowers.
+ * floor no number of cores lowers. And the steady rate: the runs that
+ * ended between the 10th and the 90th percentile of the run ends, over
+ * that time (grade.db's graded_unix_ms), without the start (workers
+ * loading) and the tail (workers idle while the last long runs finish),
+ * which a class of 200 hardly sees: its projection beside the whole-run one.
  * Usage: build/bench/bench_grade [STUDENTS] [EXERCISES]   (default 3, the
  * whole course; EXERCISES a comma list of ids as --exercises takes)
  * CUDOJO_BACKEND=emu|cuda picks the backend (default: auto);
  * BENCH_GRADE_JOBS the workers (default: the cores); BENCH_GRADE_KEEP=1
  * keeps the folder (its out/grade.db and out/gradebook.json). */
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +77,41 @@ static void print_failed_solutions(const json_t *book) {
 /* Where the time went (app/grade_time.c), from OUT/gradebook.json: 0, or 1
  * when it cannot be read. */
 static double tv_s(struct timeval t) { return (double)t.tv_sec + (double)t.tv_usec / 1e6; }
+
+static int cmp_ll(const void *a, const void *b) {
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The steady rate (the file's header) from grade.db's run ends; nothing
+ * when there are too few runs to cut a start and a tail from. */
+static void print_steady(const char *db_path, size_t exercises) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long *t = NULL;
+    size_t n = 0, cap = 0;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT graded_unix_ms FROM run WHERE verdict <> 'missing'", -1, &st, NULL) !=
+            SQLITE_OK)
+        goto out;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap) t = xrealloc(t, (cap = cap ? 2 * cap : 256) * sizeof *t);
+        t[n++] = sqlite3_column_int64(st, 0);
+    }
+    if (n < 50) goto out;
+    qsort(t, n, sizeof *t, cmp_ll);
+    size_t a = n / 10, b = n * 9 / 10;
+    double span = (double)(t[b] - t[a]) / 1e3;
+    if (span <= 0) goto out;
+    double rate = (double)(b - a) / span;
+    printf("steady: %zu runs ended in %.1f s between the 10th and 90th percentile of the run ends: %.2f runs/s, "
+           "200 submissions in %.1f min (without the start and the tail a class of 200 hardly sees)\n",
+           b - a, span, rate, 200.0 * (double)exercises / rate / 60.0);
+out:
+    free(t);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
 
 static int print_time(const char *book_path, double wall_s) {
     json_error_t err;
@@ -175,6 +215,9 @@ int main(int argc, char **argv) {
            user, sys, user + sys, secs > 0 ? 100.0 * (user + sys) / (secs * (double)ncpu) : 0, ncpu, secs,
            user + sys > 0 ? runs * (double)ncpu / (user + sys) : 0);
     json_decref(sum);
+    char *gdb = xasprintf("%s/out/grade.db", tmpl);
+    print_steady(gdb, graded);
+    free(gdb);
     char *book = xasprintf("%s/out/gradebook.json", tmpl);
     int status = print_time(book, secs);
     free(book);
