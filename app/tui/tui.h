@@ -110,6 +110,10 @@ struct Tui {
     void *watch_ctx[4];
     /* Run events go to whoever started the run. */
     void (*on_run_done)(Tui *t, void *ctx, RunResult *res);
+    /* The verdict, when the run sends it before its end (a profile after the
+     * verdict: runner_take_verdict); takes res. The run goes on until
+     * on_run_done gets the final result. May be NULL. */
+    void (*on_run_verdict)(Tui *t, void *ctx, RunResult *res);
     void *run_ctx;
     /* Called on every wake-up (spinner, debounce timers); returns ms until it wants the next, or -1. */
     int (*on_tick)(Tui *t, void *ctx);

@@ -248,7 +248,7 @@ void exview_set(ExercisePanel *xp, Tui *t, const ChapterMeta *ch, const Exercise
 static void ex_start_run(ExercisePanel *xp, Tui *t) {
     /* The latest save wins: a run still in flight (this view's or another's) is stopped. */
     if (runner_fd(t->runner) >= 0) runner_cancel(t->runner);
-    xp->running = false;
+    xp->running = xp->profiling = false;
     xp->pending_run_at = 0;
     exview_load_source(xp);
     RunResult *res = attempt_start(t->ws, t->runner, xp->ch, xp->ex, NULL, NULL);
@@ -269,7 +269,8 @@ static void ex_start_run(ExercisePanel *xp, Tui *t) {
 
 static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
     ExercisePanel *xp = ctx;
-    xp->running = false;
+    bool told = xp->profiling;     /* the verdict was shown, and said */
+    xp->running = xp->profiling = false;
     attempt_record(t->ws, xp->ch, xp->ex, NULL, res);
     ex_keep_timeline(xp, res);
     run_result_free(&xp->result);
@@ -288,6 +289,25 @@ static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
             xp->src_scroll.top = l - 3 > 0 ? l - 3 : 0;
             break;
         }
+    if (res->verdict == VERDICT_PASS && !told) tui_notify(t, false, _("Passed! ] goes to the next exercise."));
+}
+
+/* The verdict before the run's end: shown at once; the run goes on (a
+ * profiler after the verdict) until ex_on_run_done replaces it with the
+ * final result, the same verdict and what came after it. */
+static void ex_on_run_verdict(Tui *t, void *ctx, RunResult *res) {
+    ExercisePanel *xp = ctx;
+    if (!xp->running) {
+        run_result_free(&res);
+        return;
+    }
+    xp->profiling = true;
+    run_result_free(&xp->result);
+    xp->result = res;
+    xp->result_is_stored = false;
+    exview_index_result(xp);
+    xp->info_width = 0;
+    xp->scroll_to_result = true;
     if (res->verdict == VERDICT_PASS) tui_notify(t, false, _("Passed! ] goes to the next exercise."));
 }
 
@@ -351,7 +371,7 @@ static bool ex_step(ExercisePanel *xp, Tui *t, int dir) {
     if (!exview_neighbour(xp, t->ws->course, dir, &ch, &ex)) return false;
     if (xp->running) {
         runner_cancel(t->runner);
-        xp->running = false;
+        xp->running = xp->profiling = false;
     }
     exview_set(xp, t, ch, ex);
     return true;
@@ -393,6 +413,13 @@ static int ex_key(Panel *p, Tui *t, int key) {
     }
     switch (key) {
     case 27:
+        if (xp->profiling) {
+            /* the verdict stands: only what runs after it is stopped */
+            RunResult *res = runner_cancel_result(t->runner);
+            if (res) ex_on_run_done(t, xp, res);
+            tui_notify(t, false, _("profile stopped; the verdict stands"));
+            return TUI_HANDLED;
+        }
         if (xp->running) {
             runner_cancel(t->runner);
             xp->running = false;
@@ -467,8 +494,9 @@ static void ex_resume(Panel *p, Tui *t) {
     ex_load_status(xp, t);
     xp->info_width = 0;
     /* Another exercise view may have been opened on top (from a lesson) and taken the hooks. */
-    if (xp->running && runner_fd(t->runner) < 0) xp->running = false;
+    if (xp->running && runner_fd(t->runner) < 0) xp->running = xp->profiling = false;
     t->on_run_done = ex_on_run_done;
+    t->on_run_verdict = ex_on_run_verdict;
     t->run_ctx = xp;
     t->on_tick = ex_tick;
     t->tick_ctx = xp;
@@ -482,6 +510,7 @@ static void ex_free(Panel *p, Tui *t) {
     if (xp->running) runner_cancel(t->runner);
     if (t->run_ctx == xp) {
         t->on_run_done = NULL;
+        t->on_run_verdict = NULL;
         t->run_ctx = NULL;
     }
     if (t->tick_ctx == xp) {
@@ -514,6 +543,7 @@ Panel *tui_exercise_new(Tui *t, const ChapterMeta *ch, const ExerciseMeta *ex) {
     exview_set(xp, t, ch, ex);
     xp->next_mtime_check = tui_now() + 1.0;
     t->on_run_done = ex_on_run_done;
+    t->on_run_verdict = ex_on_run_verdict;
     t->run_ctx = xp;
     t->on_tick = ex_tick;
     t->tick_ctx = xp;

@@ -56,11 +56,15 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
     }
     text_doc_add_line(doc);
     xp->result_line = doc->n;
-    if (xp->running) {
+    if (xp->running && !xp->profiling) {
         text_doc_add_text(doc, ROLE_WARN, _("running…"));
     } else if (xp->result) {
         if (xp->result_is_stored) text_doc_add_text(doc, ROLE_DIM, _("Last recorded run:"));
         results_render(doc, xp->result, width, t->utf8, xp->all_metrics);
+        if (xp->profiling) {
+            text_doc_add_line(doc);
+            text_doc_add_text(doc, ROLE_WARN, _("profiling after the verdict… (the verdict above is final)"));
+        }
     } else {
         TextLine para = {0};
         text_line_add(&para, ROLE_NORMAL, _("Open the file with "));
@@ -142,7 +146,7 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
     char *title = xasprintf("cudojo — %s › %s", tui_chapter_title(t, xp->ch), xp->ex->id);
     char running[48];
     snprintf(running, sizeof running, _("running %.1f s"), tui_now() - xp->run_started);
-    const char *badge = xp->running ? running : xp->result ? results_verdict_label(xp->result->verdict)
+    const char *badge = xp->running && !xp->profiling ? running : xp->result ? results_verdict_label(xp->result->verdict)
                                                            : xp->st.passed_fast ? _("passed-fast") : xp->st.passed ? _("passed") : NULL;
     tui_draw_title(t, title, badge);
     free(title);
@@ -180,8 +184,11 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
         exview_draw_source(xp, t, src_top + 1, src_h - 1, 0, src_w);
     }
 
-    char ihead[128];
-    if (xp->running) {
+    char ihead[160];
+    if (xp->profiling) {
+        snprintf(ihead, sizeof ihead, _("Result: %s · profiling %.1f s"),
+                 results_verdict_label(xp->result->verdict), tui_now() - xp->run_started);
+    } else if (xp->running) {
         static const char *const SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
         static const char *const SPIN_ASCII[] = {"|", "/", "-", "\\"};
         double el = tui_now() - xp->run_started;

@@ -201,6 +201,20 @@ static bool locale_is_utf8(void) {
     return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
 
+/* Reads what the run in flight sent: its verdict when it comes before the
+ * end (on_run_verdict), its final result (on_run_done). */
+static void tui_poll_run(Tui *t) {
+    RunResult *res = NULL;
+    if (runner_poll(t->runner, 0, &res) == RUNNER_DONE) {
+        if (t->on_run_done) t->on_run_done(t, t->run_ctx, res);
+        else run_result_free(&res);
+        return;
+    }
+    RunResult *v = runner_take_verdict(t->runner);
+    if (v && t->on_run_verdict) t->on_run_verdict(t, t->run_ctx, v);
+    else run_result_free(&v);
+}
+
 /* One turn of the loop: wait for a key, the worker or a watched fd, then handle what came. */
 static void tui_wait(Tui *t) {
     struct pollfd fds[6];
@@ -240,13 +254,7 @@ static void tui_wait(Tui *t) {
         if (rfd >= 0) ungetch(27);   /* the exercise view cancels on Esc */
         else t->quit = true;
     }
-    if (runner_slot >= 0 && n > 0 && (fds[runner_slot].revents & (POLLIN | POLLHUP | POLLERR))) {
-        RunResult *res = NULL;
-        if (runner_poll(t->runner, 0, &res) == RUNNER_DONE) {
-            if (t->on_run_done) t->on_run_done(t, t->run_ctx, res);
-            else run_result_free(&res);
-        }
-    }
+    if (runner_slot >= 0 && n > 0 && (fds[runner_slot].revents & (POLLIN | POLLHUP | POLLERR))) tui_poll_run(t);
     for (int i = 0; i < 4; i++)
         if (slot_of[i] >= 0 && n > 0 && (fds[slot_of[i]].revents & (POLLIN | POLLHUP | POLLERR)) &&
             t->watch_fds[i] >= 0)
@@ -288,13 +296,7 @@ static void tui_wait(Tui *t) {
     }
     /* A run that finished inside runner_poll's read of the pipe is handled above; a
        run whose time ran out is noticed here, since a hung worker sends nothing. */
-    if (t->runner && runner_fd(t->runner) >= 0 && runner_elapsed_s(t->runner) > 0) {
-        RunResult *res = NULL;
-        if (runner_poll(t->runner, 0, &res) == RUNNER_DONE) {
-            if (t->on_run_done) t->on_run_done(t, t->run_ctx, res);
-            else run_result_free(&res);
-        }
-    }
+    if (t->runner && runner_fd(t->runner) >= 0 && runner_elapsed_s(t->runner) > 0) tui_poll_run(t);
 }
 
 /* Takes the terminal: signals, curses, colours. */

@@ -384,6 +384,18 @@ static int flatten_metrics(TextDoc *doc, json_t *j, const char *prefix) {
     return n;
 }
 
+/* A log's lines, wrapped and dim. */
+static void render_lines(TextDoc *doc, int width, const char *p) {
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *one = xstrndup(p, len);
+        wrapped(doc, width, 2, ROLE_DIM, one);
+        free(one);
+        p += len + (nl ? 1 : 0);
+    }
+}
+
 /* Whether the run's log or a check's message talks about `word`: then the
  * exercise is about that number. */
 static bool run_mentions(const RunResult *r, const char *word) {
@@ -543,15 +555,11 @@ void results_render(TextDoc *doc, const RunResult *r, int width, bool utf8, bool
     render_line_notes(doc, r, width);
     if (r->log && *r->log) {
         section(doc, _("Log"));
-        const char *p = r->log;
-        while (*p) {
-            const char *nl = strchr(p, '\n');
-            size_t len = nl ? (size_t)(nl - p) : strlen(p);
-            char *one = xstrndup(p, len);
-            wrapped(doc, width, 2, ROLE_DIM, one);
-            free(one);
-            p += len + (nl ? 1 : 0);
-        }
+        render_lines(doc, width, r->log);
+    }
+    if (r->after_log && *r->after_log) {
+        section(doc, _(run_result_after_title(r)));
+        render_lines(doc, width, r->after_log);
     }
     render_all_metrics(doc, r, all_metrics);
 }
