@@ -14,7 +14,8 @@
  *     first GPU work to its exit (it starts shared and asks for its turn,
  *     and its teardown after the exit is shared again:
  *     kernels/program_run.c; copies run together take one turn for all,
- *     at the first one's, until all of them exit: program.h), a whole program under a tool other than a
+ *     once every one reached its first GPU work, until all of them exit:
+ *     program.h), a whole program under a tool other than a
  *     profiler, the peak measurement of `cudojo doctor`;
  *   - shared (LOCK_SH): GPU work whose time nobody reads: a correctness
  *     launch (k:launch), a synchronous copy or memset of the cuda backend,

@@ -146,8 +146,10 @@ typedef struct ProgramRunOptions {
     int n_extra_env;
     bool gpu_lock_held;             /* the caller holds the GPU lock (several processes at once) */
     struct ProgramGroupTurn *group_turn;   /* with gpu_lock_held: the caller's lock is this group's,
-                                       held shared until the first member's turn (program_mps.c);
-                                       NULL = the caller's hold is as it is */
+                                       held shared until the group's turn, and the members start
+                                       their GPU work together (program_group.c); NULL = the
+                                       caller's hold is as it is */
+    int group_member;               /* with group_turn: this member's place, 0..members-1 */
     bool gpu_shared;                /* on a GPU, nobody reads the program's times: it holds the GPU
                                        lock shared, beside other untimed work (gpu_lock.h); false =
                                        exclusive, alone on the GPU (timed, the default) */
@@ -221,18 +223,26 @@ char *program_find_tool(const char *name);
 #define PROGRAM_MAX_PROCESSES 8
 
 /* Copies of a timed program run together (program_run_processes) take
- * their turn alone on the GPU as one: the group holds the GPU lock shared
- * (their exec, cuInit, contexts and an MPS server's start beside other
- * graders' untimed work) until the first of them asks for its turn before
- * its first GPU work; then the members that have not asked yet are stopped
- * (SIGSTOP) while the group exchanges shared for exclusive (no GPU work of
- * theirs runs with no lock held), and go on with the group alone on the
- * GPU. Later members' turns are answered at once. While the group holds it
- * shared, a timed section that waits stops every member (a yield). */
+ * their turn alone on the GPU as one, and start their GPU work together
+ * (kernels/program_group.c): each member waits before its first GPU work
+ * until every member got there or will not (it exited first), or 2 s
+ * (CUDOJO_GROUP_BARRIER_MS) passed; then all go at once. The group holds
+ * the GPU lock shared (their exec, cuInit, contexts and an MPS server's
+ * start beside other graders' untimed work) until then; it takes it
+ * exclusive before it lets them go, with the members that are not waiting
+ * stopped (SIGSTOP: no GPU work of theirs runs with no lock held). A
+ * member that asks later is answered at once. While the group holds the
+ * lock shared, a timed section that waits stops every member (a yield).
+ * Without the lock (a workbench) the start barrier alone. */
 typedef struct ProgramGroupTurn ProgramGroupTurn;
-/* A group over `lock`, which the caller holds (shared, for a turn to come)
- * and releases after the members end. */
-ProgramGroupTurn *program_group_turn_new(GpuLock *lock);
+/* A group of `members` (1..PROGRAM_MAX_PROCESSES) over `lock`, which the
+ * caller holds (shared, for a turn to come; or not at all: the lock is
+ * off) and releases after the members end. */
+ProgramGroupTurn *program_group_turn_new(GpuLock *lock, int members);
+/* Member `member` will ask for no turn (its run ended or never started):
+ * the others stop waiting for it. Idempotent; a member that asked stays
+ * counted as one that did. */
+void program_group_turn_gone(ProgramGroupTurn *g, int member);
 void program_group_turn_free(ProgramGroupTurn **g);
 
 typedef struct ProgramMps {

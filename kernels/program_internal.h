@@ -4,11 +4,13 @@
 #ifndef CUDOJO_KERNELS_PROGRAM_INTERNAL_H
 #define CUDOJO_KERNELS_PROGRAM_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "base/diag.h"
+#include "kernels/gpu_lock.h"
 #include "kernels/program.h"
 
 /* ---- running a helper tool (nvcc, addr2line): program_proc.c ---- */
@@ -194,6 +196,103 @@ Diag *program_env_mib(const char *name, long long def_mib, long long *bytes);
 /* A value for RLIMIT_NPROC: the tasks this user runs now plus `headroom`
  * (threads count against it). 0 as root. */
 long program_sandbox_nproc(long headroom);
+
+/* ---- a program's turn on the GPU: program_turn.c, program_group.c ---- */
+
+/* What the worker's thread knows of its program's turn (program_run.c's
+ * header says what a turn is). */
+typedef struct Turn {
+    GpuLock *lock;                  /* held shared until the turn */
+    int fd;                         /* the worker's end of the channel; -1 = none or answered */
+    double waited_ms;               /* waiting for the exclusive lock, at the start barrier, and
+                                       paused (yields) */
+    bool yields;                    /* stopped while a timed section waits for its shared hold */
+    double next_look_ms;            /* when to look at the turnstile again */
+    ProgramGroupTurn *group;        /* a member of a group's turn (program.h); NULL = alone */
+    int member;                     /* its place in the group (ProgramRunOptions.group_member) */
+    double group_paused_seen;       /* the group's pauses this member has counted */
+    double barrier_counted;         /* the ms of its wait at the start barrier counted so far */
+    int drain_fd;                   /* the worker's end of the drain channel; -1 = none */
+    bool drain_ready;               /* the program's runtime serves it (said "r") */
+    unsigned char drain_seq;        /* the number of the last drain asked */
+    double drain_wait_ms;           /* how long a yield waits for the program's GPU work */
+    bool granted;                   /* the turn was answered: the lock is exclusive */
+    bool idle_said;                 /* the child wrote "i" at its exit: its GPU work is done */
+    bool exit_answered;             /* the answer to that was sent (turn_rest), or the channel closed */
+} Turn;
+
+/* Where a member is on its way to the group's start barrier. */
+typedef enum GroupMemberState {
+    GROUP_MEMBER_COMING = 0,        /* may still ask for its turn */
+    GROUP_MEMBER_ASKED,             /* asked ("turn", before its first GPU work) */
+    GROUP_MEMBER_GONE,              /* will not ask: it exited first, or never started */
+} GroupMemberState;
+
+/* A group's turn (program.h): one lock and one start barrier for its
+ * members' threads; everything indexed by the member's place. */
+struct ProgramGroupTurn {
+    pthread_mutex_t mu;             /* over everything below and the lock */
+    GpuLock *lock;
+    int members;                    /* how many the barrier waits for */
+    double barrier_ms;              /* its bound after the first ask; 0 = no barrier */
+    pid_t pids[PROGRAM_MAX_PROCESSES];  /* members running (0 = not, or no longer) */
+    Turn *turns[PROGRAM_MAX_PROCESSES]; /* their threads' turns while they run */
+    bool idle[PROGRAM_MAX_PROCESSES];   /* that member said its GPU work is done (turn_rest) */
+    GroupMemberState state[PROGRAM_MAX_PROCESSES];
+    bool answered[PROGRAM_MAX_PROCESSES];   /* its turn was answered */
+    double asked_at[PROGRAM_MAX_PROCESSES], answered_at[PROGRAM_MAX_PROCESSES];  /* ms */
+    double asked_paused[PROGRAM_MAX_PROCESSES], answered_paused[PROGRAM_MAX_PROCESSES];  /* paused_ms then */
+    int asked, gone;                /* members in those states */
+    double first_ask_ms, first_ask_paused;  /* when the first asked, and paused_ms then */
+    bool open;                      /* the barrier opened: a turn asked from now on is answered at once */
+    bool rested;                    /* every member was idle: the lock went back to shared */
+    double paused_ms;               /* every member was stopped this long in all (yields, the grant) */
+};
+
+/* How often a shared holder looks for a waiting timed section (ms). */
+int turn_yield_look_ms(void);
+/* CUDOJO_GPU_DRAIN_MS, or its default: how long a yield waits for an
+ * untimed program's queued GPU work. */
+Diag *turn_drain_wait_ms(double *ms);
+/* Sends `sig` to the child's process group and to every descendant of it
+ * outside that group. */
+void turn_signal_tree(pid_t pid, int sig);
+/* One byte to the child on the turn channel (no SIGPIPE if it is gone). */
+void turn_answer(int fd);
+/* A lone program's turn: the shared lock exchanged for the exclusive one,
+ * the child answered. Returns the milliseconds it waited. */
+double turn_grant(Turn *t);
+/* The end of a timed program's (or member's) time alone, once it said "i". */
+double turn_rest(Turn *t, pid_t pid);
+/* A lone shared holder steps aside for a waiting timed section. */
+double turn_yield(Turn *t, pid_t pid);
+/* Whether CUDOJO_GPU_REST_AT_EXIT leaves resting at the exit on. */
+bool turn_rest_at_exit(void);
+/* Exclusive to shared, behind a waiting timed section; the ms it took. */
+double turn_rest_swap(GpuLock *l);
+
+/* The group's side (program_group.c). Under g->mu, taken before the fork:
+ * the member is on the list before any grant can stop the members. */
+void group_turn_enter_locked(Turn *t, pid_t pid);
+/* Its process ended (not yet reaped): it asks for no turn from now on. */
+void group_turn_exited(Turn *t);
+/* Before it is reaped: off the list. */
+void group_turn_leave(Turn *t, pid_t pid);
+/* Whether the group holds the lock shared (its turn is still to come). */
+bool group_turn_shared(ProgramGroupTurn *g);
+/* Whether its members wait for each other at their first GPU work. */
+bool group_turn_has_barrier(const ProgramGroupTurn *g);
+/* A member asked for its turn: counted at the barrier; answered (with
+ * the group alone on the GPU when it holds the lock) once the barrier
+ * opens; t->granted then. Called at each look until then; returns the
+ * milliseconds it waited since the last call (for its deadline). */
+double group_turn_ask(Turn *t);
+/* A member said its GPU work is done: true once it may be answered. */
+bool group_turn_rest(Turn *t);
+/* Stops every member while a waiting timed section runs. */
+void group_turn_yield(Turn *t);
+/* The group's pauses since this member last looked. */
+double group_turn_pauses(Turn *t);
 
 /* ---- the report pipe: program_report.c ---- */
 

@@ -300,6 +300,8 @@ typedef struct ProcJob {
 static void *proc_thread(void *arg) {
     ProcJob *j = arg;
     j->d = program_run(j->exe, &j->o, j->r);
+    /* one that never started (or ended) does not hold the others at their start */
+    if (j->o.group_turn) program_group_turn_gone(j->o.group_turn, j->o.group_member);
     return NULL;
 }
 
@@ -348,14 +350,17 @@ Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int 
     /* All the processes under one hold of the GPU lock (gpu_lock.h): the
        processes' own timeline is what such an exercise reads, so it is
        exclusive unless the caller says nobody reads its times; exclusive
-       from the first process's turn, before its first GPU work (a group's
-       turn, program.h): their starts, contexts and the MPS server's start
+       from the group's turn, before their first GPU work (program.h):
+       their starts, contexts and the MPS server's start
        are shared. Before session 13 the hold was exclusive from the start:
-       mps-share held the H200 alone ~1.7 s per graded run. */
+       mps-share held the H200 alone ~1.7 s per graded run. The members
+       start their GPU work together (program_group.c's start barrier),
+       with the lock or without (a workbench); not on the emulator, whose
+       modeled timelines have no start skew (unless it takes the lock). */
     GpuLock lock = GPU_LOCK_INIT;
     gpu_lock_what(&lock, "program-group:%d", n);
     if (gpu || gpu_lock_on_emulator()) gpu_lock_take(&lock, GPU_LOCK_SHARED);
-    ProgramGroupTurn *group = lock.fd >= 0 && !opts->gpu_shared ? program_group_turn_new(&lock) : NULL;
+    ProgramGroupTurn *group = (lock.fd >= 0 || gpu) && !opts->gpu_shared ? program_group_turn_new(&lock, n) : NULL;
     ProcJob *jobs = xcalloc((size_t)n, sizeof *jobs);
     const char **env = xcalloc((size_t)opts->n_extra_env + 3, sizeof *env);
     int n_env = 0;
@@ -374,12 +379,16 @@ Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int 
         j->o.n_extra_env = n_env;
         j->o.gpu_lock_held = true;
         j->o.group_turn = group;
+        j->o.group_member = i;
         j->o.tee_out = j->o.tee_err = -1;
         char **a = args + (size_t)i * (size_t)(opts->n_args + 1);
         for (int k = 0; k < opts->n_args; k++) a[k] = arg_for(opts->args[k], i, n);
         j->o.args = (const char *const *)a;
     }
-    for (int i = 0; i < n; i++) jobs[i].started = pthread_create(&jobs[i].th, NULL, proc_thread, &jobs[i]) == 0;
+    for (int i = 0; i < n; i++) {
+        jobs[i].started = pthread_create(&jobs[i].th, NULL, proc_thread, &jobs[i]) == 0;
+        if (!jobs[i].started && group) program_group_turn_gone(group, i);
+    }
     Diag *d = NULL;
     int failed = 0;
     for (int i = 0; i < n; i++) {

@@ -36,7 +36,9 @@
  * for itself. While a program holds the lock shared, a timed section that
  * waits for it stops it until that section is done (turn_yield); an untimed
  * program first drains the GPU work it queued (fd 6, CUDOJO_DRAIN_FD:
- * drain_ask). */
+ * drain_ask). The turn, the rest, the yield and the drain are
+ * kernels/program_turn.c; copies run together (program_run_processes) take
+ * one turn for all and start their GPU work together: kernels/program_group.c. */
 #include "kernels/program.h"
 
 #include <dirent.h>
@@ -301,347 +303,6 @@ static bool disk_over(const char *cwd, pid_t pid, long long limit, long long *by
     return *bytes > limit || entries >= DISK_ENTRIES_MAX;
 }
 
-/* A timed program's turn alone on the GPU (see the top of this file). */
-typedef struct Turn {
-    GpuLock *lock;                  /* held shared until the turn */
-    int fd;                         /* the worker's end of the channel; -1 = none or answered */
-    double waited_ms;               /* waiting for the exclusive lock, and paused (yields) */
-    bool yields;                    /* stopped while a timed section waits for its shared hold */
-    double next_look_ms;            /* when to look at the turnstile again */
-    ProgramGroupTurn *group;        /* a member of a group's turn (program.h); NULL = alone */
-    double group_paused_seen;       /* the group's pauses this member has counted */
-    int drain_fd;                   /* the worker's end of the drain channel; -1 = none */
-    bool drain_ready;               /* the program's runtime serves it (said "r") */
-    unsigned char drain_seq;        /* the number of the last drain asked */
-    double drain_wait_ms;           /* how long a yield waits for the program's GPU work */
-    bool granted;                   /* the turn was answered: the lock is exclusive */
-    bool idle_said;                 /* the child wrote "i" at its exit: its GPU work is done */
-    bool exit_answered;             /* the answer to that was sent (turn_rest), or the channel closed */
-} Turn;
-
-/* A group's turn (program.h): one lock for its members' threads. */
-struct ProgramGroupTurn {
-    pthread_mutex_t mu;             /* over everything below and the lock */
-    GpuLock *lock;
-    pid_t pids[PROGRAM_MAX_PROCESSES];  /* members running (0 = a free place) */
-    bool idle[PROGRAM_MAX_PROCESSES];   /* that member said its GPU work is done (turn_rest) */
-    bool rested;                    /* every member was idle: the lock went back to shared */
-    double paused_ms;               /* every member was stopped this long in all (yields, the grant) */
-};
-
-ProgramGroupTurn *program_group_turn_new(GpuLock *lock) {
-    ProgramGroupTurn *g = xcalloc(1, sizeof *g);
-    pthread_mutex_init(&g->mu, NULL);
-    g->lock = lock;
-    return g;
-}
-
-void program_group_turn_free(ProgramGroupTurn **gp) {
-    if (!*gp) return;
-    pthread_mutex_destroy(&(*gp)->mu);
-    free(*gp);
-    *gp = NULL;
-}
-
-/* Under g->mu, taken before the fork: no grant stops the members while a
- * new one is not yet in its own process group and on the list. */
-static void group_enter_locked(ProgramGroupTurn *g, pid_t pid) {
-    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
-        if (!g->pids[i]) {
-            g->pids[i] = pid;
-            g->idle[i] = false;
-            break;
-        }
-}
-
-/* Before the member is reaped (its pid cannot be another's yet). */
-static void group_rest_locked(ProgramGroupTurn *g);
-
-static void group_leave(ProgramGroupTurn *g, pid_t pid) {
-    pthread_mutex_lock(&g->mu);
-    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
-        if (g->pids[i] == pid) g->pids[i] = 0;
-    group_rest_locked(g);
-    pthread_mutex_unlock(&g->mu);
-}
-
-static bool group_shared(ProgramGroupTurn *g) {
-    pthread_mutex_lock(&g->mu);
-    bool shared = g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE;
-    pthread_mutex_unlock(&g->mu);
-    return shared;
-}
-
-/* How often a shared holder looks for a waiting timed section (ms):
- * CUDOJO_GPU_YIELD_LOOK_MS, 1..1000, else 5. Every timed section waits for
- * the slowest shared holder's look: on the H200, bench_grade 3 graded at
- * 4.32 runs/s looking every 5 ms, 3.83 every 25 ms (session 14 call 3,
- * same call; exclusive takers waited 27.0 vs 35.1 s). */
-static int yield_look_ms(void) {
-    const char *v = getenv("CUDOJO_GPU_YIELD_LOOK_MS");
-    int ms = v ? atoi(v) : 0;
-    return ms >= 1 && ms <= 1000 ? ms : 5;
-}
-/* How long a yield waits at most for the program's queued GPU work (drain_ask). */
-#define DRAIN_WAIT_MS 1000
-
-/* CUDOJO_GPU_DRAIN_MS, or DRAIN_WAIT_MS when unset. */
-static Diag *drain_wait_ms(double *ms) {
-    const char *v = getenv("CUDOJO_GPU_DRAIN_MS");
-    *ms = DRAIN_WAIT_MS;
-    if (!v || !*v) return NULL;
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || *end || !(x >= 0 && x <= 600e3))
-        return diag_error("usage", "CUDOJO_GPU_DRAIN_MS=%s: not a number of milliseconds from 0 to 600000", v);
-    *ms = x;
-    return NULL;
-}
-
-static void signal_tree(pid_t pid, int sig);
-
-/* Sends `sig` to every member but `except` (0: none). Under g->mu. */
-static void group_signal(ProgramGroupTurn *g, pid_t except, int sig) {
-    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
-        if (g->pids[i] && g->pids[i] != except) signal_tree(g->pids[i], sig);
-}
-
-/* One byte to the child on the turn channel (a child that is gone: no
- * SIGPIPE here). */
-static void answer(int fd) {
-    ssize_t w;
-    do w = send(fd, "g", 1, MSG_NOSIGNAL);
-    while (w < 0 && errno == EINTR);
-}
-
-/* Exchanges the shared lock for the exclusive one and answers the child;
- * in a group, the first turn does it with the other members stopped, and a
- * later one finds it done. Returns the milliseconds it waited. */
-static double turn_grant(Turn *t, pid_t pid) {
-    double w0 = proc_now_ms();
-    ProgramGroupTurn *g = t->group;
-    if (g) pthread_mutex_lock(&g->mu);
-    if (!g || g->lock->mode != GPU_LOCK_EXCLUSIVE) {
-        if (g) group_signal(g, pid, SIGSTOP);
-        gpu_lock_release(t->lock);
-        gpu_lock_take(t->lock, GPU_LOCK_EXCLUSIVE);
-        if (g) {
-            group_signal(g, pid, SIGCONT);
-            g->paused_ms += proc_now_ms() - w0;
-            t->group_paused_seen = g->paused_ms;    /* this member waited; it was not paused */
-        }
-    }
-    if (g) pthread_mutex_unlock(&g->mu);
-    double waited = proc_now_ms() - w0;
-    answer(t->fd);      /* the channel stays open for the answer at the exit (turn_rest) */
-    t->granted = true;
-    t->waited_ms += waited;
-    return waited;
-}
-
-/* Whether a timed program goes back to holding the lock shared once its
- * GPU work is done (turn_rest): CUDOJO_GPU_REST_AT_EXIT=0 keeps it
- * exclusive until it is reaped (as before session 15, to compare). */
-static bool rest_at_exit(void) {
-    const char *v = getenv("CUDOJO_GPU_REST_AT_EXIT");
-    return !(v && !strcmp(v, "0"));
-}
-
-/* Exclusive to shared with the program (or every member of a group)
- * waiting in its exit handler: a timed section that waits goes first.
- * Under g->mu for a group. Returns the milliseconds it took. */
-static double rest_swap(GpuLock *l) {
-    double w0 = proc_now_ms();
-    gpu_lock_release(l);
-    gpu_lock_what(l, "program-exit");
-    gpu_lock_take(l, GPU_LOCK_SHARED);
-    return proc_now_ms() - w0;
-}
-
-/* Under g->mu: once every member still running said its GPU work is done,
- * the group's lock goes back to shared (the members wait for their
- * answers meanwhile: turn_rest). */
-static void group_rest_locked(ProgramGroupTurn *g) {
-    if (g->rested || g->lock->fd < 0 || g->lock->mode != GPU_LOCK_EXCLUSIVE || !rest_at_exit()) return;
-    for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
-        if (g->pids[i] && !g->idle[i]) return;
-    g->paused_ms += rest_swap(g->lock);
-    g->rested = true;
-}
-
-/* The end of a timed program's time alone. At its exit the program's
- * runtime synchronised its GPU work and said so ("i" on the turn channel:
- * progwire.h progwire_turn); it waits for an answer there. What it has
- * left is its runtime's teardown (contexts, pinned memory, the process's
- * exit), which needs the GPU but not alone, like its start: the lock goes back
- * to shared first, behind a timed section that waits. A group answers its
- * members once all of them are idle. Past its exit record the program is
- * not stopped for a while (TEARDOWN_NO_YIELD_MS: its teardown frees GPU
- * memory, partly in the kernel, where a stop does not reach: see
- * program_mps.c daemon_stop). Returns the milliseconds it waited, for the
- * deadline. */
-static double turn_rest(Turn *t, pid_t pid) {
-    double waited = 0;
-    ProgramGroupTurn *g = t->group;
-    if (g) {
-        pthread_mutex_lock(&g->mu);
-        for (int i = 0; i < PROGRAM_MAX_PROCESSES; i++)
-            if (g->pids[i] == pid) g->idle[i] = true;
-        group_rest_locked(g);
-        bool go = g->rested || g->lock->mode != GPU_LOCK_EXCLUSIVE || !rest_at_exit();
-        pthread_mutex_unlock(&g->mu);
-        if (!go) return 0;      /* asked again at the next look */
-    } else if (rest_at_exit() && t->lock->fd >= 0 && t->lock->mode == GPU_LOCK_EXCLUSIVE) {
-        waited = rest_swap(t->lock);
-        t->waited_ms += waited;
-    }
-    answer(t->fd);
-    close_fd(&t->fd);
-    t->exit_answered = true;
-    return waited;
-}
-
-/* Sends `sig` to the child's process group and to every descendant of
- * the child outside it (found by parent links in /proc): a tool may start
- * the program in a group or session of its own. */
-static void signal_tree(pid_t pid, int sig) {
-    kill(-pid, sig);
-    DIR *d = opendir("/proc");
-    if (!d) return;
-    enum { MAX_PROCS = 1 << 15 };
-    pid_t *self = xmalloc(MAX_PROCS * sizeof *self), *parent = xmalloc(MAX_PROCS * sizeof *parent);
-    int n = 0;
-    for (struct dirent *e; n < MAX_PROCS && (e = readdir(d));) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-        long ppid = 0, self_pid = atol(e->d_name);
-        if (!proc_stat(self_pid, NULL, &ppid)) continue;
-        self[n] = (pid_t)self_pid;
-        parent[n++] = (pid_t)ppid;
-    }
-    closedir(d);
-    /* The tree: the child, then whoever's parent is in it, until it stops growing. */
-    enum { TREE_MAX = 256 };
-    pid_t tree[TREE_MAX] = {pid};
-    int m = 1;
-    for (bool grew = true; grew && m < TREE_MAX;) {
-        grew = false;
-        for (int i = 0; i < n && m < TREE_MAX; i++) {
-            bool in = false, under = false;
-            for (int j = 0; j < m; j++) {
-                in = in || tree[j] == self[i];
-                under = under || tree[j] == parent[i];
-            }
-            if (under && !in) tree[m++] = self[i], grew = true;
-        }
-    }
-    for (int i = 1; i < m; i++)
-        if (getpgid(tree[i]) != pid) kill(tree[i], sig);
-    free(self);
-    free(parent);
-}
-
-/* The drain (progwire.h): before a yield stops the program, its runtime
- * holds new GPU work back and waits until the work it queued is done, so
- * that none of it runs during the timed section. Only once the runtime
- * said it serves the channel ("r", sent before its first GPU work): a
- * program still loading or making its context, or one without our
- * runtime, has none queued and is stopped at once (a drain asked of a
- * program making its context waited for the context: up to 318 ms in
- * session 14 call 3). A first GPU work queued between the worker's look
- * for "r" and the stop (microseconds) still runs during the section. The
- * wait is bounded (t->drain_wait_ms): a program whose kernel spins until
- * its host says so is stopped anyway, as before. Each drain and its time
- * go to the lock's trace ("drain" or "drain-late"). */
-static void drain_ask(Turn *t) {
-    if (t->drain_fd < 0) return;
-    unsigned char m[2];
-    for (ssize_t got; (got = recv(t->drain_fd, m, sizeof m, MSG_DONTWAIT)) != 0;) {
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-            close_fd(&t->drain_fd);
-            return;
-        }
-        if (m[0] == 'r') t->drain_ready = true;     /* else a late answer to an earlier drain */
-    }
-    if (!t->drain_ready) return;
-    double w0 = proc_now_ms(), until = w0 + t->drain_wait_ms;
-    unsigned char ask[2] = {'y', ++t->drain_seq};
-    if (send(t->drain_fd, ask, sizeof ask, MSG_NOSIGNAL) != (ssize_t)sizeof ask) {
-        close_fd(&t->drain_fd);     /* the program is ending */
-        return;
-    }
-    for (;;) {
-        double left = until - proc_now_ms();
-        if (left <= 0) break;
-        struct pollfd p = {t->drain_fd, POLLIN, 0};
-        if (poll(&p, 1, (int)left + 1) <= 0) continue;
-        unsigned char a[2];
-        ssize_t got = recv(t->drain_fd, a, sizeof a, MSG_DONTWAIT);
-        if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (got <= 0) {
-            close_fd(&t->drain_fd);
-            return;
-        }
-        if (got == 2 && a[0] == 'd' && a[1] == t->drain_seq) {
-            gpu_lock_trace_event("drain", proc_now_ms() - w0);
-            return;
-        }
-    }
-    gpu_lock_trace_event("drain-late", proc_now_ms() - w0);
-}
-
-/* After the yield: the program may queue GPU work again. */
-static void drain_open(Turn *t) {
-    if (t->drain_fd < 0) return;
-    if (send(t->drain_fd, "o", 1, MSG_NOSIGNAL) != 1) close_fd(&t->drain_fd);
-}
-
-/* A timed section (another grader's) waits for the shared holders: let
- * the program's GPU work already queued finish (drain_ask), stop the
- * program's whole tree, let go, take the lock shared again once that
- * section is done, and let the program go on. Returns the milliseconds it
- * was stopped. */
-static double turn_yield(Turn *t, pid_t pid) {
-    double w0 = proc_now_ms();
-    drain_ask(t);
-    signal_tree(pid, SIGSTOP);
-    gpu_lock_step_aside(t->lock);   /* a profiler keeps the profilers' lock */
-    signal_tree(pid, SIGCONT);
-    drain_open(t);
-    double paused = proc_now_ms() - w0;
-    t->waited_ms += paused;
-    return paused;
-}
-
-/* A group's yield: whichever member's thread sees a timed section waiting
- * stops them all (one at a time: a thread that finds the group busy looks
- * again later), and every member counts the pause (group_pauses). */
-static void group_yield(Turn *t) {
-    ProgramGroupTurn *g = t->group;
-    if (pthread_mutex_trylock(&g->mu) != 0) return;
-    if (g->lock->fd >= 0 && g->lock->mode != GPU_LOCK_EXCLUSIVE && gpu_lock_contended(g->lock)) {
-        double w0 = proc_now_ms();
-        group_signal(g, 0, SIGSTOP);
-        gpu_lock_step_aside(g->lock);
-        group_signal(g, 0, SIGCONT);
-        g->paused_ms += proc_now_ms() - w0;
-    }
-    pthread_mutex_unlock(&g->mu);
-}
-
-/* The group's pauses since this member last looked: they move its deadline
- * and are left out of its time. */
-static double group_pauses(Turn *t) {
-    pthread_mutex_lock(&t->group->mu);
-    double d = t->group->paused_ms - t->group_paused_seen;
-    t->group_paused_seen = t->group->paused_ms;
-    pthread_mutex_unlock(&t->group->mu);
-    t->waited_ms += d;
-    return d;
-}
-
 /* How long a program past its "exit" record is left to tear down without
  * a yield (the longest teardown in a grading on the H200: 301 ms, session
  * 15 call 1). */
@@ -656,7 +317,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
     char buf[65536];
     bool exited = false, killed = false;
     double exited_at = 0, disk_at = proc_now_ms(), exit_said_at = -1;
-    int look_ms = yield_look_ms(), poll_ms = look_ms < 20 ? look_ms : 20;
+    int look_ms = turn_yield_look_ms(), poll_ms = look_ms < 20 ? look_ms : 20;
     long long limit = disk_limit();
     for (;;) {
         if (!killed && !exited && disk_dir && proc_now_ms() > disk_at + 250) {
@@ -687,6 +348,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
                 exited = true;
                 exited_at = proc_now_ms();
                 kill(-pid, SIGKILL);    /* whatever it left behind; it is still a zombie */
+                if (turn->group) group_turn_exited(turn);     /* its siblings stop waiting for it */
             }
         }
         if (exited && out->fd < 0 && err->fd < 0 && *rep < 0) break;
@@ -714,7 +376,8 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             if (i == 1) stream_take(err, buf, (size_t)got);
             if (i == 2) report_reader_feed(rr, buf, (size_t)got, r, o);
         }
-        if (rr->turn_asked && turn->fd >= 0 && !turn->granted && !killed) deadline += turn_grant(turn, pid);
+        if (rr->turn_asked && turn->fd >= 0 && !turn->granted && !killed)
+            deadline += turn->group ? group_turn_ask(turn) : turn_grant(turn);
         if (turn->idle_said && !turn->exit_answered && !killed) deadline += turn_rest(turn, pid);
         /* A program past its exit is not stopped for TEARDOWN_NO_YIELD_MS:
          * its teardown frees GPU memory, partly in the kernel, where a stop
@@ -726,9 +389,9 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         if (turn->group) {
             if (may_yield && proc_now_ms() >= turn->next_look_ms) {
                 turn->next_look_ms = proc_now_ms() + look_ms;
-                group_yield(turn);
+                group_turn_yield(turn);
             }
-            deadline += group_pauses(turn);
+            deadline += group_turn_pauses(turn);
         } else if (may_yield && turn->lock->fd >= 0 && turn->lock->mode != GPU_LOCK_EXCLUSIVE &&
                    proc_now_ms() >= turn->next_look_ms) {
             turn->next_look_ms = proc_now_ms() + look_ms;
@@ -739,7 +402,7 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         if (exited && proc_now_ms() > exited_at + 2000) break;
     }
     int st = 0;
-    if (turn->group) group_leave(turn->group, pid);
+    if (turn->group) group_turn_leave(turn, pid);
     waitpid(pid, &st, 0);
     return st;
 }
@@ -788,7 +451,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
        under the lock. */
     bool locks = (o->runtime != PROGRAM_RT_EMU || gpu_lock_on_emulator()) && !o->gpu_lock_held;
     bool want_turn = locks && !o->gpu_shared && !o->tool;
-    /* a member of a group's turn: the group's lock, held shared by the caller until the first turn */
+    /* a member of a group's turn: the group's lock, held shared by the caller until the group's turn */
     ProgramGroupTurn *group = o->gpu_lock_held && !o->tool ? o->group_turn : NULL;
     char **envp = NULL;     /* made once the turn channel is known (below) */
     char **argv = xcalloc((size_t)o->n_args + 2, sizeof *argv);
@@ -832,7 +495,8 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     else diag_free(&bad);
     if (as_env) cs.limits.as_bytes = as_env;
     GpuLock lock = GPU_LOCK_INIT;
-    Turn turn = {.lock = group ? group->lock : &lock, .fd = -1, .group = group, .drain_fd = -1};
+    Turn turn = {.lock = group ? group->lock : &lock, .fd = -1, .group = group, .member = o->group_member,
+                 .drain_fd = -1};
     int pturn[2] = {-1, -1};
     gpu_lock_what(&lock, "%s", o->tool ? "tool" : o->gpu_shared ? "program-untimed" : "program");
     /* The lock is taken once the child is made, before it may exec (the
@@ -848,8 +512,10 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
                                                                       : GPU_LOCK_EXCLUSIVE);
     /* Held shared for a timed program (not when the lock is off, nor when
        CUDOJO_GPU_LOCK_MODE=exclusive makes it exclusive): its turn comes. A
-       group's member asks too while the group's lock is still shared. */
-    if (!d && ((want_turn && lock_on && mode == GPU_LOCK_SHARED) || (group && group_shared(group)))) {
+       group's member asks too while the group's lock is still shared, and
+       wherever the members start together (program_group.c). */
+    if (!d && ((want_turn && lock_on && mode == GPU_LOCK_SHARED) ||
+               (group && (group_turn_shared(group) || group_turn_has_barrier(group))))) {
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pturn) == 0) {
             cs.fd_turn = pturn[1];
             turn.fd = pturn[0];
@@ -865,7 +531,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
        CUDOJO_GPU_YIELD=0 turns yields off, =programs leaves runs under a
        tool out (to compare). */
     const char *yield_env = getenv("CUDOJO_GPU_YIELD");
-    turn.yields = !d && (group ? group_shared(group) : lock_on && mode != GPU_LOCK_EXCLUSIVE) &&
+    turn.yields = !d && (group ? group_turn_shared(group) : lock_on && mode != GPU_LOCK_EXCLUSIVE) &&
                   !cs.foreground && !(yield_env && !strcmp(yield_env, "0")) &&
                   !(o->tool && yield_env && !strcmp(yield_env, "programs"));
     /* The drain channel (drain_ask) for an untimed program that yields: the
@@ -875,7 +541,7 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
        and its runtime answers only its parent. CUDOJO_GPU_DRAIN_MS bounds
        the wait (default DRAIN_WAIT_MS; 0: no drain, to compare). */
     int pdrain[2] = {-1, -1};
-    if (!d && turn.yields && o->gpu_shared && !o->tool && !group && !(d = drain_wait_ms(&turn.drain_wait_ms)) &&
+    if (!d && turn.yields && o->gpu_shared && !o->tool && !group && !(d = turn_drain_wait_ms(&turn.drain_wait_ms)) &&
         turn.drain_wait_ms > 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pdrain) == 0) {
         cs.fd_drain = pdrain[1];
         turn.drain_fd = pdrain[0];
@@ -897,12 +563,12 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     if (!d && locks && pipe2(pgo, O_CLOEXEC) != 0)
         d = diag_error("io", "cannot set up the program's start: %s", strerror(errno));
     cs.fd_go = pgo[0];
-    if (group) pthread_mutex_lock(&group->mu);     /* until it is on the group's list (group_enter_locked) */
+    if (group) pthread_mutex_lock(&group->mu);     /* until it is on the group's list (group_turn_enter_locked) */
     pid_t pid = d ? -1 : fork();
     if (pid == 0) child_main(&cs);
     if (group && pid > 0) {
         setpgid(pid, pid);
-        group_enter_locked(group, pid);
+        group_turn_enter_locked(&turn, pid);
     }
     if (group) pthread_mutex_unlock(&group->mu);
     if (!d && pid < 0) d = diag_error("io", "cannot start the program: %s", strerror(errno));

@@ -114,7 +114,10 @@ void progwire_set_crash_note(ProgwireCrashNote fn);
  * (CUDOJO_TURN_FD, read by progwire_init), also writes one "turn" record and
  * waits for the worker's answer (a byte on the descriptor); every thread
  * that comes here meanwhile waits too. Once answered (or with no
- * descriptor) that part returns at once.
+ * descriptor) that part returns at once. The copies of a program run
+ * together (t:program{ processes = N }) are answered together, once all of
+ * them asked (the start barrier: kernels/program_group.c), on a workbench
+ * without the GPU lock too.
  * The turn's end: at the exit of a program that had its turn, after the
  * "exit" record, the drain hook (below: every context synchronised) runs,
  * waited for at most 1 s; when it returned (at once with no hook), the

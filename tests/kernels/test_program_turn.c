@@ -160,6 +160,7 @@ static int turn_teardown(void **state) {
     TurnFixture *t = *state;
     unsetenv("CUDOJO_GPU_LOCK_DIR");
     unsetenv("CUDOJO_GPU_LOCK_MODE");
+    unsetenv("CUDOJO_GROUP_BARRIER_MS");
     free(t->exe);
     Fixture *f = xcalloc(1, sizeof *f);
     *f = t->f;
@@ -868,9 +869,9 @@ static bool member_says(const ProgramResult *r, int i, const char *line) {
 }
 
 /* Two timed copies start holding the lock shared (each sees: shared ok,
- * exclusive busy); from the first one's turn on the group is alone (the
- * later one's turn is answered at once, and it sees: shared busy). */
-static void group__is_shared_until_the_first_turn__then_alone_for_every_member(void **state) {
+ * exclusive busy); from the group's turn on (the second asked: the start
+ * barrier) the group is alone, and both see: shared busy. */
+static void group__is_shared_until_its_turn__then_alone_for_every_member(void **state) {
     TurnFixture *t = *state;
     const char *args[] = {t->lockfile, "-", "3{process}0"};   /* member 0 asks at 300 ms, member 1 at 310 */
     t->f.ropts.args = args;
@@ -899,12 +900,14 @@ static void group__is_shared_until_the_first_turn__then_alone_for_every_member(v
     t->f.ropts.n_args = 0;
 }
 
-/* While the group waits for the GPU alone at its first turn (another
- * grader holds it shared for 800 ms), the member that has not asked is
- * stopped: none of its GPU work runs with no lock held. Its wall time
- * leaves the stop out. */
+/* While the group waits for the GPU alone at its turn (another grader
+ * holds it shared for 800 ms), the member that has not asked is stopped:
+ * none of its GPU work runs with no lock held. Its wall time leaves the
+ * stop out. The start barrier's bound (50 ms here) opens the turn while
+ * that member still runs (test_program_group.c tests the barrier). */
 static void group__stops_the_members_that_have_not_asked__while_it_waits_for_the_gpu(void **state) {
     TurnFixture *t = *state;
+    setenv("CUDOJO_GROUP_BARRIER_MS", "50", 1);
     char *member = cc_build(&t->f, "member", MEMBER_SRC);
     int p[2];
     assert_int_equal(pipe(p), 0);
@@ -924,6 +927,7 @@ static void group__stops_the_members_that_have_not_asked__while_it_waits_for_the
     ProgramResult r[2];
     ProgramMps mps;
     assert_null(program_run_processes(member, &t->f.ropts, 2, false, r, &mps));
+    unsetenv("CUDOJO_GROUP_BARRIER_MS");
     int st;
     waitpid(other, &st, 0);
     assert_true(member_says(&r[0], 0, "answer: 1\n"));
@@ -1034,7 +1038,8 @@ static void gpu__a_timed_programs_teardown_runs_shared(void **state) {
 
 /* A group's turn ends once every member said its GPU work is done: the
  * first to say so waits for the others (its answer comes after the lock
- * went back to shared), then all of them run beside untimed work. */
+ * went back to shared), then all of them run beside untimed work. Without
+ * the start barrier, so that member 1 starts (and is done) 100 ms later. */
 static void rest__a_group_goes_back_to_shared__once_every_member_is_done(void **state) {
     TurnFixture *t = *state;
     const char *args[] = {t->lockfile, "-", "{process}00", "rest", "-"};   /* member 1 is done 100 ms later */
@@ -1042,7 +1047,9 @@ static void rest__a_group_goes_back_to_shared__once_every_member_is_done(void **
     t->f.ropts.n_args = 5;
     ProgramResult r[2];
     ProgramMps mps;
+    setenv("CUDOJO_GROUP_BARRIER_MS", "0", 1);
     assert_null(program_run_processes(t->exe, &t->f.ropts, 2, false, r, &mps));
+    unsetenv("CUDOJO_GROUP_BARRIER_MS");
     t->f.ropts.args = NULL;
     t->f.ropts.n_args = 0;
     for (int i = 0; i < 2; i++) {
@@ -1069,7 +1076,7 @@ int main(void) {
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(turn__starts_shared_and_is_alone_after_asking__when_the_program_is_timed,
                                         turn_setup, turn_teardown),
-        cmocka_unit_test_setup_teardown(group__is_shared_until_the_first_turn__then_alone_for_every_member,
+        cmocka_unit_test_setup_teardown(group__is_shared_until_its_turn__then_alone_for_every_member,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(group__stops_the_members_that_have_not_asked__while_it_waits_for_the_gpu,
                                         turn_setup, turn_teardown),
