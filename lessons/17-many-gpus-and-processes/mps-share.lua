@@ -13,6 +13,16 @@
 
 local RANKS = 4
 
+-- On a GPU each rank launches its kernel GPU_REPS times, each of GPU_ITERS steps per element
+-- (~80 us on the H200): the overlap check needs each rank's run long against the ranks' start
+-- skew. The ranks start their GPU work together (the group's start barrier:
+-- kernels/program_group.c), so that skew is small; before the barrier it was up to a few hundred
+-- ms (their contexts) and this took 4000 repetitions (~0.3 s per rank, 16000 kernel records to
+-- trace and sweep per run). `--param reps=N --param iters=N` try others; on the emulator the
+-- source's own defaults (EMU_REPS, EMU_ITERS), whose timeline is modeled and has no skew.
+local GPU_REPS, GPU_ITERS = 1000, 16384
+local EMU_REPS, EMU_ITERS = 3, 8
+
 local function ends(e) return e.start_us + e.dur_us end
 
 -- the share of rank r: [first, first + n)
@@ -126,10 +136,10 @@ return {
     local on_gpu = t:device().backend == "cuda"
     -- shares that do not start on a multiple of 1024: a rank that forgets its offset sums wrong
     -- on the H200 four shares of 2^16 elements (256 blocks of 256 each) fit on its 132 SMs together
-    -- (8 such blocks per SM); ~80 us kernels repeated for ~0.3 s, longer than the processes'
-    -- start-up differences
+    -- (8 such blocks per SM); ~80 us kernels repeated GPU_REPS times (the top of this file)
     local total = t:param("n", (1 << 18) + 6)
-    local defines = on_gpu and { N = total, ITERS = 16384, REPS = 4000 } or { N = total }
+    local defines = { N = total, REPS = t:param("reps", on_gpu and GPU_REPS or EMU_REPS),
+      ITERS = t:param("iters", on_gpu and GPU_ITERS or EMU_ITERS) }
     local unit = on_gpu and "" or " (modeled)"
     local runs = {}
     -- when grading, only the MPS run: every check is made there (each rank's sum and grid, the
