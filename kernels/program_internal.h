@@ -262,8 +262,9 @@ void turn_answer(int fd);
 /* A lone program's turn: the shared lock exchanged for the exclusive one,
  * the child answered. Returns the milliseconds it waited. */
 double turn_grant(Turn *t);
-/* The end of a timed program's (or member's) time alone, once it said "i". */
-double turn_rest(Turn *t, pid_t pid);
+/* The end of a timed program's (or member's, once group_turn_rest says
+ * so) time alone, once it said "i". */
+double turn_rest(Turn *t);
 /* A lone shared holder steps aside for a waiting timed section. */
 double turn_yield(Turn *t, pid_t pid);
 /* Whether CUDOJO_GPU_REST_AT_EXIT leaves resting at the exit on. */

@@ -378,7 +378,8 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
         }
         if (rr->turn_asked && turn->fd >= 0 && !turn->granted && !killed)
             deadline += turn->group ? group_turn_ask(turn) : turn_grant(turn);
-        if (turn->idle_said && !turn->exit_answered && !killed) deadline += turn_rest(turn, pid);
+        if (turn->idle_said && !turn->exit_answered && !killed && (!turn->group || group_turn_rest(turn)))
+            deadline += turn_rest(turn);    /* a member: once every member is idle (asked again at each look) */
         /* A program past its exit is not stopped for TEARDOWN_NO_YIELD_MS:
          * its teardown frees GPU memory, partly in the kernel, where a stop
          * does not reach. Bounded: a program that says "exit" and goes on

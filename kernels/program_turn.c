@@ -93,18 +93,15 @@ double turn_rest_swap(GpuLock *l) {
  * answer there. What it has left is its runtime's teardown (contexts,
  * pinned memory, the process's exit), which needs the GPU but not alone,
  * like its start: the lock goes back to shared first, behind a timed
- * section that waits. A group answers its members once all of them are
- * idle (group_turn_rest). Past its exit record the program is not stopped
- * for a while (program_run.c TEARDOWN_NO_YIELD_MS: its teardown frees GPU
- * memory, partly in the kernel, where a stop does not reach: see
- * program_mps.c daemon_stop). Returns the milliseconds it waited, for the
+ * section that waits. A group's member comes here once every member is
+ * idle (program_run.c asks group_turn_rest first). Past its exit record
+ * the program is not stopped for a while (program_run.c
+ * TEARDOWN_NO_YIELD_MS: its teardown frees GPU memory, partly in the
+ * kernel, where a stop does not reach: see program_mps.c daemon_stop). Returns the milliseconds it waited, for the
  * deadline. */
-double turn_rest(Turn *t, pid_t pid) {
-    (void)pid;
+double turn_rest(Turn *t) {
     double waited = 0;
-    if (t->group) {
-        if (!group_turn_rest(t)) return 0;      /* asked again at the next look */
-    } else if (turn_rest_at_exit() && t->lock->fd >= 0 && t->lock->mode == GPU_LOCK_EXCLUSIVE) {
+    if (!t->group && turn_rest_at_exit() && t->lock->fd >= 0 && t->lock->mode == GPU_LOCK_EXCLUSIVE) {
         waited = turn_rest_swap(t->lock);
         t->waited_ms += waited;
     }
