@@ -12,17 +12,12 @@
  * each distinct source is built once. */
 #include <setjmp.h>
 #include <stdarg.h>
-#include <sys/wait.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cmocka.h>
 
-#include "kernels/backend.h"
-#include "kernels/program.h"
-#include "lua/exercise.h"
-#include "tests/lua/lesson_fixture.h"
-#include "tests/support/fake_backend.h"
+#include "tests/lua/program_fixture.h"
 
 /* Host code only. The line numbers matter: CRASH_LINE is `return *p;`. */
 static const char *const prog_cu =
@@ -220,83 +215,6 @@ static const char *const saxpy_lua =
     "  end,\n"
     "}\n";
 
-static char *g_cache;   /* nvcc's cache, shared by every test of this file */
-static char *g_standin; /* the stand-in runtime's folder, when the real one is not built */
-
-typedef struct Fixture {
-    char *root;
-    Course *course;
-    Backend *b;
-    RunResult *r;
-} Fixture;
-
-/* Whether the emulator runtime is built, asked in a child: the answer is
- * cached on first use, and the stand-in must be in place before it. */
-static bool emurt_built(void) {
-    pid_t pid = fork();
-    if (pid == 0) _exit(program_emurt_dir() ? 0 : 1);
-    int st = 0;
-    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-/* NVIDIA's own libcudart.so.<major> in the stand-in's place: a program
- * without CUDA calls runs on it without a GPU (nvcc's registration calls
- * are all it makes). */
-static void make_standin(void) {
-    const char *v = program_nvcc_version(), *nvcc = program_nvcc_path();
-    if (!v || !nvcc) return;
-    char *bin = path_dirname(nvcc);
-    char *lib = xasprintf("%s/../lib64/libcudart.so.%d", bin, atoi(v));
-    g_standin = fixture_tmpdir();
-    char *link = xasprintf("%s/libcudart.so.%d", g_standin, atoi(v));
-    if (!fs_exists(lib) || symlink(lib, link) != 0) fail_msg("no %s for the stand-in runtime", lib);
-    setenv("CUDOJO_EMURT_DIR", g_standin, 1);
-    free(link);
-    free(lib);
-    free(bin);
-}
-
-static int group_setup(void **state) {
-    (void)state;
-    g_cache = fixture_tmpdir();
-    if (program_nvcc_path() && !emurt_built()) make_standin();
-    return 0;
-}
-
-static int group_teardown(void **state) {
-    (void)state;
-    fixture_remove(&g_cache);
-    fixture_remove(&g_standin);
-    return 0;
-}
-
-static int setup(void **state) {
-    Fixture *f = xcalloc(1, sizeof *f);
-    f->root = fixture_tmpdir();
-    fixture_write(f->root, "lessons/01-p/chapter.lua", "return { id = 'p', order = 1, exercises = { 'prog' } }\n");
-    f->b = fake_backend_new();
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    Fixture *f = *state;
-    run_result_free(&f->r);
-    course_free(&f->course);
-    backend_close(&f->b);
-    fixture_remove(&f->root);
-    free(f);
-    return 0;
-}
-
-#define NEED_NVCC()                                                      \
-    do {                                                                 \
-        if (!program_nvcc_path()) {                                      \
-            print_message("skip: no nvcc (install the CUDA toolkit)\n"); \
-            skip();                                                      \
-        }                                                                \
-    } while (0)
-
 #define NEED_EMURT()                                                                                         \
     do {                                                                                                     \
         NEED_NVCC();                                                                                         \
@@ -307,47 +225,10 @@ static int teardown(void **state) {
         }                                                                                                    \
     } while (0)
 
-/* What the run said it was doing, in order ("kind: what" lines). */
-static char g_activity[4096];
-static void record_activity(void *ud, const char *kind, const char *what) {
-    (void)ud;
-    size_t n = strlen(g_activity);
-    snprintf(g_activity + n, sizeof g_activity - n, "%s: %s\n", kind, what);
-}
-
-/* Writes the exercise and the learner's .cu (as prog.cu, or `cu_name`),
- * loads the course and runs the exercise with id `id`. */
-static RunResult *run_named(Fixture *f, const char *id, const char *lua, const char *cu_name, const char *cu) {
-    char *rel = xasprintf("lessons/01-p/%s", cu_name);
-    char *sol = xasprintf("lessons/01-p/solutions/%s", cu_name);
-    fixture_write(f->root, "lessons/01-p/prog.lua", lua);
-    fixture_write(f->root, rel, cu);
-    fixture_write(f->root, sol, cu);
-    course_free(&f->course);
-    char *lessons = path_join(f->root, "lessons");
-    Diag *d = course_load(lessons, &f->course);
-    free(lessons);
-    if (diag_count_errors(d)) fail_msg("course: %s:%d: %s", d->file, d->line, d->message);
-    diag_free(&d);
-    const ExerciseMeta *ex = course_find_exercise(f->course, id, NULL);
-    assert_non_null(ex);
-    char *cu_path = path_join(f->root, rel);
-    ExerciseRunOptions o = {.cu_path = cu_path, .cu_display = cu_name, .cache_dir = g_cache,
-                            .on_activity = record_activity};
-    g_activity[0] = 0;
-    run_result_free(&f->r);
-    f->r = exercise_run(ex, f->b, &o);
-    free(cu_path);
-    free(rel);
-    free(sol);
-    return f->r;
-}
-
+/* Runs exercise `prog` on the learner's prog.cu, `cu` (NULL: prog_cu). */
 static RunResult *run_prog(Fixture *f, const char *lua, const char *cu) {
-    return run_named(f, "prog", lua, "prog.cu", cu ? cu : prog_cu);
+    return fixture_run_exercise(f, "prog", lua, "prog.cu", cu ? cu : prog_cu, NULL);
 }
-
-static void show(const RunResult *r) { run_result_print(r, stderr, false); }
 
 static const CheckResult *check_named(const RunResult *r, const char *name) {
     for (int i = 0; i < r->n_checks; i++)
@@ -618,14 +499,10 @@ static void program__t_program_in_a_kernel_exercise_is_an_exercise_error(void **
 
 static void course__kind_other_than_kernel_or_program__is_an_error_at_its_line(void **state) {
     Fixture *f = *state;
-    fixture_write(f->root, "lessons/01-p/prog.lua",
-                  "return {\n  id = 'prog',\n  source = 'prog.cu',\n  hints = { 'a', 'b' },\n"
-                  "  kind = 'script',\n  run = function(t) end,\n}\n");
-    fixture_write(f->root, "lessons/01-p/prog.cu", prog_cu);
-    fixture_write(f->root, "lessons/01-p/solutions/prog.cu", prog_cu);
-    char *lessons = path_join(f->root, "lessons");
-    Diag *d = course_load(lessons, &f->course);
-    free(lessons);
+    Diag *d = fixture_load_course(f,
+                                  "return {\n  id = 'prog',\n  source = 'prog.cu',\n  hints = { 'a', 'b' },\n"
+                                  "  kind = 'script',\n  run = function(t) end,\n}\n",
+                                  "prog.cu", prog_cu);
     assert_int_equal(diag_count_errors(d), 1);
     const Diag *e = d;
     while (e->severity != DIAG_ERROR) e = e->next;
@@ -636,19 +513,14 @@ static void course__kind_other_than_kernel_or_program__is_an_error_at_its_line(v
     assert_null(course_find_exercise(f->course, "prog", NULL));
     diag_free(&d);
     /* The two kinds load, and say which they are. */
-    fixture_write(f->root, "lessons/01-p/prog.lua", PROG_LUA(""));
-    course_free(&f->course);
-    lessons = path_join(f->root, "lessons");
-    d = course_load(lessons, &f->course);
+    d = fixture_load_course(f, PROG_LUA(""), "prog.cu", prog_cu);
     assert_int_equal(diag_count_errors(d), 0);
     diag_free(&d);
     assert_true(course_find_exercise(f->course, "prog", NULL)->program);
-    fixture_write(f->root, "lessons/01-p/prog.lua",
-                  "return { id = 'prog', kind = 'kernel', source = 'prog.cu', hints = { 'a', 'b' },\n"
-                  "  run = function(t) end }\n");
-    course_free(&f->course);
-    d = course_load(lessons, &f->course);
-    free(lessons);
+    d = fixture_load_course(f,
+                            "return { id = 'prog', kind = 'kernel', source = 'prog.cu', hints = { 'a', 'b' },\n"
+                            "  run = function(t) end }\n",
+                            "prog.cu", prog_cu);
     assert_int_equal(diag_count_errors(d), 0);
     diag_free(&d);
     assert_false(course_find_exercise(f->course, "prog", NULL)->program);
@@ -659,7 +531,7 @@ static void course__kind_other_than_kernel_or_program__is_an_error_at_its_line(v
 static void emurt__worked_example_passes_with_its_calls_kernels_and_timeline(void **state) {
     NEED_EMURT();
     Fixture *f = *state;
-    RunResult *r = run_named(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu);
+    RunResult *r = fixture_run_exercise(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu, NULL);
     if (r->verdict != VERDICT_PASS) show(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
     assert_string_equal(r->summary, "5 checks passed");
@@ -727,7 +599,7 @@ static void emurt__timeline_checks_read_the_programs_timeline(void **state) {
                           "    t:expect(#r:calls_of('cudaMemcpy') == 3, 'three cudaMemcpy')\n"
                           "    t:expect_no_default_stream_work('all on the legacy stream')\n"
                           "  end,\n}\n");
-    RunResult *r = run_named(f, "saxpy-program", lua, "saxpy.cu", saxpy_cu);
+    RunResult *r = fixture_run_exercise(f, "saxpy-program", lua, "saxpy.cu", saxpy_cu, NULL);
     free(lua);
     assert_int_equal(r->verdict, VERDICT_FAIL);
     assert_int_equal(r->n_checks, 4);
@@ -746,7 +618,7 @@ static void emurt__kernel_out_of_bounds_in_a_program_fails_the_run_at_its_line(v
     const char *guard = "    if (i < n) out[i] = a * x[i] + y[i];\n";
     const char *at = strstr(saxpy_cu, guard);
     char *cu = xasprintf("%.*s    out[i] = a * x[i] + y[i];\n%s", (int)(at - saxpy_cu), saxpy_cu, at + strlen(guard));
-    RunResult *r = run_named(f, "saxpy-program", saxpy_lua, "saxpy.cu", cu);
+    RunResult *r = fixture_run_exercise(f, "saxpy-program", saxpy_lua, "saxpy.cu", cu, NULL);
     free(cu);
     if (r->verdict != VERDICT_FAIL) show(r);
     assert_int_equal(r->verdict, VERDICT_FAIL);
@@ -829,17 +701,12 @@ static void emurt__profile_is_not_available_on_the_emulator__and_says_what_stand
 
 static void course__bug_hunt_is_read__and_must_be_a_boolean(void **state) {
     Fixture *f = *state;
-    char *lessons = path_join(f->root, "lessons");
     const char *const values[] = {"true", "'yes'"};
     for (int i = 0; i < 2; i++) {
         char *lua = xasprintf("return { id = 'prog', kind = 'program', source = 'prog.cu', bug_hunt = %s,\n"
                               "  hints = { 'a', 'b' }, run = function(t) end }\n", values[i]);
-        fixture_write(f->root, "lessons/01-p/prog.lua", lua);
+        Diag *d = fixture_load_course(f, lua, "prog.cu", "int main() { return 0; }\n");
         free(lua);
-        fixture_write(f->root, "lessons/01-p/prog.cu", "int main() { return 0; }\n");
-        fixture_write(f->root, "lessons/01-p/solutions/prog.cu", "int main() { return 0; }\n");
-        course_free(&f->course);
-        Diag *d = course_load(lessons, &f->course);
         if (i == 0) {
             assert_int_equal(diag_count_errors(d), 0);
             const ExerciseMeta *ex = course_find_exercise(f->course, "prog", NULL);
@@ -852,7 +719,6 @@ static void course__bug_hunt_is_read__and_must_be_a_boolean(void **state) {
         }
         diag_free(&d);
     }
-    free(lessons);
 }
 
 /* ---- on a GPU (make test-gpu) ---- */
@@ -871,7 +737,7 @@ static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timel
     }
     backend_close(&f->b);
     f->b = gpu;
-    RunResult *r = run_named(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu);
+    RunResult *r = fixture_run_exercise(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu, NULL);
     if (r->verdict != VERDICT_PASS) show(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
     assert_string_equal(json_string_value(json_object_get(json_object_get(r->metrics, "program"), "runtime")),

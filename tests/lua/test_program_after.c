@@ -10,15 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/wait.h>
 
 #include <cmocka.h>
 
-#include "kernels/backend.h"
-#include "kernels/program.h"
-#include "lua/exercise.h"
-#include "tests/lua/lesson_fixture.h"
-#include "tests/support/fake_backend.h"
+#include "tests/lua/program_fixture.h"
 
 static const char *const prog_cu =
     "#include <stdio.h>\n"
@@ -32,15 +27,6 @@ static const char *const prog_cu =
     "  timeout = 60,\n"                                                    \
     "  run = function(t)\n" RUN "  end,\n"                                 \
     "}\n"
-
-static char *g_cache, *g_standin;
-
-typedef struct Fixture {
-    char *root;
-    Backend *b;
-    Course *course;
-    RunResult *r;
-} Fixture;
 
 /* What on_verdict was told, and what the run had logged then. */
 typedef struct Told {
@@ -66,105 +52,28 @@ static void on_verdict(void *ud, const RunResult *r) {
     g_told.after_metric = json_is_number(json_object_get(json_object_get(r->metrics, "after"), "verdict_ms"));
 }
 
-static bool emurt_built(void) {
-    pid_t pid = fork();
-    if (pid == 0) _exit(program_emurt_dir() ? 0 : 1);
-    int st = 0;
-    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-/* NVIDIA's own libcudart.so.<major> in the emulator runtime's place: a
- * program without CUDA calls runs on it without a GPU. */
-static void make_standin(void) {
-    const char *v = program_nvcc_version(), *nvcc = program_nvcc_path();
-    if (!v || !nvcc) return;
-    char *bin = path_dirname(nvcc);
-    char *lib = xasprintf("%s/../lib64/libcudart.so.%d", bin, atoi(v));
-    g_standin = fixture_tmpdir();
-    char *link = xasprintf("%s/libcudart.so.%d", g_standin, atoi(v));
-    if (!fs_exists(lib) || symlink(lib, link) != 0) fail_msg("no %s for the stand-in runtime", lib);
-    setenv("CUDOJO_EMURT_DIR", g_standin, 1);
-    free(link);
-    free(lib);
-    free(bin);
-}
-
-static int group_setup(void **state) {
-    (void)state;
-    g_cache = fixture_tmpdir();
-    if (program_nvcc_path() && !emurt_built()) make_standin();
-    return 0;
-}
-
-static int group_teardown(void **state) {
-    (void)state;
-    fixture_remove(&g_cache);
-    fixture_remove(&g_standin);
+static int after_group_teardown(void **state) {
     free(g_told.summary);
     free(g_told.log);
     free(g_told.after_log);
-    return 0;
-}
-
-static int setup(void **state) {
-    Fixture *f = xcalloc(1, sizeof *f);
-    f->root = fixture_tmpdir();
-    fixture_write(f->root, "lessons/01-p/chapter.lua", "return { id = 'p', order = 1, exercises = { 'prog' } }\n");
-    f->b = fake_backend_new();
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    Fixture *f = *state;
-    run_result_free(&f->r);
-    course_free(&f->course);
-    backend_close(&f->b);
-    fixture_remove(&f->root);
-    free(f);
-    return 0;
-}
-
-#define NEED_NVCC()                                                      \
-    do {                                                                 \
-        if (!program_nvcc_path()) {                                      \
-            print_message("skip: no nvcc (install the CUDA toolkit)\n"); \
-            skip();                                                      \
-        }                                                                \
-    } while (0)
-
-/* What the run said it was doing, in order ("kind: what" lines). */
-static char g_activity[8192];
-static void record_activity(void *ud, const char *kind, const char *what) {
-    (void)ud;
-    size_t n = strlen(g_activity);
-    snprintf(g_activity + n, sizeof g_activity - n, "%s: %s\n", kind, what);
+    return group_teardown(state);
 }
 
 static RunResult *run_prog(Fixture *f, const char *lua, bool grading) {
-    fixture_write(f->root, "lessons/01-p/prog.lua", lua);
-    fixture_write(f->root, "lessons/01-p/prog.cu", prog_cu);
-    fixture_write(f->root, "lessons/01-p/solutions/prog.cu", prog_cu);
-    course_free(&f->course);
-    char *lessons = path_join(f->root, "lessons");
-    Diag *d = course_load(lessons, &f->course);
-    free(lessons);
-    if (diag_count_errors(d)) fail_msg("course: %s:%d: %s", d->file, d->line, d->message);
-    diag_free(&d);
-    const ExerciseMeta *ex = course_find_exercise(f->course, "prog", NULL);
-    assert_non_null(ex);
-    char *cu_path = path_join(f->root, "lessons/01-p/prog.cu");
-    ExerciseRunOptions o = {.cu_path = cu_path, .cu_display = "prog.cu", .cache_dir = g_cache,
-                            .on_activity = record_activity, .on_verdict = on_verdict, .grading = grading};
-    g_activity[0] = 0;
     g_told.calls = 0;
-    run_result_free(&f->r);
-    f->r = exercise_run(ex, f->b, &o);
-    free(cu_path);
-    return f->r;
+    return fixture_run_exercise(f, "prog", lua, "prog.cu", prog_cu,
+                                &(ExerciseRunOptions){.on_verdict = on_verdict, .grading = grading});
 }
 
-static void show(const RunResult *r) { run_result_print(r, stderr, false); }
+/* Runs the exercise `lua` (the test skips without nvcc) and asserts its
+ * verdict, showing the result when it is another. */
+static RunResult *run_expecting(void **state, const char *lua, bool grading, Verdict want) {
+    NEED_NVCC();
+    RunResult *r = run_prog(*state, lua, grading);
+    if (r->verdict != want) show(r);
+    assert_int_equal(r->verdict, want);
+    return r;
+}
 
 /* The first diagnostic with this code, or NULL. */
 static const Diag *diag_coded(const RunResult *r, const char *code) {
@@ -174,17 +83,13 @@ static const Diag *diag_coded(const RunResult *r, const char *code) {
 }
 
 static void after__runs_once_the_verdict_is_out__with_the_unavailable_profile(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
-    RunResult *r = run_prog(f, PROG_LUA(
+    RunResult *r = run_expecting(state, PROG_LUA(
         "    local r = t:program{ profile = 'ncu', metrics = { 'gpu__time_duration.sum' },\n"
         "      after = function(prof)\n"
         "        t:log('ncu: available=%s tool=%s reason=%s', tostring(prof.available), prof.tool, prof.reason)\n"
         "      end }\n"
         "    t:log('profile in r: %s', tostring(rawget(r, 'profile')))\n"
-        "    t:expect_output(r, 'sum = 42')\n"), false);
-    if (r->verdict != VERDICT_PASS) show(r);
-    assert_int_equal(r->verdict, VERDICT_PASS);
+        "    t:expect_output(r, 'sum = 42')\n"), false, VERDICT_PASS);
     /* the verdict was told once, before the profile: pass, its one check, none of the after log */
     assert_int_equal(g_told.calls, 1);
     assert_int_equal(g_told.verdict, VERDICT_PASS);
@@ -217,13 +122,10 @@ static void after__runs_once_the_verdict_is_out__with_the_unavailable_profile(vo
 }
 
 static void after__functions_run_in_order__and_after_a_failed_verdict_too(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
-    RunResult *r = run_prog(f, PROG_LUA(
+    RunResult *r = run_expecting(state, PROG_LUA(
         "    t:program{ profile = 'nsys', after = function(p) t:log('first %s', p.tool) end }\n"
         "    local r = t:program{ profile = 'ncu', after = function(p) t:log('second %s', p.tool) end }\n"
-        "    t:expect_output(r, 'sum = 43')\n"), false);
-    assert_int_equal(r->verdict, VERDICT_FAIL);
+        "    t:expect_output(r, 'sum = 43')\n"), false, VERDICT_FAIL);
     assert_int_equal(g_told.calls, 1);
     assert_int_equal(g_told.verdict, VERDICT_FAIL);
     assert_non_null(r->after_log);
@@ -235,17 +137,13 @@ static void after__functions_run_in_order__and_after_a_failed_verdict_too(void *
 }
 
 static void after__a_check_in_it_is_refused_at_the_authors_line__and_the_verdict_stands(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
-    RunResult *r = run_prog(f, PROG_LUA(
+    RunResult *r = run_expecting(state, PROG_LUA(
         "    local r = t:program{ profile = 'ncu', after = function(prof)\n"
         "      t:log('before the check')\n"
         "      t:expect(false, 'ncu: 24 sectors per request')\n"     /* line 9 of prog.lua */
         "      t:log('never')\n"
         "    end }\n"
-        "    t:expect_output(r, 'sum = 42')\n"), false);
-    if (r->verdict != VERDICT_PASS) show(r);
-    assert_int_equal(r->verdict, VERDICT_PASS);
+        "    t:expect_output(r, 'sum = 42')\n"), false, VERDICT_PASS);
     assert_int_equal(r->n_checks, 1);
     const Diag *w = diag_coded(r, "after-verdict");
     assert_non_null(w);
@@ -260,14 +158,10 @@ static void after__a_check_in_it_is_refused_at_the_authors_line__and_the_verdict
 }
 
 static void after__a_check_kept_in_a_local_is_not_counted__and_is_reported(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
-    RunResult *r = run_prog(f, PROG_LUA(
+    RunResult *r = run_expecting(state, PROG_LUA(
         "    local fail = t.fail\n"
         "    local r = t:program{ profile = 'ncu', after = function(prof) fail(t, 'too late') end }\n"
-        "    t:expect_output(r, 'sum = 42')\n"), false);
-    if (r->verdict != VERDICT_PASS) show(r);
-    assert_int_equal(r->verdict, VERDICT_PASS);
+        "    t:expect_output(r, 'sum = 42')\n"), false, VERDICT_PASS);
     assert_int_equal(r->n_checks, 1);
     const Diag *w = diag_coded(r, "after-verdict");
     assert_non_null(w);
@@ -275,14 +169,10 @@ static void after__a_check_kept_in_a_local_is_not_counted__and_is_reported(void 
 }
 
 static void after__grading_keeps_no_profiled_run__and_never_calls_the_function(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
-    RunResult *r = run_prog(f, PROG_LUA(
+    RunResult *r = run_expecting(state, PROG_LUA(
         "    local r = t:program{ profile = 'ncu', after = function(prof) t:log('profiled') end }\n"
         "    t:expect(rawget(r, 'profile') == nil, 'no profile in r')\n"
-        "    t:expect_output(r, 'sum = 42')\n"), true);
-    if (r->verdict != VERDICT_PASS) show(r);
-    assert_int_equal(r->verdict, VERDICT_PASS);
+        "    t:expect_output(r, 'sum = 42')\n"), true, VERDICT_PASS);
     assert_int_equal(g_told.calls, 0);
     assert_null(r->after_log);
     assert_true(!r->log || !strstr(r->log, "profiled"));
@@ -290,19 +180,14 @@ static void after__grading_keeps_no_profiled_run__and_never_calls_the_function(v
 }
 
 static void after__a_failed_program_leaves_nothing_to_profile__and_no_early_verdict(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
-    RunResult *r = run_prog(f, PROG_LUA(
+    RunResult *r = run_expecting(state, PROG_LUA(
         "    local r = t:program{ profile = 'ncu', after = function(prof) t:log('profiled') end }\n"
-        "    error('the script broke')\n"), false);
-    assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
+        "    error('the script broke')\n"), false, VERDICT_EXERCISE_ERROR);
     assert_int_equal(g_told.calls, 0);
     assert_null(r->after_log);
 }
 
 static void after__misuse_is_an_exercise_error_at_the_authors_line(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
     static const struct {
         const char *body, *says;
     } cases[] = {
@@ -311,9 +196,8 @@ static void after__misuse_is_an_exercise_error_at_the_authors_line(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *lua = xasprintf(PROG_LUA("%s"), cases[i].body);
-        RunResult *r = run_prog(f, lua, false);
+        RunResult *r = run_expecting(state, lua, false, VERDICT_EXERCISE_ERROR);
         free(lua);
-        assert_int_equal(r->verdict, VERDICT_EXERCISE_ERROR);
         if (!strstr(r->summary, cases[i].says)) fail_msg("%s: %s", cases[i].says, r->summary);
         assert_non_null(strstr(r->summary, "prog.lua:7:"));
     }
@@ -342,5 +226,5 @@ int main(void) {
         T(after__the_activity_says_the_verdict_is_in__only_when_a_profiler_runs),
     };
 #undef T
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, group_setup, after_group_teardown);
 }
