@@ -189,6 +189,39 @@ static bool says(const TurnFixture *t, const char *line) {
     return hit;
 }
 
+/* Another grader: a process that waits for the file `made` to appear
+ * (NULL: it does not wait), then delay_ms more, takes the GPU lock `mode`,
+ * writes how long it waited for it (ms, a double) on waited_fd (-1: it
+ * does not), holds it hold_ms and exits. The caller waits for it. */
+static pid_t other_grader(const char *made, int delay_ms, GpuLockMode mode, int hold_ms, int waited_fd) {
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid != 0) return pid;
+    for (int i = 0; made && i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
+    usleep((useconds_t)delay_ms * 1000);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, mode);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double waited = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    bool told = waited_fd < 0 || write(waited_fd, &waited, sizeof waited) == (ssize_t)sizeof waited;
+    usleep((useconds_t)hold_ms * 1000);
+    gpu_lock_release(&l);
+    _exit(told ? 0 : 1);
+}
+
+/* Waits for other_grader `other` to end; returns how long it waited for
+ * the lock, read from `fd` (the read end of its waited_fd). */
+static double grader_waited(pid_t other, int fd) {
+    int st;
+    waitpid(other, &st, 0);
+    double waited = -1;
+    assert_int_equal(read(fd, &waited, sizeof waited), (ssize_t)sizeof waited);
+    return waited;
+}
+
 static void turn__starts_shared_and_is_alone_after_asking__when_the_program_is_timed(void **state) {
     TurnFixture *t = *state;
     GpuLockStats s0, s1;
@@ -243,17 +276,7 @@ static void turn__waits_for_another_timed_section__without_counting_the_wait(voi
     TurnFixture *t = *state;
     char made[200];
     snprintf(made, sizeof made, "%s/started", t->f.dir);
-    fflush(NULL);
-    pid_t other = fork();
-    assert_true(other >= 0);
-    if (other == 0) {
-        for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);   /* waits for the program's shared hold */
-        usleep(1500 * 1000);
-        gpu_lock_release(&l);
-        _exit(0);
-    }
+    pid_t other = other_grader(made, 0, GPU_LOCK_EXCLUSIVE, 1500, -1);   /* waits for the program's shared hold */
     t->f.ropts.timeout_s = 1;
     GpuLockStats s0, s1;
     gpu_lock_stats(&s0);
@@ -304,17 +327,7 @@ static void rest__lets_a_waiting_timed_section_go_first__without_counting_the_wa
     TurnFixture *t = *state;
     char made[200];
     snprintf(made, sizeof made, "%s/resting", t->f.dir);
-    fflush(NULL);
-    pid_t other = fork();
-    assert_true(other >= 0);
-    if (other == 0) {
-        for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);   /* waits for the program's turn to end */
-        usleep(500 * 1000);
-        gpu_lock_release(&l);
-        _exit(0);
-    }
+    pid_t other = other_grader(made, 0, GPU_LOCK_EXCLUSIVE, 500, -1);    /* waits for the program's turn to end */
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     run_probe_rest(t, "-", "0", "rest", made);
@@ -336,28 +349,11 @@ static void rest__lets_a_waiting_timed_section_go_first__without_counting_the_wa
 static void yield__a_program_past_its_exit_record_steps_aside__only_after_a_while(void **state) {
     TurnFixture *t = *state;
     char *exe = cc_build(&t->f, "exitgoeson", EXIT_GOES_ON_SRC);
-    char made[200], waited[200];
+    char made[200];
     snprintf(made, sizeof made, "%s/exited", t->f.dir);
-    snprintf(waited, sizeof waited, "%s/waited", t->f.dir);
-    fflush(NULL);
-    pid_t other = fork();
-    assert_true(other >= 0);
-    if (other == 0) {
-        for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        FILE *f = fopen(waited, "w");
-        if (f) {
-            fprintf(f, "%.0f\n", (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
-            fclose(f);
-        }
-        usleep(300 * 1000);
-        gpu_lock_release(&l);
-        _exit(0);
-    }
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t other = other_grader(made, 0, GPU_LOCK_EXCLUSIVE, 300, p[1]);
     t->f.ropts.gpu_shared = true;
     const char *args[] = {made, "2500"};
     t->f.ropts.args = args;
@@ -366,14 +362,10 @@ static void yield__a_program_past_its_exit_record_steps_aside__only_after_a_whil
     t->f.ropts.args = NULL;
     t->f.ropts.n_args = 0;
     t->f.ropts.gpu_shared = false;
-    int st;
-    waitpid(other, &st, 0);
-    FILE *f = fopen(waited, "r");
-    assert_non_null(f);
-    int ms = -1;
-    assert_int_equal(fscanf(f, "%d", &ms), 1);
-    fclose(f);
-    fprintf(stderr, "the timed section waited %d ms; the program's longest step %d ms\n", ms,
+    double ms = grader_waited(other, p[0]);
+    close(p[0]);
+    close(p[1]);
+    fprintf(stderr, "the timed section waited %.0f ms; the program's longest step %d ms\n", ms,
             longest_step(&t->f.res));
     assert_true(ms >= 700);                         /* not stopped at once after its exit record */
     assert_true(ms < 2000);                         /* but stopped before its end (2.5 s) */
@@ -403,37 +395,15 @@ static void profiler__holds_the_lock_shared__and_the_profilers_lock_alone(void *
     assert_true(says(t, "before: shared busy, exclusive busy\n"));   /* another profiler waits */
 }
 
-/* A process that waits for `made`, then takes the lock exclusive, holds it
- * hold_ms and writes how long it waited (ms, a double) to `out`. */
-static pid_t timed_section(const char *made, int hold_ms, int out) {
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid != 0) return pid;
-    for (int i = 0; i < 500 && access(made, F_OK) != 0; i++) usleep(10000);
-    usleep(100 * 1000);     /* the program is well into its run */
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    GpuLock l = GPU_LOCK_INIT;
-    gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double waited = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
-    usleep((useconds_t)hold_ms * 1000);
-    gpu_lock_release(&l);
-    _exit(write(out, &waited, sizeof waited) == (ssize_t)sizeof waited ? 0 : 1);
-}
-
 /* The run (as t->f.ropts sets it up) holds the lock shared for 1.5 s; a
  * timed section of 800 ms that comes meanwhile gets the GPU at once: the
  * program is stopped while it runs and goes on after (not killed by its
  * 1.8 s timeout, its wall time without the pause). Writes on p[1]. */
 static void expect_yield(TurnFixture *t, const char *made, int p[2]) {
     t->f.ropts.timeout_s = 1.8;
-    pid_t other = timed_section(made, 800, p[1]);
+    pid_t other = other_grader(made, 100, GPU_LOCK_EXCLUSIVE, 800, p[1]);
     run_probe(t, made, "1500");
-    int st;
-    waitpid(other, &st, 0);
-    double waited = 0;
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    double waited = grader_waited(other, p[0]);
     assert_false(t->f.res.timed_out);
     assert_int_equal(t->f.res.exit_code, 0);
     assert_true(waited < 500);                      /* not the run's 1.5 s */
@@ -456,13 +426,10 @@ static void yield__a_shared_program_steps_aside__for_a_waiting_timed_section(voi
     unlink(made);
     setenv("CUDOJO_GPU_YIELD", "0", 1);
     t->f.ropts.timeout_s = 5;
-    pid_t other = timed_section(made, 10, p[1]);
+    pid_t other = other_grader(made, 100, GPU_LOCK_EXCLUSIVE, 10, p[1]);
     run_probe(t, made, "1500");
-    int st;
-    waitpid(other, &st, 0);
+    double waited = grader_waited(other, p[0]);
     unsetenv("CUDOJO_GPU_YIELD");
-    double waited = 0;
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
     assert_true(waited >= 1000);                /* the whole program's shared hold */
     close(p[0]);
     close(p[1]);
@@ -502,12 +469,9 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
     t->f.ropts.n_args = 2;
     int p[2];
     assert_int_equal(pipe(p), 0);
-    pid_t other = timed_section(made, 800, p[1]);
+    pid_t other = other_grader(made, 100, GPU_LOCK_EXCLUSIVE, 800, p[1]);
     assert_null(program_run(gap, &t->f.ropts, &t->f.res));
-    int st;
-    waitpid(other, &st, 0);
-    double waited = 0;
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    double waited = grader_waited(other, p[0]);
     assert_int_equal(t->f.res.exit_code, 0);
     int step = longest_step(&t->f.res);
     assert_true(waited < 500);          /* not the run's 1.5 s */
@@ -516,11 +480,10 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
     memset(&t->f.res, 0, sizeof t->f.res);
     unlink(made);
     setenv("CUDOJO_GPU_YIELD", "programs", 1);
-    other = timed_section(made, 10, p[1]);
+    other = other_grader(made, 100, GPU_LOCK_EXCLUSIVE, 10, p[1]);
     assert_null(program_run(gap, &t->f.ropts, &t->f.res));
-    waitpid(other, &st, 0);
+    waited = grader_waited(other, p[0]);
     unsetenv("CUDOJO_GPU_YIELD");
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
     assert_true(waited >= 1000);        /* the whole run's shared hold */
     t->f.ropts.tool = NULL;
     t->f.ropts.args = NULL;
@@ -624,12 +587,9 @@ static double drain_run(TurnFixture *t, const char *exe, const char *drain_ms) {
     t->f.ropts.n_args = 3;
     int p[2];
     assert_int_equal(pipe(p), 0);
-    pid_t other = timed_section(made, 100, p[1]);
+    pid_t other = other_grader(made, 100, GPU_LOCK_EXCLUSIVE, 100, p[1]);
     assert_null(program_run(exe, &t->f.ropts, &t->f.res));
-    int st;
-    waitpid(other, &st, 0);
-    double waited = -1;
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    double waited = grader_waited(other, p[0]);
     close(p[0]);
     close(p[1]);
     t->f.ropts.args = NULL;
@@ -911,16 +871,9 @@ static void group__stops_the_members_that_have_not_asked__while_it_waits_for_the
     char *member = cc_build(&t->f, "member", MEMBER_SRC);
     int p[2];
     assert_int_equal(pipe(p), 0);
-    fflush(NULL);
-    pid_t other = fork();
-    assert_true(other >= 0);
-    if (other == 0) {
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_SHARED);
-        _exit(write(p[1], "h", 1) == 1 ? (usleep(800 * 1000), 0) : 1);
-    }
-    char c;
-    assert_int_equal(read(p[0], &c, 1), 1);         /* it holds the lock shared */
+    pid_t other = other_grader(NULL, 0, GPU_LOCK_SHARED, 800, p[1]);
+    double waited;
+    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);   /* it holds the lock shared */
     const char *args[] = {"{process}", "100"};      /* member 0 asks at 100 ms; member 1 runs 300 ms */
     t->f.ropts.args = args;
     t->f.ropts.n_args = 2;
@@ -957,14 +910,11 @@ static void group__steps_aside_as_one__for_a_waiting_timed_section(void **state)
     t->f.ropts.n_args = 2;
     int p[2];
     assert_int_equal(pipe(p), 0);
-    pid_t other = timed_section(made, 800, p[1]);
+    pid_t other = other_grader(made, 100, GPU_LOCK_EXCLUSIVE, 800, p[1]);
     ProgramResult r[2];
     ProgramMps mps;
     assert_null(program_run_processes(gap, &t->f.ropts, 2, false, r, &mps));
-    int st;
-    waitpid(other, &st, 0);
-    double waited = 0;
-    assert_int_equal(read(p[0], &waited, sizeof waited), (ssize_t)sizeof waited);
+    double waited = grader_waited(other, p[0]);
     assert_true(waited < 500);                      /* not the group's 1.5 s */
     for (int i = 0; i < 2; i++) {
         assert_false(r[i].timed_out);               /* the pause moved the 1.8 s deadline */
