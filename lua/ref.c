@@ -537,6 +537,45 @@ static void scan_blocks(void *p, int k, size_t i0, size_t i1) {
     }
 }
 
+/* Reversed within segments of `seg` elements (the last one may be
+ * shorter), element bytes copied as they are: any numeric dtype. */
+typedef struct RevCtx {
+    const char *src;
+    char *dst;
+    size_t n, seg, es;
+} RevCtx;
+
+static void reverse_range(void *p, int k, size_t i0, size_t i1) {
+    (void)k;
+    const RevCtx *c = p;
+    for (size_t i = i0; i < i1; i++) {
+        size_t base = i / c->seg * c->seg, count = c->n - base < c->seg ? c->n - base : c->seg;
+        memcpy(c->dst + i * c->es, c->src + (base + count - 1 - (i - base)) * c->es, c->es);
+    }
+}
+
+static int ref_reverse(lua_State *L) {
+    GpuArray *a = array_check(L, 1);
+    lua_Integer seg = 0;
+    if (lua_istable(L, 2)) {
+        lua_getfield(L, 2, "segment");
+        if (!lua_isnil(L, -1)) {
+            int ok = 0;
+            seg = lua_tointegerx(L, -1, &ok);
+            if (!ok || seg < 1) return luaL_error(L, "ref.reverse: segment must be a whole number of elements >= 1");
+        }
+        lua_pop(L, 1);
+    } else if (!lua_isnoneornil(L, 2)) {
+        return luaL_error(L, "ref.reverse: the second argument is an options table ({ segment = S })");
+    }
+    const char *src = rd(L, a);
+    GpuArray *r = new_like(L, a, a->dtype);
+    RevCtx c = {src, r->host, a->n, seg > 0 && (size_t)seg < a->n ? (size_t)seg : (a->n ? a->n : 1),
+                dtype_size(a->dtype)};
+    par_for(a->n, ARRAY_CHUNK, PAR_MIN_ELEMS, reverse_range, &c);
+    return 1;
+}
+
 static int ref_scan(lua_State *L) {
     GpuArray *a = array_check(L, 1);
     bool inclusive = true;
@@ -1001,7 +1040,7 @@ void ref_push_module(lua_State *L) {
         {"add", ref_add},         {"axpy", ref_axpy},   {"scale", ref_scale},
         {"sum", ref_sum},         {"dot", ref_dot},     {"matmul", ref_matmul},
         {"transpose", ref_transpose}, {"histogram", ref_histogram}, {"scan", ref_scan},
-        {"sort", ref_sort},       {"map", ref_map},     {"block_sums", ref_block_sums},
+        {"sort", ref_sort},       {"map", ref_map},     {"reverse", ref_reverse},     {"block_sums", ref_block_sums},
         {"max", ref_max},         {"min", ref_min},     {"window", ref_window},
         {"cast", ref_cast},       {NULL, NULL},
     };

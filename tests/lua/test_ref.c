@@ -138,6 +138,29 @@ static void ref__scan_restarts_at_every_segment(void **state) {
             "end\n");
 }
 
+/* ref.reverse: the whole array, or within runs of `segment` (the last
+ * run shorter), the dtype kept; a bad segment is refused. */
+static void ref__reverse_whole_and_by_segment(void **state) {
+    (void)state;
+    run_lua("local x = gpu.array('i32', 10):iota()\n"
+            "local r = ref.reverse(x)\n"
+            "for i = 0, 9 do assert(r[i] == 9 - i, 'whole ' .. i) end\n"
+            "local s = ref.reverse(x, { segment = 4 })\n"
+            "local want = { 3, 2, 1, 0, 7, 6, 5, 4, 9, 8 }\n"
+            "for i = 0, 9 do assert(s[i] == want[i + 1], 'segment ' .. i .. ': ' .. s[i]) end\n"
+            "assert(s.dtype == 'i32')\n"
+            "local f = gpu.array('f64', 600001):random{ seed = 2 }\n"
+            "local fr = ref.reverse(f, { segment = 256 })\n"
+            "for _, i in ipairs{ 0, 255, 256, 599807, 600000 } do\n"
+            "  local base = i // 256 * 256\n"
+            "  local count = math.min(256, 600001 - base)\n"
+            "  assert(fr[i] == f[base + count - 1 - (i - base)], 'large ' .. i)\n"
+            "end\n"
+            "assert(ref.reverse(x, { segment = 99 })[0] == 9, 'a segment past the end: the whole array')\n"
+            "assert(not pcall(ref.reverse, x, { segment = 0 }))\n"
+            "assert(not pcall(ref.reverse, x, 4))\n");
+}
+
 static void ref__sort(void **state) {
     (void)state;
     run_lua("local a = gpu.array('f32', 1000):random{ lo = -5, hi = 5, seed = 9 }\n"
@@ -292,6 +315,7 @@ int main(void) {
         cmocka_unit_test(ref__histogram),
         cmocka_unit_test(ref__scan_inclusive_exclusive),
         cmocka_unit_test(ref__scan_restarts_at_every_segment),
+        cmocka_unit_test(ref__reverse_whole_and_by_segment),
         cmocka_unit_test(ref__sort),
         cmocka_unit_test(ref__map_block_sums_minmax),
         cmocka_unit_test(ref__large_arrays_on_every_core_give_what_one_loop_gives),
