@@ -505,10 +505,8 @@ RunResult *runner_run(Runner *r, const RunRequest *req, volatile sig_atomic_t *c
 
 /* ---- worker side ---- */
 
-/* Tells the parent what the run is doing now (before its result line). */
-static void worker_activity(void *ud, const char *kind, const char *what) {
-    FILE *out = ud;
-    json_t *j = json_pack("{s:s, s:o}", "activity", kind, "what", bytes_to_json(what));
+/* Writes j (taken; NULL: nothing) as one line to the parent, at once. */
+static void worker_send_line(FILE *out, json_t *j) {
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     if (text) {
         fprintf(out, "%s\n", text);
@@ -518,17 +516,14 @@ static void worker_activity(void *ud, const char *kind, const char *what) {
     if (j) json_decref(j);
 }
 
+/* Tells the parent what the run is doing now (before its result line). */
+static void worker_activity(void *ud, const char *kind, const char *what) {
+    worker_send_line(ud, json_pack("{s:s, s:o}", "activity", kind, "what", bytes_to_json(what)));
+}
+
 /* Tells the parent the verdict, before what runs after it (lua/API.md's after =). */
 static void worker_verdict(void *ud, const RunResult *r) {
-    FILE *out = ud;
-    json_t *j = json_pack("{s:o}", "verdict", run_result_to_json(r));
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-    if (text) {
-        fprintf(out, "%s\n", text);
-        fflush(out);
-    }
-    free(text);
-    if (j) json_decref(j);
+    worker_send_line(ud, json_pack("{s:o}", "verdict", run_result_to_json(r)));
 }
 
 static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, const char *chapter_dir,
