@@ -50,11 +50,13 @@ check "gradebook.json: every run's time says its total, compile and program time
     'all(t(c, "total_ms") > 0 and "compile_ms" in c["time"] and t(c, "program_ms") > 0 for e, c in cells)'
 check "grade --json: the summary's gpu_lock sums the runs' lock time" \
     'd["gpu_lock"]["runs"] == 4 and abs(d["gpu_lock"]["exclusive_s"] * 1e3 - sum(t(c, "gpu_exclusive_ms") for e, c in cells)) < 1 and d["gpu_lock"]["shared_s"] > 0'
+# A shared holder that steps aside for the other student's timed section and comes back has one shared
+# section more (seen under make san, where a timed section lasts ~2 s): at least, not exactly.
 if python3 -c "
 import sqlite3, sys
 db = sqlite3.connect('file:out/grade.db?mode=ro', uri=True)
-n = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.exclusive_sections') = 1 and json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') = 2 and exercise = 'time-kernel'\").fetchone()[0]
-m = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') = 1 and exercise = 'bug-out-of-bounds'\").fetchone()[0]
+n = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.exclusive_sections') = 1 and json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') >= 2 and exercise = 'time-kernel'\").fetchone()[0]
+m = db.execute(\"select count(*) from run where json_extract(result_json, '\$.metrics.gpu_lock.exclusive_sections') = 0 and json_extract(result_json, '\$.metrics.gpu_lock.shared_sections') >= 1 and exercise = 'bug-out-of-bounds'\").fetchone()[0]
 sys.exit(0 if n == 2 and m == 2 else 1)" 2> why; then
     ok "grade.db: each run's result_json keeps its metrics.gpu_lock (a timed run: shared, alone from its first GPU work, shared again after its exit)"
 else
