@@ -600,8 +600,19 @@ static int t_program(lua_State *L) {
 
     ProgramResult *pr = run_program_push_box(L);
     int box_idx = lua_gettop(L);
-    run_activity(L, "program", "running the program built from %s", ctx->cu_display);
+    if (pc->sanitizer)
+        run_activity(L, "program", "running the program built from %s, and under compute-sanitizer --tool %s",
+                     ctx->cu_display, pc->sanitizer);
+    else
+        run_activity(L, "program", "running the program built from %s", ctx->cu_display);
+    SanitizerRun **beside = pc->sanitizer ? run_program_sanitizer_box(L) : NULL;
+    /* nothing that can raise from here to the join (run_program_sanitizer_start) */
+    if (beside) *beside = run_program_sanitizer_start(ctx, pc->sanitizer, cp->exe, &ro, cuda);
     Diag *d = program_run(cp->exe, &ro, pr);
+    if (beside && (d || !pr->started || pr->timed_out || pr->signaled || pr->cancelled))
+        run_program_sanitizer_discard(beside);      /* the plain run's failure is the verdict */
+    else if (beside)
+        run_program_sanitizer_join(*beside, false);
     run_activity(L, "script", "running the exercise script");
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     ctx->n_programs_run++;
@@ -629,7 +640,7 @@ static int t_program(lua_State *L) {
     run_program_push_result(L, box_idx, ending, pc->want, pc->want_type, pc->n_want);
     lua_pushvalue(L, findings_idx);
     lua_setfield(L, -2, "findings");
-    if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors);
+    if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors, beside);
     ro.gpu_shared = false;      /* nsys reads the GPU's times: alone; ncu: run_program_profile */
     if (pc->profile.tool && pc->profile.after) {
         /* after the verdict (program_tools.c); a grading's verdict is all it wants */

@@ -1,8 +1,10 @@
 /* lua/program_tools.c: t:program{ sanitizer = "memcheck" }: on a GPU whose
  * toolkit has compute-sanitizer, the learner's program runs a second time
- * under it (kernels/program.h, ProgramTool; the first run, without the
+ * under it (kernels/program.h, ProgramTool; the other run, without the
  * tool, gives r.calls, r.kernels and the timeline, which the tool's own
- * injection would take), and its report becomes r.sanitizer and
+ * injection would take): beside that run, on a thread of its own, when
+ * nobody reads the program's times (an untimed exercise), else after it.
+ * Its report becomes r.sanitizer and
  * diagnostics next to the emulator's findings: an invalid access, a race,
  * an uninitialised read or a barrier error is an error (it fails the run),
  * a failed API call or a leak a warning. On the emulator r.sanitizer says
@@ -23,6 +25,7 @@
 #include <assert.h>
 #include <lauxlib.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,18 +107,125 @@ static void push_errors(lua_State *L, const SanitizerReport *rep) {
     }
 }
 
+/* The run under compute-sanitizer: its options, and its result once run.
+ * Beside the plain run it runs on a thread of its own (sanitizer_main),
+ * touching no Lua and nothing of the caller's but `exe` and `ro`'s
+ * pointers, which t:program keeps until run_program_sanitizer_join. */
+struct SanitizerRun {
+    char *path;                     /* compute-sanitizer */
+    const char *argv[16];
+    ProgramTool pt;
+    ProgramRunOptions ro;
+    const char *exe;
+    ProgramResult pr;
+    Diag *d;
+    volatile int cancel;
+    pthread_t th;
+    bool threaded;
+};
+
+/* The sanitizer's run for `exe` with `ro_in`, or NULL (and *reason) when
+ * there is none to make: not on a GPU, or no compute-sanitizer here. */
+static SanitizerRun *sanitizer_prepare(RunCtx *ctx, const char *tool, const char *exe, const ProgramRunOptions *ro_in,
+                                       bool cuda, const char **reason) {
+    char *path = cuda ? program_find_tool("compute-sanitizer") : NULL;
+    if (!path) {
+        *reason = cuda ? "the CUDA toolkit here has no compute-sanitizer"
+                       : "the program ran on the emulator, whose findings are its report";
+        return NULL;
+    }
+    SanitizerRun *s = xcalloc(1, sizeof *s);
+    s->path = path;
+    s->exe = exe;
+    int argc = sanitizer_tool_argv(path, tool, s->argv);
+    s->pt = (ProgramTool){.argv = s->argv, .argc = argc, .out_name = "sanitizer.log", .out_cap = 4u << 20};
+    s->ro = *ro_in;
+    s->ro.tool = &s->pt;
+    s->ro.emu = NULL;               /* a GPU run: the emulator's options are t:program's (its stack) */
+    s->ro.cancel = &s->cancel;
+    double left = ctx->ex->timeout_s * 0.85 - (run_now_ms() - ctx->t0_ms) / 1e3;
+    s->ro.timeout_s = left > 1 ? left : 1;
+    s->ro.cpu_s = 0;
+    return s;
+}
+
+static void *sanitizer_main(void *arg) {
+    SanitizerRun *s = arg;
+    s->d = program_run(s->exe, &s->ro, &s->pr);
+    return NULL;
+}
+
+static void sanitizer_free(SanitizerRun *s) {
+    program_result_fini(&s->pr);
+    diag_free(&s->d);
+    free(s->path);
+    free(s);
+}
+
+SanitizerRun *run_program_sanitizer_start(RunCtx *ctx, const char *tool, const char *exe,
+                                          const ProgramRunOptions *ro, bool cuda) {
+    const char *beside = getenv("CUDOJO_SANITIZER_BESIDE");
+    if (!ro->gpu_shared || (beside && !strcmp(beside, "0"))) return NULL;
+    const char *reason;
+    SanitizerRun *s = sanitizer_prepare(ctx, tool, exe, ro, cuda, &reason);
+    if (!s) return NULL;
+    /* what a lazy look-up would otherwise do on both threads at once */
+    (void)program_inject_path();
+    (void)program_sandbox_landlock_abi();
+    s->threaded = pthread_create(&s->th, NULL, sanitizer_main, s) == 0;
+    if (!s->threaded) {             /* no thread: run_program_sanitizer runs it after the plain run, as before */
+        sanitizer_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void run_program_sanitizer_join(SanitizerRun *s, bool cancel) {
+    if (!s || !s->threaded) return;
+    if (cancel) s->cancel = 1;
+    pthread_join(s->th, NULL);
+    s->threaded = false;
+}
+
+void run_program_sanitizer_discard(SanitizerRun **ps) {
+    if (!*ps) return;
+    run_program_sanitizer_join(*ps, true);
+    sanitizer_free(*ps);
+    *ps = NULL;
+}
+
+#define SANITIZER_BOX_MT "cudojo.sanitizer_run"
+
+static int sanitizer_box_gc(lua_State *L) {
+    run_program_sanitizer_discard((SanitizerRun **)lua_touserdata(L, 1));
+    return 0;
+}
+
+SanitizerRun **run_program_sanitizer_box(lua_State *L) {
+    SanitizerRun **box = lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, SANITIZER_BOX_MT)) {
+        lua_pushcfunction(L, sanitizer_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return box;
+}
+
 void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
-                           const ProgramRunOptions *ro_in, bool cuda, bool expect_errors) {
+                           const ProgramRunOptions *ro_in, bool cuda, bool expect_errors, SanitizerRun **box) {
+    SanitizerRun *ran = box ? *box : NULL;
+    if (box) *box = NULL;           /* this call owns it now */
     int r = lua_gettop(L);
     lua_createtable(L, 0, 6);
     lua_pushstring(L, tool);
     lua_setfield(L, -2, "tool");
-    char *path = cuda ? program_find_tool("compute-sanitizer") : NULL;
-    if (!path) {
+    const char *reason = NULL;
+    SanitizerRun *s = ran ? ran : sanitizer_prepare(ctx, tool, exe, ro_in, cuda, &reason);
+    if (!s) {
         lua_pushboolean(L, 0);
         lua_setfield(L, -2, "available");
-        lua_pushstring(L, cuda ? "the CUDA toolkit here has no compute-sanitizer"
-                               : "the program ran on the emulator, whose findings are its report");
+        lua_pushstring(L, reason);
         lua_setfield(L, -2, "reason");
         lua_newtable(L);
         lua_setfield(L, -2, "errors");
@@ -124,23 +234,26 @@ void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const ch
         lua_setfield(L, r, "sanitizer");
         return;
     }
-    const char *argv[16];
-    int argc = sanitizer_tool_argv(path, tool, argv);
-    ProgramTool pt = {.argv = argv, .argc = argc, .out_name = "sanitizer.log", .out_cap = 4u << 20};
-    ProgramRunOptions ro = *ro_in;
-    ro.tool = &pt;
-    double left = ctx->ex->timeout_s * 0.85 - (run_now_ms() - ctx->t0_ms) / 1e3;
-    ro.timeout_s = left > 1 ? left : 1;
-    ro.cpu_s = 0;
-    ProgramResult *pr = run_program_push_box(L);    /* freed with the box, even if a push raises */
-    run_activity(L, "program", "running the program under compute-sanitizer --tool %s", tool);
-    Diag *d = program_run(exe, &ro, pr);
-    run_activity(L, "script", "running the exercise script");
-    free(path);
+    /* its result, and what it holds, freed with the box, even if a push raises */
+    ProgramResult *pr = run_program_push_box(L);
+    Diag *d;
+    if (ran) {
+        run_program_sanitizer_join(s, false);
+        *pr = s->pr;
+        memset(&s->pr, 0, sizeof s->pr);
+        d = s->d;
+        s->d = NULL;
+    } else {
+        run_activity(L, "program", "running the program under compute-sanitizer --tool %s", tool);
+        d = program_run(exe, &s->ro, pr);
+        run_activity(L, "script", "running the exercise script");
+    }
+    const char *display = s->ro.display_path;
+    sanitizer_free(s);
     lua_pushvalue(L, r + 1);    /* the table on top again; the box stays below it until the end */
     SanitizerReport rep;
     sanitizer_report_parse(d ? NULL : pr->tool_output, tool, &rep);
-    sanitizer_report_relocate(&rep, ro.display_path);
+    sanitizer_report_relocate(&rep, display);
     lua_pushboolean(L, d == NULL);
     lua_setfield(L, -2, "available");
     if (d) {
@@ -159,7 +272,7 @@ void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const ch
     push_errors(L, &rep);
     lua_setfield(L, -2, "errors");
     for (int i = 0; i < rep.n_errors; i++) {
-        Diag *e = error_diag(&rep.errors[i], tool, ro.display_path);
+        Diag *e = error_diag(&rep.errors[i], tool, display);
         if (expect_errors && !strncmp(rep.errors[i].kind, "invalid-", 8)) e->severity = DIAG_WARNING;
         if (e->severity == DIAG_ERROR) ctx->finding_error = true;
         diag_append(&ctx->diags, e);

@@ -136,11 +136,32 @@ void run_programs_free(RunCtx *ctx);
  * storage) for the option's value at idx, or a Lua error naming the four. */
 const char *run_program_sanitizer_check(lua_State *L, int idx);
 /* With r on top of the stack: sets r.sanitizer, running `exe` again under
- * compute-sanitizer `tool` with `ro` when `cuda` and the toolkit has it,
- * its errors also the run's diagnostics (an invalid access, a race, an
+ * compute-sanitizer `tool` with `ro` when `cuda` and the toolkit has it
+ * (or taking the run started beside the plain one that `box` holds, if
+ * any: the box is emptied, the run freed), its
+ * errors also the run's diagnostics (an invalid access, a race, an
  * uninitialised read or a barrier error fails the run). */
+typedef struct SanitizerRun SanitizerRun;
 void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
-                           const ProgramRunOptions *ro, bool cuda, bool expect_errors);
+                           const ProgramRunOptions *ro, bool cuda, bool expect_errors, SanitizerRun **box);
+/* The run under compute-sanitizer started now on a thread of its own,
+ * beside the plain run, for an untimed program on a GPU (nobody reads its
+ * times; both hold the GPU lock shared): the verdict waits for the longer
+ * of the two, not their sum. NULL when it is not started (then
+ * run_program_sanitizer runs it after the plain run, as before):
+ * timed, not on a GPU, no compute-sanitizer, no thread, or
+ * CUDOJO_SANITIZER_BESIDE=0. `exe` and `ro`'s pointers must live until
+ * it is joined, and nothing between the start and the join may raise a Lua
+ * error; put it in a box (run_program_sanitizer_box, pushed before the
+ * start), which frees it if a later error leaves it there. */
+SanitizerRun *run_program_sanitizer_start(RunCtx *ctx, const char *tool, const char *exe,
+                                          const ProgramRunOptions *ro, bool cuda);
+/* Waits for it (killing its program first when `cancel`). */
+void run_program_sanitizer_join(SanitizerRun *s, bool cancel);
+/* Kills, waits for and frees it (the plain run failed); NULL: nothing. */
+void run_program_sanitizer_discard(SanitizerRun **s);
+/* Pushes an empty box for a run started beside (its __gc discards what it holds). */
+SanitizerRun **run_program_sanitizer_box(lua_State *L);
 /* t:program{ profile = "ncu" | "nsys", metrics = {...} } (program_tools.c). */
 #define PROFILE_MAX_METRICS 64
 typedef struct ProfileRequest {

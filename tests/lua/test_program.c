@@ -752,6 +752,82 @@ static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timel
     assert_string_equal(json_string_value(json_object_get(tl, "source")), "cupti");
 }
 
+/* Threads read the tile words other warps wrote, with no barrier between
+ * (RACE_LINE: the read). */
+static const char *const race_cu =
+    "#include <stdio.h>\n"
+    "#include <cuda_runtime.h>\n"
+    "__global__ void rev(const float *x, float *y) {\n"
+    "    __shared__ float tile[256];\n"
+    "    int t = threadIdx.x;\n"
+    "    tile[t] = x[blockIdx.x * 256 + t];\n"
+    "    y[blockIdx.x * 256 + t] = tile[255 - t];\n"
+    "}\n"
+    "int main(void) {\n"
+    "    float *x, *y;\n"
+    "    cudaMalloc(&x, 4096 * sizeof(float));\n"
+    "    cudaMalloc(&y, 4096 * sizeof(float));\n"
+    "    cudaMemset(x, 0, 4096 * sizeof(float));\n"
+    "    rev<<<16, 256>>>(x, y);\n"
+    "    printf(\"%s\\n\", cudaGetErrorString(cudaDeviceSynchronize()));\n"
+    "    return 0;\n"
+    "}\n";
+#define RACE_LINE 7
+
+static const char *const race_lua =
+    "return {\n"
+    "  id = 'race', kind = 'program', source = 'race.cu', timed = false, timeout = 60,\n"
+    "  run = function(t)\n"
+    "    local r = t:program{ sanitizer = 'racecheck' }\n"
+    "    t:expect_exit(r)\n"
+    "    t:log('available=' .. tostring(r.sanitizer.available) .. ' errors=' .. #r.sanitizer.errors)\n"
+    "  end,\n"
+    "}\n";
+
+/* compute-sanitizer's run beside the plain one (an untimed program, the
+ * default) gives what the run after it gives (CUDOJO_SANITIZER_BESIDE=0):
+ * the race at its line fails the run, r.sanitizer lists it. */
+static void gpu__racecheck_beside_the_plain_run__finds_what_the_run_after_it_finds(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    Diag *why = NULL;
+    Backend *gpu = cuda_backend_new(&why);
+    if (!gpu) {
+        const char *must = getenv("CUDOJO_TEST_GPU");
+        if (must && *must && strcmp(must, "0")) fail_msg("no GPU: %s", why ? why->message : "?");
+        print_message("skip: no GPU (%s)\n", why ? why->message : "?");
+        diag_free(&why);
+        skip();
+    }
+    char *tool = program_find_tool("compute-sanitizer");
+    if (!tool) {
+        backend_close(&gpu);
+        print_message("skip: no compute-sanitizer in this toolkit\n");
+        skip();
+    }
+    free(tool);
+    backend_close(&f->b);
+    f->b = gpu;
+    for (int beside = 1; beside >= 0; beside--) {
+        if (beside) unsetenv("CUDOJO_SANITIZER_BESIDE");
+        else setenv("CUDOJO_SANITIZER_BESIDE", "0", 1);
+        RunResult *r = fixture_run_exercise(f, "race", race_lua, "race.cu", race_cu, NULL);
+        unsetenv("CUDOJO_SANITIZER_BESIDE");
+        if (r->verdict != VERDICT_FAIL) show(r);
+        assert_int_equal(r->verdict, VERDICT_FAIL);
+        const Diag *race = NULL;
+        for (const Diag *d = r->diags; d; d = d->next)
+            if (d->code && !strcmp(d->code, "sanitizer") && d->severity == DIAG_ERROR) race = d;
+        if (!race) show(r);
+        assert_non_null(race);
+        assert_int_equal(race->line, RACE_LINE);
+        bool logged = r->log && strstr(r->log, "available=true") && !strstr(r->log, "errors=0");
+        if (!logged) show(r);
+        assert_true(logged);
+        run_result_free(&r);
+    }
+}
+
 int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
@@ -779,6 +855,7 @@ int main(void) {
         T(emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_sanitizer_and_source),
         T(course__bug_hunt_is_read__and_must_be_a_boolean),
         T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
+        T(gpu__racecheck_beside_the_plain_run__finds_what_the_run_after_it_finds),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
