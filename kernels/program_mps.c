@@ -9,7 +9,9 @@
  * temporary folder (CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY, also
  * given to the processes, whose CUDA driver then connects to it), and
  * stops it with "quit" on its control pipe after the processes, whatever
- * happened to them. Where there is no nvidia-cuda-mps-control (or it fails
+ * happened to them (in a workbench, a clean run's daemon is kept for the
+ * next run instead: "the daemon kept between runs" below). Where there is
+ * no nvidia-cuda-mps-control (or it fails
  * to start) the processes run without MPS and the result says why.
  *
  * The daemon detaches (it must: -d forks and leaves its own session), so
@@ -288,6 +290,95 @@ static void daemon_stop(MpsDaemon *m) {
     daemon_fini(m);
 }
 
+/* ---- the daemon kept between runs ---- */
+
+/* Without the GPU lock (a learner's workbench, which runs one thing at a
+ * time) the daemon of a run that ended cleanly is kept for the next run of
+ * MPS copies in this process, for CUDOJO_MPS_KEEP_S seconds (default
+ * MPS_KEEP_S; 0: a daemon per run): its server, which starts with the first
+ * client (~140 ms on an H200) and quits in ~1.3 s, then serves the next
+ * save's run at once, and a quit's teardown never overlaps the next start.
+ * An idle server runs no kernels: other work on the GPU does not share it
+ * with anything. It goes when this process exits (atexit), when the keeper
+ * sees this process die, when it has been idle too long, or when the next
+ * run finds it gone. Never with the lock (grading): there every run starts
+ * on a GPU as the run before left it, and the teardown happens inside the
+ * hold (daemon_stop). */
+#define MPS_KEEP_S 600.0
+
+static pthread_mutex_t g_kept_mu = PTHREAD_MUTEX_INITIALIZER;
+static MpsDaemon g_kept;            /* control == NULL: none kept */
+static double g_kept_ms;            /* when it was kept */
+static bool g_kept_atexit;
+
+static double keep_s(void) {
+    const char *v = getenv("CUDOJO_MPS_KEEP_S");
+    if (!v || !*v) return MPS_KEEP_S;
+    char *end;
+    double s = strtod(v, &end);
+    return *end || !(s >= 0) ? MPS_KEEP_S : s;
+}
+
+static void kept_stop_at_exit(void) {
+    pthread_mutex_lock(&g_kept_mu);
+    MpsDaemon k = g_kept;
+    memset(&g_kept, 0, sizeof g_kept);
+    pthread_mutex_unlock(&g_kept_mu);
+    if (k.control) daemon_stop(&k);
+}
+
+/* Whether the kept daemon is still there: its keeper (our child) waits, and
+ * its control socket is in its pipe folder. */
+static bool kept_alive(const MpsDaemon *m) {
+    if (m->keeper <= 0 || waitpid(m->keeper, NULL, WNOHANG) != 0) return false;
+    const char *eq = strchr(m->env_pipe, '=');
+    char *sock = path_join(eq ? eq + 1 : "", "control");
+    bool there = access(sock, F_OK) == 0;
+    free(sock);
+    return there;
+}
+
+/* Takes the kept daemon into *m when it is fresh and alive (true); else
+ * stops whatever was kept (false). */
+static bool kept_take(MpsDaemon *m) {
+    pthread_mutex_lock(&g_kept_mu);
+    MpsDaemon k = g_kept;
+    double at = g_kept_ms;
+    memset(&g_kept, 0, sizeof g_kept);
+    pthread_mutex_unlock(&g_kept_mu);
+    if (!k.control) return false;
+    if (!gpu_lock_enabled() && proc_now_ms() - at <= keep_s() * 1e3 && kept_alive(&k)) {
+        *m = k;
+        return true;
+    }
+    daemon_stop(&k);
+    return false;
+}
+
+/* Keeps *m for the next run (see above) when that is allowed and every
+ * process ended cleanly (a GPU fault can leave the server unusable); else
+ * stops it. */
+static void kept_put_or_stop(MpsDaemon *m, const ProgramResult *results, int n) {
+    bool clean = !gpu_lock_enabled() && keep_s() > 0;
+    for (int i = 0; clean && i < n; i++)
+        clean = results[i].started && !results[i].signaled && !results[i].timed_out && !results[i].cancelled &&
+                results[i].exit_code == 0;
+    if (!clean) {
+        daemon_stop(m);
+        return;
+    }
+    pthread_mutex_lock(&g_kept_mu);
+    MpsDaemon old = g_kept;
+    g_kept = *m;
+    g_kept_ms = proc_now_ms();
+    bool first = !g_kept_atexit;
+    g_kept_atexit = true;
+    pthread_mutex_unlock(&g_kept_mu);
+    memset(m, 0, sizeof *m);
+    if (old.control) daemon_stop(&old);
+    if (first) atexit(kept_stop_at_exit);
+}
+
 /* ---- the processes ---- */
 
 typedef struct ProcJob {
@@ -343,7 +434,7 @@ Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int 
     memset(&daemon, 0, sizeof daemon);
     bool running = false;
     if (mps && gpu) {
-        running = daemon_start(&daemon, mps_out->why, sizeof mps_out->why);
+        running = kept_take(&daemon) || daemon_start(&daemon, mps_out->why, sizeof mps_out->why);
         mps_out->running = running;
     } else if (mps) {
         mps_out->modeled = true;
@@ -409,7 +500,7 @@ Diag *program_run_processes(const char *exe, const ProgramRunOptions *opts, int 
                 diag_append(&results[i].findings, diag_error("exec", "process %d could not be started: %s", i, d->message));
         diag_free(&d);
     }
-    if (running) daemon_stop(&daemon);     /* inside the hold: see daemon_stop */
+    if (running) kept_put_or_stop(&daemon, results, n);    /* a stop: inside the hold (daemon_stop) */
     gpu_lock_release(&lock);
     program_group_turn_free(&group);
     for (int i = 0; i < n * (opts->n_args + 1); i++) free(args[i]);

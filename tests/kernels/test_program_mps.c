@@ -149,6 +149,87 @@ static void mps__starts_a_private_daemon_and_quits_it__when_the_control_program_
     free(exe);
 }
 
+/* A stand-in whose "-d" also makes the control socket a running daemon
+ * has in its pipe folder (what the kept daemon's check looks for). */
+static char *fake_socket_control(Fixture *f, const char *record) {
+    char *path = xasprintf("%s/fake-mps-socket", f->dir);
+    char *script = xasprintf("#!/bin/sh\n"
+                             "if [ \"$1\" = -d ]; then\n"
+                             "  : > \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n"
+                             "  echo \"start $CUDA_MPS_PIPE_DIRECTORY\" >> %s\n"
+                             "  exit 0\n"
+                             "fi\n"
+                             "read cmd\n"
+                             "echo \"command $cmd $CUDA_MPS_PIPE_DIRECTORY\" >> %s\n",
+                             record, record);
+    assert_null(fs_write_file_atomic(path, script, strlen(script)));
+    chmod(path, 0755);
+    free(script);
+    return path;
+}
+
+static int count_lines(const char *path, const char *prefix) {
+    char *text = NULL;
+    size_t len = 0;
+    Diag *d = fs_read_file_max(path, 1 << 16, &text, &len);
+    int n = 0;
+    for (const char *p = d ? NULL : text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        n += !strncmp(p, prefix, strlen(prefix));
+    diag_free(&d);
+    free(text);
+    return n;
+}
+
+/* Without the lock (a workbench) the daemon of a clean run serves the next
+ * run (one start, the same pipe folder); a run with a failed copy, or
+ * CUDOJO_MPS_KEEP_S=0, quits it. */
+static void mps__keeps_the_daemon_for_the_next_run__when_every_copy_ended_cleanly_without_the_lock(void **state) {
+    Fixture *f = *state;
+    char *exe = cc_build(f, "proc", PROC_SRC);
+    char *record = xasprintf("%s/record.txt", f->dir);
+    char *control = fake_socket_control(f, record);
+    const char *ok[] = {"{process}", "{processes}", "0", "0"}, *bad[] = {"{process}", "{processes}", "0", "{process}"};
+    f->ropts.n_args = 4;
+    setenv("CUDOJO_MPS_CONTROL", control, 1);
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    unsetenv("CUDOJO_MPS_KEEP_S");
+    ProgramResult r[2];
+    ProgramMps mps;
+    char pipe_dir[2][700];
+    for (int run = 0; run < 2; run++) {
+        f->ropts.args = ok;
+        assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+        assert_true(mps.running);
+        assert_int_equal(sscanf(r[0].out, "process 0 of 2, pipe %699s", pipe_dir[run]), 1);
+        results_fini(r, 2);
+    }
+    assert_string_equal(pipe_dir[0], pipe_dir[1]);
+    assert_int_equal(count_lines(record, "start "), 1);
+    assert_int_equal(count_lines(record, "command quit"), 0);
+    /* a copy that failed: the daemon it ran under is quit, not kept */
+    f->ropts.args = bad;
+    assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+    results_fini(r, 2);
+    assert_int_equal(count_lines(record, "start "), 1);
+    assert_int_equal(count_lines(record, "command quit"), 1);
+    struct stat st;
+    assert_int_not_equal(stat(pipe_dir[0], &st), 0);
+    /* kept for no time: the next run starts its own and the one kept before is quit */
+    f->ropts.args = ok;
+    assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+    results_fini(r, 2);
+    setenv("CUDOJO_MPS_KEEP_S", "0", 1);
+    assert_null(program_run_processes(exe, &f->ropts, 2, true, r, &mps));
+    results_fini(r, 2);
+    unsetenv("CUDOJO_MPS_KEEP_S");
+    unsetenv("CUDOJO_MPS_CONTROL");
+    assert_int_equal(count_lines(record, "start "), 3);
+    assert_int_equal(count_lines(record, "command quit"), 3);
+    free(control);
+    free(record);
+    free(exe);
+}
+
 static void mps__says_what_the_daemon_said__when_it_fails_to_start(void **state) {
     Fixture *f = *state;
     char *exe = cc_build(f, "proc", PROC_SRC);
@@ -402,6 +483,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(mps__starts_a_private_daemon_and_quits_it__when_the_control_program_is_there,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(mps__says_what_the_daemon_said__when_it_fails_to_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            mps__keeps_the_daemon_for_the_next_run__when_every_copy_ended_cleanly_without_the_lock, setup, teardown),
         cmocka_unit_test_setup_teardown(mps__the_server_is_gone_before_the_gpu_lock_is_released, setup, teardown),
         cmocka_unit_test_setup_teardown(mps__the_daemon_is_told_to_quit__when_the_worker_is_killed_in_the_middle, setup,
                                         teardown),
