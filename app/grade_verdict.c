@@ -18,15 +18,7 @@
 #include "base/i18n.h"
 #include "base/xalloc.h"
 
-const char *grade_finding_kind(const char *code) {
-    if (!code) return NULL;
-    if (!strncmp(code, "oob", 3)) return "out-of-bounds";
-    if (!strncmp(code, "race", 4)) return "race";
-    if (!strncmp(code, "barrier", 7) || !strcmp(code, "deadlock") || !strcmp(code, "divergent")) return "barrier";
-    if (!strncmp(code, "uninit", 6)) return "uninitialised";
-    if (!strcmp(code, "misaligned")) return "misaligned";
-    return NULL;
-}
+const char *grade_finding_kind(const char *code) { return diag_finding_kind(code); }
 
 bool grade_check_is_speed(const CheckResult *c) {
     static const char *const words[] = {"slower", "as fast as", "faster", " ms", "GB/s", "bandwidth", "speedup"};
@@ -84,11 +76,6 @@ static bool code_is_emulator_limit(const char *code) {
     return !strncmp(code, "compile", 7) || !strncmp(code, "include", 7);
 }
 
-/* Codes of errors that are the kernel's own, beyond the finding kinds: a
- * device assert or trap, a warp-synchronous call misused. */
-static bool code_is_kernel_bug(const char *code) {
-    return code && (!strcmp(code, "assert") || !strcmp(code, "trap") || !strncmp(code, "warp-sync", 9));
-}
 
 /* A check's name and message without its numbers: the same check made
  * with other values (the GPU's larger inputs) reads the same. Caller frees. */
@@ -176,7 +163,7 @@ GradeEmuFinding grade_emu_finding(const RunResult *emu, const RunResult *gpu, bo
         return f;
     }
     if (emu->verdict == VERDICT_RUNTIME_ERROR) {
-        f.diag = first_error(emu, code_is_kernel_bug);
+        f.diag = first_error(emu, diag_code_is_kernel_bug);
         if (f.diag) {
             f.kind = "runtime-error";
             return f;

@@ -271,3 +271,18 @@ Diag *diag_from_json(const json_t *arr) {
     }
     return list;
 }
+
+const char *diag_finding_kind(const char *code) {
+    if (!code) return NULL;
+    if (!strncmp(code, "oob", 3)) return "out-of-bounds";
+    if (!strncmp(code, "race", 4)) return "race";
+    if (!strncmp(code, "barrier", 7) || !strcmp(code, "deadlock") || !strcmp(code, "divergent")) return "barrier";
+    if (!strncmp(code, "uninit", 6)) return "uninitialised";
+    if (!strcmp(code, "misaligned")) return "misaligned";
+    return NULL;
+}
+
+bool diag_code_is_kernel_bug(const char *code) {
+    return diag_finding_kind(code) ||
+           (code && (!strcmp(code, "assert") || !strcmp(code, "trap") || !strncmp(code, "warp-sync", 9)));
+}

@@ -66,5 +66,13 @@ json_t *diag_to_json(const Diag *d);
 /* Inverse of diag_to_json (tolerant: missing fields are left empty). */
 Diag *diag_from_json(const json_t *arr);
 const char *diag_severity_name(DiagSeverity sev);
+/* The kind of bug a finding's code names, as a class report counts them:
+ * "out-of-bounds", "race", "barrier", "uninitialised", "misaligned"; NULL
+ * for any other code. */
+const char *diag_finding_kind(const char *code);
+/* Whether a code is the kernel's own bug: a finding kind above, a device
+ * assert or trap, a warp-synchronous call misused (not the emulator's own
+ * limits, a launch refused or a host-side failure). */
+bool diag_code_is_kernel_bug(const char *code);
 
 #endif

@@ -56,6 +56,7 @@ const I18nEntry I18N_ZH[] = {
     {"What Nsight Compute measured (after the verdict)", "Nsight Compute 测得的数据（判定之后）"},
     {"What Nsight Systems measured (after the verdict)", "Nsight Systems 测得的数据（判定之后）"},
     {"What the profiler measured (after the verdict)", "性能分析器测得的数据（判定之后）"},
+    {"What compute-sanitizer found (after the verdict)", "compute-sanitizer 发现的问题（判定之后）"},
 
     /* exercise status words (list, progress, the map) */
     {"passed fast", "快速通过"},

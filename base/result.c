@@ -275,17 +275,19 @@ void run_result_print(const RunResult *r, FILE *out, bool color) {
 
 const char *run_result_after_title(const RunResult *r) {
     const json_t *tools = json_object_get(json_object_get(r->metrics, "after"), "tools");
-    bool ncu = false, nsys = false;
+    bool ncu = false, nsys = false, san = false;
     size_t i;
     const json_t *t;
     json_array_foreach(tools, i, t) {
         const char *s = json_string_value(t);
         ncu |= s && !strcmp(s, "ncu");
         nsys |= s && !strcmp(s, "nsys");
+        san |= s && !strcmp(s, "compute-sanitizer");
     }
-    return ncu && !nsys ? N_("What Nsight Compute measured (after the verdict)")
-           : nsys && !ncu ? N_("What Nsight Systems measured (after the verdict)")
-                          : N_("What the profiler measured (after the verdict)");
+    return ncu && !nsys && !san   ? N_("What Nsight Compute measured (after the verdict)")
+           : nsys && !ncu && !san ? N_("What Nsight Systems measured (after the verdict)")
+           : san && !ncu && !nsys ? N_("What compute-sanitizer found (after the verdict)")
+                                  : N_("What the profiler measured (after the verdict)");
 }
 
 void run_result_print_after(const RunResult *r, FILE *out, bool color) {

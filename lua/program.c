@@ -35,7 +35,7 @@
 
 static const char *const option_keys[] = {"args", "defines", "stdin", "files", "outputs", "timeout", "devices",
                                           "sanitizer", "expect_errors", "processes", "mps", "peer", "profile",
-                                          "metrics", "after", NULL};
+                                          "metrics", "after", "emulator", NULL};
 
 void run_programs_free(RunCtx *ctx) {
     for (int i = 0; i < ctx->n_progs; i++) {
@@ -133,6 +133,8 @@ typedef struct ProgramCall {
     double timeout_s;               /* 0 = the rest of the exercise's timeout */
     int devices;
     const char *sanitizer;          /* compute-sanitizer's tool on a GPU (program_tools.c); NULL = none */
+    bool sanitizer_after;           /* after = function(san): the sanitizer's run waits for the verdict */
+    bool emulator;                  /* emulator = true: on a GPU also run on the emulator, its findings count */
     bool expect_errors;             /* CUDA errors on purpose: launch and fault findings are warnings */
     int processes;                  /* 0 = one, as usual; else that many copies at once (program_mps.c) */
     bool mps;                       /* with them: MPS (a private daemon on a GPU, the model on the emulator) */
@@ -282,6 +284,16 @@ static void read_options(lua_State *L, ProgramCall *pc, int anchor) {
     }
     if (pc->processes && pc->sanitizer) luaL_error(L, "t:program: sanitizer and processes do not go together");
     run_program_profile_check(L, 2, &pc->profile);
+    if (lua_getfield(L, 2, "after") != LUA_TNIL && pc->sanitizer) pc->sanitizer_after = true;
+    lua_pop(L, 1);
+    if (lua_getfield(L, 2, "emulator") != LUA_TNIL) {
+        if (!lua_isboolean(L, -1))
+            luaL_error(L, "t:program: emulator must be true or false (also run on the emulator, beside a GPU's "
+                          "run), not %s", luaL_typename(L, -1));
+        pc->emulator = lua_toboolean(L, -1);
+        if (pc->processes) luaL_error(L, "t:program: emulator and processes do not go together");
+    }
+    lua_pop(L, 1);
     if (pc->processes && pc->profile.tool) luaL_error(L, "t:program: profile and processes do not go together");
     lua_pop(L, 8);  /* the stdin string stays alive: the options table holds it */
 }
@@ -605,14 +617,18 @@ static int t_program(lua_State *L) {
                      ctx->cu_display, pc->sanitizer);
     else
         run_activity(L, "program", "running the program built from %s", ctx->cu_display);
-    SanitizerRun **beside = pc->sanitizer ? run_program_sanitizer_box(L) : NULL;
-    /* nothing that can raise from here to the join (run_program_sanitizer_start) */
+    /* Second runs beside this one (program_tools.c), each in a box pushed
+       before its start: nothing that can raise from the starts to the joins. */
+    bool san_beside = pc->sanitizer && !pc->sanitizer_after;
+    BesideRun **beside = san_beside ? run_program_beside_box(L) : NULL;
+    BesideRun **on_emu = pc->emulator && cuda ? run_program_beside_box(L) : NULL;
     if (beside) *beside = run_program_sanitizer_start(ctx, pc->sanitizer, cp->exe, &ro, cuda);
+    if (on_emu) *on_emu = run_program_emulator_start(ctx, cp->exe, &ro, &emu);
     Diag *d = program_run(cp->exe, &ro, pr);
-    if (beside && (d || !pr->started || pr->timed_out || pr->signaled || pr->cancelled))
-        run_program_sanitizer_discard(beside);      /* the plain run's failure is the verdict */
-    else if (beside)
-        run_program_sanitizer_join(*beside, false);
+    bool failed = d || !pr->started || pr->timed_out || pr->signaled || pr->cancelled;
+    if (beside && failed) run_program_beside_discard(beside);      /* the plain run's failure is the verdict */
+    else if (beside) run_program_beside_join(*beside, false);
+    if (on_emu) run_program_beside_join(*on_emu, false);
     run_activity(L, "script", "running the exercise script");
     if (d) api_abort(L, VERDICT_RUNTIME_ERROR, d);
     ctx->n_programs_run++;
@@ -628,6 +644,7 @@ static int t_program(lua_State *L) {
     int findings_idx = lua_gettop(L);
     absorb_output(ctx, pr);
     absorb_findings(ctx, pr);
+    if (on_emu) run_program_emulator_absorb(ctx, on_emu);
     absorb_kernels(ctx, pr, !cuda);
     timeline_free(&ctx->prog_timeline);
     ctx->prog_timeline = pr->timeline ? timeline_copy(pr->timeline) : NULL;
@@ -640,7 +657,16 @@ static int t_program(lua_State *L) {
     run_program_push_result(L, box_idx, ending, pc->want, pc->want_type, pc->n_want);
     lua_pushvalue(L, findings_idx);
     lua_setfield(L, -2, "findings");
-    if (pc->sanitizer) run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors, beside);
+    if (pc->sanitizer_after) {
+        /* after the verdict (program_tools.c); a grading's verdict is all it wants */
+        if (!ctx->opts->grading) {
+            int r = lua_gettop(L);
+            run_program_sanitizer_defer(L, ctx, pc->sanitizer, pc->expect_errors, cp->exe, &ro);
+            lua_settop(L, r);
+        }
+    } else if (pc->sanitizer) {
+        run_program_sanitizer(L, ctx, pc->sanitizer, cp->exe, &ro, cuda, pc->expect_errors, beside);
+    }
     ro.gpu_shared = false;      /* nsys reads the GPU's times: alone; ncu: run_program_profile */
     if (pc->profile.tool && pc->profile.after) {
         /* after the verdict (program_tools.c); a grading's verdict is all it wants */

@@ -107,15 +107,16 @@ static void push_errors(lua_State *L, const SanitizerReport *rep) {
     }
 }
 
-/* The run under compute-sanitizer: its options, and its result once run.
- * Beside the plain run it runs on a thread of its own (sanitizer_main),
- * touching no Lua and nothing of the caller's but `exe` and `ro`'s
- * pointers, which t:program keeps until run_program_sanitizer_join. */
-struct SanitizerRun {
-    char *path;                     /* compute-sanitizer */
+/* A second run of the program beside the plain one, on a thread of its
+ * own: under compute-sanitizer, or on the emulator runtime. It touches no
+ * Lua and nothing of the caller's but `exe` and `ro`'s pointers, which
+ * t:program keeps until it is joined. */
+struct BesideRun {
+    char *path;                     /* compute-sanitizer; NULL: the emulator's run */
     const char *argv[16];
     ProgramTool pt;
     ProgramRunOptions ro;
+    EmuOptions emu;                 /* the emulator's run: its options */
     const char *exe;
     ProgramResult pr;
     Diag *d;
@@ -126,15 +127,22 @@ struct SanitizerRun {
 
 /* The sanitizer's run for `exe` with `ro_in`, or NULL (and *reason) when
  * there is none to make: not on a GPU, or no compute-sanitizer here. */
-static SanitizerRun *sanitizer_prepare(RunCtx *ctx, const char *tool, const char *exe, const ProgramRunOptions *ro_in,
-                                       bool cuda, const char **reason) {
+static BesideRun *sanitizer_prepare(RunCtx *ctx, const char *tool, const char *exe, const ProgramRunOptions *ro_in,
+                                    bool cuda, const char **reason) {
     char *path = cuda ? program_find_tool("compute-sanitizer") : NULL;
     if (!path) {
         *reason = cuda ? "the CUDA toolkit here has no compute-sanitizer"
                        : "the program ran on the emulator, whose findings are its report";
         return NULL;
     }
-    SanitizerRun *s = xcalloc(1, sizeof *s);
+    double left = ctx->ex->timeout_s * 0.85 - (run_now_ms() - ctx->t0_ms) / 1e3;
+    if (ctx->after_verdict && left < 1) {
+        /* after the verdict nothing waits for it: a run that cannot finish is not started */
+        free(path);
+        *reason = "no time was left for it within the exercise's timeout";
+        return NULL;
+    }
+    BesideRun *s = xcalloc(1, sizeof *s);
     s->path = path;
     s->exe = exe;
     int argc = sanitizer_tool_argv(path, tool, s->argv);
@@ -143,85 +151,155 @@ static SanitizerRun *sanitizer_prepare(RunCtx *ctx, const char *tool, const char
     s->ro.tool = &s->pt;
     s->ro.emu = NULL;               /* a GPU run: the emulator's options are t:program's (its stack) */
     s->ro.cancel = &s->cancel;
-    double left = ctx->ex->timeout_s * 0.85 - (run_now_ms() - ctx->t0_ms) / 1e3;
     s->ro.timeout_s = left > 1 ? left : 1;
     s->ro.cpu_s = 0;
     return s;
 }
 
-static void *sanitizer_main(void *arg) {
-    SanitizerRun *s = arg;
+static void *beside_main(void *arg) {
+    BesideRun *s = arg;
     s->d = program_run(s->exe, &s->ro, &s->pr);
     return NULL;
 }
 
-static void sanitizer_free(SanitizerRun *s) {
+static void beside_free(BesideRun *s) {
     program_result_fini(&s->pr);
     diag_free(&s->d);
     free(s->path);
     free(s);
 }
 
-SanitizerRun *run_program_sanitizer_start(RunCtx *ctx, const char *tool, const char *exe,
-                                          const ProgramRunOptions *ro, bool cuda) {
-    const char *beside = getenv("CUDOJO_SANITIZER_BESIDE");
-    if (!ro->gpu_shared || (beside && !strcmp(beside, "0"))) return NULL;
-    const char *reason;
-    SanitizerRun *s = sanitizer_prepare(ctx, tool, exe, ro, cuda, &reason);
-    if (!s) return NULL;
+/* Starts s on its thread; NULL (s freed) when no thread could start. */
+static BesideRun *beside_start(BesideRun *s) {
     /* what a lazy look-up would otherwise do on both threads at once */
     (void)program_inject_path();
+    (void)program_emurt_dir();
     (void)program_sandbox_landlock_abi();
-    s->threaded = pthread_create(&s->th, NULL, sanitizer_main, s) == 0;
-    if (!s->threaded) {             /* no thread: run_program_sanitizer runs it after the plain run, as before */
-        sanitizer_free(s);
+    s->threaded = pthread_create(&s->th, NULL, beside_main, s) == 0;
+    if (!s->threaded) {
+        beside_free(s);
         return NULL;
     }
     return s;
 }
 
-void run_program_sanitizer_join(SanitizerRun *s, bool cancel) {
+BesideRun *run_program_sanitizer_start(RunCtx *ctx, const char *tool, const char *exe, const ProgramRunOptions *ro,
+                                       bool cuda) {
+    const char *beside = getenv("CUDOJO_SANITIZER_BESIDE");
+    if (!ro->gpu_shared || (beside && !strcmp(beside, "0"))) return NULL;
+    const char *reason;
+    BesideRun *s = sanitizer_prepare(ctx, tool, exe, ro, cuda, &reason);
+    /* no thread: run_program_sanitizer runs it after the plain run, as before */
+    return s ? beside_start(s) : NULL;
+}
+
+BesideRun *run_program_emulator_start(RunCtx *ctx, const char *exe, const ProgramRunOptions *ro,
+                                      const EmuOptions *emu) {
+    if (!program_emurt_dir()) {
+        diag_append(&ctx->diags, diag_new(DIAG_WARNING, "emulator", NULL, 0, 0,
+                                          "the program did not also run on the emulator: its runtime library is not "
+                                          "installed here (CUDOJO_EMURT_DIR names another folder)"));
+        return NULL;
+    }
+    BesideRun *s = xcalloc(1, sizeof *s);
+    s->exe = exe;
+    s->ro = *ro;
+    s->emu = *emu;
+    s->ro.emu = &s->emu;
+    s->ro.runtime = PROGRAM_RT_EMU;
+    s->ro.tool = NULL;
+    s->ro.cancel = &s->cancel;
+    s->ro.tee_out = s->ro.tee_err = -1;
+    s = beside_start(s);
+    if (!s)
+        diag_append(&ctx->diags, diag_new(DIAG_WARNING, "emulator", NULL, 0, 0,
+                                          "the program did not also run on the emulator: no thread for it"));
+    return s;
+}
+
+void run_program_beside_join(BesideRun *s, bool cancel) {
     if (!s || !s->threaded) return;
     if (cancel) s->cancel = 1;
     pthread_join(s->th, NULL);
     s->threaded = false;
 }
 
-void run_program_sanitizer_discard(SanitizerRun **ps) {
+void run_program_beside_discard(BesideRun **ps) {
     if (!*ps) return;
-    run_program_sanitizer_join(*ps, true);
-    sanitizer_free(*ps);
+    run_program_beside_join(*ps, true);
+    beside_free(*ps);
     *ps = NULL;
 }
 
-#define SANITIZER_BOX_MT "cudojo.sanitizer_run"
+#define BESIDE_BOX_MT "cudojo.beside_run"
 
-static int sanitizer_box_gc(lua_State *L) {
-    run_program_sanitizer_discard((SanitizerRun **)lua_touserdata(L, 1));
+static int beside_box_gc(lua_State *L) {
+    run_program_beside_discard((BesideRun **)lua_touserdata(L, 1));
     return 0;
 }
 
-SanitizerRun **run_program_sanitizer_box(lua_State *L) {
-    SanitizerRun **box = lua_newuserdatauv(L, sizeof *box, 0);
+BesideRun **run_program_beside_box(lua_State *L) {
+    BesideRun **box = lua_newuserdatauv(L, sizeof *box, 0);
     *box = NULL;
-    if (luaL_newmetatable(L, SANITIZER_BOX_MT)) {
-        lua_pushcfunction(L, sanitizer_box_gc);
+    if (luaL_newmetatable(L, BESIDE_BOX_MT)) {
+        lua_pushcfunction(L, beside_box_gc);
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
     return box;
 }
 
+void run_program_emulator_absorb(RunCtx *ctx, BesideRun **box) {
+    BesideRun *s = *box;
+    *box = NULL;
+    if (!s) return;
+    run_program_beside_join(s, false);
+    const ProgramResult *pr = &s->pr;
+    const char *why = s->d ? s->d->message
+                      : !pr->started ? "it did not start"
+                      : pr->timed_out ? "it did not finish in time"
+                      : pr->signaled ? "it was ended by a signal"
+                                     : NULL;
+    if (why)
+        diag_append(&ctx->diags, diag_new(DIAG_WARNING, "emulator", NULL, 0, 0,
+                                          "the program's run on the emulator (beside the GPU's) is incomplete: %s; "
+                                          "what it found so far is below",
+                                          why));
+    /* The kernels' own bugs count as on the emulator backend; the rest (a
+       CUDA error the GPU's run reports too, the emulator's own limits) is
+       said, and fails nothing. */
+    Diag *f = s->pr.findings;
+    s->pr.findings = NULL;
+    while (f) {
+        Diag *next = f->next;
+        f->next = NULL;
+        if (diag_code_is_kernel_bug(f->code)) {
+            if (f->severity == DIAG_ERROR) ctx->finding_error = true;
+            diag_append(&ctx->diags, f);
+        } else if (f->severity == DIAG_ERROR) {
+            char *msg = xasprintf("on the emulator (beside the GPU's run, whose verdict stands): %s", f->message);
+            free(f->message);
+            f->message = msg;
+            f->severity = DIAG_WARNING;
+            diag_append(&ctx->diags, f);
+        } else {
+            diag_free(&f);
+        }
+        f = next;
+    }
+    beside_free(s);
+}
+
 void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
-                           const ProgramRunOptions *ro_in, bool cuda, bool expect_errors, SanitizerRun **box) {
-    SanitizerRun *ran = box ? *box : NULL;
+                           const ProgramRunOptions *ro_in, bool cuda, bool expect_errors, BesideRun **box) {
+    BesideRun *ran = box ? *box : NULL;
     if (box) *box = NULL;           /* this call owns it now */
     int r = lua_gettop(L);
     lua_createtable(L, 0, 6);
     lua_pushstring(L, tool);
     lua_setfield(L, -2, "tool");
     const char *reason = NULL;
-    SanitizerRun *s = ran ? ran : sanitizer_prepare(ctx, tool, exe, ro_in, cuda, &reason);
+    BesideRun *s = ran ? ran : sanitizer_prepare(ctx, tool, exe, ro_in, cuda, &reason);
     if (!s) {
         lua_pushboolean(L, 0);
         lua_setfield(L, -2, "available");
@@ -238,7 +316,7 @@ void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const ch
     ProgramResult *pr = run_program_push_box(L);
     Diag *d;
     if (ran) {
-        run_program_sanitizer_join(s, false);
+        run_program_beside_join(s, false);
         *pr = s->pr;
         memset(&s->pr, 0, sizeof s->pr);
         d = s->d;
@@ -249,7 +327,7 @@ void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const ch
         run_activity(L, "script", "running the exercise script");
     }
     const char *display = s->ro.display_path;
-    sanitizer_free(s);
+    beside_free(s);
     lua_pushvalue(L, r + 1);    /* the table on top again; the box stays below it until the end */
     SanitizerReport rep;
     sanitizer_report_parse(d ? NULL : pr->tool_output, tool, &rep);
@@ -349,13 +427,17 @@ void run_program_profile_check(lua_State *L, int opts, ProfileRequest *req) {
         profile_argv_fini(&a);
     }
     if (lua_getfield(L, opts, "after") != LUA_TNIL) {
-        if (!req->tool)
-            luaL_error(L, "t:program: after = function(prof) goes with profile = \"ncu\" or \"nsys\" (the "
-                          "profiled run it waits for)");
+        bool san = lua_getfield(L, opts, "sanitizer") != LUA_TNIL;
+        lua_pop(L, 1);
+        if (!req->tool && !san)
+            luaL_error(L, "t:program: after = function(prof) goes with profile = \"ncu\" or \"nsys\", or with "
+                          "sanitizer = (the run it waits for)");
+        if (req->tool && san)
+            luaL_error(L, "t:program: after = function goes with one of profile and sanitizer, not both");
         if (lua_type(L, -1) != LUA_TFUNCTION)
-            luaL_error(L, "t:program: after must be a function(prof), called with the profile after the verdict, "
-                          "not %s", luaL_typename(L, -1));
-        req->after = true;
+            luaL_error(L, "t:program: after must be a function(prof), called with the %s after the verdict, "
+                          "not %s", req->tool ? "profile" : "sanitizer's report", luaL_typename(L, -1));
+        req->after = req->tool != NULL;     /* a sanitizer's: ProgramCall.sanitizer_after */
     }
     lua_settop(L, top);
 }
@@ -614,19 +696,22 @@ void run_program_profile(lua_State *L, RunCtx *ctx, const ProfileRequest *req, c
 typedef struct AfterRun {
     ProgramRunOptions ro;
     EmuOptions emu;
-    ProfileRequest req;
+    ProfileRequest req;             /* a profile's (req.tool set) */
+    const char *sanitizer;          /* else a sanitizer's: its tool (static storage) */
+    bool expect_errors;
 } AfterRun;
 
-void run_program_profile_defer(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
-                               const ProgramRunOptions *ro) {
-    assert(req->after && !ctx->opts->grading);
+/* Keeps a run for after the verdict: a new AfterRun on the registry's
+ * list, its user values set (the options table is at index 2). */
+static AfterRun *after_keep(lua_State *L, RunCtx *ctx, const char *exe, const ProgramRunOptions *ro) {
+    assert(!ctx->opts->grading);
     AfterRun *a = lua_newuserdatauv(L, sizeof *a, 5);
+    memset(a, 0, sizeof *a);
     a->ro = *ro;
     if (ro->emu) {
         a->emu = *ro->emu;
         a->ro.emu = &a->emu;
     }
-    a->req = *req;
     if (luaL_newmetatable(L, AFTER_MT)) {     /* no __gc: its memory is Lua's */
         lua_pushliteral(L, "locked");
         lua_setfield(L, -2, "__metatable");
@@ -648,7 +733,36 @@ void run_program_profile_defer(lua_State *L, RunCtx *ctx, const ProfileRequest *
     }
     lua_insert(L, -2);
     lua_rawseti(L, -2, ++ctx->n_after);
-    lua_pop(L, 1);
+    lua_rawgeti(L, -1, ctx->n_after);
+    lua_remove(L, -2);
+    AfterRun *kept = lua_touserdata(L, -1);
+    lua_pop(L, 1);          /* the list holds it */
+    return kept;
+}
+
+void run_program_profile_defer(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
+                               const ProgramRunOptions *ro) {
+    assert(req->after);
+    after_keep(L, ctx, exe, ro)->req = *req;
+}
+
+void run_program_sanitizer_defer(lua_State *L, RunCtx *ctx, const char *tool, bool expect_errors, const char *exe,
+                                 const ProgramRunOptions *ro) {
+    AfterRun *a = after_keep(L, ctx, exe, ro);
+    a->sanitizer = tool;
+    a->expect_errors = expect_errors;
+}
+
+/* After the verdict a sanitizer's errors cannot fail the run: each one it
+ * added from `from` on becomes a warning that says so. */
+static void after_sanitizer_warnings(Diag *from) {
+    for (Diag *d = from; d; d = d->next) {
+        if (d->severity != DIAG_ERROR) continue;
+        char *msg = xasprintf("after the verdict: %s (the verdict stands)", d->message);
+        free(d->message);
+        d->message = msg;
+        d->severity = DIAG_WARNING;
+    }
 }
 
 void run_program_push_after(lua_State *L, int i) {
@@ -664,14 +778,26 @@ int run_program_after_call(lua_State *L) {
     lua_getiuservalue(L, 1, 1);                         /* 3: the function */
     json_t *after = run_metrics_obj(ctx, NULL, "after"), *tools = json_object_get(after, "tools");
     if (!json_is_array(tools)) json_object_set_new(after, "tools", tools = json_array());
+    const char *tool = a->sanitizer ? "compute-sanitizer" : a->req.tool;
     bool listed = false;
     for (size_t i = 0; i < json_array_size(tools); i++)
-        listed |= !strcmp(json_string_value(json_array_get(tools, i)), a->req.tool);
-    if (!listed) json_array_append_new(tools, json_string(a->req.tool));   /* the heading names it */
-    lua_newtable(L);                                    /* 4: r, for run_program_profile to set r.profile */
-    run_program_profile(L, ctx, &a->req, lua_tostring(L, 2), &a->ro, !strcmp(ctx->b->ops->name, "cuda"));
-    lua_getfield(L, 4, "profile");
-    lua_remove(L, 4);                                   /* the function, then the profile */
+        listed |= !strcmp(json_string_value(json_array_get(tools, i)), tool);
+    if (!listed) json_array_append_new(tools, json_string(tool));   /* the heading names it */
+    lua_newtable(L);                    /* 4: r, for run_program_profile (sanitizer) to set r.profile (sanitizer) */
+    bool cuda = !strcmp(ctx->b->ops->name, "cuda");
+    if (a->sanitizer) {
+        Diag *last = ctx->diags;
+        while (last && last->next) last = last->next;
+        bool finding_error = ctx->finding_error;
+        run_program_sanitizer(L, ctx, a->sanitizer, lua_tostring(L, 2), &a->ro, cuda, a->expect_errors, NULL);
+        after_sanitizer_warnings(last ? last->next : ctx->diags);
+        ctx->finding_error = finding_error;
+        lua_getfield(L, 4, "sanitizer");
+    } else {
+        run_program_profile(L, ctx, &a->req, lua_tostring(L, 2), &a->ro, cuda);
+        lua_getfield(L, 4, "profile");
+    }
+    lua_remove(L, 4);                                   /* the function, then the profile (report) */
     lua_call(L, 1, 0);
     return 0;
 }

@@ -135,33 +135,53 @@ void run_programs_free(RunCtx *ctx);
 /* program_tools.c: t:program{ sanitizer = TOOL }. The tool's name (static
  * storage) for the option's value at idx, or a Lua error naming the four. */
 const char *run_program_sanitizer_check(lua_State *L, int idx);
+/* A second run of the program beside the plain one (program_tools.c), on
+ * a thread of its own: under compute-sanitizer, or on the emulator
+ * runtime. `exe` and `ro`'s pointers must live until it is joined, and
+ * nothing between its start and the join may raise a Lua error; it lives
+ * in a box (run_program_beside_box, pushed before the start), which frees
+ * whatever a later error leaves in it. */
+typedef struct BesideRun BesideRun;
+BesideRun **run_program_beside_box(lua_State *L);
+/* Waits for it (killing its program first when `cancel`). */
+void run_program_beside_join(BesideRun *s, bool cancel);
+/* Kills, waits for and frees it (the plain run failed); NULL: nothing. */
+void run_program_beside_discard(BesideRun **s);
+
 /* With r on top of the stack: sets r.sanitizer, running `exe` again under
  * compute-sanitizer `tool` with `ro` when `cuda` and the toolkit has it
  * (or taking the run started beside the plain one that `box` holds, if
- * any: the box is emptied, the run freed), its
- * errors also the run's diagnostics (an invalid access, a race, an
- * uninitialised read or a barrier error fails the run). */
-typedef struct SanitizerRun SanitizerRun;
+ * any: the box is emptied, the run freed), its errors also the run's
+ * diagnostics (an invalid access, a race, an uninitialised read or a
+ * barrier error fails the run). */
 void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
-                           const ProgramRunOptions *ro, bool cuda, bool expect_errors, SanitizerRun **box);
-/* The run under compute-sanitizer started now on a thread of its own,
- * beside the plain run, for an untimed program on a GPU (nobody reads its
- * times; both hold the GPU lock shared): the verdict waits for the longer
- * of the two, not their sum. NULL when it is not started (then
- * run_program_sanitizer runs it after the plain run, as before):
- * timed, not on a GPU, no compute-sanitizer, no thread, or
- * CUDOJO_SANITIZER_BESIDE=0. `exe` and `ro`'s pointers must live until
- * it is joined, and nothing between the start and the join may raise a Lua
- * error; put it in a box (run_program_sanitizer_box, pushed before the
- * start), which frees it if a later error leaves it there. */
-SanitizerRun *run_program_sanitizer_start(RunCtx *ctx, const char *tool, const char *exe,
-                                          const ProgramRunOptions *ro, bool cuda);
-/* Waits for it (killing its program first when `cancel`). */
-void run_program_sanitizer_join(SanitizerRun *s, bool cancel);
-/* Kills, waits for and frees it (the plain run failed); NULL: nothing. */
-void run_program_sanitizer_discard(SanitizerRun **s);
-/* Pushes an empty box for a run started beside (its __gc discards what it holds). */
-SanitizerRun **run_program_sanitizer_box(lua_State *L);
+                           const ProgramRunOptions *ro, bool cuda, bool expect_errors, BesideRun **box);
+/* The run under compute-sanitizer started now beside the plain run, for
+ * an untimed program on a GPU (nobody reads its times; both hold the GPU
+ * lock shared): the verdict waits for the longer of the two, not their
+ * sum. NULL when it is not started (then run_program_sanitizer runs it
+ * after the plain run, as before): timed, not on a GPU, no
+ * compute-sanitizer, no thread, or CUDOJO_SANITIZER_BESIDE=0. */
+BesideRun *run_program_sanitizer_start(RunCtx *ctx, const char *tool, const char *exe, const ProgramRunOptions *ro,
+                                       bool cuda);
+/* t:program{ emulator = true } on a GPU: the same executable on the
+ * emulator runtime with `emu`, started now beside the GPU's run; NULL (and
+ * a warning) when it cannot be (no emulator runtime, no thread). */
+BesideRun *run_program_emulator_start(RunCtx *ctx, const char *exe, const ProgramRunOptions *ro,
+                                      const EmuOptions *emu);
+/* Waits for the emulator's run in *box (emptied, freed) and makes its
+ * findings the run's: the kernels' own bugs (a race, an out-of-bounds
+ * access, ... diag_code_is_kernel_bug) as they are, any other error a
+ * warning (the GPU's run, whose verdict stands, reports CUDA errors
+ * itself; the rest are the emulator's limits), plus a warning when it did
+ * not finish. */
+void run_program_emulator_absorb(RunCtx *ctx, BesideRun **box);
+/* t:program{ sanitizer = T, after = function(san) }: the sanitizer's run
+ * waits for the verdict (kept like a profile's: run_program_profile_defer);
+ * its errors then are warnings, the verdict stands. */
+void run_program_sanitizer_defer(lua_State *L, RunCtx *ctx, const char *tool, bool expect_errors, const char *exe,
+                                 const ProgramRunOptions *ro);
+
 /* t:program{ profile = "ncu" | "nsys", metrics = {...} } (program_tools.c). */
 #define PROFILE_MAX_METRICS 64
 typedef struct ProfileRequest {

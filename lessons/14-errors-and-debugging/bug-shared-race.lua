@@ -2,9 +2,12 @@
 -- threads wrote, with no barrier between the writes and the reads. On a
 -- GPU it often works (warps run close together); the emulator runs the
 -- warps in an adversarial order and reports the race in shared memory
--- with both lines; compute-sanitizer's racecheck runs on a GPU. A
--- __syncwarp orders one warp's lanes only: threads of other warps still
--- race. Checks: no finding, and the sum of y against the CPU's.
+-- with both lines. On a GPU the emulator's run goes beside the GPU's
+-- (emulator = true) and its finding is the verdict there too;
+-- compute-sanitizer's racecheck, whose own start takes ~1 s on an H200,
+-- reports after the verdict (after = ...). A __syncwarp orders one warp's
+-- lanes only: threads of other warps still race. Checks: no finding, and
+-- the sum of y against the CPU's.
 return {
   id = "bug-shared-race",
   kind = "program",
@@ -39,7 +42,14 @@ return {
   },
   run = function(t)
     local n = 4096
-    local r = t:program{ defines = { N = n }, sanitizer = "racecheck" }
+    local r = t:program{ defines = { N = n }, sanitizer = "racecheck", emulator = true,
+      after = function(san)
+        if san.available then
+          t:log("compute-sanitizer racecheck, after the verdict: %d error%s", #san.errors, #san.errors == 1 and "" or "s")
+        else
+          t:log("compute-sanitizer racecheck did not run: %s", san.reason)
+        end
+      end }
     hostcheck.expect_values(t, r, { hostcheck.ramp_sum(n) })
   end,
 }

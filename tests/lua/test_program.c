@@ -473,6 +473,11 @@ static void program__misuse_is_an_exercise_error_at_the_authors_line(void **stat
         {"    t:program{ profile = 'nsys', metrics = { 'a' } }\n", "metrics = {...} are Nsight Compute's"},
         {"    t:program{ profile = 'ncu', metrics = { 'a,b --x' } }\n", "'a,b --x' is not a metric name"},
         {"    t:program{ profile = 'ncu', metrics = { 5 } }\n", "metrics[1] must be a metric name"},
+        {"    t:program{ after = function() end }\n", "goes with profile = \"ncu\" or \"nsys\", or with sanitizer"},
+        {"    t:program{ profile = 'ncu', sanitizer = 'memcheck', after = function() end }\n",
+         "goes with one of profile and sanitizer"},
+        {"    t:program{ sanitizer = 'memcheck', after = 1 }\n", "called with the sanitizer's report after the verdict"},
+        {"    t:program{ emulator = 1 }\n", "emulator must be true or false"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *lua = xasprintf(PROG_LUA("%s"), cases[i].run);
@@ -657,6 +662,26 @@ static const char *const fault_cu =
     "    return 0;\n"
     "}\n";
 
+/* sanitizer = with after = function(san): t:program returns without
+ * r.sanitizer; once the verdict is in the sanitizer's run happens and the
+ * function gets its report (on the emulator: not available, saying why). */
+static void emurt__sanitizer_after_the_verdict__calls_the_function_with_the_report(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    RunResult *r = run_prog(f, PROG_LUA(
+        "    local r = t:program{ sanitizer = 'racecheck', emulator = true,\n"
+        "                         after = function(san) t:log('after: ' .. san.tool .. ' ' .. tostring(san.available)) end }\n"
+        "    t:expect(rawget(r, 'sanitizer') == nil, 'no report before the verdict')\n"),
+                            "#include <cstdio>\nint main() { printf(\"hi\\n\"); return 0; }\n");
+    if (r->verdict != VERDICT_PASS) show(r);
+    assert_int_equal(r->verdict, VERDICT_PASS);
+    assert_int_equal(r->n_checks, 1);
+    assert_non_null(r->after_log);
+    assert_non_null(strstr(r->after_log, "after: racecheck false"));
+    json_t *tools = json_object_get(json_object_get(r->metrics, "after"), "tools");
+    assert_string_equal(json_string_value(json_array_get(tools, 0)), "compute-sanitizer");
+}
+
 static void emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_sanitizer_and_source(void **state) {
     NEED_EMURT();
     Fixture *f = *state;
@@ -785,10 +810,23 @@ static const char *const race_lua =
     "  end,\n"
     "}\n";
 
+static const char *const race_after_lua =
+    "return {\n"
+    "  id = 'race', kind = 'program', source = 'race.cu', timed = false, timeout = 60,\n"
+    "  run = function(t)\n"
+    "    local r = t:program{ sanitizer = 'racecheck', emulator = true,\n"
+    "                         after = function(san) t:log('racecheck after: ' .. #san.errors) end }\n"
+    "    t:expect_exit(r)\n"
+    "  end,\n"
+    "}\n";
+
 /* compute-sanitizer's run beside the plain one (an untimed program, the
  * default) gives what the run after it gives (CUDOJO_SANITIZER_BESIDE=0):
- * the race at its line fails the run, r.sanitizer lists it. */
-static void gpu__racecheck_beside_the_plain_run__finds_what_the_run_after_it_finds(void **state) {
+ * the race at its line fails the run, r.sanitizer lists it. With
+ * emulator = true and after = function(san), the emulator's run beside
+ * the GPU's fails it at the same place, and racecheck's report follows
+ * the verdict as a warning. */
+static void gpu__racecheck_beside_or_after_the_verdict__finds_the_race_the_emulator_finds_beside(void **state) {
     NEED_NVCC();
     Fixture *f = *state;
     Diag *why = NULL;
@@ -828,8 +866,25 @@ static void gpu__racecheck_beside_the_plain_run__finds_what_the_run_after_it_fin
         bool logged = r->log && strstr(r->log, "available=true") && !strstr(r->log, "errors=0");
         if (!logged) show(r);
         assert_true(logged);
-        run_result_free(&r);
     }
+    /* emulator = true, racecheck after = : the emulator's race (beside the GPU's run) is the verdict;
+       racecheck's report comes after it, its race a warning */
+    RunResult *r = fixture_run_exercise(f, "race", race_after_lua, "race.cu", race_cu, NULL);
+    const Diag *emu_race = NULL, *after = NULL;
+    for (const Diag *d = r->diags; d; d = d->next) {
+        if (d->code && !strncmp(d->code, "race", 4) && d->severity == DIAG_ERROR) emu_race = d;
+        if (d->code && !strcmp(d->code, "sanitizer") && d->severity == DIAG_WARNING &&
+            strstr(d->message, "after the verdict: compute-sanitizer racecheck"))
+            after = d;
+    }
+    if (r->verdict != VERDICT_FAIL || !emu_race || !after || !r->after_log || !strstr(r->after_log, "racecheck after: "))
+        show(r);
+    assert_int_equal(r->verdict, VERDICT_FAIL);
+    assert_non_null(emu_race);
+    assert_true(emu_race->line == RACE_WRITE || emu_race->line == RACE_READ);
+    assert_non_null(after);
+    assert_non_null(strstr(r->after_log, "racecheck after: "));
+    assert_null(strstr(r->after_log, "racecheck after: 0"));
 }
 
 int main(void) {
@@ -857,9 +912,10 @@ int main(void) {
         T(emurt__devices_option_sets_the_emulated_device_count),
         T(emurt__profile_is_not_available_on_the_emulator__and_says_what_stands_in_for_it),
         T(emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_sanitizer_and_source),
+        T(emurt__sanitizer_after_the_verdict__calls_the_function_with_the_report),
         T(course__bug_hunt_is_read__and_must_be_a_boolean),
         T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
-        T(gpu__racecheck_beside_the_plain_run__finds_what_the_run_after_it_finds),
+        T(gpu__racecheck_beside_or_after_the_verdict__finds_the_race_the_emulator_finds_beside),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
