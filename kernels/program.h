@@ -45,23 +45,38 @@ typedef struct ProgramCompileOptions {
                                        (program_sandbox.c: Landlock reads the system and the toolkit,
                                        writes only the compile's folder; seccomp; address space and
                                        CPU limits), unless CUDOJO_SANDBOX=off */
+    int nice;                       /* the compiler processes' niceness added to the caller's; a confined
+                                       compile takes at least 10 (0 = that, or none unconfined). Not part
+                                       of the cache key: `cudojo grade` compiles ahead at 15 what its
+                                       workers, at 10, then find in the cache */
 } ProgramCompileOptions;
 
 typedef struct CompiledProgram {
     char *exe;                      /* absolute path of the executable (in the cache; do not delete) */
     char *display_path;             /* the learner's file as shown in messages */
     Diag *warnings;                 /* nvcc/host compiler warnings in the learner's file */
-    bool cache_hit;
+    bool cache_hit;                 /* also when another compile of the same key, which this one
+                                       waited for (wait_ms), built it */
     double compile_ms;
+    double wait_ms;                 /* waited for another process or thread compiling the same key */
     char *temp_dir;                 /* set when not cached: the directory holding exe, which
                                        compiled_program_free removes */
 } CompiledProgram;
 
 /* Compiles `source` (the text of display_path). On error returns the Diag
  * chain and *out is NULL; a missing nvcc is a Diag with code "no-nvcc"
- * saying what to install. Caller frees *out. */
+ * saying what to install. Caller frees *out. A miss takes the cache
+ * entry's lock (<cache>/<key>.lock) around its compile and publish: a
+ * compile of the same key in another process or thread at that moment is
+ * waited for (up to PROGRAM_COMPILE_WAIT_S) and its entry taken, so nvcc
+ * runs once. Safe to call from several threads once program_nvcc_path,
+ * program_nvcc_version and program_sandbox_landlock_abi have been called
+ * (they fill static caches) and while nobody changes the environment. */
 Diag *program_compile(const char *display_path, const char *source, const ProgramCompileOptions *opts,
                       CompiledProgram **out);
+/* The longest a compile waits for another one of the same key before it
+ * runs nvcc itself (a holder starved of CPU, or a slow one). */
+#define PROGRAM_COMPILE_WAIT_S 10.0
 void compiled_program_free(CompiledProgram **p);
 /* nvcc's absolute path, or NULL when there is none. Static storage. */
 const char *program_nvcc_path(void);

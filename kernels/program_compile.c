@@ -42,7 +42,11 @@
  * compute_80 fallback follows from the source and options),
  * nvcc's path and version, whether the compile was confined: an
  * executable built unconfined may hold what a confined compile could not
- * read, so it is never handed to a graded run).
+ * read, so it is never handed to a graded run). A miss compiles holding
+ * the entry's lock (program_cache_lock) and looks again once it has it:
+ * two compiles of one key at once (`cudojo grade` compiling ahead what a
+ * worker then reaches) run nvcc once. The compiler's niceness
+ * (ProgramCompileOptions.nice) is no part of the key.
  */
 #include "kernels/program.h"
 
@@ -339,6 +343,22 @@ static bool emu_runs_ptx(const char *exe) {
 
 /* ---- compile ---- */
 
+/* Entry `key` of `cache`, when it is there: its executable and warnings. */
+static bool cache_take(const char *cache, const char *key, const char *name, char **exe, Diag **warnings) {
+    char *entry = path_join(cache, key);
+    char *p = path_join(entry, name);
+    bool hit = is_exe(p);
+    if (hit) {
+        *exe = p;
+        *warnings = program_cache_warnings(entry);
+        utimensat(AT_FDCWD, entry, NULL, 0);    /* least recently used goes first */
+    } else {
+        free(p);
+    }
+    free(entry);
+    return hit;
+}
+
 static double now_ms(void) { return proc_now_ms(); }
 
 void compiled_program_free(CompiledProgram **pp) {
@@ -397,7 +417,7 @@ static bool log_out_of_memory(const char *log) {
 }
 
 static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, const char *src_name,
-                      const char *exe_name, const char *display, const char *source, bool confine,
+                      const char *exe_name, const char *display, const char *source, bool confine, int nice,
                       Diag **warnings) {
     long long as_bytes;
     Diag *bad = program_env_mib("CUDOJO_COMPILE_AS_MB", 4096, &as_bytes);
@@ -418,7 +438,7 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
             .ancestors = {getpid(), getppid()},
             /* Graders run compiles beside other students' timed programs, whose
                own event timings open gaps when their host thread waits for a core. */
-            .nice = 10,
+            .nice = nice > 10 ? nice : 10,
         };
         if (program_sandbox_landlock_abi() > 0) {
             program_sandbox_compile_paths(nvcc, workdir, &read_paths, &write_paths);
@@ -436,7 +456,9 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
         free(tmpdir);
         program_sandbox_paths_free(&read_paths, &write_paths);
     } else {
-        err = proc_capture((const char *const *)a.v, NULL, workdir, COMPILE_TIMEOUT_S, LOG_CAP, &c);
+        ChildLimits lim = {.nice = nice};
+        err = proc_capture_limited((const char *const *)a.v, NULL, workdir, COMPILE_TIMEOUT_S, LOG_CAP,
+                                   nice > 0 ? &lim : NULL, &c);
     }
     args_free(&a);
     if (err) return err;
@@ -488,20 +510,15 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
     char *cache = cache_dir_of(o);
     Diag *err = NULL, *warnings = NULL;
     char *exe = NULL, *temp_dir = NULL;
-    bool hit = false;
-
-    if (cache) {
-        char *entry = path_join(cache, key);
-        char *p = path_join(entry, name);
-        if (is_exe(p)) {
-            hit = true;
-            exe = p;
-            warnings = program_cache_warnings(entry);
-            utimensat(AT_FDCWD, entry, NULL, 0);    /* least recently used goes first */
-        } else {
-            free(p);
-        }
-        free(entry);
+    double wait_ms = 0;
+    int lock = -1;
+    bool hit = cache && cache_take(cache, key, name, &exe, &warnings);
+    if (!hit && cache) {
+        /* Whoever compiles this key now (another worker, the grader's compile ahead) is waited for. */
+        Diag *md = fs_mkdir_p(cache);
+        diag_free(&md);
+        lock = program_cache_lock(cache, key, PROGRAM_COMPILE_WAIT_S * 1e3, &wait_ms);
+        hit = cache_take(cache, key, name, &exe, &warnings);
     }
     if (!hit) {
         char *workdir = make_workdir(cache);
@@ -519,7 +536,8 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
             char *text = source_with_line(display, source);
             err = fs_write_file_atomic(src_path, text, strlen(text));
             free(text);
-            if (!err) err = run_nvcc(nvcc, &opts, workdir, src_name, name, display, source, confine, &warnings);
+            if (!err)
+                err = run_nvcc(nvcc, &opts, workdir, src_name, name, display, source, confine, o->nice, &warnings);
             char *built = path_join(workdir, name);
             /* A confined linker's chmod by path is refused (program_sandbox.c): made executable here. */
             struct stat bst;
@@ -529,7 +547,7 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
                 Args old = {0};
                 build_options(o, true, &old);
                 diag_free(&warnings);   /* the same ones come again */
-                err = run_nvcc(nvcc, &old, workdir, src_name, name, display, source, confine, &warnings);
+                err = run_nvcc(nvcc, &old, workdir, src_name, name, display, source, confine, o->nice, &warnings);
                 if (!err && confine && lstat(built, &bst) == 0 && S_ISREG(bst.st_mode)) chmod(built, 0755);
                 args_free(&old);
             }
@@ -550,6 +568,7 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
             free(workdir);
         }
     }
+    program_cache_unlock(cache, key, &lock, !hit && exe && !temp_dir);
     if (!err) {
         CompiledProgram *p = xcalloc(1, sizeof *p);
         p->exe = exe;
@@ -558,6 +577,7 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
         p->cache_hit = hit;
         p->temp_dir = temp_dir;
         p->compile_ms = now_ms() - t0;
+        p->wait_ms = wait_ms;
         *out = p;
     } else {
         free(exe);

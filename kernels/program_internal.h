@@ -95,8 +95,17 @@ char *program_cache_publish(const char *dir, const char *key, const char *built,
                             const Diag *warnings);
 /* The warnings stored with cache entry directory `entry`; caller frees. */
 Diag *program_cache_warnings(const char *entry);
-/* Drops the least recently used entries and dead work directories. */
+/* Drops the least recently used entries and dead work directories (and
+ * entry locks unused for as long). */
 void program_cache_prune(const char *dir);
+/* Takes entry `key`'s lock in cache `dir` (<dir>/<key>.lock, flock: a
+ * process that dies lets go), waiting up to max_wait_ms for whoever holds
+ * it; *waited_ms says how long it waited (0: it was free). Returns the lock's descriptor,
+ * or -1 when it could not be taken in time (or at all): go on without. */
+int program_cache_lock(const char *dir, const char *key, double max_wait_ms, double *waited_ms);
+/* Lets go of entry `key`'s lock that program_cache_lock took (fd -1:
+ * none), removing its file once the entry is `published`; sets *fd to -1. */
+void program_cache_unlock(const char *dir, const char *key, int *fd, bool published);
 
 /* ---- the child's environment: program_env.c ---- */
 

@@ -1,6 +1,6 @@
 /* tests/kernels/test_program.c: whole programs compiled by nvcc — errors
- * in the learner's file (host, device, link, ptxas), the executable cache,
- * a missing nvcc — and run on cudojo's emulator runtime (a host crash at
+ * in the learner's file (host, device, link, ptxas), the executable cache
+ * (and two compiles of one key at once), a missing nvcc — and run on cudojo's emulator runtime (a host crash at
  * the learner's line, a runtime function it lacks). The running itself
  * (faults, limits, records) is test_program_run.c. nvcc cases skip when
  * nvcc is missing, emulator cases until $BUILD/emurt is built. */
@@ -11,11 +11,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/kernels/program_fixture.h"
@@ -110,6 +112,92 @@ static void compile__hits_the_cache_and_runs__when_the_same_program_is_compiled_
     compiled_program_free(&a);
     compiled_program_free(&b);
     assert_null(a);
+}
+
+/* An nvcc (CUDOJO_NVCC, made current) that logs "compile NICENESS" for each
+ * compile (not --version) in `log`, then runs the real one. Caller frees. */
+static char *counting_nvcc(Fixture *f, const char *log) {
+    char *wrapper = path_join(f->dir, "nvcc");
+    char *script = xasprintf("#!/bin/sh\ncase \" $* \" in *\" -o \"*) echo compile $(nice) >> '%s' ;; esac\n"
+                             "exec '%s' \"$@\"\n",
+                             log, program_nvcc_path());
+    assert_null(fs_write_file_atomic(wrapper, script, strlen(script)));
+    assert_int_equal(chmod(wrapper, 0755), 0);
+    setenv("CUDOJO_NVCC", wrapper, 1);
+    assert_string_equal(program_nvcc_path(), wrapper);
+    assert_non_null(program_nvcc_version());    /* the static caches filled before any thread */
+    free(script);
+    return wrapper;
+}
+
+static char *read_log(const char *log) {
+    unsetenv("CUDOJO_NVCC");
+    program_nvcc_path();
+    char *text = NULL;
+    size_t len = 0;
+    assert_null(fs_read_file(log, &text, &len));
+    return text;
+}
+
+/* `cudojo grade` compiles ahead at a lower priority what its workers then
+ * find in the cache: the niceness is no part of the key. */
+static void compile__runs_nvcc_at_the_niceness_asked__and_hits_the_cache_at_any_other(void **state) {
+    Fixture *f = *state;
+    if (!has_nvcc()) skip();
+    char *log = path_join(f->dir, "nvcc.log"), *wrapper = counting_nvcc(f, log);
+    int base = getpriority(PRIO_PROCESS, 0);
+    CompiledProgram *a = NULL, *b = NULL;
+    f->copts.nice = 15;
+    assert_null(program_compile("ws/nice.cu", "int main() { return 0; }\n", &f->copts, &a));
+    f->copts.nice = 0;
+    assert_null(program_compile("ws/nice.cu", "int main() { return 0; }\n", &f->copts, &b));
+    char *text = read_log(log), *want = xasprintf("compile %d\n", base + 15 > 19 ? 19 : base + 15);
+    assert_string_equal(text, want);
+    assert_false(a->cache_hit);
+    assert_true(b->cache_hit);
+    compiled_program_free(&a);
+    compiled_program_free(&b);
+    free(want);
+    free(text);
+    free(wrapper);
+    free(log);
+}
+
+typedef struct SameCompile {
+    Fixture *f;
+    CompiledProgram *cp;
+    Diag *d;
+} SameCompile;
+
+static void *compile_same(void *arg) {
+    SameCompile *c = arg;
+    c->d = program_compile("ws/twice.cu", "int main() { return 3; }\n", &c->f->copts, &c->cp);
+    return NULL;
+}
+
+/* `cudojo grade` compiles ahead what a worker then reaches: when both get
+ * to one key at once, the second waits for the first's entry. */
+static void compile__runs_nvcc_once__when_two_threads_compile_the_same_program_at_once(void **state) {
+    Fixture *f = *state;
+    if (!has_nvcc()) skip();
+    char *log = path_join(f->dir, "nvcc.log"), *wrapper = counting_nvcc(f, log);
+    SameCompile c[2] = {{.f = f}, {.f = f}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&t[i], NULL, compile_same, &c[i]), 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    char *text = read_log(log), *want = xasprintf("compile %d\n", getpriority(PRIO_PROCESS, 0));
+    assert_string_equal(text, want);     /* one compile */
+    assert_null(c[0].d);
+    assert_null(c[1].d);
+    assert_int_equal(c[0].cp->cache_hit + c[1].cp->cache_hit, 1);
+    const CompiledProgram *waited = c[0].cp->cache_hit ? c[0].cp : c[1].cp;
+    assert_true(waited->wait_ms > 0);
+    assert_string_equal(c[0].cp->exe, c[1].cp->exe);
+    for (int i = 0; i < 2; i++) compiled_program_free(&c[i].cp);
+    free(want);
+    free(text);
+    free(log);
+    free(wrapper);
 }
 
 static void compile__names_the_asm_line__when_ptxas_rejects_inline_asm(void **state) {
@@ -319,6 +407,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(compile__reports_the_column_in_the_learners_text__when_device_code_is_wrong, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__names_the_learners_line__when_a_function_is_never_defined, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__hits_the_cache_and_runs__when_the_same_program_is_compiled_twice, setup, teardown),
+        cmocka_unit_test_setup_teardown(compile__runs_nvcc_at_the_niceness_asked__and_hits_the_cache_at_any_other,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(compile__runs_nvcc_once__when_two_threads_compile_the_same_program_at_once,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(compile__names_the_asm_line__when_ptxas_rejects_inline_asm, setup, teardown),
         cmocka_unit_test_setup_teardown(compile__says_what_to_install__when_nvcc_is_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(run_emu__names_the_host_line__when_host_code_reads_through_null, setup, teardown),
