@@ -210,6 +210,8 @@ static json_t *summary_json(Grade *g, const json_t *book) {
     json_object_set_new(sum, "emu_check", json_pack("{s:b, s:I, s:I}", "on", g->emu_check, "runs",
                                                     (json_int_t)g->emu_checks, "overturned",
                                                     (json_int_t)g->emu_overturned));
+    /* Programs' nvcc builds compiled ahead of the workers (app/grade_ahead.c), and those the workers ran. */
+    json_object_set_new(sum, "compile_ahead", grade_ahead_json(&g->ahead_stats));
     return sum;
 }
 
@@ -226,6 +228,9 @@ static void print_summary(Grade *g, const json_t *book) {
         printf(_("emulator check: %lld GPU passes run again on the emulator; %lld of them passed on the GPU by luck "
                  "(the emulator found a bug: graded as failed)\n"),
                g->emu_checks, g->emu_overturned);
+    json_t *ahead = grade_ahead_json(&g->ahead_stats);
+    grade_ahead_print(stdout, ahead);
+    json_decref(ahead);
     if (g->skipped_gpu) printf(_("%d exercises need a GPU and were not graded on the emulator (not counted)\n"), g->skipped_gpu);
     size_t i;
     json_t *p;
@@ -473,6 +478,9 @@ const Command CMD_GRADE = {"grade", "SUBMISSIONS... --course DIR --out DIR", N_(
     "  --no-wait           with --slurm: submit, print the --merge command, return\n"
     "                      (--jobs N with --slurm: CPUs and workers per task)\n"
     "  --json              the summary as JSON on stdout (runs_executed, ...)\n"
+    "Environment: CUDOJO_GRADE_AHEAD=K, the threads that compile programs ahead\n"
+    "of the workers, at a lower priority, into the cache the workers read\n"
+    "(default: a quarter of the workers, at least 1; 0: off).\n"
     "Progress goes to stderr: a bar with runs/s and ETA on a terminal, else a\n"
     "line every 5 s. Exit status: 0 graded, 1 interrupted (resumable), 2 usage\n"
     "or setup error.\n"),

@@ -49,6 +49,20 @@ typedef struct GradeLockTotals {
     long long runs;             /* runs that took the lock */
 } GradeLockTotals;
 
+/* What compiling ahead did (grade_ahead.c), for the summary. */
+typedef struct GradeAheadStats {
+    int threads;                /* 0: off (CUDOJO_GRADE_AHEAD=0, no program exercise or no nvcc) */
+    long long compiled;         /* nvcc builds run ahead and published */
+    long long found;            /* builds ahead that found their entry in the cache already */
+    long long failed;           /* builds ahead that failed (a compile error: the worker says it) */
+    long long hits;             /* the workers' builds that took an entry compiled ahead */
+    long long waited;           /* of those, the ones that waited for its compile to end */
+    long long unused;           /* builds compiled ahead that no worker's build took */
+    long long worker_compiled;  /* the workers' builds that ran nvcc themselves */
+} GradeAheadStats;
+
+typedef struct GradeAhead GradeAhead;
+
 typedef struct Grade {
     Cli *cli;
     Course *course;
@@ -73,6 +87,8 @@ typedef struct Grade {
     long long emu_checks, emu_overturned;   /* GPU passes run on the emulator; those it failed */
     int skipped_gpu;            /* exercises skipped: need a GPU */
     GradeLockTotals lock;       /* the GPU lock over the runs executed */
+    GradeAhead *ahead;          /* compiling ahead (grade_ahead.c), while grade_run_all runs */
+    GradeAheadStats ahead_stats;    /* what it did, for the summary */
     double elapsed_s;
 } Grade;
 
@@ -99,6 +115,48 @@ Diag *grade_run_all(Grade *g);
 int grade_order_item(int round, int student, int n_students, int n_items);
 /* Adds a result's metrics.gpu_lock (if any) to *t. */
 void grade_lock_add(GradeLockTotals *t, const json_t *metrics);
+/* How a graded run names its file: "<chapter id>/<basename>" (caller frees). */
+char *grade_item_display(const GradeItem *it);
+
+/* grade_ahead.c: compile ahead. K threads run the nvcc builds of program
+ * exercises before the workers reach them, at a lower priority, into the
+ * nvcc cache the workers read; each exercise's builds are learnt per lane
+ * from its runs (their metrics.compile.builds). */
+typedef enum GradeLane {
+    GRADE_LANE_GPU,             /* the run itself (on the emulator when grading there) */
+    GRADE_LANE_EMU,             /* the emulator check of a GPU pass */
+    GRADE_LANES
+} GradeLane;
+
+/* The threads to start beside `jobs` workers: $CUDOJO_GRADE_AHEAD (0 =
+ * off), else a quarter of the workers, at least one. A Diag for a value
+ * that is not a count. */
+Diag *grade_ahead_threads(int jobs, int *n);
+/* Starts n_threads (none when no graded exercise is a program, or there is
+ * no nvcc: the counts are still kept). g's items and students stay fixed
+ * until grade_ahead_stop. */
+GradeAhead *grade_ahead_start(const Grade *g, int n_threads);
+/* A run of (student, item) on `lane` ended with res: learns the exercise's
+ * builds from it and counts which of its builds took one compiled ahead. */
+void grade_ahead_took(GradeAhead *a, GradeLane lane, int student, int item, const RunResult *res);
+/* Before a worker's run of (student, item) starts on the GPU lane: false
+ * (unless `force`) while a build of that file is being compiled ahead (its
+ * nvcc runs at a lower priority than the worker's own would: start
+ * another run first, and this one once that compile has ended); else true,
+ * and none of the file's builds is taken ahead any more. */
+bool grade_ahead_claim(GradeAhead *a, int student, int item, bool force);
+/* The want list, most urgent first, replaced whole: _begin, a _want per
+ * file and lane whose builds are wanted, _end. */
+void grade_ahead_want_begin(GradeAhead *a);
+void grade_ahead_want(GradeAhead *a, GradeLane lane, int student, int item);
+void grade_ahead_want_end(GradeAhead *a);
+/* The threads started (0: none). */
+int grade_ahead_running(const GradeAhead *a);
+/* Stops the threads (a compile in progress ends first), fills *out, frees. */
+void grade_ahead_stop(GradeAhead **a, GradeAheadStats *out);
+/* The summary's "compile_ahead" object (new reference), and its line for people. */
+json_t *grade_ahead_json(const GradeAheadStats *s);
+void grade_ahead_print(FILE *out, const json_t *compile_ahead);
 
 /* grade_verdict.c: a graded run's verdict. */
 

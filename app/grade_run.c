@@ -16,7 +16,16 @@
  * slot); a pass that needs the emulator while it still checks the one
  * before waits for it, and the slot takes no new run until then. A
  * program exercise's check runs the executable the GPU run built (its
- * PTX, compute_90 on an H200, on the emulator runtime), from the nvcc cache. */
+ * PTX, compute_90 on an H200, on the emulator runtime), from the nvcc cache.
+ *
+ * Compiling ahead (grade_ahead.c): each turn of the loop hands the
+ * compile-ahead threads what is wanted next, most urgent first: the
+ * emulator check's builds of passes waiting for it and of GPU runs in
+ * progress, then the GPU lane's builds of the next runs in the work
+ * order (AHEAD_WINDOW_*; never one a worker has started). A run whose
+ * build is being compiled ahead when a slot is free waits for that
+ * compile, and the next one goes first (take_next): a worker never waits
+ * for a compile below its own priority. */
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -61,6 +70,11 @@ typedef struct Slot {
    without one. Never set outside tests. */
 #define GPU_WORKER_TEST_HOOK "CUDOJO_GRADE_TEST_GPU_WORKER"
 
+/* The runs ahead of the next one whose builds are compiled ahead: in jobs
+   (a worker's run takes about as long as a compile), at least this many. */
+#define AHEAD_WINDOW_JOBS 2
+#define AHEAD_WINDOW_MIN 4
+
 static volatile sig_atomic_t grade_interrupted;
 
 static void on_sigint(int sig) {
@@ -81,6 +95,10 @@ void grade_lock_add(GradeLockTotals *t, const json_t *metrics) {
     t->exclusive_s += json_number_value(json_object_get(l, "exclusive_ms")) / 1e3;
     t->shared_s += json_number_value(json_object_get(l, "shared_ms")) / 1e3;
     t->runs++;
+}
+
+char *grade_item_display(const GradeItem *it) {
+    return xasprintf("%s/%s", it->ch->id, path_basename(it->ex->source));
 }
 
 /* Records one finished run, with the emulator's run of the same file when
@@ -254,7 +272,7 @@ static int gpu_sass_arch(const RunResult *gpu) {
 static Diag *start_run(Grade *g, Slot *slot, Work w, const RunResult *gpu) {
     const GradeStudent *s = &g->students[w.student];
     const GradeItem *it = &g->items[w.item];
-    char *shown = xasprintf("%s/%s", it->ch->id, path_basename(it->ex->source));
+    char *shown = grade_item_display(it);
     RunRequest req = {.exercise_id = it->ex->id, .chapter_dir = it->ch->dir, .cu_path = s->paths[w.item],
                       .cu_display = shown,
                       .timeout_s = it->ex->timeout_s * (gpu ? EMU_CHECK_TIMEOUT_SCALE : slot->timeout_scale),
@@ -316,6 +334,7 @@ static void gpu_done(Grade *g, Slot *slot, RunResult *res, Progress *p, Diag **d
         return;
     }
     progress_count_check(p, true, false);
+    grade_ahead_took(g->ahead, GRADE_LANE_GPU, slot->work.student, slot->work.item, res);
     if (!grade_emu_check_wanted(g->emu_check, it->ex, res)) {
         *d = record(g, &slot->work, res, NULL);
         run_result_free(&res);
@@ -335,7 +354,10 @@ static void check_next(Grade *g, Slot *slot, RunnerConfig *emu_cfg, Progress *p,
 
 /* The emulator lane's check ended (res, owned): the pair is recorded. */
 static void check_done(Grade *g, Slot *slot, RunResult *res, Diag **d) {
-    if (res->verdict != VERDICT_CANCELLED) *d = record(g, &slot->check, slot->first, res);
+    if (res->verdict != VERDICT_CANCELLED) {
+        grade_ahead_took(g->ahead, GRADE_LANE_EMU, slot->check.student, slot->check.item, res);
+        *d = record(g, &slot->check, slot->first, res);
+    }
     run_result_free(&slot->first);
     run_result_free(&res);
 }
@@ -346,6 +368,51 @@ static void keep_first(Diag **d, Diag *rd) {
 }
 
 static bool slot_active(const Slot *s) { return s->busy || s->first || s->pending; }
+
+static long long ahead_window(int jobs) {
+    return AHEAD_WINDOW_JOBS * jobs > AHEAD_WINDOW_MIN ? AHEAD_WINDOW_JOBS * jobs : AHEAD_WINDOW_MIN;
+}
+
+/* The run a free slot starts: the first one not started, from `next` on;
+ * but one whose build is being compiled ahead right now (below the
+ * worker's priority) lets the next one not started go first, and starts
+ * once that compile has ended (grade_ahead_claim). Only when each of the
+ * window's runs not started is being compiled does the worker wait for
+ * one (its compile waits for the entry's lock). Advances *next past what
+ * has started. */
+static long long take_next(Grade *g, const Work *work, bool *taken, long long *next, long long n_work, int jobs) {
+    long long pick = -1, seen = 0, window = ahead_window(jobs);
+    for (long long w = *next; w < n_work && seen < window && pick < 0; w++) {
+        if (taken[w]) continue;
+        seen++;
+        if (grade_ahead_claim(g->ahead, work[w].student, work[w].item, false)) pick = w;
+    }
+    if (pick < 0) {
+        pick = *next;
+        grade_ahead_claim(g->ahead, work[pick].student, work[pick].item, true);
+    }
+    taken[pick] = true;
+    while (*next < n_work && taken[*next]) (*next)++;
+    return pick;
+}
+
+/* What the compile-ahead threads are to build next, most urgent first. */
+static void ahead_want(Grade *g, const Slot *slots, int jobs, const Work *work, const bool *taken, long long next,
+                       long long n_work) {
+    grade_ahead_want_begin(g->ahead);
+    for (int i = 0; g->emu_check && i < jobs; i++)
+        if (slots[i].pending) grade_ahead_want(g->ahead, GRADE_LANE_EMU, slots[i].pending_work.student,
+                                               slots[i].pending_work.item);
+    for (int i = 0; g->emu_check && i < jobs; i++)
+        if (slots[i].busy) grade_ahead_want(g->ahead, GRADE_LANE_EMU, slots[i].work.student, slots[i].work.item);
+    long long seen = 0;
+    for (long long w = next; w < n_work && seen < ahead_window(jobs); w++) {
+        if (taken[w]) continue;
+        seen++;
+        grade_ahead_want(g->ahead, GRADE_LANE_GPU, work[w].student, work[w].item);
+    }
+    grade_ahead_want_end(g->ahead);
+}
 
 Diag *grade_run_all(Grade *g) {
     Work *work = NULL;
@@ -358,6 +425,12 @@ Diag *grade_run_all(Grade *g) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1) cores = 1;
     int jobs = g->jobs > 0 ? g->jobs : (int)cores;
+    int ahead_threads = 0;
+    d = grade_ahead_threads(jobs, &ahead_threads);
+    if (d) {
+        free(work);
+        return d;
+    }
     if (jobs > n_work) jobs = (int)n_work;
     int emu_threads = g->cli->emu_threads > 0 ? g->cli->emu_threads : (int)(cores / jobs > 1 ? cores / jobs : 1);
     char *log = path_join(g->out_dir, "workers.log");
@@ -390,7 +463,12 @@ Diag *grade_run_all(Grade *g) {
                 program_sandbox_landlock_abi() == 0 ? _("this kernel has no Landlock") : "CUDOJO_SANDBOX=off");
     const char *lanes = getenv("CUDOJO_GRADE_LANES");
     bool one_lane = lanes && !strcmp(lanes, "1");
-    long long next = 0;
+    g->ahead = grade_ahead_start(g, ahead_threads);
+    if (!g->quiet && grade_ahead_running(g->ahead))
+        fprintf(stderr, _("grade: %d threads compile programs ahead of the workers (CUDOJO_GRADE_AHEAD=0: off)\n"),
+                grade_ahead_running(g->ahead));
+    long long next = 0;     /* the first run not started; those after it may have (take_next) */
+    bool *taken = xcalloc((size_t)n_work + 1, sizeof *taken);
     for (;;) {
         bool any = false;
         for (int i = 0; i < jobs; i++) any = any || slot_active(&slots[i]);
@@ -401,7 +479,7 @@ Diag *grade_run_all(Grade *g) {
             if (slots[i].busy || (slots[i].pending && slots[i].first) ||
                 (one_lane && (slots[i].pending || slots[i].first)))
                 continue;
-            start(g, &slots[i], work[next++]);
+            start(g, &slots[i], work[take_next(g, work, taken, &next, n_work, jobs)]);
             if (!slots[i].busy) {
                 p.done++;
                 progress_count_check(&p, true, false);
@@ -413,6 +491,7 @@ Diag *grade_run_all(Grade *g) {
             check_next(g, &slots[i], &emu_cfg, &p, &rd);
             keep_first(&d, rd);
         }
+        ahead_want(g, slots, jobs, work, taken, next, n_work);
         struct pollfd fds[512];
         int nf = 0;
         for (int i = 0; i < jobs && nf < 510; i++) {
@@ -449,8 +528,10 @@ Diag *grade_run_all(Grade *g) {
         run_result_free(&slots[i].first);
         run_result_free(&slots[i].pending);
     }
+    grade_ahead_stop(&g->ahead, &g->ahead_stats);     /* after a compile in progress ends */
     free(slots);
     free(log);
+    free(taken);
     free(work);
     sigaction(SIGINT, &old, NULL);
     if (!d && grade_interrupted)

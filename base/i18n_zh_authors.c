@@ -52,6 +52,9 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "  --no-wait           with --slurm: submit, print the --merge command, return\n"
      "                      (--jobs N with --slurm: CPUs and workers per task)\n"
      "  --json              the summary as JSON on stdout (runs_executed, ...)\n"
+     "Environment: CUDOJO_GRADE_AHEAD=K, the threads that compile programs ahead\n"
+     "of the workers, at a lower priority, into the cache the workers read\n"
+     "(default: a quarter of the workers, at least 1; 0: off).\n"
      "Progress goes to stderr: a bar with runs/s and ETA on a terminal, else a\n"
      "line every 5 s. Exit status: 0 graded, 1 interrupted (resumable), 2 usage\n"
      "or setup error.\n",
@@ -91,6 +94,8 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "  --no-wait           与 --slurm 一起用：提交，打印 --merge 命令，然后返回\n"
      "                      （与 --slurm 一起用时 --jobs N 是每个任务的 CPU 数和工作进程数）\n"
      "  --json              以 JSON 在 stdout 上输出总结（runs_executed 等）\n"
+     "环境变量：CUDOJO_GRADE_AHEAD=K，在工作进程之前以较低优先级编译程序的线程数，\n"
+     "编译结果放进工作进程读取的缓存（默认：工作进程数的四分之一，至少 1；0：关闭）。\n"
      "进度写到 stderr：在终端上是一个带每秒运行次数和预计剩余时间的进度条，否则每 5 秒一行。\n"
      "退出状态：0 表示已评分，1 表示被中断（可以接着做），2 表示用法或设置错误。\n"},
     {"graded %zu students on %zu exercises: %lld runs in %.1f s (%.1f runs/s), %lld already graded, %lld missing files\n",
@@ -111,6 +116,12 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
     {"grade: %lld/%lld runs, %.1f runs/s, ETA %s\n", "grade：%lld/%lld 次运行，每秒 %.1f 次，预计剩余 %s\n"},
     {"grade: %lld runs to do (%d students, %d workers)%s\n", "grade：要做 %lld 次运行（%d 名学员，%d 个工作进程）%s\n"},
     {", the rest already graded", "，其余的此前已评"},
+    {"grade: %d threads compile programs ahead of the workers (CUDOJO_GRADE_AHEAD=0: off)\n",
+     "grade：%d 个线程在工作进程之前编译程序（CUDOJO_GRADE_AHEAD=0：关闭）\n"},
+    {"nvcc builds: %lld, in the workers' runs (compile ahead off)\n",
+     "nvcc 构建：%lld 次，都在工作进程的运行中（提前编译已关闭）\n"},
+    {"compile ahead (%lld threads): %lld nvcc builds ahead, %lld worker builds took one (%lld of them waiting for it to finish), %lld unused, %lld failed; %lld nvcc builds in the workers' runs\n",
+     "提前编译（%lld 个线程）：提前做了 %lld 次 nvcc 构建，工作进程有 %lld 次构建直接取用（其中 %lld 次等它编译完），%lld 次没用上，%lld 次失败；工作进程的运行中做了 %lld 次 nvcc 构建\n"},
     /* cudojo exec's usage errors and notes (app/cmd_exec.c) */
     {"cudojo exec: %s needs a value\n", "cudojo exec：%s 需要一个值\n"},
     {"cudojo exec: --backend must be cuda, emu or auto (got '%s')\n",

@@ -30,6 +30,8 @@
  * Usage: build/bench/bench_grade [STUDENTS] [EXERCISES]   (default 3, the
  * whole course; EXERCISES a comma list of ids as --exercises takes)
  * CUDOJO_BACKEND=emu|cuda picks the backend (default: auto);
+ * CUDOJO_GRADE_AHEAD=K the threads compiling programs ahead of the workers
+ * (app/grade_ahead.c; 0: off, to compare), whose builds it reports;
  * BENCH_GRADE_JOBS the workers (default: the cores); BENCH_GRADE_KEEP=1
  * keeps the folder (its out/grade.db and out/gradebook.json). */
 #include <jansson.h>
@@ -214,6 +216,7 @@ int main(int argc, char **argv) {
            "(the CPU allows at most %.2f runs/s)\n",
            user, sys, user + sys, secs > 0 ? 100.0 * (user + sys) / (secs * (double)ncpu) : 0, ncpu, secs,
            user + sys > 0 ? runs * (double)ncpu / (user + sys) : 0);
+    grade_ahead_print(stdout, json_object_get(sum, "compile_ahead"));
     json_decref(sum);
     char *gdb = xasprintf("%s/out/grade.db", tmpl);
     print_steady(gdb, graded);

@@ -74,6 +74,25 @@ static const char *check_file_name(lua_State *L, int idx, const char *field) {
     return s;
 }
 
+/* metrics.compile.builds[]: each nvcc build of the run, with what makes its
+ * cache key besides the file (kernels/program_compile.c): the defines (as
+ * nvcc gets them, sorted), sass_arch (0: PTX only), confine; and what it
+ * cost: cache_hit, ms, wait_ms (for a compile of the same key elsewhere:
+ * `cudojo grade` compiling ahead). The grader learns an exercise's builds
+ * from these and compiles the next students' files ahead (app/grade_ahead.c). */
+static void program_record_build(json_t *comp, const ProgramCompileOptions *co, const CompiledProgram *cp) {
+    json_t *builds = json_object_get(comp, "builds");
+    if (!json_is_array(builds)) {
+        builds = json_array();
+        json_object_set_new(comp, "builds", builds);
+    }
+    json_t *defs = json_array();
+    for (int i = 0; i < co->n_defines; i++) json_array_append_new(defs, bytes_to_json(co->defines[i]));
+    json_array_append_new(builds, json_pack("{s:o, s:i, s:b, s:b, s:f, s:f}", "defines", defs, "sass_arch",
+                                            co->sass_arch, "confine", co->confine, "cache_hit", cp->cache_hit,
+                                            "ms", cp->compile_ms, "wait_ms", cp->wait_ms));
+}
+
 /* Compiles (or reuses) the learner's program for these defines. */
 static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char *key, const char *const *defs,
                                           int n_defs) {
@@ -113,6 +132,7 @@ static const CompiledProgram *program_for(lua_State *L, RunCtx *ctx, const char 
     json_object_set_new(comp, "cache_hit", json_boolean(cp->cache_hit));
     json_object_set_new(comp, "compiler", json_string("nvcc"));
     if (co.sass_arch > 0) json_object_set_new(comp, "sass_arch", json_integer(co.sass_arch));
+    program_record_build(comp, &co, cp);
     return cp;
 }
 
