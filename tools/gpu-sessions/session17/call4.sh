@@ -17,7 +17,7 @@ echo "rc=$?"; grep -E "shared-race|as expected|✗" "$O/verify14.txt" | cut -c1-
 bg() {  # label, then env assignments
   label=$1; shift
   rm -rf /tmp/cudojo-bench-grade-*
-  env "$@" CUDOJO_BACKEND=cuda timeout 120 build/bench/bench_grade 4 > "/tmp/grade-$label.txt" 2>&1; echo "rc=$?"
+  env "$@" CUDOJO_BACKEND=cuda timeout 135 build/bench/bench_grade 4 > "/tmp/grade-$label.txt" 2>&1; echo "rc=$?"
   { echo "==== $label: $*"; cat "/tmp/grade-$label.txt"; } >> "$O/grades.txt"
   grep -E 'runs/s|^steady|^CPU:|one at a time|solution failed|ahead|compile by kind' "/tmp/grade-$label.txt" | cut -c1-230
 }
