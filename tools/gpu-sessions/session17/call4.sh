@@ -12,12 +12,12 @@ el "um-perf save->verdict"
 CUDOJO_BACKEND=cuda timeout 40 build/bench/bench_verdict --all --reps 5 --backend cuda um-perf > "$O/v-um.txt" 2>&1
 echo "rc=$?"; grep -E "^ *(um-|exercise)" "$O/v-um.txt" | cut -c1-160
 el "verify chapter 14 on the GPU"
-timeout 90 dist/cudojo/cudojo.sh verify --backend=cuda --jobs 3 lessons/14-errors-and-debugging > "$O/verify14.txt" 2>&1
+timeout 60 dist/cudojo/cudojo.sh verify --backend=cuda --jobs 3 lessons/14-errors-and-debugging > "$O/verify14.txt" 2>&1
 echo "rc=$?"; grep -E "shared-race|as expected|✗" "$O/verify14.txt" | cut -c1-160
 bg() {  # label, then env assignments
   label=$1; shift
   rm -rf /tmp/cudojo-bench-grade-*
-  env "$@" CUDOJO_BACKEND=cuda timeout 135 build/bench/bench_grade 4 > "/tmp/grade-$label.txt" 2>&1; echo "rc=$?"
+  env "$@" CUDOJO_BACKEND=cuda timeout 120 build/bench/bench_grade 4 > "/tmp/grade-$label.txt" 2>&1; echo "rc=$?"
   { echo "==== $label: $*"; cat "/tmp/grade-$label.txt"; } >> "$O/grades.txt"
   grep -E 'runs/s|^steady|^CPU:|one at a time|solution failed|ahead|compile by kind' "/tmp/grade-$label.txt" | cut -c1-230
 }
