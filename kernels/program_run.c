@@ -102,16 +102,42 @@ typedef struct ChildSetup {
     ChildLimits limits;
 } ChildSetup;
 
-/* Between fork and execve: async-signal-safe calls only. */
+/* Between fork and execve: async-signal-safe calls only. The descriptors
+ * go first, before the wait for "go": a fork copies every descriptor of the
+ * worker, and other threads' runs (a sanitizer's run beside the plain one,
+ * the copies of t:program{ processes = }) have pipes open whose ends their
+ * parents wait to see closed, and GPU lock files whose locks a copy would
+ * keep. A child waiting for the lock while holding them kept another run
+ * from ending, and so from letting go of the lock it waited for. */
 static void child_main(const ChildSetup *c) {
     setpgid(0, 0);
     proc_die_with_parent(c->parent);
-    if (c->fd_go >= 0) {
-        char go;
+    /* descriptor i of the child is src[i]; the turn and drain channels only when there; then "go" */
+    int src[7] = {c->fd_in, c->fd_out, c->fd_err, c->fd_rep, c->fd_status, c->fd_turn, c->fd_drain};
+    int n_src = c->fd_drain >= 0 ? 7 : c->fd_turn >= 0 ? 6 : 5;
+    int go = c->fd_go;
+    if (go >= 0 && (go = fcntl(go, F_DUPFD_CLOEXEC, 10)) < 0) goto fail;
+    for (int i = 0; i < n_src; i++) {    /* out of the way of 0..7 first */
+        if (src[i] >= 0 && (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10)) < 0) goto fail;
+    }
+    for (int i = 0; i < n_src; i++)
+        if (src[i] >= 0 ? dup2(src[i], i) < 0 : close(i) < 0 && errno != EBADF) goto fail;
+    fcntl(PROGRAM_STATUS_FD, F_SETFD, FD_CLOEXEC);
+    if (go >= 0) {
+        if (dup2(go, n_src) < 0) goto fail;
+        go = n_src;
+        fcntl(go, F_SETFD, FD_CLOEXEC);
+    }
+    int keep = go >= 0 ? n_src + 1 : n_src;
+    if (syscall(SYS_close_range, keep, ~0u, 0) != 0)
+        for (int fd = keep; fd < 4096; fd++) close(fd);
+    if (go >= 0) {
+        char b;
         ssize_t got;
-        do got = read(c->fd_go, &go, 1);
+        do got = read(go, &b, 1);
         while (got < 0 && errno == EINTR);
         if (got != 1) _exit(127);       /* the worker is gone */
+        close(go);
     }
     if (c->foreground) {
         /* A background group that reads its terminal is stopped (SIGTTIN):
@@ -121,7 +147,7 @@ static void child_main(const ChildSetup *c) {
         sigemptyset(&ttou);
         sigaddset(&ttou, SIGTTOU);
         sigprocmask(SIG_BLOCK, &ttou, NULL);
-        tcsetpgrp(c->fd_in, getpid());
+        tcsetpgrp(0, getpid());     /* the terminal: c->fd_in, now 0 */
     }
     sigset_t none;
     sigemptyset(&none);
@@ -131,17 +157,6 @@ static void child_main(const ChildSetup *c) {
     dfl.sa_handler = SIG_DFL;
     for (int s = 1; s < 32; s++)
         if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, NULL);
-    /* descriptor i of the child is src[i]; the turn and drain channels only when there */
-    int src[7] = {c->fd_in, c->fd_out, c->fd_err, c->fd_rep, c->fd_status, c->fd_turn, c->fd_drain};
-    int n_src = c->fd_drain >= 0 ? 7 : c->fd_turn >= 0 ? 6 : 5;
-    for (int i = 0; i < n_src; i++) {    /* out of the way of 0..6 first */
-        if (src[i] >= 0 && (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10)) < 0) goto fail;
-    }
-    for (int i = 0; i < n_src; i++)
-        if (src[i] >= 0 ? dup2(src[i], i) < 0 : close(i) < 0 && errno != EBADF) goto fail;
-    fcntl(PROGRAM_STATUS_FD, F_SETFD, FD_CLOEXEC);
-    if (syscall(SYS_close_range, n_src, ~0u, 0) != 0)
-        for (int fd = n_src; fd < 4096; fd++) close(fd);
     if (chdir(c->cwd) != 0) goto fail;
     /* A graded program runs shut in or not at all. */
     errno = 0;

@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -541,6 +543,71 @@ static void start__waits_for_the_lock__after_the_fork(void **state) {
     close(p[1]);
 }
 
+typedef struct RunJob {
+    const char *exe;
+    ProgramRunOptions o;
+    ProgramResult r;
+    Diag *d;
+} RunJob;
+
+static void *run_job(void *arg) {
+    RunJob *j = arg;
+    j->d = program_run(j->exe, &j->o, &j->r);
+    return NULL;
+}
+
+/* A child waiting for the lock (between its fork and the "go") holds none
+ * of the worker's descriptors: not the pipes of another thread's run (a
+ * sanitizer's run beside the plain one), whose parent waits to see them
+ * closed before it lets go of the lock the child waits for. Before, that
+ * was a deadlock under grading's lock until a timeout ended it (session 17
+ * call 3: bench_grade 6 ran past 110 s, 3 past 100 s). */
+static void start__a_child_waiting_for_the_lock__holds_no_descriptor_of_the_worker(void **state) {
+    TurnFixture *t = *state;
+    char *gap = cc_build(&t->f, "gap", GAP_SRC);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(NULL);
+    pid_t holder = fork();
+    if (holder == 0) {
+        GpuLock l = GPU_LOCK_INIT;
+        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
+        if (write(p[1], "h", 1) != 1) _exit(1);
+        usleep(1500 * 1000);
+        gpu_lock_release(&l);
+        _exit(0);
+    }
+    char h;
+    assert_int_equal(read(p[0], &h, 1), 1);     /* the section has begun */
+    int q[2];                                   /* another run's pipe, as the worker holds it */
+    assert_int_equal(pipe2(q, O_CLOEXEC), 0);
+    char made[200];
+    snprintf(made, sizeof made, "%s/started", t->f.dir);
+    const char *args[] = {made, "10"};
+    RunJob j = {.exe = gap, .o = t->f.ropts};
+    j.o.gpu_shared = true;
+    j.o.args = args;
+    j.o.n_args = 2;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, run_job, &j), 0);
+    usleep(200 * 1000);                         /* forked; waiting for the lock */
+    close(q[1]);
+    struct pollfd pf = {q[0], POLLIN, 0};
+    int n = poll(&pf, 1, 800);                  /* the holder still holds the lock */
+    assert_int_equal(n, 1);
+    assert_true(pf.revents & POLLHUP);          /* nobody else holds the write end */
+    pthread_join(th, NULL);
+    assert_null(j.d);
+    assert_int_equal(j.r.exit_code, 0);
+    program_result_fini(&j.r);
+    int st;
+    waitpid(holder, &st, 0);
+    close(q[0]);
+    close(p[0]);
+    close(p[1]);
+    free(gap);
+}
+
 /* ---- the drain (progwire.h, drain_ask in program_run.c) ---- */
 
 /* Makes argv[1], runs argv[2] ms serving CUDOJO_DRAIN_FD if it has one
@@ -1016,6 +1083,8 @@ static void rest__a_group_goes_back_to_shared__once_every_member_is_done(void **
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(start__waits_for_the_lock__after_the_fork, turn_setup, turn_teardown),
+        cmocka_unit_test_setup_teardown(start__a_child_waiting_for_the_lock__holds_no_descriptor_of_the_worker,
+                                        turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(gpu__a_timed_program_runs_alone__when_an_untimed_one_had_work_queued,
                                         turn_setup, turn_teardown),
         cmocka_unit_test_setup_teardown(
