@@ -89,13 +89,15 @@ static void mps__says_it_is_not_available_and_runs_them_anyway__when_there_is_no
 }
 
 /* A stand-in for nvidia-cuda-mps-control: "-d" records the directories it
- * was given (and fails when FAKE_MPS_FAIL is set); no argument records
- * what came on stdin. */
+ * was given and makes the control socket a running daemon has in its pipe
+ * folder (what a kept daemon's check looks for), or fails when
+ * FAKE_MPS_FAIL is set; no argument records what came on stdin. */
 static char *fake_control(Fixture *f, const char *record) {
     char *path = xasprintf("%s/fake-mps-control", f->dir);
     char *script = xasprintf("#!/bin/sh\n"
                              "if [ \"$1\" = -d ]; then\n"
                              "  if [ -n \"$FAKE_MPS_FAIL\" ]; then echo 'cannot open /dev/nvidiactl'; exit 1; fi\n"
+                             "  : > \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n"
                              "  echo \"start $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY\" >> %s\n"
                              "  exit 0\n"
                              "fi\n"
@@ -149,25 +151,6 @@ static void mps__starts_a_private_daemon_and_quits_it__when_the_control_program_
     free(exe);
 }
 
-/* A stand-in whose "-d" also makes the control socket a running daemon
- * has in its pipe folder (what the kept daemon's check looks for). */
-static char *fake_socket_control(Fixture *f, const char *record) {
-    char *path = xasprintf("%s/fake-mps-socket", f->dir);
-    char *script = xasprintf("#!/bin/sh\n"
-                             "if [ \"$1\" = -d ]; then\n"
-                             "  : > \"$CUDA_MPS_PIPE_DIRECTORY/control\"\n"
-                             "  echo \"start $CUDA_MPS_PIPE_DIRECTORY\" >> %s\n"
-                             "  exit 0\n"
-                             "fi\n"
-                             "read cmd\n"
-                             "echo \"command $cmd $CUDA_MPS_PIPE_DIRECTORY\" >> %s\n",
-                             record, record);
-    assert_null(fs_write_file_atomic(path, script, strlen(script)));
-    chmod(path, 0755);
-    free(script);
-    return path;
-}
-
 static int count_lines(const char *path, const char *prefix) {
     char *text = NULL;
     size_t len = 0;
@@ -187,7 +170,7 @@ static void mps__keeps_the_daemon_for_the_next_run__when_every_copy_ended_cleanl
     Fixture *f = *state;
     char *exe = cc_build(f, "proc", PROC_SRC);
     char *record = xasprintf("%s/record.txt", f->dir);
-    char *control = fake_socket_control(f, record);
+    char *control = fake_control(f, record);
     const char *ok[] = {"{process}", "{processes}", "0", "0"}, *bad[] = {"{process}", "{processes}", "0", "{process}"};
     f->ropts.n_args = 4;
     setenv("CUDOJO_MPS_CONTROL", control, 1);

@@ -748,9 +748,8 @@ static void course__bug_hunt_is_read__and_must_be_a_boolean(void **state) {
 
 /* ---- on a GPU (make test-gpu) ---- */
 
-static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline(void **state) {
-    NEED_NVCC();
-    Fixture *f = *state;
+/* The GPU's backend in place of f's, or a skip (a failure under CUDOJO_TEST_GPU=1). */
+static void use_gpu_or_skip(Fixture *f) {
     Diag *why = NULL;
     Backend *gpu = cuda_backend_new(&why);
     if (!gpu) {
@@ -762,6 +761,12 @@ static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timel
     }
     backend_close(&f->b);
     f->b = gpu;
+}
+
+static void gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    use_gpu_or_skip(f);
     RunResult *r = fixture_run_exercise(f, "saxpy-program", saxpy_lua, "saxpy.cu", saxpy_cu, NULL);
     if (r->verdict != VERDICT_PASS) show(r);
     assert_int_equal(r->verdict, VERDICT_PASS);
@@ -800,25 +805,23 @@ static const char *const race_cu =
 #define RACE_WRITE 6
 #define RACE_READ 7
 
+/* The race exercise: t:program with `options`, then `then` (a statement). */
+#define RACE_LUA(options, then)                                                                 \
+    "return {\n"                                                                                 \
+    "  id = 'race', kind = 'program', source = 'race.cu', timed = false, timeout = 60,\n"         \
+    "  run = function(t)\n"                                                                      \
+    "    local r = t:program{ " options " }\n"                                                   \
+    "    t:expect_exit(r)\n"                                                                     \
+    "    " then "\n"                                                                              \
+    "  end,\n"                                                                                   \
+    "}\n"
 static const char *const race_lua =
-    "return {\n"
-    "  id = 'race', kind = 'program', source = 'race.cu', timed = false, timeout = 60,\n"
-    "  run = function(t)\n"
-    "    local r = t:program{ sanitizer = 'racecheck' }\n"
-    "    t:expect_exit(r)\n"
-    "    t:log('available=' .. tostring(r.sanitizer.available) .. ' errors=' .. #r.sanitizer.errors)\n"
-    "  end,\n"
-    "}\n";
-
+    RACE_LUA("sanitizer = 'racecheck'",
+             "t:log('available=' .. tostring(r.sanitizer.available) .. ' errors=' .. #r.sanitizer.errors)");
 static const char *const race_after_lua =
-    "return {\n"
-    "  id = 'race', kind = 'program', source = 'race.cu', timed = false, timeout = 60,\n"
-    "  run = function(t)\n"
-    "    local r = t:program{ sanitizer = 'racecheck', emulator = true,\n"
-    "                         after = function(san) t:log('racecheck after: ' .. #san.errors) end }\n"
-    "    t:expect_exit(r)\n"
-    "  end,\n"
-    "}\n";
+    RACE_LUA("sanitizer = 'racecheck', emulator = true, after = function(san) t:log('racecheck after: ' .. "
+             "#san.errors) end",
+             "");
 
 /* compute-sanitizer's run beside the plain one (an untimed program, the
  * default) gives what the run after it gives (CUDOJO_SANITIZER_BESIDE=0):
@@ -829,24 +832,13 @@ static const char *const race_after_lua =
 static void gpu__racecheck_beside_or_after_the_verdict__finds_the_race_the_emulator_finds_beside(void **state) {
     NEED_NVCC();
     Fixture *f = *state;
-    Diag *why = NULL;
-    Backend *gpu = cuda_backend_new(&why);
-    if (!gpu) {
-        const char *must = getenv("CUDOJO_TEST_GPU");
-        if (must && *must && strcmp(must, "0")) fail_msg("no GPU: %s", why ? why->message : "?");
-        print_message("skip: no GPU (%s)\n", why ? why->message : "?");
-        diag_free(&why);
-        skip();
-    }
+    use_gpu_or_skip(f);
     char *tool = program_find_tool("compute-sanitizer");
     if (!tool) {
-        backend_close(&gpu);
         print_message("skip: no compute-sanitizer in this toolkit\n");
         skip();
     }
     free(tool);
-    backend_close(&f->b);
-    f->b = gpu;
     int line_beside = 0;
     for (int beside = 1; beside >= 0; beside--) {
         if (beside) unsetenv("CUDOJO_SANITIZER_BESIDE");
