@@ -160,8 +160,9 @@ void run_program_sanitizer(lua_State *L, RunCtx *ctx, const char *tool, const ch
  * an untimed program on a GPU (nobody reads its times; both hold the GPU
  * lock shared): the verdict waits for the longer of the two, not their
  * sum. NULL when it is not started (then run_program_sanitizer runs it
- * after the plain run, as before): timed, not on a GPU, no
- * compute-sanitizer, no thread, or CUDOJO_SANITIZER_BESIDE=0. */
+ * after the plain run, as before): timed, not on a GPU, under the GPU
+ * lock (grading), no compute-sanitizer, no thread, or
+ * CUDOJO_SANITIZER_BESIDE=0. */
 BesideRun *run_program_sanitizer_start(RunCtx *ctx, const char *tool, const char *exe, const ProgramRunOptions *ro,
                                        bool cuda);
 /* t:program{ emulator = true } on a GPU: the same executable on the
