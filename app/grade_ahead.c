@@ -80,6 +80,7 @@ typedef struct AheadWant {
 struct GradeAhead {
     const Grade *g;
     int n_threads;
+    int nice;                   /* the compiles' niceness (ahead_nice) */
     pthread_t *threads;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -275,7 +276,7 @@ static void compile_one(GradeAhead *a, int student, int item, int k, const Ahead
     CompiledProgram *cp = NULL;
     if (!d) {
         ProgramCompileOptions co = {.sass_arch = b->sass_arch, .defines = (const char *const *)b->defines,
-                                    .n_defines = b->n_defines, .confine = b->confine, .nice = GRADE_AHEAD_NICE};
+                                    .n_defines = b->n_defines, .confine = b->confine, .nice = a->nice};
         d = program_compile(display, text, &co, &cp);
     }
     pthread_mutex_lock(&a->mu);
@@ -331,9 +332,19 @@ Diag *grade_ahead_threads(int jobs, int *out) {
     return NULL;
 }
 
+/* CUDOJO_GRADE_AHEAD_NICE (0..19) in place of GRADE_AHEAD_NICE: for tests
+ * on a loaded machine, where nice 15 can starve, and to measure. */
+static int ahead_nice(void) {
+    const char *e = getenv("CUDOJO_GRADE_AHEAD_NICE");
+    char *end;
+    long n = e && *e ? strtol(e, &end, 10) : -1;
+    return e && *e && !*end && n >= 0 && n <= 19 ? (int)n : GRADE_AHEAD_NICE;
+}
+
 GradeAhead *grade_ahead_start(const Grade *g, int n_threads) {
     GradeAhead *a = xcalloc(1, sizeof *a);
     a->g = g;
+    a->nice = ahead_nice();
     a->items = xcalloc((size_t)g->n_items + 1, sizeof *a->items);
     size_t files = (size_t)g->n_students * (size_t)g->n_items + 1;
     a->started = xcalloc(files, sizeof *a->started);
