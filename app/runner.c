@@ -47,6 +47,9 @@ struct Runner {
      * result when the run is stopped after it (runner_failure). */
     json_t *verdict;
     bool verdict_taken;
+    /* A verdict line that came with the result, in the same read, never
+       taken: runner_wait_verdict still calls back with it first. */
+    json_t *late_verdict;
 };
 
 static double now_s(void) {
@@ -156,6 +159,7 @@ void runner_free(Runner **rp) {
     free(r->exercise_id);
     free(r->activity);
     if (r->verdict) json_decref(r->verdict);
+    if (r->late_verdict) json_decref(r->late_verdict);
     free(r);
     *rp = NULL;
 }
@@ -273,6 +277,8 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
     if (r->verdict) json_decref(r->verdict);
     r->verdict = NULL;
     r->verdict_taken = false;
+    if (r->late_verdict) json_decref(r->late_verdict);
+    r->late_verdict = NULL;
     return NULL;
 }
 
@@ -428,6 +434,8 @@ RunnerState runner_poll(Runner *r, int timeout_ms, RunResult **out) {
         *out = run_result_from_json(json_object_get(j, "result"));
         if (json_is_true(json_object_get(j, "restart"))) free(runner_stop_worker(r, false));
         json_decref(j);
+        if (r->late_verdict) json_decref(r->late_verdict);
+        r->late_verdict = r->verdict && !r->verdict_taken ? json_incref(r->verdict) : NULL;
         if (r->verdict) json_decref(r->verdict);
         r->verdict = NULL;
         return RUNNER_DONE;
@@ -474,7 +482,16 @@ RunResult *runner_wait_verdict(Runner *r, volatile sig_atomic_t *cancel,
     for (;;) {
         RunResult *res = NULL;
         RunnerState st = runner_poll(r, 100, &res);
-        if (st == RUNNER_DONE) return res;
+        if (st == RUNNER_DONE) {
+            if (on_verdict && r->late_verdict) {    /* it came in the same read as the result */
+                RunResult *v = run_result_from_json(r->late_verdict);
+                on_verdict(ud, v);
+                run_result_free(&v);
+            }
+            if (r->late_verdict) json_decref(r->late_verdict);
+            r->late_verdict = NULL;
+            return res;
+        }
         if (st == RUNNER_IDLE) {
             res = run_result_new(VERDICT_CRASH);
             res->summary = xstrdup("no run in progress");

@@ -202,6 +202,25 @@ static void verdict__wait_verdict_calls_back_once_before_returning_the_final_res
     free(w);
 }
 
+/* The verdict line and the result in one read (a profile after the verdict
+ * that took no time, on a loaded machine): runner_wait_verdict still calls
+ * back with the verdict first (watch --json's "verdict" event). */
+static void verdict__wait_verdict_calls_back__when_both_lines_come_in_one_read(void **state) {
+    (void)state;
+    char *w;
+    Runner *r = start("cbone.sh", "read line; printf '%s\\n%s\\n' '" VERDICT_LINE "' '" RESULT_LINE "'; read line",
+                      30, &w);
+    g_calls = 0;
+    RunResult *res = runner_wait_verdict(r, NULL, on_verdict, NULL);
+    assert_int_equal(g_calls, 1);
+    assert_string_equal(g_summary, "2 checks passed");
+    assert_non_null(res->after_log);
+    assert_null(runner_take_verdict(r));
+    run_result_free(&res);
+    runner_free(&r);
+    free(w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(verdict__comes_while_busy__once__then_the_final_result_holds_both),
@@ -211,6 +230,7 @@ int main(void) {
         cmocka_unit_test(verdict__a_crash_after_it__keeps_the_verdict_with_a_warning),
         cmocka_unit_test(verdict__cancel_after_it__keeps_the_verdict__cancel_before_it_is_cancelled),
         cmocka_unit_test(verdict__wait_verdict_calls_back_once_before_returning_the_final_result),
+        cmocka_unit_test(verdict__wait_verdict_calls_back__when_both_lines_come_in_one_read),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
