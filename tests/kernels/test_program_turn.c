@@ -495,6 +495,23 @@ static void yield__a_run_under_a_tool_steps_aside__with_a_program_outside_its_gr
     close(p[1]);
 }
 
+/* A timed section in another process: takes the lock alone, writes "h" on
+ * `fd`, holds it hold_ms, lets go and writes when (CLOCK_REALTIME). */
+static pid_t exclusive_holder(int fd, int hold_ms) {
+    fflush(NULL);
+    pid_t holder = fork();
+    assert_true(holder >= 0);
+    if (holder != 0) return holder;
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
+    if (write(fd, "h", 1) != 1) _exit(1);
+    usleep((useconds_t)hold_ms * 1000);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gpu_lock_release(&l);
+    _exit(write(fd, &ts, sizeof ts) == (ssize_t)sizeof ts ? 0 : 1);
+}
+
 /* A program starts only once its worker holds the lock (the "go" pipe:
  * the lock is taken after the fork, before the exec): beside a timed
  * section, an untimed program's first act comes after that section ends,
@@ -506,18 +523,7 @@ static void start__waits_for_the_lock__after_the_fork(void **state) {
     char *gap = cc_build(&t->f, "gap", GAP_SRC);
     int p[2];
     assert_int_equal(pipe(p), 0);
-    fflush(NULL);
-    pid_t holder = fork();
-    if (holder == 0) {
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
-        if (write(p[1], "h", 1) != 1) _exit(1);
-        usleep(400 * 1000);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        gpu_lock_release(&l);
-        _exit(write(p[1], &ts, sizeof ts) == (ssize_t)sizeof ts ? 0 : 1);
-    }
+    pid_t holder = exclusive_holder(p[1], 400);
     char h;
     assert_int_equal(read(p[0], &h, 1), 1);     /* the section has begun */
     t->f.ropts.gpu_shared = true;
@@ -567,16 +573,7 @@ static void start__a_child_waiting_for_the_lock__holds_no_descriptor_of_the_work
     char *gap = cc_build(&t->f, "gap", GAP_SRC);
     int p[2];
     assert_int_equal(pipe(p), 0);
-    fflush(NULL);
-    pid_t holder = fork();
-    if (holder == 0) {
-        GpuLock l = GPU_LOCK_INIT;
-        gpu_lock_take(&l, GPU_LOCK_EXCLUSIVE);
-        if (write(p[1], "h", 1) != 1) _exit(1);
-        usleep(1500 * 1000);
-        gpu_lock_release(&l);
-        _exit(0);
-    }
+    pid_t holder = exclusive_holder(p[1], 1500);
     char h;
     assert_int_equal(read(p[0], &h, 1), 1);     /* the section has begun */
     int q[2];                                   /* another run's pipe, as the worker holds it */
