@@ -91,8 +91,9 @@ static void session__a_timed_out_worker__leaves_no_process_of_another_group_runn
     (void)state;
     char *pidfile = path_join(tmpdir, "timeout.pid");
     char *bg = stray(pidfile);
-    char *body = xasprintf("read line\n%s\nexec sleep 100", bg);
-    RunResult *res = run_with("timeout.sh", body, 0.5);
+    /* the stray's pid file first: under load its python3 can take longer to start than a short limit */
+    char *body = xasprintf("read line\n%s\nwhile [ ! -e %s ]; do sleep 0.01; done\nexec sleep 100", bg, pidfile);
+    RunResult *res = run_with("timeout.sh", body, 2.0);
     assert_int_equal(res->verdict, VERDICT_TIMEOUT);
     pid_t p = stray_pid(pidfile);
     assert_true(p > 0);
