@@ -115,6 +115,12 @@ static void print_doctor(const json_t *j) {
     printf("%s\n", json_is_true(json_object_get(inject, "found"))
                        ? jstr(inject, "path", "?")
                        : _("not built (programs on a GPU run without calls or timeline)"));
+    const json_t *confine = json_object_get(j, "confine");
+    print_label(_("tool cage"));
+    printf("%s\n", json_is_true(json_object_get(confine, "found"))
+                       ? jstr(confine, "path", "?")
+                       : _("not built: graded programs cannot run under compute-sanitizer (`make` builds it; "
+                           "CUDOJO_CONFINE_DIR names another place)"));
     print_label(_("CUDA runtime"));
     printf("%s\n", jstr(rt, "version", "?"));
     print_label(_("driver"));

@@ -121,6 +121,9 @@ static json_t *doctor_program_libs(void) {
     const char *inject = program_inject_path();
     json_object_set_new(r, "inject", json_pack("{s:b, s:o}", "found", inject != NULL, "path",
                                                inject ? bytes_to_json(inject) : json_null()));
+    const char *confine = program_confine_helper();
+    json_object_set_new(r, "confine", json_pack("{s:b, s:o}", "found", confine != NULL, "path",
+                                                confine ? bytes_to_json(confine) : json_null()));
     return r;
 }
 

@@ -228,6 +228,11 @@ int program_sandbox_landlock_abi(void);
 const char *program_emurt_dir(void);
 /* Where the CUPTI injection library lives (its full path), or NULL. Static. */
 const char *program_inject_path(void);
+/* cudojo-confine, the trampoline a tool (compute-sanitizer, ncu, nsys)
+ * runs in front of a program to shut it in (kernels/program_confine.c),
+ * found like the injection library: CUDOJO_CONFINE_DIR, beside the
+ * binary, the build; NULL when there is none. */
+const char *program_confine_helper(void);
 /* A toolkit tool's absolute path ("compute-sanitizer", "ncu", "nsys"):
  * $CUDA_HOME/bin, /usr/local/cuda/bin, /opt/cuda/bin, then $PATH; NULL when
  * there is none. Caller frees. */

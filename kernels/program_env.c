@@ -123,6 +123,18 @@ const char *program_inject_path(void) {
     return path;
 }
 
+const char *program_confine_helper(void) {
+    static char *path;
+    static bool searched;
+    if (!searched) {
+        searched = true;
+        char *d = find_beside("CUDOJO_CONFINE_DIR", "confine", "cudojo-confine");
+        if (d) path = path_join(d, "cudojo-confine");
+        free(d);
+    }
+    return path;
+}
+
 /* ---- environment ---- */
 
 typedef struct Env {

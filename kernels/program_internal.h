@@ -56,6 +56,7 @@ void proc_die_with_parent(pid_t parent);
 typedef struct ToolRun {
     char **argv;                    /* the tool's argv ("{out}" replaced), the program, its args; NULL-ended */
     int argc;
+    int exe_at;                     /* where the program is in argv */
     char *dir;                      /* where the tool's output goes */
     bool own_dir;                   /* a private temporary directory, removed by program_tool_fini */
     char *name, *out_path;          /* the output file's name and absolute path */
@@ -67,6 +68,9 @@ typedef struct ToolRun {
  * file name, no temporary directory). Free with program_tool_fini. */
 Diag *program_tool_prepare(const ProgramTool *t, const char *exe, const char *const *args, int n_args,
                            ToolRun *tr);
+/* Puts `prefix` (NULL-ended, copied) in front of the program in tr->argv:
+ * the trampoline that cages it (program_confine.c). */
+void program_tool_wrap(ToolRun *tr, char *const *prefix);
 /* After the run: the tool's output file into r->tool_output. */
 void program_tool_collect(const ToolRun *tr, ProgramResult *r);
 void program_tool_fini(ToolRun *tr);
@@ -178,6 +182,19 @@ typedef struct ChildLimits {
  * or Landlock could not be installed (the rlimits still are): a confined
  * or compiler child then does not execve (program_run.c, program_proc.c). */
 bool program_sandbox_enter(const ChildLimits *l);
+/* ---- a program under a tool, in its cage: program_confine.c ---- */
+
+/* `helper` and the options that carry `l` (NULL-ended, ending in "--"):
+ * the program and its arguments go after them. Free with
+ * program_confine_args_free. */
+char **program_confine_args(const char *helper, const ChildLimits *l);
+void program_confine_args_free(char ***pv);
+/* The trampoline's side: reads argv into *l (its path lists into
+ * *read_paths and *write_paths, free with program_confine_args_free) and
+ * returns the index of the program in argv; -1 with a message in `err`. */
+int program_confine_parse(int argc, char **argv, ChildLimits *l, char ***read_paths, char ***write_paths,
+                          char *err, size_t err_len);
+
 /* The paths a confined program of `o` may read and write (NULL-ended
  * arrays, free with program_sandbox_paths_free): program_run.c. */
 void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,

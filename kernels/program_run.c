@@ -423,6 +423,31 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
     return st;
 }
 
+/* Puts the trampoline in front of the program in a tool's argv, with
+ * `limits` (what the program would get without a tool) as the program's
+ * cage; the tool's child keeps only the rlimits. Without the trampoline a
+ * graded program (landlock) is not run at all: never a stranger's code
+ * unconfined. */
+static Diag *tool_cage(ToolRun *tool, ChildLimits *limits, bool landlock) {
+    const char *helper = program_confine_helper();
+    if (!helper) {
+        if (landlock)
+            return diag_error("run", "cannot shut the program in under %s: cudojo-confine is not beside cudojo "
+                                     "(make confine, or set CUDOJO_CONFINE_DIR to its folder)",
+                              path_basename(tool->argv[0]));
+        return NULL;    /* as before the trampoline: the tool's run unconfined */
+    }
+    ChildLimits cage = *limits;
+    cage.no_fork = true;
+    char **wrap = program_confine_args(helper, &cage);
+    program_tool_wrap(tool, wrap);
+    program_confine_args_free(&wrap);
+    limits->no_fork = false;    /* a tool starts the program itself */
+    limits->confine = false;
+    limits->no_unix = false;
+    return NULL;
+}
+
 Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult *r) {
     memset(r, 0, sizeof *r);
     ProgramRunOptions defaults = {.tee_out = -1, .tee_err = -1};
@@ -488,12 +513,13 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
             .fsize = FSIZE_LIMIT,
             .as_bytes = o->runtime == PROGRAM_RT_EMU ? emu_as_limit() : 0,
             .nproc = program_sandbox_nproc(512),
-            .no_fork = !o->tool,   /* a tool starts the program itself */
+            .no_fork = true,       /* under a tool, the program's (tool_cage) */
         },
     };
     char **read_paths = NULL, **write_paths = NULL;
     const char *sandbox = getenv("CUDOJO_SANDBOX");
-    if (o->confine && !o->tool && !(sandbox && !strcmp(sandbox, "off")) && program_sandbox_landlock_abi() > 0) {
+    bool landlock = o->confine && !(sandbox && !strcmp(sandbox, "off")) && program_sandbox_landlock_abi() > 0;
+    if (landlock) {
         program_sandbox_paths(o, exe, cwd, &read_paths, &write_paths);
         cs.limits.confine = true;
         cs.limits.landlock_abi = program_sandbox_landlock_abi();
@@ -510,6 +536,9 @@ Diag *program_run(const char *exe, const ProgramRunOptions *opts, ProgramResult 
     if (bad && !d) d = bad;     /* a wrong limit stops the run, saying so: never no limit at all */
     else diag_free(&bad);
     if (as_env) cs.limits.as_bytes = as_env;
+    /* Under a tool the cage is the program's, entered by the trampoline
+       the tool starts (program_confine.c); the tool itself may fork. */
+    if (o->tool && !d && !(d = tool_cage(&tool, &cs.limits, landlock))) cs.argv = tool.argv;   /* moved */
     GpuLock lock = GPU_LOCK_INIT;
     Turn turn = {.lock = group ? group->lock : &lock, .fd = -1, .group = group, .member = o->group_member,
                  .drain_fd = -1};

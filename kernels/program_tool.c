@@ -85,10 +85,22 @@ Diag *program_tool_prepare(const ProgramTool *t, const char *exe, const char *co
     tr->out_path = path_join(tr->dir, name);
     tr->argv = xcalloc((size_t)t->argc + (size_t)n_args + 2, sizeof *tr->argv);
     for (int i = 0; i < t->argc; i++) tr->argv[tr->argc++] = substitute(t->argv[i] ? t->argv[i] : "", tr->out_path);
+    tr->exe_at = tr->argc;
     tr->argv[tr->argc++] = xstrdup(exe);
     for (int i = 0; i < n_args; i++) tr->argv[tr->argc++] = xstrdup(args[i] ? args[i] : "");
     tr->cap = t->out_cap ? t->out_cap : TOOL_OUT_CAP;
     return NULL;
+}
+
+void program_tool_wrap(ToolRun *tr, char *const *prefix) {
+    int k = 0;
+    while (prefix && prefix[k]) k++;
+    if (!k) return;
+    tr->argv = xrealloc(tr->argv, ((size_t)tr->argc + (size_t)k + 1) * sizeof *tr->argv);
+    memmove(tr->argv + tr->exe_at + k, tr->argv + tr->exe_at, ((size_t)(tr->argc - tr->exe_at) + 1) * sizeof *tr->argv);
+    for (int i = 0; i < k; i++) tr->argv[tr->exe_at + i] = xstrdup(prefix[i]);
+    tr->argc += k;
+    tr->exe_at += k;
 }
 
 /* The output file, or else the first regular file in the directory whose

@@ -7,7 +7,9 @@
 # loaded into learners' programs travel next to the binary, where
 # kernels/program_run.c looks for them: the emulator runtime (BIN's dir/emurt/
 # -> DEST/emurt/libcudart.so.N) and the CUPTI injection library (BIN's
-# dir/inject/ -> DEST/inject/libcudojo_inject.so); what they load (jansson,
+# dir/inject/ -> DEST/inject/libcudojo_inject.so), and the trampoline that shuts
+# in a program a tool starts (BIN's dir/confine/ -> DEST/confine/cudojo-confine);
+# what they load (jansson,
 # zstd) goes to DEST/lib too, found by their $ORIGIN/../lib rpath. NVRTC (~110 MB)
 # is taken from the CUDA toolkit there (CUDA_HOME or /usr/local/cuda) unless
 # BUNDLE_NVRTC=1 puts it in the bundle too.
@@ -44,6 +46,13 @@ for sub in emurt inject; do
         copy_deps "$so" '^(libcudart|libcuda\.so|libcupti)'
     done
 done
+if [ -x "$build/confine/cudojo-confine" ]; then
+    mkdir -p "$dest/confine"
+    cp -L "$build/confine/cudojo-confine" "$dest/confine/"
+    copy_deps "$build/confine/cudojo-confine"
+else
+    echo "bundle: no cudojo-confine in $build/confine (graded programs cannot run under compute-sanitizer)" >&2
+fi
 ls "$dest"/emurt/libcudart.so.* >/dev/null 2>&1 ||
     echo "bundle: no emulator runtime in $build/emurt (programs cannot run without a GPU)" >&2
 [ -f "$dest/inject/libcudojo_inject.so" ] ||

@@ -41,6 +41,8 @@ check "the installed cudojo lists the course from anywhere" \
 doc=$(cd "$tmp" && XDG_DATA_HOME=$tmp/data XDG_CACHE_HOME=$tmp/cache NO_COLOR=1 "$bin" doctor 2>&1)
 check "it finds its emulator runtime under PREFIX/lib/cudojo" \
     "$(printf '%s' "$doc" | grep 'emu runtime' | grep -q "$root/usr/lib/cudojo/emurt"; echo $?)" "$doc"
+check "it finds the tool cage (cudojo-confine) under PREFIX/lib/cudojo" \
+    "$(printf '%s' "$doc" | grep 'tool cage' | grep -q "$root/usr/lib/cudojo/confine/cudojo-confine"; echo $?)" "$doc"
 
 man1=$root/usr/share/man/man1/cudojo.1
 cmds=$("$bin" __complete commands)

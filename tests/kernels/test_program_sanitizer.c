@@ -224,7 +224,7 @@ static const char *FAKE_TOOL =
     "#!/bin/sh\n"
     "log=$2; shift 2\n"
     "echo \"========= COMPUTE-SANITIZER\" > \"$log\"\n"
-    "echo \"fd=$CUDOJO_REPORT_FD inject=${CUDA_INJECTION64_PATH-none} prog=$1\" >> \"$log\"\n"
+    "echo \"fd=$CUDOJO_REPORT_FD inject=${CUDA_INJECTION64_PATH-none} prog=$1 argv=$*\" >> \"$log\"\n"
     "\"$@\"\n"
     "rc=$?\n"
     "echo \"========= ERROR SUMMARY: $rc errors\" >> \"$log\"\n"
@@ -255,9 +255,53 @@ static void run__runs_the_program_under_the_tool_and_reads_its_log__when_a_tool_
     assert_non_null(f->res.tool_output);
     assert_non_null(strstr(f->res.tool_output, "fd=3 inject=none"));   /* report fd kept, no CUPTI injection */
     assert_non_null(strstr(f->res.tool_output, exe));
+    assert_non_null(strstr(f->res.tool_output, "/cudojo-confine --"));    /* the program's cage goes in front */
     assert_non_null(strstr(f->res.tool_output, "ERROR SUMMARY: 3 errors"));
     assert_int_equal(f->res.tool_output_len, strlen(f->res.tool_output));
     assert_false(f->res.tool_output_truncated);
+    free(tool);
+    free(exe);
+}
+
+/* A graded program under a tool is shut in as it is without one (the
+ * trampoline, kernels/program_confine.c): it cannot read outside what
+ * Landlock allows nor fork, while the tool still forks it and writes its
+ * log where the program may not. */
+static void run__shuts_the_program_in_but_not_the_tool__when_a_confined_program_runs_under_a_tool(void **state) {
+    Fixture *f = *state;
+    if (program_sandbox_landlock_abi() <= 0) skip();
+    char secret_dir[] = "/tmp/cudojo-secret-XXXXXX";
+    assert_non_null(mkdtemp(secret_dir));
+    char *secret = xasprintf("%s/answer", secret_dir);
+    assert_null(fs_write_file_atomic(secret, "42\n", 3));
+    char *src = xasprintf("#include <errno.h>\n#include <stdio.h>\n#include <string.h>\n#include <unistd.h>\n"
+                          "int main(void) {\n"
+                          "    FILE *s = fopen(\"%s\", \"r\");\n"
+                          "    printf(\"read:%%s\\n\", s ? \"yes\" : strerror(errno));\n"
+                          "    pid_t p = fork();\n"
+                          "    if (p == 0) _exit(0);\n"
+                          "    printf(\"fork:%%s\\n\", p > 0 ? \"yes\" : strerror(errno));\n"
+                          "    FILE *o = fopen(\"mine.txt\", \"w\");\n"
+                          "    printf(\"write:%%s\\n\", o ? \"yes\" : strerror(errno));\n"
+                          "    return 0;\n}\n",
+                          secret);
+    char *exe = cc_build(f, "caged", src);
+    char *tool = write_script(f, "fake-sanitizer", FAKE_TOOL);
+    const char *targv[] = {tool, "--log-file", "{out}"};
+    ProgramTool t = {.argv = targv, .argc = 3, .out_name = "sanitizer.log"};
+    f->ropts.tool = &t;
+    f->ropts.confine = true;
+    assert_null(program_run(exe, &f->ropts, &f->res));
+    assert_int_equal(f->res.exit_code, 0);
+    assert_non_null(strstr(f->res.out, "read:Permission denied"));
+    assert_non_null(strstr(f->res.out, "fork:Resource temporarily unavailable"));
+    assert_non_null(strstr(f->res.out, "write:yes"));                  /* its run folder */
+    assert_non_null(f->res.tool_output);                                 /* the tool wrote outside it */
+    assert_non_null(strstr(f->res.tool_output, "ERROR SUMMARY: 0 errors"));
+    unlink(secret);
+    rmdir(secret_dir);
+    free(secret);
+    free(src);
     free(tool);
     free(exe);
 }
@@ -326,6 +370,7 @@ int main(void) {
         cmocka_unit_test(parse__has_no_errors__when_the_program_is_clean_or_the_text_is_not_a_report),
         cmocka_unit_test(tool_argv__logs_to_the_output_file_with_a_print_limit__for_every_tool),
         cmocka_unit_test_setup_teardown(run__runs_the_program_under_the_tool_and_reads_its_log__when_a_tool_is_given, setup, teardown),
+        cmocka_unit_test_setup_teardown(run__shuts_the_program_in_but_not_the_tool__when_a_confined_program_runs_under_a_tool, setup, teardown),
         cmocka_unit_test_setup_teardown(run__finds_the_report_by_its_prefix_in_the_callers_directory__when_the_tool_adds_an_extension, setup, teardown),
         cmocka_unit_test_setup_teardown(run__refuses_before_starting__when_the_tool_path_is_not_absolute, setup, teardown),
         cmocka_unit_test_setup_teardown(find_tool__looks_in_cuda_home_bin_first__when_cuda_home_is_set, setup, teardown),

@@ -879,6 +879,68 @@ static void gpu__racecheck_beside_or_after_the_verdict__finds_the_race_the_emula
     assert_null(strstr(r->after_log, "racecheck after: 0"));
 }
 
+/* A graded program under compute-sanitizer is shut in as it is without a
+ * tool (cudojo-confine between the tool and the program): it cannot read
+ * a file outside its cage, and memcheck still sees its out-of-bounds
+ * write and fails the run. */
+static const char *const caged_oob_cu =
+    "#include <errno.h>\n"
+    "#include <stdio.h>\n"
+    "#include <string.h>\n"
+    "#include <cuda_runtime.h>\n"
+    "__global__ void w(float *y) { y[threadIdx.x + 256] = 1.0f; }\n"
+    "int main(int argc, char **argv) {\n"
+    "    FILE *s = argc > 1 ? fopen(argv[1], \"r\") : NULL;\n"
+    "    printf(\"read:%s\\n\", s ? \"yes\" : strerror(errno));\n"
+    "    float *y;\n"
+    "    cudaMalloc(&y, 256 * sizeof(float));\n"
+    "    w<<<1, 32>>>(y);\n"
+    "    cudaDeviceSynchronize();\n"
+    "    return 0;\n"
+    "}\n";
+
+static void gpu__graded_program_under_memcheck_is_shut_in__and_its_out_of_bounds_write_still_fails_it(void **state) {
+    NEED_NVCC();
+    Fixture *f = *state;
+    use_gpu_or_skip(f);
+    char *tool = program_find_tool("compute-sanitizer");
+    if (!tool || program_sandbox_landlock_abi() <= 0) {
+        print_message("skip: no compute-sanitizer or no Landlock here\n");
+        free(tool);
+        skip();
+    }
+    free(tool);
+    char secret_dir[] = "/tmp/cudojo-secret-XXXXXX";
+    assert_non_null(mkdtemp(secret_dir));
+    char *secret = xasprintf("%s/answer", secret_dir);
+    assert_null(fs_write_file_atomic(secret, "42\n", 3));
+    char *lua = xasprintf("return {\n"
+                          "  id = 'caged', kind = 'program', source = 'caged.cu', timed = false, timeout = 60,\n"
+                          "  run = function(t)\n"
+                          "    local r = t:program{ sanitizer = 'memcheck', args = { '%s' } }\n"
+                          "    t:log('said ' .. r.stdout)\n"
+                          "  end,\n"
+                          "}\n",
+                          secret);
+    for (int graded = 1; graded >= 0; graded--) {
+        ExerciseRunOptions o = {.grading = graded};
+        RunResult *r = fixture_run_exercise(f, "caged", lua, "caged.cu", caged_oob_cu, &o);
+        const Diag *oob = NULL;
+        for (const Diag *d = r->diags; d; d = d->next)
+            if (d->code && !strcmp(d->code, "sanitizer") && d->severity == DIAG_ERROR) oob = d;
+        const char *said = graded ? "said read:Permission denied" : "said read:yes";
+        if (r->verdict != VERDICT_FAIL || !oob || !r->log || !strstr(r->log, said)) show(r);
+        assert_int_equal(r->verdict, VERDICT_FAIL);
+        assert_non_null(oob);
+        assert_int_equal(oob->line, 5);
+        assert_non_null(strstr(r->log, said));      /* a learner's own run reads what the learner can */
+    }
+    unlink(secret);
+    rmdir(secret_dir);
+    free(secret);
+    free(lua);
+}
+
 int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
@@ -908,6 +970,7 @@ int main(void) {
         T(course__bug_hunt_is_read__and_must_be_a_boolean),
         T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
         T(gpu__racecheck_beside_or_after_the_verdict__finds_the_race_the_emulator_finds_beside),
+        T(gpu__graded_program_under_memcheck_is_shut_in__and_its_out_of_bounds_write_still_fails_it),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
