@@ -178,9 +178,14 @@ bool grade_check_is_speed(const CheckResult *c);
 /* The most GPUs the emulator runtime emulates (kernels/emurt's RT_MAX_DEVICES). */
 #define GRADE_EMU_MAX_GPUS 8
 
-/* Whether a GPU run is to be run again on the emulator: the check is on, the
- * run was on the GPU and passed, and the exercise is one the emulator can
- * judge (not needs_gpu, no more GPUs than it emulates). A failure never is. */
+/* Whether a GPU run of ex will be run again on the emulator should it pass:
+ * the check is on and the exercise is one the emulator can judge (not
+ * needs_gpu, no more GPUs than it emulates). Known before the run: its
+ * request says so (RunRequest.emu_checked). */
+bool grade_emu_check_planned(bool check_on, const ExerciseMeta *ex);
+
+/* Whether a GPU run is to be run again on the emulator: it was planned
+ * (above), and the run was on the GPU and passed. A failure never is. */
 bool grade_emu_check_wanted(bool check_on, const ExerciseMeta *ex, const RunResult *gpu);
 
 /* What an emulator run says about the correctness of a GPU pass. */

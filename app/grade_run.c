@@ -277,6 +277,8 @@ static Diag *start_run(Grade *g, Slot *slot, Work w, const RunResult *gpu) {
                       .cu_display = shown,
                       .timeout_s = it->ex->timeout_s * (gpu ? EMU_CHECK_TIMEOUT_SCALE : slot->timeout_scale),
                       .grading = true, .grading_seed = g->seed,
+                      /* the GPU's run: t:program{ emulator = true } leaves its emulator run to the check */
+                      .emu_checked = !gpu && grade_emu_check_planned(g->emu_check, it->ex),
                       .sass_arch = gpu ? gpu_sass_arch(gpu) : 0};
     Diag *d = runner_start(gpu ? slot->emu : slot->runner, &req);
     free(shown);

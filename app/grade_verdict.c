@@ -59,10 +59,13 @@ const char *grade_failure_kind(const RunResult *r, bool kernel_exercise) {
     return "other";
 }
 
+bool grade_emu_check_planned(bool check_on, const ExerciseMeta *ex) {
+    return check_on && !ex->needs_gpu && ex->gpus <= GRADE_EMU_MAX_GPUS;
+}
+
 bool grade_emu_check_wanted(bool check_on, const ExerciseMeta *ex, const RunResult *gpu) {
-    if (!check_on || !gpu->backend || strcmp(gpu->backend, "cuda")) return false;
-    if (gpu->verdict != VERDICT_PASS || grade_failure_kind(gpu, !ex->program)) return false;
-    return !ex->needs_gpu && ex->gpus <= GRADE_EMU_MAX_GPUS;
+    if (!grade_emu_check_planned(check_on, ex) || !gpu->backend || strcmp(gpu->backend, "cuda")) return false;
+    return gpu->verdict == VERDICT_PASS && !grade_failure_kind(gpu, !ex->program);
 }
 
 /* Codes of errors that are the emulator's own limits, not the kernel's

@@ -252,6 +252,7 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)req->grading_seed);
         json_object_set_new(j, "grading", json_true());
         json_object_set_new(j, "grading_seed", json_string(seed));
+        if (req->emu_checked) json_object_set_new(j, "emu_checked", json_true());
     }
     char *line = json_dumps(j, JSON_COMPACT);
     json_decref(j);
@@ -585,6 +586,7 @@ static RunResult *worker_run(Backend *b, Diag *backend_why, const char *id, cons
                                .timeout_s = json_number_value(json_object_get(req, "timeout_s"))};
     const char *seed = json_string_value(json_object_get(req, "grading_seed"));
     if (opts.grading && seed) opts.grading_seed = strtoull(seed, NULL, 10);
+    opts.emu_checked = opts.grading && json_is_true(json_object_get(req, "emu_checked"));
     json_t *budget = json_object_get(req, "emu_launch_budget");
     if (json_is_integer(budget) && json_integer_value(budget) > 0) opts.emu_launch_budget = (uint64_t)json_integer_value(budget);
     json_t *sass = json_object_get(req, "sass_arch");     /* sm_XX: two or three digits */

@@ -54,6 +54,7 @@ typedef struct RunRequest {
     double timeout_s;           /* wall-clock limit; <= 0 = 10 s */
     bool grading;               /* a grading run: ExerciseRunOptions.grading */
     uint64_t grading_seed;      /* ExerciseRunOptions.grading_seed */
+    bool emu_checked;           /* with grading: ExerciseRunOptions.emu_checked (grade's GPU runs, the check on) */
     uint64_t emu_launch_budget; /* ExerciseRunOptions.emu_launch_budget (verify --mutants); 0 = the default */
     int sass_arch;              /* ExerciseRunOptions.sass_arch (grade's emulator check); 0 = none */
 } RunRequest;

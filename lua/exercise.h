@@ -143,6 +143,12 @@ typedef struct ExerciseRunOptions {
      * grading_seed, so the data differ from what the learner saw. */
     bool grading;
     uint64_t grading_seed;
+    /* With grading, on a GPU: grade checks this run again on the emulator
+     * should it pass (app/grade_run.c's emulator check, on for the
+     * exercise), so t:program{ emulator = true } leaves its own emulator
+     * run to that check (the kernels' bugs it finds fail the pair there).
+     * Nothing else changes. */
+    bool emu_checked;
     double timeout_s;           /* the run's timeout as the runner enforces it; 0 = ex->timeout_s */
     /* Warp-instructions one emulated launch may execute before it stops with
      * did-not-finish, whatever the time (verify --mutants: a mutant that

@@ -641,7 +641,9 @@ static int t_program(lua_State *L) {
        before its start: nothing that can raise from the starts to the joins. */
     bool san_beside = pc->sanitizer && !pc->sanitizer_after;
     BesideRun **beside = san_beside ? run_program_beside_box(L) : NULL;
-    BesideRun **on_emu = pc->emulator && cuda ? run_program_beside_box(L) : NULL;
+    /* grading's emulator check runs it there itself when the GPU's run passes (app/grade_run.c) */
+    bool on_emulator = pc->emulator && cuda && !(ctx->opts->grading && ctx->opts->emu_checked);
+    BesideRun **on_emu = on_emulator ? run_program_beside_box(L) : NULL;
     if (beside) *beside = run_program_sanitizer_start(ctx, pc->sanitizer, cp->exe, &ro, cuda);
     if (on_emu) *on_emu = run_program_emulator_start(ctx, cp->exe, &ro, &emu);
     Diag *d = program_run(cp->exe, &ro, pr);

@@ -116,6 +116,35 @@ static void runner__reports_crash__when_worker_sends_garbage(void **state) {
     free(w);
 }
 
+/* A graded GPU run that grade's emulator check will run again says so
+ * (RunRequest.emu_checked, the request's "emu_checked"): the worker's
+ * t:program{ emulator = true } leaves its own emulator run to the check.
+ * Only with grading. The stand-in answers with what it read. */
+static void runner__request_says_emu_checked__only_when_grading_with_the_check(void **state) {
+    (void)state;
+    char *w = make_worker("echo_check.sh",
+                          "while read line; do case \"$line\" in *'\"emu_checked\":true'*) s=checked;; *) s=plain;; esac; "
+                          "echo '{\"result\":{\"verdict\":\"pass\",\"exercise\":\"vector-add\",\"summary\":\"'$s'\","
+                          "\"checks\":[],\"diagnostics\":[]},\"restart\":false}'; done");
+    RunnerConfig cfg = {.worker_exe = w};
+    Runner *r = runner_new(&cfg);
+    const struct {
+        bool grading, emu_checked;
+        const char *said;
+    } cases[] = {{true, true, "checked"}, {true, false, "plain"}, {false, true, "plain"}, {false, false, "plain"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        RunRequest req = request(5);
+        req.grading = cases[i].grading;
+        req.emu_checked = cases[i].emu_checked;
+        RunResult *res = runner_run(r, &req, NULL);
+        assert_int_equal(res->verdict, VERDICT_PASS);
+        assert_string_equal(res->summary, cases[i].said);
+        run_result_free(&res);
+    }
+    runner_free(&r);
+    free(w);
+}
+
 static void runner__stops_run__when_cancelled(void **state) {
     (void)state;
     char *w = make_worker("slow.sh", "read line; exec sleep 100");
@@ -144,6 +173,7 @@ int main(void) {
         cmocka_unit_test(runner__reports_crash_and_replaces_worker__when_worker_segfaults),
         cmocka_unit_test(runner__reports_crash__when_worker_sends_garbage),
         cmocka_unit_test(runner__stops_run__when_cancelled),
+        cmocka_unit_test(runner__request_says_emu_checked__only_when_grading_with_the_check),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -32,6 +32,8 @@ for line in sys.stdin:
     req = json.loads(line)
     with open("fakegpu.times", "a") as f:
         f.write("%.6f %s\n" % (time.monotonic(), req["cu"]))
+    with open("fakegpu.checked", "a") as f:
+        f.write("%s\n" % json.dumps(req.get("emu_checked", False)))
     fail = "FAKE-GPU: fail" in open(req["cu"], errors="replace").read()
     check = {"name": "C", "passed": not fail, "wrong": 7 if fail else 0, "total": 201113, "mismatches": [],
              "message": "7 elements wrong of 201113" if fail else "all 201113 elements within tolerance"}
@@ -102,6 +104,12 @@ else
         "$(grep -A8 'sgemm' out/students/racy/feedback.md | head -12)"
 fi
 
+if [ "$(sort -u fakegpu.checked)" = "true" ] && [ "$(wc -l < fakegpu.checked)" -eq 4 ]; then
+    ok "grade: each GPU run's request says the emulator check will run it (emu_checked: emulator = true leaves it to the check)"
+else
+    nok "grade: each GPU run's request says the emulator check will run it" "$(cat fakegpu.checked)"
+fi
+
 # One slot: its GPU worker takes the next run while the emulator checks the pass before (the first
 # student's pass is checked while the second's GPU run goes; the third waits for the emulator's lane).
 rm -f fakegpu.times
@@ -124,10 +132,15 @@ fi
 grade out sum2.json err2
 check "grade again under the same --emu-check: every run is reused" out sum2.json \
     'd["runs_executed"] == 0 and d["runs_reused"] == 4 and d["emu_check"]["runs"] == 0'
-rm -f fakegpu.runs
+rm -f fakegpu.runs fakegpu.checked
 grade out sum3.json err3 --emu-check=off
 check "grade --emu-check=off: pairs graded with the check are graded again, on the GPU alone (the race passes)" out sum3.json \
     'd["runs_executed"] == 4 and d["emu_check"] == {"on": False, "runs": 0, "overturned": 0} and all(ec(s) is None for s in c) and c["racy"]["points"] == 1'
+if [ "$(sort -u fakegpu.checked)" = "false" ]; then
+    ok "grade --emu-check=off: no GPU run's request says emu_checked (emulator = true runs beside)"
+else
+    nok "grade --emu-check=off: no GPU run's request says emu_checked" "$(cat fakegpu.checked)"
+fi
 grade out sum4.json err4 --emu-check=on
 check "grade --emu-check=on after off: graded again with the check (the race fails again)" out sum4.json \
     'd["runs_executed"] == 4 and d["emu_check"]["runs"] == 3 and c["racy"]["points"] == 0'

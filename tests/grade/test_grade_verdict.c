@@ -171,6 +171,15 @@ static void grade_verdict__a_failure_or_an_emulator_run_is_never_checked_again(v
     assert_false(grade_emu_check_wanted(true, &ex, pass));       /* more GPUs than it emulates */
     ex.gpus = 2;
     assert_true(grade_emu_check_wanted(true, &ex, pass));
+    /* planned before the run (its request says so): on, and an exercise the emulator can judge */
+    assert_true(grade_emu_check_planned(true, &ex));
+    assert_false(grade_emu_check_planned(false, &ex));
+    ex.needs_gpu = true;
+    assert_false(grade_emu_check_planned(true, &ex));
+    ex.needs_gpu = false;
+    ex.gpus = GRADE_EMU_MAX_GPUS + 1;
+    assert_false(grade_emu_check_planned(true, &ex));
+    ex.gpus = 2;
     /* without an emulator run the verdict is the run's own */
     judge_expect(fail, NULL, false, "wrong-result", NULL);
     judge_expect(pass, NULL, true, NULL, NULL);

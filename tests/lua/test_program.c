@@ -823,6 +823,41 @@ static const char *const race_after_lua =
              "#san.errors) end",
              "");
 
+/* emulator = true on a GPU: the program also runs on the emulator
+ * runtime, whose race fails the run; under grading whose emulator check
+ * will run it there (emu_checked: --emu-check on) only the GPU's run
+ * happens, and the check's own run is what fails it. Without a GPU the
+ * fake backend named "cuda" runs the program on NVIDIA's runtime, where it
+ * finds no device, says so and exits 0: only the run beside can fail it. */
+static void emurt__emulator_beside_a_gpu_run__finds_the_race__unless_gradings_check_will(void **state) {
+    NEED_EMURT();
+    Fixture *f = *state;
+    fake_backend_set_name(f->b, "cuda");
+    const char *lua = RACE_LUA("emulator = true", "");
+    const struct {
+        bool grading, emu_checked, beside;
+    } cases[] = {{false, false, true}, {true, false, true}, {false, true, true}, {true, true, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ExerciseRunOptions o = {.grading = cases[i].grading, .emu_checked = cases[i].emu_checked};
+        RunResult *r = fixture_run_exercise(f, "race", lua, "race.cu", race_cu, &o);
+        const Diag *race = NULL;
+        for (const Diag *d = r->diags; d; d = d->next)
+            if (d->code && !strncmp(d->code, "race", 4) && d->severity == DIAG_ERROR) race = d;
+        Verdict want = cases[i].beside ? VERDICT_FAIL : VERDICT_PASS;
+        if (r->verdict != want || !race != !cases[i].beside) {
+            print_message("grading=%d emu_checked=%d\n", cases[i].grading, cases[i].emu_checked);
+            show(r);
+        }
+        assert_int_equal(r->verdict, want);
+        if (!cases[i].beside) {
+            assert_null(race);
+            continue;
+        }
+        assert_non_null(race);
+        assert_true(race->line == RACE_WRITE || race->line == RACE_READ);
+    }
+}
+
 /* compute-sanitizer's run beside the plain one (an untimed program, the
  * default) gives what the run after it gives (CUDOJO_SANITIZER_BESIDE=0):
  * the race at its line fails the run, r.sanitizer lists it. With
@@ -967,6 +1002,7 @@ int main(void) {
         T(emurt__profile_is_not_available_on_the_emulator__and_says_what_stands_in_for_it),
         T(emurt__expect_errors_makes_a_fault_a_warning__and_r_tells_findings_sanitizer_and_source),
         T(emurt__sanitizer_after_the_verdict__calls_the_function_with_the_report),
+        T(emurt__emulator_beside_a_gpu_run__finds_the_race__unless_gradings_check_will),
         T(course__bug_hunt_is_read__and_must_be_a_boolean),
         T(gpu__worked_example_passes_with_measured_kernel_time_and_cupti_timeline),
         T(gpu__racecheck_beside_or_after_the_verdict__finds_the_race_the_emulator_finds_beside),
