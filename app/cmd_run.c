@@ -142,8 +142,9 @@ static int run_explain(Cli *cli, const ExplainArgs *ea, const RunArgs *ra, const
     return status;
 }
 
-/* The verdict, printed when it comes before the run's end (a profile after
- * the verdict): the final result then adds only what came after it. */
+/* The verdict, printed when it comes before the run's end (a profile or
+ * compute-sanitizer after the verdict): the final result then adds only
+ * what came after it. */
 typedef struct EarlyVerdict {
     const Cli *cli;
     const ExerciseMeta *ex;
@@ -162,7 +163,7 @@ static void on_early_verdict(void *ud, const RunResult *v) {
     print_title(e->ex);
     run_result_print(v, stdout, e->cli->color);
     fflush(stdout);
-    if (isatty(2)) fprintf(stderr, "%s", _("profiling after the verdict…\n"));
+    if (isatty(2)) fprintf(stderr, "%s\n", _(run_result_after_doing(v)));     /* a profiler's, compute-sanitizer's */
     e->printed = true;
 }
 

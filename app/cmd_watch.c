@@ -77,9 +77,9 @@ static void watch_event(const char *what, const char *id, const char *file, json
     json_decref(j);
 }
 
-/* The verdict, shown when it comes before the run's end (a profile after the
- * verdict): a "verdict" event, or the verdict printed; the final result then
- * adds what came after it. */
+/* The verdict, shown when it comes before the run's end (a profile or
+ * compute-sanitizer after the verdict): a "verdict" event, or the verdict
+ * printed; the final result then adds what came after it. */
 typedef struct EarlyVerdict {
     const Cli *cli;
     const char *id, *path;
@@ -92,7 +92,7 @@ static void on_early_verdict(void *ud, const RunResult *v) {
         watch_event("verdict", e->id, e->path, run_result_to_json(v));
     } else {
         run_result_print(v, stdout, e->cli->color);
-        if (isatty(1)) printf("%s", _("profiling after the verdict…\n"));
+        if (isatty(1)) printf("%s\n", _(run_result_after_doing(v)));
         fflush(stdout);
     }
     e->printed = true;

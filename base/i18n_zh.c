@@ -57,6 +57,11 @@ const I18nEntry I18N_ZH[] = {
     {"What Nsight Systems measured (after the verdict)", "Nsight Systems 测得的数据（判定之后）"},
     {"What the profiler measured (after the verdict)", "性能分析器测得的数据（判定之后）"},
     {"What compute-sanitizer found (after the verdict)", "compute-sanitizer 发现的问题（判定之后）"},
+    /* what runs after a verdict shown before it (base/result.c's run_result_after_doing) */
+    {"profiling after the verdict…", "判定之后正在做性能分析…"},
+    {"checking with compute-sanitizer after the verdict…", "判定之后正在用 compute-sanitizer 检查…"},
+    {"profiling and checking with compute-sanitizer after the verdict…",
+     "判定之后正在做性能分析并用 compute-sanitizer 检查…"},
 
     /* exercise status words (list, progress, the map) */
     {"passed fast", "快速通过"},
@@ -66,7 +71,6 @@ const I18nEntry I18N_ZH[] = {
 
     /* cudojo run / watch / hint */
     {"running %s…\n", "正在运行 %s…\n"},
-    {"profiling after the verdict…\n", "判定之后正在做性能分析…\n"},
     {"\nNext: cudojo run %s\n", "\n下一个：cudojo run %s\n"},
     {"\nStuck? `cudojo hint %s`\n", "\n卡住了？试试 `cudojo hint %s`\n"},
     {"\nTimeline%s written to %s (open it at https://ui.perfetto.dev or chrome://tracing)\n",

@@ -290,6 +290,28 @@ const char *run_result_after_title(const RunResult *r) {
                                   : N_("What the profiler measured (after the verdict)");
 }
 
+RunAfterKind run_result_after_kind(const RunResult *r) {
+    const json_t *kept = json_object_get(json_object_get(r->metrics, "after"), "kept");
+    bool profiler = false, san = false;
+    size_t i;
+    const json_t *t;
+    json_array_foreach(kept, i, t) {
+        const char *s = json_string_value(t);
+        if (s && !strcmp(s, "compute-sanitizer")) san = true;
+        else profiler = true;
+    }
+    return san && profiler ? RUN_AFTER_BOTH : san ? RUN_AFTER_SANITIZER : RUN_AFTER_PROFILE;
+}
+
+const char *run_result_after_doing(const RunResult *r) {
+    switch (run_result_after_kind(r)) {
+    case RUN_AFTER_SANITIZER: return N_("checking with compute-sanitizer after the verdict…");
+    case RUN_AFTER_BOTH: return N_("profiling and checking with compute-sanitizer after the verdict…");
+    case RUN_AFTER_PROFILE: break;
+    }
+    return N_("profiling after the verdict…");
+}
+
 void run_result_print_after(const RunResult *r, FILE *out, bool color) {
     if (!r->after_log || !*r->after_log) return;
     const char *dim = color ? "\033[2m" : "", *off = color ? "\033[0m" : "";

@@ -90,5 +90,17 @@ void run_result_print_after(const RunResult *r, FILE *out, bool color);
  * (after the verdict)" when metrics.after.tools names ncu, ... (English;
  * static). */
 const char *run_result_after_title(const RunResult *r);
+/* What the verdict `r` says runs after it (metrics.after.kept: the tools of
+ * the runs t:program kept for after it), for a client that shows the
+ * verdict while they run. */
+typedef enum RunAfterKind {
+    RUN_AFTER_PROFILE,          /* ncu or nsys (or nothing said): a profiler */
+    RUN_AFTER_SANITIZER,        /* compute-sanitizer alone */
+    RUN_AFTER_BOTH,             /* a profiler and compute-sanitizer */
+} RunAfterKind;
+RunAfterKind run_result_after_kind(const RunResult *r);
+/* That as a phrase: "profiling after the verdict…", "checking with
+ * compute-sanitizer after the verdict…", ... (English; static: _() it). */
+const char *run_result_after_doing(const RunResult *r);
 
 #endif

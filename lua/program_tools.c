@@ -704,10 +704,16 @@ typedef struct AfterRun {
     bool expect_errors;
 } AfterRun;
 
-/* Keeps a run for after the verdict: a new AfterRun on the registry's
- * list, its user values set (the options table is at index 2). */
-static AfterRun *after_keep(lua_State *L, RunCtx *ctx, const char *exe, const ProgramRunOptions *ro) {
+/* Keeps a run under `tool` for after the verdict: a new AfterRun on the
+ * registry's list, its user values set (the options table is at index 2).
+ * metrics.after.kept lists the tools, so the verdict tells what comes
+ * after it ("checking with compute-sanitizer after the verdict…"). */
+static AfterRun *after_keep(lua_State *L, RunCtx *ctx, const char *tool, const char *exe,
+                            const ProgramRunOptions *ro) {
     assert(!ctx->opts->grading);
+    json_t *after = run_metrics_obj(ctx, NULL, "after"), *tools = json_object_get(after, "kept");
+    if (!json_is_array(tools)) json_object_set_new(after, "kept", tools = json_array());
+    json_array_append_new(tools, json_string(tool));
     AfterRun *a = lua_newuserdatauv(L, sizeof *a, 5);
     memset(a, 0, sizeof *a);
     a->ro = *ro;
@@ -746,12 +752,12 @@ static AfterRun *after_keep(lua_State *L, RunCtx *ctx, const char *exe, const Pr
 void run_program_profile_defer(lua_State *L, RunCtx *ctx, const ProfileRequest *req, const char *exe,
                                const ProgramRunOptions *ro) {
     assert(req->after);
-    after_keep(L, ctx, exe, ro)->req = *req;
+    after_keep(L, ctx, req->tool, exe, ro)->req = *req;
 }
 
 void run_program_sanitizer_defer(lua_State *L, RunCtx *ctx, const char *tool, bool expect_errors, const char *exe,
                                  const ProgramRunOptions *ro) {
-    AfterRun *a = after_keep(L, ctx, exe, ro);
+    AfterRun *a = after_keep(L, ctx, "compute-sanitizer", exe, ro);
     a->sanitizer = tool;
     a->expect_errors = expect_errors;
 }

@@ -293,8 +293,9 @@ static void ex_on_run_done(Tui *t, void *ctx, RunResult *res) {
 }
 
 /* The verdict before the run's end: shown at once; the run goes on (a
- * profiler after the verdict) until ex_on_run_done replaces it with the
- * final result, the same verdict and what came after it. */
+ * profiler or compute-sanitizer after the verdict) until ex_on_run_done
+ * replaces it with the final result, the same verdict and what came after
+ * it. */
 static void ex_on_run_verdict(Tui *t, void *ctx, RunResult *res) {
     ExercisePanel *xp = ctx;
     if (!xp->running) {
@@ -417,7 +418,9 @@ static int ex_key(Panel *p, Tui *t, int key) {
             /* the verdict stands: only what runs after it is stopped */
             RunResult *res = runner_cancel_result(t->runner);
             if (res) ex_on_run_done(t, xp, res);
-            tui_notify(t, false, _("profile stopped; the verdict stands"));
+            tui_notify(t, false, run_result_after_kind(xp->result) == RUN_AFTER_SANITIZER
+                                     ? _("compute-sanitizer stopped; the verdict stands")
+                                     : _("profile stopped; the verdict stands"));
             return TUI_HANDLED;
         }
         if (xp->running) {

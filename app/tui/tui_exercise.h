@@ -44,7 +44,7 @@ typedef struct ExercisePanel {
     json_t *tl_runs[EXVIEW_TIMELINES];  /* this session's timelines of the exercise, oldest first */
     int n_tl_runs;
     bool running;
-    bool profiling;          /* running, its verdict shown: what runs after it (a profiler) goes on */
+    bool profiling;          /* running, its verdict shown: what runs after it (a profiler, compute-sanitizer) goes on */
     double run_started;
     double pending_run_at;   /* a save was seen: run at this time (0 = none) */
     double next_mtime_check;

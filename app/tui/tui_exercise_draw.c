@@ -63,7 +63,12 @@ void exview_layout_info(ExercisePanel *xp, Tui *t, int width) {
         results_render(doc, xp->result, width, t->utf8, xp->all_metrics);
         if (xp->profiling) {
             text_doc_add_line(doc);
-            text_doc_add_text(doc, ROLE_WARN, _("profiling after the verdict… (the verdict above is final)"));
+            /* a profiler's or compute-sanitizer's, as the verdict says; wrapped: a side pane is narrow */
+            TextLine para = {0};
+            text_line_add(&para, ROLE_WARN, _(run_result_after_doing(xp->result)));
+            text_line_add(&para, ROLE_WARN, _(" (the verdict above is final)"));
+            text_wrap(doc, &para, width, NULL, NULL);
+            text_line_fini(&para);
         }
     } else {
         TextLine para = {0};
@@ -186,7 +191,9 @@ void exview_draw(Panel *p, Tui *t, int top, int h, int w) {
 
     char ihead[160];
     if (xp->profiling) {
-        snprintf(ihead, sizeof ihead, _("Result: %s · profiling %.1f s"),
+        snprintf(ihead, sizeof ihead,
+                 run_result_after_kind(xp->result) == RUN_AFTER_SANITIZER ? _("Result: %s · compute-sanitizer %.1f s")
+                                                                         : _("Result: %s · profiling %.1f s"),
                  results_verdict_label(xp->result->verdict), tui_now() - xp->run_started);
     } else if (xp->running) {
         static const char *const SPIN[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};

@@ -7,7 +7,8 @@
 # metrics.after; `watch --json` writes a "verdict" event, then the
 # "result". The profile on the emulator is unavailable, so a copy of the
 # chapter whose after function is handed a made-up Nsight Compute report
-# shows the part after the verdict.
+# shows the part after the verdict. On a terminal `run` says what goes on
+# after the verdict: a profile, or compute-sanitizer's check.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 LESSONS=$(pwd)/lessons
@@ -76,4 +77,23 @@ assert "24.0 sectors" in events[1]["result"]["after_log"]
 EOF
 then ok "watch --json: a verdict event, then the result with what came after it"
 else nok "watch --json: verdict, result, watching" "$(head -c 1500 "$T/watch")" "stderr: $(head -c 300 "$T/watch.err")"
+fi
+
+# On a terminal `cudojo run` says what goes on after the verdict: a
+# profile (hot-spot's ncu), or compute-sanitizer's check (bug-shared-race's
+# racecheck, after = function(san)), not a profiler's words. `script`
+# gives the run a terminal.
+if command -v script > /dev/null 2>&1; then
+    RACE=$LESSONS/14-errors-and-debugging/solutions/bug-shared-race.cu
+    script -qec "'$BIN' --lessons '$LESSONS' --backend=emu run bug-shared-race --file '$RACE'" /dev/null > "$T/tty" 2>&1
+    script -qec "'$BIN' --lessons '$LESSONS' --backend=emu run hot-spot --file '$SOL'" /dev/null > "$T/tty2" 2>&1
+    if grep -q '^PASS' "$T/tty" && grep -q 'checking with compute-sanitizer after the verdict' "$T/tty" &&
+        ! grep -q 'profiling after the verdict' "$T/tty" && grep -q 'profiling after the verdict' "$T/tty2"; then
+        ok "run on a terminal: 'checking with compute-sanitizer after the verdict' for racecheck, 'profiling' for ncu"
+    else
+        nok "run on a terminal: compute-sanitizer's words for racecheck, a profiler's for ncu" \
+            "$(tail -c 600 "$T/tty")" "$(tail -c 300 "$T/tty2")"
+    fi
+else
+    echo "skip - run on a terminal: what runs after the verdict (no script(1))"
 fi

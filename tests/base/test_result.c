@@ -171,6 +171,38 @@ static void kernel_ms__is_negative__when_nothing_was_timed(void **state) {
     run_result_free(&r);
 }
 
+/* A verdict shown while what t:program kept runs after it says what that
+ * is (metrics.after.kept, the kept runs' tools): compute-sanitizer is a
+ * check, not a profile; nothing said reads as a profile, as before. */
+static void after_doing__names_compute_sanitizer__and_a_profiler_otherwise(void **state) {
+    (void)state;
+    static const struct {
+        const char *kept;       /* JSON */
+        RunAfterKind kind;
+        const char *doing;
+    } cases[] = {
+        {"[\"compute-sanitizer\"]", RUN_AFTER_SANITIZER, "checking with compute-sanitizer after the verdict…"},
+        {"[\"compute-sanitizer\", \"compute-sanitizer\"]", RUN_AFTER_SANITIZER,
+         "checking with compute-sanitizer after the verdict…"},
+        {"[\"ncu\"]", RUN_AFTER_PROFILE, "profiling after the verdict…"},
+        {"[\"nsys\", \"ncu\"]", RUN_AFTER_PROFILE, "profiling after the verdict…"},
+        {"[\"ncu\", \"compute-sanitizer\"]", RUN_AFTER_BOTH,
+         "profiling and checking with compute-sanitizer after the verdict…"},
+        {NULL, RUN_AFTER_PROFILE, "profiling after the verdict…"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        RunResult *r = run_result_new(VERDICT_PASS);
+        if (cases[i].kept) {
+            json_t *kept = json_loads(cases[i].kept, 0, NULL);
+            assert_non_null(kept);
+            r->metrics = json_pack("{s:{s:f, s:o}}", "after", "verdict_ms", 12.5, "kept", kept);
+        }
+        assert_int_equal(run_result_after_kind(r), cases[i].kind);
+        assert_string_equal(run_result_after_doing(r), cases[i].doing);
+        run_result_free(&r);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json__round_trips_a_whole_result),
@@ -180,6 +212,7 @@ int main(void) {
         cmocka_unit_test(add_check__cuts_long_names_and_messages),
         cmocka_unit_test(kernel_ms__is_the_last_timed_median__that_the_run_reports),
         cmocka_unit_test(kernel_ms__is_negative__when_nothing_was_timed),
+        cmocka_unit_test(after_doing__names_compute_sanitizer__and_a_profiler_otherwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

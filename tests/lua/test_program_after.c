@@ -35,6 +35,7 @@ typedef struct Told {
     char *summary, *log, *after_log;
     int n_checks;
     bool after_metric;          /* metrics.after.verdict_ms was there */
+    const char *doing;          /* what the verdict said runs after it (run_result_after_doing) */
 } Told;
 static Told g_told;
 
@@ -50,6 +51,7 @@ static void on_verdict(void *ud, const RunResult *r) {
     g_told.after_log = r->after_log ? xstrdup(r->after_log) : NULL;
     g_told.n_checks = r->n_checks;
     g_told.after_metric = json_is_number(json_object_get(json_object_get(r->metrics, "after"), "verdict_ms"));
+    g_told.doing = run_result_after_doing(r);
 }
 
 static int after_group_teardown(void **state) {
@@ -203,6 +205,36 @@ static void after__misuse_is_an_exercise_error_at_the_authors_line(void **state)
     }
 }
 
+/* The verdict says what was kept for after it (metrics.after.kept), so the
+ * workbench, `cudojo run` and `watch` say "checking with
+ * compute-sanitizer after the verdict…" for a sanitizer's run, not a
+ * profiler's words. */
+static void after__the_verdict_names_what_runs_after_it__compute_sanitizer_or_a_profiler(void **state) {
+    static const struct {
+        const char *body, *kept, *doing;
+    } cases[] = {
+        {"    t:program{ sanitizer = 'racecheck', after = function(san) end }\n", "[\"compute-sanitizer\"]",
+         "checking with compute-sanitizer after the verdict…"},
+        {"    t:program{ profile = 'nsys', after = function(p) end }\n"
+         "    t:program{ profile = 'ncu', after = function(p) end }\n",
+         "[\"nsys\", \"ncu\"]", "profiling after the verdict…"},
+        {"    t:program{ sanitizer = 'memcheck', after = function(san) end }\n"
+         "    t:program{ profile = 'ncu', after = function(p) end }\n",
+         "[\"compute-sanitizer\", \"ncu\"]", "profiling and checking with compute-sanitizer after the verdict…"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *lua = xasprintf(PROG_LUA("%s"), cases[i].body);
+        RunResult *r = run_expecting(state, lua, false, VERDICT_PASS);
+        free(lua);
+        assert_int_equal(g_told.calls, 1);
+        assert_non_null(g_told.doing);
+        assert_string_equal(g_told.doing, cases[i].doing);
+        json_t *want = json_loads(cases[i].kept, 0, NULL);
+        assert_true(json_equal(json_object_get(json_object_get(r->metrics, "after"), "kept"), want));
+        json_decref(want);
+    }
+}
+
 static void after__the_activity_says_the_verdict_is_in__only_when_a_profiler_runs(void **state) {
     NEED_NVCC();
     Fixture *f = *state;
@@ -224,6 +256,7 @@ int main(void) {
         T(after__a_failed_program_leaves_nothing_to_profile__and_no_early_verdict),
         T(after__misuse_is_an_exercise_error_at_the_authors_line),
         T(after__the_activity_says_the_verdict_is_in__only_when_a_profiler_runs),
+        T(after__the_verdict_names_what_runs_after_it__compute_sanitizer_or_a_profiler),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, after_group_teardown);

@@ -6,11 +6,14 @@
 # is run in a detached tmux on the emulator. PASS and "profiling after the
 # verdict…" show while the function runs; the final result then replaces
 # it, with what the function logged under its heading; Esc during the
-# profile keeps the verdict. Needs tmux and nvcc (a program exercise);
-# prints ok / not ok / skip per case.
+# profile keeps the verdict. The pack's second exercise keeps a
+# compute-sanitizer run instead (after = function(san)): the workbench
+# says "checking with compute-sanitizer after the verdict…", not a
+# profiler's words. Needs tmux and nvcc (a program exercise); prints ok /
+# not ok / skip per case.
 BIN=${CUDOJO_BIN:-build/cudojo}
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
-CASES="verdict_shows_while_profiling final_result_replaces_it esc_during_the_profile_keeps_the_verdict"
+CASES="verdict_shows_while_profiling final_result_replaces_it esc_during_the_profile_keeps_the_verdict sanitizer_after_the_verdict_says_so"
 skip_all() { for c in $CASES; do echo "skip - $c ($1)"; done; exit 0; }
 command -v tmux >/dev/null 2>&1 || skip_all "tmux is not installed"
 T=$(mktemp -d /tmp/cudojo-vtui-XXXXXX)
@@ -24,9 +27,29 @@ unset NO_COLOR VISUAL EDITOR LC_ALL LC_MESSAGES
 
 P="$T/pack/01-p"
 mkdir -p "$P/solutions"
-echo "return { id = 'p', title = 'Profiles', order = 1, exercises = { 'prog' } }" > "$P/chapter.lua"
+echo "return { id = 'p', title = 'Profiles', order = 1, exercises = { 'prog', 'san' } }" > "$P/chapter.lua"
 printf '%s\n' '#include <stdio.h>' 'int main(void) { puts("sum = 42"); return 0; }' > "$P/solutions/prog.cu"
 cp "$P/solutions/prog.cu" "$P/prog.cu"
+cp "$P/solutions/prog.cu" "$P/solutions/san.cu"
+cp "$P/solutions/prog.cu" "$P/san.cu"
+cat > "$P/san.lua" <<'EOF'
+return {
+  id = 'san',
+  kind = 'program',
+  title = 'A verdict before its racecheck',
+  source = 'san.cu',
+  solution = 'solutions/san.cu',
+  timeout = 60,
+  run = function(t)
+    local r = t:program{ sanitizer = 'racecheck', after = function(san)
+      local x = 0
+      for i = 1, 120000000 do x = x + i end   -- racecheck's own start, roughly
+      t:log('racecheck: %s', tostring(san.available))
+    end }
+    t:expect_output(r, 'sum = 42')
+  end,
+}
+EOF
 cat > "$P/prog.lua" <<'EOF'
 return {
   id = 'prog',
@@ -75,3 +98,12 @@ if wait_for "profiling after the verdict" 60 && keys Escape && wait_for "the ver
     screen | grep -q "PASS" && ! screen | grep -q "profiling after the verdict"
 then ok esc_during_the_profile_keeps_the_verdict
 else nok esc_during_the_profile_keeps_the_verdict "$(dump)"; fi
+
+# the second exercise: compute-sanitizer after the verdict, in its own words
+keys ']'
+wait_for "san\.cu" 5 && keys r
+if wait_for "checking with compute-sanitizer" 60 &&
+    screen | grep -q "PASS" && screen | grep -Eq "Result: PASS · compute-sanitizer [0-9.]+ s" &&
+    ! screen | grep -q "profiling"
+then ok sanitizer_after_the_verdict_says_so
+else nok sanitizer_after_the_verdict_says_so "$(dump)"; fi
