@@ -78,7 +78,6 @@ typedef struct VerifySlot {
 typedef struct VerifyCtx {
     Cli *cli;
     Cli slot_cli;               /* the options each slot's workers get */
-    double timeout_scale;       /* a GPU run waits for the others' timed sections: its limit stretches */
     VerifyRow *rows;
     int n_rows, cap_rows;
     int ok, bad, skipped, runs, done;
@@ -254,10 +253,9 @@ static void verify_row_next(VerifyCtx *vc, VerifySlot *s, RunResult *got);
  * at once as a crash saying why (what runner_run does). */
 static void verify_step_start(VerifyCtx *vc, VerifySlot *s) {
     VerifyRow *r = &vc->rows[s->row];
-    bool gpu = r->step == STEP_RUN && !r->on_emu;
     RunRequest req = {.exercise_id = r->ex->id, .chapter_dir = r->ch->dir, .chapter_shown = r->ch->rel_dir,
                       .cu_path = r->path, .cu_display = r->shown,
-                      .timeout_s = r->ex->timeout_s * (gpu ? vc->timeout_scale : 1)};
+                      .timeout_s = r->ex->timeout_s};
     Diag *d = runner_start(verify_step_runner(vc, s, r), &req);
     if (!d) return;
     RunResult *res = run_result_new(VERDICT_CRASH);
@@ -480,7 +478,7 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
         course_free(&course);
         return st || load_errors ? 1 : 0;
     }
-    VerifyCtx vc = {.cli = cli, .slot_cli = *cli, .timeout_scale = 1};
+    VerifyCtx vc = {.cli = cli, .slot_cli = *cli};
     verify_plan(&vc, course);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (jobs == 0) jobs = cores > VERIFY_MAX_JOBS ? VERIFY_MAX_JOBS : cores > 1 ? (int)cores : 1;
@@ -490,10 +488,9 @@ int cmd_verify(Cli *cli, int argc, char **argv) {
     if (jobs > 1) {
         /* the emulator's threads shared out among the slots */
         if (cli->emu_threads <= 0) vc.slot_cli.emu_threads = cores / jobs > 1 ? (int)(cores / jobs) : 1;
-        if (verify_have_gpu(cli)) {
-            lock_dir = verify_lock_dir_new();
-            vc.timeout_scale = jobs;    /* waiting for the GPU is never a timeout */
-        }
+        /* waiting for the others' timed sections is never a timeout: the
+           runner leaves the waits for the lock out (app/runner.c) */
+        if (verify_have_gpu(cli)) lock_dir = verify_lock_dir_new();
     }
     json_t *results = json_array();
     verify_run_rows(&vc, jobs, results);

@@ -50,9 +50,6 @@ typedef struct Work {
 typedef struct Slot {
     Runner *runner;
     Runner *emu;                /* the emulator check's worker (started on first use) */
-    /* On a GPU a run may wait for the others' timed sections (the GPU lock):
-       its limit stretches by the number of workers, so waiting is never a timeout. */
-    double timeout_scale;
     Work work;                  /* the GPU lane's run */
     bool busy;                  /* the GPU lane runs `work` */
     RunResult *first;           /* the GPU's pass the emulator lane checks; NULL when that lane is idle */
@@ -275,7 +272,7 @@ static Diag *start_run(Grade *g, Slot *slot, Work w, const RunResult *gpu) {
     char *shown = grade_item_display(it);
     RunRequest req = {.exercise_id = it->ex->id, .chapter_dir = it->ch->dir, .cu_path = s->paths[w.item],
                       .cu_display = shown,
-                      .timeout_s = it->ex->timeout_s * (gpu ? EMU_CHECK_TIMEOUT_SCALE : slot->timeout_scale),
+                      .timeout_s = it->ex->timeout_s * (gpu ? EMU_CHECK_TIMEOUT_SCALE : 1),
                       .grading = true, .grading_seed = g->seed,
                       /* the GPU's run: t:program{ emulator = true } leaves its emulator run to the check */
                       .emu_checked = !gpu && grade_emu_check_planned(g->emu_check, it->ex),
@@ -444,7 +441,6 @@ Diag *grade_run_all(Grade *g) {
     Slot *slots = xcalloc((size_t)jobs, sizeof *slots);
     for (int i = 0; i < jobs; i++) {
         slots[i].runner = runner_new(&cfg);
-        slots[i].timeout_scale = g->have_gpu && getenv("CUDOJO_GPU_LOCK_DIR") ? jobs : 1;
     }
 
     struct sigaction sa = {.sa_handler = on_sigint}, old;

@@ -24,6 +24,7 @@
 #include "base/i18n.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "kernels/gpu_lock.h"
 #include "lua/exercise.h"
 
 struct Runner {
@@ -42,6 +43,11 @@ struct Runner {
     char *activity;
     bool compiling;
     double compile_since, compile_total;
+    /* Waits for the GPU's lock the worker said it is in ("gpu-wait" lines,
+     * gpu_lock_on_wait; several threads may wait at once): the run's
+     * timeout leaves them out, up to RUNNER_GPU_WAIT_LIMIT_S in all. */
+    int gpu_waits;
+    double gpu_wait_since, gpu_wait_total;
     char *exercise_id;
     /* The {"verdict": ...} line's result, until the final one: the final
      * result when the run is stopped after it (runner_failure). */
@@ -273,6 +279,8 @@ Diag *runner_start(Runner *r, const RunRequest *req) {
     r->activity = xstrdup("starting the worker and loading the exercise");
     r->compiling = false;
     r->compile_total = 0;
+    r->gpu_waits = 0;
+    r->gpu_wait_total = 0;
     free(r->exercise_id);
     r->exercise_id = xstrdup(req->exercise_id);
     if (r->verdict) json_decref(r->verdict);
@@ -317,6 +325,13 @@ static void runner_note_activity(Runner *r, const json_t *j) {
         free(what);
         return;
     }
+    if (!strcmp(kind, "gpu-wait")) {
+        bool begin = !strcmp(what, "begin");
+        free(what);
+        if (begin && r->gpu_waits++ == 0) r->gpu_wait_since = now_s();
+        if (!begin && r->gpu_waits > 0 && --r->gpu_waits == 0) r->gpu_wait_total += now_s() - r->gpu_wait_since;
+        return;
+    }
     bool compiling = !strcmp(kind, "compile");
     if (compiling && !r->compiling) r->compile_since = now_s();
     if (!compiling && r->compiling) r->compile_total += now_s() - r->compile_since;
@@ -329,17 +344,29 @@ static double runner_compile_limit(const Runner *r) {
     return r->cfg.compile_limit_s > 0 ? r->cfg.compile_limit_s : RUNNER_COMPILE_LIMIT_S;
 }
 
+/* Seconds the run has waited for the GPU's lock so far. */
+static double runner_gpu_waited(const Runner *r) {
+    return r->gpu_wait_total + (r->gpu_waits > 0 ? now_s() - r->gpu_wait_since : 0);
+}
+
 /* When the run in flight must be stopped: its timeout, not counting the
- * time spent compiling; while compiling, the compile's own limit. */
+ * time spent compiling nor waiting for the GPU (up to
+ * RUNNER_GPU_WAIT_LIMIT_S: a lock nobody lets go of still ends);
+ * while compiling, the compile's own limit. */
 static double runner_deadline(const Runner *r) {
     if (r->compiling) return r->compile_since + runner_compile_limit(r);
-    return r->started + r->timeout_s + r->compile_total;
+    double waited = runner_gpu_waited(r);
+    return r->started + r->timeout_s + r->compile_total + (waited < RUNNER_GPU_WAIT_LIMIT_S ? waited : RUNNER_GPU_WAIT_LIMIT_S);
 }
 
 /* The timeout verdict: what was running when it was stopped. */
 static RunResult *runner_timed_out(Runner *r) {
     bool kernel = r->activity && !strncmp(r->activity, "running kernel", 14);
-    char *msg = r->compiling
+    char *msg = !r->compiling && r->gpu_waits > 0
+                    ? xasprintf(N_("waited %.0f s for the GPU (other runs' timed sections) and was stopped while %s: "
+                                   "another run held the GPU all that time."),
+                                runner_gpu_waited(r), r->activity ? r->activity : N_("running"))
+                : r->compiling
                     ? xasprintf(N_("%s took longer than %.3g s and was stopped. A source that takes NVRTC this long "
                                    "is very large or instantiates very many templates: make it smaller."),
                                 r->activity, runner_compile_limit(r))
@@ -539,6 +566,11 @@ static void worker_activity(void *ud, const char *kind, const char *what) {
     worker_send_line(ud, json_pack("{s:s, s:o}", "activity", kind, "what", bytes_to_json(what)));
 }
 
+/* Tells the parent a wait for the GPU's lock begins or ends (gpu_lock_on_wait). */
+static void worker_gpu_wait(void *ud, bool waiting) {
+    worker_send_line(ud, json_pack("{s:s, s:s}", "activity", "gpu-wait", "what", waiting ? "begin" : "end"));
+}
+
 /* Tells the parent the verdict, before what runs after it (lua/API.md's after =). */
 static void worker_verdict(void *ud, const RunResult *r) {
     worker_send_line(ud, json_pack("{s:o}", "verdict", run_result_to_json(r)));
@@ -639,6 +671,7 @@ int runner_worker_main(BackendChoice backend, int emu_threads) {
     dup2(2, 1);
     FILE *out = fdopen(proto, "w");
     if (!out) return 1;
+    gpu_lock_on_wait(worker_gpu_wait, out);
     if (emu_threads > 0) {
         char buf[16];
         snprintf(buf, sizeof buf, "%d", emu_threads);

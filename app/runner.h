@@ -31,6 +31,10 @@ typedef struct Runner Runner;
 
 /* How long a compile may take, apart from the run's timeout (default). */
 #define RUNNER_COMPILE_LIMIT_S 60.0
+/* The most a run's timeout leaves out for waiting on the GPU's lock (the
+ * others' timed sections): beyond it the wait counts, so a lock that is
+ * never let go of still ends the run. */
+#define RUNNER_GPU_WAIT_LIMIT_S 900.0
 
 typedef struct RunnerConfig {
     const char *worker_exe;     /* NULL = /proc/self/exe */

@@ -91,6 +91,9 @@ const I18nEntry I18N_ZH_RUN[] = {
      "%s 用时超过 %.3g 秒，已被停止。NVRTC 要编译这么久的源文件通常非常大，或实例化了非常多的模板：请把它改小。"},
     {"did not finish within %.0f s and was stopped while %s. A kernel that never ends usually loops on a condition that never changes, or waits at a barrier not every thread reaches.",
      "没有在 %.0f 秒内结束，已被停止（当时%s）。一个永不结束的核函数通常是在一个永远不变的条件上循环，或者在一个并非所有线程都能到达的屏障处等待。"},
+    {"waited %.0f s for the GPU (other runs' timed sections) and was stopped while %s: another run held the GPU all "
+     "that time.",
+     "等待 GPU %.0f 秒（其他运行的计时部分）后被停止，当时正在%s：另一个运行一直占着 GPU。"},
     {"did not finish within %.0f s and was stopped while %s.",
      "没有在 %.0f 秒内结束，已被停止（当时%s）。"},
     {"running",

@@ -178,6 +178,18 @@ static void took(GpuLock *l, int fd, int pfd, double t0) {
     trace("take", l->mode, t1, (t1 - t0) * 1e3, l->what);
 }
 
+static void (*g_on_wait)(void *ud, bool waiting);
+static void *g_on_wait_ud;
+
+void gpu_lock_on_wait(void (*fn)(void *ud, bool waiting), void *ud) {
+    g_on_wait_ud = ud;
+    g_on_wait = fn;
+}
+
+static void waiting(bool w) {
+    if (g_on_wait) g_on_wait(g_on_wait_ud, w);
+}
+
 GpuLockMode gpu_lock_mode_for(GpuLockMode mode) {
     const char *only = getenv("CUDOJO_GPU_LOCK_MODE");
     return only && !strcmp(only, "exclusive") ? GPU_LOCK_EXCLUSIVE : mode;   /* everything alone: to compare */
@@ -192,6 +204,7 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
     char prof[4096];
     if (!lock_path(dir, ".profiler", prof, sizeof prof)) return;
     double t0 = mono_s();
+    waiting(true);
     /* One profiler at a time (ncu cannot profile two processes on one GPU),
        before the GPU's lock: a profiler waiting here holds nothing that
        anyone else waits for. Held for the whole profiled run, through its
@@ -207,6 +220,7 @@ void gpu_lock_take(GpuLock *l, GpuLockMode mode) {
         }
     }
     took(l, take_gpu(dir, mode), pfd, t0);
+    waiting(false);
 }
 
 void gpu_lock_step_aside(GpuLock *l) {
@@ -215,7 +229,9 @@ void gpu_lock_step_aside(GpuLock *l) {
     l->profiler_fd = -1;    /* kept: no other profiler starts meanwhile */
     gpu_lock_release(l);    /* (leaves l->mode as it was) */
     double t0 = mono_s();
+    waiting(true);
     took(l, take_gpu(getenv("CUDOJO_GPU_LOCK_DIR"), l->mode), pfd, t0);
+    waiting(false);
 }
 
 void gpu_lock_acquire(GpuLock *l) { gpu_lock_take(l, GPU_LOCK_EXCLUSIVE); }

@@ -27,6 +27,8 @@ static char tmpdir[] = "/tmp/cudojo-test-activity-XXXXXX";
 #define KERNEL_LINE "{\"activity\":\"kernel\",\"what\":\"running kernel add_one (launched at lessons/01-a/x.lua:7)\"}"
 #define SCRIPT_LINE "{\"activity\":\"script\",\"what\":\"running the exercise script (at lessons/01-a/x.lua:12)\"}"
 #define COMPILE_LINE "{\"activity\":\"compile\",\"what\":\"compiling x.cu\"}"
+#define WAIT_LINE "{\"activity\":\"gpu-wait\",\"what\":\"begin\"}"
+#define GO_LINE "{\"activity\":\"gpu-wait\",\"what\":\"end\"}"
 #define RESULT_LINE "{\"result\":{\"verdict\":\"pass\",\"summary\":\"1 check passed\"},\"restart\":false}"
 
 /* An executable script in tmpdir that plays the worker (tests/support/script_worker.c). */
@@ -89,6 +91,36 @@ static void activity__compile_time_is_not_counted_against_the_timeout(void **sta
                               "'; read never",    /* ends when the runner closes its stdin, as a worker does */
                               0.4, 0);
     assert_int_equal(res->verdict, VERDICT_PASS);
+    run_result_free(&res);
+}
+
+/* A wait for the GPU's lock (another run's timed section) is never the
+ * run's: two threads' overlapping waits (0.8 s in all) in a 0.4 s timeout
+ * still pass, and the script's own time still counts. */
+static void activity__waits_for_the_gpu_are_not_counted_against_the_timeout(void **state) {
+    (void)state;
+    RunResult *res = run_with("gpuwait.sh",
+                              "read line; echo '" SCRIPT_LINE "'; echo '" WAIT_LINE "'; sleep 0.3; echo '" WAIT_LINE
+                              "'; sleep 0.2; echo '" GO_LINE "'; sleep 0.3; echo '" GO_LINE "'; echo '" RESULT_LINE
+                              "'; read never",
+                              0.4, 0);
+    assert_int_equal(res->verdict, VERDICT_PASS);
+    run_result_free(&res);
+    res = run_with("gpuwait-then-slow.sh",
+                   "read line; echo '" WAIT_LINE "'; sleep 0.3; echo '" GO_LINE "'; echo '" KERNEL_LINE
+                   "'; exec sleep 100",
+                   0.4, 0);
+    assert_int_equal(res->verdict, VERDICT_TIMEOUT);
+    assert_non_null(strstr(res->summary, "did not finish within 0 s and was stopped while running kernel add_one"));
+    run_result_free(&res);
+}
+
+/* A stray end with no begin (a line left from the last run) counts nothing. */
+static void activity__an_end_without_a_begin__leaves_the_timeout_as_it_is(void **state) {
+    (void)state;
+    RunResult *res = run_with("stray.sh", "read line; echo '" GO_LINE "'; echo '" KERNEL_LINE "'; exec sleep 100", 0.3, 0);
+    assert_int_equal(res->verdict, VERDICT_TIMEOUT);
+    assert_non_null(strstr(res->summary, "running kernel add_one"));
     run_result_free(&res);
 }
 
@@ -164,6 +196,8 @@ int main(void) {
         cmocka_unit_test(activity__timeout_in_the_script__names_its_line__not_a_kernel),
         cmocka_unit_test(activity__timeout_before_any_activity__says_the_run_was_starting),
         cmocka_unit_test(activity__compile_time_is_not_counted_against_the_timeout),
+        cmocka_unit_test(activity__waits_for_the_gpu_are_not_counted_against_the_timeout),
+        cmocka_unit_test(activity__an_end_without_a_begin__leaves_the_timeout_as_it_is),
         cmocka_unit_test(activity__a_compile_past_its_own_limit__is_stopped_and_named),
         cmocka_unit_test(activity__is_visible_while_the_run_is_in_flight),
         cmocka_unit_test(activity__a_worker_that_dies_while_compiling__says_the_compiler_ran_out_of_memory),

@@ -388,6 +388,36 @@ static void gpu_lock__is_a_no_op__when_no_lock_dir_is_set(void **state) {
     assert_true(d.held_shared_s + d.held_exclusive_s + d.wait_shared_s + d.wait_exclusive_s == 0);
 }
 
+/* What the wait hook saw: "+" a wait began, "-" it ended. */
+static char g_waits[64];
+static void note_wait(void *ud, bool waiting) {
+    (void)ud;
+    size_t n = strlen(g_waits);
+    if (n + 1 < sizeof g_waits) g_waits[n] = waiting ? '+' : '-';
+}
+
+/* Every take that may block (a take, a yield's take again) is bracketed
+ * for the worker's runner (app/runner.c leaves the wait out of the run's
+ * timeout); a release is not; with no lock dir nothing is said. */
+static void gpu_lock__tells_the_wait_hook__around_every_take_that_may_block(void **state) {
+    (void)state;
+    g_waits[0] = 0;
+    gpu_lock_on_wait(note_wait, NULL);
+    GpuLock l = GPU_LOCK_INIT;
+    gpu_lock_take(&l, GPU_LOCK_SHARED);
+    assert_true(l.fd >= 0);
+    gpu_lock_step_aside(&l);
+    gpu_lock_release(&l);
+    gpu_lock_acquire(&l);
+    gpu_lock_release(&l);
+    assert_string_equal(g_waits, "+-+-+-");
+    unsetenv("CUDOJO_GPU_LOCK_DIR");
+    gpu_lock_take(&l, GPU_LOCK_SHARED);
+    gpu_lock_release(&l);
+    gpu_lock_on_wait(NULL, NULL);
+    assert_string_equal(g_waits, "+-+-+-");
+}
+
 static void gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU(void **state) {
     (void)state;
     unsetenv("CUDOJO_GPU_LOCK_EMU");
@@ -416,6 +446,7 @@ int main(void) {
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__traces_takes_and_releases__with_mode_and_label, setup, teardown),
         cmocka_unit_test_setup_teardown(gpu_lock__is_a_no_op__when_no_lock_dir_is_set, setup, teardown),
+        cmocka_unit_test_setup_teardown(gpu_lock__tells_the_wait_hook__around_every_take_that_may_block, setup, teardown),
         cmocka_unit_test(gpu_lock_on_emulator__follows_CUDOJO_GPU_LOCK_EMU),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
