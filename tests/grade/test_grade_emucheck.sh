@@ -34,6 +34,8 @@ for line in sys.stdin:
         f.write("%.6f %s\n" % (time.monotonic(), req["cu"]))
     with open("fakegpu.checked", "a") as f:
         f.write("%s\n" % json.dumps(req.get("emu_checked", False)))
+    with open("fakegpu.timeouts", "a") as f:
+        f.write("%s\n" % req.get("timeout_s"))
     fail = "FAKE-GPU: fail" in open(req["cu"], errors="replace").read()
     check = {"name": "C", "passed": not fail, "wrong": 7 if fail else 0, "total": 201113, "mismatches": [],
              "message": "7 elements wrong of 201113" if fail else "all 201113 elements within tolerance"}
@@ -108,6 +110,15 @@ if [ "$(sort -u fakegpu.checked)" = "true" ] && [ "$(wc -l < fakegpu.checked)" -
     ok "grade: each GPU run's request says the emulator check will run it (emu_checked: emulator = true leaves it to the check)"
 else
     nok "grade: each GPU run's request says the emulator check will run it" "$(cat fakegpu.checked)"
+fi
+
+# A GPU run's limit is the exercise's own (sgemm-tiled: 60 s), not stretched by the number of
+# workers: its waits for the GPU lock are left out as they happen (app/runner.c), and a hanging
+# kernel holds the GPU for its own timeout only.
+if [ "$(sort -u fakegpu.timeouts)" = "60.0" ] || [ "$(sort -u fakegpu.timeouts)" = "60" ]; then
+    ok "grade --jobs 2 on a GPU: each run's limit is the exercise's timeout, not twice it"
+else
+    nok "grade --jobs 2 on a GPU: each run's limit is the exercise's timeout, not twice it" "$(sort -u fakegpu.timeouts)"
 fi
 
 # One slot: its GPU worker takes the next run while the emulator checks the pass before (the first
