@@ -63,6 +63,7 @@
 #include "base/fs.h"
 #include "base/sha256.h"
 #include "base/strbuf.h"
+#include "base/strlist.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu.h"
 #include "kernels/fatbin.h"
@@ -150,25 +151,6 @@ static Diag *no_nvcc(void) {
 
 /* ---- options and names ---- */
 
-typedef struct Args {
-    char **v;
-    int n, cap;
-} Args;
-
-static void args_add(Args *a, char *owned) {
-    if (a->n + 1 >= a->cap) {
-        a->cap = a->cap ? a->cap * 2 : 32;
-        a->v = xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
-    }
-    a->v[a->n++] = owned;
-    a->v[a->n] = NULL;
-}
-
-static void args_free(Args *a) {
-    for (int i = 0; i < a->n; i++) free(a->v[i]);
-    free(a->v);
-    memset(a, 0, sizeof *a);
-}
 
 /* The newest PTX the emulator runtime runs (EMU_PTX_ARCH in
  * kernels/emurt/emurt_register.c): a GPU up to it gets its own PTX only. */
@@ -190,38 +172,32 @@ static void args_free(Args *a) {
  * - -nodlink: without -rdc the device link makes and registers an empty
  *   image (nvlink, fatbinary, a gcc run: ~4%).
  * - -pipe: gcc's stages talk through pipes, not temporary files (~2%). */
-static void build_options(const ProgramCompileOptions *o, bool emu_ptx, Args *a) {
+static void build_options(const ProgramCompileOptions *o, bool emu_ptx, StrList *a) {
     static const char *const fixed[] = {"-lineinfo", "-Xcompiler", "-g1", "-Xcompiler", "-pipe",
                                         "-nodlink",  "-cudart",    "shared"};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) args_add(a, xstrdup(fixed[i]));
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) strlist_add(a, xstrdup(fixed[i]));
     int sm = o->sass_arch;
-    args_add(a, xstrdup("-gencode"));
+    strlist_add(a, xstrdup("-gencode"));
     if (sm > 0 && sm <= EMU_PTX_ARCH_MAX && !emu_ptx) {
-        args_add(a, xasprintf("arch=compute_%d,code=[compute_%d,sm_%d]", sm, sm, sm));
+        strlist_add(a, xasprintf("arch=compute_%d,code=[compute_%d,sm_%d]", sm, sm, sm));
     } else {
-        args_add(a, xstrdup("arch=compute_80,code=compute_80"));
+        strlist_add(a, xstrdup("arch=compute_80,code=compute_80"));
         if (sm > 0) {
-            args_add(a, xstrdup("-gencode"));
-            args_add(a, xasprintf("arch=compute_%d,code=sm_%d", sm, sm));
+            strlist_add(a, xstrdup("-gencode"));
+            strlist_add(a, xasprintf("arch=compute_%d,code=sm_%d", sm, sm));
         }
     }
-    for (int i = 0; i < o->n_defines; i++) args_add(a, xasprintf("-D%s", o->defines[i]));
+    for (int i = 0; i < o->n_defines; i++) strlist_add(a, xasprintf("-D%s", o->defines[i]));
 }
 
 char **program_nvcc_options(const ProgramCompileOptions *o) {
     ProgramCompileOptions none = {0};
-    Args a = {0};
+    StrList a = {0};
     build_options(o ? o : &none, false, &a);
     return a.v;
 }
 
-void program_nvcc_options_free(char ***pv) {
-    char **v = *pv;
-    if (!v) return;
-    for (char **p = v; *p; p++) free(*p);
-    free(v);
-    *pv = NULL;
-}
+void program_nvcc_options_free(char ***pv) { strlist_free_v(pv); }
 
 /* "hello-gpu/vector-add.cu" → "vector-add" (letters, digits, "-_." only). */
 static char *exe_name_of(const char *display) {
@@ -267,7 +243,7 @@ static void hash_item(Sha256 *s, const char *tag, const char *text) {
     sha256_update(s, text, n);
 }
 
-static void cache_key(const char *display, const char *source, const Args *opts, const char *nvcc,
+static void cache_key(const char *display, const char *source, const StrList *opts, const char *nvcc,
                       const char *version, bool confined, char hex[65]) {
     Sha256 s;
     sha256_init(&s);
@@ -416,19 +392,19 @@ static bool log_out_of_memory(const char *log) {
     return false;
 }
 
-static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, const char *src_name,
+static Diag *run_nvcc(const char *nvcc, const StrList *opts, const char *workdir, const char *src_name,
                       const char *exe_name, const char *display, const char *source, bool confine, int nice,
                       Diag **warnings) {
     long long as_bytes;
     Diag *bad = program_env_mib("CUDOJO_COMPILE_AS_MB", 4096, &as_bytes);
     if (bad && confine) return bad;     /* a wrong limit is said, not replaced unseen */
     diag_free(&bad);
-    Args a = {0};
-    args_add(&a, xstrdup(nvcc));
-    for (int i = 0; i < opts->n; i++) args_add(&a, xstrdup(opts->v[i]));
-    args_add(&a, xstrdup("-o"));
-    args_add(&a, xstrdup(exe_name));
-    args_add(&a, xstrdup(src_name));
+    StrList a = {0};
+    strlist_add(&a, xstrdup(nvcc));
+    for (int i = 0; i < opts->n; i++) strlist_add(&a, xstrdup(opts->v[i]));
+    strlist_add(&a, xstrdup("-o"));
+    strlist_add(&a, xstrdup(exe_name));
+    strlist_add(&a, xstrdup(src_name));
     ProcCapture c;
     Diag *err;
     if (confine) {
@@ -460,7 +436,7 @@ static Diag *run_nvcc(const char *nvcc, const Args *opts, const char *workdir, c
         err = proc_capture_limited((const char *const *)a.v, NULL, workdir, COMPILE_TIMEOUT_S, LOG_CAP,
                                    nice > 0 ? &lim : NULL, &c);
     }
-    args_free(&a);
+    strlist_free(&a);
     if (err) return err;
     if (!c.started)
         err = diag_error("no-nvcc", "nvcc (%s) could not be started: %s", nvcc, strerror(c.exec_errno));
@@ -501,7 +477,7 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
     if (!nvcc) return no_nvcc();
     const char *version = program_nvcc_version();
 
-    Args opts = {0};
+    StrList opts = {0};
     build_options(o, false, &opts);
     char key[65];
     bool confine = compile_confined(o);
@@ -544,12 +520,12 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
             if (!err && confine && lstat(built, &bst) == 0 && S_ISREG(bst.st_mode)) chmod(built, 0755);
             if (!err && one_virtual_arch(o) && !emu_runs_ptx(built)) {
                 /* grading's emulator check would have nothing to run: the old layout */
-                Args old = {0};
+                StrList old = {0};
                 build_options(o, true, &old);
                 diag_free(&warnings);   /* the same ones come again */
                 err = run_nvcc(nvcc, &old, workdir, src_name, name, display, source, confine, o->nice, &warnings);
                 if (!err && confine && lstat(built, &bst) == 0 && S_ISREG(bst.st_mode)) chmod(built, 0755);
-                args_free(&old);
+                strlist_free(&old);
             }
             if (!err && !is_exe(built))
                 err = diag_new(DIAG_ERROR, "compile", display, 0, 0, "nvcc reported success but made no executable");
@@ -586,6 +562,6 @@ Diag *program_compile(const char *display, const char *source, const ProgramComp
     }
     free(cache);
     free(name);
-    args_free(&opts);
+    strlist_free(&opts);
     return err;
 }

@@ -20,51 +20,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/fs.h"
+#include "base/strlist.h"
 #include "base/xalloc.h"
 
-typedef struct ArgList {
-    char **v;
-    int n, cap;
-} ArgList;
-
-static void arg_add(ArgList *a, char *owned) {
-    if (a->n + 1 >= a->cap) {
-        a->cap = a->cap ? a->cap * 2 : 32;
-        a->v = xrealloc(a->v, (size_t)a->cap * sizeof *a->v);
-    }
-    a->v[a->n++] = owned;
-    a->v[a->n] = NULL;
-}
-
-static void arg_pair(ArgList *a, const char *opt, char *owned_value) {
-    arg_add(a, xstrdup(opt));
-    arg_add(a, owned_value);
+static void arg_pair(StrList *a, const char *opt, char *owned_value) {
+    strlist_add(a, xstrdup(opt));
+    strlist_add(a, owned_value);
 }
 
 char **program_confine_args(const char *helper, const ChildLimits *l) {
-    ArgList a = {0};
-    arg_add(&a, xstrdup(helper));
+    StrList a = {0};
+    strlist_add(&a, xstrdup(helper));
     if (l->cpu_s > 0) arg_pair(&a, "--cpu", xasprintf("%ld", l->cpu_s));
     if (l->fsize > 0) arg_pair(&a, "--fsize", xasprintf("%lld", l->fsize));
     if (l->as_bytes > 0) arg_pair(&a, "--as", xasprintf("%lld", l->as_bytes));
     if (l->nproc > 0) arg_pair(&a, "--nproc", xasprintf("%ld", l->nproc));
-    if (l->no_fork) arg_add(&a, xstrdup("--no-fork"));
-    if (l->no_unix) arg_add(&a, xstrdup("--no-unix"));
+    if (l->no_fork) strlist_add(&a, xstrdup("--no-fork"));
+    if (l->no_unix) strlist_add(&a, xstrdup("--no-unix"));
     if (l->confine && l->landlock_abi > 0) {
         arg_pair(&a, "--landlock", xasprintf("%d", l->landlock_abi));
         for (const char *const *p = l->read_paths; p && *p; p++) arg_pair(&a, "--read", xstrdup(*p));
         for (const char *const *p = l->write_paths; p && *p; p++) arg_pair(&a, "--write", xstrdup(*p));
     }
-    arg_add(&a, xstrdup("--"));
+    strlist_add(&a, xstrdup("--"));
     return a.v;
 }
 
-void program_confine_args_free(char ***pv) {
-    for (char **p = *pv; p && *p; p++) free(*p);
-    free(*pv);
-    *pv = NULL;
-}
+void program_confine_args_free(char ***pv) { strlist_free_v(pv); }
 
 static bool whole(const char *s, long long lo, long long hi, long long *out) {
     char *end;
@@ -78,7 +60,7 @@ static bool whole(const char *s, long long lo, long long hi, long long *out) {
 int program_confine_parse(int argc, char **argv, ChildLimits *l, char ***read_paths, char ***write_paths,
                           char *err, size_t err_len) {
     memset(l, 0, sizeof *l);
-    ArgList r = {0}, w = {0};
+    StrList r = {0}, w = {0};
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         const char *o = argv[i];
@@ -107,7 +89,7 @@ int program_confine_parse(int argc, char **argv, ChildLimits *l, char ***read_pa
                 snprintf(err, err_len, "%s needs an absolute path (got '%s')", o, val);
                 goto bad;
             }
-            arg_add(o[2] == 'r' ? &r : &w, xstrdup(val));
+            strlist_add(o[2] == 'r' ? &r : &w, xstrdup(val));
             continue;
         }
         if (!whole(val, 1, LLONG_MAX, &v)) {

@@ -111,28 +111,28 @@ const char *program_emurt_dir(void) {
     return dir;
 }
 
+/* find_beside's folder joined with `file`, or NULL: the path a static
+ * `*path` keeps once *searched. */
+static const char *file_beside_once(char **path, bool *searched, const char *env, const char *sub, const char *file) {
+    if (!*searched) {
+        *searched = true;
+        char *d = find_beside(env, sub, file);
+        if (d) *path = path_join(d, file);
+        free(d);
+    }
+    return *path;
+}
+
 const char *program_inject_path(void) {
     static char *path;
     static bool searched;
-    if (!searched) {
-        searched = true;
-        char *d = find_beside("CUDOJO_INJECT_DIR", "inject", "libcudojo_inject.so");
-        if (d) path = path_join(d, "libcudojo_inject.so");
-        free(d);
-    }
-    return path;
+    return file_beside_once(&path, &searched, "CUDOJO_INJECT_DIR", "inject", "libcudojo_inject.so");
 }
 
 const char *program_confine_helper(void) {
     static char *path;
     static bool searched;
-    if (!searched) {
-        searched = true;
-        char *d = find_beside("CUDOJO_CONFINE_DIR", "confine", "cudojo-confine");
-        if (d) path = path_join(d, "cudojo-confine");
-        free(d);
-    }
-    return path;
+    return file_beside_once(&path, &searched, "CUDOJO_CONFINE_DIR", "confine", "cudojo-confine");
 }
 
 /* ---- environment ---- */

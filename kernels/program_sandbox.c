@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/strlist.h"
 #include "base/xalloc.h"
 
 #if defined(__x86_64__)
@@ -377,21 +378,6 @@ long program_sandbox_nproc(long headroom) {
 
 /* ---- what a confined program may see ---- */
 
-typedef struct PathList {
-    char **v;
-    int n, cap;
-} PathList;
-
-static void paths_add(PathList *l, char *owned) {
-    if (!owned) return;
-    if (l->n + 1 >= l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 32;
-        l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
-    }
-    l->v[l->n++] = owned;
-    l->v[l->n] = NULL;
-}
-
 /* The system's programs and libraries, not /usr/share or /opt as a whole:
  * an installed course (PREFIX/share/cudojo/lessons, its solutions) lives
  * there. */
@@ -409,7 +395,7 @@ static const char *const SYSTEM_WRITE[] = {"/dev/null", "/dev/zero", "/dev/full"
  * expanded): where the loader finds libraries that are not under /usr/lib,
  * such as a container's driver (/usr/local/nvidia/lib64 holds libcuda.so.1
  * on our H200 machine). depth bounds includes that include each other. */
-static void paths_add_ld_conf(PathList *r, const char *file, int depth) {
+static void paths_add_ld_conf(StrList *r, const char *file, int depth) {
     FILE *f = depth < 4 ? fopen(file, "r") : NULL;
     if (!f) return;
     char line[4096];
@@ -426,7 +412,7 @@ static void paths_add_ld_conf(PathList *r, const char *file, int depth) {
             globfree(&g);
             free(full);
         } else if (p[0] == '/')
-            paths_add(r, xstrdup(p));
+            strlist_add(r, xstrdup(p));
     }
     fclose(f);
 }
@@ -436,73 +422,70 @@ static void paths_add_ld_conf(PathList *r, const char *file, int depth) {
  * runtime needs the same ones. The main program (empty name) is skipped. */
 static int paths_add_loaded(struct dl_phdr_info *info, size_t size, void *arg) {
     (void)size;
-    if (info->dlpi_name && info->dlpi_name[0] == '/') paths_add(arg, path_dirname(info->dlpi_name));
+    if (info->dlpi_name && info->dlpi_name[0] == '/') strlist_add(arg, path_dirname(info->dlpi_name));
     return 0;
 }
 
 /* What every confined child may read: the system's programs and
  * libraries, the loader's folders, the folders of the libraries cudojo
  * loaded, the toolkit (CUDA_HOME). */
-static void paths_add_system(PathList *r) {
-    for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) paths_add(r, xstrdup(SYSTEM_READ[i]));
+static void paths_add_system(StrList *r) {
+    for (size_t i = 0; i < sizeof SYSTEM_READ / sizeof SYSTEM_READ[0]; i++) strlist_add(r, xstrdup(SYSTEM_READ[i]));
     paths_add_ld_conf(r, "/etc/ld.so.conf", 0);
     dl_iterate_phdr(paths_add_loaded, r);
     const char *home = getenv("CUDA_HOME");
-    paths_add(r, xstrdup(home && *home ? home : "/usr/local/cuda"));
+    strlist_add(r, xstrdup(home && *home ? home : "/usr/local/cuda"));
 }
 
 /* What this machine needs besides (a toolkit elsewhere, a driver's files): CUDOJO_SANDBOX_READ=DIR:DIR. */
-static void paths_add_env(PathList *r) {
+static void paths_add_env(StrList *r) {
     const char *extra = getenv("CUDOJO_SANDBOX_READ");
     if (!extra || !*extra) return;
     char *copy = xstrdup(extra), *save = NULL;
     for (char *p = strtok_r(copy, ":", &save); p; p = strtok_r(NULL, ":", &save))
-        if (*p) paths_add(r, xstrdup(p));
+        if (*p) strlist_add(r, xstrdup(p));
     free(copy);
 }
 
 void program_sandbox_paths(const ProgramRunOptions *o, const char *exe, const char *cwd, char ***read_paths,
                            char ***write_paths) {
-    PathList r = {0}, w = {0};
+    StrList r = {0}, w = {0};
     paths_add_system(&r);
-    if (o->runtime == PROGRAM_RT_EMU && program_emurt_dir()) paths_add(&r, xstrdup(program_emurt_dir()));
-    if (o->runtime == PROGRAM_RT_CUDA && program_inject_path()) paths_add(&r, path_dirname(program_inject_path()));
-    paths_add(&r, path_dirname(exe));
+    if (o->runtime == PROGRAM_RT_EMU && program_emurt_dir()) strlist_add(&r, xstrdup(program_emurt_dir()));
+    if (o->runtime == PROGRAM_RT_CUDA && program_inject_path()) strlist_add(&r, path_dirname(program_inject_path()));
+    strlist_add(&r, path_dirname(exe));
     paths_add_env(&r);
-    paths_add(&w, xstrdup(cwd));
+    strlist_add(&w, xstrdup(cwd));
     /* MPS's pipe and log folders, which the caller made for this program (program_mps.c). */
     for (int i = 0; i < o->n_extra_env; i++) {
         const char *e = o->extra_env[i], *eq = strchr(e, '=');
         if (eq && (!strncmp(e, "CUDA_MPS_PIPE_DIRECTORY=", 24) || !strncmp(e, "CUDA_MPS_LOG_DIRECTORY=", 23)) &&
             eq[1] == '/')
-            paths_add(&w, xstrdup(eq + 1));
+            strlist_add(&w, xstrdup(eq + 1));
     }
-    for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) paths_add(&w, xstrdup(SYSTEM_WRITE[i]));
+    for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) strlist_add(&w, xstrdup(SYSTEM_WRITE[i]));
     /* On a GPU: its devices (nvidia0, nvidiactl, nvidia-uvm, ...) and /dev/shm, which NVIDIA's
        runtime may use; the emulator's runtime needs neither (/dev/shm is memory nobody measures). */
     DIR *d = o->runtime == PROGRAM_RT_CUDA ? opendir("/dev") : NULL;
-    if (d) paths_add(&w, xstrdup("/dev/shm"));
+    if (d) strlist_add(&w, xstrdup("/dev/shm"));
     /* NVIDIA's driver names the threads it starts by writing
        /proc/self/task/TID/comm, and fails the first CUDA call when it cannot
        ("OS call failed or operation not supported on this OS": every graded
        GPU program did, on the H200, 2026-12-02). Landlock opens the path in
        the child (landlock_enter), so "self" is the program itself: only its
        own threads' files. */
-    if (d) paths_add(&w, xstrdup("/proc/self/task"));
+    if (d) strlist_add(&w, xstrdup("/proc/self/task"));
     for (struct dirent *e; d && (e = readdir(d));)
-        if (!strncmp(e->d_name, "nvidia", 6)) paths_add(&w, xasprintf("/dev/%s", e->d_name));
+        if (!strncmp(e->d_name, "nvidia", 6)) strlist_add(&w, xasprintf("/dev/%s", e->d_name));
     if (d) closedir(d);
-    if (!r.v) paths_add(&r, xstrdup("/nonexistent"));
+    if (!r.v) strlist_add(&r, xstrdup("/nonexistent"));
     *read_paths = r.v;
     *write_paths = w.v;
 }
 
 void program_sandbox_paths_free(char ***read_paths, char ***write_paths) {
-    for (char ***l = read_paths; l; l = l == read_paths ? write_paths : NULL) {
-        for (char **p = *l; p && *p; p++) free(*p);
-        free(*l);
-        *l = NULL;
-    }
+    strlist_free_v(read_paths);
+    strlist_free_v(write_paths);
 }
 
 /* ---- what a confined compile may see ---- */
@@ -529,18 +512,18 @@ long long program_sandbox_compile_as_bytes(void) {
 }
 
 void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char ***read_paths, char ***write_paths) {
-    PathList r = {0}, w = {0};
+    StrList r = {0}, w = {0};
     paths_add_system(&r);
     /* gcc's headers and the toolkit's: the toolkit nvcc belongs to (bin/..) and CUDA_HOME. */
-    paths_add(&r, xstrdup("/usr/include"));
-    paths_add(&r, xstrdup("/usr/local/include"));
+    strlist_add(&r, xstrdup("/usr/include"));
+    strlist_add(&r, xstrdup("/usr/local/include"));
     if (nvcc) {
         char *bin = path_dirname(nvcc);
-        paths_add(&r, path_dirname(bin));
+        strlist_add(&r, path_dirname(bin));
         char *real = realpath(nvcc, NULL);
         if (real) {
             char *rbin = path_dirname(real);
-            paths_add(&r, path_dirname(rbin));
+            strlist_add(&r, path_dirname(rbin));
             free(rbin);
             free(real);
         }
@@ -556,11 +539,11 @@ void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char *
             char *bin = path_dirname(real), *prefix = path_dirname(bin);
             /* Not a shared prefix as a whole (/usr/local/share may hold an installed course). */
             if (!strcmp(prefix, "/usr/local") || !strcmp(prefix, "/usr") || !strcmp(prefix, "/")) {
-                paths_add(&r, bin);
-                paths_add(&r, path_join(prefix, "libexec"));
+                strlist_add(&r, bin);
+                strlist_add(&r, path_join(prefix, "libexec"));
                 free(prefix);
             } else {
-                paths_add(&r, prefix);
+                strlist_add(&r, prefix);
                 free(bin);
             }
         }
@@ -568,8 +551,8 @@ void program_sandbox_compile_paths(const char *nvcc, const char *workdir, char *
         free(found);
     }
     paths_add_env(&r);
-    paths_add(&w, xstrdup(workdir));
-    for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) paths_add(&w, xstrdup(SYSTEM_WRITE[i]));
+    strlist_add(&w, xstrdup(workdir));
+    for (size_t i = 0; i < sizeof SYSTEM_WRITE / sizeof SYSTEM_WRITE[0]; i++) strlist_add(&w, xstrdup(SYSTEM_WRITE[i]));
     *read_paths = r.v;
     *write_paths = w.v;
 }
