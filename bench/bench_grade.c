@@ -33,7 +33,12 @@
  * CUDOJO_GRADE_AHEAD=K the threads compiling programs ahead of the workers
  * (app/grade_ahead.c; 0: off, to compare), whose builds it reports;
  * BENCH_GRADE_JOBS the workers (default: the cores); BENCH_GRADE_KEEP=1
- * keeps the folder (its out/grade.db and out/gradebook.json). */
+ * keeps the folder (its out/grade.db and out/gradebook.json);
+ * BENCH_GRADE_WRONG=K makes one (student, exercise) pair in K, of the
+ * exercises that have wrong variants, a wrong variant instead of the
+ * solution (taken in turn: races, wrong results, kernels that never end),
+ * as a real class hands in: what failing and hanging runs cost the
+ * throughput, and whether each of them failed as it must. */
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -48,12 +53,15 @@
 #include "base/xalloc.h"
 #include "lua/exercise.h"
 
-/* Every submission is a reference solution: each one that did not pass
- * under grading's load (16 workers, the GPU lock) is a fairness bug, a
- * check that depends on who else runs. Prints how many passed and each
- * failure with its message. */
-static void print_failed_solutions(const json_t *book) {
-    size_t i, total = 0, passed = 0;
+/* Every solution handed in: each one that did not pass under grading's
+ * load (16 workers, the GPU lock) is a fairness bug, a check that depends
+ * on who else runs. Prints how many passed and each failure with its
+ * message. `wrong` ("studentNNN/exercise" -> the variant, from
+ * BENCH_GRADE_WRONG): those must fail instead; each that passed is
+ * printed, and how many failed as they must and how long they took. */
+static void print_failed_solutions(const json_t *book, const json_t *wrong) {
+    size_t i, total = 0, passed = 0, w_total = 0, w_failed = 0, w_timeouts = 0;
+    double w_ms = 0;
     json_t *st;
     json_array_foreach(json_object_get(book, "students"), i, st) {
         const char *ex;
@@ -61,6 +69,18 @@ static void print_failed_solutions(const json_t *book) {
         json_object_foreach(json_object_get(st, "exercises"), ex, r) {
             const char *verdict = json_string_value(json_object_get(r, "verdict"));
             if (!verdict || !strcmp(verdict, "missing")) continue;    /* not graded here (needs a GPU, left out) */
+            char *key = xasprintf("%s/%s", json_string_value(json_object_get(st, "student")), ex);
+            const char *variant = json_string_value(json_object_get(wrong, key));
+            free(key);
+            if (variant) {
+                w_total++;
+                w_ms += json_number_value(json_object_get(json_object_get(r, "time"), "total_ms"));
+                w_timeouts += !strcmp(verdict, "timeout");
+                if (strcmp(verdict, "pass")) w_failed++;
+                else printf("  wrong variant passed: %s %s (%s)\n", json_string_value(json_object_get(st, "student")),
+                            ex, variant);
+                continue;
+            }
             total++;
             if (!strcmp(verdict, "pass")) {
                 passed++;
@@ -74,6 +94,9 @@ static void print_failed_solutions(const json_t *book) {
     }
     printf("solutions passing under grading: %zu of %zu%s\n", passed, total,
            passed == total ? "" : " (each failure above is a check that depends on the load)");
+    if (w_total)
+        printf("wrong variants failing under grading: %zu of %zu (%zu of them timeouts), %.1f s in their runs\n",
+               w_failed, w_total, w_timeouts, w_ms / 1e3);
 }
 
 /* Where the time went (app/grade_time.c), from OUT/gradebook.json: 0, or 1
@@ -115,7 +138,7 @@ out:
     sqlite3_close(db);
 }
 
-static int print_time(const char *book_path, double wall_s) {
+static int print_time(const char *book_path, double wall_s, const json_t *wrong) {
     json_error_t err;
     json_t *book = json_load_file(book_path, 0, &err);
     if (!book) {
@@ -123,7 +146,7 @@ static int print_time(const char *book_path, double wall_s) {
         return 1;
     }
     grade_time_print(stdout, book, wall_s, 12);
-    print_failed_solutions(book);
+    print_failed_solutions(book, wrong);
     json_decref(book);
     return 0;
 }
@@ -147,13 +170,25 @@ int main(int argc, char **argv) {
     char tmpl[] = "/tmp/cudojo-bench-grade-XXXXXX";
     if (!mkdtemp(tmpl)) return 1;
     int n_ex = 0;
+    const char *wrong_env = getenv("BENCH_GRADE_WRONG");
+    long every = wrong_env && *wrong_env ? atol(wrong_env) : 0;
+    json_t *wrong = json_object();      /* "studentNNN/exercise" -> the wrong variant handed in */
+    long pair = 0;
     for (int s = 0; s < students; s++) {
         for (int c = 0; c < course->n_chapters; c++) {
             const ChapterMeta *ch = &course->chapters[c];
             char *dir = xasprintf("%s/subs/student%03d/%s", tmpl, s, ch->id);
             d = fs_mkdir_p(dir);
             for (int e = 0; !d && e < ch->n_exercises; e++) {
-                char *src = path_join(ch->dir, ch->exercises[e].solution);
+                const ExerciseMeta *ex = &ch->exercises[e];
+                const char *take = ex->solution;
+                if (every > 0 && ex->n_wrong > 0 && pair++ % every == 0) {
+                    take = ex->wrong[(pair / every) % ex->n_wrong];
+                    char *key = xasprintf("student%03d/%s", s, ex->id);
+                    json_object_set_new(wrong, key, json_string(path_basename(take)));
+                    free(key);
+                }
+                char *src = path_join(ch->dir, take);
                 char *dst = path_join(dir, path_basename(ch->exercises[e].source));
                 /* Each student's file differs (a comment), so every run compiles as in a real class. */
                 char *text = NULL;
@@ -222,7 +257,11 @@ int main(int argc, char **argv) {
     print_steady(gdb, graded);
     free(gdb);
     char *book = xasprintf("%s/out/gradebook.json", tmpl);
-    int status = print_time(book, secs);
+    if (json_object_size(wrong))
+        printf("handed in: a wrong variant in %zu of the %d x %d pairs (BENCH_GRADE_WRONG=%ld: one in %ld of the "
+               "exercises that have wrong variants)\n",
+               json_object_size(wrong), students, n_ex, every, every);
+    int status = print_time(book, secs, wrong);
     free(book);
     LockTraceSummary lt;
     if (grade_lock_trace_read(trace, &lt)) {   /* none: no GPU lock taken */
@@ -240,6 +279,7 @@ int main(int argc, char **argv) {
     }
     free(cmd);
     free(root);
+    json_decref(wrong);
     course_free(&course);
     return status;
 }
