@@ -255,6 +255,8 @@ typedef struct LockTraceBlocker {
     int waits;                  /* exclusive takes that waited over LOCK_TRACE_LONG_WAIT_MS */
     double wait_s;              /* their waiting, summed */
 } LockTraceBlocker;
+/* Exclusive waits by length: under 5 ms, 5-20, 20-50, 50-200, 200-1000, 1000 ms and more. */
+#define LOCK_TRACE_BUCKETS 6
 typedef struct LockTraceSummary {
     double wall_s;                  /* first to last event */
     double exclusive_waiting_s;     /* an exclusive taker waiting */
@@ -265,6 +267,13 @@ typedef struct LockTraceSummary {
     int exclusive_takes;
     LockTraceBlocker blockers[LOCK_TRACE_BLOCKERS];     /* the most waiting first, of all of them */
     int n_blockers;
+    int wait_count[LOCK_TRACE_BUCKETS];     /* every exclusive take by how long it waited */
+    double wait_s[LOCK_TRACE_BUCKETS];
+    /* Every exclusive take's wait (short ones too) by the kind of hold that
+       let go last before it: what the holder said it does ("program-exit",
+       "pin-pieces", "launch"), without the exercise, the mode or a ":" detail. */
+    LockTraceBlocker kinds[LOCK_TRACE_BLOCKERS];
+    int n_kinds;
 } LockTraceSummary;
 
 /* Reads the trace at `path`; false when it is missing or has no event. */

@@ -76,6 +76,30 @@ static int by_blocked(const void *a, const void *b) {
     return strcmp(x->label, y->label);
 }
 
+static const double BUCKET_MS[LOCK_TRACE_BUCKETS - 1] = {5, 20, 50, 200, 1000};
+
+/* "scan-array/pin-pieces:1024MiB" -> "pin-pieces"; a label without "/" as it is, to its ":". */
+static void holder_kind(const char *label, char *kind, size_t n) {
+    const char *slash = strchr(label, '/'), *from = slash ? slash + 1 : label;
+    size_t len = strcspn(from, ":");
+    snprintf(kind, n, "%.*s", (int)len, from);
+}
+
+/* Adds one wait of `ms` to the entry of (label, mode) in *list (grown as needed). */
+static void add_wait(LockTraceBlocker **list, int *n, int *cap, const char *label, const char *mode, double ms) {
+    int k = 0;
+    while (k < *n && (strcmp((*list)[k].label, label) || strcmp((*list)[k].mode, mode))) k++;
+    if (k == *n) {
+        if (*n == *cap) *list = xrealloc(*list, (size_t)(*cap *= 2) * sizeof **list);
+        memset(&(*list)[k], 0, sizeof (*list)[k]);
+        snprintf((*list)[k].label, sizeof (*list)[k].label, "%s", label);
+        snprintf((*list)[k].mode, sizeof (*list)[k].mode, "%s", mode);
+        (*n)++;
+    }
+    (*list)[k].waits++;
+    (*list)[k].wait_s += ms / 1e3;
+}
+
 bool grade_lock_trace_read(const char *path, LockTraceSummary *out) {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "r");
@@ -101,8 +125,9 @@ bool grade_lock_trace_read(const char *path, LockTraceSummary *out) {
     qsort(ev, (size_t)n, sizeof *ev, by_time);
     Span *waiting = xmalloc((size_t)n * sizeof *waiting), *held = xmalloc((size_t)n * sizeof *held),
          *prof = xmalloc((size_t)n * sizeof *prof), *blocking = xmalloc((size_t)n * 2 * sizeof *blocking);
-    int nw = 0, nh = 0, np = 0, nb = 0, n_all = 0, cap_all = 16;
+    int nw = 0, nh = 0, np = 0, nb = 0, n_all = 0, cap_all = 16, n_kind = 0, cap_kind = 16;
     LockTraceBlocker *all = xmalloc((size_t)cap_all * sizeof *all);     /* every holder a long wait ended on */
+    LockTraceBlocker *kind = xmalloc((size_t)cap_kind * sizeof *kind); /* every wait, by the holder's kind */
     double first = ev[0].at, last = ev[0].at;
     const Event *released = NULL;       /* the last shared or profiler release so far */
     for (int i = 0; i < n; i++) {
@@ -117,20 +142,15 @@ bool grade_lock_trace_read(const char *path, LockTraceSummary *out) {
         if (e->take) {
             out->exclusive_takes++;
             waiting[nw++] = blocking[nb++] = s;
-            if (e->ms > LOCK_TRACE_LONG_WAIT_MS) {
-                const char *label = released ? released->label : "?", *mode = released ? released->mode : "?";
-                int k = 0;
-                while (k < n_all && (strcmp(all[k].label, label) || strcmp(all[k].mode, mode))) k++;
-                if (k == n_all) {
-                    if (n_all == cap_all) all = xrealloc(all, (size_t)(cap_all *= 2) * sizeof *all);
-                    memset(&all[k], 0, sizeof all[k]);
-                    snprintf(all[k].label, sizeof all[k].label, "%s", label);
-                    snprintf(all[k].mode, sizeof all[k].mode, "%s", mode);
-                    n_all++;
-                }
-                all[k].waits++;
-                all[k].wait_s += e->ms / 1e3;
-            }
+            const char *label = released ? released->label : "?", *mode = released ? released->mode : "?";
+            if (e->ms > LOCK_TRACE_LONG_WAIT_MS) add_wait(&all, &n_all, &cap_all, label, mode, e->ms);
+            char k[96];
+            holder_kind(label, k, sizeof k);
+            add_wait(&kind, &n_kind, &cap_kind, k, "", e->ms);
+            int b = 0;
+            while (b < LOCK_TRACE_BUCKETS - 1 && e->ms >= BUCKET_MS[b]) b++;
+            out->wait_count[b]++;
+            out->wait_s[b] += e->ms / 1e3;
         } else {
             held[nh++] = blocking[nb++] = s;
         }
@@ -148,6 +168,10 @@ bool grade_lock_trace_read(const char *path, LockTraceSummary *out) {
     qsort(all, (size_t)n_all, sizeof *all, by_blocked);
     out->n_blockers = n_all < LOCK_TRACE_BLOCKERS ? n_all : LOCK_TRACE_BLOCKERS;
     memcpy(out->blockers, all, (size_t)out->n_blockers * sizeof *all);
+    qsort(kind, (size_t)n_kind, sizeof *kind, by_blocked);
+    out->n_kinds = n_kind < LOCK_TRACE_BLOCKERS ? n_kind : LOCK_TRACE_BLOCKERS;
+    memcpy(out->kinds, kind, (size_t)out->n_kinds * sizeof *kind);
+    free(kind);
     free(all);
     free(ev);
     free(waiting);
@@ -164,6 +188,18 @@ void grade_lock_trace_print(FILE *out, const LockTraceSummary *s, int top) {
             "(a profiler held the lock %.1f s)\n",
             s->wall_s, s->exclusive_waiting_s, s->exclusive_held_s, s->exclusive_takes, s->exclusive_blocking_s,
             s->waiting_on_profiler_s, s->profiler_held_s);
+    if (s->exclusive_takes > 0) {
+        static const char *const names[LOCK_TRACE_BUCKETS] = {"<5 ms",      "5-20 ms",     "20-50 ms",
+                                                              "50-200 ms", "200-1000 ms", ">=1 s"};
+        fprintf(out, "exclusive waits by length:");
+        for (int b = 0; b < LOCK_TRACE_BUCKETS; b++)
+            fprintf(out, "%s %s %d (%.1f s)", b ? "," : "", names[b], s->wait_count[b], s->wait_s[b]);
+        fputc('\n', out);
+        fprintf(out, "every exclusive wait, by the kind of hold that let go last before the take:\n");
+        for (int i = 0; i < s->n_kinds && i < top; i++)
+            fprintf(out, "  %-26s %5d waits %8.1f s, %.0f ms each\n", s->kinds[i].label, s->kinds[i].waits,
+                    s->kinds[i].wait_s, 1e3 * s->kinds[i].wait_s / s->kinds[i].waits);
+    }
     if (s->n_blockers == 0) return;
     fprintf(out, "exclusive waits over %.0f ms, by the holder that let go last before the take:\n",
             LOCK_TRACE_LONG_WAIT_MS);

@@ -63,6 +63,16 @@ static void lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on(vo
     assert_string_equal(s.blockers[1].label, "prof");
     assert_string_equal(s.blockers[1].mode, "profiler");
     assert_true(near(s.blockers[1].wait_s, 0.9));
+    /* every wait, short ones too, by length and by the kind of hold it ended on */
+    static const int count[LOCK_TRACE_BUCKETS] = {0, 1, 0, 0, 2, 1};
+    for (int b = 0; b < LOCK_TRACE_BUCKETS; b++) assert_int_equal(s.wait_count[b], count[b]);
+    assert_true(near(s.wait_s[4], 1.7));
+    assert_int_equal(s.n_kinds, 2);
+    assert_string_equal(s.kinds[0].label, "alpha");
+    assert_int_equal(s.kinds[0].waits, 2);
+    assert_string_equal(s.kinds[1].label, "prof");
+    assert_int_equal(s.kinds[1].waits, 2);                          /* the 10 ms one too */
+    assert_true(near(s.kinds[1].wait_s, 0.91));
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
@@ -71,6 +81,9 @@ static void lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on(vo
     assert_non_null(strstr(text, "waiting 2.2 s and holding 0.8 s (4 takes): 2.5 s in which no new shared"));
     assert_non_null(strstr(text, "alpha"));
     assert_null(strstr(text, "prof "));         /* only the top one */
+    assert_non_null(strstr(text, "exclusive waits by length: <5 ms 0 (0.0 s), 5-20 ms 1 (0.0 s), 20-50 ms 0 (0.0 s), "
+                                 "50-200 ms 0 (0.0 s), 200-1000 ms 2 (1.7 s), >=1 s 1 (1.2 s)"));
+    assert_non_null(strstr(text, "  alpha                          2 waits      2.0 s, 1000 ms each"));
     free(text);
     assert_true(near(grade_lock_trace_serial_s(&s), 0.8 + 1.0));
     out = open_memstream(&text, &len);
@@ -79,6 +92,34 @@ static void lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on(vo
     assert_non_null(strstr(text, "timed sections 0.8 s + profiled runs 1.0 s = 1.8 s for 3 submissions (0.60 s each): "
                                  "200 submissions need at least 2.0 min"));
     free(text);
+}
+
+/* A holder's kind is what it said it does, without the exercise or the
+ * ":" detail: the short waits of many exercises add up under one kind. */
+static void lock_trace__adds_every_wait_to_the_kind_of_hold_it_ended_on(void **state) {
+    (void)state;
+    char path[] = "/tmp/cudojo-trace-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "1.000000 1 release shared 100.000 scan-array/pin-pieces:1024MiB\n");
+    fprintf(f, "1.010000 2 take exclusive 30.000 hot-spot\n");
+    fprintf(f, "2.000000 3 release shared 100.000 reduce-peak/pin-pieces:2048MiB\n");
+    fprintf(f, "2.004000 2 take exclusive 4.000 few-blocks\n");
+    fprintf(f, "3.000000 4 release shared 100.000 stream-events/program-exit\n");
+    fprintf(f, "3.002000 2 take exclusive 2.000 intensity\n");
+    fclose(f);
+    LockTraceSummary s;
+    assert_true(grade_lock_trace_read(path, &s));
+    unlink(path);
+    assert_int_equal(s.n_blockers, 0);          /* none over 50 ms */
+    assert_int_equal(s.n_kinds, 2);
+    assert_string_equal(s.kinds[0].label, "pin-pieces");
+    assert_int_equal(s.kinds[0].waits, 2);
+    assert_true(near(s.kinds[0].wait_s, 0.034));
+    assert_string_equal(s.kinds[1].label, "program-exit");
+    assert_int_equal(s.wait_count[0], 2);
+    assert_int_equal(s.wait_count[2], 1);
 }
 
 /* More holders than the summary keeps: the ones kept are the most
@@ -121,6 +162,7 @@ static void lock_trace__is_no_summary__when_the_trace_is_missing_or_empty(void *
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on),
+        cmocka_unit_test(lock_trace__adds_every_wait_to_the_kind_of_hold_it_ended_on),
         cmocka_unit_test(lock_trace__keeps_the_most_waited_on_holders__of_more_than_it_can_list),
         cmocka_unit_test(lock_trace__is_no_summary__when_the_trace_is_missing_or_empty),
     };
