@@ -356,7 +356,8 @@ static double runner_gpu_waited(const Runner *r) {
 static double runner_deadline(const Runner *r) {
     if (r->compiling) return r->compile_since + runner_compile_limit(r);
     double waited = runner_gpu_waited(r);
-    return r->started + r->timeout_s + r->compile_total + (waited < RUNNER_GPU_WAIT_LIMIT_S ? waited : RUNNER_GPU_WAIT_LIMIT_S);
+    if (waited > RUNNER_GPU_WAIT_LIMIT_S) waited = RUNNER_GPU_WAIT_LIMIT_S;
+    return r->started + r->timeout_s + r->compile_total + waited;
 }
 
 /* The timeout verdict: what was running when it was stopped. */
