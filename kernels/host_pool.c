@@ -49,6 +49,18 @@ void host_pool_free(HostPool **pp) {
     *pp = NULL;
 }
 
+size_t host_piece_bytes_of(const char *mib) {
+    char *end = NULL;
+    unsigned long mb = mib && *mib >= '0' && *mib <= '9' ? strtoul(mib, &end, 10) : 0;
+    return (end && !*end && mb >= 1 && mb <= 4096 ? (size_t)mb : 128) << 20;
+}
+
+size_t host_piece_bytes(void) {
+    static size_t bytes;
+    if (!bytes) bytes = host_piece_bytes_of(getenv("CUDOJO_HOST_PIECE_MB"));
+    return bytes;
+}
+
 size_t host_piece_len(uintptr_t at, size_t left) {
     size_t to_edge = HOST_PIECE_BYTES - (size_t)(at % HOST_PIECE_BYTES);
     return left < to_edge ? left : to_edge;

@@ -23,7 +23,13 @@
  * A timed section waits for the shared holders already running, so with
  * whole buffers it waited for a 2 GiB array's pinning (0.9-1 s on the
  * H200, session 13); in pieces it waits for one (~60 ms). */
-#define HOST_PIECE_BYTES ((size_t)128 << 20)
+#define HOST_PIECE_BYTES (host_piece_bytes())
+/* 128 MiB, or CUDOJO_HOST_PIECE_MB (a whole number of MiB from 1 to 4096; anything
+ * else is the default), read once: to measure what smaller pieces give a grading's
+ * timed sections (their waits on pinning) against what they cost the copies. */
+size_t host_piece_bytes(void);
+/* What host_piece_bytes makes of a CUDOJO_HOST_PIECE_MB value (NULL: unset). */
+size_t host_piece_bytes_of(const char *mib);
 /* How much of [at, at + left) the piece starting at `at` covers: up to the
  * next multiple of HOST_PIECE_BYTES in address (or `left`, if less). On one
  * grid of addresses, a copy's pieces lie each within one piece of a

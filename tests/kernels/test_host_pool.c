@@ -182,7 +182,23 @@ static void host_piece_len__ends_pieces_on_the_address_grid__and_covers_the_rang
         assert_int_equal((from + at) / P, (from + at + n - 1) / P);
     }
     assert_int_equal(at, bytes);
-    assert_in_range(pieces, 16, 18);
+    assert_in_range(pieces, ((size_t)2 << 30) / P, ((size_t)2 << 30) / P + 2);     /* 16-18 of 128 MiB */
+}
+
+/* The piece's size: 128 MiB, or CUDOJO_HOST_PIECE_MB when it is a whole
+ * number of MiB from 1 to 4096 (host_piece_bytes reads it once). */
+static void host_piece_bytes__follows_CUDOJO_HOST_PIECE_MB__else_128_mib(void **state) {
+    (void)state;
+    static const struct {
+        const char *env;
+        size_t mib;
+    } cases[] = {{NULL, 128}, {"32", 32}, {"1", 1}, {"4096", 4096}, {"0", 128}, {"32k", 128},
+                 {"-8", 128}, {" 8", 128}, {"+8", 128}, {"5000", 128}, {"", 128}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (host_piece_bytes_of(cases[i].env) != cases[i].mib << 20)
+            fail_msg("'%s': %zu MiB, not %zu", cases[i].env ? cases[i].env : "(unset)",
+                     host_piece_bytes_of(cases[i].env) >> 20, cases[i].mib);
+    assert_int_equal(host_piece_bytes(), HOST_PIECE_BYTES);
 }
 
 int main(void) {
@@ -195,6 +211,7 @@ int main(void) {
         cmocka_unit_test(host_pool__default_cap_follows_the_environment__else_a_quarter_of_ram_at_most_4_gib),
         cmocka_unit_test(host_pool__share_cap_splits_a_quarter_of_ram__between_the_workers),
         cmocka_unit_test(host_piece_len__ends_pieces_on_the_address_grid__and_covers_the_range),
+        cmocka_unit_test(host_piece_bytes__follows_CUDOJO_HOST_PIECE_MB__else_128_mib),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
