@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/xalloc.h"
@@ -64,6 +65,19 @@ size_t host_piece_bytes(void) {
 size_t host_piece_len(uintptr_t at, size_t left) {
     size_t to_edge = HOST_PIECE_BYTES - (size_t)(at % HOST_PIECE_BYTES);
     return left < to_edge ? left : to_edge;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23      /* Linux 5.14 */
+#endif
+
+void host_pool_populate(void *p, size_t bytes) {
+    if (!bytes || madvise(p, bytes, MADV_POPULATE_WRITE) == 0) return;
+    /* an older kernel (EINVAL): one write per page does the same */
+    long page = sysconf(_SC_PAGESIZE);
+    size_t step = page > 0 ? (size_t)page : 4096;
+    volatile char *c = p;
+    for (size_t at = 0; at < bytes; at += step) c[at] = 0;
 }
 
 size_t host_pool_default_cap(void) {

@@ -36,6 +36,12 @@ size_t host_piece_bytes_of(const char *mib);
  * buffer pinned in pieces, whatever the copy's offset into it. */
 size_t host_piece_len(uintptr_t at, size_t left);
 
+/* Makes every page of the fresh mapping [p, p + bytes) (each zeroed by the
+ * kernel on its first write): MADV_POPULATE_WRITE, else a write to each
+ * page. Before pinning: cudaHostRegister would otherwise fault the pages in
+ * while it holds the GPU lock (pin_in_pieces, kernels/cuda/cuda_backend.c). */
+void host_pool_populate(void *p, size_t bytes);
+
 /* Buffers smaller than this are not worth keeping (malloc reuses them). */
 #define HOST_POOL_MIN_BYTES ((size_t)1 << 20)
 /* The default cap on idle bytes: min(this, a quarter of the RAM). */

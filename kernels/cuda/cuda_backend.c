@@ -213,6 +213,10 @@ static void *pin_in_pieces(size_t bytes) {
     /* Not in a child: a fork copies pinned anonymous pages at once (they
        cannot be shared copy-on-write), a GiB per program the worker starts. */
     madvise(p, bytes, MADV_DONTFORK);
+    /* The pages made (each zeroed by the kernel) before the lock: else
+       cudaHostRegister faults them in while it holds the GPU, and a timed
+       section waiting then waits for the zeroing too (host_pool_populate). */
+    host_pool_populate(p, bytes);
     GpuLock lock = GPU_LOCK_INIT;
     gpu_lock_what(&lock, "pin-pieces:%zuMiB", bytes >> 20);
     gpu_lock_take(&lock, GPU_LOCK_SHARED);

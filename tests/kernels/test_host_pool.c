@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -202,6 +203,30 @@ static void host_piece_bytes__follows_CUDOJO_HOST_PIECE_MB__else_128_mib(void **
     assert_int_equal(host_piece_bytes(), host_piece_bytes_of(getenv("CUDOJO_HOST_PIECE_MB")));
 }
 
+/* host_pool_populate makes every page of a fresh mapping (mincore: all
+ * resident) and leaves them zero: pinning then finds them made. */
+static void host_pool_populate__makes_every_page__and_leaves_them_zero(void **state) {
+    (void)state;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = 64 * page + 5;
+    size_t pages = (bytes + page - 1) / page;
+    unsigned char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    unsigned char *in = calloc(pages, 1);
+    assert_int_equal(mincore(p, bytes, in), 0);
+    size_t before = 0, after = 0;
+    for (size_t i = 0; i < pages; i++) before += in[i] & 1;
+    assert_true(before < pages);    /* fresh: not all made yet */
+    host_pool_populate(p, bytes);
+    assert_int_equal(mincore(p, bytes, in), 0);
+    for (size_t i = 0; i < pages; i++) after += in[i] & 1;
+    assert_int_equal(after, pages);
+    for (size_t i = 0; i < bytes; i++)
+        if (p[i]) fail_msg("byte %zu is %d, not 0", i, p[i]);
+    host_pool_populate(p, 0);       /* nothing to do */
+    free(in);
+    munmap(p, bytes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(host_pool__hands_back_the_given_buffer_dirty__when_the_same_size_is_asked),
@@ -213,6 +238,7 @@ int main(void) {
         cmocka_unit_test(host_pool__share_cap_splits_a_quarter_of_ram__between_the_workers),
         cmocka_unit_test(host_piece_len__ends_pieces_on_the_address_grid__and_covers_the_range),
         cmocka_unit_test(host_piece_bytes__follows_CUDOJO_HOST_PIECE_MB__else_128_mib),
+        cmocka_unit_test(host_pool_populate__makes_every_page__and_leaves_them_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
