@@ -101,11 +101,13 @@ GpuLockMode gpu_lock_mode_for(GpuLockMode mode);
  * timed section). A profiler keeps the profilers' lock all the while. A
  * no-op when not held. */
 void gpu_lock_step_aside(GpuLock *l);
-/* fn(ud, true) before this process may block taking the GPU's lock
- * (gpu_lock_take, gpu_lock_step_aside: another run's timed section, the
- * shared holders a timed section waits for) and fn(ud, false) once the
- * take is over: a worker tells its runner, whose timeout leaves the wait
- * out (app/runner.c). Called from any thread that takes; NULL: none. */
+/* fn(ud, true) when a take (gpu_lock_take, gpu_lock_step_aside) finds a
+ * lock it needs not free and is about to block (another run's timed
+ * section, the shared holders a timed section waits for, another
+ * profiler), and fn(ud, false) once that take is over; a take that finds
+ * everything free at once says nothing. A worker tells its runner, whose
+ * timeout leaves the wait out (app/runner.c). Called from any thread that
+ * takes; NULL: none. */
 void gpu_lock_on_wait(void (*fn)(void *ud, bool waiting), void *ud);
 /* gpu_lock_take(l, GPU_LOCK_EXCLUSIVE). */
 void gpu_lock_acquire(GpuLock *l);
