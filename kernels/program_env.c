@@ -163,6 +163,12 @@ static const char *cuda_home(void) {
     return h && *h ? h : "/usr/local/cuda";
 }
 
+int program_stream_queues_of(const char *v) {
+    char *end = NULL;
+    long n = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : 0;
+    return end && !*end && n >= 1 && n <= 32 ? (int)n : 0;
+}
+
 static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, unsigned flags) {
     if (o->keep_env) {     /* what we set below replaces the caller's */
         for (char **p = environ; p && *p; p++)
@@ -177,8 +183,13 @@ static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, unsig
     env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_FD, PROGRAM_REPORT_FD));
     if (flags & PROGRAM_ENV_TURN) env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_TURN_FD, PROGRAM_TURN_FD));
     if (flags & PROGRAM_ENV_DRAIN) env_put(e, xasprintf("%s=%d", PROGWIRE_ENV_DRAIN_FD, PROGRAM_DRAIN_FD));
-    if ((flags & PROGRAM_ENV_ONE_QUEUE) && !(o->keep_env && getenv("CUDA_DEVICE_MAX_CONNECTIONS")))
-        env_put(e, xstrdup("CUDA_DEVICE_MAX_CONNECTIONS=1"));
+    if (!(o->keep_env && getenv("CUDA_DEVICE_MAX_CONNECTIONS"))) {
+        int queues = program_stream_queues_of(getenv("CUDOJO_STREAM_QUEUES"));
+        if (flags & PROGRAM_ENV_ONE_QUEUE)
+            env_put(e, xstrdup("CUDA_DEVICE_MAX_CONNECTIONS=1"));
+        else if (queues > 0 && o->runtime != PROGRAM_RT_EMU)
+            env_put(e, xasprintf("CUDA_DEVICE_MAX_CONNECTIONS=%d", queues));
+    }
     const char *old_ld = o->keep_env ? getenv("LD_LIBRARY_PATH") : NULL;
     char *lib64 = path_join(cuda_home(), "lib64");
     if (o->runtime == PROGRAM_RT_EMU) {

@@ -133,6 +133,16 @@ enum {
     PROGRAM_ENV_ONE_QUEUE = 4,  /* CUDA_DEVICE_MAX_CONNECTIONS=1 (program_one_stream), unless the kept
                                    environment sets it */
 };
+/* CUDOJO_STREAM_QUEUES (its value v; NULL: unset): the hardware work
+ * queues (CUDA_DEVICE_MAX_CONNECTIONS) of a program on the GPU runtime that
+ * may use more than one stream, 1 to 32; 0 (unset or anything else): the
+ * driver's (8). A knob to measure: on the H200 (session 19 call 4) 16
+ * trivial programs started at once took 2.8 s each with the driver's
+ * queues, 1.1 s with one (one run each, noisy), the making of a context's
+ * queues being serial in the driver; fewer than the streams a program runs
+ * side by side would put two of its streams on one queue (false
+ * dependencies), so the default stays the driver's. */
+int program_stream_queues_of(const char *v);
 /* The child's environment for `o`, run in `cwd`, with what `flags` adds:
  * a NULL-terminated array (free with program_env_free). */
 char **program_env_build(const ProgramRunOptions *o, const char *cwd, unsigned flags);

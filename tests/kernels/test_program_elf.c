@@ -158,7 +158,34 @@ static void run__gets_one_queue__only_when_the_program_has_one_stream(void **sta
     p = build(f, "show2.cu", streams);
     assert_null(program_run(p->exe, &f->ropts, &f->res));
     assert_string_equal(f->res.out, "queues: driver\n");
+    program_result_fini(&f->res);
+    /* CUDOJO_STREAM_QUEUES gives a program with streams that many */
+    setenv("CUDOJO_STREAM_QUEUES", "4", 1);
+    assert_null(program_run(p->exe, &f->ropts, &f->res));
+    assert_string_equal(f->res.out, "queues: 4\n");
+    program_result_fini(&f->res);
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 1);     /* the caller's own, kept under cudojo exec */
+    f->ropts.keep_env = true;
+    assert_null(program_run(p->exe, &f->ropts, &f->res));
+    f->ropts.keep_env = false;
+    unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    unsetenv("CUDOJO_STREAM_QUEUES");
+    assert_string_equal(f->res.out, "queues: 2\n");
     compiled_program_free(&p);
+}
+
+/* CUDOJO_STREAM_QUEUES: a whole number from 1 to 32, else 0 (the driver's). */
+static void stream_queues__takes_1_to_32__else_the_drivers(void **state) {
+    (void)state;
+    static const struct {
+        const char *v;
+        int queues;
+    } cases[] = {{NULL, 0}, {"", 0}, {"1", 1}, {"4", 4}, {"32", 32}, {"33", 0}, {"0", 0},
+                 {"-2", 0}, {"+2", 0}, {" 2", 0}, {"2x", 0}, {"99999999999999999999", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (program_stream_queues_of(cases[i].v) != cases[i].queues)
+            fail_msg("'%s': %d, not %d", cases[i].v ? cases[i].v : "(unset)",
+                     program_stream_queues_of(cases[i].v), cases[i].queues);
 }
 
 int main(void) {
@@ -168,6 +195,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(one_stream__no__for_another_library_or_without_libcudart, setup, teardown),
         cmocka_unit_test_setup_teardown(one_stream__no__for_what_is_not_a_whole_elf_image, setup, teardown),
         cmocka_unit_test_setup_teardown(run__gets_one_queue__only_when_the_program_has_one_stream, setup, teardown),
+        cmocka_unit_test(stream_queues__takes_1_to_32__else_the_drivers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
