@@ -286,7 +286,9 @@ void grade_lock_trace_print(FILE *out, const LockTraceSummary *s, int top);
  * seconds. */
 double grade_lock_trace_serial_s(const LockTraceSummary *s);
 /* That time for `submissions` graded ones, scaled to a class of
- * `class_size`: the least wall time one GPU needs for the class. */
+ * `class_size`: the least wall time one GPU needs for the class; and the
+ * time no new shared GPU work could start (exclusive takers waiting or
+ * holding: exclusive_blocking_s), scaled the same way. */
 void grade_lock_trace_print_floor(FILE *out, const LockTraceSummary *s, int submissions, int class_size);
 
 #endif

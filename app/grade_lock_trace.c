@@ -218,4 +218,11 @@ void grade_lock_trace_print_floor(FILE *out, const LockTraceSummary *s, int subm
             "(%.2f s each): %d submissions need at least %.1f min on one GPU, whatever the cores\n",
             s->exclusive_held_s, s->profiler_held_s, serial, submissions, submissions == 1 ? "" : "s",
             serial / submissions, class_size, serial / submissions * class_size / 60.0);
+    /* The waits for the shared holders to drain come on top: while an
+       exclusive taker waits or holds, no new GPU work starts anywhere. */
+    fprintf(out,
+            "no new shared GPU work: %.1f s for %d submission%s (exclusive takers waiting or holding): %.1f min "
+            "of %d submissions' grading in which GPU work only ends, none starts\n",
+            s->exclusive_blocking_s, submissions, submissions == 1 ? "" : "s",
+            s->exclusive_blocking_s / submissions * class_size / 60.0, class_size);
 }

@@ -91,6 +91,8 @@ static void lock_trace__sums_unions_and_names_the_holders_long_waits_ended_on(vo
     fclose(out);
     assert_non_null(strstr(text, "timed sections 0.8 s + profiled runs 1.0 s = 1.8 s for 3 submissions (0.60 s each): "
                                  "200 submissions need at least 2.0 min"));
+    assert_non_null(strstr(text, "no new shared GPU work: 2.5 s for 3 submissions (exclusive takers waiting or "
+                                 "holding): 2.8 min of 200 submissions' grading"));
     free(text);
 }
 
