@@ -246,6 +246,18 @@ GradeTime *grade_time_collect(const json_t *book, int *n, GradeTime *all);
  * CPU. */
 void grade_time_print(FILE *out, const json_t *book, double wall_s, int top);
 
+/* How far one kernel's timings spread over a class that handed in the same
+ * files (bench_grade's): the fairness of timing under grading's load ("a
+ * run never affects another's timing"), to judge a change to the GPU lock
+ * by. Per kernel exercise, over its passing runs with kernel_ms > 0 (not
+ * the pairs "student/exercise" in `skip`, may be NULL: wrong variants
+ * handed in), at least GRADE_SPREAD_MIN_RUNS of them: (max - min) /
+ * median. Prints the median of those spreads and the `top` widest, each
+ * with its runs, median, min and max; nothing when no exercise has enough
+ * runs. Returns how many exercises it measured. */
+#define GRADE_SPREAD_MIN_RUNS 3
+int grade_time_print_spread(FILE *out, const json_t *book, const json_t *skip, int top);
+
 /* grade_lock_trace.c: a GPU lock trace (CUDOJO_GPU_LOCK_TRACE's lines,
  * kernels/gpu_lock.h) summed up: spans are unions over all processes. */
 #define LOCK_TRACE_BLOCKERS 16

@@ -3,7 +3,8 @@
  * each run): sums per exercise and for the whole class, and the table that
  * bench_grade and `cudojo grade` print (the exercises that held the GPU
  * alone longest, else those that ran longest), and the emulator check's
- * runs of GPU passes (emu_check_ms). */
+ * runs of GPU passes (emu_check_ms); and how far a kernel's timings spread
+ * over a class that handed in the same files (grade_time_print_spread). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,4 +153,78 @@ void grade_time_print(FILE *out, const json_t *book, double wall_s, int top) {
                     t[i].compile_s / t[i].runs);
     }
     free(t);
+}
+
+/* ---- the spread of timings ---- */
+
+typedef struct Spread {
+    const char *id;
+    int runs;
+    double median, min, max, spread;
+} Spread;
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int by_spread_then_id(const void *a, const void *b) {
+    const Spread *x = a, *y = b;
+    if (x->spread != y->spread) return x->spread < y->spread ? 1 : -1;
+    return strcmp(x->id, y->id);
+}
+
+static double median_of(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int grade_time_print_spread(FILE *out, const json_t *book, const json_t *skip, int top) {
+    json_t *exs = json_object_get(book, "exercises"), *students = json_object_get(book, "students");
+    size_t n_ex = json_array_size(exs), n_st = json_array_size(students);
+    Spread *sp = xcalloc(n_ex + 1, sizeof *sp);
+    double *ms = xcalloc(n_st + 1, sizeof *ms);
+    int n = 0;
+    for (size_t i = 0; i < n_ex; i++) {
+        json_t *ex = json_array_get(exs, i);
+        const char *id = json_string_value(json_object_get(ex, "id"));
+        const char *kind = json_string_value(json_object_get(ex, "kind"));
+        if (!id || (kind && strcmp(kind, "kernel"))) continue;
+        int k = 0;
+        size_t j;
+        json_t *st;
+        json_array_foreach(students, j, st) {
+            json_t *r = json_object_get(json_object_get(st, "exercises"), id);
+            double t = json_number_value(json_object_get(r, "kernel_ms"));
+            const char *verdict = json_string_value(json_object_get(r, "verdict"));
+            if (!(t > 0) || !verdict || strcmp(verdict, "pass")) continue;
+            if (skip) {
+                char *key = xasprintf("%s/%s", json_string_value(json_object_get(st, "student")), id);
+                bool skipped = json_object_get(skip, key) != NULL;
+                free(key);
+                if (skipped) continue;
+            }
+            ms[k++] = t;
+        }
+        if (k < GRADE_SPREAD_MIN_RUNS) continue;
+        double med = median_of(ms, k);
+        sp[n++] = (Spread){.id = id, .runs = k, .median = med, .min = ms[0], .max = ms[k - 1],
+                           .spread = (ms[k - 1] - ms[0]) / med};
+    }
+    if (n > 0) {
+        double *all = xcalloc((size_t)n, sizeof *all);
+        for (int i = 0; i < n; i++) all[i] = sp[i].spread;
+        double med = median_of(all, n);
+        free(all);
+        qsort(sp, (size_t)n, sizeof *sp, by_spread_then_id);
+        fprintf(out, "timings under load: %d timed kernel exercises, each file the same for every student: the spread "
+                     "(max - min) / median of kernel_ms is %.1f%% at the median; the widest:\n",
+                n, 100 * med);
+        for (int i = 0; i < n && i < top; i++)
+            fprintf(out, "  %-26s %5d runs %9.4f ms median, %.4f .. %.4f ms: %.1f%%\n", sp[i].id, sp[i].runs,
+                    sp[i].median, sp[i].min, sp[i].max, 100 * sp[i].spread);
+    }
+    free(ms);
+    free(sp);
+    return n;
 }

@@ -22,7 +22,11 @@
  * (new shared work waits then), how much of that waiting a profiler caused,
  * whose holds the long waits ended on, and the GPU time spent one thing at
  * a time (timed sections + profiled runs), scaled to 200 submissions: a
- * floor no number of cores lowers. And the steady rate: the runs that
+ * floor no number of cores lowers, and the time no new GPU work could
+ * start; how far each timed kernel's timings spread over the class (all
+ * hand in the same kernel: the spread is what grading's load did to the
+ * timings, the fairness a change to the lock is judged by). And the
+ * steady rate: the runs that
  * ended between the 10th and the 90th percentile of the run ends, over
  * that time (grade.db's graded_unix_ms), without the start (workers
  * loading) and the tail (workers idle while the last long runs finish),
@@ -138,7 +142,9 @@ out:
     sqlite3_close(db);
 }
 
-static int print_time(const char *book_path, double wall_s, const json_t *wrong) {
+/* gpu: the timings are a GPU's (on the emulator they are the cost model's:
+ * the same every run, nothing to spread). */
+static int print_time(const char *book_path, double wall_s, const json_t *wrong, bool gpu) {
     json_error_t err;
     json_t *book = json_load_file(book_path, 0, &err);
     if (!book) {
@@ -147,6 +153,7 @@ static int print_time(const char *book_path, double wall_s, const json_t *wrong)
     }
     grade_time_print(stdout, book, wall_s, 12);
     print_failed_solutions(book, wrong);
+    if (gpu) grade_time_print_spread(stdout, book, wrong, 5);
     json_decref(book);
     return 0;
 }
@@ -261,7 +268,7 @@ int main(int argc, char **argv) {
         printf("handed in: a wrong variant in %zu of the %d x %d pairs (BENCH_GRADE_WRONG=%ld: one in %ld of the "
                "exercises that have wrong variants)\n",
                json_object_size(wrong), students, n_ex, every, every);
-    int status = print_time(book, secs, wrong);
+    int status = print_time(book, secs, wrong, fs_exists(trace));     /* a trace: the GPU lock was taken */
     free(book);
     LockTraceSummary lt;
     if (grade_lock_trace_read(trace, &lt)) {   /* none: no GPU lock taken */

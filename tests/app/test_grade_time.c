@@ -151,12 +151,66 @@ static void grade_time_print__ranks_the_cpu_of_the_runs_and_their_checks(void **
     json_decref(b);
 }
 
+/* Timed kernels: "t" by five students (e's a wrong variant handed in, d's
+ * a fail), "u" by two (too few), "p" a program (not a kernel's timing). */
+static const char SPREAD_BOOK[] =
+    "{\"exercises\": [{\"id\": \"t\", \"kind\": \"kernel\"}, {\"id\": \"u\", \"kind\": \"kernel\"},"
+    " {\"id\": \"p\", \"kind\": \"program\"}, {\"id\": \"w\", \"kind\": \"kernel\"}],"
+    " \"students\": ["
+    "  {\"student\": \"a\", \"exercises\": {\"t\": {\"verdict\": \"pass\", \"kernel_ms\": 1.0},"
+    "    \"u\": {\"verdict\": \"pass\", \"kernel_ms\": 2.0}, \"p\": {\"verdict\": \"pass\", \"kernel_ms\": 9.0},"
+    "    \"w\": {\"verdict\": \"pass\", \"kernel_ms\": 4.0}}},"
+    "  {\"student\": \"b\", \"exercises\": {\"t\": {\"verdict\": \"pass\", \"kernel_ms\": 1.2},"
+    "    \"u\": {\"verdict\": \"pass\", \"kernel_ms\": 2.0}, \"p\": {\"verdict\": \"pass\", \"kernel_ms\": 1.0},"
+    "    \"w\": {\"verdict\": \"pass\", \"kernel_ms\": 4.0}}},"
+    "  {\"student\": \"c\", \"exercises\": {\"t\": {\"verdict\": \"pass\", \"kernel_ms\": 0.9},"
+    "    \"p\": {\"verdict\": \"pass\", \"kernel_ms\": 1.0}, \"w\": {\"verdict\": \"pass\", \"kernel_ms\": 4.0}}},"
+    "  {\"student\": \"d\", \"exercises\": {\"t\": {\"verdict\": \"fail\", \"kernel_ms\": 30.0}}},"
+    "  {\"student\": \"e\", \"exercises\": {\"t\": {\"verdict\": \"pass\", \"kernel_ms\": 50.0},"
+    "    \"w\": {\"verdict\": \"pass\", \"kernel_ms\": null}}}]}";
+
+/* Per kernel exercise with at least three passing timed runs, not the
+ * skipped ones: (max - min) / median; the median of those, then the widest
+ * first. */
+static void grade_time_print_spread__measures_passing_kernel_timings__widest_first(void **state) {
+    (void)state;
+    json_error_t e;
+    json_t *b = json_loads(SPREAD_BOOK, 0, &e);
+    if (!b) fail_msg("test book: %s", e.text);
+    json_t *skip = json_pack("{s:s}", "e/t", "slow");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(grade_time_print_spread(out, b, skip, 1), 2);      /* t and w; u has 2 runs, p is a program */
+    fclose(out);
+    assert_non_null(strstr(text, "timings under load: 2 timed kernel exercises"));
+    assert_non_null(strstr(text, "is 15.0% at the median"));           /* t 30%, w 0% */
+    assert_non_null(strstr(text, "  t                              3 runs    1.0000 ms median, 0.9000 .. 1.2000 ms: 30.0%\n"));
+    assert_null(strstr(text, "  w "));                                 /* top 1 */
+    free(text);
+    out = open_memstream(&text, &len);                                  /* e's 50 ms counts without the skip */
+    assert_int_equal(grade_time_print_spread(out, b, NULL, 2), 2);
+    fclose(out);
+    assert_non_null(strstr(text, "  t                              4 runs    1.1000 ms median, 0.9000 .. 50.0000 ms"));
+    free(text);
+    json_t *none = json_pack("{s:[], s:[]}", "exercises", "students");
+    out = open_memstream(&text, &len);
+    assert_int_equal(grade_time_print_spread(out, none, NULL, 2), 0);
+    fclose(out);
+    assert_int_equal(len, 0);
+    free(text);
+    json_decref(none);
+    json_decref(skip);
+    json_decref(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grade_time_collect__sums_each_exercise_and_the_class__longest_alone_first),
         cmocka_unit_test(grade_time_print__says_the_lock_sums_the_bound_and_the_top_exercises),
         cmocka_unit_test(grade_time_print__without_the_lock__ranks_by_run_time),
         cmocka_unit_test(grade_time_print__ranks_the_cpu_of_the_runs_and_their_checks),
+        cmocka_unit_test(grade_time_print_spread__measures_passing_kernel_timings__widest_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
