@@ -305,7 +305,10 @@ double turn_rest(Turn *t);
 double turn_yield(Turn *t, pid_t pid);
 /* Whether CUDOJO_GPU_REST_AT_EXIT leaves resting at the exit on. */
 bool turn_rest_at_exit(void);
-/* Exclusive to shared, behind a waiting timed section; the ms it took. */
+/* Whether CUDOJO_GPU_REST_AT_EXIT=free lets go of the lock at the exit. */
+bool turn_rest_frees(void);
+/* Exclusive to shared, behind a waiting timed section (or to nothing:
+ * turn_rest_frees); the ms it took. */
 double turn_rest_swap(GpuLock *l);
 
 /* The group's side (program_group.c). Under g->mu, taken before the fork:

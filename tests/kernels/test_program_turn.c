@@ -297,7 +297,8 @@ static void turn__waits_for_another_timed_section__without_counting_the_wait(voi
 /* The turn's end: at its exit the runtime says its GPU work is done ("i"
  * on the channel); the worker takes the lock back to shared before it
  * answers, so the teardown runs beside other untimed work.
- * CUDOJO_GPU_REST_AT_EXIT=0 keeps it exclusive (and still answers). */
+ * CUDOJO_GPU_REST_AT_EXIT=0 keeps it exclusive (and still answers); =free
+ * lets go of it. */
 static void rest__a_timed_program_holds_the_lock_shared__after_it_says_its_gpu_work_is_done(void **state) {
     TurnFixture *t = *state;
     GpuLockStats s0, s1;
@@ -318,6 +319,17 @@ static void rest__a_timed_program_holds_the_lock_shared__after_it_says_its_gpu_w
     unsetenv("CUDOJO_GPU_REST_AT_EXIT");
     d = gpu_lock_stats_diff(&s1, &s0);
     assert_true(says(t, "rested: shared busy, exclusive busy\n"));
+    assert_int_equal(d.exclusive_sections, 1);
+    assert_int_equal(d.shared_sections, 1);
+    program_result_fini(&t->f.res);
+    setenv("CUDOJO_GPU_REST_AT_EXIT", "free", 1);      /* the teardown holds nothing */
+    gpu_lock_stats(&s0);
+    run_probe_rest(t, "-", "0", "rest", "-");
+    gpu_lock_stats(&s1);
+    unsetenv("CUDOJO_GPU_REST_AT_EXIT");
+    d = gpu_lock_stats_diff(&s1, &s0);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(says(t, "rested: shared ok, exclusive ok\n"));
     assert_int_equal(d.exclusive_sections, 1);
     assert_int_equal(d.shared_sections, 1);
 }
