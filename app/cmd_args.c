@@ -10,6 +10,7 @@
 
 #include "base/fs.h"
 #include "base/i18n.h"
+#include "base/number.h"
 #include "base/xalloc.h"
 
 bool cmd_arg_is_path(const char *arg) {
@@ -114,11 +115,8 @@ void cmd_target_close(CmdTarget *t) {
 
 /* ---- --block and --warp ---------------------------------------------------------------- */
 bool cmd_parse_uint(const char *s, unsigned *out) {
-    if (*s < '0' || *s > '9') return false;
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end || errno || v > 2147483647ul) return false;
+    long long v;
+    if (!number_whole(s, 0, 2147483647, &v)) return false;
     *out = (unsigned)v;
     return true;
 }

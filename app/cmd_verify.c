@@ -23,6 +23,7 @@
 #include "app/cmd_common.h"
 #include "app/workspace.h"
 #include "base/bytes.h"
+#include "base/number.h"
 #include "base/strbuf.h"
 #include "base/fs.h"
 #include "base/i18n.h"
@@ -425,10 +426,8 @@ static void verify_lock_dir_remove(char **dir) {
 
 /* --jobs N, -j N, --jobs=N: N from 1 to 64, 0 or auto for the cores. */
 static Diag *verify_parse_jobs(const char *v, int *jobs) {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!strcmp(v, "auto")) n = 0, end = "";
-    if (!*v || *end || n < 0 || n > VERIFY_MAX_JOBS)
+    long long n = 0;
+    if (strcmp(v, "auto") && !number_whole(v, 0, VERIFY_MAX_JOBS, &n))
         return diag_error("usage", _("--jobs %s: a number of runs at once from 1 to 64, or 0 or auto for the cores"), v);
     *jobs = (int)n;
     return NULL;

@@ -42,6 +42,7 @@
 #include "base/bytes.h"
 #include "base/fs.h"
 #include "base/i18n.h"
+#include "base/number.h"
 #include "base/xalloc.h"
 #include "kernels/include_check.h"
 #include "kernels/program.h"
@@ -323,9 +324,8 @@ Diag *grade_ahead_threads(int jobs, int *out) {
     *out = jobs >= 8 ? jobs / 4 : 1;
     const char *e = getenv("CUDOJO_GRADE_AHEAD");
     if (!e || !*e) return NULL;
-    char *end;
-    long n = strtol(e, &end, 10);
-    if (*end || n < 0 || n > AHEAD_MAX_THREADS)
+    long long n;
+    if (!number_whole(e, 0, AHEAD_MAX_THREADS, &n))
         return diag_error("usage", "CUDOJO_GRADE_AHEAD=%s: the number of threads compiling ahead, 0 (off) to %d", e,
                           AHEAD_MAX_THREADS);
     *out = (int)n;
@@ -335,10 +335,9 @@ Diag *grade_ahead_threads(int jobs, int *out) {
 /* CUDOJO_GRADE_AHEAD_NICE (0..19) in place of GRADE_AHEAD_NICE: for tests
  * on a loaded machine, where nice 15 can starve, and to measure. */
 static int ahead_nice(void) {
-    const char *e = getenv("CUDOJO_GRADE_AHEAD_NICE");
-    char *end;
-    long n = e && *e ? strtol(e, &end, 10) : -1;
-    return e && *e && !*end && n >= 0 && n <= 19 ? (int)n : GRADE_AHEAD_NICE;
+    long long n = GRADE_AHEAD_NICE;
+    number_whole(getenv("CUDOJO_GRADE_AHEAD_NICE"), 0, 19, &n);
+    return (int)n;
 }
 
 GradeAhead *grade_ahead_start(const Grade *g, int n_threads) {

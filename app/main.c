@@ -8,6 +8,7 @@
 
 #include "app/cli.h"
 #include "base/i18n.h"
+#include "base/number.h"
 
 static const char *take_value(int *i, int argc, char **argv, const char *arg, const char *name) {
     size_t n = strlen(name);
@@ -45,9 +46,8 @@ static int parse_globals(Cli *cli, int argc, char **argv) {
                 return -1;
             }
         } else if ((v = take_value(&i, argc, argv, a, "--emu-threads"))) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end || n < 0 || n > 1024) {
+            long long n;
+            if (!number_whole(v, 0, 1024, &n)) {
                 fprintf(stderr, "cudojo: --emu-threads must be a number from 0 (all cores) to 1024\n");
                 return -1;
             }

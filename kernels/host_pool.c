@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/number.h"
 #include "base/xalloc.h"
 
 typedef struct PoolBuf {
@@ -51,9 +52,9 @@ void host_pool_free(HostPool **pp) {
 }
 
 size_t host_piece_bytes_of(const char *mib) {
-    char *end = NULL;
-    unsigned long mb = mib && *mib >= '0' && *mib <= '9' ? strtoul(mib, &end, 10) : 0;
-    return (end && !*end && mb >= 1 && mb <= 4096 ? (size_t)mb : 128) << 20;
+    long long mb = 128;
+    number_whole(mib, 1, 4096, &mb);
+    return (size_t)mb << 20;
 }
 
 size_t host_piece_bytes(void) {

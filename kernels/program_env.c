@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/fs.h"
+#include "base/number.h"
 #include "base/xalloc.h"
 #include "kernels/program_internal.h"
 #include "kernels/progwire.h"
@@ -164,9 +165,9 @@ static const char *cuda_home(void) {
 }
 
 int program_stream_queues_of(const char *v) {
-    char *end = NULL;
-    long n = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : 0;
-    return end && !*end && n >= 1 && n <= 32 ? (int)n : 0;
+    long long n = 0;
+    number_whole(v, 1, 32, &n);
+    return (int)n;
 }
 
 static void build_env(Env *e, const ProgramRunOptions *o, const char *cwd, unsigned flags) {

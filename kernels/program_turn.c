@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/number.h"
 #include "base/xalloc.h"
 #include "kernels/gpu_lock.h"
 #include "kernels/program_internal.h"
@@ -30,9 +31,9 @@ static void close_fd(int *fd) {
  * 4.32 runs/s looking every 5 ms, 3.83 every 25 ms (session 14 call 3,
  * same call; exclusive takers waited 27.0 vs 35.1 s). */
 int turn_yield_look_ms(void) {
-    const char *v = getenv("CUDOJO_GPU_YIELD_LOOK_MS");
-    int ms = v ? atoi(v) : 0;
-    return ms >= 1 && ms <= 1000 ? ms : 5;
+    long long ms = 5;
+    number_whole(getenv("CUDOJO_GPU_YIELD_LOOK_MS"), 1, 1000, &ms);
+    return (int)ms;
 }
 
 /* How long a yield waits at most for the program's queued GPU work (drain_ask). */

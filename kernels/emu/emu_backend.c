@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/i18n.h"
+#include "base/number.h"
 #include "base/xalloc.h"
 #include "kernels/emu/emu.h"
 #include "kernels/emu/emu_pool.h"
@@ -728,11 +729,8 @@ Backend *emu_backend_new(const EmuOptions *opts, Diag **why) {
     else { e->opts.metrics = true; e->opts.checks = true; }
     e->opened = e->opts;
     const char *env = getenv("CUDOJO_EMU_THREADS");
-    if (env && *env) {
-        char *end;
-        long n = strtol(env, &end, 10);
-        if (!*end && n >= 0 && n <= 1024) e->opts.threads = (int)n;
-    }
+    long long n;
+    if (number_whole(env, 0, 1024, &n)) e->opts.threads = (int)n;
     pthread_rwlock_init(&e->allocs.lock, NULL);
     CostModel cm;
     costmodel_for_profile(profile_find("sm_90"), &cm);
