@@ -78,7 +78,10 @@ double turn_grant(Turn *t) {
  * teardown's shared hold costs the timed sections that wait for it (on
  * the H200 the most common last holder before one, 106 ms each: session
  * 19 call 4) against whether a teardown beside a timed kernel disturbs
- * it (bench_grade's spread of timings). */
+ * it (bench_grade's spread of timings). To measure only: the "i" comes
+ * from the program's side of the channel, and a program that says it
+ * early would then run on unlocked (shared, it is stopped for a timed
+ * section once TEARDOWN_NO_YIELD_MS has passed). */
 bool turn_rest_at_exit(void) {
     const char *v = getenv("CUDOJO_GPU_REST_AT_EXIT");
     return !(v && !strcmp(v, "0"));
