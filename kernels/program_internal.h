@@ -255,6 +255,9 @@ typedef struct Turn {
     bool granted;                   /* the turn was answered: the lock is exclusive */
     bool idle_said;                 /* the child wrote "i" at its exit: its GPU work is done */
     bool exit_answered;             /* the answer to that was sent (turn_rest), or the channel closed */
+    double freed_at_ms;             /* CUDOJO_GPU_REST_AT_EXIT=free: when turn_rest let go of the lock;
+                                       0 = it did not (supervise takes it shared again if the program
+                                       outlives TEARDOWN_NO_YIELD_MS) */
 } Turn;
 
 /* Where a member is on its way to the group's start barrier. */
@@ -305,10 +308,10 @@ double turn_rest(Turn *t);
 double turn_yield(Turn *t, pid_t pid);
 /* Whether CUDOJO_GPU_REST_AT_EXIT leaves resting at the exit on. */
 bool turn_rest_at_exit(void);
-/* Whether CUDOJO_GPU_REST_AT_EXIT=free lets go of the lock at the exit. */
+/* Whether CUDOJO_GPU_REST_AT_EXIT=free lets go of a lone program's lock at
+ * its exit (turn_rest; a group's goes back to shared as before). */
 bool turn_rest_frees(void);
-/* Exclusive to shared, behind a waiting timed section (or to nothing:
- * turn_rest_frees); the ms it took. */
+/* Exclusive to shared, behind a waiting timed section; the ms it took. */
 double turn_rest_swap(GpuLock *l);
 
 /* The group's side (program_group.c). Under g->mu, taken before the fork:

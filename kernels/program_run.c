@@ -400,6 +400,17 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
          * does not reach. Bounded: a program that says "exit" and goes on
          * cannot keep timed sections waiting past that. */
         if (rr->exit_said && exit_said_at < 0) exit_said_at = proc_now_ms();
+        /* Let go of at its exit (CUDOJO_GPU_REST_AT_EXIT=free) and still
+           running past the teardown's time: shared again, so that it
+           yields to a timed section like any shared holder. */
+        if (turn->freed_at_ms > 0 && !exited && !killed && turn->lock->fd < 0 &&
+            proc_now_ms() >= turn->freed_at_ms + TEARDOWN_NO_YIELD_MS) {
+            double w0 = proc_now_ms();
+            gpu_lock_what(turn->lock, "program-exit");
+            gpu_lock_take(turn->lock, GPU_LOCK_SHARED);
+            deadline += proc_now_ms() - w0;
+            turn->freed_at_ms = 0;
+        }
         bool may_yield = turn->yields && !killed && !exited &&
                          !(exit_said_at >= 0 && proc_now_ms() < exit_said_at + TEARDOWN_NO_YIELD_MS);
         if (turn->group) {

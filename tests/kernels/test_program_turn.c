@@ -81,6 +81,11 @@ static const char *PROBE_SRC =
     "        clock_gettime(CLOCK_MONOTONIC, &b);\n"
     "        printf(\"rest answered in %.0f ms\\n\", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);\n"
     "        look(\"rested\", argv[1]);\n"
+    "        if (argc > 6) {\n"
+    "            struct timespec l = {atoi(argv[6]) / 1000, (atoi(argv[6]) % 1000) * 1000000L};\n"
+    "            nanosleep(&l, NULL);\n"
+    "            look(\"late\", argv[1]);\n"
+    "        }\n"
     "    }\n"
     "    return 0;\n"
     "}\n";
@@ -176,6 +181,16 @@ static void run_probe_rest(TurnFixture *t, const char *made, const char *sleep_m
     const char *args[] = {t->lockfile, made, sleep_ms, rest, rest_made};
     t->f.ropts.args = args;
     t->f.ropts.n_args = 5;
+    assert_null(program_run(t->exe, &t->f.ropts, &t->f.res));
+    t->f.ropts.args = NULL;
+    t->f.ropts.n_args = 0;
+}
+
+/* run_probe_rest, then (after the rest) argv[6]: sleeps late_ms and looks again ("late: ..."). */
+static void run_probe_rest_late(TurnFixture *t, const char *late_ms) {
+    const char *args[] = {t->lockfile, "-", "0", "rest", "-", late_ms};
+    t->f.ropts.args = args;
+    t->f.ropts.n_args = 6;
     assert_null(program_run(t->exe, &t->f.ropts, &t->f.res));
     t->f.ropts.args = NULL;
     t->f.ropts.n_args = 0;
@@ -326,12 +341,24 @@ static void rest__a_timed_program_holds_the_lock_shared__after_it_says_its_gpu_w
     gpu_lock_stats(&s0);
     run_probe_rest(t, "-", "0", "rest", "-");
     gpu_lock_stats(&s1);
-    unsetenv("CUDOJO_GPU_REST_AT_EXIT");
     d = gpu_lock_stats_diff(&s1, &s0);
     assert_int_equal(t->f.res.exit_code, 0);
     assert_true(says(t, "rested: shared ok, exclusive ok\n"));
     assert_int_equal(d.exclusive_sections, 1);
     assert_int_equal(d.shared_sections, 1);
+    program_result_fini(&t->f.res);
+    /* one that goes on past the teardown's time holds it shared again (and so yields) */
+    gpu_lock_stats(&s0);
+    t->f.ropts.timeout_s = 5;
+    run_probe_rest_late(t, "1500");
+    gpu_lock_stats(&s1);
+    unsetenv("CUDOJO_GPU_REST_AT_EXIT");
+    d = gpu_lock_stats_diff(&s1, &s0);
+    assert_int_equal(t->f.res.exit_code, 0);
+    assert_true(says(t, "rested: shared ok, exclusive ok\n"));
+    assert_true(says(t, "late: shared ok, exclusive busy\n"));
+    assert_int_equal(d.exclusive_sections, 1);
+    assert_int_equal(d.shared_sections, 2);
 }
 
 /* A timed section waiting when the program says it is done goes first:
