@@ -408,7 +408,9 @@ static int supervise(pid_t pid, Stream *out, Stream *err, int *rep, ReportReader
             double w0 = proc_now_ms();
             gpu_lock_what(turn->lock, "program-exit");
             gpu_lock_take(turn->lock, GPU_LOCK_SHARED);
-            deadline += proc_now_ms() - w0;
+            double waited = proc_now_ms() - w0;     /* not the program's, as every wait for the lock */
+            deadline += waited;
+            turn->waited_ms += waited;
             turn->freed_at_ms = 0;
         }
         bool may_yield = turn->yields && !killed && !exited &&
