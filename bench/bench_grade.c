@@ -26,11 +26,11 @@
  * start; how far each timed kernel's timings spread over the class (all
  * hand in the same kernel: the spread is what grading's load did to the
  * timings, the fairness a change to the lock is judged by). And the
- * steady rate: the runs that
- * ended between the 10th and the 90th percentile of the run ends, over
- * that time (grade.db's graded_unix_ms), without the start (workers
- * loading) and the tail (workers idle while the last long runs finish),
- * which a class of 200 hardly sees: its projection beside the whole-run one.
+ * steady rate: the runs that ended between the 10th and the 90th
+ * percentile of the run ends, over that time (grade.db's
+ * graded_unix_ms), without the start (workers loading) and the tail
+ * (workers idle while the last long runs finish), which a class of 200
+ * hardly sees: its projection beside the whole-run one.
  * Usage: build/bench/bench_grade [STUDENTS] [EXERCISES]   (default 3, the
  * whole course; EXERCISES a comma list of ids as --exercises takes)
  * CUDOJO_BACKEND=emu|cuda picks the backend (default: auto);
