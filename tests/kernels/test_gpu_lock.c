@@ -415,14 +415,14 @@ static void gpu_lock__tells_the_wait_hook__only_around_a_take_that_blocks(void *
     assert_string_equal(g_waits, "");
     int ready[2];
     assert_int_equal(pipe(ready), 0);
-    pid_t pid = holder(GPU_LOCK_EXCLUSIVE, ready[1], 200, -1);
+    pid_t pid = holder(GPU_LOCK_EXCLUSIVE, ready[1], 500, -1);
     await(ready[0]);
     gpu_lock_take(&l, GPU_LOCK_SHARED);
     assert_true(l.fd >= 0);
     gpu_lock_release(&l);
     reap(pid);
     assert_string_equal(g_waits, "+-");
-    pid = holder(GPU_LOCK_SHARED, ready[1], 200, -1);
+    pid = holder(GPU_LOCK_SHARED, ready[1], 500, -1);
     await(ready[0]);
     gpu_lock_take(&l, GPU_LOCK_SHARED);     /* beside a shared holder: free at once */
     gpu_lock_release(&l);
