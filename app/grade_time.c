@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/class_report.h"
 #include "app/grade.h"
 #include "base/xalloc.h"
 
@@ -163,20 +164,10 @@ typedef struct Spread {
     double median, min, max, spread;
 } Spread;
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int by_spread_then_id(const void *a, const void *b) {
     const Spread *x = a, *y = b;
     if (x->spread != y->spread) return x->spread < y->spread ? 1 : -1;
     return strcmp(x->id, y->id);
-}
-
-static double median_of(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int grade_time_print_spread(FILE *out, const json_t *book, const json_t *skip, int top) {
@@ -207,14 +198,14 @@ int grade_time_print_spread(FILE *out, const json_t *book, const json_t *skip, i
             ms[k++] = t;
         }
         if (k < GRADE_SPREAD_MIN_RUNS) continue;
-        double med = median_of(ms, k);
+        double med = class_median(ms, k);      /* sorts ms: its ends are the min and max */
         sp[n++] = (Spread){.id = id, .runs = k, .median = med, .min = ms[0], .max = ms[k - 1],
                            .spread = (ms[k - 1] - ms[0]) / med};
     }
     if (n > 0) {
         double *all = xcalloc((size_t)n, sizeof *all);
         for (int i = 0; i < n; i++) all[i] = sp[i].spread;
-        double med = median_of(all, n);
+        double med = class_median(all, n);
         free(all);
         qsort(sp, (size_t)n, sizeof *sp, by_spread_then_id);
         fprintf(out, "timings under load: %d timed kernel exercises, each file the same for every student: the spread "
