@@ -39,7 +39,7 @@
 /* Prints what another process could take of the lock before and after its
  * turn ("before: shared ok, exclusive busy"), argv[1] = the lock file,
  * argv[2] = a file to make once it runs (or "-"), argv[3] = ms to sleep
- * before asking. Without CUDOJO_TURN_FD it asks nothing. With argv[4] =
+ * before asking ("ms@file": first waits, up to 10 s, until that file exists). Without CUDOJO_TURN_FD it asks nothing. With argv[4] =
  * "rest" it then ends its turn as a runtime does at its exit: makes argv[5]
  * (or not, "-"), waits 200 ms, writes "i" on the channel, waits for the
  * answer and prints how long that took and what it could take then. */
@@ -61,6 +61,11 @@ static const char *PROBE_SRC =
     "    if (strcmp(argv[2], \"-\")) { FILE *m = fopen(argv[2], \"w\"); if (m) fclose(m); }\n"
     "    printf(\"variable: %s\\n\", getenv(\"CUDOJO_TURN_FD\") ? \"set\" : \"none\");\n"
     "    look(\"before\", argv[1]);\n"
+    "    const char *after = strchr(argv[3], '@');\n"
+    "    for (int i = 0; after && i < 2000 && access(after + 1, F_OK); i++) {\n"
+    "        struct timespec p = {0, 5000000L};\n"
+    "        nanosleep(&p, NULL);\n"
+    "    }\n"
     "    struct timespec ts = {atoi(argv[3]) / 1000, (atoi(argv[3]) % 1000) * 1000000L};\n"
     "    nanosleep(&ts, NULL);\n"
     "    const char *rep = getenv(\"CUDOJO_REPORT_FD\"), *turn = getenv(\"CUDOJO_TURN_FD\");\n"
@@ -1092,10 +1097,17 @@ static void gpu__a_timed_programs_teardown_runs_shared(void **state) {
 /* A group's turn ends once every member said its GPU work is done: the
  * first to say so waits for the others (its answer comes after the lock
  * went back to shared), then all of them run beside untimed work. Without
- * the start barrier, so that member 1 starts (and is done) 100 ms later. */
+ * the start barrier, so that member 1 starts (and is done) 100 ms later.
+ * Both ask once member 1 runs: a member started after the group's turn
+ * began gets no turn channel (it runs inside that turn), and on a loaded
+ * machine member 0 could otherwise ask before member 1 was made (CI of
+ * session 19 saw "variable: none" from member 1). */
 static void rest__a_group_goes_back_to_shared__once_every_member_is_done(void **state) {
     TurnFixture *t = *state;
-    const char *args[] = {t->lockfile, "-", "{process}00", "rest", "-"};   /* member 1 is done 100 ms later */
+    char made[200], wait[220];
+    snprintf(made, sizeof made, "%s/started{process}", t->f.dir);
+    snprintf(wait, sizeof wait, "{process}00@%s/started1", t->f.dir);
+    const char *args[] = {t->lockfile, made, wait, "rest", "-"};   /* member 1 is done 100 ms later */
     t->f.ropts.args = args;
     t->f.ropts.n_args = 5;
     ProgramResult r[2];
