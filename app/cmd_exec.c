@@ -298,6 +298,12 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
         fprintf(stderr, _("cudojo exec: %s has NVIDIA's CUDA runtime linked in (nvcc's default), so cudojo "
                           "can neither see nor emulate its CUDA calls: rebuild it with `nvcc -cudart shared`\n"),
                 ea.prog[0]);
+    char *driver_libs = rt == PROGRAM_RT_EMU ? program_driver_libraries(exe) : NULL;
+    if (driver_libs && !cli->json)
+        fprintf(stderr, _("cudojo exec: %s needs %s; such NVIDIA libraries call the GPU driver themselves, and "
+                          "cudojo's emulator runtime stands in for libcudart only: here their calls fail (an "
+                          "error status, or the program cannot start). Run it on a GPU.\n"),
+                ea.prog[0], driver_libs);
     const char *tool = ea.profile ? ea.profile : ea.sanitizer;
     if (tool && rt == PROGRAM_RT_EMU) {
         if (!cli->json)
@@ -317,6 +323,15 @@ int cmd_exec(Cli *cli, int argc, char **argv) {
         w->next = r.findings;
         r.findings = w;
     }
+    if (!d && driver_libs && cli->json) {   /* likewise */
+        Diag *w = diag_new(DIAG_WARNING, "driver-library", NULL, 0, 0,     /* --json's: English */
+                           N_("the program needs %s; such NVIDIA libraries call the GPU driver themselves, and "
+                              "the emulator runtime stands in for libcudart only: there their calls fail"),
+                           driver_libs);
+        w->next = r.findings;
+        r.findings = w;
+    }
+    free(driver_libs);
     if (d) {
         program_result_fini(&r);
         exec_tool_report_fini(&tr);

@@ -157,10 +157,14 @@ const I18nEntry I18N_ZH_AUTHORS[] = {
      "cudojo exec：cudojo 的 GPU 记录器（inject/libcudojo_inject.so）没有构建，所以程序的调用和时间线不会被记录（`make` 会构建它）\n"},
     {"cudojo exec: %s has NVIDIA's CUDA runtime linked in (nvcc's default), so cudojo can neither see nor emulate its CUDA calls: rebuild it with `nvcc -cudart shared`\n",
      "cudojo exec：%s 静态链接了 NVIDIA 的 CUDA 运行时（nvcc 的默认做法），所以 cudojo 既看不到也无法模拟它的 CUDA 调用：请用 `nvcc -cudart shared` 重新构建\n"},
+    {"cudojo exec: %s needs %s; such NVIDIA libraries call the GPU driver themselves, and cudojo's emulator runtime stands in for libcudart only: here their calls fail (an error status, or the program cannot start). Run it on a GPU.\n",
+     "cudojo exec：%s 需要 %s；这类 NVIDIA 库自己调用 GPU 驱动，而 cudojo 的模拟器运行时只替代 libcudart：在这里它们的调用会失败（返回错误状态，或者程序无法启动）。请在 GPU 上运行它。\n"},
     {"cudojo exec: %s=%s runs NVIDIA's tool on a GPU only; on the emulator runtime its own checks and modeled timeline stand in for it\n",
      "cudojo exec：%s=%s 只在 GPU 上运行 NVIDIA 的工具；在模拟器运行时上由它自己的检查和模型估算的时间线代替\n"},
     {"the program has NVIDIA's CUDA runtime linked in statically: rebuild it with `nvcc -cudart shared` so that cudojo can record or emulate its CUDA calls",
      "程序静态链接了 NVIDIA 的 CUDA 运行时：请用 `nvcc -cudart shared` 重新构建，cudojo 才能记录或模拟它的 CUDA 调用"},
+    {"the program needs %s; such NVIDIA libraries call the GPU driver themselves, and the emulator runtime stands in for libcudart only: there their calls fail",
+     "程序需要 %s；这类 NVIDIA 库自己调用 GPU 驱动，而模拟器运行时只替代 libcudart：在那里它们的调用会失败"},
     /* cudojo class (app/cmd_class.c; the report's own text is app/tui/tui_class_render.c's) */
     {"instructors: where the class struggles, from a grading database", "讲师用：根据评分数据库看全班卡在哪里"},
     {"Reads GRADEDB (the grade.db of `cudojo grade --out DIR`, read only; its\n"

@@ -226,6 +226,12 @@ int program_sandbox_landlock_abi(void);
 /* Where the emulator runtime library lives (the directory holding
  * libcudart.so.<major>), NULL when it was not built/bundled. Static. */
 const char *program_emurt_dir(void);
+/* The libraries the program `exe` needs that call NVIDIA's driver
+ * themselves (cuBLAS, cuFFT, cuRAND's host API, the driver API's libcuda...:
+ * kernels/program_elf.c), as "libcublas.so.13, libcuda.so.1"; NULL when
+ * none. On the emulator runtime, which stands in for libcudart only, their
+ * calls fail. Caller frees. */
+char *program_driver_libraries(const char *exe);
 /* Where the CUPTI injection library lives (its full path), or NULL. Static. */
 const char *program_inject_path(void);
 /* cudojo-confine, the trampoline a tool (compute-sanitizer, ncu, nsys)

@@ -1,7 +1,9 @@
 /* kernels/program_elf.c: what cudojo reads in a compiled program's ELF
  * image: a section by name (the fat binaries the emulator would run,
- * program_compile.c), and whether the program can only ever use one
- * stream per device (program_one_stream).
+ * program_compile.c), whether the program can only ever use one
+ * stream per device (program_one_stream), and the libraries it needs that
+ * call NVIDIA's driver themselves (program_driver_libraries: cuBLAS,
+ * cuFFT..., which the emulator runtime cannot stand in for).
  *
  * One stream: on the H200, a CUDA context is made with 8 hardware work
  * queues (CUDA_DEVICE_MAX_CONNECTIONS), and making them serialises in the
@@ -24,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/strbuf.h"
 #include "kernels/program_internal.h"
 
 const unsigned char *program_elf_section(const unsigned char *buf, size_t len, const char *name, size_t *size) {
@@ -87,6 +90,42 @@ static const char *string_at(const unsigned char *str, size_t n, size_t off, siz
     return (const char *)str + off;
 }
 
+/* A library that calls NVIDIA's driver (libcuda) itself: the emulator
+ * runtime stands in for libcudart only. */
+static bool driver_library(const char *name) {
+    static const char *const prefixes[] = {
+        "libcuda.so",  "libcublas",  "libcufft",   "libcurand", "libcusparse", "libcusolver", "libnpp",
+        "libnvjpeg",   "libcudnn",   "libnccl",    "libnvidia-ml.so", "libcupti", "libnvblas", "libcutensor",
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (starts(name, prefixes[i])) return true;
+    return false;
+}
+
+/* The image's DT_NEEDED libraries that driver_library says yes to, ", "
+ * between them; NULL when none (or when the image cannot be read). */
+static char *image_driver_libraries(const unsigned char *buf, size_t len) {
+    size_t n_str = 0, n_dyn = 0;
+    const unsigned char *str = program_elf_section(buf, len, ".dynstr", &n_str);
+    const unsigned char *dyn = program_elf_section(buf, len, ".dynamic", &n_dyn);
+    if (!str || !dyn || !n_str) return NULL;
+    StrBuf sb;
+    strbuf_init(&sb);
+    for (size_t at = 0; at + sizeof(Elf64_Dyn) <= n_dyn; at += sizeof(Elf64_Dyn)) {
+        Elf64_Dyn d;
+        memcpy(&d, dyn + at, sizeof d);
+        if (d.d_tag == DT_NULL) break;
+        size_t k;
+        const char *lib = d.d_tag == DT_NEEDED ? string_at(str, n_str, d.d_un.d_val, &k) : NULL;
+        if (!lib || !driver_library(lib)) continue;
+        if (sb.len) strbuf_append(&sb, ", ");
+        strbuf_append_n(&sb, lib, k);
+    }
+    char *s = sb.len ? strbuf_steal(&sb) : NULL;
+    strbuf_fini(&sb);
+    return s;
+}
+
 static bool image_one_stream(const unsigned char *buf, size_t len) {
     size_t n_sym = 0, n_str = 0, n_dyn = 0;
     const unsigned char *sym = program_elf_section(buf, len, ".dynsym", &n_sym);
@@ -116,19 +155,36 @@ static bool image_one_stream(const unsigned char *buf, size_t len) {
     return true;
 }
 
-bool program_one_stream(const char *exe) {
+/* `exe` mapped read-only (*len bytes), or NULL when it is not a regular
+ * file that maps. */
+static void *map_image(const char *exe, size_t *len) {
     int fd = open(exe, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0) return false;
+    if (fd < 0) return NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         close(fd);
-        return false;
+        return NULL;
     }
-    size_t len = (size_t)st.st_size;
-    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    *len = (size_t)st.st_size;
+    void *map = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (map == MAP_FAILED) return false;
+    return map == MAP_FAILED ? NULL : map;
+}
+
+bool program_one_stream(const char *exe) {
+    size_t len = 0;
+    void *map = map_image(exe, &len);
+    if (!map) return false;
     bool one = image_one_stream(map, len);
     munmap(map, len);
     return one;
+}
+
+char *program_driver_libraries(const char *exe) {
+    size_t len = 0;
+    void *map = map_image(exe, &len);
+    if (!map) return NULL;
+    char *libs = image_driver_libraries(map, len);
+    munmap(map, len);
+    return libs;
 }

@@ -146,6 +146,23 @@ check "exec --profile=ncu on the emulator runs the program as usual and says ncu
     '[ $rc = 5 ] && printf "%s\n" "$out" | grep -q "GPU only" && printf "%s\n" "$out" | grep -q "scale(float\*, int) ×1"'
 check "exec --trace writes a Chrome trace" "$BIN exec --backend=emu --trace t.json ./vadd" \
     '[ $rc = 5 ] && json_ok "len(d[\"traceEvents\"]) > 0" < t.json'
+# A program that needs one of NVIDIA's libraries (here cuBLAS): its calls fail on the emulator
+# runtime; exec says so before the run, and --json has it as a warning.
+cat > blas.cu <<'EOF'
+#include <cstdio>
+#include <cublas_v2.h>
+int main() { cublasHandle_t h; printf("cublasCreate: %d\n", (int)cublasCreate(&h)); return 0; }
+EOF
+if "$NVCC" -cudart shared -o blas blas.cu -lcublas 2>/dev/null; then
+    check "exec names the library that needs NVIDIA's driver on the emulator runtime" "$BIN exec --backend=emu ./blas" \
+        '[ $rc = 0 ] && printf "%s\n" "$out" | grep -q "needs libcublas.so.[0-9]*; such NVIDIA libraries call the GPU driver"'
+    check "exec --json has the driver library as a warning" "$BIN exec --backend=emu --json ./blas 2>/dev/null" \
+        'printf "%s\n" "$out" | json_ok "any(f[\"code\"] == \"driver-library\" and \"libcublas.so\" in f[\"message\"] for f in d[\"findings\"])"'
+    check "exec on a program on libcudart alone names no library" "$BIN exec --backend=emu ./vadd" \
+        '! printf "%s\n" "$out" | grep -q "such NVIDIA libraries"'
+else
+    skip "exec names the library that needs NVIDIA's driver (cuBLAS did not link)"
+fi
 if "$NVCC" -o vstatic vadd.cu 2>/dev/null; then
     check "exec says to rebuild with -cudart shared when the runtime is linked in" "$BIN exec --backend=emu ./vstatic" \
         '[ $rc = 5 ] && printf "%s\n" "$out" | grep -q "rebuild it with .nvcc -cudart shared."'

@@ -102,6 +102,41 @@ static void one_stream__no__for_another_library_or_without_libcudart(void **stat
     free(host);
 }
 
+/* The libraries that call NVIDIA's driver themselves, by their DT_NEEDED
+ * names in the order linked; none for a program on libcudart alone, for
+ * one without libraries, for what is not a whole ELF image. */
+static void driver_libraries__names_each_library_that_calls_the_driver(void **state) {
+    Fixture *f = *state;
+    const char *src = "extern int cudaDeviceSynchronize(void);\nint main(void) { return cudaDeviceSynchronize(); }\n";
+    char *alone = cc_link(f, "alone", src, "");
+    assert_null(program_driver_libraries(alone));
+    char *blas = cc_link(f, "blas",
+                         "extern int cudaDeviceSynchronize(void);\nextern int cublasCreate_v2(void **);\n"
+                         "int main(void) { void *h; return cublasCreate_v2(&h) && cudaDeviceSynchronize(); }\n",
+                         "-lcublas");
+    char *libs = program_driver_libraries(blas);
+    assert_non_null(libs);
+    assert_non_null(strstr(libs, "libcublas.so."));
+    assert_null(strstr(libs, "libcudart"));
+    free(libs);
+    char *host = cc_build(f, "host", "int main(void) { return 0; }\n");
+    assert_null(program_driver_libraries(host));
+    assert_null(program_driver_libraries(f->dir));
+    assert_null(program_driver_libraries("/nonexistent/program"));
+    char *img = NULL, path[128];
+    size_t n = 0;
+    assert_null(fs_read_file(blas, &img, &n));
+    snprintf(path, sizeof path, "%s/cut", f->dir);
+    for (size_t keep = 0; keep < n; keep += n / 97 + 1) {     /* every cut: a list or none, never a crash */
+        assert_null(fs_write_file_atomic(path, img, keep));
+        free(program_driver_libraries(path));
+    }
+    free(img);
+    free(alone);
+    free(blas);
+    free(host);
+}
+
 static void one_stream__no__for_what_is_not_a_whole_elf_image(void **state) {
     Fixture *f = *state;
     char path[128];
@@ -194,6 +229,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(one_stream__no__for_each_way_to_a_second_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(one_stream__no__for_another_library_or_without_libcudart, setup, teardown),
         cmocka_unit_test_setup_teardown(one_stream__no__for_what_is_not_a_whole_elf_image, setup, teardown),
+        cmocka_unit_test_setup_teardown(driver_libraries__names_each_library_that_calls_the_driver, setup, teardown),
         cmocka_unit_test_setup_teardown(run__gets_one_queue__only_when_the_program_has_one_stream, setup, teardown),
         cmocka_unit_test(stream_queues__takes_1_to_32__else_the_drivers),
     };
