@@ -115,19 +115,20 @@ if wait_for "bar 2 of" 3 && [ "$(screen | grep "duration")" != "$detail_before" 
 then ok cursor_changes_detail
 else nok cursor_changes_detail "before: $detail_before" "$(dump)"; fi
 
-$TM resize-window -t tui -x 120 -y 36 2>/dev/null
-sleep 0.5
-wide_ok=0
-screen | grep -q "Timeline: " && screen | grep -q "time (" && screen | grep -q "bar 2 of" && wide_ok=1
-$TM resize-window -t tui -x 80 -y 24 2>/dev/null
-sleep 0.5
-if [ $wide_ok = 1 ] && screen | grep -q "Timeline: " && screen | grep -q "time (" &&
-    python3 -c '
+# redrawn_at ROWS COLS: one capture of the timeline at that size, every
+# line within COLS columns (retried by wait_until: a resize may draw twice)
+redrawn_at() {
+    s=$(screen)
+    [ "$(printf "%s\n" "$s" | wc -l)" -eq "$1" ] && printf "%s\n" "$s" | grep -q "Timeline: " &&
+        printf "%s\n" "$s" | grep -q "time (" && printf "%s\n" "$s" | grep -q "bar 2 of" &&
+        printf "%s\n" "$s" | python3 -c '
 import sys, unicodedata
 w = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
-sys.exit(0 if all(w(l) <= 80 for l in sys.stdin.read().split("\n")) else 1)' <<EOF
-$(screen)
-EOF
+sys.exit(0 if all(w(l) <= int(sys.argv[1]) for l in sys.stdin.read().split("\n")) else 1)' "$2"
+}
+$TM resize-window -t tui -x 120 -y 36 2>/dev/null
+if wait_until "redrawn_at 36 120" && $TM resize-window -t tui -x 80 -y 24 2>/dev/null &&
+    wait_until "redrawn_at 24 80"
 then ok resize_redraws
 else nok resize_redraws "$(dump)"; fi
 

@@ -174,22 +174,28 @@ keys q
 # --- resizing: the screen is redrawn for the new size, nothing left over ---
 keys Enter   # the map's cursor stayed on grid-stride
 wait_for "grid-stride\.cu" 3
-$TM resize-window -t tui -x 60 -y 20 2>/dev/null
-sleep 0.5
-s=$(screen)
-if [ "$(echo "$s" | wc -l)" -eq 20 ] && echo "$s" | head -1 | grep -q "cudojo" && echo "$s" | grep -q "grid-stride" &&
-    echo "$s" | py -c '
+# Each size is judged on one capture, retried until it holds (wait_until):
+# the workbench may draw twice after a resize.
+fits_60x20() {
+    s=$(screen)
+    [ "$(echo "$s" | wc -l)" -eq 20 ] && echo "$s" | head -1 | grep -q "cudojo" && echo "$s" | grep -q "grid-stride" &&
+        echo "$s" | py -c '
 import sys, unicodedata
 def w(s): return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
-sys.exit(0 if all(w(l) <= 60 for l in sys.stdin.read().split("\n")) else 1)' 2>/dev/null; then ok resize_60x20
+sys.exit(0 if all(w(l) <= 60 for l in sys.stdin.read().split("\n")) else 1)' 2>/dev/null
+}
+$TM resize-window -t tui -x 60 -y 20 2>/dev/null
+if wait_until fits_60x20; then ok resize_60x20
 else nok resize_60x20 "$(dump)"; fi
 
-$TM resize-window -t tui -x 200 -y 50 2>/dev/null
-wait_for "grid-stride\.cu.*│.*Exercise and result" 3   # redrawn side by side (checked below)
-s=$(screen)
 # Side by side at this width: the source and the result on the same rows.
-if [ "$(echo "$s" | wc -l)" -eq 50 ] && echo "$s" | head -1 | grep -q "cudojo" &&
-    echo "$s" | grep -q "grid-stride\.cu.*│.*Exercise and result"; then ok resize_200x50
+side_by_side_200x50() {
+    s=$(screen)
+    [ "$(echo "$s" | wc -l)" -eq 50 ] && echo "$s" | head -1 | grep -q "cudojo" &&
+        echo "$s" | grep -q "grid-stride\.cu.*│.*Exercise and result"
+}
+$TM resize-window -t tui -x 200 -y 50 2>/dev/null
+if wait_until side_by_side_200x50; then ok resize_200x50
 else nok resize_200x50 "$(dump)"; fi
 
 $TM resize-window -t tui -x 30 -y 10 2>/dev/null

@@ -41,3 +41,18 @@ wait_for() {
         sleep 0.1
     done
 }
+# wait_until CHECK: true once the shell command CHECK succeeds, tried every
+# 0.1 s for TM_WAIT_MIN seconds (20). For a screen judged by more than one
+# pattern (a redraw's size and its layout): one capture that matches a
+# pattern, then a second one for the rest, can land on two different
+# redraws (a resize sends the workbench SIGWINCH, and it may draw twice).
+wait_until() {
+    _tm_end=$(($(date +%s) + ${TM_WAIT_MIN:-20}))
+    until eval "$1"; do
+        if [ "$(date +%s)" -ge "$_tm_end" ]; then
+            echo "# waited ${TM_WAIT_MIN:-20} s for '$1' in vain" >&2
+            return 1
+        fi
+        sleep 0.1
+    done
+}
