@@ -332,7 +332,16 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
     if (L->kind == TK_IDENT) {
         const char *name = tok_dup(L);
         lex_next(L);
-        if (!strcmp(name, "_")) { o->kind = RO_SINK; return true; }
+        if (!strcmp(name, "_")) {   /* the sink; `_|%p` (elect.sync) keeps the predicate */
+            o->kind = RO_SINK;
+            if (punct(L, '|')) {
+                lex_next(L);
+                if (L->kind != TK_IDENT) { lex_error(L, "expected a predicate after '|'"); return false; }
+                o->name2 = tok_dup(L);
+                lex_next(L);
+            }
+            return true;
+        }
         o->name = name;
         o->kind = name[0] == '%' ? RO_REG : RO_SYM;
         if (o->kind == RO_SYM && punct(L, '(')) {  /* generic(sym) */
