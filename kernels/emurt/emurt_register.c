@@ -208,6 +208,7 @@ static Diag *module_parse(RtModule *m) {
     unsigned char *ptx;
     d = fatbin_entry_data(e, &ptx, &m->ptx_len);
     if (!d) m->ptx = (char *)ptx;
+    m->ptx_arch = e->arch;
     const FatbinEntry *elf = fatbin_find_elf(fb, 90);
     if (!d && elf && !elf->lz4) {
         unsigned char *cubin;
