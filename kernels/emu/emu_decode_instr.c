@@ -19,7 +19,7 @@ typedef struct Mods {
     int rnd, space, vec, cmp, bop, aop, mode;
     unsigned flags;
     bool has_cmp, has_bop, has_aop, has_space, lo, uni;
-    bool strong;            /* .volatile / .acquire / .relaxed: a load that sees other blocks' stores */
+    bool strong;            /* .volatile / .acquire / .relaxed / .release: morally strong (other blocks' loads and stores) */
     bool device_scope;      /* .gl / .gpu / .sys (a fence that orders the whole grid) */
     char unknown[48];
 } Mods;
@@ -110,7 +110,8 @@ static void parse_mods(const char *op, Mods *m) {
         else if (!strcmp(w, "warp")) m->flags |= F_PRED2;
         else if (!strncmp(w, "L1::", 4) || !strncmp(w, "L2::", 4)) { }
         else {
-            if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed")) m->strong = true;
+            if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed") || !strcmp(w, "release"))
+                m->strong = true;
             if (!strcmp(w, "gl") || !strcmp(w, "gpu") || !strcmp(w, "sys")) m->device_scope = true;
             bool ign = false;
             for (size_t i = 0; i < sizeof ignore / sizeof ignore[0]; i++)
@@ -167,7 +168,7 @@ static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
     in->space = (uint8_t)sp;
     in->size = (uint8_t)size;
     in->vec = (uint8_t)m->vec;
-    if (m->strong && !is_store) in->flags |= F_STRONG;
+    if (m->strong) in->flags |= is_store ? F_STRONG_ST : F_STRONG;
     in->a[0] = reg;
     in->imm = off;
     int n = m->vec;

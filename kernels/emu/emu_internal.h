@@ -52,6 +52,8 @@ enum {
     F_FULL = 1 << 10, F_CC = 1 << 11, F_USECC = 1 << 12, F_SHFL_L = 1 << 13, F_CLAMP = 1 << 14,
     F_STRONG = 1 << 15,     /* ld.volatile / .acquire / .relaxed: a load meant to see other blocks' stores */
     F_NAN = F_CLAMP,        /* min/max.NaN (sm_80): a NaN operand gives NaN (shares shf's .clamp bit) */
+    F_STRONG_ST = F_NEGA,   /* st.volatile / .relaxed / .release: a store other blocks may read while it
+                             * happens, no race between blocks with a strong load (shares neg-a's bit) */
 };
 
 typedef enum EmuOp {

@@ -185,3 +185,45 @@ extern "C" __global__ void async_cp_arrive(const int *in, int *out, int n) {
     while (!try_parity(bar, 1)) {}
     out[n + i] = s[1][t ^ 1];
 }
+
+// Decoupled look-back as CUB writes it (one pass, no __threadfence): each
+// block publishes {flag, inclusive prefix} in one 8-byte st.relaxed.gpu and
+// its successor polls it with ld.relaxed.gpu (strong accesses of one word
+// never race). Then, in place, each thread writes 2 * its element one
+// position to the left: thread 0 of block b writes the last element of
+// block b - 1's tile, which that block read before it published (the write
+// comes after this block saw the publication). keep[] is written back with
+// the value already there before the next block reads its last element.
+extern "C" __global__ void lookback_scan(int *data, unsigned long long *status, int *out, int *keep, int n) {
+    __shared__ int s[256];
+    __shared__ int prefix;
+    int b = blockIdx.x, t = threadIdx.x, i = b * blockDim.x + t;
+    int v = data[i];
+    int kv = keep[i];
+    keep[i] = kv;                                    // the value already there
+    int before = b > 0 && t == 0 ? keep[i - 1] : 0;  // the previous block's last, as written back
+    s[t] = v;
+    __syncthreads();
+    for (int d = 1; d < 256; d *= 2) {
+        int x = t >= d ? s[t - d] : 0;
+        __syncthreads();
+        s[t] += x;
+        __syncthreads();
+    }
+    if (t == 0) {
+        int p = 0;
+        if (b > 0) {
+            unsigned flag = 0, val = 0;
+            while (flag == 0)
+                asm volatile("ld.relaxed.gpu.v2.u32 {%0, %1}, [%2];" : "=r"(flag), "=r"(val) : "l"(status + b - 1) : "memory");
+            p = (int)val;
+        }
+        asm volatile("st.relaxed.gpu.v2.u32 [%0], {%1, %2};" :: "l"(status + b), "r"(1u), "r"((unsigned)(p + s[255])) : "memory");
+        prefix = p;
+    }
+    __syncthreads();
+    out[i] = prefix + s[t];
+    if (i > 0) data[i - 1] = 2 * v;
+    if (t == 0 && b > 0) out[n + b] = before;
+    (void)n;
+}

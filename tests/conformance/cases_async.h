@@ -109,4 +109,43 @@ static void check_async_cp_arrive(Run *r) {
     free(w);
 }
 
+#define LB_BLOCKS 8
+#define LB_THREADS 256
+
+static void setup_lookback_scan(Run *r) {
+    int n = r->n = LB_BLOCKS * LB_THREADS;
+    int32_t *data = OUT(r, "data", int32_t, ET_I32, n);
+    uint64_t s = 902;
+    for (int i = 0; i < n; i++) data[i] = (int32_t)(rng_next(&s) % 2001) - 1000;
+    OUT(r, "status", uint64_t, ET_U64, LB_BLOCKS);
+    OUT(r, "out", int32_t, ET_I32, n + LB_BLOCKS);
+    int32_t *keep = OUT(r, "keep", int32_t, ET_I32, n);
+    for (int i = 0; i < n; i++) keep[i] = i * 3 + 1;
+    arg_i32(r, n);
+}
+
+static void check_lookback_scan(Run *r) {
+    int n = r->n;
+    /* the inputs, made again: data[] is overwritten in place */
+    int32_t *in = xcalloc((size_t)n, 4), *w = xcalloc((size_t)n, 4), *wo = xcalloc((size_t)n + LB_BLOCKS, 4);
+    int32_t *wk = xcalloc((size_t)n, 4);
+    uint64_t s = 902;
+    for (int i = 0; i < n; i++) in[i] = (int32_t)(rng_next(&s) % 2001) - 1000;
+    int run = 0;
+    for (int i = 0; i < n; i++) {
+        run += in[i];
+        wo[i] = run;
+        w[i] = i + 1 < n ? 2 * in[i + 1] : in[i];
+        wk[i] = i * 3 + 1;
+    }
+    for (int b = 1; b < LB_BLOCKS; b++) wo[n + b] = wk[b * LB_THREADS - 1];
+    expect_buf(r, 0, w);
+    expect_buf_ex(r, 2, wo, (size_t)n + LB_BLOCKS, NULL);
+    expect_buf(r, 3, wk);
+    free(in);
+    free(w);
+    free(wo);
+    free(wk);
+}
+
 #endif

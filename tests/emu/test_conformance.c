@@ -179,6 +179,7 @@ static const Case CASES[] = {
     E(async_mbarrier, "async.cu", D1(MBAR_BLOCKS), D1(MBAR_THREADS), 0, F_SM90 | F_RACY),
     E(async_bulk, "async.cu", D1(BULK_BLOCKS), D1(BULK_THREADS), 0, F_SM90 | F_RACY),
     E(async_cp_arrive, "async.cu", D1(CPA_BLOCKS), D1(CPA_THREADS), 0, F_SM90 | F_RACY),
+    E(lookback_scan, "async.cu", D1(LB_BLOCKS), D1(LB_THREADS), 0, F_SM90 | F_RACY),
 };
 #define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
