@@ -44,6 +44,7 @@ typedef struct Ctx {
     SpecialReg *specials;
     int n_specials, cap_specials;
     int line;               /* current learner line */
+    bool toolkit;           /* the current .loc is in a toolkit header (emu_ptx_toolkit_file) */
     int ptx_line;
     const char *op;         /* current opcode text, for messages */
     size_t local_size;

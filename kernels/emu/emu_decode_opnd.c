@@ -249,6 +249,7 @@ Instr *emu_decode_emit(Ctx *c, int op) {
     in->b = in->c = in->e = in->f = -1;
     for (int i = 0; i < 4; i++) in->d[i] = in->a[i] = -1;
     in->line = c->line;
+    in->toolkit = c->toolkit;
     in->ptx_line = c->ptx_line;
     in->target = -1;
     return in;

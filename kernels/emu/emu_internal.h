@@ -113,7 +113,8 @@ typedef struct Instr {
     uint8_t space, vec, rnd, sub, sub2;
     uint8_t dbits;          /* width of the destination register (for extension) */
     uint8_t size;           /* access size in bytes for ld/st/atom (per element) */
-    uint8_t gneg;           /* guard negated */
+    uint8_t gneg : 1;       /* guard negated */
+    uint8_t toolkit : 1;    /* from a toolkit header's line (CUB, Thrust): its by-design reads of unwritten shared memory are not reported */
     uint16_t flags;
     int16_t guard;          /* predicate index or -1 */
     int32_t d[4];           /* destinations (pred index for setp/vote/.. ) */
@@ -185,6 +186,7 @@ typedef struct Program {
     int n_vars;
     char **files;           /* .file N → name (index N) */
     int n_files;
+    int user_file;          /* the learner's source: the first .file not the toolkit's (1 if none) */
 } Program;
 
 /* parse (emu_parse.c) */
