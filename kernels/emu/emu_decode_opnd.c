@@ -267,6 +267,7 @@ void emu_decode_guard(Ctx *c, Instr *in, const RawStmt *s) {
 bool emu_decode_mem(Ctx *c, const RawOpnd *o, int *reg, int64_t *off, EmuSpace *sym_space) {
     *sym_space = SP_GENERIC;
     if (o->kind != RO_MEM) { emu_decode_fail(c, "expected a memory operand [..]%s", ""); return false; }
+    if (o->nvec) { emu_decode_fail(c, "addresses with coordinates (tensor maps, textures, surfaces) are not emulated%s", ""); return false; }
     *off = o->imm;
     if (!o->name) { *reg = emu_decode_const(c, 0); return true; }
     int ridx;

@@ -298,6 +298,13 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
             if (!parse_signed_int(L, &v)) return false;
             o->imm = (int64_t)((uint64_t)o->imm + (neg ? 0 - (uint64_t)v : (uint64_t)v));
         }
+        /* [tensorMap, {x, y}]: a tensor map and coordinates (cp.async.bulk.tensor),
+         * kept in vec for the decoder to refuse by name */
+        if (punct(L, ',')) {
+            lex_next(L);
+            if (!punct(L, '{')) { lex_error(L, "expected '{' after ',' in an address"); return false; }
+            if (!parse_list(L, o, '{', '}')) return false;
+        }
         return expect(L, ']');
     }
     if (punct(L, '{')) {
