@@ -15,7 +15,8 @@
  * Reported (race-global): a write of a different value to a word another
  * block wrote (the order of the two decides what stays), a read of a word
  * another block wrote, a write of a new value to a word another block read
- * (a write of the value already there is no write here). Both orders of
+ * (a write of the value already there is no write here, unless several
+ * blocks read the word: a read-modify-write by more than one block). Both orders of
  * a read and a write are caught, so what is reported does not depend on how
  * the emulator scheduled the blocks. Not reported: two blocks writing the
  * same value (a flag every block sets), atomics (they order themselves),
@@ -123,11 +124,6 @@ void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Allo
      * bytes or halves of one word (a uchar image, a half array) do not race,
      * and a word-sized entry cannot tell, so narrower accesses are left out. */
     if (bytes < 4 || !a->xb || addr < a->base || addr + (uint64_t)bytes > a->base + a->size) return;
-    /* A store of the value already there changes nothing another block could
-     * see, whatever the order (thrust::unique in place: a block whose tile is
-     * all unique writes each element back where it was while the next block
-     * reads the element before its tile). */
-    if (write && same_value) return;
     EmuLaunch *L = W->L;
     uint64_t me = W->block_linear + 1, gen = L->xb_gen;
     bool strong = in->flags & (write ? F_STRONG_ST : F_STRONG);
@@ -150,8 +146,17 @@ void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Allo
                 if (!rd) rd = me;
                 else if (rd != me) multi = XB_MULTI;
                 if (!strong) rweak = XB_RWEAK;
+            } else if (same_value) {
+                /* A store of the value already there changes nothing another
+                 * block could see (thrust::unique in place: a block whose tile
+                 * is all unique writes each element back where it was while
+                 * the next block reads the one before its tile): it is no
+                 * write, unless several blocks read the word, a read-modify-
+                 * write by more than one block (the same element updated by
+                 * every block of a row) */
+                if (rd && multi && !(strong && !rweak)) { kind = XB_WAR; other = rd != me ? rd : 0; }
             } else {
-                if (wr && wr != me && !same_value && !(strong && wstrong)) { kind = XB_WAW; other = wr; }
+                if (wr && wr != me && !(strong && wstrong)) { kind = XB_WAW; other = wr; }
                 else if (rd && (rd != me || multi) && !(strong && !rweak)) { kind = XB_WAR; other = rd != me ? rd : 0; }
                 wr = me;
                 wstrong = strong ? XB_WSTRONG : 0;

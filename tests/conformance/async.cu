@@ -192,15 +192,14 @@ extern "C" __global__ void async_cp_arrive(const int *in, int *out, int n) {
 // never race). Then, in place, each thread writes 2 * its element one
 // position to the left: thread 0 of block b writes the last element of
 // block b - 1's tile, which that block read before it published (the write
-// comes after this block saw the publication). keep[] is written back with
-// the value already there before the next block reads its last element.
+// comes after this block saw the publication). keep[] is written with the
+// value already there (3i + 1) while the next block reads its last element.
 extern "C" __global__ void lookback_scan(int *data, unsigned long long *status, int *out, int *keep, int n) {
     __shared__ int s[256];
     __shared__ int prefix;
     int b = blockIdx.x, t = threadIdx.x, i = b * blockDim.x + t;
     int v = data[i];
-    int kv = keep[i];
-    keep[i] = kv;                                    // the value already there
+    keep[i] = 3 * i + 1;                             // the value already there
     int before = b > 0 && t == 0 ? keep[i - 1] : 0;  // the previous block's last, as written back
     s[t] = v;
     __syncthreads();
