@@ -169,14 +169,12 @@ static void decode_bulk(Ctx *c, const RawStmt *s) {
  * .noinc the pending count is raised by one first, a net change of nothing. */
 static void decode_cpasync_arrive(Ctx *c, const RawStmt *s) {
     if (s->nops < 1) { emu_decode_fail(c, "too few operands%s", ""); return; }
+    int addr = addr_reg(c, &s->ops[0]);
+    if (c->err) return;
     if (!has_mod(s->op, "noinc")) {
-        int addr = addr_reg(c, &s->ops[0]);   /* still an operand that must decode */
-        (void)addr;
         emu_decode_guard(c, emu_decode_emit(c, OP_MEMBAR), s);
         return;
     }
-    int addr = addr_reg(c, &s->ops[0]);
-    if (c->err) return;
     Instr *in = emu_decode_emit(c, OP_MBAR);
     emu_decode_guard(c, in, s);
     in->sub = MB_ARRIVE;
