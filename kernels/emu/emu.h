@@ -18,6 +18,12 @@
  * crashes or asserts on any input. Caller frees the Diag. */
 Diag *emu_parse_check(const char *ptx, size_t len);
 
+/* Whether a PTX `.file` path is one of the CUDA toolkit's or the system's
+ * headers (Thrust, CUB, cuda_runtime.h, /usr/include), not the learner's.
+ * The learner's source is the first `.file` that is not: nvcc numbers files
+ * as it meets them, and a Thrust program's first is a Thrust header. */
+bool emu_ptx_toolkit_file(const char *path);
+
 /* ---- for the emulator runtime (kernels/emurt/), which launches kernels
  * the way a CUDA program does: by parameter buffer, and touches module
  * variables by name ---- */

@@ -92,6 +92,16 @@ static uint64_t int_op(int op, TypeInfo ti, unsigned flags, uint64_t a, uint64_t
     case OP_BFI: {  /* bfi d, a(insert), b(base), c(pos), e(len) handled by caller */
         break;
     }
+    case OP_BMSK: {
+        /* bmsk.clamp/.wrap.b32 d, a (start), b (width): .wrap takes both mod 32; .clamp
+         * makes a start >= 32 an empty mask and a width >= 32 run to the top */
+        uint32_t pos = (uint32_t)a, width = (uint32_t)b, p1 = pos & 31, w1 = width & 31;
+        bool clamp = (flags & F_CLAMP) != 0;
+        uint32_t lo = clamp && pos >= 32 ? 0 : ~0u << p1;
+        bool to_top = p1 + w1 >= 32 || (clamp && (pos >= 32 || width >= 32));
+        uint32_t hi = to_top ? 0 : w1 == 0 ? ~0u : ~0u << (p1 + w1);
+        return lo & ~hi;
+    }
     case OP_SAD: r = (ti.sgn ? (sx(a, bits) > sx(b, bits)) : (zx(a, bits) > zx(b, bits))) ? a - b : b - a; r += c; break;
     default: r = 0;
     }
@@ -659,7 +669,7 @@ static bool alu_int(const Instr *in, const Ops *o, uint32_t m) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD: case OP_DIV: case OP_REM: case OP_MIN:
     case OP_MAX: case OP_NEG: case OP_ABS: case OP_AND: case OP_OR: case OP_XOR: case OP_NOT:
     case OP_CNOT: case OP_SHL: case OP_SHR: case OP_POPC: case OP_CLZ: case OP_BREV: case OP_BFIND:
-    case OP_BFE: case OP_SAD: case OP_MUL24: case OP_MAD24:
+    case OP_BFE: case OP_SAD: case OP_MUL24: case OP_MAD24: case OP_BMSK:
         for (int l = 0; l < 32; l++) {
             if (!(m >> l & 1)) continue;
             D[l] = int_op(op, ti, fl, A[l], B ? B[l] : 0, C ? C[l] : 0);

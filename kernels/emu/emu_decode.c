@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "kernels/emu/emu.h"
 #include "kernels/emu/emu_alu.h"
 #include "kernels/emu/emu_decode.h"
 
@@ -170,8 +171,10 @@ void emu_decode_walk(Ctx *c, RawFunc *f, const int64_t *arg_offs, const int64_t 
             if (sp > 0) c->n_names = scope_stack[--sp];
             break;
         case RS_LOC:
-            if (s->file == 1 && s->line > 0) c->line = s->line;
-            else if (s->inl_file == 1 && s->inl_line > 0) c->line = s->inl_line;
+            c->toolkit = s->file > 0 && s->file < c->p->n_files && c->p->files[s->file] &&
+                         emu_ptx_toolkit_file(c->p->files[s->file]);
+            if (s->file == c->p->user_file && s->line > 0) c->line = s->line;
+            else if (s->inl_file == c->p->user_file && s->inl_line > 0) c->line = s->inl_line;
             if (c->line > c->k->max_line) c->k->max_line = c->line;
             break;
         case RS_REG: {

@@ -44,6 +44,7 @@ typedef struct Ctx {
     SpecialReg *specials;
     int n_specials, cap_specials;
     int line;               /* current learner line */
+    bool toolkit;           /* the current .loc is in a toolkit header (emu_ptx_toolkit_file) */
     int ptx_line;
     const char *op;         /* current opcode text, for messages */
     size_t local_size;
@@ -79,10 +80,19 @@ int emu_decode_pred(Ctx *c, const RawOpnd *o, bool *neg);
 int emu_decode_pred_name(Ctx *c, const char *name);
 bool emu_decode_is_pred(Ctx *c, const RawOpnd *o);
 int emu_decode_dst(Ctx *c, const RawOpnd *o, int *bits);
+/* A memory operand [reg+off] / [sym+off] → base register (-1 for a kernel
+ * parameter), offset, and the space of a symbol (SP_GENERIC if none). */
+bool emu_decode_mem(Ctx *c, const RawOpnd *o, int *reg, int64_t *off, EmuSpace *sym_space);
+/* The statement's guard predicate (@p / @!p) onto `in`. */
+void emu_decode_guard(Ctx *c, Instr *in, const RawStmt *s);
 /* Appends an instruction at the current line. */
 Instr *emu_decode_emit(Ctx *c, int op);
 /* Walks a .func body inline (arg/ret offsets bind its parameters), or the entry (NULL) (emu_decode.c). */
 void emu_decode_walk(Ctx *c, RawFunc *f, const int64_t *arg_offs, const int64_t *ret_offs);
+/* Decodes the sm_90 asynchronous-copy family (mbarrier, cp.async.bulk,
+ * elect.sync, griddepcontrol); false when `s` is none of them
+ * (emu_decode_async.c). */
+bool emu_decode_async(Ctx *c, const RawStmt *s);
 /* Decodes one instruction statement other than `call` (emu_decode_instr.c). */
 void emu_decode_instr(Ctx *c, const RawStmt *s);
 

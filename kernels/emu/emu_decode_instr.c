@@ -19,7 +19,7 @@ typedef struct Mods {
     int rnd, space, vec, cmp, bop, aop, mode;
     unsigned flags;
     bool has_cmp, has_bop, has_aop, has_space, lo, uni;
-    bool strong;            /* .volatile / .acquire / .relaxed: a load that sees other blocks' stores */
+    bool strong;            /* .volatile / .acquire / .relaxed / .release: morally strong (other blocks' loads and stores) */
     bool device_scope;      /* .gl / .gpu / .sys (a fence that orders the whole grid) */
     char unknown[48];
 } Mods;
@@ -87,7 +87,11 @@ static void parse_mods(const char *op, Mods *m) {
         else if (!strcmp(w, "l") || !strcmp(w, "shiftamt")) m->flags |= F_SHFL_L;
         else if (!strcmp(w, "r")) { }
         else if (!strcmp(w, "global")) { m->space = SP_GLOBAL; m->has_space = true; }
-        else if (!strcmp(w, "shared")) { m->space = SP_SHARED; m->has_space = true; }
+        /* a CTA is a cluster of one here: its shared::cluster window is its own */
+        else if (!strcmp(w, "shared") || !strcmp(w, "shared::cta") || !strcmp(w, "shared::cluster")) {
+            m->space = SP_SHARED;
+            m->has_space = true;
+        }
         else if (!strcmp(w, "local")) { m->space = SP_LOCAL; m->has_space = true; }
         else if (!strcmp(w, "param")) { m->space = SP_PARAM; m->has_space = true; }
         else if (!strcmp(w, "const")) { m->space = SP_CONST; m->has_space = true; }
@@ -106,7 +110,8 @@ static void parse_mods(const char *op, Mods *m) {
         else if (!strcmp(w, "warp")) m->flags |= F_PRED2;
         else if (!strncmp(w, "L1::", 4) || !strncmp(w, "L2::", 4)) { }
         else {
-            if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed")) m->strong = true;
+            if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed") || !strcmp(w, "release"))
+                m->strong = true;
             if (!strcmp(w, "gl") || !strcmp(w, "gpu") || !strcmp(w, "sys")) m->device_scope = true;
             bool ign = false;
             for (size_t i = 0; i < sizeof ignore / sizeof ignore[0]; i++)
@@ -131,38 +136,6 @@ static bool need_ops(Ctx *c, int have, int want) {
     return true;
 }
 
-static void set_guard(Ctx *c, Instr *in, const RawStmt *s) {
-    if (s->guard) {
-        in->guard = (int16_t)emu_decode_pred_name(c, s->guard);
-        in->gneg = s->gneg;
-    }
-}
-
-/* Memory operand → (base register, offset, space of a symbol if any). */
-static bool mem_operand(Ctx *c, const RawOpnd *o, int *reg, int64_t *off, EmuSpace *sym_space) {
-    *sym_space = SP_GENERIC;
-    if (o->kind != RO_MEM) { emu_decode_fail(c, "expected a memory operand [..]%s", ""); return false; }
-    *off = o->imm;
-    if (!o->name) { *reg = emu_decode_const(c, 0); return true; }
-    int ridx;
-    Name *rn = emu_decode_lookup(c, o->name, &ridx);
-    if (o->name[0] == '%' || (rn && rn->kind == N_REG)) {
-        int idx;
-        Name *n = emu_decode_lookup(c, o->name, &idx);
-        if (!n || n->kind != N_REG) { emu_decode_fail(c, "unknown address register %s", o->name); return false; }
-        *reg = n->base + idx;
-        return true;
-    }
-    int64_t val;
-    int sreg;
-    if (!emu_decode_symbol(c, o->name, &val, &sreg, sym_space)) { emu_decode_fail(c, "unknown symbol %s", o->name); return false; }
-    if (sreg >= 0) { *reg = sreg; return true; }
-    if (*sym_space == SP_PARAM) { *reg = -1; *off = (int64_t)((uint64_t)*off + (uint64_t)val); return true; }
-    *reg = emu_decode_const(c, 0);
-    *off = (int64_t)((uint64_t)*off + (uint64_t)val);
-    return true;
-}
-
 static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
     if (!need_ops(c, s->nops, 2)) return;
     const RawOpnd *mo = is_store ? &s->ops[0] : &s->ops[1];
@@ -170,7 +143,7 @@ static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
     int reg;
     int64_t off;
     EmuSpace symsp;
-    if (!mem_operand(c, mo, &reg, &off, &symsp)) return;
+    if (!emu_decode_mem(c, mo, &reg, &off, &symsp)) return;
     EmuType t = last_type(m);
     int size = emu_type_bytes(t);
     if (!size || t == T_PRED) { emu_decode_fail(c, "bad memory access type%s", ""); return; }
@@ -190,12 +163,12 @@ static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
         if (reg < 0) { emu_decode_fail(c, "kernel parameters can only be read with ld.param%s", ""); return; }
         in = emu_decode_emit(c, is_store ? OP_ST : OP_LD);
     }
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     in->type = (uint8_t)t;
     in->space = (uint8_t)sp;
     in->size = (uint8_t)size;
     in->vec = (uint8_t)m->vec;
-    if (m->strong && !is_store) in->flags |= F_STRONG;
+    if (m->strong) in->flags |= is_store ? F_STRONG_ST : F_STRONG;
     in->a[0] = reg;
     in->imm = off;
     int n = m->vec;
@@ -219,7 +192,7 @@ static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
 static void decode_atom(Ctx *c, const RawStmt *s, const Mods *m, bool red) {
     int i = 0;
     Instr *in = emu_decode_emit(c, red ? OP_RED : OP_ATOM);
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     if (!red) {
         if (!need_ops(c, s->nops, 3)) return;
         int bits;
@@ -227,7 +200,7 @@ static void decode_atom(Ctx *c, const RawStmt *s, const Mods *m, bool red) {
         in->dbits = (uint8_t)bits;
     } else if (!need_ops(c, s->nops, 2)) return;
     EmuSpace symsp;
-    if (!mem_operand(c, &s->ops[i++], &in->a[0], &in->imm, &symsp)) return;
+    if (!emu_decode_mem(c, &s->ops[i++], &in->a[0], &in->imm, &symsp)) return;
     if (in->a[0] < 0) { emu_decode_fail(c, "atomics on parameters are not supported%s", ""); return; }
     EmuType t = last_type(m);
     if (!m->has_aop) { emu_decode_fail(c, "unknown atomic operation%s", ""); return; }
@@ -254,7 +227,7 @@ static void decode_setp(Ctx *c, const RawStmt *s, const Mods *m) {
     if (!need_ops(c, s->nops, 3)) return;
     EmuType t = last_type(m);
     Instr *in = emu_decode_emit(c, OP_SETP);
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     if (m->cmp < 0) { emu_decode_fail(c, "setp needs a comparison%s", ""); return; }
     in->type = (uint8_t)t;
     in->sub = (uint8_t)m->cmp;
@@ -277,7 +250,7 @@ static void decode_alu(Ctx *c, const RawStmt *s, const Mods *m, int op, int nsrc
     EmuType t = last_type(m);
     if (t == T_NONE) { emu_decode_fail(c, "missing type%s", ""); return; }
     Instr *in = emu_decode_emit(c, op);
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     in->type = (uint8_t)t;
     in->rnd = (uint8_t)m->rnd;
     in->flags = (uint16_t)m->flags;
@@ -304,7 +277,7 @@ static void decode_cvt(Ctx *c, const RawStmt *s, const Mods *m) {
     if (!need_ops(c, s->nops, 2)) return;
     if (m->nt < 2) { emu_decode_fail(c, "cvt needs two types%s", ""); return; }
     Instr *in = emu_decode_emit(c, OP_CVT);
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     in->type = (uint8_t)m->t[0];
     in->type2 = (uint8_t)m->t[1];
     in->rnd = (uint8_t)m->rnd;
@@ -321,7 +294,7 @@ static void decode_mov(Ctx *c, const RawStmt *s, const Mods *m) {
     const RawOpnd *d = &s->ops[0], *a = &s->ops[1];
     if (t == T_PRED) {
         Instr *in = emu_decode_emit(c, OP_PMOV);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         in->d[0] = emu_decode_pred(c, d, NULL);
         bool neg = false;
         if (a->kind == RO_INT) { in->a[0] = -1; in->imm = a->imm ? 1 : 0; }
@@ -331,7 +304,7 @@ static void decode_mov(Ctx *c, const RawStmt *s, const Mods *m) {
     if (a->kind == RO_REG && (!strcmp(a->name, "%clock") || !strcmp(a->name, "%clock64") ||
                               !strcmp(a->name, "%globaltimer"))) {
         Instr *in = emu_decode_emit(c, OP_CLOCK);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         in->d[0] = emu_decode_dst(c, d, NULL);
         in->type = (uint8_t)t;
         return;
@@ -339,7 +312,7 @@ static void decode_mov(Ctx *c, const RawStmt *s, const Mods *m) {
     if (a->kind == RO_VEC || d->kind == RO_VEC) {
         const RawOpnd *v = a->kind == RO_VEC ? a : d;
         Instr *in = emu_decode_emit(c, a->kind == RO_VEC ? OP_MOV_PACK : OP_MOV_UNPACK);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         int n = v->nvec;
         int tb = emu_type_bytes(t) * 8;
         if ((n != 2 && n != 4) || !tb || tb % n) { emu_decode_fail(c, "bad vector mov%s", ""); return; }
@@ -356,7 +329,7 @@ static void decode_mov(Ctx *c, const RawStmt *s, const Mods *m) {
         return;
     }
     Instr *in = emu_decode_emit(c, OP_MOV);
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     in->type = (uint8_t)t;
     int bits;
     in->d[0] = emu_decode_dst(c, d, &bits);
@@ -366,7 +339,7 @@ static void decode_mov(Ctx *c, const RawStmt *s, const Mods *m) {
 
 static void decode_warp_op(Ctx *c, const RawStmt *s, const Mods *m, int op) {
     Instr *in = emu_decode_emit(c, op);
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     in->type = (uint8_t)last_type(m);
     in->sub = (uint8_t)(m->mode < 0 ? 0 : m->mode);
     int n = s->nops;
@@ -417,12 +390,12 @@ static void decode_warp_op(Ctx *c, const RawStmt *s, const Mods *m, int op) {
 static void decode_bar(Ctx *c, const RawStmt *s, const Mods *m) {
     if (m->flags & F_PRED2) {    /* bar.warp.sync mask */
         Instr *in = emu_decode_emit(c, OP_BAR_WARP);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         in->e = s->nops ? emu_decode_src(c, &s->ops[0], T_B32) : emu_decode_const(c, EMU_FULL);
         return;
     }
     Instr *in = emu_decode_emit(c, OP_BAR);
-    set_guard(c, in, s);
+    emu_decode_guard(c, in, s);
     in->sub = BAR_SYNC;
     if (m->flags & F_USECC) in->sub = BAR_ARRIVE;
     int i = 0;
@@ -445,6 +418,7 @@ static void decode_bar(Ctx *c, const RawStmt *s, const Mods *m) {
 
 void emu_decode_instr(Ctx *c, const RawStmt *s) {
     if (emu_mma_is_mma(s->op)) { emu_mma_decode(c, s); return; }
+    if (emu_decode_async(c, s)) return;
     Mods m;
     parse_mods(s->op, &m);
     c->op = s->op;
@@ -464,12 +438,12 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         {"fma", OP_FMA, 3}, {"sqrt", OP_SQRT, 1}, {"rsqrt", OP_RSQRT, 1}, {"rcp", OP_RCP, 1},
         {"ex2", OP_EX2, 1}, {"lg2", OP_LG2, 1}, {"sin", OP_SIN, 1}, {"cos", OP_COS, 1},
         {"tanh", OP_TANH, 1}, {"copysign", OP_COPYSIGN, 2}, {"selp", OP_SELP, 3},
-        {"slct", OP_SLCT, 3}, {"dp4a", OP_DP4A, 3}, {"dp2a", OP_DP2A, 3},
+        {"slct", OP_SLCT, 3}, {"dp4a", OP_DP4A, 3}, {"dp2a", OP_DP2A, 3}, {"bmsk", OP_BMSK, 2},
     };
     if ((!strcmp(b, "and") || !strcmp(b, "or") || !strcmp(b, "xor") || !strcmp(b, "not")) && t == T_PRED) {
         int op = b[0] == 'a' ? OP_PAND : b[0] == 'o' ? OP_POR : b[0] == 'x' ? OP_PXOR : OP_PNOT;
         Instr *in = emu_decode_emit(c, op);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         if (!need_ops(c, s->nops, op == OP_PNOT ? 2 : 3)) return;
         in->d[0] = emu_decode_pred(c, &s->ops[0], NULL);
         bool na = false, nb = false;
@@ -482,7 +456,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
     if (!strcmp(b, "selp")) {
         if (!need_ops(c, s->nops, 4)) return;
         Instr *in = emu_decode_emit(c, OP_SELP);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         in->type = (uint8_t)t;
         int bits;
         in->d[0] = emu_decode_dst(c, &s->ops[0], &bits);
@@ -507,7 +481,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
     if (!strcmp(b, "testp")) {
         if (!need_ops(c, s->nops, 2)) return;
         Instr *in = emu_decode_emit(c, OP_TESTP);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         in->type = (uint8_t)t;
         const char *p = strchr(s->op, '.');
         in->sub = p && !strncmp(p, ".finite", 7) ? 0 : p && !strncmp(p, ".infinite", 9) ? 1
@@ -537,6 +511,11 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         c->code[c->n_code - 1].f = c->cc;
         return;
     }
+    if (!strcmp(b, "bmsk")) {
+        /* bmsk.mode.b32: .clamp or .wrap, one of them */
+        bool clamp = (m.flags & F_CLAMP) != 0, wrap = strstr(s->op, ".wrap") != NULL;
+        if (clamp == wrap || t != T_B32) { emu_decode_fail(c, "bmsk needs .clamp or .wrap and .b32%s", ""); return; }
+    }
     for (size_t i = 0; i < sizeof alu / sizeof alu[0]; i++)
         if (!strcmp(b, alu[i].name)) {
             if (alu[i].op == OP_MUL && m.lo) m.flags &= ~(unsigned)F_HI;
@@ -549,7 +528,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         /* set.cmp[.bop].dtype.stype d, a, b[, {!}c]: 1.0 / all ones when true */
         if (!need_ops(c, s->nops, 3) || m.nt < 2 || m.cmp < 0) { emu_decode_fail(c, "set needs a comparison and two types%s", ""); return; }
         Instr *in = emu_decode_emit(c, OP_SET);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         in->type = (uint8_t)m.t[0];
         in->type2 = (uint8_t)m.t[1];
         in->sub = (uint8_t)m.cmp;
@@ -571,7 +550,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
             /* cvt.rn.f16x2.f32 d, a, b: pack two floats */
             if (!need_ops(c, s->nops, 3)) return;
             Instr *in = emu_decode_emit(c, OP_CVT_PACK);
-            set_guard(c, in, s);
+            emu_decode_guard(c, in, s);
             in->type = (uint8_t)m.t[0];
             in->d[0] = emu_decode_dst(c, &s->ops[0], NULL);
             in->a[0] = emu_decode_src(c, &s->ops[1], T_F32);
@@ -585,7 +564,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         if (!need_ops(c, s->nops, 2)) return;
         const char *p = strstr(s->op, ".to.");
         Instr *in = emu_decode_emit(c, p ? OP_CVTA_TO : OP_CVTA);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         in->space = (uint8_t)m.space;
         in->type = (uint8_t)t;
         in->d[0] = emu_decode_dst(c, &s->ops[0], NULL);
@@ -600,7 +579,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         !strcmp(b, "fence") || !strcmp(b, "discard") || !strcmp(b, "applypriority") ||
         !strcmp(b, "pmevent") || !strcmp(b, "nanosleep")) {
         Instr *in = emu_decode_emit(c, OP_MEMBAR);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         /* sub 1: a fence that orders this block's memory accesses for the whole grid */
         in->sub = (uint8_t)(m.device_scope && (!strcmp(b, "membar") || !strcmp(b, "fence")));
         return;
@@ -608,7 +587,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
     if (!strcmp(b, "bra")) {
         if (!need_ops(c, s->nops, 1) || s->ops[0].kind != RO_SYM) { emu_decode_fail(c, "bra needs a label%s", ""); return; }
         Instr *in = emu_decode_emit(c, OP_BRA);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         GROW(c->fix, c->n_fix, c->cap_fix);
         c->fix[c->n_fix++] = (Fixup){c->n_code - 1, s->ops[0].name, c->frame_id, s->ptx_line};
         return;
@@ -622,12 +601,12 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         } else {
             in = emu_decode_emit(c, OP_EXIT);
         }
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         return;
     }
-    if (!strcmp(b, "exit")) { set_guard(c, emu_decode_emit(c, OP_EXIT), s); return; }
-    if (!strcmp(b, "trap")) { set_guard(c, emu_decode_emit(c, OP_TRAP), s); return; }
-    if (!strcmp(b, "brkpt")) { set_guard(c, emu_decode_emit(c, OP_BRKPT), s); return; }
+    if (!strcmp(b, "exit")) { emu_decode_guard(c, emu_decode_emit(c, OP_EXIT), s); return; }
+    if (!strcmp(b, "trap")) { emu_decode_guard(c, emu_decode_emit(c, OP_TRAP), s); return; }
+    if (!strcmp(b, "brkpt")) { emu_decode_guard(c, emu_decode_emit(c, OP_BRKPT), s); return; }
     if (!strcmp(b, "bar") || !strcmp(b, "barrier")) { decode_bar(c, s, &m); return; }
     if (!strcmp(b, "shfl")) { decode_warp_op(c, s, &m, OP_SHFL); return; }
     if (!strcmp(b, "vote")) { decode_warp_op(c, s, &m, OP_VOTE); return; }
@@ -638,7 +617,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         /* cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size}: done at once;
          * commit_group / wait_group / wait_all have nothing left to wait for */
         if (strstr(s->op, "commit_group") || strstr(s->op, "wait_group") || strstr(s->op, "wait_all")) {
-            set_guard(c, emu_decode_emit(c, OP_MEMBAR), s);
+            emu_decode_guard(c, emu_decode_emit(c, OP_MEMBAR), s);
             return;
         }
         if (!need_ops(c, s->nops, 3)) return;
@@ -647,11 +626,11 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
             return;
         }
         Instr *in = emu_decode_emit(c, OP_CPASYNC);
-        set_guard(c, in, s);
+        emu_decode_guard(c, in, s);
         EmuSpace sp1, sp2;
-        if (!mem_operand(c, &s->ops[0], &in->a[0], &in->imm, &sp1)) return;
+        if (!emu_decode_mem(c, &s->ops[0], &in->a[0], &in->imm, &sp1)) return;
         int64_t off2;
-        if (!mem_operand(c, &s->ops[1], &in->b, &off2, &sp2)) return;
+        if (!emu_decode_mem(c, &s->ops[1], &in->b, &off2, &sp2)) return;
         if (in->a[0] < 0 || in->b < 0) { emu_decode_fail(c, "unsupported cp.async operand%s", ""); return; }
         in->f = (int32_t)off2;
         if ((int64_t)in->f != off2) { emu_decode_fail(c, "cp.async offset too large%s", ""); return; }

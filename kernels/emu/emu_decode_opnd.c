@@ -249,7 +249,42 @@ Instr *emu_decode_emit(Ctx *c, int op) {
     in->b = in->c = in->e = in->f = -1;
     for (int i = 0; i < 4; i++) in->d[i] = in->a[i] = -1;
     in->line = c->line;
+    in->toolkit = c->toolkit;
     in->ptx_line = c->ptx_line;
     in->target = -1;
     return in;
+}
+
+/* @p / @!p of the statement, when it has one. */
+void emu_decode_guard(Ctx *c, Instr *in, const RawStmt *s) {
+    if (s->guard) {
+        in->guard = (int16_t)emu_decode_pred_name(c, s->guard);
+        in->gneg = s->gneg;
+    }
+}
+
+/* Memory operand → (base register, offset, space of a symbol if any). */
+bool emu_decode_mem(Ctx *c, const RawOpnd *o, int *reg, int64_t *off, EmuSpace *sym_space) {
+    *sym_space = SP_GENERIC;
+    if (o->kind != RO_MEM) { emu_decode_fail(c, "expected a memory operand [..]%s", ""); return false; }
+    if (o->nvec) { emu_decode_fail(c, "addresses with coordinates (tensor maps, textures, surfaces) are not emulated%s", ""); return false; }
+    *off = o->imm;
+    if (!o->name) { *reg = emu_decode_const(c, 0); return true; }
+    int ridx;
+    Name *rn = emu_decode_lookup(c, o->name, &ridx);
+    if (o->name[0] == '%' || (rn && rn->kind == N_REG)) {
+        int idx;
+        Name *n = emu_decode_lookup(c, o->name, &idx);
+        if (!n || n->kind != N_REG) { emu_decode_fail(c, "unknown address register %s", o->name); return false; }
+        *reg = n->base + idx;
+        return true;
+    }
+    int64_t val;
+    int sreg;
+    if (!emu_decode_symbol(c, o->name, &val, &sreg, sym_space)) { emu_decode_fail(c, "unknown symbol %s", o->name); return false; }
+    if (sreg >= 0) { *reg = sreg; return true; }
+    if (*sym_space == SP_PARAM) { *reg = -1; *off = (int64_t)((uint64_t)*off + (uint64_t)val); return true; }
+    *reg = emu_decode_const(c, 0);
+    *off = (int64_t)((uint64_t)*off + (uint64_t)val);
+    return true;
 }

@@ -275,6 +275,15 @@ static void exec_match(Warp *w, const Instr *in, uint32_t m) {
     if (in->d[1] >= 0) w->p[in->d[1]] = (w->p[in->d[1]] & ~m) | (all ? m : 0);
 }
 
+/* elect.sync: the lowest lane of those that named one member mask leads. */
+static void exec_elect(Warp *w, const Instr *in, uint32_t m) {
+    uint64_t *D = w->r + (size_t)in->d[0] * 32;
+    int leader = __builtin_ctz(m);
+    for (int l = 0; l < 32; l++) if (m >> l & 1) D[l] = (uint64_t)leader;
+    uint32_t *P = &w->p[in->d[1]];
+    *P = (*P & ~m) | (1u << leader);
+}
+
 static void exec_redux(Warp *w, const Instr *in, uint32_t m) {
     const uint64_t *A = w->r + (size_t)in->a[0] * 32;
     uint64_t *D = w->r + (size_t)in->d[0] * 32;
@@ -405,10 +414,10 @@ static int pipe_of(const Instr *in) {
     switch (in->op) {
     case OP_LD: case OP_WMMA_LD: case OP_ATOM:
     case OP_ST: case OP_RED: case OP_PREFETCH: case OP_SHFL: case OP_WMMA_ST:
-    case OP_CPASYNC:
+    case OP_CPASYNC: case OP_MBAR: case OP_BULK:
         return PIPE_MEM;
     case OP_BRA: case OP_BRX: case OP_RET: case OP_EXIT: case OP_TRAP: case OP_BAR: case OP_BAR_WARP:
-    case OP_MEMBAR: case OP_VOTE: case OP_ACTIVEMASK: case OP_MATCH: case OP_REDUX: case OP_CLOCK:
+    case OP_MEMBAR: case OP_VOTE: case OP_ACTIVEMASK: case OP_MATCH: case OP_REDUX: case OP_CLOCK: case OP_ELECT:
     case OP_CALL_PRINTF: case OP_CALL_ASSERT: case OP_CALL_MALLOC: case OP_CALL_FREE: case OP_BRKPT:
         return PIPE_CTRL;
     case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN: case OP_COS: case OP_TANH:
@@ -720,7 +729,14 @@ static int warp_run(Worker *W, Warp *w, int slice) {
             break;
         case OP_NOP: case OP_PREFETCH:
             break;
-        case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: {
+        case OP_MBAR:
+            /* a wait that finds its phase incomplete gives the other warps their turn */
+            if (m && !emu_exec_mbarrier(W, w, in, m)) slice = done;
+            break;
+        case OP_BULK:
+            if (m) emu_exec_bulk(W, w, in, m);
+            break;
+        case OP_SHFL: case OP_VOTE: case OP_MATCH: case OP_REDUX: case OP_ELECT: {
             if (!m) break;
             /* Lanes may name different member masks (the tiles of
              * cooperative groups: lanes 0-15 say 0xffff, 16-31 0xffff0000):
@@ -746,6 +762,7 @@ static int warp_run(Worker *W, Warp *w, int slice) {
                 rest &= ~part;
                 if (in->op == OP_VOTE) exec_vote(w, in, part);
                 else if (in->op == OP_MATCH) exec_match(w, in, part);
+                else if (in->op == OP_ELECT) exec_elect(w, in, part);
                 else exec_redux(w, in, part);
             }
             break;

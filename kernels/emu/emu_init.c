@@ -98,9 +98,18 @@ void emu_init_read(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a
     uint64_t off = addr - a->base;
     if (off + (uint64_t)bytes > a->size) return;
     uint64_t first = UINT64_MAX;
-    for (uint64_t i = off; i < off + (uint64_t)bytes && first == UINT64_MAX; i++)
-        if (!bit(a->init, i)) first = i;
+    bool some_written = false;
+    for (uint64_t i = off; i < off + (uint64_t)bytes; i++) {
+        if (!bit(a->init, i)) { if (first == UINT64_MAX) first = i; }
+        else some_written = true;
+    }
     if (first == UINT64_MAX) return;
+    /* A load that finds written bytes beside never-written ones reads a
+     * struct with its padding (a thrust::tuple<int, long> is written as a
+     * 4-byte and an 8-byte store and read back 8 bytes at a time; a
+     * tuple<bool, long>'s bool as 1 byte, read back 4 at a time): the
+     * padding's value is never used. */
+    if (some_written) return;
     unsigned c[3];
     emu_thread_coords(W, (unsigned)(w->index * 32 + lane), c);
     size_t elem = a->elem ? a->elem : (size_t)bytes;

@@ -52,6 +52,8 @@ enum {
     F_FULL = 1 << 10, F_CC = 1 << 11, F_USECC = 1 << 12, F_SHFL_L = 1 << 13, F_CLAMP = 1 << 14,
     F_STRONG = 1 << 15,     /* ld.volatile / .acquire / .relaxed: a load meant to see other blocks' stores */
     F_NAN = F_CLAMP,        /* min/max.NaN (sm_80): a NaN operand gives NaN (shares shf's .clamp bit) */
+    F_STRONG_ST = F_NEGA,   /* st.volatile / .relaxed / .release: a store other blocks may read while it
+                             * happens, no race between blocks with a strong load (shares neg-a's bit) */
 };
 
 typedef enum EmuOp {
@@ -60,6 +62,7 @@ typedef enum EmuOp {
     OP_MOV, OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_DIV, OP_REM, OP_MIN, OP_MAX, OP_NEG, OP_ABS,
     OP_AND, OP_OR, OP_XOR, OP_NOT, OP_CNOT, OP_SHL, OP_SHR, OP_POPC, OP_CLZ, OP_BREV, OP_BFIND,
     OP_BFE, OP_BFI, OP_PRMT, OP_SHF, OP_SAD, OP_MUL24, OP_MAD24, OP_DP4A, OP_DP2A,
+    OP_BMSK,
     /* floating point */
     OP_FMA, OP_SQRT, OP_RSQRT, OP_RCP, OP_EX2, OP_LG2, OP_SIN, OP_COS, OP_TANH, OP_COPYSIGN,
     OP_TESTP,
@@ -74,6 +77,8 @@ typedef enum EmuOp {
     OP_BRA, OP_BRX, OP_RET, OP_EXIT, OP_TRAP, OP_BAR, OP_BAR_WARP, OP_MEMBAR,
     OP_SHFL, OP_VOTE, OP_ACTIVEMASK, OP_MATCH, OP_REDUX, OP_CLOCK,
     OP_CALL_PRINTF, OP_CALL_ASSERT, OP_CALL_MALLOC, OP_CALL_FREE, OP_BRKPT, OP_CPASYNC,
+    /* sm_90 asynchronous copies and their barriers (emu_async.c) */
+    OP_ELECT, OP_MBAR, OP_BULK,
     /* tensor cores (emu_mma.c): fragment registers are listed in Kernel.xops from Instr.target */
     OP_WMMA_LD, OP_WMMA_ST, OP_MMA, OP_CVT_TF32,
     /* specialised forms of the hottest instructions (emu_fast.h) */
@@ -92,6 +97,12 @@ enum { AOP_ADD, AOP_MIN, AOP_MAX, AOP_INC, AOP_DEC, AOP_EXCH, AOP_CAS, AOP_AND, 
 enum { SHFL_UP, SHFL_DOWN, SHFL_BFLY, SHFL_IDX };
 enum { VOTE_ALL, VOTE_ANY, VOTE_UNI, VOTE_BALLOT };
 enum { BAR_SYNC, BAR_ARRIVE, BAR_RED_POPC, BAR_RED_AND, BAR_RED_OR };
+/* mbarrier operations (Instr.sub) and their modifiers (Instr.sub2) */
+enum { MB_INIT, MB_INVAL, MB_EXPECT_TX, MB_COMPLETE_TX, MB_ARRIVE, MB_TEST_WAIT, MB_TRY_WAIT, MB_PENDING };
+enum { MBF_DROP = 1, MBF_NOCOMPLETE = 2, MBF_EXPECT_TX = 4, MBF_PARITY = 8 };
+/* cp.async.bulk directions (Instr.sub); Instr.sub2 BULKF_* */
+enum { BULK_G2S, BULK_S2S, BULK_S2G };
+enum { BULKF_MULTICAST = 1, BULKF_BYTEMASK = 2 };
 
 /* One decoded instruction. Register operands index the warp's 64-bit
  * register file (immediates and special registers are pre-filled registers);
@@ -102,7 +113,8 @@ typedef struct Instr {
     uint8_t space, vec, rnd, sub, sub2;
     uint8_t dbits;          /* width of the destination register (for extension) */
     uint8_t size;           /* access size in bytes for ld/st/atom (per element) */
-    uint8_t gneg;           /* guard negated */
+    uint8_t gneg : 1;       /* guard negated */
+    uint8_t toolkit : 1;    /* from a toolkit header's line (CUB, Thrust): its by-design reads of unwritten shared memory are not reported */
     uint16_t flags;
     int16_t guard;          /* predicate index or -1 */
     int32_t d[4];           /* destinations (pred index for setp/vote/.. ) */
@@ -174,6 +186,7 @@ typedef struct Program {
     int n_vars;
     char **files;           /* .file N → name (index N) */
     int n_files;
+    int user_file;          /* the learner's source: the first .file not the toolkit's (1 if none) */
 } Program;
 
 /* parse (emu_parse.c) */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "kernels/emu/emu.h"
 #include "kernels/emu/emu_raw.h"
 
 /* ---- arena ---------------------------------------------------------------- */
@@ -297,6 +298,13 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
             if (!parse_signed_int(L, &v)) return false;
             o->imm = (int64_t)((uint64_t)o->imm + (neg ? 0 - (uint64_t)v : (uint64_t)v));
         }
+        /* [tensorMap, {x, y}]: a tensor map and coordinates (cp.async.bulk.tensor),
+         * kept in vec for the decoder to refuse by name */
+        if (punct(L, ',')) {
+            lex_next(L);
+            if (!punct(L, '{')) { lex_error(L, "expected '{' after ',' in an address"); return false; }
+            if (!parse_list(L, o, '{', '}')) return false;
+        }
         return expect(L, ']');
     }
     if (punct(L, '{')) {
@@ -332,7 +340,16 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
     if (L->kind == TK_IDENT) {
         const char *name = tok_dup(L);
         lex_next(L);
-        if (!strcmp(name, "_")) { o->kind = RO_SINK; return true; }
+        if (!strcmp(name, "_")) {   /* the sink; `_|%p` (elect.sync) keeps the predicate */
+            o->kind = RO_SINK;
+            if (punct(L, '|')) {
+                lex_next(L);
+                if (L->kind != TK_IDENT) { lex_error(L, "expected a predicate after '|'"); return false; }
+                o->name2 = tok_dup(L);
+                lex_next(L);
+            }
+            return true;
+        }
         o->name = name;
         o->kind = name[0] == '%' ? RO_REG : RO_SYM;
         if (o->kind == RO_SYM && punct(L, '(')) {  /* generic(sym) */
@@ -857,6 +874,12 @@ Diag *emu_program_parse(const char *ptx, size_t len, Program **out) {
     p->n_vars = pb.n_vars;
     p->files = files;
     p->n_files = n_files;
+    p->user_file = 1;
+    for (int i = 1; i < n_files; i++)
+        if (files[i] && !emu_ptx_toolkit_file(files[i])) {
+            p->user_file = i;
+            break;
+        }
     if (L.err) {
         emu_program_free(&p);
         return L.err;
@@ -879,6 +902,29 @@ void emu_program_free(Program **pp) {
     arena_free(p->arena);
     free(p);
     *pp = NULL;
+}
+
+/* "/cuda", "/cuda-13.0": a component that names a toolkit install. */
+static bool toolkit_component(const char *c, const char *end) {
+    if (end - c < 5 || strncmp(c, "/cuda", 5)) return false;
+    c += 5;
+    if (c == end) return true;
+    if (*c != '-') return false;
+    for (c++; c < end; c++)
+        if (!((*c >= '0' && *c <= '9') || *c == '.')) return false;
+    return true;
+}
+
+bool emu_ptx_toolkit_file(const char *path) {
+    if (!strncmp(path, "/usr/include/", 13) || strstr(path, "/include/cccl/")) return true;
+    /* <toolkit>/include/... or <toolkit>/targets/<arch>/include/... (nvcc's
+     * "/usr/local/cuda/bin/../targets/x86_64-linux/include/cuda_runtime.h") */
+    if (strstr(path, "/targets/") && strstr(path, "/include/")) return true;
+    for (const char *c = strstr(path, "/cuda"); c; c = strstr(c + 1, "/cuda")) {
+        const char *end = strchr(c + 1, '/');
+        if (end && toolkit_component(c, end) && !strncmp(end, "/include/", 9)) return true;
+    }
+    return false;
 }
 
 int emu_program_entries(const Program *p, const char **names, int max) {

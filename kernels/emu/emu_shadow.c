@@ -54,7 +54,10 @@ void emu_shadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t o
         uint8_t mask = emu_word_mask(word, off, bytes);
         if (kind == ACC_READ || atomic) {
             if (s->w_epoch < W->epoch0) {
-                if (!atomic) {
+                /* Not in the toolkit's code (CUB, Thrust), which manages its
+                 * own shared memory: its merges read one element past a run on
+                 * purpose and never use it (CUB's SerialMerge). */
+                if (!atomic && !in->toolkit) {
                     unsigned c[6];
                     char nm[80];
                     emu_thread_args(W, w, lane, c);

@@ -158,6 +158,10 @@ void emu_exec_st(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_native(Worker *W, Warp *w, const Instr *in, uint32_t m);
 void emu_exec_cpasync(Worker *W, Warp *w, const Instr *in, uint32_t m);
+/* sm_90 transaction barriers and bulk copies (emu_async.c); emu_exec_mbarrier
+ * returns false when a test_wait/try_wait found its phase incomplete */
+bool emu_exec_mbarrier(Worker *W, Warp *w, const Instr *in, uint32_t m);
+void emu_exec_bulk(Worker *W, Warp *w, const Instr *in, uint32_t m);
 /* findings (emu_check.c) */
 /* Finding bookkeeping: returns the slot to fill when this occurrence becomes
  * the example (first seen or smallest block/thread), else NULL (only counted). */

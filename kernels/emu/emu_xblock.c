@@ -14,13 +14,21 @@
  *
  * Reported (race-global): a write of a different value to a word another
  * block wrote (the order of the two decides what stays), a read of a word
- * another block wrote, a write to a word another block read. Both orders of
+ * another block wrote, a write of a new value to a word another block read
+ * (a write of the value already there is no write here, unless several
+ * blocks read the word: a read-modify-write by more than one block). Both orders of
  * a read and a write are caught, so what is reported does not depend on how
  * the emulator scheduled the blocks. Not reported: two blocks writing the
- * same value (a flag every block sets), atomics (they order themselves), and
+ * same value (a flag every block sets), atomics (they order themselves),
+ * two strong accesses (st.volatile/.relaxed/.release and ld.volatile/
+ * .relaxed/.acquire: a flag one block publishes and another polls, as in
+ * CUB's decoupled look-back; the scope is not checked), and
  * the published-result pattern — the writer block ran a device-scope fence
- * (__threadfence()) and the reader block synchronised through an atomic or a
- * volatile load before reading (threadFenceReduction's last block), reads
+ * (__threadfence()) or a strong store and the reader block synchronised
+ * through an atomic or a strong load before reading (threadFenceReduction's
+ * last block); its mirror for a write after another block's read (that
+ * block published, this one synchronised: decoupled look-back working in
+ * place); reads
  * of an array no kernel has written yet (inputs: emu_gshadow.c skips them,
  * which keeps checked runs as fast as before; a block reading a neighbour's
  * part before that block's first write is then seen from the other side,
@@ -37,8 +45,10 @@
 #define XB_BLOCK_BITS 22
 #define XB_BLOCK_MASK ((1ull << XB_BLOCK_BITS) - 1)
 #define XB_MULTI (1ull << 44)
-#define XB_GEN_SHIFT 45
-#define XB_GEN_MAX ((1u << 19) - 1)
+#define XB_WSTRONG (1ull << 45)  /* the last write was a strong store (st.volatile/.relaxed/.release) */
+#define XB_RWEAK (1ull << 46)    /* a plain (not strong) load read it */
+#define XB_GEN_SHIFT 47
+#define XB_GEN_MAX ((1u << 17) - 1)
 
 void emu_xblock_forget(Alloc *a) {
     free(a->xb);
@@ -116,7 +126,7 @@ void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Allo
     if (bytes < 4 || !a->xb || addr < a->base || addr + (uint64_t)bytes > a->base + a->size) return;
     EmuLaunch *L = W->L;
     uint64_t me = W->block_linear + 1, gen = L->xb_gen;
-    bool strong = in->flags & F_STRONG;
+    bool strong = in->flags & (write ? F_STRONG_ST : F_STRONG);
     for (uint64_t off = (addr - a->base) & ~3ull; off < addr - a->base + (uint64_t)bytes; off += 4) {
         uint64_t *e = &a->xb[off >> 2];
         uint64_t old = __atomic_load_n(e, __ATOMIC_RELAXED), nw;
@@ -124,19 +134,34 @@ void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Allo
         uint64_t other;   /* + 1; 0 = several, unknown */
         do {
             uint64_t wr = old & XB_BLOCK_MASK, rd = old >> XB_BLOCK_BITS & XB_BLOCK_MASK, multi = old & XB_MULTI;
-            if (old >> XB_GEN_SHIFT != gen) wr = rd = multi = 0;
+            uint64_t wstrong = old & XB_WSTRONG, rweak = old & XB_RWEAK;
+            if (old >> XB_GEN_SHIFT != gen) wr = rd = multi = wstrong = rweak = 0;
             kind = 0;
             other = 0;
+            /* two strong accesses (a flag published with st.relaxed.gpu and
+             * polled with ld.relaxed.gpu: CUB's decoupled look-back) never
+             * race, as atomics do not; a strong one and a plain one do */
             if (!write) {
-                if (wr && wr != me) { kind = XB_RAW; other = wr; }
+                if (wr && wr != me && !(strong && wstrong)) { kind = XB_RAW; other = wr; }
                 if (!rd) rd = me;
                 else if (rd != me) multi = XB_MULTI;
+                if (!strong) rweak = XB_RWEAK;
+            } else if (same_value) {
+                /* A store of the value already there changes nothing another
+                 * block could see (thrust::unique in place: a block whose tile
+                 * is all unique writes each element back where it was while
+                 * the next block reads the one before its tile): it is no
+                 * write, unless several blocks read the word, a read-modify-
+                 * write by more than one block (the same element updated by
+                 * every block of a row) */
+                if (rd && multi && !(strong && !rweak)) { kind = XB_WAR; other = rd != me ? rd : 0; }
             } else {
-                if (wr && wr != me && !same_value) { kind = XB_WAW; other = wr; }
-                else if (rd && (rd != me || multi)) { kind = XB_WAR; other = rd != me ? rd : 0; }
+                if (wr && wr != me && !(strong && wstrong)) { kind = XB_WAW; other = wr; }
+                else if (rd && (rd != me || multi) && !(strong && !rweak)) { kind = XB_WAR; other = rd != me ? rd : 0; }
                 wr = me;
+                wstrong = strong ? XB_WSTRONG : 0;
             }
-            nw = gen << XB_GEN_SHIFT | multi | rd << XB_BLOCK_BITS | wr;
+            nw = gen << XB_GEN_SHIFT | rweak | wstrong | multi | rd << XB_BLOCK_BITS | wr;
         } while (nw != old && !__atomic_compare_exchange_n(e, &old, nw, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
         if (!kind) continue;
         if (kind != XB_WAW) {
@@ -144,7 +169,16 @@ void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Allo
             uint64_t writer = kind == XB_RAW ? other : me, reader = kind == XB_RAW ? me : other;
             bool fenced = __atomic_load_n(&L->xb_fenced[writer - 1], __ATOMIC_RELAXED);
             bool synced = reader && __atomic_load_n(&L->xb_synced[reader - 1], __ATOMIC_RELAXED);
-            if (fenced && (synced || (kind == XB_RAW && strong))) continue;
+            if (fenced && (synced || (kind == XB_RAW && (in->flags & F_STRONG)))) continue;
+            /* a write after another block's read, where that block published
+             * afterwards and this one read what it published: decoupled
+             * look-back in place (thrust::unique), the tile read before its
+             * status went out, the write after the status came in; with
+             * several readers (the entry keeps no list) the writer's
+             * synchronising is taken as enough */
+            if (kind == XB_WAR && __atomic_load_n(&L->xb_synced[me - 1], __ATOMIC_RELAXED) &&
+                (!other || __atomic_load_n(&L->xb_fenced[other - 1], __ATOMIC_RELAXED)))
+                continue;
         }
         report(W, w, lane, in, a, a->base + off, kind, other ? other - 1 : UINT64_MAX);
         return;   /* one finding per access */

@@ -50,7 +50,10 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
         attr->maxThreadsPerBlock = ki.maxntid ? ki.maxntid : 1024;
         if (rt_max_threads_for_registers(attr->numRegs) < attr->maxThreadsPerBlock)
             attr->maxThreadsPerBlock = rt_max_threads_for_registers(attr->numRegs);
-        attr->ptxVersion = 80;
+        /* the virtual architecture the kernel's PTX was built for, as CUDA says
+           (CUB picks its tuning policy by it, and refuses a launch when it
+           differs from the one its kernels were compiled with) */
+        attr->ptxVersion = f->mod->ptx_arch ? f->mod->ptx_arch : 80;
         attr->binaryVersion = 90;
         attr->maxDynamicSharedSizeBytes = f->max_dyn_shared ? f->max_dyn_shared : (int)(48 * 1024 - ki.shared_static);
         attr->preferredShmemCarveout = -1;

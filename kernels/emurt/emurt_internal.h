@@ -59,6 +59,7 @@ typedef struct RtModule {
     void *fatbin;                   /* what __cudaRegisterFatBinary received (the wrapper) */
     char *ptx;                      /* NULL until loaded (or when there is none) */
     size_t ptx_len;
+    int ptx_arch;                   /* the PTX's virtual architecture (90 = compute_90) */
     char *source_path, *source;     /* the learner's file named by the PTX's .file, its text */
     void *cubin;                    /* the sm_90 cubin when the fat binary has one (registers) */
     size_t cubin_size;

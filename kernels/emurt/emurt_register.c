@@ -164,16 +164,20 @@ RtVar *rt_var_find(const void *host) {
 }
 
 /* ---- loading ---------------------------------------------------------------------------------------- */
-/* The first `.file` of the PTX: the learner's source the program was compiled from. */
+/* The learner's source the program was compiled from: the first `.file` of
+ * the PTX that is not a toolkit header (a Thrust program's first is one). */
 static char *ptx_source_path(const char *ptx) {
-    const char *p = strstr(ptx, "\n.file");
-    if (!p) return NULL;
-    const char *q = strchr(p, '"');
-    const char *nl = strchr(p + 1, '\n');
-    if (!q || (nl && q > nl)) return NULL;
-    const char *e = strchr(q + 1, '"');
-    if (!e || (nl && e > nl)) return NULL;
-    return xstrndup(q + 1, (size_t)(e - q - 1));
+    for (const char *p = strstr(ptx, "\n.file"); p; p = strstr(p + 1, "\n.file")) {
+        const char *q = strchr(p, '"');
+        const char *nl = strchr(p + 1, '\n');
+        if (!q || (nl && q > nl)) continue;
+        const char *e = strchr(q + 1, '"');
+        if (!e || (nl && e > nl)) continue;
+        char *path = xstrndup(q + 1, (size_t)(e - q - 1));
+        if (!emu_ptx_toolkit_file(path)) return path;
+        free(path);
+    }
+    return NULL;
 }
 
 static Diag *module_parse(RtModule *m) {
@@ -208,6 +212,7 @@ static Diag *module_parse(RtModule *m) {
     unsigned char *ptx;
     d = fatbin_entry_data(e, &ptx, &m->ptx_len);
     if (!d) m->ptx = (char *)ptx;
+    m->ptx_arch = e->arch;
     const FatbinEntry *elf = fatbin_find_elf(fb, 90);
     if (!d && elf && !elf->lz4) {
         unsigned char *cubin;

@@ -1,4 +1,4 @@
-// tests/conformance/bit_ops.cu: popc, clz, ffs, brev, bfind, bfe, bfi, prmt, shf.
+// tests/conformance/bit_ops.cu: popc, clz, ffs, brev, bfind, bfe, bfi, prmt, shf, bmsk.
 // Intrinsics where CUDA has them, inline asm where it does not (bfe/bfi/bfind and
 // prmt's sign-replicating selector), so the exact PTX instruction is exercised.
 // Outputs: op k of element i in out[k * n + i].
@@ -83,4 +83,20 @@ extern "C" __global__ void bit_funnel(const unsigned *a, const unsigned *b, cons
     out[1 * n + i] = __funnelshift_lc(lo, hi, sh);
     out[2 * n + i] = __funnelshift_r(lo, hi, sh);
     out[3 * n + i] = __funnelshift_rc(lo, hi, sh);
+}
+
+// bmsk (sm_70, no intrinsic: CUB's BFE/BFI helpers use it): a mask of b bits
+// from bit a, in both modes, with registers and immediates.
+extern "C" __global__ void bit_bmsk(const unsigned *a, const unsigned *b, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned pos = a[i], width = b[i], r0, r1, r2, r3;
+    asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(r0) : "r"(pos), "r"(width));
+    asm("bmsk.wrap.b32 %0, %1, %2;" : "=r"(r1) : "r"(pos), "r"(width));
+    asm("bmsk.wrap.b32 %0, 1, %1;" : "=r"(r2) : "r"(width));
+    asm("bmsk.clamp.b32 %0, %1, 32;" : "=r"(r3) : "r"(pos));
+    out[0 * n + i] = r0;
+    out[1 * n + i] = r1;
+    out[2 * n + i] = r2;
+    out[3 * n + i] = r3;
 }

@@ -547,4 +547,44 @@ static void check_bit_funnel(Run *r) {
     free(w);
 }
 
+/* bmsk: every (start, width) in 0..40 x 0..40 (start or width >= 32 in
+ * both modes, start + width past the top), then random words. */
+static void setup_bit_bmsk(Run *r) {
+    int n = r->n = 41 * 41 + 279;
+    uint32_t *a = IN(r, "a", uint32_t, ET_U32, n), *b = IN(r, "b", uint32_t, ET_U32, n);
+    uint64_t st = 37;
+    for (int i = 0; i < n; i++) {
+        a[i] = i < 41 * 41 ? (uint32_t)(i / 41) : (uint32_t)rng_next(&st);
+        b[i] = i < 41 * 41 ? (uint32_t)(i % 41) : (i & 1) ? (uint32_t)rng_next(&st) % 40 : (uint32_t)rng_next(&st);
+    }
+    OUT(r, "out", uint32_t, ET_U32, 4 * (size_t)n);
+    arg_i32(r, n);
+}
+
+/* bmsk.{clamp,wrap}.b32 as the PTX ISA's pseudocode puts it. */
+static uint32_t bmsk_ref(uint32_t a, uint32_t b, bool clamp) {
+    uint32_t a1 = a & 0x1f, b1 = b & 0x1f, sum = a1 + b1;
+    uint32_t mask0 = ~0u << a1, mask1 = sum >= 32 ? 0 : ~0u << sum;
+    bool overflow = sum >= 32;
+    if (clamp && a >= 32) { overflow = true; mask0 = 0; }
+    if (clamp && b >= 32) overflow = true;
+    if (overflow) mask1 = 0;
+    else if (b1 == 0) mask1 = ~0u;
+    return mask0 & ~mask1;
+}
+
+static void check_bit_bmsk(Run *r) {
+    int n = r->n;
+    const uint32_t *a = r->bufs[0].host, *b = r->bufs[1].host;
+    uint32_t *w = xcalloc(4 * (size_t)n, 4);
+    for (int i = 0; i < n; i++) {
+        w[0 * n + i] = bmsk_ref(a[i], b[i], true);
+        w[1 * n + i] = bmsk_ref(a[i], b[i], false);
+        w[2 * n + i] = bmsk_ref(1, b[i], false);
+        w[3 * n + i] = bmsk_ref(a[i], 32, true);
+    }
+    expect_buf(r, 2, w);
+    free(w);
+}
+
 #endif

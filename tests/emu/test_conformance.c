@@ -39,6 +39,7 @@
 #include "tests/conformance/cases_par.h"
 #include "tests/conformance/cases_algo.h"
 #include "tests/conformance/cases_tensor.h"
+#include "tests/conformance/cases_async.h"
 
 enum {
     F_RACY = 1,          /* also run in adversarial mode */
@@ -46,6 +47,7 @@ enum {
     F_FINDING = 4,       /* the kernel is expected to produce an error finding */
     F_NO_GPU = 8,        /* not run on a GPU (assert poisons the context; printf goes to stdout) */
     F_TEMPLATES = 16,    /* compile with the name expressions of templates.cu */
+    F_SM90 = 32,         /* compile for compute_90 (sm_90 instructions: mbarrier, cp.async.bulk, elect) */
 };
 
 typedef struct Case {
@@ -84,6 +86,7 @@ static const Case CASES[] = {
     ELEM(bit_bfe_bfi, "bit_ops.cu"),
     ELEM(bit_prmt, "bit_ops.cu"),
     ELEM(bit_funnel, "bit_ops.cu"),
+    E(bit_bmsk, "bit_ops.cu", D1(8), D1(256), 0, 0),
     /* float_ops.cu, rounding.cu, fast_math.cu, approx.cu, half_ops.cu, half_cmp.cu */
     ELEM(f32_arith, "float_ops.cu"),
     ELEM(f32_misc, "float_ops.cu"),
@@ -171,6 +174,12 @@ static const Case CASES[] = {
     E(wmma_f16_gemm_rand, "tensor.cu", ((Dim3){4, 4, 1}), D1(32), 0, 0),
     E(mma_m16n8k16, "tensor.cu", D1(2), D1(32), 0, 0),
     E(mma_m16n8k8, "tensor.cu", D1(2), D1(32), 0, 0),
+    /* async.cu: compute_90 */
+    E(async_elect, "async.cu", D1(ELECT_BLOCKS), D1(ELECT_THREADS), 0, F_SM90),
+    E(async_mbarrier, "async.cu", D1(MBAR_BLOCKS), D1(MBAR_THREADS), 0, F_SM90 | F_RACY),
+    E(async_bulk, "async.cu", D1(BULK_BLOCKS), D1(BULK_THREADS), 0, F_SM90 | F_RACY),
+    E(async_cp_arrive, "async.cu", D1(CPA_BLOCKS), D1(CPA_THREADS), 0, F_SM90 | F_RACY),
+    E(lookback_scan, "async.cu", D1(LB_BLOCKS), D1(LB_THREADS), 0, F_SM90 | F_RACY),
 };
 #define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -228,7 +237,7 @@ static const CompiledModule *module_for(const Case *c, const Diag **err) {
     if (!e->err) {
         CompileOptions o;
         memset(&o, 0, sizeof o);
-        o.virtual_arch = 80;
+        o.virtual_arch = (c->flags & F_SM90) ? 90 : 80;
         o.opt_level = -1;
         o.fast_math = (c->flags & F_FAST_MATH) != 0;
         o.cache_dir = g_cache_dir;

@@ -1,6 +1,7 @@
 /* tests/emu/test_diag.c: the emulator names the learner's mistake, with the
  * right line, thread and block; and measures coalescing, bank conflicts and
  * divergence exactly for known access patterns. */
+#include "base/xalloc.h"
 #include "tests/emu/emu_fixture.h"
 
 /* Runs `src`'s kernel k(int *p) on a grid of `grid` × `block` threads with an
@@ -111,6 +112,57 @@ static void diag__reports_uninitialised_shared_read(void **state) {
     if (!d) fail_msg("no uninitialised read: %s", f.findings);
     assert_int_equal(d->line, 6);
     assert_int_equal(d->thread[0], 63);
+    fx_free(&f);
+}
+
+/* PTX as nvcc writes it for a Thrust/CUB program: `.file 1` is the toolkit
+ * header nvcc met first, the learner's file comes later. Lines are the
+ * learner's file's, and a read of unwritten shared memory at a line of the
+ * toolkit's code (CUB's SerialMerge reads one past a run on purpose) is not
+ * reported; the same read at the learner's line is. */
+static void diag__reports_uninit_shared_in_learner_code_only__when_toolkit_header_is_file_1(void **state) {
+    (void)state;
+    static const char ptx[] =
+        ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+        ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n"
+        "\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<4>;\n"
+        "\t.shared .align 4 .b8 s[256];\n"
+        "\t.loc 2 9 3\n"
+        "\tld.param.u64 %rd1, [k_param_0];\n"
+        "\tcvta.to.global.u64 %rd2, %rd1;\n"
+        "\tmov.u32 %r1, %tid.x;\n"
+        "\t.loc 1 97 5\n"
+        "\tld.shared.u32 %r3, [s+4];\n"
+        "\t.loc 2 12 3\n"
+        "\tld.shared.u32 %r4, [s+8];\n"
+        "\tadd.s32 %r5, %r3, %r4;\n"
+        "\tmul.wide.u32 %rd3, %r1, 4;\n"
+        "\tadd.s64 %rd2, %rd2, %rd3;\n"
+        "\tst.global.u32 [%rd2], %r5;\n"
+        "\tret;\n}\n"
+        "\t.file 1 \"/usr/local/cuda-13.0/include/cccl/cub/block/block_merge_sort.cuh\"\n"
+        "\t.file 2 \"/home/learner/sort.cu\"\n";
+    EmuFx f;
+    memset(&f, 0, sizeof f);
+    EmuOptions o = fx_opts(true, false);
+    Diag *why = NULL;
+    f.b = emu_backend_new(&o, &why);
+    assert_non_null(f.b);
+    f.cm = xcalloc(1, sizeof *f.cm);
+    f.cm->ptx = xstrdup(ptx);
+    f.cm->ptx_size = strlen(ptx);
+    f.cm->source_path = xstrdup("sort.cu");
+    Diag *d = f.b->ops->module_load(f.b, f.cm, &f.m);
+    if (d) fail_msg("module_load: %s", diag_format_all(d, false));
+    launch_report_init(&f.r);
+    DevPtr p = fx_array(&f, "p", 4, 32, NULL);
+    KernelArg args[] = {kernel_arg_ptr(p)};
+    fx_run(&f, "k", 1, 32, args, 1);
+    int n = 0;
+    for (const Diag *x = f.r.findings; x; x = x->next) n += !strcmp(x->code, "uninit-shared");
+    const Diag *u = fx_finding(&f, "uninit-shared");
+    if (!u || n != 1) fail_msg("want one uninit-shared finding at line 12: %s", f.findings);
+    assert_int_equal(u->line, 12);
     fx_free(&f);
 }
 
@@ -486,6 +538,7 @@ int main(void) {
         cmocka_unit_test(diag__reports_write_after_read__when_second_barrier_missing),
         cmocka_unit_test(diag__reports_barrier_divergence__when_syncthreads_in_if),
         cmocka_unit_test(diag__reports_uninitialised_shared_read),
+        cmocka_unit_test(diag__reports_uninit_shared_in_learner_code_only__when_toolkit_header_is_file_1),
         cmocka_unit_test(diag__reports_shared_oob__when_tile_off_by_one),
         cmocka_unit_test(diag__reports_misaligned_access),
         cmocka_unit_test(diag__reports_assert_with_thread),

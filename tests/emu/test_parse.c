@@ -122,6 +122,30 @@ static void parse__reports_bad_modifier(void **state) {
     free(s);
 }
 
+/* sm_90's asynchronous copies decode (Thrust's PTX has them in kernels it
+ * may never launch), and the forms the emulator lacks say so by name. */
+static void parse__accepts_sm90_async_copies__and_names_the_ones_it_lacks(void **state) {
+    (void)state;
+    char *s = edit("\tadd.f32 \t%f3, %f2, %f1;",
+                   "\tadd.f32 \t%f3, %f2, %f1;\n"
+                   "\t{ .reg .pred P; elect.sync _|P, %r5; }\n"
+                   "\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%rd4+8], %r5;\n"
+                   "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd4], [%rd5], %r5, [%rd4+16];\n"
+                   "\tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%rd4+16], %r5;\n"
+                   "\tbmsk.clamp.b32 %r4, %r3, %r5;\n"
+                   "\tgriddepcontrol.wait;");
+    Diag *d = emu_parse_check(s, strlen(s));
+    if (d) fail_msg("%s", d->message);
+    free(s);
+    s = edit("\tadd.f32 \t%f3, %f2, %f1;",
+             "\tcp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%rd4], [%rd5, {%r3, %r4}], [%rd6];");
+    expect_error(s, "cp.async.bulk.tensor", "tensor-map copies");
+    free(s);
+    s = edit("\tadd.f32 \t%f3, %f2, %f1;", "\tbmsk.b32 %r4, %r3, %r5;");
+    expect_error(s, "bmsk needs .clamp or .wrap", "PTX line 37");
+    free(s);
+}
+
 static void parse__reports_missing_operand(void **state) {
     (void)state;
     char *s = edit("mad.lo.s32 \t%r1, %r3, %r4, %r5;", "mad.lo.s32 \t%r1, %r3;");
@@ -209,6 +233,7 @@ int main(void) {
         cmocka_unit_test(parse__names_grid_sync__when_a_kernel_reads_the_grid_workspace),
         cmocka_unit_test(parse__reports_unknown_label),
         cmocka_unit_test(parse__reports_bad_modifier),
+        cmocka_unit_test(parse__accepts_sm90_async_copies__and_names_the_ones_it_lacks),
         cmocka_unit_test(parse__reports_missing_operand),
         cmocka_unit_test(parse__reports_recursion),
         cmocka_unit_test(parse__survives_every_truncation),
