@@ -268,7 +268,7 @@ class Fn:
         if k < 0.66:
             return 'fz_ldexp%s(%s, %s)' % (sfx, x(), self.expr('i32', d))
         if k < 0.68:
-            return 'fmod%s(%s, %s)' % (sfx, x(), x())
+            return '%s(%s, %s)' % ('fz_fmodf' if f else 'fmod', x(), x())
         if k < 0.70 and f:
             return 'fz_saturatef(%s)' % x()
         if k < 0.80:

@@ -402,8 +402,16 @@ H float fz_saturatef(float x) {
 #ifdef __CUDA_ARCH__
     return __saturatef(x);
 #else
-    return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x;
+    return x != x ? 0.0f : x <= 0.0f ? 0.0f : x > 1.0f ? 1.0f : x;   /* [+0, 1]: -0 gives +0 */
 #endif
+}
+/* fmodf with a subnormal divisor is left out: CUDA's fmodf divides with
+ * div.approx.f32, which the ISA bounds only for |b| in [2^-126, 2^126]; the
+ * emulator's a * (1/b) overflows there (fmodf(2^-149, 2^-149) = inf). Until an
+ * H200 says what it gives, such a divisor reads as FLT_MIN on both sides. */
+H float fz_fmodf(float a, float b) {
+    if (b != 0.0f && fabsf(b) < 1.17549435e-38f) b = copysignf(1.17549435e-38f, b);
+    return fmodf(a, b);
 }
 H float fz_ldexpf(float x, int32_t n) { return ldexpf(x, n % 300); }
 H double fz_ldexp(double x, int32_t n) { return ldexp(x, n % 2200); }
