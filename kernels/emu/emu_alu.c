@@ -142,6 +142,15 @@ static bool cmp_flt(int cmp, double x, double y) {
     default: return false;
     }
 }
+/* div.approx.f32: a * (1/b), where for 2^126 < |b| < 2^128 the ISA says the
+ * result is a sign-preserving zero (NaN when a is infinite): the reciprocal,
+ * below FLT_MIN there, is flushed to a zero of b's sign. */
+static float div_approx(float a, float b) {
+    float mb = fabsf(b);
+    if (mb > 0x1p126f && mb < INFINITY) return a * copysignf(0.0f, b);
+    return a * (1.0f / b);
+}
+
 /* One f32 operation on one lane (everything except the hot paths). */
 static float f32_op(int op, unsigned flags, float a, float b, float c) {
     switch (op) {
@@ -150,7 +159,7 @@ static float f32_op(int op, unsigned flags, float a, float b, float c) {
     case OP_MUL: return a * b;
     case OP_MAD: case OP_FMA: return fmaf(a, b, c);
     case OP_DIV:
-        if (flags & F_APPROX) return a * (1.0f / b);
+        if (flags & F_APPROX) return div_approx(a, b);
         return a / b;
     case OP_MIN:
         if ((flags & F_NAN) && (isnan(a) || isnan(b))) return NAN;

@@ -96,6 +96,7 @@ static const Case CASES[] = {
     E(fm_ftz, "fast_math.cu", D1(4), D1(256), 0, F_FAST_MATH),
     E(fm_approx, "fast_math.cu", D1(4), D1(256), 0, F_FAST_MATH),
     ELEM(approx_intrinsics, "approx.cu"),
+    ELEM(approx_div_range, "approx.cu"),
     ELEM(half_arith, "half_ops.cu"),
     ELEM(half_compare, "half_cmp.cu"),
     E(half2_lows, "half_cmp.cu", D1(2), D1(256), 0, 0),
