@@ -11,6 +11,14 @@
 #include "kernels/emu/emu_decode.h"
 #include "kernels/emu/emu_mma.h"
 
+/* testp's property words (finite, ... subnormal). */
+static bool testp_mode(const char *w) {
+    static const char *const modes[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (!strcmp(w, modes[i])) return true;
+    return false;
+}
+
 /* ---- modifiers ------------------------------------------------------------ */
 typedef struct Mods {
     char base[32];
@@ -105,6 +113,7 @@ static void parse_mods(const char *op, Mods *m) {
         else if (!strcmp(w, "arrive")) m->flags |= F_USECC;
         else if (!strcmp(w, "warp")) m->flags |= F_PRED2;
         else if (!strncmp(w, "L1::", 4) || !strncmp(w, "L2::", 4)) { }
+        else if (!strcmp(m->base, "testp") && testp_mode(w)) { }   /* the decoder reads it from the op */
         else {
             if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed")) m->strong = true;
             if (!strcmp(w, "gl") || !strcmp(w, "gpu") || !strcmp(w, "sys")) m->device_scope = true;

@@ -109,6 +109,7 @@ static const Case CASES[] = {
     /* pred_cvt.cu, setp_asm.cu */
     ELEM(setp_f32, "pred_cvt.cu"),
     ELEM(setp_f32_asm, "setp_asm.cu"),
+    ELEM(testp_modes, "setp_asm.cu"),
     ELEM(setp_int, "pred_cvt.cu"),
     ELEM(selp_predlogic, "pred_cvt.cu"),
     ELEM(cvt_widths, "pred_cvt.cu"),
