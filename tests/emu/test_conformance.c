@@ -71,6 +71,7 @@ static const Case CASES[] = {
     ELEM(int_mul, "int_ops.cu"),
     ELEM(int_mul64, "int_ops.cu"),
     ELEM(int_mad, "int_ops.cu"),
+    ELEM(int_asm_forms, "int_ops.cu"),
     ELEM(int_divrem, "int_ops.cu"),
     ELEM(int_divrem64, "int_ops.cu"),
     ELEM(int_minmax, "int_ops.cu"),
