@@ -232,6 +232,59 @@ class Fn:
             lambda: 'fz_fbits_canon(%s)' % self.expr('f32', d),
             lambda: 'fz_dbits_canon(%s)' % self.expr('f64', d),
         ]
+        if self.r.random() < 0.4:
+            return self.asm_op(d)
+        return self.pick(choices)()
+
+    def small(self, d):
+        """A u32 that is often a small bit position or length."""
+        k = self.r.random()
+        if k < 0.3:
+            return '%du' % self.pick([0, 1, 7, 8, 16, 23, 24, 31, 32, 33, 63, 64, 65, 255, 256])
+        if k < 0.7:
+            return '((%s) & %du)' % (self.expr('u32', d), self.pick([31, 63, 127, 255]))
+        return self.expr('u32', d)
+
+    def asm_op(self, d):
+        """A PTX instruction nvcc seldom emits, through inline asm (prelude.cuh)."""
+        u = lambda: self.expr('u32', d)
+        i = lambda: self.expr('i32', d)
+        U = lambda: self.expr('u64', d)
+        I = lambda: self.expr('i64', d)
+        f = lambda: self.expr('f32', d)
+        D = lambda: self.expr('f64', d)
+        choices = [
+            lambda: 'fz_%s(%s, %s)' % (self.pick(['mul24lo_s', 'mul24hi_s']), i(), i()),
+            lambda: 'fz_%s(%s, %s)' % (self.pick(['mul24lo_u', 'mul24hi_u']), u(), u()),
+            lambda: 'fz_%s(%s, %s, %s)' % (self.pick(['mad24lo_s', 'mad24hi_s', 'mad24hisat_s', 'madhi_s',
+                                                      'madhisat_s']), i(), i(), i()),
+            lambda: 'fz_%s(%s, %s, %s)' % (self.pick(['mad24lo_u', 'mad24hi_u', 'madhi_u']), u(), u(), u()),
+            lambda: 'fz_%s(%s, %s)' % (self.pick(['addsat_s', 'subsat_s']), i(), i()),
+            lambda: 'fz_madwide_s(%s, %s, %s)' % (i(), i(), I()),
+            lambda: 'fz_madwide_u(%s, %s, %s)' % (u(), u(), U()),
+            lambda: 'fz_bfe_u32(%s, %s, %s)' % (u(), self.small(d), self.small(d)),
+            lambda: 'fz_bfe_s32(%s, %s, %s)' % (i(), self.small(d), self.small(d)),
+            lambda: 'fz_bfe_u64(%s, %s, %s)' % (U(), self.small(d), self.small(d)),
+            lambda: 'fz_bfe_s64(%s, %s, %s)' % (I(), self.small(d), self.small(d)),
+            lambda: 'fz_bfi_b32(%s, %s, %s, %s)' % (u(), u(), self.small(d), self.small(d)),
+            lambda: 'fz_bfi_b64(%s, %s, %s, %s)' % (U(), U(), self.small(d), self.small(d)),
+            lambda: 'fz_%s(%s)' % (self.pick(['bfind_u32', 'bfindsh_u32']), u()),
+            lambda: 'fz_bfind_s32(%s)' % i(),
+            lambda: 'fz_bfind_u64(%s)' % U(),
+            lambda: 'fz_%s(%s)' % (self.pick(['bfind_s64', 'bfindsh_s64']), I()),
+            lambda: 'fz_prmt(%s, %s, %s)' % (u(), u(), u()),
+            lambda: 'fz_%s(%s, %s)' % (self.pick(['addcc', 'subcc', 'addcarry']), U(), U()),
+            lambda: 'fz_madcc(%s, %s, %s)' % (u(), u(), U()),
+            lambda: 'fz_%s(%s)' % (self.pick(['testp_normal_f32', 'testp_subnormal_f32', 'testp_notanumber_f32']), f()),
+            lambda: 'fz_%s(%s)' % (self.pick(['testp_finite_f64', 'testp_normal_f64', 'testp_subnormal_f64']), D()),
+            lambda: 'fz_cnot(%s)' % u(),
+            lambda: 'fz_slct_s(%s, %s, %s)' % (i(), i(), i()),
+            lambda: 'fz_%s(%s)' % (self.pick(['cvtsat_s8_s32', 'cvtsat_u8_s32', 'cvtsat_u32_s32']), i()),
+            lambda: 'fz_cvtsat_s16_u32(%s)' % u(),
+            lambda: 'fz_%s(%s)' % (self.pick(['cvtsat_u16_s64', 'cvtsat_u32_s64', 'cvtsat_s32_s64',
+                                              'cvtsat_u64_s64']), I()),
+            lambda: 'fz_%s(%s)' % (self.pick(['cvtsat_s32_u64', 'cvtsat_s64_u64']), U()),
+        ]
         return self.pick(choices)()
 
     def fexpr(self, t, d):
@@ -270,7 +323,14 @@ class Fn:
         if k < 0.68:
             return '%s(%s, %s)' % ('fz_fmodf' if f else 'fmod', x(), x())
         if k < 0.70 and f:
-            return 'fz_saturatef(%s)' % x()
+            m = self.r.random()
+            if m < 0.4:
+                return 'fz_saturatef(%s)' % x()
+            if m < 0.6:
+                return 'fz_%s(%s, %s)' % (self.pick(['addsat_f', 'mulsat_f']), x(), x())
+            if m < 0.8:
+                return 'fz_fmasat_f(%s, %s, %s)' % (x(), x(), x())
+            return 'fz_slct_fc(%s, %s, %s)' % (x(), x(), x())
         if k < 0.80:
             return '(%s ? %s : %s)' % (self.cond(d), x(), x())
         if k < 0.95:

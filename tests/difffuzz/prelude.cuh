@@ -198,9 +198,14 @@ H uint64_t fz_umul64hi(uint64_t a, uint64_t b) {
     return (uint64_t)(((unsigned __int128)a * b) >> 64);
 #endif
 }
+/* mul24.lo.s32 written out: libdevice's __mul24 multiplies with "no signed
+ * wrap", so cicc takes __mul24(x, x) for non-negative and zero-extends it,
+ * where the low 32 bits of the 48-bit product wrap (seed 45). */
 H int32_t fz_mul24(int32_t a, int32_t b) {
 #ifdef __CUDA_ARCH__
-    return __mul24(a, b);
+    int32_t r;
+    asm("mul24.lo.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
 #else
     int64_t x = (int32_t)((uint32_t)a << 8) >> 8, y = (int32_t)((uint32_t)b << 8) >> 8;
     return (int32_t)(uint32_t)(uint64_t)(x * y);
@@ -567,3 +572,246 @@ H bool fz_signbitf(float x) { return x == x && signbit(x); }
 H bool fz_signbit(double x) { return x == x && signbit(x); }
 H float fz_copysignf(float a, float b) { return copysignf(a, b != b ? 1.0f : b); }
 H double fz_copysign(double a, double b) { return copysign(a, b != b ? 1.0 : b); }
+
+/* ---- PTX instructions nvcc seldom emits, through inline asm --------------------------- */
+/* The host side is the instruction's semantics in the PTX ISA. */
+#ifdef __CUDA_ARCH__
+#define FZ_ASM2(name, R, T, ins, rc, tc) \
+    H R fz_##name(T a, T b) { R d; asm(ins " %0, %1, %2;" : "=" rc(d) : tc(a), tc(b)); return d; }
+#define FZ_ASM3(name, R, T, U, ins, rc, tc, uc) \
+    H R fz_##name(T a, T b, U c) { R d; asm(ins " %0, %1, %2, %3;" : "=" rc(d) : tc(a), tc(b), uc(c)); return d; }
+#else
+#define FZ_ASM2(name, R, T, ins, rc, tc) H R fz_##name(T a, T b) { return fz_host_##name(a, b); }
+#define FZ_ASM3(name, R, T, U, ins, rc, tc, uc) H R fz_##name(T a, T b, U c) { return fz_host_##name(a, b, c); }
+#endif
+#define R_ "r"
+#define L_ "l"
+#define F_ "f"
+#define D_ "d"
+
+static inline int64_t fz_s24(uint32_t x) { return (int64_t)(int32_t)(x << 8) >> 8; }
+static inline uint64_t fz_u24(uint32_t x) { return x & 0xffffffu; }
+static inline uint32_t fz_host_mul24lo_s(int32_t a, int32_t b) { return (uint32_t)(uint64_t)(fz_s24(a) * fz_s24(b)); }
+static inline uint32_t fz_host_mul24hi_s(int32_t a, int32_t b) { return (uint32_t)((uint64_t)(fz_s24(a) * fz_s24(b)) >> 16); }
+static inline uint32_t fz_host_mul24lo_u(uint32_t a, uint32_t b) { return (uint32_t)(fz_u24(a) * fz_u24(b)); }
+static inline uint32_t fz_host_mul24hi_u(uint32_t a, uint32_t b) { return (uint32_t)((fz_u24(a) * fz_u24(b)) >> 16); }
+static inline uint32_t fz_host_mad24lo_s(int32_t a, int32_t b, int32_t c) { return fz_host_mul24lo_s(a, b) + (uint32_t)c; }
+static inline uint32_t fz_host_mad24hi_s(int32_t a, int32_t b, int32_t c) { return fz_host_mul24hi_s(a, b) + (uint32_t)c; }
+static inline uint32_t fz_host_mad24lo_u(uint32_t a, uint32_t b, uint32_t c) { return fz_host_mul24lo_u(a, b) + c; }
+static inline uint32_t fz_host_mad24hi_u(uint32_t a, uint32_t b, uint32_t c) { return fz_host_mul24hi_u(a, b) + c; }
+static inline int64_t fz_sat32(int64_t x) { return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x; }
+static inline int32_t fz_host_mad24hisat_s(int32_t a, int32_t b, int32_t c) {
+    return (int32_t)fz_sat32((int64_t)(int32_t)fz_host_mul24hi_s(a, b) + c);
+}
+static inline int32_t fz_host_addsat_s(int32_t a, int32_t b) { return (int32_t)fz_sat32((int64_t)a + b); }
+static inline int32_t fz_host_subsat_s(int32_t a, int32_t b) { return (int32_t)fz_sat32((int64_t)a - b); }
+static inline int32_t fz_host_madhi_s(int32_t a, int32_t b, int32_t c) { return (int32_t)((uint32_t)(((int64_t)a * b) >> 32) + (uint32_t)c); }
+static inline uint32_t fz_host_madhi_u(uint32_t a, uint32_t b, uint32_t c) { return (uint32_t)(((uint64_t)a * b) >> 32) + c; }
+static inline int32_t fz_host_madhisat_s(int32_t a, int32_t b, int32_t c) { return (int32_t)fz_sat32((((int64_t)a * b) >> 32) + c); }
+static inline int64_t fz_host_madwide_s(int32_t a, int32_t b, int64_t c) { return (int64_t)((uint64_t)((int64_t)a * b) + (uint64_t)c); }
+static inline uint64_t fz_host_madwide_u(uint32_t a, uint32_t b, uint64_t c) { return (uint64_t)a * b + c; }
+FZ_ASM2(mul24lo_s, uint32_t, int32_t, "mul24.lo.s32", R_, R_)
+FZ_ASM2(mul24hi_s, uint32_t, int32_t, "mul24.hi.s32", R_, R_)
+FZ_ASM2(mul24lo_u, uint32_t, uint32_t, "mul24.lo.u32", R_, R_)
+FZ_ASM2(mul24hi_u, uint32_t, uint32_t, "mul24.hi.u32", R_, R_)
+FZ_ASM3(mad24lo_s, uint32_t, int32_t, int32_t, "mad24.lo.s32", R_, R_, R_)
+FZ_ASM3(mad24hi_s, uint32_t, int32_t, int32_t, "mad24.hi.s32", R_, R_, R_)
+FZ_ASM3(mad24lo_u, uint32_t, uint32_t, uint32_t, "mad24.lo.u32", R_, R_, R_)
+FZ_ASM3(mad24hi_u, uint32_t, uint32_t, uint32_t, "mad24.hi.u32", R_, R_, R_)
+FZ_ASM3(mad24hisat_s, int32_t, int32_t, int32_t, "mad24.hi.sat.s32", R_, R_, R_)
+FZ_ASM2(addsat_s, int32_t, int32_t, "add.sat.s32", R_, R_)
+FZ_ASM2(subsat_s, int32_t, int32_t, "sub.sat.s32", R_, R_)
+FZ_ASM3(madhi_s, int32_t, int32_t, int32_t, "mad.hi.s32", R_, R_, R_)
+FZ_ASM3(madhi_u, uint32_t, uint32_t, uint32_t, "mad.hi.u32", R_, R_, R_)
+FZ_ASM3(madhisat_s, int32_t, int32_t, int32_t, "mad.hi.sat.s32", R_, R_, R_)
+FZ_ASM3(madwide_s, int64_t, int32_t, int64_t, "mad.wide.s32", L_, R_, L_)
+FZ_ASM3(madwide_u, uint64_t, uint32_t, uint64_t, "mad.wide.u32", L_, R_, L_)
+
+/* bfe/bfi: pos and len are their operands' low 8 bits. */
+template <class T> static inline T fz_host_bfe_t(T a, uint32_t b, uint32_t c, bool sgn) {
+    const int msb = (int)sizeof(T) * 8 - 1;
+    unsigned pos = b & 0xff, len = c & 0xff;
+    int sbit = 0;
+    if (sgn && len) { unsigned top = pos + len - 1 < (unsigned)msb ? pos + len - 1 : (unsigned)msb; sbit = (int)((a >> top) & 1); }
+    T d = 0;
+    for (int i = 0; i <= msb; i++) {
+        int bit = ((unsigned)i < len && pos + i <= (unsigned)msb) ? (int)((a >> (pos + i)) & 1) : sbit;
+        d |= (T)bit << i;
+    }
+    return d;
+}
+static inline uint32_t fz_host_bfe_u32(uint32_t a, uint32_t b, uint32_t c) { return fz_host_bfe_t<uint32_t>(a, b, c, false); }
+static inline int32_t fz_host_bfe_s32(int32_t a, uint32_t b, uint32_t c) { return (int32_t)fz_host_bfe_t<uint32_t>((uint32_t)a, b, c, true); }
+static inline uint64_t fz_host_bfe_u64(uint64_t a, uint32_t b, uint32_t c) { return fz_host_bfe_t<uint64_t>(a, b, c, false); }
+static inline int64_t fz_host_bfe_s64(int64_t a, uint32_t b, uint32_t c) { return (int64_t)fz_host_bfe_t<uint64_t>((uint64_t)a, b, c, true); }
+#ifdef __CUDA_ARCH__
+H uint32_t fz_bfe_u32(uint32_t a, uint32_t b, uint32_t c) { uint32_t d; asm("bfe.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c)); return d; }
+H int32_t fz_bfe_s32(int32_t a, uint32_t b, uint32_t c) { int32_t d; asm("bfe.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c)); return d; }
+H uint64_t fz_bfe_u64(uint64_t a, uint32_t b, uint32_t c) { uint64_t d; asm("bfe.u64 %0, %1, %2, %3;" : "=l"(d) : "l"(a), "r"(b), "r"(c)); return d; }
+H int64_t fz_bfe_s64(int64_t a, uint32_t b, uint32_t c) { int64_t d; asm("bfe.s64 %0, %1, %2, %3;" : "=l"(d) : "l"(a), "r"(b), "r"(c)); return d; }
+H uint32_t fz_bfi_b32(uint32_t f, uint32_t b, uint32_t pos, uint32_t len) {
+    uint32_t d; asm("bfi.b32 %0, %1, %2, %3, %4;" : "=r"(d) : "r"(f), "r"(b), "r"(pos), "r"(len)); return d;
+}
+H uint64_t fz_bfi_b64(uint64_t f, uint64_t b, uint32_t pos, uint32_t len) {
+    uint64_t d; asm("bfi.b64 %0, %1, %2, %3, %4;" : "=l"(d) : "l"(f), "l"(b), "r"(pos), "r"(len)); return d;
+}
+#else
+H uint32_t fz_bfe_u32(uint32_t a, uint32_t b, uint32_t c) { return fz_host_bfe_u32(a, b, c); }
+H int32_t fz_bfe_s32(int32_t a, uint32_t b, uint32_t c) { return fz_host_bfe_s32(a, b, c); }
+H uint64_t fz_bfe_u64(uint64_t a, uint32_t b, uint32_t c) { return fz_host_bfe_u64(a, b, c); }
+H int64_t fz_bfe_s64(int64_t a, uint32_t b, uint32_t c) { return fz_host_bfe_s64(a, b, c); }
+template <class T> static inline T fz_host_bfi_t(T f, T b, uint32_t pos, uint32_t len) {
+    const unsigned msb = sizeof(T) * 8 - 1;
+    pos &= 0xff; len &= 0xff;
+    T d = b;
+    for (unsigned i = 0; i < len && pos + i <= msb; i++) d = (d & ~((T)1 << (pos + i))) | (((f >> i) & 1) << (pos + i));
+    return d;
+}
+H uint32_t fz_bfi_b32(uint32_t f, uint32_t b, uint32_t pos, uint32_t len) { return fz_host_bfi_t<uint32_t>(f, b, pos, len); }
+H uint64_t fz_bfi_b64(uint64_t f, uint64_t b, uint32_t pos, uint32_t len) { return fz_host_bfi_t<uint64_t>(f, b, pos, len); }
+#endif
+
+/* bfind: the most significant non-sign bit, 0xffffffff if none; .shiftamt: msb - it. */
+static inline uint32_t fz_host_bfind(uint64_t a, int bits, bool sgn, bool shiftamt) {
+    if (sgn && ((a >> (bits - 1)) & 1)) a = ~a;
+    if (bits == 32) a &= 0xffffffffu;
+    if (!a) return 0xffffffffu;
+    uint32_t pos = 63 - __builtin_clzll(a);
+    return shiftamt ? (uint32_t)(bits - 1) - pos : pos;
+}
+#ifdef __CUDA_ARCH__
+#define FZ_BFIND(name, T, ins, tc) H uint32_t fz_##name(T a) { uint32_t d; asm(ins " %0, %1;" : "=r"(d) : tc(a)); return d; }
+#else
+#define FZ_BFIND(name, T, ins, tc) H uint32_t fz_##name(T a) { \
+        return fz_host_bfind((uint64_t)a, sizeof(T) * 8, (T)-1 < (T)0, ins[6] == 's' && ins[7] == 'h'); }
+#endif
+FZ_BFIND(bfind_u32, uint32_t, "bfind.u32", R_)
+FZ_BFIND(bfind_s32, int32_t, "bfind.s32", R_)
+FZ_BFIND(bfind_u64, uint64_t, "bfind.u64", L_)
+FZ_BFIND(bfind_s64, int64_t, "bfind.s64", L_)
+FZ_BFIND(bfindsh_u32, uint32_t, "bfind.shiftamt.u32", R_)
+FZ_BFIND(bfindsh_s64, int64_t, "bfind.shiftamt.s64", L_)
+
+/* prmt's default mode with the selector's bit 3: replicate the byte's sign. */
+static inline uint32_t fz_host_prmt(uint32_t a, uint32_t b, uint32_t s) {
+    uint64_t v = (uint64_t)b << 32 | a;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t sel = (s >> (4 * i)) & 15, byte = (uint32_t)(v >> (8 * (sel & 7))) & 0xff;
+        if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;
+        r |= byte << (8 * i);
+    }
+    return r;
+}
+FZ_ASM3(prmt, uint32_t, uint32_t, uint32_t, "prmt.b32", R_, R_, R_)
+
+/* Carry chains: a 64-bit sum and difference and a 32x32+64 product-sum in 32-bit pieces. */
+#ifdef __CUDA_ARCH__
+H uint64_t fz_addcc(uint64_t a, uint64_t b) {
+    uint32_t lo, hi;
+    asm("add.cc.u32 %0, %2, %4;\n\taddc.u32 %1, %3, %5;" : "=r"(lo), "=r"(hi)
+        : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
+    return (uint64_t)hi << 32 | lo;
+}
+H uint64_t fz_subcc(uint64_t a, uint64_t b) {
+    uint32_t lo, hi;
+    asm("sub.cc.u32 %0, %2, %4;\n\tsubc.u32 %1, %3, %5;" : "=r"(lo), "=r"(hi)
+        : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
+    return (uint64_t)hi << 32 | lo;
+}
+/* the carry out of a 64-bit sum, through addc.cc and a final addc of zeros */
+H uint32_t fz_addcarry(uint64_t a, uint64_t b) {
+    uint32_t lo, hi, c;
+    asm("add.cc.u32 %0, %3, %5;\n\taddc.cc.u32 %1, %4, %6;\n\taddc.u32 %2, 0, 0;" : "=r"(lo), "=r"(hi), "=r"(c)
+        : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
+    return c;
+}
+/* a * b + c (64-bit c) with mad.lo.cc and madc.hi */
+H uint64_t fz_madcc(uint32_t a, uint32_t b, uint64_t c) {
+    uint32_t lo, hi;
+    asm("mad.lo.cc.u32 %0, %2, %3, %4;\n\tmadc.hi.u32 %1, %2, %3, %5;" : "=r"(lo), "=r"(hi)
+        : "r"(a), "r"(b), "r"((uint32_t)c), "r"((uint32_t)(c >> 32)));
+    return (uint64_t)hi << 32 | lo;
+}
+#else
+H uint64_t fz_addcc(uint64_t a, uint64_t b) { return a + b; }
+H uint64_t fz_subcc(uint64_t a, uint64_t b) { return a - b; }
+H uint32_t fz_addcarry(uint64_t a, uint64_t b) { return a + b < a; }
+H uint64_t fz_madcc(uint32_t a, uint32_t b, uint64_t c) { return (uint64_t)a * b + c; }
+#endif
+
+/* testp, cnot, slct, integer cvt.sat */
+#ifdef __CUDA_ARCH__
+#define FZ_TESTP(name, T, ins, tc) H uint32_t fz_##name(T a) { \
+        uint32_t d; asm("{\n\t.reg .pred p;\n\t" ins " p, %1;\n\tselp.u32 %0, 1, 0, p;\n\t}" : "=r"(d) : tc(a)); return d; }
+#else
+#define FZ_TESTP(name, T, ins, tc) H uint32_t fz_##name(T a) { return fz_host_##name(a); }
+#endif
+static inline uint32_t fz_host_testp_normal_f32(float a) { return std::isnormal(a); }
+static inline uint32_t fz_host_testp_subnormal_f32(float a) { return std::fpclassify(a) == FP_SUBNORMAL; }
+static inline uint32_t fz_host_testp_finite_f64(double a) { return std::isfinite(a); }
+static inline uint32_t fz_host_testp_normal_f64(double a) { return std::isnormal(a); }
+static inline uint32_t fz_host_testp_subnormal_f64(double a) { return std::fpclassify(a) == FP_SUBNORMAL; }
+static inline uint32_t fz_host_testp_notanumber_f32(float a) { return a != a; }
+FZ_TESTP(testp_normal_f32, float, "testp.normal.f32", F_)
+FZ_TESTP(testp_subnormal_f32, float, "testp.subnormal.f32", F_)
+FZ_TESTP(testp_notanumber_f32, float, "testp.notanumber.f32", F_)
+FZ_TESTP(testp_finite_f64, double, "testp.finite.f64", D_)
+FZ_TESTP(testp_normal_f64, double, "testp.normal.f64", D_)
+FZ_TESTP(testp_subnormal_f64, double, "testp.subnormal.f64", D_)
+
+static inline uint32_t fz_host_cnot(uint32_t a, uint32_t b) { (void)b; return a == 0; }
+#ifdef __CUDA_ARCH__
+H uint32_t fz_cnot(uint32_t a) { uint32_t d; asm("cnot.b32 %0, %1;" : "=r"(d) : "r"(a)); return d; }
+#else
+H uint32_t fz_cnot(uint32_t a) { return fz_host_cnot(a, 0); }
+#endif
+static inline int32_t fz_host_slct_s(int32_t a, int32_t b, int32_t c) { return c >= 0 ? a : b; }
+FZ_ASM3(slct_s, int32_t, int32_t, int32_t, "slct.s32.s32", R_, R_, R_)
+static inline float fz_host_slct_f(float a, float b, float c) { return c >= 0.0f ? a : b; }
+#ifdef __CUDA_ARCH__
+H float fz_slct_f(float a, float b, float c) { float d; asm("slct.f32.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c)); return d; }
+#else
+H float fz_slct_f(float a, float b, float c) { return fz_host_slct_f(a, b, c); }
+#endif
+/* slct of a NaN c is left open by the ISA: c reads as +1 then. */
+H float fz_slct_fc(float a, float b, float c) { return fz_slct_f(a, b, c != c ? 1.0f : c); }
+
+#ifdef __CUDA_ARCH__
+#define FZ_CVTSAT(name, R, T, ins, rc, tc) H R fz_##name(T a) { R d; asm(ins " %0, %1;" : "=" rc(d) : tc(a)); return d; }
+#else
+#define FZ_CVTSAT(name, R, T, ins, rc, tc) H R fz_##name(T a) { return fz_host_##name(a); }
+#endif
+template <class T> static inline int64_t fz_clamp_to(T a, int64_t lo, int64_t hi) {
+    if ((T)-1 < (T)0) { int64_t x = (int64_t)a; return x < lo ? lo : x > hi ? hi : x; }
+    uint64_t x = (uint64_t)a; return x > (uint64_t)hi ? hi : (int64_t)x;
+}
+static inline uint32_t fz_host_cvtsat_s8_s32(int32_t a) { return (uint32_t)(int32_t)fz_clamp_to(a, -128, 127); }
+static inline uint32_t fz_host_cvtsat_u8_s32(int32_t a) { return (uint32_t)fz_clamp_to(a, 0, 255); }
+static inline uint32_t fz_host_cvtsat_s16_u32(uint32_t a) { return (uint32_t)fz_clamp_to(a, -32768, 32767); }
+static inline uint32_t fz_host_cvtsat_u16_s64(int64_t a) { return (uint32_t)fz_clamp_to(a, 0, 65535); }
+static inline uint32_t fz_host_cvtsat_s32_u64(uint64_t a) { return (uint32_t)fz_clamp_to(a, INT32_MIN, INT32_MAX); }
+static inline uint32_t fz_host_cvtsat_u32_s64(int64_t a) { return (uint32_t)fz_clamp_to(a, 0, UINT32_MAX); }
+static inline uint32_t fz_host_cvtsat_s32_s64(int64_t a) { return (uint32_t)fz_clamp_to(a, INT32_MIN, INT32_MAX); }
+static inline uint64_t fz_host_cvtsat_s64_u64(uint64_t a) { return a > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : a; }
+static inline uint64_t fz_host_cvtsat_u64_s64(int64_t a) { return a < 0 ? 0 : (uint64_t)a; }
+static inline uint32_t fz_host_cvtsat_u32_s32(int32_t a) { return a < 0 ? 0 : (uint32_t)a; }
+FZ_CVTSAT(cvtsat_s8_s32, uint32_t, int32_t, "cvt.sat.s8.s32", R_, R_)
+FZ_CVTSAT(cvtsat_u8_s32, uint32_t, int32_t, "cvt.sat.u8.s32", R_, R_)
+FZ_CVTSAT(cvtsat_s16_u32, uint32_t, uint32_t, "cvt.sat.s16.u32", R_, R_)
+FZ_CVTSAT(cvtsat_u16_s64, uint32_t, int64_t, "cvt.sat.u16.s64", R_, L_)
+FZ_CVTSAT(cvtsat_s32_u64, uint32_t, uint64_t, "cvt.sat.s32.u64", R_, L_)
+FZ_CVTSAT(cvtsat_u32_s64, uint32_t, int64_t, "cvt.sat.u32.s64", R_, L_)
+FZ_CVTSAT(cvtsat_s32_s64, uint32_t, int64_t, "cvt.sat.s32.s64", R_, L_)
+FZ_CVTSAT(cvtsat_s64_u64, uint64_t, uint64_t, "cvt.sat.s64.u64", L_, L_)
+FZ_CVTSAT(cvtsat_u64_s64, uint64_t, int64_t, "cvt.sat.u64.s64", L_, L_)
+FZ_CVTSAT(cvtsat_u32_s32, uint32_t, int32_t, "cvt.sat.u32.s32", R_, R_)
+
+/* float arithmetic with .sat (clamped to [+0, 1], NaN gives +0) */
+static inline float fz_sat01(float x) { return x != x ? 0.0f : x <= 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+static inline float fz_host_addsat_f(float a, float b) { return fz_sat01(a + b); }
+static inline float fz_host_mulsat_f(float a, float b) { return fz_sat01(a * b); }
+static inline float fz_host_fmasat_f(float a, float b, float c) { return fz_sat01(fmaf(a, b, c)); }
+FZ_ASM2(addsat_f, float, float, "add.rn.sat.f32", F_, F_)
+FZ_ASM2(mulsat_f, float, float, "mul.rn.sat.f32", F_, F_)
+FZ_ASM3(fmasat_f, float, float, float, "fma.rn.sat.f32", F_, F_, F_)
