@@ -25,21 +25,21 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-INTS = ['u8', 'u16', 'u32', 'i32', 'u64', 'i64']
+INTS = ['u8', 'i8', 'u16', 'i16', 'u32', 'i32', 'u64', 'i64']
 FLOATS = ['f32', 'f64']
 TYPES = INTS + FLOATS
-CT = {'u8': 'uint8_t', 'u16': 'uint16_t', 'u32': 'uint32_t', 'i32': 'int32_t',
+CT = {'u8': 'uint8_t', 'i8': 'int8_t', 'u16': 'uint16_t', 'i16': 'int16_t', 'u32': 'uint32_t', 'i32': 'int32_t',
       'u64': 'uint64_t', 'i64': 'int64_t', 'f32': 'float', 'f64': 'double'}
-BITS = {'u8': 8, 'u16': 16, 'u32': 32, 'i32': 32, 'u64': 64, 'i64': 64, 'f32': 32, 'f64': 64}
+BITS = {'u8': 8, 'i8': 8, 'u16': 16, 'i16': 16, 'u32': 32, 'i32': 32, 'u64': 64, 'i64': 64, 'f32': 32, 'f64': 64}
 # The unsigned type integer arithmetic of a type is done in (C promotes u8/u16
 # to int, whose overflow is undefined).
-UC = {'u8': 'uint32_t', 'u16': 'uint32_t', 'u32': 'uint32_t', 'i32': 'uint32_t',
+UC = {'u8': 'uint32_t', 'i8': 'uint32_t', 'u16': 'uint32_t', 'i16': 'uint32_t', 'u32': 'uint32_t', 'i32': 'uint32_t',
       'u64': 'uint64_t', 'i64': 'uint64_t'}
-SC = {'u8': 'int32_t', 'u16': 'int32_t', 'u32': 'int32_t', 'i32': 'int32_t',
+SC = {'u8': 'int32_t', 'i8': 'int32_t', 'u16': 'int32_t', 'i16': 'int32_t', 'u32': 'int32_t', 'i32': 'int32_t',
       'u64': 'int64_t', 'i64': 'int64_t'}
 # The In struct: fields per type, three of each wide type.
 FIELDS = {'u32': ('u', 3), 'i32': ('i', 3), 'u64': ('U', 3), 'i64': ('I', 3),
-          'f32': ('f', 3), 'f64': ('d', 3), 'u16': ('h', 2), 'u8': ('b', 2)}
+          'f32': ('f', 3), 'f64': ('d', 3), 'u16': ('h', 2), 'u8': ('b', 2), 'i16': ('s', 2), 'i8': ('c', 2)}
 NOUT = 8
 # SIMD intrinsics; the 16x2 ones become add/min/max.{s,u}16x2 in compute_90
 # PTX, which the emulator does not decode (cudojo builds such programs with
@@ -51,6 +51,8 @@ CMPS = ['<', '<=', '>', '>=', '==', '!=']
 INT_CONSTS = {
     'u8': ['0', '1', '7', '0x80', '0xff'],
     'u16': ['0', '1', '0x8000', '0xffff', '255'],
+    'i8': ['0', '1', '-1', '-128', '127', '-7'],
+    'i16': ['0', '1', '-1', '(-32767 - 1)', '32767', '-255', '128'],
     'u32': ['0u', '1u', '31u', '32u', '0x80000000u', '0xffffffffu', '0x7fffffffu', '12345u', '0xff00ff00u'],
     'i32': ['0', '1', '-1', '(-2147483647 - 1)', '2147483647', '-7', '100', '16', '-129'],
     'u64': ['0ull', '1ull', '63ull', '0x8000000000000000ull', '0xffffffffffffffffull', '0xffffffffull',
@@ -147,15 +149,16 @@ class Fn:
                 return 'fz_%s2%s(%s)' % (src, t, e)
             mode = self.pick(['rn', 'rz', 'ru', 'rd'])
             base = {'f32': 'float', 'f64': 'double'}[s]
-            dst = {'i32': 'int', 'u32': 'uint', 'i64': 'll', 'u64': 'ull', 'u16': 'uint', 'u8': 'uint'}[t]
+            dst = {'i32': 'int', 'u32': 'uint', 'i64': 'll', 'u64': 'ull', 'u16': 'uint', 'u8': 'uint',
+                   'i16': 'int', 'i8': 'int'}[t]
             return '(%s)fz_%s2%s_%s(%s)' % (CT[t], base, dst, mode, e)
         if t in FLOATS and s in INTS and self.r.random() < 0.5:
             mode = self.pick(['rn', 'rz', 'ru', 'rd'])
             if t == 'f32':
                 fn = {'i32': 'int2float', 'u32': 'uint2float', 'i64': 'll2float', 'u64': 'ull2float',
-                      'u8': 'uint2float', 'u16': 'int2float'}[s]
+                      'u8': 'uint2float', 'u16': 'int2float', 'i8': 'int2float', 'i16': 'int2float'}[s]
             else:
-                if s in ('i32', 'u32', 'u8', 'u16'):
+                if s in ('i32', 'u32', 'u8', 'u16', 'i8', 'i16'):
                     return '(double)(%s)' % e        # exact
                 fn = {'i64': 'll2double', 'u64': 'ull2double'}[s]
             return 'fz_%s_%s(%s)' % (fn, mode, e)
@@ -173,7 +176,7 @@ class Fn:
             return '(%s)((%s)(%s) %s (%s)(%s))' % (ct, uc, x(), op, uc, x())
         if k < 0.28:
             op = self.pick(['div', 'rem'])
-            st = {'u8': 'u32', 'u16': 'u32'}.get(t, t)
+            st = {'u8': 'u32', 'u16': 'u32', 'i8': 'i32', 'i16': 'i32'}.get(t, t)
             return '(%s)fz_%s_%s(%s, %s)' % (ct, op, st, x(), x())
         if k < 0.30:
             return '(%s)~(%s)(%s)' % (ct, uc, x())
@@ -512,7 +515,10 @@ static void in_fill(In *in) {
         in->u[k] = in_u32(); in->i[k] = (int32_t)in_u32(); in->U[k] = in_u64(); in->I[k] = (int64_t)in_u64();
         in->f[k] = in_f32(); in->d[k] = in_f64();
     }
-    for (int k = 0; k < 2; k++) { in->h[k] = (uint16_t)in_u32(); in->b[k] = (uint8_t)in_u32(); }
+    for (int k = 0; k < 2; k++) {
+        in->h[k] = (uint16_t)in_u32(); in->b[k] = (uint8_t)in_u32();
+        in->s[k] = (int16_t)in_u32(); in->c[k] = (int8_t)in_u32();
+    }
 }
 static void in_print(const In *in) {
     printf("    in: u={%#x,%#x,%#x} i={%d,%d,%d} U={%#llx,%#llx,%#llx} I={%lld,%lld,%lld}\n",
@@ -521,10 +527,10 @@ static void in_print(const In *in) {
            (long long)in->I[0], (long long)in->I[1], (long long)in->I[2]);
     uint32_t fb[3]; uint64_t db[3];
     memcpy(fb, in->f, 12); memcpy(db, in->d, 24);
-    printf("    in: f={%a,%a,%a}(%#x,%#x,%#x) d={%a,%a,%a}(%#llx,%#llx,%#llx) h={%u,%u} b={%u,%u}\n",
+    printf("    in: f={%a,%a,%a}(%#x,%#x,%#x) d={%a,%a,%a}(%#llx,%#llx,%#llx) h={%u,%u} b={%u,%u} s={%d,%d} c={%d,%d}\n",
            in->f[0], in->f[1], in->f[2], fb[0], fb[1], fb[2], in->d[0], in->d[1], in->d[2],
            (unsigned long long)db[0], (unsigned long long)db[1], (unsigned long long)db[2],
-           in->h[0], in->h[1], in->b[0], in->b[1]);
+           in->h[0], in->h[1], in->b[0], in->b[1], in->s[0], in->s[1], in->c[0], in->c[1]);
 }
 /* Equal bits, or both NaN of the kind (f: float, d: double). */
 static bool same(char kind, uint64_t a, uint64_t b) {
@@ -589,7 +595,7 @@ def gen_scalar(seed, nfuncs, depth, ptx):
                % (seed, nfuncs, depth, ptx))
     out.append(open(os.path.join(HERE, 'prelude.cuh')).read())
     out.append('struct In { uint32_t u[3]; int32_t i[3]; uint64_t U[3]; int64_t I[3]; float f[3]; double d[3]; '
-               'uint16_t h[2]; uint8_t b[2]; };')
+               'uint16_t h[2]; uint8_t b[2]; int16_t s[2]; int8_t c[2]; };')
     out.append('#define NOUT %d\n#define NELEM 64\n#define NFUNC %d' % (NOUT, nfuncs))
     kinds = []
     for k in range(nfuncs):

@@ -561,6 +561,10 @@ H uint64_t fz_f2u64(float a) { return fz_float2ull_rz(a); }
 H int64_t fz_d2i64(double a) { return fz_double2ll_rz(a); }
 H uint64_t fz_d2u64(double a) { return fz_double2ull_rz(a); }
 /* Narrow integer results go through the 32-bit conversion, as C would not. */
+H int16_t fz_f2i16(float a) { return (int16_t)fz_f2i32(a); }
+H int8_t fz_f2i8(float a) { return (int8_t)fz_f2i32(a); }
+H int16_t fz_d2i16(double a) { return (int16_t)fz_d2i32(a); }
+H int8_t fz_d2i8(double a) { return (int8_t)fz_d2i32(a); }
 H uint16_t fz_f2u16(float a) { return (uint16_t)fz_f2u32(a); }
 H uint8_t fz_f2u8(float a) { return (uint8_t)fz_f2u32(a); }
 H uint16_t fz_d2u16(double a) { return (uint16_t)fz_d2u32(a); }
