@@ -252,6 +252,8 @@ static void decode_atom(Ctx *c, const RawStmt *s, const Mods *m, bool red) {
     }
     in->space = (uint8_t)(m->has_space ? m->space : SP_GENERIC);
     in->sub = (uint8_t)m->aop;
+    /* atom.add.f32 without .noftz flushes subnormals on global memory */
+    if (t == T_F32 && m->aop == AOP_ADD && !strstr(s->op, ".noftz")) in->flags |= F_FTZ;
     in->b = emu_decode_src(c, &s->ops[i++], t);
     if (m->aop == AOP_CAS) {
         if (i >= s->nops) { emu_decode_fail(c, "atom.cas needs a new value%s", ""); return; }

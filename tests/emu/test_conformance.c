@@ -128,6 +128,7 @@ static const Case CASES[] = {
     /* atomics.cu */
     E(atom_global_int, "atomics.cu", D1(8), D1(128), 0, F_RACY),
     E(atom_global_float, "atomics.cu", D1(8), D1(128), 0, F_RACY),
+    E(atom_f32_subnormal, "atomics.cu", D1(1), D1(256), 0, F_RACY),
     E(atom_inc_dec_exch, "atomics.cu", D1(8), D1(128), 0, F_RACY),
     E(atom_cas, "atomics.cu", D1(4), D1(128), 0, F_RACY),
     E(atom_shared, "atomics.cu", D1(ATOM_BLOCKS), D1(ATOM_THREADS), 0, F_RACY),
@@ -138,6 +139,7 @@ static const Case CASES[] = {
      F_RACY, setup_sync_fence, check_sync_fence},
     E(shfl_modes, "sync_warp.cu", D1(2), D1(64), 0, 0),
     E(shfl_width, "sync_warp.cu", D1(2), D1(64), 0, 0),
+    E(shfl_any_c, "sync_warp.cu", D1(2), D1(64), 0, 0),
     E(warp_vote, "sync_warp.cu", D1(2), D1(64), 0, 0),
     E(warp_match_reduce, "sync_warp.cu", D1(2), D1(64), 0, 0),
     E(shfl_reduce, "sync_warp.cu", D1(SHRED_BLOCKS), D1(SHRED_THREADS), 0, F_RACY),
