@@ -629,7 +629,7 @@ def main():
     else:
         sys.path.insert(0, HERE)
         import gen_warp
-        src = gen_warp.gen(a.seed, a.funcs)
+        src = gen_warp.generate(a.seed, a.funcs, a.ptx)
     if a.output:
         with open(a.output, 'w') as f:
             f.write(src)
