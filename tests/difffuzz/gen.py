@@ -21,6 +21,7 @@ simulates the warp or the block; see gen_warp.py.
 import argparse
 import os
 import random
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -318,7 +319,10 @@ class Fn:
             fn = self.pick(['fabs', 'rint', 'trunc', 'floor', 'ceil', 'round', '-'])
             if fn == '-':
                 return '(-(%s))' % x()
-            return '%s%s(%s)' % (fn, sfx, x())
+            a = x()
+            if fn != 'fabs' and not re.search(r'in->|\b[vatj]\d+\b|\blane\b', a):
+                a = 'fz_keep%s(%s)' % (sfx, a)   # a constant: cicc folds ceil() wrong (prelude.cuh)
+            return '%s%s(%s)' % (fn, sfx, a)
         if k < 0.63:
             return 'fz_copysign%s(%s, %s)' % (sfx, x(), x())
         if k < 0.66:

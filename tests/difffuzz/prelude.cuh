@@ -370,37 +370,34 @@ H uint32_t fz_vaddss2(uint32_t a, uint32_t b) {
 }
 
 /* ---- float functions: on the host, CUDA's definitions ------------------------------ */
-/* min/max of +0 and -0 may return either (PTX does not say): adding +0 makes both +0. */
+/* fmin/fmax are min/max.f32/.f64: a NaN operand gives the other one, and
+ * "+0.0 > -0.0" (the ISA), which C's fminf leaves open. */
 H float fz_fminf(float a, float b) {
 #ifdef __CUDA_ARCH__
-    return fminf(a, b) + 0.0f;
+    return fminf(a, b);
 #else
-    float r = a != a ? b : b != b ? a : a < b ? a : b;
-    return r + 0.0f;
+    return a != a ? b : b != b ? a : a == b ? (signbit(a) ? a : b) : a < b ? a : b;
 #endif
 }
 H float fz_fmaxf(float a, float b) {
 #ifdef __CUDA_ARCH__
-    return fmaxf(a, b) + 0.0f;
+    return fmaxf(a, b);
 #else
-    float r = a != a ? b : b != b ? a : a > b ? a : b;
-    return r + 0.0f;
+    return a != a ? b : b != b ? a : a == b ? (signbit(a) ? b : a) : a > b ? a : b;
 #endif
 }
 H double fz_fmin(double a, double b) {
 #ifdef __CUDA_ARCH__
-    return fmin(a, b) + 0.0;
+    return fmin(a, b);
 #else
-    double r = a != a ? b : b != b ? a : a < b ? a : b;
-    return r + 0.0;
+    return a != a ? b : b != b ? a : a == b ? (signbit(a) ? a : b) : a < b ? a : b;
 #endif
 }
 H double fz_fmax(double a, double b) {
 #ifdef __CUDA_ARCH__
-    return fmax(a, b) + 0.0;
+    return fmax(a, b);
 #else
-    double r = a != a ? b : b != b ? a : a > b ? a : b;
-    return r + 0.0;
+    return a != a ? b : b != b ? a : a == b ? (signbit(a) ? b : a) : a > b ? a : b;
 #endif
 }
 H float fz_saturatef(float x) {
@@ -819,3 +816,27 @@ static inline float fz_host_fmasat_f(float a, float b, float c) { return fz_sat0
 FZ_ASM2(addsat_f, float, float, "add.rn.sat.f32", F_, F_)
 FZ_ASM2(mulsat_f, float, float, "mul.rn.sat.f32", F_, F_)
 FZ_ASM3(fmasat_f, float, float, float, "fma.rn.sat.f32", F_, F_, F_)
+
+/* An opaque copy: the compiler cannot fold what follows on a constant. CUDA
+ * 13.0's cicc folds ceil() of a double constant outside the int64 range to
+ * -2^63 (ceil(0x1p64) becomes 0dC3E0000000000000 in the PTX; floor, trunc,
+ * rint, round and the float forms fold right), a compiler bug the emulator
+ * cannot see: rounding functions of constants go through this. */
+H double fz_keep(double x) {
+#ifdef __CUDA_ARCH__
+    asm volatile("" : "+d"(x));
+    return x;
+#else
+    volatile double v = x;
+    return v;
+#endif
+}
+H float fz_keepf(float x) {
+#ifdef __CUDA_ARCH__
+    asm volatile("" : "+f"(x));
+    return x;
+#else
+    volatile float v = x;
+    return v;
+#endif
+}

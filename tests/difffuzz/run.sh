@@ -6,10 +6,12 @@
 # whose device results differ from the host's.
 #
 #   sh tests/difffuzz/run.sh [--seeds A-B|A,B,...] [--ptx 90|80|both] [--mode scalar|warp|both]
-#                            [--funcs N] [--depth D] [--jobs J] [--out DIR] [--timeout S]
+#                            [--funcs N] [--depth D] [--jobs J] [--out DIR] [--timeout S] [--cache]
 #
 # Defaults: --seeds 1-20 --ptx both --mode both --funcs 24 --depth 3 --jobs 2
-# --out $BUILD/difffuzz --timeout 120. --ptx 80 builds compute_80 PTX beside
+# --out $BUILD/difffuzz --timeout 120; --cache keeps each executable in
+# DIR/cache by the SHA-256 of its source, flags and nvcc version (what
+# test_difffuzz.sh does, for the same seeds each time). --ptx 80 builds compute_80 PTX beside
 # sm_90 SASS (cudojo's fallback build, tests/programs' emu-ptx=80), whose PTX
 # differs from compute_90's. Prints "ok - NAME" or "not ok - NAME (why)" with
 # the first differences; a failing program, its source and its output stay
@@ -17,7 +19,7 @@
 # Exit status 1 if any program failed. Environment: BUILD (default build),
 # CUDA_HOME (default /usr/local/cuda), CUDOJO_BIN (default $BUILD/cudojo).
 here=$(cd "$(dirname "$0")" && pwd)
-seeds=1-20; ptxs=both; modes=both; funcs=24; depth=3; jobs=2; out=""; tmo=120; one=""
+seeds=1-20; ptxs=both; modes=both; funcs=24; depth=3; jobs=2; out=""; tmo=120; one=""; cache=""
 while [ $# -gt 0 ]; do
     case $1 in
         --seeds) seeds=$2; shift ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
         --jobs) jobs=$2; shift ;;
         --out) out=$2; shift ;;
         --timeout) tmo=$2; shift ;;
+        --cache) cache=1 ;;
         --one) one=1 ;;
         -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) break ;;
@@ -49,14 +52,27 @@ if [ -n "$one" ]; then
     gencode="-gencode arch=compute_90,code=[compute_90,sm_90]"
     [ "$ptx" = 80 ] && gencode="-gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=sm_90"
     why=""
+    flags="-w -lineinfo -Xcompiler -g1 -Xcompiler -pipe -nodlink -cudart shared $gencode -fmad=false -Xcompiler -ffp-contract=off"
     if ! python3 "$here/gen.py" --seed "$seed" --mode "$mode" --ptx "$ptx" --funcs "$funcs" --depth "$depth" \
             -o "$dir/$name.cu" > "$dir/gen.log" 2>&1; then
         why="gen.py failed"
+    fi
+    # with --cache, executables are kept by the SHA-256 of the source, the flags and nvcc's version
+    exe=$dir/$name.exe
+    if [ -n "$cache" ]; then
+        key=$( { cat "$dir/$name.cu"; echo "$flags"; "$nvcc" --version | tail -1; } | sha256sum | cut -c1-16)
+        exe=$out/cache/$name-$key
+    fi
     # shellcheck disable=SC2086
-    elif ! (set -f; cd "$dir" && "$nvcc" -w -lineinfo -Xcompiler -g1 -Xcompiler -pipe -nodlink -cudart shared \
-            $gencode -fmad=false -Xcompiler -ffp-contract=off "$name.cu" -o "$name") > "$dir/compile.log" 2>&1; then
-        why="compile failed"
-    else
+    if [ -z "$why" ] && [ ! -x "$exe" ]; then
+        if (set -f; cd "$dir" && "$nvcc" $flags "$name.cu" -o "$name") > "$dir/compile.log" 2>&1; then
+            mkdir -p "$(dirname "$exe")" && cp "$dir/$name" "$exe.tmp$$" && mv "$exe.tmp$$" "$exe"
+        else
+            why="compile failed"
+        fi
+    fi
+    if [ -z "$why" ]; then
+        cp "$exe" "$dir/$name"
         (cd "$dir" && "$cudojo" exec --backend=emu --emu-threads=1 --timeout "$tmo" "./$name") \
             > "$dir/out.txt" 2> "$dir/err.txt"
         rc=$?
@@ -96,7 +112,7 @@ log=$out/log.txt
 : > "$log"
 t0=$(date +%s)
 for s in $list; do for p in $ptxs; do for m in $modes; do echo "$s $p $m"; done; done; done |
-    xargs -P "$jobs" -L 1 sh "$0" --one --out "$out" --funcs "$funcs" --depth "$depth" --timeout "$tmo" |
+    xargs -P "$jobs" -L 1 sh "$0" --one ${cache:+--cache} --out "$out" --funcs "$funcs" --depth "$depth" --timeout "$tmo" |
     tee "$log"
 t1=$(date +%s)
 npass=$(grep -c '^ok - ' "$log"); nfail=$(grep -c '^not ok - ' "$log")
