@@ -8,7 +8,8 @@ the lane id among its leaves), then runs a few steps:
                 per-lane lanes and deltas (some past 31), and shfl.sync in
                 inline asm with any clamp/segment operand c (the PTX ISA's
                 pseudocode on the host)
-  votes         __ballot_sync, __any_sync, __all_sync, __activemask
+  votes         __ballot_sync, __any_sync, __all_sync, __activemask,
+                __syncthreads_count/_and/_or (the block)
   reductions    __reduce_add/min/max_sync (u32, i32), __reduce_and/or/xor_sync
   matches       __match_any_sync, __match_all_sync (u32, u64)
   divergence    a ballot's lanes only: __reduce_add_sync, __shfl_sync from the
@@ -134,6 +135,16 @@ class Kernel:
                              % (h, n, 'c_ > 0' if kind == 'any' else 'c_ == 32'))
         else:
             n = self.var('u32', '__activemask()', '0xffffffffu')
+        self.out(n, 'u32')
+
+    def bar_red(self, x, t, q):
+        """__syncthreads_count/_and/_or: bar.red over the block."""
+        d, h = self.cond(x, t, q)
+        kind = self.pick(['count', 'and', 'or'])
+        n = self.var('u32', '(uint32_t)__syncthreads_%s(%s)' % (kind, d), '0')
+        res = {'count': 'c_', 'and': 'c_ == BT', 'or': 'c_ > 0'}[kind]
+        self.host.append('{ int c_ = 0; for (int l = 0; l < BT; l++) c_ += %s != 0; '
+                         'for (int l = 0; l < BT; l++) %s[l] = (uint32_t)(%s); }' % (h, n, res))
         self.out(n, 'u32')
 
     def reduce(self, x, t, q):
@@ -283,8 +294,10 @@ class Kernel:
                 self.reduce(x, t, q)
             elif k < 0.72:
                 self.match(x, t, q)
-            elif k < 0.82:
+            elif k < 0.78:
                 self.diverge(x, t, q)
+            elif k < 0.84:
+                self.bar_red(x, t, q)
             else:
                 self.atomics(x, t, q, self.pick(['shared', 'global']) if self.gkind is None else 'shared')
         self.out(x, t)
