@@ -68,7 +68,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_DRIVER  := $(BUILD)/obj/tests/fuzz/driver.o
 
-.PHONY: all runtime-libs deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz \
+.PHONY: all runtime-libs deps deps-test run test test-gpu test-unit san bench bundle clean tests-build fuzz difffuzz \
         install install-files uninstall
 
 # Dependencies are checked (and installed as root) before anything compiles,
@@ -136,6 +136,15 @@ FUZZ_SECONDS ?= 20
 fuzz:
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/test_fuzz.sh
+
+# The emulator's differential fuzzer (tests/difffuzz/README.md): random
+# programs run on the emulator and compiled for the host, compared bit for
+# bit. make test runs a fixed set of seeds (tests/difffuzz/test_difffuzz.sh);
+#   make difffuzz DIFFFUZZ_SEEDS=1-500
+DIFFFUZZ_SEEDS ?= 1-20
+difffuzz:
+	@$(MAKE) --no-print-directory $(BIN) $(RUNTIME_LIBS)
+	@BUILD=$(BUILD) sh tests/difffuzz/run.sh --seeds $(DIFFFUZZ_SEEDS)
 
 # Position-independent objects of the engine (base, kernels, the emulator),
 # for the shared libraries loaded into learners' programs (mk/*.mk).

@@ -13,6 +13,26 @@
 #include "kernels/emu/emu_lane.h"
 
 /* ---- one lane ------------------------------------------------------------------ */
+/* .sat of add/sub.s32, mad.hi.s32 and mad24.hi.s32: the exact sum clamped to
+ * MININT..MAXINT instead of the wrapped r. */
+static uint64_t sat_s32(int op, unsigned flags, uint64_t a, uint64_t b, uint64_t c, uint64_t r) {
+    int64_t x;
+    switch (op) {
+    case OP_ADD: x = sx(a, 32) + sx(b, 32); break;
+    case OP_SUB: x = sx(a, 32) - sx(b, 32); break;
+    case OP_MAD:
+        if (!(flags & F_HI)) return r;
+        x = ((sx(a, 32) * sx(b, 32)) >> 32) + sx(c, 32);
+        break;
+    case OP_MAD24:
+        if (!(flags & F_HI)) return r;
+        x = sx((uint64_t)((sx(a, 24) * sx(b, 24)) >> 16), 32) + sx(c, 32);
+        break;
+    default: return r;
+    }
+    return (uint64_t)(x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x);
+}
+
 /* One integer or bit operation on one lane (everything except the hot paths). */
 static uint64_t int_op(int op, TypeInfo ti, unsigned flags, uint64_t a, uint64_t b, uint64_t c) {
     int bits = ti.bits;
@@ -35,8 +55,12 @@ static uint64_t int_op(int op, TypeInfo ti, unsigned flags, uint64_t a, uint64_t
         } else r = a * b;
         if (op == OP_MAD) r += c;
         break;
-    case OP_MUL24: r = (uint64_t)(sx(a, 24) * sx(b, 24)); if (flags & F_HI) r >>= 16; break;
-    case OP_MAD24: r = (uint64_t)(sx(a, 24) * sx(b, 24)); if (flags & F_HI) r >>= 16; r += c; break;
+    case OP_MUL24: case OP_MAD24:
+        /* the 48-bit product of the 24-bit operands, signed or unsigned by the type */
+        r = ti.sgn ? (uint64_t)(sx(a, 24) * sx(b, 24)) : zx(a, 24) * zx(b, 24);
+        if (flags & F_HI) r = (uint64_t)((int64_t)r >> 16);
+        if (op == OP_MAD24) r += c;
+        break;
     case OP_DIV:
         if (zx(b, bits) == 0) r = ~0ull;
         else if (ti.sgn) {
@@ -105,6 +129,7 @@ static uint64_t int_op(int op, TypeInfo ti, unsigned flags, uint64_t a, uint64_t
     case OP_SAD: r = (ti.sgn ? (sx(a, bits) > sx(b, bits)) : (zx(a, bits) > zx(b, bits))) ? a - b : b - a; r += c; break;
     default: r = 0;
     }
+    if ((flags & F_SAT) && ti.sgn && bits == 32) r = sat_s32(op, flags, a, b, c, r);
     return zx(r, bits);
 }
 
@@ -152,6 +177,15 @@ static bool cmp_flt(int cmp, double x, double y) {
     default: return false;
     }
 }
+/* div.approx.f32: a * (1/b), where for 2^126 < |b| < 2^128 the ISA says the
+ * result is a sign-preserving zero (NaN when a is infinite): the reciprocal,
+ * below FLT_MIN there, is flushed to a zero of b's sign. */
+static float div_approx(float a, float b) {
+    float mb = fabsf(b);
+    if (mb > 0x1p126f && mb < INFINITY) return a * copysignf(0.0f, b);
+    return a * (1.0f / b);
+}
+
 /* One f32 operation on one lane (everything except the hot paths). */
 static float f32_op(int op, unsigned flags, float a, float b, float c) {
     switch (op) {
@@ -160,7 +194,7 @@ static float f32_op(int op, unsigned flags, float a, float b, float c) {
     case OP_MUL: return a * b;
     case OP_MAD: case OP_FMA: return fmaf(a, b, c);
     case OP_DIV:
-        if (flags & F_APPROX) return a * (1.0f / b);
+        if (flags & F_APPROX) return div_approx(a, b);
         return a / b;
     case OP_MIN:
         if ((flags & F_NAN) && (isnan(a) || isnan(b))) return NAN;
@@ -658,8 +692,8 @@ static bool alu_int(const Instr *in, const Ops *o, uint32_t m) {
     TypeInfo ti = o->ti;
     unsigned fl = in->flags;
     int op = in->op;
-    if (ti.bits == 32 && !(fl & (F_HI | F_WIDE)) && alu_int32_plain(in, o, m)) return true;
-    if (ti.bits == 64 && !(fl & (F_HI | F_WIDE)) && alu_int64_plain(in, o, m)) return true;
+    if (ti.bits == 32 && !(fl & (F_HI | F_WIDE | F_SAT)) && alu_int32_plain(in, o, m)) return true;
+    if (ti.bits == 64 && !(fl & (F_HI | F_WIDE | F_SAT)) && alu_int64_plain(in, o, m)) return true;
     if (ti.bits == 32 && (fl & F_WIDE) && op == OP_MUL) {
         if (ti.sgn) LOOP((uint64_t)((int64_t)(int32_t)A[l] * (int64_t)(int32_t)B[l]));
         else LOOP((uint64_t)(uint32_t)A[l] * (uint32_t)B[l]);

@@ -203,7 +203,12 @@ static uint64_t cvt_one(const Instr *in, uint64_t v) {
 
 /* cvt and cvt.rn.{f16x2,bf16x2}.f32 (a high, b low) over the lanes of m. */
 void emu_alu_cvt(const Instr *in, uint64_t *D, const uint64_t *A, const uint64_t *B, uint32_t m) {
-    if (in->op == OP_CVT) LOOP(cvt_one(in, A[l]));
+    TypeInfo dt = type_info(in->type);
+    if (in->op == OP_CVT && !dt.flt && dt.sgn && in->dbits > dt.bits) {
+        /* a signed result narrower than its register is sign-extended to the
+         * register (the ISA's rule for wider destination operands) */
+        LOOP(zx((uint64_t)sx(cvt_one(in, A[l]), dt.bits), in->dbits));
+    } else if (in->op == OP_CVT) LOOP(cvt_one(in, A[l]));
     else if (in->type == T_BF16X2) LOOP((uint64_t)float_to_bf16(f32(A[l])) << 16 | float_to_bf16(f32(B[l])));
     else LOOP((uint64_t)emu_float_to_half(f32(A[l]), RND_RN) << 16 | emu_float_to_half(f32(B[l]), RND_RN));
 }

@@ -11,6 +11,14 @@
 #include "kernels/emu/emu_decode.h"
 #include "kernels/emu/emu_mma.h"
 
+/* testp's property words (finite, ... subnormal). */
+static bool testp_mode(const char *w) {
+    static const char *const modes[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (!strcmp(w, modes[i])) return true;
+    return false;
+}
+
 /* ---- modifiers ------------------------------------------------------------ */
 typedef struct Mods {
     char base[32];
@@ -109,6 +117,7 @@ static void parse_mods(const char *op, Mods *m) {
         else if (!strcmp(w, "arrive")) m->flags |= F_USECC;
         else if (!strcmp(w, "warp")) m->flags |= F_PRED2;
         else if (!strncmp(w, "L1::", 4) || !strncmp(w, "L2::", 4)) { }
+        else if (!strcmp(m->base, "testp") && testp_mode(w)) { }   /* the decoder reads it from the op */
         else {
             if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed") || !strcmp(w, "release"))
                 m->strong = true;
@@ -216,6 +225,8 @@ static void decode_atom(Ctx *c, const RawStmt *s, const Mods *m, bool red) {
     }
     in->space = (uint8_t)(m->has_space ? m->space : SP_GENERIC);
     in->sub = (uint8_t)m->aop;
+    /* atom.add.f32 without .noftz flushes subnormals on global memory */
+    if (t == T_F32 && m->aop == AOP_ADD && !strstr(s->op, ".noftz")) in->flags |= F_FTZ;
     in->b = emu_decode_src(c, &s->ops[i++], t);
     if (m->aop == AOP_CAS) {
         if (i >= s->nops) { emu_decode_fail(c, "atom.cas needs a new value%s", ""); return; }

@@ -226,7 +226,7 @@ static void exec_shfl(Warp *w, const Instr *in, uint32_t m) {
         int j;
         bool ok;
         switch (in->sub) {
-        case SHFL_UP: j = l - (int)b; ok = j >= (int)minl; break;
+        case SHFL_UP: j = l - (int)b; ok = j >= (int)maxl; break;   /* the ISA: maxLane, not minLane */
         case SHFL_DOWN: j = l + (int)b; ok = j <= (int)maxl; break;
         case SHFL_BFLY: j = l ^ (int)b; ok = j <= (int)maxl; break;
         default: j = (int)(minl | (b & ~seg)); ok = j <= (int)maxl; break;

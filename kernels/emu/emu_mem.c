@@ -306,7 +306,10 @@ void emu_exec_cpasync(Worker *W, Warp *w, const Instr *in, uint32_t m) {
 }
 
 /* ---- atomics -------------------------------------------------------------------- */
-static uint64_t atom_new(int aop, int t, int size, uint64_t old, uint64_t b, uint64_t c) {
+/* The new value of an atomic word. ftz: atom.add.f32 on global memory, which
+ * flushes subnormal inputs and results to sign-preserving zero (the ISA; not
+ * with .noftz, nor on shared memory). */
+static uint64_t atom_new(int aop, int t, int size, uint64_t old, uint64_t b, uint64_t c, bool ftz) {
     int bits = size * 8;
     uint64_t msk = bits == 64 ? ~0ull : (1ull << bits) - 1;
     old &= msk;
@@ -329,7 +332,12 @@ static uint64_t atom_new(int aop, int t, int size, uint64_t old, uint64_t b, uin
             float fx, fy;
             memcpy(&fx, &u, 4);
             memcpy(&fy, &v, 4);
-            if (aop == AOP_ADD) { float r = fx + fy; uint32_t o; memcpy(&o, &r, 4); return o; }
+            if (aop == AOP_ADD) {
+                float r = ftz ? ftz32(ftz32(fx) + ftz32(fy)) : fx + fy;
+                uint32_t o;
+                memcpy(&o, &r, 4);
+                return o;
+            }
             x = fx; y = fy;
         } else {
             memcpy(&x, &old, 8);
@@ -384,7 +392,7 @@ static bool atom_shared_fast(Worker *W, Warp *w, const Instr *in, uint32_t m, co
         }
         uint64_t old = load_n(p, size);
         if (add32) store_n(p, (uint32_t)(old + B[l]), 4);
-        else store_n(p, atom_new(in->sub, in->type, size, old, B[l], C ? C[l] : 0), size);
+        else store_n(p, atom_new(in->sub, in->type, size, old, B[l], C ? C[l] : 0, false), size);
         if (D) D[l] = old;
     }
     emu_access_metrics(W, in, addr, m, SP_SHARED, size);
@@ -428,26 +436,26 @@ void emu_exec_atom(Worker *W, Warp *w, const Instr *in, uint32_t m) {
                 int sh = (int)((uintptr_t)p & 2) * 8;
                 uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
                 do {
-                    uint32_t h = (uint32_t)atom_new(in->sub, in->type, 2, o >> sh & 0xffff, B[l], cv);
+                    uint32_t h = (uint32_t)atom_new(in->sub, in->type, 2, o >> sh & 0xffff, B[l], cv, false);
                     n = (o & ~(0xffffu << sh)) | h << sh;
                 } while (!__atomic_compare_exchange_n(q, &o, n, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
                 old = o >> sh & 0xffff;
             } else if (size == 4) {
                 uint32_t *q = (uint32_t *)(void *)p;
                 uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-                do { n = (uint32_t)atom_new(in->sub, in->type, 4, o, B[l], cv); }
+                do { n = (uint32_t)atom_new(in->sub, in->type, 4, o, B[l], cv, in->flags & F_FTZ); }
                 while (!__atomic_compare_exchange_n(q, &o, n, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
                 old = o;
             } else {
                 uint64_t *q = (uint64_t *)(void *)p;
                 uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED), n;
-                do { n = atom_new(in->sub, in->type, 8, o, B[l], cv); }
+                do { n = atom_new(in->sub, in->type, 8, o, B[l], cv, false); }
                 while (!__atomic_compare_exchange_n(q, &o, n, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
                 old = o;
             }
         } else {
             old = load_n(p, size);
-            store_n(p, atom_new(in->sub, in->type, size, old, B[l], cv), size);
+            store_n(p, atom_new(in->sub, in->type, size, old, B[l], cv, false), size);
         }
         if (in->op == OP_ATOM) w->r[(size_t)in->d[0] * 32 + l] = old;
     }

@@ -129,3 +129,23 @@ extern "C" __global__ void atom_generic(const int *a, int *gacc, float *gaccf, i
         out[blockIdx.x * 3 + 2] = (int)sf;
     }
 }
+
+// atom.add.f32 flushes subnormal inputs and results on global memory (without
+// .noftz) and keeps them on shared memory (found by tests/difffuzz): words
+// start at FLT_MIN and every thread adds a subnormal (k * 2^-149, exact sums
+// in any order). acc[0..3]: global; acc[4..7]: the shared sums; acc[8]: a
+// global word that starts subnormal and gets subnormals (flushed to +0).
+extern "C" __global__ void atom_f32_subnormal(const unsigned *ks, float *acc, int n) {
+    __shared__ float s[4];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x < 4) s[threadIdx.x] = 1.17549435e-38f;
+    __syncthreads();
+    float v = __uint_as_float(ks[i] & 0xffffu);
+    if (i < n) {
+        atomicAdd(&acc[i & 3], v);
+        atomicAdd(&s[i & 3], v);
+        atomicAdd(&acc[8], v);
+    }
+    __syncthreads();
+    if (threadIdx.x < 4) acc[4 + threadIdx.x] = s[threadIdx.x] - 1.17549435e-38f;   // one block
+}

@@ -437,6 +437,36 @@ static void check_approx_intrinsics(Run *r) {
     free(w);
 }
 
+/* Divisors in (2^126, 2^128) of both signs, the bounds' neighbours among
+ * them; dividends of every kind (edge values, infinities, NaN, subnormals). */
+static void setup_approx_div_range(Run *r) {
+    int n = r->n = N_ELEM;
+    float *a = IN(r, "a", float, ET_F32, n), *b = IN(r, "b", float, ET_F32, n);
+    static const uint32_t near[] = {0x7e800001u, 0x7f7fffffu, 0x7f000000u, 0x7effffffu};
+    uint64_t s = 65;
+    for (int i = 0; i < n; i++) {
+        a[i] = i < N_EDGE_F32 ? u2f(EDGE_F32[i]) : (i & 1) ? rand_f32_in(&s, -1e30f, 1e30f)
+             : u2f((uint32_t)rng_next(&s));
+        uint32_t m = i < 4 ? near[i] : 0x7e800001u + (uint32_t)(rng_next(&s) % (0x7f7fffffu - 0x7e800001u + 1));
+        b[i] = u2f(m | ((i >> 1 & 1) ? 0x80000000u : 0));
+    }
+    OUT(r, "out", float, ET_F32, 2 * (size_t)n);
+    arg_i32(r, n);
+}
+
+static void check_approx_div_range(Run *r) {
+    int n = r->n;
+    const float *a = r->bufs[0].host, *b = r->bufs[1].host;
+    float *w = xcalloc(2 * (size_t)n, 4);
+    for (int i = 0; i < n; i++) {
+        float zero = copysignf(0.0f, b[i]);    /* 1/b flushed, with b's sign */
+        w[i] = a[i] * zero;                    /* the sign of a/b; NaN from inf or NaN */
+        w[n + i] = ftz(a[i]) * zero;
+    }
+    expect_buf(r, 2, w);
+    free(w);
+}
+
 /* ---- half_ops.cu --------------------------------------------------- */
 
 static const uint16_t EDGE_F16[] = {

@@ -135,6 +135,59 @@ static void check_int_mad(Run *r) {
     free(w64);
 }
 
+/* int_asm_forms: pairs with 24-bit operands whose bit 23 is set, edge values
+ * and sums that overflow, then random ones. */
+static void setup_int_asm_forms(Run *r) {
+    int n = r->n = N_ELEM;
+    int32_t *a = IN(r, "a", int32_t, ET_I32, n), *b = IN(r, "b", int32_t, ET_I32, n);
+    int32_t *c = IN(r, "c", int32_t, ET_I32, n);
+    fill_pairs_i32(a, b, n, 15);
+    uint64_t s = 17;
+    for (int i = 0; i < n; i++) {
+        c[i] = (i % 3) ? (int32_t)rng_next(&s) : EDGE_I32[rng_next(&s) % N_EDGE_I32];
+        if (i % 4 == 0) {
+            a[i] = (int32_t)(0x800000u | (uint32_t)rng_next(&s));
+            b[i] = (int32_t)(0xff800000u | (uint32_t)rng_next(&s));
+        }
+    }
+    OUT(r, "out", uint32_t, ET_U32, 14 * (size_t)n);
+    arg_i32(r, n);
+}
+
+static int64_t s24(int32_t x) { return (int64_t)(int32_t)((uint32_t)x << 8) >> 8; }
+static uint32_t clamp_s32(int64_t x) { return (uint32_t)(int32_t)(x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x); }
+
+static void check_int_asm_forms(Run *r) {
+    int n = r->n;
+    const int32_t *a = r->bufs[0].host, *b = r->bufs[1].host, *c = r->bufs[2].host;
+    uint32_t *w = xcalloc(14 * (size_t)n, 4);
+    for (int i = 0; i < n; i++) {
+        uint32_t ux = (uint32_t)a[i] & 0xffffff, uy = (uint32_t)b[i] & 0xffffff, uz = (uint32_t)c[i];
+        uint64_t up = (uint64_t)ux * uy;
+        int64_t sp = s24(a[i]) * s24(b[i]);
+        int32_t shi = (int32_t)(uint32_t)(uint64_t)(sp >> 16);
+        float f = (float)c[i] * 0.001f;
+        int k = 0;
+        w[k++ * n + i] = (uint32_t)up;
+        w[k++ * n + i] = (uint32_t)(up >> 16);
+        w[k++ * n + i] = (uint32_t)(uint64_t)sp;
+        w[k++ * n + i] = (uint32_t)shi;
+        w[k++ * n + i] = (uint32_t)up + uz;
+        w[k++ * n + i] = (uint32_t)(up >> 16) + uz;
+        w[k++ * n + i] = (uint32_t)shi + uz;
+        w[k++ * n + i] = clamp_s32((int64_t)shi + c[i]);
+        w[k++ * n + i] = clamp_s32((int64_t)a[i] + b[i]);
+        w[k++ * n + i] = clamp_s32((int64_t)a[i] - b[i]);
+        w[k++ * n + i] = clamp_s32((((int64_t)a[i] * b[i]) >> 32) + c[i]);
+        w[k++ * n + i] = (uint32_t)(int32_t)(int8_t)a[i];
+        w[k++ * n + i] = (uint32_t)(int32_t)(b[i] > 32767 ? 32767 : b[i] < -32768 ? -32768 : b[i]);
+        float t = truncf(f);                                      /* float to int saturates */
+        w[k++ * n + i] = (uint16_t)(int16_t)(t > 127.0f ? 127 : t < -128.0f ? -128 : (int)t);
+    }
+    expect_buf(r, 3, w);
+    free(w);
+}
+
 static void setup_int_divrem(Run *r) { setup_pairs_i32(r, 8, 0, 17); }
 
 static void check_int_divrem(Run *r) {

@@ -183,6 +183,40 @@ static void check_cvt_sat(Run *r) {
     free(wf);
 }
 
+/* testp_modes: edge values of both types (zeros, subnormals, the normal
+ * bounds, infinities, NaNs), then wide random ones. */
+static void setup_testp_modes(Run *r) {
+    int n = r->n = N_ELEM;
+    float *a = IN(r, "a", float, ET_F32, n);
+    double *d = IN(r, "d", double, ET_F64, n);
+    uint64_t s = 88;
+    for (int i = 0; i < n; i++) {
+        a[i] = i < N_EDGE_F32 ? u2f(EDGE_F32[i]) : (i & 1) ? rand_f32_wide(&s) : u2f((uint32_t)rng_next(&s));
+        d[i] = i < N_EDGE_F64 ? u2d(EDGE_F64[i]) : (i & 1) ? rand_f64_wide(&s) : u2d(rng_next(&s));
+    }
+    OUT(r, "out", uint32_t, ET_U32, n);
+    arg_i32(r, n);
+}
+
+static void check_testp_modes(Run *r) {
+    int n = r->n;
+    const float *a = r->bufs[0].host;
+    const double *d = r->bufs[1].host;
+    uint32_t *w = xcalloc((size_t)n, 4);
+    for (int i = 0; i < n; i++) {
+        float x = a[i];
+        double y = d[i];
+        w[i] = (uint32_t)isfinite(x) | (uint32_t)(isinf(x) != 0) << 1 | (uint32_t)!isnan(x) << 2 |
+               (uint32_t)(isnan(x) != 0) << 3 | (uint32_t)isnormal(x) << 4 |
+               (uint32_t)(fpclassify(x) == FP_SUBNORMAL) << 5 |
+               (uint32_t)isfinite(y) << 8 | (uint32_t)(isinf(y) != 0) << 9 | (uint32_t)!isnan(y) << 10 |
+               (uint32_t)(isnan(y) != 0) << 11 | (uint32_t)isnormal(y) << 12 |
+               (uint32_t)(fpclassify(y) == FP_SUBNORMAL) << 13;
+    }
+    expect_buf(r, 2, w);
+    free(w);
+}
+
 static void setup_cvt_f32_f64(Run *r) {
     int n = r->n = N_ELEM;
     float *a = IN(r, "a", float, ET_F32, n);

@@ -111,6 +111,27 @@ static void check_atom_global_float(Run *r) {
     expect_buf_ex(r, 3, &wd, 0, NULL);
 }
 
+/* One block of 256 threads; global words start at FLT_MIN (acc[8] at a
+ * subnormal), every thread adds k * 2^-149 with k < 2^16. */
+static void setup_atom_f32_subnormal(Run *r) {
+    int n = r->n = 256;
+    uint32_t *k = IN(r, "k", uint32_t, ET_U32, n);
+    uint64_t s = 103;
+    for (int i = 0; i < n; i++) k[i] = (uint32_t)rng_next(&s) & 0xffff;
+    float *acc = OUT(r, "acc", float, ET_F32, 9);
+    for (int i = 0; i < 4; i++) acc[i] = FLT_MIN;
+    acc[8] = u2f(5);
+    arg_i32(r, n);
+}
+
+static void check_atom_f32_subnormal(Run *r) {
+    int n = r->n;
+    const uint32_t *k = r->bufs[0].host;
+    float w[9] = {FLT_MIN, FLT_MIN, FLT_MIN, FLT_MIN, 0, 0, 0, 0, 0};   /* global: the subnormals flushed */
+    for (int i = 0; i < n; i++) w[4 + (i & 3)] += u2f(k[i]);             /* shared: exact */
+    expect_buf_ex(r, 1, w, 0, NULL);
+}
+
 #define INC_LIMIT 17u
 
 static void setup_atom_inc_dec_exch(Run *r) {
@@ -424,6 +445,57 @@ static void check_shfl_width(Run *r) {
     }
     expect_buf(r, 1, w);
     free(w);
+}
+
+static const uint32_t SHFL_ANY_C[12] = {0x141e, 0x141e, 0x141e, 0x141e, 0x0810, 0x0810, 0x0810, 0x0810,
+                                         0x001f, 0x0005, 0x1f00, 0x1c07};
+
+/* The ISA's shfl.sync pseudocode for any c: the lane read (own when !ok). */
+static int shfl_src_c(ShflMode mode, int lane, uint32_t b, uint32_t c, bool *ok) {
+    int bval = (int)(b & 31), cval = (int)(c & 31), seg = (int)((c >> 8) & 31);
+    int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg, j;
+    switch (mode) {
+    case SH_UP: j = lane - bval; *ok = j >= maxl; break;
+    case SH_DOWN: j = lane + bval; *ok = j <= maxl; break;
+    case SH_BFLY: j = lane ^ bval; *ok = j <= maxl; break;
+    default: j = minl | (bval & ~seg); *ok = j <= maxl; break;
+    }
+    return *ok ? j : lane;
+}
+
+static void setup_shfl_any_c(Run *r) {
+    int n = r->n = WARP_N;
+    int32_t *a = IN(r, "a", int32_t, ET_I32, n);
+    uint32_t *b = IN(r, "b", uint32_t, ET_U32, n);
+    uint64_t s = 116;
+    for (int i = 0; i < n; i++) {
+        a[i] = i * 1000 + 7;
+        b[i] = (i < 32) ? (uint32_t)i : (uint32_t)(rng_next(&s) % 70);   /* warp 0: lane = delta */
+    }
+    OUT(r, "out", int32_t, ET_I32, 12 * (size_t)n);
+    OUT(r, "outp", uint32_t, ET_U32, 12 * (size_t)n);
+    arg_i32(r, n);
+}
+
+static void check_shfl_any_c(Run *r) {
+    int n = r->n;
+    const int32_t *a = r->bufs[0].host;
+    const uint32_t *b = r->bufs[1].host;
+    int32_t *w = xcalloc(12 * (size_t)n, 4);
+    uint32_t *wp = xcalloc(12 * (size_t)n, 4);
+    static const ShflMode modes[4] = {SH_UP, SH_DOWN, SH_BFLY, SH_IDX};
+    for (int k = 0; k < 12; k++)
+        for (int i = 0; i < n; i++) {
+            int lane = i & 31, base = i - lane;
+            bool ok;
+            int j = shfl_src_c(modes[k % 4], lane, b[i], SHFL_ANY_C[k], &ok);
+            w[k * n + i] = a[base + j];
+            wp[k * n + i] = ok;
+        }
+    expect_buf(r, 2, w);
+    expect_buf(r, 3, wp);
+    free(w);
+    free(wp);
 }
 
 static void setup_warp_vote(Run *r) {

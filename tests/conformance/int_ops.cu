@@ -160,3 +160,45 @@ extern "C" __global__ void int_shift_clamp(const int *a, const int *b, int *out,
     out64[1 * n + i] = (long long)q1;
     out64[2 * n + i] = (long long)q2;
 }
+
+// Integer forms nvcc seldom emits, through inline asm (found by tests/difffuzz):
+// mul24/mad24 .lo/.hi in .u32 (24-bit operands zero-extended) and .s32, the
+// .sat forms (add/sub.sat.s32, mad.hi.sat.s32, mad24.hi.sat.s32: the exact
+// result clamped), and cvt to a signed type narrower than its register
+// (sign-extended to the register, as the ISA's destination rule says).
+#define ASM2(name, ins) \
+    __device__ __forceinline__ unsigned name(int x, int y) { \
+        unsigned r; asm(ins " %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y)); return r; }
+#define ASM3(name, ins) \
+    __device__ __forceinline__ unsigned name(int x, int y, int z) { \
+        unsigned r; asm(ins " %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(z)); return r; }
+ASM2(mul24_lo_u, "mul24.lo.u32") ASM2(mul24_hi_u, "mul24.hi.u32")
+ASM2(mul24_lo_s, "mul24.lo.s32") ASM2(mul24_hi_s, "mul24.hi.s32")
+ASM3(mad24_lo_u, "mad24.lo.u32") ASM3(mad24_hi_u, "mad24.hi.u32")
+ASM3(mad24_hi_s, "mad24.hi.s32") ASM3(mad24_hi_sat_s, "mad24.hi.sat.s32")
+ASM2(add_sat_s, "add.sat.s32") ASM2(sub_sat_s, "sub.sat.s32") ASM3(mad_hi_sat_s, "mad.hi.sat.s32")
+extern "C" __global__ void int_asm_forms(const int *a, const int *b, const int *c, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int x = a[i], y = b[i], z = c[i];
+    unsigned k = 0;
+    out[k++ * n + i] = mul24_lo_u(x, y);
+    out[k++ * n + i] = mul24_hi_u(x, y);
+    out[k++ * n + i] = mul24_lo_s(x, y);
+    out[k++ * n + i] = mul24_hi_s(x, y);
+    out[k++ * n + i] = mad24_lo_u(x, y, z);
+    out[k++ * n + i] = mad24_hi_u(x, y, z);
+    out[k++ * n + i] = mad24_hi_s(x, y, z);
+    out[k++ * n + i] = mad24_hi_sat_s(x, y, z);
+    out[k++ * n + i] = add_sat_s(x, y);
+    out[k++ * n + i] = sub_sat_s(x, y);
+    out[k++ * n + i] = mad_hi_sat_s(x, y, z);
+    unsigned s8, s16;
+    unsigned short h;
+    asm("cvt.s8.s32 %0, %1;" : "=r"(s8) : "r"(x));
+    asm("cvt.sat.s16.s32 %0, %1;" : "=r"(s16) : "r"(y));
+    asm("{ .reg .s16 t; cvt.rzi.s8.f32 t, %1; mov.b16 %0, t; }" : "=h"(h) : "f"((float)z * 0.001f));
+    out[k++ * n + i] = s8;
+    out[k++ * n + i] = s16;
+    out[k++ * n + i] = h;
+}

@@ -102,3 +102,20 @@ extern "C" __global__ void shfl_reduce(const float *a, float *out, int n) {
         if (t == 0) out[blockIdx.x] = v;
     }
 }
+
+// shfl.sync in inline asm with clamp/segment operands c that CUDA's
+// intrinsics never pass: the up mode compares with maxLane (segment base |
+// clamp), as the ISA's pseudocode says; out[k] is mode k % 4 with CASE_C[k / 4]
+// (found by tests/difffuzz). The predicate output is in bit 31 of outp.
+#define SHFL_C(k, mode, b, c) \
+    asm volatile("{ .reg .pred q; shfl.sync." mode ".b32 %0|q, %2, %3, %4, -1; selp.u32 %1, 1, 0, q; }" \
+                 : "=r"(r), "=r"(p) : "r"(v), "r"(b), "r"(c)); \
+    out[(k) * n + i] = r; outp[(k) * n + i] = p
+extern "C" __global__ void shfl_any_c(const int *a, const unsigned *bs, int *out, unsigned *outp, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = a[i], r;
+    unsigned b = bs[i], p;
+    SHFL_C(0, "up", b, 0x141e); SHFL_C(1, "down", b, 0x141e); SHFL_C(2, "bfly", b, 0x141e); SHFL_C(3, "idx", b, 0x141e);
+    SHFL_C(4, "up", b, 0x0810); SHFL_C(5, "down", b, 0x0810); SHFL_C(6, "bfly", b, 0x0810); SHFL_C(7, "idx", b, 0x0810);
+    SHFL_C(8, "up", b, 0x001f); SHFL_C(9, "down", b, 0x0005); SHFL_C(10, "bfly", b, 0x1f00); SHFL_C(11, "idx", b, 0x1c07);
+}
