@@ -28,6 +28,7 @@ typedef struct Mods {
     unsigned flags;
     bool has_cmp, has_bop, has_aop, has_space, lo, uni;
     bool strong;            /* .volatile / .acquire / .relaxed / .release: morally strong (other blocks' loads and stores) */
+    bool release;           /* .release (st.release: a fence before the store) */
     bool device_scope;      /* .gl / .gpu / .sys (a fence that orders the whole grid) */
     char unknown[48];
 } Mods;
@@ -121,6 +122,7 @@ static void parse_mods(const char *op, Mods *m) {
         else {
             if (!strcmp(w, "volatile") || !strcmp(w, "acquire") || !strcmp(w, "relaxed") || !strcmp(w, "release"))
                 m->strong = true;
+            if (!strcmp(w, "release")) m->release = true;
             if (!strcmp(w, "gl") || !strcmp(w, "gpu") || !strcmp(w, "sys")) m->device_scope = true;
             bool ign = false;
             for (size_t i = 0; i < sizeof ignore / sizeof ignore[0]; i++)
@@ -178,6 +180,7 @@ static void decode_mem(Ctx *c, const RawStmt *s, const Mods *m, bool is_store) {
     in->size = (uint8_t)size;
     in->vec = (uint8_t)m->vec;
     if (m->strong) in->flags |= is_store ? F_STRONG_ST : F_STRONG;
+    if (m->release && is_store) in->flags |= F_RELEASE_ST;
     in->a[0] = reg;
     in->imm = off;
     int n = m->vec;

@@ -141,8 +141,16 @@ void emu_gshadow_access(Worker *W, Warp *w, int lane, const Instr *in, uint64_t 
          * with another block's write until one does: skipping them keeps the
          * cost of the check off the common case */
         if (kind == 2 || (kind == 0 && (in->flags & F_STRONG))) emu_xblock_sync(W);
-        /* a strong store publishes (a look-back status word), as a fence before a flag does */
-        if (kind == 1 && (in->flags & F_STRONG_ST)) emu_xblock_fence(W);
+        /* a release store publishes the block's earlier writes, as a fence
+           before a flag does; a relaxed or volatile one only its earlier
+           reads (a look-back status word sent after the tile was read: the
+           tile may be overwritten then), never its writes: a result stored
+           plainly and then flagged through volatile without __threadfence()
+           is a race (tests/bugs/race_flag_without_fence.cu) */
+        if (kind == 1 && (in->flags & F_STRONG_ST)) {
+            if (in->flags & F_RELEASE_ST) emu_xblock_fence(W);
+            else emu_xblock_publish(W);
+        }
         if (kind == 1 || (kind == 0 && __atomic_load_n(&t->v[ai].written, __ATOMIC_RELAXED)))
             emu_xblock_access(W, w, lane, in, &t->v[ai], addr, bytes, kind == 1, same_value);
     }

@@ -54,6 +54,8 @@ enum {
     F_NAN = F_CLAMP,        /* min/max.NaN (sm_80): a NaN operand gives NaN (shares shf's .clamp bit) */
     F_STRONG_ST = F_NEGA,   /* st.volatile / .relaxed / .release: a store other blocks may read while it
                              * happens, no race between blocks with a strong load (shares neg-a's bit) */
+    F_RELEASE_ST = F_NEGB,  /* st.release: orders the block's earlier writes before it, as a fence does
+                             * (shares neg-b's bit) */
 };
 
 typedef enum EmuOp {

@@ -143,6 +143,7 @@ void emu_xblock_end(EmuLaunch *L);
 void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Alloc *a, uint64_t addr, int bytes,
                        bool write, bool same_value);
 void emu_xblock_fence(Worker *W);
+void emu_xblock_publish(Worker *W);
 void emu_xblock_sync(Worker *W);
 
 /* uninitialised global memory (emu_init.c): the allocation holding addr when

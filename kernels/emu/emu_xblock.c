@@ -78,8 +78,17 @@ void emu_xblock_end(EmuLaunch *L) {
     L->xb_fenced = L->xb_synced = NULL;
 }
 
+/* xb_fenced[block]: XB_FENCE once the block ran a device-scope fence or a
+ * release store (its writes and reads before it are published), XB_PUBLISH
+ * once it made a relaxed or volatile store (its reads only). */
+enum { XB_FENCE = 1, XB_PUBLISH = 2 };
+
 void emu_xblock_fence(Worker *W) {
-    if (W->L->xb) __atomic_store_n(&W->L->xb_fenced[W->block_linear], 1, __ATOMIC_RELAXED);
+    if (W->L->xb) __atomic_fetch_or(&W->L->xb_fenced[W->block_linear], XB_FENCE, __ATOMIC_RELAXED);
+}
+
+void emu_xblock_publish(Worker *W) {
+    if (W->L->xb) __atomic_fetch_or(&W->L->xb_fenced[W->block_linear], XB_PUBLISH, __ATOMIC_RELAXED);
 }
 
 void emu_xblock_sync(Worker *W) {
@@ -167,7 +176,7 @@ void emu_xblock_access(Worker *W, Warp *w, int lane, const Instr *in, const Allo
         if (kind != XB_WAW) {
             /* the published-result pattern: the writer fenced, the reader synchronised */
             uint64_t writer = kind == XB_RAW ? other : me, reader = kind == XB_RAW ? me : other;
-            bool fenced = __atomic_load_n(&L->xb_fenced[writer - 1], __ATOMIC_RELAXED);
+            bool fenced = __atomic_load_n(&L->xb_fenced[writer - 1], __ATOMIC_RELAXED) & XB_FENCE;
             bool synced = reader && __atomic_load_n(&L->xb_synced[reader - 1], __ATOMIC_RELAXED);
             if (fenced && (synced || (kind == XB_RAW && (in->flags & F_STRONG)))) continue;
             /* a write after another block's read, where that block published

@@ -134,6 +134,21 @@ if build uninit_padding; then
         "$([ -n "$f" ] && [ "$(printf '%s\n' "$f" | grep -vc 'read pairs\[512\]\|read pairs\[256\]')" = 0 ]; echo $?)" "$f"
 fi
 
+# ---- a result published before a flag (kernels/emu/emu_xblock.c) ----
+if build flag_publish; then
+    for mode in volatile fence release; do
+        run flag_publish $mode
+        f=$(grep '"type":"finding"' "$work/flag_publish.jsonl")
+        if [ $mode = volatile ]; then
+            check "emurt: a result flagged through volatile without __threadfence() is a race at its read, the flag is not" \
+                "$([ "$(printf '%s\n' "$f" | grep -c '"code":"race-global"')" = 1 ] && printf '%s' "$f" | grep -q '"line":22'; echo $?)" "$f"
+        else
+            check "emurt: a result published with $mode before its flag is no finding" \
+                "$([ -z "$f" ] && has flag_publish.out 'last 28'; echo $?)" "$f"
+        fi
+    done
+fi
+
 # ---- every writer marks what it wrote (kernels/emurt: rt_mem_copy, rt_mem_fill) ----
 if build init_writers; then
     run init_writers
