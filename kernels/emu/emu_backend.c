@@ -320,20 +320,24 @@ static Diag *load_program(const char *ptx, size_t len, Program **prog, Kernel **
     *n = 0;
     Diag *d = emu_program_parse(ptx, len, prog);
     if (d) return d;
-    const char *names[256];
-    int ne = emu_program_entries(*prog, names, 256);
-    if (ne > 256) ne = 256;
+    /* every entry: a Thrust program has hundreds (a kernel per algorithm,
+     * type and policy), and a launch of one left out would find no kernel */
+    int ne = emu_program_entries(*prog, NULL, 0);
+    const char **names = xcalloc((size_t)(ne ? ne : 1), sizeof *names);
+    emu_program_entries(*prog, names, ne);
     *kernels = xcalloc((size_t)(ne ? ne : 1), sizeof **kernels);
     for (int i = 0; i < ne; i++) {
         d = emu_kernel_decode(*prog, names[i], &(*kernels)[i]);
         if (d) {
             for (int j = 0; j < i; j++) emu_kernel_free(&(*kernels)[j]);
             free(*kernels);
+            free(names);
             *kernels = NULL;
             emu_program_free(prog);
             return d;
         }
     }
+    free(names);
     *n = ne;
     return NULL;
 }

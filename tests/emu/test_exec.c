@@ -91,6 +91,31 @@ static const char REDUCE[] =
     "    if (t == 0) out[blockIdx.x] = s[0];\n"
     "}\n";
 
+/* A module of 300 kernels (a Thrust program has hundreds): every one is
+ * loaded, the last as well as the first. */
+static void exec__launches_any_kernel__when_the_module_has_hundreds(void **state) {
+    (void)state;
+    enum { NK = 300 };
+    char *src = malloc(NK * 80);
+    size_t len = 0;
+    for (int k = 0; k < NK; k++)
+        len += (size_t)sprintf(src + len, "extern \"C\" __global__ void k%d(int *p) { p[threadIdx.x] = %d; }\n", k, k);
+    EmuFx f;
+    EmuOptions o = fx_opts(true, false);
+    fx_load(&f, src, &o);
+    free(src);
+    DevPtr p = fx_array(&f, "p", 4, 32, NULL);
+    KernelArg args[] = {kernel_arg_ptr(p)};
+    int got[32];
+    fx_run(&f, "k299", 1, 32, args, 1);
+    fx_get(&f, got, p, sizeof got);
+    assert_int_equal(got[31], 299);
+    fx_run(&f, "k0", 1, 32, args, 1);
+    fx_get(&f, got, p, sizeof got);
+    assert_int_equal(got[0], 0);
+    fx_free(&f);
+}
+
 static void exec__sums_blocks_in_shared_memory(void **state) {
     (void)state;
     EmuFx f;
@@ -777,6 +802,7 @@ static void exec__hands_data_over__when_warps_use_a_named_barrier(void **state) 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exec__adds_vectors__when_guarded),
+        cmocka_unit_test(exec__launches_any_kernel__when_the_module_has_hundreds),
         cmocka_unit_test(exec__reports_oob_with_line_and_allocation__when_guard_missing),
         cmocka_unit_test(exec__says_one_element__when_a_one_element_array_is_overrun),
         cmocka_unit_test(exec__sums_blocks_in_shared_memory),

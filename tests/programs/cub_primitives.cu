@@ -3,8 +3,10 @@
 // (a first call with no storage asks how much; cudaMalloc; the real call):
 // DeviceReduce::Sum and ::Max over 2^18 ints, DeviceScan::ExclusiveSum and
 // ::InclusiveSum, DeviceRadixSort::SortPairs of 20,000 unsigned keys with
-// their values, SortKeys of 64-bit keys and of floats descending, and
-// DeviceSelect::If. Then the block-level collectives inside a kernel of our
+// their values, SortKeys of 64-bit keys and of floats descending,
+// DeviceSelect::If, and DeviceTransform::Transform of two arrays (on sm_90
+// its tiles come into shared memory by cp.async.bulk, counted by an
+// mbarrier, one elected thread copying). Then the block-level collectives inside a kernel of our
 // own: BlockLoad/BlockReduce/BlockScan over 256 threads of 4 items each,
 // WarpReduce and WarpScan per warp, BlockRadixSort of one tile. Every result
 // is checked against the host.
@@ -14,6 +16,8 @@
 #include <algorithm>
 #include <functional>
 #include <cub/cub.cuh>
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/tuple>
 #include <cuda/functional>
 
 #define cudaCheck(call) cuda_check((call), #call, __FILE__, __LINE__)
@@ -70,6 +74,10 @@ __global__ void block_sort(unsigned *keys) {
     Sort(tmp).Sort(k);
     for (int i = 0; i < ITEMS; i++) keys[threadIdx.x * ITEMS + i] = k[i];
 }
+
+struct Axpy {
+    __host__ __device__ float operator()(float x, float y) const { return 2.0f * x + y; }
+};
 
 struct Even {
     __host__ __device__ bool operator()(int x) const { return (x & 1) == 0; }
@@ -218,6 +226,22 @@ int main(void) {
     std::vector<int> hsel = to_host(d_out, nsel);
     printf("DeviceSelect::If even: %d of %d\n", nsel, n);
     ok &= report("DeviceSelect::If", hsel == ref_sel);
+
+    // DeviceTransform: z = 2x + y over 2^18 floats, exact in float
+    float *dx, *dy, *dz;
+    std::vector<float> hx(n), hy(n);
+    for (int i = 0; i < n; i++) { hx[i] = (float)(i % 1000); hy[i] = (float)h[i]; }
+    dx = to_device(hx);
+    dy = to_device(hy);
+    cudaCheck(cudaMalloc(&dz, n * sizeof(float)));
+    cudaCheck(cub::DeviceTransform::Transform(cuda::std::make_tuple(dx, dy), dz, n, Axpy()));
+    std::vector<float> hz = to_host(dz, n);
+    bool tr = true;
+    for (int i = 0; i < n; i++) tr &= hz[i] == 2.0f * hx[i] + hy[i];
+    ok &= report("DeviceTransform::Transform", tr);
+    cudaCheck(cudaFree(dx));
+    cudaCheck(cudaFree(dy));
+    cudaCheck(cudaFree(dz));
 
     // block-level collectives in a kernel of our own
     const int blocks = 8;
