@@ -278,6 +278,16 @@ static bool parse_signed_int(Lexer *L, int64_t *v) {
     return true;
 }
 
+/* `|%p` after a destination (setp's second predicate, elect.sync's), when there. */
+static bool parse_pair_pred(Lexer *L, RawOpnd *o) {
+    if (!punct(L, '|')) return true;
+    lex_next(L);
+    if (L->kind != TK_IDENT) { lex_error(L, "expected a predicate after '|'"); return false; }
+    o->name2 = tok_dup(L);
+    lex_next(L);
+    return true;
+}
+
 static bool parse_operand(Lexer *L, RawOpnd *o) {
     memset(o, 0, sizeof *o);
     if (punct(L, '[')) {
@@ -342,13 +352,7 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
         lex_next(L);
         if (!strcmp(name, "_")) {   /* the sink; `_|%p` (elect.sync) keeps the predicate */
             o->kind = RO_SINK;
-            if (punct(L, '|')) {
-                lex_next(L);
-                if (L->kind != TK_IDENT) { lex_error(L, "expected a predicate after '|'"); return false; }
-                o->name2 = tok_dup(L);
-                lex_next(L);
-            }
-            return true;
+            return parse_pair_pred(L, o);
         }
         o->name = name;
         o->kind = name[0] == '%' ? RO_REG : RO_SYM;
@@ -363,13 +367,7 @@ static bool parse_operand(Lexer *L, RawOpnd *o) {
             if (!parse_signed_int(L, &v)) return false;
             o->imm = neg ? (int64_t)(0 - (uint64_t)v) : v;
         }
-        if (punct(L, '|')) {
-            lex_next(L);
-            if (L->kind != TK_IDENT) { lex_error(L, "expected a predicate after '|'"); return false; }
-            o->name2 = tok_dup(L);
-            lex_next(L);
-        }
-        return true;
+        return parse_pair_pred(L, o);
     }
     lex_error(L, "unexpected token in operand");
     return false;
