@@ -53,3 +53,4 @@ int main(void) {
     printf("%s\n", failures == 0 ? "PASS" : "FAIL");
     return failures == 0 ? 0 : 1;
 }
+// cudojo: emu-errors=Assertion `x[i] >= 0` failed

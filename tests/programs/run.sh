@@ -27,6 +27,12 @@
 #   emu-fails=TXT on the emulator runtime the program must fail (a feature the
 #                 emulator lacks) with TXT in its stderr: it fails loudly,
 #                 naming what is missing, and its stdout is not compared
+#   emu-errors=TXT  on the emulator runtime, the program's error findings
+#                 ("FILE.cu:LINE: error: ...", stderr) are there and each one
+#                 holds TXT (a fault the program makes on purpose); without
+#                 the tag it must have none: a correct program (Thrust and
+#                 CUB among them) reported as racing or reading uninitialised
+#                 memory fails, not only a wrong stdout
 # Each program runs in a fresh temporary directory as its cwd, so the files it
 # writes go nowhere else. A file it writes (its stdout and stderr among them)
 # may grow to --max-output MB (default 8; `ulimit -f`): a program that writes
@@ -173,6 +179,15 @@ for name in $names; do
         exp=$here/expected/$name.out
         if [ ! -f "$exp" ]; then why="${why:+$why; }no expected/$name.out"
         elif ! cmp -s "$exp" "$got"; then why="${why:+$why; }stdout differs"
+        fi
+        if [ "$runtime" = emu ]; then
+            want_err=$(tag emu-errors "$src")
+            found=$(grep '\.cu:[0-9]*: error: ' "$err")
+            if [ -z "$want_err" ] && [ -n "$found" ]; then
+                why="${why:+$why; }error findings on stderr, and the program is correct"
+            elif [ -n "$want_err" ] && { [ -z "$found" ] || printf '%s\n' "$found" | grep -vqF -- "$want_err"; }; then
+                why="${why:+$why; }its error findings are not all \"$want_err\""
+            fi
         fi
     else
         : > "$got"; cp "$tmp/compile.log" "$err"
