@@ -105,9 +105,14 @@ class Fn:
             return self.pick(same)
         if t == 'u32' and self.loopvars and r < 0.5:
             return self.pick(self.loopvars)
-        if r < 0.8:
+        if r < 0.77:
             f, n = FIELDS[t]
             return 'in->%s[%d]' % (f, self.r.randrange(n))
+        if r < 0.8 and self.depth > 0:
+            # any bytes of the inputs as this type, at a data-dependent index:
+            # loads of every width and signedness from computed addresses
+            return 'fz_ld<%s>(in, %s)' % (CT[t], self.pick(['in->u[%d]' % self.r.randrange(3),
+                                                            'in->b[%d]' % self.r.randrange(2)]))
         if t == 'f32':
             return self.pick(F32_CONSTS)
         if t == 'f64':
@@ -400,7 +405,23 @@ class Fn:
                 self.emit('%s = %s;' % (name, self.expr(t, d)))
                 self.indent -= 1
             self.emit('}')
-        elif k < 0.80:
+        elif k < 0.70:
+            # a switch over a small value, with fall-through and a default
+            name, t = self.pick(self.vars)
+            self.emit('switch ((%s) & 7u) {' % self.expr('u32', 1))
+            for c in sorted(self.r.sample(range(8), self.r.randrange(1, 6))):
+                self.emit('case %d: {' % c)
+                self.indent += 1
+                self.emit('%s = %s;' % (name, self.expr(t, d - 1)))
+                self.indent -= 1
+                self.emit('}' + (' break;' if self.r.random() < 0.7 else ''))
+            self.emit('default: {')
+            self.indent += 1
+            self.emit('%s = %s;' % (name, self.expr(t, d - 1)))
+            self.indent -= 1
+            self.emit('}')
+            self.emit('}')
+        elif k < 0.82:
             name, t = self.pick(self.vars)
             j = self.uniq('j')
             bound = self.loop_bound(d)

@@ -840,3 +840,9 @@ H float fz_keepf(float x) {
     return v;
 #endif
 }
+
+/* The input record's bytes as a T, element i modulo their number (an aligned
+ * load of any width and signedness from a computed address). */
+template <class T, class In> H T fz_ld(const In *in, uint32_t i) {
+    return ((const T *)(const void *)in)[i % (uint32_t)(sizeof(In) / sizeof(T))];
+}

@@ -3,8 +3,9 @@
 # fuzzer: a fixed set of seeds (scalar and warp programs, compute_90 and
 # compute_80 PTX) that pass, so a change to the emulator that breaks one of
 # the operations they cover shows here. Executables are cached in
-# $BUILD/difffuzz-test/cache (the first run compiles, ~40 s here; later runs
-# only emulate, ~6 s). One program at a time: make test runs tests in
+# $BUILD/difffuzz-test/cache (the first run compiles: 30 s on this 2-core
+# machine when idle, 2.5 min while other builds share it; later runs only
+# emulate, 2.5 s). One program at a time: make test runs tests in
 # parallel already. Skips, with the reason, without nvcc or the emulator
 # runtime. Seeds with an unfixed difference stay out of this set (README.md).
 BUILD=${BUILD:-build}
