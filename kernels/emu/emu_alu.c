@@ -485,6 +485,23 @@ static void alu_bfi(const Instr *in, const Ops *o, uint32_t m) {
     }
 }
 
+/* lop3.b32 d, a, b, c, immLut: each bit of d is bit (a << 2 | b << 1 | c)
+ * of immLut, the truth table of any function of three inputs (0xF0 is a,
+ * 0xCC b, 0xAA c: immLut = F(0xF0, 0xCC, 0xAA)). */
+static void alu_lop3(const Instr *in, const Ops *o, uint32_t m) {
+    OPERANDS(o);
+    const uint64_t *E = o->r + (size_t)in->e * 32;
+    for (int l = 0; l < 32; l++) {
+        if (!(m >> l & 1)) continue;
+        uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l], c = (uint32_t)C[l], lut = (uint32_t)E[l] & 0xff, d = 0;
+        for (int k = 0; k < 8; k++) {      /* the minterms lut has: a, b, c or their complements */
+            if (!(lut >> k & 1)) continue;
+            d |= (k & 4 ? a : ~a) & (k & 2 ? b : ~b) & (k & 1 ? c : ~c);
+        }
+        D[l] = d;
+    }
+}
+
 /* shf.l/.r.wrap/.clamp.b32 d, a (lo), b (hi), c (shift). */
 static void alu_shf(const Instr *in, const Ops *o, uint32_t m) {
     OPERANDS(o);
@@ -741,6 +758,7 @@ bool emu_alu(const Instr *in, uint64_t *r, uint32_t *p, uint32_t m) {
     case OP_MOV_UNPACK: alu_mov_unpack(in, &o, m); return true;
     case OP_PRMT: alu_prmt(in, &o, m); return true;
     case OP_BFI: alu_bfi(in, &o, m); return true;
+    case OP_LOP3: alu_lop3(in, &o, m); return true;
     case OP_SHF: alu_shf(in, &o, m); return true;
     case OP_DP4A: case OP_DP2A: alu_dot(in, &o, m); return true;
     default: break;

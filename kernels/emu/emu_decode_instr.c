@@ -282,6 +282,7 @@ static void decode_alu(Ctx *c, const RawStmt *s, const Mods *m, int op, int nsrc
         if ((op == OP_SHL || op == OP_SHR) && i == 1) ot = T_U32;
         if (op == OP_BFE && i >= 1) ot = T_U32;
         if (op == OP_BFI && i >= 2) ot = T_U32;
+        if (op == OP_LOP3 && i == 3) ot = T_U32;      /* immLut */
         if (op == OP_MAD && (m->flags & F_WIDE) && i == 2) ot = T_S64;
         *slots[i] = emu_decode_src(c, &s->ops[1 + i], ot);
     }
@@ -453,6 +454,7 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
         {"ex2", OP_EX2, 1}, {"lg2", OP_LG2, 1}, {"sin", OP_SIN, 1}, {"cos", OP_COS, 1},
         {"tanh", OP_TANH, 1}, {"copysign", OP_COPYSIGN, 2}, {"selp", OP_SELP, 3},
         {"slct", OP_SLCT, 3}, {"dp4a", OP_DP4A, 3}, {"dp2a", OP_DP2A, 3}, {"bmsk", OP_BMSK, 2},
+        {"lop3", OP_LOP3, 4},
     };
     if ((!strcmp(b, "and") || !strcmp(b, "or") || !strcmp(b, "xor") || !strcmp(b, "not")) && t == T_PRED) {
         int op = b[0] == 'a' ? OP_PAND : b[0] == 'o' ? OP_POR : b[0] == 'x' ? OP_PXOR : OP_PNOT;
@@ -533,6 +535,10 @@ void emu_decode_instr(Ctx *c, const RawStmt *s) {
     for (size_t i = 0; i < sizeof alu / sizeof alu[0]; i++)
         if (!strcmp(b, alu[i].name)) {
             if (alu[i].op == OP_MUL && m.lo) m.flags &= ~(unsigned)F_HI;
+            if (alu[i].op == OP_LOP3 && (m.has_aop || s->nops != 5)) {    /* lop3.BoolOp.b32 d|p, a, b, c, immLut, q */
+                emu_decode_fail(c, "lop3 with a predicate result (lop3.and/.or ... d|p) is not emulated%s", "");
+                return;
+            }
             decode_alu(c, s, &m, alu[i].op, alu[i].nsrc);
             return;
         }

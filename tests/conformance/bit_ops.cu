@@ -1,4 +1,4 @@
-// tests/conformance/bit_ops.cu: popc, clz, ffs, brev, bfind, bfe, bfi, prmt, shf, bmsk.
+// tests/conformance/bit_ops.cu: popc, clz, ffs, brev, bfind, bfe, bfi, prmt, shf, bmsk, lop3.
 // Intrinsics where CUDA has them, inline asm where it does not (bfe/bfi/bfind and
 // prmt's sign-replicating selector), so the exact PTX instruction is exercised.
 // Outputs: op k of element i in out[k * n + i].
@@ -99,4 +99,26 @@ extern "C" __global__ void bit_bmsk(const unsigned *a, const unsigned *b, unsign
     out[1 * n + i] = r1;
     out[2 * n + i] = r2;
     out[3 * n + i] = r3;
+}
+
+// lop3.b32 (sm_50, no intrinsic: cicc emits it for some SIMD intrinsics,
+// CUTLASS and hand-tuned code write it): any function of three words, by
+// its truth table immLut, here ten of them (constants, each input alone,
+// xor3, majority, a select, and mixed ones).
+#define LOP3(d, lut) asm("lop3.b32 %0, %1, %2, %3, " #lut ";" : "=r"(d) : "r"(x), "r"(y), "r"(z))
+extern "C" __global__ void bit_lop3(const unsigned *a, const unsigned *b, const unsigned *c, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = a[i], y = b[i], z = c[i], r[10];
+    LOP3(r[0], 0x00);
+    LOP3(r[1], 0xFF);
+    LOP3(r[2], 0xF0);
+    LOP3(r[3], 0xCC);
+    LOP3(r[4], 0xAA);
+    LOP3(r[5], 0x96);
+    LOP3(r[6], 0xE8);
+    LOP3(r[7], 0xCA);
+    LOP3(r[8], 0x1B);
+    LOP3(r[9], 0x6A);
+    for (int k = 0; k < 10; k++) out[k * n + i] = r[k];
 }

@@ -626,6 +626,43 @@ static uint32_t bmsk_ref(uint32_t a, uint32_t b, bool clamp) {
     return mask0 & ~mask1;
 }
 
+/* lop3: random words and edge words (0, all ones, alternating bits). */
+static void setup_bit_lop3(Run *r) {
+    int n = r->n = 512;
+    uint32_t *a = IN(r, "a", uint32_t, ET_U32, n), *b = IN(r, "b", uint32_t, ET_U32, n),
+             *c = IN(r, "c", uint32_t, ET_U32, n);
+    static const uint32_t edge[] = {0, ~0u, 0x55555555u, 0xaaaaaaaau, 0x0f0f0f0fu, 0x80000001u};
+    uint64_t st = 41;
+    for (int i = 0; i < n; i++) {
+        a[i] = i < 216 ? edge[i % 6] : (uint32_t)rng_next(&st);
+        b[i] = i < 216 ? edge[i / 6 % 6] : (uint32_t)rng_next(&st);
+        c[i] = i < 216 ? edge[i / 36] : (uint32_t)rng_next(&st);
+    }
+    OUT(r, "out", uint32_t, ET_U32, 10 * (size_t)n);
+    arg_i32(r, n);
+}
+
+/* lop3.b32 as the PTX ISA defines it: bit k of d is bit (a_k << 2 | b_k << 1 | c_k) of immLut. */
+static uint32_t lop3_ref(uint32_t a, uint32_t b, uint32_t c, unsigned lut) {
+    uint32_t d = 0;
+    for (int k = 0; k < 32; k++) {
+        unsigned idx = (a >> k & 1) << 2 | (b >> k & 1) << 1 | (c >> k & 1);
+        d |= (uint32_t)(lut >> idx & 1) << k;
+    }
+    return d;
+}
+
+static void check_bit_lop3(Run *r) {
+    static const unsigned luts[10] = {0x00, 0xFF, 0xF0, 0xCC, 0xAA, 0x96, 0xE8, 0xCA, 0x1B, 0x6A};
+    int n = r->n;
+    const uint32_t *a = r->bufs[0].host, *b = r->bufs[1].host, *c = r->bufs[2].host;
+    uint32_t *w = xcalloc(10 * (size_t)n, 4);
+    for (int k = 0; k < 10; k++)
+        for (int i = 0; i < n; i++) w[k * n + i] = lop3_ref(a[i], b[i], c[i], luts[k]);
+    expect_buf(r, 3, w);
+    free(w);
+}
+
 static void check_bit_bmsk(Run *r) {
     int n = r->n;
     const uint32_t *a = r->bufs[0].host, *b = r->bufs[1].host;

@@ -88,6 +88,7 @@ static const Case CASES[] = {
     ELEM(bit_prmt, "bit_ops.cu"),
     ELEM(bit_funnel, "bit_ops.cu"),
     E(bit_bmsk, "bit_ops.cu", D1(8), D1(256), 0, 0),
+    E(bit_lop3, "bit_ops.cu", D1(2), D1(256), 0, 0),
     /* float_ops.cu, rounding.cu, fast_math.cu, approx.cu, half_ops.cu, half_cmp.cu */
     ELEM(f32_arith, "float_ops.cu"),
     ELEM(f32_misc, "float_ops.cu"),

@@ -144,6 +144,14 @@ static void parse__accepts_sm90_async_copies__and_names_the_ones_it_lacks(void *
     s = edit("\tadd.f32 \t%f3, %f2, %f1;", "\tbmsk.b32 %r4, %r3, %r5;");
     expect_error(s, "bmsk needs .clamp or .wrap", "PTX line 37");
     free(s);
+    /* lop3's truth-table form decodes; its form with a predicate result is named */
+    s = edit("\tadd.f32 \t%f3, %f2, %f1;", "\tlop3.b32 %r4, %r3, %r5, %r2, 0x96;");
+    Diag *ok = emu_parse_check(s, strlen(s));
+    if (ok) fail_msg("%s", ok->message);
+    free(s);
+    s = edit("\tadd.f32 \t%f3, %f2, %f1;", "\t{ .reg .pred P; lop3.or.b32 %r4|P, %r3, %r5, %r2, 0x96, %p1; }");
+    expect_error(s, "lop3 with a predicate result", "PTX line 37");
+    free(s);
 }
 
 static void parse__reports_missing_operand(void **state) {
