@@ -1097,17 +1097,27 @@ static void gpu__a_timed_programs_teardown_runs_shared(void **state) {
 /* A group's turn ends once every member said its GPU work is done: the
  * first to say so waits for the others (its answer comes after the lock
  * went back to shared), then all of them run beside untimed work. Without
- * the start barrier, so that member 1 starts (and is done) 100 ms later.
- * Both ask once member 1 runs: a member started after the group's turn
- * began gets no turn channel (it runs inside that turn), and on a loaded
- * machine member 0 could otherwise ask before member 1 was made (CI of
- * session 19 saw "variable: none" from member 1). */
+ * the start barrier, each member is answered at its own ask. The order is
+ * made by files, not by times (CI's load skews the members' starts by more
+ * than 100 ms): member 0 asks once member 1 runs (a member made after the
+ * group's turn began would get no turn channel: CI of session 19 saw
+ * "variable: none"), member 1 asks 1 s after member 0 began its rest
+ * (CI of session 20 saw member 0 answered at once, member 1 done before it
+ * when the two started 100 ms apart by the clock). g0 and g1 are links to
+ * member 1's start file and member 0's rest file, so that one "{process}"
+ * argument names the file each member waits for. */
 static void rest__a_group_goes_back_to_shared__once_every_member_is_done(void **state) {
     TurnFixture *t = *state;
-    char made[200], wait[220];
+    char made[200], wait[220], rest[200], link[200], to[200];
     snprintf(made, sizeof made, "%s/started{process}", t->f.dir);
-    snprintf(wait, sizeof wait, "{process}00@%s/started1", t->f.dir);
-    const char *args[] = {t->lockfile, made, wait, "rest", "-"};   /* member 1 is done 100 ms later */
+    snprintf(rest, sizeof rest, "%s/resting{process}", t->f.dir);
+    snprintf(wait, sizeof wait, "{process}000@%s/g{process}", t->f.dir);
+    for (int i = 0; i < 2; i++) {
+        snprintf(link, sizeof link, "%s/g%d", t->f.dir, i);
+        snprintf(to, sizeof to, "%s/%s", t->f.dir, i ? "resting0" : "started1");
+        assert_int_equal(symlink(to, link), 0);
+    }
+    const char *args[] = {t->lockfile, made, wait, "rest", rest};
     t->f.ropts.args = args;
     t->f.ropts.n_args = 5;
     ProgramResult r[2];
@@ -1124,7 +1134,7 @@ static void rest__a_group_goes_back_to_shared__once_every_member_is_done(void **
     }
     const char *at = strstr(r[0].out, "rest answered in ");
     assert_non_null(at);
-    assert_true(atoi(at + strlen("rest answered in ")) >= 50);      /* until member 1 was done */
+    assert_true(atoi(at + strlen("rest answered in ")) >= 500);     /* until member 1 was done: ~1 s */
     for (int i = 0; i < 2; i++) program_result_fini(&r[i]);
 }
 
